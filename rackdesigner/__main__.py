@@ -1,0 +1,5 @@
+import sys
+
+from rackdesigner.cli import main
+
+sys.exit(main())

@@ -1,0 +1,393 @@
+"""Read and validate catalog files (one YAML file per real product).
+
+Every file is checked against the field tables below; all problems of all files are collected
+and reported together, each with its file and key path (`qm9700.yaml: ports[0].rate_gbps:
+expected a number, got 'fast'`). A figure must name a `source` that the file's `sources`
+mapping defines.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rackdesigner.catalog.spec import (
+    KINDS,
+    PROTOCOLS,
+    REDUCTIONS,
+    WIRING_PATTERNS,
+    CableFacts,
+    DeviceSpec,
+    GpuFacts,
+    NicFacts,
+    PortGroup,
+    Power,
+    RackFacts,
+    Source,
+    Stated,
+    SwitchFacts,
+    SystemPart,
+    SystemSpec,
+    TransceiverFacts,
+    WiringRule,
+)
+
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SCHEMA = "rackdesigner.device/1"
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogProblem:
+    file: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.path}: " if self.path else f"{self.file}: "
+        return where + self.message
+
+
+class CatalogError(Exception):
+    """One or more catalog files are invalid; `problems` lists every one."""
+
+    def __init__(self, problems: list[CatalogProblem]) -> None:
+        self.problems = problems
+        lines = "\n".join(f"  {p}" for p in problems)
+        super().__init__(f"{len(problems)} problem(s) in the device catalog:\n{lines}")
+
+
+# --- field tables -------------------------------------------------------------------------
+# name -> (checker, required). Checkers return the converted value or raise _Bad.
+
+
+class _Bad(Exception):
+    pass
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise _Bad(f"expected a non-empty string, got {v!r}")
+    return v
+
+
+def _num(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise _Bad(f"expected a number, got {v!r}")
+    if v != v or v in (float("inf"), float("-inf")) or v < 0:
+        raise _Bad(f"expected a finite number >= 0, got {v!r}")
+    return float(v)
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise _Bad(f"expected a whole number >= 0, got {v!r}")
+    return v
+
+
+def _pos_int(v: Any) -> int:
+    if _int(v) < 1:
+        raise _Bad(f"expected a whole number >= 1, got {v!r}")
+    return v
+
+
+def _opt_num(v: Any) -> float | None:
+    return None if v is None else _num(v)
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    def check(v: Any) -> str:
+        if v not in choices:
+            raise _Bad(f"expected one of {', '.join(choices)}, got {v!r}{_suggest(v, choices)}")
+        return v
+
+    return check
+
+
+def _str_list(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list):
+        raise _Bad(f"expected a list of strings, got {v!r}")
+    return tuple(_str(item) for item in v)
+
+
+def _suggest(word: Any, choices: Iterable[str]) -> str:
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+POWER_FIELDS = {
+    "idle_w": (_opt_num, False),
+    "typical_w": (_opt_num, False),
+    "max_w": (_opt_num, False),
+    "source": (_str, True),
+    "note": (_str, False),
+}
+PORT_FIELDS = {
+    "name": (_str, True),
+    "protocol": (_one_of(*PROTOCOLS), True),
+    "generation": (lambda v: _str(str(v)), True),
+    "count": (_pos_int, True),
+    "lanes": (_pos_int, True),
+    "rate_gbps": (_num, True),
+    "connector": (_str, True),
+    "ports_per_connector": (_pos_int, False),
+    "source": (_str, True),
+}
+GPU_FIELDS = {
+    "architecture": (_str, True),
+    "sm": (_pos_int, True),
+    "memory_gb": (_opt_num, False),
+    "source": (_str, True),
+}
+SWITCH_FIELDS = {
+    "latency_ns": (_opt_num, False),
+    "reductions": (lambda v: tuple(_one_of(*REDUCTIONS)(r) for r in _str_list(v)), False),
+    "source": (_str, True),
+}
+NIC_FIELDS = {"latency_ns": (_opt_num, False), "source": (_str, True)}
+CABLE_FIELDS = {
+    "media": (_one_of("dac", "acc", "aec", "aoc", "fiber", "pcb"), True),
+    "protocols": (lambda v: tuple(_one_of(*PROTOCOLS)(p) for p in _str_list(v)), True),
+    "rate_gbps": (_num, True),
+    "max_length_m": (_num, True),
+    "latency_ns_per_m": (_num, True),
+    "power_w_per_end": (_num, False),
+    "transceiver": (_str, False),
+    "source": (_str, True),
+}
+TRANSCEIVER_FIELDS = {
+    "rate_gbps": (_num, True),
+    "form_factor": (_str, True),
+    "media": (_str, True),
+    "reach_m": (_opt_num, False),
+    "source": (_str, True),
+}
+RACK_FIELDS = {
+    "height_u": (_pos_int, True),
+    "power_budget_w": (_num, True),
+    "source": (_str, True),
+}
+PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
+WIRING_FIELDS = {
+    "a": (_str, True),
+    "a_port": (_str, True),
+    "b": (_str, True),
+    "b_port": (_str, True),
+    "pattern": (_one_of(*WIRING_PATTERNS), False),
+    "count": (_pos_int, False),
+}
+SYSTEM_FIELDS = {
+    "parts": (None, True),
+    "wiring": (None, False),
+    "chassis": (_str, False),
+    "source": (_str, True),
+}
+SOURCE_FIELDS = {"title": (_str, True), "url": (_str, False), "note": (_str, False)}
+TOP_FIELDS = {
+    "schema": (_one_of(SCHEMA), True),
+    "id": (_str, True),
+    "kind": (_one_of(*KINDS), True),
+    "manufacturer": (_str, True),
+    "model": (_str, True),
+    "description": (_str, False),
+    "aliases": (_str_list, False),
+    "u_height": (_num, False),
+    "weight_kg": (_opt_num, False),
+    "airflow": (_str, False),
+    "power": (None, False),
+    "ports": (None, False),
+    "gpu": (None, False),
+    "switch": (None, False),
+    "nic": (None, False),
+    "cable": (None, False),
+    "transceiver": (None, False),
+    "rack": (None, False),
+    "system": (None, False),
+    "stated": (None, False),
+    "sources": (None, True),
+    "notes": (_str, False),
+}
+
+
+class _FileReader:
+    """Validates one parsed file, collecting problems instead of stopping at the first."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[CatalogProblem] = []
+        self.source_refs: list[tuple[str, str]] = []
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(CatalogProblem(self.file, path, message))
+
+    def block(self, data: Any, fields: dict, path: str) -> dict[str, Any] | None:
+        if not isinstance(data, dict):
+            self.problem(path, f"expected a mapping, got {type(data).__name__}")
+            return None
+        out: dict[str, Any] = {}
+        for key in data:
+            if key not in fields:
+                self.problem(f"{path}.{key}".lstrip("."), f"unknown key{_suggest(key, fields)}")
+        for key, (check, required) in fields.items():
+            where = f"{path}.{key}".lstrip(".")
+            if key not in data:
+                if required:
+                    self.problem(where, "missing (required)")
+                continue
+            if check is None:
+                out[key] = data[key]
+                continue
+            try:
+                out[key] = check(data[key])
+            except _Bad as exc:
+                self.problem(where, str(exc))
+        if "source" in out:
+            self.source_refs.append((f"{path}.source".lstrip("."), out["source"]))
+        return out
+
+    def read(self, data: Any) -> DeviceSpec | None:
+        top = self.block(data, TOP_FIELDS, "")
+        if top is None:
+            return None
+        sources = self._sources(data.get("sources"))
+        kwargs: dict[str, Any] = {
+            k: top[k]
+            for k in ("id", "kind", "manufacturer", "model", "description", "aliases", "u_height",
+                      "weight_kg", "airflow")
+            if k in top
+        }
+        if "power" in data:
+            p = self.block(data["power"], POWER_FIELDS, "power")
+            if p is not None:
+                kwargs["power"] = Power(p.get("idle_w"), p.get("typical_w"), p.get("max_w"),
+                                        p.get("source", ""), p.get("note", ""))
+        if "ports" in data:
+            kwargs["ports"] = self._ports(data["ports"])
+        simple = (("gpu", GPU_FIELDS, GpuFacts), ("nic", NIC_FIELDS, NicFacts),
+                  ("transceiver", TRANSCEIVER_FIELDS, TransceiverFacts),
+                  ("rack", RACK_FIELDS, RackFacts))
+        for key, fields, cls in simple:
+            if key in data:
+                b = self.block(data[key], fields, key)
+                if b is not None and not any(p.path.startswith(key) for p in self.problems):
+                    kwargs[key] = cls(**{f: b.get(f) for f in fields})
+        if "switch" in data:
+            b = self.block(data["switch"], SWITCH_FIELDS, "switch")
+            if b is not None:
+                kwargs["switch"] = SwitchFacts(b.get("latency_ns"), b.get("reductions", ()),
+                                               b.get("source", ""))
+        if "cable" in data:
+            b = self.block(data["cable"], CABLE_FIELDS, "cable")
+            if b is not None and "media" in b:
+                kwargs["cable"] = CableFacts(
+                    b["media"], b.get("protocols", ()), b.get("rate_gbps", 0.0),
+                    b.get("max_length_m", 0.0), b.get("latency_ns_per_m", 0.0),
+                    b.get("power_w_per_end", 0.0), b.get("transceiver"), b.get("source", ""))
+        if "system" in data:
+            kwargs["system"] = self._system(data["system"])
+        if "stated" in data:
+            kwargs["stated"] = self._stated(data["stated"])
+        for where, key in self.source_refs:
+            if key not in sources:
+                self.problem(where, f"source {key!r} is not defined in 'sources'"
+                             f"{_suggest(key, sources)}")
+        kind = top.get("kind")
+        required_block = {"gpu": "gpu", "rack": "rack", "cable": "cable",
+                          "transceiver": "transceiver", "system": "system"}.get(kind or "")
+        if required_block and required_block not in data:
+            self.problem(required_block, f"missing (required for kind {kind!r})")
+        if self.problems:
+            return None
+        return DeviceSpec(sources=sources, file=self.file, **kwargs)
+
+    def _sources(self, data: Any) -> dict[str, Source]:
+        out: dict[str, Source] = {}
+        if not isinstance(data, dict) or not data:
+            self.problem("sources", "expected a non-empty mapping of source keys to documents")
+            return out
+        for key, value in data.items():
+            b = self.block(value, SOURCE_FIELDS, f"sources.{key}")
+            if b is not None and "title" in b:
+                out[str(key)] = Source(str(key), b["title"], b.get("url", ""), b.get("note", ""))
+        return out
+
+    def _ports(self, data: Any) -> tuple[PortGroup, ...]:
+        if not isinstance(data, list):
+            self.problem("ports", "expected a list of port groups")
+            return ()
+        groups = []
+        names: set[str] = set()
+        for i, item in enumerate(data):
+            b = self.block(item, PORT_FIELDS, f"ports[{i}]")
+            if b is None or len(b) < len([f for f, (_, r) in PORT_FIELDS.items() if r]):
+                continue
+            if b["name"] in names:
+                self.problem(f"ports[{i}].name", f"duplicate port group name {b['name']!r}")
+            names.add(b["name"])
+            groups.append(PortGroup(**b))
+        return tuple(groups)
+
+    def _system(self, data: Any) -> SystemSpec | None:
+        b = self.block(data, SYSTEM_FIELDS, "system")
+        if b is None:
+            return None
+        parts = []
+        raw_parts = b.get("parts")
+        if not isinstance(raw_parts, list) or not raw_parts:
+            self.problem("system.parts", "expected a non-empty list of parts")
+            raw_parts = []
+        for i, item in enumerate(raw_parts):
+            p = self.block(item, PART_FIELDS, f"system.parts[{i}]")
+            if p is not None and "name" in p and "model" in p:
+                parts.append(SystemPart(p["name"], p["model"], p.get("count", 1)))
+        rules = []
+        raw_wiring = b.get("wiring", [])
+        if not isinstance(raw_wiring, list):
+            self.problem("system.wiring", "expected a list of wiring rules")
+            raw_wiring = []
+        for i, item in enumerate(raw_wiring):
+            w = self.block(item, WIRING_FIELDS, f"system.wiring[{i}]")
+            if w is not None and all(k in w for k in ("a", "a_port", "b", "b_port")):
+                rules.append(WiringRule(**w))
+        return SystemSpec(tuple(parts), tuple(rules), b.get("chassis"), b.get("source", ""))
+
+    def _stated(self, data: Any) -> Stated | None:
+        if not isinstance(data, dict) or "source" not in data:
+            self.problem("stated", "expected a mapping of published totals with a 'source'")
+            return None
+        values = {}
+        for key, value in data.items():
+            if key == "source":
+                continue
+            try:
+                values[str(key)] = _num(value)
+            except _Bad as exc:
+                self.problem(f"stated.{key}", str(exc))
+        self.source_refs.append(("stated.source", str(data["source"])))
+        return Stated(values, str(data["source"]))
+
+
+def read_spec_file(path: Path) -> tuple[DeviceSpec | None, list[CatalogProblem]]:
+    """Parse and validate one catalog file."""
+    name = path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = yaml.load(text, Loader=SafeLoader)
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [CatalogProblem(name, "", f"cannot read: {exc}")]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        return None, [CatalogProblem(name, where, f"not valid YAML: {exc}")]
+    reader = _FileReader(name)
+    spec = reader.read(data)
+    if spec is not None and path.stem != spec.id:
+        reader.problem("id", f"id {spec.id!r} must equal the file name {path.stem!r}")
+        spec = None
+    return spec, reader.problems

@@ -1,0 +1,224 @@
+"""Frozen descriptions of real products, as loaded from `resources/catalog/`.
+
+A `DeviceSpec` is what a product *is* (ports, power, switch facts); a layout's `Device` is one
+instance of it. Units are fixed and part of the field names: rates in Gb/s per direction
+(`rate_gbps`), bandwidths in GB/s (`_GBps`), power in watts, latency in nanoseconds, lengths in
+metres. NVIDIA's NVLink totals are bidirectional; port rates here are always per direction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+KINDS = (
+    "gpu",
+    "cpu",
+    "nvswitch",
+    "switch",
+    "nic",
+    "dpu",
+    "pcie_switch",
+    "cable",
+    "transceiver",
+    "rack",
+    "chassis",
+    "system",
+)
+PROTOCOLS = ("nvlink", "infiniband", "ethernet", "pcie", "c2c")
+REDUCTIONS = ("nvls", "sharp")
+WIRING_PATTERNS = ("all", "zip", "block")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A public document a figure comes from."""
+
+    key: str
+    title: str
+    url: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PortGroup:
+    """`count` identical ports of one protocol on a device (e.g. 18 NVLink4 links of an H100)."""
+
+    name: str
+    protocol: str
+    generation: str
+    count: int
+    lanes: int
+    rate_gbps: float
+    connector: str
+    source: str
+    ports_per_connector: int = 1
+
+    @property
+    def rate_GBps(self) -> float:
+        """Data rate of one port, per direction, in GB/s."""
+        return self.rate_gbps / 8.0
+
+    @property
+    def total_GBps(self) -> float:
+        """Data rate of the whole group, per direction, in GB/s."""
+        return self.count * self.rate_gbps / 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class Power:
+    idle_w: float | None
+    typical_w: float | None
+    max_w: float | None
+    source: str
+    note: str = ""
+
+    @property
+    def typical_or_max_w(self) -> float:
+        """Typical power when published, else the maximum (0 when neither is)."""
+        if self.typical_w is not None:
+            return self.typical_w
+        return self.max_w or 0.0
+
+
+NO_POWER = Power(None, None, None, "")
+
+
+@dataclass(frozen=True, slots=True)
+class GpuFacts:
+    architecture: str
+    sm: int
+    memory_gb: float | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchFacts:
+    """Facts of a switch chip or box that the simulation uses."""
+
+    latency_ns: float | None
+    reductions: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class NicFacts:
+    latency_ns: float | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CableFacts:
+    """A cable type: copper (dac/acc/aec) or optical (aoc, fiber with transceivers)."""
+
+    media: str
+    protocols: tuple[str, ...]
+    rate_gbps: float
+    max_length_m: float
+    latency_ns_per_m: float
+    power_w_per_end: float
+    transceiver: str | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class TransceiverFacts:
+    rate_gbps: float
+    form_factor: str
+    media: str
+    reach_m: float | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class RackFacts:
+    height_u: int
+    power_budget_w: float
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class SystemPart:
+    name: str
+    model: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class WiringRule:
+    """Links between parts of a system.
+
+    `a` and `b` are selectors `part[*]`, `part[0]`, `part[0-3]`, nested with `/`
+    (`tray[*]/gpu[*]`); `pattern` pairs the selected devices: `all` (every a with every b),
+    `zip` (a[k] with b[k]) or `block` (a[k] with b[k * len(b) // len(a)]); each pair gets
+    `count` parallel links between ports `a_port` and `b_port`.
+    """
+
+    a: str
+    a_port: str
+    b: str
+    b_port: str
+    pattern: str = "all"
+    count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SystemSpec:
+    parts: tuple[SystemPart, ...]
+    wiring: tuple[WiringRule, ...]
+    chassis: str | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stated:
+    """Published totals the loader's tests check the described ports and parts against."""
+
+    values: dict[str, float]
+    source: str
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    id: str
+    kind: str
+    manufacturer: str
+    model: str
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    u_height: float = 0.0
+    weight_kg: float | None = None
+    airflow: str = ""
+    power: Power = NO_POWER
+    ports: tuple[PortGroup, ...] = ()
+    gpu: GpuFacts | None = None
+    switch: SwitchFacts | None = None
+    nic: NicFacts | None = None
+    cable: CableFacts | None = None
+    transceiver: TransceiverFacts | None = None
+    rack: RackFacts | None = None
+    system: SystemSpec | None = None
+    stated: Stated | None = None
+    sources: dict[str, Source] = field(default_factory=dict)
+    file: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def port(self, name: str) -> PortGroup:
+        for group in self.ports:
+            if group.name == name:
+                return group
+        raise KeyError(f"{self.id} has no port group {name!r}")
+
+    def has_port(self, name: str) -> bool:
+        return any(group.name == name for group in self.ports)
+
+    def ports_of(self, protocol: str) -> tuple[PortGroup, ...]:
+        return tuple(group for group in self.ports if group.protocol == protocol)
+
+    @property
+    def supports_nvls(self) -> bool:
+        return self.switch is not None and "nvls" in self.switch.reductions
+
+    @property
+    def supports_sharp(self) -> bool:
+        return self.switch is not None and "sharp" in self.switch.reductions
