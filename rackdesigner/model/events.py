@@ -1,0 +1,96 @@
+"""Change events a `Layout` emits, one per mutation, after the change happened.
+
+`affects_simulation` tells listeners such as the live panel whether the figures can change:
+canvas moves and renames cannot; rack placement can (it decides cable lengths).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rackdesigner.model.items import Device, Group, Link, Meta
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceAdded:
+    device: Device
+    affects_simulation = True
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRemoved:
+    device: Device
+    affects_simulation = True
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceChanged:
+    old: Device
+    new: Device
+
+    @property
+    def affects_simulation(self) -> bool:
+        o, n = self.old, self.new
+        return (o.model, o.rack, o.u, o.group) != (n.model, n.rack, n.u, n.group)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkAdded:
+    link: Link
+    affects_simulation = True
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRemoved:
+    link: Link
+    affects_simulation = True
+
+
+@dataclass(frozen=True, slots=True)
+class LinkChanged:
+    old: Link
+    new: Link
+    affects_simulation = True
+
+
+@dataclass(frozen=True, slots=True)
+class GroupAdded:
+    group: Group
+    affects_simulation = True
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRemoved:
+    group: Group
+    affects_simulation = True
+
+
+@dataclass(frozen=True, slots=True)
+class GroupChanged:
+    old: Group
+    new: Group
+
+    @property
+    def affects_simulation(self) -> bool:
+        return self.old.parent != self.new.parent
+
+
+@dataclass(frozen=True, slots=True)
+class MetaChanged:
+    old: Meta
+    new: Meta
+    affects_simulation = False
+
+
+Event = (
+    DeviceAdded
+    | DeviceRemoved
+    | DeviceChanged
+    | LinkAdded
+    | LinkRemoved
+    | LinkChanged
+    | GroupAdded
+    | GroupRemoved
+    | GroupChanged
+    | MetaChanged
+)

@@ -1,0 +1,120 @@
+"""The plain values a layout is made of: devices, links, groups and port references.
+
+All are frozen; changing one means replacing it through a `Layout` mutator. Ids are persistent,
+readable strings (`gpu-12`, `link-40`); geometry is tuples of floats.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_PORT_PATTERN = re.compile(r"^(?P<group>[A-Za-z][\w\-]*?)(?:\.(?P<index>\d+))?$")
+
+_PORT_FORM = "expected 'device:port' (e.g. gpu-1:nvlink or leaf-1:ib.3)"
+GROUP_KINDS = ("node", "tray", "rack", "su", "pod", "fabric", "group")
+
+
+def is_valid_id(value: object) -> bool:
+    return isinstance(value, str) and ID_PATTERN.match(value) is not None
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class PortRef:
+    """One end of a link: `device:group` (any free ports of a group) or `device:group.N`.
+
+    With an index, the link uses ports N .. N+count-1 of the group; without one, it uses
+    `count` of the group's ports without saying which.
+    """
+
+    device: str
+    group: str
+    index: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PortRef:
+        """Parse `device:group` or `device:group.N`; ValueError with the expected form."""
+        if not isinstance(text, str) or text.count(":") != 1:
+            raise ValueError(f"{_PORT_FORM}, got {text!r}")
+        device, port = text.split(":")
+        m = _PORT_PATTERN.match(port)
+        if not is_valid_id(device) or m is None:
+            raise ValueError(f"{_PORT_FORM}, got {text!r}")
+        index = m["index"]
+        return cls(device, m["group"], None if index is None else int(index))
+
+    @property
+    def port(self) -> str:
+        return self.group if self.index is None else f"{self.group}.{self.index}"
+
+    def __str__(self) -> str:
+        return f"{self.device}:{self.port}"
+
+    def with_device(self, device: str) -> PortRef:
+        return PortRef(device, self.group, self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """One instance of a catalog model placed in the design."""
+
+    id: str
+    model: str
+    name: str = ""
+    pos: tuple[float, float] = (0.0, 0.0)
+    rack: str | None = None
+    u: int | None = None
+    group: str | None = None
+    props: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """`count` parallel links between port group `a` and port group `b` (a bundle when > 1)."""
+
+    id: str
+    a: PortRef
+    b: PortRef
+    count: int = 1
+    cable: str | None = None
+    length_m: float | None = None
+
+    def other(self, device: str) -> PortRef:
+        return self.b if self.a.device == device else self.a
+
+    def end(self, device: str) -> PortRef:
+        return self.a if self.a.device == device else self.b
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A named set of devices and groups: a node, a rack, a scalable unit, a pod.
+
+    Membership lives on the members (`Device.group`, `Group.parent`), so it cannot disagree.
+    """
+
+    id: str
+    name: str = ""
+    kind: str = "group"
+    parent: str | None = None
+    collapsed: bool = False
+    template: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or self.id
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """Document-level properties."""
+
+    name: str = ""
+    description: str = ""
+    extra: tuple[tuple[str, Any], ...] = field(default=())
