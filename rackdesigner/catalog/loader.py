@@ -288,7 +288,7 @@ class _FileReader:
                 kwargs["cable"] = CableFacts(
                     b["media"], b.get("protocols", ()), b.get("rate_gbps", 0.0),
                     b.get("max_length_m", 0.0), b.get("latency_ns_per_m", 0.0),
-                    b.get("power_w_per_end", 0.0), b.get("transceiver"), b.get("source", ""))
+                    b.get("power_w_per_end"), b.get("transceiver"), b.get("source", ""))
         if "system" in data:
             kwargs["system"] = self._system(data["system"])
         if "stated" in data:

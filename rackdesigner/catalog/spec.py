@@ -116,7 +116,7 @@ class CableFacts:
     rate_gbps: float
     max_length_m: float
     latency_ns_per_m: float
-    power_w_per_end: float
+    power_w_per_end: float | None
     transceiver: str | None
     source: str
 
