@@ -1,0 +1,93 @@
+"""`rackdesigner catalog`: list the device catalog as a table or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rackdesigner.catalog import KINDS, CatalogError, DeviceSpec, default_catalog
+
+_PROTOCOL_NAMES = {"nvlink": "NVLink", "infiniband": "IB", "ethernet": "Eth", "pcie": "PCIe",
+                   "c2c": "C2C"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("catalog", help="list the device catalog",
+                                   description="List every device in the shipped catalog.")
+    parser.add_argument("--kind", choices=KINDS, help="only devices of this kind")
+    parser.add_argument("--json", action="store_true", help="print a JSON list")
+    parser.set_defaults(run=run)
+
+
+def ports_summary(spec: DeviceSpec) -> str:
+    """'18x NVLink4 200G, 1x PCIe Gen5 x16' — per-direction rates."""
+    parts = []
+    for g in spec.ports:
+        name = _PROTOCOL_NAMES.get(g.protocol, g.protocol)
+        if g.protocol == "pcie":
+            parts.append(f"{g.count}x {name} {g.generation} x{g.lanes}")
+        elif g.protocol == "ethernet" and g.generation.endswith("GbE"):
+            parts.append(f"{g.count}x {g.generation}")
+        else:
+            sep = "" if g.protocol == "nvlink" else " "
+            parts.append(f"{g.count}x {name}{sep}{g.generation} {_rate(g.rate_gbps)}")
+    return ", ".join(parts)
+
+
+def _rate(gbps: float) -> str:
+    return f"{gbps / 1000:g}T" if gbps >= 1000 and gbps % 1000 == 0 else f"{gbps:g}G"
+
+
+def _watts(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def _power_column(spec: DeviceSpec) -> str:
+    """Typical/max watts; a system shows its published maximum, a cable its power per end."""
+    max_w = spec.power.max_w
+    if max_w is None and spec.stated is not None:
+        max_w = spec.stated.values.get("max_w")
+    if spec.cable is not None and spec.power.max_w is None:
+        return f"{_watts(spec.cable.power_w_per_end)} per end"
+    return f"{_watts(spec.power.typical_w)}/{_watts(max_w)}"
+
+
+def as_dict(spec: DeviceSpec) -> dict[str, Any]:
+    return {
+        "id": spec.id,
+        "kind": spec.kind,
+        "manufacturer": spec.manufacturer,
+        "model": spec.model,
+        "u_height": spec.u_height,
+        "ports": [{"name": g.name, "protocol": g.protocol, "generation": g.generation,
+                   "count": g.count, "lanes": g.lanes, "rate_gbps": g.rate_gbps,
+                   "connector": g.connector} for g in spec.ports],
+        "power": {"idle_w": spec.power.idle_w, "typical_w": spec.power.typical_w,
+                  "max_w": spec.power.max_w},
+        "parts": ([{"name": p.name, "model": p.model, "count": p.count}
+                   for p in spec.system.parts] if spec.system else []),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        catalog = default_catalog()
+    except CatalogError as exc:
+        print(f"rackdesigner: error: {exc}", file=sys.stderr)
+        return 2
+    specs = [s for s in catalog if args.kind is None or s.kind == args.kind]
+    if args.json:
+        print(json.dumps([as_dict(s) for s in specs], indent=2))
+        return 0
+    rows = [("ID", "KIND", "MODEL", "PORTS", "POWER TYP/MAX W")]
+    for s in specs:
+        summary = ports_summary(s)
+        if s.system:
+            summary = ", ".join(f"{p.count}x {p.model}" for p in s.system.parts)
+        rows.append((s.id, s.kind, s.model, summary, _power_column(s)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4])
+    return 0
