@@ -1,0 +1,44 @@
+"""Edits as plain-Python commands (`apply`/`revert`, merge keys); no Qt here.
+
+Every user edit in the designer is one of these, pushed on the one undo stack through the Qt
+adapter in `rackdesigner.ui.undo`.
+"""
+
+from rackdesigner.commands.base import Command, Macro
+from rackdesigner.commands.clipboard import extract, paste
+from rackdesigner.commands.edits import (
+    AddItems,
+    ChangeItem,
+    MoveDevices,
+    RemoveItems,
+    change_device,
+    change_group,
+    change_link,
+    group_devices,
+    ungroup,
+)
+from rackdesigner.commands.placing import add_model, snap
+from rackdesigner.commands.wiring import Refusal, WirePlan, plan_wire, port_usage, wire
+
+__all__ = [
+    "AddItems",
+    "ChangeItem",
+    "Command",
+    "Macro",
+    "MoveDevices",
+    "Refusal",
+    "RemoveItems",
+    "WirePlan",
+    "add_model",
+    "change_device",
+    "change_group",
+    "change_link",
+    "extract",
+    "group_devices",
+    "paste",
+    "plan_wire",
+    "port_usage",
+    "snap",
+    "ungroup",
+    "wire",
+]

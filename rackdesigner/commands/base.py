@@ -1,0 +1,74 @@
+"""The command protocol every user edit follows, and the macro that groups edits.
+
+A command is plain Python: `apply(layout)` makes the change through the Layout's mutators,
+`revert(layout)` undoes it exactly. Commands never open dialogs, touch widgets or push other
+commands; the Qt undo adapter (`rackdesigner.ui.undo`) wraps them for the one `QUndoStack`.
+`merge_key()` lets rapid discrete edits (arrow-key nudges, spin-box scrubbing) collapse into
+one undo step: two consecutive commands with equal, non-None keys are merged with `merge()`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Hashable, Iterable
+
+from rackdesigner.model import Layout
+
+log = logging.getLogger(__name__)
+
+
+class Command:
+    """Base class: subclasses set `text` and implement `apply` and `revert`."""
+
+    text: str = "Edit"
+
+    def apply(self, layout: Layout) -> None:
+        raise NotImplementedError
+
+    def revert(self, layout: Layout) -> None:
+        raise NotImplementedError
+
+    def merge_key(self) -> Hashable | None:
+        """Equal keys mean "the same continuous edit"; None never merges."""
+        return None
+
+    def merge(self, other: Command) -> bool:
+        """Absorb `other` (already applied, same merge key) into self; False refuses."""
+        return False
+
+    def is_noop(self) -> bool:
+        """True when applying changes nothing (the stack then drops it)."""
+        return False
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.text!r}>"
+
+
+class Macro(Command):
+    """Several commands as one undo step; applied in order, reverted in reverse order.
+
+    Applying is transactional: when a child fails, the children already applied are reverted
+    before the error propagates, so a refused edit leaves the document untouched.
+    """
+
+    def __init__(self, text: str, children: Iterable[Command] = ()) -> None:
+        self.text = text
+        self.children: list[Command] = list(children)
+
+    def apply(self, layout: Layout) -> None:
+        done: list[Command] = []
+        try:
+            for child in self.children:
+                child.apply(layout)
+                done.append(child)
+        except Exception:
+            for child in reversed(done):
+                child.revert(layout)
+            raise
+
+    def revert(self, layout: Layout) -> None:
+        for child in reversed(self.children):
+            child.revert(layout)
+
+    def is_noop(self) -> bool:
+        return all(child.is_noop() for child in self.children)

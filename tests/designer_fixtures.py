@@ -1,0 +1,64 @@
+"""A small, fixed catalog for the designer's tests (commands and GUI).
+
+The shipped catalog grows while the product is built; these tests need stable models: a GPU,
+an NVSwitch, an InfiniBand switch, a NIC, a CPU, a rack and a 4-GPU system.
+"""
+
+from __future__ import annotations
+
+from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup, Power, SystemPart, SystemSpec
+from rackdesigner.catalog.spec import RackFacts, SwitchFacts, WiringRule
+from rackdesigner.model import Device, Layout
+
+
+def _pg(name: str, protocol: str, count: int, rate: float) -> PortGroup:
+    return PortGroup(name, protocol, "gen", count, 1, rate, "conn", "t")
+
+
+def _spec(id: str, kind: str, model: str, ports=(), watts=100.0, **kw) -> DeviceSpec:
+    return DeviceSpec(id=id, kind=kind, manufacturer="Test", model=model, ports=tuple(ports),
+                      power=Power(None, watts, watts, "t"), **kw)
+
+
+def make_catalog() -> Catalog:
+    specs = [
+        _spec("tgpu", "gpu", "Test GPU", [_pg("nvlink", "nvlink", 18, 200),
+                                          _pg("pcie", "pcie", 1, 512)], 700),
+        _spec("tnvsw", "nvswitch", "Test NVSwitch", [_pg("nvlink", "nvlink", 64, 200)], 100,
+              switch=SwitchFacts(100, ("nvls",), "t")),
+        _spec("tib", "switch", "Test IB switch", [_pg("ib", "infiniband", 64, 400)], 1500,
+              u_height=1, switch=SwitchFacts(130, ("sharp",), "t")),
+        _spec("tnic", "nic", "Test NIC", [_pg("ib", "infiniband", 1, 400),
+                                          _pg("pcie", "pcie", 1, 512)], 25),
+        _spec("tcpu", "cpu", "Test CPU", [_pg("pcie", "pcie", 4, 512)], 350),
+        _spec("track", "rack", "Test rack 42U", [], 0, u_height=42,
+              rack=RackFacts(42, 40000, "t")),
+        _spec("tchassis", "chassis", "Test chassis", [], 1000, u_height=8),
+        _spec("tnode", "system", "Test node", [], 0, u_height=8, system=SystemSpec(
+            parts=(SystemPart("gpu", "tgpu", 4), SystemPart("nvsw", "tnvsw", 2),
+                   SystemPart("nic", "tnic", 2)),
+            wiring=(WiringRule("gpu[*]", "nvlink", "nvsw[*]", "nvlink", "all", 2),
+                    WiringRule("nic[*]", "pcie", "gpu[0-1]", "pcie", "zip", 1)),
+            chassis="tchassis", source="t")),
+    ]
+    return Catalog(specs)
+
+
+def small_layout(catalog: Catalog | None = None) -> Layout:
+    """Two GPUs, an NVSwitch, a NIC, an IB switch; GPU 1 wired to the NVSwitch twice."""
+    from rackdesigner.model import Link, PortRef
+
+    layout = Layout(catalog or make_catalog())
+    layout.add_all(devices=[
+        Device("gpu-1", "tgpu", "", (0.0, 0.0)),
+        Device("gpu-2", "tgpu", "", (200.0, 0.0)),
+        Device("nvsw-1", "tnvsw", "", (100.0, 200.0)),
+        Device("nic-1", "tnic", "", (0.0, 400.0)),
+        Device("switch-1", "tib", "", (300.0, 400.0)),
+        Device("rack-1", "track", "", (600.0, 0.0)),
+    ], links=[
+        Link("link-1", PortRef("gpu-1", "nvlink"), PortRef("nvsw-1", "nvlink"), 2),
+        Link("link-2", PortRef("nic-1", "ib"), PortRef("switch-1", "ib")),
+    ])
+    layout.update_device("switch-1", rack="rack-1", u=10)
+    return layout
