@@ -57,6 +57,9 @@ class Layout:
         self._listeners: list[Listener] = []
         self._counters: dict[str, int] = {}
         self.revision = 0
+        #: Where the document was loaded from and the line of each object (for messages).
+        self.source_path: str | None = None
+        self.source_lines: dict[str, int] = {}
 
     # ---- events ------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -341,6 +344,8 @@ class Layout:
         other._unresolved = dict(self._unresolved)
         other._counters = dict(self._counters)
         other.revision = self.revision
+        other.source_path = self.source_path
+        other.source_lines = self.source_lines
         return other
 
     def content(self) -> tuple[Meta, dict[str, Device], dict[str, Link], dict[str, Group]]:

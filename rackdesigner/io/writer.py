@@ -1,0 +1,160 @@
+"""Write layouts as deterministic, diff-friendly YAML.
+
+One line per group, device and link (a flow mapping), sections and entries in a fixed order
+(natural id order: `gpu-2` before `gpu-10`), defaults omitted. The same document always gives the
+same bytes, whatever order it was built in. Saving to a path is atomic: a temporary file in the
+same folder, flushed and fsynced, then `os.replace`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+import yaml
+
+from rackdesigner.io.schema import CURRENT_VERSION
+from rackdesigner.model import Device, Group, Layout, Link, natural_key
+
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/:]*$")
+_RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "none", "~"}
+HEADER = "# RackDesigner layout (format: docs/file-format.md)\n"
+
+
+def scalar(value: Any) -> str:
+    """One YAML scalar that reads back as exactly `value`."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        text = repr(value)
+        if "e" in text and "." not in text:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}.0e{exponent}"
+        return text
+    text = str(value)
+    if _PLAIN.match(text) and text.lower() not in _RESERVED and not text.endswith(":"):
+        return text
+    dumped = yaml.dump(text, Dumper=_Dumper, default_style='"', allow_unicode=True,
+                       width=1 << 30)
+    return dumped.strip().removesuffix("...").strip()
+
+
+def _flow(pairs: list[tuple[str, Any]]) -> str:
+    items = []
+    for key, value in pairs:
+        if isinstance(value, tuple | list):
+            items.append(f"{key}: [{', '.join(scalar(v) for v in value)}]")
+        else:
+            items.append(f"{key}: {scalar(value)}")
+    return "- {" + ", ".join(items) + "}\n"
+
+
+def _group_line(g: Group) -> str:
+    pairs: list[tuple[str, Any]] = [("id", g.id)]
+    if g.name:
+        pairs.append(("name", g.name))
+    if g.kind != "group":
+        pairs.append(("kind", g.kind))
+    if g.parent is not None:
+        pairs.append(("parent", g.parent))
+    if g.collapsed:
+        pairs.append(("collapsed", True))
+    if g.template is not None:
+        pairs.append(("template", g.template))
+    return _flow(pairs)
+
+
+def _device_line(d: Device) -> str:
+    pairs: list[tuple[str, Any]] = [("id", d.id), ("model", d.model)]
+    if d.name:
+        pairs.append(("name", d.name))
+    if d.pos != (0.0, 0.0):
+        pairs.append(("pos", (_round(d.pos[0]), _round(d.pos[1]))))
+    if d.rack is not None:
+        pairs.append(("rack", d.rack))
+    if d.u is not None:
+        pairs.append(("u", d.u))
+    if d.group is not None:
+        pairs.append(("group", d.group))
+    return _flow(pairs)
+
+
+def _link_line(k: Link) -> str:
+    pairs: list[tuple[str, Any]] = [("id", k.id), ("a", str(k.a)), ("b", str(k.b))]
+    if k.count != 1:
+        pairs.append(("count", k.count))
+    if k.cable is not None:
+        pairs.append(("cable", k.cable))
+    if k.length_m is not None:
+        pairs.append(("length_m", _round(k.length_m)))
+    return _flow(pairs)
+
+
+def _round(value: float) -> float:
+    """Floats are written with `repr`, the shortest text that reads back as the same value."""
+    return float(value)
+
+
+def dump_layout_text(layout: Layout) -> str:
+    """The YAML text of a layout (what `save_layout` writes)."""
+    meta = layout.meta
+    out = [HEADER, f"schema_version: {CURRENT_VERSION}\n"]
+    if meta.name:
+        out.append(f"name: {scalar(meta.name)}\n")
+    if meta.description:
+        out.append(f"description: {scalar(meta.description)}\n")
+    for key, value in meta.extra:
+        out.append(yaml.dump({key: value}, Dumper=_Dumper, sort_keys=True,
+                             default_flow_style=True, width=1 << 30))
+    sections = (
+        ("groups", list(layout.groups()), _group_line),
+        ("devices", list(layout.devices()), _device_line),
+        ("links", [*layout.links(), *layout.unresolved_links], _link_line),
+    )
+    for name, items, line in sections:
+        if not items:
+            continue
+        items.sort(key=lambda item: natural_key(item.id))
+        out.append(f"{name}:\n")
+        out.extend(line(item) for item in items)
+    return "".join(out)
+
+
+def save_layout(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
+    """Write `layout` to a path (atomically) or to an open text file."""
+    text = dump_layout_text(layout)
+    if hasattr(target, "write"):
+        target.write(text)  # type: ignore[union-attr]
+        return
+    path = Path(target)  # type: ignore[arg-type]
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,141 @@
+"""Every design rule fires on the case it exists for, and stays quiet on a clean design."""
+
+from __future__ import annotations
+
+from rackdesigner.model import (
+    ERROR,
+    WARNING,
+    Device,
+    Layout,
+    Link,
+    PortRef,
+    check_layout,
+    instantiate,
+    nvlink_domains,
+)
+
+
+def _codes(layout: Layout) -> dict[str, str]:
+    return {f.code: f.severity for f in check_layout(layout)}
+
+
+def _dgx(layout: Layout, prefix: str, **kw) -> None:
+    parts = instantiate(layout.catalog, "dgx-h100", prefix, **kw)
+    layout.add_all(parts.groups, parts.devices, parts.links)
+
+
+def test_a_dgx_h100_is_clean(catalog):
+    layout = Layout(catalog)
+    _dgx(layout, "dgx-1")
+    assert check_layout(layout) == []
+
+
+def test_protocol_mismatch(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("gpu-1", "h100-sxm5"))
+    layout.add_device(Device("leaf-1", "qm9700"))
+    layout.add_link(Link("l1", PortRef("gpu-1", "nvlink"), PortRef.parse(
+        f"leaf-1:{catalog.get('qm9700').ports[0].name}")))
+    findings = [f for f in check_layout(layout) if f.code == "protocol-mismatch"]
+    assert len(findings) == 1 and findings[0].severity == ERROR
+    assert "nvlink" in findings[0].message and "infiniband" in findings[0].message
+    assert findings[0].objects == ("l1",)
+
+
+def test_port_used_twice_and_out_of_range(catalog):
+    layout = Layout(catalog)
+    ib = catalog.get("qm9700").ports[0]
+    layout.add_device(Device("leaf-1", "qm9700"))
+    layout.add_device(Device("leaf-2", "qm9700"))
+    layout.add_device(Device("leaf-3", "qm9700"))
+    layout.add_link(Link("l1", PortRef("leaf-1", ib.name, 3), PortRef("leaf-2", ib.name, 0)))
+    layout.add_link(Link("l2", PortRef("leaf-1", ib.name, 3), PortRef("leaf-3", ib.name, 0)))
+    layout.add_link(Link("l3", PortRef("leaf-2", ib.name, ib.count), PortRef("leaf-3", ib.name, 1)))
+    codes = _codes(layout)
+    assert codes["port-reused"] == ERROR
+    assert codes["port-range"] == ERROR
+    reused = next(f for f in check_layout(layout) if f.code == "port-reused")
+    assert {"l1", "l2"} <= set(reused.objects)
+
+
+def test_more_links_than_the_port_group_has(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("gpu-1", "h100-sxm5"))
+    layout.add_device(Device("sw-1", "nvswitch-gen3"))
+    layout.add_link(Link("l1", PortRef("gpu-1", "nvlink"), PortRef("sw-1", "nvlink"), 18))
+    assert "ports-exhausted" not in _codes(layout)
+    layout.add_device(Device("sw-2", "nvswitch-gen3"))
+    layout.add_link(Link("l2", PortRef("gpu-1", "nvlink"), PortRef("sw-2", "nvlink"), 1))
+    finding = next(f for f in check_layout(layout) if f.code == "ports-exhausted")
+    assert "19 links" in finding.message and "18 ports" in finding.message
+
+
+def test_rate_mismatch_is_a_warning_naming_the_slower_rate(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("gpu-1", "a100-sxm4"))
+    layout.add_device(Device("gpu-2", "b200"))
+    layout.add_link(Link("l1", PortRef("gpu-1", "nvlink"), PortRef("gpu-2", "nvlink")))
+    finding = next(f for f in check_layout(layout) if f.code == "rate-mismatch")
+    slow = min(catalog.get("a100-sxm4").port("nvlink").rate_gbps,
+               catalog.get("b200").port("nvlink").rate_gbps)
+    assert finding.severity == WARNING and f"runs at {slow:g} Gb/s" in finding.message
+
+
+def test_missing_devices_ports_and_models(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("gpu-1", "h100-sxm5"))
+    layout.add_device(Device("gpu-2", "h100-sxm55"))
+    layout.add_device(Device("sw-1", "nvswitch-gen3"))
+    layout.add_link(Link("l1", PortRef("gpu-1", "nvlinq"), PortRef("sw-1", "nvlink")))
+    layout.add_unresolved_link(Link("l2", PortRef("gpu-1", "nvlink"), PortRef("ghost", "nvlink")))
+    findings = {f.code: f for f in check_layout(layout)}
+    assert "h100-sxm5" in findings["unknown-model"].message  # suggests the close model
+    assert "nvlinq" in findings["missing-port"].message
+    assert "ghost" in findings["missing-device"].message
+
+
+def test_rack_overlap_height_and_power(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    _dgx(layout, "dgx-1", rack="rack-1", u=1)
+    _dgx(layout, "dgx-2", rack="rack-1", u=5)  # DGX H100 is 8U: U1-8 and U5-12 overlap
+    _dgx(layout, "dgx-3", rack="rack-1", u=40)  # U40-47 exceeds a 42U rack
+    _dgx(layout, "dgx-4", rack="rack-1", u=13)
+    _dgx(layout, "dgx-5", rack="rack-1", u=21)  # 5 x 10.2 kW is above the 42U rack's budget
+    findings = check_layout(layout)
+    codes = {f.code for f in findings}
+    assert {"rack-overlap", "rack-height", "rack-power"} <= codes
+    overlap = next(f for f in findings if f.code == "rack-overlap")
+    assert set(overlap.objects) >= {"dgx-1.chassis", "dgx-2.chassis"}
+    power = next(f for f in findings if f.code == "rack-power")
+    budget = catalog.get("rack-42u").rack.power_budget_w
+    assert f"{budget / 1000:.1f} kW budget" in power.message
+
+
+def test_one_dgx_in_a_rack_fits_its_budget(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    _dgx(layout, "dgx-1", rack="rack-1", u=1)
+    assert check_layout(layout) == []
+
+
+def test_gpu_without_nic_only_matters_with_several_nvlink_domains(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("gpu-1", "h100-sxm5"))
+    assert "gpu-no-nic" not in _codes(layout)
+    _dgx(layout, "dgx-1")
+    assert len(nvlink_domains(layout)) == 2
+    finding = next(f for f in check_layout(layout) if f.code == "gpu-no-nic")
+    assert finding.severity == ERROR and finding.objects == ("gpu-1",)
+
+
+def test_gpu_reaching_a_nic_only_through_an_nvlink_peer_is_a_warning(catalog):
+    layout = Layout(catalog)
+    _dgx(layout, "dgx-1")
+    _dgx(layout, "dgx-2")
+    pcie = [lk for lk in layout.links_of("dgx-1.gpu0")
+            if layout.spec(lk.other("dgx-1.gpu0").device).kind != "nvswitch"]
+    for link in pcie:
+        layout.remove_link(link.id)
+    findings = [f for f in check_layout(layout) if f.code == "gpu-no-nic"]
+    assert [(f.severity, f.objects) for f in findings] == [(WARNING, ("dgx-1.gpu0",))]
