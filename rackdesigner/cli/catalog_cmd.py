@@ -51,7 +51,13 @@ def _power_column(spec: DeviceSpec) -> str:
         max_w = spec.stated.values.get("max_w")
     if spec.cable is not None and spec.power.max_w is None:
         return f"{_watts(spec.cable.power_w_per_end)} per end"
+    if spec.rack is not None:
+        return f"budget {spec.rack.power_budget_w / 1000:g} kW"
     return f"{_watts(spec.power.typical_w)}/{_watts(max_w)}"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def as_dict(spec: DeviceSpec) -> dict[str, Any]:
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         summary = ports_summary(s)
         if s.system:
             summary = ", ".join(f"{p.count}x {p.model}" for p in s.system.parts)
-        rows.append((s.id, s.kind, s.model, summary, _power_column(s)))
+        rows.append((s.id, s.kind, _clip(s.model, 40), summary, _power_column(s)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4])
