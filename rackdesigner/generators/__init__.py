@@ -1,0 +1,178 @@
+"""Reference designs and topology generators: `generate(template, **options) -> Layout`.
+
+`TEMPLATES` maps a template name to its description, its options and the function that builds
+it; the CLI (`rackdesigner generate`) and the GUI read the same table. Every generated layout
+has each device in a rack at a U position, is grouped node → rack → SU/pod, has its canvas laid
+out like the floor, and passes the design rules with no errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rackdesigner.catalog import Catalog, default_catalog
+from rackdesigner.generators.design import GeneratorError
+from rackdesigner.model import Layout
+
+__all__ = ["TEMPLATES", "GeneratorError", "Option", "Template", "describe_templates", "generate"]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    name: str
+    type: type
+    help: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    name: str
+    summary: str
+    options: tuple[Option, ...]
+    build: Callable[..., Layout]
+
+
+def _system(model: str) -> Callable[..., Layout]:
+    def build(catalog: Catalog) -> Layout:
+        from rackdesigner.generators.systems import build_system
+
+        return build_system(catalog, model)
+
+    return build
+
+
+def _nvl72(catalog: Catalog) -> Layout:
+    from rackdesigner.generators.systems import build_nvl72
+
+    return build_nvl72(catalog)
+
+
+def _superpod(catalog: Catalog, system: str, sus: int | None = None,
+              nodes: int | None = None) -> Layout:
+    from rackdesigner.generators.superpod import build_superpod
+
+    return build_superpod(catalog, system, sus, nodes)
+
+
+def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
+              oversubscription: float = 1.0, endpoint: str | None = None) -> Layout:
+    from rackdesigner.generators.fattree import build_fat_tree
+
+    return build_fat_tree(catalog, switch, levels, endpoints, oversubscription, endpoint)
+
+
+def _rail(catalog: Catalog, system: str, nodes: int, switch: str) -> Layout:
+    from rackdesigner.generators.rail import build_rail, plan_rail
+
+    plan = plan_rail(catalog, system, nodes, switch)
+    spec = catalog.get(system)
+    title = f"Rail-optimized fabric, {nodes} x {spec.model} on {plan.switch}"
+    return build_rail(catalog, plan, title,
+                      f"{title}: {plan.sus} SU of {plan.nodes_per_su} nodes, one leaf per rail, "
+                      f"{plan.clos.levels} switch levels.")
+
+
+def _single_leaf(catalog: Catalog, system: str, nodes: int, switch: str) -> Layout:
+    from rackdesigner.generators.systems import build_single_leaf
+
+    return build_single_leaf(catalog, system, nodes, switch)
+
+
+_SYSTEM_DOC = {
+    "dgx-a100": "one DGX A100: 8 A100 on 6 NVSwitch gen2, 8 ConnectX-6 HDR compute NICs",
+    "dgx-h100": "one DGX H100: 8 H100 on 4 NVSwitch gen3 (5+5+4+4 links), 8 ConnectX-7",
+    "dgx-h200": "one DGX H200: 8 H200 on 4 NVSwitch gen3, 8 ConnectX-7",
+    "dgx-b200": "one DGX B200: 8 B200 on 2 NVLink 5 switch chips, 8 ConnectX-7",
+}
+
+TEMPLATES: dict[str, Template] = {}
+for _model, _doc in _SYSTEM_DOC.items():
+    TEMPLATES[_model] = Template(_model, _doc + ", in a rack", (), _system(_model))
+TEMPLATES["nvl72"] = Template(
+    "nvl72", "a GB200 NVL72 rack: 18 compute trays, 9 NVLink switch trays, every GPU on each "
+    "of the 18 switch chips, 4 ConnectX-7 per compute tray", (), _nvl72)
+TEMPLATES["superpod"] = Template(
+    "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
+    "(rail-optimized, non-blocking; leaf/spine, plus a core tier at 16+ SUs)",
+    (Option("system", str, "dgx-h100, dgx-h200, dgx-b200 or dgx-a100", required=True),
+     Option("sus", int, "number of scalable units (give this or --nodes)"),
+     Option("nodes", int, "number of nodes (the fabric is built for whole SUs)")),
+    _superpod)
+TEMPLATES["fat-tree"] = Template(
+    "fat-tree", "a generic fat tree of one switch model with NIC endpoints, top-of-rack leaves",
+    (Option("switch", str, "switch model, e.g. qm9700", required=True),
+     Option("levels", int, "switch levels", required=True, choices=(2, 3)),
+     Option("endpoints", int, "endpoints (default: the full capacity, k²/2 or k³/4)"),
+     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
+     Option("endpoint", str, "endpoint NIC model (default: the adapter matching the switch)")),
+    _fat_tree)
+TEMPLATES["rail-optimized"] = Template(
+    "rail-optimized", "nodes of one system on a rail-optimized fabric: SUs of half-radix nodes, "
+    "one leaf per rail, spines (and cores when needed)",
+    (Option("system", str, "system model, e.g. dgx-h100", required=True),
+     Option("nodes", int, "number of nodes", required=True),
+     Option("switch", str, "switch model, e.g. qm9700", required=True)),
+    _rail)
+TEMPLATES["single-leaf"] = Template(
+    "single-leaf", "a few nodes and one leaf switch in one rack, every compute NIC on the leaf",
+    (Option("system", str, "system model, e.g. dgx-h100", required=True),
+     Option("nodes", int, "number of nodes", required=True),
+     Option("switch", str, "switch model, e.g. qm9700", required=True)),
+    _single_leaf)
+
+
+def generate(template: str, catalog: Catalog | None = None, **options: Any) -> Layout:
+    """Build a layout from a template; `GeneratorError` for unknown templates or bad options."""
+    spec = TEMPLATES.get(template)
+    if spec is None:
+        import difflib
+
+        close = difflib.get_close_matches(template, list(TEMPLATES), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise GeneratorError(f"unknown template {template!r}{hint}; known: "
+                             f"{', '.join(TEMPLATES)}")
+    known = {o.name: o for o in spec.options}
+    values: dict[str, Any] = {}
+    for key, value in options.items():
+        if value is None:
+            continue
+        if key not in known:
+            takes = ", ".join("--" + o for o in known) or "no options"
+            raise GeneratorError(f"template {template!r} has no option --{key} (it takes {takes})")
+        option = known[key]
+        try:
+            value = option.type(value)
+        except (TypeError, ValueError):
+            raise GeneratorError(f"--{key} expects {option.type.__name__}, got {value!r}") from None
+        if option.choices and value not in option.choices:
+            raise GeneratorError(f"--{key} must be one of "
+                                 f"{', '.join(map(str, option.choices))}, got {value!r}")
+        values[key] = value
+    missing = [o.name for o in spec.options if o.required and o.name not in values]
+    if missing:
+        raise GeneratorError(f"template {template!r} needs "
+                             f"{', '.join('--' + m for m in missing)}")
+    catalog = catalog if catalog is not None else default_catalog()
+    for key in ("system", "switch", "endpoint"):
+        if key in values:
+            try:
+                values[key] = catalog.resolve(values[key])
+            except KeyError as exc:
+                raise GeneratorError(f"--{key}: {exc.args[0]}") from None
+    return spec.build(catalog, **values)
+
+
+def describe_templates() -> str:
+    """Human-readable list of templates and their options (for `generate --list`)."""
+    lines = []
+    for t in TEMPLATES.values():
+        lines.append(f"{t.name}\n    {t.summary}")
+        for o in t.options:
+            need = " (required)" if o.required else ""
+            lines.append(f"    --{o.name} {o.type.__name__.upper()}: {o.help}{need}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,95 @@
+"""Switch tiers above the leaves: spines and cores placed in racks and wired port by port.
+
+Port numbering (0-based, the `ib.N` / `eth.N` of a link end): a leaf's ports `0..down-1` face
+endpoints and `down..down+up-1` face spines; a spine's downlinks come first, then its uplinks;
+a core's ports are filled pod by pod. Parallel links between the same two switches are one link
+with `count` (a bundle), its index the first of its consecutive ports.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rackdesigner.generators.clos import ClosPlan
+from rackdesigner.generators.design import DesignBuilder, RackPlace, fabric_port
+from rackdesigner.model import PortRef
+
+NETWORK_RACK = "rack-42u"
+
+
+class SwitchRacks:
+    """Fills network racks on one floor row with switches, opening a new rack when one is full."""
+
+    def __init__(self, builder: DesignBuilder, row: int, first_col: int, parent: str | None,
+                 label: str) -> None:
+        self.builder = builder
+        self.row = row
+        self.col = first_col
+        self.parent = parent
+        self.label = label
+        self.current: RackPlace | None = None
+        self.count = 0
+
+    def place(self, device_id: str, model: str, name: str) -> None:
+        b = self.builder
+        height = max(1, round(b.catalog.get(model).u_height or 1))
+        if self.current is None or self.current.next_u + height - 1 > self.current.height_u:
+            self.count += 1
+            self.current = b.rack(NETWORK_RACK, self.row, self.col, self.parent,
+                                  f"{self.label} {self.count}")
+            self.col += 1
+        b.device(device_id, model, self.current, name)
+
+
+def racks_needed(builder: DesignBuilder, model: str, switches: int) -> int:
+    height = max(1, round(builder.catalog.get(model).u_height or 1))
+    rack_u = builder.catalog.get(NETWORK_RACK).rack.height_u  # type: ignore[union-attr]
+    per_rack = max(1, rack_u // height)
+    return math.ceil(switches / per_rack)
+
+
+def build_upper_tiers(builder: DesignBuilder, plan: ClosPlan, leaves: Sequence[str],
+                      switch_model: str, racks: SwitchRacks) -> tuple[list[str], list[str]]:
+    """Create, place and wire the spines (and cores) above `leaves`; returns their ids."""
+    port = fabric_port(builder.catalog.get(switch_model))
+    spines: list[str] = []
+    cores: list[str] = []
+    if plan.spines == 0:
+        return spines, cores
+    if plan.levels == 2:
+        for s in range(plan.spines):
+            spine = f"spine-{s + 1}"
+            racks.place(spine, switch_model, f"Spine {s + 1}")
+            spines.append(spine)
+        m = plan.leaf_spine_m
+        for li, leaf in enumerate(leaves):
+            for s, spine in enumerate(spines):
+                builder.connect(PortRef(leaf, port, plan.down + s * m),
+                                PortRef(spine, port, li * m), m)
+        return spines, cores
+    # three levels
+    for p in range(plan.pods):
+        for j in range(plan.spines_per_pod):
+            spine = f"spine-{p * plan.spines_per_pod + j + 1}"
+            racks.place(spine, switch_model, f"Pod {p + 1} spine {j + 1}")
+            spines.append(spine)
+    for j in range(plan.spines_per_pod):
+        for g in range(plan.core_group):
+            core = f"core-{j * plan.core_group + g + 1}"
+            racks.place(core, switch_model, f"Core group {j + 1} core {g + 1}")
+            cores.append(core)
+    for li, leaf in enumerate(leaves):
+        p, i = divmod(li, plan.leaves_per_pod)
+        for j in range(plan.spines_per_pod):
+            spine = spines[p * plan.spines_per_pod + j]
+            builder.connect(PortRef(leaf, port, plan.down + j), PortRef(spine, port, i))
+    mc = plan.spine_core_m
+    for p in range(plan.pods):
+        for j in range(plan.spines_per_pod):
+            spine = spines[p * plan.spines_per_pod + j]
+            for g in range(plan.core_group):
+                core = cores[j * plan.core_group + g]
+                builder.connect(PortRef(spine, port, plan.leaves_per_pod + g * mc),
+                                PortRef(core, port, p * mc), mc)
+    return spines, cores

@@ -1,0 +1,190 @@
+"""Rail-optimized fabrics and the DGX SuperPOD compute fabric built from them.
+
+A scalable unit (SU) is as many nodes as a leaf has endpoint ports (half its radix), with one
+leaf per rail: NIC *i* of every node in the SU connects to the SU's rail-*i* leaf, on the port
+numbered by the node's slot. Leaves connect to spines (two levels) or, when there are more
+leaves than a spine has ports, to pod spines and cores (three levels, pods of whole SUs), see
+`clos`. Partial SUs get their full leaves and uplinks, as the reference architectures ask.
+
+Floor: each SU is one row segment of compute racks with its leaf rack in the middle; SUs fill a
+roughly square grid, and the spine/core racks stand in a row across its middle.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rackdesigner.catalog import Catalog
+from rackdesigner.generators.cabling import RACK_WIDTH_M, ROW_PITCH_M
+from rackdesigner.generators.clos import ClosPlan, plan_three_level, plan_two_level
+from rackdesigner.generators.design import (
+    DesignBuilder,
+    GeneratorError,
+    compute_nic_part,
+    fabric_port,
+)
+from rackdesigner.generators.fabric import (
+    SwitchRacks,
+    build_upper_tiers,
+    racks_needed,
+)
+from rackdesigner.generators.systems import check_protocols, node_prefix, pick_rack
+from rackdesigner.model import Layout, PortRef
+
+#: Node groups are drawn collapsed above this many nodes (the GUI expands them on demand).
+COLLAPSE_ABOVE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class RailPlan:
+    system: str
+    switch: str
+    nodes: int
+    rails: int
+    nodes_per_su: int
+    sus: int
+    reserved: int
+    clos: ClosPlan
+
+    @property
+    def gpus_per_node(self) -> int:
+        return self.rails
+
+
+@dataclass(frozen=True, slots=True)
+class Reserved:
+    """Node slots of SU 1 given to something else (the H100 RA's UFM connections)."""
+
+    slots: int = 0
+    model: str = ""
+    appliances: int = 0
+    cables: int = 0
+    label: str = ""
+
+
+def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
+              nodes_per_su: int | None = None, reserved: int = 0) -> RailPlan:
+    sys_spec = catalog.get(system)
+    if sys_spec.kind != "system":
+        raise GeneratorError(f"{system} is not a system (try one of: "
+                             f"{', '.join(s.id for s in catalog.of_kind('system'))})")
+    sw_spec = catalog.get(switch)
+    if sw_spec.kind != "switch":
+        raise GeneratorError(f"{switch} is not a switch (try one of: "
+                             f"{', '.join(s.id for s in catalog.of_kind('switch'))})")
+    if nodes < 1:
+        raise GeneratorError("--nodes must be at least 1")
+    _, rails, nic_spec = compute_nic_part(catalog, system)
+    sw_port = fabric_port(sw_spec)
+    check_protocols(nic_spec, fabric_port(nic_spec), sw_spec, sw_port)
+    radix = sw_spec.port(sw_port).count
+    down = radix // 2
+    nps = nodes_per_su or down
+    if nps > down:
+        raise GeneratorError(f"{nps} nodes per SU need {nps} leaf ports; {switch} leaves have "
+                             f"{down} (half of {radix})")
+    sus = math.ceil((nodes + reserved) / nps)
+    leaves = sus * rails
+    if leaves <= radix:
+        clos = plan_two_level(leaves, radix, down, radix - down)
+    else:
+        sus_per_pod = down // rails
+        if sus_per_pod < 1:
+            raise GeneratorError(f"{system} has {rails} rails; a three-level pod of {switch} "
+                                 f"takes at most {down} leaves")
+        clos = plan_three_level(leaves, radix, down, radix - down, sus_per_pod * rails)
+    return RailPlan(sys_spec.id, sw_spec.id, nodes, rails, nps, sus, reserved, clos)
+
+
+def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
+               reserved: Reserved | None = None) -> Layout:
+    reserved = reserved or Reserved()
+    b = DesignBuilder(catalog, title, description)
+    sys_spec = catalog.get(plan.system)
+    sw_spec = catalog.get(plan.switch)
+    part, rails, nic_spec = compute_nic_part(catalog, plan.system)
+    nic_port = fabric_port(nic_spec)
+    nic_single = nic_spec.port(nic_port).count == 1
+    sw_port = fabric_port(sw_spec)
+    rack_model, per_rack = pick_rack(catalog, plan.system)
+    compute_racks = math.ceil(plan.nodes_per_su / per_rack)
+    su_cols = compute_racks + 1 + racks_needed(b, plan.switch, rails + reserved.appliances) - 1
+    su_width_m = (su_cols + 1) * RACK_WIDTH_M
+    per_row = max(1, min(plan.sus, round(math.sqrt(plan.sus * ROW_PITCH_M / su_width_m))))
+    su_rows = math.ceil(plan.sus / per_row)
+    spine_row = su_rows // 2 if su_rows > 1 else 1
+    clos = plan.clos
+
+    top = b.group("fabric", title, "pod")
+    prefix = node_prefix(plan.system)
+    collapsed = plan.nodes > COLLAPSE_ABOVE
+    leaves: list[str] = []
+    node_no = 0
+    half = compute_racks // 2
+    for s in range(plan.sus):
+        parent = top
+        if clos.levels == 3:
+            sus_per_pod = clos.leaves_per_pod // rails
+            pod_no = s // sus_per_pod + 1
+            parent = f"pod-{pod_no}"
+            if s % sus_per_pod == 0:
+                b.group(parent, f"Pod {pod_no}", "pod", top)
+        su = b.group(f"su-{s + 1}", f"Scalable unit {s + 1}", "su", parent)
+        row_i, col_i = divmod(s, per_row)
+        row = row_i if row_i < spine_row else row_i + 1
+        col0 = col_i * (su_cols + 1)
+        net = SwitchRacks(b, row, col0 + half, su, f"SU{s + 1} network rack")
+        su_leaves = []
+        for r in range(rails):
+            leaf = f"leaf-{s * rails + r + 1}"
+            net.place(leaf, sw_spec.id, f"SU{s + 1} rail {r} leaf")
+            su_leaves.append(leaf)
+        leaves.extend(su_leaves)
+        if s == 0 and reserved.appliances:
+            _add_reserved(b, net, reserved, su_leaves, plan.nodes_per_su, sw_port)
+        slots = plan.nodes_per_su - (reserved.slots if s == 0 else 0)
+        racks = []
+        for k in range(compute_racks):
+            col = col0 + k if k < half else col0 + k + net.count
+            racks.append(b.rack(rack_model, row, col, su,
+                                f"SU{s + 1} compute rack {k + 1}"))
+        for j in range(slots):
+            if node_no >= plan.nodes:
+                break
+            node_no += 1
+            node = f"{prefix}-{node_no}"
+            b.system(plan.system, node, racks[j // per_rack],
+                     f"SU{s + 1} {sys_spec.model} {j + 1}", collapsed=collapsed)
+            for r in range(rails):
+                b.connect(PortRef(f"{node}.{part}{r}", nic_port, None if nic_single else 0),
+                          PortRef(su_leaves[r], sw_port, j))
+    if clos.spines:
+        tier = b.group("spine-tier", "Spine and core switches", "fabric", top)
+        n_racks = racks_needed(b, plan.switch, clos.spines + clos.cores)
+        first = max(0, (per_row * (su_cols + 1) - n_racks) // 2)
+        spine_racks = SwitchRacks(b, spine_row, first, tier, "Spine rack")
+        build_upper_tiers(b, clos, leaves, plan.switch, spine_racks)
+    return b.build()
+
+
+def _add_reserved(b: DesignBuilder, net: SwitchRacks, reserved: Reserved, su_leaves: list[str],
+                  nodes_per_su: int, sw_port: str) -> None:
+    """UFM appliances on the last node slots of SU 1 (their leaf ports), one cable per port."""
+    spec = b.catalog.get(reserved.model)
+    port = fabric_port(spec)
+    per = spec.port(port).count
+    group = b.group("ufm", reserved.label, "node", net.current.group if net.current else None)
+    cable = 0
+    for a in range(reserved.appliances):
+        dev = f"ufm-{a + 1}"
+        assert net.current is not None
+        b.device(dev, spec.id, net.current, f"UFM appliance {a + 1} fabric adapter", group,
+                 u=net.current.take(1))
+        for p in range(per):
+            if cable >= reserved.cables:
+                break
+            slot = nodes_per_su - 1 - (cable // len(su_leaves))
+            leaf = su_leaves[cable % len(su_leaves)]
+            b.connect(PortRef(dev, port, p if per > 1 else None), PortRef(leaf, sw_port, slot))
+            cable += 1

@@ -1,0 +1,158 @@
+"""One system as its vendor publishes it: a DGX node, a GB200 NVL72 rack, nodes on one leaf.
+
+The systems' insides (GPU–NVSwitch link counts, PCIe paths from each GPU to its NIC, CPUs,
+storage NICs) come from the catalog's system files through `instantiate`; these templates only
+put them in racks, group them and arrange the canvas.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from rackdesigner.catalog import Catalog
+from rackdesigner.generators.design import (
+    Block,
+    DesignBuilder,
+    GeneratorError,
+    RackPlace,
+    compute_nic_part,
+    fabric_port,
+    system_power_w,
+)
+from rackdesigner.model import Layout, Parts, PortRef, instantiate
+
+NODE_RACK = "rack-42u"
+NVL72_RACK = "rack-48u"
+NVL72 = "gb200-nvl72"
+
+
+def node_prefix(model: str) -> str:
+    return "dgx" if model.startswith("dgx") else "node"
+
+
+def pick_rack(catalog: Catalog, model: str, preferred: str = NODE_RACK) -> tuple[str, int]:
+    """A rack model holding at least one `model`, and how many fit (height, power; at most 4).
+
+    Four nodes per rack is the DGX SuperPOD H100 layout; fewer when the rack's power budget says
+    so (a DGX B200 draws 14.3 kW, so two fit a 40.8 kW rack).
+    """
+    spec = catalog.get(model)
+    height = max(1, round(spec.u_height or 1))
+    power = system_power_w(catalog, model)
+    racks = [catalog.get(preferred)] + [r for r in catalog.of_kind("rack") if r.id != preferred]
+    for rack in racks:
+        assert rack.rack is not None
+        fit = min(4, rack.rack.height_u // height)
+        if power > 0:
+            fit = min(fit, int(rack.rack.power_budget_w // power))
+        if fit >= 1:
+            return rack.id, fit
+    raise GeneratorError(f"no rack in the catalog holds a {model} ({power / 1000:.1f} kW, "
+                         f"{height}U)")
+
+
+def build_system(catalog: Catalog, model: str) -> Layout:
+    """One system (a DGX node) alone in a rack."""
+    spec = catalog.get(model)
+    if spec.system is None:
+        raise GeneratorError(f"{model} is not a system")
+    rack_model, _ = pick_rack(catalog, model)
+    b = DesignBuilder(catalog, spec.model, f"One {spec.model}: {spec.description}")
+    rack = b.rack(rack_model, 0, 0, None)
+    b.system(model, f"{node_prefix(model)}-1", rack, spec.model)
+    return b.build()
+
+
+def build_nvl72(catalog: Catalog) -> Layout:
+    """A GB200 NVL72 rack: 18 compute trays and 9 NVLink switch trays in a 48U rack."""
+    spec = catalog.get(NVL72)
+    b = DesignBuilder(catalog, spec.model, f"One {spec.model}: {spec.description}")
+    root = "nvl72-1"
+    rack = b.rack(NVL72_RACK, 0, 0, None, "NVL72 rack 1", rack_group=root)
+    parts = instantiate(catalog, NVL72, root, rack=rack.id, u=1, name="GB200 NVL72 1")
+    add_nvl72_parts(b, parts, rack)
+    return b.build()
+
+
+def add_nvl72_parts(b: DesignBuilder, parts: Parts, rack: RackPlace) -> None:
+    """Put an instantiated NVL72 into `rack` the way the rack is built: compute trays above
+    and below the nine switch trays (10 above, 8 below), each tray a block on the canvas.
+
+    The power shelves are not catalog items; U1-U3 and the top of the rack stay free for them.
+    """
+    trays = [g for g in parts.groups if g.kind == "tray"]
+    compute = [g for g in trays if g.template != "nvlink-switch-tray"]
+    switches = [g for g in trays if g.template == "nvlink-switch-tray"]
+    order = compute[10:] + switches + compute[:10]  # bottom-up
+    u_of = {g.id: 4 + k for k, g in enumerate(order)}
+    if order and 4 + len(order) - 1 > rack.height_u:
+        raise GeneratorError(f"{rack.spec.id} is too short for {len(order)} trays")
+    rack.next_u = 4 + len(order)
+    members: dict[str, list] = {g.id: [] for g in trays}
+    loose = []
+    devices = []
+    for d in parts.devices:
+        if d.group in u_of:
+            d = dataclasses.replace(d, u=u_of[d.group])
+            members[d.group].append(d)
+        else:
+            loose.append(d)
+        devices.append(d)
+    parts = dataclasses.replace(parts, devices=devices)
+    b.groups.extend(parts.groups)
+    for d in devices:
+        b.devices[d.id] = d
+    b.links.extend(parts.links)
+    top = rack.height_u
+    if loose:
+        rack.blocks.append(Block(top, [d.id for d in loose], *Parts(devices=loose).size()))
+    for g in trays:
+        ds = members[g.id]
+        if ds:
+            rack.blocks.append(Block(u_of[g.id], [d.id for d in ds], *Parts(devices=ds).size()))
+
+
+def build_single_leaf(catalog: Catalog, system: str, nodes: int, switch: str) -> Layout:
+    """`nodes` systems and one leaf switch in one rack; every compute NIC on the leaf."""
+    sys_spec = catalog.get(system)
+    sw_spec = catalog.get(switch)
+    if sw_spec.kind != "switch":
+        raise GeneratorError(f"{switch} is not a switch")
+    part, rails, nic_spec = compute_nic_part(catalog, system)
+    nic_port = fabric_port(nic_spec)
+    sw_port = fabric_port(sw_spec)
+    check_protocols(nic_spec, nic_port, sw_spec, sw_port)
+    radix = sw_spec.port(sw_port).count
+    if nodes < 1:
+        raise GeneratorError("--nodes must be at least 1")
+    if nodes * rails > radix:
+        raise GeneratorError(f"{nodes} x {system} need {nodes * rails} leaf ports; {switch} has "
+                             f"{radix} (at most {radix // rails} nodes on one leaf)")
+    rack_model, per_rack = pick_rack(catalog, system)
+    if nodes > per_rack:
+        raise GeneratorError(f"one {rack_model} holds at most {per_rack} x {system} (height and "
+                             f"power budget); asked for {nodes}")
+    title = f"{nodes} x {sys_spec.model} on one {sw_spec.model}"
+    b = DesignBuilder(catalog, title, f"{title}, all compute NICs on the leaf, in one rack.")
+    pod = b.group("cluster", title, "pod")
+    rack = b.rack(rack_model, 0, 0, pod)
+    prefix = node_prefix(system)
+    node_ids = []
+    for n in range(nodes):
+        node_ids.append(f"{prefix}-{n + 1}")
+        b.system(system, node_ids[-1], rack, f"{sys_spec.model} {n + 1}")
+    b.device("leaf-1", sw_spec.id, rack, "Leaf 1")
+    single = nic_spec.port(nic_port).count == 1
+    for n, node in enumerate(node_ids):
+        for r in range(rails):
+            nic = f"{node}.{part}{r}"
+            b.connect(PortRef(nic, nic_port, None if single else 0),
+                      PortRef("leaf-1", sw_port, n * rails + r))
+    return b.build()
+
+
+def check_protocols(nic_spec, nic_port: str, sw_spec, sw_port: str) -> None:
+    a = nic_spec.port(nic_port).protocol
+    c = sw_spec.port(sw_port).protocol
+    if a != c:
+        raise GeneratorError(f"{nic_spec.id} speaks {a} but {sw_spec.id} is a {c} switch")
