@@ -1,0 +1,176 @@
+"""The application packaging (packaging/, resources/icons/) is consistent with the project.
+
+Building the bundle takes minutes and hundreds of MB, so CI does not do it (see README, "Install
+as an application"; `python3 packaging/check_bundle.py` does). These cheap checks catch what
+usually breaks it: a renamed command or icon, a version bump that missed the metainfo, an icon
+size added in one place only, and the GUI smoke-test switch that the bundle check relies on.
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tomllib
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import rackdesigner
+from rackdesigner._resources import example_paths, icon_path
+from rackdesigner.cli import VERB_MODULES
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGING = REPO / "packaging"
+ICONS = REPO / "resources" / "icons"
+APP_ID = "io.github.rackdesigner.RackDesigner"
+METAINFO = PACKAGING / f"{APP_ID}.metainfo.xml"
+DESKTOP = PACKAGING / "rackdesigner.desktop"
+
+pytestmark = pytest.mark.skipif(not PACKAGING.is_dir(), reason="needs the source tree")
+
+
+def pyproject() -> dict:
+    with (REPO / "pyproject.toml").open("rb") as file:
+        return tomllib.load(file)
+
+
+def desktop_entry() -> configparser.SectionProxy:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str  # keys are case-sensitive
+    parser.read(DESKTOP, encoding="utf-8")
+    return parser["Desktop Entry"]
+
+
+def render_icons_module():
+    spec = importlib.util.spec_from_file_location("render_icons", PACKAGING / "render_icons.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # imports no Qt at module level
+    return module
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_desktop_entry_names_the_command_and_icon():
+    entry = desktop_entry()
+    command = next(iter(pyproject()["project"]["scripts"]))
+    assert entry["Type"] == "Application"
+    assert entry["Name"] == "RackDesigner"
+    assert entry["Exec"].split()[0] == command
+    assert entry["TryExec"] == command
+    assert (ICONS / f"{entry['Icon']}.svg").is_file()
+    assert entry["Categories"].endswith(";")
+
+
+def test_metainfo_matches_project_and_desktop_entry():
+    root = ET.parse(METAINFO).getroot()
+    project = pyproject()["project"]
+    assert root.get("type") == "desktop-application"
+    assert root.findtext("id") == APP_ID
+    assert root.findtext("name") == desktop_entry()["Name"]
+    assert root.findtext("project_license") == project["license"]
+    launchable = root.find("launchable")
+    assert launchable.get("type") == "desktop-id"
+    assert (PACKAGING / launchable.text).resolve() == DESKTOP.resolve()
+    assert root.findtext("icon") == desktop_entry()["Icon"]
+    assert root.findtext("provides/binary") == next(iter(project["scripts"]))
+    newest = root.find("releases/release")
+    assert newest.get("version") == rackdesigner.__version__ == project["version"], (
+        "add a <release> for the new version at the top of the metainfo's <releases>")
+
+
+def test_icon_svg_and_pngs_agree():
+    svg = ET.parse(ICONS / "rackdesigner.svg").getroot()
+    view_box = [float(v) for v in svg.get("viewBox").split()]
+    assert view_box[2] == view_box[3], "the icon must be square"
+    sizes = render_icons_module().SIZES
+    for size in sizes:
+        assert png_size(ICONS / f"rackdesigner-{size}.png") == (size, size)
+    rendered = {int(m.group(1)) for p in ICONS.glob("rackdesigner-*.png")
+                if (m := re.fullmatch(r"rackdesigner-(\d+)\.png", p.name))}
+    assert rendered == set(sizes)
+    installed = re.search(r'^sizes="([\d ]+)"', (PACKAGING / "install.sh").read_text(), re.M)
+    assert {int(s) for s in installed.group(1).split()} == set(sizes)
+
+
+def test_window_icon_is_the_shipped_one():
+    assert icon_path().name == "rackdesigner.svg"  # what rackdesigner.app sets on the window
+    assert icon_path().is_file()
+    package_data = pyproject()["tool"]["setuptools"]["package-data"]["rackdesigner.resources"]
+    assert "**/*.svg" in package_data and "**/*.png" in package_data
+
+
+def test_spec_collects_verbs_data_and_entry():
+    spec = (PACKAGING / "rackdesigner.spec").read_text()
+    assert 'collect_submodules("rackdesigner")' in spec
+    assert 'collect_data_files("rackdesigner.resources"' in spec
+    assert '"launcher.py"' in spec and (PACKAGING / "launcher.py").is_file()
+    assert 'name="rackdesigner"' in spec
+    # collect_submodules("rackdesigner") covers the verbs only while they live in the package
+    assert all(name.startswith("rackdesigner.cli.") for name in VERB_MODULES)
+    build = (PACKAGING / "build.sh").read_text()
+    assert "rackdesigner-$version-linux-$arch.tar.gz" in build
+
+
+@pytest.mark.parametrize("script", ["build.sh", "install.sh"])
+def test_shell_scripts_parse(script):
+    result = subprocess.run(["bash", "-n", str(PACKAGING / script)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_packaging_python_is_ruff_clean():
+    ruff = shutil.which("ruff")
+    command = [ruff] if ruff else [sys.executable, "-m", "ruff"]
+    result = subprocess.run([*command, "check", "packaging"], cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(("tool", "args", "path"), [
+    ("desktop-file-validate", [], DESKTOP),
+    ("appstreamcli", ["validate", "--no-net"], METAINFO),
+])
+def test_files_pass_the_freedesktop_validators(tool, args, path):
+    exe = shutil.which(tool)
+    if exe is None:
+        pytest.skip(f"{tool} is not installed")
+    result = subprocess.run([exe, *args, str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def launcher(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **env}
+    return subprocess.run([sys.executable, str(PACKAGING / "launcher.py"), *args],
+                          capture_output=True, text=True, timeout=180, env=full_env,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_launcher_runs_the_cli():
+    result = launcher("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"rackdesigner {rackdesigner.__version__}"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rackdesigner.app") is None,
+                    reason="the GUI is not in this tree yet")
+def test_launcher_smoke_test_quits_after_first_frame(tmp_path):
+    """The switch the bundle check uses: start the GUI, quit after one frame, report the time."""
+    shot = tmp_path / "first-frame.png"
+    args = [str(example_paths()[0])] if example_paths() else []
+    result = launcher(*args, RACKDESIGNER_SMOKE_TEST="1", RACKDESIGNER_SMOKE_TIMEOUT="120",
+                      RACKDESIGNER_SMOKE_SCREENSHOT=str(shot))
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"rackdesigner-smoke: first frame after \d+ ms", result.stderr)
+    width, height = png_size(shot)
+    assert width > 200 and height > 200
