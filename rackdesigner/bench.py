@@ -1,0 +1,177 @@
+"""`python -m rackdesigner.bench`: time loading, graph building and `simulate` at 1k-16k GPUs.
+
+Layouts are DGX H100 SuperPOD-style clusters: 32 nodes per scalable unit, one NDR leaf per rail
+per unit (rail-optimized), QM9700 everywhere; up to 1,024 GPUs a two-tier fat tree (a pod of 32
+leaves and 32 spines), above that pods joined by a core tier (k = 64 three-tier fat tree).
+`build_cluster` is also used by the tests (small sizes, optional leaf oversubscription).
+
+For each size the benchmark reports: build (instantiating systems and adding them to a Layout),
+save and load (YAML, when `rackdesigner.io` is available), graph build (`Topology.build`, the
+structure `simulate` derives), the full `simulate` (all collectives x 32 sizes, fabric, latency,
+power), and peak traced memory. Timings are wall-clock on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import tempfile
+import time
+import tracemalloc
+
+from rackdesigner.catalog import Catalog, default_catalog
+from rackdesigner.model import Device, Group, Layout, Link, PortRef, instantiate
+
+NODES_PER_SU = 32
+RAILS = 8
+SU_PER_POD = 4
+SWITCH = "qm9700"
+SWITCH_PORTS = 64
+
+
+def build_cluster(nodes: int, *, catalog: Catalog | None = None, system: str = "dgx-h100",
+                  uplinks_per_leaf: int | None = None, cable: str | None = "fiber-mm-ndr",
+                  racks: bool = True) -> Layout:
+    """A rail-optimized fat tree of `nodes` systems (see the module docstring).
+
+    `uplinks_per_leaf` below the leaf's downlink count (32) makes the leaves oversubscribed.
+    """
+    catalog = catalog or default_catalog()
+    layout = Layout(catalog=catalog)
+    groups: list[Group] = []
+    devices: list[Device] = []
+    links: list[Link] = []
+    n_su = max(1, -(-nodes // NODES_PER_SU))
+    n_pods = max(1, -(-n_su // SU_PER_POD))
+    down = SWITCH_PORTS // 2
+    up = down if uplinks_per_leaf is None else uplinks_per_leaf
+    rack_ids: list[str] = []
+    per_rack = 4
+    if racks:
+        for r in range(-(-nodes // per_rack)):
+            rack_ids.append(f"rack-{r + 1}")
+            devices.append(Device(f"rack-{r + 1}", "rack-42u"))
+    fabric = Group("fabric", "compute fabric", "fabric")
+    groups.append(fabric)
+    link_no = 0
+
+    def link(a: PortRef, b: PortRef, count: int = 1, length: float | None = None) -> None:
+        nonlocal link_no
+        link_no += 1
+        links.append(Link(f"f{link_no}", a, b, count, cable, length))
+
+    leaves_in_pod = SU_PER_POD * RAILS if n_pods > 1 else min(n_su, SU_PER_POD) * RAILS
+    spines_in_pod = leaves_in_pod if n_pods > 1 else max(1, leaves_in_pod * up // SWITCH_PORTS)
+    for p in range(n_pods):
+        for s in range(spines_in_pod):
+            devices.append(Device(f"spine-{p}-{s}", SWITCH, group="fabric"))
+    for su in range(n_su):
+        for r in range(RAILS):
+            devices.append(Device(f"leaf-{su}-{r}", SWITCH, group="fabric"))
+    for n in range(nodes):
+        prefix = f"node-{n + 1}"
+        rack = rack_ids[n // per_rack] if racks else None
+        parts = instantiate(catalog, system, prefix, rack=rack,
+                            u=1 + 8 * (n % per_rack) if racks else None)
+        groups.extend(parts.groups)
+        devices.extend(parts.devices)
+        links.extend(parts.links)
+        su = n // NODES_PER_SU
+        for r in range(RAILS):
+            link(PortRef(f"{prefix}.nic{r}", "ib"), PortRef(f"leaf-{su}-{r}", "ib"), 1, 10.0)
+    # leaf -> spine, inside each pod: spread the uplinks evenly over the pod's spines
+    for su in range(n_su):
+        pod = su // SU_PER_POD
+        for r in range(RAILS):
+            per_spine, extra = divmod(up, spines_in_pod)
+            for s in range(spines_in_pod):
+                count = per_spine + (1 if s < extra else 0)
+                if count:
+                    link(PortRef(f"leaf-{su}-{r}", "ib"), PortRef(f"spine-{pod}-{s}", "ib"),
+                         count, 30.0)
+    if n_pods > 1:
+        group_size = max(1, n_pods * down // SWITCH_PORTS)
+        for s in range(spines_in_pod):
+            for c in range(group_size):
+                devices.append(Device(f"core-{s}-{c}", SWITCH, group="fabric"))
+        for p in range(n_pods):
+            for s in range(spines_in_pod):
+                per_core = down // group_size
+                for c in range(group_size):
+                    link(PortRef(f"spine-{p}-{s}", "ib"), PortRef(f"core-{s}-{c}", "ib"),
+                         per_core, 50.0)
+    layout.add_all(groups, devices, links)
+    return layout
+
+
+def _time(fn):
+    gc.collect()
+    t0 = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - t0
+
+
+def run(sizes: list[int], repeat: int = 3) -> list[dict]:
+    from rackdesigner.simulation import simulate
+    from rackdesigner.simulation.topology import Topology
+
+    rows = []
+    catalog = default_catalog()
+    for gpus in sizes:
+        nodes = max(1, gpus // RAILS)
+        tracemalloc.start()
+        layout, t_build = _time(lambda n=nodes: build_cluster(n, catalog=catalog))
+        t_save = t_load = None
+        try:
+            from rackdesigner.io import load_layout, save_layout
+
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "cluster.yaml")
+                _, t_save = _time(lambda p=path, lay=layout: save_layout(lay, p))
+                loaded, t_load = _time(lambda p=path: load_layout(p, catalog))
+                layout = loaded
+        except ImportError:
+            pass
+        _, t_graph = _time(lambda lay=layout: Topology.build(lay))
+        times = []
+        result = None
+        for _ in range(repeat):
+            result, t_sim = _time(lambda lay=layout: simulate(lay))
+            times.append(t_sim)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert result is not None
+        rows.append({"gpus": result.scope.gpus, "devices": layout.device_count(),
+                     "links": layout.link_count(), "build_s": t_build, "save_s": t_save,
+                     "load_s": t_load, "graph_s": t_graph, "simulate_s": min(times),
+                     "peak_mb": peak / 1e6,
+                     "all_reduce_busbw": result.collective("all_reduce")[-1].busbw_GBps})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rackdesigner.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1024,4096,16384",
+                        help="GPU counts, comma-separated (default: 1024,4096,16384)")
+    parser.add_argument("--repeat", type=int, default=3, help="simulate runs per size (best kept)")
+    args = parser.parse_args(argv)
+    sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+    header = (f"{'GPUs':>6} {'devices':>8} {'links':>7} {'build s':>8} {'save s':>7} "
+              f"{'load s':>7} {'graph s':>8} {'simulate s':>10} {'peak MB':>8} {'AR busbw':>9}")
+    print(header)
+    for row in run(sizes, args.repeat):
+        def f(v, w, d=3):
+            return f"{'-':>{w}}" if v is None else f"{v:>{w}.{d}f}"
+        print(f"{row['gpus']:>6} {row['devices']:>8} {row['links']:>7} {f(row['build_s'], 8)} "
+              f"{f(row['save_s'], 7)} {f(row['load_s'], 7)} {f(row['graph_s'], 8)} "
+              f"{f(row['simulate_s'], 10)} {f(row['peak_mb'], 8, 1)} "
+              f"{f(row['all_reduce_busbw'], 9, 1)}")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

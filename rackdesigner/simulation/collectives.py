@@ -1,0 +1,319 @@
+"""Collective timings following NCCL's public cost model, with bandwidths from link loads.
+
+For every collective, algorithm and protocol NCCL predicts `time = latency + bytes / (1000 *
+algbw)` (µs, GB/s) and runs the fastest; we do the same for each nccl-tests size. Latencies and
+protocol/algorithm refinements are NCCL's (`constants.py`); the bandwidth each algorithm starts
+from is what the algorithm's traffic pattern can push through *this* layout's links:
+
+- ring: inside an island, the island ring rate (`scope.py`); across islands, each ring leaves an
+  island through one NIC, so busBw = min(NICs x slowest NIC x F, k/(k-1) x island ring rate);
+- tree (AllReduce): min(island ring rate, NICs x slowest NIC x F), NCCL's .92 and caps, algbw =
+  busBw / 2;
+- NVLS (NVLink SHARP, AllReduce): each GPU sends and receives S(k+1)/k, so algbw = B x k/(k+1)
+  with B = the GPU's NVLink rate x nvlsEfficiency x (nCh-1)/nCh; AllGather/ReduceScatter: B;
+  across islands NVLS needs in-network reduction (SHARP) and is bounded by NICs x slowest NIC;
+- NVLS-tree: NVLS inside islands, a tree across them (2 islands: one exchange per NIC, more: a
+  double binary tree, half the rate);
+- CollNet Direct (SHARP): reduce-scatter + all-gather over NVLink (algbw B x k/(2(k-1))) and one
+  pass of S/k per NIC through the switches, x .85 on Hopper and later;
+- all_to_all and send/recv (NCCL runs them as point-to-point): NVLink share (k-1)/n and
+  network share (n-k)/n of the data at the GPU's NVLink and NIC rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rackdesigner.simulation import constants as C
+from rackdesigner.simulation.scope import INF, ScopeModel, log2i
+
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all")
+ALGORITHM_CHOICES = ("auto", "ring", "tree", "nvls", "nvls_tree", "collnet")
+_P = {"LL": 0, "LL128": 1, "Simple": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One row of an nccl-tests-like table."""
+
+    bytes: int
+    time_us: float
+    algbw_GBps: float
+    busbw_GBps: float
+    algorithm: str
+    protocol: str
+
+    def to_dict(self) -> dict:
+        return {"bytes": self.bytes, "time_us": round(self.time_us, 3),
+                "algbw_GBps": round(self.algbw_GBps, 3), "busbw_GBps": round(self.busbw_GBps, 3),
+                "algorithm": self.algorithm, "protocol": self.protocol}
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    algorithm: str
+    protocol: str
+    latency_us: float
+    algbw: float  # GB/s
+    adjust: Callable[[int, float, float], tuple[float, float]] | None = None
+
+
+def busbw_factor(collective: str, n: int) -> float:
+    """nccl-tests' busbw / algbw factor."""
+    if n <= 1:
+        return 1.0
+    if collective == "all_reduce":
+        return 2.0 * (n - 1) / n
+    if collective in ("all_gather", "reduce_scatter", "all_to_all"):
+        return (n - 1) / n
+    return 1.0
+
+
+class CollectiveModel:
+    """Predicted times for one scope; `sweep(collective)` gives the nccl-tests table."""
+
+    def __init__(self, scope: ScopeModel, latency_inter_us: float, cpu_vendor: str,
+                 p2p_eff_GBps: float, p2p_same_island: bool, algorithm: str = "auto") -> None:
+        self.s = scope
+        self.lat_inter = latency_inter_us
+        self.cpu_vendor = cpu_vendor
+        self.p2p_eff = p2p_eff_GBps
+        self.p2p_same_island = p2p_same_island
+        self.algorithm = algorithm
+        self.messages: list[str] = []
+        n_nodes = scope.n_islands
+        self.index2 = 0 if n_nodes <= 1 else 1 if n_nodes == 2 else 2
+        ai = scope.arch_index
+        self.ll_max = C.LL_MAX_BW[ai if n_nodes <= 1 else (1 if cpu_vendor == "amd" else 0)][
+            self.index2]
+        self.intra_hw = "pcie" if any(i.intra_hw == "pcie" for i in scope.islands) else "nvlink"
+        self.b_intra = min((i.intra_eff for i in scope.islands), default=INF)
+        self.net = min((i.net_eff for i in scope.islands), default=0.0)
+
+    # ---- latency helpers -------------------------------------------------------------------
+    def _inter_lat(self, algo: str, p: int, intra: float) -> float:
+        if self.s.n_islands <= 1:
+            return intra
+        lat = C.HW_LATENCY_US["net"][algo][p] + self.lat_inter
+        if p == 2:
+            lat += self.lat_inter  # NCCL adds the flush latency for Simple
+        return lat
+
+    # ---- candidates per algorithm ----------------------------------------------------------
+    def candidates(self, coll: str) -> list[_Candidate]:
+        s = self.s
+        if s.n <= 1:
+            return []
+        if coll == "all_to_all":
+            return self._all_to_all()
+        if coll == "send_recv":
+            return self._send_recv()
+        out = self._ring(coll)
+        if coll == "all_reduce":
+            out += self._tree() + self._nvls_tree() + self._collnet()
+        if coll in ("all_reduce", "all_gather", "reduce_scatter"):
+            out += self._nvls(coll)
+        return [c for c in out if c.algbw > 0]
+
+    def _ring_busbw(self) -> float:
+        s = self.s
+        if s.n_islands <= 1:
+            return self.b_intra
+        best = INF
+        for isl in s.islands:
+            net = isl.net_eff * s.fabric_factor
+            intra = isl.k / (isl.k - 1) * isl.intra_eff if isl.k > 1 else INF
+            best = min(best, net, intra)
+        return best
+
+    def _ring(self, coll: str) -> list[_Candidate]:
+        s, n, nodes = self.s, self.s.n, self.s.n_islands
+        nsteps = 2 * (n - 1) if coll == "all_reduce" else n - 1 if coll in (
+            "all_gather", "reduce_scatter") else n
+        ch = s.channels
+        base_bw = self._ring_busbw()
+        out = []
+        for proto, p in _P.items():
+            if proto == "LL128" and self.intra_hw != "nvlink":
+                continue
+            bus = base_bw
+            if proto == "LL":
+                bus = min(self.ll_max, bus * C.RING_LL_FACTOR)
+            elif proto == "LL128":
+                bus = min(bus * C.RING_LL128_FACTOR,
+                          ch * C.PER_CH_MAX_RING_LL128_BW[s.arch_index][self.index2])
+            lat = C.BASE_LATENCY_US["ring"][p]
+            intra = C.HW_LATENCY_US[self.intra_hw]["ring"][p]
+            inter = self._inter_lat("ring", p, intra)
+            if coll in ("broadcast", "reduce"):
+                step = intra if p != 2 else C.HW_LATENCY_US[self.intra_hw]["tree"][p]
+                lat += nsteps * step
+            else:
+                if nodes > 1:
+                    overhead = C.NET_OVERHEAD_US.get(self.cpu_vendor, 1.0) * (3 if p == 2 else 1)
+                    intra = max(intra, overhead)
+                n_inter = (0 if nodes <= 1 else 2 * (nodes - 1) if coll == "all_reduce"
+                           else nodes - 1)
+                lat += (nsteps - n_inter) * intra + n_inter * inter
+            adjust = None
+            if coll == "all_reduce" and proto == "Simple" and nodes > 1:
+                threshold = 64 * ch * n
+
+                def adjust(size: int, lat: float, bw: float, t=threshold) -> tuple[float, float]:
+                    return (lat * C.RING_PLATEAU_FACTOR if size >= t else lat), bw
+            out.append(_Candidate("ring", proto, lat, bus * n / nsteps, adjust))
+        return out
+
+    def _tree(self) -> list[_Candidate]:
+        s, n, nodes = self.s, self.s.n, self.s.n_islands
+        base = self.b_intra if nodes <= 1 else min(self.b_intra, self.net * s.fabric_factor)
+        ch, ai, i2 = s.channels, s.arch_index, self.index2
+        out = []
+        for proto, p in _P.items():
+            if proto == "LL128" and self.intra_hw != "nvlink":
+                continue
+            bus = min(base * C.TREE_FACTOR, ch * C.PER_CH_MAX_TREE_BW[ai][i2])
+            if proto == "LL":
+                bus = min(bus * C.TREE_LL_FACTOR, self.ll_max)
+            elif proto == "LL128":
+                f = C.TREE_LL128_FACTOR_1NODE if nodes <= 1 else C.TREE_LL128_FACTOR_MULTI
+                bus = min(bus * f, ch * C.PER_CH_MAX_TREE_LL128_BW[ai][i2])
+            intra = C.HW_LATENCY_US[self.intra_hw]["tree"][p]
+            inter = self._inter_lat("tree", p, intra)
+            per_node = n // max(1, nodes)
+            lat = C.BASE_LATENCY_US["tree"][p] + 2 * ((per_node - 1) * intra
+                                                      + log2i(nodes) * inter)
+
+            def adjust(size: int, lat: float, bw: float, p=p) -> tuple[float, float]:
+                log_size = log2i(size >> 6) if size >= 64 else -1
+                if 0 <= log_size < 23:
+                    bw *= C.TREE_CORRECTION[p][log_size]
+                return lat, bw
+            out.append(_Candidate("tree", proto, lat, bus * 0.5, adjust))
+        return out
+
+    def _nvls_rate(self) -> float:
+        s = self.s
+        if not s.islands or not all(i.nvls for i in s.islands):
+            return 0.0
+        eff = C.NVLS_EFFICIENCY.get(s.arch, 0.0)
+        ch = C.NVLS_CHANNELS
+        return min(i.nvlink_eff_min for i in s.islands) * eff * (ch - 1) / ch
+
+    def _nvls(self, coll: str) -> list[_Candidate]:
+        s = self.s
+        b = self._nvls_rate()
+        if b <= 0:
+            return []
+        k, n = s.k, s.n
+        if coll == "all_reduce":
+            algbw = b * k / (k + 1)
+            if s.n_islands > 1:
+                if not s.sharp:
+                    return []
+                algbw = min(algbw, self.net)
+        else:
+            if s.n_islands > 1:
+                return []
+            algbw = b * n / (n - 1)
+        intra = C.HW_LATENCY_US["nvlink"]["nvls"][2]
+        lat = intra + (self._inter_lat("nvls", 2, intra) if s.n_islands > 1 else 0.0)
+        return [_Candidate("nvls", "Simple", lat, algbw)]
+
+    def _nvls_tree(self) -> list[_Candidate]:
+        s = self.s
+        b = self._nvls_rate()
+        if b <= 0 or s.n_islands <= 1:
+            return []
+        k, n = s.k, s.n
+        net = self.net * s.fabric_factor * (1.0 if s.n_islands == 2 else 0.5)
+        cap = C.PER_CH_MAX_NVLS_TREE_BW[s.arch_index][self.index2] * C.NVLS_CHANNELS
+        algbw = min(b * k / (k + 1), net, cap * n / (2 * (n - 1)))
+        intra = C.HW_LATENCY_US["nvlink"]["nvls_tree"][2]
+        lat = intra + 2 * log2i(s.n_islands) * self._inter_lat("nvls_tree", 2, intra)
+        return [_Candidate("nvls_tree", "Simple", lat, algbw)]
+
+    def _collnet(self) -> list[_Candidate]:
+        s = self.s
+        if (s.n_islands <= 1 or not s.sharp or s.k > C.COLLNET_MAX_LOCAL_RANKS
+                or not all(i.has_nvswitch or i.k == 1 for i in s.islands)):
+            return []
+        k = s.k
+        intra_algbw = self.b_intra * k / (2 * (k - 1)) if k > 1 else INF
+        algbw = min(intra_algbw, self.net)
+        if s.sm >= 90:
+            algbw *= C.COLLNET_EFFICIENCY_SM90
+        intra = C.HW_LATENCY_US[self.intra_hw]["collnet_direct"][2]
+        lat = (2 * (min(1, k - 1) * intra + (k - 1) * C.COLLNET_ARITY_US)
+               + self._inter_lat("collnet_direct", 2, intra))
+        return [_Candidate("collnet_direct", "Simple", lat, algbw)]
+
+    def _p2p_lat(self, p: int, remote: bool) -> float:
+        intra = C.HW_LATENCY_US[self.intra_hw]["ring"][p]
+        lat = C.BASE_LATENCY_US["ring"][p] + intra
+        if remote:
+            lat += C.HW_LATENCY_US["net"]["ring"][p] + self.lat_inter
+        return lat
+
+    def _all_to_all(self) -> list[_Candidate]:
+        s = self.s
+        n = s.n
+        worst = INF
+        for isl in s.islands:
+            local = (isl.k - 1) / n
+            remote = (n - isl.k) / n
+            b_local = isl.nvlink_eff_min if isl.intra_hw == "nvlink" else isl.intra_eff
+            per_gpu_net = isl.net_eff / isl.k * s.a2a_factor
+            t = 0.0
+            if local > 0:
+                t = max(t, local / b_local if b_local > 0 else INF)
+            if remote > 0:
+                t = max(t, remote / per_gpu_net if per_gpu_net > 0 else INF)
+            worst = min(worst, 1.0 / t if t > 0 else INF)
+        if worst in (0.0, INF):
+            return []
+        remote = s.n_islands > 1
+        return [_Candidate("p2p", "LL", self._p2p_lat(0, remote),
+                           min(worst * C.RING_LL_FACTOR, self.ll_max)),
+                _Candidate("p2p", "Simple", self._p2p_lat(2, remote), worst)]
+
+    def _send_recv(self) -> list[_Candidate]:
+        if self.p2p_eff <= 0:
+            return []
+        remote = not self.p2p_same_island
+        return [_Candidate("p2p", "LL", self._p2p_lat(0, remote),
+                           min(self.p2p_eff * C.RING_LL_FACTOR, self.ll_max)),
+                _Candidate("p2p", "Simple", self._p2p_lat(2, remote), self.p2p_eff)]
+
+    # ---- sweep ----------------------------------------------------------------------------------
+    def sweep(self, coll: str, sizes: tuple[int, ...] = C.SIZES) -> list[Point]:
+        cands = self.candidates(coll)
+        if not cands:
+            return []
+        forced = self.algorithm
+        if forced != "auto":
+            name = "collnet_direct" if forced == "collnet" else forced
+            chosen = [c for c in cands if c.algorithm == name]
+            if chosen:
+                cands = chosen
+            elif coll not in ("all_to_all", "send_recv"):
+                self.messages.append(f"{coll}: algorithm {forced} is not available here; "
+                                     f"using the fastest available")
+        n = self.s.n if coll != "send_recv" else 2
+        factor = busbw_factor(coll, n)
+        out = []
+        for size in sizes:
+            best: tuple[float, _Candidate] | None = None
+            for c in cands:
+                lat, bw = c.latency_us, c.algbw
+                if c.adjust is not None:
+                    lat, bw = c.adjust(size, lat, bw)
+                t = lat + size / (1000.0 * bw)
+                if best is None or t < best[0]:
+                    best = (t, c)
+            assert best is not None
+            t, c = best
+            algbw = size / (t * 1000.0)
+            out.append(Point(size, t, algbw, algbw * factor, c.algorithm, c.protocol))
+        return out

@@ -1,0 +1,165 @@
+"""Every efficiency figure and model constant the simulation uses, in one place, with its source.
+
+Nothing else in `rackdesigner.simulation` holds a number that is not derived from the layout's
+graph and the catalog. There are no per-device fudge factors: a constant applies to a link
+class (NVLink of an SM generation, PCIe, the network) or to an NCCL algorithm/protocol.
+
+Source of the NCCL figures: NVIDIA/nccl `src/tuning/cost_model.cc` (`ncclTunerConstantsDefaults`,
+`treeCorrectionFactor`), `src/tuning/{ring,tree,nvls,collnet}.cc` at commit 1fc949c (2026, the
+release line after the tuning code moved out of `src/graph/tuning.cc`; its constants match the
+2.2x `tuning.cc` except where noted), and `src/graph/topo.h` for the per-link bandwidths.
+Units: bandwidth GB/s (10^9 B/s) per direction, latency microseconds unless the name says ns.
+"""
+
+from __future__ import annotations
+
+# --- per-link bandwidth NCCL assumes (GB/s per direction) -------------------------------------
+#: NVLink per link by GPU SM generation: topo.h SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6,
+#: SM100_NVLINK_BW 40.1 (the raw link rates are 25, 25 and 50 GB/s per direction).
+NVLINK_BW_PER_LINK_BY_SM: dict[int, float] = {80: 20.0, 86: 12.0, 90: 20.6, 100: 40.1}
+#: For an SM generation not in the table: the same ratio as SM100 (40.1 / 50 = 0.802).
+NVLINK_EFFICIENCY_FALLBACK = 0.802
+#: PCIe: NCCL models an x16 link as width x speed / 80 -> Gen3 12, Gen4 24, Gen5 48, Gen6 96
+#: GB/s, i.e. 0.75 of the raw per-direction rate (topo.cc, PCI_BW in topo.h).
+PCIE_EFFICIENCY = 0.75
+#: NVLink-C2C (Grace-Blackwell): NCCL treats C2C as an NVLink-class link; we apply the NVLink5
+#: ratio (40.1 / 50). Assumption, no separate NCCL constant.
+C2C_EFFICIENCY = 0.802
+#: Network: NCCL takes the NIC's link speed as is (speed Mb/s / 8000; NDR 400G = 50 GB/s).
+NET_EFFICIENCY = 1.0
+
+# --- algorithms, protocols -------------------------------------------------------------------
+ALGORITHMS = ("tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree")
+PROTOCOLS = ("LL", "LL128", "Simple")
+
+#: baseLatencies [algorithm][LL, LL128, Simple], µs (cost_model.cc).
+BASE_LATENCY_US: dict[str, tuple[float, float, float]] = {
+    "tree": (6.8, 14.0, 8.4),
+    "ring": (6.6, 14.0, 8.4),
+    "collnet_direct": (0.0, 0.0, 0.0),
+    "collnet_chain": (0.0, 0.0, 0.0),
+    "nvls": (0.0, 0.0, 0.0),
+    "nvls_tree": (0.0, 0.0, 0.0),
+}
+#: hwLatencies [link class][algorithm][LL, LL128, Simple], µs (cost_model.cc).
+HW_LATENCY_US: dict[str, dict[str, tuple[float, float, float]]] = {
+    "nvlink": {
+        "tree": (0.6, 1.25, 4.0),
+        "ring": (0.6, 1.9, 3.4),
+        "collnet_direct": (0.0, 0.0, 3.7),
+        "collnet_chain": (0.0, 0.0, 2.8),
+        "nvls": (0.0, 0.0, 25.0),
+        "nvls_tree": (0.0, 0.0, 25.0),
+    },
+    "pcie": {
+        "tree": (1.0, 1.9, 4.0),
+        "ring": (1.0, 2.5, 5.7),
+        "collnet_direct": (0.0, 0.0, 3.7),
+        "collnet_chain": (0.0, 0.0, 2.8),
+        "nvls": (0.0, 0.0, 0.0),
+        "nvls_tree": (0.0, 0.0, 0.0),
+    },
+    "net": {
+        "tree": (5.0, 8.5, 14.0),
+        "ring": (2.7, 4.0, 14.0),
+        "collnet_direct": (0.0, 0.0, 31.0),
+        "collnet_chain": (0.0, 0.0, 30.0),
+        "nvls": (0.0, 0.0, 18.0),
+        "nvls_tree": (0.0, 0.0, 20.9),
+    },
+}
+#: GPU architecture index used by the per-architecture tables below (cost_model.cc order).
+ARCH_INDEX = {"volta": 0, "ampere": 1, "hopper": 2, "blackwell": 3}
+#: llMaxBws [index1][N1, N2, N4+] (absolute LL caps, GB/s). Single node: index1 = GPU arch;
+#: multi-node: index1 = 0 for Intel/other CPUs, 1 for AMD.
+LL_MAX_BW = (
+    (39.0, 39.0, 20.4),
+    (87.7, 22.5, 19.0),
+    (141.0, 45.0, 35.0),
+    (282.0, 90.0, 70.0),
+)
+#: perChMaxRingLL128Bws [arch][N1, N2, N4+], per channel.
+PER_CH_MAX_RING_LL128_BW = (
+    (20.0, 20.0, 20.0),
+    (20.0, 20.0, 20.0),
+    (36.7, 36.7, 36.7),
+    (40.0, 40.0, 40.0),
+)
+#: perChMaxTreeLL128Bws [arch][N1, N2, N4+], per channel.
+PER_CH_MAX_TREE_LL128_BW = (
+    (20.0, 20.0, 20.0),
+    (20.0, 20.0, 20.0),
+    (36.7, 36.7, 29.0),
+    (55.6, 31.67, 20.0),
+)
+#: perChMaxTreeBws [arch][N1, N2, N4+], per channel.
+PER_CH_MAX_TREE_BW = (
+    (26.5, 18.5, 10.0),
+    (24.0, 23.6, 17.8),
+    (38.7, 41.4, 36.0),
+    (70.0, 42.8, 24.0),
+)
+#: perChMaxNVLSTreeBws [arch][N1, N2, N4+], per channel.
+PER_CH_MAX_NVLS_TREE_BW = (
+    (26.5, 18.5, 10.0),
+    (24.0, 23.6, 17.8),
+    (0.0, 57.7, 45.5),
+    (0.0, 96.0, 80.0),
+)
+#: treeCorrectionFactor [LL, LL128, Simple][log2(bytes / 64)] for 64 B .. 512 MiB.
+TREE_CORRECTION = (
+    (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0,
+     1.0, 1.0),
+    (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0,
+     1.0, 1.0),
+    (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9,
+     .9),
+)
+#: Protocol payload efficiency: LL carries 8 B of data per 16 B line (ring.cc: busBw * .5);
+#: LL128 carries 120 B per 128 B line, modelled as 0.92 (ring.cc).
+RING_LL_FACTOR = 0.5
+RING_LL128_FACTOR = 0.92
+#: Tree refinements (tree.cc): busBw * .92, LL / 3.8, LL128 * 7/9 (one node) or 120/128.
+TREE_FACTOR = 0.92
+TREE_LL_FACTOR = 1.0 / 3.8
+TREE_LL128_FACTOR_1NODE = 7.0 / 9.0
+TREE_LL128_FACTOR_MULTI = 120.0 / 128.0
+#: nvlsEfficiency (nvls.cc): Hopper 0.85, Blackwell 0.74 (Volta/Ampere have no NVLS).
+NVLS_EFFICIENCY = {"hopper": 0.85, "blackwell": 0.74}
+#: NVLS channels: NCCL_NVLS_NCHANNELS default (16); NVLS keeps one channel for
+#: synchronisation, hence the (nCh - 1) / nCh factor in nvls.cc.
+NVLS_CHANNELS = 16
+#: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
+COLLNET_EFFICIENCY_SM90 = 0.85
+#: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64
+#: ("plateau effect of ring", ring.cc).
+RING_PLATEAU_FACTOR = 1.4
+#: Network post overhead per ring step, µs (ring.cc getNetOverhead: Intel 1.0, AMD 2.0,
+#: others 1.0), tripled for Simple.
+NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0, "other": 1.0}
+#: CollNet Direct arity serialisation, µs per local rank (collnet.cc).
+COLLNET_ARITY_US = 0.4
+#: Maximum ranks per node for CollNet (NCCL_MAX_DIRECT_ARITY + 1 = 8).
+COLLNET_MAX_LOCAL_RANKS = 8
+#: Maximum channels NCCL uses (MAXCHANNELS is 64; rings on NVSwitch systems settle near one
+#: channel per NVLink). Our channel count: NVLinks per GPU, clamped to [2, 32].
+MIN_CHANNELS = 2
+MAX_CHANNELS = 32
+
+# --- sizes -------------------------------------------------------------------------------------
+#: nccl-tests `-b 8 -e 16G -f 2`: 8 B .. 16 GiB doubling (32 sizes).
+SIZES = tuple(2**k for k in range(3, 35))
+
+# --- latency of the physical path ----------------------------------------------------------------
+#: Signal propagation when neither the link's cable nor a default gives one: 5 ns/m
+#: (LinkX: DAC 4.5 ns/m, fibre ~5 ns/m).
+DEFAULT_PROPAGATION_NS_PER_M = 5.0
+#: Cable length assumed for a network link without `length_m`: none (propagation left out);
+#: the result says how many links had no length.
+DEFAULT_LINK_LENGTH_M = 0.0
+
+# --- power ----------------------------------------------------------------------------------
+#: Power usage effectiveness when the user does not give one. 1.3 is a stated default: between
+#: the Uptime Institute global survey average (about 1.5-1.6, 2023-2024) and the 1.1-1.2 that
+#: new liquid-cooled AI halls report; change it with `pue=` / `--pue`.
+DEFAULT_PUE = 1.3

@@ -1,0 +1,111 @@
+"""The frozen result of `simulate` and its JSON form (`rackdesigner.simulation/1`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from rackdesigner.simulation.collectives import Point
+from rackdesigner.simulation.fabric import LatencyClass
+from rackdesigner.simulation.power import PowerReport
+
+SCHEMA = "rackdesigner.simulation/1"
+
+
+def _r(value: float | None, digits: int = 3) -> float | None:
+    if value is None or value != value or value in (float("inf"), float("-inf")):
+        return None
+    return round(value, digits)
+
+
+@dataclass(frozen=True)
+class ScopeInfo:
+    gpus: int
+    nodes: int
+    nvlink_domains: int
+    largest_nvlink_domain: int
+    islands: int  # NCCL "nodes": GPUs joined by NVLink or host links
+    reachable_gpus: int
+    label: str = "layout"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gpus": self.gpus, "nodes": self.nodes, "nvlink_domains": self.nvlink_domains,
+                "largest_nvlink_domain": self.largest_nvlink_domain, "islands": self.islands,
+                "reachable_gpus": self.reachable_gpus, "label": self.label}
+
+
+@dataclass(frozen=True)
+class BandwidthInfo:
+    per_gpu_scale_up_GBps: float  # slowest GPU's NVLink, hardware rate per direction
+    per_gpu_scale_out_GBps: float  # slowest GPU's NIC share (capped by its PCIe/C2C path)
+    bisection_GBps: float
+    oversubscription: MappingProxyType  # tier -> aggregate down / up
+    oversubscription_worst: MappingProxyType  # tier -> worst switch (None: a switch lacks uplinks)
+    fabric_factor: float  # share of NIC rate that survives the tiers crossed (collective model)
+    p2p: MappingProxyType  # {"a", "b", "GBps"}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "per_gpu_scale_up_GBps": _r(self.per_gpu_scale_up_GBps),
+            "per_gpu_scale_out_GBps": _r(self.per_gpu_scale_out_GBps),
+            "bisection_GBps": _r(self.bisection_GBps),
+            "oversubscription": {k: _r(v, 4) for k, v in self.oversubscription.items()},
+            "oversubscription_worst": {k: _r(v, 4) for k, v in
+                                       self.oversubscription_worst.items()},
+            "fabric_factor": _r(self.fabric_factor, 4),
+            "p2p": {k: (_r(v) if isinstance(v, float) else v) for k, v in self.p2p.items()},
+        }
+
+
+@dataclass(frozen=True)
+class LatencyInfo:
+    min_us: float | None
+    mean_us: float | None
+    max_us: float | None
+    max_hops: int
+    histogram: tuple[LatencyClass, ...]
+    collective_small_us: MappingProxyType  # collective -> time of the 8-byte row
+    missing_data: tuple[str, ...]  # models whose latency the catalog does not give
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "gpu_to_gpu_us": {"min": _r(self.min_us, 4), "mean": _r(self.mean_us, 4),
+                              "max": _r(self.max_us, 4)},
+            "max_hops": self.max_hops,
+            "histogram": [c.to_dict() for c in self.histogram],
+            "collective_small_us": {k: _r(v) for k, v in self.collective_small_us.items()},
+            "missing_latency_data": list(self.missing_data),
+        }
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Everything `simulate` predicts for one layout and scope (read-only)."""
+
+    scope: ScopeInfo
+    bandwidth: BandwidthInfo
+    collectives: MappingProxyType  # name -> tuple[Point, ...]
+    latency: LatencyInfo
+    power: PowerReport
+    messages: tuple[str, ...]
+    algorithm: str = "auto"
+
+    def collective(self, name: str) -> tuple[Point, ...]:
+        return self.collectives.get(name, ())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "scope": self.scope.to_dict(),
+            "bandwidth": self.bandwidth.to_dict(),
+            "collectives": {name: [p.to_dict() for p in points]
+                            for name, points in self.collectives.items()},
+            "latency": self.latency.to_dict(),
+            "power": self.power.to_dict(),
+            "messages": list(self.messages),
+            "algorithm": self.algorithm,
+        }
+
+
+__all__ = ["SCHEMA", "BandwidthInfo", "LatencyInfo", "Point", "ScopeInfo", "SimulationResult"]

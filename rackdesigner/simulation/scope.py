@@ -1,0 +1,236 @@
+"""The GPUs a simulation looks at, and the per-island figures the collective model needs.
+
+An *island* is a set of GPUs joined by NVLink or host links (NCCL's "node"; an NVL72 rack is one
+island, as NCCL treats a multi-node NVLink domain as one node). For each island in scope we
+compute, from link loads on the graph:
+
+- the ring bandwidth inside the island: a ring visits the island's GPUs in id order; a hop
+  i -> j can use sum over NVSwitches s of min(cap(i, s), cap(j, s)) plus direct NVLinks; NCCL
+  runs rings both ways, so the island's ring rate is min(smallest GPU egress,
+  smallest clockwise hop + smallest counter-clockwise hop) — a GPU with fewer NVLinks or a
+  degraded hop lowers it;
+- NVLS capability (every NVSwitch of the island supports NVLink SHARP, GPUs are Hopper or later,
+  all NVLinks go to switches) and the NVLS per-GPU rate;
+- the NICs its GPUs use and the slowest of them (network side capped by the PCIe/C2C path).
+
+The fabric factor F says how much of a NIC's rate survives the fabric when inter-island traffic
+must climb tiers: for every tier the traffic crosses, min(1, uplink / downlink) of the worst
+switch involved. Ranks are not assumed to be placed leaf-aware: if GPUs of one rail sit under
+different leaves, the rail's traffic is taken to cross the leaf uplinks.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from rackdesigner.simulation import constants as C
+from rackdesigner.simulation.topology import Topology
+
+INF = float("inf")
+
+
+@dataclass
+class Island:
+    gpus: list[str]
+    intra_eff: float = INF  # ring busBw inside the island (NCCL-effective GB/s)
+    intra_raw: float = INF
+    intra_hw: str = "nvlink"
+    nvlink_eff_min: float = 0.0  # smallest per-GPU NVLink egress (NCCL-effective)
+    nvls: bool = False
+    has_nvswitch: bool = False
+    nics: list[str] = field(default_factory=list)
+    nic_min_eff: float = 0.0
+    nic_min_raw: float = 0.0
+
+    @property
+    def k(self) -> int:
+        return len(self.gpus)
+
+    @property
+    def net_eff(self) -> float:
+        return len(self.nics) * self.nic_min_eff
+
+
+@dataclass
+class ScopeModel:
+    gpus: list[str]
+    islands: list[Island]
+    arch: str = "hopper"
+    sm: int = 90
+    fabric_factor: float = 1.0
+    a2a_factor: float = 1.0
+    crossed_tiers: list[int] = field(default_factory=list)
+    involved: dict[int, set[str]] = field(default_factory=dict)  # tier -> switches
+    sharp: bool = False
+    links_per_gpu: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.gpus)
+
+    @property
+    def n_islands(self) -> int:
+        return len(self.islands)
+
+    @property
+    def k(self) -> int:
+        return max((isl.k for isl in self.islands), default=0)
+
+    @property
+    def arch_index(self) -> int:
+        return C.ARCH_INDEX.get(self.arch, 2)
+
+    @property
+    def channels(self) -> int:
+        """Ring/tree channels: about one per NVLink of a GPU (see constants.MAX_CHANNELS)."""
+        return max(C.MIN_CHANNELS, min(C.MAX_CHANNELS, self.links_per_gpu))
+
+
+def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
+    """Per-island figures and fabric factors for the GPUs in scope (all mutually reachable)."""
+    by_island: dict[str, list[str]] = defaultdict(list)
+    for gpu in gpus:
+        by_island[topo.island_of[gpu]].append(gpu)
+    islands = [_island(topo, members) for members in by_island.values()]
+    scope = ScopeModel(gpus=list(gpus), islands=islands)
+    archs = {topo.specs[g].gpu.architecture if topo.specs[g].gpu else "" for g in gpus}
+    order = ["volta", "ampere", "hopper", "blackwell"]
+    known = [a for a in order if a in archs]
+    scope.arch = known[0] if known else "hopper"
+    sms = [topo.specs[g].gpu.sm for g in gpus if topo.specs[g].gpu]
+    scope.sm = min(sms) if sms else 90
+    scope.links_per_gpu = int(min((topo.nvl_links.get(g, 0) for g in gpus), default=0))
+    if len(islands) > 1:
+        _fabric_factors(topo, scope)
+    return scope
+
+
+def _island(topo: Topology, gpus: list[str]) -> Island:
+    island = Island(gpus=gpus)
+    k = len(gpus)
+    in_scope = set(gpus)
+    egress_eff, egress_raw = [], []
+    switched = True
+    for g in gpus:
+        peers_eff = sum(v for p, v in topo.nvl_peer_eff.get(g, {}).items() if p in in_scope)
+        peers_raw = sum(v for p, v in topo.nvl_peer_raw.get(g, {}).items() if p in in_scope)
+        if topo.nvl_peer_eff.get(g):
+            switched = False
+        egress_eff.append(sum(topo.nvl_sw_eff.get(g, {}).values()) + peers_eff)
+        egress_raw.append(sum(topo.nvl_sw_raw.get(g, {}).values()) + peers_raw)
+    island.nvlink_eff_min = min(egress_eff, default=0.0)
+    if k > 1:
+        if island.nvlink_eff_min <= 0:
+            # no NVLink: GPUs talk over their host (PCIe/C2C) links
+            island.intra_hw = "pcie"
+            island.intra_eff = min(topo.gpu_host_eff.get(g, 0.0) for g in gpus)
+            island.intra_raw = min(topo.gpu_host_raw.get(g, 0.0) for g in gpus)
+        else:
+            island.intra_eff = _ring_rate(topo.nvl_sw_eff, topo.nvl_peer_eff, gpus, egress_eff)
+            island.intra_raw = _ring_rate(topo.nvl_sw_raw, topo.nvl_peer_raw, gpus, egress_raw)
+    root = topo.island_of[gpus[0]]
+    switches = topo.nvswitches_of.get(root, set())
+    island.has_nvswitch = bool(switches)
+    archs_ok = all(
+        topo.specs[g].gpu is not None and topo.specs[g].gpu.architecture in C.NVLS_EFFICIENCY
+        for g in gpus)
+    island.nvls = (k > 1 and switched and bool(switches) and archs_ok
+                   and all(topo.specs[s].supports_nvls for s in switches)
+                   and island.nvlink_eff_min > 0)
+    nics: dict[str, tuple[float, float]] = {}
+    for g in gpus:
+        for path in topo.gpu_nics.get(g, ()):
+            net = topo.nic_raw(path.nic)
+            raw = min(net, path.raw)
+            eff = min(net * C.NET_EFFICIENCY, path.eff)
+            old = nics.get(path.nic)
+            nics[path.nic] = (raw, eff) if old is None else (min(old[0], raw), min(old[1], eff))
+    island.nics = sorted(nics)
+    island.nic_min_raw = min((v[0] for v in nics.values()), default=0.0)
+    island.nic_min_eff = min((v[1] for v in nics.values()), default=0.0)
+    return island
+
+
+def _ring_rate(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:
+    k = len(gpus)
+
+    def hop(i: str, j: str) -> float:
+        si, sj = sw.get(i, {}), sw.get(j, {})
+        cap = sum(min(v, sj[s]) for s, v in si.items() if s in sj)
+        cap += peer.get(i, {}).get(j, 0.0)
+        return cap
+
+    hops = []
+    for idx in range(k):
+        a, b = gpus[idx], gpus[(idx + 1) % k]
+        cap = hop(a, b)
+        if cap <= 0:
+            # same island but no common switch (multi-level NVLink): assume non-blocking
+            cap = min(egress[idx], egress[(idx + 1) % k])
+        hops.append(cap)
+    if k == 2:
+        return min(min(egress), hops[0])
+    return min(min(egress), 2 * min(hops))
+
+
+def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
+    """Which tiers inter-island traffic crosses, and the share of NIC rate that survives."""
+    # rails: GPU at local index r of each island uses its primary NIC's leaf
+    rail_leaves: dict[int, list[str]] = defaultdict(list)
+    leaves: set[str] = set()
+    for island in scope.islands:
+        fallback = next((topo.primary_nic[g] for g in island.gpus if g in topo.primary_nic),
+                        None)
+        for r, g in enumerate(island.gpus):
+            nic = topo.primary_nic.get(g, fallback)
+            leaf = topo.leaf_of(nic) if nic else None
+            if leaf is not None:
+                rail_leaves[r].append(leaf)
+                leaves.add(leaf)
+    involved: dict[int, set[str]] = {1: leaves}
+    top = len(topo.domains)
+    t = 1
+    while t < top:
+        nxt = {n for s in involved[t] for n in topo.sw_adj.get(s, ()) if topo.tier.get(n) == t + 1}
+        if not nxt:
+            break
+        involved[t + 1] = nxt
+        t += 1
+    scope.involved = involved
+    crossed: list[int] = []
+    fractions: dict[int, float] = {}
+    for t in range(1, top + 1):
+        domain = topo.domains[t - 1]
+        same = pairs = 0
+        for members in rail_leaves.values():
+            counts: dict[str, int] = defaultdict(int)
+            for leaf in members:
+                counts[domain[leaf]] += 1
+            m = len(members)
+            pairs += m * (m - 1)
+            same += sum(c * (c - 1) for c in counts.values())
+        if pairs and same < pairs:
+            crossed.append(t)
+            fractions[t] = 1.0 - same / pairs
+    scope.crossed_tiers = crossed
+    factor = a2a = 1.0
+    for t in crossed:
+        worst = INF
+        for s in involved.get(t, ()):
+            down = topo.down_cap.get(s, 0.0)
+            if down > 0:
+                worst = min(worst, topo.up_cap.get(s, 0.0) / down)
+        if worst is INF:
+            continue
+        factor = min(factor, worst)
+        a2a = min(a2a, worst / fractions[t]) if fractions[t] > 0 else a2a
+    scope.fabric_factor = min(1.0, factor)
+    scope.a2a_factor = min(1.0, a2a)
+    switches = set().union(*involved.values()) if involved else set()
+    scope.sharp = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
+
+
+def log2i(x: float) -> int:
+    """floor(log2(x)) for x >= 1, else 0 (NCCL's log2i)."""
+    return int(x).bit_length() - 1 if x >= 1 else 0

@@ -1,0 +1,334 @@
+"""The structure of a layout that the models need, derived from its graph in one pass.
+
+`Topology.build(layout)` walks every device and link once and keeps what the bandwidth, latency
+and power models ask for: each GPU's NVLink capacity toward each NVSwitch (and direct peers),
+*islands* (GPUs joined by NVLink or host links: a DGX node, an NVL72 rack), each GPU's nearest
+NICs over PCIe/C2C and the bottleneck of that path, and the scale-out fabric as switch tiers
+(leaf = a switch with NICs below it, then BFS levels upward) with capacity down and up per switch.
+
+Capacities are kept twice: `raw` (hardware rate per direction, GB/s) for the bandwidth report,
+bisection and max flow, and `eff` (the per-link figure NCCL assumes, `constants.py`) for the
+collective model. Nothing here enumerates GPU pairs; everything is linear in devices + links.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
+from rackdesigner.model import Layout, Link, natural_key
+from rackdesigner.simulation import constants as C
+
+NETWORK_PROTOCOLS = ("infiniband", "ethernet")
+HOST_PROTOCOLS = ("pcie", "c2c")
+NIC_KINDS = ("nic", "dpu")
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        parent = self.parent
+        p = parent.get(x)
+        if p is None or p == x:
+            return x
+        while True:  # path halving
+            gp = parent.get(p, p)
+            if gp == p:
+                return p
+            parent[x] = gp
+            x, p = gp, parent.get(gp, gp)
+            if p == x:
+                return x
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+
+def nvlink_eff_per_GBps(spec: DeviceSpec) -> float:
+    """NCCL's usable fraction of a GPU's raw NVLink rate (per-link table by SM generation)."""
+    group = next((g for g in spec.ports if g.protocol == "nvlink"), None)
+    sm = spec.gpu.sm if spec.gpu else 0
+    if group is None or group.rate_GBps <= 0:
+        return C.NVLINK_EFFICIENCY_FALLBACK
+    per_link = C.NVLINK_BW_PER_LINK_BY_SM.get(sm)
+    if per_link is None:
+        return C.NVLINK_EFFICIENCY_FALLBACK
+    return per_link / group.rate_GBps
+
+
+@dataclass
+class NicPath:
+    nic: str
+    raw: float  # bottleneck of the GPU -> NIC host path, GB/s per direction
+    eff: float
+
+
+@dataclass
+class Topology:
+    """What the models read from a layout (built once per `simulate` call)."""
+
+    specs: dict[str, DeviceSpec] = field(default_factory=dict)
+    kind: dict[str, str] = field(default_factory=dict)
+    gpus: list[str] = field(default_factory=list)
+    # NVLink: gpu -> switch -> GB/s per direction (raw and NCCL-effective); gpu -> gpu direct.
+    nvl_sw_raw: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    nvl_sw_eff: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    nvl_peer_raw: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    nvl_peer_eff: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    nvl_links: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    # host graph (pcie, c2c): device -> [(neighbour, raw, eff)]
+    host_adj: dict[str, list[tuple[str, float, float]]] = field(
+        default_factory=lambda: defaultdict(list))
+    gpu_host_raw: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    gpu_host_eff: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    # network: NIC -> {switch: raw}; switch -> {switch: raw}
+    nic_up: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    sw_adj: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    sw_nics: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    link_lengths: dict[tuple[str, str], list[float]] = field(
+        default_factory=lambda: defaultdict(list))
+    link_prop_ns_per_m: dict[tuple[str, str], float] = field(default_factory=dict)
+    island_of: dict[str, str] = field(default_factory=dict)
+    nvlink_domain_of: dict[str, str] = field(default_factory=dict)
+    islands: dict[str, list[str]] = field(default_factory=dict)
+    component_of: dict[str, str] = field(default_factory=dict)
+    nvswitches_of: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    gpu_nics: dict[str, list[NicPath]] = field(default_factory=dict)
+    nic_users: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    primary_nic: dict[str, str] = field(default_factory=dict)
+    tier: dict[str, int] = field(default_factory=dict)
+    up_cap: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    down_cap: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    domains: list[dict[str, str]] = field(default_factory=list)  # [tier-1] leaf -> domain id
+    unknown_models: set[str] = field(default_factory=set)
+    cpu_vendor: str = "other"
+    catalog: Catalog | None = None
+    _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
+    _leaf: dict[str, str | None] = field(default_factory=dict)
+
+    # ---- building -------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, layout: Layout) -> Topology:
+        catalog = layout.catalog
+        topo = cls(catalog=catalog)
+        by_model: dict[str, DeviceSpec | None] = {}
+        for device in layout.devices():
+            model = device.model
+            if model not in by_model:
+                by_model[model] = catalog.get(model) if model in catalog else None
+            spec = by_model[model]
+            if spec is None:
+                topo.unknown_models.add(model)
+                continue
+            topo.specs[device.id] = spec
+            topo.kind[device.id] = spec.kind
+            if spec.kind == "gpu":
+                topo.gpus.append(device.id)
+            elif spec.kind == "cpu" and "amd" in spec.manufacturer.lower():
+                topo.cpu_vendor = "amd"
+            elif spec.kind == "cpu" and "intel" in spec.manufacturer.lower():
+                topo.cpu_vendor = "intel" if topo.cpu_vendor != "amd" else "amd"
+        topo.gpus.sort(key=natural_key)
+        topo._read_links(layout.links())
+        topo._find_nics()
+        topo._build_tiers()
+        return topo
+
+    def _read_links(self, links) -> None:
+        specs, kind = self.specs, self.kind
+        groups: dict[tuple[str, str], PortGroup | None] = {}
+        eff_cache: dict[str, float] = {}
+        island_uf, conn_uf, nvl_uf = _UnionFind(), _UnionFind(), _UnionFind()
+
+        def group_of(device: str, name: str) -> PortGroup | None:
+            spec = specs[device]
+            key = (spec.id, name)
+            if key not in groups:
+                groups[key] = next((g for g in spec.ports if g.name == name), None)
+            return groups[key]
+
+        for link in links:
+            a, b = link.a.device, link.b.device
+            if a not in specs or b not in specs or a == b:
+                continue
+            ga, gb = group_of(a, link.a.group), group_of(b, link.b.group)
+            if ga is None or gb is None or ga.protocol != gb.protocol:
+                continue
+            conn_uf.union(a, b)
+            protocol = ga.protocol
+            raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
+            ka, kb = kind[a], kind[b]
+            if protocol == "nvlink":
+                island_uf.union(a, b)
+                nvl_uf.union(a, b)
+                self._add_nvlink(a, b, ka, kb, raw, link, eff_cache)
+            elif protocol in HOST_PROTOCOLS:
+                island_uf.union(a, b)
+                factor = C.PCIE_EFFICIENCY if protocol == "pcie" else C.C2C_EFFICIENCY
+                self.host_adj[a].append((b, raw, raw * factor))
+                self.host_adj[b].append((a, raw, raw * factor))
+                for gpu in (a, b):
+                    if kind[gpu] == "gpu":
+                        self.gpu_host_raw[gpu] += raw
+                        self.gpu_host_eff[gpu] += raw * factor
+            elif protocol in NETWORK_PROTOCOLS:
+                self._add_network(a, b, ka, kb, raw, link)
+        for gpu in self.gpus:
+            root = island_uf.find(gpu)
+            self.island_of[gpu] = root
+            self.islands.setdefault(root, []).append(gpu)
+            self.component_of[gpu] = conn_uf.find(gpu)
+            self.nvlink_domain_of[gpu] = nvl_uf.find(gpu)
+        for device, k in kind.items():
+            if k == "nvswitch":
+                self.nvswitches_of[island_uf.find(device)].add(device)
+            elif k in NIC_KINDS or k == "switch":
+                self.component_of[device] = conn_uf.find(device)
+
+    def _add_nvlink(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link,
+                    eff_cache: dict[str, float]) -> None:
+        if ka != "gpu" and kb == "gpu":
+            a, b, ka, kb = b, a, kb, ka
+        if ka != "gpu":
+            return  # switch-to-switch NVLink: joins the island, carries no GPU port
+        model = self.specs[a].id
+        if model not in eff_cache:
+            eff_cache[model] = nvlink_eff_per_GBps(self.specs[a])
+        eff = raw * eff_cache[model]
+        self.nvl_links[a] += link.count
+        if kb == "gpu":
+            self.nvl_links[b] += link.count
+            for x, y in ((a, b), (b, a)):
+                self.nvl_peer_raw[x][y] = self.nvl_peer_raw[x].get(y, 0.0) + raw
+                self.nvl_peer_eff[x][y] = self.nvl_peer_eff[x].get(y, 0.0) + eff
+        else:
+            self.nvl_sw_raw[a][b] = self.nvl_sw_raw[a].get(b, 0.0) + raw
+            self.nvl_sw_eff[a][b] = self.nvl_sw_eff[a].get(b, 0.0) + eff
+
+    def _add_network(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link) -> None:
+        if ka in NIC_KINDS:
+            a, b, ka, kb = b, a, kb, ka
+        if kb in NIC_KINDS and ka == "switch":
+            self.nic_up[b][a] = self.nic_up[b].get(a, 0.0) + raw
+            self.sw_nics[a].append(b)
+            key = (b, a)
+        elif ka == "switch" and kb == "switch":
+            self.sw_adj[a][b] = self.sw_adj[a].get(b, 0.0) + raw
+            self.sw_adj[b][a] = self.sw_adj[b].get(a, 0.0) + raw
+            key = (a, b) if a < b else (b, a)
+        else:
+            return
+        if link.length_m is not None:
+            self.link_lengths[key].append(link.length_m)
+        if link.cable is not None:
+            cable = self.cable_spec(link.cable)
+            if cable is not None and cable.cable is not None:
+                self.link_prop_ns_per_m[key] = cable.cable.latency_ns_per_m
+
+    def _find_nics(self) -> None:
+        """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs)."""
+        kind, host_adj, nic_up = self.kind, self.host_adj, self.nic_up
+        for gpu in self.gpus:
+            found: list[NicPath] = []
+            frontier = [(gpu, float("inf"), float("inf"))]
+            seen = {gpu}
+            depth = 0
+            while frontier and not found and depth < 6:
+                depth += 1
+                nxt = []
+                for node, raw_b, eff_b in frontier:
+                    for nbr, raw, eff in host_adj.get(node, ()):
+                        if nbr in seen:
+                            continue
+                        seen.add(nbr)
+                        k = kind[nbr]
+                        r, e = min(raw_b, raw), min(eff_b, eff)
+                        if k in NIC_KINDS:
+                            if nic_up.get(nbr):
+                                found.append(NicPath(nbr, r, e))
+                        elif k != "gpu":
+                            nxt.append((nbr, r, e))
+                frontier = nxt
+            found.sort(key=lambda p: natural_key(p.nic))
+            self.gpu_nics[gpu] = found
+            for path in found:
+                self.nic_users[path.nic].append(gpu)
+        # primary NIC (the rail): GPUs that tie on the same NICs take them in turn
+        turn: dict[tuple[str, ...], int] = defaultdict(int)
+        for gpu in self.gpus:
+            paths = self.gpu_nics[gpu]
+            if paths:
+                key = tuple(p.nic for p in paths)
+                self.primary_nic[gpu] = key[turn[key] % len(key)]
+                turn[key] += 1
+
+    def _build_tiers(self) -> None:
+        """Leaf = tier 1 (a switch with NICs); higher tiers by BFS over switch links."""
+        tier = self.tier
+        frontier = [s for s in self.sw_nics]
+        for s in frontier:
+            tier[s] = 1
+        level = 1
+        while frontier:
+            level += 1
+            nxt = []
+            for s in frontier:
+                for nbr in self.sw_adj.get(s, ()):
+                    if nbr not in tier:
+                        tier[nbr] = level
+                        nxt.append(nbr)
+            frontier = nxt
+        for s, t in tier.items():
+            down = sum(self.nic_up[n][s] for n in set(self.sw_nics.get(s, ())))
+            up = 0.0
+            for nbr, cap in self.sw_adj.get(s, {}).items():
+                tn = tier.get(nbr)
+                if tn is None:
+                    continue
+                if tn < t:
+                    down += cap
+                elif tn > t:
+                    up += cap
+            self.down_cap[s] = down
+            self.up_cap[s] = up
+        top = max(tier.values(), default=0)
+        uf = _UnionFind()
+        leaves = list(self.sw_nics)
+        by_tier: dict[int, list[str]] = defaultdict(list)
+        for s, t in tier.items():
+            by_tier[t].append(s)
+        for t in range(1, top + 1):
+            for s in by_tier.get(t, ()):
+                for nbr in self.sw_adj.get(s, ()):
+                    if tier.get(nbr, top + 1) <= t:
+                        uf.union(s, nbr)
+            self.domains.append({leaf: uf.find(leaf) for leaf in leaves})
+
+    # ---- queries ------------------------------------------------------------------------------
+    def cable_spec(self, model: str) -> DeviceSpec | None:
+        """Catalog spec of a link's `cable` (a cable or transceiver model), cached."""
+        if model not in self._cables:
+            catalog = self.catalog
+            self._cables[model] = catalog.get(model) if catalog and model in catalog else None
+        return self._cables[model]
+
+    def nic_raw(self, nic: str) -> float:
+        """Network-side capacity of a NIC, GB/s per direction."""
+        return sum(self.nic_up.get(nic, {}).values())
+
+    def leaf_of(self, nic: str) -> str | None:
+        """The switch a NIC's (first) network port is cabled to."""
+        leaf = self._leaf.get(nic, "")
+        if leaf == "":
+            up = self.nic_up.get(nic)
+            leaf = (next(iter(up)) if len(up) == 1 else min(up, key=natural_key)) if up else None
+            self._leaf[nic] = leaf
+        return leaf
+
+    def tier_name(self, t: int) -> str:
+        return {1: "leaf", 2: "spine", 3: "core"}.get(t, f"tier{t}")
