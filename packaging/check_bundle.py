@@ -268,6 +268,8 @@ def check_gui(checker: Checker, example: Path | None, runs: int) -> None:
             ok = proc.returncode == 0 and match is not None
             if ok:
                 detail = f"first frame after {match.group(1)} ms"  # type: ignore[union-attr]
+                if "icon set" not in proc.stderr:
+                    ok, detail = False, "the window has no icon (resources/icons not bundled?)"
             else:
                 detail = _last_line(proc.stderr) or "no first-frame line on stderr"
             warnings = [line for line in proc.stderr.splitlines()

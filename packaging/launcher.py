@@ -5,7 +5,8 @@ only when the environment asks for it, lets a check start the GUI unattended and
 
 ``RACKDESIGNER_SMOKE_TEST=1``
     Start the designer as usual, quit as soon as the first frame of a top-level window has been
-    painted, and print one line on stderr: ``rackdesigner-smoke: first frame after N ms``. The
+    painted, and print one line on stderr: ``rackdesigner-smoke: first frame after N ms (window
+    'TITLE', WxH, icon set|missing)``. The
     time counts from ``RACKDESIGNER_SMOKE_T0`` (a Unix time the caller sets just before starting
     the process) or, without it, from the process's start time as the kernel recorded it.
     Exit code 0 on success, 3 if no frame came within ``RACKDESIGNER_SMOKE_TIMEOUT`` seconds
@@ -73,8 +74,9 @@ def _install_smoke_test() -> None:
         def _finish(self, window: QtWidgets.QWidget) -> None:
             elapsed_ms = (time.time() - t0) * 1000.0
             title = window.windowTitle() or type(window).__name__
+            icon = "set" if not window.windowIcon().isNull() else "missing"
             print(f"{SMOKE_PREFIX} first frame after {elapsed_ms:.0f} ms "
-                  f"(window {title!r}, {window.width()}x{window.height()})",
+                  f"(window {title!r}, {window.width()}x{window.height()}, icon {icon})",
                   file=sys.stderr, flush=True)
             if screenshot and not window.grab().save(screenshot):
                 print(f"{SMOKE_PREFIX} could not save {screenshot}", file=sys.stderr)

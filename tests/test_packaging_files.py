@@ -172,5 +172,6 @@ def test_launcher_smoke_test_quits_after_first_frame(tmp_path):
                       RACKDESIGNER_SMOKE_SCREENSHOT=str(shot))
     assert result.returncode == 0, result.stderr
     assert re.search(r"rackdesigner-smoke: first frame after \d+ ms", result.stderr)
+    assert "icon set" in result.stderr, "the main window shows no application icon"
     width, height = png_size(shot)
     assert width > 200 and height > 200
