@@ -13,6 +13,9 @@ only when the environment asks for it, lets a check start the GUI unattended and
     (default 60).
 ``RACKDESIGNER_SMOKE_SCREENSHOT=FILE.png``
     With the smoke test, also save a picture of that first window.
+``RACKDESIGNER_SMOKE_SETTLE_MS=N``
+    Keep running N ms after the first frame before the picture and the exit (to see the window
+    once deferred work such as fitting the canvas to the view has run). Default 0.
 
 Why here and not in `rackdesigner/app.py`: the GUI stays free of test hooks; this script swaps in
 a `QApplication` subclass before `rackdesigner.app` is imported, so whatever the app does between
@@ -49,6 +52,7 @@ def _install_smoke_test() -> None:
     t0 = float(t0_text) if t0_text else _process_start_time()
     timeout_s = float(os.environ.get("RACKDESIGNER_SMOKE_TIMEOUT", "60"))
     screenshot = os.environ.get("RACKDESIGNER_SMOKE_SCREENSHOT")
+    settle_ms = int(os.environ.get("RACKDESIGNER_SMOKE_SETTLE_MS", "0"))
 
     from PySide6 import QtWidgets
     from PySide6.QtCore import QEvent, QObject, QTimer
@@ -78,6 +82,9 @@ def _install_smoke_test() -> None:
             print(f"{SMOKE_PREFIX} first frame after {elapsed_ms:.0f} ms "
                   f"(window {title!r}, {window.width()}x{window.height()}, icon {icon})",
                   file=sys.stderr, flush=True)
+            QTimer.singleShot(settle_ms, lambda: self._leave(window))
+
+        def _leave(self, window: QtWidgets.QWidget) -> None:
             if screenshot and not window.grab().save(screenshot):
                 print(f"{SMOKE_PREFIX} could not save {screenshot}", file=sys.stderr)
             self._app.exit(0)
