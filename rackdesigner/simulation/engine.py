@@ -54,8 +54,10 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     comps = Counter(topo.component_of[g] for g in gpus)
     reachable = gpus
     if len(comps) > 1:
-        best = max(comps, key=lambda c: (comps[c], -min(
-            natural_key(g) for g in gpus if topo.component_of[g] == c)))
+        first = {}
+        for g in gpus:  # gpus are in natural order: ties go to the group listed first
+            first.setdefault(topo.component_of[g], len(first))
+        best = max(comps, key=lambda c: (comps[c], -first[c]))
         reachable = [g for g in gpus if topo.component_of[g] == best]
         messages.append(
             f"{len(gpus) - len(reachable)} of {len(gpus)} GPUs cannot reach the others "

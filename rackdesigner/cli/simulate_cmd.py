@@ -1,0 +1,133 @@
+"""`rackdesigner simulate FILE`: predicted bandwidth, collectives, latency and power of a layout.
+
+Without `--json`: key figures, any messages, then an nccl-tests-like table (all_reduce unless
+`--collective` names another). With `--json`: the `rackdesigner.simulation/1` document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rackdesigner.cli import UsageError
+
+_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                "all_to_all", "send_recv")
+_ALGORITHMS = ("auto", "ring", "tree", "nvls", "nvls_tree", "collnet")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "simulate",
+        help="predict bandwidth, NCCL collectives, latency and power of a layout",
+        description="Predict what a layout delivers: per-GPU bandwidth, bisection, NCCL "
+        "collective times for 8 B to 16 GiB (like nccl-tests -b 8 -e 16G -f 2), GPU-to-GPU "
+        "latency and power. Exit status 0, or 2 when the file or an option is not usable.",
+    )
+    parser.add_argument("file", metavar="FILE", help="layout YAML file")
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument("--group", metavar="NAME", help="simulate one group (id or name)")
+    scope.add_argument("--gpus", metavar="ID[,ID...]", help="simulate these GPUs only")
+    parser.add_argument("--algorithm", choices=_ALGORITHMS, default="auto",
+                        help="force an NCCL algorithm where it applies (default: fastest)")
+    parser.add_argument("--collective", choices=_COLLECTIVES, default="all_reduce",
+                        help="collective for the table (default: all_reduce; --json has all)")
+    parser.add_argument("--pue", type=float, metavar="X",
+                        help="power usage effectiveness for facility power (default 1.3)")
+    parser.add_argument("--p2p", nargs=2, metavar=("GPU_A", "GPU_B"),
+                        help="GPUs for the point-to-point figures (default: first and last)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rackdesigner.io import LayoutFileError, load_layout
+    from rackdesigner.simulation import SimulationInputError, simulate
+
+    try:
+        layout = load_layout(args.file)
+    except LayoutFileError as exc:
+        raise UsageError(str(exc)) from None
+    scope = args.group
+    if args.gpus is not None:
+        scope = [g.strip() for g in args.gpus.split(",") if g.strip()]
+        if not scope:
+            raise UsageError("--gpus needs at least one GPU id")
+    try:
+        result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
+                          p2p=tuple(args.p2p) if args.p2p else None)
+    except SimulationInputError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(report(result, args.collective, args.file))
+    return 0
+
+
+def _num(value: float | None, unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.{digits}f}{unit}"
+
+
+def report(result, collective: str = "all_reduce", label: str = "") -> str:
+    """The human-readable report (key figures, messages, then the nccl-tests-like table)."""
+    d = result.to_dict()
+    s, b, lat, p = d["scope"], d["bandwidth"], d["latency"], d["power"]
+    lines = [f"{label or 'layout'}: {s['gpus']} GPUs in {s['nodes']} node(s), "
+             f"{s['nvlink_domains']} NVLink domain(s) (largest {s['largest_nvlink_domain']})"]
+    over = ", ".join(f"{tier} {ratio:g}:1" for tier, ratio in b["oversubscription"].items())
+    lines += [
+        "",
+        "Bandwidth (hardware, per direction)",
+        f"  scale-up per GPU      {_num(b['per_gpu_scale_up_GBps'], ' GB/s')}",
+        f"  scale-out per GPU     {_num(b['per_gpu_scale_out_GBps'], ' GB/s')}",
+        f"  bisection             {_num(b['bisection_GBps'], ' GB/s')}",
+        f"  oversubscription      {over or 'none (no switch tiers in scope)'}",
+        f"  P2P {b['p2p']['a']} -> {b['p2p']['b']}: {_num(b['p2p']['GBps'], ' GB/s')} "
+        "(max flow)" if b["p2p"]["a"] else "  P2P                   n/a",
+        "",
+        "Latency (GPU to GPU, physical path)",
+        f"  min / mean / max      {_num(lat['gpu_to_gpu_us']['min'], ' us', 3)} / "
+        f"{_num(lat['gpu_to_gpu_us']['mean'], ' us', 3)} / "
+        f"{_num(lat['gpu_to_gpu_us']['max'], ' us', 3)}; max hops {lat['max_hops']}",
+    ]
+    for c in lat["histogram"]:
+        lines.append(f"    {c['class']:<14} {_num(c['latency_us'], ' us', 3):>12}  "
+                     f"{c['pairs']:,} pairs, {c['hops']} hops")
+    small = ", ".join(f"{k} {v:g} us" for k, v in lat["collective_small_us"].items())
+    if small:
+        lines.append(f"  8-byte collectives    {small}")
+    lines += [
+        "",
+        f"Power (PUE {p['pue']:g})",
+        f"  IT typical / max      {_num(p['total_typical_w'] / 1000, ' kW')} / "
+        f"{_num(p['total_max_w'] / 1000, ' kW')}",
+        f"  facility (max x PUE)  {_num(p['facility_w'] / 1000, ' kW')}",
+        f"  per GPU               {_num(p['per_gpu_w'], ' W', 0)}",
+    ]
+    kinds = ", ".join(f"{k} {v / 1000:,.1f} kW" for k, v in p["by_kind"].items() if v)
+    if kinds:
+        lines.append(f"  by kind               {kinds}")
+    for rack, row in p["by_rack"].items():
+        budget = row["budget_w"]
+        use = (f"{row['utilisation'] * 100:.0f}% of {budget / 1000:,.1f} kW" if budget
+               else "no budget")
+        flag = "  OVER BUDGET" if budget and row["max_w"] > budget else ""
+        lines.append(f"  rack {rack:<16} {row['max_w'] / 1000:,.1f} kW max ({use}){flag}")
+    if d["messages"]:
+        lines += ["", "Notes"] + [f"  - {m}" for m in d["messages"]]
+    rows = d["collectives"].get(collective, [])
+    lines += ["", f"{collective} ({s['reachable_gpus']} ranks, algorithm {d['algorithm']})"]
+    if not rows:
+        lines.append("  not applicable (fewer than two reachable GPUs)")
+    else:
+        lines.append(f"#{'size':>12} {'time(us)':>12} {'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"
+                     f"  {'algorithm':<14} protocol")
+        for r in rows:
+            lines.append(f"{r['bytes']:>13} {r['time_us']:>12.2f} {r['algbw_GBps']:>12.2f} "
+                         f"{r['busbw_GBps']:>12.2f}  {r['algorithm']:<14} {r['protocol']}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,341 @@
+"""Simulation engine: hand-computed cases on small synthetic catalogs and on shipped systems."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rackdesigner.catalog import load_catalog
+from rackdesigner.model import Device, Layout, Link, PortRef, instantiate
+from rackdesigner.simulation import SimulationInputError, simulate
+from rackdesigner.simulation import constants as C
+from rackdesigner.simulation.collectives import busbw_factor
+
+SRC = "sources: {s: {title: test figure}}\n"
+HEAD = "schema: rackdesigner.device/1\nmanufacturer: Test\n"
+
+
+def _port(name, protocol, count, rate, gen="x"):
+    return (f"  - {{name: {name}, protocol: {protocol}, generation: '{gen}', count: {count}, "
+            f"lanes: 1, rate_gbps: {rate}, connector: c, source: s}}\n")
+
+
+SPECS = {
+    "tgpu": "kind: gpu\nmodel: T-Hopper\npower: {typical_w: 500, max_w: 700, source: s}\n"
+            "ports:\n" + _port("nvlink", "nvlink", 18, 200) + _port("pcie", "pcie", 1, 512)
+            + "gpu: {architecture: hopper, sm: 90, source: s}\n",
+    "tgpu-a": "kind: gpu\nmodel: T-Ampere\npower: {max_w: 400, source: s}\nports:\n"
+              + _port("nvlink", "nvlink", 12, 200) + _port("pcie", "pcie", 1, 256)
+              + "gpu: {architecture: ampere, sm: 80, source: s}\n",
+    "tsw3": "kind: nvswitch\nmodel: T-NVSwitch3\nports:\n" + _port("nvlink", "nvlink", 64, 200)
+            + "switch: {reductions: [nvls], source: s}\n",
+    "tsw2": "kind: nvswitch\nmodel: T-NVSwitch2\nports:\n" + _port("nvlink", "nvlink", 64, 200)
+            + "switch: {source: s}\n",
+    "tcable": "kind: cable\nmodel: T-cable\ncable: {media: dac, protocols: [nvlink, infiniband], "
+              "rate_gbps: 400, max_length_m: 3, latency_ns_per_m: 4.5, power_w_per_end: 1.5, "
+              "source: s}\n",
+    "track": "kind: rack\nmodel: T-rack\nu_height: 42\n"
+             "rack: {height_u: 42, power_budget_w: 2000, source: s}\n",
+}
+
+
+@pytest.fixture(scope="module")
+def tcat(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("catalog")
+    paths = []
+    for model, body in SPECS.items():
+        path = folder / f"{model}.yaml"
+        path.write_text(HEAD + f"id: {model}\n" + body + SRC)
+        paths.append(path)
+    return load_catalog(paths)
+
+
+def _layout(catalog, gpus, gpu_model="tgpu"):
+    layout = Layout(catalog=catalog)
+    for g in gpus:
+        layout.add_device(Device(g, gpu_model))
+    return layout
+
+
+def _nv(layout, a, b, count):
+    layout.add_link(Link(layout.new_id("l"), PortRef(a, "nvlink"), PortRef(b, "nvlink"), count))
+
+
+def _last(result, name):
+    return result.collective(name)[-1]
+
+
+def _ring4(catalog, links):
+    """4 GPUs in an NVLink ring g0-g1-g2-g3-g0; `links` = NVLinks per hop."""
+    layout = _layout(catalog, ["g0", "g1", "g2", "g3"])
+    for (a, b), n in zip((("g0", "g1"), ("g1", "g2"), ("g2", "g3"), ("g3", "g0")), links,
+                         strict=True):
+        _nv(layout, a, b, n)
+    return layout
+
+
+def _switched(catalog, switch="tsw3", gpu_model="tgpu", per_switch=(4, 4), gpus=8):
+    names = [f"g{i}" for i in range(gpus)]
+    layout = _layout(catalog, names, gpu_model)
+    for s in range(len(per_switch)):
+        layout.add_device(Device(f"sw{s}", switch))
+    for g in names:
+        for s, n in enumerate(per_switch):
+            _nv(layout, g, f"sw{s}", n)
+    return layout
+
+
+# ---- busbw factors ---------------------------------------------------------------------------
+def test_busbw_factors_follow_nccl_tests():
+    assert busbw_factor("all_reduce", 8) == pytest.approx(2 * 7 / 8)
+    assert busbw_factor("all_gather", 8) == pytest.approx(7 / 8)
+    assert busbw_factor("reduce_scatter", 16) == pytest.approx(15 / 16)
+    assert busbw_factor("all_to_all", 4) == pytest.approx(3 / 4)
+    assert busbw_factor("broadcast", 8) == busbw_factor("reduce", 8) == 1.0
+
+
+def test_sweep_covers_nccl_tests_sizes_and_busbw_is_algbw_times_factor(tcat):
+    result = simulate(_switched(tcat))
+    rows = result.collective("all_reduce")
+    assert [r.bytes for r in rows] == [2**k for k in range(3, 35)]
+    for r in rows:
+        assert r.algbw_GBps == pytest.approx(r.bytes / (r.time_us * 1000))
+        assert r.busbw_GBps == pytest.approx(r.algbw_GBps * 2 * 7 / 8)
+    times = [r.time_us for r in rows]
+    assert times == sorted(times)
+
+
+# ---- rings on small NVLink graphs ------------------------------------------------------------
+def test_ring_on_a_four_gpu_nvlink_ring(tcat):
+    # each GPU: 2 links to each neighbour; rings run both ways: 4 links x 20.6 GB/s (NCCL SM90)
+    result = simulate(_ring4(tcat, (2, 2, 2, 2)))
+    row = _last(result, "all_gather")
+    assert row.algorithm == "ring"
+    assert row.busbw_GBps == pytest.approx(4 * 20.6, rel=2e-3)
+    assert result.bandwidth.per_gpu_scale_up_GBps == pytest.approx(4 * 25.0)
+
+
+def test_removing_a_ring_link_lowers_the_ring_bound(tcat):
+    # g0-g1 keeps one link: each direction's ring is limited to 1 link -> 2 x 20.6
+    result = simulate(_ring4(tcat, (1, 2, 2, 2)))
+    assert _last(result, "all_gather").busbw_GBps == pytest.approx(2 * 20.6, rel=2e-3)
+    assert result.bandwidth.per_gpu_scale_up_GBps == pytest.approx(3 * 25.0)
+
+
+def test_ring_through_nvswitches_and_a_gpu_with_fewer_links(tcat):
+    full = simulate(_switched(tcat))
+    assert _last(full, "all_gather").busbw_GBps == pytest.approx(8 * 20.6, rel=2e-3)
+    assert full.bandwidth.bisection_GBps == pytest.approx(4 * 8 * 25.0)
+    degraded = _switched(tcat)
+    link = next(k for k in degraded.links_of("g3") if k.b.device == "sw0")
+    degraded.update_link(link.id, count=3)
+    result = simulate(degraded)
+    # hops to and from g3 share only 3 + 4 links; g3's egress is 7 links
+    assert _last(result, "all_gather").busbw_GBps == pytest.approx(7 * 20.6, rel=2e-3)
+    assert result.bandwidth.per_gpu_scale_up_GBps == pytest.approx(7 * 25.0)
+
+
+# ---- NVLS ------------------------------------------------------------------------------------
+def test_nvls_all_reduce_from_link_loads(tcat):
+    result = simulate(_switched(tcat))
+    row = _last(result, "all_reduce")
+    assert (row.algorithm, row.protocol) == ("nvls", "Simple")
+    b = 8 * 20.6 * C.NVLS_EFFICIENCY["hopper"] * (C.NVLS_CHANNELS - 1) / C.NVLS_CHANNELS
+    assert row.algbw_GBps == pytest.approx(b * 8 / 9, rel=1e-3)
+    assert row.busbw_GBps == pytest.approx(b * 8 / 9 * 2 * 7 / 8, rel=1e-3)
+
+
+@pytest.mark.parametrize(("switch", "gpu", "expected"), [
+    ("tsw3", "tgpu", True),     # NVSwitch gen3 with NVLink SHARP, Hopper
+    ("tsw2", "tgpu", False),    # gen2 switch: no in-switch reduction
+    ("tsw3", "tgpu-a", False),  # Ampere GPUs cannot use NVLS
+])
+def test_nvls_only_on_nvswitch_gen3_and_later(tcat, switch, gpu, expected):
+    result = simulate(_switched(tcat, switch, gpu, per_switch=(2, 2)))
+    algorithms = {r.algorithm for r in result.collective("all_reduce")}
+    assert ("nvls" in algorithms) is expected
+    assert simulate(_switched(tcat, switch, gpu, (2, 2)), algorithm="nvls").messages != () or \
+        expected
+
+
+def test_nvls_on_shipped_systems(catalog):
+    for model, expected in (("dgx-h100", True), ("dgx-a100", False), ("dgx-b200", True)):
+        layout = Layout(catalog=catalog)
+        parts = instantiate(catalog, model, "n1")
+        layout.add_all(parts.groups, parts.devices, parts.links)
+        algorithms = {r.algorithm for r in simulate(layout).collective("all_reduce")}
+        assert ("nvls" in algorithms) is expected, model
+
+
+# ---- multi-node: NICs, leaves, oversubscription -----------------------------------------------
+@pytest.fixture(scope="module")
+def two_node(catalog):
+    from rackdesigner.bench import build_cluster
+
+    return build_cluster(2, catalog=catalog)
+
+
+def test_two_node_ring_is_bounded_by_nics(two_node):
+    result = simulate(two_node, algorithm="ring")
+    # 8 NICs x min(NDR 50, PCIe Gen5 x16 48) = 384 < 8/7 x 18 x 20.6 = 423.8
+    assert _last(result, "all_reduce").busbw_GBps == pytest.approx(384.0, rel=3e-3)
+    assert result.bandwidth.per_gpu_scale_out_GBps == pytest.approx(50.0)
+    assert result.bandwidth.bisection_GBps == pytest.approx(400.0)
+    assert result.bandwidth.p2p["GBps"] == pytest.approx(400.0)
+    assert _last(result, "send_recv").busbw_GBps == pytest.approx(48.0, rel=3e-3)
+
+
+def test_a_missing_nic_cable_lowers_the_multi_node_bound(catalog):
+    from rackdesigner.bench import build_cluster
+
+    layout = build_cluster(2, catalog=catalog)
+    nic_link = next(k for k in layout.links_of("node-1.nic3") if k.b.device.startswith("leaf"))
+    layout.remove_link(nic_link.id)
+    result = simulate(layout, algorithm="ring")
+    # GPU 3 falls back to its PCIe-switch sibling's NIC: 7 NICs carry the rings
+    assert _last(result, "all_reduce").busbw_GBps == pytest.approx(7 * 48.0, rel=3e-3)
+    assert result.bandwidth.per_gpu_scale_out_GBps == pytest.approx(25.0)
+
+
+def test_an_oversubscribed_leaf_lowers_multi_node_figures(catalog):
+    from rackdesigner.bench import build_cluster
+
+    full = simulate(build_cluster(64, catalog=catalog), algorithm="ring")
+    over = simulate(build_cluster(64, catalog=catalog, uplinks_per_leaf=16), algorithm="ring")
+    assert full.bandwidth.oversubscription == {"leaf": pytest.approx(1.0)}
+    assert over.bandwidth.oversubscription == {"leaf": pytest.approx(2.0)}
+    # aligned cut: the 32 nodes of SU 0 against those of SU 1, everything over leaf uplinks
+    assert full.bandwidth.bisection_GBps == pytest.approx(8 * 32 * 50.0)
+    assert over.bandwidth.bisection_GBps == pytest.approx(8 * 16 * 50.0)
+    # ring across SUs: NIC-bound (8 x 48) at 1:1, half of it at 2:1 (ring latency of 511
+    # steps is the same in both, so the ratio is slightly above one half)
+    ratio = _last(over, "all_reduce").busbw_GBps / _last(full, "all_reduce").busbw_GBps
+    assert ratio == pytest.approx(0.5, rel=0.05)
+    assert _last(over, "all_gather").busbw_GBps < 0.6 * _last(full, "all_gather").busbw_GBps
+    # all-to-all: half of each rail's traffic stays under its leaf, so 2:1 uplinks almost
+    # suffice: (1/2) / (32/63) of the NIC rate
+    a2a = _last(over, "all_to_all").busbw_GBps / _last(full, "all_to_all").busbw_GBps
+    assert a2a == pytest.approx(0.5 / (32 / 63), rel=0.01)
+
+
+def test_a_missing_uplink_lowers_the_ring_bound(catalog):
+    from rackdesigner.bench import build_cluster
+
+    layout = build_cluster(64, catalog=catalog)
+    before = _last(simulate(layout, algorithm="ring"), "all_reduce").busbw_GBps
+    uplink = next(k for k in layout.links_of("leaf-0-0") if k.b.device.startswith("spine"))
+    if uplink.count > 1:
+        layout.update_link(uplink.id, count=uplink.count - 1)
+    else:
+        layout.remove_link(uplink.id)
+    result = simulate(layout, algorithm="ring")
+    assert result.bandwidth.oversubscription_worst["leaf"] == pytest.approx(32 / 31)
+    assert _last(result, "all_reduce").busbw_GBps == pytest.approx(before * 31 / 32, rel=0.01)
+    assert _last(result, "all_reduce").busbw_GBps < before
+
+
+def test_latency_classes_count_every_pair_once(two_node, catalog):
+    result = simulate(two_node)
+    pairs = sum(c.pairs for c in result.latency.histogram)
+    assert pairs == 16 * 15 // 2
+    by_class = {c.name: c.pairs for c in result.latency.histogram}
+    assert by_class["nvlink"] == 2 * 28
+    assert result.latency.max_hops == 4  # different rails: NIC-leaf-spine-leaf-NIC
+    from rackdesigner.bench import build_cluster
+
+    big = simulate(build_cluster(128, catalog=catalog))
+    assert sum(c.pairs for c in big.latency.histogram) == 1024 * 1023 // 2
+
+
+# ---- scope, reachability, empty layouts -------------------------------------------------------
+def test_scope_by_group_and_gpu_list(two_node):
+    group = simulate(two_node, "node-1")
+    assert (group.scope.gpus, group.scope.nodes, group.scope.nvlink_domains) == (8, 1, 1)
+    assert group.power.total_max_w == pytest.approx(10200.0)
+    picked = simulate(two_node, ["node-1.gpu0", "node-2.gpu0"])
+    assert picked.scope.gpus == 2 and picked.scope.islands == 2
+    with pytest.raises(SimulationInputError, match="no group"):
+        simulate(two_node, "node-9")
+    with pytest.raises(SimulationInputError, match="not a GPU"):
+        simulate(two_node, ["node-1.nic0"])
+
+
+def test_unreachable_gpus_get_a_message_and_the_largest_group(catalog):
+    layout = Layout(catalog=catalog)
+    for prefix in ("a", "b"):
+        parts = instantiate(catalog, "dgx-h100", prefix)
+        layout.add_all(parts.groups, parts.devices, parts.links)
+    result = simulate(layout)
+    assert any("cannot reach" in m for m in result.messages)
+    assert result.scope.gpus == 16 and result.scope.reachable_gpus == 8
+    assert result.collective("all_reduce")
+    assert result.power.total_max_w == pytest.approx(2 * 10200.0)
+
+
+def test_no_gpus_reports_power_only(tcat):
+    layout = Layout(catalog=tcat)
+    layout.add_device(Device("r1", "track"))
+    layout.add_device(Device("sw0", "tsw3", rack="r1"))
+    result = simulate(layout)
+    assert any("no GPUs" in m for m in result.messages)
+    assert all(not pts for pts in result.collectives.values())
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+# ---- power -----------------------------------------------------------------------------------
+def test_power_sums_devices_cables_and_racks(tcat):
+    layout = Layout(catalog=tcat)
+    layout.add_device(Device("r1", "track"))
+    for g in ("g0", "g1"):
+        layout.add_device(Device(g, "tgpu", rack="r1"))
+    layout.add_link(Link("l1", PortRef("g0", "nvlink"), PortRef("g1", "nvlink"), 2, "tcable"))
+    result = simulate(layout, pue=1.5)
+    p = result.power
+    cables = 2 * 2 * 1.5  # 2 lanes x 2 ends x 1.5 W
+    assert p.total_max_w == pytest.approx(2 * 700 + cables)
+    assert p.total_typical_w == pytest.approx(2 * 500 + cables)
+    assert p.facility_w == pytest.approx((2 * 700 + cables) * 1.5)
+    assert p.per_gpu_w == pytest.approx((2 * 700 + cables) / 2)
+    assert p.by_kind["gpu"] == pytest.approx(1400) and p.by_kind["cable"] == pytest.approx(cables)
+    rack = p.by_rack["r1"]
+    assert rack["budget_w"] == 2000 and rack["utilisation"] == pytest.approx((1400 + 6) / 2000)
+
+
+def test_shipped_systems_add_up_to_their_published_maximum(catalog):
+    for model, watts in (("dgx-h100", 10200.0), ("dgx-b200", 14300.0)):
+        layout = Layout(catalog=catalog)
+        parts = instantiate(catalog, model, "n1")
+        layout.add_all(parts.groups, parts.devices, parts.links)
+        power = simulate(layout).power
+        assert power.total_max_w == pytest.approx(watts)
+        assert power.pue == C.DEFAULT_PUE
+
+
+# ---- JSON shape ------------------------------------------------------------------------------
+def test_to_dict_has_the_documented_shape(two_node):
+    d = simulate(two_node).to_dict()
+    json.dumps(d, allow_nan=False)
+    assert d["schema"] == "rackdesigner.simulation/1"
+    assert {"gpus", "nodes", "nvlink_domains", "largest_nvlink_domain"} <= set(d["scope"])
+    assert {"per_gpu_scale_up_GBps", "per_gpu_scale_out_GBps", "bisection_GBps",
+            "oversubscription"} <= set(d["bandwidth"])
+    assert {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+            "all_to_all"} <= set(d["collectives"])
+    row = d["collectives"]["all_reduce"][0]
+    assert set(row) == {"bytes", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol"}
+    assert {"min", "mean", "max"} == set(d["latency"]["gpu_to_gpu_us"])
+    assert "max_hops" in d["latency"]
+    assert {"total_typical_w", "total_max_w", "facility_w", "pue", "per_gpu_w", "by_kind",
+            "by_rack"} <= set(d["power"])
+    rack = next(iter(d["power"]["by_rack"].values()))
+    assert {"max_w", "budget_w"} <= set(rack)
+
+
+def test_bad_inputs_raise_a_clear_error(two_node):
+    with pytest.raises(SimulationInputError, match="algorithm"):
+        simulate(two_node, algorithm="magic")
+    with pytest.raises(SimulationInputError, match="PUE"):
+        simulate(two_node, pue=0.8)
+    with pytest.raises(SimulationInputError, match="not a GPU"):
+        simulate(two_node, p2p=("node-1.gpu0", "leaf-0-0"))

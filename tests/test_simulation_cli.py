@@ -1,0 +1,70 @@
+"""`rackdesigner simulate`: report, JSON, scope options and clean errors (exit 2, no traceback)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rackdesigner._resources import example_paths
+from rackdesigner.cli import main
+
+
+def _example(name: str) -> str:
+    path = next((p for p in example_paths() if p.name == name), None)
+    if path is None:
+        pytest.skip(f"example {name} not shipped")
+    return str(path)
+
+
+def test_report_has_key_figures_and_an_nccl_tests_table(capsys):
+    assert main(["simulate", _example("dgx-h100.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "8 GPUs" in out and "scale-up per GPU" in out and "facility" in out
+    table = [line for line in out.splitlines() if line.strip() and line.split()[0].isdigit()]
+    assert len(table) == 32
+    assert table[0].split()[0] == "8" and table[-1].split()[0] == str(16 * 2**30)
+
+
+def test_json_output_is_the_documented_document(capsys):
+    assert main(["simulate", _example("dgx-h100-2node-ib.yaml"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "rackdesigner.simulation/1"
+    assert doc["scope"]["gpus"] == 16 and doc["scope"]["nodes"] == 2
+    assert len(doc["collectives"]["all_to_all"]) == 32
+
+
+def test_group_collective_algorithm_and_pue_options(capsys):
+    path = _example("dgx-h100-2node-ib.yaml")
+    assert main(["simulate", path, "--group", "dgx-1", "--collective", "all_gather",
+                 "--algorithm", "ring", "--pue", "1.2"]) == 0
+    out = capsys.readouterr().out
+    assert "all_gather (8 ranks, algorithm ring)" in out and "PUE 1.2" in out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["/nonexistent/layout.yaml"], "no such file"),
+    (["{dgx}", "--group", "no-such-group"], "no group"),
+    (["{dgx}", "--gpus", "dgx-1.nvswitch0"], "not a GPU"),
+    (["{dgx}", "--pue", "0.4"], "PUE"),
+    (["{dgx}", "--p2p", "dgx-1.gpu0", "nope"], "not a GPU"),
+])
+def test_bad_input_exits_2_with_a_message(capsys, args, message):
+    dgx = _example("dgx-h100.yaml")
+    args = [a.replace("{dgx}", dgx) for a in args]
+    assert main(["simulate", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_file_that_is_not_a_layout_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"\x00\x01 not yaml: [")
+    assert main(["simulate", str(bad)]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_layout_without_gpus_still_reports(capsys):
+    assert main(["simulate", _example("fat-tree-2tier.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "no GPUs" in out and "not applicable" in out
