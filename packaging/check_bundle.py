@@ -219,6 +219,28 @@ def check_gui_cold_disk(checker: Checker, example: Path | None) -> None:
                           proc.returncode if proc else None))
 
 
+def check_gui_examples(checker: Checker, examples: list[Path]) -> None:
+    """Open every bundled example once: each must reach its first frame."""
+    if not examples:
+        checker.record(Result("gui on every example", False, "no bundled example"))
+        return
+    timings, failures, total = [], [], 0.0
+    for example in examples:
+        proc, seconds = checker.run([str(EXE), str(example)], timeout=120,
+                                    RACKDESIGNER_SMOKE_TEST="1",
+                                    RACKDESIGNER_SMOKE_T0=f"{time.time():.6f}")
+        total += seconds
+        match = SMOKE_RE.search(proc.stderr) if proc else None
+        if proc is None or proc.returncode != 0 or match is None:
+            failures.append(f"{example.name}: "
+                            + (_last_line(proc.stderr) if proc else "timed out"))
+        else:
+            timings.append(f"{example.stem} {match.group(1)} ms")
+    checker.record(Result("gui on every example", not failures,
+                          "; ".join(failures) if failures else "first frame: "
+                          + ", ".join(timings), total))
+
+
 def check_gui_xcb(checker: Checker, example: Path | None) -> None:
     """Start the GUI on a real X server (Xvfb): proves the bundled xcb platform plugin loads."""
     xvfb = shutil.which("Xvfb")
@@ -293,9 +315,20 @@ def check_gui(checker: Checker, example: Path | None, runs: int) -> None:
         checker.record(Result("gui cold start", True, detail))
 
 
-def check_install(checker: Checker, version: str) -> None:
+def check_install(checker: Checker, version: str, archive: Path | None) -> None:
+    """Unpack the archive elsewhere, install it into a temporary prefix, run it, remove it."""
+    if archive is None:
+        checker.record(Result("install.sh", False, "no archive to install from"))
+        return
+    unpacked = checker.scratch / "unpacked"
+    unpacked.mkdir()
+    untar, _ = checker.run(["tar", "-xzf", str(archive), "-C", str(unpacked)])
+    if untar is None or untar.returncode != 0:
+        checker.record(Result("install.sh", False, f"could not unpack {archive.name}"))
+        return
     prefix = checker.scratch / "prefix"
-    proc, seconds = checker.run(["bash", str(BUNDLE / "install.sh"), "--prefix", str(prefix)])
+    proc, seconds = checker.run(["bash", str(unpacked / "rackdesigner" / "install.sh"),
+                                 "--prefix", str(prefix)])
     installed = prefix / "bin" / "rackdesigner"
     if proc is None or proc.returncode != 0 or not installed.exists():
         detail = "install.sh failed" + (f": {_last_line(proc.stderr)}" if proc else "")
@@ -322,14 +355,15 @@ def check_install(checker: Checker, version: str) -> None:
     icon = prefix / "share" / "icons" / "hicolor" / "256x256" / "apps" / "rackdesigner.png"
     if not icon.exists():
         problems.append("256px icon not installed")
-    removed, _ = checker.run(["bash", str(BUNDLE / "install.sh"), "--prefix", str(prefix),
-                              "--uninstall"])
+    removed, _ = checker.run(["bash", str(installed.resolve().parent / "install.sh"),
+                              "--prefix", str(prefix), "--uninstall"])
     leftovers = [p for p in prefix.rglob("*")  # desktop/icon caches are the system's, not ours
                  if (p.is_file() or p.is_symlink()) and p.suffix != ".cache"]
     if removed is None or removed.returncode != 0 or leftovers:
         problems.append(f"uninstall left {len(leftovers)} files")
-    detail = "; ".join(problems) or ("installed to a temporary prefix, ran, validated desktop "
-                                     "entry and metainfo, uninstalled cleanly")
+    detail = "; ".join(problems) or ("unpacked the archive, installed it into a temporary "
+                                     "prefix, ran it, validated desktop entry and metainfo, "
+                                     "uninstalled cleanly")
     checker.record(Result("install.sh", not problems, detail, seconds))
 
 
@@ -406,6 +440,7 @@ def main() -> int:
     if options.drop_caches:
         check_gui_cold_disk(checker, example)
     check_gui(checker, example, max(1, options.runs))
+    check_gui_examples(checker, examples)
     check_gui_xcb(checker, example)
 
     forbidden = sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT,
@@ -414,7 +449,7 @@ def main() -> int:
     check_traced(checker, "isolated (validate)", traced_args, forbidden)
     check_traced(checker, "isolated (gui)", [str(example)] if example else [], forbidden,
                  RACKDESIGNER_SMOKE_TEST="1")
-    check_install(checker, version)
+    check_install(checker, version, archives[0] if archives else None)
 
     screenshot = scratch / "gui-first-frame.png"
     if screenshot.exists():

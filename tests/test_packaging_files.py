@@ -175,3 +175,28 @@ def test_launcher_smoke_test_quits_after_first_frame(tmp_path):
     assert "icon set" in result.stderr, "the main window shows no application icon"
     width, height = png_size(shot)
     assert width > 200 and height > 200
+
+
+def check_bundle_module():
+    spec = importlib.util.spec_from_file_location("check_bundle", PACKAGING / "check_bundle.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_check_script_reads_verbs_and_render_options(tmp_path):
+    """The bundle check finds the verbs in `--help` and adapts to `render`'s output option."""
+    from rackdesigner.cli import build_parser
+
+    check = check_bundle_module()
+    verbs = check.verbs_from_help(build_parser().format_help())
+    assert {"catalog", "validate", "examples"} <= verbs
+    assert "-h" not in verbs and "options" not in verbs
+    example = tmp_path / "x.yaml"
+    assert check.render_args("  -o OUTPUT, --output OUTPUT  image", example, tmp_path) == [
+        "render", str(example), "--output", str(tmp_path / "render.png")]
+    assert check.render_args("usage: render FILE", example, tmp_path) == ["render", str(example)]
