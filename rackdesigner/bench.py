@@ -5,10 +5,13 @@ per unit (rail-optimized), QM9700 everywhere; up to 1,024 GPUs a two-tier fat tr
 leaves and 32 spines), above that pods joined by a core tier (k = 64 three-tier fat tree).
 `build_cluster` is also used by the tests (small sizes, optional leaf oversubscription).
 
-For each size the benchmark reports: build (instantiating systems and adding them to a Layout),
-save and load (YAML, when `rackdesigner.io` is available), graph build (`Topology.build`, the
-structure `simulate` derives), the full `simulate` (all collectives x 32 sizes, fabric, latency,
-power), and peak traced memory. Timings are wall-clock on one core.
+Layouts come from `rackdesigner.generators` (`superpod`, DGX H100) when available, else from
+`build_cluster`. For each size the benchmark reports: build (generating the layout), save and
+load (YAML through `rackdesigner.io`), graph build (`Topology.build`, the structure `simulate`
+derives; it is also part of the simulate time), the full `simulate` (all collectives x 32 sizes,
+fabric, latency, power; best of `--repeat`), the peak memory `simulate` allocates (tracemalloc,
+in a separate run so tracing does not slow the timed ones) and the process's peak RSS.
+Timings are wall-clock, single-threaded.
 """
 
 from __future__ import annotations
@@ -113,40 +116,59 @@ def _time(fn):
     return value, time.perf_counter() - t0
 
 
-def run(sizes: list[int], repeat: int = 3) -> list[dict]:
+def make_layout(gpus: int, catalog: Catalog, source: str = "auto") -> tuple[Layout, str]:
+    """A DGX H100 SuperPOD-style layout of about `gpus` GPUs (generators when available)."""
+    nodes = max(1, gpus // RAILS)
+    if source in ("auto", "generators"):
+        try:
+            from rackdesigner.generators import generate
+        except ImportError:
+            if source == "generators":
+                raise
+        else:
+            return generate("superpod", catalog, system="dgx-h100", nodes=nodes), "generators"
+    return build_cluster(nodes, catalog=catalog), "bench builder"
+
+
+def run(sizes: list[int], repeat: int = 3, source: str = "auto") -> list[dict]:
+    """Time every stage for each size; memory is measured in a separate traced run."""
+    import resource
+
     from rackdesigner.simulation import simulate
     from rackdesigner.simulation.topology import Topology
 
     rows = []
     catalog = default_catalog()
     for gpus in sizes:
-        nodes = max(1, gpus // RAILS)
-        tracemalloc.start()
-        layout, t_build = _time(lambda n=nodes: build_cluster(n, catalog=catalog))
+        (layout, origin), t_build = _time(lambda g=gpus: make_layout(g, catalog, source))
         t_save = t_load = None
         try:
             from rackdesigner.io import load_layout, save_layout
-
+        except ImportError:
+            pass
+        else:
             with tempfile.TemporaryDirectory() as tmp:
                 path = os.path.join(tmp, "cluster.yaml")
                 _, t_save = _time(lambda p=path, lay=layout: save_layout(lay, p))
-                loaded, t_load = _time(lambda p=path: load_layout(p, catalog))
-                layout = loaded
-        except ImportError:
-            pass
+                layout, t_load = _time(lambda p=path: load_layout(p, catalog))
         _, t_graph = _time(lambda lay=layout: Topology.build(lay))
         times = []
         result = None
-        for _ in range(repeat):
+        for _ in range(max(1, repeat)):
             result, t_sim = _time(lambda lay=layout: simulate(lay))
             times.append(t_sim)
+        assert result is not None
+        gc.collect()
+        tracemalloc.start()
+        simulate(layout)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        assert result is not None
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
         rows.append({"gpus": result.scope.gpus, "devices": layout.device_count(),
-                     "links": layout.link_count(), "build_s": t_build, "save_s": t_save,
-                     "load_s": t_load, "graph_s": t_graph, "simulate_s": min(times),
-                     "peak_mb": peak / 1e6,
+                     "links": layout.link_count(), "origin": origin, "build_s": t_build,
+                     "save_s": t_save, "load_s": t_load, "graph_s": t_graph,
+                     "simulate_s": min(times), "simulate_peak_mb": peak / 1e6,
+                     "process_rss_mb": rss,
                      "all_reduce_busbw": result.collective("all_reduce")[-1].busbw_GBps})
     return rows
 
@@ -157,18 +179,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1024,4096,16384",
                         help="GPU counts, comma-separated (default: 1024,4096,16384)")
     parser.add_argument("--repeat", type=int, default=3, help="simulate runs per size (best kept)")
+    parser.add_argument("--source", choices=("auto", "generators", "builder"), default="auto",
+                        help="layouts from rackdesigner.generators (auto: when available) or "
+                        "from this module's builder")
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
-    header = (f"{'GPUs':>6} {'devices':>8} {'links':>7} {'build s':>8} {'save s':>7} "
-              f"{'load s':>7} {'graph s':>8} {'simulate s':>10} {'peak MB':>8} {'AR busbw':>9}")
-    print(header)
-    for row in run(sizes, args.repeat):
-        def f(v, w, d=3):
-            return f"{'-':>{w}}" if v is None else f"{v:>{w}.{d}f}"
+    print(f"{'GPUs':>6} {'devices':>8} {'links':>7} {'build s':>8} {'save s':>7} "
+          f"{'load s':>7} {'graph s':>8} {'simulate s':>10} {'sim MB':>7} {'RSS MB':>7} "
+          f"{'AR busbw':>9}  layouts from")
+
+    def f(v, w, d=3):
+        return f"{'-':>{w}}" if v is None else f"{v:>{w}.{d}f}"
+
+    for row in run(sizes, args.repeat, args.source):
         print(f"{row['gpus']:>6} {row['devices']:>8} {row['links']:>7} {f(row['build_s'], 8)} "
               f"{f(row['save_s'], 7)} {f(row['load_s'], 7)} {f(row['graph_s'], 8)} "
-              f"{f(row['simulate_s'], 10)} {f(row['peak_mb'], 8, 1)} "
-              f"{f(row['all_reduce_busbw'], 9, 1)}")
+              f"{f(row['simulate_s'], 10)} {f(row['simulate_peak_mb'], 7, 1)} "
+              f"{f(row['process_rss_mb'], 7, 0)} {f(row['all_reduce_busbw'], 9, 1)}  "
+              f"{row['origin']}")
         sys.stdout.flush()
     return 0
 
