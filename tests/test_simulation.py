@@ -339,3 +339,20 @@ def test_bad_inputs_raise_a_clear_error(two_node):
         simulate(two_node, pue=0.8)
     with pytest.raises(SimulationInputError, match="not a GPU"):
         simulate(two_node, p2p=("node-1.gpu0", "leaf-0-0"))
+
+
+def test_one_gpu_per_node_is_limited_by_its_own_pcie_link(two_node):
+    # GPU 0 ties on NIC 0 and NIC 1 (same PCIe switch) but all its traffic crosses its own
+    # PCIe Gen5 x16: 48 GB/s for NCCL, 64 GB/s of hardware
+    result = simulate(two_node, ["node-1.gpu0", "node-2.gpu0"], algorithm="ring")
+    assert _last(result, "all_reduce").busbw_GBps == pytest.approx(48.0, rel=3e-3)
+    assert result.bandwidth.bisection_GBps == pytest.approx(64.0)
+
+
+def test_p2p_inside_an_nvswitch_island_uses_nvlink_only(catalog):
+    layout = Layout(catalog=catalog)
+    parts = instantiate(catalog, "dgx-h100", "n1")
+    layout.add_all(parts.groups, parts.devices, parts.links)
+    result = simulate(layout, p2p=("n1.gpu0", "n1.gpu5"))
+    assert result.bandwidth.p2p["GBps"] == pytest.approx(450.0)
+    assert _last(result, "send_recv").busbw_GBps == pytest.approx(18 * 20.6, rel=3e-3)

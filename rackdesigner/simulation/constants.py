@@ -5,9 +5,9 @@ graph and the catalog. There are no per-device fudge factors: a constant applies
 class (NVLink of an SM generation, PCIe, the network) or to an NCCL algorithm/protocol.
 
 Source of the NCCL figures: NVIDIA/nccl `src/tuning/cost_model.cc` (`ncclTunerConstantsDefaults`,
-`treeCorrectionFactor`), `src/tuning/{ring,tree,nvls,collnet}.cc` at commit 1fc949c (2026, the
-release line after the tuning code moved out of `src/graph/tuning.cc`; its constants match the
-2.2x `tuning.cc` except where noted), and `src/graph/topo.h` for the per-link bandwidths.
+`treeCorrectionFactor`), `src/tuning/{ring,tree,nvls,collnet}.cc` at commit 1fc949c (2026, after
+the tuning code moved out of `src/graph/tuning.cc`; docs/simulation.md lists how the older
+`tuning.cc` differs), and `src/graph/topo.h` for the per-link bandwidths.
 Units: bandwidth GB/s (10^9 B/s) per direction, latency microseconds unless the name says ns.
 """
 

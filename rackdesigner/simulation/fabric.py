@@ -94,13 +94,16 @@ def bisection(topo: Topology, scope: ScopeModel) -> float:
     a: dict[str, float] = defaultdict(float)
     b: dict[str, float] = defaultdict(float)
     for island, frac in side:
-        for nic in island.nics:
+        caps = {nic: min(topo.nic_raw(nic), _nic_path_raw(topo, island, nic))
+                for nic in island.nics}
+        total = sum(caps.values())
+        scale = min(1.0, island.host_raw / total) if total > 0 else 0.0
+        for nic, cap in caps.items():
             leaf = topo.leaf_of(nic)
             if leaf is None:
                 continue
-            cap = min(topo.nic_raw(nic), _nic_path_raw(topo, island, nic))
-            a[leaf] += cap * frac
-            b[leaf] += cap * (1.0 - frac)
+            a[leaf] += cap * scale * frac
+            b[leaf] += cap * scale * (1.0 - frac)
     flow = 0.0
     cur_a, cur_b = dict(a), dict(b)
     for t in range(1, len(topo.domains) + 1):

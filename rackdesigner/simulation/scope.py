@@ -42,6 +42,8 @@ class Island:
     nics: list[str] = field(default_factory=list)
     nic_min_eff: float = 0.0
     nic_min_raw: float = 0.0
+    host_eff: float = INF  # sum of the GPUs' own PCIe/C2C links: all network traffic crosses them
+    host_raw: float = INF
 
     @property
     def k(self) -> int:
@@ -49,7 +51,8 @@ class Island:
 
     @property
     def net_eff(self) -> float:
-        return len(self.nics) * self.nic_min_eff
+        """NCCL-effective network rate of the island: its NICs, capped by the GPUs' host links."""
+        return min(len(self.nics) * self.nic_min_eff, self.host_eff)
 
 
 @dataclass
@@ -146,6 +149,10 @@ def _island(topo: Topology, gpus: list[str]) -> Island:
             eff = min(net * C.NET_EFFICIENCY, path.eff)
             old = nics.get(path.nic)
             nics[path.nic] = (raw, eff) if old is None else (min(old[0], raw), min(old[1], eff))
+    host = sum(topo.gpu_host_eff.get(g, 0.0) for g in gpus)
+    island.host_eff = host if host > 0 else INF
+    host = sum(topo.gpu_host_raw.get(g, 0.0) for g in gpus)
+    island.host_raw = host if host > 0 else INF
     island.nics = sorted(nics)
     island.nic_min_raw = min((v[0] for v in nics.values()), default=0.0)
     island.nic_min_eff = min((v[1] for v in nics.values()), default=0.0)
