@@ -122,7 +122,7 @@ def test_spec_collects_verbs_data_and_entry():
     assert "rackdesigner-$version-linux-$arch.tar.gz" in build
 
 
-@pytest.mark.parametrize("script", ["build.sh", "install.sh"])
+@pytest.mark.parametrize("script", ["build.sh", "install.sh", "check_bare_system.sh"])
 def test_shell_scripts_parse(script):
     result = subprocess.run(["bash", "-n", str(PACKAGING / script)], capture_output=True,
                             text=True, timeout=60)
