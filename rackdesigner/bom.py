@@ -1,0 +1,251 @@
+"""Bill of materials of a layout: parts per catalog model, cables by type and length, optics.
+
+- Items: every device counted per catalog model; systems (DGX, NVL72 rack, compute tray) are
+  counted once per group that instantiates them (`Group.template`). `in_systems` says how many
+  of an item's count are parts of a system (a DGX's GPUs are bought with the DGX), so a buyer
+  orders `count - in_systems` of it separately.
+- Cables: per catalog cable and length, one per link lane (a bundle of 4 counts 4). Links inside
+  a system (NVLink, PCIe, C2C board connections) are not cables; a network link without a cable
+  is listed as `unspecified`.
+- Transceivers: optical cables that need them (fibre, not AOC) get one per connector cage at
+  each end: a twin-port OSFP cage carrying two 400G ports takes one 800G twin-port transceiver.
+  The model is the catalog transceiver of the cable's family (same medium and reach) whose rate
+  fills the cage (port rate x ports per connector); the cable's own transceiver otherwise.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from dataclasses import dataclass
+
+from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
+from rackdesigner.model import Layout, Link, PortRef
+
+INTERNAL_PROTOCOLS = ("nvlink", "pcie", "c2c")
+KIND_ORDER = ("system", "rack", "switch", "gpu", "cpu", "nvswitch", "nic", "dpu", "pcie_switch",
+              "chassis", "cable", "transceiver")
+UNSPECIFIED = "unspecified"
+
+
+@dataclass(frozen=True, slots=True)
+class BomItem:
+    model: str
+    kind: str
+    count: int
+    in_systems: int = 0
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class BomCable:
+    type: str
+    media: str
+    length_m: float | None
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class BomTransceiver:
+    model: str
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bom:
+    items: tuple[BomItem, ...]
+    cables: tuple[BomCable, ...]
+    transceivers: tuple[BomTransceiver, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "items": [{"model": i.model, "kind": i.kind, "count": i.count,
+                       "in_systems": i.in_systems} for i in self.items],
+            "cables": [{"type": c.type, "length_m": c.length_m, "count": c.count}
+                       for c in self.cables],
+            "transceivers": [{"model": t.model, "count": t.count} for t in self.transceivers],
+        }
+
+    def count(self, model: str) -> int:
+        return sum(i.count for i in self.items if i.model == model)
+
+    def cable_count(self, cable: str | None = None) -> int:
+        return sum(c.count for c in self.cables if cable is None or c.type == cable)
+
+
+def _kind_key(kind: str) -> int:
+    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+
+
+class _Specs:
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._cache: dict[str, DeviceSpec | None] = {}
+
+    def __call__(self, model: str) -> DeviceSpec | None:
+        if model not in self._cache:
+            self._cache[model] = self.catalog.get(model) if model in self.catalog else None
+        return self._cache[model]
+
+
+def bill_of_materials(layout: Layout) -> Bom:
+    specs = _Specs(layout.catalog)
+    in_system: dict[str | None, bool] = {None: False}
+
+    def inside(group_id: str | None) -> bool:
+        """Whether a group is, or is inside, a system instance."""
+        if group_id in in_system:
+            return in_system[group_id]
+        chain = []
+        g: str | None = group_id
+        while g is not None and g not in in_system:
+            chain.append(g)
+            group = layout.group(g) if layout.has_group(g) else None
+            if group is None:
+                in_system[g] = False
+                break
+            spec = specs(group.template) if group.template else None
+            if spec is not None and spec.system is not None:
+                in_system[g] = True
+                break
+            g = group.parent
+        result = in_system.get(g, False) if g is not None else False
+        for c in chain:
+            in_system.setdefault(c, result)
+        return in_system[group_id]
+
+    counts: Counter[str] = Counter()
+    nested: Counter[str] = Counter()
+    for group in layout.groups():
+        spec = specs(group.template) if group.template else None
+        if spec is None or spec.system is None:
+            continue
+        counts[spec.id] += 1
+        if inside(group.parent):
+            nested[spec.id] += 1
+    for device in layout.devices():
+        counts[device.model] += 1
+        spec = specs(device.model)
+        if (spec is None or spec.kind != "rack") and inside(device.group):
+            nested[device.model] += 1
+    items = []
+    for model, count in counts.items():
+        spec = specs(model)
+        kind = spec.kind if spec is not None else "unknown"
+        items.append(BomItem(model, kind, count, nested[model],
+                             spec.model if spec is not None else ""))
+    items.sort(key=lambda i: (_kind_key(i.kind), i.model))
+    cables, transceivers = _cables(layout, specs)
+    return Bom(tuple(items), cables, transceivers)
+
+
+def _port(specs: _Specs, layout: Layout, end: PortRef) -> PortGroup | None:
+    if not layout.has_device(end.device):
+        return None
+    spec = specs(layout.device(end.device).model)
+    if spec is None or not spec.has_port(end.group):
+        return None
+    return spec.port(end.group)
+
+
+def _cables(layout: Layout, specs: _Specs
+            ) -> tuple[tuple[BomCable, ...], tuple[BomTransceiver, ...]]:
+    cables: Counter[tuple[str, str, float | None]] = Counter()
+    cages: dict[tuple[str, str, int | str], str] = {}
+    picks: dict[tuple[str, float, int], str] = {}
+    for link in layout.links():
+        spec = specs(link.cable) if link.cable else None
+        if spec is not None and spec.cable is not None and spec.cable.media == "pcb":
+            continue
+        ports = [_port(specs, layout, link.a), _port(specs, layout, link.b)]
+        if spec is None or spec.cable is None:
+            if all(p is not None and p.protocol in INTERNAL_PROTOCOLS for p in ports):
+                continue
+            cables[(link.cable or UNSPECIFIED, "", link.length_m)] += link.count
+            continue
+        cables[(spec.id, spec.cable.media, link.length_m)] += link.count
+        if spec.cable.transceiver:
+            for end, port in zip((link.a, link.b), ports, strict=True):
+                _add_cages(cages, picks, specs, link, end, port, spec)
+    cable_rows = tuple(BomCable(t, m, length, n) for (t, m, length), n in
+                       sorted(cables.items(), key=lambda kv: (kv[0][0], kv[0][2] or 0.0)))
+    optics = Counter(cages.values())
+    return cable_rows, tuple(BomTransceiver(m, n) for m, n in sorted(optics.items()))
+
+
+def _add_cages(cages: dict, picks: dict, specs: _Specs, link: Link, end: PortRef,
+               port: PortGroup | None, cable: DeviceSpec) -> None:
+    assert cable.cable is not None and cable.cable.transceiver
+    per = port.ports_per_connector if port is not None else 1
+    rate = port.rate_gbps if port is not None else cable.cable.rate_gbps
+    model = _transceiver_for(picks, specs, cable, rate, per)
+    if end.index is not None or (port is not None and port.count == 1):
+        first = end.index or 0
+        for index in range(first, first + link.count):
+            cages[(end.device, end.group, index // per)] = model
+    else:  # ports not named: assume the link's lanes fill whole cages of their own
+        for k in range(-(-link.count // per)):
+            cages[(end.device, end.group, f"{link.id}/{k}")] = model
+
+
+def _transceiver_for(picks: dict, specs: _Specs, cable: DeviceSpec, rate: float, per: int) -> str:
+    assert cable.cable is not None and cable.cable.transceiver
+    key = (cable.id, rate, per)
+    if key in picks:
+        return picks[key]
+    default = specs(cable.cable.transceiver)
+    chosen = cable.cable.transceiver
+    if default is not None and default.transceiver is not None:
+        family = default.transceiver.media.split()[0]
+        for spec in specs.catalog.of_kind("transceiver"):
+            t = spec.transceiver
+            if (t is not None and t.media.split()[0] == family
+                    and t.reach_m == default.transceiver.reach_m
+                    and t.rate_gbps == rate * per):
+                chosen = spec.id
+                break
+    picks[key] = chosen
+    return chosen
+
+
+# ---- text forms ------------------------------------------------------------------------------
+def _length(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def format_table(bom: Bom) -> str:
+    out = io.StringIO()
+    rows = [("MODEL", "KIND", "COUNT", "IN SYSTEMS")]
+    rows += [(i.model, i.kind, str(i.count), str(i.in_systems) if i.in_systems else "")
+             for i in bom.items]
+    _table(out, rows)
+    out.write("\n")
+    rows = [("CABLE", "MEDIA", "LENGTH (m)", "COUNT")]
+    rows += [(c.type, c.media, _length(c.length_m), str(c.count)) for c in bom.cables]
+    _table(out, rows)
+    out.write("\n")
+    rows = [("TRANSCEIVER", "COUNT")] + [(t.model, str(t.count)) for t in bom.transceivers]
+    _table(out, rows)
+    return out.getvalue()
+
+
+def _table(out: io.StringIO, rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    for row in rows:
+        cells = [cell.ljust(w) if c == 0 or not cell.isdigit() else cell.rjust(w)
+                 for c, (cell, w) in enumerate(zip(row, widths, strict=True))]
+        out.write("  ".join(cells).rstrip() + "\n")
+
+
+def format_csv(bom: Bom) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["section", "model", "kind", "length_m", "count", "in_systems"])
+    for i in bom.items:
+        writer.writerow(["item", i.model, i.kind, "", i.count, i.in_systems])
+    for c in bom.cables:
+        writer.writerow(["cable", c.type, c.media, _length(c.length_m), c.count, ""])
+    for t in bom.transceivers:
+        writer.writerow(["transceiver", t.model, "transceiver", "", t.count, ""])
+    return out.getvalue()

@@ -1,0 +1,65 @@
+"""`rackdesigner generate TEMPLATE [options] -o FILE`: write a reference design or topology."""
+
+from __future__ import annotations
+
+import argparse
+
+from rackdesigner.cli import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from rackdesigner.generators import TEMPLATES
+
+    parser = sub.add_parser(
+        "generate",
+        help="write a reference design (DGX node, NVL72, SuperPOD) or a generated topology",
+        description="Generate a layout from a template and save it as YAML. "
+        "'rackdesigner generate --list' shows the templates and their options.",
+    )
+    parser.add_argument("template", nargs="?", metavar="TEMPLATE",
+                        help=f"one of: {', '.join(TEMPLATES)}")
+    parser.add_argument("--list", action="store_true", help="list the templates and options")
+    parser.add_argument("-o", "--output", metavar="FILE", help="layout file to write")
+    seen: dict[str, str] = {}
+    for template in TEMPLATES.values():
+        for option in template.options:
+            seen.setdefault(option.name, option.help)
+    for name, text in seen.items():
+        parser.add_argument(f"--{name}", metavar=name.upper(), help=text)
+    parser.set_defaults(run=run, _template_options=tuple(seen))
+
+
+def summary(layout) -> str:
+    kinds = {}
+    for device in layout.devices():
+        model = device.model
+        kind = layout.catalog.get(model).kind if model in layout.catalog else "unknown"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return (f"{kinds.get('gpu', 0)} GPUs, {kinds.get('switch', 0)} switches, "
+            f"{layout.link_count()} links, {kinds.get('rack', 0)} racks")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rackdesigner.generators import GeneratorError, describe_templates, generate
+
+    if args.list:
+        print(describe_templates(), end="")
+        return 0
+    if not args.template:
+        raise UsageError("generate needs a TEMPLATE (see 'rackdesigner generate --list')")
+    if not args.output:
+        raise UsageError("generate needs -o FILE, the layout file to write")
+    options = {name: getattr(args, name) for name in args._template_options
+               if getattr(args, name) is not None}
+    try:
+        layout = generate(args.template, **options)
+    except GeneratorError as exc:
+        raise UsageError(str(exc)) from None
+    from rackdesigner.io import save_layout
+
+    try:
+        save_layout(layout, args.output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"{args.output}: {args.template}: {summary(layout)}")
+    return 0

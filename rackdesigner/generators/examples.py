@@ -1,0 +1,47 @@
+"""The example layouts shipped in `resources/examples/`, produced by the generators.
+
+`python -m rackdesigner.generators.examples [FOLDER]` rewrites them (default: the shipped
+examples folder); a test checks that the shipped files equal what the generators make now.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
+    "dgx-h100.yaml": ("dgx-h100", {}),
+    "dgx-h100-2node-ib.yaml": ("single-leaf", {"system": "dgx-h100", "nodes": 2,
+                                               "switch": "qm9700"}),
+    "fat-tree-2tier.yaml": ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 128}),
+    "gb200-nvl72.yaml": ("nvl72", {}),
+}
+
+
+def example_text(name: str) -> str:
+    from rackdesigner.generators import generate
+    from rackdesigner.io import dump_layout_text
+
+    template, options = EXAMPLES[name]
+    return dump_layout_text(generate(template, **options))
+
+
+def write_examples(folder: Path) -> list[Path]:
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    written = []
+    for name, (template, options) in EXAMPLES.items():
+        path = folder / name
+        save_layout(generate(template, **options), path)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    from rackdesigner._resources import examples_dir
+
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else examples_dir()
+    for written in write_examples(target):
+        print(written)

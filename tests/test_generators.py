@@ -1,0 +1,216 @@
+"""Generated designs: composition, placement, cabling, validation and YAML round trips."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from rackdesigner.generators import TEMPLATES, GeneratorError, describe_templates, generate
+from rackdesigner.io import dump_layout_text, load_layout, parse_layout_text, save_layout
+from rackdesigner.model import check_layout, has_errors
+
+SMALL = {
+    "dgx-a100": {},
+    "dgx-h100": {},
+    "dgx-h200": {},
+    "dgx-b200": {},
+    "nvl72": {},
+    "superpod": {"system": "dgx-h100", "sus": 1},
+    "fat-tree": {"switch": "qm9700", "levels": 2, "endpoints": 128},
+    "rail-optimized": {"system": "dgx-b200", "nodes": 40, "switch": "qm9700"},
+    "single-leaf": {"system": "dgx-h100", "nodes": 2, "switch": "qm9700"},
+}
+CASES = [
+    *SMALL.items(),
+    ("superpod", {"system": "dgx-b200", "sus": 2}),
+    ("superpod", {"system": "dgx-a100", "nodes": 30}),
+    ("fat-tree", {"switch": "qm8700", "levels": 3, "endpoints": 100}),
+    ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 200, "oversubscription": 3}),
+    ("fat-tree", {"switch": "q3400", "levels": 2, "endpoints": 300}),
+    ("rail-optimized", {"system": "dgx-a100", "nodes": 8, "switch": "qm8700"}),
+]
+IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
+
+
+def kinds(layout) -> Counter:
+    return Counter(layout.catalog.get(d.model).kind for d in layout.devices())
+
+
+def test_every_template_has_a_case():
+    assert set(SMALL) == set(TEMPLATES)
+
+
+@pytest.mark.parametrize(("template", "options"), CASES, ids=IDS)
+def test_generated_design_validates_clean(template, options):
+    layout = generate(template, **options)
+    errors = [f for f in check_layout(layout) if f.severity == "error"]
+    assert errors == []
+
+
+@pytest.mark.parametrize(("template", "options"), CASES, ids=IDS)
+def test_every_device_is_placed_in_a_rack_and_grouped(template, options):
+    layout = generate(template, **options)
+    racks = {d.id for d in layout.devices() if layout.catalog.get(d.model).kind == "rack"}
+    assert racks
+    for device in layout.devices():
+        assert device.group is not None, device.id
+        if device.id in racks:
+            continue
+        assert device.rack in racks and device.u is not None and device.u >= 1, device.id
+    positions = {d.pos for d in layout.devices()}
+    assert len(positions) > 1  # laid out, not piled at the origin
+
+
+@pytest.mark.parametrize(("template", "options"), CASES, ids=IDS)
+def test_yaml_round_trip_is_byte_identical(template, options, tmp_path):
+    layout = generate(template, **options)
+    path = tmp_path / "design.yaml"
+    save_layout(layout, path)
+    first = path.read_bytes()
+    again = load_layout(path)
+    assert again == layout
+    save_layout(again, path)
+    assert path.read_bytes() == first
+    assert dump_layout_text(parse_layout_text(first.decode())) == first.decode()
+
+
+@pytest.mark.parametrize("model", ["dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200"])
+def test_dgx_node_is_port_accurate_inside(catalog, model):
+    layout = generate(model)
+    spec = catalog.get(model)
+    parts = {p.name: p for p in spec.system.parts}
+    k = kinds(layout)
+    assert k["gpu"] == 8 and k["system"] == 0
+    assert k["nic"] == parts["nic"].count + sum(p.count for p in spec.system.parts
+                                                if p.name == "storage_nic")
+    # every GPU uses all of its NVLinks, on switch chips
+    gpu_spec = catalog.get(parts["gpu"].model)
+    nvlinks = Counter()
+    for link in layout.links():
+        for end in (link.a, link.b):
+            if end.group == "nvlink" and catalog.get(layout.device(end.device).model).kind == "gpu":
+                nvlinks[end.device] += link.count
+    assert set(nvlinks.values()) == {gpu_spec.port("nvlink").count}
+    group = layout.group("dgx-1")
+    assert group.kind == "node" and group.template == model
+    assert layout.group(group.parent).kind == "rack"
+
+
+def test_nvl72_composition(catalog):
+    layout = generate("nvl72")
+    trays = [g for g in layout.groups() if g.kind == "tray"]
+    assert Counter(g.template for g in trays) == {"gb200-compute-tray": 18,
+                                                  "nvlink-switch-tray": 9}
+    models = Counter(d.model for d in layout.devices())
+    assert models["gb200-gpu"] == 72 and models["grace"] == 36
+    assert models["nvlink5-switch"] == 18 and models["rack-48u"] == 1
+    # every GPU has exactly one NVLink to each of the 18 switch chips
+    pairs = Counter()
+    for link in layout.links():
+        ends = {layout.device(e.device).model: e.device for e in (link.a, link.b)}
+        if "gb200-gpu" in ends and "nvlink5-switch" in ends:
+            pairs[(ends["gb200-gpu"], ends["nvlink5-switch"])] += link.count
+    assert len(pairs) == 72 * 18 and set(pairs.values()) == {1}
+    # 4 ConnectX-7 per compute tray
+    for tray in (g for g in trays if g.template == "gb200-compute-tray"):
+        nics = [d for d in layout.group_devices(tray.id, recursive=False)
+                if layout.device(d).model == "connectx-7"]
+        assert len(nics) == 4
+    # the switch trays sit between the compute trays in the rack
+    u_of = {g.id: layout.device(layout.group_devices(g.id)[0]).u for g in trays}
+    switch_us = [u_of[g.id] for g in trays if g.template == "nvlink-switch-tray"]
+    compute_us = [u_of[g.id] for g in trays if g.template == "gb200-compute-tray"]
+    assert min(compute_us) < min(switch_us) and max(switch_us) < max(compute_us)
+    assert len(set(u_of.values())) == 27
+
+
+@pytest.mark.parametrize("switch", ["qm8700", "qm9700", "q3400"])
+def test_fat_tree_capacity_k2_over_2_and_k3_over_4(catalog, switch):
+    from rackdesigner.generators.fattree import capacity, plan_fat_tree
+
+    k = catalog.get(switch).port("ib").count
+    assert capacity(k, 2) == k * k // 2
+    assert capacity(k, 3) == k**3 // 4
+    two = plan_fat_tree(catalog, switch, 2)
+    assert (two.leaves, two.spines, two.cores) == (k, k // 2, 0)
+    three = plan_fat_tree(catalog, switch, 3)
+    assert three.switches == 5 * k * k // 4  # Al-Fares: k pods of k/2 + k/2, (k/2)^2 cores
+    assert three.leaves * three.down == k**3 // 4
+
+
+def test_full_two_level_fat_tree_is_built_to_capacity():
+    layout = generate("fat-tree", switch="qm8700", levels=2)
+    k = kinds(layout)
+    assert k["nic"] == 40 * 40 // 2
+    assert k["switch"] == 40 + 20
+    assert not has_errors(check_layout(layout))
+
+
+def test_fat_tree_oversubscription_splits_leaf_ports():
+    from rackdesigner.generators.fattree import leaf_split
+
+    assert leaf_split(64, 1) == (32, 32)
+    assert leaf_split(64, 3) == (48, 16)
+    layout = generate("fat-tree", switch="qm9700", levels=2, endpoints=96, oversubscription=3)
+    leaves = [d.id for d in layout.devices() if d.id.startswith("leaf-")]
+    assert len(leaves) == 2
+    for leaf in leaves:
+        ups = sum(lk.count for lk in layout.links_of(leaf) if lk.other(leaf).device
+                  .startswith("spine-"))
+        assert ups == 16
+
+
+def test_single_leaf_uses_copper_in_one_rack():
+    layout = generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700")
+    fabric = [lk for lk in layout.links() if lk.b.device == "leaf-1"]
+    assert len(fabric) == 16
+    assert {lk.cable for lk in fabric} == {"dac-ndr"}
+    assert all(0 < lk.length_m <= 2 for lk in fabric)
+    assert sorted(lk.b.index for lk in fabric) == list(range(16))  # port-accurate
+    assert len({d.rack for d in layout.devices() if d.rack}) == 1
+
+
+def test_node_parts_stay_together_on_the_canvas():
+    layout = generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700")
+
+    def box(node):
+        xs = [layout.device(d).pos[0] for d in layout.group_devices(node)]
+        ys = [layout.device(d).pos[1] for d in layout.group_devices(node)]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    a, b = box("dgx-1"), box("dgx-2")
+    assert a[3] < b[1] or b[3] < a[1]  # stacked, not interleaved
+    # the upper node in the rack is drawn above the lower one
+    u1, u2 = layout.device("dgx-1.chassis").u, layout.device("dgx-2.chassis").u
+    assert (u1 > u2) == (a[1] < b[1])
+
+
+@pytest.mark.parametrize(("template", "options", "message"), [
+    ("nope", {}, "unknown template"),
+    ("superpod", {"system": "dgx-h100", "sus": 1, "switch": "qm9700"}, "no option --switch"),
+    ("fat-tree", {"switch": "qm9700"}, "needs --levels"),
+    ("fat-tree", {"switch": "qm9700", "levels": 4}, "must be one of 2, 3"),
+    ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 2049}, "at most 2048"),
+    ("fat-tree", {"switch": "qm9700", "levels": 3, "endpoints": 65537}, "at most 65536"),
+    ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 0}, "at least 1"),
+    ("fat-tree", {"switch": "qm9700", "levels": 2, "oversubscription": 0.5}, "1 or more"),
+    ("fat-tree", {"switch": "dgx-h100", "levels": 2}, "not a switch"),
+    ("fat-tree", {"switch": "qm9701", "levels": 2}, "unknown device model"),
+    ("rail-optimized", {"system": "dgx-h100", "nodes": 4, "switch": "sn5600"}, "ethernet"),
+    ("rail-optimized", {"system": "qm9700", "nodes": 4, "switch": "qm9700"}, "not a system"),
+    ("rail-optimized", {"system": "dgx-h100", "nodes": 0, "switch": "qm9700"}, "at least 1"),
+    ("single-leaf", {"system": "dgx-h100", "nodes": 9, "switch": "qm9700"}, "at most 8"),
+    ("single-leaf", {"system": "dgx-h100", "nodes": 5, "switch": "qm9700"}, "at most 4"),
+])
+def test_parameter_errors(template, options, message):
+    with pytest.raises(GeneratorError, match=message):
+        generate(template, **options)
+
+
+def test_describe_templates_lists_every_template_and_option():
+    text = describe_templates()
+    for template in TEMPLATES.values():
+        assert template.name in text
+        for option in template.options:
+            assert f"--{option.name}" in text
