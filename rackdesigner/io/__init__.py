@@ -6,6 +6,7 @@ import os
 from typing import IO
 
 from rackdesigner.catalog import Catalog
+from rackdesigner.io import safety
 from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.io.reader import parse_text
 from rackdesigner.io.schema import CURRENT_VERSION
@@ -26,11 +27,17 @@ def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None) 
     """Read a layout from a path or an open file; raises `LayoutFileError` (located)."""
     if hasattr(source, "read"):
         label = str(getattr(source, "name", "<stream>"))
-        return parse_text(source.read(), label, catalog)  # type: ignore[union-attr]
+        try:
+            data = source.read(safety.MAX_BYTES + 1)  # type: ignore[union-attr]
+        except UnicodeDecodeError:  # a text stream opened with the wrong encoding
+            raise LayoutFileError(label, "not UTF-8 text (a YAML layout was expected)") from None
+        except OSError as exc:
+            raise LayoutFileError(label, f"cannot read: {exc.strerror or exc}") from None
+        return parse_text(data, label, catalog)
     path = os.fspath(source)  # type: ignore[arg-type]
     try:
         with open(path, "rb") as handle:
-            data = handle.read(512 * 1024 * 1024 + 1)
+            data = handle.read(safety.MAX_BYTES + 1)
     except IsADirectoryError:
         raise LayoutFileError(path, "is a folder, not a layout file") from None
     except FileNotFoundError:

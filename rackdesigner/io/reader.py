@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,19 +27,34 @@ from rackdesigner.io.schema import (
     migrate,
 )
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
-from rackdesigner.model.items import GROUP_KINDS, is_valid_id
+from rackdesigner.model.items import GROUP_KINDS, ID_PATTERN
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Entry(dict):
-    """A mapping that remembers the line it started on."""
+#: The model's port syntax (`PortRef.parse`), matched in full: its `$` also accepts a final "\n".
+_PORT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*:[A-Za-z][\w\-]*(?:\.\d+)?")
+_BOM_ENCODINGS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                  (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
-    __slots__ = ("line",)
+
+class _Entry(dict):
+    """A mapping that remembers the line it started on and the line of each key."""
+
+    __slots__ = ("key_lines", "line")
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, self.line)
+
+
+class _Seq(list):
+    """A list that remembers the line it started on and the line of each item."""
+
+    __slots__ = ("item_lines", "line")
 
 
 class _LineLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader that records mapping lines and refuses anchors/aliases."""
+    """Safe loader that records lines, refuses anchors/aliases and duplicate keys."""
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node in self.constructed_objects or node in self.recursive_objects:
@@ -50,11 +66,47 @@ class _LineLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
         data = _Entry()
         data.line = node.start_mark.line + 1
+        data.key_lines = {}
         yield data
+        seen: dict[tuple[str, str], int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key_line = key_node.start_mark.line + 1
+            if (key_node.tag, key_node.value) in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key_node.value!r} appears twice in one mapping (first "
+                    f"on line {seen[key_node.tag, key_node.value]}); each key may appear once",
+                    key_node.start_mark)
+            seen[key_node.tag, key_node.value] = key_line
+            data.key_lines.setdefault(key_node.value, key_line)
         data.update(self.construct_mapping(node))
+
+    def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
+        data = _Seq()
+        data.line = node.start_mark.line + 1
+        data.item_lines = [item.start_mark.line + 1 for item in node.value]
+        yield data
+        data.extend(self.construct_sequence(node))
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:  # type: ignore[override]
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+            digits = sum(c.isdigit() for c in node.value)
+            raise yaml.constructor.ConstructorError(
+                None, None, f"number with {digits} digits is too large (expected a number of "
+                "a sensible size)", node.start_mark) from None
 
 
 _LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_yaml_map)
+_LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_seq)
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
+
+
+def is_valid_id(value: object) -> bool:
+    """The model's id syntax, matched in full (`ID_PATTERN.match` also accepts a final "\n")."""
+    return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
 
 
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> Layout:
@@ -63,8 +115,13 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     if len(data) > safety.MAX_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; layouts larger than "
                               f"{safety.MAX_BYTES // 2**20} MiB are refused")
+    for bom, encoding in _BOM_ENCODINGS:
+        if data.startswith(bom):
+            raise LayoutFileError(path, f"the file is {encoding} text; layout files must be "
+                                  "UTF-8 (save it again as UTF-8)")
     if b"\x00" in data[:8192]:
-        raise LayoutFileError(path, "this is a binary file, not a YAML layout")
+        raise LayoutFileError(path, "this is a binary file, not a YAML layout (expected UTF-8 "
+                              "text)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -76,6 +133,11 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
             if too_deep:
                 raise LayoutFileError(path, f"structure nested more than {safety.MAX_DEPTH} "
                                       "levels deep; a layout has at most 4", line)
+        if len(data) > safety.COUNT_NODES_ABOVE:
+            too_many, line = safety.node_count_exceeds(text)
+            if too_many:
+                raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
+                                      "larger than any layout RackDesigner can open", line)
         doc = yaml.load(text, Loader=_LineLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -85,6 +147,11 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
         if "could not determine a constructor" in (exc.problem or ""):
             problem = (f"unsupported YAML tag ({exc.problem.split('tag ')[-1]}); layout files "
                        "hold plain mappings, lists, strings and numbers only")
+        elif mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+            problem += " (a tab: YAML is indented with spaces, never tabs)"
+        elif (exc.context_mark is not None and exc.problem_mark is not None
+                and exc.context_mark.line != exc.problem_mark.line):
+            problem += f" (it started on line {exc.context_mark.line + 1})"
         raise LayoutFileError(path, f"invalid YAML: {problem}",
                               mark.line + 1 if mark else None,
                               mark.column + 1 if mark else None) from None
@@ -95,6 +162,15 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except RecursionError:
         raise LayoutFileError(path, "structure nested too deeply") from None
     return _Builder(path, catalog).build(doc)
+
+
+def _char_at(text: str, line: int, column: int) -> str:
+    start = 0
+    for _ in range(line):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    return text[start + column: start + column + 1]
 
 
 class _Builder:
@@ -111,28 +187,29 @@ class _Builder:
             raise self.fail(None, "the file is empty; expected a layout mapping starting with "
                             f"'schema_version: {CURRENT_VERSION}'")
         if not isinstance(doc, dict):
-            raise self.fail(None, f"expected a mapping at the top (schema_version, devices, "
-                            f"links...), got {_kind(doc)}")
-        line = getattr(doc, "line", 1)
+            raise self.fail(getattr(doc, "line", None), "expected a mapping at the top "
+                            f"(schema_version, devices, links...), got {_kind(doc)}")
+        line = doc.line_of("schema_version")
         version = doc.get("schema_version")
         if version is None:
-            raise self.fail(line, f"missing 'schema_version' (expected schema_version: "
-                            f"{CURRENT_VERSION})")
+            raise self.fail(doc.line, f"missing 'schema_version' (expected schema_version: "
+                            f"{CURRENT_VERSION} as the first key)")
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            raise self.fail(line, f"schema_version must be a whole number >= 1, got {version!r}")
+            raise self.fail(line, "schema_version must be a whole number >= 1 (expected "
+                            f"schema_version: {CURRENT_VERSION}), got {_short(version)}")
         if version > CURRENT_VERSION:
-            raise self.fail(line, f"this file uses schema_version {version}, written by a newer "
-                            f"RackDesigner; this version reads up to {CURRENT_VERSION}. "
-                            "Upgrade RackDesigner to open it")
+            raise self.fail(line, f"this file uses schema_version {_short(version)}, written "
+                            f"by a newer RackDesigner; this version reads up to "
+                            f"{CURRENT_VERSION}. Upgrade RackDesigner to open it")
         doc = migrate(doc, version)
-        self._check_keys(doc, TOP_KEYS, "layout", line)
-        meta = Meta(name=self._opt_str(doc, "name", line),
-                    description=self._opt_str(doc, "description", line),
-                    extra=tuple(sorted((k, v) for k, v in doc.items() if k.startswith("x-"))))
+        self._check_keys(doc, TOP_KEYS, "layout")
+        meta = Meta(name=self._opt_str(doc, "name", "layout"),
+                    description=self._opt_str(doc, "description", "layout"),
+                    extra=_extensions(doc))
         layout = Layout(self.catalog, meta)
-        groups = [self._group(e) for e in self._entries(doc, "groups", line)]
-        devices = [self._device(e) for e in self._entries(doc, "devices", line)]
-        links = [self._link(e) for e in self._entries(doc, "links", line)]
+        groups = [self._group(e) for e in self._entries(doc, "groups")]
+        devices = [self._device(e) for e in self._entries(doc, "devices")]
+        links = [self._link(e) for e in self._entries(doc, "links")]
         for group in _parents_first(groups, self):
             self._add(layout.add_group, group)
         for device in devices:
@@ -144,9 +221,7 @@ class _Builder:
             if layout.has_device(link.a.device) and layout.has_device(link.b.device):
                 self._add(layout.add_link, link)
             else:
-                if layout.has_id(link.id):
-                    raise self.fail(self.lines[link.id], f"id {link.id!r} is used twice")
-                layout.add_unresolved_link(link)
+                layout.add_unresolved_link(link)  # design rules report it; saving keeps it
         layout.source_path = self.path
         layout.source_lines = self.lines
         layout.revision = 0
@@ -159,114 +234,125 @@ class _Builder:
             raise self.fail(self.lines.get(item.id), str(exc)) from None
 
     # ---- entries -------------------------------------------------------------------------
-    def _entries(self, doc: dict, key: str, line: int) -> list[_Entry]:
+    def _entries(self, doc: _Entry, key: str) -> list[_Entry]:
         value = doc.get(key)
         if value is None:
             return []
         if not isinstance(value, list):
-            raise self.fail(line, f"'{key}' must be a list of mappings, got {_kind(value)}")
-        for item in value:
+            raise self.fail(doc.line_of(key), f"'{key}' must be a list of mappings (one "
+                            f"'- {{id: ...}}' per entry), got {_kind(value)}")
+        for index, item in enumerate(value):
             if not isinstance(item, dict):
-                raise self.fail(line, f"each entry of '{key}' must be a mapping, got "
-                                f"{_kind(item)}: {_short(item)}")
+                raise self.fail(value.item_lines[index], f"each entry of '{key}' must be a "
+                                f"mapping like {{id: ...}}, got {_kind(item)}: {_short(item)}")
         return value
 
-    def _check_keys(self, entry: dict, allowed: tuple[str, ...], what: str, line: int) -> None:
+    def _check_keys(self, entry: _Entry, allowed: tuple[str, ...], what: str) -> None:
         for key in entry:
             if not isinstance(key, str):
-                raise self.fail(line, f"{what}: keys must be names, got {_short(key)}")
+                raise self.fail(entry.line, f"{what}: keys must be names, got {_short(key)}")
             if key not in allowed and not key.startswith("x-"):
                 close = difflib.get_close_matches(key, allowed, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
-                raise self.fail(line, f"{what}: unknown key {key!r}{hint} (known keys: "
-                                f"{', '.join(allowed)})")
+                raise self.fail(entry.line_of(key), f"{what}: unknown key {key!r}{hint} "
+                                f"(known keys: {', '.join(allowed)}, or x-... for extensions)")
 
     def _id(self, entry: _Entry, what: str) -> str:
-        line = entry.line
+        line = entry.line_of("id")
         value = entry.get("id")
         if value is None:
-            raise self.fail(line, f"{what} without 'id' (expected e.g. id: gpu-1)")
+            raise self.fail(entry.line, f"{what} without 'id' (expected e.g. id: gpu-1)")
         if not is_valid_id(value):
-            raise self.fail(line, f"{what} id {value!r} is invalid: expected letters, digits and "
-                            ". _ - (starting with a letter or digit)")
+            raise self.fail(line, f"{what} id {_short(value)} is invalid: expected letters, "
+                            "digits and . _ - (starting with a letter or digit)")
         if value in self.lines:
             raise self.fail(line, f"id {value!r} is used twice (first on line "
-                            f"{self.lines[value]})")
-        self.lines[value] = line
+                            f"{self.lines[value]}); ids must be unique across groups, devices "
+                            "and links")
+        self.lines[value] = entry.line
         return value
 
     def _group(self, e: _Entry) -> Group:
         gid = self._id(e, "group")
-        self._check_keys(e, GROUP_KEYS, f"group {gid}", e.line)
-        kind = self._opt_str(e, "kind", e.line) or "group"
+        what = f"group {gid}"
+        self._check_keys(e, GROUP_KEYS, what)
+        kind = self._opt_str(e, "kind", what) or "group"
         if kind not in GROUP_KINDS:
-            raise self.fail(e.line, f"group {gid}: kind {kind!r} is not one of "
+            raise self.fail(e.line_of("kind"), f"{what}: kind {kind!r} is not one of "
                             f"{', '.join(GROUP_KINDS)}")
-        return Group(gid, self._opt_str(e, "name", e.line), kind,
-                     self._opt_ref(e, "parent"), self._opt_bool(e, "collapsed"),
-                     self._opt_ref(e, "template"))
+        return Group(gid, self._opt_str(e, "name", what), kind,
+                     self._opt_ref(e, "parent", what), self._opt_bool(e, "collapsed", what),
+                     self._opt_ref(e, "template", what))
 
     def _device(self, e: _Entry) -> Device:
         did = self._id(e, "device")
-        self._check_keys(e, DEVICE_KEYS, f"device {did}", e.line)
+        what = f"device {did}"
+        self._check_keys(e, DEVICE_KEYS, what)
         model = e.get("model")
         if not isinstance(model, str) or not model:
-            raise self.fail(e.line, f"device {did}: 'model' must name a catalog model "
+            raise self.fail(e.line_of("model"), f"{what}: 'model' must name a catalog model "
                             f"(e.g. h100-sxm5), got {_short(model)}")
         pos = e.get("pos", (0.0, 0.0))
-        if (not isinstance(pos, list | tuple) or len(pos) != 2
-                or not all(_is_number(v) and math.isfinite(v) for v in pos)):
-            raise self.fail(e.line, f"device {did}: 'pos' must be [x, y] with two finite "
+        xy = _finite_pair(pos)
+        if xy is None:
+            raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
                             f"numbers, got {_short(pos)}")
         u = e.get("u")
         if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
-            raise self.fail(e.line, f"device {did}: 'u' must be a whole number of rack units "
+            raise self.fail(e.line_of("u"), f"{what}: 'u' must be a whole number of rack units "
                             f"(1 = bottom), got {_short(u)}")
-        return Device(did, model, self._opt_str(e, "name", e.line), (pos[0], pos[1]),
-                      self._opt_ref(e, "rack"), u, self._opt_ref(e, "group"))
+        return Device(did, model, self._opt_str(e, "name", what), xy,
+                      self._opt_ref(e, "rack", what), u, self._opt_ref(e, "group", what),
+                      _extensions(e))
 
     def _link(self, e: _Entry) -> Link:
         lid = self._id(e, "link")
-        self._check_keys(e, LINK_KEYS, f"link {lid}", e.line)
+        what = f"link {lid}"
+        self._check_keys(e, LINK_KEYS, what)
         ends = []
         for side in ("a", "b"):
             value = e.get(side)
             try:
+                if isinstance(value, str) and not _PORT_TEXT.fullmatch(value):
+                    raise ValueError(f"expected 'device:port' (e.g. gpu-1:nvlink or "
+                                     f"leaf-1:ib.3), got {value!r}")
                 ends.append(PortRef.parse(value))
             except ValueError as exc:
-                raise self.fail(e.line, f"link {lid}: '{side}': {exc}") from None
+                raise self.fail(e.line_of(side), f"{what}: '{side}': {exc}") from None
         count = e.get("count", 1)
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10**6:
-            raise self.fail(e.line, f"link {lid}: 'count' must be a whole number >= 1, got "
-                            f"{_short(count)}")
+            raise self.fail(e.line_of("count"), f"{what}: 'count' must be a whole number >= 1, "
+                            f"got {_short(count)}")
         length = e.get("length_m")
-        if length is not None and not (_is_number(length) and 0 <= length < 1e6):
-            raise self.fail(e.line, f"link {lid}: 'length_m' must be a number of metres, got "
-                            f"{_short(length)}")
-        return Link(lid, ends[0], ends[1], count, self._opt_ref(e, "cable"), length)
+        if length is not None and not (_finite_float(length) is not None and length >= 0):
+            raise self.fail(e.line_of("length_m"), f"{what}: 'length_m' must be a number of "
+                            f"metres (0 or more), got {_short(length)}")
+        return Link(lid, ends[0], ends[1], count, self._opt_ref(e, "cable", what), length)
 
     # ---- scalars -------------------------------------------------------------------------
-    def _opt_str(self, e: dict, key: str, line: int) -> str:
+    def _opt_str(self, e: _Entry, key: str, what: str) -> str:
         value = e.get(key)
         if value is None:
             return ""
         if not isinstance(value, str):
-            raise self.fail(line, f"'{key}' must be text, got {_short(value)}")
+            raise self.fail(e.line_of(key), f"{what}: '{key}' must be text, got "
+                            f"{_short(value)} (put it in quotes)")
         return value
 
-    def _opt_ref(self, e: _Entry, key: str) -> str | None:
+    def _opt_ref(self, e: _Entry, key: str, what: str) -> str | None:
         value = e.get(key)
         if value is None:
             return None
         if not is_valid_id(value):
-            raise self.fail(e.line, f"'{key}' must be an id (letters, digits, . _ -), got "
-                            f"{_short(value)}")
+            raise self.fail(e.line_of(key), f"{what}: '{key}' must be an id (letters, digits, "
+                            f". _ -), got {_short(value)}")
         return value
 
-    def _opt_bool(self, e: _Entry, key: str) -> bool:
+    def _opt_bool(self, e: _Entry, key: str, what: str) -> bool:
         value = e.get(key, False)
         if not isinstance(value, bool):
-            raise self.fail(e.line, f"'{key}' must be true or false, got {_short(value)}")
+            raise self.fail(e.line_of(key), f"{what}: '{key}' must be true or false, got "
+                            f"{_short(value)}")
         return value
 
 
@@ -280,13 +366,15 @@ def _parents_first(groups: list[Group], builder: _Builder) -> list[Group]:
         while current is not None and state.get(current.id) != 2:
             if state.get(current.id) == 1:
                 raise builder.fail(builder.lines[current.id],
-                                   f"group {current.id} is inside itself (parent cycle)")
+                                   f"group {current.id} is inside itself (parent cycle); "
+                                   "a group's parents must lead to a top-level group")
             state[current.id] = 1
             chain.append(current)
             parent = current.parent
             if parent is not None and parent not in by_id:
                 raise builder.fail(builder.lines[current.id], f"group {current.id}: parent "
-                                   f"{parent!r} is not defined")
+                                   f"{parent!r} is not defined (expected the id of a group in "
+                                   "this file)")
             current = by_id.get(parent) if parent is not None else None
         for item in reversed(chain):
             state[item.id] = 2
@@ -303,9 +391,46 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _finite_float(value: Any) -> float | None:
+    """A number as a finite float, or None (text, true/false, .inf, .nan, ints past 1e308)."""
+    if not _is_number(value):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _finite_pair(value: Any) -> tuple[float, float] | None:
+    """`[x, y]` as two finite floats, or None."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    x, y = _finite_float(value[0]), _finite_float(value[1])
+    return None if x is None or y is None else (x, y)
+
+
+def _extensions(entry: dict) -> tuple[tuple[str, Any], ...]:
+    """The `x-...` keys of a mapping as sorted plain data (tools' extensions, kept as they are)."""
+    return tuple(sorted((k, _plain(v)) for k, v in entry.items()
+                        if isinstance(k, str) and k.startswith("x-")))
+
+
+def _plain(value: Any) -> Any:
+    """Loader containers back to plain dicts and lists (depth is bounded by `safety`)."""
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):  # tuples come from !!omap / !!pairs
+        return [_plain(v) for v in value]
+    return value
+
+
 def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "text", int: "a number", float: "a number",
-            bool: "true/false"}.get(type(value), type(value).__name__)
+    for kind, text in ((bool, "true/false"), (dict, "a mapping"), (list, "a list"),
+                       (str, "text"), (int, "a number"), (float, "a number")):
+        if isinstance(value, kind):
+            return text
+    return "nothing" if value is None else type(value).__name__
 
 
 def _short(value: Any) -> str:

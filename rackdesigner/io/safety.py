@@ -4,6 +4,11 @@ libyaml's composer recurses in C: a few hundred kilobytes of `[[[[...` overflow 
 kill the process before Python can raise. Layout files never nest deeper than a handful of
 levels, so a cheap linear scan flags anything that *might* nest deeply, and only then is the
 exact depth measured from the parser's event stream (iterative, no recursion).
+
+Memory: a composed YAML node costs a few hundred bytes (a 13 MiB layout of 200,000 devices peaks
+near 1.2 GB), so size alone does not bound memory: `[1,1,1,...` packs a node into two bytes.
+Files are capped at MAX_BYTES, and files big enough to hold more than MAX_NODES nodes have their
+nodes counted from the event stream before anything is composed.
 """
 
 from __future__ import annotations
@@ -13,8 +18,12 @@ import re
 import numpy as np
 import yaml
 
-MAX_BYTES = 512 * 1024 * 1024
+MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 32
+#: ~1.5 GB of composed nodes; a layout of 300,000 one-line devices has ~3.3 million.
+MAX_NODES = 4_000_000
+#: Below this many bytes a file cannot hold MAX_NODES nodes (`{a,a,a,...` makes two per two bytes).
+COUNT_NODES_ABOVE = MAX_NODES
 _SUSPICIOUS_FLOW = 24
 _BLOCK_CHAIN = re.compile(r"(?:[-?:][ \t]+){16,}")
 _DEEP_INDENT = re.compile(r"^[ \t]{96,}\S", re.MULTILINE)
@@ -50,4 +59,16 @@ def exact_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> tuple[bool, int | 
                 return True, event.start_mark.line + 1
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
+    return False, None
+
+
+def node_count_exceeds(text: str, limit: int = MAX_NODES) -> tuple[bool, int | None]:
+    """Count nodes from the parser's events (none are kept); (True, line) past `limit`."""
+    nodes = 0
+    node_events = (yaml.ScalarEvent, yaml.CollectionStartEvent, yaml.AliasEvent)
+    for event in yaml.parse(text, Loader=_Parser):
+        if isinstance(event, node_events):
+            nodes += 1
+            if nodes > limit:
+                return True, event.start_mark.line + 1
     return False, None

@@ -1,13 +1,15 @@
 """Write layouts as deterministic, diff-friendly YAML.
 
 One line per group, device and link (a flow mapping), sections and entries in a fixed order
-(natural id order: `gpu-2` before `gpu-10`), defaults omitted. The same document always gives the
-same bytes, whatever order it was built in. Saving to a path is atomic: a temporary file in the
-same folder, flushed and fsynced, then `os.replace`.
+(natural id order: `gpu-2` before `gpu-10`), defaults omitted, `x-` extension keys last and
+sorted. The same document always gives the same bytes, whatever order it was built in. Saving to
+a path is atomic: a temporary file in the same folder, flushed and fsynced, then `os.replace`.
 """
 
 from __future__ import annotations
 
+import io
+import math
 import os
 import re
 import tempfile
@@ -34,6 +36,8 @@ def scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return ".nan" if math.isnan(value) else ("-.inf" if value < 0 else ".inf")
         if value.is_integer() and abs(value) < 1e15:
             return str(int(value))
         text = repr(value)
@@ -49,14 +53,32 @@ def scalar(value: Any) -> str:
     return dumped.strip().removesuffix("...").strip()
 
 
+def inline(value: Any) -> str:
+    """`value` as one line of flow YAML: mappings sorted by key, strings via `scalar`."""
+    if isinstance(value, dict):
+        pairs = sorted(((inline(k), inline(v)) for k, v in value.items()))
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(inline(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool | int | float | str):
+        return scalar(value)
+    # Other safe-loadable values (dates, !!binary, !!set): PyYAML's own form, inside a flow
+    # list so that it stays on one line.
+    dumped = yaml.dump([value], Dumper=_Dumper, default_flow_style=True, allow_unicode=True,
+                       width=1 << 30, sort_keys=True).strip()
+    return dumped[1:-1]
+
+
 def _flow(pairs: list[tuple[str, Any]]) -> str:
-    items = []
-    for key, value in pairs:
-        if isinstance(value, tuple | list):
-            items.append(f"{key}: [{', '.join(scalar(v) for v in value)}]")
-        else:
-            items.append(f"{key}: {scalar(value)}")
-    return "- {" + ", ".join(items) + "}\n"
+    return "- {" + ", ".join(f"{key}: {inline(value)}" for key, value in pairs) + "}\n"
+
+
+def _finite(value: float, what: str) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"{what} is {value}; only finite numbers can be saved")
+    return float(value)
 
 
 def _group_line(g: Group) -> str:
@@ -79,13 +101,14 @@ def _device_line(d: Device) -> str:
     if d.name:
         pairs.append(("name", d.name))
     if d.pos != (0.0, 0.0):
-        pairs.append(("pos", (_round(d.pos[0]), _round(d.pos[1]))))
+        pairs.append(("pos", [_finite(v, f"device {d.id}: pos") for v in d.pos]))
     if d.rack is not None:
         pairs.append(("rack", d.rack))
     if d.u is not None:
         pairs.append(("u", d.u))
     if d.group is not None:
         pairs.append(("group", d.group))
+    pairs.extend(sorted(d.props))
     return _flow(pairs)
 
 
@@ -96,13 +119,8 @@ def _link_line(k: Link) -> str:
     if k.cable is not None:
         pairs.append(("cable", k.cable))
     if k.length_m is not None:
-        pairs.append(("length_m", _round(k.length_m)))
+        pairs.append(("length_m", _finite(k.length_m, f"link {k.id}: length_m")))
     return _flow(pairs)
-
-
-def _round(value: float) -> float:
-    """Floats are written with `repr`, the shortest text that reads back as the same value."""
-    return float(value)
 
 
 def dump_layout_text(layout: Layout) -> str:
@@ -113,9 +131,8 @@ def dump_layout_text(layout: Layout) -> str:
         out.append(f"name: {scalar(meta.name)}\n")
     if meta.description:
         out.append(f"description: {scalar(meta.description)}\n")
-    for key, value in meta.extra:
-        out.append(yaml.dump({key: value}, Dumper=_Dumper, sort_keys=True,
-                             default_flow_style=True, width=1 << 30))
+    for key, value in sorted(meta.extra):
+        out.append(f"{scalar(key)}: {inline(value)}\n")
     sections = (
         ("groups", list(layout.groups()), _group_line),
         ("devices", list(layout.devices()), _device_line),
@@ -124,7 +141,7 @@ def dump_layout_text(layout: Layout) -> str:
     for name, items, line in sections:
         if not items:
             continue
-        items.sort(key=lambda item: natural_key(item.id))
+        items.sort(key=lambda item: (natural_key(item.id), item.id))  # gpu-01 vs gpu-1
         out.append(f"{name}:\n")
         out.extend(line(item) for item in items)
     return "".join(out)
@@ -134,7 +151,9 @@ def save_layout(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
     """Write `layout` to a path (atomically) or to an open text file."""
     text = dump_layout_text(layout)
     if hasattr(target, "write"):
-        target.write(text)  # type: ignore[union-attr]
+        binary = isinstance(target, io.RawIOBase | io.BufferedIOBase) or "b" in str(
+            getattr(target, "mode", ""))
+        target.write(text.encode("utf-8") if binary else text)  # type: ignore[union-attr]
         return
     path = Path(target)  # type: ignore[arg-type]
     directory = path.parent if str(path.parent) else Path(".")
