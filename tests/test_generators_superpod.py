@@ -172,3 +172,19 @@ def test_superpod_placement_and_groups():
 def test_superpod_parameter_errors(options, message):
     with pytest.raises(GeneratorError, match=message):
         generate("superpod", **options)
+
+
+# DGX SuperPOD B300-XDR RA: 72-node SUs on 144-port Q3400 leaves. The same sizing rule
+# (smallest divisor of the leaf uplinks that gives the spines enough ports) gives its table.
+B300_XDR_TABLE = [(1, 8, 4, 576), (2, 16, 8, 1152), (4, 32, 18, 2304), (8, 64, 36, 4608),
+                  (18, 144, 72, 10368)]
+
+
+@pytest.mark.parametrize(("sus", "leaf", "spine", "leaf_spine"), B300_XDR_TABLE)
+def test_sizing_rule_reproduces_the_b300_xdr_table(catalog, sus, leaf, spine, leaf_spine):
+    from rackdesigner.generators.rail import plan_rail
+
+    plan = plan_rail(catalog, "dgx-b200", sus * 72, "q3400")
+    assert plan.nodes_per_su == 72 and plan.sus == sus
+    assert (plan.clos.leaves, plan.clos.spines, plan.clos.leaf_spine_links) == (
+        leaf, spine, leaf_spine)

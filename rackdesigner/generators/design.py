@@ -118,17 +118,32 @@ class DesignBuilder:
 
     # ---- devices -------------------------------------------------------------------------
     def device(self, device_id: str, model: str, rack: RackPlace, name: str = "",
-               group: str | None = None, u: int | None = None) -> Device:
-        """One plain device in a rack (at the next free U unless `u` is given)."""
+               group: str | None = None, u: int | None = None,
+               pos: tuple[float, float] | None = None) -> Device:
+        """One plain device in a rack (at the next free U unless `u` is given).
+
+        Without `pos` the device is its own canvas block; with `pos` (relative) the caller adds
+        it to a shared block with `add_block`.
+        """
         spec = self.catalog.get(model)
         height = round(spec.u_height or 0)
         if u is None:
             u = rack.take(height)
-        device = Device(device_id, spec.id, name, (0.0, 0.0), rack.id, u,
+        device = Device(device_id, spec.id, name, pos or (0.0, 0.0), rack.id, u,
                         group if group is not None else rack.group)
         self.devices[device_id] = device
-        rack.blocks.append(Block(u + max(height, 1) - 1, [device_id], CELL_W, CELL_H))
+        if pos is None:
+            rack.blocks.append(Block(u + max(height, 1) - 1, [device_id], CELL_W, CELL_H))
         return device
+
+    def add_block(self, rack: RackPlace, top_u: int, ids: list[str]) -> None:
+        """Draw devices (placed with relative `pos`) together as one block of a rack column."""
+        if not ids:
+            return
+        xs = [self.devices[i].pos[0] for i in ids]
+        ys = [self.devices[i].pos[1] for i in ids]
+        rack.blocks.append(Block(top_u, ids, max(xs) - min(xs) + CELL_W,
+                                 max(ys) - min(ys) + CELL_H))
 
     def system(self, model: str, prefix: str, rack: RackPlace, name: str = "",
                group: str | None = None, collapsed: bool = False) -> Parts:

@@ -16,8 +16,10 @@ from rackdesigner.generators.clos import ClosPlan, plan_three_level, plan_two_le
 from rackdesigner.generators.design import DesignBuilder, GeneratorError, fabric_port
 from rackdesigner.generators.fabric import NETWORK_RACK, SwitchRacks, build_upper_tiers
 from rackdesigner.model import Layout, PortRef
+from rackdesigner.model.instantiate import CELL_H, CELL_W
 
 RACKS_PER_ROW = 16
+ENDPOINT_COLUMNS = 4
 
 
 def leaf_split(radix: int, oversubscription: float) -> tuple[int, int]:
@@ -117,11 +119,17 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
         leaves.append(leaf)
         here = min(plan.down, n_endpoints - done)
         span = rack.height_u - leaf_height
+        ids = []
         for j in range(here):
             done += 1
             nic = f"nic-{done}"
-            b.device(nic, ep_spec.id, rack, f"Endpoint {done}", u=1 + j * span // plan.down)
+            # endpoints drawn in a grid under their leaf, the highest U first
+            row_j, col_j = divmod(here - 1 - j, ENDPOINT_COLUMNS)
+            b.device(nic, ep_spec.id, rack, f"Endpoint {done}", u=1 + j * span // plan.down,
+                     pos=(col_j * CELL_W, row_j * CELL_H))
+            ids.append(nic)
             b.connect(PortRef(nic, ep_port, None if ep_single else 0), PortRef(leaf, sw_port, j))
+        b.add_block(rack, span, ids)
     if plan.spines:
         tier = b.group("spine-tier", "Spine and core switches", "fabric", top)
         cols = min(plan.leaves, RACKS_PER_ROW)
