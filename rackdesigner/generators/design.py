@@ -30,6 +30,17 @@ class GeneratorError(ValueError):
     """A request a generator cannot fulfil (bad option, impossible size); the message says why."""
 
 
+#: Largest fabric a generator builds (endpoints or GPU NICs): 131,072 keeps a design in the
+#: hundreds of thousands of objects, a few seconds to build and about a gigabyte to hold.
+MAX_ENDPOINTS = 131_072
+
+
+def check_size(endpoints: int, what: str) -> None:
+    if endpoints > MAX_ENDPOINTS:
+        raise GeneratorError(f"{endpoints} {what} is more than the {MAX_ENDPOINTS} a generated "
+                             "design may have; ask for fewer")
+
+
 #: Canvas gaps (scene units) between blocks in a rack column, between columns and rows.
 BLOCK_GAP = 40.0
 COLUMN_GAP = 160.0

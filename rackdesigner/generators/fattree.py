@@ -1,9 +1,10 @@
 """A generic two- or three-level fat tree of one switch model, with NICs as its endpoints.
 
 Each leaf stands at the top of its own rack with its endpoints below it (top-of-rack, so the
-endpoint cables are copper where the catalog has copper of that rate); spines and cores stand in
-a row across the middle of the floor. `oversubscription` R splits each leaf's ports R:1 between
-endpoints and uplinks; the tiers above are non-blocking. Capacity with k-port switches and R = 1:
+endpoint cables are copper where the catalog has copper of that rate); the leaf racks fill a
+roughly square floor and the spines and cores stand in a row across its middle.
+`oversubscription` R splits each leaf's ports R:1 between endpoints and uplinks; the tiers above
+are non-blocking. Capacity with k-port switches and R = 1:
 k²/2 endpoints on two levels, k³/4 on three (Al-Fares et al., SIGCOMM 2008).
 """
 
@@ -12,13 +13,23 @@ from __future__ import annotations
 import math
 
 from rackdesigner.catalog import Catalog, DeviceSpec
+from rackdesigner.generators.cabling import RACK_WIDTH_M, ROW_PITCH_M
 from rackdesigner.generators.clos import ClosPlan, plan_three_level, plan_two_level
-from rackdesigner.generators.design import DesignBuilder, GeneratorError, fabric_port
-from rackdesigner.generators.fabric import NETWORK_RACK, SwitchRacks, build_upper_tiers
+from rackdesigner.generators.design import (
+    DesignBuilder,
+    GeneratorError,
+    check_size,
+    fabric_port,
+)
+from rackdesigner.generators.fabric import (
+    NETWORK_RACK,
+    SwitchRacks,
+    build_upper_tiers,
+    racks_needed,
+)
 from rackdesigner.model import Layout, PortRef
 from rackdesigner.model.instantiate import CELL_H, CELL_W
 
-RACKS_PER_ROW = 16
 ENDPOINT_COLUMNS = 4
 
 
@@ -93,6 +104,7 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
     if ep_spec.port(ep_port).protocol != sw_spec.port(sw_port).protocol:
         raise GeneratorError(f"{ep_spec.id} does not speak {sw_spec.id}'s protocol")
     n_endpoints = endpoints if endpoints is not None else plan.leaves * plan.down
+    check_size(n_endpoints, "endpoints (give --endpoints to build part of the capacity)")
     ratio = f", {oversubscription:g}:1 oversubscribed" if oversubscription != 1 else ""
     title = f"{levels}-level fat tree of {sw_spec.model}, {n_endpoints} endpoints{ratio}"
     b = DesignBuilder(catalog, title, f"{title}: {plan.leaves} leaves, {plan.spines} spines, "
@@ -100,7 +112,9 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
     top = b.group("fabric", title, "fabric")
     ep_single = ep_spec.port(ep_port).count == 1
     leaf_height = max(1, round(sw_spec.u_height or 1))
-    rows = math.ceil(plan.leaves / RACKS_PER_ROW)
+    # a roughly square floor keeps the longest leaf-spine run short
+    per_row = max(1, math.ceil(math.sqrt(plan.leaves * ROW_PITCH_M / RACK_WIDTH_M)))
+    rows = math.ceil(plan.leaves / per_row)
     spine_row = rows // 2 if rows > 1 else 1
     leaves: list[str] = []
     done = 0
@@ -111,7 +125,7 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
             parent = f"pod-{p + 1}"
             if li % plan.leaves_per_pod == 0:
                 b.group(parent, f"Pod {p + 1}", "pod", top)
-        row_i, col = divmod(li, RACKS_PER_ROW)
+        row_i, col = divmod(li, per_row)
         row = row_i if row_i < spine_row else row_i + 1
         rack = b.rack(NETWORK_RACK, row, col, parent, f"Leaf rack {li + 1}")
         leaf = f"leaf-{li + 1}"
@@ -132,8 +146,8 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
         b.add_block(rack, span, ids)
     if plan.spines:
         tier = b.group("spine-tier", "Spine and core switches", "fabric", top)
-        cols = min(plan.leaves, RACKS_PER_ROW)
-        racks = SwitchRacks(b, spine_row, 0, tier, "Spine rack")
-        racks.col = max(0, cols // 2 - 1)
+        cols = min(plan.leaves, per_row)
+        n_racks = racks_needed(b, switch, plan.spines + plan.cores)
+        racks = SwitchRacks(b, spine_row, max(0, (cols - n_racks) // 2), tier, "Spine rack")
         build_upper_tiers(b, plan, leaves, switch, racks)
     return b.build()

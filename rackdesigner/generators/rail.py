@@ -21,6 +21,7 @@ from rackdesigner.generators.clos import ClosPlan, plan_three_level, plan_two_le
 from rackdesigner.generators.design import (
     DesignBuilder,
     GeneratorError,
+    check_size,
     compute_nic_part,
     fabric_port,
 )
@@ -76,6 +77,7 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
     if nodes < 1:
         raise GeneratorError("--nodes must be at least 1")
     _, rails, nic_spec = compute_nic_part(catalog, system)
+    check_size(nodes * rails, "fabric endpoints")
     sw_port = fabric_port(sw_spec)
     check_protocols(nic_spec, fabric_port(nic_spec), sw_spec, sw_port)
     radix = sw_spec.port(sw_port).count
