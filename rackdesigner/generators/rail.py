@@ -136,6 +136,9 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
         row_i, col_i = divmod(s, per_row)
         row = row_i if row_i < spine_row else row_i + 1
         col0 = col_i * (su_cols + 1)
+        # racks numbered in floor order: compute racks, the network rack(s), compute racks
+        racks = [b.rack(rack_model, row, col0 + k, su, f"SU{s + 1} compute rack {k + 1}")
+                 for k in range(half)]
         net = SwitchRacks(b, row, col0 + half, su, f"SU{s + 1} network rack")
         su_leaves = []
         for r in range(rails):
@@ -145,12 +148,9 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
         leaves.extend(su_leaves)
         if s == 0 and reserved.appliances:
             _add_reserved(b, net, reserved, su_leaves, plan.nodes_per_su, sw_port)
+        racks += [b.rack(rack_model, row, col0 + k + net.count, su,
+                         f"SU{s + 1} compute rack {k + 1}") for k in range(half, compute_racks)]
         slots = plan.nodes_per_su - (reserved.slots if s == 0 else 0)
-        racks = []
-        for k in range(compute_racks):
-            col = col0 + k if k < half else col0 + k + net.count
-            racks.append(b.rack(rack_model, row, col, su,
-                                f"SU{s + 1} compute rack {k + 1}"))
         for j in range(slots):
             if node_no >= plan.nodes:
                 break
