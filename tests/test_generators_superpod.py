@@ -188,3 +188,38 @@ def test_sizing_rule_reproduces_the_b300_xdr_table(catalog, sus, leaf, spine, le
     assert plan.nodes_per_su == 72 and plan.sus == sus
     assert (plan.clos.leaves, plan.clos.spines, plan.clos.leaf_spine_links) == (
         leaf, spine, leaf_spine)
+
+
+def test_ufm_takes_the_last_node_slot_of_su1():
+    layout = generate("superpod", system="dgx-h100", sus=1)
+    ufm_links = [lk for d in ("ufm-1", "ufm-2") for lk in layout.links_of(d)]
+    assert len(ufm_links) == 4
+    ends = sorted(str(lk.other(lk.a.device if lk.a.device.startswith("ufm") else lk.b.device))
+                  for lk in ufm_links)
+    assert ends == ["leaf-1:ib.31", "leaf-2:ib.31", "leaf-3:ib.31", "leaf-4:ib.31"]
+    # no DGX uses slot 31; DGX j uses port j-1 on every rail leaf
+    node_ports = {(lk.b.device, lk.b.index) for lk in layout.links()
+                  if lk.a.device.startswith("dgx-") and lk.b.device.startswith("leaf-")}
+    assert len(node_ports) == 248
+    assert not any(index == 31 for _, index in node_ports)
+
+
+def test_cable_lengths_follow_the_floor():
+    layout = generate("superpod", system="dgx-h100", sus=2)
+    rack_of = {d.id: d.rack for d in layout.devices()}
+    for link in layout.links():
+        if link.cable is None:
+            assert layout.catalog.get(layout.device(link.a.device).model).kind != "switch"
+            continue
+        same = rack_of[link.a.device] == rack_of[link.b.device]
+        media = layout.catalog.get(link.cable).cable.media
+        assert (media in ("dac", "acc")) == same, link
+        assert link.length_m <= layout.catalog.get(link.cable).cable.max_length_m
+    # a node next to its leaf rack gets a shorter (or equal) cable than one four racks away
+    def length(node):
+        return max(lk.length_m for lk in layout.links_of(f"{node}.nic0") if lk.cable)
+
+    far, near = "dgx-1", "dgx-13"  # compute rack 1 and compute rack 4 of SU 1
+    assert rack_of[f"{far}.chassis"] != rack_of[f"{near}.chassis"]
+    assert length(near) <= length(far)
+    assert len({lk.length_m for lk in layout.links() if lk.cable}) > 2
