@@ -26,6 +26,13 @@ def test_generate_writes_a_loadable_file_and_prints_a_summary(tmp_path, capsys):
     assert main(["validate", "-q", str(target)]) == 0
 
 
+def test_generate_to_stdout(capsys):
+    assert main(["generate", "dgx-h100", "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("# RackDesigner layout")
+    assert "8 GPUs" in captured.err
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["generate", "superpod", "--system", "dgx-h100"], "-o FILE"),
     (["generate", "-o", "x.yaml"], "needs a TEMPLATE"),

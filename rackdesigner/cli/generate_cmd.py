@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from rackdesigner.cli import UsageError
 
@@ -19,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("template", nargs="?", metavar="TEMPLATE",
                         help=f"one of: {', '.join(TEMPLATES)}")
     parser.add_argument("--list", action="store_true", help="list the templates and options")
-    parser.add_argument("-o", "--output", metavar="FILE", help="layout file to write")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="layout file to write (- for standard output)")
     seen: dict[str, str] = {}
     for template in TEMPLATES.values():
         for option in template.options:
@@ -57,9 +59,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     from rackdesigner.io import save_layout
 
+    line = f"{args.output}: {args.template}: {summary(layout)}"
+    if args.output == "-":  # the YAML on stdout, the summary on stderr
+        save_layout(layout, sys.stdout)
+        print(line, file=sys.stderr)
+        return 0
     try:
         save_layout(layout, args.output)
     except OSError as exc:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-    print(f"{args.output}: {args.template}: {summary(layout)}")
+    print(line)
     return 0
