@@ -3,6 +3,8 @@
 #
 #   packaging/build.sh                     build venv in build/bundle-venv (made on first use)
 #   packaging/build.sh --current-python    use `python3` as it is (installs into it!)
+#   packaging/build.sh --ref v0.1.0        build a committed revision (its package; packaging/
+#                                          itself comes from the work tree)
 #   RACKDESIGNER_BUILD_VENV=DIR packaging/build.sh    build venv elsewhere
 #
 # Output:
@@ -21,7 +23,19 @@ python="${PYTHON:-python3}"
 venv="${RACKDESIGNER_BUILD_VENV:-$root/build/bundle-venv}"
 pyinstaller_req="${PYINSTALLER_REQUIREMENT:-pyinstaller>=6.10}"
 
-if [ "${1:-}" = "--current-python" ]; then
+use_current=no
+ref=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --current-python) use_current=yes; shift ;;
+        --ref) ref="$2"; shift 2 ;;
+        --ref=*) ref="${1#--ref=}"; shift ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) echo "build.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+
+if [ "$use_current" = yes ]; then
     build_python="$(command -v "$python")"
 else
     if [ ! -x "$venv/bin/python" ]; then
@@ -36,9 +50,16 @@ src="$work/src"
 mkdir -p "$work"
 rm -rf "$src" "$work/wheel"
 mkdir -p "$src" "$work/wheel"
-echo "== copying sources to $src"
-(cd "$root" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - \
-    pyproject.toml setup.py README.md rackdesigner resources) | tar -xf - -C "$src"
+sources="pyproject.toml setup.py README.md rackdesigner resources"
+if [ -n "$ref" ]; then
+    echo "== exporting $ref ($(git -C "$root" rev-parse --short "$ref")) to $src"
+    # shellcheck disable=SC2086
+    git -C "$root" archive "$ref" $sources | tar -xf - -C "$src"
+else
+    echo "== copying the work tree's sources to $src"
+    # shellcheck disable=SC2086
+    (cd "$root" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - $sources) | tar -xf - -C "$src"
+fi
 
 echo "== building the wheel (log: $work/wheel.log)"
 "$build_python" -m pip wheel --no-deps --wheel-dir "$work/wheel" "$src" > "$work/wheel.log" 2>&1 \
