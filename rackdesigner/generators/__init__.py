@@ -174,5 +174,6 @@ def describe_templates() -> str:
         lines.append(f"{t.name}\n    {t.summary}")
         for o in t.options:
             need = " (required)" if o.required else ""
-            lines.append(f"    --{o.name} {o.type.__name__.upper()}: {o.help}{need}")
+            kind = "|".join(map(str, o.choices)) if o.choices else o.type.__name__.upper()
+            lines.append(f"    --{o.name} {kind}: {o.help}{need}")
     return "\n".join(lines) + "\n"

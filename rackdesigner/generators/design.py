@@ -275,7 +275,8 @@ def compute_nic_part(catalog: Catalog, model: str) -> tuple[str, int, DeviceSpec
         if best is None or part.count > best[1]:
             best = (part.name, part.count, part_spec)
     if best is None:
-        raise GeneratorError(f"{model} has no network adapters to connect to a fabric")
+        raise GeneratorError(f"{model} has no NIC among its parts to connect to a fabric "
+                             "(fabrics of nested systems such as NVL72 racks are not generated)")
     return best
 
 
