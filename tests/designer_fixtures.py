@@ -62,3 +62,49 @@ def small_layout(catalog: Catalog | None = None) -> Layout:
     ])
     layout.update_device("switch-1", rack="rack-1", u=10)
     return layout
+
+
+def make_window(qtbot, tmp_path, layout: Layout | None = None, show: bool = True):
+    """A MainWindow on the test catalog with settings in `tmp_path`, optionally with `layout`."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(catalog=make_catalog(), settings=settings)
+    # teardown closes the window: never let the unsaved-changes prompt block a test run
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    if layout is not None:
+        window._set_document(layout, None)
+    if show:
+        window.show()
+        qtbot.waitExposed(window)
+        window.windowHandle().requestActivate()  # offscreen: shortcuts need an active window
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+        window.view.set_zoom(1.0)
+        window.view.centerOn(300, 200)
+    return window
+
+
+def viewport_point(view, x: float, y: float):
+    """The viewport pixel showing scene point (x, y)."""
+    from PySide6.QtCore import QPointF
+
+    return view.mapFromScene(QPointF(x, y))
+
+
+def drag(view, start, end, modifier=None, steps: int = 5):
+    """A real left-button drag on the view's viewport between scene points."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    mods = modifier or Qt.KeyboardModifier.NoModifier
+    a = viewport_point(view, *start)
+    b = viewport_point(view, *end)
+    viewport = view.viewport()
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, mods, a)
+    for i in range(1, steps + 1):
+        p = QPoint(a.x() + (b.x() - a.x()) * i // steps, a.y() + (b.y() - a.y()) * i // steps)
+        QTest.mouseMove(viewport, p)
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, mods, b)

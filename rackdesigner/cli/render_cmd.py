@@ -1,0 +1,58 @@
+"""`rackdesigner render FILE -o OUT.png|.svg`: draw a layout headless with the GUI's scene code.
+
+Qt is imported only when the verb runs, so the rest of the CLI works where Qt cannot load.
+Without a display, Qt's offscreen platform is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "render", help="draw a layout as a PNG or SVG image (no window needed)",
+        description="Draw a layout as the designer shows it, to a PNG or SVG file.")
+    parser.add_argument("file", help="layout file (.yaml)")
+    parser.add_argument("-o", "--output", required=True, help="image to write: .png or .svg")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="PNG pixels per canvas unit (default 1; large designs are capped)")
+    parser.add_argument("--overview", action="store_true",
+                        help="draw nodes and trays collapsed, as the zoomed-out canvas does")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rackdesigner.cli import UsageError
+    from rackdesigner.io import LayoutFileError, load_layout
+
+    output = Path(args.output)
+    if output.suffix.lower() not in (".png", ".svg"):
+        raise UsageError(f"{output}: the output must end in .png or .svg")
+    if args.scale <= 0:
+        raise UsageError("--scale must be positive")
+    try:
+        layout = load_layout(args.file)
+    except LayoutFileError as exc:
+        raise UsageError(str(exc)) from None
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner.ui.canvas.scene import RackScene
+    from rackdesigner.ui.export import export_image
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (must stay alive)
+    scene = RackScene()
+    scene.set_layout(layout)
+    if args.overview:
+        scene.set_overview(True)
+    try:
+        export_image(scene, output, scale=args.scale)
+    except OSError as exc:
+        raise UsageError(f"{output}: {exc}") from None
+    print(output)
+    return 0

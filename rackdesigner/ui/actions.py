@@ -1,0 +1,106 @@
+"""Menus, toolbar and shortcuts of the main window."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QToolBar
+
+if TYPE_CHECKING:
+    from rackdesigner.ui.main_window import MainWindow
+
+Key = QKeySequence.StandardKey
+
+
+def build_menus(window: MainWindow) -> None:
+    bar = window.menuBar()
+    editor = window.editor
+    act = window._action
+
+    file_menu = bar.addMenu("&File")
+    window.new_action = act(file_menu, "&New", window.new_document, QKeySequence(Key.New))
+    window.template_action = act(file_menu, "New from &Template…", window.new_from_template,
+                                 QKeySequence("Ctrl+Shift+N"))
+    window.open_action = act(file_menu, "&Open…", window.open_dialog, QKeySequence(Key.Open))
+    window.recent_menu = file_menu.addMenu("Open &Recent")
+    window._refresh_recent_menu = lambda: _refresh_recent(window)
+    window._refresh_recent_menu()
+    file_menu.addSeparator()
+    window.save_action = act(file_menu, "&Save", window.save, QKeySequence(Key.Save))
+    window.save_as_action = act(file_menu, "Save &As…", window.save_as, QKeySequence(Key.SaveAs))
+    window.revert_action = act(file_menu, "Re&vert", window.revert)
+    file_menu.addSeparator()
+    act(file_menu, "&Export Image (PNG, SVG)…", window.export_image_dialog,
+        QKeySequence("Ctrl+E"))
+    act(file_menu, "Export &Bill of Materials (CSV)…", window.export_bom_dialog)
+    file_menu.addSeparator()
+    act(file_menu, "&Quit", window.close, QKeySequence(Key.Quit))
+
+    edit_menu = bar.addMenu("&Edit")
+    stack = window.document.undo_stack
+    window.undo_action = stack.createUndoAction(window, "&Undo")
+    window.undo_action.setShortcuts(QKeySequence.keyBindings(Key.Undo))
+    window.redo_action = stack.createRedoAction(window, "&Redo")
+    window.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    edit_menu.addAction(window.undo_action)
+    edit_menu.addAction(window.redo_action)
+    edit_menu.addSeparator()
+    window.cut_action = act(edit_menu, "Cu&t", editor.cut, QKeySequence(Key.Cut))
+    window.copy_action = act(edit_menu, "&Copy", editor.copy, QKeySequence(Key.Copy))
+    window.paste_action = act(edit_menu, "&Paste", editor.paste, QKeySequence(Key.Paste))
+    window.duplicate_action = act(edit_menu, "&Duplicate", editor.duplicate,
+                                  QKeySequence("Ctrl+D"))
+    window.delete_action = act(edit_menu, "&Delete", editor.delete_selection,
+                               [QKeySequence(Key.Delete), QKeySequence("Backspace")])
+    window.rename_action = act(edit_menu, "Re&name", window.focus_rename, QKeySequence("F2"))
+    edit_menu.addSeparator()
+    act(edit_menu, "Select &All", editor.select_all, QKeySequence(Key.SelectAll))
+    act(edit_menu, "&Group", editor.group_selection, QKeySequence("Ctrl+G"))
+    act(edit_menu, "&Ungroup", editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))
+    act(edit_menu, "Collapse / E&xpand Group", editor.toggle_group, QKeySequence("Ctrl+K"))
+    window.wire_mode_action = QAction("&Wire Mode", window)
+    window.wire_mode_action.setCheckable(True)
+    window.wire_mode_action.setShortcut(QKeySequence("W"))
+    window.wire_mode_action.setStatusTip("Drag from any device to another to wire them "
+                                         "(or drag from a port row, or Alt+drag)")
+    window.wire_mode_action.toggled.connect(lambda on: setattr(window.scene, "wire_mode", on))
+    edit_menu.addAction(window.wire_mode_action)
+
+    view_menu = bar.addMenu("&View")
+    act(view_menu, "Zoom &In", window.view.zoom_in, [QKeySequence(Key.ZoomIn),
+                                                      QKeySequence("Ctrl+=")])
+    act(view_menu, "Zoom &Out", window.view.zoom_out, QKeySequence(Key.ZoomOut))
+    act(view_menu, "&Fit Design", window.view.fit, QKeySequence("Ctrl+0"))
+    view_menu.addSeparator()
+    for dock in (window.palette_dock, window.inspector_dock, window.problems_dock,
+                 window.history_dock, window.simulation_dock):
+        view_menu.addAction(dock.toggleViewAction())
+
+    help_menu = bar.addMenu("&Help")
+    act(help_menu, "&Canvas Basics", window.show_help)
+
+    tools = QToolBar("Main", window)
+    tools.setObjectName("main-toolbar")
+    tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    tools.setMovable(False)
+    for action in (window.new_action, window.open_action, window.save_action):
+        tools.addAction(action)
+    tools.addSeparator()
+    tools.addAction(window.undo_action)
+    tools.addAction(window.redo_action)
+    tools.addSeparator()
+    tools.addAction(window.wire_mode_action)
+    tools.addAction(window.delete_action)
+    window.addToolBar(tools)
+
+
+def _refresh_recent(window: MainWindow) -> None:
+    menu = window.recent_menu
+    menu.clear()
+    recent = window.settings.recent_files()
+    for path in recent:
+        action = menu.addAction(path)
+        action.triggered.connect(lambda checked=False, p=path: window.open_file(p))
+    menu.setEnabled(bool(recent))

@@ -1,0 +1,234 @@
+"""What the user does on the canvas, turned into intent signals of `RackScene`.
+
+Moves: Qt moves the selected items live; on release the scene reports one `move_finished`
+mapping (device id → (old, new) snapped positions), which becomes one undo step. Wiring: a drag
+that starts on a port row (or anywhere on a device with Alt held, or in wire mode) draws a
+rubber wire; devices under the cursor turn green or red, the reason goes to `wire_feedback`, and
+release emits `wire_requested`. Drops of palette entries emit `model_dropped`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QLineF, QPointF, Qt
+from PySide6.QtGui import QPen
+from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsSceneMouseEvent
+
+from rackdesigner.commands import plan_wire, snap
+from rackdesigner.ui import style
+from rackdesigner.ui.canvas.items import DeviceItem, GroupItem
+
+MODEL_MIME = "application/x-rackdesigner-model"
+MAX_HIGHLIGHTS = 1500  # compatible-target highlighting is limited to what a user can see
+
+
+class SceneInteraction:
+    """Mouse and drag-and-drop handling mixed into `RackScene` (which declares the signals)."""
+
+    def __init__(self) -> None:
+        self.wire_mode = False
+        self._wire_source: tuple[str, str | None] | None = None
+        self._wire_line: QGraphicsLineItem | None = None
+        self._wire_target: DeviceItem | None = None
+        self._highlighted: list[DeviceItem] = []
+        self._press_positions: dict = {}
+
+    # ---- helpers -------------------------------------------------------------------------
+    def forget_item(self, item) -> None:
+        """Drop references to an item about to be removed."""
+        self._press_positions.pop(item, None)
+        if item is self._wire_target:
+            self._wire_target = None
+        if item in self._highlighted:
+            self._highlighted.remove(item)
+
+    def _device_at(self, pos: QPointF, exclude: str | None = None) -> DeviceItem | None:
+        for item in self.items(pos):
+            if isinstance(item, DeviceItem) and item.isVisible() and item.device_id != exclude:
+                return item
+        return None
+
+    def _top_item(self, pos: QPointF):
+        for item in self.items(pos):
+            if isinstance(item, DeviceItem | GroupItem) and item.isVisible():
+                return item
+        return None
+
+    # ---- wiring --------------------------------------------------------------------------
+    def start_wiring(self, device_id: str, port: str | None, at: QPointF) -> None:
+        self._wire_source = (device_id, port)
+        line = QGraphicsLineItem(QLineF(at, at))
+        pen = QPen(style.SELECTION, 2, Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        line.setPen(pen)
+        line.setZValue(100)
+        self.addItem(line)
+        self._wire_line = line
+        self._highlight_targets()
+        what = f"{device_id}:{port}" if port else device_id
+        self.wire_feedback.emit(f"Wiring from {what}: release on a highlighted device")
+
+    def _highlight_targets(self) -> None:
+        assert self._wire_source is not None
+        source, port = self._wire_source
+        area = None
+        for view in self.views():
+            area = view.mapToScene(view.viewport().rect()).boundingRect()
+        candidates = self.items(area) if area is not None else self.items()
+        count = 0
+        for item in candidates:
+            if not isinstance(item, DeviceItem) or not item.isVisible():
+                continue
+            if item.device_id == source or count >= MAX_HIGHLIGHTS:
+                continue
+            if plan_wire(self.layout, source, item.device_id, port):
+                item.set_wire_state("ok")
+                self._highlighted.append(item)
+                count += 1
+
+    def _update_wiring(self, pos: QPointF) -> None:
+        assert self._wire_source is not None and self._wire_line is not None
+        line = self._wire_line.line()
+        line.setP2(pos)
+        self._wire_line.setLine(line)
+        source, port = self._wire_source
+        target = self._device_at(pos, exclude=source)
+        if target is self._wire_target:
+            return
+        if self._wire_target is not None:
+            self._wire_target.set_wire_state("ok" if self._wire_target in self._highlighted
+                                             else None)
+        self._wire_target = target
+        if target is None:
+            self.wire_feedback.emit("")
+            return
+        plan = plan_wire(self.layout, source, target.device_id, port)
+        if plan:
+            target.set_wire_state("ok")
+            self.wire_feedback.emit(f"Release to wire {plan.describe()}")
+        else:
+            target.set_wire_state("refused")
+            self.wire_feedback.emit(f"Cannot wire: {plan.reason}")
+
+    def _finish_wiring(self) -> None:
+        source = self._wire_source
+        target = self._wire_target
+        self.cancel_wiring()
+        if source is not None and target is not None:
+            self.wire_requested.emit(source[0], target.device_id, source[1])
+
+    def cancel_wiring(self) -> None:
+        if self._wire_line is not None:
+            self.removeItem(self._wire_line)
+        self._wire_line = None
+        for item in self._highlighted:
+            item.set_wire_state(None)
+        if self._wire_target is not None:
+            self._wire_target.set_wire_state(None)
+        self._highlighted = []
+        self._wire_target = None
+        self._wire_source = None
+
+    @property
+    def is_wiring(self) -> bool:
+        return self._wire_source is not None
+
+    # ---- Qt event overrides ----------------------------------------------------------------
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        pos = event.scenePos()
+        if event.button() == Qt.MouseButton.LeftButton and self.layout is not None:
+            item = self._top_item(pos)
+            if isinstance(item, GroupItem) and item.toggle_rect().contains(item.mapFromScene(pos)):
+                self.group_toggled.emit(item.group_id)
+                event.accept()
+                return
+            if isinstance(item, DeviceItem):
+                port = item.port_at(item.mapFromScene(pos))
+                alt = bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
+                if port is not None or alt or self.wire_mode:
+                    self.start_wiring(item.device_id, port, pos)
+                    event.accept()
+                    return
+        super().mousePressEvent(event)
+        if event.button() == Qt.MouseButton.LeftButton:
+            item = self._top_item(pos)
+            if isinstance(item, GroupItem) and not item.collapsed and item.isSelected():
+                self.select_group_members(item.group_id)
+            self._press_positions = {it: it.pos() for it in self.selectedItems()
+                                     if isinstance(it, DeviceItem | GroupItem)}
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.is_wiring:
+            self._update_wiring(event.scenePos())
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.is_wiring:
+            self._finish_wiring()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        if event.button() == Qt.MouseButton.LeftButton and self._press_positions:
+            moves = self._collect_moves()
+            groups = [it.group_id for it in self._press_positions if isinstance(it, GroupItem)]
+            self._press_positions = {}
+            if moves:
+                self.move_finished.emit(moves)
+            self.restore_frames(groups)
+
+    def _collect_moves(self) -> dict[str, tuple[tuple[float, float], tuple[float, float]]]:
+        assert self.layout is not None
+        moves: dict = {}
+        for item, start in self._press_positions.items():
+            if item.scene() is not self or item.pos() == start:
+                continue
+            if isinstance(item, DeviceItem):
+                old = self.layout.device(item.device_id).pos
+                moves[item.device_id] = (old, snap((item.pos().x(), item.pos().y())))
+        for item, start in self._press_positions.items():
+            if isinstance(item, GroupItem) and item.collapsed and item.pos() != start:
+                dx, dy = item.pos().x() - start.x(), item.pos().y() - start.y()
+                for device_id in self.layout.group_devices(item.group_id):
+                    if device_id not in moves:
+                        old = self.layout.device(device_id).pos
+                        moves[device_id] = (old, snap((old[0] + dx, old[1] + dy)))
+        return {k: v for k, v in moves.items() if v[0] != v[1]}
+
+    def restore_frames(self, group_ids=None) -> None:
+        """Put dragged group frames back where the model says (after a move or a no-op)."""
+        ids = self.item_for_group if group_ids is None else group_ids
+        self._dirty_groups.update(g for g in ids if g in self.item_for_group)
+        self.flush()
+
+    def select_group_members(self, group_id: str) -> None:
+        assert self.layout is not None
+        for device_id in self.layout.group_devices(group_id):
+            item = self.item_for_device.get(device_id)
+            if item is not None and item.isVisible():
+                item.setSelected(True)
+        for child in self.layout.group_children(group_id):
+            child_item = self.item_for_group.get(child)
+            if child_item is not None and child_item.isVisible() and child_item.collapsed:
+                child_item.setSelected(True)
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasFormat(MODEL_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        if event.mimeData().hasFormat(MODEL_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:
+        if not event.mimeData().hasFormat(MODEL_MIME):
+            event.ignore()
+            return
+        model = bytes(event.mimeData().data(MODEL_MIME)).decode()
+        event.acceptProposedAction()
+        pos = event.scenePos()
+        self.model_dropped.emit(model, (pos.x(), pos.y()))

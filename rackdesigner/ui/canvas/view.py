@@ -1,0 +1,166 @@
+"""The canvas view: zoom (wheel, Ctrl +/-, Ctrl+0 fit), pan (middle button, space+drag),
+rubber-band selection, arrow-key nudges, and the overview switch when zoomed far out."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtWidgets import QFrame, QGraphicsView
+
+from rackdesigner.ui import style
+from rackdesigner.ui.canvas.scene import RackScene
+
+MIN_ZOOM = 0.01
+MAX_ZOOM = 4.0
+GRID = 20.0
+
+
+class RackView(QGraphicsView):
+    zoom_changed = Signal(float)
+    nudge_requested = Signal(float, float)
+
+    def __init__(self, scene: RackScene, parent=None) -> None:
+        super().__init__(scene, parent)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing
+                            | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.IntersectsItemShape)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._space_down = False
+        self._pan_from: QPointF | None = None
+
+    def rack_scene(self) -> RackScene:
+        scene = self.scene()
+        assert isinstance(scene, RackScene)
+        return scene
+
+    # ---- zoom -----------------------------------------------------------------------------
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def set_zoom(self, zoom: float, anchor_under_mouse: bool = False) -> None:
+        zoom = max(MIN_ZOOM, min(MAX_ZOOM, zoom))
+        factor = zoom / self.zoom()
+        if abs(factor - 1.0) < 1e-9:
+            return
+        previous = self.transformationAnchor()
+        if not anchor_under_mouse:
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.scale(factor, factor)
+        self.setTransformationAnchor(previous)
+        self._zoom_changed()
+
+    def zoom_in(self) -> None:
+        self.set_zoom(self.zoom() * 1.25)
+
+    def zoom_out(self) -> None:
+        self.set_zoom(self.zoom() / 1.25)
+
+    def fit(self) -> None:
+        """Fit the whole design in the view (Ctrl+0)."""
+        scene = self.rack_scene()
+        scene.flush()
+        rect = QRectF()
+        for item in scene.items():
+            if item.isVisible() and item.parentItem() is None:
+                rect = rect.united(item.sceneBoundingRect())
+        if rect.isEmpty():
+            rect = QRectF(-200, -150, 400, 300)
+        self.fitInView(rect.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.zoom() > 1.0:
+            self.set_zoom(1.0)
+        self._zoom_changed()
+
+    def _zoom_changed(self) -> None:
+        scene = self.rack_scene()
+        overview = self.zoom() < style.OVERVIEW_ZOOM and len(scene.item_for_device) > 200
+        if overview != scene.overview:
+            scene.set_overview(overview)
+        self.zoom_changed.emit(self.zoom())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            super().wheelEvent(event)
+            return
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.set_zoom(self.zoom() * (1.15 ** steps), anchor_under_mouse=True)
+        event.accept()
+
+    # ---- pan and keys ------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_down = True
+            self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+            event.accept()
+            return
+        arrows = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1),
+                  Qt.Key.Key_Down: (0, 1)}
+        if key in arrows and self.rack_scene().selectedItems():
+            step = 1.0 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else 10.0
+            dx, dy = arrows[key]
+            self.nudge_requested.emit(dx * step, dy * step)
+            event.accept()
+            return
+        if key == Qt.Key.Key_Escape and self.rack_scene().is_wiring:
+            self.rack_scene().cancel_wiring()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_down = False
+            self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton:
+            self._pan_from = event.position()
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None:
+            delta = event.position() - self._pan_from
+            self._pan_from = event.position()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton and self._pan_from is not None:
+            self._pan_from = None
+            self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        painter.fillRect(rect, style.CANVAS_BG)
+        if self.zoom() < 0.5:
+            return
+        painter.setPen(style.GRID_DOT)
+        left = int(rect.left() // GRID) * GRID
+        top = int(rect.top() // GRID) * GRID
+        points = []
+        y = top
+        while y < rect.bottom():
+            x = left
+            while x < rect.right():
+                points.append(QPointF(x, y))
+                x += GRID
+            y += GRID
+        painter.drawPoints(points)

@@ -1,0 +1,241 @@
+"""The editor: turns what the user does on the canvas and in the panels into commands.
+
+It owns no state of its own beyond the clipboard paste offset: the document holds the layout
+and undo stack, the scene holds the items. Every method here ends in `Document.push`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, QPointF, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QGraphicsItem
+
+from rackdesigner.commands import (
+    Command,
+    MoveDevices,
+    Refusal,
+    RemoveItems,
+    add_model,
+    change_group,
+    extract,
+    group_devices,
+    paste,
+    ungroup,
+    wire,
+)
+from rackdesigner.ui import style
+from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
+from rackdesigner.ui.canvas.scene import RackScene
+from rackdesigner.ui.canvas.view import RackView
+from rackdesigner.ui.document import Document
+
+log = logging.getLogger(__name__)
+PASTE_STEP = 40.0
+
+
+class Editor(QObject):
+    message = Signal(str)
+
+    def __init__(self, document: Document, scene: RackScene, view: RackView,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.scene = scene
+        self.view = view
+        self._paste_count = 0
+        scene.model_dropped.connect(self.drop_model)
+        scene.move_finished.connect(self._on_scene_move_finished)
+        scene.wire_requested.connect(self.wire)
+        scene.group_toggled.connect(self.toggle_group)
+        scene.wire_feedback.connect(self.message)
+        view.nudge_requested.connect(self.nudge)
+
+    @property
+    def layout(self):
+        return self.document.layout
+
+    def push(self, command: Command) -> bool:
+        return self.document.push(command)
+
+    # ---- selection -------------------------------------------------------------------------
+    def selection(self) -> tuple[list[str], list[str], list[str]]:
+        """Selected (devices, links, groups), devices inside collapsed groups included."""
+        devices: list[str] = []
+        links: list[str] = []
+        groups: list[str] = []
+        for item in self.scene.selectedItems():
+            if isinstance(item, DeviceItem):
+                devices.append(item.device_id)
+            elif isinstance(item, GroupItem):
+                groups.append(item.group_id)
+            elif isinstance(item, BundleItem):
+                links.extend(item.link_ids)
+        return sorted(devices), sorted(links), sorted(groups)
+
+    def select_ids(self, ids: tuple[str, ...] | list[str]) -> QGraphicsItem | None:
+        """Select the items standing for these ids (devices, links, groups) and show them."""
+        self.scene.clearSelection()
+        first = None
+        for object_id in ids:
+            item = None
+            if object_id in self.scene.item_for_device:
+                item = self.scene.item_for_device[object_id]
+                if not item.isVisible():
+                    hidden_by = self.scene._hidden_by(object_id)
+                    item = self.scene.item_for_group.get(hidden_by) if hidden_by else None
+            elif object_id in self.scene.item_for_group:
+                item = self.scene.item_for_group[object_id]
+            else:
+                item = next((b for b in self.scene.bundles.values() if object_id in b.link_ids),
+                            None)
+            if item is not None:
+                item.setSelected(True)
+                first = first or item
+        if first is not None:
+            self.view.ensureVisible(first, 60, 60)
+        return first
+
+    def select_all(self) -> None:
+        for item in self.scene.items():
+            if item.isVisible() and isinstance(item, DeviceItem | GroupItem | BundleItem):
+                item.setSelected(True)
+
+    # ---- adding ------------------------------------------------------------------------------
+    def drop_model(self, model: str, scene_pos: tuple[float, float]) -> bool:
+        """What a palette drop does: place `model` centred under the drop point."""
+        x, y = scene_pos
+        return self.push(add_model(self.layout, model, (x - style.DEVICE_WIDTH / 2, y - 20)))
+
+    def add_at_center(self, model: str) -> bool:
+        center = self.view.mapToScene(self.view.viewport().rect().center())
+        return self.drop_model(model, (center.x(), center.y()))
+
+    # ---- wiring -------------------------------------------------------------------------------
+    def wire(self, a: str, b: str, a_port: str | None = None) -> bool:
+        command = wire(self.layout, a, b, a_port)
+        if isinstance(command, Refusal):
+            self.message.emit(f"Cannot wire {a} to {b}: {command.reason}")
+            return False
+        if self.push(command):
+            link = command.links[0]
+            self.message.emit(f"Wired {link.a} ↔ {link.b}")
+            return True
+        return False
+
+    # ---- moving -------------------------------------------------------------------------------
+    def _on_scene_move_finished(self, moves: dict) -> None:
+        self.push(MoveDevices(moves))
+
+    def nudge(self, dx: float, dy: float) -> None:
+        devices, _, groups = self.selection()
+        ids = set(devices)
+        for gid in groups:
+            ids.update(self.layout.group_devices(gid))
+        moves = {}
+        for device_id in sorted(ids):
+            x, y = self.layout.device(device_id).pos
+            moves[device_id] = ((x, y), (x + dx, y + dy))
+        if moves:
+            self.push(MoveDevices(moves, nudge=True))
+
+    # ---- removing, grouping ------------------------------------------------------------------
+    def delete_selection(self) -> bool:
+        devices, links, groups = self.selection()
+        if not (devices or links or groups):
+            return False
+        return self.push(RemoveItems(devices, links, groups))
+
+    def group_selection(self) -> bool:
+        devices, _, groups = self.selection()
+        ids = list(devices)
+        for gid in groups:
+            ids.extend(self.layout.group_devices(gid, recursive=False))
+        if not ids:
+            self.message.emit("Select devices to group")
+            return False
+        return self.push(group_devices(self.layout, ids))
+
+    def ungroup_selection(self) -> bool:
+        _, _, groups = self.selection()
+        if not groups:
+            self.message.emit("Select a group to ungroup")
+            return False
+        return self.push(ungroup(self.layout, groups[0]))
+
+    def toggle_group(self, group_id: str | None = None) -> bool:
+        if group_id is None:
+            groups = self.selection()[2]
+            if not groups:
+                self.message.emit("Select a group to collapse or expand")
+                return False
+            group_id = groups[0]
+        group = self.layout.group(group_id)
+        verb = "Expand" if group.collapsed else "Collapse"
+        return self.push(change_group(group_id, f"{verb} {group.label}",
+                                      collapsed=not group.collapsed))
+
+    # ---- clipboard ----------------------------------------------------------------------------
+    def copy_text(self) -> str | None:
+        from rackdesigner.io import dump_layout_text
+
+        devices, _, groups = self.selection()
+        if not devices and not groups:
+            return None
+        return dump_layout_text(extract(self.layout, devices, groups))
+
+    def copy(self) -> bool:
+        text = self.copy_text()
+        if text is None:
+            self.message.emit("Nothing selected to copy")
+            return False
+        QGuiApplication.clipboard().setText(text)
+        self._paste_count = 0
+        self.message.emit("Copied the selection as YAML")
+        return True
+
+    def cut(self) -> bool:
+        if self.copy():
+            return self.delete_selection()
+        return False
+
+    def paste_text(self, text: str, offset: tuple[float, float] | None = None) -> bool:
+        from rackdesigner.io import LayoutFileError, parse_layout_text
+
+        try:
+            clip = parse_layout_text(text, "clipboard", self.layout.catalog)
+        except LayoutFileError as exc:
+            self.message.emit(f"The clipboard does not hold a layout: {exc}")
+            return False
+        if clip.device_count() == 0:
+            self.message.emit("The clipboard layout is empty")
+            return False
+        if offset is None:
+            self._paste_count += 1
+            offset = (PASTE_STEP * self._paste_count, PASTE_STEP * self._paste_count)
+        command = paste(self.layout, clip, offset)
+        if self.push(command):
+            self.select_ids([d.id for d in command.devices if d.group is None]
+                            + [g.id for g in command.groups if g.parent is None])
+            return True
+        return False
+
+    def paste(self) -> bool:
+        return self.paste_text(QGuiApplication.clipboard().text())
+
+    def duplicate(self) -> bool:
+        devices, _, groups = self.selection()
+        if not devices and not groups:
+            self.message.emit("Nothing selected to duplicate")
+            return False
+        command = paste(self.layout, extract(self.layout, devices, groups),
+                        (PASTE_STEP, PASTE_STEP), text="Duplicate")
+        if self.push(command):
+            self.select_ids([d.id for d in command.devices if d.group is None]
+                            + [g.id for g in command.groups if g.parent is None])
+            return True
+        return False
+
+    def scene_center(self) -> QPointF:
+        return self.view.mapToScene(self.view.viewport().rect().center())

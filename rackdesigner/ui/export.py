@@ -1,0 +1,59 @@
+"""Images of the canvas: PNG and SVG, drawn by the same scene code the window shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+
+from rackdesigner.ui.canvas.scene import RackScene
+
+MAX_PIXELS = 8000
+
+
+def design_rect(scene: RackScene) -> QRectF:
+    scene.flush()
+    rect = QRectF()
+    for item in scene.items():
+        if item.isVisible() and item.parentItem() is None:
+            rect = rect.united(item.sceneBoundingRect())
+    if rect.isEmpty():
+        rect = QRectF(0, 0, 400, 300)
+    return rect.adjusted(-30, -30, 30, 30)
+
+
+def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path:
+    """Write the whole design to `path` (.png or .svg); returns the path."""
+    path = Path(path)
+    source = design_rect(scene)
+    suffix = path.suffix.lower()
+    if suffix == ".svg":
+        from PySide6.QtSvg import QSvgGenerator
+
+        generator = QSvgGenerator()
+        generator.setFileName(str(path))
+        generator.setSize(QSize(int(source.width()), int(source.height())))
+        generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
+        generator.setTitle("RackDesigner layout")
+        painter = QPainter(generator)
+        scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
+        painter.end()
+        return path
+    if suffix != ".png":
+        raise ValueError(f"cannot export {path.name}: use .png or .svg")
+    longest = max(source.width(), source.height()) * scale
+    if longest > MAX_PIXELS:
+        scale *= MAX_PIXELS / longest
+    size = QSize(max(1, int(source.width() * scale)), max(1, int(source.height() * scale)))
+    image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor(scene.backgroundBrush().color()))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    scene.render(painter, QRectF(0, 0, size.width(), size.height()), source,
+                 Qt.AspectRatioMode.KeepAspectRatio)
+    painter.end()
+    if not image.save(str(path)):
+        raise OSError(f"cannot write {path}")
+    return path

@@ -1,0 +1,298 @@
+"""The Inspector dock: properties of the selection; edits leave as commands.
+
+Refreshing from the model blocks the editors' signals (`QSignalBlocker`), so showing a value
+never pushes a command. Spin boxes push mergeable commands: scrubbing is one undo step.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackdesigner.commands import Command, change_device, change_group, change_link, port_usage
+from rackdesigner.model import Layout
+from rackdesigner.model.items import GROUP_KINDS
+from rackdesigner.ui import style
+
+NONE = "(none)"
+
+
+def _form(parent: QWidget) -> tuple[QWidget, QFormLayout]:
+    page = QWidget(parent)
+    form = QFormLayout(page)
+    form.setContentsMargins(8, 8, 8, 8)
+    return page, form
+
+
+def _set_combo(combo: QComboBox, items: list[tuple[str, str | None]], current: str | None) -> None:
+    with QSignalBlocker(combo):
+        combo.clear()
+        for text, value in items:
+            combo.addItem(text, value)
+        index = combo.findData(current) if current is not None else 0
+        combo.setCurrentIndex(max(0, index))
+
+
+class InspectorWidget(QWidget):
+    command_requested = Signal(object)  # a plain Command
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.layout_: Layout | None = None
+        self.devices: list[str] = []
+        self.links: list[str] = []
+        self.groups: list[str] = []
+        self.stack = QStackedWidget(self)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.stack)
+        self.empty = QLabel("Select a device, a link or a group to see its properties.")
+        self.empty.setWordWrap(True)
+        self.empty.setMargin(10)
+        self.empty.setStyleSheet(f"color: {style.TEXT_DIM.name()}")
+        self.stack.addWidget(self.empty)
+        self._build_device_page()
+        self._build_link_page()
+        self._build_group_page()
+
+    # ---- pages ------------------------------------------------------------------------------
+    def _build_device_page(self) -> None:
+        page, form = _form(self)
+        self.device_id = QLabel()
+        self.device_model = QLabel()
+        self.device_model.setWordWrap(True)
+        self.device_name = QLineEdit()
+        self.device_name.setPlaceholderText("defaults to the id")
+        self.device_rack = QComboBox()
+        self.device_u = QSpinBox()
+        self.device_u.setRange(0, 60)
+        self.device_u.setSpecialValueText("—")
+        self.device_group = QComboBox()
+        self.device_pos = QLabel()
+        self.device_ports = QLabel()
+        self.device_ports.setWordWrap(True)
+        for label, widget in (("Id", self.device_id), ("Model", self.device_model),
+                              ("Name", self.device_name), ("Rack", self.device_rack),
+                              ("U", self.device_u), ("Group", self.device_group),
+                              ("Position", self.device_pos), ("Ports", self.device_ports)):
+            form.addRow(label, widget)
+        self.device_name.editingFinished.connect(self._on_device_name_edited)
+        self.device_rack.activated.connect(self._on_device_rack_activated)
+        self.device_u.valueChanged.connect(self._on_device_u_changed)
+        self.device_group.activated.connect(self._on_device_group_activated)
+        self.device_page = page
+        self.stack.addWidget(page)
+
+    def _build_link_page(self) -> None:
+        page, form = _form(self)
+        self.link_id = QLabel()
+        self.link_ends = QLabel()
+        self.link_ends.setWordWrap(True)
+        self.link_count = QSpinBox()
+        self.link_count.setRange(1, 4096)
+        self.link_cable = QComboBox()
+        self.link_length = QDoubleSpinBox()
+        self.link_length.setRange(0.0, 10000.0)
+        self.link_length.setDecimals(1)
+        self.link_length.setSuffix(" m")
+        self.link_length.setSpecialValueText("—")
+        for label, widget in (("Id", self.link_id), ("Ends", self.link_ends),
+                              ("Count", self.link_count), ("Cable", self.link_cable),
+                              ("Length", self.link_length)):
+            form.addRow(label, widget)
+        self.link_count.valueChanged.connect(self._on_link_count_changed)
+        self.link_cable.activated.connect(self._on_link_cable_activated)
+        self.link_length.valueChanged.connect(self._on_link_length_changed)
+        self.link_page = page
+        self.stack.addWidget(page)
+
+    def _build_group_page(self) -> None:
+        page, form = _form(self)
+        self.group_id = QLabel()
+        self.group_name = QLineEdit()
+        self.group_kind = QComboBox()
+        self.group_kind.addItems(list(GROUP_KINDS))
+        self.group_collapsed = QCheckBox("Show as one box")
+        self.group_members = QLabel()
+        for label, widget in (("Id", self.group_id), ("Name", self.group_name),
+                              ("Kind", self.group_kind), ("Collapsed", self.group_collapsed),
+                              ("Contents", self.group_members)):
+            form.addRow(label, widget)
+        self.group_name.editingFinished.connect(self._on_group_name_edited)
+        self.group_kind.activated.connect(self._on_group_kind_activated)
+        self.group_collapsed.toggled.connect(self._on_group_collapsed_toggled)
+        self.group_page = page
+        self.stack.addWidget(page)
+
+    # ---- showing -------------------------------------------------------------------------------
+    def set_layout(self, layout: Layout) -> None:
+        self.layout_ = layout
+        self.show_selection([], [], [])
+
+    def show_selection(self, devices: list[str], links: list[str], groups: list[str]) -> None:
+        if (list(devices), list(groups)) != (self.devices, self.groups):
+            self.device_name.setModified(False)
+            self.group_name.setModified(False)
+        self.devices, self.links, self.groups = list(devices), list(links), list(groups)
+        self.refresh()
+
+    def refresh(self, event: object = None) -> None:
+        layout = self.layout_
+        if layout is None:
+            return
+        self.devices = [d for d in self.devices if layout.has_device(d)]
+        self.links = [k for k in self.links if layout.has_link(k)]
+        self.groups = [g for g in self.groups if layout.has_group(g)]
+        if self.groups and len(self.groups) == 1:
+            self._show_group(self.groups[0])
+        elif len(self.devices) == 1 and not self.links and not self.groups:
+            self._show_device(self.devices[0])
+        elif len(self.links) == 1 and not self.devices and not self.groups:
+            self._show_link(self.links[0])
+        else:
+            parts = [f"{len(x)} {name}" for x, name in ((self.devices, "device(s)"),
+                     (self.links, "link(s)"), (self.groups, "group(s)")) if x]
+            self.empty.setText(", ".join(parts) + " selected." if parts else
+                               "Select a device, a link or a group to see its properties.")
+            self.stack.setCurrentWidget(self.empty)
+
+    def _show_device(self, device_id: str) -> None:
+        layout = self.layout_
+        assert layout is not None
+        device = layout.device(device_id)
+        spec = layout.spec(device_id)
+        self.device_id.setText(device.id)
+        self.device_model.setText(f"{spec.manufacturer} {spec.model} ({spec.id})" if spec
+                                  else f"unknown model {device.model}")
+        with QSignalBlocker(self.device_name):
+            if not self.device_name.isModified():  # never overwrite what the user is typing
+                self.device_name.setText(device.name)
+        racks = [(d.label, d.id) for d in layout.devices()
+                 if (s := layout.spec(d.id)) is not None and s.kind == "rack"]
+        _set_combo(self.device_rack, [(NONE, None), *racks], device.rack)
+        with QSignalBlocker(self.device_u):
+            self.device_u.setValue(device.u or 0)
+        groups = [(g.label, g.id) for g in layout.groups()]
+        _set_combo(self.device_group, [(NONE, None), *groups], device.group)
+        self.device_pos.setText(f"{device.pos[0]:g}, {device.pos[1]:g}")
+        usage = port_usage(layout, device_id)
+        if spec is not None and spec.ports:
+            self.device_ports.setText("\n".join(
+                f"{g.name}: {usage.get(g.name, 0)} of {g.count} used "
+                f"({style.PROTOCOL_LABELS.get(g.protocol, g.protocol)} "
+                f"{style.format_rate(g.rate_gbps)})" for g in spec.ports))
+        else:
+            self.device_ports.setText("none")
+        self.stack.setCurrentWidget(self.device_page)
+
+    def _show_link(self, link_id: str) -> None:
+        layout = self.layout_
+        assert layout is not None
+        link = layout.link(link_id)
+        self.link_id.setText(link.id)
+        self.link_ends.setText(f"{link.a}\n{link.b}")
+        with QSignalBlocker(self.link_count):
+            self.link_count.setValue(link.count)
+        cables = [(f"{s.model} ({s.id})", s.id) for s in layout.catalog.of_kind("cable")]
+        _set_combo(self.link_cable, [(NONE, None), *cables], link.cable)
+        with QSignalBlocker(self.link_length):
+            self.link_length.setValue(link.length_m or 0.0)
+        self.stack.setCurrentWidget(self.link_page)
+
+    def _show_group(self, group_id: str) -> None:
+        layout = self.layout_
+        assert layout is not None
+        group = layout.group(group_id)
+        self.group_id.setText(group.id + (f"  (from {group.template})" if group.template else ""))
+        with QSignalBlocker(self.group_name):
+            if not self.group_name.isModified():
+                self.group_name.setText(group.name)
+        with QSignalBlocker(self.group_kind):
+            self.group_kind.setCurrentText(group.kind)
+        with QSignalBlocker(self.group_collapsed):
+            self.group_collapsed.setChecked(group.collapsed)
+        self.group_members.setText(f"{len(layout.group_devices(group_id))} devices, "
+                                   f"{len(layout.group_children(group_id))} sub-groups")
+        self.stack.setCurrentWidget(self.group_page)
+
+    def focus_name(self) -> bool:
+        """Rename (F2): put the cursor in the name field of the selected object."""
+        page = self.stack.currentWidget()
+        editor = {id(self.device_page): self.device_name,
+                  id(self.group_page): self.group_name}.get(id(page))
+        if editor is None:
+            return False
+        editor.setFocus()
+        editor.selectAll()
+        return True
+
+    # ---- edits -> commands ------------------------------------------------------------------
+    def _push(self, command: Command) -> None:
+        self.command_requested.emit(command)
+
+    def _on_device_name_edited(self) -> None:
+        self.device_name.setModified(False)
+        if self.devices and self.layout_ is not None:
+            name = self.device_name.text().strip()
+            if name != self.layout_.device(self.devices[0]).name:
+                self._push(change_device(self.devices[0], f"Rename {self.devices[0]}", name=name))
+
+    def _on_device_rack_activated(self, index: int) -> None:
+        if self.devices:
+            rack = self.device_rack.itemData(index)
+            self._push(change_device(self.devices[0], f"Place {self.devices[0]} in a rack",
+                                     rack=rack, **({} if rack else {"u": None})))
+
+    def _on_device_u_changed(self, value: int) -> None:
+        if self.devices:
+            self._push(change_device(self.devices[0], f"Set U of {self.devices[0]}", True,
+                                     u=value or None))
+
+    def _on_device_group_activated(self, index: int) -> None:
+        if self.devices:
+            self._push(change_device(self.devices[0], f"Move {self.devices[0]} to a group",
+                                     group=self.device_group.itemData(index)))
+
+    def _on_link_count_changed(self, value: int) -> None:
+        if self.links:
+            self._push(change_link(self.links[0], f"Set count of {self.links[0]}", True,
+                                   count=value))
+
+    def _on_link_cable_activated(self, index: int) -> None:
+        if self.links:
+            self._push(change_link(self.links[0], f"Set cable of {self.links[0]}",
+                                   cable=self.link_cable.itemData(index)))
+
+    def _on_link_length_changed(self, value: float) -> None:
+        if self.links:
+            self._push(change_link(self.links[0], f"Set length of {self.links[0]}", True,
+                                   length_m=value or None))
+
+    def _on_group_name_edited(self) -> None:
+        self.group_name.setModified(False)
+        if self.groups and self.layout_ is not None:
+            name = self.group_name.text().strip()
+            if name != self.layout_.group(self.groups[0]).name:
+                self._push(change_group(self.groups[0], f"Rename {self.groups[0]}", name=name))
+
+    def _on_group_kind_activated(self, index: int) -> None:
+        if self.groups:
+            self._push(change_group(self.groups[0], f"Set kind of {self.groups[0]}",
+                                    kind=self.group_kind.itemText(index)))
+
+    def _on_group_collapsed_toggled(self, checked: bool) -> None:
+        if self.groups:
+            verb = "Collapse" if checked else "Expand"
+            self._push(change_group(self.groups[0], f"{verb} {self.groups[0]}",
+                                    collapsed=checked))

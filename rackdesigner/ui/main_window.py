@@ -1,0 +1,251 @@
+"""The designer's main window: the composition of canvas, palette, inspector, problems,
+history and the simulation dock, with the menus and the status bar.
+
+Wiring of signals happens here and nowhere else: the document re-emits model events; the scene,
+inspector, problems and status bar follow them; user intent goes through the `Editor`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QUndoView,
+    QWidget,
+)
+
+from rackdesigner.catalog import Catalog, default_catalog
+from rackdesigner.model import Layout
+from rackdesigner.ui.canvas.scene import RackScene
+from rackdesigner.ui.canvas.view import RackView
+from rackdesigner.ui.document import Document
+from rackdesigner.ui.editor import Editor
+from rackdesigner.ui.files import FileActions
+from rackdesigner.ui.inspector import InspectorWidget
+from rackdesigner.ui.palette import PaletteWidget
+from rackdesigner.ui.problems import ProblemsWidget
+from rackdesigner.ui.settings import Settings
+from rackdesigner.ui.simulation_placeholder import SimulationPlaceholder
+
+log = logging.getLogger(__name__)
+APP_NAME = "RackDesigner"
+SWITCH_KINDS = ("switch", "nvswitch")
+HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired).
+Wire: drag from a port row of a device to another device (or Alt+drag, or Wire Mode: W).
+Green devices accept the wire; red ones refuse it, and the status bar says why.
+Select: click, drag a rubber band, Ctrl+A. Move: drag, or the arrow keys (Shift: 1 px).
+Delete, Ctrl+D duplicate, Ctrl+C/X/V copy/cut/paste (as YAML), F2 rename.
+Groups: click the ▾/▸ button to collapse or expand, Ctrl+G group, Ctrl+Shift+G ungroup.
+Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag."""
+
+
+class MainWindow(FileActions, QMainWindow):
+    def __init__(self, path: str | Path | None = None, *, catalog: Catalog | None = None,
+                 settings: QSettings | Settings | None = None,
+                 parent: QWidget | None = None) -> None:
+        QMainWindow.__init__(self, parent)
+        self.catalog = catalog if catalog is not None else default_catalog()
+        self.settings = settings if isinstance(settings, Settings) else Settings(settings)
+        self.last_error = ""
+        self.document = Document(Layout(self.catalog), self)
+        self.scene = RackScene(self)
+        self.view = RackView(self.scene, self)
+        self.setCentralWidget(self.view)
+        self.editor = Editor(self.document, self.scene, self.view, self)
+        self._build_docks()
+        self._build_status_bar()
+        self._build_actions()
+        self._connect()
+        self.setAcceptDrops(True)
+        self.resize(1500, 920)
+        self._restore_state()
+        self._set_document(self.document.layout, None)
+        if path is not None:
+            self.open_file(path, ask=False)
+
+    # ---- construction ------------------------------------------------------------------------
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        self.palette = PaletteWidget(self.catalog, self)
+        self.inspector = InspectorWidget(self)
+        self.problems = ProblemsWidget(self)
+        self.history = QUndoView(self.document.undo_stack, self)
+        self.history.setEmptyLabel("<opened>")
+        self.palette_dock = self._dock("Palette", "palette", self.palette,
+                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.inspector_dock = self._dock("Inspector", "inspector", self.inspector,
+                                         Qt.DockWidgetArea.RightDockWidgetArea)
+        self.simulation_dock = self._dock("Simulation", "simulation", SimulationPlaceholder(self),
+                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self.problems_dock = self._dock("Problems", "problems", self.problems,
+                                        Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.history_dock = self._dock("History", "history", self.history,
+                                       Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.problems_dock, self.history_dock)
+        self.problems_dock.raise_()
+        self.resizeDocks([self.palette_dock], [270], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector_dock], [320], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.problems_dock], [170], Qt.Orientation.Vertical)
+
+    def set_simulation_panel(self, widget: QWidget) -> None:
+        """Replace the simulation placeholder (the live panel's issue calls this)."""
+        old = self.simulation_dock.widget()
+        self.simulation_dock.setWidget(widget)
+        if old is not None:
+            old.deleteLater()
+
+    def _build_status_bar(self) -> None:
+        self.counts_label = QLabel(self)
+        self.zoom_label = QLabel(self)
+        self.problems_label = QLabel(self)
+        bar = self.statusBar()
+        bar.addPermanentWidget(self.problems_label)
+        bar.addPermanentWidget(self.counts_label)
+        bar.addPermanentWidget(self.zoom_label)
+        self._counts_timer = QTimer(self)
+        self._counts_timer.setSingleShot(True)
+        self._counts_timer.setInterval(100)
+        self._counts_timer.timeout.connect(self._update_counts)
+
+    def _action(self, menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(lambda checked=False: slot())
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        from rackdesigner.ui.actions import build_menus
+
+        build_menus(self)
+
+    def _connect(self) -> None:
+        doc = self.document
+        doc.changed.connect(self.scene.on_event)
+        doc.changed.connect(self.problems.schedule)
+        doc.changed.connect(self.inspector.refresh)
+        doc.changed.connect(self._on_document_changed)
+        doc.message.connect(self.status_message)
+        doc.undo_stack.cleanChanged.connect(self._update_title)
+        self.editor.message.connect(self.status_message)
+        self.scene.selectionChanged.connect(self._on_scene_selection_changed)
+        self.inspector.command_requested.connect(doc.push)
+        self.palette.model_activated.connect(self.editor.add_at_center)
+        self.problems.objects_activated.connect(self.editor.select_ids)
+        self.problems.findings_changed.connect(self._on_problems_findings_changed)
+        self.view.zoom_changed.connect(self._on_view_zoom_changed)
+
+    # ---- document ----------------------------------------------------------------------------
+    def _set_document(self, layout: Layout, path: Path | None) -> None:
+        self.document.set_layout(layout, path)
+        self.scene.set_layout(layout)
+        self.inspector.set_layout(layout)
+        self.problems.set_layout(layout)
+        self._update_counts()
+        self._update_title()
+        self.view.fit()
+
+    def _update_title(self, *args) -> None:
+        path = self.document.path
+        name = path.name if path else "Untitled"
+        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
+        self.setWindowModified(self.document.is_modified())
+
+    def _on_document_changed(self, event) -> None:
+        self._counts_timer.start()
+
+    def _update_counts(self) -> None:
+        layout = self.document.layout
+        kinds: Counter[str] = Counter()
+        for device in layout.devices():
+            spec = layout.spec(device.id)
+            kinds[spec.kind if spec else "?"] += 1
+        switches = sum(kinds[k] for k in SWITCH_KINDS)
+        links = sum(link.count for link in layout.links())
+        self.counts_label.setText(f"{kinds['gpu']} GPUs · {switches} switches · {links} links")
+
+    def status_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 0 if text.startswith("Cannot") else 8000)
+
+    def _on_scene_selection_changed(self) -> None:
+        if self.scene.is_wiring:
+            return
+        self.inspector.show_selection(*self.editor.selection())
+
+    def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
+        if errors or warnings:
+            self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}")
+        else:
+            self.problems_label.setText("✓ no problems")
+
+    def _on_view_zoom_changed(self, zoom: float) -> None:
+        self.zoom_label.setText(f"{zoom * 100:.0f}%")
+
+    # ---- window state ------------------------------------------------------------------------
+    def _restore_state(self) -> None:
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        self.settings.sync()
+        self.document.close()
+        event.accept()
+
+    def dragEnterEvent(self, event) -> None:
+        if any(u.toLocalFile().endswith((".yaml", ".yml")) for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        for url in event.mimeData().urls():
+            if url.toLocalFile().endswith((".yaml", ".yml")):
+                event.acceptProposedAction()
+                self.open_file(url.toLocalFile())
+                return
+
+    def new_from_template(self) -> bool:
+        from rackdesigner.ui.template_dialog import TemplateDialog
+
+        if not self.maybe_save():
+            return False
+        dialog = TemplateDialog(self.catalog, self)
+        if dialog.exec() != TemplateDialog.DialogCode.Accepted or dialog.result_layout is None:
+            return False
+        self._set_document(dialog.result_layout, None)
+        self.status_message(f"New layout from the {dialog.template.currentData()} template")
+        return True
+
+    def show_help(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        QMessageBox.information(self, "Canvas basics", HELP_TEXT)
+
+    def focus_rename(self) -> None:
+        self.inspector_dock.show()
+        self.inspector_dock.raise_()
+        if not self.inspector.focus_name():
+            self.status_message("Select one device or group to rename")

@@ -1,0 +1,214 @@
+"""The canvas driven with real mouse and key events: drop, wire, move, delete, undo."""
+
+from __future__ import annotations
+
+from designer_fixtures import drag, make_window, small_layout, viewport_point
+from PySide6.QtCore import QMimeData, QPointF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from rackdesigner.ui.canvas.items import BundleItem, DeviceItem
+from rackdesigner.ui.palette import model_mime
+from rackdesigner.ui.style import HEADER_HEIGHT, PORT_ROW_HEIGHT
+
+
+def _send_drop(view, mime: QMimeData, scene_point: tuple[float, float]) -> None:
+    pos = QPointF(viewport_point(view, *scene_point))
+    action = Qt.DropAction.CopyAction
+    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    for event in (QDragEnterEvent(pos.toPoint(), action, mime, buttons, mods),
+                  QDragMoveEvent(pos.toPoint(), action, mime, buttons, mods),
+                  QDropEvent(pos, action, mime, buttons, mods)):
+        QApplication.sendEvent(view.viewport(), event)
+
+
+def test_drop_from_palette_places_a_device_on_the_grid(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    assert "tgpu" in window.palette.entries()
+    before = window.document.layout.device_count()
+    # the palette's own drag payload, dropped with real drag-and-drop events
+    _send_drop(window.view, window.palette.tree.mimeData(
+        [window.palette.tree.findItems("Test GPU", Qt.MatchFlag.MatchRecursive)[0]]), (403, 307))
+    layout = window.document.layout
+    assert layout.device_count() == before + 1
+    device = layout.device("gpu-3")
+    assert device.pos[0] % 10 == 0 and device.pos[1] % 10 == 0
+    assert abs(device.pos[0] + 75 - 403) <= 10
+    assert "gpu-3" in window.scene.item_for_device
+    assert window.undo_action.text() == "&Undo Add Test GPU"
+    window.undo_action.trigger()
+    assert not layout.has_device("gpu-3") and "gpu-3" not in window.scene.item_for_device
+
+
+def test_drop_a_system_creates_a_wired_group(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    _send_drop(window.view, model_mime("tnode"), (200, 700))
+    layout = window.document.layout
+    (group,) = list(layout.groups())
+    assert group.template == "tnode"
+    assert len(layout.group_devices(group.id)) == 9
+    window.scene.flush()
+    assert window.scene.item_for_group[group.id].isVisible()
+    # parallel links between a GPU and an NVSwitch draw as one bundle with their count
+    bundle = window.scene.bundles[frozenset((f"{group.id}.gpu0", f"{group.id}.nvsw0"))]
+    assert bundle.count == 2
+    assert window.document.undo_stack.count() == 1
+
+
+def _port_row(window, device_id: str, row: int) -> tuple[float, float]:
+    x, y = window.document.layout.device(device_id).pos
+    return (x + 60, y + HEADER_HEIGHT + PORT_ROW_HEIGHT * row + 6)
+
+
+def _center(window, device_id: str) -> tuple[float, float]:
+    c = window.scene.item_for_device[device_id].center()
+    return (c.x(), c.y())
+
+
+def test_wire_compatible_devices_by_dragging_from_a_port(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    links_before = layout.link_count()
+    drag(window.view, _port_row(window, "gpu-2", 0), _center(window, "nvsw-1"))
+    assert layout.link_count() == links_before + 1
+    link = layout.links_of("gpu-2")[0]
+    assert {str(link.a), str(link.b)} == {"gpu-2:nvlink", "nvsw-1:nvlink"}
+    assert window.scene.item_for_device["gpu-2"].usage == {"nvlink": 1}
+    assert "Wired" in window.statusBar().currentMessage()
+    assert not window.scene.is_wiring
+    assert all(i.wire_state is None for i in window.scene.item_for_device.values())
+
+
+def test_wire_incompatible_devices_is_refused_with_the_reason(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    before = layout.copy()
+    # Alt+drag from the body of a GPU onto the InfiniBand switch
+    header = (window.document.layout.device("gpu-2").pos[0] + 20, 8)
+    drag(window.view, header, _center(window, "switch-1"), Qt.KeyboardModifier.AltModifier)
+    assert layout == before
+    message = window.statusBar().currentMessage()
+    assert "Cannot wire gpu-2 to switch-1" in message and "no common protocol" in message
+    assert window.document.undo_stack.count() == 0
+
+
+def test_wire_feedback_while_dragging(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    scene = window.scene
+    messages = []
+    scene.wire_feedback.connect(messages.append)
+    view = window.view
+    start = viewport_point(view, *_port_row(window, "gpu-2", 0))
+    QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     start)
+    assert scene.is_wiring
+    assert scene.item_for_device["nvsw-1"].wire_state == "ok"  # compatible target highlighted
+    assert scene.item_for_device["switch-1"].wire_state is None
+    QTest.mouseMove(view.viewport(), viewport_point(view, *_center(window, "switch-1")))
+    assert scene.item_for_device["switch-1"].wire_state == "refused"
+    assert any("Cannot wire" in m and "NVLink" in m for m in messages)
+    QTest.keyClick(view, Qt.Key.Key_Escape)
+    assert not scene.is_wiring
+    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton)
+
+
+def test_move_with_the_mouse_then_undo_redo_to_equal_documents(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    original = layout.copy()
+    drag(window.view, (20, 8), (153, 71))  # grab gpu-1 by its header
+    moved = layout.copy()
+    assert layout.device("gpu-1").pos == (130.0, 60.0)  # snapped to the grid
+    assert window.document.undo_stack.count() == 1
+    item = window.scene.item_for_device["gpu-1"]
+    assert (item.pos().x(), item.pos().y()) == (130.0, 60.0)
+    window.undo_action.trigger()
+    assert layout == original
+    assert (item.pos().x(), item.pos().y()) == (0.0, 0.0)
+    window.redo_action.trigger()
+    assert layout == moved
+
+
+def test_moving_many_devices_is_one_undo_step(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    original = layout.copy()
+    window.editor.select_ids(["gpu-1", "gpu-2", "nvsw-1"])
+    drag(window.view, (20, 8), (60, 48))
+    assert window.document.undo_stack.count() == 1
+    assert layout.device("gpu-2").pos == (240.0, 40.0)
+    window.undo_action.trigger()
+    assert layout == original
+
+
+def test_arrow_key_nudges_merge_into_one_step(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    window.editor.select_ids(["gpu-1"])
+    window.view.setFocus()
+    for _ in range(3):
+        QTest.keyClick(window.view, Qt.Key.Key_Right)
+    QTest.keyClick(window.view, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    assert layout.device("gpu-1").pos == (30.0, 1.0)
+    assert window.document.undo_stack.count() == 1  # nudges of one selection merge
+    assert window.undo_action.text() == "&Undo Move gpu-1"
+    window.undo_action.trigger()
+    assert layout.device("gpu-1").pos == (0.0, 0.0)
+
+
+def test_delete_cascades_links_and_undo_restores(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    original = layout.copy()
+    QTest.mouseClick(window.view.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.NoModifier,
+                     viewport_point(window.view, *_center(window, "nvsw-1")))
+    assert window.editor.selection()[0] == ["nvsw-1"]
+    window.view.setFocus()
+    QTest.keyClick(window.view, Qt.Key.Key_Delete)
+    assert not layout.has_device("nvsw-1") and not layout.has_link("link-1")
+    assert "nvsw-1" not in window.scene.item_for_device
+    assert not any(isinstance(i, BundleItem) and "nvsw-1" in i.key for i in window.scene.items())
+    assert window.scene.item_for_device["gpu-1"].usage == {}
+    window.undo_action.trigger()
+    assert layout == original
+    assert window.scene.item_for_device["gpu-1"].usage == {"nvlink": 2}
+    assert frozenset(("gpu-1", "nvsw-1")) in window.scene.bundles
+
+
+def test_select_all_rubber_band_and_bundle_selection(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.editor.select_all()
+    devices, links, _ = window.editor.selection()
+    assert len(devices) == 6 and sorted(links) == ["link-1", "link-2"]
+    window.scene.clearSelection()
+    drag(window.view, (-30, -30), (380, 120))  # rubber band over both GPUs
+    assert window.editor.selection()[0] == ["gpu-1", "gpu-2"]
+
+
+def test_collapse_group_shows_one_box_and_rebundles(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.editor.drop_model("tnode", (200, 700))
+    layout = window.document.layout
+    gid = next(layout.groups()).id
+    window.editor.wire(f"{gid}.nic0", "switch-1")  # a link leaving the group
+    assert window.editor.toggle_group(gid)
+    scene = window.scene
+    assert layout.group(gid).collapsed
+    box = scene.item_for_group[gid]
+    assert box.collapsed and box.isVisible()
+    assert not scene.item_for_device[f"{gid}.gpu0"].isVisible()
+    assert frozenset((gid, "switch-1")) in scene.bundles
+    assert not any(f"{gid}.gpu0" in key for key in scene.bundles)
+    assert ("infiniband", 1, 2) in box.summary  # 2 NICs with one IB port each, 1 used
+    window.undo_action.trigger()
+    assert scene.item_for_device[f"{gid}.gpu0"].isVisible()
+    assert frozenset((f"{gid}.nic0", "switch-1")) in scene.bundles
+
+
+def test_item_types_know_ids_not_the_document(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout(), show=False)
+    item = window.scene.item_for_device["gpu-1"]
+    assert isinstance(item, DeviceItem) and item.spec.id == "tgpu"
+    assert not hasattr(item, "layout")

@@ -1,0 +1,271 @@
+"""The main window: files, dirty state and the close prompt, problems, inspector, clipboard,
+export, templates, and start-up in a real process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from designer_fixtures import make_catalog, make_window, small_layout
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from rackdesigner.commands import AddItems
+from rackdesigner.io import load_layout, save_layout
+from rackdesigner.model import Link, PortRef
+
+
+def _saved(tmp_path, name="design.yaml"):
+    path = tmp_path / name
+    save_layout(small_layout(), path)
+    return path
+
+
+def test_window_has_the_docks_and_status(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    titles = {d.windowTitle() for d in (window.palette_dock, window.inspector_dock,
+                                        window.problems_dock, window.history_dock,
+                                        window.simulation_dock)}
+    assert titles == {"Palette", "Inspector", "Problems", "History", "Simulation"}
+    assert window.windowTitle() == "Untitled[*] — RackDesigner"
+    window._set_document(small_layout(), None)
+    assert window.counts_label.text() == "2 GPUs · 2 switches · 3 links"
+    assert window.zoom_label.text().endswith("%")
+
+
+def test_save_and_reopen_gives_an_equal_document(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    assert window.open_file(_saved(tmp_path))
+    window.editor.drop_model("tnode", (300, 800))
+    window.editor.wire("gpu-2", "nvsw-1")
+    out = tmp_path / "out.yaml"
+    assert window.save_file(out)
+    assert not window.isWindowModified()
+    edited = window.document.layout
+    assert load_layout(out, catalog=make_catalog()) == edited
+    other = make_window(qtbot, tmp_path, show=False)
+    assert other.open_file(out)
+    assert other.document.layout == edited
+    assert other.windowTitle() == "out.yaml[*] — RackDesigner"
+    assert str(out.resolve()) in window.settings.recent_files()
+
+
+def test_dirty_state_and_the_close_prompt(qtbot, tmp_path, monkeypatch):
+    window = make_window(qtbot, tmp_path)
+    window.open_file(_saved(tmp_path))
+    assert not window.isWindowModified()
+    window.editor.drop_model("tgpu", (0, 600))
+    assert window.isWindowModified() and window.document.is_modified()
+    asked = []
+
+    def answer(button):
+        def fake(*args, **kwargs):
+            asked.append(args[2])
+            return button
+        return fake
+
+    monkeypatch.setattr(QMessageBox, "warning", answer(QMessageBox.StandardButton.Cancel))
+    assert not window.close()
+    assert window.isVisible() and "design.yaml" in asked[-1]
+    # undoing back to the saved state makes the document clean again: no prompt
+    window.undo_action.trigger()
+    assert not window.isWindowModified()
+    window.redo_action.trigger()
+    monkeypatch.setattr(QMessageBox, "warning", answer(QMessageBox.StandardButton.Discard))
+    assert window.close()
+    assert len(asked) == 2
+
+
+def test_opening_asks_first_and_a_bad_file_leaves_the_document_alone(qtbot, tmp_path,
+                                                                   monkeypatch):
+    window = make_window(qtbot, tmp_path)
+    window.open_file(_saved(tmp_path))
+    window.editor.drop_model("tgpu", (0, 600))
+    before = window.document.layout.copy()
+    monkeypatch.setattr(QMessageBox, "warning",
+                        lambda *a, **k: QMessageBox.StandardButton.Cancel)
+    assert not window.open_file(_saved(tmp_path, "other.yaml"))
+    assert window.document.layout == before
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schema_version: 1\ndevices:\n  - {id: x, modle: tgpu}\n")
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning",
+                        lambda *a, **k: QMessageBox.StandardButton.Discard)
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: shown.append(a[2]))
+    assert not window.open_file(bad)
+    assert shown and "bad.yaml" in shown[0]
+    assert window.document.layout == before and window.isWindowModified()
+
+
+def test_problems_follow_the_model(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    problems = window.problems
+    problems.flush()
+    codes_before = {f.code for f in problems.findings}
+    assert "protocol-mismatch" not in codes_before
+    bad = Link("link-9", PortRef("gpu-2", "nvlink"), PortRef("switch-1", "ib"))
+    window.document.push(AddItems(links=[bad]))
+    problems.flush()
+    assert any(f.code == "protocol-mismatch" for f in problems.findings)
+    row = next(i for i in range(problems.tree.topLevelItemCount())
+               if "link-9" in problems.tree.topLevelItem(i).text(1))
+    problems.tree.itemClicked.emit(problems.tree.topLevelItem(row), 1)
+    assert window.editor.selection()[1] == ["link-9"]  # clicking selects the link's bundle
+    assert "⛔" in window.problems_label.text()
+    window.undo_action.trigger()
+    problems.flush()
+    assert not any(f.code == "protocol-mismatch" for f in problems.findings)
+
+
+def test_problems_recompute_is_debounced(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout(), show=False)
+    calls = []
+    window.problems.findings_changed.connect(lambda e, w: calls.append((e, w)))
+    for i in range(5):
+        window.editor.drop_model("tgpu", (i * 200, 900))
+    assert calls == []
+    with qtbot.waitSignal(window.problems.findings_changed, timeout=2000):
+        pass
+    assert len(calls) == 1
+
+
+def test_inspector_edits_are_commands(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    window.editor.select_ids(["gpu-1"])
+    inspector = window.inspector
+    assert inspector.stack.currentWidget() is inspector.device_page
+    assert inspector.device_id.text() == "gpu-1"
+    window.rename_action.trigger()  # F2 focuses the name field
+    assert inspector.device_name.hasFocus()
+    inspector.device_name.setText("first GPU")
+    inspector.device_name.editingFinished.emit()
+    assert layout.device("gpu-1").name == "first GPU"
+    assert window.scene.item_for_device["gpu-1"].label == "first GPU"
+    window.undo_action.trigger()
+    assert layout.device("gpu-1").name == ""
+    assert inspector.device_name.text() == ""  # the inspector follows the model
+    # rack placement and U (spin-box scrubbing merges into one step)
+    inspector.device_rack.activated.emit(inspector.device_rack.findData("rack-1"))
+    for u in (3, 4, 5):
+        inspector.device_u.setValue(u)
+    assert (layout.device("gpu-1").rack, layout.device("gpu-1").u) == ("rack-1", 5)
+    assert window.document.undo_stack.count() == 2
+    # a link: count and length
+    window.editor.select_ids(["link-1"])
+    assert inspector.stack.currentWidget() is inspector.link_page
+    inspector.link_count.setValue(3)
+    assert layout.link("link-1").count == 3
+
+
+def test_copy_paste_through_the_clipboard_and_duplicate(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    window.editor.select_ids(["gpu-1", "nvsw-1"])
+    assert window.editor.copy()
+    text = QApplication.clipboard().text()
+    assert "schema_version" in text and "gpu-1" in text
+    before = layout.device_count()
+    assert window.editor.paste()
+    assert layout.device_count() == before + 2
+    assert window.document.undo_stack.count() == 1
+    pasted = set(window.editor.selection()[0])
+    assert len(pasted) == 2 and not pasted & {"gpu-1", "nvsw-1"}
+    assert any(lk.a.device in pasted and lk.b.device in pasted for lk in layout.links())
+    window.editor.select_ids(["gpu-2"])
+    window.duplicate_action.trigger()
+    assert layout.device_count() == before + 3
+    window.editor.select_ids(["switch-1"])
+    window.cut_action.trigger()
+    assert not layout.has_device("switch-1")
+    assert not window.editor.paste_text("not: [a layout")  # refused with a message
+    assert "clipboard" in window.statusBar().currentMessage()
+
+
+def test_group_ungroup_and_collapse_from_the_menu(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    window.editor.select_ids(["gpu-1", "gpu-2"])
+    assert window.editor.group_selection()
+    (group,) = list(layout.groups())
+    window.editor.select_ids([group.id])
+    assert window.editor.toggle_group()
+    assert layout.group(group.id).collapsed
+    window.editor.select_ids([group.id])
+    assert window.editor.ungroup_selection()
+    assert list(layout.groups()) == []
+    for _ in range(3):
+        window.undo_action.trigger()
+    assert list(layout.groups()) == []
+    assert layout == small_layout()
+
+
+def test_export_png_and_svg(qtbot, tmp_path):
+    from rackdesigner.ui.export import export_image
+
+    window = make_window(qtbot, tmp_path, small_layout(), show=False)
+    png = export_image(window.scene, tmp_path / "canvas.png")
+    svg = export_image(window.scene, tmp_path / "canvas.svg")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in svg.read_bytes()[:2000]
+
+
+def test_new_from_template_dialog_builds_a_layout(qtbot):
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui.template_dialog import TemplateDialog
+
+    dialog = TemplateDialog(default_catalog())
+    qtbot.addWidget(dialog)
+    dialog.set_values("single-leaf", system="dgx-h100", nodes=2, switch="qm9700")
+    dialog.build()
+    assert dialog.result_layout is not None
+    assert sum(1 for d in dialog.result_layout.devices() if "gpu" in d.id) >= 16
+    dialog.set_values("superpod", system="no-such-system")
+    dialog.build()
+    assert "no-such-system" in dialog.error.text()
+
+
+def test_settings_remember_recent_files_and_migrate(tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.ui.settings import SETTINGS_VERSION, Settings
+
+    store = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    store.setValue("recent", ["/nowhere.yaml"])  # an unversioned (v0) store
+    settings = Settings(store)
+    assert int(store.value("settings_version")) == SETTINGS_VERSION
+    assert settings.recent_files() == []
+    path = _saved(tmp_path)
+    settings.add_recent(path)
+    settings.add_recent(path)
+    assert settings.recent_files() == [str(path.resolve())]
+
+
+def test_render_verb_draws_headless(tmp_path):
+    from rackdesigner.cli import main
+
+    layout_path = tmp_path / "d.yaml"
+    from rackdesigner.generators import generate
+
+    save_layout(generate("dgx-h100"), layout_path)
+    assert main(["render", str(layout_path), "-o", str(tmp_path / "d.png")]) == 0
+    assert (tmp_path / "d.png").stat().st_size > 10_000
+    assert main(["render", str(layout_path), "-o", str(tmp_path / "d.gif")]) == 2
+
+
+def test_app_starts_and_quits_in_a_real_process(tmp_path):
+    code = ("import sys; from rackdesigner.app import run_app; "
+            "sys.exit(run_app(None, quit_after_ms=300))")
+    env = {"QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_main_window_is_importable_from_ui():
+    from rackdesigner.ui import MainWindow
+
+    assert MainWindow.__name__ == "MainWindow"
+    assert Qt.Key.Key_F2  # keeps the Qt import honest
