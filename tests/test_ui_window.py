@@ -29,7 +29,7 @@ def test_window_has_the_docks_and_status(qtbot, tmp_path):
     assert titles == {"Palette", "Inspector", "Problems", "History", "Simulation"}
     assert window.windowTitle() == "Untitled[*] — RackDesigner"
     window._set_document(small_layout(), None)
-    assert window.counts_label.text() == "2 GPUs · 2 switches · 3 links"
+    assert window.counts_label.text() == "2 GPUs · 1 NVSwitch · 1 switch · 3 links"
     assert window.zoom_label.text().endswith("%")
 
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from rackdesigner.catalog import Catalog, default_catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui.canvas.scene import RackScene
-from rackdesigner.ui.canvas.view import RackView
+from rackdesigner.ui.canvas.view import OVERVIEW_MIN_DEVICES, RackView
 from rackdesigner.ui.document import Document
 from rackdesigner.ui.editor import Editor
 from rackdesigner.ui.files import FileActions
@@ -37,7 +37,6 @@ from rackdesigner.ui.simulation_placeholder import SimulationPlaceholder
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
-SWITCH_KINDS = ("switch", "nvswitch")
 HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired).
 Wire: drag from a port row of a device to another device (or Alt+drag, or Wire Mode: W).
 Green devices accept the wire; red ones refuse it, and the status bar says why.
@@ -45,6 +44,10 @@ Select: click, drag a rubber band, Ctrl+A. Move: drag, or the arrow keys (Shift:
 Delete, Ctrl+D duplicate, Ctrl+C/X/V copy/cut/paste (as YAML), F2 rename.
 Groups: click the ▾/▸ button to collapse or expand, Ctrl+G group, Ctrl+Shift+G ungroup.
 Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag."""
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 class MainWindow(FileActions, QMainWindow):
@@ -156,6 +159,9 @@ class MainWindow(FileActions, QMainWindow):
     # ---- document ----------------------------------------------------------------------------
     def _set_document(self, layout: Layout, path: Path | None) -> None:
         self.document.set_layout(layout, path)
+        # Large designs open fitted, hence zoomed out: start in the overview so the scene is
+        # built once (fit() switches it off again when the design turns out to be small).
+        self.scene.overview = layout.device_count() > OVERVIEW_MIN_DEVICES
         self.scene.set_layout(layout)
         self.inspector.set_layout(layout)
         self.problems.set_layout(layout)
@@ -178,9 +184,12 @@ class MainWindow(FileActions, QMainWindow):
         for device in layout.devices():
             spec = layout.spec(device.id)
             kinds[spec.kind if spec else "?"] += 1
-        switches = sum(kinds[k] for k in SWITCH_KINDS)
         links = sum(link.count for link in layout.links())
-        self.counts_label.setText(f"{kinds['gpu']} GPUs · {switches} switches · {links} links")
+        parts = [_count(kinds["gpu"], "GPU")]
+        if kinds["nvswitch"]:
+            parts.append(_count(kinds["nvswitch"], "NVSwitch", "NVSwitches"))
+        parts += [_count(kinds["switch"], "switch", "switches"), _count(links, "link")]
+        self.counts_label.setText(" · ".join(parts))
 
     def status_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 0 if text.startswith("Cannot") else 8000)

@@ -356,7 +356,8 @@ class BundleItem(QGraphicsItem):
         self.protocol: str | None = None
         self.bandwidth_gbps = 0.0
         self._line = QLineF()
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.setZValue(0)
 
     def type(self) -> int:
@@ -399,18 +400,25 @@ class BundleItem(QGraphicsItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         color = QColor(style.SELECTION if selected else style.protocol_color(self.protocol))
         width = self.width()
+        # Long antialiased lines are slow to rasterise: draw only the part that is exposed.
+        line = clip_line(self._line, option.exposedRect.adjusted(-20, -20, 20, 20))
+        if line is None:
+            return
         if lod < style.LOD_BOXES:
             pen = QPen(color, 0)  # cosmetic hairline when far out
             painter.setPen(pen)
-            painter.drawLine(self._line)
+            painter.drawLine(line)
             return
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        if not selected:
+        # Antialiasing and translucency cost most on long, wide lines (a SuperPOD's spine
+        # bundles cross the whole view); short wires keep them.
+        long_line = line.length() * lod > 600
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, not long_line)
+        if not selected and not long_line:
             color.setAlpha(200)
         pen = QPen(color, width + (1.5 if selected else 0))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
-        painter.drawLine(self._line)
+        painter.drawLine(line)
         if self.count > 1 and lod >= style.LOD_TEXT:
             mid = self._line.center()
             text = f"×{self.count}"
@@ -422,3 +430,24 @@ class BundleItem(QGraphicsItem):
             painter.drawRoundedRect(pill, 7, 7)
             painter.setPen(style.TEXT)
             painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def clip_line(line: QLineF, rect: QRectF) -> QLineF | None:
+    """The part of `line` inside `rect` (Liang–Barsky), or None when it misses."""
+    x0, y0, x1, y1 = line.x1(), line.y1(), line.x2(), line.y2()
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - rect.left()), (dx, rect.right() - x0),
+                 (-dy, y0 - rect.top()), (dy, rect.bottom() - y0)):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return None
+    return QLineF(x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy)

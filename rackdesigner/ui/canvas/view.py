@@ -4,7 +4,7 @@ rubber-band selection, arrow-key nudges, and the overview switch when zoomed far
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtGui import QBrush, QKeyEvent, QMouseEvent, QPainter, QPixmap, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from rackdesigner.ui import style
@@ -13,6 +13,7 @@ from rackdesigner.ui.canvas.scene import RackScene
 MIN_ZOOM = 0.01
 MAX_ZOOM = 4.0
 GRID = 20.0
+OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
 
 
 class RackView(QGraphicsView):
@@ -34,6 +35,7 @@ class RackView(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._space_down = False
         self._pan_from: QPointF | None = None
+        self._grid_brush: QBrush | None = None
 
     def rack_scene(self) -> RackScene:
         scene = self.scene()
@@ -79,7 +81,8 @@ class RackView(QGraphicsView):
 
     def _zoom_changed(self) -> None:
         scene = self.rack_scene()
-        overview = self.zoom() < style.OVERVIEW_ZOOM and len(scene.item_for_device) > 200
+        overview = (self.zoom() < style.OVERVIEW_ZOOM
+                    and len(scene.item_for_device) > OVERVIEW_MIN_DEVICES)
         if overview != scene.overview:
             scene.set_overview(overview)
         self.zoom_changed.emit(self.zoom())
@@ -152,15 +155,13 @@ class RackView(QGraphicsView):
         painter.fillRect(rect, style.CANVAS_BG)
         if self.zoom() < 0.5:
             return
-        painter.setPen(style.GRID_DOT)
-        left = int(rect.left() // GRID) * GRID
-        top = int(rect.top() // GRID) * GRID
-        points = []
-        y = top
-        while y < rect.bottom():
-            x = left
-            while x < rect.right():
-                points.append(QPointF(x, y))
-                x += GRID
-            y += GRID
-        painter.drawPoints(points)
+        if self._grid_brush is None:
+            # One dot per grid cell as a texture: the painter's transform scales it with the
+            # zoom, and filling is one call instead of thousands of points.
+            tile = QPixmap(int(GRID), int(GRID))
+            tile.fill(Qt.GlobalColor.transparent)
+            tile_painter = QPainter(tile)
+            tile_painter.fillRect(QRectF(0, 0, 1.2, 1.2), style.GRID_DOT)
+            tile_painter.end()
+            self._grid_brush = QBrush(tile)
+        painter.fillRect(rect, self._grid_brush)
