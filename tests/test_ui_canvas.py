@@ -212,3 +212,105 @@ def test_item_types_know_ids_not_the_document(qtbot, tmp_path):
     item = window.scene.item_for_device["gpu-1"]
     assert isinstance(item, DeviceItem) and item.spec.id == "tgpu"
     assert not hasattr(item, "layout")
+
+
+def _node_window(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.editor.drop_model("tnode", (200, 700))
+    gid = next(window.document.layout.groups()).id
+    window.scene.flush()
+    return window, gid
+
+
+def test_dragging_a_group_header_moves_its_members_in_one_step(qtbot, tmp_path):
+    window, gid = _node_window(qtbot, tmp_path)
+    layout = window.document.layout
+    original = layout.copy()
+    steps = window.document.undo_stack.count()
+    frame = window.scene.item_for_group[gid].frame_rect()
+    start = (frame.left() + 60, frame.top() + 8)
+    drag(window.view, start, (start[0] + 100, start[1] + 50))
+    assert window.document.undo_stack.count() == steps + 1
+    for device_id in layout.group_devices(gid):
+        x0, y0 = original.device(device_id).pos
+        assert layout.device(device_id).pos == (x0 + 100, y0 + 50)
+    window.scene.flush()
+    moved_frame = window.scene.item_for_group[gid].frame_rect()
+    assert moved_frame.topLeft() == frame.topLeft() + QPointF(100, 50)
+    window.undo_action.trigger()
+    assert layout == original
+    window.scene.flush()
+    assert window.scene.item_for_group[gid].frame_rect() == frame
+
+
+def test_dragging_a_collapsed_group_moves_its_members(qtbot, tmp_path):
+    window, gid = _node_window(qtbot, tmp_path)
+    layout = window.document.layout
+    window.editor.toggle_group(gid)
+    original = layout.copy()
+    box = window.scene.item_for_group[gid]
+    start = (box.pos().x() + 100, box.pos().y() + 40)
+    drag(window.view, start, (start[0] - 60, start[1] + 30))
+    member = f"{gid}.gpu1"
+    x0, y0 = original.device(member).pos
+    assert layout.device(member).pos == (x0 - 60, y0 + 30)
+    window.scene.flush()
+    assert (box.pos().x(), box.pos().y()) == (start[0] - 100 - 60, start[1] - 40 + 30)
+
+
+def test_wires_follow_a_moved_device(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    drag(window.view, (20, 8), (120, 48))
+    bundle = window.scene.bundles[frozenset(("gpu-1", "nvsw-1"))]
+    ends = [bundle._line.p1(), bundle._line.p2()]
+    assert window.scene.item_for_device["gpu-1"].center() in ends
+
+
+def test_small_edits_do_not_rebuild_the_scene(qtbot, tmp_path):
+    window, _ = _node_window(qtbot, tmp_path)
+    scene = window.scene
+    devices = dict(scene.item_for_device)
+    groups = dict(scene.item_for_group)
+    bundles = dict(scene.bundles)
+    window.editor.wire("gpu-2", "nvsw-1")
+    window.editor.drop_model("tgpu", (900, 900))
+    window.undo_action.trigger()
+    window.undo_action.trigger()
+    assert all(scene.item_for_device[k] is v for k, v in devices.items())
+    assert all(scene.item_for_group[k] is v for k, v in groups.items())
+    assert all(scene.bundles[k] is v for k, v in bundles.items())
+
+
+def test_zooming_far_out_switches_to_the_overview(qtbot, tmp_path):
+    from rackdesigner.commands import add_model
+
+    layout = small_layout()
+    for k in range(30):
+        add_model(layout, "tnode", ((k % 6) * 900.0, 1000.0 + (k // 6) * 500.0)).apply(layout)
+    window = make_window(qtbot, tmp_path, layout)
+    scene, view = window.scene, window.view
+    view.set_zoom(1.0)
+    assert not scene.overview
+    detailed_bundles = len(scene.bundles)
+    view.set_zoom(0.05)
+    assert scene.overview
+    node = next(g for g in layout.groups())
+    assert scene.item_for_group[node.id].collapsed
+    assert not scene.item_for_device[f"{node.id}.gpu0"].isVisible()
+    assert len(scene.bundles) < detailed_bundles / 5
+    assert not node.collapsed  # the overview is a view setting: the document is unchanged
+    QTest.keyClick(view, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)  # fit
+    assert scene.overview == (view.zoom() < 0.18)
+    view.set_zoom(1.0)
+    assert not scene.overview and scene.item_for_device[f"{node.id}.gpu0"].isVisible()
+
+
+def test_zoom_keys(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    view = window.view
+    view.set_zoom(1.0)
+    QTest.keyClick(view, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() < 1.0
+    assert window.zoom_label.text() == f"{view.zoom() * 100:.0f}%"
+    QTest.keyClick(view, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert abs(view.zoom() - 1.0) < 1e-6

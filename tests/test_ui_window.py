@@ -269,3 +269,31 @@ def test_main_window_is_importable_from_ui():
 
     assert MainWindow.__name__ == "MainWindow"
     assert Qt.Key.Key_F2  # keeps the Qt import honest
+
+
+def test_a_yaml_dropped_on_the_window_opens_it(qtbot, tmp_path):
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    window = make_window(qtbot, tmp_path)
+    path = _saved(tmp_path)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    action, button = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton
+    enter = QDragEnterEvent(QPoint(5, 5), action, mime, button, Qt.KeyboardModifier.NoModifier)
+    window.dragEnterEvent(enter)
+    assert enter.isAccepted()
+    window.dropEvent(QDropEvent(QPointF(5, 5), action, mime, button,
+                                Qt.KeyboardModifier.NoModifier))
+    assert window.document.path == path
+    assert window.document.layout == small_layout()
+
+
+def test_window_layout_persists_between_runs(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    window.history_dock.raise_()
+    window.palette_dock.hide()
+    assert window.close()
+    again = make_window(qtbot, tmp_path)
+    assert again.palette_dock.isHidden()
+    assert again.settings.store.value("window/state") is not None

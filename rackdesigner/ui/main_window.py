@@ -100,7 +100,7 @@ class MainWindow(FileActions, QMainWindow):
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.problems_dock, self.history_dock)
         self.problems_dock.raise_()
-        self.resizeDocks([self.palette_dock], [270], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.palette_dock], [290], Qt.Orientation.Horizontal)
         self.resizeDocks([self.inspector_dock], [320], Qt.Orientation.Horizontal)
         self.resizeDocks([self.problems_dock], [170], Qt.Orientation.Vertical)
 

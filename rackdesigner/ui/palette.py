@@ -112,13 +112,18 @@ class _EntryDelegate(QStyledItemDelegate):
         chip = QRect(rect.left() + 2, rect.top() + 8, 4, rect.height() - 16)
         painter.fillRect(chip, style.KIND_COLORS.get(index.data(KIND_ROLE), style.MIXED_COLOR))
         painter.setPen(option.palette.text().color())
+        width = rect.width() - 16
         painter.setFont(style.font(9, True))
-        painter.drawText(QRect(rect.left() + 12, rect.top() + 2, rect.width() - 14, 17),
-                         Qt.AlignmentFlag.AlignVCenter, index.data(Qt.ItemDataRole.DisplayRole))
+        name = painter.fontMetrics().elidedText(index.data(Qt.ItemDataRole.DisplayRole),
+                                                Qt.TextElideMode.ElideRight, width)
+        painter.drawText(QRect(rect.left() + 12, rect.top() + 2, width, 17),
+                         Qt.AlignmentFlag.AlignVCenter, name)
         painter.setPen(style.TEXT_DIM)
         painter.setFont(style.font(8))
-        painter.drawText(QRect(rect.left() + 12, rect.top() + 18, rect.width() - 14, 15),
-                         Qt.AlignmentFlag.AlignVCenter, index.data(FIGURES_ROLE) or "")
+        figures_text = painter.fontMetrics().elidedText(index.data(FIGURES_ROLE) or "",
+                                                        Qt.TextElideMode.ElideRight, width)
+        painter.drawText(QRect(rect.left() + 12, rect.top() + 18, width, 15),
+                         Qt.AlignmentFlag.AlignVCenter, figures_text)
         painter.restore()
 
 

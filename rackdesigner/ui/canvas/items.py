@@ -147,25 +147,26 @@ class DeviceItem(QGraphicsItem):
         self._paint_ports(painter, rect)
 
     def _paint_header(self, painter: QPainter, rect: QRectF) -> None:
-        badge_rect = QRectF(rect.left() + 13, rect.top() + 5, 30, 13)
+        # line 1: the model, full width; line 2: kind badge and the device's name
+        painter.setPen(style.TEXT)
+        painter.setFont(style.font(7.5, True))
+        title = self.spec.model if self.spec is not None else self.model
+        title = painter.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight,
+                                                 int(rect.width() - 17))
+        painter.drawText(QRectF(rect.left() + 13, rect.top() + 3, rect.width() - 16, 15),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, title)
+        badge_rect = QRectF(rect.left() + 13, rect.top() + 20, 28, 11)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(self.accent)
         painter.drawRoundedRect(badge_rect, 3, 3)
         painter.setPen(QColor("white"))
-        painter.setFont(style.font(6, True))
+        painter.setFont(style.font(5.5, True))
         painter.drawText(badge_rect, Qt.AlignmentFlag.AlignCenter, self.badge)
-        painter.setPen(style.TEXT)
-        painter.setFont(style.font(7.5, True))
-        title = self.spec.model if self.spec is not None else self.model
-        metrics = painter.fontMetrics()
-        title = metrics.elidedText(title, Qt.TextElideMode.ElideRight, int(rect.width() - 54))
-        painter.drawText(QRectF(rect.left() + 48, rect.top() + 3, rect.width() - 52, 16),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, title)
         painter.setPen(style.TEXT_DIM)
         painter.setFont(style.font(7))
         label = painter.fontMetrics().elidedText(self.label, Qt.TextElideMode.ElideMiddle,
-                                                 int(rect.width() - 20))
-        painter.drawText(QRectF(rect.left() + 13, rect.top() + 19, rect.width() - 17, 14),
+                                                 int(rect.width() - 52))
+        painter.drawText(QRectF(rect.left() + 45, rect.top() + 18, rect.width() - 48, 15),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, label)
 
     def _paint_ports(self, painter: QPainter, rect: QRectF) -> None:
