@@ -297,3 +297,15 @@ def test_window_layout_persists_between_runs(qtbot, tmp_path):
     again = make_window(qtbot, tmp_path)
     assert again.palette_dock.isHidden()
     assert again.settings.store.value("window/state") is not None
+
+
+def test_export_bill_of_materials_csv(qtbot, tmp_path):
+    from rackdesigner.generators import generate
+
+    window = make_window(qtbot, tmp_path, show=False)
+    window.catalog = generate("dgx-h100").catalog
+    window._set_document(generate("dgx-h100"), None)
+    out = tmp_path / "bom.csv"
+    assert window.export_bom(out)
+    text = out.read_text()
+    assert "dgx-h100" in text.lower() and text.count("\n") > 3

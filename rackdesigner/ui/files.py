@@ -122,20 +122,20 @@ class FileActions:
         return True
 
     def export_bom_dialog(self) -> bool:
-        try:
-            from rackdesigner import bom
-        except ImportError:
-            self.status_message("The bill of materials is not available yet")
-            return False
         stem = self.document.path.stem if self.document.path else "layout"
         path, _ = QFileDialog.getSaveFileName(self, "Export bill of materials",
                                               f"{stem}-bom.csv", "CSV (*.csv)")
-        if not path:
+        return self.export_bom(path) if path else False
+
+    def export_bom(self, path: str | Path) -> bool:
+        """Write the bill of materials as CSV (the same table as `rackdesigner bom --csv`)."""
+        from rackdesigner.bom import bill_of_materials, format_csv
+
+        try:
+            text = format_csv(bill_of_materials(self.document.layout))
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            QMessageBox.critical(self, "Cannot export", f"{path}: {exc.strerror or exc}")
             return False
-        writer = getattr(bom, "write_bom_csv", None) or getattr(bom, "write_csv", None)
-        if writer is None:
-            self.status_message("The bill of materials cannot write CSV yet")
-            return False
-        writer(self.document.layout, path)
         self.status_message(f"Exported {Path(path).name}")
         return True

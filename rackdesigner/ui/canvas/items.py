@@ -410,12 +410,9 @@ class BundleItem(QGraphicsItem):
             painter.setPen(pen)
             painter.drawLine(line)
             return
-        # Antialiasing and translucency cost most on long, wide lines (a SuperPOD's spine
-        # bundles cross the whole view); short wires keep them.
-        long_line = line.length() * lod > 600
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, not long_line)
-        if not selected and not long_line:
-            color.setAlpha(200)
+        # Opaque wires: translucent wide lines cost ~5x more to rasterise, which a SuperPOD's
+        # hundreds of crossing spine bundles make visible.
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         pen = QPen(color, width + (1.5 if selected else 0))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
