@@ -6,7 +6,8 @@ a distinct accent and a short badge so GPUs, switches and NICs read at a glance.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
 PROTOCOL_COLORS = {
     "nvlink": QColor("#5c9e00"),
@@ -77,3 +78,8 @@ def format_rate(gbps: float) -> str:
     if gbps >= 1000 and gbps % 100 == 0:
         return f"{gbps / 1000:g}T"
     return f"{gbps:g}G"
+
+
+def lod(painter: QPainter) -> float:
+    """The scale at which an item is being painted (1.0 = 100% zoom)."""
+    return QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())

@@ -1,4 +1,5 @@
-"""Graphic items of the canvas: devices, group frames and collapsed groups, link bundles.
+"""Graphic items of the canvas: devices here; group frames in `group_item.py`, link bundles in
+`bundle_item.py` (re-exported here).
 
 Items know the id and spec of what they draw, never the document; the scene creates, updates
 and destroys them from model events. Painting follows the level of detail of the current zoom:
@@ -7,22 +8,14 @@ full boxes with port rows, then boxes without text, then plain coloured rectangl
 
 from __future__ import annotations
 
-import math
-
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.ui import style
 
 DEVICE_TYPE = QGraphicsItem.UserType + 1
-GROUP_TYPE = QGraphicsItem.UserType + 2
-BUNDLE_TYPE = QGraphicsItem.UserType + 3
-
-
-def _lod(painter: QPainter) -> float:
-    return QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
 
 
 class DeviceItem(QGraphicsItem):
@@ -115,7 +108,7 @@ class DeviceItem(QGraphicsItem):
     # painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        lod = _lod(painter)
+        lod = style.lod(painter)
         rect = self._rect
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if lod < style.LOD_BOXES:
@@ -206,246 +199,8 @@ class DeviceItem(QGraphicsItem):
             y += style.PORT_ROW_HEIGHT
 
 
-class GroupItem(QGraphicsItem):
-    """A group: a frame around its members, or (collapsed) one box with aggregate ports."""
+from rackdesigner.ui.canvas.bundle_item import BUNDLE_TYPE, BundleItem, clip_line  # noqa: E402
+from rackdesigner.ui.canvas.group_item import GROUP_TYPE, GroupItem  # noqa: E402
 
-    def __init__(self, group_id: str, label: str, kind: str) -> None:
-        super().__init__()
-        self.group_id = group_id
-        self.label = label
-        self.kind = kind
-        self.collapsed = False
-        self.summary: list[tuple[str, int, int]] = []  # (protocol, used, total)
-        self.device_count = 0
-        self._rect = QRectF(0, 0, 10, 10)
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
-                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
-        self.setZValue(-10)
-        self.on_moved = None
-
-    def type(self) -> int:
-        return GROUP_TYPE
-
-    def set_frame(self, rect: QRectF, depth: int) -> None:
-        """Expanded: frame `rect` in scene coordinates (the item sits at the origin)."""
-        self.prepareGeometryChange()
-        self.collapsed = False
-        self.setPos(0, 0)
-        self._rect = QRectF(rect)
-        self.setZValue(-10 - depth)
-        self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-        self.update()
-
-    def set_collapsed_box(self, top_left: QPointF, summary: list[tuple[str, int, int]],
-                          device_count: int) -> None:
-        self.prepareGeometryChange()
-        self.collapsed = True
-        self.summary = summary
-        self.device_count = device_count
-        height = style.HEADER_HEIGHT + max(1, len(summary)) * style.PORT_ROW_HEIGHT + 6
-        self._rect = QRectF(0, 0, style.COLLAPSED_WIDTH, height)
-        self.setPos(top_left)
-        self.setZValue(10)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.update()
-
-    def frame_rect(self) -> QRectF:
-        return self.mapRectToScene(self._rect)
-
-    def center(self) -> QPointF:
-        return self.mapToScene(self._rect.center())
-
-    def header_rect(self) -> QRectF:
-        return QRectF(self._rect.left(), self._rect.top(), self._rect.width(), style.GROUP_HEADER)
-
-    def toggle_rect(self) -> QRectF:
-        """The ▸/▾ button (item coordinates)."""
-        return QRectF(self._rect.left() + 3, self._rect.top() + 3, 16, 16)
-
-    def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-2, -2, 2, 2)
-
-    def shape(self) -> QPainterPath:
-        path = QPainterPath()
-        if self.collapsed:
-            path.addRect(self._rect)
-        else:  # only the header and the border pick: clicks inside reach the members
-            path.addRect(self.header_rect())
-            stroker = QPainterPathStroker()
-            stroker.setWidth(8)
-            outline = QPainterPath()
-            outline.addRect(self._rect)
-            path.addPath(stroker.createStroke(outline))
-        return path
-
-    def itemChange(self, change, value):
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.on_moved:
-            self.on_moved(self)
-        return super().itemChange(change, value)
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
-              widget: QWidget | None = None) -> None:
-        lod = _lod(painter)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        rect = self._rect
-        accent = style.KIND_COLORS.get("system")
-        if self.collapsed:
-            if lod < style.LOD_BOXES:
-                painter.fillRect(rect, style.SELECTION if selected else accent)
-                return
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setPen(QPen(style.SELECTION if selected else accent, 2.5 if selected else 1.5))
-            painter.setBrush(QColor("#f0faf7"))
-            painter.drawRoundedRect(rect, 8, 8)
-            painter.setPen(style.TEXT)
-            painter.setFont(style.font(8 if lod >= style.LOD_TEXT else 12, True))
-            painter.drawText(QRectF(rect.left() + 22, rect.top() + 3, rect.width() - 26, 16),
-                             Qt.AlignmentFlag.AlignVCenter, self.label)
-            self._paint_toggle(painter)
-            if lod < style.LOD_TEXT:
-                return
-            painter.setPen(style.TEXT_DIM)
-            painter.setFont(style.font(7))
-            painter.drawText(QRectF(rect.left() + 8, rect.top() + 19, rect.width() - 12, 14),
-                             Qt.AlignmentFlag.AlignVCenter,
-                             f"{self.kind} · {self.device_count} devices")
-            y = rect.top() + style.HEADER_HEIGHT
-            painter.setFont(style.font(6.5))
-            for protocol, used, total in self.summary:
-                color = style.protocol_color(protocol)
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(color)
-                painter.drawEllipse(QPointF(rect.left() + 12, y + 6.5), 3.2, 3.2)
-                painter.setPen(style.TEXT)
-                painter.drawText(QRectF(rect.left() + 20, y, rect.width() - 28, 13),
-                                 Qt.AlignmentFlag.AlignVCenter,
-                                 f"{style.PROTOCOL_LABELS.get(protocol, protocol)} {total} ports")
-                painter.setPen(style.TEXT_DIM)
-                painter.drawText(QRectF(rect.left() + 20, y, rect.width() - 28, 13),
-                                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
-                                 f"{used} used")
-                y += style.PORT_ROW_HEIGHT
-            return
-        painter.setPen(QPen(style.SELECTION if selected else style.GROUP_BORDER,
-                            2.0 if selected else 1.0, Qt.PenStyle.DashLine))
-        painter.setBrush(style.GROUP_FILL)
-        painter.drawRoundedRect(rect, 10, 10)
-        if lod < style.LOD_BOXES:
-            return
-        painter.setPen(style.TEXT_DIM)
-        painter.setFont(style.font(8 if lod >= style.LOD_TEXT else 14, True))
-        painter.drawText(QRectF(rect.left() + 22, rect.top() + 2, rect.width() - 26, 18),
-                         Qt.AlignmentFlag.AlignVCenter, f"{self.label}  ·  {self.kind}")
-        self._paint_toggle(painter)
-
-    def _paint_toggle(self, painter: QPainter) -> None:
-        painter.setPen(style.TEXT_DIM)
-        painter.setFont(style.font(8))
-        painter.drawText(self.toggle_rect(), Qt.AlignmentFlag.AlignCenter,
-                         "▸" if self.collapsed else "▾")
-
-
-class BundleItem(QGraphicsItem):
-    """All links between two visible endpoints, drawn as one line with a count."""
-
-    def __init__(self, key: frozenset[str]) -> None:
-        super().__init__()
-        self.key = key
-        self.link_ids: list[str] = []
-        self.count = 0
-        self.protocol: str | None = None
-        self.bandwidth_gbps = 0.0
-        self._line = QLineF()
-        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
-        self.setZValue(0)
-
-    def type(self) -> int:
-        return BUNDLE_TYPE
-
-    def set_links(self, link_ids: list[str], count: int, protocol: str | None,
-                  bandwidth_gbps: float) -> None:
-        self.link_ids = link_ids
-        self.count = count
-        self.protocol = protocol
-        self.bandwidth_gbps = bandwidth_gbps
-        names = style.PROTOCOL_LABELS.get(protocol or "", "mixed protocols")
-        self.setToolTip(f"{count} link(s), {names}, {bandwidth_gbps / 8:g} GB/s per direction\n"
-                        + ", ".join(link_ids[:8]) + (" …" if len(link_ids) > 8 else ""))
-        self.update()
-
-    def set_ends(self, a: QPointF, b: QPointF) -> None:
-        line = QLineF(a, b)
-        if line != self._line:
-            self.prepareGeometryChange()
-            self._line = line
-
-    def width(self) -> float:
-        return max(1.2, min(9.0, 1.0 + math.log2(max(1.0, self.bandwidth_gbps / 200.0)) * 1.2))
-
-    def boundingRect(self) -> QRectF:
-        pad = 14.0
-        return QRectF(self._line.p1(), self._line.p2()).normalized().adjusted(-pad, -pad, pad, pad)
-
-    def shape(self) -> QPainterPath:
-        path = QPainterPath(self._line.p1())
-        path.lineTo(self._line.p2())
-        stroker = QPainterPathStroker()
-        stroker.setWidth(max(8.0, self.width() + 4))
-        return stroker.createStroke(path)
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
-              widget: QWidget | None = None) -> None:
-        lod = _lod(painter)
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        color = QColor(style.SELECTION if selected else style.protocol_color(self.protocol))
-        width = self.width()
-        # Long antialiased lines are slow to rasterise: draw only the part that is exposed.
-        line = clip_line(self._line, option.exposedRect.adjusted(-20, -20, 20, 20))
-        if line is None:
-            return
-        if lod < style.LOD_BOXES:
-            pen = QPen(color, 0)  # cosmetic hairline when far out
-            painter.setPen(pen)
-            painter.drawLine(line)
-            return
-        # Opaque wires: translucent wide lines cost ~5x more to rasterise, which a SuperPOD's
-        # hundreds of crossing spine bundles make visible.
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        pen = QPen(color, width + (1.5 if selected else 0))
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        painter.setPen(pen)
-        painter.drawLine(line)
-        if self.count > 1 and lod >= style.LOD_TEXT:
-            mid = self._line.center()
-            text = f"×{self.count}"
-            painter.setFont(style.font(6.5, True))
-            w = painter.fontMetrics().horizontalAdvance(text) + 8
-            pill = QRectF(mid.x() - w / 2, mid.y() - 7, w, 14)
-            painter.setPen(QPen(color, 1))
-            painter.setBrush(QColor("white"))
-            painter.drawRoundedRect(pill, 7, 7)
-            painter.setPen(style.TEXT)
-            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
-
-
-def clip_line(line: QLineF, rect: QRectF) -> QLineF | None:
-    """The part of `line` inside `rect` (Liang–Barsky), or None when it misses."""
-    x0, y0, x1, y1 = line.x1(), line.y1(), line.x2(), line.y2()
-    dx, dy = x1 - x0, y1 - y0
-    t0, t1 = 0.0, 1.0
-    for p, q in ((-dx, x0 - rect.left()), (dx, rect.right() - x0),
-                 (-dy, y0 - rect.top()), (dy, rect.bottom() - y0)):
-        if p == 0:
-            if q < 0:
-                return None
-            continue
-        t = q / p
-        if p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return None
-    return QLineF(x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy)
+__all__ = ["BUNDLE_TYPE", "DEVICE_TYPE", "GROUP_TYPE", "BundleItem", "DeviceItem", "GroupItem",
+           "clip_line"]

@@ -28,12 +28,12 @@ from rackdesigner.model import (
     GroupChanged,
     GroupRemoved,
     Layout,
-    Link,
     LinkAdded,
     LinkChanged,
     LinkRemoved,
 )
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.bundling import BundleIndex
 from rackdesigner.ui.canvas.interaction import SceneInteraction
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 OVERVIEW_KINDS = ("node", "tray")
 
 
-class RackScene(SceneInteraction, QGraphicsScene):
+class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -358,87 +358,6 @@ class RackScene(SceneInteraction, QGraphicsScene):
                 total[group.protocol] += group.count
                 used[group.protocol] += item.usage.get(group.name, 0)
         return [(p, used[p], total[p]) for p in sorted(total, key=lambda p: -total[p])]
-
-    # ---- bundles ---------------------------------------------------------------------------
-    def _key(self, link: Link) -> frozenset[str] | None:
-        if not (link.a.device in self.item_for_device and link.b.device in self.item_for_device):
-            return None
-        a, b = self._endpoint(link.a.device), self._endpoint(link.b.device)
-        return None if a == b else frozenset((a, b))
-
-    def _file_link(self, link_id: str, key: frozenset[str]) -> None:
-        self._link_key[link_id] = key
-        self._bundle_links[key].add(link_id)
-        for endpoint in key:
-            self._endpoint_bundles[endpoint].add(key)
-
-    def _unfile_link(self, link_id: str) -> None:
-        key = self._link_key.pop(link_id, None)
-        if key is None:
-            return
-        links = self._bundle_links[key]
-        links.discard(link_id)
-        if links:
-            self._refresh_bundle(key)
-            return
-        del self._bundle_links[key]
-        for endpoint in key:
-            self._endpoint_bundles[endpoint].discard(key)
-        item = self.bundles.pop(key, None)
-        if item is not None:
-            self.forget_item(item)
-            self.removeItem(item)
-
-    def _rekey(self, link: Link) -> None:
-        self._unfile_link(link.id)
-        key = self._key(link)
-        if key is not None:
-            self._file_link(link.id, key)
-            self._refresh_bundle(key)
-
-    def _info(self, link: Link) -> tuple[str | None, float]:
-        info = self._link_info.get(link.id)
-        if info is None:
-            ends = []
-            for end in (link.a, link.b):
-                spec = self.item_for_device[end.device].spec
-                ends.append(spec.port(end.group) if spec and spec.has_port(end.group) else None)
-            protocols = {g.protocol for g in ends if g is not None}
-            rates = [g.rate_gbps for g in ends if g is not None]
-            protocol = protocols.pop() if len(protocols) == 1 else None
-            info = self._link_info[link.id] = (protocol, min(rates) if rates else 0.0)
-        return info
-
-    def _refresh_bundle(self, key: frozenset[str]) -> None:
-        assert self.layout is not None
-        link_ids = sorted(self._bundle_links.get(key, ()))
-        if not link_ids:
-            return
-        item = self.bundles.get(key)
-        if item is None:
-            item = self.bundles[key] = BundleItem(key)
-            self.addItem(item)
-        protocols, count, bandwidth = set(), 0, 0.0
-        for link_id in link_ids:
-            link = self.layout.link(link_id)
-            protocol, rate = self._info(link)
-            protocols.add(protocol)
-            count += link.count
-            bandwidth += link.count * rate
-        protocol = protocols.pop() if len(protocols) == 1 else None
-        item.set_links(link_ids, count, protocol, bandwidth)
-        self._place_bundle(key)
-
-    def _place_bundle(self, key: frozenset[str]) -> None:
-        item = self.bundles.get(key)
-        if item is None:
-            return
-        a, b = sorted(key)
-        item.set_ends(self._endpoint_center(a), self._endpoint_center(b))
-
-    def _endpoint_center(self, endpoint: str) -> QPointF:
-        item = self.item_for_device.get(endpoint) or self.item_for_group.get(endpoint)
-        return item.center() if item is not None else QPointF()
 
     def _grow_scene_rect(self, rect: QRectF | None = None) -> None:
         bounds = self.itemsBoundingRect() if rect is None else self.sceneRect().united(rect)

@@ -1,0 +1,118 @@
+"""Links on the canvas: every link between two visible endpoints drawn as one bundle."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+
+from rackdesigner.ui import style
+
+BUNDLE_TYPE = QGraphicsItem.UserType + 3
+
+
+class BundleItem(QGraphicsItem):
+    """All links between two visible endpoints, drawn as one line with a count."""
+
+    def __init__(self, key: frozenset[str]) -> None:
+        super().__init__()
+        self.key = key
+        self.link_ids: list[str] = []
+        self.count = 0
+        self.protocol: str | None = None
+        self.bandwidth_gbps = 0.0
+        self._line = QLineF()
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+        self.setZValue(0)
+
+    def type(self) -> int:
+        return BUNDLE_TYPE
+
+    def set_links(self, link_ids: list[str], count: int, protocol: str | None,
+                  bandwidth_gbps: float) -> None:
+        self.link_ids = link_ids
+        self.count = count
+        self.protocol = protocol
+        self.bandwidth_gbps = bandwidth_gbps
+        names = style.PROTOCOL_LABELS.get(protocol or "", "mixed protocols")
+        self.setToolTip(f"{count} link(s), {names}, {bandwidth_gbps / 8:g} GB/s per direction\n"
+                        + ", ".join(link_ids[:8]) + (" …" if len(link_ids) > 8 else ""))
+        self.update()
+
+    def set_ends(self, a: QPointF, b: QPointF) -> None:
+        line = QLineF(a, b)
+        if line != self._line:
+            self.prepareGeometryChange()
+            self._line = line
+
+    def width(self) -> float:
+        return max(1.2, min(9.0, 1.0 + math.log2(max(1.0, self.bandwidth_gbps / 200.0)) * 1.2))
+
+    def boundingRect(self) -> QRectF:
+        pad = 14.0
+        return QRectF(self._line.p1(), self._line.p2()).normalized().adjusted(-pad, -pad, pad, pad)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath(self._line.p1())
+        path.lineTo(self._line.p2())
+        stroker = QPainterPathStroker()
+        stroker.setWidth(max(8.0, self.width() + 4))
+        return stroker.createStroke(path)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        lod = style.lod(painter)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        color = QColor(style.SELECTION if selected else style.protocol_color(self.protocol))
+        width = self.width()
+        # Long antialiased lines are slow to rasterise: draw only the part that is exposed.
+        line = clip_line(self._line, option.exposedRect.adjusted(-20, -20, 20, 20))
+        if line is None:
+            return
+        if lod < style.LOD_BOXES:
+            pen = QPen(color, 0)  # cosmetic hairline when far out
+            painter.setPen(pen)
+            painter.drawLine(line)
+            return
+        # Opaque wires: translucent wide lines cost ~5x more to rasterise, which a SuperPOD's
+        # hundreds of crossing spine bundles make visible.
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        pen = QPen(color, width + (1.5 if selected else 0))
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        painter.drawLine(line)
+        if self.count > 1 and lod >= style.LOD_TEXT:
+            mid = self._line.center()
+            text = f"×{self.count}"
+            painter.setFont(style.font(6.5, True))
+            w = painter.fontMetrics().horizontalAdvance(text) + 8
+            pill = QRectF(mid.x() - w / 2, mid.y() - 7, w, 14)
+            painter.setPen(QPen(color, 1))
+            painter.setBrush(QColor("white"))
+            painter.drawRoundedRect(pill, 7, 7)
+            painter.setPen(style.TEXT)
+            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def clip_line(line: QLineF, rect: QRectF) -> QLineF | None:
+    """The part of `line` inside `rect` (Liang–Barsky), or None when it misses."""
+    x0, y0, x1, y1 = line.x1(), line.y1(), line.x2(), line.y2()
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - rect.left()), (dx, rect.right() - x0),
+                 (-dy, y0 - rect.top()), (dy, rect.bottom() - y0)):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return None
+    return QLineF(x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy)

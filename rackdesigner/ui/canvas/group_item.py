@@ -1,0 +1,151 @@
+"""A group on the canvas: a dashed frame around its members, or one box when collapsed."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
+
+from rackdesigner.ui import style
+
+GROUP_TYPE = QGraphicsItem.UserType + 2
+
+
+class GroupItem(QGraphicsItem):
+    """A group: a frame around its members, or (collapsed) one box with aggregate ports."""
+
+    def __init__(self, group_id: str, label: str, kind: str) -> None:
+        super().__init__()
+        self.group_id = group_id
+        self.label = label
+        self.kind = kind
+        self.collapsed = False
+        self.summary: list[tuple[str, int, int]] = []  # (protocol, used, total)
+        self.device_count = 0
+        self._rect = QRectF(0, 0, 10, 10)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setZValue(-10)
+        self.on_moved = None
+
+    def type(self) -> int:
+        return GROUP_TYPE
+
+    def set_frame(self, rect: QRectF, depth: int) -> None:
+        """Expanded: frame `rect` in scene coordinates (the item sits at the origin)."""
+        self.prepareGeometryChange()
+        self.collapsed = False
+        self.setPos(0, 0)
+        self._rect = QRectF(rect)
+        self.setZValue(-10 - depth)
+        self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        self.update()
+
+    def set_collapsed_box(self, top_left: QPointF, summary: list[tuple[str, int, int]],
+                          device_count: int) -> None:
+        self.prepareGeometryChange()
+        self.collapsed = True
+        self.summary = summary
+        self.device_count = device_count
+        height = style.HEADER_HEIGHT + max(1, len(summary)) * style.PORT_ROW_HEIGHT + 6
+        self._rect = QRectF(0, 0, style.COLLAPSED_WIDTH, height)
+        self.setPos(top_left)
+        self.setZValue(10)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.update()
+
+    def frame_rect(self) -> QRectF:
+        return self.mapRectToScene(self._rect)
+
+    def center(self) -> QPointF:
+        return self.mapToScene(self._rect.center())
+
+    def header_rect(self) -> QRectF:
+        return QRectF(self._rect.left(), self._rect.top(), self._rect.width(), style.GROUP_HEADER)
+
+    def toggle_rect(self) -> QRectF:
+        """The ▸/▾ button (item coordinates)."""
+        return QRectF(self._rect.left() + 3, self._rect.top() + 3, 16, 16)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        if self.collapsed:
+            path.addRect(self._rect)
+        else:  # only the header and the border pick: clicks inside reach the members
+            path.addRect(self.header_rect())
+            stroker = QPainterPathStroker()
+            stroker.setWidth(8)
+            outline = QPainterPath()
+            outline.addRect(self._rect)
+            path.addPath(stroker.createStroke(outline))
+        return path
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.on_moved:
+            self.on_moved(self)
+        return super().itemChange(change, value)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        lod = style.lod(painter)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        rect = self._rect
+        accent = style.KIND_COLORS.get("system")
+        if self.collapsed:
+            if lod < style.LOD_BOXES:
+                painter.fillRect(rect, style.SELECTION if selected else accent)
+                return
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(QPen(style.SELECTION if selected else accent, 2.5 if selected else 1.5))
+            painter.setBrush(QColor("#f0faf7"))
+            painter.drawRoundedRect(rect, 8, 8)
+            painter.setPen(style.TEXT)
+            painter.setFont(style.font(8 if lod >= style.LOD_TEXT else 12, True))
+            painter.drawText(QRectF(rect.left() + 22, rect.top() + 3, rect.width() - 26, 16),
+                             Qt.AlignmentFlag.AlignVCenter, self.label)
+            self._paint_toggle(painter)
+            if lod < style.LOD_TEXT:
+                return
+            painter.setPen(style.TEXT_DIM)
+            painter.setFont(style.font(7))
+            painter.drawText(QRectF(rect.left() + 8, rect.top() + 19, rect.width() - 12, 14),
+                             Qt.AlignmentFlag.AlignVCenter,
+                             f"{self.kind} · {self.device_count} devices")
+            y = rect.top() + style.HEADER_HEIGHT
+            painter.setFont(style.font(6.5))
+            for protocol, used, total in self.summary:
+                color = style.protocol_color(protocol)
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(color)
+                painter.drawEllipse(QPointF(rect.left() + 12, y + 6.5), 3.2, 3.2)
+                painter.setPen(style.TEXT)
+                painter.drawText(QRectF(rect.left() + 20, y, rect.width() - 28, 13),
+                                 Qt.AlignmentFlag.AlignVCenter,
+                                 f"{style.PROTOCOL_LABELS.get(protocol, protocol)} {total} ports")
+                painter.setPen(style.TEXT_DIM)
+                painter.drawText(QRectF(rect.left() + 20, y, rect.width() - 28, 13),
+                                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+                                 f"{used} used")
+                y += style.PORT_ROW_HEIGHT
+            return
+        painter.setPen(QPen(style.SELECTION if selected else style.GROUP_BORDER,
+                            2.0 if selected else 1.0, Qt.PenStyle.DashLine))
+        painter.setBrush(style.GROUP_FILL)
+        painter.drawRoundedRect(rect, 10, 10)
+        if lod < style.LOD_BOXES:
+            return
+        painter.setPen(style.TEXT_DIM)
+        painter.setFont(style.font(8 if lod >= style.LOD_TEXT else 14, True))
+        painter.drawText(QRectF(rect.left() + 22, rect.top() + 2, rect.width() - 26, 18),
+                         Qt.AlignmentFlag.AlignVCenter, f"{self.label}  ·  {self.kind}")
+        self._paint_toggle(painter)
+
+    def _paint_toggle(self, painter: QPainter) -> None:
+        painter.setPen(style.TEXT_DIM)
+        painter.setFont(style.font(8))
+        painter.drawText(self.toggle_rect(), Qt.AlignmentFlag.AlignCenter,
+                         "▸" if self.collapsed else "▾")
