@@ -14,6 +14,7 @@ from rackdesigner.commands import (
     add_model,
     change_device,
     change_group,
+    change_link,
     extract,
     group_devices,
     paste,
@@ -184,3 +185,18 @@ def test_remove_link_only(layout):
 def test_snap():
     assert snap((14.0, -16.0)) == (10.0, -20.0)
     assert make_catalog().get("tnode").system is not None
+
+
+def test_macros_with_a_key_merge_their_children(layout):
+    first = Macro("len", [change_link("link-1", mergeable=True, length_m=1.0),
+                          change_link("link-2", mergeable=True, length_m=1.0)], key="k")
+    second = Macro("len", [change_link("link-1", mergeable=True, length_m=3.0),
+                           change_link("link-2", mergeable=True, length_m=3.0)], key="k")
+    before = layout.copy()
+    first.apply(layout)
+    second.apply(layout)
+    assert first.merge(second)
+    assert layout.link("link-2").length_m == 3.0
+    first.revert(layout)
+    assert layout == before
+    assert not Macro("x", [], key=None).merge(Macro("x", [], key=None))

@@ -314,3 +314,20 @@ def test_zoom_keys(qtbot, tmp_path):
     assert window.zoom_label.text() == f"{view.zoom() * 100:.0f}%"
     QTest.keyClick(view, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
     assert abs(view.zoom() - 1.0) < 1e-6
+
+
+def test_wiring_onto_a_collapsed_group_picks_a_free_compatible_member(qtbot, tmp_path):
+    window, gid = _node_window(qtbot, tmp_path)
+    layout = window.document.layout
+    window.editor.toggle_group(gid)
+    box = window.scene.item_for_group[gid]
+    onto = (box.pos().x() + 100, box.pos().y() + 40)
+    for expected in (f"{gid}.nic0", f"{gid}.nic1"):
+        drag(window.view, _port_row(window, "switch-1", 0), onto)
+        link = layout.links_of(expected)[-1]
+        assert {str(link.a), str(link.b)} == {"switch-1:ib", f"{expected}:ib"}
+    steps = window.document.undo_stack.count()
+    drag(window.view, _port_row(window, "switch-1", 0), onto)  # both NIC ports are taken now
+    assert window.document.undo_stack.count() == steps
+    assert "no device inside" in window.statusBar().currentMessage()
+    assert box.wire_state is None

@@ -309,3 +309,22 @@ def test_export_bill_of_materials_csv(qtbot, tmp_path):
     assert window.export_bom(out)
     text = out.read_text()
     assert "dgx-h100" in text.lower() and text.count("\n") > 3
+
+
+def test_inspector_sets_cable_and_length_on_a_whole_bundle(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    layout = window.document.layout
+    window.editor.wire("gpu-1", "nvsw-1")  # a second link in the gpu-1/nvsw-1 bundle
+    bundle = window.scene.bundles[frozenset(("gpu-1", "nvsw-1"))]
+    window.scene.clearSelection()
+    bundle.setSelected(True)
+    inspector = window.inspector
+    assert inspector.stack.currentWidget() is inspector.link_page
+    assert inspector.link_id.text() == "2 links" and not inspector.link_count.isEnabled()
+    steps = window.document.undo_stack.count()
+    for metres in (1.0, 1.5, 2.0):
+        inspector.link_length.setValue(metres)
+    assert all(layout.link(k).length_m == 2.0 for k in bundle.link_ids)
+    assert window.document.undo_stack.count() == steps + 1  # scrubbing merged
+    window.undo_action.trigger()
+    assert all(layout.link(k).length_m is None for k in bundle.link_ids)

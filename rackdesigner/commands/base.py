@@ -51,9 +51,11 @@ class Macro(Command):
     before the error propagates, so a refused edit leaves the document untouched.
     """
 
-    def __init__(self, text: str, children: Iterable[Command] = ()) -> None:
+    def __init__(self, text: str, children: Iterable[Command] = (),
+                 key: Hashable | None = None) -> None:
         self.text = text
         self.children: list[Command] = list(children)
+        self._key = key
 
     def apply(self, layout: Layout) -> None:
         done: list[Command] = []
@@ -72,3 +74,16 @@ class Macro(Command):
 
     def is_noop(self) -> bool:
         return all(child.is_noop() for child in self.children)
+
+    def merge_key(self) -> Hashable | None:
+        """A macro merges only when given a key and its children merge pairwise."""
+        return self._key
+
+    def merge(self, other: Command) -> bool:
+        if (not isinstance(other, Macro) or self._key is None or other._key != self._key
+                or len(other.children) != len(self.children)):
+            return False
+        if any(a.merge_key() != b.merge_key() for a, b in zip(self.children, other.children,
+                                                                strict=True)):
+            return False
+        return all(a.merge(b) for a, b in zip(self.children, other.children, strict=True))

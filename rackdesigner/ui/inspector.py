@@ -20,7 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackdesigner.commands import Command, change_device, change_group, change_link, port_usage
+from rackdesigner.commands import (
+    Command,
+    Macro,
+    change_device,
+    change_group,
+    change_link,
+    port_usage,
+)
 from rackdesigner.model import Layout
 from rackdesigner.model.items import GROUP_KINDS
 from rackdesigner.ui import style
@@ -158,8 +165,8 @@ class InspectorWidget(QWidget):
             self._show_group(self.groups[0])
         elif len(self.devices) == 1 and not self.links and not self.groups:
             self._show_device(self.devices[0])
-        elif len(self.links) == 1 and not self.devices and not self.groups:
-            self._show_link(self.links[0])
+        elif self.links and not self.devices and not self.groups:
+            self._show_links(self.links)
         else:
             parts = [f"{len(x)} {name}" for x, name in ((self.devices, "device(s)"),
                      (self.links, "link(s)"), (self.groups, "group(s)")) if x]
@@ -196,19 +203,37 @@ class InspectorWidget(QWidget):
             self.device_ports.setText("none")
         self.stack.setCurrentWidget(self.device_page)
 
-    def _show_link(self, link_id: str) -> None:
+    def _show_links(self, link_ids: list[str]) -> None:
+        """One link, or a bundle: cable and length then apply to every selected link."""
         layout = self.layout_
         assert layout is not None
-        link = layout.link(link_id)
-        self.link_id.setText(link.id)
-        self.link_ends.setText(f"{link.a}\n{link.b}")
+        links = [layout.link(k) for k in link_ids]
+        first = links[0]
+        single = len(links) == 1
+        self.link_id.setText(first.id if single else f"{len(links)} links")
+        ends = {(lk.a.device, lk.b.device) for lk in links}
+        self.link_ends.setText(f"{first.a}\n{first.b}" if single else
+                               "\n".join(f"{a} ↔ {b}" for a, b in sorted(ends)[:6]))
         with QSignalBlocker(self.link_count):
-            self.link_count.setValue(link.count)
+            self.link_count.setValue(first.count if single else
+                                     sum(lk.count for lk in links))
+        self.link_count.setEnabled(single)
         cables = [(f"{s.model} ({s.id})", s.id) for s in layout.catalog.of_kind("cable")]
-        _set_combo(self.link_cable, [(NONE, None), *cables], link.cable)
+        shared_cable = first.cable if all(lk.cable == first.cable for lk in links) else None
+        _set_combo(self.link_cable, [(NONE, None), *cables], shared_cable)
         with QSignalBlocker(self.link_length):
-            self.link_length.setValue(link.length_m or 0.0)
+            same = all(lk.length_m == first.length_m for lk in links)
+            self.link_length.setValue((first.length_m or 0.0) if same else 0.0)
         self.stack.setCurrentWidget(self.link_page)
+
+    def _change_links(self, what: str, mergeable: bool, **changes: object) -> None:
+        if len(self.links) == 1:
+            self._push(change_link(self.links[0], f"Set {what} of {self.links[0]}", mergeable,
+                                   **changes))
+            return
+        children = [change_link(k, mergeable=mergeable, **changes) for k in self.links]
+        key = ("links", what, tuple(self.links)) if mergeable else None
+        self._push(Macro(f"Set {what} of {len(self.links)} links", children, key))
 
     def _show_group(self, group_id: str) -> None:
         layout = self.layout_
@@ -271,13 +296,11 @@ class InspectorWidget(QWidget):
 
     def _on_link_cable_activated(self, index: int) -> None:
         if self.links:
-            self._push(change_link(self.links[0], f"Set cable of {self.links[0]}",
-                                   cable=self.link_cable.itemData(index)))
+            self._change_links("cable", False, cable=self.link_cable.itemData(index))
 
     def _on_link_length_changed(self, value: float) -> None:
         if self.links:
-            self._push(change_link(self.links[0], f"Set length of {self.links[0]}", True,
-                                   length_m=value or None))
+            self._change_links("length", True, length_m=value or None)
 
     def _on_group_name_edited(self) -> None:
         self.group_name.setModified(False)

@@ -28,6 +28,12 @@ class GroupItem(QGraphicsItem):
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setZValue(-10)
         self.on_moved = None
+        self.wire_state: str | None = None  # while wiring onto a collapsed group
+
+    def set_wire_state(self, state: str | None) -> None:
+        if state != self.wire_state:
+            self.wire_state = state
+            self.update()
 
     def type(self) -> int:
         return GROUP_TYPE
@@ -100,7 +106,10 @@ class GroupItem(QGraphicsItem):
                 painter.fillRect(rect, style.SELECTION if selected else accent)
                 return
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            painter.setPen(QPen(style.SELECTION if selected else accent, 2.5 if selected else 1.5))
+            pen = QPen(style.SELECTION if selected else accent, 2.5 if selected else 1.5)
+            if self.wire_state is not None:
+                pen = QPen(style.WIRE_OK if self.wire_state == "ok" else style.WIRE_BAD, 3.0)
+            painter.setPen(pen)
             painter.setBrush(QColor("#f0faf7"))
             painter.drawRoundedRect(rect, 8, 8)
             painter.setPen(style.TEXT)

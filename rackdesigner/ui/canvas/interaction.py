@@ -13,7 +13,8 @@ from PySide6.QtCore import QLineF, QPointF, Qt
 from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsSceneMouseEvent
 
-from rackdesigner.commands import plan_wire, snap
+from rackdesigner.commands import Refusal, plan_wire, snap
+from rackdesigner.model import natural_key
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.items import DeviceItem, GroupItem
 
@@ -28,7 +29,8 @@ class SceneInteraction:
         self.wire_mode = False
         self._wire_source: tuple[str, str | None] | None = None
         self._wire_line: QGraphicsLineItem | None = None
-        self._wire_target: DeviceItem | None = None
+        self._wire_target: DeviceItem | GroupItem | None = None
+        self._wire_target_id: str | None = None
         self._highlighted: list[DeviceItem] = []
         self._press_positions: dict = {}
 
@@ -40,12 +42,6 @@ class SceneInteraction:
             self._wire_target = None
         if item in self._highlighted:
             self._highlighted.remove(item)
-
-    def _device_at(self, pos: QPointF, exclude: str | None = None) -> DeviceItem | None:
-        for item in self.items(pos):
-            if isinstance(item, DeviceItem) and item.isVisible() and item.device_id != exclude:
-                return item
-        return None
 
     def _top_item(self, pos: QPointF):
         for item in self.items(pos):
@@ -91,17 +87,18 @@ class SceneInteraction:
         line.setP2(pos)
         self._wire_line.setLine(line)
         source, port = self._wire_source
-        target = self._device_at(pos, exclude=source)
+        target = self._target_at(pos, source)
         if target is self._wire_target:
             return
         if self._wire_target is not None:
             self._wire_target.set_wire_state("ok" if self._wire_target in self._highlighted
                                              else None)
         self._wire_target = target
+        self._wire_target_id = None
         if target is None:
             self.wire_feedback.emit("")
             return
-        plan = plan_wire(self.layout, source, target.device_id, port)
+        self._wire_target_id, plan = self._plan_into(target, source, port)
         if plan:
             target.set_wire_state("ok")
             self.wire_feedback.emit(f"Release to wire {plan.describe()}")
@@ -109,12 +106,50 @@ class SceneInteraction:
             target.set_wire_state("refused")
             self.wire_feedback.emit(f"Cannot wire: {plan.reason}")
 
+    def _target_at(self, pos: QPointF, source: str) -> DeviceItem | GroupItem | None:
+        """The device, or collapsed group, under the cursor while wiring."""
+        for item in self.items(pos):
+            if not item.isVisible():
+                continue
+            if isinstance(item, DeviceItem) and item.device_id != source:
+                return item
+            if isinstance(item, GroupItem) and item.collapsed:
+                return item
+        return None
+
+    def _plan_into(self, target, source: str, port: str | None):
+        """(device id, plan) for a wire onto `target`; a collapsed group offers the first of
+        its devices with a free compatible port."""
+        if isinstance(target, DeviceItem):
+            plan = plan_wire(self.layout, source, target.device_id, port)
+            return (target.device_id if plan else None), plan
+        for member in sorted(self.layout.group_devices(target.group_id), key=natural_key):
+            if member == source:
+                continue
+            plan = plan_wire(self.layout, source, member, port)
+            if plan:
+                return member, plan
+        what = f"{source}:{port}" if port else source
+        return None, Refusal(f"no device inside {target.label} has a free port for {what} "
+                             f"(expand the group to see why)")
+
     def _finish_wiring(self) -> None:
         source = self._wire_source
         target = self._wire_target
+        target_id = self._wire_target_id
+        refusal = None
+        if source is not None and isinstance(target, GroupItem) and target_id is None:
+            refusal = self._plan_into(target, source[0], source[1])[1]
         self.cancel_wiring()
-        if source is not None and target is not None:
+        if source is None or target is None:
+            return
+        if isinstance(target, DeviceItem):
             self.wire_requested.emit(source[0], target.device_id, source[1])
+        elif target_id is not None:
+            self.wire_requested.emit(source[0], target_id, source[1])
+        elif refusal is not None:
+            self.wire_feedback.emit(f"Cannot wire {source[0]} to {target.group_id}: "
+                                    f"{refusal.reason}")
 
     def cancel_wiring(self) -> None:
         if self._wire_line is not None:
