@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.io import safety
+from rackdesigner.io import fastread, safety
 from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.io.schema import (
     CURRENT_VERSION,
@@ -112,9 +112,9 @@ def is_valid_id(value: object) -> bool:
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> Layout:
     """Build a Layout from YAML text or bytes; `path` labels messages."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    if len(data) > safety.MAX_BYTES:
+    if len(data) > safety.MAX_CANONICAL_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; layouts larger than "
-                              f"{safety.MAX_BYTES // 2**20} MiB are refused")
+                              f"{safety.MAX_CANONICAL_BYTES // 2**20} MiB are refused")
     for bom, encoding in _BOM_ENCODINGS:
         if data.startswith(bom):
             raise LayoutFileError(path, f"the file is {encoding} text; layout files must be "
@@ -127,6 +127,13 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LayoutFileError(path, "not UTF-8 text (a YAML layout was expected)", line) from None
+    doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES)
+    if doc is not None:
+        return _Builder(path, catalog).build(doc)
+    if len(data) > safety.MAX_BYTES:
+        raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
+                              f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
+                              "(files RackDesigner saved may be larger)")
     try:
         if safety.might_nest_deeply(data, text):
             too_deep, line = safety.exact_depth_exceeds(text)
@@ -138,7 +145,7 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
             if too_many:
                 raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
                                       "larger than any layout RackDesigner can open", line)
-        doc = yaml.load(text, Loader=_LineLoader)
+        doc = yaml.load(text, Loader=_LineLoader)  # _LineLoader is a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or str(exc)
@@ -162,6 +169,22 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except RecursionError:
         raise LayoutFileError(path, "structure nested too deeply") from None
     return _Builder(path, catalog).build(doc)
+
+
+def _parse_line(line: str, number: int) -> Any | None:
+    """One line through the safe loader, its lines set to `number`; None if it must not be
+    parsed alone (too long, possibly deeply nested, invalid: the general path will report it)."""
+    if len(line) > 65536 or safety.might_nest_deeply(line.encode("utf-8", "surrogatepass"), line):
+        return None
+    try:
+        value = yaml.load(line, Loader=_LineLoader)  # _LineLoader is a SafeLoader subclass
+    except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
+        return None
+    for item in value if isinstance(value, list) else (value,):
+        if isinstance(item, _Entry):
+            item.line = number
+            item.key_lines = dict.fromkeys(item.key_lines, number)
+    return value
 
 
 def _char_at(text: str, line: int, column: int) -> str:

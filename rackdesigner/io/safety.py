@@ -19,6 +19,9 @@ import numpy as np
 import yaml
 
 MAX_BYTES = 64 * 1024 * 1024
+#: Files in the canonical one-line-per-entry form are read without composing YAML nodes
+#: (`fastread`), so they may be larger: a 100,000-GPU design is ~100 MiB.
+MAX_CANONICAL_BYTES = 1024 * 1024 * 1024
 MAX_DEPTH = 32
 #: ~1.5 GB of composed nodes; a layout of 300,000 one-line devices has ~3.3 million.
 MAX_NODES = 4_000_000
