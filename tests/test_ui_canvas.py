@@ -8,6 +8,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
+from rackdesigner.commands import MoveDevices as MoveDevicesCommand
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem
 from rackdesigner.ui.palette import model_mime
 from rackdesigner.ui.style import HEADER_HEIGHT, PORT_ROW_HEIGHT
@@ -331,3 +332,13 @@ def test_wiring_onto_a_collapsed_group_picks_a_free_compatible_member(qtbot, tmp
     assert window.document.undo_stack.count() == steps
     assert "no device inside" in window.statusBar().currentMessage()
     assert box.wire_state is None
+
+
+def test_long_aligned_bundles_draw_as_arcs(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout(), show=False)
+    scene = window.scene
+    assert not scene.bundles[frozenset(("gpu-1", "nvsw-1"))].is_arc()  # short and diagonal
+    window.document.push(MoveDevicesCommand({"nvsw-1": ((100.0, 200.0), (0.0, 900.0))}))
+    bundle = scene.bundles[frozenset(("gpu-1", "nvsw-1"))]
+    assert bundle.is_arc()  # stacked in a column: the wire bulges to the side
+    assert bundle.midpoint().x() > bundle._line.center().x() + 50

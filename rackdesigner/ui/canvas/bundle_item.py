@@ -13,8 +13,18 @@ from rackdesigner.ui import style
 BUNDLE_TYPE = QGraphicsItem.UserType + 3
 
 
+ARC_MIN_LENGTH = 260.0  # shorter wires stay straight
+ARC_ALIGNMENT = 0.2  # |dx| (or |dy|) below this share of the length counts as aligned
+ARC_BULGE = 0.18  # sideways bulge, as a share of the length
+ARC_MAX_BULGE = 1500.0
+
+
 class BundleItem(QGraphicsItem):
-    """All links between two visible endpoints, drawn as one line with a count."""
+    """All links between two visible endpoints, drawn as one line with a count.
+
+    Endpoints stacked in a column (or a row) would draw their wires on top of each other, so
+    long aligned bundles become arcs bulging to one side, like an arc diagram.
+    """
 
     def __init__(self, key: frozenset[str]) -> None:
         super().__init__()
@@ -24,6 +34,7 @@ class BundleItem(QGraphicsItem):
         self.protocol: str | None = None
         self.bandwidth_gbps = 0.0
         self._line = QLineF()
+        self._arc: QPainterPath | None = None
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.setZValue(0)
@@ -47,17 +58,29 @@ class BundleItem(QGraphicsItem):
         if line != self._line:
             self.prepareGeometryChange()
             self._line = line
+            self._arc = _arc(line)
+
+    def is_arc(self) -> bool:
+        return self._arc is not None
+
+    def midpoint(self) -> QPointF:
+        return self._arc.pointAtPercent(0.5) if self._arc is not None else self._line.center()
 
     def width(self) -> float:
         return max(1.2, min(9.0, 1.0 + math.log2(max(1.0, self.bandwidth_gbps / 200.0)) * 1.2))
 
     def boundingRect(self) -> QRectF:
         pad = 14.0
-        return QRectF(self._line.p1(), self._line.p2()).normalized().adjusted(-pad, -pad, pad, pad)
+        rect = (self._arc.controlPointRect() if self._arc is not None
+                else QRectF(self._line.p1(), self._line.p2()).normalized())
+        return rect.adjusted(-pad, -pad, pad, pad)
 
     def shape(self) -> QPainterPath:
-        path = QPainterPath(self._line.p1())
-        path.lineTo(self._line.p2())
+        if self._arc is not None:
+            path = QPainterPath(self._arc)
+        else:
+            path = QPainterPath(self._line.p1())
+            path.lineTo(self._line.p2())
         stroker = QPainterPathStroker()
         stroker.setWidth(max(8.0, self.width() + 4))
         return stroker.createStroke(path)
@@ -68,14 +91,17 @@ class BundleItem(QGraphicsItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         color = QColor(style.SELECTION if selected else style.protocol_color(self.protocol))
         width = self.width()
-        # Long antialiased lines are slow to rasterise: draw only the part that is exposed.
-        line = clip_line(self._line, option.exposedRect.adjusted(-20, -20, 20, 20))
-        if line is None:
-            return
+        line = None
+        if self._arc is None:
+            # Long antialiased lines are slow to rasterise: draw only the exposed part.
+            line = clip_line(self._line, option.exposedRect.adjusted(-20, -20, 20, 20))
+            if line is None:
+                return
+        painter.setBrush(Qt.BrushStyle.NoBrush)
         if lod < style.LOD_BOXES:
             pen = QPen(color, 0)  # cosmetic hairline when far out
             painter.setPen(pen)
-            painter.drawLine(line)
+            self._draw(painter, line)
             return
         # Opaque wires: translucent wide lines cost ~5x more to rasterise, which a SuperPOD's
         # hundreds of crossing spine bundles make visible.
@@ -83,9 +109,9 @@ class BundleItem(QGraphicsItem):
         pen = QPen(color, width + (1.5 if selected else 0))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
-        painter.drawLine(line)
+        self._draw(painter, line)
         if self.count > 1 and lod >= style.LOD_TEXT:
-            mid = self._line.center()
+            mid = self.midpoint()
             text = f"×{self.count}"
             painter.setFont(style.font(6.5, True))
             w = painter.fontMetrics().horizontalAdvance(text) + 8
@@ -95,6 +121,29 @@ class BundleItem(QGraphicsItem):
             painter.drawRoundedRect(pill, 7, 7)
             painter.setPen(style.TEXT)
             painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+
+
+    def _draw(self, painter: QPainter, line: QLineF | None) -> None:
+        if self._arc is not None:
+            painter.drawPath(self._arc)
+        elif line is not None:
+            painter.drawLine(line)
+
+
+def _arc(line: QLineF) -> QPainterPath | None:
+    """A quadratic arc for a long bundle between aligned endpoints, else None (straight)."""
+    length = line.length()
+    dx, dy = line.dx(), line.dy()
+    if length < ARC_MIN_LENGTH or min(abs(dx), abs(dy)) > ARC_ALIGNMENT * length:
+        return None
+    nx, ny = -dy / length, dx / length
+    if nx < -1e-9 or (abs(nx) <= 1e-9 and ny < 0):  # always bulge right (or down)
+        nx, ny = -nx, -ny
+    bulge = min(ARC_MAX_BULGE, ARC_BULGE * length)
+    mid = line.center()
+    path = QPainterPath(line.p1())
+    path.quadTo(QPointF(mid.x() + nx * bulge * 2, mid.y() + ny * bulge * 2), line.p2())
+    return path
 
 
 def clip_line(line: QLineF, rect: QRectF) -> QLineF | None:
