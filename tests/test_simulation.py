@@ -356,3 +356,15 @@ def test_p2p_inside_an_nvswitch_island_uses_nvlink_only(catalog):
     result = simulate(layout, p2p=("n1.gpu0", "n1.gpu5"))
     assert result.bandwidth.p2p["GBps"] == pytest.approx(450.0)
     assert _last(result, "send_recv").busbw_GBps == pytest.approx(18 * 20.6, rel=3e-3)
+
+
+def test_power_by_model_and_by_kind_add_up_to_the_total(catalog):
+    from rackdesigner.bench import build_cluster
+
+    power = simulate(build_cluster(4, catalog=catalog)).power
+    assert sum(row["total_max_w"] for row in power.by_model.values()) == pytest.approx(
+        power.total_max_w)
+    assert sum(power.by_kind.values()) == pytest.approx(power.total_max_w)
+    # optics: a twin-port transceiver on a switch cage is shared by two links
+    assert power.by_kind["transceiver"] > 0
+    assert power.facility_w == pytest.approx(power.total_max_w * C.DEFAULT_PUE)

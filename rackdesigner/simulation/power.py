@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model import Layout
+from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation.topology import Topology
 
 
@@ -30,7 +30,7 @@ class PowerReport:
     gpus: int
     by_kind: MappingProxyType  # kind -> max W
     by_kind_typical: MappingProxyType
-    by_model: MappingProxyType  # model -> {"count", "typical_w", "max_w"} (each)
+    by_model: MappingProxyType  # model -> {"count", "typical_w", "max_w" (mean each), totals}
     by_rack: MappingProxyType  # rack id -> {"max_w", "typical_w", "budget_w", "utilisation"}
     without_power: tuple[str, ...]  # models with no power figure
 
@@ -75,38 +75,47 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     chosen = None if devices is None else set(devices)
     by_kind: dict[str, float] = defaultdict(float)
     by_kind_t: dict[str, float] = defaultdict(float)
-    by_model: dict[str, dict[str, float]] = {}
+    counts: dict[str, int] = defaultdict(int)  # model -> devices (cables: ends)
+    model_t: dict[str, float] = defaultdict(float)
+    model_m: dict[str, float] = defaultdict(float)
     rack_max: dict[str, float] = defaultdict(float)
     rack_typ: dict[str, float] = defaultdict(float)
-    rack_of: dict[str, str | None] = {}
+    rack_of = topo.rack_of
     without: set[str] = set()
+    draw: dict[str, tuple[float, float]] = {}
     gpus = 0
     total_t = total_m = 0.0
-    for device in layout.devices():
-        if chosen is not None and device.id not in chosen:
+    racks_in_scope: set[str] = set()
+    for device_id, spec in topo.specs.items():
+        if chosen is not None and device_id not in chosen:
             continue
-        spec = topo.specs.get(device.id)
-        if spec is None:
-            continue
-        rack_of[device.id] = device.rack
-        if spec.kind == "gpu":
+        kind = spec.kind
+        if kind == "gpu":
             gpus += 1
-        if spec.kind in ("rack", "system"):
+        elif kind == "rack":
+            racks_in_scope.add(device_id)
             continue
-        typical, peak = _draw(spec)
-        if spec.power.typical_w is None and spec.power.max_w is None:
-            without.add(spec.id)
-        _account(by_model, spec.id, typical, peak)
-        by_kind[spec.kind] += peak
-        by_kind_t[spec.kind] += typical
+        elif kind == "system":
+            continue
+        model = spec.id
+        if model not in draw:
+            draw[model] = _draw(spec)
+            if spec.power.typical_w is None and spec.power.max_w is None:
+                without.add(model)
+        typical, peak = draw[model]
+        counts[model] += 1
+        model_t[model] += typical
+        model_m[model] += peak
+        by_kind[kind] += peak
+        by_kind_t[kind] += typical
         total_t += typical
         total_m += peak
-        if device.rack is not None:
-            rack_max[device.rack] += peak
-            rack_typ[device.rack] += typical
-    for link in layout.links():
-        if link.cable is None:
-            continue
+        rack = rack_of.get(device_id)
+        if rack is not None:
+            rack_max[rack] += peak
+            rack_typ[rack] += typical
+    ppc: dict[tuple[str, str], int] = {}
+    for link in topo.cabled:
         a, b = link.a.device, link.b.device
         if chosen is not None and (a not in chosen or b not in chosen):
             continue
@@ -116,12 +125,13 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
         kind, model, typical, peak = ends
         if kind == "transceiver":
             # a twin-port transceiver (e.g. 800G OSFP on a switch) serves two links
-            share = sum(1.0 / _ports_per_connector(topo, end.device, end.group)
+            share = sum(1.0 / _ports_per_connector(topo, end.device, end.group, ppc)
                         for end in (link.a, link.b)) / 2
             typical, peak = typical * share, peak * share
         typical, peak = typical * link.count, peak * link.count
-        _account(by_model, model, typical / link.count / 2, peak / link.count / 2,
-                 count=2 * link.count)
+        counts[model] += 2 * link.count
+        model_t[model] += typical
+        model_m[model] += peak
         by_kind[kind] += peak
         by_kind_t[kind] += typical
         total_t += typical
@@ -132,9 +142,7 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
                 rack_max[rack] += peak / 2
                 rack_typ[rack] += typical / 2
     racks: dict[str, Any] = {}
-    rack_ids = {d.id for d in layout.devices() if topo.kind.get(d.id) == "rack"
-                and (chosen is None or d.id in chosen)} | set(rack_max)
-    for rack in sorted(rack_ids):
+    for rack in sorted(racks_in_scope | set(rack_max), key=natural_key):
         spec = topo.specs.get(rack)
         budget = spec.rack.power_budget_w if spec is not None and spec.rack else None
         peak = rack_max.get(rack, 0.0)
@@ -143,27 +151,28 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
             "budget_w": budget,
             "utilisation": round(peak / budget, 4) if budget else None,
         })
+    by_model = {}
+    for model in sorted(counts):
+        n = counts[model]
+        by_model[model] = MappingProxyType({
+            "count": n, "typical_w": round(model_t[model] / n, 3),
+            "max_w": round(model_m[model] / n, 3),
+            "total_typical_w": round(model_t[model], 3), "total_max_w": round(model_m[model], 3)})
     return PowerReport(total_t, total_m, pue, gpus, MappingProxyType(dict(by_kind)),
-                       MappingProxyType(dict(by_kind_t)),
-                       MappingProxyType({k: MappingProxyType(v) for k, v in
-                                         sorted(by_model.items())}),
+                       MappingProxyType(dict(by_kind_t)), MappingProxyType(by_model),
                        MappingProxyType(racks), tuple(sorted(without)))
 
 
-def _account(table: dict, model: str, typical: float, peak: float, count: int = 1) -> None:
-    row = table.setdefault(model, {"count": 0, "typical_w": typical, "max_w": peak,
-                                   "total_typical_w": 0.0, "total_max_w": 0.0})
-    row["count"] += count
-    row["total_typical_w"] = round(row["total_typical_w"] + typical * count, 3)
-    row["total_max_w"] = round(row["total_max_w"] + peak * count, 3)
-
-
-def _ports_per_connector(topo: Topology, device: str, group: str) -> int:
+def _ports_per_connector(topo: Topology, device: str, group: str,
+                         cache: dict[tuple[str, str], int]) -> int:
     spec = topo.specs.get(device)
     if spec is None:
         return 1
-    port = next((g for g in spec.ports if g.name == group), None)
-    return max(1, port.ports_per_connector) if port is not None else 1
+    key = (spec.id, group)
+    if key not in cache:
+        port = next((g for g in spec.ports if g.name == group), None)
+        cache[key] = max(1, port.ports_per_connector) if port is not None else 1
+    return cache[key]
 
 
 def _cable_power(topo: Topology, model: str) -> tuple[str, str, float, float] | None:

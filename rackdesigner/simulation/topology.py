@@ -110,6 +110,8 @@ class Topology:
     catalog: Catalog | None = None
     _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
     _leaf: dict[str, str | None] = field(default_factory=dict)
+    rack_of: dict[str, str] = field(default_factory=dict)
+    cabled: list[Link] = field(default_factory=list)  # links that name a cable model
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod
@@ -127,6 +129,8 @@ class Topology:
                 continue
             topo.specs[device.id] = spec
             topo.kind[device.id] = spec.kind
+            if device.rack is not None:
+                topo.rack_of[device.id] = device.rack
             if spec.kind == "gpu":
                 topo.gpus.append(device.id)
             elif spec.kind == "cpu" and "amd" in spec.manufacturer.lower():
@@ -144,6 +148,7 @@ class Topology:
         groups: dict[tuple[str, str], PortGroup | None] = {}
         eff_cache: dict[str, float] = {}
         island_uf, conn_uf, nvl_uf = _UnionFind(), _UnionFind(), _UnionFind()
+        network_edges: list[tuple[str, str]] = []
 
         def group_of(device: str, name: str) -> PortGroup | None:
             spec = specs[device]
@@ -159,7 +164,8 @@ class Topology:
             ga, gb = group_of(a, link.a.group), group_of(b, link.b.group)
             if ga is None or gb is None or ga.protocol != gb.protocol:
                 continue
-            conn_uf.union(a, b)
+            if link.cable is not None:
+                self.cabled.append(link)
             protocol = ga.protocol
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
             ka, kb = kind[a], kind[b]
@@ -177,18 +183,23 @@ class Topology:
                         self.gpu_host_raw[gpu] += raw
                         self.gpu_host_eff[gpu] += raw * factor
             elif protocol in NETWORK_PROTOCOLS:
+                network_edges.append((a, b))
                 self._add_network(a, b, ka, kb, raw, link)
+        # connectivity: islands joined by network links (fewer unions than every link)
+        find = island_uf.find
+        for a, b in network_edges:
+            conn_uf.union(find(a), find(b))
         for gpu in self.gpus:
-            root = island_uf.find(gpu)
+            root = find(gpu)
             self.island_of[gpu] = root
             self.islands.setdefault(root, []).append(gpu)
-            self.component_of[gpu] = conn_uf.find(gpu)
+            self.component_of[gpu] = conn_uf.find(root)
             self.nvlink_domain_of[gpu] = nvl_uf.find(gpu)
         for device, k in kind.items():
             if k == "nvswitch":
-                self.nvswitches_of[island_uf.find(device)].add(device)
+                self.nvswitches_of[find(device)].add(device)
             elif k in NIC_KINDS or k == "switch":
-                self.component_of[device] = conn_uf.find(device)
+                self.component_of[device] = conn_uf.find(find(device))
 
     def _add_nvlink(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link,
                     eff_cache: dict[str, float]) -> None:
