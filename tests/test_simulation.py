@@ -123,6 +123,14 @@ def test_removing_a_ring_link_lowers_the_ring_bound(tcat):
     assert result.bandwidth.per_gpu_scale_up_GBps == pytest.approx(3 * 25.0)
 
 
+def test_ring_order_is_searched_on_direct_nvlink_islands(tcat):
+    # the NVLink ring is g0-g2-g1-g3-g0: id order has no g0-g1 link, the search finds the ring
+    layout = _layout(tcat, ["g0", "g1", "g2", "g3"])
+    for a, b in (("g0", "g2"), ("g2", "g1"), ("g1", "g3"), ("g3", "g0")):
+        _nv(layout, a, b, 2)
+    assert _last(simulate(layout), "all_gather").busbw_GBps == pytest.approx(4 * 20.6, rel=2e-3)
+
+
 def test_ring_through_nvswitches_and_a_gpu_with_fewer_links(tcat):
     full = simulate(_switched(tcat))
     assert _last(full, "all_gather").busbw_GBps == pytest.approx(8 * 20.6, rel=2e-3)

@@ -21,6 +21,8 @@ different leaves, the rail's traffic is taken to cross the leaf uplinks.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -160,25 +162,58 @@ def _island(topo: Topology, gpus: list[str]) -> Island:
 
 
 def _ring_rate(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:
+    """Ring rate of an island (see the module docstring); direct-NVLink islands of up to
+    `RING_SEARCH_MAX` GPUs try every ring order, as NCCL's search would, and keep the best."""
     k = len(gpus)
+    has_switch = [bool(sw.get(g)) for g in gpus]
+    matrix = []
+    for x, i in enumerate(gpus):
+        si, pi = sw.get(i, {}), peer.get(i, {})
+        row = []
+        for y, j in enumerate(gpus):
+            if x == y:
+                row.append(0.0)
+                continue
+            sj = sw.get(j, {})
+            cap = sum(min(v, sj[s]) for s, v in si.items() if s in sj) + pi.get(j, 0.0)
+            if cap <= 0 and has_switch[x] and has_switch[y]:
+                # no common switch: a multi-level NVSwitch fabric, assumed non-blocking
+                cap = min(egress[x], egress[y])
+            row.append(cap)
+        matrix.append(tuple(row))
+    search = not any(has_switch) and 3 <= k <= RING_SEARCH_MAX
+    rate = _best_ring(tuple(matrix), tuple(egress), search)
+    if rate <= 0:
+        # some hop has no link at all: NCCL relays it through a peer GPU, whose links it
+        # shares; count such a hop at half the smaller egress
+        relayed = tuple(tuple(c if c > 0 or x == y else min(egress[x], egress[y]) / 2
+                              for y, c in enumerate(row)) for x, row in enumerate(matrix))
+        rate = _best_ring(relayed, tuple(egress), False)
+    return rate
 
-    def hop(i: str, j: str) -> float:
-        si, sj = sw.get(i, {}), sw.get(j, {})
-        cap = sum(min(v, sj[s]) for s, v in si.items() if s in sj)
-        cap += peer.get(i, {}).get(j, 0.0)
-        return cap
 
-    hops = []
-    for idx in range(k):
-        a, b = gpus[idx], gpus[(idx + 1) % k]
-        cap = hop(a, b)
-        if cap <= 0:
-            # same island but no common switch (multi-level NVLink): assume non-blocking
-            cap = min(egress[idx], egress[(idx + 1) % k])
-        hops.append(cap)
+RING_SEARCH_MAX = 8
+
+
+@functools.lru_cache(maxsize=256)
+def _best_ring(matrix: tuple, egress: tuple, search: bool) -> float:
+    k = len(egress)
+    cap = min(egress)
     if k == 2:
-        return min(min(egress), hops[0])
-    return min(min(egress), 2 * min(hops))
+        return min(cap, matrix[0][1])
+
+    def rate(order: tuple[int, ...]) -> float:
+        cw = min(matrix[order[x]][order[(x + 1) % k]] for x in range(k))
+        ccw = min(matrix[order[(x + 1) % k]][order[x]] for x in range(k))
+        return min(cap, cw + ccw)
+
+    best = rate(tuple(range(k)))
+    if search:
+        for rest in itertools.permutations(range(1, k)):
+            best = max(best, rate((0, *rest)))
+            if best >= cap:
+                break
+    return best
 
 
 def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
