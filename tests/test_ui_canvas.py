@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from designer_fixtures import drag, make_window, small_layout, viewport_point
-from PySide6.QtCore import QMimeData, QPointF, Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -342,3 +342,23 @@ def test_long_aligned_bundles_draw_as_arcs(qtbot, tmp_path):
     bundle = scene.bundles[frozenset(("gpu-1", "nvsw-1"))]
     assert bundle.is_arc()  # stacked in a column: the wire bulges to the side
     assert bundle.midpoint().x() > bundle._line.center().x() + 50
+
+
+def test_pan_with_the_middle_button_and_space_drag(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    view = window.view
+    view.set_zoom(2.0)
+    viewport = view.viewport()
+    before = view.mapToScene(viewport.rect().center())
+    start = viewport.rect().center()
+    QTest.mousePress(viewport, Qt.MouseButton.MiddleButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(viewport, start + QPoint(-80, -40))
+    QTest.mouseRelease(viewport, Qt.MouseButton.MiddleButton, Qt.KeyboardModifier.NoModifier,
+                       start + QPoint(-80, -40))
+    after = view.mapToScene(viewport.rect().center())
+    assert after.x() > before.x() + 20 and after.y() > before.y() + 10
+    assert window.document.undo_stack.count() == 0  # panning edits nothing
+    QTest.keyPress(view, Qt.Key.Key_Space)
+    assert view.dragMode() == view.DragMode.ScrollHandDrag
+    QTest.keyRelease(view, Qt.Key.Key_Space)
+    assert view.dragMode() == view.DragMode.RubberBandDrag

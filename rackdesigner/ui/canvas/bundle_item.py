@@ -14,16 +14,18 @@ BUNDLE_TYPE = QGraphicsItem.UserType + 3
 
 
 ARC_MIN_LENGTH = 260.0  # shorter wires stay straight
-ARC_ALIGNMENT = 0.2  # |dx| (or |dy|) below this share of the length counts as aligned
-ARC_BULGE = 0.18  # sideways bulge, as a share of the length
+ARC_ALIGNMENT = 0.2  # |dx| below this share of the length counts as stacked
+ARC_BULGE = 0.15  # sideways bulge, as a share of the length
 ARC_MAX_BULGE = 1500.0
 
 
 class BundleItem(QGraphicsItem):
     """All links between two visible endpoints, drawn as one line with a count.
 
-    Endpoints stacked in a column (or a row) would draw their wires on top of each other, so
-    long aligned bundles become arcs bulging to one side, like an arc diagram.
+    Endpoints stacked in a column (a rack elevation: NVL72 trays, a spine column) would draw
+    their wires on top of each other, so long vertical bundles become arcs bulging to the
+    right, like an arc diagram. Rows stay straight: floor layouts fan out from a leaf in a
+    row, and arcs there only add clutter.
     """
 
     def __init__(self, key: frozenset[str]) -> None:
@@ -131,10 +133,10 @@ class BundleItem(QGraphicsItem):
 
 
 def _arc(line: QLineF) -> QPainterPath | None:
-    """A quadratic arc for a long bundle between aligned endpoints, else None (straight)."""
+    """A quadratic arc for a long bundle between stacked endpoints, else None (straight)."""
     length = line.length()
     dx, dy = line.dx(), line.dy()
-    if length < ARC_MIN_LENGTH or min(abs(dx), abs(dy)) > ARC_ALIGNMENT * length:
+    if length < ARC_MIN_LENGTH or abs(dx) > ARC_ALIGNMENT * length:
         return None
     nx, ny = -dy / length, dx / length
     if nx < -1e-9 or (abs(nx) <= 1e-9 and ny < 0):  # always bulge right (or down)

@@ -40,6 +40,7 @@ class DeviceItem(QGraphicsItem):
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.setAcceptHoverEvents(True)
         self.setZValue(10)
         self.setToolTip(self._tooltip())
         self.on_moved = None  # set by the scene: called with self while dragged
@@ -99,6 +100,18 @@ class DeviceItem(QGraphicsItem):
         if state != self.wire_state:
             self.wire_state = state
             self.update()
+
+    def hoverMoveEvent(self, event) -> None:
+        """A crosshair over a port row says "drag from here to wire"."""
+        if self.port_at(event.pos()) is not None:
+            self.setCursor(Qt.CursorShape.CrossCursor)
+        else:
+            self.unsetCursor()
+        super().hoverMoveEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        self.unsetCursor()
+        super().hoverLeaveEvent(event)
 
     def itemChange(self, change, value):
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.on_moved:
