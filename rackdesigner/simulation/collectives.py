@@ -214,7 +214,7 @@ class CollectiveModel:
                     return []
                 algbw = min(algbw, self.net)
         else:
-            if s.n_islands > 1:
+            if s.n_islands > 1 or k > C.NVLS_MAX_ARITY:
                 return []
             algbw = b * n / (n - 1)
         intra = C.HW_LATENCY_US["nvlink"]["nvls"][2]

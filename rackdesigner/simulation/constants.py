@@ -129,6 +129,9 @@ NVLS_EFFICIENCY = {"hopper": 0.85, "blackwell": 0.74}
 #: NVLS channels: NCCL_NVLS_NCHANNELS default (16); NVLS keeps one channel for
 #: synchronisation, hence the (nCh - 1) / nCh factor in nvls.cc.
 NVLS_CHANNELS = 16
+#: NVLS AllGather/ReduceScatter only up to NCCL_MAX_NVLS_ARITY local ranks (32 since 2.20,
+#: device.h; nvls.cc disables them above it). AllReduce has no such limit.
+NVLS_MAX_ARITY = 32
 #: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
 COLLNET_EFFICIENCY_SM90 = 0.85
 #: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64
