@@ -88,6 +88,11 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
     curves = {name: tuple(coll.sweep(name)) for name in (*COLLECTIVES, "send_recv")}
     messages.extend(dict.fromkeys(coll.messages))
+    if model.n_islands > 1 and any(p.algorithm in ("collnet_direct", "nvls") for pts in
+                                   curves.values() for p in pts):
+        messages.append("in-network reduction across nodes (SHARP) is counted: NCCL uses it "
+                        "only with NCCL_COLLNET_ENABLE=1 and the SHARP plugin; "
+                        "--algorithm ring or nvls_tree shows the figures without it")
     if missing and classes:
         messages.append("latency leaves out devices with no published latency: "
                         + ", ".join(sorted(missing)))
