@@ -376,3 +376,13 @@ def test_power_by_model_and_by_kind_add_up_to_the_total(catalog):
     # optics: a twin-port transceiver on a switch cage is shared by two links
     assert power.by_kind["transceiver"] > 0
     assert power.facility_w == pytest.approx(power.total_max_w * C.DEFAULT_PUE)
+
+
+def test_bisection_of_a_non_blocking_three_tier_fat_tree(catalog):
+    from rackdesigner.bench import build_cluster
+
+    # 5 scalable units = 2 pods joined by a core tier; non-blocking: half the GPUs at 50 GB/s
+    result = simulate(build_cluster(160, catalog=catalog))
+    assert set(result.bandwidth.oversubscription) == {"leaf", "spine"}
+    assert result.bandwidth.bisection_GBps == pytest.approx(160 * 8 / 2 * 50.0)
+    assert result.latency.max_hops == 6
