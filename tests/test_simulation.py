@@ -35,6 +35,10 @@ SPECS = {
     "tcable": "kind: cable\nmodel: T-cable\ncable: {media: dac, protocols: [nvlink, infiniband], "
               "rate_gbps: 400, max_length_m: 3, latency_ns_per_m: 4.5, power_w_per_end: 1.5, "
               "source: s}\n",
+    "tnic": "kind: nic\nmodel: T-NIC\nports:\n" + _port("ib", "infiniband", 1, 400)
+            + _port("pcie", "pcie", 1, 512) + "nic: {latency_ns: 600, source: s}\n",
+    "tleaf": "kind: switch\nmodel: T-leaf\nports:\n" + _port("ib", "infiniband", 64, 400)
+             + "switch: {latency_ns: 130, reductions: [sharp], source: s}\n",
     "track": "kind: rack\nmodel: T-rack\nu_height: 42\n"
              "rack: {height_u: 42, power_budget_w: 2000, source: s}\n",
 }
@@ -386,3 +390,22 @@ def test_bisection_of_a_non_blocking_three_tier_fat_tree(catalog):
     assert set(result.bandwidth.oversubscription) == {"leaf", "spine"}
     assert result.bandwidth.bisection_GBps == pytest.approx(160 * 8 / 2 * 50.0)
     assert result.latency.max_hops == 6
+
+
+def test_latency_of_a_path_through_nics_cables_and_a_leaf(tcat):
+    layout = _layout(tcat, ["g0", "g1"])
+    layout.add_device(Device("leaf", "tleaf"))
+    for g, nic, metres in (("g0", "n0", 3.0), ("g1", "n1", 5.0)):
+        layout.add_device(Device(nic, "tnic"))
+        layout.add_link(Link(f"p-{g}", PortRef(g, "pcie"), PortRef(nic, "pcie")))
+        layout.add_link(Link(f"i-{g}", PortRef(nic, "ib"), PortRef("leaf", "ib"), 1, "tcable",
+                             metres))
+    result = simulate(layout)
+    # 2 x 600 ns NIC + 130 ns leaf + 2 x mean(3 m, 5 m) x 4.5 ns/m
+    expected_us = (2 * 600 + 130 + 2 * 4 * 4.5) / 1000
+    (cls,) = result.latency.histogram
+    assert (cls.name, cls.pairs, cls.hops, cls.complete) == ("leaf", 1, 2, True)
+    assert cls.latency_us == pytest.approx(expected_us)
+    assert result.latency.mean_us == pytest.approx(expected_us)
+    # one GPU per node: PCIe Gen5 x16 as NCCL counts it (48 GB/s) bounds send/recv
+    assert _last(result, "send_recv").busbw_GBps == pytest.approx(48.0, rel=3e-3)

@@ -97,8 +97,9 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
         f"{_num(lat['gpu_to_gpu_us']['max'], ' us', 3)}; max hops {lat['max_hops']}",
     ]
     for c in lat["histogram"]:
+        partial = "" if c["complete"] or c["latency_us"] is None else " (partial data)"
         lines.append(f"    {c['class']:<14} {_num(c['latency_us'], ' us', 3):>12}  "
-                     f"{c['pairs']:,} pairs, {c['hops']} hops")
+                     f"{c['pairs']:,} pairs, {c['hops']} hops{partial}")
     small = ", ".join(f"{k} {v:g} us" for k, v in lat["collective_small_us"].items())
     if small:
         lines.append(f"  8-byte collectives    {small}")

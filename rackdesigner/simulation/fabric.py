@@ -37,10 +37,12 @@ class LatencyClass:
     latency_us: float | None
     pairs: int
     hops: int
+    complete: bool = True  # False: some device on the path has no published latency
 
     def to_dict(self) -> dict:
         lat = None if self.latency_us is None else round(self.latency_us, 4)
-        return {"class": self.name, "latency_us": lat, "pairs": self.pairs, "hops": self.hops}
+        return {"class": self.name, "latency_us": lat, "pairs": self.pairs, "hops": self.hops,
+                "complete": self.complete}
 
 
 def oversubscription(topo: Topology, scope: ScopeModel) -> tuple[dict[str, float],
@@ -260,7 +262,7 @@ def p2p_max_flow(topo: Topology, a: str, b: str) -> float:
 def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClass], set[str]]:
     """Pair classes (same island, same leaf, same pod, ...) with counts; models lacking data."""
     missing: set[str] = set()
-    classes: dict[tuple[str, float, int], int] = defaultdict(int)
+    classes: dict[tuple[str, float | None, int, bool], int] = defaultdict(int)
     for island in scope.islands:
         k = island.k
         if k < 2:
@@ -268,18 +270,18 @@ def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClas
         root = topo.island_of[island.gpus[0]]
         switches = topo.nvswitches_of.get(root, set())
         if island.intra_hw == "pcie":
-            key = ("host", None, 2)
+            key = ("host", None, 2, False)
             missing.add("pcie path")
         elif switches:
             lat = _mean_latency(topo, switches, missing)
-            key = ("nvlink", None if lat is None else lat / 1000.0, 2)
+            key = ("nvlink", None if lat is None else lat / 1000.0, 2, lat is not None)
         else:
-            key = ("nvlink-direct", 0.0, 1)
+            key = ("nvlink-direct", 0.0, 1, True)
         classes[key] += k * (k - 1) // 2
     if scope.n_islands > 1:
         _network_classes(topo, scope, classes, missing)
-    out = [LatencyClass(name, lat, pairs, hops) for (name, lat, hops), pairs in classes.items()
-           if pairs > 0]
+    out = [LatencyClass(name, lat, pairs, hops, complete)
+           for (name, lat, hops, complete), pairs in classes.items() if pairs > 0]
     out.sort(key=lambda c: (c.hops, c.latency_us or 0.0))
     return out, missing
 
@@ -341,7 +343,7 @@ def _network_classes(topo: Topology, scope: ScopeModel, classes: dict, missing: 
         parts.append(_mean_latency(topo, scope.involved.get(t, set()), missing))
         known = [x for x in parts if x is not None]
         lat = sum(known) / 1000.0 if known else None
-        classes[(topo.tier_name(t), lat, 2 * t)] += pairs
+        classes[(topo.tier_name(t), lat, 2 * t, len(known) == len(parts))] += pairs
 
 
 def _propagation_by_level(topo: Topology) -> dict[int, float]:
