@@ -14,7 +14,9 @@ EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "dgx-h100.yaml": ("dgx-h100", {}),
     "dgx-h100-2node-ib.yaml": ("single-leaf", {"system": "dgx-h100", "nodes": 2,
                                                "switch": "qm9700"}),
-    "fat-tree-2tier.yaml": ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 128}),
+    # A two-tier (leaf/spine) fat tree of GPU nodes, rail-optimized as in the SuperPOD RAs.
+    "fat-tree-2tier.yaml": ("rail-optimized", {"system": "dgx-h100", "nodes": 8,
+                                               "switch": "qm9700"}),
     "gb200-nvl72.yaml": ("nvl72", {}),
 }
 
