@@ -362,3 +362,20 @@ def test_pan_with_the_middle_button_and_space_drag(qtbot, tmp_path):
     assert view.dragMode() == view.DragMode.ScrollHandDrag
     QTest.keyRelease(view, Qt.Key.Key_Space)
     assert view.dragMode() == view.DragMode.RubberBandDrag
+
+
+def test_wires_follow_while_dragging(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    view, viewport = window.view, window.view.viewport()
+    start = viewport_point(view, 20, 8)
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(viewport, start + QPoint(40, 30))
+    QTest.mouseMove(viewport, start + QPoint(80, 60))
+    item = window.scene.item_for_device["gpu-1"]
+    assert item.pos() != QPointF(0, 0)
+    bundle = window.scene.bundles[frozenset(("gpu-1", "nvsw-1"))]
+    assert item.center() in (bundle._line.p1(), bundle._line.p2())
+    assert window.document.undo_stack.count() == 0  # nothing is pushed before release
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       start + QPoint(80, 60))
+    assert window.document.undo_stack.count() == 1

@@ -24,10 +24,8 @@ class GroupItem(QGraphicsItem):
         self.device_count = 0
         self._rect = QRectF(0, 0, 10, 10)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
-                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
         self.setZValue(-10)
-        self.on_moved = None
         self.wire_state: str | None = None  # while wiring onto a collapsed group
 
     def set_wire_state(self, state: str | None) -> None:
@@ -89,11 +87,6 @@ class GroupItem(QGraphicsItem):
             outline.addRect(self._rect)
             path.addPath(stroker.createStroke(outline))
         return path
-
-    def itemChange(self, change, value):
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.on_moved:
-            self.on_moved(self)
-        return super().itemChange(change, value)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:

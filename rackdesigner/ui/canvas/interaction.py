@@ -197,6 +197,9 @@ class SceneInteraction:
             event.accept()
             return
         super().mouseMoveEvent(event)
+        if self._press_positions and event.buttons() & Qt.MouseButton.LeftButton:
+            for item in self._press_positions:  # wires follow the dragged items
+                self._on_item_moved(item)
 
     def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         if self.is_wiring:

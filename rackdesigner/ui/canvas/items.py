@@ -37,13 +37,11 @@ class DeviceItem(QGraphicsItem):
         self.accent = style.KIND_COLORS.get(kind, style.UNKNOWN_COLOR)
         self.badge = style.KIND_BADGES.get(kind, "?")
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
-                      | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(True)
         self.setZValue(10)
         self.setToolTip(self._tooltip())
-        self.on_moved = None  # set by the scene: called with self while dragged
 
     def type(self) -> int:
         return DEVICE_TYPE
@@ -112,11 +110,6 @@ class DeviceItem(QGraphicsItem):
     def hoverLeaveEvent(self, event) -> None:
         self.unsetCursor()
         super().hoverLeaveEvent(event)
-
-    def itemChange(self, change, value):
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and self.on_moved:
-            self.on_moved(self)
-        return super().itemChange(change, value)
 
     # painting
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,

@@ -63,6 +63,7 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         self._endpoint_bundles: dict[str, set[frozenset[str]]] = defaultdict(set)
         self._link_info: dict[str, tuple[str | None, float]] = {}
         self._chains: dict[str, tuple[str, ...]] = {}
+        self._endpoints: dict[str, str] = {}  # device -> visible endpoint (cache)
         self._dirty_groups: set[str] = set()
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -85,6 +86,7 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         self._endpoint_bundles.clear()
         self._link_info.clear()
         self._chains.clear()
+        self._endpoints.clear()
         self._dirty_groups.clear()
         self.layout = layout
         if layout is None:
@@ -109,6 +111,7 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         self._link_key.clear()
         self._endpoint_bundles.clear()
         self._chains.clear()
+        self._endpoints.clear()
         for device_id, item in self.item_for_device.items():
             item.setVisible(self._endpoint(device_id) == device_id)
         touched: set[frozenset[str]] = set()
@@ -148,6 +151,7 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
     def _on_DeviceRemoved(self, event: DeviceRemoved) -> None:
         item = self.item_for_device.pop(event.device.id, None)
         self._chains.pop(event.device.id, None)
+        self._endpoints.pop(event.device.id, None)
         if item is not None:
             self.forget_item(item)
             self.removeItem(item)
@@ -168,10 +172,12 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
             return
         item.set_label(new.label)
         if old.pos != new.pos:
-            item.setPos(QPointF(*new.pos))  # on_moved updates bundles
+            item.setPos(QPointF(*new.pos))
+            self._on_item_moved(item)
             self._mark_groups(new.group)
         if old.group != new.group:
             self._chains.pop(new.id, None)
+            self._endpoints.pop(new.id, None)
             item.setVisible(self._endpoint(new.id) == new.id)
             for link in self.layout.links_of(new.id):
                 self._rekey(link)
@@ -221,7 +227,6 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         device = self.layout.device(device_id)
         item = DeviceItem(device.id, self.layout.spec(device.id), device.model, device.label)
         item.setPos(QPointF(*device.pos))
-        item.on_moved = self._on_item_moved
         self.addItem(item)
         self.item_for_device[device.id] = item
         return item
@@ -230,7 +235,6 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         assert self.layout is not None
         group = self.layout.group(group_id)
         item = GroupItem(group.id, group.label, group.kind)
-        item.on_moved = self._on_item_moved
         self.addItem(item)
         self.item_for_group[group.id] = item
         return item
@@ -276,10 +280,15 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         return group.collapsed or (self.overview and group.kind in OVERVIEW_KINDS)
 
     def _endpoint(self, device_id: str) -> str:
-        for gid in self._chain(device_id):
-            if self.is_collapsed(gid):
-                return gid
-        return device_id
+        endpoint = self._endpoints.get(device_id)
+        if endpoint is None:
+            endpoint = device_id
+            for gid in self._chain(device_id):
+                if self.is_collapsed(gid):
+                    endpoint = gid
+                    break
+            self._endpoints[device_id] = endpoint
+        return endpoint
 
     def _hidden_by(self, device_id: str) -> str | None:
         endpoint = self._endpoint(device_id)
