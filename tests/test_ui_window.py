@@ -328,3 +328,20 @@ def test_inspector_sets_cable_and_length_on_a_whole_bundle(qtbot, tmp_path):
     assert window.document.undo_stack.count() == steps + 1  # scrubbing merged
     window.undo_action.trigger()
     assert all(layout.link(k).length_m is None for k in bundle.link_ids)
+
+
+def test_palette_search_and_keyboard_placement(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    palette = window.palette
+    assert palette.entries()[:1] == ["tnode"]  # systems first
+    assert "tchassis" not in palette.entries()  # chassis are parts of systems, not entries
+    palette.search.setText("nvswitch")
+    assert palette.entries() == ["tnvsw"]
+    palette.search.setText("infiniband switch")  # words match the category and the name
+    assert palette.entries() == ["tib"]
+    palette.search.clear()
+    item = palette.tree.findItems("Test NIC", Qt.MatchFlag.MatchRecursive)[0]
+    palette.tree.itemActivated.emit(item, 0)  # Enter or double-click
+    (device,) = list(window.document.layout.devices())
+    assert device.model == "tnic" and window.document.undo_stack.count() == 1
+    window.grab()  # paints the canvas, including the empty-design hint before the drop

@@ -14,6 +14,8 @@ MIN_ZOOM = 0.01
 MAX_ZOOM = 4.0
 GRID = 20.0
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
+EMPTY_HINT = ("Drag a GPU, a switch or a whole system from the Palette to start.\n"
+              "Wire devices by dragging from a port row to another device.")
 
 
 class RackView(QGraphicsView):
@@ -150,6 +152,17 @@ class RackView(QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        """An empty design tells a first-time user where to start."""
+        if self.rack_scene().item_for_device:
+            return
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(style.TEXT_DIM)
+        painter.setFont(style.font(11))
+        painter.drawText(self.viewport().rect(), Qt.AlignmentFlag.AlignCenter, EMPTY_HINT)
+        painter.restore()
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, style.CANVAS_BG)
