@@ -345,3 +345,24 @@ def test_palette_search_and_keyboard_placement(qtbot, tmp_path):
     (device,) = list(window.document.layout.devices())
     assert device.model == "tnic" and window.document.undo_stack.count() == 1
     window.grab()  # paints the canvas, including the empty-design hint before the drop
+
+
+def test_revert_and_open_recent(qtbot, tmp_path, monkeypatch):
+    window = make_window(qtbot, tmp_path)
+    path = _saved(tmp_path)
+    window.open_file(path)
+    selections = []
+    window.selection_changed.connect(selections.append)
+    window.editor.select_ids(["gpu-1"])
+    assert selections[-1] == (["gpu-1"], [], [])
+    window.editor.delete_selection()
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: QMessageBox.StandardButton.Discard)
+    assert window.revert()
+    assert window.document.layout == small_layout() and not window.isWindowModified()
+    other = _saved(tmp_path, "other.yaml")
+    window.open_file(other)
+    recent = [a.text() for a in window.recent_menu.actions()]
+    assert recent[:2] == [str(other.resolve()), str(path.resolve())]
+    window.recent_menu.actions()[1].trigger()
+    assert window.document.path == path.resolve() or window.document.path == path

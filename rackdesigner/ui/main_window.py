@@ -11,7 +11,7 @@ import logging
 from collections import Counter
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -51,6 +51,10 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 
 class MainWindow(FileActions, QMainWindow):
+    """The designer window. `selection_changed` carries (devices, links, groups) id lists, for
+    panels that follow the selection (the live simulation panel's scope)."""
+
+    selection_changed = Signal(object)
     def __init__(self, path: str | Path | None = None, *, catalog: Catalog | None = None,
                  settings: QSettings | Settings | None = None,
                  parent: QWidget | None = None) -> None:
@@ -197,7 +201,9 @@ class MainWindow(FileActions, QMainWindow):
     def _on_scene_selection_changed(self) -> None:
         if self.scene.is_wiring:
             return
-        self.inspector.show_selection(*self.editor.selection())
+        selection = self.editor.selection()
+        self.inspector.show_selection(*selection)
+        self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
         if errors or warnings:
