@@ -366,3 +366,24 @@ def test_revert_and_open_recent(qtbot, tmp_path, monkeypatch):
     assert recent[:2] == [str(other.resolve()), str(path.resolve())]
     window.recent_menu.actions()[1].trigger()
     assert window.document.path == path.resolve() or window.document.path == path
+
+
+def test_every_shipped_system_drops_as_a_wired_group(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings)  # the shipped catalog
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    systems = [s.id for s in window.catalog.of_kind("system")]
+    assert {"dgx-h100", "gb200-nvl72"} <= set(systems)
+    for k, model in enumerate(systems):
+        assert model in window.palette.entries()
+        assert window.editor.drop_model(model, (k * 3000.0, 0.0))
+    layout = window.document.layout
+    roots = [g for g in layout.groups() if g.parent is None]
+    assert sorted(g.template for g in roots) == sorted(systems)
+    assert window.document.undo_stack.count() == len(systems)
+    window.scene.flush()
+    assert all(window.scene.item_for_group[g.id].isVisible() for g in roots)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtWidgets import QStyle, QToolBar
 
 if TYPE_CHECKING:
     from rackdesigner.ui.main_window import MainWindow
@@ -83,7 +83,15 @@ def build_menus(window: MainWindow) -> None:
 
     tools = QToolBar("Main", window)
     tools.setObjectName("main-toolbar")
-    tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    icons = QStyle.StandardPixmap
+    for action, icon in ((window.new_action, icons.SP_FileIcon),
+                         (window.open_action, icons.SP_DialogOpenButton),
+                         (window.save_action, icons.SP_DialogSaveButton),
+                         (window.undo_action, icons.SP_ArrowBack),
+                         (window.redo_action, icons.SP_ArrowForward),
+                         (window.delete_action, icons.SP_TrashIcon)):
+        action.setIcon(window.style().standardIcon(icon))
     tools.setMovable(False)
     for action in (window.new_action, window.open_action, window.save_action):
         tools.addAction(action)
