@@ -387,3 +387,36 @@ def test_every_shipped_system_drops_as_a_wired_group(qtbot, tmp_path):
     assert window.document.undo_stack.count() == len(systems)
     window.scene.flush()
     assert all(window.scene.item_for_group[g.id].isVisible() for g in roots)
+
+
+def test_editing_keys_in_text_fields_do_not_edit_the_design(qtbot, tmp_path):
+    from PySide6.QtTest import QTest
+
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.editor.select_ids(["gpu-1"])
+    name = window.inspector.device_name
+    name.setFocus()
+    name.setText("abc")
+    name.setCursorPosition(0)
+    for key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+        QTest.keyClick(name, key)
+    QTest.keyClick(name, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    assert window.document.layout.has_device("gpu-1")
+    assert name.text() == "bc"
+    assert window.document.undo_stack.count() == 0
+
+
+def test_render_verb_overview_svg_and_bad_input(tmp_path, capsys):
+    from rackdesigner.cli import main
+    from rackdesigner.generators import generate
+
+    layout_path = tmp_path / "pod.yaml"
+    save_layout(generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700"),
+                layout_path)
+    out = tmp_path / "pod.svg"
+    assert main(["render", str(layout_path), "-o", str(out), "--overview"]) == 0
+    assert b"<svg" in out.read_bytes()[:2000]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schema_version: 99\n")
+    assert main(["render", str(bad), "-o", str(tmp_path / "x.png")]) == 2
+    assert "bad.yaml" in capsys.readouterr().err
