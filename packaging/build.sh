@@ -8,9 +8,9 @@
 #   RACKDESIGNER_BUILD_VENV=DIR packaging/build.sh    build venv elsewhere
 #
 # Output:
-#   dist/rackdesigner/                                  one-folder bundle: ./rackdesigner, _internal/,
-#                                                       share/ (desktop entry, icons, metainfo), install.sh
-#   dist/rackdesigner-<version>-linux-<arch>.tar.gz     the same folder, archived
+#   dist/rackdesigner/       one-folder bundle: ./rackdesigner, _internal/, install.sh and
+#                            share/ (desktop entry, icons, metainfo)
+#   dist/rackdesigner-<version>-linux-<arch>.tar.gz    the same folder, archived
 #
 # Steps: copy the sources to a clean folder, build the project's wheel there (so stale files in
 # build/ can never end up in it), install the wheel and PyInstaller from PyPI into the build
@@ -69,7 +69,8 @@ echo "   $wheel"
 
 echo "== installing the wheel, its dependencies and PyInstaller into $build_python"
 "$build_python" -m pip install --quiet --disable-pip-version-check "$pyinstaller_req" "$wheel"
-"$build_python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall "$wheel"
+"$build_python" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall \
+    "$wheel"
 
 version="$(cd "$work" && "$build_python" -c 'import rackdesigner; print(rackdesigner.__version__)')"
 arch="$(uname -m)"

@@ -45,6 +45,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+report() {  # report PASS|FAIL NAME DETAIL
+    if [ "$1" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    printf '[%s] %-22s %s\n' "$1" "$2" "$(cut -c1-110 <<< "$3")"
+}
+
 # check NAME EXPECT-REGEX COMMAND...: run in the root, pass on exit 0 and output matching EXPECT
 check() {
     local name="$1" expect="$2"; shift 2
@@ -53,17 +58,17 @@ check() {
         QT_QPA_PLATFORM=offscreen "$@" 2>&1)"
     rc=$?
     if [ $rc -eq 0 ] && grep -qE "$expect" <<< "$out"; then
-        passed=$((passed + 1)); printf '[PASS] %-22s %s\n' "$name" "$(grep -E "$expect" <<< "$out" | head -1 | cut -c1-110)"
+        report PASS "$name" "$(grep -E "$expect" <<< "$out" | head -1)"
     else
-        failed=$((failed + 1)); printf '[FAIL] %-22s rc=%s %s\n' "$name" "$rc" "$(tail -1 <<< "$out" | cut -c1-110)"
+        report FAIL "$name" "rc=$rc $(tail -1 <<< "$out")"
     fi
 }
 
 exe=/opt/rackdesigner/rackdesigner
 if chroot "$bare" sh -c 'command -v python3 || command -v python' > /dev/null; then
-    failed=$((failed + 1)); printf '[FAIL] %-22s %s\n' "no Python" "the root has a Python: this proves nothing"
+    report FAIL "no Python" "the root has a Python: this proves nothing"
 else
-    passed=$((passed + 1)); printf '[PASS] %-22s %s\n' "no Python" "neither python3 nor python exists in the root"
+    report PASS "no Python" "neither python3 nor python exists in the root"
 fi
 check "--version" '^rackdesigner [0-9]' "$exe" --version
 example="$(chroot "$bare" env -i PATH=/usr/bin:/bin "$exe" examples 2>/dev/null | head -1)"

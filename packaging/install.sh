@@ -38,7 +38,8 @@ refresh_caches() {
 if [ "$action" = uninstall ]; then
     rm -rf "$appdir"
     rm -f "$prefix/bin/rackdesigner" "$prefix/share/applications/rackdesigner.desktop" \
-          "$prefix/share/metainfo/$metainfo" "$prefix/share/icons/hicolor/scalable/apps/rackdesigner.svg"
+          "$prefix/share/metainfo/$metainfo" \
+          "$prefix/share/icons/hicolor/scalable/apps/rackdesigner.svg"
     for s in $sizes; do rm -f "$prefix/share/icons/hicolor/${s}x${s}/apps/rackdesigner.png"; done
     refresh_caches
     echo "RackDesigner removed from $prefix"
