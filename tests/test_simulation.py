@@ -150,12 +150,38 @@ def test_ring_through_nvswitches_and_a_gpu_with_fewer_links(tcat):
 
 # ---- NVLS ------------------------------------------------------------------------------------
 def test_nvls_all_reduce_from_link_loads(tcat):
+    # NCCL's NVLS graph: 8 heads = 8 channels; each GPU's 8 x 20.6 = 164.8 GB/s of NVLink
+    # carries every channel once and its head channel twice: 9 x bwIntra <= 164.8 -> the
+    # SM90 search speed 15 (18.3 does not exist). busBw = 2 x 15 x 0.85 x (8 - 1) (nvls.cc).
     result = simulate(_switched(tcat))
     row = _last(result, "all_reduce")
     assert (row.algorithm, row.protocol) == ("nvls", "Simple")
-    b = 8 * 20.6 * C.NVLS_EFFICIENCY["hopper"] * (C.NVLS_CHANNELS - 1) / C.NVLS_CHANNELS
-    assert row.algbw_GBps == pytest.approx(b * 8 / 9, rel=1e-3)
-    assert row.busbw_GBps == pytest.approx(b * 8 / 9 * 2 * 7 / 8, rel=1e-3)
+    bus = 2 * 15.0 * C.NVLS_EFFICIENCY["hopper"] * 7
+    assert row.busbw_GBps == pytest.approx(bus, rel=1e-3)
+    assert row.algbw_GBps == pytest.approx(bus * 8 / (2 * 7), rel=1e-3)
+
+
+def test_nvls_channels_are_capped_at_32_heads(tcat):
+    # 40 GPUs: the NVLS graph has min(32, 40) = 32 channels (NCCL_MAX_NVLS_ARITY), so a GPU
+    # carries 33 x bwIntra: 164.8 / 33 = 4.99 -> SM90 search speed 3. Without the cap (one
+    # channel per GPU, or 16 fixed channels) the figure would be far higher.
+    result = simulate(_switched(tcat, gpus=40), algorithm="nvls")
+    row = _last(result, "all_reduce")
+    assert row.algorithm == "nvls"
+    assert row.busbw_GBps == pytest.approx(2 * 3.0 * C.NVLS_EFFICIENCY["hopper"] * 31,
+                                           rel=1e-3)
+
+
+def test_nvls_on_gb200_nvl72_follows_nccl_channel_cap(catalog):
+    # 72 Blackwell GPUs, 18 x 40.1 = 721.8 GB/s each: 32 channels, 721.8 / 33 = 21.9 -> SM100
+    # search speed 20; busBw = 2 x 20 x 0.74 x 31 = 917.6 (published: 835-847)
+    from rackdesigner import load_layout
+    from rackdesigner._resources import examples_dir
+
+    result = simulate(load_layout(examples_dir() / "gb200-nvl72.yaml"))
+    row = _last(result, "all_reduce")
+    assert row.algorithm == "nvls"
+    assert row.busbw_GBps == pytest.approx(2 * 20.0 * 0.74 * 31, rel=2e-3)
 
 
 @pytest.mark.parametrize(("switch", "gpu", "expected"), [
@@ -405,7 +431,58 @@ def test_latency_of_a_path_through_nics_cables_and_a_leaf(tcat):
     expected_us = (2 * 600 + 130 + 2 * 4 * 4.5) / 1000
     (cls,) = result.latency.histogram
     assert (cls.name, cls.pairs, cls.hops, cls.complete) == ("leaf", 1, 2, True)
+    assert cls.source == "device"  # published figures are kept when the path has them all
     assert cls.latency_us == pytest.approx(expected_us)
     assert result.latency.mean_us == pytest.approx(expected_us)
     # one GPU per node: PCIe Gen5 x16 as NCCL counts it (48 GB/s) bounds send/recv
     assert _last(result, "send_recv").busbw_GBps == pytest.approx(48.0, rel=3e-3)
+
+
+def test_latency_without_published_device_figures_uses_nccl_model_per_link_class(tcat):
+    # the test NVSwitch has no latency; a NIC without one on the network path
+    layout = _switched(tcat, per_switch=(2, 2), gpus=4)
+    result = simulate(layout)
+    (cls,) = result.latency.histogram
+    assert (cls.name, cls.source, cls.complete) == ("nvlink", "model", False)
+    assert cls.latency_us == pytest.approx(C.HW_LATENCY_US["nvlink"]["ring"][0])  # 0.6 us
+    lat = result.latency
+    assert (lat.min_us, lat.mean_us, lat.max_us) == pytest.approx((0.6, 0.6, 0.6))
+    assert any("nvlink" in m and "model figure" in m for m in result.messages)
+
+
+@pytest.mark.parametrize("example", ["dgx-h100.yaml", "gb200-nvl72.yaml",
+                                     "dgx-h100-2node-ib.yaml", "fat-tree-2tier.yaml"])
+def test_bundled_examples_get_latency_numbers(example):
+    from rackdesigner import load_layout
+    from rackdesigner._resources import examples_dir
+
+    path = examples_dir() / example
+    if not path.exists():
+        pytest.skip(f"{example} not shipped")
+    result = simulate(load_layout(path))
+    lat = result.latency
+    assert None not in (lat.min_us, lat.mean_us, lat.max_us)
+    assert all(c.latency_us is not None for c in lat.histogram)
+    assert 0 < lat.min_us <= lat.mean_us <= lat.max_us
+    doc = result.to_dict()["latency"]
+    assert all(c["source"] in ("device", "model") for c in doc["histogram"])
+    modelled = [c.name for c in lat.histogram if c.source == "model"]
+    assert modelled and any(all(n in m for n in modelled) and "model figure" in m
+                            for m in result.messages)
+
+
+def test_network_model_figure_adds_propagation_but_not_to_nccls_network_step(catalog):
+    from rackdesigner import load_layout
+    from rackdesigner._resources import examples_dir
+
+    result = simulate(load_layout(examples_dir() / "dgx-h100-2node-ib.yaml"))
+    leaf = next(c for c in result.latency.histogram if c.name == "leaf")
+    # ConnectX-7 and QM9700 have no published latency: NCCL's NET step (2.7 us) + the cables
+    assert leaf.source == "model"
+    assert leaf.physical_us is not None and leaf.physical_us < 0.1  # cable propagation only
+    assert leaf.latency_us == pytest.approx(C.MODEL_LATENCY_US["net"] + leaf.physical_us)
+    # 8-byte all_reduce (tree LL): base 6.8 + 2 x (7 NVLink steps x 0.6 + NET 5.0 + the path's
+    # published part); the model figure must not be counted a second time
+    row = result.collective("all_reduce")[0]
+    assert (row.algorithm, row.protocol) == ("tree", "LL")
+    assert row.time_us == pytest.approx(6.8 + 2 * (7 * 0.6 + 5.0 + leaf.physical_us), abs=1e-3)

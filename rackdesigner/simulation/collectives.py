@@ -9,9 +9,11 @@ from is what the algorithm's traffic pattern can push through *this* layout's li
   island through one NIC, so busBw = min(NICs x slowest NIC x F, k/(k-1) x island ring rate);
 - tree (AllReduce): min(island ring rate, NICs x slowest NIC x F), NCCL's .92 and caps, algbw =
   busBw / 2;
-- NVLS (NVLink SHARP, AllReduce): each GPU sends and receives S(k+1)/k, so algbw = B x k/(k+1)
-  with B = the GPU's NVLink rate x nvlsEfficiency x (nCh-1)/nCh; AllGather/ReduceScatter: B;
-  across islands NVLS needs in-network reduction (SHARP) and is bounded by NICs x slowest NIC;
+- NVLS (NVLink SHARP): NCCL's NVLS graph has one channel per head GPU (at most 32); each GPU's
+  NVLink carries every channel once and its head channel twice, so the per-channel rate is
+  the search-table speed that fits (nCh + 1) times into the slowest GPU's NVLink; busBw =
+  per-channel x nvlsEfficiency x (nCh - 1) (x 2 for AllReduce), as nvls.cc; across islands NVLS
+  needs in-network reduction (SHARP) and is bounded by NICs x slowest NIC;
 - NVLS-tree: NVLS inside islands, a tree across them (2 islands: one exchange per NIC, more: a
   double binary tree, half the rate);
 - CollNet Direct (SHARP): reduce-scatter + all-gather over NVLink (algbw B x k/(2(k-1))) and one
@@ -193,43 +195,67 @@ class CollectiveModel:
             out.append(_Candidate("tree", proto, lat, bus * 0.5, adjust))
         return out
 
-    def _nvls_rate(self) -> float:
+    def _nvls_graph(self) -> tuple[int, float]:
+        """(channels, GB/s per channel) of NCCL's NVLS graph on this scope; (0, 0) without NVLS.
+
+        One channel per head GPU, min(NVLS_MAX_ARITY, local GPUs) channels; every GPU's NVLink
+        to the switches carries each channel once and its own head channel twice, so the
+        per-channel rate is the largest search-table speed x with x (nCh + 1) <= the slowest
+        GPU's NVLink egress (search.cc `ncclTopoSearchTryNvls`, constants.SEARCH_SPEEDS_*).
+        """
         s = self.s
         if not s.islands or not all(i.nvls for i in s.islands):
-            return 0.0
-        eff = C.NVLS_EFFICIENCY.get(s.arch, 0.0)
-        ch = C.NVLS_CHANNELS
-        return min(i.nvlink_eff_min for i in s.islands) * eff * (ch - 1) / ch
+            return 0, 0.0
+        n_ch = min(C.NVLS_MAX_ARITY, min(i.k for i in s.islands))
+        egress = min(i.nvlink_eff_min for i in s.islands)
+        tables = C.SEARCH_SPEEDS_INTER if s.n_islands > 1 else C.SEARCH_SPEEDS_INTRA
+        speeds = tables[100 if s.sm >= 100 else 90]
+        per_ch = next((x for x in speeds if x * (n_ch + 1) <= egress * (1 + 1e-9)), 0.0)
+        if n_ch < 2 or per_ch <= 0:
+            return 0, 0.0  # nvls.cc: an NVLS graph of fewer than 2 channels is not used
+        return n_ch, per_ch
+
+    def _nvls_busbw(self, coll: str) -> tuple[int, float]:
+        """(channels, NCCL's NVLS busBw inside the islands) as nvls.cc computes it."""
+        n_ch, per_ch = self._nvls_graph()
+        if n_ch == 0:
+            return 0, 0.0
+        bus = per_ch * C.NVLS_EFFICIENCY.get(self.s.arch, 0.0) * (n_ch - 1)
+        if coll == "all_reduce":
+            return n_ch, 2.0 * bus
+        ppn = min(i.k for i in self.s.islands)
+        return n_ch, bus * (ppn - 1) / ppn
 
     def _nvls(self, coll: str) -> list[_Candidate]:
         s = self.s
-        b = self._nvls_rate()
-        if b <= 0:
+        _, bus = self._nvls_busbw(coll)
+        if bus <= 0:
             return []
-        k, n = s.k, s.n
+        n = s.n
         if coll == "all_reduce":
-            algbw = b * k / (k + 1)
+            algbw = bus * n / (2 * (n - 1))
             if s.n_islands > 1:
                 if not s.sharp:
                     return []
                 algbw = min(algbw, self.net)
         else:
-            if s.n_islands > 1 or k > C.NVLS_MAX_ARITY:
+            if s.n_islands > 1 or s.k > C.NVLS_MAX_ARITY:
                 return []
-            algbw = b * n / (n - 1)
+            algbw = bus * n / (n - 1)
         intra = C.HW_LATENCY_US["nvlink"]["nvls"][2]
         lat = intra + (self._inter_lat("nvls", 2, intra) if s.n_islands > 1 else 0.0)
         return [_Candidate("nvls", "Simple", lat, algbw)]
 
     def _nvls_tree(self) -> list[_Candidate]:
         s = self.s
-        b = self._nvls_rate()
-        if b <= 0 or s.n_islands <= 1:
+        n_ch, bus = self._nvls_busbw("all_reduce")
+        if bus <= 0 or s.n_islands <= 1:
             return []
-        k, n = s.k, s.n
+        n = s.n
         net = self.net * s.fabric_factor * (1.0 if s.n_islands == 2 else 0.5)
-        cap = C.PER_CH_MAX_NVLS_TREE_BW[s.arch_index][self.index2] * C.NVLS_CHANNELS
-        algbw = min(b * k / (k + 1), net, cap * n / (2 * (n - 1)))
+        cap = C.PER_CH_MAX_NVLS_TREE_BW[s.arch_index][self.index2] * n_ch
+        algbw = min(bus, cap) * n / (2 * (n - 1))
+        algbw = min(algbw, net)
         intra = C.HW_LATENCY_US["nvlink"]["nvls_tree"][2]
         lat = intra + 2 * log2i(s.n_islands) * self._inter_lat("nvls_tree", 2, intra)
         return [_Candidate("nvls_tree", "Simple", lat, algbw)]

@@ -126,12 +126,29 @@ TREE_LL128_FACTOR_1NODE = 7.0 / 9.0
 TREE_LL128_FACTOR_MULTI = 120.0 / 128.0
 #: nvlsEfficiency (nvls.cc): Hopper 0.85, Blackwell 0.74 (Volta/Ampere have no NVLS).
 NVLS_EFFICIENCY = {"hopper": 0.85, "blackwell": 0.74}
-#: NVLS channels: NCCL_NVLS_NCHANNELS default (16); NVLS keeps one channel for
-#: synchronisation, hence the (nCh - 1) / nCh factor in nvls.cc.
-NVLS_CHANNELS = 16
-#: NVLS AllGather/ReduceScatter only up to NCCL_MAX_NVLS_ARITY local ranks (32 since 2.20,
-#: device.h; nvls.cc disables them above it). AllReduce has no such limit.
+#: NCCL_MAX_NVLS_ARITY (device.h, 32 since 2.20): NVLS AllGather/ReduceScatter only up to this
+#: many local ranks (nvls.cc disables them above it), and the NVLS graph has at most this many
+#: channels (search.cc `ncclTopoCompute`: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
 NVLS_MAX_ARITY = 32
+#: NCCL's NVLS graph (search.cc): one channel per *head* GPU, min(NVLS_MAX_ARITY, local GPUs)
+#: channels (forced inside one node); `ncclTopoSearchTryNvls` charges every GPU's NVLink to
+#: the switches once per channel and the head GPU twice, so a GPU carries (nCh + 1) x the
+#: per-channel bandwidth bwIntra. bwIntra is the largest entry of the search's speed table that
+#: fits; nvls.cc then predicts busBw = bwIntra x nvlsEfficiency x (nCh - 1) x (2 for
+#: AllReduce, (ppn - 1) / ppn for AllGather/ReduceScatter). The tables (GB/s per channel) are
+#: `sm90SpeedArrayIntra/Inter` and `sm100SpeedArrayIntra/Inter` of src/graph/search.cc as
+#: quoted in copies of NCCL 2.2x (some releases lack the 45.0 / 86.0 entries; no figure of the
+#: bundled examples depends on them). `_INTER` is used when the scope spans several islands.
+SEARCH_SPEEDS_INTRA: dict[int, tuple[float, ...]] = {
+    90: (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0),
+    100: (90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0),
+}
+SEARCH_SPEEDS_INTER: dict[int, tuple[float, ...]] = {
+    90: (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
+         0.24, 0.12),
+    100: (96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+          6.0, 3.0, 2.4, 1.2, 0.24, 0.12),
+}
 #: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
 COLLNET_EFFICIENCY_SM90 = 0.85
 #: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64
@@ -160,6 +177,18 @@ DEFAULT_PROPAGATION_NS_PER_M = 5.0
 #: Cable length assumed for a network link without `length_m`: none (propagation left out);
 #: the result says how many links had no length.
 DEFAULT_LINK_LENGTH_M = 0.0
+#: GPU-to-GPU latency of a path class when a device on it has no published latency (NVSwitch
+#: chips, ConnectX-7, QM9700 at the time of writing): NCCL's per-step hardware latency for the
+#: link class, hwLat[class][ring][LL] of cost_model.cc at commit 1fc949c — the smallest per-hop
+#: figure NCCL's model assumes (LL has the least protocol overhead): NVLink 0.6, PCI 1.0,
+#: NET 2.7 µs. It is a GPU-to-GPU step time measured by NVIDIA, not a device's port-to-port
+#: latency, so it replaces the device part of the class's path as a whole (cable propagation
+#: is still added); the result names the classes that used it (`source: "model"`).
+MODEL_LATENCY_US: dict[str, float] = {
+    "nvlink": HW_LATENCY_US["nvlink"]["ring"][0],
+    "pcie": HW_LATENCY_US["pcie"]["ring"][0],
+    "net": HW_LATENCY_US["net"]["ring"][0],
+}
 
 # --- power ----------------------------------------------------------------------------------
 #: Power usage effectiveness when the user does not give one. 1.3 is a stated default: between

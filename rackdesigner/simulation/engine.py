@@ -80,9 +80,10 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     if a is not None and b is not None and topo.component_of[a] == topo.component_of[b]:
         p2p_raw = p2p_max_flow(topo, a, b)
     classes, missing = latency_classes(topo, model)
-    net = [c for c in classes if c.name not in ("nvlink", "nvlink-direct", "host")
-           and c.latency_us is not None]
-    lat_inter = (sum(c.latency_us * c.pairs for c in net) / sum(c.pairs for c in net)
+    # the network step of NCCL's model already holds its hwLat NET; add only the published
+    # (physical) part of the layout's own path, never the model fallback figure
+    net = [c for c in classes if c.link_class == "net" and c.physical_us is not None]
+    lat_inter = (sum(c.physical_us * c.pairs for c in net) / sum(c.pairs for c in net)
                  if net else 0.0)
     p2p_eff, same_island = _p2p_eff(topo, model, a, b)
     coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
@@ -93,9 +94,15 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
         messages.append("in-network reduction across nodes (SHARP) is counted: NCCL uses it "
                         "only with NCCL_COLLNET_ENABLE=1 and the SHARP plugin; "
                         "--algorithm ring or nvls_tree shows the figures without it")
-    if missing and classes:
-        messages.append("latency leaves out devices with no published latency: "
-                        + ", ".join(sorted(missing)))
+    modelled = [c for c in classes if c.source == "model"]
+    if modelled:
+        figures = ", ".join(f"{k} {C.MODEL_LATENCY_US[k]:g} us" for k in dict.fromkeys(
+            c.link_class for c in modelled))
+        messages.append(
+            "GPU-to-GPU latency of " + ", ".join(c.name for c in modelled)
+            + f" uses NCCL's per-step model figure ({figures}; hwLat ring LL) instead of "
+            "device figures, because these have no published latency: "
+            + ", ".join(sorted(missing)))
     over, worst = oversubscription(topo, model)
     bandwidth = BandwidthInfo(
         per_gpu_scale_up_GBps=min((_nvlink_raw(topo, g) for g in reachable), default=0.0),
