@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -56,13 +57,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _start_gui(args_list)
     args = parser.parse_args(args_list)
     try:
-        return int(args.run(args) or 0)
+        status = int(args.run(args) or 0)
+        sys.stdout.flush()
+        return status
     except UsageError as exc:
         print(f"rackdesigner: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        # The reader went away (`rackdesigner catalog | head`): stop quietly, and point stdout
+        # at /dev/null so the interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 0
 
 
