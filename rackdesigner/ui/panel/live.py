@@ -1,0 +1,236 @@
+"""`LiveSimulation`: model events in, debounced `simulate` runs on a worker thread, results out.
+
+Why this shape: an edit burst (a drag-wired bundle, an undo macro, typing in the inspector)
+must cost one run, so events restart a trailing single-shot timer (`DEBOUNCE_MS`); the run
+works on `layout.copy()` taken on the GUI thread, so the worker never reads a document that is
+being edited; and a result is shown only if nothing was asked since it started (newer
+revision, scope or options) — an older one is dropped and counted in `dropped`. One run is in
+flight at a time: a request made meanwhile starts when the current run ends, so a slow design
+cannot pile up workers. `flush()` runs what is pending now and waits for it (tests, export).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QEventLoop, QObject, QThreadPool, QTimer, Signal
+
+from rackdesigner.model import Layout
+from rackdesigner.simulation import SimulationInputError, SimulationResult, simulate
+from rackdesigner.ui.panel.figures import rack_power_by_category
+
+log = logging.getLogger(__name__)
+DEBOUNCE_MS = 200
+
+Scope = str | tuple[str, ...] | None  # whole layout, a group id, or GPU ids
+
+
+@dataclass(frozen=True)
+class LiveResult:
+    """One finished run: the result (or why there is none) for a revision, scope and options."""
+
+    request: int
+    revision: int
+    scope: Scope
+    algorithm: str
+    result: SimulationResult | None
+    error: str = ""
+    rack_split: dict[str, dict[str, float]] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+
+def _run(request: int, snapshot: Layout, scope: Scope, algorithm: str,
+         pue: float | None) -> LiveResult:
+    """The worker's job (also called directly for tiny layouts): never raises."""
+    start = time.perf_counter()
+    try:
+        result = simulate(snapshot, scope, algorithm=algorithm, pue=pue)
+        members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
+                   and snapshot.has_group(scope) else None)
+        split = rack_power_by_category(snapshot, result, members)
+        return LiveResult(request, snapshot.revision, scope, algorithm, result, "", split,
+                          time.perf_counter() - start)
+    except SimulationInputError as exc:
+        error = str(exc)
+    except Exception as exc:  # a bug must not take the designer down: say it, log it
+        log.exception("simulation failed")
+        error = f"the simulation failed on this design ({type(exc).__name__}: {exc})"
+    return LiveResult(request, snapshot.revision, scope, algorithm, None, error, {},
+                      time.perf_counter() - start)
+
+
+class _Relay(QObject):
+    """Lives on the GUI thread; the worker emits through it, so delivery is queued."""
+
+    finished = Signal(object)
+
+
+class LiveSimulation(QObject):
+    result_ready = Signal(object)  # LiveResult, only for the newest request
+    busy_changed = Signal(bool)  # a run is pending or in flight ("updating")
+    result_dropped = Signal(object)  # LiveResult that arrived after a newer request
+
+    def __init__(self, layout: Layout | None = None, parent: QObject | None = None, *,
+                 debounce_ms: int = DEBOUNCE_MS) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(debounce_ms)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._relay = _Relay(self)
+        self._relay.finished.connect(self._on_worker_finished)
+        self._layout: Layout | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._scope: Scope = None
+        self._algorithm = "auto"
+        self._pue: float | None = None
+        self._request = 0  # id of the newest request
+        self._in_flight: int | None = None
+        self._pending = False  # the newest request has not started yet
+        self._busy = False
+        self._closed = False
+        self.latest: LiveResult | None = None
+        self.runs = 0  # runs started (tests: a burst of edits is one run)
+        self.dropped = 0  # results discarded because a newer request was made
+        if layout is not None:
+            self.set_layout(layout)
+
+    # ---- inputs -----------------------------------------------------------------------------
+    @property
+    def layout(self) -> Layout | None:
+        return self._layout
+
+    @property
+    def scope(self) -> Scope:
+        return self._scope
+
+    @property
+    def algorithm(self) -> str:
+        return self._algorithm
+
+    def set_layout(self, layout: Layout | None) -> None:
+        """Follow another document: recompute at once (no debounce for a file just opened)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._layout = layout
+        self._scope = None
+        if layout is not None:
+            self._unsubscribe = layout.subscribe(self._on_layout_event)
+        self.request(immediate=True)
+
+    def set_scope(self, scope: Scope) -> None:
+        if isinstance(scope, list):
+            scope = tuple(scope)
+        if scope != self._scope:
+            self._scope = scope
+            self.request()
+
+    def set_options(self, *, algorithm: str | None = None, pue: float | None = None) -> None:
+        changed = False
+        if algorithm is not None and algorithm != self._algorithm:
+            self._algorithm, changed = algorithm, True
+        if pue is not None and pue != self._pue:
+            self._pue, changed = pue, True
+        if changed:
+            self.request()
+
+    def _on_layout_event(self, event: Any) -> None:
+        if getattr(event, "affects_simulation", True):
+            self.request()
+
+    # ---- scheduling -------------------------------------------------------------------------
+    def request(self, *, immediate: bool = False) -> None:
+        """Ask for a run reflecting the current state (trailing debounce unless `immediate`)."""
+        if self._closed:
+            return
+        self._request += 1
+        self._pending = True
+        self._set_busy(True)
+        if immediate:
+            self._timer.stop()
+            self._start_pending()
+        else:
+            self._timer.start()  # restarting is the debounce
+
+    def _on_timer_timeout(self) -> None:
+        self._start_pending()
+
+    def _start_pending(self) -> None:
+        if not self._pending or self._in_flight is not None or self._closed:
+            return
+        self._pending = False
+        request = self._request
+        if self._layout is None:
+            self._deliver(LiveResult(request, 0, None, self._algorithm, None, "no design open"))
+            return
+        snapshot = self._layout.copy()  # GUI thread: the document cannot change under it
+        self._in_flight = request
+        self.runs += 1
+        args = (request, snapshot, self._scope, self._algorithm, self._pue)
+        relay = self._relay
+        self._pool.start(lambda: relay.finished.emit(_run(*args)))
+
+    def _on_worker_finished(self, live: LiveResult) -> None:
+        self._in_flight = None
+        if self._closed:
+            return
+        if live.request != self._request:
+            self.dropped += 1
+            log.debug("dropped a result for request %d (newest %d)", live.request, self._request)
+            self.result_dropped.emit(live)
+        else:
+            self._deliver(live)
+        if self._pending and not self._timer.isActive():
+            self._start_pending()
+
+    def _deliver(self, live: LiveResult) -> None:
+        self.latest = live
+        if not self._pending and self._in_flight is None:
+            self._set_busy(False)
+        self.result_ready.emit(live)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def flush(self, timeout_ms: int = 30_000) -> LiveResult | None:
+        """Start what is pending now and wait (processing events) until the newest result is in."""
+        if self._closed:
+            return self.latest
+        self._timer.stop()
+        self._start_pending()
+        if self._busy:
+            loop = QEventLoop()
+            self.busy_changed.connect(loop.quit)
+            guard = QTimer()
+            guard.setSingleShot(True)
+            guard.timeout.connect(loop.quit)
+            guard.start(timeout_ms)
+            while self._busy and guard.isActive():
+                loop.exec()
+            self.busy_changed.disconnect(loop.quit)
+            guard.stop()
+            if self._busy:
+                log.warning("LiveSimulation.flush timed out after %d ms", timeout_ms)
+        return self.latest
+
+    def close(self) -> None:
+        """Stop listening and wait for a run in flight (the window is closing)."""
+        self._closed = True
+        self._timer.stop()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._pool.waitForDone()

@@ -1,0 +1,339 @@
+"""`SimulationPanel`: the live panel composed from its parts (headline, plots, compare, export).
+
+It follows a `Layout` through `LiveSimulation` and shows each result it delivers; the window
+tells it the selection (`set_selection`) so the "Selection only" toggle can limit the scope.
+Invalid or partial designs show the engine's messages in a banner, never an exception.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackdesigner.model import Layout, natural_key
+from rackdesigner.simulation import ALGORITHM_CHOICES
+from rackdesigner.ui.panel.bandwidth import BandwidthPlot
+from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
+from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
+from rackdesigner.ui.panel.figures import (
+    DEFAULT_REFERENCE,
+    REFERENCE_SIZES,
+    Figure,
+    format_bytes,
+    headline,
+)
+from rackdesigner.ui.panel.headline import HeadlineWidget
+from rackdesigner.ui.panel.latency import LatencyPlot
+from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
+from rackdesigner.ui.panel.power import PowerPlot
+from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
+
+log = logging.getLogger(__name__)
+DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
+
+
+class SimulationPanel(QWidget):
+    shown = Signal(object)  # the LiveResult now on screen
+    message = Signal(str)  # outcome of an export, for the status bar
+
+    def __init__(self, layout: Layout | None = None, parent: QWidget | None = None, *,
+                 debounce_ms: int | None = None) -> None:
+        super().__init__(parent)
+        kw = {} if debounce_ms is None else {"debounce_ms": debounce_ms}
+        self.live = LiveSimulation(None, self, **kw)
+        self.store = BaselineStore(self)
+        self.reference = DEFAULT_REFERENCE
+        self.collectives: list[str] = list(DEFAULT_SHOWN)
+        self._selection_scope: Scope = None
+        self._selection_label = ""
+        self.current: LiveResult | None = None
+        self._build()
+        self.live.result_ready.connect(self._on_live_result_ready)
+        self.live.busy_changed.connect(self._on_live_busy_changed)
+        self.store.changed.connect(self._redraw)
+        if layout is not None:
+            self.set_layout(layout)
+
+    # ---- construction ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.scope_button = QToolButton(self)
+        self.scope_button.setCheckable(True)
+        self.scope_button.setText("Selection only")
+        self.scope_button.setToolTip("Limit the simulation to the selected group or GPUs")
+        self.scope_button.setEnabled(False)
+        self.scope_button.toggled.connect(self._on_scope_button_toggled)
+        self.scope_label = QLabel("Whole design", self)
+        self.scope_label.setStyleSheet("font-weight: 600;")
+        self.busy_label = QLabel("updating…", self)
+        self.busy_label.setStyleSheet(f"color: {TEXT_DIM}; font-style: italic; font-size: 8pt;")
+        self.busy_label.setVisible(False)
+        self.algorithm_combo = QComboBox(self)
+        self.algorithm_combo.addItems(list(ALGORITHM_CHOICES))
+        self.algorithm_combo.setToolTip("NCCL algorithm: auto picks the fastest per size")
+        self.algorithm_combo.currentTextChanged.connect(self._on_algorithm_combo_changed)
+        self.reference_combo = QComboBox(self)
+        for size in REFERENCE_SIZES:
+            self.reference_combo.addItem(format_bytes(size), size)
+        self.reference_combo.setCurrentIndex(REFERENCE_SIZES.index(DEFAULT_REFERENCE))
+        self.reference_combo.setToolTip("Message size of the all_reduce headline figure")
+        self.reference_combo.currentIndexChanged.connect(self._on_reference_combo_changed)
+        self.collectives_button = QToolButton(self)
+        self.collectives_button.setText("Collectives")
+        self.collectives_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.collectives_button)
+        self.collective_actions: dict[str, QAction] = {}
+        for name in COLLECTIVE_COLORS:
+            action = menu.addAction(f"■ {COLLECTIVE_LABELS[name]}")
+            action.setCheckable(True)
+            action.setChecked(name in self.collectives)
+            action.toggled.connect(self._on_collective_action_toggled)
+            self.collective_actions[name] = action
+        self.collectives_button.setMenu(menu)
+        self.metric_combo = QComboBox(self)
+        self.metric_combo.addItems(["busbw", "algbw"])
+        self.metric_combo.setToolTip("Bus bandwidth (nccl-tests busbw) or algorithm bandwidth")
+        self.metric_combo.currentTextChanged.connect(self._on_metric_combo_changed)
+        self.export_button = QToolButton(self)
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        export_menu = QMenu(self.export_button)
+        for kind, (title, _filter, ext) in EXPORT_KINDS.items():
+            action = export_menu.addAction(f"{title} as {ext[1:].upper()}…")
+            action.triggered.connect(lambda checked=False, k=kind: self.export_dialog(k))
+        self.export_button.setMenu(export_menu)
+
+        row1 = QHBoxLayout()
+        row1.setSpacing(6)
+        row1.addWidget(self.scope_label, 1)
+        row1.addWidget(self.busy_label)
+        row1.addWidget(self.scope_button)
+        row2 = QHBoxLayout()
+        row2.setSpacing(4)
+        for text, w in (("Algorithm", self.algorithm_combo), ("all_reduce at",
+                                                              self.reference_combo)):
+            label = QLabel(text, self)
+            label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+            row2.addWidget(label)
+            row2.addWidget(w)
+        row2.addStretch(1)
+        row2.addWidget(self.export_button)
+
+        self.banner = QLabel(self)
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #fff8e1; color: #5d4300; border: 1px solid"
+                                  " #f0d98c; border-radius: 3px; padding: 3px 6px;"
+                                  " font-size: 8pt;")
+        self.banner.setVisible(False)
+        self.headline = HeadlineWidget(self)
+        self.compare = CompareBar(self.store, self)
+        self.compare.pin_button.clicked.connect(self.pin_baseline)
+        self.compare.clear_button.clicked.connect(self.store.clear)
+        self.compare.save_button.clicked.connect(self._on_save_baseline_clicked)
+
+        self.bandwidth = BandwidthPlot(self)
+        self.latency = LatencyPlot(self)
+        self.power = PowerPlot(self)
+        bw_page = QWidget(self)
+        bw_box = QVBoxLayout(bw_page)
+        bw_box.setContentsMargins(2, 2, 2, 2)
+        bw_tools = QHBoxLayout()
+        bw_tools.addWidget(self.collectives_button)
+        bw_tools.addWidget(self.metric_combo)
+        bw_tools.addStretch(1)
+        bw_box.addLayout(bw_tools)
+        bw_box.addWidget(self.bandwidth, 1)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(bw_page, "Bandwidth")
+        self.tabs.addTab(self.latency, "Latency")
+        self.tabs.addTab(self.power, "Power")
+
+        box = QVBoxLayout(self)
+        box.setContentsMargins(6, 4, 6, 4)
+        box.setSpacing(4)
+        box.addLayout(row1)
+        box.addLayout(row2)
+        box.addWidget(self.banner)
+        box.addWidget(self.headline)
+        box.addWidget(self.compare)
+        box.addWidget(self.tabs, 1)
+
+    # ---- inputs ------------------------------------------------------------------------------
+    def set_layout(self, layout: Layout | None) -> None:
+        """Follow `layout` (a document was opened); the scope returns to the whole design."""
+        self._selection_scope = None
+        self._selection_label = ""
+        self.scope_button.blockSignals(True)
+        self.scope_button.setChecked(False)
+        self.scope_button.blockSignals(False)
+        self.scope_button.setEnabled(False)
+        self.live.set_layout(layout)
+        self._update_scope_label()
+
+    def set_selection(self, devices: list[str] | tuple[str, ...],
+                      groups: list[str] | tuple[str, ...] = ()) -> None:
+        """The canvas selection: one group → that group; otherwise the selected GPUs."""
+        layout = self.live.layout
+        scope: Scope = None
+        label = ""
+        if layout is not None:
+            groups = [g for g in groups if layout.has_group(g)]
+            in_groups: set[str] = set()
+            for g in groups:
+                in_groups.update(layout.group_devices(g))
+            loose = [d for d in devices if d not in in_groups and layout.has_device(d)]
+            if len(groups) == 1 and not loose:
+                group = layout.group(groups[0])
+                scope, label = groups[0], f"group {group.name or group.id}"
+            else:
+                gpus = {d for d in (*loose, *in_groups) if self._is_gpu(layout, d)}
+                if gpus:
+                    scope = tuple(sorted(gpus, key=natural_key))
+                    label = f"{len(gpus)} selected GPU{'s' * (len(gpus) != 1)}"
+        self._selection_scope, self._selection_label = scope, label
+        checked = self.scope_button.isChecked()
+        self.scope_button.setEnabled(scope is not None or checked)
+        if checked:
+            self.live.set_scope(scope)
+        self._update_scope_label()
+
+    @staticmethod
+    def _is_gpu(layout: Layout, device_id: str) -> bool:
+        spec = layout.spec(device_id) if layout.has_device(device_id) else None
+        return spec is not None and spec.kind == "gpu"
+
+    def _update_scope_label(self) -> None:
+        scope = self.live.scope
+        if scope is None:
+            text = "Whole design"
+            if self.scope_button.isChecked():
+                text += " (nothing simulable selected)"
+        else:
+            text = f"Scope: {self._selection_label}"
+        self.scope_label.setText(text)
+        self.scope_button.setToolTip(
+            f"Limit the simulation to {self._selection_label}" if self._selection_label
+            else "Select a group or GPUs on the canvas to limit the simulation to them")
+
+    def _on_scope_button_toggled(self, checked: bool) -> None:
+        self.live.set_scope(self._selection_scope if checked else None)
+        if not checked and self._selection_scope is None:
+            self.scope_button.setEnabled(False)
+        self._update_scope_label()
+
+    def _on_algorithm_combo_changed(self, text: str) -> None:
+        self.live.set_options(algorithm=text)
+
+    def _on_reference_combo_changed(self, index: int) -> None:
+        self.reference = int(self.reference_combo.itemData(index))
+        self._redraw()
+
+    def _on_metric_combo_changed(self, metric: str) -> None:
+        self.bandwidth.set_quantity(metric)
+
+    def _on_collective_action_toggled(self, checked: bool) -> None:
+        self.collectives = [n for n, a in self.collective_actions.items() if a.isChecked()]
+        self._redraw()
+
+    def set_collectives(self, names: list[str]) -> None:
+        for name, action in self.collective_actions.items():
+            action.blockSignals(True)
+            action.setChecked(name in names)
+            action.blockSignals(False)
+        self._on_collective_action_toggled(True)
+
+    # ---- results -----------------------------------------------------------------------------
+    def flush(self) -> LiveResult | None:
+        """Compute what is pending now and show it (tests, export, benchmarks)."""
+        return self.live.flush()
+
+    def _on_live_busy_changed(self, busy: bool) -> None:
+        self.busy_label.setVisible(busy)
+
+    def _on_live_result_ready(self, live: LiveResult) -> None:
+        self.current = live
+        self._redraw()
+        self.shown.emit(live)
+
+    def figures(self) -> list[Figure]:
+        result = self.current.result if self.current is not None else None
+        return headline(result, self.reference) if result is not None else []
+
+    def _redraw(self) -> None:
+        live = self.current
+        result = live.result if live is not None else None
+        base_live = self.store.baseline.live if self.store.baseline is not None else None
+        baseline = base_live.result if base_live is not None else None
+        notes = list(result.messages) if result is not None else []
+        if live is not None and live.error:
+            notes.insert(0, f"Cannot simulate: {live.error}")
+        self.banner.setText("\n".join(f"• {n}" for n in notes))
+        self.banner.setVisible(bool(notes))
+        self.compare.pin_button.setEnabled(result is not None)
+        if result is not None:
+            self.headline.show_figures(headline(result, self.reference),
+                                       headline(baseline, self.reference) if baseline else None)
+        self.headline.setVisible(result is not None)
+        self.bandwidth.show_results(result, baseline, self.collectives)
+        self.latency.show_results(result, baseline, self.collectives)
+        self.power.show_results(result, live.rack_split if live is not None else {}, baseline)
+
+    # ---- compare -----------------------------------------------------------------------------
+    def pin_baseline(self) -> bool:
+        return self.store.pin(self.current)
+
+    def _on_save_baseline_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save baseline", "baseline.json",
+                                              "JSON (*.json)")
+        if path:
+            self._report(lambda: self.store.save(path), f"Saved the baseline to {path}")
+
+    # ---- export ------------------------------------------------------------------------------
+    def export_to(self, kind: str, path: str | Path) -> Path:
+        """Write one export ("bandwidth", "latency", "power", "csv", "json") to `path`."""
+        if kind in ("csv", "json"):
+            result = self.current.result if self.current is not None else None
+            if result is None:
+                raise ValueError("there are no results to export")
+            return write_result(result, path, kind, self.reference)
+        widget = {"bandwidth": self.bandwidth, "latency": self.latency, "power": self.power}[kind]
+        if not widget.isVisible():  # a hidden tab has no size yet: lay it out first
+            self.tabs.setCurrentWidget(widget if kind != "bandwidth" else self.tabs.widget(0))
+        return write_png(widget, path)
+
+    def export_dialog(self, kind: str) -> None:
+        title, file_filter, ext = EXPORT_KINDS[kind]
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {title.lower()}",
+                                              f"simulation-{kind}{ext}", file_filter)
+        if path:
+            self._report(lambda: self.export_to(kind, path), f"Exported {title.lower()} to "
+                                                             f"{path}")
+
+    def _report(self, action, done: str) -> None:
+        try:
+            action()
+        except (OSError, ValueError) as exc:
+            self.message.emit(f"Cannot export: {exc}")
+            return
+        self.message.emit(done)
+
+    def close_panel(self) -> None:
+        """Stop following the layout and wait for a run in flight (the window is closing)."""
+        self.live.close()
+
+
+__all__ = ["SimulationPanel"]
