@@ -318,6 +318,7 @@ def test_inspector_sets_cable_and_length_on_a_whole_bundle(qtbot, tmp_path):
     bundle = window.scene.bundles[frozenset(("gpu-1", "nvsw-1"))]
     window.scene.clearSelection()
     bundle.setSelected(True)
+    window.flush()
     inspector = window.inspector
     assert inspector.stack.currentWidget() is inspector.link_page
     assert inspector.link_id.text() == "2 links" and not inspector.link_count.isEnabled()
@@ -420,3 +421,34 @@ def test_render_verb_overview_svg_and_bad_input(tmp_path, capsys):
     bad.write_text("schema_version: 99\n")
     assert main(["render", str(bad), "-o", str(tmp_path / "x.png")]) == 2
     assert "bad.yaml" in capsys.readouterr().err
+
+
+def test_bulk_edits_and_selections_refresh_the_panels_once(qtbot, tmp_path, monkeypatch):
+    from rackdesigner.commands import MoveDevices, add_model
+
+    layout = small_layout()
+    for k in range(6):
+        add_model(layout, "tnode", (k * 900.0, 1000.0)).apply(layout)
+    window = make_window(qtbot, tmp_path, layout, show=False)
+    window.editor.select_ids(["switch-1"])
+    calls = {"inspector": 0, "selection": 0}
+    real_refresh = window.inspector.refresh
+    real_show = window.inspector.show_selection
+
+    def counting_refresh(*args):
+        calls["inspector"] += 1
+        real_refresh(*args)
+
+    def counting_show(*args):
+        calls["selection"] += 1
+        real_show(*args)
+
+    monkeypatch.setattr(window.inspector, "refresh", counting_refresh)
+    monkeypatch.setattr(window.inspector, "show_selection", counting_show)
+    moves = {d.id: (d.pos, (d.pos[0] + 10, d.pos[1])) for d in layout.devices()
+             if d.id != "switch-1"}
+    window.document.push(MoveDevices(moves))  # 50+ events, none about switch-1
+    window.flush()
+    assert calls["inspector"] <= 1
+    window.editor.select_all()  # one selectionChanged per item, handled once
+    assert calls["selection"] == 1

@@ -37,6 +37,7 @@ PASTE_STEP = 40.0
 
 class Editor(QObject):
     message = Signal(str)
+    selection_set = Signal()  # a programmatic selection is complete
 
     def __init__(self, document: Document, scene: RackScene, view: RackView,
                  parent: QObject | None = None) -> None:
@@ -95,12 +96,14 @@ class Editor(QObject):
                 first = first or item
         if first is not None:
             self.view.ensureVisible(first, 60, 60)
+        self.selection_set.emit()
         return first
 
     def select_all(self) -> None:
         for item in self.scene.items():
             if item.isVisible() and isinstance(item, DeviceItem | GroupItem | BundleItem):
                 item.setSelected(True)
+        self.selection_set.emit()
 
     # ---- adding ------------------------------------------------------------------------------
     def drop_model(self, model: str, scene_pos: tuple[float, float]) -> bool:

@@ -6,7 +6,7 @@ never pushes a command. Spin boxes push mergeable commands: scrubbing is one und
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtCore import QSignalBlocker, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -35,6 +35,20 @@ from rackdesigner.ui import style
 NONE = "(none)"
 
 
+def _touched_ids(event: object) -> set[str]:
+    """Ids of the devices, links and groups a model event is about (link ends included)."""
+    ids: set[str] = set()
+    for name in ("device", "link", "group", "old", "new"):
+        item = getattr(event, name, None)
+        if item is None:
+            continue
+        ids.add(item.id)
+        for end in (getattr(item, "a", None), getattr(item, "b", None)):
+            if end is not None:
+                ids.add(end.device)
+    return ids
+
+
 def _form(parent: QWidget) -> tuple[QWidget, QFormLayout]:
     page = QWidget(parent)
     form = QFormLayout(page)
@@ -60,6 +74,10 @@ class InspectorWidget(QWidget):
         self.devices: list[str] = []
         self.links: list[str] = []
         self.groups: list[str] = []
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(0)
+        self._refresh_timer.timeout.connect(self.refresh)
         self.stack = QStackedWidget(self)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
@@ -154,7 +172,25 @@ class InspectorWidget(QWidget):
         self.devices, self.links, self.groups = list(devices), list(links), list(groups)
         self.refresh()
 
+    def on_model_event(self, event: object) -> None:
+        """Refresh at once when a shown object changed; coalesce everything else.
+
+        A bulk edit (moving an SU, dropping an NVL72) emits thousands of events; refreshing
+        the device page on each would rebuild its rack list thousands of times.
+        """
+        if not (self.devices or self.links or self.groups):
+            return
+        if _touched_ids(event) & {*self.devices, *self.links, *self.groups}:
+            self.refresh()
+        else:
+            self._refresh_timer.start()
+
+    def flush(self) -> None:
+        if self._refresh_timer.isActive():
+            self.refresh()
+
     def refresh(self, event: object = None) -> None:
+        self._refresh_timer.stop()
         layout = self.layout_
         if layout is None:
             return

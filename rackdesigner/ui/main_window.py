@@ -127,6 +127,11 @@ class MainWindow(FileActions, QMainWindow):
         self._counts_timer.setSingleShot(True)
         self._counts_timer.setInterval(100)
         self._counts_timer.timeout.connect(self._update_counts)
+        # Selecting 3,000 items emits 3,000 selectionChanged signals: handle them once.
+        self._selection_timer = QTimer(self)
+        self._selection_timer.setSingleShot(True)
+        self._selection_timer.setInterval(0)
+        self._selection_timer.timeout.connect(self._on_scene_selection_changed)
 
     def _action(self, menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -148,12 +153,13 @@ class MainWindow(FileActions, QMainWindow):
         doc = self.document
         doc.changed.connect(self.scene.on_event)
         doc.changed.connect(self.problems.schedule)
-        doc.changed.connect(self.inspector.refresh)
+        doc.changed.connect(self.inspector.on_model_event)
         doc.changed.connect(self._on_document_changed)
         doc.message.connect(self.status_message)
         doc.undo_stack.cleanChanged.connect(self._update_title)
         self.editor.message.connect(self.status_message)
-        self.scene.selectionChanged.connect(self._on_scene_selection_changed)
+        self.scene.selectionChanged.connect(self._selection_timer.start)
+        self.editor.selection_set.connect(self.flush_selection)
         self.inspector.command_requested.connect(doc.push)
         self.palette.model_activated.connect(self.editor.add_at_center)
         self.problems.objects_activated.connect(self.editor.select_ids)
@@ -198,7 +204,21 @@ class MainWindow(FileActions, QMainWindow):
     def status_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 0 if text.startswith("Cannot") else 8000)
 
+    def flush_selection(self) -> None:
+        if self._selection_timer.isActive():
+            self._on_scene_selection_changed()
+
+    def flush(self) -> None:
+        """Run every pending deferred update now (tests call this instead of waiting)."""
+        self.scene.flush()
+        self.flush_selection()
+        self.inspector.flush()
+        self.problems.flush()
+        if self._counts_timer.isActive():
+            self._update_counts()
+
     def _on_scene_selection_changed(self) -> None:
+        self._selection_timer.stop()
         if self.scene.is_wiring:
             return
         selection = self.editor.selection()
