@@ -119,6 +119,49 @@ def test_one_dgx_in_a_rack_fits_its_budget(catalog):
     assert check_layout(layout) == []
 
 
+def _full_rack_with_a_leaf(catalog, leaf_rack="rack-1"):
+    """4 DGX H100 (4 x 10.2 kW = the 42U rack's 40.8 kW budget) and a QM9700 leaf in U33,
+    cabled with multimode fibre (twin-port 15 W transceivers on the switch)."""
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    for i in range(4):
+        _dgx(layout, f"dgx-{i + 1}", rack="rack-1", u=1 + 8 * i)
+    layout.add_device(Device("leaf-1", "qm9700", rack=leaf_rack, u=33 if leaf_rack else None))
+    for i in range(4):
+        for n in range(2):
+            layout.add_link(Link(f"f{i}-{n}", PortRef(f"dgx-{i + 1}.nic{n}", "ib"),
+                                 PortRef("leaf-1", "ib"), 1, "fiber-mm-ndr", 3.0))
+    return layout
+
+
+def test_rack_power_counts_the_optics_in_the_rack_like_the_simulation(catalog):
+    from rackdesigner.simulation import simulate
+
+    layout = _full_rack_with_a_leaf(catalog)
+    # devices alone are exactly at budget; the switch-side transceivers (8 links x 15 W / 2,
+    # twin-port) are drawn in this rack too; the DGX-side optics are inside its 10.2 kW
+    power = [f for f in check_layout(layout) if f.code == "rack-power"]
+    assert len(power) == 1 and power[0].severity == ERROR
+    assert "40.9 kW" in power[0].message
+    rack = simulate(layout).power.by_rack["rack-1"]
+    assert rack["max_w"] == 40800 + 8 * 15.0 / 2
+    assert rack["utilisation"] > 1.0
+
+
+def test_rules_and_simulation_agree_on_every_rack(catalog):
+    from rackdesigner.model.power import RackPower
+    from rackdesigner.simulation import simulate
+
+    # the leaf outside the rack: its transceivers are not drawn here, the DGX-side optics are
+    # inside the DGX's 10.2 kW, so the rack is exactly at budget in both views
+    layout = _full_rack_with_a_leaf(catalog, leaf_rack=None)
+    assert "rack-power" not in _codes(layout)
+    by_rack = simulate(layout).power.by_rack
+    assert by_rack["rack-1"]["utilisation"] == 1.0
+    assert {r: v[1] for r, v in RackPower(layout).by_rack().items()} == {
+        r: v["max_w"] for r, v in by_rack.items()}
+
+
 def test_gpu_without_nic_only_matters_with_several_nvlink_domains(catalog):
     layout = Layout(catalog)
     layout.add_device(Device("gpu-1", "h100-sxm5"))

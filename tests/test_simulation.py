@@ -486,3 +486,18 @@ def test_network_model_figure_adds_propagation_but_not_to_nccls_network_step(cat
     row = result.collective("all_reduce")[0]
     assert (row.algorithm, row.protocol) == ("tree", "LL")
     assert row.time_us == pytest.approx(6.8 + 2 * (7 * 0.6 + 5.0 + leaf.physical_us), abs=1e-3)
+
+
+def test_bench_rack_is_within_budget_in_simulation_and_validation(catalog):
+    # 4 DGX H100 in a 40.8 kW rack, NIC-side optics in the DGXs' own OSFP cages: covered by
+    # the 10.2 kW system maximum (model/power.py), so the rack is at 100 %, not above
+    from rackdesigner.bench import build_cluster
+    from rackdesigner.model import check_layout
+
+    layout = build_cluster(4, catalog=catalog)
+    power = simulate(layout).power
+    rack = power.by_rack["rack-1"]
+    assert rack["max_w"] == pytest.approx(4 * 10200.0)
+    assert rack["utilisation"] <= 1.0
+    assert power.optics_in_system_max == 32  # one transceiver per compute NIC
+    assert "rack-power" not in {f.code for f in check_layout(layout)}

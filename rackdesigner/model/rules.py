@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from rackdesigner.catalog import DeviceSpec, PortGroup
 from rackdesigner.model.items import Link, PortRef
-from rackdesigner.model.layout import Layout
+from rackdesigner.model.layout import Layout, natural_key
+from rackdesigner.model.power import RackPower
 
 ERROR = "error"
 WARNING = "warning"
@@ -159,7 +160,6 @@ def _check_pair(link: Link, ga: PortGroup, gb: PortGroup) -> list[Finding]:
 def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
     out: list[Finding] = []
     occupants: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-    power: dict[str, float] = defaultdict(float)
     for device in layout.devices():
         if device.rack is None:
             continue
@@ -173,7 +173,6 @@ def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
         spec = specs(device.id)
         if spec is None:
             continue
-        power[device.rack] += spec.power.max_w or spec.power.typical_w or 0.0
         height = round(spec.u_height or 0)
         if height <= 0:
             continue
@@ -199,9 +198,13 @@ def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
                                    f"at U{low}", (reach_id, device_id, rack_id)))
             if top > reach_top:
                 reach_top, reach_id = top, device_id
-    for rack_id, watts in power.items():
+    # the same "power drawn in a rack" as the simulation: devices, plus the cables and optics
+    # at the link ends in the rack (model/power.py)
+    for rack_id, (_, watts) in sorted(RackPower(layout).by_rack().items(),
+                                      key=lambda item: natural_key(item[0])):
         rack_spec = specs(rack_id)
-        assert rack_spec is not None and rack_spec.rack is not None
+        if rack_spec is None or rack_spec.rack is None:
+            continue  # reported as bad-rack above
         budget = rack_spec.rack.power_budget_w
         if watts > budget:
             out.append(Finding(ERROR, "rack-power",

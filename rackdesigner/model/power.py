@@ -1,0 +1,179 @@
+"""Power a layout draws: per device, per link end (cables, optics), and per rack.
+
+This is the one definition of "power drawn in a rack": the design rules (`rack-power`) and the
+simulation's power report both call `RackPower`, so a design that validates clean is never
+over budget in the simulation and the other way round.
+
+- A device draws its catalog `typical_w` (its `max_w` when no typical figure is published) and
+  `max_w` (its `typical_w` when no maximum is). Racks and system entries draw nothing of their
+  own: a system is its parts plus a chassis entry, which add up to its published maximum.
+- A link whose `cable` is a catalog cable draws `power_w_per_end` at each end per lane; an
+  optical cable with a transceiver model, or a link naming a transceiver, draws one transceiver
+  per end and lane, a twin-port transceiver (`ports_per_connector` 2) being shared by the two
+  links of its cage. Each end's draw belongs to the rack of the device at that end.
+- An end on a device inside a system with a published maximum (`stated.max_w`, e.g. a DGX
+  H100's ConnectX-7 OSFP cages) is covered by that maximum: the system's PSUs feed what is
+  plugged into its own ports, and the published figure is the system's maximum input power
+  (NVIDIA plans four 10.2 kW DGX H100 per 40.8 kW rack). Such ends draw nothing extra, so the
+  optics are not counted twice.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rackdesigner.catalog import DeviceSpec
+from rackdesigner.model.items import Link, PortRef
+from rackdesigner.model.layout import Layout
+
+#: Device kinds that draw no power of their own (containers; their parts draw it).
+NO_DRAW_KINDS = ("rack", "system")
+
+
+def device_draw(spec: DeviceSpec) -> tuple[float, float]:
+    """(typical, max) W of one device, each falling back to the other figure."""
+    p = spec.power
+    typical = p.typical_w if p.typical_w is not None else (p.max_w or 0.0)
+    peak = p.max_w if p.max_w is not None else (p.typical_w or 0.0)
+    return typical, peak
+
+
+@dataclass(frozen=True, slots=True)
+class EndDraw:
+    """What one end of a link draws (already multiplied by lanes and twin-port sharing)."""
+
+    device: str
+    kind: str  # "transceiver" or "cable"
+    model: str
+    typical_w: float
+    max_w: float
+    units: int  # transceivers or cable ends at this end (link.count)
+    covered: bool  # inside a system whose published maximum already includes it
+
+
+class RackPower:
+    """Per-device and per-link-end draw of a layout, and the sum per rack (cached lookups)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.catalog = layout.catalog
+        self._specs: dict[str, DeviceSpec | None] = {}
+        self._ppc: dict[tuple[str, str], int] = {}
+        self._covered_group: dict[str, bool] = {}
+        self._cable: dict[str, tuple[str, str, float, float] | None] = {}
+
+    # ---- lookups ------------------------------------------------------------------------------
+    def spec(self, model: str) -> DeviceSpec | None:
+        if model not in self._specs:
+            self._specs[model] = self.catalog.get(model) if model in self.catalog else None
+        return self._specs[model]
+
+    def _device_spec(self, device_id: str) -> DeviceSpec | None:
+        if not self.layout.has_device(device_id):
+            return None
+        return self.spec(self.layout.device(device_id).model)
+
+    def covered(self, device_id: str) -> bool:
+        """True when the device sits inside a system with a published maximum power."""
+        if not self.layout.has_device(device_id):
+            return False
+        group = self.layout.device(device_id).group
+        trail = []
+        result = False
+        while group is not None:
+            if group in self._covered_group:
+                result = self._covered_group[group]
+                break
+            trail.append(group)
+            g = self.layout.group(group)
+            spec = self.spec(g.template) if g.template else None
+            if (spec is not None and spec.stated is not None
+                    and spec.stated.values.get("max_w") is not None):
+                result = True
+                break
+            group = g.parent
+        for g in trail:
+            self._covered_group[g] = result
+        return result
+
+    def _ports_per_connector(self, end: PortRef) -> int:
+        spec = self._device_spec(end.device)
+        if spec is None:
+            return 1
+        key = (spec.id, end.group)
+        if key not in self._ppc:
+            port = next((g for g in spec.ports if g.name == end.group), None)
+            self._ppc[key] = max(1, port.ports_per_connector) if port is not None else 1
+        return self._ppc[key]
+
+    def _cable_unit(self, model: str) -> tuple[str, str, float, float] | None:
+        """(kind, model, typical, max) W drawn at ONE end of one lane of a link's cable."""
+        if model in self._cable:
+            return self._cable[model]
+        out = None
+        spec = self.spec(model)
+        if spec is not None and spec.kind == "transceiver":
+            out = ("transceiver", spec.id, *device_draw(spec))
+        elif spec is not None and spec.kind == "cable" and spec.cable is not None:
+            tr = self.spec(spec.cable.transceiver) if spec.cable.transceiver else None
+            if tr is not None:
+                out = ("transceiver", tr.id, *device_draw(tr))
+            else:
+                per_end = spec.cable.power_w_per_end or 0.0
+                out = ("cable", spec.id, per_end, per_end)
+        self._cable[model] = out
+        return out
+
+    # ---- draws --------------------------------------------------------------------------------
+    def link_ends(self, link: Link) -> list[EndDraw]:
+        """What each end of `link` draws (empty when its cable has no power figure)."""
+        if link.cable is None:
+            return []
+        unit = self._cable_unit(link.cable)
+        if unit is None:
+            return []
+        kind, model, typical, peak = unit
+        out = []
+        for end in (link.a, link.b):
+            share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
+            covered = self.covered(end.device)
+            t = 0.0 if covered else typical * share * link.count
+            m = 0.0 if covered else peak * share * link.count
+            out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
+        return out
+
+    def by_rack(self, devices: Iterable[str] | None = None) -> dict[str, tuple[float, float]]:
+        """(typical, max) W per rack id: devices placed in it and the link ends on them.
+
+        `devices` limits the sum to those devices and the links between two of them.
+        """
+        chosen = None if devices is None else set(devices)
+        typ: dict[str, float] = defaultdict(float)
+        peak: dict[str, float] = defaultdict(float)
+        rack_of: dict[str, str] = {}
+        for device in self.layout.devices():
+            if device.rack is None:
+                continue
+            rack_of[device.id] = device.rack
+            if chosen is not None and device.id not in chosen:
+                continue
+            spec = self.spec(device.model)
+            if spec is None or spec.kind in NO_DRAW_KINDS:
+                continue
+            t, m = device_draw(spec)
+            typ[device.rack] += t
+            peak[device.rack] += m
+        for link in self.layout.links():
+            if link.cable is None:
+                continue
+            if chosen is not None and (link.a.device not in chosen
+                                       or link.b.device not in chosen):
+                continue
+            for end in self.link_ends(link):
+                rack = rack_of.get(end.device)
+                if rack is not None:
+                    typ[rack] += end.typical_w
+                    peak[rack] += end.max_w
+        return {r: (typ[r], peak[r]) for r in peak}
