@@ -41,7 +41,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    from rackdesigner.commands import MoveDevices
+    from rackdesigner.commands import MoveDevices, RemoveItems
     from rackdesigner.generators import generate
     from rackdesigner.io import save_layout
     from rackdesigner.ui.main_window import MainWindow
@@ -100,6 +100,30 @@ def main() -> int:
                                    scene.flush(), window.document.undo_stack.undo(),
                                    scene.flush()), args.repeat)
         print(f"move one device + undo:   {t_edit * 1000:8.1f} ms")
+        layout = window.document.layout
+        visible = next(d for d, i in scene.item_for_device.items() if i.isVisible())
+        window.editor.select_ids([visible])  # the inspector shows one device meanwhile
+        su = layout.group_devices("su-1")
+        moves = {d: (layout.device(d).pos, (layout.device(d).pos[0] + 100,
+                                            layout.device(d).pos[1])) for d in su}
+
+        def bulk(fn):
+            def run():
+                fn()
+                window.flush()
+                app.processEvents()
+            return timed(run)[0]
+
+        stack = window.document.undo_stack
+        print(f"move a whole SU ({len(su)} devices): "
+              f"{bulk(lambda: window.document.push(MoveDevices(moves))) * 1000:6.0f} ms, "
+              f"undo {bulk(stack.undo) * 1000:.0f} ms")
+        print(f"delete an SU (cascade):   {bulk(lambda: window.document.push(RemoveItems(groups=['su-2']))) * 1000:8.0f} ms, "  # noqa: E501
+              f"undo {bulk(stack.undo) * 1000:.0f} ms")
+        print(f"drop a GB200 NVL72 rack:  "
+              f"{bulk(lambda: window.editor.drop_model('gb200-nvl72', (30000.0, 0.0))) * 1000:8.0f} ms")  # noqa: E501
+        print(f"select all:               {bulk(window.editor.select_all) * 1000:8.0f} ms "
+              f"({len(scene.selectedItems())} items)")
         window.document.undo_stack.setClean()
         window.close()
     return 0
