@@ -200,3 +200,10 @@ def test_macros_with_a_key_merge_their_children(layout):
     first.revert(layout)
     assert layout == before
     assert not Macro("x", [], key=None).merge(Macro("x", [], key=None))
+
+
+def test_nudges_far_apart_in_time_do_not_merge(layout):
+    first = MoveDevices({"gpu-1": ((0.0, 0.0), (10.0, 0.0))}, nudge=True)
+    later = MoveDevices({"gpu-1": ((10.0, 0.0), (20.0, 0.0))}, nudge=True)
+    later.stamp = first.stamp + 60.0
+    assert not first.merge(later)

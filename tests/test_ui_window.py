@@ -452,3 +452,11 @@ def test_bulk_edits_and_selections_refresh_the_panels_once(qtbot, tmp_path, monk
     assert calls["inspector"] <= 1
     window.editor.select_all()  # one selectionChanged per item, handled once
     assert calls["selection"] == 1
+
+
+def test_choosing_the_current_value_adds_no_undo_step(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout(), show=False)
+    window.editor.select_ids(["switch-1"])
+    combo = window.inspector.device_rack
+    combo.activated.emit(combo.currentIndex())  # rack-1 again
+    assert window.document.undo_stack.count() == 0 and not window.isWindowModified()

@@ -7,6 +7,7 @@ read the layout once to decide the children of a `Macro`; build them right befor
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
@@ -146,12 +147,17 @@ class RemoveItems(Command):
         return not (self.device_ids or self.link_ids or self.group_ids)
 
 
+NUDGE_MERGE_SECONDS = 2.0
+
+
 class MoveDevices(Command):
-    """Set canvas positions; `nudge=True` merges consecutive nudges of the same devices."""
+    """Set canvas positions; `nudge=True` merges consecutive nudges of the same devices made
+    within `NUDGE_MERGE_SECONDS` of each other (a burst of arrow keys is one undo step)."""
 
     def __init__(self, moves: Mapping[str, tuple[Point, Point]], nudge: bool = False) -> None:
         self.moves = {k: (tuple(old), tuple(new)) for k, (old, new) in moves.items()}
         self.nudge = nudge
+        self.stamp = time.monotonic()
         self.text = "Move " + (self._name() if len(self.moves) == 1
                                else _plural(len(self.moves), "device"))
 
@@ -172,7 +178,10 @@ class MoveDevices(Command):
     def merge(self, other: Command) -> bool:
         if not isinstance(other, MoveDevices) or set(other.moves) != set(self.moves):
             return False
+        if other.stamp - self.stamp > NUDGE_MERGE_SECONDS:
+            return False
         self.moves = {k: (old, other.moves[k][1]) for k, (old, _) in self.moves.items()}
+        self.stamp = other.stamp
         return True
 
     def is_noop(self) -> bool:

@@ -49,11 +49,14 @@ class Document(QObject):
         """Apply `command` and record it as one undo step; False (and a message) if refused."""
         if command.is_noop():
             return False
+        revision = self.layout.revision
         try:
             command.apply(self.layout)
         except (LayoutError, KeyError, ValueError) as exc:
             log.info("refused %s: %s", command.text, exc)
             self.message.emit(f"{command.text} refused: {exc}")
+            return False
+        if self.layout.revision == revision:  # e.g. choosing the value already set
             return False
         self.undo_stack.push(UndoAdapter(command, self.layout, applied=True))
         self.message.emit(command.text)
