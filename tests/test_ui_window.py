@@ -460,3 +460,29 @@ def test_choosing_the_current_value_adds_no_undo_step(qtbot, tmp_path):
     combo = window.inspector.device_rack
     combo.activated.emit(combo.currentIndex())  # rack-1 again
     assert window.document.undo_stack.count() == 0 and not window.isWindowModified()
+
+
+def test_paste_into_another_window_through_the_clipboard(qtbot, tmp_path):
+    source = make_window(qtbot, tmp_path, small_layout(), show=False)
+    target = make_window(qtbot, tmp_path, show=False)
+    source.editor.select_ids(["gpu-1", "nvsw-1"])
+    source.copy_action.trigger()
+    target.paste_action.trigger()
+    layout = target.document.layout
+    assert sorted(d.id for d in layout.devices()) == ["gpu-1", "nvsw-1"]  # ids were free
+    assert layout.link("link-1").count == 2
+    assert target.isWindowModified() and not source.isWindowModified()
+
+
+def test_wire_mode_drags_from_the_device_body(qtbot, tmp_path):
+    from designer_fixtures import drag
+
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.wire_mode_action.trigger()
+    assert window.scene.wire_mode
+    x, y = window.document.layout.device("gpu-2").pos
+    target = window.scene.item_for_device["nvsw-1"].center()
+    drag(window.view, (x + 20, y + 8), (target.x(), target.y()))
+    assert len(window.document.layout.links_of("gpu-2")) == 1
+    window.wire_mode_action.trigger()
+    assert not window.scene.wire_mode
