@@ -53,6 +53,15 @@ class EndDraw:
     covered: bool  # inside a system whose published maximum already includes it
 
 
+@dataclass(frozen=True, slots=True)
+class Draws:
+    """Result of `RackPower.draws`."""
+
+    by_rack: dict[str, tuple[float, float]]  # rack id -> (typical, max) W
+    link_ends: dict[tuple[str, str], tuple[int, float, float]]  # (kind, model) -> units, W, W
+    covered_units: int  # link ends inside a system whose published maximum includes them
+
+
 class RackPower:
     """Per-device and per-link-end draw of a layout, and the sum per rack (cached lookups)."""
 
@@ -63,6 +72,7 @@ class RackPower:
         self._ppc: dict[tuple[str, str], int] = {}
         self._covered_group: dict[str, bool] = {}
         self._cable: dict[str, tuple[str, str, float, float] | None] = {}
+        self._dev: dict[str, tuple[DeviceSpec | None, str | None, str | None]] | None = None
 
     # ---- lookups ------------------------------------------------------------------------------
     def spec(self, model: str) -> DeviceSpec | None:
@@ -70,16 +80,14 @@ class RackPower:
             self._specs[model] = self.catalog.get(model) if model in self.catalog else None
         return self._specs[model]
 
-    def _device_spec(self, device_id: str) -> DeviceSpec | None:
-        if not self.layout.has_device(device_id):
-            return None
-        return self.spec(self.layout.device(device_id).model)
+    def _devices(self) -> dict[str, tuple[DeviceSpec | None, str | None, str | None]]:
+        """device id -> (spec, rack, group), built in one pass."""
+        if self._dev is None:
+            spec = self.spec
+            self._dev = {d.id: (spec(d.model), d.rack, d.group) for d in self.layout.devices()}
+        return self._dev
 
-    def covered(self, device_id: str) -> bool:
-        """True when the device sits inside a system with a published maximum power."""
-        if not self.layout.has_device(device_id):
-            return False
-        group = self.layout.device(device_id).group
+    def _group_covered(self, group: str | None) -> bool:
         trail = []
         result = False
         while group is not None:
@@ -93,13 +101,19 @@ class RackPower:
                     and spec.stated.values.get("max_w") is not None):
                 result = True
                 break
-            group = g.parent
+            group = g.parent if self.layout.has_group(g.parent or "") else None
         for g in trail:
             self._covered_group[g] = result
         return result
 
+    def covered(self, device_id: str) -> bool:
+        """True when the device sits inside a system with a published maximum power."""
+        entry = self._devices().get(device_id)
+        return entry is not None and self._group_covered(entry[2])
+
     def _ports_per_connector(self, end: PortRef) -> int:
-        spec = self._device_spec(end.device)
+        entry = self._devices().get(end.device)
+        spec = entry[0] if entry is not None else None
         if spec is None:
             return 1
         key = (spec.id, end.group)
@@ -144,36 +158,67 @@ class RackPower:
             out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
         return out
 
-    def by_rack(self, devices: Iterable[str] | None = None) -> dict[str, tuple[float, float]]:
-        """(typical, max) W per rack id: devices placed in it and the link ends on them.
+    def draws(self, devices: Iterable[str] | None = None) -> Draws:
+        """Per-rack sums and per-model link-end totals, in one pass over devices and links.
 
-        `devices` limits the sum to those devices and the links between two of them.
+        A rack's draw is the devices placed in it and the link ends on those devices.
+        `devices` limits everything to those devices and the links between two of them.
         """
         chosen = None if devices is None else set(devices)
         typ: dict[str, float] = defaultdict(float)
         peak: dict[str, float] = defaultdict(float)
-        rack_of: dict[str, str] = {}
-        for device in self.layout.devices():
-            if device.rack is None:
+        index = self._devices()
+        drawn: dict[str, tuple[float, float]] = {}
+        for device_id, (spec, rack, _) in index.items():
+            if rack is None or spec is None or spec.kind in NO_DRAW_KINDS:
                 continue
-            rack_of[device.id] = device.rack
-            if chosen is not None and device.id not in chosen:
+            if chosen is not None and device_id not in chosen:
                 continue
-            spec = self.spec(device.model)
-            if spec is None or spec.kind in NO_DRAW_KINDS:
-                continue
-            t, m = device_draw(spec)
-            typ[device.rack] += t
-            peak[device.rack] += m
+            if spec.id not in drawn:
+                drawn[spec.id] = device_draw(spec)
+            t, m = drawn[spec.id]
+            typ[rack] += t
+            peak[rack] += m
+        ends: dict[tuple[str, str], list[float]] = {}  # (kind, model) -> [units, typ, max]
+        covered_units = 0
+        covered_group = self._covered_group
         for link in self.layout.links():
-            if link.cable is None:
+            cable = link.cable
+            if cable is None:
+                continue
+            unit = self._cable_unit(cable)
+            if unit is None:
                 continue
             if chosen is not None and (link.a.device not in chosen
                                        or link.b.device not in chosen):
                 continue
-            for end in self.link_ends(link):
-                rack = rack_of.get(end.device)
+            kind, model, unit_t, unit_m = unit
+            count = link.count
+            for end in (link.a, link.b):
+                entry = index.get(end.device)
+                if entry is None or entry[0] is None:
+                    continue  # an end on a device of unknown model is left out, as the device
+                spec, rack, group = entry
+                covered = (covered_group[group] if group in covered_group
+                           else self._group_covered(group))
+                if covered:
+                    covered_units += count
+                    continue
+                share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
+                t, m = unit_t * share * count, unit_m * share * count
+                acc = ends.get((kind, model))
+                if acc is None:
+                    ends[(kind, model)] = [count, t, m]
+                else:
+                    acc[0] += count
+                    acc[1] += t
+                    acc[2] += m
                 if rack is not None:
-                    typ[rack] += end.typical_w
-                    peak[rack] += end.max_w
-        return {r: (typ[r], peak[r]) for r in peak}
+                    typ[rack] += t
+                    peak[rack] += m
+        return Draws({r: (typ[r], peak[r]) for r in peak},
+                     {k: (int(v[0]), v[1], v[2]) for k, v in ends.items()}, covered_units)
+
+    def by_rack(self, devices: Iterable[str] | None = None) -> dict[str, tuple[float, float]]:
+        """(typical, max) W per rack id (see `draws`)."""
+        return self.draws(devices).by_rack

@@ -81,7 +81,6 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     without: set[str] = set()
     draw: dict[str, tuple[float, float]] = {}
     gpus = 0
-    covered_ends = 0
     total_t = total_m = 0.0
     racks_in_scope: set[str] = set()
     for device_id, spec in topo.specs.items():
@@ -108,21 +107,16 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
         by_kind_t[kind] += typical
         total_t += typical
         total_m += peak
-    for link in topo.cabled:
-        if chosen is not None and (link.a.device not in chosen or link.b.device not in chosen):
-            continue
-        for end in rp.link_ends(link):
-            if end.covered:
-                covered_ends += end.units
-                continue
-            counts[end.model] += end.units
-            model_t[end.model] += end.typical_w
-            model_m[end.model] += end.max_w
-            by_kind[end.kind] += end.max_w
-            by_kind_t[end.kind] += end.typical_w
-            total_t += end.typical_w
-            total_m += end.max_w
-    rack_draw = rp.by_rack(chosen)
+    drawn = rp.draws(chosen)
+    rack_draw, covered_ends = drawn.by_rack, drawn.covered_units
+    for (kind, model), (units, typical, peak) in drawn.link_ends.items():
+        counts[model] += units
+        model_t[model] += typical
+        model_m[model] += peak
+        by_kind[kind] += peak
+        by_kind_t[kind] += typical
+        total_t += typical
+        total_m += peak
     racks: dict[str, Any] = {}
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
         spec = topo.specs.get(rack)
