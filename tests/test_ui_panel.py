@@ -140,8 +140,9 @@ def test_stale_results_are_dropped(make_panel, qtbot):
     _remove(layout, "leaf-1")  # … and the design changes under it
     with qtbot.waitSignal(panel.live.result_dropped, timeout=10_000) as blocker:
         pass
-    assert blocker.args[0].revision < layout.revision
+    stale = blocker.args[0]
     panel.flush()
+    assert stale.request < panel.current.request
     assert panel.live.dropped == 1
     assert [live.revision for live in shown] == [layout.revision]
     assert panel.current.result.scope.reachable_gpus == 8
@@ -273,3 +274,29 @@ def test_layout_replaced_follows_new_document(make_panel):
     panel.set_layout(_example("dgx-h100-2node-ib.yaml"))
     panel.flush()
     assert panel.headline.text_of("gpus") == "16"
+
+
+def test_a_torn_snapshot_is_never_shown(make_panel, monkeypatch):
+    """The worker copies the layout; a copy that races an edit is retried, never shown."""
+    from rackdesigner.model import Layout
+
+    layout = _example("dgx-h100.yaml")
+    panel = make_panel(layout)
+    panel.flush()
+    real_copy = Layout.copy
+    calls = []
+
+    def flaky_copy(self):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("dictionary changed size during iteration")
+        return real_copy(self)
+
+    monkeypatch.setattr(Layout, "copy", flaky_copy)
+    shown = []
+    panel.shown.connect(shown.append)
+    panel.live.request(immediate=True)
+    panel.flush()
+    assert len(calls) == 2
+    assert [live.torn for live in shown] == [False]
+    assert not panel.banner.isVisible() or "changed size" not in panel.banner.text()
