@@ -379,3 +379,19 @@ def test_wires_follow_while_dragging(qtbot, tmp_path):
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                        start + QPoint(80, 60))
     assert window.document.undo_stack.count() == 1
+
+
+def test_wiring_from_a_collapsed_group(qtbot, tmp_path):
+    window, gid = _node_window(qtbot, tmp_path)
+    layout = window.document.layout
+    window.editor.toggle_group(gid)
+    box = window.scene.item_for_group[gid]
+    start = (box.pos().x() + 100, box.pos().y() + 40)
+    drag(window.view, start, _center(window, "switch-1"), Qt.KeyboardModifier.AltModifier)
+    link = layout.links_of("switch-1")[-1]
+    assert {str(link.a), str(link.b)} == {"switch-1:ib", f"{gid}.nic0:ib"}
+    assert layout.group(gid).collapsed and window.document.undo_stack.count() == 3
+    # nothing in the node speaks to the rack: refused with the reason
+    drag(window.view, start, _center(window, "rack-1"), Qt.KeyboardModifier.AltModifier)
+    assert window.document.undo_stack.count() == 3
+    assert "Cannot wire" in window.statusBar().currentMessage()

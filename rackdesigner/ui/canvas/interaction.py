@@ -20,6 +20,11 @@ from rackdesigner.ui.canvas.items import DeviceItem, GroupItem
 
 MODEL_MIME = "application/x-rackdesigner-model"
 MAX_HIGHLIGHTS = 1500  # compatible-target highlighting is limited to what a user can see
+MAX_PAIRS = 5000  # device pairs tried when wiring between collapsed groups
+
+
+def _item_id(item) -> str:
+    return item.device_id if isinstance(item, DeviceItem) else item.group_id
 
 
 class SceneInteraction:
@@ -30,7 +35,7 @@ class SceneInteraction:
         self._wire_source: tuple[str, str | None] | None = None
         self._wire_line: QGraphicsLineItem | None = None
         self._wire_target: DeviceItem | GroupItem | None = None
-        self._wire_target_id: str | None = None
+        self._wire_choice: tuple[str, str] | None = None
         self._highlighted: list[DeviceItem] = []
         self._press_positions: dict = {}
 
@@ -66,6 +71,8 @@ class SceneInteraction:
     def _highlight_targets(self) -> None:
         assert self._wire_source is not None
         source, port = self._wire_source
+        if source not in self.item_for_device:
+            return  # wiring from a collapsed group: too many pairs to try up front
         area = None
         for view in self.views():
             area = view.mapToScene(view.viewport().rect()).boundingRect()
@@ -94,12 +101,13 @@ class SceneInteraction:
             self._wire_target.set_wire_state("ok" if self._wire_target in self._highlighted
                                              else None)
         self._wire_target = target
-        self._wire_target_id = None
+        self._wire_choice = None
         if target is None:
             self.wire_feedback.emit("")
             return
-        self._wire_target_id, plan = self._plan_into(target, source, port)
+        a, b, plan = self._choose(source, port, _item_id(target))
         if plan:
+            self._wire_choice = (a, b)
             target.set_wire_state("ok")
             self.wire_feedback.emit(f"Release to wire {plan.describe()}")
         else:
@@ -109,46 +117,64 @@ class SceneInteraction:
     def _target_at(self, pos: QPointF, source: str) -> DeviceItem | GroupItem | None:
         """The device, or collapsed group, under the cursor while wiring."""
         for item in self.items(pos):
-            if not item.isVisible():
+            if not item.isVisible() or not isinstance(item, DeviceItem | GroupItem):
                 continue
-            if isinstance(item, DeviceItem) and item.device_id != source:
-                return item
-            if isinstance(item, GroupItem) and item.collapsed:
+            if _item_id(item) == source:
+                continue
+            if isinstance(item, DeviceItem) or item.collapsed:
                 return item
         return None
 
-    def _plan_into(self, target, source: str, port: str | None):
-        """(device id, plan) for a wire onto `target`; a collapsed group offers the first of
-        its devices with a free compatible port."""
-        if isinstance(target, DeviceItem):
-            plan = plan_wire(self.layout, source, target.device_id, port)
-            return (target.device_id if plan else None), plan
-        for member in sorted(self.layout.group_devices(target.group_id), key=natural_key):
-            if member == source:
-                continue
-            plan = plan_wire(self.layout, source, member, port)
-            if plan:
-                return member, plan
+    def _members(self, endpoint: str) -> list[str]:
+        """The devices a wiring endpoint stands for: itself, or a collapsed group's devices."""
+        if endpoint in self.item_for_device:
+            return [endpoint]
+        return sorted(self.layout.group_devices(endpoint), key=natural_key)
+
+    def _choose(self, source: str, port: str | None, target: str):
+        """(device a, device b, plan) for a wire between two endpoints: the first pair of
+        devices with free compatible ports; (None, None, Refusal) when there is none."""
+        sources, targets = self._members(source), self._members(target)
+        if port is not None and source not in self.item_for_device:
+            port = None
+        first_refusal = None
+        tries = 0
+        for a in sources:
+            for b in targets:
+                if a == b:
+                    continue
+                plan = plan_wire(self.layout, a, b, port)
+                if plan:
+                    return a, b, plan
+                first_refusal = first_refusal or plan
+                tries += 1
+                if tries >= MAX_PAIRS:
+                    break
+        if len(sources) == 1 and len(targets) == 1 and first_refusal is not None:
+            return None, None, first_refusal
         what = f"{source}:{port}" if port else source
-        return None, Refusal(f"no device inside {target.label} has a free port for {what} "
-                             f"(expand the group to see why)")
+        inside = target if len(targets) > 1 else source
+        return None, None, Refusal(f"no device inside {inside} has a free port to wire "
+                                   f"{what} to {target} (expand the group to see why)")
 
     def _finish_wiring(self) -> None:
         source = self._wire_source
         target = self._wire_target
-        target_id = self._wire_target_id
+        choice = self._wire_choice
         refusal = None
-        if source is not None and isinstance(target, GroupItem) and target_id is None:
-            refusal = self._plan_into(target, source[0], source[1])[1]
+        if source is not None and target is not None and choice is None:
+            refusal = self._choose(source[0], source[1], _item_id(target))[2]
         self.cancel_wiring()
         if source is None or target is None:
             return
-        if isinstance(target, DeviceItem):
+        if choice is not None:
+            port = source[1] if choice[0] == source[0] else None
+            self.wire_requested.emit(choice[0], choice[1], port)
+        elif isinstance(target, DeviceItem) and source[0] in self.item_for_device:
+            # let the editor refuse it, with the reason, as a keyboard-free wire would be
             self.wire_requested.emit(source[0], target.device_id, source[1])
-        elif target_id is not None:
-            self.wire_requested.emit(source[0], target_id, source[1])
         elif refusal is not None:
-            self.wire_feedback.emit(f"Cannot wire {source[0]} to {target.group_id}: "
+            self.wire_feedback.emit(f"Cannot wire {source[0]} to {_item_id(target)}: "
                                     f"{refusal.reason}")
 
     def cancel_wiring(self) -> None:
@@ -161,6 +187,7 @@ class SceneInteraction:
             self._wire_target.set_wire_state(None)
         self._highlighted = []
         self._wire_target = None
+        self._wire_choice = None
         self._wire_source = None
 
     @property
@@ -176,13 +203,17 @@ class SceneInteraction:
                 self.group_toggled.emit(item.group_id)
                 event.accept()
                 return
+            alt = bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
             if isinstance(item, DeviceItem):
                 port = item.port_at(item.mapFromScene(pos))
-                alt = bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
                 if port is not None or alt or self.wire_mode:
                     self.start_wiring(item.device_id, port, pos)
                     event.accept()
                     return
+            if isinstance(item, GroupItem) and item.collapsed and (alt or self.wire_mode):
+                self.start_wiring(item.group_id, None, pos)
+                event.accept()
+                return
         super().mousePressEvent(event)
         if event.button() == Qt.MouseButton.LeftButton:
             item = self._top_item(pos)
