@@ -486,3 +486,15 @@ def test_wire_mode_drags_from_the_device_body(qtbot, tmp_path):
     assert len(window.document.layout.links_of("gpu-2")) == 1
     window.wire_mode_action.trigger()
     assert not window.scene.wire_mode
+
+
+def test_the_simulation_dock_takes_a_real_panel(qtbot, tmp_path):
+    from PySide6.QtWidgets import QLabel
+
+    from rackdesigner.ui.simulation_placeholder import SimulationPlaceholder
+
+    window = make_window(qtbot, tmp_path, show=False)
+    assert isinstance(window.simulation_dock.widget(), SimulationPlaceholder)
+    panel = QLabel("live")
+    window.set_simulation_panel(panel)
+    assert window.simulation_dock.widget() is panel

@@ -31,9 +31,9 @@ from rackdesigner.ui.editor import Editor
 from rackdesigner.ui.files import FileActions
 from rackdesigner.ui.inspector import InspectorWidget
 from rackdesigner.ui.palette import PaletteWidget
+from rackdesigner.ui.panel import SimulationPanel
 from rackdesigner.ui.problems import ProblemsWidget
 from rackdesigner.ui.settings import Settings
-from rackdesigner.ui.simulation_placeholder import SimulationPlaceholder
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
@@ -55,6 +55,7 @@ class MainWindow(FileActions, QMainWindow):
     panels that follow the selection (the live simulation panel's scope)."""
 
     selection_changed = Signal(object)
+
     def __init__(self, path: str | Path | None = None, *, catalog: Catalog | None = None,
                  settings: QSettings | Settings | None = None,
                  parent: QWidget | None = None) -> None:
@@ -96,7 +97,8 @@ class MainWindow(FileActions, QMainWindow):
                                        Qt.DockWidgetArea.LeftDockWidgetArea)
         self.inspector_dock = self._dock("Inspector", "inspector", self.inspector,
                                          Qt.DockWidgetArea.RightDockWidgetArea)
-        self.simulation_dock = self._dock("Simulation", "simulation", SimulationPlaceholder(self),
+        self.simulation_panel = SimulationPanel(parent=self)
+        self.simulation_dock = self._dock("Simulation", "simulation", self.simulation_panel,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
         self.problems_dock = self._dock("Problems", "problems", self.problems,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
@@ -158,6 +160,8 @@ class MainWindow(FileActions, QMainWindow):
         doc.message.connect(self.status_message)
         doc.undo_stack.cleanChanged.connect(self._update_title)
         self.editor.message.connect(self.status_message)
+        self.selection_changed.connect(self.simulation_panel.follow_selection)
+        self.simulation_panel.message.connect(self.status_message)
         self.scene.selectionChanged.connect(self._selection_timer.start)
         self.editor.selection_set.connect(self.flush_selection)
         self.inspector.command_requested.connect(doc.push)
@@ -175,6 +179,7 @@ class MainWindow(FileActions, QMainWindow):
         self.scene.set_layout(layout)
         self.inspector.set_layout(layout)
         self.problems.set_layout(layout)
+        self.simulation_panel.set_layout(layout)
         self._update_counts()
         self._update_title()
         self.view.fit()
@@ -248,6 +253,7 @@ class MainWindow(FileActions, QMainWindow):
             return
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.settings.sync()
+        self.simulation_panel.close_panel()
         self.document.close()
         event.accept()
 
