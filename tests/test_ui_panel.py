@@ -178,7 +178,7 @@ def test_scope_follows_the_selection(make_panel):
     panel = make_panel(layout)
     panel.flush()
     assert not panel.scope_button.isEnabled()
-    panel.set_selection([], ["dgx-2"])
+    panel.set_selection([], [], ["dgx-2"])
     assert panel.scope_button.isEnabled()
     panel.scope_button.click()
     panel.flush()
@@ -186,7 +186,7 @@ def test_scope_follows_the_selection(make_panel):
     assert panel.headline.text_of("gpus") == "8"
     assert "DGX H100 2" in panel.scope_label.text()
     gpus = ["dgx-1.gpu0", "dgx-1.gpu1", "dgx-2.gpu0", "dgx-1.nic0"]
-    panel.set_selection(gpus, [])  # the NIC is not a GPU: three GPUs
+    panel.set_selection(gpus, [], [])  # the NIC is not a GPU: three GPUs
     panel.flush()
     assert panel.current.scope == ("dgx-1.gpu0", "dgx-1.gpu1", "dgx-2.gpu0")
     assert panel.headline.text_of("gpus") == "3"
@@ -198,7 +198,7 @@ def test_scope_follows_the_selection(make_panel):
 def test_scope_on_a_removed_group_shows_a_reason(make_panel):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
-    panel.set_selection([], ["dgx-2"])
+    panel.set_selection([], [], ["dgx-2"])
     panel.scope_button.click()
     panel.flush()
     _remove(layout, groups=["dgx-2"])

@@ -491,10 +491,11 @@ def test_wire_mode_drags_from_the_device_body(qtbot, tmp_path):
 def test_the_simulation_dock_takes_a_real_panel(qtbot, tmp_path):
     from PySide6.QtWidgets import QLabel
 
-    from rackdesigner.ui.simulation_placeholder import SimulationPlaceholder
+    from rackdesigner.ui.panel import SimulationPanel
 
     window = make_window(qtbot, tmp_path, show=False)
-    assert isinstance(window.simulation_dock.widget(), SimulationPlaceholder)
+    assert window.simulation_dock.widget() is window.simulation_panel
+    assert isinstance(window.simulation_panel, SimulationPanel)
     panel = QLabel("live")
     window.set_simulation_panel(panel)
     assert window.simulation_dock.widget() is panel

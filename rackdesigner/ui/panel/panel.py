@@ -185,8 +185,10 @@ class SimulationPanel(QWidget):
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
+                      links: list[str] | tuple[str, ...] = (),
                       groups: list[str] | tuple[str, ...] = ()) -> None:
-        """The canvas selection: one group → that group; otherwise the selected GPUs."""
+        """The canvas selection (as `Editor.selection()` gives it): one group → that group;
+        otherwise the selected GPUs and the GPUs of the selected groups. Links do not count."""
         layout = self.live.layout
         scope: Scope = None
         label = ""
@@ -210,6 +212,10 @@ class SimulationPanel(QWidget):
         if checked:
             self.live.set_scope(scope)
         self._update_scope_label()
+
+    def follow_selection(self, selection: tuple) -> None:
+        """Slot for the window's `selection_changed(devices, links, groups)`."""
+        self.set_selection(*selection)
 
     @staticmethod
     def _is_gpu(layout: Layout, device_id: str) -> bool:
