@@ -197,6 +197,14 @@ def test_nvls_only_on_nvswitch_gen3_and_later(tcat, switch, gpu, expected):
         expected
 
 
+def test_no_nvls_for_two_gpus(tcat):
+    # NCCL does not set NVLS up for 2 GPUs or fewer (ncclNvlsInit)
+    two = simulate(_switched(tcat, gpus=2), algorithm="nvls")
+    assert "nvls" not in {r.algorithm for r in two.collective("all_reduce")}
+    three = simulate(_switched(tcat, gpus=3), algorithm="nvls")
+    assert {r.algorithm for r in three.collective("all_reduce")} == {"nvls"}
+
+
 def test_nvls_on_shipped_systems(catalog):
     for model, expected in (("dgx-h100", True), ("dgx-a100", False), ("dgx-b200", True)):
         layout = Layout(catalog=catalog)

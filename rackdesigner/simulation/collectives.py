@@ -206,7 +206,10 @@ class CollectiveModel:
         s = self.s
         if not s.islands or not all(i.nvls for i in s.islands):
             return 0, 0.0
-        n_ch = min(C.NVLS_MAX_ARITY, min(i.k for i in s.islands))
+        local = min(i.k for i in s.islands)
+        if local <= 2:
+            return 0, 0.0  # transport/nvls.cc ncclNvlsInit: no NVLS for 2 GPUs or fewer
+        n_ch = min(C.NVLS_MAX_ARITY, local)
         egress = min(i.nvlink_eff_min for i in s.islands)
         tables = C.SEARCH_SPEEDS_INTER if s.n_islands > 1 else C.SEARCH_SPEEDS_INTRA
         speeds = tables[100 if s.sm >= 100 else 90]

@@ -111,7 +111,6 @@ class Topology:
     _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
     _leaf: dict[str, str | None] = field(default_factory=dict)
     rack_of: dict[str, str] = field(default_factory=dict)
-    cabled: list[Link] = field(default_factory=list)  # links that name a cable model
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod
@@ -164,8 +163,6 @@ class Topology:
             ga, gb = group_of(a, link.a.group), group_of(b, link.b.group)
             if ga is None or gb is None or ga.protocol != gb.protocol:
                 continue
-            if link.cable is not None:
-                self.cabled.append(link)
             protocol = ga.protocol
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
             ka, kb = kind[a], kind[b]
