@@ -14,12 +14,8 @@ from types import MappingProxyType
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, COLLECTIVES, CollectiveModel
-from rackdesigner.simulation.fabric import (
-    bisection,
-    latency_classes,
-    oversubscription,
-    p2p_max_flow,
-)
+from rackdesigner.simulation.fabric import bisection, oversubscription, p2p_max_flow
+from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.power import power_report
 from rackdesigner.simulation.result import BandwidthInfo, LatencyInfo, ScopeInfo, SimulationResult
 from rackdesigner.simulation.scope import ScopeModel, analyse

@@ -1,4 +1,4 @@
-"""Fabric metrics: oversubscription per tier, bisection, P2P max flow, GPU-to-GPU latency.
+"""Fabric metrics: oversubscription per tier, bisection, P2P max flow (latency: `latency.py`).
 
 All of these use hardware rates (GB/s per direction), not NCCL's effective figures, and the
 tier structure from `topology.py`; none enumerates GPU pairs.
@@ -19,42 +19,15 @@ they meet (up/down routing; valley paths through other leaves are left out).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 
 import networkx as nx
 
 from rackdesigner.model import natural_key
-from rackdesigner.simulation import constants as C
+from rackdesigner.simulation.latency import LatencyClass, latency_classes
 from rackdesigner.simulation.scope import ScopeModel
 from rackdesigner.simulation.topology import NIC_KINDS, Topology
 
-
-@dataclass(frozen=True, slots=True)
-class LatencyClass:
-    """GPU pairs whose path has the same shape, and their one-way latency.
-
-    `latency_us` is the sum of the published latencies of the devices on the path plus cable
-    propagation when every device has a figure (`source` "device"); otherwise the device part
-    is replaced by NCCL's per-step figure for the class's link kind (`source` "model",
-    constants.MODEL_LATENCY_US). `physical_us` is what the published figures alone give
-    (None when no device has one); the collective model adds it to NCCL's network step.
-    """
-
-    name: str
-    latency_us: float | None
-    pairs: int
-    hops: int
-    complete: bool = True  # False: some device on the path has no published latency
-    source: str = "device"  # "device" or "model"
-    link_class: str = "net"  # nvlink, pcie or net: the MODEL_LATENCY_US entry that applies
-    physical_us: float | None = None
-
-    def to_dict(self) -> dict:
-        lat = None if self.latency_us is None else round(self.latency_us, 4)
-        phys = None if self.physical_us is None else round(self.physical_us, 4)
-        return {"class": self.name, "latency_us": lat, "pairs": self.pairs, "hops": self.hops,
-                "complete": self.complete, "source": self.source,
-                "link_class": self.link_class, "physical_us": phys}
+__all__ = ["LatencyClass", "bisection", "latency_classes", "oversubscription", "p2p_max_flow"]
 
 
 def oversubscription(topo: Topology, scope: ScopeModel) -> tuple[dict[str, float],
@@ -269,138 +242,3 @@ def p2p_max_flow(topo: Topology, a: str, b: str) -> float:
     if a not in graph or b not in graph:
         return 0.0
     return float(nx.maximum_flow_value(graph, a, b, capacity="capacity"))
-
-
-def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClass], set[str]]:
-    """Pair classes (same island, same leaf, same pod, ...) with counts; models lacking data."""
-    missing: set[str] = set()
-    # (name, hops, link class) -> [pairs, device part ns or None, complete, propagation ns]
-    classes: dict[tuple[str, int, str], list] = {}
-
-    def add(name: str, hops: int, link_class: str, pairs: int, device_ns: float | None,
-            complete: bool, prop_ns: float = 0.0) -> None:
-        key = (name, hops, link_class)
-        if key in classes:
-            classes[key][0] += pairs
-        else:
-            classes[key] = [pairs, device_ns, complete, prop_ns]
-
-    for island in scope.islands:
-        k = island.k
-        if k < 2:
-            continue
-        root = topo.island_of[island.gpus[0]]
-        switches = topo.nvswitches_of.get(root, set())
-        pairs = k * (k - 1) // 2
-        if island.intra_hw == "pcie":
-            missing.add("pcie path")
-            add("host", 2, "pcie", pairs, None, False)
-        elif switches:
-            lat, complete = _mean_latency(topo, switches, missing)
-            add("nvlink", 2, "nvlink", pairs, lat, complete)
-        else:
-            # a direct NVLink has no device with a latency figure of its own (GPU ports)
-            missing.add("direct nvlink (GPU port)")
-            add("nvlink-direct", 1, "nvlink", pairs, None, False)
-    if scope.n_islands > 1:
-        _network_classes(topo, scope, add, missing)
-    out = []
-    for (name, hops, link_class), (pairs, device_ns, complete, prop_ns) in classes.items():
-        if pairs <= 0:
-            continue
-        physical = (None if device_ns is None and prop_ns <= 0
-                    else ((device_ns or 0.0) + prop_ns) / 1000.0)
-        if complete:
-            lat, source = physical, "device"
-        else:
-            lat, source = C.MODEL_LATENCY_US[link_class] + prop_ns / 1000.0, "model"
-        out.append(LatencyClass(name, lat, pairs, hops, complete, source, link_class, physical))
-    out.sort(key=lambda c: (c.hops, c.latency_us or 0.0))
-    return out, missing
-
-
-def _mean_latency(topo: Topology, devices, missing: set[str]) -> tuple[float | None, bool]:
-    """Mean catalog latency (ns) of the devices that have one (None when none has), and
-    whether every device has one."""
-    values = []
-    models = set()
-    complete = True
-    for d in devices:
-        spec = topo.specs[d]
-        if spec.id in models and spec.id in missing:
-            complete = False
-            continue
-        models.add(spec.id)
-        facts = spec.switch or spec.nic
-        if facts is None or facts.latency_ns is None:
-            missing.add(spec.id)
-            complete = False
-        else:
-            values.append(facts.latency_ns)
-    return (sum(values) / len(values) if values else None), complete
-
-
-def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> None:
-    leaf_of: dict[str, str] = {}
-    nics: set[str] = set()
-    for island in scope.islands:
-        fallback = next((topo.primary_nic[g] for g in island.gpus if g in topo.primary_nic),
-                        None)
-        for g in island.gpus:
-            nic = topo.primary_nic.get(g, fallback)
-            if nic is not None:
-                nics.add(nic)
-                leaf = topo.leaf_of(nic)
-                if leaf is not None:
-                    leaf_of[g] = leaf
-    nic_ns, nic_ok = _mean_latency(topo, nics, missing) if nics else (None, False)
-    prop = _propagation_by_level(topo)
-    cum_prev = 0
-    total_cross = (scope.n * scope.n - sum(i.k * i.k for i in scope.islands)) // 2
-    levels = len(topo.domains)
-    for t in range(1, levels + 1):
-        domain = topo.domains[t - 1]
-        count: dict[str, int] = defaultdict(int)
-        count_isl: dict[tuple[str, str], int] = defaultdict(int)
-        for g, leaf in leaf_of.items():
-            d = domain[leaf]
-            count[d] += 1
-            count_isl[(d, topo.island_of[g])] += 1
-        cum = (sum(c * c for c in count.values()) - sum(c * c for c in count_isl.values())) // 2
-        if t == levels:
-            cum = max(cum, total_cross)
-        pairs = cum - cum_prev
-        cum_prev = cum
-        if pairs <= 0:
-            continue
-        devices: list[float | None] = [nic_ns, nic_ns]
-        complete = nic_ok
-        props = [prop.get(0), prop.get(0)]
-        for level in range(1, t):
-            sw, ok = _mean_latency(topo, scope.involved.get(level, set()), missing)
-            devices += [sw, sw]
-            props += [prop.get(level), prop.get(level)]
-            complete = complete and ok
-        sw, ok = _mean_latency(topo, scope.involved.get(t, set()), missing)
-        devices.append(sw)
-        complete = complete and ok
-        known = [x for x in devices if x is not None]
-        device_ns = sum(known) if known else None
-        prop_ns = sum(x for x in props if x is not None)  # links without a length: left out
-        add(topo.tier_name(t), 2 * t, "net", pairs, device_ns, complete, prop_ns)
-
-
-def _propagation_by_level(topo: Topology) -> dict[int, float]:
-    """Mean propagation delay (ns) of a link at each level: 0 = NIC-leaf, 1 = leaf-spine, ..."""
-    sums: dict[int, float] = defaultdict(float)
-    counts: dict[int, int] = defaultdict(int)
-    for (u, v), lengths in topo.link_lengths.items():
-        if topo.kind.get(u) in ("nic", "dpu"):
-            level = 0
-        else:
-            level = min(topo.tier.get(u, 1), topo.tier.get(v, 1))
-        per_m = topo.link_prop_ns_per_m.get((u, v), C.DEFAULT_PROPAGATION_NS_PER_M)
-        for length in lengths:
-            sums[level] += length * per_m
-            counts[level] += 1
-    return {lv: sums[lv] / counts[lv] for lv in sums}

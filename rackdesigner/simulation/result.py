@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rackdesigner.simulation.collectives import Point
-from rackdesigner.simulation.fabric import LatencyClass
+from rackdesigner.simulation.latency import LatencyClass
 from rackdesigner.simulation.power import PowerReport
 
 SCHEMA = "rackdesigner.simulation/1"
