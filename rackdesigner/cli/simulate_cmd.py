@@ -97,7 +97,12 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
         f"{_num(lat['gpu_to_gpu_us']['max'], ' us', 3)}; max hops {lat['max_hops']}",
     ]
     for c in lat["histogram"]:
-        partial = "" if c["complete"] or c["latency_us"] is None else " (partial data)"
+        if c.get("source") == "model":
+            partial = " (NCCL model figure: no published device latency)"
+        elif c["complete"] or c["latency_us"] is None:
+            partial = ""
+        else:
+            partial = " (partial data)"
         lines.append(f"    {c['class']:<14} {_num(c['latency_us'], ' us', 3):>12}  "
                      f"{c['pairs']:,} pairs, {c['hops']} hops{partial}")
     small = ", ".join(f"{k} {v:g} us" for k, v in lat["collective_small_us"].items())
