@@ -52,7 +52,7 @@ def styled_plot(title: str, left: str, *, axis_items: dict | None = None) -> pg.
     """A PlotWidget with the panel's look: light grid, dim axes, small fonts, no menu."""
     widget = pg.PlotWidget(axisItems=axis_items or {})
     widget.setMenuEnabled(False)
-    widget.setMinimumHeight(170)
+    widget.setMinimumHeight(110)
     item = widget.getPlotItem()
     item.setTitle(title, color=TEXT_DIM, size="9pt")
     item.showGrid(x=True, y=True, alpha=0.15)

@@ -22,6 +22,7 @@ from rackdesigner.ui.panel.theme import TEXT_DIM
 class Baseline:
     live: LiveResult
     label: str
+    when: str = ""
 
 
 class BaselineStore(QObject):
@@ -36,7 +37,8 @@ class BaselineStore(QObject):
             return False
         scope = live.result.scope
         when = _dt.datetime.now().strftime("%H:%M:%S")
-        self.baseline = Baseline(live, f"{scope.gpus:,} GPUs, {scope.label}, pinned {when}")
+        self.baseline = Baseline(live, f"{scope.gpus:,} GPUs, {scope.label}, pinned {when}",
+                                 when)
         self.changed.emit()
         return True
 
@@ -64,6 +66,7 @@ class CompareBar(QWidget):
         self.save_button.setToolTip("Save the baseline's results as JSON")
         self.label = QLabel(self)
         self.label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        self.label.setMinimumWidth(10)
         box = QHBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(4)
@@ -77,5 +80,5 @@ class CompareBar(QWidget):
         base = self.store.baseline
         self.clear_button.setEnabled(base is not None)
         self.save_button.setEnabled(base is not None)
-        self.label.setText(f"Baseline: {base.label} (dashed)" if base else "")
-        self.label.setToolTip(self.label.text())
+        self.label.setText(f"Baseline pinned {base.when} (dashed)" if base else "")
+        self.label.setToolTip(f"Baseline: {base.label}" if base else "")

@@ -128,9 +128,9 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
         Figure("bisection", "Bisection", bw.bisection_GBps if has_gpus else None,
                format_bw(bw.bisection_GBps) if has_gpus else "—", "per direction"),
         Figure("oversubscription", "Worst oversubscription", over,
-               f"{over:.2f} : 1" if over is not None else "—",
-               ", ".join(f"{t} {v:.2f}" for t, v in bw.oversubscription.items() if v is not None),
-               False),
+               f"{over:.2f} : 1" if over is not None else ("none" if has_gpus else "—"),
+               ", ".join(f"{t} {v:.2f}" for t, v in bw.oversubscription.items() if v is not None)
+               or ("no switch uplinks" if has_gpus else ""), False),
         Figure("busbw", f"all_reduce busbw @ {format_bytes(reference)}",
                point.busbw_GBps if point else None, format_bw(point.busbw_GBps) if point else "—",
                f"{point.algorithm} / {point.protocol}" if point else "", True),
@@ -159,6 +159,8 @@ def delta(current: Figure, base: Figure) -> Delta | None:
         return None
     better = None if current.higher_is_better is None else (a > b) == current.higher_is_better
     if current.key in ("power", "per_gpu"):
+        if abs(a - b) < 0.5:  # shows as "0 W": not a difference the user can read
+            return None
         return Delta(_signed(format_watts(a - b), a - b), better)
     if current.key in ("gpus", "nvlink_domain", "over_budget"):
         return Delta(f"{a - b:+,.0f}".replace("-", "−"), better)
@@ -166,6 +168,8 @@ def delta(current: Figure, base: Figure) -> Delta | None:
         return Delta(f"{a - b:+.2f}".replace("-", "−"), better)
     if b == 0:
         return Delta("new", better)
+    if abs(a - b) / abs(b) < 0.005:  # rounds to 0%
+        return None
     return Delta(f"{(a - b) / abs(b) * 100:+.0f}%".replace("-", "−"), better)
 
 

@@ -40,13 +40,12 @@ class FigureTile(QFrame):
         self.setToolTip(f"{figure.label}: {figure.text}" + (f" ({figure.detail})"
                                                              if figure.detail else ""))
         if change is None:
-            self.delta.setText("= baseline" if comparing else "")
-            self.delta.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+            self.delta.setText("")
         else:
             color = TEXT_DIM if change.good is None else (UP if change.good else DOWN)
             self.delta.setText(f"{change.text} vs baseline")
             self.delta.setStyleSheet(f"color: {color}; font-size: 8pt; font-weight: 600;")
-        self.delta.setVisible(comparing)
+        self.delta.setVisible(comparing and change is not None)
 
 
 class HeadlineWidget(QWidget):

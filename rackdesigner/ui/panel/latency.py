@@ -37,7 +37,7 @@ class LatencyHistogram(QWidget):
         self.axis = _ClassAxisItem()
         self.plot = styled_plot("GPU-to-GPU latency (share of GPU pairs)", "% of pairs",
                                 axis_items={"bottom": self.axis})
-        self.plot.setMinimumHeight(140)
+        self.plot.setMinimumHeight(90)
         self.item = self.plot.getPlotItem()
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.55, brush="#1f6fd1", pen=None)
         base = pg.mkColor("#1f6fd1")

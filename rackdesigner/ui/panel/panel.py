@@ -44,6 +44,7 @@ from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TE
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
+BANNER_CHARS = 120
 
 
 class SimulationPanel(QWidget):
@@ -287,8 +288,7 @@ class SimulationPanel(QWidget):
         notes = list(result.messages) if result is not None else []
         if live is not None and live.error:
             notes.insert(0, f"Cannot simulate: {live.error}")
-        self.banner.setText("\n".join(f"• {n}" for n in notes))
-        self.banner.setVisible(bool(notes))
+        self._show_notes(notes)
         self.compare.pin_button.setEnabled(result is not None)
         if result is not None:
             self.headline.show_figures(headline(result, self.reference),
@@ -297,6 +297,21 @@ class SimulationPanel(QWidget):
         self.bandwidth.show_results(result, baseline, self.collectives)
         self.latency.show_results(result, baseline, self.collectives)
         self.power.show_results(result, live.rack_split if live is not None else {}, baseline)
+
+    def _show_notes(self, notes: list[str]) -> None:
+        """The engine's messages: the most important one, and how many more (all on hover)."""
+        key = ("Cannot", "no GPUs", "cannot reach", "unknown models")
+        notes = sorted(notes, key=lambda n: not any(k in n for k in key))
+        first = notes[0] if notes else ""
+        if len(first) > BANNER_CHARS:
+            first = first[:BANNER_CHARS - 1].rstrip() + "…"
+        more = len(notes) - 1
+        text = f"⚠ {first}" if notes else ""
+        if more > 0:
+            text += f"  (+{more} more note{'s' * (more != 1)}: hover)"
+        self.banner.setText(text)
+        self.banner.setToolTip("\n\n".join(notes))
+        self.banner.setVisible(bool(notes))
 
     # ---- compare -----------------------------------------------------------------------------
     def pin_baseline(self) -> bool:

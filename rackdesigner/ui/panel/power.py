@@ -46,14 +46,11 @@ class PowerPlot(QWidget):
         self.plot = styled_plot("Power per rack (max) and budget", "kW",
                                 axis_items={"bottom": self.axis})
         self.item = self.plot.getPlotItem()
-        legend = self.item.addLegend(offset=(-4, 4), labelTextSize="7pt", colCount=3,
-                                     labelTextColor=TEXT_DIM, brush=pg.mkBrush(255, 255, 255, 200))
         self.bars: dict[str, pg.BarGraphItem] = {}
         for category in POWER_CATEGORIES:
             bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH,
                                   brush=POWER_COLORS[category], pen=pg.mkPen("w", width=0.5))
             self.item.addItem(bar)
-            legend.addItem(bar, POWER_LABELS[category])
             self.bars[category] = bar
         self.baseline_bars = pg.BarGraphItem(
             x=[], height=[], width=BAR_WIDTH + 0.12, brush=None,
@@ -62,9 +59,12 @@ class PowerPlot(QWidget):
         self.budget = pg.PlotDataItem([], [], connect="pairs",
                                       pen=pg.mkPen(BUDGET_COLOR, width=2))
         self.item.addItem(self.budget)
-        legend.addItem(self.budget, "budget")
+        self.legend = QLabel(self._legend_html(), self)
+        self.legend.setWordWrap(True)
+        self.legend.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
         self.total = QLabel(" ", self)
         self.total.setStyleSheet("color: #1f2933; font-size: 9pt;")
+        self.total.setWordWrap(True)
         self.readout = QLabel(" ", self)
         self.readout.setStyleSheet("color: #3e4c59; font-size: 8pt;")
         self.readout.setWordWrap(True)
@@ -72,6 +72,7 @@ class PowerPlot(QWidget):
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(2)
         box.addWidget(self.total)
+        box.addWidget(self.legend)
         box.addWidget(self.plot, 1)
         box.addWidget(self.readout)
         self._racks: list[str] = []
@@ -130,6 +131,14 @@ class PowerPlot(QWidget):
             if unracked > 1 else ""
         self.readout.setText(note + ("Hover a bar for its figures." if racks else
                                      "No racks in scope: place devices in racks to see them."))
+
+    @staticmethod
+    def _legend_html() -> str:
+        parts = [f"<span style='color:{POWER_COLORS[c]}'>■</span> {POWER_LABELS[c]}"
+                 for c in POWER_CATEGORIES]
+        parts.append(f"<span style='color:{BUDGET_COLOR}'>━</span> rack budget")
+        parts.append("<span style='color:#52606d'>┅</span> baseline")
+        return " &nbsp; ".join(parts)
 
     def describe(self, index: int) -> str:
         if self._result is None or not 0 <= index < len(self._racks):

@@ -36,7 +36,10 @@ class SweepPlot(QWidget):
             axes["left"] = left_axis
         self.plot = styled_plot(title, left, axis_items=axes)
         self.item = self.plot.getPlotItem()
-        self.item.setXRange(X_MIN, X_MAX, padding=0.02)
+        self.item.setXRange(X_MIN - 0.6, X_MAX + 1.2, padding=0)
+        # no x grid: with a grid, pyqtgraph clips the end labels (8 B, 16 GiB) to the axis
+        self.item.showGrid(x=False, y=True, alpha=0.15)
+        self.item.getAxis("bottom").setStyle(hideOverlappingLabels=40)
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.baseline_curves: dict[str, pg.PlotDataItem] = {}
         for name in COLLECTIVE_COLORS:
@@ -48,6 +51,11 @@ class SweepPlot(QWidget):
                                       pen=pg.mkPen("#9aa5b1", style=Qt.PenStyle.DotLine))
         self.cursor.setVisible(False)
         self.item.addItem(self.cursor, ignoreBounds=True)
+        self.legend = QLabel(" ", self)
+        self.legend.setObjectName("legend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setStyleSheet("color: #3e4c59; font-size: 8pt;")
         self.readout = QLabel(" ", self)
         self.readout.setObjectName("readout")
         self.readout.setWordWrap(True)
@@ -56,6 +64,7 @@ class SweepPlot(QWidget):
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(2)
+        box.addWidget(self.legend)
         box.addWidget(self.plot, 1)
         box.addWidget(self.readout)
         self._result: SimulationResult | None = None
@@ -86,9 +95,19 @@ class SweepPlot(QWidget):
             base = baseline.collective(name) if (baseline is not None and visible) else ()
             self.baseline_curves[name].setData(*self._xy(base))
         self.item.enableAutoRange(axis="y")
-        self.item.setXRange(X_MIN, X_MAX, padding=0.02)
+        self.item.setXRange(X_MIN - 0.6, X_MAX + 1.2, padding=0)
+        self.legend.setText(self._legend_html(result is not None, baseline is not None))
         if self.cursor.isVisible():
             self.hover_at(self.cursor.value())
+
+    def _legend_html(self, current: bool, baseline: bool) -> str:
+        if not current or not self._shown:
+            return " "
+        parts = [f"<span style='color:{COLLECTIVE_COLORS[n]}'>━</span> {COLLECTIVE_LABELS[n]}"
+                 for n in self._shown]
+        if baseline:
+            parts.append("<span style='color:#7b8794'>┅ baseline</span>")
+        return " &nbsp; ".join(parts)
 
     def visible_curves(self) -> dict[str, int]:
         """Points drawn per curve ("name" and "name (baseline)"): what tests look at."""

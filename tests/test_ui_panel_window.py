@@ -1,0 +1,91 @@
+"""The live panel inside the main window: it follows the opened file, edits made through the
+designer (undo stack included) and the canvas selection."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner._resources import example_paths
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
+    path = next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml")
+    assert win.open_file(path, ask=False)
+    win.show()
+    qtbot.waitExposed(win)
+    win.windowHandle().requestActivate()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
+    win.simulation_panel.flush()
+    return win
+
+
+def _text(window, key):
+    return window.simulation_panel.headline.text_of(key)
+
+
+def test_panel_shows_the_opened_file(window):
+    assert window.simulation_dock.widget() is window.simulation_panel
+    assert _text(window, "gpus") == "16"
+    assert window.simulation_panel.current.revision == window.document.layout.revision
+
+
+def test_deleting_the_switch_and_undo(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    panel = window.simulation_panel
+    window.editor.select_ids(["leaf-1"])
+    window.flush()
+    QTest.keyClick(window.view.viewport(), Qt.Key.Key_Delete)
+    assert not window.document.layout.has_device("leaf-1")
+    panel.flush()
+    assert "8 reachable" in panel.headline.tiles["gpus"].detail.text()
+    window.document.undo_stack.undo()
+    panel.flush()
+    assert panel.headline.tiles["gpus"].detail.text() == "2 nodes"
+    assert panel.current.revision == window.document.layout.revision
+
+
+def test_scope_follows_the_canvas_selection(window):
+    panel = window.simulation_panel
+    assert not panel.scope_button.isEnabled()
+    window.editor.select_ids(["dgx-2"])
+    window.flush()
+    assert panel.scope_button.isEnabled()
+    panel.scope_button.click()
+    panel.flush()
+    assert panel.current.scope == "dgx-2" and _text(window, "gpus") == "8"
+    window.editor.select_ids(["dgx-1.gpu0", "dgx-1.gpu1"])
+    window.flush()
+    panel.flush()
+    assert panel.current.scope == ("dgx-1.gpu0", "dgx-1.gpu1")
+    assert _text(window, "gpus") == "2" and "2 selected GPUs" in panel.scope_label.text()
+    window.scene.clearSelection()
+    window.flush()
+    panel.flush()
+    assert panel.current.scope is None and _text(window, "gpus") == "16"
+
+
+def test_opening_another_file_resets_the_scope(window):
+    from rackdesigner._resources import example_paths
+
+    panel = window.simulation_panel
+    window.editor.select_ids(["dgx-2"])
+    window.flush()
+    panel.scope_button.click()
+    panel.flush()
+    path = next(p for p in example_paths() if p.name == "dgx-h100.yaml")
+    assert window.open_file(path, ask=False)
+    panel.flush()
+    assert panel.current.scope is None and _text(window, "gpus") == "8"
+    assert not panel.scope_button.isChecked()
