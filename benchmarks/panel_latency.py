@@ -1,6 +1,6 @@
 """How long the live panel takes from an edit to new figures on screen, and how long it blocks.
 
-    QT_QPA_PLATFORM=offscreen python benchmarks/panel_latency.py [--sus 4] [--repeat 5]
+    QT_QPA_PLATFORM=offscreen python benchmarks/panel_latency.py [--sus 4] [--repeat 5] [--window]
 
 For a DGX SuperPOD (`generate("superpod", system=..., sus=N)`, 1,016 GPUs at 4 SUs) and a single
 8-GPU DGX node, an edit (an InfiniBand link removed, then put back) is made on the layout the
@@ -143,11 +143,55 @@ def measure(name: str, layout, repeat: int) -> dict[str, float]:
     return out
 
 
+def measure_window(name: str, layout, repeat: int) -> None:
+    """The same edit in the designer window: a command on the undo stack, then undo."""
+    import tempfile
+
+    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+
+    from rackdesigner.commands import RemoveItems
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(os.path.join(tempfile.mkdtemp(), "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings)
+    window._set_document(layout, None)
+    window.resize(1600, 1000)
+    window.show()
+    panel = window.simulation_panel
+    panel.flush()
+    link_id = link_to_edit(layout)
+    meter = StallMeter()
+    times, stalls = [], []
+    for i in range(2 * repeat):
+        loop = QEventLoop()
+        panel.shown.connect(loop.quit)
+        meter.start()
+        start = time.perf_counter()
+        if i % 2 == 0:
+            window.document.push(RemoveItems(links=[link_id]))
+        else:
+            window.document.undo_stack.undo()
+        loop.exec()
+        times.append(time.perf_counter() - start)
+        panel.shown.disconnect(loop.quit)
+        QTimer.singleShot(30, loop.quit)
+        loop.exec()
+        stalls.append(meter.stop())
+    print(f"{name} in the designer window (delete a cable, undo; median of {len(times)}):")
+    print(f"  edit -> figures shown (200 ms debounce): {statistics.median(times) * 1000:7.1f} ms")
+    print(f"  longest GUI stall during an edit:        {statistics.median(stalls) * 1000:7.1f} ms "
+          f"(worst {max(stalls) * 1000:.1f} ms; the designer's own updates included)")
+    window.document.undo_stack.setClean()
+    window.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--system", default="dgx-h100")
     parser.add_argument("--sus", type=int, default=4, help="scalable units (4 → 127 nodes)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--window", action="store_true",
+                        help="also measure inside the designer window (canvas included)")
     args = parser.parse_args()
 
     from PySide6.QtWidgets import QApplication
@@ -159,6 +203,10 @@ def main() -> int:
     measure(f"SuperPOD {args.system} x {args.sus} SU", superpod, args.repeat)
     node = generate(args.system)
     measure(f"one {args.system} node", node, args.repeat)
+    if args.window:
+        measure_window(f"SuperPOD {args.system} x {args.sus} SU",
+                       generate("superpod", system=args.system, sus=args.sus), args.repeat)
+        measure_window(f"one {args.system} node", generate(args.system), args.repeat)
     app.processEvents()
     return 0
 

@@ -67,7 +67,7 @@ def test_removing_and_adding_nvlink_changes_scale_up(make_panel, qtbot):
     panel.flush()
     scale_up, scale_out = _fig(panel, "scale_up").value, _fig(panel, "scale_out").value
     link = layout.remove_link("dgx-1.l0")  # GPU 0 loses 5 of its 18 NVLinks
-    assert panel.live.busy  # debounced, not yet computed
+    assert panel.live.busy and panel.busy_label.isVisible()  # debounced: "updating…"
     with qtbot.waitSignal(panel.shown, timeout=10_000):
         pass  # the debounce fires by itself
     assert _fig(panel, "scale_up").value == pytest.approx(scale_up * 13 / 18)
