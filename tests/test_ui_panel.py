@@ -300,3 +300,38 @@ def test_a_torn_snapshot_is_never_shown(make_panel, monkeypatch):
     assert len(calls) == 2
     assert [live.torn for live in shown] == [False]
     assert not panel.banner.isVisible() or "changed size" not in panel.banner.text()
+
+
+def test_hover_with_the_mouse_shows_values(make_panel, qtbot):
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtTest import QTest
+
+    panel = make_panel(_example("dgx-h100.yaml"))
+    panel.flush()
+    plot = panel.bandwidth
+    view = plot.plot
+    scene_pos = plot.item.vb.mapViewToScene(QPointF(20, 0))  # 1 MiB
+    pos = view.mapFromScene(scene_pos)
+    QTest.mouseMove(view.viewport(), QPoint(pos.x(), pos.y() - 20))
+    qtbot.waitUntil(lambda: "1 MiB" in plot.readout.text(), timeout=5000)
+    assert "GB/s" in plot.readout.text() and plot.cursor.value() == 20
+
+
+def test_power_bars_stack_to_each_rack_and_hover(make_panel, qtbot):
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtTest import QTest
+
+    panel = make_panel(_example("dgx-h100-2node-ib.yaml"))
+    live = panel.flush()
+    panel.tabs.setCurrentWidget(panel.power)
+    power = panel.power
+    rack = next(iter(live.result.power.by_rack.values()))
+    top = sum(bar.opts["height"][0] for bar in power.bars.values())
+    assert top == pytest.approx(rack["max_w"] / 1000, abs=1e-3)
+    _xs, ys = power.budget.getData()
+    assert list(ys) == [rack["budget_w"] / 1000] * 2
+    scene_pos = power.item.vb.mapViewToScene(QPointF(0, top / 2))
+    pos = power.plot.mapFromScene(scene_pos)
+    QTest.mouseMove(power.plot.viewport(), QPoint(pos.x(), pos.y()))
+    qtbot.waitUntil(lambda: "rack-1" in power.readout.text(), timeout=5000)
+    assert "budget 40.8 kW" in power.readout.text()

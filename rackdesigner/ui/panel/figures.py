@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rackdesigner.model import Layout
+from rackdesigner.model.power import NO_DRAW_KINDS, device_draw
 from rackdesigner.simulation import SimulationResult
 
 KIB = 1024
@@ -182,9 +183,10 @@ def rack_power_by_category(layout: Layout, result: SimulationResult,
                            members: set[str] | None) -> dict[str, dict[str, float]]:
     """Max watts per rack split by device category, summing to the result's rack figure.
 
-    The engine reports each rack's total; the split follows the catalog's device kinds, and
-    what the devices do not explain (the cable and transceiver ends the engine adds) is
-    "optics", so the stacked bar always adds up to the figure the engine reports.
+    The engine reports each rack's total (`rackdesigner.model.power`, whose device draw this
+    reuses); the split follows the catalog's device kinds, and what the devices do not explain
+    (the cable and transceiver ends the engine adds) is "optics", so the stacked bar always adds
+    up to the figure the engine reports.
     """
     split: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     catalog = layout.catalog
@@ -192,10 +194,9 @@ def rack_power_by_category(layout: Layout, result: SimulationResult,
         if device.rack is None or (members is not None and device.id not in members):
             continue
         spec = catalog.get(device.model) if device.model in catalog else None
-        if spec is None or spec.kind in ("rack", "system"):
+        if spec is None or spec.kind in NO_DRAW_KINDS:
             continue
-        p = spec.power
-        peak = p.max_w if p.max_w is not None else (p.typical_w or 0.0)
+        peak = device_draw(spec)[1]
         split[device.rack][KIND_CATEGORY.get(spec.kind, "other")] += peak
     out: dict[str, dict[str, float]] = {}
     for rack, info in result.power.by_rack.items():
