@@ -335,3 +335,26 @@ def test_power_bars_stack_to_each_rack_and_hover(make_panel, qtbot):
     QTest.mouseMove(power.plot.viewport(), QPoint(pos.x(), pos.y()))
     qtbot.waitUntil(lambda: "rack-1" in power.readout.text(), timeout=5000)
     assert "budget 40.8 kW" in power.readout.text()
+
+
+def test_export_menu_and_save_baseline_through_the_dialog(make_panel, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    panel = make_panel(_example("dgx-h100.yaml"))
+    panel.flush()
+    messages = []
+    panel.message.connect(messages.append)
+    target = tmp_path / "out.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(target), "")))
+    json_action = next(a for a in panel.export_button.menu().actions() if "JSON" in a.text())
+    json_action.trigger()
+    assert json.loads(target.read_text())["scope"]["gpus"] == 8
+    assert messages[-1].startswith("Exported")
+    panel.compare.pin_button.click()
+    target = tmp_path / "baseline.json"
+    panel.compare.save_button.click()
+    assert json.loads(target.read_text())["schema"] == "rackdesigner.simulation/1"
+    target = tmp_path / "missing-dir" / "x.json"
+    json_action.trigger()
+    assert messages[-1].startswith("Cannot export")
