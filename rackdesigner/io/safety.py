@@ -55,13 +55,21 @@ def might_nest_deeply(data: bytes, text: str) -> bool:
 def exact_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> tuple[bool, int | None]:
     """Walk the parser's events; (True, line) as soon as nesting passes `limit`."""
     depth = 0
-    for event in yaml.parse(text, Loader=_Parser):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > limit:
-                return True, event.start_mark.line + 1
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=_Parser):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > limit:
+                    return True, event.start_mark.line + 1
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        # libyaml >= 0.2.5 (PyYAML 6.0.4 wheels) stops at its own nesting limit while scanning
+        # ahead, before the parser hands us the event past `limit`.
+        if "nesting depth" in str(exc.problem):
+            mark = exc.problem_mark
+            return True, (mark.line + 1) if mark is not None else None
+        raise
     return False, None
 
 
