@@ -10,14 +10,16 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMenu,
+    QScrollArea,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -45,6 +47,39 @@ from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TE
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
 BANNER_CHARS = 120
+
+
+class _ScrollContent(QWidget):
+    """Fills the scroll area's viewport down to its minimum height, then scrolls.
+
+    Word-wrapped labels make the layout height-for-width, and QScrollArea then sizes the
+    content to the layout's *preferred* height (tall plot size hints): the plots would always
+    scroll. Reporting no height-for-width makes it use the viewport height instead.
+    """
+
+    def heightForWidth(self, width: int) -> int:  # Qt override
+        return -1
+
+    def event(self, event: QEvent) -> bool:  # Qt override
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # new minimum width: tell the panel
+            scroll = self.parentWidget().parentWidget() if self.parentWidget() else None
+            if scroll is not None:
+                scroll.updateGeometry()
+        return handled
+
+
+class _FigureScroll(QScrollArea):
+    """Scrolls vertically only, so it is as wide as the figures need."""
+
+    def minimumSizeHint(self) -> QSize:  # Qt override
+        hint = super().minimumSizeHint()
+        content = self.widget()
+        if content is None:
+            return hint
+        width = (content.minimumSizeHint().width() + 2 * self.frameWidth()
+                 + self.verticalScrollBar().sizeHint().width())
+        return QSize(max(width, hint.width()), hint.height())
 
 
 class SimulationPanel(QWidget):
@@ -163,15 +198,27 @@ class SimulationPanel(QWidget):
         self.tabs.addTab(self.latency, "Latency")
         self.tabs.addTab(self.power, "Power")
 
+        # The controls stay put; figures and plots scroll when the dock is short, so the panel
+        # never forces a minimum height on the window (laptop screens).
+        content = _ScrollContent(self)
+        inner = QVBoxLayout(content)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.setSpacing(4)
+        inner.addWidget(self.banner)
+        inner.addWidget(self.headline)
+        inner.addWidget(self.compare)
+        inner.addWidget(self.tabs, 1)
+        self.scroll = _FigureScroll(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(content)
         box = QVBoxLayout(self)
         box.setContentsMargins(6, 4, 6, 4)
         box.setSpacing(4)
         box.addLayout(row1)
         box.addLayout(row2)
-        box.addWidget(self.banner)
-        box.addWidget(self.headline)
-        box.addWidget(self.compare)
-        box.addWidget(self.tabs, 1)
+        box.addWidget(self.scroll, 1)
 
     # ---- inputs ------------------------------------------------------------------------------
     def set_layout(self, layout: Layout | None) -> None:
