@@ -12,8 +12,12 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rackdesigner import __version__
+
+if TYPE_CHECKING:
+    from rackdesigner.model import Layout
 
 VERB_MODULES = (
     "rackdesigner.cli.catalog_cmd",
@@ -28,6 +32,16 @@ VERB_MODULES = (
 
 class UsageError(Exception):
     """Bad input the user can fix: printed on stderr, exit code 2."""
+
+
+def load_layout_arg(path: str) -> Layout:
+    """Load a layout named on the command line; an unreadable file is a UsageError."""
+    from rackdesigner.io import LayoutFileError, load_layout
+
+    try:
+        return load_layout(path)
+    except LayoutFileError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from rackdesigner.cli import UsageError
+from rackdesigner.cli import load_layout_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,12 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.bom import bill_of_materials, format_csv, format_table
-    from rackdesigner.io import LayoutFileError, load_layout
 
-    try:
-        layout = load_layout(args.file)
-    except LayoutFileError as exc:
-        raise UsageError(str(exc)) from None
+    layout = load_layout_arg(args.file)
     bom = bill_of_materials(layout)
     if args.format == "json":
         print(json.dumps(bom.to_json(), indent=2))

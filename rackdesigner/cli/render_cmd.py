@@ -26,18 +26,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rackdesigner.cli import UsageError
-    from rackdesigner.io import LayoutFileError, load_layout
+    from rackdesigner.cli import UsageError, load_layout_arg
 
     output = Path(args.output)
     if output.suffix.lower() not in (".png", ".svg"):
         raise UsageError(f"{output}: the output must end in .png or .svg")
     if args.scale <= 0:
         raise UsageError("--scale must be positive")
-    try:
-        layout = load_layout(args.file)
-    except LayoutFileError as exc:
-        raise UsageError(str(exc)) from None
+    layout = load_layout_arg(args.file)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from rackdesigner.cli import UsageError
+from rackdesigner.cli import UsageError, load_layout_arg
 
 _COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
                 "all_to_all", "send_recv")
@@ -42,13 +42,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rackdesigner.io import LayoutFileError, load_layout
     from rackdesigner.simulation import SimulationInputError, simulate
 
-    try:
-        layout = load_layout(args.file)
-    except LayoutFileError as exc:
-        raise UsageError(str(exc)) from None
+    layout = load_layout_arg(args.file)
     scope = args.group
     if args.gpus is not None:
         scope = [g.strip() for g in args.gpus.split(",") if g.strip()]
