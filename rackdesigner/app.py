@@ -12,6 +12,8 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 DEFAULT_EXAMPLE = "dgx-h100.yaml"
+DESKTOP_FILE_NAME = "rackdesigner"  # packaging/rackdesigner.desktop
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)  # resources/icons/rackdesigner-N.png
 
 
 def default_example() -> Path | None:
@@ -27,29 +29,46 @@ def default_example() -> Path | None:
     return paths[0] if paths else None
 
 
+def configure_application(app) -> None:
+    """Name the application (QSettings' location), tie it to its desktop entry and set the icon.
+
+    The desktop file name becomes the window's app id on Wayland, which the compositor matches
+    to `rackdesigner.desktop` for the dock icon and name: it must equal that file's stem.
+    """
+    from PySide6.QtGui import QIcon
+
+    from rackdesigner import __version__
+    from rackdesigner._resources import icon_path
+
+    app.setApplicationName("RackDesigner")
+    app.setOrganizationName("RackDesigner")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName(DESKTOP_FILE_NAME)
+    if not app.windowIcon().isNull():
+        return
+    icon = QIcon()
+    try:  # the rendered sizes first: they need no SVG image plugin
+        files = [icon_path(f"rackdesigner-{size}.png") for size in ICON_SIZES]
+        files.append(icon_path())
+    except FileNotFoundError:
+        return
+    for file in files:
+        if file.exists():
+            icon.addFile(str(file))
+    if not icon.isNull():
+        app.setWindowIcon(icon)
+
+
 def run_app(path: str | None, *, quit_after_ms: int | None = None) -> int:
     """Open the designer on `path` (or a bundled example) and run until the window closes.
 
     `quit_after_ms` closes the window after a delay (start-up smoke tests).
     """
     from PySide6.QtCore import QTimer
-    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from rackdesigner import __version__
-
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("RackDesigner")
-    app.setOrganizationName("RackDesigner")
-    app.setApplicationVersion(__version__)
-    from rackdesigner._resources import icon_path
-
-    try:
-        icon = icon_path()
-        if icon.exists():
-            app.setWindowIcon(QIcon(str(icon)))
-    except FileNotFoundError:
-        pass
+    configure_application(app)
     from rackdesigner.ui.main_window import MainWindow
 
     if path is not None and not Path(path).exists():

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from rackdesigner.catalog import Catalog, default_catalog
 from rackdesigner.model import Layout
+from rackdesigner.ui import window_layout
 from rackdesigner.ui.canvas.scene import RackScene
 from rackdesigner.ui.canvas.view import OVERVIEW_MIN_DEVICES, RackView
 from rackdesigner.ui.document import Document
@@ -73,7 +74,7 @@ class MainWindow(FileActions, QMainWindow):
         self._build_actions()
         self._connect()
         self.setAcceptDrops(True)
-        self.resize(1500, 920)
+        self._default_docks_pending = False
         self._restore_state()
         self._set_document(self.document.layout, None)
         if path is not None:
@@ -106,9 +107,7 @@ class MainWindow(FileActions, QMainWindow):
                                        Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(self.problems_dock, self.history_dock)
         self.problems_dock.raise_()
-        self.resizeDocks([self.palette_dock], [290], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.inspector_dock], [320], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.problems_dock], [170], Qt.Orientation.Vertical)
+        window_layout.set_dock_corners(self)
 
     def set_simulation_panel(self, widget: QWidget) -> None:
         """Replace the simulation placeholder (the live panel's issue calls this)."""
@@ -182,7 +181,7 @@ class MainWindow(FileActions, QMainWindow):
         self.simulation_panel.set_layout(layout)
         self._update_counts()
         self._update_title()
-        self.view.fit()
+        self.view.request_fit()
 
     def _update_title(self, *args) -> None:
         path = self.document.path
@@ -241,17 +240,25 @@ class MainWindow(FileActions, QMainWindow):
 
     # ---- window state ------------------------------------------------------------------------
     def _restore_state(self) -> None:
+        """Saved geometry and dock state win; a first run gets `window_layout`'s defaults."""
         geometry, state = self.settings.window_state()
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        if state is not None:
-            self.restoreState(state)
+        if geometry is None or not self.restoreGeometry(geometry):
+            window_layout.place_first_run(self)
+        if state is None or not self.restoreState(state, window_layout.DOCK_STATE_VERSION):
+            self._default_docks_pending = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._default_docks_pending:
+            self._default_docks_pending = False
+            window_layout.apply_default_dock_sizes(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():
             event.ignore()
             return
-        self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        state = self.saveState(window_layout.DOCK_STATE_VERSION)
+        self.settings.save_window_state(self.saveGeometry(), state)
         self.settings.sync()
         self.simulation_panel.close_panel()
         self.document.close()

@@ -1,10 +1,25 @@
 """The canvas view: zoom (wheel, Ctrl +/-, Ctrl+0 fit), pan (middle button, space+drag),
-rubber-band selection, arrow-key nudges, and the overview switch when zoomed far out."""
+rubber-band selection, arrow-key nudges, and the overview switch when zoomed far out.
+
+Fitting needs the viewport's real size, which a window only has once it is shown and its docks
+are laid out. `request_fit()` (opening a file) therefore fits now if the view is visible and
+keeps the design fitted through the resizes that follow (first show, dock layout, the user
+resizing the window) until the user zooms, pans or clicks into the canvas.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QKeyEvent, QMouseEvent, QPainter, QPixmap, QWheelEvent
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPixmap,
+    QResizeEvent,
+    QShowEvent,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from rackdesigner.ui import style
@@ -13,6 +28,7 @@ from rackdesigner.ui.canvas.scene import RackScene
 MIN_ZOOM = 0.01
 MAX_ZOOM = 4.0
 GRID = 20.0
+FIT_MARGIN = 40.0  # scene units around the design when fitting
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
 EMPTY_HINT = ("Drag a GPU, a switch or a whole system from the Palette to start.\n"
               "Wire devices by dragging from a port row to another device.")
@@ -38,6 +54,11 @@ class RackView(QGraphicsView):
         self._space_down = False
         self._pan_from: QPointF | None = None
         self._grid_brush: QBrush | None = None
+        self._keep_fitted = False
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self._fit_if_kept)
 
     def rack_scene(self) -> RackScene:
         scene = self.scene()
@@ -49,6 +70,10 @@ class RackView(QGraphicsView):
         return self.transform().m11()
 
     def set_zoom(self, zoom: float, anchor_under_mouse: bool = False) -> None:
+        self.stop_keeping_fitted()
+        self._set_zoom(zoom, anchor_under_mouse)
+
+    def _set_zoom(self, zoom: float, anchor_under_mouse: bool = False) -> None:
         zoom = max(MIN_ZOOM, min(MAX_ZOOM, zoom))
         factor = zoom / self.zoom()
         if abs(factor - 1.0) < 1e-9:
@@ -66,20 +91,53 @@ class RackView(QGraphicsView):
     def zoom_out(self) -> None:
         self.set_zoom(self.zoom() / 1.25)
 
-    def fit(self) -> None:
-        """Fit the whole design in the view (Ctrl+0)."""
+    def design_rect(self) -> QRectF:
+        """The scene rectangle of everything drawn (top-level visible items), unpadded."""
         scene = self.rack_scene()
         scene.flush()
         rect = QRectF()
         for item in scene.items():
             if item.isVisible() and item.parentItem() is None:
                 rect = rect.united(item.sceneBoundingRect())
+        return rect
+
+    def fit(self) -> None:
+        """Fit the whole design in the view (Ctrl+0), never above 100 %."""
+        rect = self.design_rect()
         if rect.isEmpty():
             rect = QRectF(-200, -150, 400, 300)
-        self.fitInView(rect.adjusted(-40, -40, 40, 40), Qt.AspectRatioMode.KeepAspectRatio)
+        m = FIT_MARGIN
+        self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
         if self.zoom() > 1.0:
-            self.set_zoom(1.0)
+            self._set_zoom(1.0)
         self._zoom_changed()
+
+    def request_fit(self) -> None:
+        """Fit the design once the view has its real size, and keep it fitted through the
+        resizes that follow until the user zooms, pans or clicks (see the module docstring)."""
+        self._keep_fitted = True
+        if self.isVisible():
+            self.fit()
+        else:
+            self._fit_timer.stop()
+
+    def stop_keeping_fitted(self) -> None:
+        self._keep_fitted = False
+        self._fit_timer.stop()
+
+    def _fit_if_kept(self) -> None:
+        if self._keep_fitted and self.isVisible():
+            self.fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._keep_fitted:
+            self._fit_timer.start()  # once per burst of resizes (window and docks settling)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._keep_fitted:
+            self._fit_timer.start()
 
     def _zoom_changed(self) -> None:
         scene = self.rack_scene()
@@ -90,6 +148,7 @@ class RackView(QGraphicsView):
         self.zoom_changed.emit(self.zoom())
 
     def wheelEvent(self, event: QWheelEvent) -> None:
+        self.stop_keeping_fitted()
         if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             super().wheelEvent(event)
             return
@@ -100,6 +159,7 @@ class RackView(QGraphicsView):
 
     # ---- pan and keys ------------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        self.stop_keeping_fitted()
         key = event.key()
         if key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_down = True
@@ -128,6 +188,7 @@ class RackView(QGraphicsView):
         super().keyReleaseEvent(event)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
+        self.stop_keeping_fitted()
         if event.button() == Qt.MouseButton.MiddleButton:
             self._pan_from = event.position()
             self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
