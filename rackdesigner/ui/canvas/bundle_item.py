@@ -37,6 +37,7 @@ class BundleItem(QGraphicsItem):
         self.bandwidth_gbps = 0.0
         self._line = QLineF()
         self._arc: QPainterPath | None = None
+        self.label_t: float | None = 0.5  # where the count pill sits (see labels.py); None: none
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.setZValue(0)
@@ -66,13 +67,24 @@ class BundleItem(QGraphicsItem):
         return self._arc is not None
 
     def midpoint(self) -> QPointF:
-        return self._arc.pointAtPercent(0.5) if self._arc is not None else self._line.center()
+        return self.point_at(0.5)
+
+    def point_at(self, t: float) -> QPointF:
+        """The point at `t` (0..1) along the drawn wire."""
+        if self._arc is not None:
+            return self._arc.pointAtPercent(t)
+        return self._line.pointAt(t)
+
+    def set_label_t(self, t: float | None) -> None:
+        if t != self.label_t:
+            self.label_t = t
+            self.update()
 
     def width(self) -> float:
         return max(1.2, min(9.0, 1.0 + math.log2(max(1.0, self.bandwidth_gbps / 200.0)) * 1.2))
 
     def boundingRect(self) -> QRectF:
-        pad = 14.0
+        pad = 20.0  # covers the count pill on the wire (half the widest one)
         rect = (self._arc.controlPointRect() if self._arc is not None
                 else QRectF(self._line.p1(), self._line.p2()).normalized())
         return rect.adjusted(-pad, -pad, pad, pad)
@@ -112,18 +124,7 @@ class BundleItem(QGraphicsItem):
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
         self._draw(painter, line)
-        if self.count > 1 and lod >= style.LOD_TEXT:
-            mid = self.midpoint()
-            text = f"×{self.count}"
-            painter.setFont(style.font(6.5, True))
-            w = painter.fontMetrics().horizontalAdvance(text) + 8
-            pill = QRectF(mid.x() - w / 2, mid.y() - 7, w, 14)
-            painter.setPen(QPen(color, 1))
-            painter.setBrush(QColor("white"))
-            painter.drawRoundedRect(pill, 7, 7)
-            painter.setPen(style.TEXT)
-            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
-
+        # the count pill is drawn by the scene over every wire (labels.paint_count_labels)
 
     def _draw(self, painter: QPainter, line: QLineF | None) -> None:
         if self._arc is not None:

@@ -42,6 +42,7 @@ class BundleIndex:
         if item is not None:
             self.forget_item(item)
             self.removeItem(item)
+            self._labels_timer.start()  # its pill's place is free
 
     def _rekey(self, link: Link) -> None:
         self._unfile_link(link.id)
@@ -89,6 +90,7 @@ class BundleIndex:
             return
         a, b = sorted(key)
         item.set_ends(self._endpoint_center(a), self._endpoint_center(b))
+        self._labels_timer.start()
 
     def _endpoint_center(self, endpoint: str) -> QPointF:
         item = self.item_for_device.get(endpoint) or self.item_for_group.get(endpoint)

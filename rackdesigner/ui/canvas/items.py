@@ -8,14 +8,27 @@ full boxes with port rows, then boxes without text, then plain coloured rectangl
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.ui import style
 
 DEVICE_TYPE = QGraphicsItem.UserType + 1
+
+
+def short_title(title: str, metrics: QFontMetrics, width: int) -> str:
+    """`title` as it fits in `width`: a qualifier in brackets goes before words are cut
+    ("NVSwitch (third generation)" -> "NVSwitch"; the full model is in the tooltip)."""
+    if metrics.horizontalAdvance(title) <= width:
+        return title
+    bare = re.sub(r"\s*\([^)]*\)", "", title).strip()
+    if bare and bare != title and metrics.horizontalAdvance(bare) <= width:
+        return bare
+    return metrics.elidedText(bare or title, Qt.TextElideMode.ElideRight, width)
 
 
 class DeviceItem(QGraphicsItem):
@@ -150,8 +163,7 @@ class DeviceItem(QGraphicsItem):
         painter.setPen(style.TEXT)
         painter.setFont(style.font(7.5, True))
         title = self.spec.model if self.spec is not None else self.model
-        title = painter.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight,
-                                                 int(rect.width() - 17))
+        title = short_title(title, painter.fontMetrics(), int(rect.width() - 17))
         painter.drawText(QRectF(rect.left() + 13, rect.top() + 3, rect.width() - 16, 15),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, title)
         badge_rect = QRectF(rect.left() + 13, rect.top() + 20, 28, 11)

@@ -17,6 +17,7 @@ import logging
 from collections import defaultdict
 
 from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsScene
 
 from rackdesigner.model import (
@@ -36,10 +37,12 @@ from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
 from rackdesigner.ui.canvas.interaction import SceneInteraction
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
+from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
 
 log = logging.getLogger(__name__)
 
 OVERVIEW_KINDS = ("node", "tray")
+LABELS_DELAY_MS = 80
 
 
 class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
@@ -69,6 +72,11 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(0)
         self._flush_timer.timeout.connect(self.flush)
+        # count pills are placed after a burst of changes (a drag, opening a file), not per wire
+        self._labels_timer = QTimer(self)
+        self._labels_timer.setSingleShot(True)
+        self._labels_timer.setInterval(LABELS_DELAY_MS)
+        self._labels_timer.timeout.connect(self.place_labels)
         self.overview = False
         self.setBackgroundBrush(style.CANVAS_BG)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
@@ -140,6 +148,7 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler is not None:
             handler(event)
+        self._labels_timer.start()  # a box or a wire moved, came or went
 
     def _on_DeviceAdded(self, event: DeviceAdded) -> None:
         device = event.device
@@ -321,8 +330,27 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
             self._flush_timer.start()
 
     def flush(self) -> None:
-        """Bring group frames and collapsed boxes up to date (deepest groups first)."""
+        """Bring group frames and collapsed boxes up to date (deepest groups first), then the
+        bundles' count pills."""
         self._flush_timer.stop()
+        self._flush_groups()
+        if self._labels_timer.isActive():
+            self.place_labels()
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        if self.bundles and style.lod(painter) >= style.LOD_TEXT:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            paint_count_labels(painter, self.bundles.values(), rect)
+
+    def place_labels(self) -> None:
+        self._labels_timer.stop()
+        boxes = [item.sceneBoundingRect() for item in self.item_for_device.values()
+                 if item.isVisible()]
+        boxes += [item.sceneBoundingRect() for item in self.item_for_group.values()
+                  if item.collapsed and item.isVisible()]
+        place_count_labels(self.bundles.values(), boxes)
+
+    def _flush_groups(self) -> None:
         if self.layout is None or not self._dirty_groups:
             return
         dirty = [g for g in self._dirty_groups if g in self.item_for_group]

@@ -215,7 +215,9 @@ class RackView(QGraphicsView):
         super().mouseReleaseEvent(event)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        """An empty design tells a first-time user where to start."""
+        """The scene's foreground (count pills); an empty design tells a first-time user where
+        to start."""
+        super().drawForeground(painter, rect)
         if self.rack_scene().item_for_device:
             return
         painter.save()
