@@ -44,6 +44,7 @@ MIN_DEVICE_HEIGHT = 56.0
 GROUP_MARGIN = 14.0
 GROUP_HEADER = 22.0
 COLLAPSED_WIDTH = 190.0
+BADGE_POINTS_FAR = 22.0  # the kind badge of a box drawn without text rows
 
 CANVAS_BG = QColor("#f4f6f8")
 GRID_DOT = QColor("#d5dbe1")

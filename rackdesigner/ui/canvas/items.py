@@ -150,9 +150,16 @@ class DeviceItem(QGraphicsItem):
         painter.fillPath(stripe, self.accent)
         painter.fillRect(QRectF(rect.left() + 4, rect.top(), 4, rect.height()), self.accent)
         if lod < style.LOD_TEXT:
-            painter.setPen(style.TEXT)
-            painter.setFont(style.font(11, True))
-            painter.drawText(rect.adjusted(12, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter
+            # Too small for text rows: a box tinted by kind with its badge large enough to
+            # read (about 8 px at 35 % zoom), so GPUs, switches and NICs still tell apart.
+            tint = QColor(self.accent)
+            tint.setAlpha(48)
+            body = QPainterPath()
+            body.addRoundedRect(rect.adjusted(8, 0.5, -0.5, -0.5), 5.5, 5.5)
+            painter.fillPath(body, tint)
+            painter.setPen(self.accent.darker(150))
+            painter.setFont(style.font(style.BADGE_POINTS_FAR, True))
+            painter.drawText(rect.adjusted(16, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter
                              | Qt.AlignmentFlag.AlignLeft, self.badge)
             return
         self._paint_header(painter, rect)
