@@ -17,6 +17,7 @@ ARC_MIN_LENGTH = 260.0  # shorter wires stay straight
 ARC_ALIGNMENT = 0.2  # |dx| below this share of the length counts as stacked
 ARC_BULGE = 0.15  # sideways bulge, as a share of the length
 ARC_MAX_BULGE = 1500.0
+FAR_WIRE_ALPHA = 120  # of 255, wires below the boxes' level of detail
 
 
 class BundleItem(QGraphicsItem):
@@ -113,7 +114,11 @@ class BundleItem(QGraphicsItem):
                 return
         painter.setBrush(Qt.BrushStyle.NoBrush)
         if lod < style.LOD_BOXES:
-            pen = QPen(color, 0)  # cosmetic hairline when far out
+            # cosmetic hairlines when far out, translucent so that where hundreds of wires
+            # run together the density shows as a shade instead of one solid mass
+            if not selected:
+                color.setAlpha(FAR_WIRE_ALPHA)
+            pen = QPen(color, 0)
             painter.setPen(pen)
             self._draw(painter, line)
             return
