@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import lru_cache
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
@@ -28,15 +29,12 @@ PILL_PADDING = 8.0
 GAP = 2.0  # between two pills
 CELL = 64.0
 
-_metrics: QFontMetricsF | None = None
 
-
+@lru_cache(maxsize=512)
 def pill_size(count: int) -> tuple[float, float]:
     """Width and height of a bundle's count pill, in scene units."""
-    global _metrics
-    if _metrics is None:
-        _metrics = QFontMetricsF(style.font(6.5, True))
-    return _metrics.horizontalAdvance(f"×{count}") + PILL_PADDING, PILL_HEIGHT
+    metrics = QFontMetricsF(style.font(6.5, True))
+    return metrics.horizontalAdvance(f"×{count}") + PILL_PADDING, PILL_HEIGHT
 
 
 class _Occupied:

@@ -344,6 +344,8 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
 
     def place_labels(self) -> None:
         self._labels_timer.stop()
+        if self.overview:  # zoomed out too far for any text; leaving it re-places them
+            return
         boxes = [item.sceneBoundingRect() for item in self.item_for_device.values()
                  if item.isVisible()]
         boxes += [item.sceneBoundingRect() for item in self.item_for_group.values()
