@@ -175,3 +175,17 @@ def test_the_application_names_its_desktop_entry_and_icon(qapp):
         qapp.setOrganizationName(saved[1])
         qapp.setDesktopFileName(saved[2])
         qapp.setWindowIcon(saved[3])
+
+
+def test_going_to_an_object_ends_the_kept_fit(qtbot, tmp_path):
+    window = _window(qtbot, tmp_path)
+    window.resize(1200, 800)
+    window.open_file(_example("dgx-h100.yaml"), ask=False)
+    _show(qtbot, window)
+    qtbot.waitUntil(lambda: _fills_the_view(window))
+    zoom, width = window.view.zoom(), window.view.width()
+    window.editor.select_ids(["dgx-1.nic7"])  # as a click in the Problems list does
+    window.resize(1500, 950)
+    qtbot.waitUntil(lambda: window.view.width() > width + 200)
+    QApplication.processEvents()
+    assert window.view.zoom() == zoom

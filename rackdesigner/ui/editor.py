@@ -95,6 +95,7 @@ class Editor(QObject):
                 item.setSelected(True)
                 first = first or item
         if first is not None:
+            self.view.stop_keeping_fitted()  # the user went to something: a resize keeps it
             self.view.ensureVisible(first, 60, 60)
         self.selection_set.emit()
         return first
