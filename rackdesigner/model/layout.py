@@ -7,6 +7,13 @@ changes the state, bumps `revision` and then emits exactly one event to the subs
 
 Links whose devices do not exist (possible only when loading a hand-edited file) are kept in
 `unresolved_links`, outside the graph, so design rules can report them and saving keeps them.
+
+Snapshots for worker threads (`copy()`) must be cheap, so the graph's inner dicts are treated as
+copy-on-write: a node's attribute dict, an edge's attribute dict and the key dict of a device
+pair are never changed in place once in the graph — the mutators put a new dict in their place
+(`_put_edge`, `_drop_edge`, `update_device`). A copy then only needs new top-level node and
+adjacency dicts and a shallow copy of each device's neighbour dict (C-level dict copies), and
+shares everything below with the original; neither side can see the other's later edits.
 """
 
 from __future__ import annotations
@@ -208,7 +215,8 @@ class Layout:
             return old
         if new.group is not None and new.group not in self._groups:
             raise LayoutError(f"device {device_id!r}: no group {new.group!r}")
-        self._graph.nodes[device_id]["device"] = new
+        nodes = self._graph._node
+        nodes[device_id] = {**nodes[device_id], "device": new}  # copy-on-write (module doc)
         if old.group != new.group:
             if old.group is not None:
                 self._group_devices[old.group].discard(device_id)
@@ -228,7 +236,7 @@ class Layout:
         for end in (link.a, link.b):
             if end.device not in self._graph:
                 raise LayoutError(f"link {link.id!r}: no device {end.device!r}")
-        self._graph.add_edge(link.a.device, link.b.device, key=link.id, link=link)
+        _put_edge(self._graph, link.a.device, link.b.device, link.id, {"link": link})
         self._link_ends[link.id] = (link.a.device, link.b.device)
         self._emit(LinkAdded(link))
         return link
@@ -244,7 +252,7 @@ class Layout:
             return link
         link = self.link(link_id)
         u, v = self._link_ends.pop(link_id)
-        self._graph.remove_edge(u, v, key=link_id)
+        _drop_edge(self._graph, u, v, link_id)
         self._emit(LinkRemoved(link))
         return link
 
@@ -258,7 +266,8 @@ class Layout:
         if new.count < 1:
             raise LayoutError(f"link {link_id!r}: count must be >= 1")
         u, v = self._link_ends[link_id]
-        self._graph._adj[u][v][link_id]["link"] = new
+        attrs = self._graph._adj[u][v][link_id]
+        _put_edge(self._graph, u, v, link_id, {**attrs, "link": new})
         self._emit(LinkChanged(old, new))
         return new
 
@@ -335,7 +344,7 @@ class Layout:
     def copy(self) -> Layout:
         """An independent copy with the same content and no listeners (for worker threads)."""
         other = Layout(self.catalog, self._meta)
-        other._graph = self._graph.copy()
+        other._graph = _copy_multigraph(self._graph)
         other._view = other._graph.copy(as_view=True)
         other._link_ends = dict(self._link_ends)
         other._groups = dict(self._groups)
@@ -363,6 +372,51 @@ class Layout:
     def __repr__(self) -> str:
         return (f"<Layout {self._meta.name!r}: {self.device_count()} devices, "
                 f"{self.link_count()} links, {len(self._groups)} groups>")
+
+
+_clear_nx_cache = getattr(nx, "_clear_cache", lambda graph: None)  # networkx >= 3.3
+
+
+def _put_edge(graph: nx.MultiGraph, u: str, v: str, key: str, attrs: dict[str, Any]) -> None:
+    """Add or replace edge `key` between existing nodes u and v. The pair's key dict is
+    replaced by an updated copy, never changed in place (a snapshot may share it)."""
+    adj = graph._adj
+    keydict = dict(adj[u].get(v, {}))
+    keydict[key] = attrs
+    adj[u][v] = keydict  # an existing pair keeps its place in the neighbour order
+    adj[v][u] = keydict
+    _clear_nx_cache(graph)
+
+
+def _drop_edge(graph: nx.MultiGraph, u: str, v: str, key: str) -> None:
+    """Remove edge `key` between u and v, replacing the pair's key dict (see `_put_edge`)."""
+    adj = graph._adj
+    keydict = dict(adj[u][v])
+    del keydict[key]
+    if keydict:
+        adj[u][v] = keydict
+        adj[v][u] = keydict
+    else:
+        del adj[u][v]
+        if u != v:
+            del adj[v][u]
+    _clear_nx_cache(graph)
+
+
+def _copy_multigraph(graph: nx.MultiGraph) -> nx.MultiGraph:
+    """An independent copy of `graph`, which must follow the copy-on-write rule (module doc).
+
+    `nx.MultiGraph.copy()` re-adds every node and edge through the public API (30 ms for a
+    1,016-GPU SuperPOD, about 1 s at 16k GPUs). Here only the dicts that mutators change in
+    place are new: the node dict, the adjacency dict and each node's neighbour dict. Key dicts
+    (still one object seen from both ends of a pair, as networkx has it), attribute dicts and the
+    frozen values in them are shared. Neighbour order is kept, so `links_of` keeps its order.
+    """
+    copy = graph.__class__()
+    copy.graph.update(graph.graph)
+    copy._node = graph._node.copy()
+    copy._adj = {u: neighbours.copy() for u, neighbours in graph._adj.items()}
+    return copy
 
 
 def natural_key(text: str) -> tuple:
