@@ -9,6 +9,7 @@ import pytest
 from rackdesigner.generators import TEMPLATES, GeneratorError, describe_templates, generate
 from rackdesigner.io import dump_layout_text, load_layout, parse_layout_text, save_layout
 from rackdesigner.model import check_layout, has_errors
+from rackdesigner.model.instantiate import CELL_H, CELL_W
 
 SMALL = {
     "dgx-a100": {},
@@ -184,6 +185,78 @@ def test_node_parts_stay_together_on_the_canvas():
     # the upper node in the rack is drawn above the lower one
     u1, u2 = layout.device("dgx-1.chassis").u, layout.device("dgx-2.chassis").u
     assert (u1 > u2) == (a[1] < b[1])
+
+
+def canvas_size(layout) -> tuple[float, float]:
+    """Width and height of the canvas area the devices' cells cover (scene units)."""
+    xs = [d.pos[0] for d in layout.devices()]
+    ys = [d.pos[1] for d in layout.devices()]
+    return max(xs) - min(xs) + CELL_W, max(ys) - min(ys) + CELL_H
+
+
+def overlapping(layout) -> list[tuple[str, str]]:
+    """Pairs of devices whose CELL_W x CELL_H cells overlap (the drawn boxes are smaller)."""
+    found: list[tuple[str, str]] = []
+    active: list[tuple[float, float, str]] = []
+    for (x, y), dev in sorted((d.pos, d.id) for d in layout.devices()):
+        active = [a for a in active if x - a[0] < CELL_W]
+        found += [(other, dev) for _, ay, other in active if abs(y - ay) < CELL_H]
+        active.append((x, y, dev))
+    return found
+
+
+@pytest.mark.parametrize(("template", "options"), CASES, ids=IDS)
+def test_no_two_devices_overlap_on_the_canvas(template, options):
+    assert overlapping(generate(template, **options)) == []
+
+
+def test_nvl72_canvas_is_a_landscape_grid_of_trays():
+    layout = generate("nvl72")
+    width, height = canvas_size(layout)
+    assert 1.0 <= width / height <= 2.0  # was one 680 x 11,080 column (0.06)
+    trays = [g for g in layout.groups() if g.kind == "tray"]
+    top = {}  # tray -> (y, x, u) of its top-left part
+    for g in trays:
+        parts = [layout.device(d) for d in layout.group_devices(g.id)]
+        top[g.id] = (min(d.pos[1] for d in parts), min(d.pos[0] for d in parts), parts[0].u)
+    # the nine switch trays are one row, the compute trays above and below it in rows of 3-6
+    switch_y = {top[g.id][0] for g in trays if g.template == "nvlink-switch-tray"}
+    assert len(switch_y) == 1
+    rows = Counter(top[g.id][0] for g in trays if g.template == "gb200-compute-tray")
+    assert all(3 <= n <= 6 for n in rows.values()) and 3 <= len(rows) <= 6
+    for g in trays:
+        y, _, u = top[g.id]
+        if g.template == "gb200-compute-tray":
+            assert (y < min(switch_y)) == (u > 20), g.id  # rack order: U21+ above the switches
+    # read left to right, top to bottom, the trays come in rack order (top of the rack first)
+    reading = sorted(top.values())
+    assert [u for _, _, u in reading] == sorted((u for _, _, u in reading), reverse=True)
+
+
+@pytest.mark.parametrize(("template", "options"), [
+    ("superpod", {"system": "dgx-h100", "sus": 4}),
+    ("superpod", {"system": "dgx-b200", "sus": 2}),  # an SU row 25,000 units wide, wrapped
+    ("rail-optimized", {"system": "dgx-h100", "nodes": 8, "switch": "qm9700"}),
+    ("single-leaf", {"system": "dgx-h100", "nodes": 4, "switch": "qm9700"}),
+])
+def test_generated_canvas_aspect_is_screen_like(template, options):
+    width, height = canvas_size(generate(template, **options))
+    assert 0.6 <= width / height <= 2.0
+
+
+def test_wrapping_keeps_the_floor_and_rack_elevation():
+    """The canvas wraps an SU row in two, but the racks' floor spots (cable lengths) and the
+    devices' U positions are what the floor plan says."""
+    layout = generate("superpod", system="dgx-b200", sus=2)
+    racks = {d.id: d for d in layout.devices() if layout.catalog.get(d.model).kind == "rack"}
+    su1 = [d for d in racks.values() if d.name.startswith("SU1 ")]
+    assert len({d.pos[1] for d in su1}) == 2  # one floor row, two canvas rows
+    for d in layout.devices():
+        if d.id not in racks:
+            rack = racks[d.rack]
+            assert rack.pos[0] <= d.pos[0] and rack.pos[1] < d.pos[1], d.id  # under its rack
+    nodes = [layout.group(f"dgx-{n}") for n in range(1, 5)]
+    assert [layout.device(f"{g.id}.chassis").u for g in nodes] == [1, 11, 1, 11]
 
 
 @pytest.mark.parametrize(("template", "options", "message"), [

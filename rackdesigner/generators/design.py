@@ -5,8 +5,10 @@ them at U positions, and connects ports; the builder picks each link's cable and
 where the two ends sit (`cabling`), gives every item a readable id from per-prefix counters
 (O(1), never a search), and lays the canvas out as the floor is: racks in rows, each rack a
 column whose contents are stacked top-down in U order, a node's parts kept together as
-`instantiate` arranged them. Nothing touches a `Layout` until `build()`, which adds everything
-in one pass.
+`instantiate` arranged them. A rack that would stack far taller than wide (an NVL72) and a
+design far wider than a screen are wrapped so fit-to-view stays readable (`canvas`); the
+floor positions and U numbers, which cable lengths come from, never change for that. Nothing
+touches a `Layout` until `build()`, which adds everything in one pass.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rackdesigner.generators.cabling import (
     FloorSpot,
     run_length_m,
 )
+from rackdesigner.generators.canvas import TARGET_ASPECT, Packed, Slot, pack_rack, place_racks
 from rackdesigner.model import Device, Group, Layout, Link, Meta, Parts, PortRef, instantiate
 from rackdesigner.model.instantiate import CELL_H, CELL_W
 
@@ -208,34 +211,36 @@ class DesignBuilder:
 
     # ---- finishing -----------------------------------------------------------------------
     def _arrange_canvas(self) -> None:
-        """Racks in rows as on the floor; each rack's contents stacked top-down by U."""
+        """Racks in rows as on the floor (`canvas.place_racks`); each rack's contents top-down
+        by U, stacked or wrapped into rows (`canvas.pack_rack`)."""
         if not self.racks:
             return
-        column_w = max((max((b.width for b in r.blocks), default=CELL_W) for r in
-                        self.racks.values()), default=CELL_W) + COLUMN_GAP
-        heights: dict[int, float] = {}
+        per_row: dict[int, int] = {}
         for r in self.racks.values():
-            h = CELL_H + BLOCK_GAP + sum(b.height + BLOCK_GAP for b in r.blocks)
-            heights[r.row] = max(heights.get(r.row, 0.0), h)
-        row_y: dict[int, float] = {}
-        y = 0.0
-        for row in sorted(heights):
-            row_y[row] = y
-            y += heights[row] + ROW_GAP
+            per_row[r.row] = per_row.get(r.row, 0) + 1
+        header = CELL_H + BLOCK_GAP
+        packed: dict[str, tuple[list[Block], Packed]] = {}
+        slots = []
+        for r in self.racks.values():
+            blocks = sorted(r.blocks, key=lambda b: -b.top_u)
+            pack = pack_rack([(b.width, b.height) for b in blocks], BLOCK_GAP,
+                             TARGET_ASPECT / per_row[r.row], header)
+            packed[r.id] = (blocks, pack)
+            slots.append(Slot(r.id, r.row, r.col, max(CELL_W, pack.width),
+                              header + pack.height + BLOCK_GAP))
+        places = place_racks(slots, COLUMN_GAP, ROW_GAP)
         devices = self.devices
         for r in self.racks.values():
-            x0 = r.col * column_w
-            y0 = row_y[r.row]
+            x0, y0 = places[r.id]
             devices[r.id] = dataclasses.replace(devices[r.id], pos=(x0, y0))
-            cursor = y0 + CELL_H + BLOCK_GAP
-            for block in sorted(r.blocks, key=lambda b: -b.top_u):
+            blocks, pack = packed[r.id]
+            for block, (bx, by) in zip(blocks, pack.offsets, strict=True):
                 members = [devices[i] for i in block.ids]
                 min_x = min(d.pos[0] for d in members)
                 min_y = min(d.pos[1] for d in members)
-                dx, dy = x0 - min_x, cursor - min_y
+                dx, dy = x0 + bx - min_x, y0 + header + by - min_y
                 for d in members:
                     devices[d.id] = dataclasses.replace(d, pos=(d.pos[0] + dx, d.pos[1] + dy))
-                cursor += block.height + BLOCK_GAP
 
     def build(self) -> Layout:
         self._arrange_canvas()
