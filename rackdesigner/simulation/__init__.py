@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, COLLECTIVES, Point
 from rackdesigner.simulation.engine import SimulationInputError, simulate
-from rackdesigner.simulation.result import SCHEMA, SimulationResult
+from rackdesigner.simulation.result import NOTE, SCHEMA, WARNING, Message, SimulationResult
 
 __all__ = [
     "ALGORITHM_CHOICES",
     "COLLECTIVES",
+    "NOTE",
     "SCHEMA",
+    "WARNING",
+    "Message",
     "Point",
     "SimulationInputError",
     "SimulationResult",

@@ -17,7 +17,15 @@ from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, COLLECTIVES, 
 from rackdesigner.simulation.fabric import bisection, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.power import power_report
-from rackdesigner.simulation.result import BandwidthInfo, LatencyInfo, ScopeInfo, SimulationResult
+from rackdesigner.simulation.result import (
+    NOTE,
+    WARNING,
+    BandwidthInfo,
+    LatencyInfo,
+    Message,
+    ScopeInfo,
+    SimulationResult,
+)
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
 
@@ -39,13 +47,20 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     if not (pue >= 1.0 and pue < 10.0):
         raise SimulationInputError(f"PUE must be between 1 and 10, got {pue:g}")
     topo = Topology.build(layout)
-    messages: list[str] = []
+    messages: list[Message] = []
+
+    def warn(code: str, text: str) -> None:  # the design has a problem / a part is left out
+        messages.append(Message(code, WARNING, text))
+
+    def note(code: str, text: str) -> None:  # how a figure was obtained
+        messages.append(Message(code, NOTE, text))
+
     if topo.unknown_models:
-        messages.append("devices of unknown models are left out: "
-                        + ", ".join(sorted(topo.unknown_models)))
+        warn("unknown_models", "devices of unknown models are left out: "
+             + ", ".join(sorted(topo.unknown_models)))
     gpus, power_devices, label = _resolve_scope(layout, topo, scope)
     if not gpus:
-        messages.append(f"{label} has no GPUs: only power is reported")
+        warn("no_gpus", f"{label} has no GPUs: only power is reported")
     # largest set of mutually reachable GPUs
     comps = Counter(topo.component_of[g] for g in gpus)
     reachable = gpus
@@ -55,7 +70,8 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
             first.setdefault(topo.component_of[g], len(first))
         best = max(comps, key=lambda c: (comps[c], -first[c]))
         reachable = [g for g in gpus if topo.component_of[g] == best]
-        messages.append(
+        warn(
+            "unreachable_gpus",
             f"{len(gpus) - len(reachable)} of {len(gpus)} GPUs cannot reach the others "
             f"({len(comps)} disconnected groups; check NIC and switch links): collectives, "
             f"bisection and latency cover the largest reachable group of {len(reachable)} GPUs")
@@ -67,7 +83,8 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
             if g not in topo.kind or topo.kind[g] != "gpu":
                 raise SimulationInputError(f"{g!r} is not a GPU of this layout")
         if topo.component_of[a] != topo.component_of[b]:
-            messages.append(f"GPUs {a} and {b} cannot reach each other: P2P bandwidth is 0")
+            warn("p2p_unreachable", f"GPUs {a} and {b} cannot reach each other: P2P "
+                 "bandwidth is 0")
     elif len(reachable) >= 2:
         a, b = reachable[0], reachable[-1]
     else:
@@ -84,17 +101,19 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     p2p_eff, same_island = _p2p_eff(topo, model, a, b)
     coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
     curves = {name: tuple(coll.sweep(name)) for name in (*COLLECTIVES, "send_recv")}
-    messages.extend(dict.fromkeys(coll.messages))
+    for text in dict.fromkeys(coll.messages):  # a forced algorithm that cannot run here
+        warn("algorithm_unavailable", text)
     if model.n_islands > 1 and any(p.algorithm in ("collnet_direct", "nvls") for pts in
                                    curves.values() for p in pts):
-        messages.append("in-network reduction across nodes (SHARP) is counted: NCCL uses it "
-                        "only with NCCL_COLLNET_ENABLE=1 and the SHARP plugin; "
-                        "--algorithm ring or nvls_tree shows the figures without it")
+        note("sharp_assumed", "in-network reduction across nodes (SHARP) is counted: NCCL uses "
+             "it only with NCCL_COLLNET_ENABLE=1 and the SHARP plugin; "
+             "--algorithm ring or nvls_tree shows the figures without it")
     modelled = [c for c in classes if c.source == "model"]
     if modelled:
         figures = ", ".join(f"{k} {C.MODEL_LATENCY_US[k]:g} us" for k in dict.fromkeys(
             c.link_class for c in modelled))
-        messages.append(
+        note(
+            "model_latency",
             "GPU-to-GPU latency of " + ", ".join(c.name for c in modelled)
             + f" uses NCCL's per-step model figure ({figures}; hwLat ring LL) instead of "
             "device figures, because these have no published latency: "
@@ -123,9 +142,15 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     )
     power = power_report(layout, topo, power_devices, pue)
     if power.without_power:
-        messages.append("no power figure in the catalog for: " + ", ".join(power.without_power))
+        note("no_power_figure", "no power figure in the catalog for: "
+             + ", ".join(power.without_power))
+    for rack, info_w in power.by_rack.items():
+        budget = info_w.get("budget_w")
+        if budget and info_w.get("max_w", 0.0) > budget:
+            warn("rack_over_budget", f"{rack} draws up to {info_w['max_w'] / 1000:,.1f} kW, over "
+                 f"its {budget / 1000:,.1f} kW power budget")
     return SimulationResult(info, bandwidth, MappingProxyType(curves), latency, power,
-                            tuple(messages), algorithm)
+                            tuple(m.text for m in messages), algorithm, tuple(messages))
 
 
 def _resolve_scope(layout: Layout, topo: Topology, scope) -> tuple[list[str], set | None, str]:

@@ -1,4 +1,12 @@
-"""The frozen result of `simulate` and its JSON form (`rackdesigner.simulation/1`)."""
+"""The frozen result of `simulate` and its JSON form (`rackdesigner.simulation/1`).
+
+Each engine message is a `Message` with a severity: a *warning* says the design has a problem
+or the figures leave part of it out (GPUs that cannot reach each other, no GPUs, unknown
+models, racks over budget, a forced algorithm that cannot run); a *note* says how a figure was
+obtained (NCCL's model latency used, SHARP assumed, devices without a published power figure).
+`messages` keeps the plain texts in the same order, so older readers see no change; the JSON
+form only gains a `diagnostics` list (code, severity, text).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +25,31 @@ def _r(value: float | None, digits: int = 3) -> float | None:
     if value is None or value != value or value in (float("inf"), float("-inf")):
         return None
     return round(value, digits)
+
+
+WARNING = "warning"
+NOTE = "note"
+SEVERITIES = (WARNING, NOTE)
+
+
+@dataclass(frozen=True)
+class Message:
+    """One engine message: a stable `code`, its severity (`WARNING` or `NOTE`) and the text."""
+
+    code: str
+    severity: str
+    text: str
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"unknown severity {self.severity!r}")
+
+    @property
+    def is_warning(self) -> bool:
+        return self.severity == WARNING
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "severity": self.severity, "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -90,9 +123,23 @@ class SimulationResult:
     power: PowerReport
     messages: tuple[str, ...]
     algorithm: str = "auto"
+    diagnostics: tuple[Message, ...] = ()  # `messages` with their severity (same order)
 
     def collective(self, name: str) -> tuple[Point, ...]:
         return self.collectives.get(name, ())
+
+    def classified(self) -> tuple[Message, ...]:
+        """Every message with its severity; a message the engine did not classify (a result
+        built by hand with `messages` only) counts as a warning, so nothing is played down."""
+        known = {m.text: m for m in self.diagnostics}
+        return tuple(known.get(text) or Message("unclassified", WARNING, text)
+                     for text in self.messages)
+
+    def warnings(self) -> tuple[Message, ...]:
+        return tuple(m for m in self.classified() if m.severity == WARNING)
+
+    def notes(self) -> tuple[Message, ...]:
+        return tuple(m for m in self.classified() if m.severity == NOTE)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,7 +152,9 @@ class SimulationResult:
             "power": self.power.to_dict(),
             "messages": list(self.messages),
             "algorithm": self.algorithm,
+            "diagnostics": [m.to_dict() for m in self.classified()],
         }
 
 
-__all__ = ["SCHEMA", "BandwidthInfo", "LatencyInfo", "Point", "ScopeInfo", "SimulationResult"]
+__all__ = ["NOTE", "SCHEMA", "SEVERITIES", "WARNING", "BandwidthInfo", "LatencyInfo", "Message",
+           "Point", "ScopeInfo", "SimulationResult"]

@@ -1,0 +1,195 @@
+"""Reading a `rackdesigner.simulation/1` document back into a `SimulationResult`.
+
+What the live panel saves as its baseline and what `simulate --json` prints is the same
+document (`SimulationResult.to_dict()`), so either can be loaded back to compare against. The
+figures come back as they were written (rounded to the digits of the JSON form). A document of
+a newer schema is refused with a clear message; anything that is not such a document raises
+`ResultFormatError` saying what is wrong, never a bare KeyError or TypeError.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from rackdesigner.simulation.collectives import Point
+from rackdesigner.simulation.latency import LatencyClass
+from rackdesigner.simulation.power import PowerReport
+from rackdesigner.simulation.result import (
+    SCHEMA,
+    BandwidthInfo,
+    LatencyInfo,
+    Message,
+    ScopeInfo,
+    SimulationResult,
+)
+
+SCHEMA_NAME, _, _VERSION = SCHEMA.rpartition("/")
+VERSION = int(_VERSION)
+
+
+class ResultFormatError(ValueError):
+    """The text is not a simulation result this version can read (the message says why)."""
+
+
+def _num(value: Any, where: str, *, optional: bool = False) -> float | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ResultFormatError(f"{where} should be a number, not {value!r}")
+    return float(value)
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ResultFormatError(f"{where} should be a whole number, not {value!r}")
+    return value
+
+
+def _obj(data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ResultFormatError(f"{where} should be an object")
+    return data
+
+
+def _get(data: dict[str, Any], key: str, where: str) -> Any:
+    if key not in data:
+        raise ResultFormatError(f"{where}.{key} is missing" if where else f"{key} is missing")
+    return data[key]
+
+
+def result_from_dict(data: Any) -> SimulationResult:
+    """Build a `SimulationResult` from its JSON form (`to_dict()`)."""
+    data = _obj(data, "the document")
+    schema = data.get("schema")
+    if not isinstance(schema, str) or not schema.startswith(SCHEMA_NAME + "/"):
+        raise ResultFormatError(f"not a RackDesigner simulation result (schema {schema!r}, "
+                                f"expected {SCHEMA!r})")
+    version = schema.rpartition("/")[2]
+    if not version.isdigit() or int(version) > VERSION:
+        raise ResultFormatError(f"made by a newer RackDesigner ({schema}); this version reads "
+                                f"{SCHEMA}")
+    try:
+        return _build(data)
+    except ResultFormatError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # shapes we did not check
+        raise ResultFormatError(f"malformed simulation result ({type(exc).__name__}: {exc})") \
+            from None
+
+
+def _build(data: dict[str, Any]) -> SimulationResult:
+    s = _obj(_get(data, "scope", ""), "scope")
+    scope = ScopeInfo(**{k: _int(_get(s, k, "scope"), f"scope.{k}") for k in (
+        "gpus", "nodes", "nvlink_domains", "largest_nvlink_domain", "islands",
+        "reachable_gpus")}, label=str(s.get("label", "layout")))
+    b = _obj(_get(data, "bandwidth", ""), "bandwidth")
+    over = _obj(b.get("oversubscription", {}), "bandwidth.oversubscription")
+    worst = _obj(b.get("oversubscription_worst", {}), "bandwidth.oversubscription_worst")
+    bandwidth = BandwidthInfo(
+        per_gpu_scale_up_GBps=_num(_get(b, "per_gpu_scale_up_GBps", "bandwidth"),
+                                   "bandwidth.per_gpu_scale_up_GBps"),
+        per_gpu_scale_out_GBps=_num(_get(b, "per_gpu_scale_out_GBps", "bandwidth"),
+                                    "bandwidth.per_gpu_scale_out_GBps"),
+        bisection_GBps=_num(_get(b, "bisection_GBps", "bandwidth"), "bandwidth.bisection_GBps"),
+        oversubscription=MappingProxyType({k: _num(v, f"oversubscription.{k}", optional=True)
+                                           for k, v in over.items()}),
+        oversubscription_worst=MappingProxyType(
+            {k: _num(v, f"oversubscription_worst.{k}", optional=True) for k, v in worst.items()}),
+        fabric_factor=_num(b.get("fabric_factor", 1.0), "bandwidth.fabric_factor"),
+        p2p=MappingProxyType(dict(_obj(b.get("p2p", {}), "bandwidth.p2p"))),
+    )
+    curves = {}
+    for name, points in _obj(_get(data, "collectives", ""), "collectives").items():
+        if not isinstance(points, list):
+            raise ResultFormatError(f"collectives.{name} should be a list")
+        curves[name] = tuple(_point(_obj(p, f"collectives.{name}[{i}]"), f"{name}[{i}]")
+                             for i, p in enumerate(points))
+    lat = _obj(_get(data, "latency", ""), "latency")
+    g2g = _obj(lat.get("gpu_to_gpu_us", {}), "latency.gpu_to_gpu_us")
+    latency = LatencyInfo(
+        min_us=_num(g2g.get("min"), "latency min", optional=True),
+        mean_us=_num(g2g.get("mean"), "latency mean", optional=True),
+        max_us=_num(g2g.get("max"), "latency max", optional=True),
+        max_hops=_int(lat.get("max_hops", 0), "latency.max_hops"),
+        histogram=tuple(_latency_class(_obj(c, "latency.histogram[]"))
+                        for c in lat.get("histogram", [])),
+        collective_small_us=MappingProxyType(dict(_obj(lat.get("collective_small_us", {}),
+                                                       "latency.collective_small_us"))),
+        missing_data=tuple(lat.get("missing_latency_data", ())),
+    )
+    power = _power(_obj(_get(data, "power", ""), "power"))
+    messages = tuple(str(m) for m in data.get("messages", ()))
+    diagnostics = tuple(Message(str(d["code"]), str(d["severity"]), str(d["text"]))
+                        for d in data.get("diagnostics", ()))
+    return SimulationResult(scope, bandwidth, MappingProxyType(curves), latency, power,
+                            messages, str(data.get("algorithm", "auto")), diagnostics)
+
+
+def _point(p: dict[str, Any], where: str) -> Point:
+    return Point(bytes=_int(_get(p, "bytes", where), f"{where}.bytes"),
+                 time_us=_num(_get(p, "time_us", where), f"{where}.time_us"),
+                 algbw_GBps=_num(_get(p, "algbw_GBps", where), f"{where}.algbw_GBps"),
+                 busbw_GBps=_num(_get(p, "busbw_GBps", where), f"{where}.busbw_GBps"),
+                 algorithm=str(p.get("algorithm", "")), protocol=str(p.get("protocol", "")))
+
+
+def _latency_class(c: dict[str, Any]) -> LatencyClass:
+    return LatencyClass(name=str(_get(c, "class", "latency.histogram[]")),
+                        latency_us=_num(c.get("latency_us"), "latency_us", optional=True),
+                        pairs=_int(c.get("pairs", 0), "pairs"), hops=_int(c.get("hops", 0),
+                                                                          "hops"),
+                        complete=bool(c.get("complete", True)),
+                        source=str(c.get("source", "device")),
+                        link_class=str(c.get("link_class", "net")),
+                        physical_us=_num(c.get("physical_us"), "physical_us", optional=True))
+
+
+def _power(p: dict[str, Any]) -> PowerReport:
+    total_max = _num(_get(p, "total_max_w", "power"), "power.total_max_w")
+    per_gpu = _num(p.get("per_gpu_w"), "power.per_gpu_w", optional=True)
+    gpus = round(total_max / per_gpu) if per_gpu else 0  # not written: what per_gpu_w implies
+    return PowerReport(
+        total_typical_w=_num(_get(p, "total_typical_w", "power"), "power.total_typical_w"),
+        total_max_w=total_max, pue=_num(_get(p, "pue", "power"), "power.pue"), gpus=gpus,
+        by_kind=MappingProxyType(dict(_obj(p.get("by_kind", {}), "power.by_kind"))),
+        by_kind_typical=MappingProxyType(dict(_obj(p.get("by_kind_typical", {}),
+                                                   "power.by_kind_typical"))),
+        by_model=MappingProxyType({k: MappingProxyType(dict(_obj(v, f"power.by_model.{k}")))
+                                   for k, v in _obj(p.get("by_model", {}),
+                                                    "power.by_model").items()}),
+        by_rack=MappingProxyType({k: MappingProxyType(dict(_obj(v, f"power.by_rack.{k}")))
+                                  for k, v in _obj(p.get("by_rack", {}),
+                                                   "power.by_rack").items()}),
+        without_power=tuple(p.get("models_without_power", ())),
+        optics_in_system_max=_int(p.get("optics_in_system_max", 0),
+                                  "power.optics_in_system_max"),
+    )
+
+
+def load_result(path: str | Path) -> SimulationResult:
+    """Read a saved result (a panel baseline or `simulate --json` output) from `path`."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ResultFormatError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ResultFormatError(f"{path.name} is not a text file") from None
+    except json.JSONDecodeError as exc:
+        raise ResultFormatError(f"{path.name} is not valid JSON (line {exc.lineno}, column "
+                                f"{exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ResultFormatError(f"{path.name} is nested too deeply") from None
+    try:
+        return result_from_dict(data)
+    except ResultFormatError as exc:
+        raise ResultFormatError(f"{path.name}: {exc}") from None
+
+
+__all__ = ["ResultFormatError", "load_result", "result_from_dict"]
