@@ -290,3 +290,16 @@ def test_describe_templates_lists_every_template_and_option():
         assert template.name in text
         for option in template.options:
             assert f"--{option.name}" in text
+
+
+def test_single_leaf_moves_the_leaf_out_of_a_rack_its_budget_cannot_hold(catalog):
+    """Four DGX H100 fill a 40.8 kW rack exactly: the leaf and its cables go to a network rack."""
+    from rackdesigner.generators import generate
+    from rackdesigner.model import check_layout
+
+    three = generate("single-leaf", system="dgx-h100", nodes=3, switch="qm9700")
+    four = generate("single-leaf", system="dgx-h100", nodes=4, switch="qm9700")
+    assert check_layout(three) == [] and check_layout(four) == []
+    node_rack = four.device("dgx-1.chassis").rack
+    assert three.device("leaf-1").rack == three.device("dgx-1.chassis").rack
+    assert four.device("leaf-1").rack != node_rack

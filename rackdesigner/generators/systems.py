@@ -20,6 +20,7 @@ from rackdesigner.generators.design import (
     system_power_w,
 )
 from rackdesigner.model import Layout, Parts, PortRef, instantiate
+from rackdesigner.model.rules import check_layout
 
 NODE_RACK = "rack-42u"
 NVL72_RACK = "rack-48u"
@@ -113,7 +114,19 @@ def add_nvl72_parts(b: DesignBuilder, parts: Parts, rack: RackPlace) -> None:
 
 
 def build_single_leaf(catalog: Catalog, system: str, nodes: int, switch: str) -> Layout:
-    """`nodes` systems and one leaf switch in one rack; every compute NIC on the leaf."""
+    """`nodes` systems and one leaf switch; every compute NIC on the leaf.
+
+    The leaf shares the nodes' rack when that rack's power budget still holds it (and its
+    cables); otherwise it gets a network rack of its own beside them, as the SuperPOD RAs do.
+    """
+    layout = _single_leaf(catalog, system, nodes, switch, leaf_rack_of_its_own=False)
+    if any(f.code == "rack-power" for f in check_layout(layout)):
+        layout = _single_leaf(catalog, system, nodes, switch, leaf_rack_of_its_own=True)
+    return layout
+
+
+def _single_leaf(catalog: Catalog, system: str, nodes: int, switch: str,
+                 leaf_rack_of_its_own: bool) -> Layout:
     sys_spec = catalog.get(system)
     sw_spec = catalog.get(switch)
     if sw_spec.kind != "switch":
@@ -133,15 +146,17 @@ def build_single_leaf(catalog: Catalog, system: str, nodes: int, switch: str) ->
         raise GeneratorError(f"one {rack_model} holds at most {per_rack} x {system} (height and "
                              f"power budget); asked for {nodes}")
     title = f"{nodes} x {sys_spec.model} on one {sw_spec.model}"
-    b = DesignBuilder(catalog, title, f"{title}, all compute NICs on the leaf, in one rack.")
+    where = "with the leaf in a network rack" if leaf_rack_of_its_own else "in one rack"
+    b = DesignBuilder(catalog, title, f"{title}, all compute NICs on the leaf, {where}.")
     pod = b.group("cluster", title, "pod")
     rack = b.rack(rack_model, 0, 0, pod)
+    leaf_rack = b.rack(rack_model, 0, 1, pod, "Network rack") if leaf_rack_of_its_own else rack
     prefix = node_prefix(system)
     node_ids = []
     for n in range(nodes):
         node_ids.append(f"{prefix}-{n + 1}")
         b.system(system, node_ids[-1], rack, f"{sys_spec.model} {n + 1}")
-    b.device("leaf-1", sw_spec.id, rack, "Leaf 1")
+    b.device("leaf-1", sw_spec.id, leaf_rack, "Leaf 1")
     single = nic_spec.port(nic_port).count == 1
     for n, node in enumerate(node_ids):
         for r in range(rails):
