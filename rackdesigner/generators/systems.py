@@ -150,7 +150,7 @@ def _single_leaf(catalog: Catalog, system: str, nodes: int, switch: str,
     b = DesignBuilder(catalog, title, f"{title}, all compute NICs on the leaf, {where}.")
     pod = b.group("cluster", title, "pod")
     rack = b.rack(rack_model, 0, 0, pod)
-    leaf_rack = b.rack(rack_model, 0, 1, pod, "Network rack") if leaf_rack_of_its_own else rack
+    leaf_rack = b.rack(rack_model, 1, 0, pod, "Network rack") if leaf_rack_of_its_own else rack
     prefix = node_prefix(system)
     node_ids = []
     for n in range(nodes):
