@@ -83,3 +83,19 @@ def test_a_result_without_diagnostics_treats_messages_as_warnings():
     assert legacy.warnings() == (Message("unclassified", WARNING, "something odd"),)
     with pytest.raises(ValueError):
         Message("x", "fatal", "y")
+
+
+@pytest.mark.parametrize("name", ["dgx-h100.yaml", "dgx-h100-2node-ib.yaml"])
+def test_a_result_reads_back_from_its_json(name, tmp_path):
+    from rackdesigner.simulation.readback import ResultFormatError, load_result
+
+    result = simulate(_example(name), pue=1.45)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(result.to_dict()))
+    back = load_result(path)
+    assert back.to_dict() == json.loads(path.read_text())
+    assert back.power.per_gpu_w == pytest.approx(result.power.per_gpu_w, abs=0.1)
+    assert back.notes() == result.notes()
+    path.write_text(json.dumps({**result.to_dict(), "power": {"pue": 1.3}}))
+    with pytest.raises(ResultFormatError, match=r"power\.total_max_w is missing"):
+        load_result(path)

@@ -323,7 +323,7 @@ def test_power_bars_stack_to_each_rack_and_hover(make_panel, qtbot):
 
     panel = make_panel(_example("dgx-h100-2node-ib.yaml"))
     live = panel.flush()
-    panel.tabs.setCurrentWidget(panel.power)
+    panel.show_tab("power")
     power = panel.power
     rack = next(iter(live.result.power.by_rack.values()))
     top = sum(bar.opts["height"][0] for bar in power.bars.values())

@@ -1,7 +1,11 @@
 """Compare: a pinned baseline result the plots and headline figures are compared against.
 
 Pinning keeps the whole `LiveResult` (a frozen value), so the baseline survives any later edit
-and can be saved as JSON in the `simulate --json` shape, with a label saying what it was.
+and can be saved as JSON in the `simulate --json` shape, with a label saying what it was. Such a
+file — or any `simulate --json` output — loads back as the baseline (`BaselineStore.load`), so
+an alternative saved last week, or computed on the command line, can be compared while editing.
+A file that is not a result raises `ResultFormatError` with a readable reason (never a bare
+KeyError), which the panel shows as a message.
 """
 
 from __future__ import annotations
@@ -11,11 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from rackdesigner.simulation.readback import load_result
 from rackdesigner.ui.panel.export import write_result
 from rackdesigner.ui.panel.live import LiveResult
-from rackdesigner.ui.panel.theme import TEXT_DIM
+from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM
 
 
 @dataclass(frozen=True)
@@ -23,6 +36,11 @@ class Baseline:
     live: LiveResult
     label: str
     when: str = ""
+    source: str = ""  # the file it was loaded from ("" when pinned in this session)
+
+    @property
+    def origin(self) -> str:
+        return f"from {Path(self.source).name}" if self.source else f"pinned {self.when}"
 
 
 class BaselineStore(QObject):
@@ -47,38 +65,108 @@ class BaselineStore(QObject):
             self.baseline = None
             self.changed.emit()
 
+    def load(self, path: str | Path) -> Baseline:
+        """Make the result saved in `path` the baseline; `ResultFormatError` if it is not one."""
+        result = load_result(path)
+        live = LiveResult(request=-1, revision=-1, scope=None, algorithm=result.algorithm,
+                          result=result)
+        name = Path(path).name
+        self.baseline = Baseline(live, f"{result.scope.gpus:,} GPUs, {result.scope.label}, "
+                                 f"loaded from {name}", "", str(path))
+        self.changed.emit()
+        return self.baseline
+
     def save(self, path: str | Path) -> Path:
         if self.baseline is None or self.baseline.live.result is None:
             raise ValueError("no baseline is pinned")
         return write_result(self.baseline.live.result, path, "json")
 
 
+def _button(text: str, parent: QWidget) -> QToolButton:
+    """Tool buttons, not push buttons: four of these fit a narrow dock (push buttons have a
+    large minimum width in most styles)."""
+    button = QToolButton(parent)
+    button.setText(text)
+    return button
+
+
 class CompareBar(QWidget):
-    """"Pin as baseline", "Clear", "Save…" and what the baseline is."""
+    """"Pin as baseline", "Clear", "Save…", "Load…" and what the baseline is; the file
+    buttons ask for a file and report the outcome through `message` (never a dialog)."""
+
+    message = Signal(str)
 
     def __init__(self, store: BaselineStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = store
-        self.pin_button = QPushButton("Pin as baseline", self)
+        self.pin_button = _button("Pin as baseline", self)
         self.pin_button.setToolTip("Keep the current figures; later edits are compared with them")
-        self.clear_button = QPushButton("Clear", self)
-        self.save_button = QPushButton("Save…", self)
+        self.clear_button = _button("Clear", self)
+        self.save_button = _button("Save…", self)
         self.save_button.setToolTip("Save the baseline's results as JSON")
+        self.load_button = _button("Load…", self)
+        self.load_button.setToolTip("Load a baseline saved before, or the output of "
+                                    "'rackdesigner simulate --json', to compare against")
         self.label = QLabel(self)
         self.label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
         self.label.setMinimumWidth(10)
-        box = QHBoxLayout(self)
+        self.error = QLabel(self)  # why a file could not be loaded: wrapped, under the buttons
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {DOWN}; font-size: 8pt;")
+        self.error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.error.setMinimumWidth(10)
+        self.error.setVisible(False)
+        row = QHBoxLayout()
+        row.setSpacing(4)
+        for w in (self.pin_button, self.clear_button, self.save_button, self.load_button):
+            row.addWidget(w)
+        row.addWidget(self.label, 1)
+        box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
-        box.setSpacing(4)
-        for w in (self.pin_button, self.clear_button, self.save_button):
-            box.addWidget(w)
-        box.addWidget(self.label, 1)
+        box.setSpacing(2)
+        box.addLayout(row)
+        box.addWidget(self.error)
         store.changed.connect(self._on_store_changed)
+        self.save_button.clicked.connect(self._on_save_button_clicked)
+        self.load_button.clicked.connect(self._on_load_button_clicked)
         self._on_store_changed()
 
     def _on_store_changed(self) -> None:
         base = self.store.baseline
         self.clear_button.setEnabled(base is not None)
         self.save_button.setEnabled(base is not None)
-        self.label.setText(f"Baseline pinned {base.when} (dashed)" if base else "")
+        self.error.setVisible(False)
+        self.label.setText(f"Baseline {base.origin} (dashed)" if base else "")
         self.label.setToolTip(f"Baseline: {base.label}" if base else "")
+
+    def load(self, path: str | Path) -> bool:
+        """Load `path` as the baseline; a bad file is said under the buttons and in `message`,
+        and the current baseline stays."""
+        try:
+            base = self.store.load(path)
+        except (OSError, ValueError) as exc:
+            text = f"Cannot load the baseline: {exc}"
+            self.error.setText(text)
+            self.error.setVisible(True)
+            self.message.emit(text)
+            return False
+        self.message.emit(f"Loaded the baseline ({base.label})")
+        return True
+
+    def _on_load_button_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load baseline", "",
+                                              "Simulation results (*.json);;All files (*)")
+        if path:
+            self.load(path)
+
+    def _on_save_button_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save baseline", "baseline.json",
+                                              "JSON (*.json)")
+        if not path:
+            return
+        try:
+            self.store.save(path)
+        except (OSError, ValueError) as exc:
+            self.message.emit(f"Cannot save the baseline: {exc}")
+            return
+        self.message.emit(f"Saved the baseline to {path}")

@@ -1,14 +1,21 @@
-"""Headline figures: a grid of small tiles (label, value, detail, delta to the baseline)."""
+"""Headline figures: a grid of small tiles (label, value, detail, delta to the baseline).
+
+Three columns where they fit, two below that (`HeadlineWidget` reflows on resize): the panel's
+minimum width is the two-column one, so on a small screen the user can narrow the dock and
+give the canvas the room, and the figures stay readable instead of clipped.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from rackdesigner.ui.panel.figures import Delta, Figure, delta
 from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP
 
-COLUMNS = 3
+COLUMNS = 3  # when they fit
+NARROW_COLUMNS = 2
 
 
 class FigureTile(QFrame):
@@ -58,6 +65,9 @@ class HeadlineWidget(QWidget):
         self.grid.setSpacing(4)
         self.tiles: dict[str, FigureTile] = {}
         self.deltas: dict[str, str] = {}
+        self.columns = COLUMNS
+        for col in range(COLUMNS):
+            self.grid.setColumnStretch(col, 1)
 
     def show_figures(self, figures: list[Figure], baseline: list[Figure] | None) -> None:
         base = {f.key: f for f in baseline} if baseline is not None else {}
@@ -66,11 +76,42 @@ class HeadlineWidget(QWidget):
             tile = self.tiles.get(figure.key)
             if tile is None:
                 tile = self.tiles[figure.key] = FigureTile(self)
-                self.grid.addWidget(tile, i // COLUMNS, i % COLUMNS)
+                self.grid.addWidget(tile, i // self.columns, i % self.columns)
             change = delta(figure, base[figure.key]) if figure.key in base else None
             if change is not None:
                 self.deltas[figure.key] = change.text
             tile.show_figure(figure, change, baseline is not None)
+        self._reflow(self.width())
+
+    def width_for(self, columns: int) -> int:
+        """The narrowest width at which the tiles fit in `columns` columns."""
+        widths = [0] * columns
+        for i, tile in enumerate(self.tiles.values()):
+            widths[i % columns] = max(widths[i % columns], tile.minimumSizeHint().width())
+        margins = self.grid.contentsMargins()
+        return (sum(widths) + self.grid.horizontalSpacing() * (columns - 1) + margins.left()
+                + margins.right())
+
+    def minimumSizeHint(self) -> QSize:  # Qt override: the narrow arrangement is the minimum
+        hint = super().minimumSizeHint()
+        return QSize(self.width_for(NARROW_COLUMNS), hint.height()) if self.tiles else hint
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._reflow(event.size().width())
+
+    def _reflow(self, width: int) -> None:
+        columns = COLUMNS if width >= self.width_for(COLUMNS) else NARROW_COLUMNS
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for i, tile in enumerate(self.tiles.values()):
+            self.grid.removeWidget(tile)
+            self.grid.addWidget(tile, i // columns, i % columns)
+        for col in range(COLUMNS):  # a column left empty must not keep its width
+            self.grid.setColumnMinimumWidth(col, 0)
+            self.grid.setColumnStretch(col, 1 if col < columns else 0)
+        self.updateGeometry()
 
     def text_of(self, key: str) -> str:
         tile = self.tiles.get(key)

@@ -2,7 +2,8 @@
 
 It follows a `Layout` through `LiveSimulation` and shows each result it delivers; the window
 tells it the selection (`set_selection`) so the "Selection only" toggle can limit the scope.
-Invalid or partial designs show the engine's messages in a banner, never an exception.
+Invalid or partial designs show the engine's warnings in a banner and its notes in a quiet
+"n notes" line (`notes.NotesBar`), never an exception.
 """
 
 from __future__ import annotations
@@ -10,16 +11,16 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
     QMenu,
-    QScrollArea,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -27,7 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.model import Layout, natural_key
-from rackdesigner.simulation import ALGORITHM_CHOICES
+from rackdesigner.simulation import ALGORITHM_CHOICES, WARNING, Message
+from rackdesigner.simulation.constants import DEFAULT_PUE
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
 from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
@@ -41,45 +43,16 @@ from rackdesigner.ui.panel.figures import (
 from rackdesigner.ui.panel.headline import HeadlineWidget
 from rackdesigner.ui.panel.latency import LatencyPlot
 from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
+from rackdesigner.ui.panel.notes import NotesBar
 from rackdesigner.ui.panel.power import PowerPlot
+from rackdesigner.ui.panel.scroll import FigureScroll, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
-BANNER_CHARS = 120
-
-
-class _ScrollContent(QWidget):
-    """Fills the scroll area's viewport down to its minimum height, then scrolls.
-
-    Word-wrapped labels make the layout height-for-width, and QScrollArea then sizes the
-    content to the layout's *preferred* height (tall plot size hints): the plots would always
-    scroll. Reporting no height-for-width makes it use the viewport height instead.
-    """
-
-    def heightForWidth(self, width: int) -> int:  # Qt override
-        return -1
-
-    def event(self, event: QEvent) -> bool:  # Qt override
-        handled = super().event(event)
-        if event.type() == QEvent.Type.LayoutRequest:  # new minimum width: tell the panel
-            scroll = self.parentWidget().parentWidget() if self.parentWidget() else None
-            if scroll is not None:
-                scroll.updateGeometry()
-        return handled
-
-
-class _FigureScroll(QScrollArea):
-    """Scrolls vertically only, so it is as wide as the figures need."""
-
-    def minimumSizeHint(self) -> QSize:  # Qt override
-        hint = super().minimumSizeHint()
-        content = self.widget()
-        if content is None:
-            return hint
-        width = (content.minimumSizeHint().width() + 2 * self.frameWidth()
-                 + self.verticalScrollBar().sizeHint().width())
-        return QSize(max(width, hint.width()), hint.height())
+METRICS = (("busbw", "busbw"), ("algbw", "algbw"), ("busbw + algbw", "both"))
+PUE_MIN, PUE_MAX, PUE_STEP = 1.0, 3.0, 0.05
+TABS = ("bandwidth", "latency", "power")
 
 
 class SimulationPanel(QWidget):
@@ -140,9 +113,18 @@ class SimulationPanel(QWidget):
             self.collective_actions[name] = action
         self.collectives_button.setMenu(menu)
         self.metric_combo = QComboBox(self)
-        self.metric_combo.addItems(["busbw", "algbw"])
-        self.metric_combo.setToolTip("Bus bandwidth (nccl-tests busbw) or algorithm bandwidth")
-        self.metric_combo.currentTextChanged.connect(self._on_metric_combo_changed)
+        for text, quantity in METRICS:
+            self.metric_combo.addItem(text, quantity)
+        self.metric_combo.setToolTip("Bus bandwidth (nccl-tests busbw), algorithm bandwidth, "
+                                     "or both (algbw dotted)")
+        self.metric_combo.currentIndexChanged.connect(self._on_metric_combo_changed)
+        self.pue_spin = QDoubleSpinBox(self)
+        self.pue_spin.setRange(PUE_MIN, PUE_MAX)
+        self.pue_spin.setSingleStep(PUE_STEP)
+        self.pue_spin.setDecimals(2)
+        self.pue_spin.setValue(DEFAULT_PUE)
+        self.pue_spin.setToolTip("Power usage effectiveness: facility power = IT power × PUE")
+        self.pue_spin.valueChanged.connect(self._on_pue_spin_changed)
         self.export_button = QToolButton(self)
         self.export_button.setText("Export")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -157,6 +139,7 @@ class SimulationPanel(QWidget):
         row1.addWidget(self.scope_label, 1)
         row1.addWidget(self.busy_label)
         row1.addWidget(self.scope_button)
+        row1.addWidget(self.export_button)
         row2 = QHBoxLayout()
         row2.setSpacing(4)
         for text, w in (("Algorithm", self.algorithm_combo), ("all_reduce at",
@@ -166,49 +149,38 @@ class SimulationPanel(QWidget):
             row2.addWidget(label)
             row2.addWidget(w)
         row2.addStretch(1)
-        row2.addWidget(self.export_button)
 
-        self.banner = QLabel(self)
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("background: #fff8e1; color: #5d4300; border: 1px solid"
-                                  " #f0d98c; border-radius: 3px; padding: 3px 6px;"
-                                  " font-size: 8pt;")
-        self.banner.setVisible(False)
+        self.notes_bar = NotesBar(self)
+        self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
         self.headline = HeadlineWidget(self)
         self.compare = CompareBar(self.store, self)
         self.compare.pin_button.clicked.connect(self.pin_baseline)
         self.compare.clear_button.clicked.connect(self.store.clear)
-        self.compare.save_button.clicked.connect(self._on_save_baseline_clicked)
+        self.compare.message.connect(self.message)
 
         self.bandwidth = BandwidthPlot(self)
         self.latency = LatencyPlot(self)
         self.power = PowerPlot(self)
-        bw_page = QWidget(self)
-        bw_box = QVBoxLayout(bw_page)
-        bw_box.setContentsMargins(2, 2, 2, 2)
-        bw_tools = QHBoxLayout()
-        bw_tools.addWidget(self.collectives_button)
-        bw_tools.addWidget(self.metric_combo)
-        bw_tools.addStretch(1)
-        bw_box.addLayout(bw_tools)
-        bw_box.addWidget(self.bandwidth, 1)
+        pue_label = QLabel("PUE", self)
+        pue_label.setToolTip(self.pue_spin.toolTip())
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(bw_page, "Bandwidth")
+        self.tabs.addTab(self._page(self.bandwidth, self.collectives_button, self.metric_combo),
+                         "Bandwidth")
         self.tabs.addTab(self.latency, "Latency")
-        self.tabs.addTab(self.power, "Power")
+        self.tabs.addTab(self._page(self.power, pue_label, self.pue_spin), "Power")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
         # never forces a minimum height on the window (laptop screens).
-        content = _ScrollContent(self)
+        content = ScrollContent(self)
         inner = QVBoxLayout(content)
         inner.setContentsMargins(0, 0, 0, 0)
         inner.setSpacing(4)
-        inner.addWidget(self.banner)
+        inner.addWidget(self.notes_bar)
         inner.addWidget(self.headline)
         inner.addWidget(self.compare)
         inner.addWidget(self.tabs, 1)
-        self.scroll = _FigureScroll(self)
+        self.scroll = FigureScroll(self)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -219,6 +191,23 @@ class SimulationPanel(QWidget):
         box.addLayout(row1)
         box.addLayout(row2)
         box.addWidget(self.scroll, 1)
+
+    def _page(self, body: QWidget, *tools: QWidget) -> QWidget:
+        """A tab page: a row of `tools` above `body`."""
+        page = QWidget(self)
+        box = QVBoxLayout(page)
+        box.setContentsMargins(2, 2, 2, 2)
+        row = QHBoxLayout()
+        for tool in tools:
+            row.addWidget(tool)
+        row.addStretch(1)
+        box.addLayout(row)
+        box.addWidget(body, 1)
+        return page
+
+    def show_tab(self, kind: str) -> None:
+        """Bring the "bandwidth", "latency" or "power" tab to the front."""
+        self.tabs.setCurrentIndex(TABS.index(kind))
 
     # ---- inputs ------------------------------------------------------------------------------
     def set_layout(self, layout: Layout | None) -> None:
@@ -296,8 +285,11 @@ class SimulationPanel(QWidget):
         self.reference = int(self.reference_combo.itemData(index))
         self._redraw()
 
-    def _on_metric_combo_changed(self, metric: str) -> None:
-        self.bandwidth.set_quantity(metric)
+    def _on_metric_combo_changed(self, index: int) -> None:
+        self.bandwidth.set_quantity(self.metric_combo.itemData(index))
+
+    def _on_pue_spin_changed(self, value: float) -> None:
+        self.live.set_options(pue=round(value, 2))
 
     def _on_collective_action_toggled(self, checked: bool) -> None:
         self.collectives = [n for n, a in self.collective_actions.items() if a.isChecked()]
@@ -332,10 +324,11 @@ class SimulationPanel(QWidget):
         result = live.result if live is not None else None
         base_live = self.store.baseline.live if self.store.baseline is not None else None
         baseline = base_live.result if base_live is not None else None
-        notes = list(result.messages) if result is not None else []
+        messages = list(result.classified()) if result is not None else []
         if live is not None and live.error:
-            notes.insert(0, f"Cannot simulate: {live.error}")
-        self._show_notes(notes)
+            messages.insert(0, Message("cannot_simulate", WARNING,
+                                       f"Cannot simulate: {live.error}"))
+        self.notes_bar.show_messages(messages)
         self.compare.pin_button.setEnabled(result is not None)
         if result is not None:
             self.headline.show_figures(headline(result, self.reference),
@@ -345,30 +338,13 @@ class SimulationPanel(QWidget):
         self.latency.show_results(result, baseline, self.collectives)
         self.power.show_results(result, live.rack_split if live is not None else {}, baseline)
 
-    def _show_notes(self, notes: list[str]) -> None:
-        """The engine's messages: the most important one, and how many more (all on hover)."""
-        key = ("Cannot", "no GPUs", "cannot reach", "unknown models")
-        notes = sorted(notes, key=lambda n: not any(k in n for k in key))
-        first = notes[0] if notes else ""
-        if len(first) > BANNER_CHARS:
-            first = first[:BANNER_CHARS - 1].rstrip() + "…"
-        more = len(notes) - 1
-        text = f"⚠ {first}" if notes else ""
-        if more > 0:
-            text += f"  (+{more} more note{'s' * (more != 1)}: hover)"
-        self.banner.setText(text)
-        self.banner.setToolTip("\n\n".join(notes))
-        self.banner.setVisible(bool(notes))
-
     # ---- compare -----------------------------------------------------------------------------
     def pin_baseline(self) -> bool:
         return self.store.pin(self.current)
 
-    def _on_save_baseline_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save baseline", "baseline.json",
-                                              "JSON (*.json)")
-        if path:
-            self._report(lambda: self.store.save(path), f"Saved the baseline to {path}")
+    def load_baseline(self, path: str | Path) -> bool:
+        """Compare against the result saved in `path` (False, and a message, if it is not one)."""
+        return self.compare.load(path)
 
     # ---- export ------------------------------------------------------------------------------
     def export_to(self, kind: str, path: str | Path) -> Path:
@@ -380,7 +356,7 @@ class SimulationPanel(QWidget):
             return write_result(result, path, kind, self.reference)
         widget = {"bandwidth": self.bandwidth, "latency": self.latency, "power": self.power}[kind]
         if not widget.isVisible():  # a hidden tab has no size yet: lay it out first
-            self.tabs.setCurrentWidget(widget if kind != "bandwidth" else self.tabs.widget(0))
+            self.show_tab(kind)
         return write_png(widget, path)
 
     def export_dialog(self, kind: str) -> None:

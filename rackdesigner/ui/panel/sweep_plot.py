@@ -121,6 +121,10 @@ class SweepPlot(QWidget):
                 out[f"{name} (baseline)"] = len(b)
         return out
 
+    def _point_text(self, p: Point) -> str:
+        """The hover read-out's value for one point (subclasses may show more)."""
+        return self._fmt(self._value(p))
+
     def _on_scene_mouse_moved(self, args) -> None:
         pos = args[0]
         if not self.item.sceneBoundingRect().contains(pos):
@@ -142,7 +146,7 @@ class SweepPlot(QWidget):
                     continue
                 color = COLLECTIVE_COLORS[name]
                 parts.append(f"<span style='color:{color}'>■</span> {COLLECTIVE_LABELS[name]}"
-                             f"{tag} {self._fmt(self._value(p))} "
+                             f"{tag} {self._point_text(p)} "
                              f"<span style='color:#7b8794'>{p.algorithm}/{p.protocol}</span>")
         text = " · ".join(parts)
         self.readout.setText(text)

@@ -1,0 +1,252 @@
+"""The live panel's messages by severity, narrow docks, PUE, loading a baseline and algbw on
+demand — on real widgets, offscreen; waits use `flush()`, never sleeps."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+def _example(name: str):
+    from rackdesigner._resources import example_paths
+    from rackdesigner.io import load_layout
+
+    return load_layout(next(p for p in example_paths() if p.name == name))
+
+
+@pytest.fixture
+def make_panel(qtbot):
+    def make(layout=None, width=520):
+        from rackdesigner.ui.panel import SimulationPanel
+
+        panel = SimulationPanel(layout)
+        qtbot.addWidget(panel, before_close_func=lambda p: p.close_panel())
+        panel.resize(width, 860)
+        panel.show()
+        qtbot.waitExposed(panel)
+        return panel
+
+    return make
+
+
+def _fig(panel, key):
+    return {f.key: f for f in panel.figures()}[key]
+
+
+# ---- notes vs warnings ---------------------------------------------------------------------
+def test_plain_example_shows_notes_quietly_not_a_warning(make_panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    panel = make_panel(_example("dgx-h100.yaml"))
+    panel.flush()
+    bar = panel.notes_bar
+    assert not panel.banner.isVisible()  # no yellow banner for information
+    assert bar.notes_button.isVisible() and bar.notes_button.text() == "2 notes"
+    assert not bar.notes_label.isVisible()
+    qtbot.mouseClick(bar.notes_button, Qt.MouseButton.LeftButton)
+    assert bar.notes_label.isVisible()
+    assert "model figure" in bar.notes_label.text()
+    qtbot.mouseClick(bar.notes_button, Qt.MouseButton.LeftButton)
+    assert not bar.notes_label.isVisible()
+
+
+def test_unreachable_gpus_are_a_warning_next_to_the_notes(make_panel):
+    from rackdesigner.commands import RemoveItems
+
+    layout = _example("dgx-h100-2node-ib.yaml")
+    panel = make_panel(layout)
+    panel.flush()
+    assert not panel.banner.isVisible()
+    RemoveItems(devices=["leaf-1"]).apply(layout)
+    panel.flush()
+    assert panel.banner.isVisible() and panel.banner.text().startswith("⚠")
+    assert "cannot reach" in panel.banner.text()
+    assert "more warning" not in panel.banner.text()
+    assert all("cannot reach" not in n for n in panel.notes_bar.notes)
+    assert panel.notes_bar.notes_button.isVisible()  # the notes stay, quietly
+
+
+def test_a_run_that_cannot_start_is_a_warning(make_panel):
+    panel = make_panel(_example("dgx-h100.yaml"))
+    panel.flush()
+    panel.set_layout(None)  # the document was closed
+    panel.flush()
+    assert panel.banner.isVisible() and "Cannot simulate" in panel.banner.text()
+    assert not panel.notes_bar.notes_button.isVisible()
+
+
+# ---- narrow docks --------------------------------------------------------------------------
+def test_narrow_dock_shows_two_columns_and_the_minimum_width_drops(make_panel, qtbot):
+    from rackdesigner.ui.panel.headline import COLUMNS
+
+    panel = make_panel(_example("dgx-h100-2node-ib.yaml"), width=560)
+    panel.flush()
+    headline = panel.headline
+    three = headline.width_for(COLUMNS)
+    assert headline.columns == 3 and headline.width() >= three
+    assert panel.minimumSizeHint().width() < 400 < three  # was ~464: three columns forced
+    panel.resize(panel.minimumSizeHint().width(), 860)
+    qtbot.waitUntil(lambda: headline.columns == 2, timeout=5000)
+    assert headline.width() < three
+    grid = headline.grid
+    positions = {k: grid.getItemPosition(grid.indexOf(t))[:2] for k, t in headline.tiles.items()}
+    assert positions["gpus"] == (0, 0) and positions["nvlink_domain"] == (0, 1)
+    assert positions["scale_up"] == (1, 0) and max(c for _r, c in positions.values()) == 1
+    qtbot.waitUntil(lambda: all(  # laid out with nothing cut: each tile at least its minimum
+        t.width() >= t.minimumSizeHint().width() for t in headline.tiles.values()), timeout=5000)
+    assert panel.scroll.horizontalScrollBar().maximum() == 0
+    panel.metric_combo.setCurrentText("busbw + algbw")  # its title must not widen the plot
+    plot = panel.bandwidth
+    qtbot.waitUntil(lambda: plot.item.minimumWidth() <= plot.plot.viewport().width())
+    panel.resize(560, 860)
+    qtbot.waitUntil(lambda: headline.columns == 3, timeout=5000)
+    assert grid.getItemPosition(grid.indexOf(headline.tiles["scale_up"]))[:2] == (0, 2)
+
+
+# ---- PUE ------------------------------------------------------------------------------------
+def test_pue_spin_box_recomputes_facility_power(make_panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    from rackdesigner.simulation.constants import DEFAULT_PUE
+    from rackdesigner.ui.panel.figures import format_watts
+
+    panel = make_panel(_example("dgx-h100.yaml"))
+    panel.flush()
+    spin = panel.pue_spin
+    assert spin.value() == DEFAULT_PUE and panel.current.result.power.pue == DEFAULT_PUE
+    assert (spin.minimum(), spin.maximum(), spin.singleStep()) == (1.0, 3.0, 0.05)
+    it_power = panel.current.result.power.total_max_w
+    panel.show_tab("power")
+    qtbot.waitExposed(spin)
+    spin.setFocus()
+    for _ in range(4):  # 1.30 -> 1.50, as the user would with the arrow key
+        qtbot.keyClick(spin, Qt.Key.Key_Up)
+    assert spin.value() == pytest.approx(1.5)
+    runs = panel.live.runs
+    panel.flush()
+    assert panel.live.runs == runs + 1  # four steps, one recompute (debounced)
+    power = panel.current.result.power
+    assert power.pue == pytest.approx(1.5)
+    assert power.total_max_w == it_power  # IT power does not change, facility does
+    facility = format_watts(it_power * 1.5)
+    assert f"facility {facility} (PUE 1.5)" == panel.headline.tiles["per_gpu"].detail.text()
+    assert f"facility {facility} at PUE 1.5" in panel.power.total.text()
+    spin.setValue(9.0)  # clamped to the spin box's range, never an engine error
+    panel.flush()
+    assert panel.current.result.power.pue == 3.0 and not panel.banner.isVisible()
+
+
+# ---- algbw on demand -----------------------------------------------------------------------
+def test_bandwidth_plot_shows_algbw_dotted_next_to_busbw(make_panel):
+    panel = make_panel(_example("dgx-h100.yaml"))
+    panel.flush()
+    plot = panel.bandwidth
+    assert [panel.metric_combo.itemText(i) for i in range(panel.metric_combo.count())] == [
+        "busbw", "algbw", "busbw + algbw"]
+    assert "all_reduce algbw" not in plot.visible_curves()
+    panel.metric_combo.setCurrentText("busbw + algbw")
+    curves = plot.visible_curves()
+    assert curves["all_reduce"] == 32 and curves["all_reduce algbw"] == 32
+    assert plot.algbw_curves["all_reduce"].opts["pen"].style().name == "DotLine"
+    assert plot.curves["all_reduce"].opts["pen"].style().name == "SolidLine"
+    point = next(p for p in panel.current.result.collective("all_reduce") if p.bytes == 2 ** 30)
+    ys = plot.algbw_curves["all_reduce"].getData()[1]
+    assert ys[-5] == pytest.approx(point.algbw_GBps)  # 1 GiB is 5th from the end (16 GiB)
+    assert point.algbw_GBps < point.busbw_GBps
+    text = plot.hover_at(30)
+    assert "busbw" in text and "algbw" in text and f"{point.algbw_GBps:,.1f} GB/s" in text
+    assert "algbw" in plot.legend.text()
+    panel.pin_baseline()
+    assert "all_reduce algbw (baseline)" in plot.visible_curves()
+    panel.set_collectives(["all_gather"])
+    assert set(plot.visible_curves()) == {"all_gather", "all_gather algbw", "all_gather "
+                                          "(baseline)", "all_gather algbw (baseline)"}
+    panel.metric_combo.setCurrentText("busbw")
+    assert not any("algbw" in k for k in plot.visible_curves())
+    assert "algbw" not in plot.hover_at(30)
+
+
+# ---- load a baseline -----------------------------------------------------------------------
+def test_saved_baseline_loads_back_and_compares(make_panel, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from rackdesigner.commands import RemoveItems
+
+    layout = _example("dgx-h100-2node-ib.yaml")
+    panel = make_panel(layout)
+    panel.flush()
+    panel.pin_baseline()
+    pinned = panel.headline.deltas, panel.store.baseline.live.result.to_dict()
+    saved = tmp_path / "baseline.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        staticmethod(lambda *a, **k: (str(saved), "")))
+    panel.compare.save_button.click()
+    panel.compare.clear_button.click()
+    assert panel.store.baseline is None
+    RemoveItems(links=["link-1", "link-2", "link-3", "link-4"]).apply(layout)
+    panel.flush()
+    messages = []
+    panel.message.connect(messages.append)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(saved), "")))
+    assert panel.compare.load_button.isEnabled()
+    panel.compare.load_button.click()
+    base = panel.store.baseline
+    assert base is not None and base.source == str(saved)
+    assert base.live.result.to_dict() == pinned[1]  # the round trip is exact
+    assert "baseline.json" in panel.compare.label.text() and messages[-1].startswith("Loaded")
+    assert panel.headline.deltas["scale_out"].startswith("−")
+    assert panel.bandwidth.visible_curves()["all_reduce (baseline)"] == 32
+    assert panel.compare.save_button.isEnabled()
+    again = tmp_path / "again.json"
+    panel.store.save(again)
+    assert json.loads(again.read_text()) == json.loads(saved.read_text())
+    assert pinned[0] == {}
+
+
+def test_simulate_json_output_loads_as_the_baseline(make_panel, tmp_path, capsys):
+    from rackdesigner._resources import example_paths
+    from rackdesigner.cli import main
+
+    path = next(p for p in example_paths() if p.name == "dgx-h100.yaml")
+    assert main(["simulate", str(path), "--json", "--pue", "1.5"]) == 0
+    out = tmp_path / "cli.json"
+    out.write_text(capsys.readouterr().out)
+    panel = make_panel(_example("dgx-h100-2node-ib.yaml"))
+    panel.flush()
+    assert panel.load_baseline(out)
+    result = panel.store.baseline.live.result
+    assert result.scope.gpus == 8 and result.power.pue == 1.5
+    assert panel.headline.deltas["gpus"] == "+8"
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"{not json", "not valid JSON (line 1"),
+    (b"\xff\xfe\x00garbage", "not a text file"),
+    (b'{"schema": "rackdesigner.layout/1"}', "not a RackDesigner simulation result"),
+    (b'{"schema": "rackdesigner.simulation/9"}', "newer RackDesigner"),
+    (b'{"schema": "rackdesigner.simulation/1", "scope": {"gpus": 8}}', "scope.nodes is missing"),
+    (b'[1, 2]', "should be an object"),
+    (None, "cannot read"),
+])
+def test_a_bad_baseline_file_gives_a_clear_message(make_panel, tmp_path, content, reason):
+    panel = make_panel(_example("dgx-h100.yaml"))
+    panel.flush()
+    panel.pin_baseline()
+    before = panel.store.baseline
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_bytes(content)
+    messages = []
+    panel.message.connect(messages.append)
+    assert not panel.load_baseline(path)  # no exception, no dialog
+    assert panel.store.baseline is before  # the pinned baseline stays
+    assert messages[-1].startswith("Cannot load the baseline: ") and "bad.json" in messages[-1]
+    assert reason in messages[-1]
+    assert panel.compare.error.isVisible() and reason in panel.compare.error.text()
+    assert "pinned" in panel.compare.label.text()  # still says what the baseline is
+    panel.compare.clear_button.click()
+    assert not panel.compare.error.isVisible()
