@@ -250,3 +250,33 @@ def test_a_bad_baseline_file_gives_a_clear_message(make_panel, tmp_path, content
     assert "pinned" in panel.compare.label.text()  # still says what the baseline is
     panel.compare.clear_button.click()
     assert not panel.compare.error.isVisible()
+
+
+def test_a_rack_over_budget_is_a_warning(make_panel, tmp_path):
+    from rackdesigner.catalog import load_catalog
+    from rackdesigner.model import Device, Layout, Link, PortRef
+
+    head = "schema: rackdesigner.device/1\nmanufacturer: Test\n"
+    specs = {
+        "bgpu": "kind: gpu\nmodel: B-GPU\npower: {max_w: 700, source: s}\nports:\n"
+                "  - {name: nvlink, protocol: nvlink, generation: '4', count: 18, lanes: 1, "
+                "rate_gbps: 200, connector: c, source: s}\n"
+                "gpu: {architecture: hopper, sm: 90, source: s}\n",
+        "brack": "kind: rack\nmodel: B-rack\nu_height: 42\n"
+                 "rack: {height_u: 42, power_budget_w: 1000, source: s}\n",
+    }
+    paths = []
+    for model, body in specs.items():
+        path = tmp_path / f"{model}.yaml"
+        path.write_text(head + f"id: {model}\n" + body + "sources: {s: {title: test}}\n")
+        paths.append(path)
+    layout = Layout(catalog=load_catalog(paths))
+    layout.add_device(Device("r1", "brack"))
+    for g in ("g0", "g1"):
+        layout.add_device(Device(g, "bgpu", rack="r1"))
+    layout.add_link(Link("l1", PortRef("g0", "nvlink"), PortRef("g1", "nvlink"), 18))
+    panel = make_panel(layout)
+    panel.flush()
+    assert panel.headline.text_of("over_budget") == "1 of 1"
+    assert panel.banner.isVisible() and "over its 1.0 kW power budget" in panel.banner.text()
+    assert panel.notes_bar.warnings == tuple(m.text for m in panel.current.result.warnings())
