@@ -121,8 +121,12 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
                else "no budget")
         flag = "  OVER BUDGET" if budget and row["max_w"] > budget else ""
         lines.append(f"  rack {rack:<16} {row['max_w'] / 1000:,.1f} kW max ({use}){flag}")
-    if d["messages"]:
-        lines += ["", "Notes"] + [f"  - {m}" for m in d["messages"]]
+    diagnostics = d.get("diagnostics") or [{"severity": "warning", "text": m}
+                                           for m in d["messages"]]
+    for severity, title in (("warning", "Warnings"), ("note", "Notes")):
+        texts = [x["text"] for x in diagnostics if x["severity"] == severity]
+        if texts:
+            lines += ["", title] + [f"  - {t}" for t in texts]
     rows = d["collectives"].get(collective, [])
     lines += ["", f"{collective} ({s['reachable_gpus']} ranks, algorithm {d['algorithm']})"]
     if not rows:
