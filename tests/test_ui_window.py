@@ -129,6 +129,103 @@ def test_problems_recompute_is_debounced(qtbot, tmp_path):
     assert len(calls) == 1
 
 
+class _GatedChecks:
+    """Replaces the Problems dock's `check_layout`: records which thread runs it and, once
+    `closed`, holds a worker's run after its snapshot until the test has edited the model."""
+
+    def __init__(self, monkeypatch) -> None:
+        import threading
+
+        from rackdesigner.ui import problems as problems_module
+
+        self.threading = threading
+        self.on_gui_thread: list[bool] = []
+        self.closed = False
+        self.snapshot_taken, self.release = threading.Event(), threading.Event()
+        self.real = problems_module.check_layout
+        monkeypatch.setattr(problems_module, "check_layout", self)
+
+    def __call__(self, layout):
+        on_gui = self.threading.current_thread() is self.threading.main_thread()
+        self.on_gui_thread.append(on_gui)
+        if self.closed and not on_gui:
+            self.snapshot_taken.set()
+            assert self.release.wait(10)
+        return self.real(layout)
+
+
+def test_problems_are_checked_on_a_worker_and_a_stale_result_is_dropped(qtbot, tmp_path,
+                                                                        monkeypatch):
+    gate = _GatedChecks(monkeypatch)
+    window = make_window(qtbot, tmp_path, small_layout(), show=False)
+    problems, layout = window.problems, window.document.layout
+    qtbot.waitUntil(lambda: not problems.busy)
+    assert gate.on_gui_thread and not any(gate.on_gui_thread)  # opening: worker only
+    shown = []
+    problems.findings_changed.connect(lambda e, w: shown.append(list(problems.findings)))
+    runs, dropped = problems.runs, problems.dropped
+    gate.closed = True
+    problems.set_layout(layout)  # a run starts on the worker at once...
+    assert problems.runs == runs + 1 and gate.snapshot_taken.wait(10)
+    old_revision = layout.revision
+    bad = Link("link-9", PortRef("gpu-2", "nvlink"), PortRef("switch-1", "ib"))
+    window.document.push(AddItems(links=[bad]))  # ...and the model changes before it ends
+    gate.closed = False
+    gate.release.set()
+    with qtbot.waitSignal(problems.result_dropped, timeout=5000) as blocker:
+        pass
+    assert blocker.args[0].revision == old_revision < layout.revision
+    assert shown == []  # the stale (clean) findings were never shown
+    with qtbot.waitSignal(problems.findings_changed, timeout=5000):
+        pass
+    assert len(shown) == 1 and any(f.code == "protocol-mismatch" for f in shown[0])
+    assert problems.shown_revision == layout.revision and problems.dropped == dropped + 1
+    assert not any(gate.on_gui_thread)  # no check ran on the GUI thread
+    problems.flush()  # nothing pending: nothing to do
+    assert gate.on_gui_thread.count(True) == 0
+
+
+def test_problems_drop_a_result_for_an_older_revision_even_unasked(qtbot, monkeypatch):
+    from rackdesigner.ui.problems import ProblemsWidget
+
+    gate = _GatedChecks(monkeypatch)
+    problems = ProblemsWidget()
+    qtbot.addWidget(problems, before_close_func=lambda w: w.close_problems())
+    layout = small_layout()
+    gate.closed = True
+    problems.set_layout(layout)
+    assert gate.snapshot_taken.wait(10)
+    layout.add_link(Link("link-9", PortRef("gpu-2", "nvlink"), PortRef("switch-1", "ib")))
+    gate.closed = False  # nobody calls schedule(): the revision alone makes the result stale
+    gate.release.set()
+    with qtbot.waitSignal(problems.result_dropped, timeout=5000):
+        pass
+    with qtbot.waitSignal(problems.findings_changed, timeout=5000):  # ran again by itself
+        pass
+    assert any(f.code == "protocol-mismatch" for f in problems.findings)
+    assert problems.shown_revision == layout.revision and problems.runs == 2
+
+
+def test_problems_flush_is_synchronous_while_a_run_is_in_flight(qtbot, tmp_path, monkeypatch):
+    gate = _GatedChecks(monkeypatch)
+    window = make_window(qtbot, tmp_path, small_layout(), show=False)
+    problems, layout = window.problems, window.document.layout
+    qtbot.waitUntil(lambda: not problems.busy)
+    gate.closed = True
+    problems.set_layout(layout)
+    assert gate.snapshot_taken.wait(10)
+    window.document.push(AddItems(links=[
+        Link("link-9", PortRef("gpu-2", "nvlink"), PortRef("switch-1", "ib"))]))
+    gate.closed = False
+    problems.flush()  # the worker is still held: flush checks on the GUI thread
+    assert any(f.code == "protocol-mismatch" for f in problems.findings)
+    assert problems.shown_revision == layout.revision and gate.on_gui_thread[-1]
+    gate.release.set()
+    with qtbot.waitSignal(problems.result_dropped, timeout=5000):
+        pass
+    assert any(f.code == "protocol-mismatch" for f in problems.findings)
+
+
 def test_inspector_edits_are_commands(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout

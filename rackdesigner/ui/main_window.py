@@ -261,6 +261,7 @@ class MainWindow(FileActions, QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), state)
         self.settings.sync()
         self.simulation_panel.close_panel()
+        self.problems.close_problems()
         self.document.close()
         event.accept()
 
