@@ -27,34 +27,8 @@ import tempfile
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-
-class StallMeter:
-    """Largest interval between ticks of a 1 ms timer on the GUI thread."""
-
-    def __init__(self) -> None:
-        from PySide6.QtCore import QTimer
-
-        self.timer = QTimer()
-        self.timer.setInterval(1)
-        self.timer.timeout.connect(self._tick)
-        self.last = 0.0
-        self.worst = 0.0
-
-    def start(self) -> None:
-        self.last = time.perf_counter()
-        self.worst = 0.0
-        self.timer.start()
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        self.worst = max(self.worst, now - self.last)
-        self.last = now
-
-    def stop(self) -> float:
-        self._tick()
-        self.timer.stop()
-        return self.worst
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stall_meter import StallMeter
 
 
 class CallMeter:
