@@ -8,12 +8,12 @@ One run is in flight at a time: a request made meanwhile starts when the current
 slow design cannot pile up workers. `flush()` runs what is pending now and waits for it.
 
 The copy is taken on the worker, not the GUI thread (it used to take 30–70 ms for a 1,016-GPU
-SuperPOD; since `Layout.copy()` shares the immutable values it is ~1 ms, ~46 ms at 16k GPUs,
-so keeping it off the GUI thread still matters at scale). That is safe because the GUI thread is the only writer: an edit
-that overlaps the copy bumps the request id (every figure-changing mutation emits an event that
-calls `request()` on the GUI thread before the worker's result can be delivered there), so a
-snapshot that might be torn always belongs to a dropped result; a copy that trips over a dict
-changing size is marked `torn` and dropped the same way.
+SuperPOD; since `Layout.copy()` shares the immutable values it is ~1 ms, ~46 ms at 16k GPUs, so
+keeping it off the GUI thread still matters at scale). That is safe because the GUI thread is
+the only writer: an edit that overlaps the copy bumps the request id (every figure-changing
+mutation emits an event that calls `request()` on the GUI thread before the worker's result can
+be delivered there), so a snapshot that might be torn always belongs to a dropped result; a copy
+that trips over a dict changing size is marked `torn` and dropped the same way.
 
 A big document is moved out of the garbage collector's way when it is opened (`settle_heap`):
 a worker's run allocates a snapshot's worth of objects, which triggers full collections, and a
