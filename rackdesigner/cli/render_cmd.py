@@ -1,14 +1,12 @@
 """`rackdesigner render FILE -o OUT.png|.svg`: draw a layout headless with the GUI's scene code.
 
-Qt is imported only when the verb runs, so the rest of the CLI works where Qt cannot load.
-Without a display, Qt's offscreen platform is used.
+Qt is imported only when the verb runs (through `rackdesigner.ui.export.render_layout`), so the
+rest of the CLI works where Qt cannot load. Without a display, Qt's offscreen platform is used.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 
@@ -34,20 +32,10 @@ def run(args: argparse.Namespace) -> int:
     if args.scale <= 0:
         raise UsageError("--scale must be positive")
     layout = load_layout_arg(args.file)
-    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
+    from rackdesigner.ui.export import render_layout
 
-    from rackdesigner.ui.canvas.scene import RackScene
-    from rackdesigner.ui.export import export_image
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (must stay alive)
-    scene = RackScene()
-    scene.set_layout(layout)
-    if args.overview:
-        scene.set_overview(True)
     try:
-        export_image(scene, output, scale=args.scale)
+        render_layout(layout, output, scale=args.scale, overview=args.overview)
     except OSError as exc:
         raise UsageError(f"{output}: {exc}") from None
     print(output)

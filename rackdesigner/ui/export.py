@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QApplication
 
 from rackdesigner.ui.canvas.scene import RackScene
 
+if TYPE_CHECKING:
+    from rackdesigner.model import Layout
+
 MAX_PIXELS = 8000
+_APP: QApplication | None = None
 
 
 def design_rect(scene: RackScene) -> QRectF:
@@ -57,3 +65,21 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
     if not image.save(str(path)):
         raise OSError(f"cannot write {path}")
     return path
+
+
+def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
+                  overview: bool = False) -> Path:
+    """Draw `layout` to a PNG or SVG file without a window (the `render` verb).
+
+    Uses the running QApplication or makes one; without a display, Qt's offscreen platform.
+    """
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    global _APP
+    _APP = QApplication.instance() or QApplication(sys.argv[:1])  # lives as long as the process
+    scene = RackScene()
+    scene.set_layout(layout)
+    if overview:
+        scene.set_overview(True)
+    return export_image(scene, path, scale=scale)
+
