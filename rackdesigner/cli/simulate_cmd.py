@@ -81,7 +81,8 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
         "Bandwidth (hardware, per direction)",
         f"  scale-up per GPU      {_num(b['per_gpu_scale_up_GBps'], ' GB/s')}",
         f"  scale-out per GPU     {_num(b['per_gpu_scale_out_GBps'], ' GB/s')}"
-        + ("  (no NIC is cabled to a switch)" if not b["per_gpu_scale_out_GBps"] else ""),
+        + ("  (slowest GPU: no NIC of its own is cabled to a switch)"
+           if not b["per_gpu_scale_out_GBps"] else "  (slowest GPU's own NIC share)"),
         f"  bisection             {_num(b['bisection_GBps'], ' GB/s')}",
         f"  oversubscription      {over or 'none (no switch tiers in scope)'}",
         f"  P2P {b['p2p']['a']} -> {b['p2p']['b']}: {_num(b['p2p']['GBps'], ' GB/s')} "
