@@ -30,6 +30,24 @@ class SizeAxisItem(pg.AxisItem):
         return [format_bytes(2 ** round(v)) if v == round(v) else "" for v in values]
 
 
+class CategoryAxisItem(pg.AxisItem):
+    """Bottom axis naming bar positions 0, 1, 2... from `labels`; with `thin`, only as many
+    labels as fit (about one per 48 px)."""
+
+    def __init__(self, thin: bool = False) -> None:
+        super().__init__(orientation="bottom")
+        self.labels: list[str] = []
+        self.thin = thin
+
+    def tickValues(self, minVal, maxVal, size):
+        n = len(self.labels)
+        step = max(1, int(n * 48 / max(size, 1)) + 1) if (n and self.thin) else 1
+        return [(1, list(range(0, n, step)))]
+
+    def tickStrings(self, values, scale, spacing):
+        return [self.labels[int(v)] if 0 <= int(v) < len(self.labels) else "" for v in values]
+
+
 class LogTimeAxisItem(pg.AxisItem):
     """Left axis of a log10(µs) plot labelled in ns/µs/ms/s."""
 

@@ -13,28 +13,16 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from rackdesigner.simulation import SimulationResult
-from rackdesigner.ui.panel.axes import LogTimeAxisItem, styled_plot
+from rackdesigner.ui.panel.axes import CategoryAxisItem, LogTimeAxisItem, styled_plot
 from rackdesigner.ui.panel.figures import format_us
 from rackdesigner.ui.panel.sweep_plot import SweepPlot
 from rackdesigner.ui.panel.theme import BASELINE_ALPHA, pg
 
 
-class _ClassAxisItem(pg.AxisItem):
-    def __init__(self) -> None:
-        super().__init__(orientation="bottom")
-        self.labels: list[str] = []
-
-    def tickValues(self, minVal, maxVal, size):
-        return [(1, list(range(len(self.labels))))]
-
-    def tickStrings(self, values, scale, spacing):
-        return [self.labels[int(v)] if 0 <= int(v) < len(self.labels) else "" for v in values]
-
-
 class LatencyHistogram(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.axis = _ClassAxisItem()
+        self.axis = CategoryAxisItem()
         self.plot = styled_plot("GPU-to-GPU latency (share of GPU pairs)", "% of pairs",
                                 axis_items={"bottom": self.axis})
         self.plot.setMinimumHeight(90)

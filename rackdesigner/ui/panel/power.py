@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from rackdesigner.simulation import SimulationResult
-from rackdesigner.ui.panel.axes import styled_plot
+from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.figures import format_watts
 from rackdesigner.ui.panel.theme import (
     BUDGET_COLOR,
@@ -25,24 +25,10 @@ from rackdesigner.ui.panel.theme import (
 BAR_WIDTH = 0.7
 
 
-class _RackAxisItem(pg.AxisItem):
-    def __init__(self) -> None:
-        super().__init__(orientation="bottom")
-        self.labels: list[str] = []
-
-    def tickValues(self, minVal, maxVal, size):
-        n = len(self.labels)
-        step = max(1, int(n * 48 / max(size, 1)) + 1) if n else 1
-        return [(1, list(range(0, n, step)))]
-
-    def tickStrings(self, values, scale, spacing):
-        return [self.labels[int(v)] if 0 <= int(v) < len(self.labels) else "" for v in values]
-
-
 class PowerPlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.axis = _RackAxisItem()
+        self.axis = CategoryAxisItem(thin=True)
         self.plot = styled_plot("Power per rack (max) and budget", "kW",
                                 axis_items={"bottom": self.axis})
         self.item = self.plot.getPlotItem()
