@@ -81,8 +81,18 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     without: set[str] = set()
     draw: dict[str, tuple[float, float]] = {}
     gpus = 0
-    total_t = total_m = 0.0
+    totals = [0.0, 0.0]  # typical, max
     racks_in_scope: set[str] = set()
+
+    def add(kind: str, model: str, units: int, typical: float, peak: float) -> None:
+        counts[model] += units
+        model_t[model] += typical
+        model_m[model] += peak
+        by_kind[kind] += peak
+        by_kind_t[kind] += typical
+        totals[0] += typical
+        totals[1] += peak
+
     for device_id, spec in topo.specs.items():
         if chosen is not None and device_id not in chosen:
             continue
@@ -99,24 +109,12 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
             draw[model] = device_draw(spec)
             if spec.power.typical_w is None and spec.power.max_w is None:
                 without.add(model)
-        typical, peak = draw[model]
-        counts[model] += 1
-        model_t[model] += typical
-        model_m[model] += peak
-        by_kind[kind] += peak
-        by_kind_t[kind] += typical
-        total_t += typical
-        total_m += peak
+        add(kind, model, 1, *draw[model])
     drawn = rp.draws(chosen)
     rack_draw, covered_ends = drawn.by_rack, drawn.covered_units
     for (kind, model), (units, typical, peak) in drawn.link_ends.items():
-        counts[model] += units
-        model_t[model] += typical
-        model_m[model] += peak
-        by_kind[kind] += peak
-        by_kind_t[kind] += typical
-        total_t += typical
-        total_m += peak
+        add(kind, model, units, typical, peak)
+    total_t, total_m = totals
     racks: dict[str, Any] = {}
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
         spec = topo.specs.get(rack)
