@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from catalog_builder import build_catalog
 
-from rackdesigner.catalog import load_catalog
 from rackdesigner.model import Device, Layout, Link, PortRef, instantiate
 from rackdesigner.simulation import SimulationInputError, simulate
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.collectives import busbw_factor
-
-SRC = "sources: {s: {title: test figure}}\n"
-HEAD = "schema: rackdesigner.device/1\nmanufacturer: Test\n"
 
 
 def _port(name, protocol, count, rate, gen="x"):
@@ -46,13 +43,7 @@ SPECS = {
 
 @pytest.fixture(scope="module")
 def tcat(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("catalog")
-    paths = []
-    for model, body in SPECS.items():
-        path = folder / f"{model}.yaml"
-        path.write_text(HEAD + f"id: {model}\n" + body + SRC)
-        paths.append(path)
-    return load_catalog(paths)
+    return build_catalog(tmp_path_factory.mktemp("catalog"), SPECS)
 
 
 def _layout(catalog, gpus, gpu_model="tgpu"):

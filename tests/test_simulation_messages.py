@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from catalog_builder import build_catalog
 
-from rackdesigner.catalog import load_catalog
 from rackdesigner.model import Device, Layout
 from rackdesigner.simulation import NOTE, WARNING, Message, SimulationResult, simulate
 
-HEAD = "schema: rackdesigner.device/1\nmanufacturer: Test\n"
-SRC = "sources: {s: {title: test figure}}\n"
 SPECS = {
     "mgpu": "kind: gpu\nmodel: M-GPU\npower: {typical_w: 500, max_w: 700, source: s}\nports:\n"
             "  - {name: pcie, protocol: pcie, generation: '5', count: 1, lanes: 1, "
@@ -25,13 +23,7 @@ SPECS = {
 
 @pytest.fixture(scope="module")
 def mcat(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("catalog")
-    paths = []
-    for model, body in SPECS.items():
-        path = folder / f"{model}.yaml"
-        path.write_text(HEAD + f"id: {model}\n" + body + SRC)
-        paths.append(path)
-    return load_catalog(paths)
+    return build_catalog(tmp_path_factory.mktemp("catalog"), SPECS)
 
 
 def _example(name):
