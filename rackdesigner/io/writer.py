@@ -155,12 +155,23 @@ def save_layout(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
             getattr(target, "mode", ""))
         target.write(text.encode("utf-8") if binary else text)  # type: ignore[union-attr]
         return
-    path = Path(target)  # type: ignore[arg-type]
+    write_atomic(Path(target), text)  # type: ignore[arg-type]
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write text (UTF-8, "\\n" line ends) or bytes to `path` atomically: a temporary file in
+    the same folder, flushed and fsynced, then `os.replace`; a failure leaves the old file as it
+    was and no temporary file behind. An existing file keeps its permissions."""
+    path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        if isinstance(data, str):
+            handle = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        else:
+            handle = os.fdopen(fd, "wb")
+        with handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if path.exists():

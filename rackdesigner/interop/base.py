@@ -1,0 +1,73 @@
+"""The export registry: one entry per format, each a function of its own module.
+
+An exporter is `write(layout, path, **options) -> ExportReport`; it writes atomically (through
+`rackdesigner.io.writer.write_atomic`) and raises `ExportError` with a plain sentence when the
+design cannot be expressed in the target's format (no switches for a Slurm tree...).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rackdesigner.model import Layout
+
+
+class ExportError(ValueError):
+    """The design cannot be written in the requested format; the message says why."""
+
+
+@dataclass
+class ExportReport:
+    files: list[Path] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)  # what the user should know (warnings)
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Exporter:
+    name: str
+    module: str  # rackdesigner.interop.<module>, function `write`
+    description: str
+    suffixes: tuple[str, ...]  # accepted output suffixes ("" = a folder)
+    file_filter: str  # for the GUI's save dialog
+
+
+EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
+    Exporter("slurm-tree", "slurm", "Slurm topology/tree: topology.conf (or topology.yaml)",
+             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)"),
+    Exporter("slurm-block", "slurm", "Slurm topology/block: one block per NVLink domain",
+             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)"),
+    Exporter("cabling", "cabling", "cabling plan for the site team: CSV or XLSX",
+             (".csv", ".xlsx"), "Cabling plan (*.csv *.xlsx)"),
+    Exporter("netbox", "netbox", "NetBox bulk-import files (CSV + device-type YAML) in a folder",
+             ("",), ""),
+    Exporter("graphml", "graphml", "the topology as GraphML (networkx, Gephi, yEd)",
+             (".graphml",), "GraphML (*.graphml)"),
+    Exporter("dot", "dot", "the topology as Graphviz DOT (boxes and cables)",
+             (".dot", ".gv"), "Graphviz DOT (*.dot *.gv)"),
+    Exporter("astra-sim", "astrasim", "ASTRA-sim analytical network.yml + system.json in a "
+             "folder", ("",), ""),
+)}
+
+
+def export(layout: Layout, fmt: str, path: str | Path, **options: Any) -> ExportReport:
+    """Write `layout` as `fmt` to `path`; ExportError when it cannot be done."""
+    try:
+        exporter = EXPORTERS[fmt]
+    except KeyError:
+        raise ExportError(f"unknown export format {fmt!r} (expected one of "
+                          f"{', '.join(EXPORTERS)})") from None
+    path = Path(path)
+    if exporter.suffixes != ("",) and path.suffix.lower() not in exporter.suffixes:
+        raise ExportError(f"{path}: a {fmt} export is written to a file ending in "
+                          f"{' or '.join(exporter.suffixes)}")
+    if exporter.suffixes == ("",) and path.exists() and not path.is_dir():
+        raise ExportError(f"{path}: a {fmt} export is a folder of files; this is a file")
+    module = importlib.import_module(f"rackdesigner.interop.{exporter.module}")
+    if exporter.module == "slurm":
+        options.setdefault("plugin", fmt.split("-", 1)[1])
+    return module.write(layout, path, **options)
