@@ -166,3 +166,77 @@ def raw_user_file(spec: DeviceSpec) -> dict[str, Any] | None:
     except (OSError, yaml.YAMLError):
         return None
     return data if isinstance(data, dict) else None
+
+
+#: Top-level layout key holding the user models a design carries with it (`rackdesigner pack`):
+#: a mapping of model id to the model file's content. Starts with `x-`, so older RackDesigner
+#: versions keep it when they save the file.
+EMBED_KEY = "x-rackdesigner-models"
+
+
+def catalog_with_embedded(base, embedded: Any, label: str
+                          ) -> tuple[Any, list[CatalogProblem]]:
+    """`base` plus the models embedded in a layout that `base` lacks (an installed model of the
+    same id wins: the local catalog is the one the user maintains). Returns (catalog, problems);
+    with problems the catalog is `base` unchanged."""
+    from rackdesigner.catalog.catalog import Catalog
+
+    if not isinstance(embedded, dict):
+        return base, [CatalogProblem(label, EMBED_KEY, "expected a mapping of model id to "
+                                     "model (as 'rackdesigner pack' writes it)")]
+    specs: list[DeviceSpec] = []
+    problems: list[CatalogProblem] = []
+    for model_id, data in embedded.items():
+        if model_id in base:
+            continue
+        spec, spec_problems = spec_from_data(data, f"{EMBED_KEY}.{model_id}")
+        problems.extend(spec_problems)
+        if spec is not None:
+            if spec.id != model_id:
+                problems.append(CatalogProblem(f"{EMBED_KEY}.{model_id}", "id",
+                                               f"id {spec.id!r} differs from its key"))
+                continue
+            specs.append(dataclasses.replace(spec, file=f"{label} (embedded)"))
+    if problems:
+        return base, problems
+    if not specs:
+        return base, []
+    try:
+        catalog = Catalog([*base, *specs])
+    except CatalogError as exc:
+        return base, exc.problems
+    catalog.overrides = set(getattr(base, "overrides", set()))
+    return catalog, []
+
+
+def models_to_embed(layout) -> dict[str, dict[str, Any]]:
+    """The user models a layout uses (devices, system templates, cables, and the parts,
+    chassis and transceivers they name), as file content to embed under EMBED_KEY."""
+    catalog = layout.catalog
+    wanted = {d.model for d in layout.devices()}
+    wanted |= {g.template for g in layout.groups() if g.template}
+    wanted |= {k.cable for k in layout.links() if k.cable}
+    previous = dict(layout.meta.extra).get(EMBED_KEY) or {}
+    out: dict[str, dict[str, Any]] = {}
+    todo = [m for m in wanted if m in catalog]
+    seen: set[str] = set()
+    while todo:
+        spec = catalog.get(todo.pop())
+        if spec.id in seen:
+            continue
+        seen.add(spec.id)
+        if spec.system is not None:
+            todo += [p.model for p in spec.system.parts if p.model in catalog]
+            if spec.system.chassis and spec.system.chassis in catalog:
+                todo.append(spec.system.chassis)
+        if spec.cable is not None and spec.cable.transceiver in catalog:
+            todo.append(spec.cable.transceiver)
+        if not spec.is_user:
+            continue
+        data = raw_user_file(spec)
+        if data is None and isinstance(previous, dict) and isinstance(previous.get(spec.id),
+                                                                      dict):
+            data = previous[spec.id]
+        if data is not None:
+            out[spec.id] = data
+    return dict(sorted(out.items()))

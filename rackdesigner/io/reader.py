@@ -229,7 +229,7 @@ class _Builder:
         meta = Meta(name=self._opt_str(doc, "name", "layout"),
                     description=self._opt_str(doc, "description", "layout"),
                     extra=_extensions(doc))
-        layout = Layout(self.catalog, meta)
+        layout = Layout(self._catalog(doc, meta), meta)
         groups = [self._group(e) for e in self._entries(doc, "groups")]
         devices = [self._device(e) for e in self._entries(doc, "devices")]
         links = [self._link(e) for e in self._entries(doc, "links")]
@@ -249,6 +249,23 @@ class _Builder:
         layout.source_lines = self.lines
         layout.revision = 0
         return layout
+
+    def _catalog(self, doc: _Entry, meta: Meta) -> Catalog | None:
+        """The catalog to build with: the given one, plus user models the file carries under
+        `x-rackdesigner-models` (catalog/user.py) that it lacks; invalid ones are located."""
+        from rackdesigner.catalog.user import EMBED_KEY, catalog_with_embedded
+
+        embedded = dict(meta.extra).get(EMBED_KEY)
+        if embedded is None:
+            return self.catalog
+        from rackdesigner.catalog import default_catalog
+
+        base = self.catalog if self.catalog is not None else default_catalog()
+        catalog, problems = catalog_with_embedded(base, embedded, self.path)
+        if problems:
+            raise self.fail(doc.line_of(EMBED_KEY), f"embedded model: {problems[0]}"
+                            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        return catalog
 
     def _add(self, adder: Callable[[Any], Any], item: Device | Link | Group) -> None:
         try:
