@@ -90,7 +90,7 @@ def write(layout: Layout, path: Path) -> ExportReport:
         writer.writerows(table)
         write_atomic(path, buffer.getvalue())
     report = ExportReport([path], messages)
-    racks = {r["from_rack"] for r in table} | {r["to_rack"] for r in table}
+    racks = ({r["from_rack"] for r in table} | {r["to_rack"] for r in table}) - {""}
     report.summary = f"{path}: {len(table)} cables across {len(racks)} rack(s)"
     return report
 

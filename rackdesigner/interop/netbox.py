@@ -55,6 +55,8 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
     types = _device_types(inv, report)
     units = sorted(inv.units.values(), key=lambda u: natural_key(u.id))
     units = [u for u in units if _type_key(inv, u) in types]
+    if not units:
+        raise ExportError("no device of the design has a known catalog model")
 
     def table(name: str, header: list[str], rows: list[list[object]]) -> None:
         buffer = io.StringIO()
