@@ -28,7 +28,7 @@ def register_import(parser: argparse.ArgumentParser) -> None:
                    help="protocol and rate (Gb/s per port) for an interface type the device "
                    "type does not spell out, e.g. other=ethernet:400; repeatable")
     p.add_argument("--kind", choices=KINDS, help="kind of device (default: switch when it has "
-                   "8 or more fabric ports, else asked)")
+                   "24 or more fabric ports, else asked)")
     p.add_argument("--force", action="store_true", help="replace models already in DIR")
     p.set_defaults(run=run_import)
 

@@ -5,7 +5,7 @@ type, mgmt_only) and power ports (maximum_draw, allocated_draw). RackDesigner al
 fabric port's protocol and rate: the interface type says it for InfiniBand and Ethernet
 (`infiniband-ndr`, `400gbase-x-osfp`, netbox_types.py); for other types (`other`, vendor
 slugs) the caller supplies `PortFacts` per interface type (the CLI asks, or takes
-`--port TYPE=PROTOCOL:GBPS`). The kind is a switch when the type has 8 or more fabric ports,
+`--port TYPE=PROTOCOL:GBPS`). The kind is a switch when the type has 24 or more fabric ports,
 else the caller says (`--kind`). Management interfaces are left out.
 
 Every figure cites the device type as its source; answers given at import cite "given at
@@ -25,6 +25,9 @@ from rackdesigner.catalog.user import spec_from_data
 from rackdesigner.interop.netbox_types import PortFacts, port_facts
 
 FABRIC = ("infiniband", "ethernet")
+#: A device type with at least this many fabric ports is taken for a switch (servers and
+#: adapters have fewer); below it the kind is asked.
+SWITCH_PORTS = 24
 WEIGHT_KG = {"kg": 1.0, "g": 0.001, "lb": 0.45359237, "oz": 0.028349523125}
 LIBRARY_URL = "https://github.com/netbox-community/devicetype-library"
 
@@ -107,7 +110,7 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
                        "connector": facts.connector, "source": source})
     fabric_ports = sum(g["count"] for g in groups)
     if kind is None:
-        if fabric_ports >= 8:
+        if fabric_ports >= SWITCH_PORTS:
             kind = "switch"
         else:
             raise NetboxTypeError(f"{path}: has {fabric_ports} fabric port(s), so it is not "
@@ -138,7 +141,8 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
     typ_w = sum(p["allocated_draw"] for p in draws
                 if isinstance(p.get("allocated_draw"), int | float))
     if max_w or typ_w:
-        power: dict[str, Any] = {"source": "netbox"}
+        power: dict[str, Any] = {"source": "netbox", "note": f"sum over {len(draws)} power "
+                                 "port(s) of NetBox's allocated_draw / maximum_draw"}
         if typ_w:
             power["typical_w"] = typ_w
         if max_w:
