@@ -126,6 +126,7 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
     if not nodes:
         raise IbnetdiscoverError(f"{label}: no Switch or Ca nodes found; expected the output "
                                  "of 'ibnetdiscover'")
+    last = max(nodes.values(), key=lambda n: n.line)
     for node in nodes.values():
         for port in node.ports.values():
             peer = nodes.get(port.peer)
@@ -137,6 +138,8 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
             if back is None or back.peer != node.guid or back.peer_port != port.number:
                 seen = (f"lists {back.peer}[{back.peer_port}]" if back is not None
                         else "does not list it")
+                if peer is last:
+                    seen += "; the file ends in that block (is the file truncated?)"
                 raise IbnetdiscoverError(
                     f"{label}:{port.line}: {node.guid}[{port.number}] links to "
                     f"{port.peer}[{port.peer_port}], but that port's own line (block on line "
