@@ -7,8 +7,8 @@ import json
 import networkx as nx
 import pytest
 import yaml
-
 from interop_helpers import parse_dot
+
 from rackdesigner.cli import main
 from rackdesigner.generators import generate
 from rackdesigner.interop import ExportError, export
