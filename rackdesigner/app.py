@@ -59,6 +59,14 @@ def configure_application(app) -> None:
         app.setWindowIcon(icon)
 
 
+def _warn_catalog(window, problem: str) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    QMessageBox.warning(window, "Your device catalog has problems",
+                        f"{problem}\n\nYour own models are not loaded; the shipped catalog is "
+                        "used. Check the folder with 'rackdesigner catalog --check DIR'.")
+
+
 def run_app(path: str | None, *, quit_after_ms: int | None = None) -> int:
     """Open the designer on `path` (or a bundled example) and run until the window closes.
 
@@ -75,7 +83,19 @@ def run_app(path: str | None, *, quit_after_ms: int | None = None) -> int:
         print(f"rackdesigner: error: {path}: no such file", file=sys.stderr)
         return 2
     target = Path(path) if path is not None else default_example()
-    window = MainWindow()
+    from rackdesigner.catalog import CatalogError, bundled_catalog, default_catalog
+
+    catalog_problem = None
+    try:
+        catalog = default_catalog()
+    except CatalogError as exc:  # a broken user catalog folder: start with the shipped one
+        catalog_problem = str(exc)
+        print(f"rackdesigner: {exc}", file=sys.stderr)
+        catalog = bundled_catalog()
+    window = MainWindow(catalog=catalog)
+    if catalog_problem is not None:
+        window.last_error = catalog_problem
+        QTimer.singleShot(0, lambda: _warn_catalog(window, catalog_problem))
     if target is not None:
         opened = window.open_file(target, ask=False)
         if not opened and path is not None:

@@ -41,7 +41,13 @@ class FileActions:
         self._set_document(layout, Path(path))
         self.settings.add_recent(path)
         self._refresh_recent_menu()
-        self.status_message(f"Opened {Path(path).name}")
+        missing = sorted({d.model for d in layout.devices() if d.model not in layout.catalog})
+        if missing:  # e.g. someone's own models: the devices stay, marked unknown
+            self.status_message(
+                f"Opened {Path(path).name}: {len(missing)} model(s) not in the catalog "
+                f"({', '.join(missing[:3])}); their devices are marked unknown (see Problems)")
+        else:
+            self.status_message(f"Opened {Path(path).name}")
         return True
 
     def open_dialog(self) -> bool:
