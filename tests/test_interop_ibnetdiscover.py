@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from interop_helpers import expand_hostlist, parse_topology_conf
 
 from rackdesigner.cli import main
 from rackdesigner.interop.ibnetdiscover import IbnetdiscoverError, import_file, parse
@@ -35,6 +36,12 @@ def test_sample_becomes_a_design_with_hosts_switches_and_links(tmp_path, capsys)
     # readable: spines above leaves above hosts
     y = {d.id: d.pos[1] for d in layout.devices()}
     assert y["spine-01"] < y["leaf-01"] < y["gpu-01.mlx5_0"]
+    # a live fabric's Slurm topology: its hosts under the leaf pair, as slurmibtopology would
+    conf = tmp_path / "topology.conf"
+    assert main(["export", str(out), "-f", "slurm-tree", "-o", str(conf)]) == 0
+    entries = parse_topology_conf(conf.read_text())
+    assert [expand_hostlist(e["nodes"]) for e in entries if "nodes" in e] == [
+        ["gpu-01", "gpu-02", "gpu-03", "gpu-04"]]
     # the only design error is the unknown switch model
     errors = [f for f in check_layout(layout) if f.severity == ERROR]
     assert errors and all(f.code == "unknown-model" for f in errors)

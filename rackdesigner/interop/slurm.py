@@ -36,14 +36,23 @@ def write(layout: Layout, path: Path, *, plugin: str = "tree",
           host_map: dict[str, str] | None = None, host_map_source: str = "",
           topology_name: str | None = None) -> ExportReport:
     inv = inventory(layout)
+    report = ExportReport()
     hosts = inv.hosts()
+    if not hosts:  # a fabric without GPUs drawn (e.g. imported from ibnetdiscover): hosts
+        groups = {g.id: g for g in layout.groups()}
+        hosts = [u for u in inv.units.values() if u.id in groups
+                 and groups[u.id].kind == "node"]
+        for unit in hosts:
+            unit.kind = "host"
+        if hosts:
+            report.messages.append("the design has no GPUs; its node groups are the Slurm "
+                                   "nodes")
     if not hosts:
         raise ExportError("the design has no GPU systems, so there are no Slurm nodes")
     try:
         names = apply_host_map([h.id for h in hosts], host_map, host_map_source)
     except ValueError as exc:
         raise ExportError(str(exc)) from None
-    report = ExportReport()
     if plugin == "tree":
         entries = tree_entries(inv, names, report)
     elif plugin == "block":
