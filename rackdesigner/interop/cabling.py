@@ -118,28 +118,37 @@ def _port_group(layout: Layout, device: str, group: str):
 
 
 def _xlsx(layout: Layout, table: list[dict[str, object]]) -> bytes:
+    """The workbook, streamed (openpyxl's write-only mode: about twice as fast as building
+    cells in memory, which matters at 10,000+ cables)."""
     from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
 
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "Cables"
-    sheet.append(list(COLUMNS))
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("Cables")
+    bold = Font(bold=True)
+
+    def header(ws, names) -> list:
+        cells = []
+        for name in names:
+            cell = WriteOnlyCell(ws, value=name)
+            cell.font = bold
+            cells.append(cell)
+        return cells
+
+    for i, column in enumerate(COLUMNS, 1):
+        width = max(len(column), *(len(str(r[column])) for r in table[:500]))
+        sheet.column_dimensions[get_column_letter(i)].width = min(width + 2, 60)
+    sheet.freeze_panes = "A2"
+    sheet.auto_filter.ref = f"A1:{get_column_letter(len(COLUMNS))}{len(table) + 1}"
+    sheet.append(header(sheet, COLUMNS))
     for row in table:
         sheet.append([row[c] for c in COLUMNS])
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    sheet.freeze_panes = "A2"
-    sheet.auto_filter.ref = sheet.dimensions
-    for i, column in enumerate(COLUMNS):
-        width = max(len(column), *(len(str(r[column])) for r in table[:500]))
-        sheet.column_dimensions[sheet.cell(1, i + 1).column_letter].width = min(width + 2, 60)
     summary = book.create_sheet("Summary")
     summary.append(["design", layout.meta.name or ""])
     summary.append([])
-    summary.append(["cable_type", "part", "length_m", "count"])
-    for cell in summary[3]:
-        cell.font = Font(bold=True)
+    summary.append(header(summary, ("cable_type", "part", "length_m", "count")))
     counts = Counter((r["cable_type"], r["part"], r["length_m"]) for r in table)
     for (kind, part, length), n in sorted(counts.items(), key=lambda kv: (
             str(kv[0][0]), float(kv[0][2] or 0))):
