@@ -162,3 +162,51 @@ def test_device_type_round_trip_keeps_ports(exported, tmp_path):
     assert [(g.protocol, g.generation, g.count, g.rate_gbps) for g in spec.ports] == fabric
     assert (spec.manufacturer, spec.model, spec.u_height) == (
         original.manufacturer, original.model, original.u_height)
+
+
+def test_design_round_trip_through_netbox(tmp_path):
+    """Exported to NetBox and imported back: the same boxes in the same racks and U, the
+    same parts, and the same cables port for port (bundles re-formed)."""
+    from rackdesigner.interop.units import cables, inventory
+    from rackdesigner.io import load_layout
+
+    layout = generate("superpod", system="dgx-h100", sus=1)
+    folder = tmp_path / "nb"
+    export(layout, "netbox", folder)
+    back = tmp_path / "back.yaml"
+    assert main(["import", "netbox", str(folder), "-o", str(back)]) == 0
+    again = load_layout(back)
+
+    def boxes(design):
+        inv = inventory(design)
+        return {u.id: (u.model, inv.racks.get(u.rack, u.rack) if u.rack else None, u.u)
+                for u in inv.units.values() if u.model}
+
+    def wiring(design):
+        inv = inventory(design)
+        return {frozenset(((c.a_device, c.a_port), (c.b_device, c.b_port))): (c.cable, c.length_m)
+                for c in cables(inv) if "ufm" not in (c.a_unit, c.b_unit)}
+
+    assert boxes(again) == boxes(layout)
+    parts = {d.id: d.model for d in layout.devices() if not d.id.startswith(("ufm", "rack-"))}
+    assert {d.id: d.model for d in again.devices() if d.id in parts} == parts
+    assert wiring(again) == wiring(layout)
+    leaf_to_spine = [k for k in again.links() if k.a.device == "leaf-1"
+                     and k.b.device == "spine-1"]
+    assert [k.count for k in leaf_to_spine] == [8]  # the 8 cables are one bundle again
+
+
+def test_netbox_import_locates_bad_rows(exported, tmp_path, capsys):
+    import shutil
+
+    _, folder = exported
+    copy = tmp_path / "nb"
+    shutil.copytree(folder, copy)
+    rows = (copy / "07-cables.csv").read_text().splitlines()
+    index = next(i for i, row in enumerate(rows) if row.startswith("dgx-1,") and "nic2/" in row)
+    rows[index] = rows[index].replace("nic2/ib.0", "nic9/ib.0")
+    (copy / "07-cables.csv").write_text("\n".join(rows) + "\n")
+    assert main(["import", "netbox", str(copy), "-o", str(tmp_path / "x.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert f"{copy / '07-cables.csv'}:{index + 1}: device 'dgx-1' has no part 'nic9'" in err
+    assert not (tmp_path / "x.yaml").exists()

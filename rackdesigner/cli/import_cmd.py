@@ -1,4 +1,5 @@
-"""`rackdesigner import ibnetdiscover|graphml FILE -o layout.yaml`: a design from elsewhere."""
+"""`rackdesigner import ibnetdiscover|graphml|netbox FILE -o layout.yaml`: a design from
+elsewhere."""
 
 from __future__ import annotations
 
@@ -13,9 +14,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "ibnetdiscover prints for a live InfiniBand fabric (switches, HCAs grouped by host, "
         "port-to-port links), matched to catalog models; unmatched parts are reported. "
         "'graphml': a GraphML file written by 'rackdesigner export --format graphml' (or any "
-        "graph whose nodes carry a 'model' attribute).")
-    parser.add_argument("source", choices=("ibnetdiscover", "graphml"), help="input format")
-    parser.add_argument("file", metavar="FILE", help="file to read")
+        "graph whose nodes carry a 'model' attribute). 'netbox': the folder of NetBox "
+        "bulk-import CSVs and device types (devices become catalog systems again, cables "
+        "links).")
+    parser.add_argument("source", choices=("ibnetdiscover", "graphml", "netbox"),
+                        help="input format")
+    parser.add_argument("file", metavar="FILE", help="file to read (netbox: the folder of "
+                        "bulk-import files, as 'export -f netbox' writes them)")
     parser.add_argument("-o", "--output", required=True, metavar="LAYOUT",
                         help="layout YAML to write")
     parser.set_defaults(run=run)
@@ -46,6 +51,19 @@ def run(args: argparse.Namespace) -> int:
                   "see docs/interop.md)", file=sys.stderr)
         for message in report.messages:
             print(f"rackdesigner: note: {message}", file=sys.stderr)
+    elif args.source == "netbox":
+        from rackdesigner.interop.netbox_design import NetboxImportError, read_folder
+
+        try:
+            result = read_folder(args.file)
+        except NetboxImportError as exc:
+            raise UsageError(str(exc)) from None
+        layout = result.layout
+        for dtype, names in sorted(result.skipped.items()):
+            print(f"rackdesigner: note: device type {dtype!r} is not in the catalog; "
+                  f"{len(names)} device(s) left out ({', '.join(names[:3])})", file=sys.stderr)
+        summary = (f"{output}: {result.devices} devices from NetBox ({layout.device_count()} "
+                   f"with their parts), {result.cables} cables as {layout.link_count()} links")
     else:
         from rackdesigner.interop.graphml import GraphmlImportError, read
 

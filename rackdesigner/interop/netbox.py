@@ -10,13 +10,15 @@ A folder, imported in the numbered order (each file needs the objects of the one
   06-devices.csv         name, role, manufacturer, device_type, site, rack, position, face,
                          status
   07-cables.csv          side_a_device, side_a_type, side_a_name, side_b_device, side_b_type,
-                         side_b_name, type, status, length, length_unit, label
+                         side_b_name, type, status, length, length_unit, label (the design's
+                         link id), description (the catalog cable: `fiber-mm-ndr: ...`)
 
 Column names are those of NetBox 4's CSV import forms (`dcim/forms/bulk_import.py`);
 `device_type` is the type's model name and `role` the role's name. A NetBox device is a unit of
 the design (units.py: a DGX, a switch, a compute tray); its interfaces come from its device
 type, named like the cabling plan's ports (`nic0/ib.0`, `ib.12`), so every cable row finds its
 interfaces. Parts inside a system (GPUs, NVSwitch chips) are not NetBox devices.
+`rackdesigner import netbox FOLDER` reads the files back into a design (netbox_design.py).
 """
 
 from __future__ import annotations
@@ -102,10 +104,11 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
                            c.b_unit, "dcim.interface", local_port(inv, c.b_device, c.b_port),
                            _cable_type(spec), "planned",
                            "" if c.length_m is None else c.length_m,
-                           "" if c.length_m is None else "m", c.link])
+                           "" if c.length_m is None else "m", c.link,
+                           f"{c.cable}: {spec.model}" if spec is not None else ""])
     table(FILES[6], ["side_a_device", "side_a_type", "side_a_name", "side_b_device",
                      "side_b_type", "side_b_name", "type", "status", "length", "length_unit",
-                     "label"], cable_rows)
+                     "label", "description"], cable_rows)
     report.summary = (f"{path}/: NetBox import of {len(inv.racks)} racks, {len(units)} devices "
                       f"of {len(types)} types, {len(cable_rows)} cables (import the files in "
                       "their numbered order)")
