@@ -34,23 +34,26 @@ class Exporter:
     description: str
     suffixes: tuple[str, ...]  # accepted output suffixes ("" = a folder)
     file_filter: str  # for the GUI's save dialog
+    title: str = ""  # the GUI's menu entry
 
 
 EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
     Exporter("slurm-tree", "slurm", "Slurm topology/tree: topology.conf (or topology.yaml)",
-             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)"),
+             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)",
+             "Slurm Topology (&Tree)"),
     Exporter("slurm-block", "slurm", "Slurm topology/block: one block per NVLink domain",
-             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)"),
+             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)",
+             "Slurm Topology (&Blocks: NVLink Domains)"),
     Exporter("cabling", "cabling", "cabling plan for the site team: CSV or XLSX",
-             (".csv", ".xlsx"), "Cabling plan (*.csv *.xlsx)"),
+             (".csv", ".xlsx"), "Cabling plan (*.csv *.xlsx)", "&Cabling Plan (CSV, XLSX)"),
     Exporter("netbox", "netbox", "NetBox bulk-import files (CSV + device-type YAML) in a folder",
-             ("",), ""),
+             ("",), "", "&NetBox Import Files"),
     Exporter("graphml", "graphml", "the topology as GraphML (networkx, Gephi, yEd)",
-             (".graphml",), "GraphML (*.graphml)"),
+             (".graphml",), "GraphML (*.graphml)", "&GraphML"),
     Exporter("dot", "dot", "the topology as Graphviz DOT (boxes and cables)",
-             (".dot", ".gv"), "Graphviz DOT (*.dot *.gv)"),
+             (".dot", ".gv"), "Graphviz DOT (*.dot *.gv)", "Graphviz &DOT"),
     Exporter("astra-sim", "astrasim", "ASTRA-sim analytical network.yml + system.json in a "
-             "folder", ("",), ""),
+             "folder", ("",), "", "&ASTRA-sim Network and System"),
 )}
 
 

@@ -27,8 +27,9 @@ def add_export_menu(window: MainWindow, file_menu: QMenu) -> QMenu:
     menu = file_menu.addMenu("Export &To")
     window.interop_actions = {}
     for exporter in EXPORTERS.values():
-        action = menu.addAction(f"{exporter.name}: {exporter.description}…")
+        action = menu.addAction(f"{exporter.title or exporter.name}…")
         action.setStatusTip(exporter.description)
+        action.setToolTip(exporter.description)
         action.triggered.connect(
             lambda checked=False, name=exporter.name: export_dialog(window, name))
         window.interop_actions[exporter.name] = action
