@@ -106,3 +106,44 @@ def test_opening_a_design_with_missing_models_marks_them(qtbot, tmp_path):
 @pytest.fixture(autouse=True)
 def _no_modal_boxes(monkeypatch):
     monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: None)
+
+
+def test_import_menu_opens_a_live_fabric_as_a_new_document(qtbot, tmp_path, monkeypatch):
+    from pathlib import Path
+
+    sample = Path(__file__).parent / "data" / "interop" / "ibnetdiscover-2tier.txt"
+    window = _window(qtbot, tmp_path, bundled_catalog())
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(sample), ""))
+    window.import_actions["ibnetdiscover"].trigger()
+    layout = window.document.layout
+    assert layout.device_count() == 12 and layout.link_count() == 13
+    assert window.document.path is None  # a new, unsaved design
+    assert "4 hosts with 8 HCAs" in window.statusBar().currentMessage()
+    # a garbled file: the located error, the open document untouched
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Switch 4 \"S-0001\"\n[1] what\n")
+    errors = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: errors.append(text))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(bad), ""))
+    window.import_actions["ibnetdiscover"].trigger()
+    assert errors and errors[0].startswith(f"{bad}:2: expected")
+    assert window.document.layout is layout
+
+
+def test_import_device_types_into_my_catalog(qtbot, tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QInputDialog
+
+    from rackdesigner.catalog.user import ENV, read_user_dir
+
+    mine = tmp_path / "mine"
+    monkeypatch.setenv(ENV, str(mine))
+    source = Path(__file__).parent / "data" / "interop" / "netbox-acme-fabricbox-32.yaml"
+    window = _window(qtbot, tmp_path, bundled_catalog())
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(source)], ""))
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: ("ethernet", True))
+    monkeypatch.setattr(QInputDialog, "getDouble", lambda *a, **k: (400.0, True))
+    window.import_actions["netbox-device-types"].trigger()
+    (spec,), problems = read_user_dir(mine)
+    assert not problems and spec.port("eth").count == 32 and spec.port("eth").rate_gbps == 400

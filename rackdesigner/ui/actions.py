@@ -35,9 +35,10 @@ def build_menus(window: MainWindow) -> None:
     act(file_menu, "&Export Image (PNG, SVG)…", window.export_image_dialog,
         QKeySequence("Ctrl+E"))
     act(file_menu, "Export &Bill of Materials (CSV)…", window.export_bom_dialog)
-    from rackdesigner.ui.interop_menu import add_export_menu
+    from rackdesigner.ui.interop_menu import add_export_menu, add_import_menu
 
     add_export_menu(window, file_menu)
+    add_import_menu(window, file_menu)
     file_menu.addSeparator()
     act(file_menu, "&Quit", window.close, QKeySequence(Key.Quit))
 
