@@ -210,3 +210,19 @@ def test_netbox_import_locates_bad_rows(exported, tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{copy / '07-cables.csv'}:{index + 1}: device 'dgx-1' has no part 'nic9'" in err
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_import_netbox_asks_on_a_terminal(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    answers = iter(["ethernet", "200"])
+    monkeypatch.setattr(sys, "stdin", io.StringIO())
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    into = tmp_path / "catalog"
+    assert main(["catalog", "import-netbox", str(DATA / "netbox-acme-fabricbox-32.yaml"),
+                 "--into", str(into)]) == 0
+    assert "does not say its protocol and rate" in capsys.readouterr().err
+    (spec,), _ = read_user_dir(into)
+    assert spec.port("eth").rate_gbps == 200
