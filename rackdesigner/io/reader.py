@@ -263,7 +263,10 @@ class _Builder:
         base = self.catalog if self.catalog is not None else default_catalog()
         catalog, problems = catalog_with_embedded(base, embedded, self.path)
         if problems:
-            raise self.fail(doc.line_of(EMBED_KEY), f"embedded model: {problems[0]}"
+            first = problems[0]
+            line = _line_of_path(doc.get(EMBED_KEY), first.file.split(".", 1)[-1], first.path,
+                                 doc.line_of(EMBED_KEY))
+            raise self.fail(line, f"embedded model: {first}"
                             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
         return catalog
 
@@ -394,6 +397,25 @@ class _Builder:
             raise self.fail(e.line_of(key), f"{what}: '{key}' must be true or false, got "
                             f"{_short(value)}")
         return value
+
+
+def _line_of_path(node: Any, model_id: str, path: str, default: int) -> int:
+    """The line of `model_id`'s key path (`ports[0].rate_gbps`) inside an embedded-models
+    mapping, as far as the path leads; `default` when the structure is not there."""
+    line = default
+    steps: list[str | int] = [model_id]
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        steps.append(int(part[1:-1]) if part.startswith("[") else part)
+    for step in steps:
+        if isinstance(step, str) and isinstance(node, _Entry) and step in node:
+            line = node.line_of(step)
+            node = node[step]
+        elif isinstance(step, int) and isinstance(node, _Seq) and step < len(node):
+            line = node.item_lines[step]
+            node = node[step]
+        else:
+            break
+    return line
 
 
 def _parents_first(groups: list[Group], builder: _Builder) -> list[Group]:
