@@ -50,12 +50,17 @@ def test_export_menu_writes_each_format(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         lambda *a, **k: (str(tmp_path / "design"), "GraphML (*.graphml)"))
     window.interop_actions["graphml"].trigger()
+    assert not window.export_menu.isEnabled()  # one export at a time
+    with qtbot.waitSignal(window.export_job.finished, timeout=60000) as done:
+        pass
+    assert done.args == [True] and window.export_menu.isEnabled()
     graph = nx.read_graphml(target, force_multigraph=True)
     assert graph.number_of_nodes() == window.document.layout.device_count()
     assert "Exported" in window.statusBar().currentMessage()
     # a folder format asks for a folder
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path / "nb"))
     window.interop_actions["netbox"].trigger()
+    qtbot.waitUntil(lambda: not window.export_job.running, timeout=60000)
     assert (tmp_path / "nb" / "06-devices.csv").exists()
 
 
@@ -67,6 +72,7 @@ def test_export_that_cannot_be_done_says_why(qtbot, tmp_path, monkeypatch):
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
                         lambda *a, **k: (str(tmp_path / "topology.conf"), ""))
     window.interop_actions["slurm-tree"].trigger()
+    qtbot.waitUntil(lambda: not window.export_job.running, timeout=60000)
     assert shown and "no InfiniBand or Ethernet switches" in shown[0]
     assert not (tmp_path / "topology.conf").exists()
 

@@ -15,6 +15,7 @@ filterable header and a "Summary" sheet of cables per type and length).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from collections import Counter
 from pathlib import Path
@@ -37,10 +38,13 @@ def rows(layout: Layout) -> tuple[list[dict[str, object]], list[str]]:
     out: list[dict[str, object]] = []
     no_type = no_length = 0
     picks: dict = {}
+    natural = functools.lru_cache(maxsize=None)(natural_key)  # ids repeat across many rows
     for c in cables(inv):
         a, b = _end(inv, c, "a"), _end(inv, c, "b")
-        if _sort_key(b) < _sort_key(a):
+        key_a, key_b = _sort_key(a, natural), _sort_key(b, natural)
+        if key_b < key_a:
             a, b = b, a
+            key_a, key_b = key_b, key_a
         spec = specs(c.cable) if c.cable else None
         facts = spec.cable if spec is not None else None
         if c.cable is None:
@@ -62,7 +66,7 @@ def rows(layout: Layout) -> tuple[list[dict[str, object]], list[str]]:
             "length_m": c.length_m if c.length_m is not None else "",
             "media": facts.media if facts else "", "from_optic": optics[0],
             "to_optic": optics[1], "protocol": c.protocol, "link": c.link,
-            "_key": (_sort_key(a), _sort_key(b)),
+            "_key": (key_a, key_b),
         })
     out.sort(key=lambda r: r.pop("_key"))  # type: ignore[arg-type, return-value]
     for number, row in enumerate(out, 1):
@@ -106,10 +110,10 @@ def _end(inv: Inventory, c: Cable, side: str) -> dict[str, object]:
             "group": port.rsplit(".", 1)[0]}
 
 
-def _sort_key(end: dict[str, object]) -> tuple:
+def _sort_key(end: dict[str, object], natural=natural_key) -> tuple:
     u = end["u"] if isinstance(end["u"], int) else 0
-    return (natural_key(str(end["rack_id"])), u, natural_key(str(end["unit"])),
-            natural_key(str(end["port"])))
+    return (natural(str(end["rack_id"])), u, natural(str(end["unit"])),
+            natural(str(end["port"])))
 
 
 def _port_group(layout: Layout, device: str, group: str):

@@ -156,10 +156,14 @@ class PortAllocator:
     ports of their group in link-id order, so the result is the same on every run.
     """
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, links: list[Link] | None = None,
+                 only: set[str] | None = None) -> None:
+        """`links` in link-id order (default: all of the layout's); `only`: the ids of the
+        links that need concrete ports (default: all)."""
         self.taken: dict[tuple[str, str], set[int]] = defaultdict(set)
         self.assigned: dict[tuple[str, str], list[int]] = {}
-        links = sorted(layout.links(), key=lambda k: natural_key(k.id))
+        if links is None:
+            links = sorted(layout.links(), key=lambda k: natural_key(k.id))
         for link in links:
             for side, end in (("a", link.a), ("b", link.b)):
                 if end.index is not None:
@@ -167,6 +171,8 @@ class PortAllocator:
                     self.taken[end.device, end.group].update(ports)
                     self.assigned[link.id, side] = ports
         for link in links:
+            if only is not None and link.id not in only:
+                continue
             for side, end in (("a", link.a), ("b", link.b)):
                 if end.index is None:
                     used = self.taken[end.device, end.group]
@@ -190,15 +196,19 @@ def cables(inv: Inventory, *, include_internal: bool = False) -> list[Cable]:
     unless `include_internal`.
     """
     layout = inv.layout
-    alloc = PortAllocator(layout)
-    out: list[Cable] = []
-    for link in sorted(layout.links(), key=lambda k: natural_key(k.id)):
+    links = sorted(layout.links(), key=lambda k: natural_key(k.id))
+    wanted: list[tuple[Link, str, str]] = []
+    for link in links:
         ua, ub = inv.unit_of.get(link.a.device), inv.unit_of.get(link.b.device)
         if ua is None or ub is None:
             continue
         internal = ua == ub or inv.units[ua].root == inv.units[ub].root
         if internal and not include_internal:
             continue
+        wanted.append((link, ua, ub))
+    alloc = PortAllocator(layout, links, {link.id for link, _, _ in wanted})
+    out: list[Cable] = []
+    for link, ua, ub in wanted:
         protocol = protocol_of(layout, link.a)
         for pa, pb in zip(alloc.ports(link, "a"), alloc.ports(link, "b"), strict=True):
             out.append(Cable(link.id, ua, link.a.device, f"{link.a.group}.{pa}", ub,

@@ -1,9 +1,10 @@
 """File ▸ Export To / Import From: other tools' formats (rackdesigner.interop) in the GUI.
 
 One action per format of `EXPORTERS`; a file format asks for a file name, a folder format
-(NetBox, ASTRA-sim) for a folder. The export runs on a copy of the document, so nothing the user
-does meanwhile changes what is written; notes (cables without a type, a design Slurm's block
-plugin gains nothing from...) are shown after it ran.
+(NetBox, ASTRA-sim) for a folder. The export runs on a worker thread on a copy of the document
+(ExportJob), so the window stays responsive and nothing the user does meanwhile changes what is
+written; notes (cables without a type, a design Slurm's block plugin gains nothing from...) are
+shown after it ran.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 
 from rackdesigner.interop import EXPORTERS, ExportError, ExportReport, export
 
@@ -25,6 +27,8 @@ log = logging.getLogger(__name__)
 def add_export_menu(window: MainWindow, file_menu: QMenu) -> QMenu:
     """Add the 'Export To' sub-menu; its actions are in `window.interop_actions` by format."""
     menu = file_menu.addMenu("Export &To")
+    window.export_menu = menu
+    window.export_job = None
     window.interop_actions = {}
     for exporter in EXPORTERS.values():
         action = menu.addAction(f"{exporter.title or exporter.name}…")
@@ -49,26 +53,71 @@ def export_dialog(window: MainWindow, fmt: str) -> bool:
                                               exporter.file_filter)
         if path and Path(path).suffix.lower() not in exporter.suffixes:
             path += exporter.suffixes[0]
-    return export_to(window, fmt, path) if path else False
-
-
-def export_to(window: MainWindow, fmt: str, path: str | Path) -> bool:
-    """Export the open design; errors and notes in message boxes, the summary in the status
-    bar. Returns whether the files were written."""
-    try:
-        report: ExportReport = export(window.document.layout.copy(), fmt, Path(path))
-    except ExportError as exc:
-        QMessageBox.warning(window, f"Cannot export as {fmt}", str(exc))
+    if not path:
         return False
-    except OSError as exc:
-        QMessageBox.critical(window, "Cannot export", f"{path}: {exc.strerror or exc}")
-        return False
-    log.info("exported %s: %s", fmt, report.summary)
-    window.status_message(f"Exported {report.summary}")
-    if report.messages:
-        QMessageBox.information(window, f"Exported as {fmt}", "\n\n".join(
-            [report.summary, *report.messages]))
+    export_to(window, fmt, path)
     return True
+
+
+class ExportJob(QObject):
+    """One export on a worker thread (a big design's cabling plan or GraphML takes seconds):
+    the design is copied first, so editing meanwhile changes nothing; the Export To menu is
+    disabled and the status bar says what runs until it ends. `finished(ok)` is emitted on the
+    GUI thread."""
+
+    finished = Signal(bool)
+    _done = Signal(object, str)  # report or None, error text
+
+    def __init__(self, window: MainWindow, fmt: str, path: Path) -> None:
+        super().__init__(window)
+        self.window, self.fmt, self.path = window, fmt, path
+        self.running = False
+        self.ok = False
+        self._done.connect(self._on_worker_done)
+
+    def start(self) -> None:
+        layout = self.window.document.layout.copy()
+        self.running = True
+        self.window.export_menu.setEnabled(False)
+        self.window.status_message(f"Exporting {self.fmt} to {self.path.name}…")
+        QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        QThreadPool.globalInstance().start(lambda: self._work(layout))
+
+    def _work(self, layout) -> None:  # worker thread: no widgets here
+        try:
+            self._done.emit(export(layout, self.fmt, self.path), "")
+        except ExportError as exc:
+            self._done.emit(None, str(exc))
+        except OSError as exc:
+            self._done.emit(None, f"{self.path}: {exc.strerror or exc}")
+        except Exception as exc:  # a bug must not kill the app silently
+            log.exception("export %s failed", self.fmt)
+            self._done.emit(None, f"unexpected error: {exc}")
+
+    def _on_worker_done(self, report: ExportReport | None, error: str) -> None:
+        QApplication.restoreOverrideCursor()
+        self.window.export_menu.setEnabled(True)
+        self.running = False
+        if report is None:
+            self.window.last_error = error
+            self.window.status_message(f"Cannot export as {self.fmt}")
+            QMessageBox.warning(self.window, f"Cannot export as {self.fmt}", error)
+        else:
+            self.ok = True
+            log.info("exported %s: %s", self.fmt, report.summary)
+            self.window.status_message(f"Exported {report.summary}")
+            if report.messages:
+                QMessageBox.information(self.window, f"Exported as {self.fmt}", "\n\n".join(
+                    [report.summary, *report.messages]))
+        self.finished.emit(self.ok)
+
+
+def export_to(window: MainWindow, fmt: str, path: str | Path) -> ExportJob:
+    """Start exporting the open design (see ExportJob); `window.export_job` is the last one."""
+    job = ExportJob(window, fmt, Path(path))
+    window.export_job = job
+    job.start()
+    return job
 
 
 # ---- imports -------------------------------------------------------------------------------
