@@ -226,3 +226,27 @@ def test_import_netbox_asks_on_a_terminal(tmp_path, monkeypatch, capsys):
     assert "does not say its protocol and rate" in capsys.readouterr().err
     (spec,), _ = read_user_dir(into)
     assert spec.port("eth").rate_gbps == 200
+
+
+def test_rack_scale_system_round_trip_keeps_its_nvlink_domain(tmp_path):
+    """An NVL72 goes to NetBox as a 0U rack system holding 27 trays at their U, and comes
+    back with all its parts and NVLink wiring."""
+    from rackdesigner.io import load_layout
+
+    layout = generate("nvl72")
+    folder = tmp_path / "nb"
+    export(layout, "netbox", folder)
+    devices = {r["name"]: r for r in _read(folder, "06-devices.csv")}
+    assert devices["nvl72-1"]["position"] == "" and devices["nvl72-1"]["rack"]
+    frame = yaml.safe_load((folder / "03-device-types" / "gb200-nvl72.yaml").read_text())
+    assert frame["u_height"] == 0
+    assert len([n for n in devices if ".tray" in n or ".switch_tray" in n]) == 27
+    back = tmp_path / "back.yaml"
+    assert main(["import", "netbox", str(folder), "-o", str(back)]) == 0
+    again = load_layout(back)
+    parts = {d.id: d.model for d in layout.devices() if d.id.startswith("nvl72-1.")}
+    assert {d.id: d.model for d in again.devices() if d.id.startswith("nvl72-1.")} == parts
+    trays_u = {d.id: d.u for d in layout.devices() if ".tray" in d.id}
+    assert {d.id: d.u for d in again.devices() if ".tray" in d.id} == trays_u
+    assert {(str(k.a), str(k.b), k.count) for k in again.links()} == {
+        (str(k.a), str(k.b), k.count) for k in layout.links()}

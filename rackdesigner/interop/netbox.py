@@ -13,7 +13,8 @@ A folder, imported in the numbered order (each file needs the objects of the one
                          side_b_name, type, status, length, length_unit, label (the design's
                          link id), description (the catalog cable: `fiber-mm-ndr: ...`)
 
-Column names are those of NetBox 4's CSV import forms (`dcim/forms/bulk_import.py`);
+A rack-scale system (an NVL72) is a 0U device holding its trays, which are devices of their
+own. Column names are those of NetBox 4's CSV import forms (`dcim/forms/bulk_import.py`);
 `device_type` is the type's model name and `role` the role's name. A NetBox device is a unit of
 the design (units.py: a DGX, a switch, a compute tray); its interfaces come from its device
 type, named like the cabling plan's ports (`nic0/ib.0`, `ib.12`), so every cable row finds its
@@ -41,6 +42,7 @@ from rackdesigner.model import Layout, natural_key
 
 FABRIC = ("infiniband", "ethernet")
 ROLES = {"host": ("GPU server", "76b900"), "switch": ("Fabric switch", "2196f3"),
+         "frame": ("Rack system", "607d8b"),
          "nvswitch-tray": ("NVLink switch tray", "9c27b0"), "other": ("Other", "9e9e9e")}
 CABLE_TYPES = {"dac": "dac-passive", "acc": "dac-active", "aec": "dac-active", "aoc": "aoc"}
 FILES = ("01-manufacturers.csv", "02-device-roles.csv", "03-device-types", "04-sites.csv",
@@ -89,9 +91,9 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
     for u in units:
         doc = types[_type_key(inv, u)]
         rack = inv.racks.get(u.rack, u.rack) if u.rack else ""
+        mounted = bool(u.rack and u.u and doc["u_height"])
         rows.append([u.id, ROLES[u.kind][0], doc["manufacturer"], doc["model"], site_name,
-                     rack, u.u if u.rack and u.u else "", "front" if u.rack and u.u else "",
-                     "planned"])
+                     rack, u.u if mounted else "", "front" if mounted else "", "planned"])
     table(FILES[5], ["name", "role", "manufacturer", "device_type", "site", "rack", "position",
                      "face", "status"], rows)
     placed = {u.id for u in units}
@@ -147,7 +149,8 @@ def _device_types(inv: Inventory, report: ExportReport) -> dict[str, dict]:
         power = spec.power.max_w
         if power is None and spec.stated is not None:
             power = spec.stated.values.get("max_w")
-        height = unit.u_height or 1
+        # a rack-scale system's frame (an NVL72) is a 0U device: its trays take the units
+        height = 0 if unit.kind == "frame" else unit.u_height or 1
         types[key] = device_type_yaml(spec, interfaces,
                                       int(height) if float(height).is_integer() else height,
                                       power)

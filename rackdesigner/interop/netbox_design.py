@@ -6,8 +6,9 @@ model name → slug), devices (`06-devices.csv`) and cables (`07-cables.csv`).
 
 * A device whose type's slug is a catalog system (a DGX, a compute tray) is rebuilt from the
   catalog with its parts and internal wiring, under the NetBox device's name; other catalog
-  models become one device. Types that are not in the catalog are reported and left out (with
-  their cables).
+  models become one device. A device named `<system>.<part>` of a rebuilt system (an NVL72's
+  trays) came with it: only its rack and U are taken. Types that are not in the catalog are
+  reported and left out (with their cables).
 * A rack becomes a catalog rack of its height (`rack-42u`...), id made from its name.
 * A cable end `nic0/ib.3` on device `dgx-1` is port `ib.3` of part `dgx-1.nic0`; an end without
   `/` is a port of the device itself. Cables with the same label (the design's link id) and
@@ -87,7 +88,9 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
         racks[row["name"]] = rid
         layout.add_device(Device(rid, model, row["name"], (len(racks) * 1600.0, 0.0)))
     devices_csv = folder / "06-devices.csv"
-    for line, row in _csv(devices_csv, {"name", "device_type"}):
+    built: set[str] = set()  # devices made from a catalog system
+    rows = _csv(devices_csv, {"name", "device_type"})
+    for line, row in sorted(rows, key=lambda r: (r[1]["name"].count("."), r[0])):
         name = row["name"]
         slug = slugs.get(row["device_type"], row["device_type"])
         if slug not in catalog:
@@ -95,6 +98,15 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
             continue
         rack = racks.get(row.get("rack", ""))
         u = int(row["position"]) if row.get("position", "").isdigit() else None
+        parent = next((p for p in _prefixes(name) if p in built), None)
+        if parent is not None:  # a tray of a rack-scale system: it came with the system
+            if not layout.has_group(name):
+                raise NetboxImportError(f"{devices_csv}:{line}: {parent} ({slugs.get(parent)})"
+                                        f" has no part {name!r}")
+            for device in layout.group_devices(name):
+                layout.update_device(device, rack=rack, u=u)
+            result.devices += 1
+            continue
         origin = (len(racks) * 1600.0 + 2000.0 + (result.devices % 8) * 1400.0,
                   (result.devices // 8) * 900.0)
         try:
@@ -103,6 +115,8 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
             layout.add_all(parts.groups, parts.devices, parts.links)
         except (ValueError, LayoutError) as exc:
             raise NetboxImportError(f"{devices_csv}:{line}: {exc}") from None
+        if catalog.get(slug).system is not None:
+            built.add(name)
         result.devices += 1
     skipped = {n for names in result.skipped.values() for n in names}
     cables_csv = folder / "07-cables.csv"
@@ -135,6 +149,12 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
             layout.add_link(Link(lid, a, b, len(run), cable, length))
     layout.revision = 0
     return result
+
+
+def _prefixes(name: str) -> list[str]:
+    """`a.b.c` -> [`a.b`, `a`]: the devices a NetBox device may be a part of."""
+    parts = name.split(".")
+    return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
 
 
 def _valid(text: str) -> bool:

@@ -35,7 +35,7 @@ class Unit:
     u: int | None = None
     u_height: float = 1.0
     gpus: int = 0
-    kind: str = "other"  # host (has GPUs), switch (IB/Ethernet), nvswitch-tray, other
+    kind: str = "other"  # host (has GPUs), switch (IB/Ethernet), nvswitch-tray, frame, other
     root: str = ""  # id of the outermost system group (or the unit id)
 
 
@@ -129,8 +129,14 @@ def inventory(layout: Layout) -> Inventory:
                 unit.u = device.u
         if box is not None and spec is not None and kind == "chassis":
             unit.u_height = max(unit.u_height, spec.u_height)
+    parents = {u.root for u in units.values() if u.root != u.id}
     for unit in units.values():
-        if unit.gpus:
+        if unit.id in parents and all((s := layout.spec(d)) is not None and s.kind == "chassis"
+                                      for d in unit.devices):
+            # a rack-scale system's own frame (NVL72: the power/cooling share the catalog
+            # books on a chassis); its trays are the boxes
+            unit.kind = "frame"
+        elif unit.gpus:
             unit.kind = "host"
         elif unit.kind == "other" and any(
                 (s := layout.spec(d)) is not None and s.kind == "nvswitch" for d in unit.devices):
