@@ -82,10 +82,10 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
         target = type_dir / f"{slug}.yaml"
         write_atomic(target, "---\n" + yaml.safe_dump(doc, sort_keys=False))
         report.files.append(target)
-    table(FILES[3], ["name", "slug", "status"], [[site_name, _slug(site_name), "active"]])
+    table(FILES[3], ["name", "slug", "status"], [[site_name, _slug(site_name), "planned"]])
     rack_heights = _rack_heights(layout, inv)
     table(FILES[4], ["site", "name", "status", "width", "u_height"],
-          [[site_name, inv.racks[r], "active", 19, rack_heights.get(r, 42)]
+          [[site_name, inv.racks[r], "planned", 19, rack_heights.get(r, 42)]
            for r in sorted(inv.racks, key=natural_key)])
     rows = []
     for u in units:

@@ -19,6 +19,9 @@ from typing import Any
 
 from rackdesigner.catalog import DeviceSpec, PortGroup
 
+#: NetBox's DeviceAirflowChoices; other values would be refused by the import.
+AIRFLOWS = ("front-to-rear", "rear-to-front", "left-to-right", "right-to-left", "side-to-rear",
+            "passive", "mixed")
 IB_RATES = {"sdr": 10, "ddr": 20, "qdr": 40, "fdr10": 40, "fdr": 56, "edr": 100, "hdr": 200,
             "ndr": 400, "xdr": 800}
 IB_CONNECTORS = {"sdr": "cx4", "ddr": "cx4", "qdr": "qsfp", "fdr10": "qsfp", "fdr": "qsfp",
@@ -91,7 +94,7 @@ def device_type_yaml(spec: DeviceSpec, interfaces: list[tuple[str, str]], u_heig
     if spec.weight_kg:
         doc["weight"] = spec.weight_kg
         doc["weight_unit"] = "kg"
-    if spec.airflow:
+    if spec.airflow in AIRFLOWS:
         doc["airflow"] = spec.airflow
     if interfaces:
         doc["interfaces"] = [{"name": n, "type": t} for n, t in interfaces]
