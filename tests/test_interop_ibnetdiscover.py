@@ -87,3 +87,20 @@ def test_garbled_lines_are_located():
         parse("\n".join(bad), "fabric.txt")
     with pytest.raises(IbnetdiscoverError, match="no Switch or Ca nodes"):
         parse("# nothing\n\n", "empty.txt")
+
+
+def test_any_truncation_is_an_error_or_a_smaller_fabric_never_a_crash():
+    text = SAMPLE.read_text()
+    lines = text.splitlines(keepends=True)
+    cuts = [len("".join(lines[:n])) for n in range(len(lines))]
+    cuts += list(range(0, len(text), 97))  # and mid-line
+    for cut in cuts:
+        try:
+            nodes = parse(text[:cut], "cut.txt")
+        except IbnetdiscoverError as exc:
+            assert str(exc).startswith("cut.txt")
+            continue
+        # what parses is consistent: every link seen from both ends
+        for node in nodes.values():
+            for port in node.ports.values():
+                assert nodes[port.peer].ports[port.peer_port].peer == node.guid
