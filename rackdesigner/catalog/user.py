@@ -26,7 +26,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rackdesigner._resources import catalog_dir
 from rackdesigner.catalog.loader import (
     CatalogError,
     CatalogProblem,
@@ -95,19 +94,6 @@ def merge_specs(bundled: Iterable[DeviceSpec], user: Iterable[DeviceSpec]
     return list(merged.values()), problems
 
 
-def bundled_specs() -> list[DeviceSpec]:
-    specs: list[DeviceSpec] = []
-    problems: list[CatalogProblem] = []
-    for path in sorted(catalog_dir().rglob("*.yaml")):
-        spec, file_problems = read_spec_file(path)
-        problems.extend(file_problems)
-        if spec is not None:
-            specs.append(spec)
-    if problems:
-        raise CatalogError(problems)
-    return specs
-
-
 def catalog_with_user(dirs: Iterable[Path]):  # -> Catalog (import cycle kept local)
     """The shipped catalog extended/overridden by the user folders; CatalogError lists every
     problem of every user file (and cross-file problems such as unknown part models)."""
@@ -119,7 +105,9 @@ def catalog_with_user(dirs: Iterable[Path]):  # -> Catalog (import cycle kept lo
         specs, folder_problems = read_user_dir(Path(folder))
         user.extend(specs)
         problems.extend(folder_problems)
-    bundled = bundled_specs()
+    from rackdesigner.catalog.catalog import bundled_catalog
+
+    bundled = list(bundled_catalog())  # parsed once per process
     merged, merge_problems = merge_specs(bundled, user)
     problems.extend(merge_problems)
     if problems:
