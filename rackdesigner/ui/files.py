@@ -130,10 +130,11 @@ class FileActions:
     def export_bom(self, path: str | Path) -> bool:
         """Write the bill of materials as CSV (the same table as `rackdesigner bom --csv`)."""
         from rackdesigner.bom import bill_of_materials, format_csv
+        from rackdesigner.io import write_text
 
         try:
             text = format_csv(bill_of_materials(self.document.layout))
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         except OSError as exc:
             QMessageBox.critical(self, "Cannot export", f"{path}: {exc.strerror or exc}")
             return False
