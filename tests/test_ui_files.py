@@ -274,6 +274,19 @@ def test_failed_opens_leave_the_open_design_intact(qtbot, tmp_path, design, monk
     assert set(window.scene.item_for_device) == {d.id for d in before.devices()}
 
 
+def test_the_deepest_allowed_nesting_opens_and_draws(qtbot, tmp_path):
+    from rackdesigner.io.reader import MAX_GROUP_DEPTH
+
+    path = tmp_path / "deep.yaml"
+    path.write_text("schema_version: 1\ngroups:\n- {id: g-1}\n" + "".join(
+        f"- {{id: g-{i}, parent: g-{i - 1}}}\n" for i in range(2, MAX_GROUP_DEPTH + 1))
+        + f"devices:\n- {{id: gpu-1, model: h100-sxm5, group: g-{MAX_GROUP_DEPTH}}}\n")
+    window = _window(qtbot, tmp_path)
+    assert window.open_file(path, ask=False)
+    window.flush()
+    assert set(window.scene.item_for_group) >= {"g-1", f"g-{MAX_GROUP_DEPTH}"}
+
+
 def _fail_once(real):
     calls = []
 

@@ -51,10 +51,12 @@ def read_end(text: str) -> EndMark:
     """Find the announcement (first line) and the end line (last non-blank line) of `text`."""
     first = text[: text.find("\n")] if "\n" in text else text
     required = first.startswith("# RackDesigner layout") and _ANNOUNCEMENT in first
-    body = text.rstrip(" \t\r\n")
-    last_start = body.rfind("\n") + 1
-    line = body.count("\n", 0, last_start) + 1 if body else 0
-    match = _END.fullmatch(body[last_start:])
+    end = len(text)
+    while end and text[end - 1] in " \t\r\n":  # no copy of a file of 100 MiB
+        end -= 1
+    last_start = text.rfind("\n", 0, end) + 1
+    line = text.count("\n", 0, last_start) + 1 if end else 0
+    match = _END.fullmatch(text, last_start, end)
     counts = None
     if match is not None:
         counts = (int(match.group(1)), int(match.group(2)), int(match.group(3)))

@@ -34,8 +34,6 @@ _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: The model's port syntax (`PortRef.parse`), matched in full: its `$` also accepts a final "\n".
 _PORT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*:[A-Za-z][\w\-]*(?:\.\d+)?")
-#: Characters YAML does not allow in a stream (it takes tab, LF, CR, NEL and printable text).
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 #: Groups nest pod > SU > rack > node in real designs; deeper chains only come from broken or
 #: hostile files and would exhaust recursion in the views.
 MAX_GROUP_DEPTH = 64
@@ -144,14 +142,6 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LayoutFileError(path, "not UTF-8 text (a YAML layout was expected)", line) from None
-    control = _CONTROL.search(text)
-    if control is not None:
-        line = text.count("\n", 0, control.start()) + 1
-        column = control.start() - (text.rfind("\n", 0, control.start()) + 1) + 1
-        raise LayoutFileError(path, f"a control character (U+{ord(control.group()):04X}) in the "
-                              "text; layout files hold printable text only (inside double "
-                              "quotes, write it as an escape such as \\t or \\x07)", line,
-                              column)
     mark = endcheck.read_end(text)
     if mark.required and mark.counts is None:
         raise LayoutFileError(path, endcheck.missing_end_message(mark), mark.line or None)
@@ -190,6 +180,8 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
         raise LayoutFileError(path, f"invalid YAML: {problem}",
                               mark.line + 1 if mark else None,
                               mark.column + 1 if mark else None) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: say where
+        raise _bad_character(path, text, exc) from None
     except yaml.YAMLError as exc:
         raise LayoutFileError(path, f"invalid YAML: {exc}") from None
     except (ValueError, OverflowError) as exc:  # e.g. integers beyond Python's digit limit
@@ -197,6 +189,20 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except RecursionError:
         raise LayoutFileError(path, "structure nested too deeply") from None
     return _Builder(path, catalog).build(doc, mark)
+
+
+def _bad_character(path: str, text: str, exc: yaml.reader.ReaderError) -> LayoutFileError:
+    """The reader stops at the first character it does not allow; it reports an offset (of
+    bytes, with libyaml), so the character itself is looked up to give line and column."""
+    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+    index = text.find(char)
+    if index < 0:
+        return LayoutFileError(path, f"invalid YAML: {exc}")
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return LayoutFileError(path, f"a control character (U+{ord(char):04X}) in the text; layout "
+                           "files hold printable text only (inside double quotes, write it as "
+                           "an escape such as \\t or \\x07)", line, column)
 
 
 def _parse_line(line: str, number: int) -> Any | None:
