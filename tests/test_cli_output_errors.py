@@ -86,3 +86,19 @@ def test_render_refuses_coordinates_too_far_to_draw(tmp_path):
     assert f"{layout}:3: device gpu-1 is at [1.7e+308, -1.7e+308], too far away to draw" \
         in result.stderr
     assert not (tmp_path / "far.png").exists()
+
+
+def test_generate_does_not_replace_a_read_only_file_and_writes_through_symlinks(tmp_path):
+    protected = tmp_path / "protected.yaml"
+    protected.write_text("mine\n")
+    protected.chmod(0o444)
+    result = _cli("generate", "dgx-h100", "-o", str(protected))
+    assert result.returncode == 2
+    assert f"cannot write {protected}: the file is read-only" in result.stderr
+    assert protected.read_text() == "mine\n"
+    real = tmp_path / "repo" / "design.yaml"
+    real.parent.mkdir()
+    link = tmp_path / "link.yaml"
+    link.symlink_to(real)
+    assert _cli("generate", "dgx-h100", "-o", str(link)).returncode == 0
+    assert link.is_symlink() and real.read_text().startswith("# RackDesigner layout")

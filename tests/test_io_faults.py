@@ -218,6 +218,25 @@ def test_a_save_killed_with_sigkill_leaves_a_temp_the_next_save_removes(catalog,
     assert load_layout(target, catalog) == layout
 
 
+def test_opening_in_the_designer_removes_a_crashed_saves_temp(qtbot, catalog, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.ui import MainWindow
+
+    target = tmp_path / "design.yaml"
+    save_layout(load_layout(_example(), catalog), target)
+    saver = _saver_stopped_mid_save(target)
+    saver.kill()
+    saver.wait(timeout=60)
+    saver.stdin.close()
+    saver.stdout.close()
+    assert len(_temps(tmp_path)) == 1
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(target, settings=settings)
+    qtbot.addWidget(window)
+    assert _temps(tmp_path) == []
+
+
 def test_a_temp_held_by_a_live_save_is_left_alone(catalog, tmp_path):
     target = tmp_path / "design.yaml"
     saver = _saver_stopped_mid_save(target)

@@ -21,6 +21,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from rackdesigner.io import read_regular, safety
+from rackdesigner.io.atomic import clean_stale_temps, real_target
 
 log = logging.getLogger(__name__)
 SETTLE_MS = 200  # editors and git write in several steps: check once they are done
@@ -72,6 +73,7 @@ class FileWatch(QObject):
             self._signature = self._digest = None
             return
         self._signature, self._digest = _signature(self.path), _digest(self.path)
+        clean_stale_temps(real_target(self.path))  # a crashed save's leftovers, not a live one's
         self._watch()
 
     def _watch(self) -> None:
