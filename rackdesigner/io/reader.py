@@ -142,12 +142,12 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LayoutFileError(path, "not UTF-8 text (a YAML layout was expected)", line) from None
-    mark = endcheck.read_end(text)
-    if mark.required and mark.counts is None:
-        raise LayoutFileError(path, endcheck.missing_end_message(mark), mark.line or None)
+    end = endcheck.read_end(text)
+    if end.required and end.counts is None:
+        raise LayoutFileError(path, endcheck.missing_end_message(end), end.line or None)
     doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES)
     if doc is not None:
-        return _Builder(path, catalog).build(doc, mark)
+        return _Builder(path, catalog).build(doc, end)
     if len(data) > safety.MAX_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
@@ -188,7 +188,7 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
         raise LayoutFileError(path, f"invalid value: {exc}") from None
     except RecursionError:
         raise LayoutFileError(path, "structure nested too deeply") from None
-    return _Builder(path, catalog).build(doc, mark)
+    return _Builder(path, catalog).build(doc, end)
 
 
 def _bad_character(path: str, text: str, exc: yaml.reader.ReaderError) -> LayoutFileError:
@@ -239,7 +239,7 @@ class _Builder:
     def fail(self, line: int | None, message: str) -> LayoutFileError:
         return LayoutFileError(self.path, message, line)
 
-    def build(self, doc: Any, mark: endcheck.EndMark | None = None) -> Layout:
+    def build(self, doc: Any, end: endcheck.EndMark | None = None) -> Layout:
         if doc is None:
             raise self.fail(None, "the file is empty; expected a layout mapping starting with "
                             f"'schema_version: {CURRENT_VERSION}'")
@@ -265,11 +265,11 @@ class _Builder:
                     extra=_extensions(doc))
         layout = Layout(self.catalog, meta)
         entries = [self._entries(doc, name) for name in endcheck.SECTIONS]
-        if mark is not None:
+        if end is not None:
             found = (len(entries[0]), len(entries[1]), len(entries[2]))
-            problem = endcheck.mismatch_message(mark, found)
+            problem = endcheck.mismatch_message(end, found)
             if problem is not None:
-                raise self.fail(mark.line, problem)
+                raise self.fail(end.line, problem)
         groups = [self._group(e) for e in entries[0]]
         devices = [self._device(e) for e in entries[1]]
         links = [self._link(e) for e in entries[2]]
