@@ -254,6 +254,7 @@ def test_a_template_opens_as_an_untitled_copy(qtbot, tmp_path, monkeypatch):
 
 def test_failed_opens_leave_the_open_design_intact(qtbot, tmp_path, design, monkeypatch):
     window = _window(qtbot, tmp_path, design)
+    _edit(window)
     before = window.document.layout
     fifo = tmp_path / "pipe.yaml"
     os.mkfifo(fifo)
@@ -271,6 +272,8 @@ def test_failed_opens_leave_the_open_design_intact(qtbot, tmp_path, design, monk
     assert not window.open_file(_example("dgx-h100-2node-ib.yaml"), ask=False)
     assert "cannot be shown" in seen[2]
     assert window.document.layout is before and window.document.path == design
+    assert window.document.is_modified() and window.isWindowModified()
+    assert before.device(EDITED).name == "my edit"
     assert set(window.scene.item_for_device) == {d.id for d in before.devices()}
 
 

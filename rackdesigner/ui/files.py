@@ -48,13 +48,19 @@ class FileActions:
         except Exception as exc:  # whatever breaks, the open design stays
             log.exception("cannot open %s", path)
             return self._open_failed(path, f"{path}: unexpected error while reading: {exc!r}")
-        previous = (self.document.layout, self.document.path)
+        doc = self.document
+        previous = (doc.layout, doc.path, doc.untitled_title, doc.suggested_name,
+                    doc.is_modified())
         example = untitled.is_bundled_example(path)
         try:
             self._set_document(layout, None if example else Path(path))
         except Exception as exc:  # e.g. a view that cannot show it
             log.exception("cannot show %s", path)
-            self._set_document(*previous)
+            self._set_document(previous[0], previous[1])  # its undo history is gone, not it
+            doc.untitled_title, doc.suggested_name = previous[2], previous[3]
+            if previous[4]:
+                doc.undo_stack.resetClean()
+            self._update_title()
             return self._open_failed(path, f"{path}: the design cannot be shown: {exc!r}")
         if example:
             self.mark_untitled_copy("example", Path(path).stem)
