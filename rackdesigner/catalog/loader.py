@@ -127,6 +127,7 @@ POWER_FIELDS = {
     "max_w": (_opt_num, False),
     "source": (_str, True),
     "note": (_str, False),
+    "basis": (_one_of("published", "estimate"), False),
 }
 PORT_FIELDS = {
     "name": (_str, True),
@@ -172,6 +173,7 @@ RACK_FIELDS = {
     "height_u": (_pos_int, True),
     "power_budget_w": (_num, True),
     "source": (_str, True),
+    "budget_basis": (_str, False),
 }
 PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
 WIRING_FIELDS = {
@@ -266,7 +268,8 @@ class _FileReader:
             p = self.block(data["power"], POWER_FIELDS, "power")
             if p is not None:
                 kwargs["power"] = Power(p.get("idle_w"), p.get("typical_w"), p.get("max_w"),
-                                        p.get("source", ""), p.get("note", ""))
+                                        p.get("source", ""), p.get("note", ""),
+                                        p.get("basis", "published"))
         if "ports" in data:
             kwargs["ports"] = self._ports(data["ports"])
         simple = (("gpu", GPU_FIELDS, GpuFacts), ("nic", NIC_FIELDS, NicFacts),

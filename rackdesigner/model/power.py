@@ -16,6 +16,11 @@ over budget in the simulation and the other way round.
   plugged into its own ports, and the published figure is the system's maximum input power
   (NVIDIA plans four 10.2 kW DGX H100 per 40.8 kW rack). Such ends draw nothing extra, so the
   optics are not counted twice.
+- A device with no power figure at all draws 0 W here; the simulation's report says so
+  ("≥ ... , N devices without a figure") unless the device sits inside such a system, whose
+  published maximum (through its chassis entry) already covers it.
+- A rack's budget is its own `power_budget_w` when the user set one, else its rack model's
+  default (`rack_budget`); the rule and the report use the same function.
 """
 
 from __future__ import annotations
@@ -23,13 +28,57 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Link, PortRef
+from rackdesigner.model.items import Device, Link, PortRef
 from rackdesigner.model.layout import Layout
 
 #: Device kinds that draw no power of their own (containers; their parts draw it).
 NO_DRAW_KINDS = ("rack", "system")
+
+#: Device property (a key of a rack device in the layout file) holding the power budget the
+#: user set for that rack, in W. Saved only when set; a rack without it uses its model's
+#: default (`RackFacts.power_budget_w`, a published rating or a named site figure).
+BUDGET_PROP = "power_budget_w"
+
+
+@dataclass(frozen=True, slots=True)
+class RackBudget:
+    """The power budget a rack is checked against, and where it comes from."""
+
+    watts: float | None
+    source: str  # "rack" (set on the rack), "model" (the rack model's default) or "none"
+    basis: str  # what the figure stands for, for messages and the report
+
+
+def budget_prop(device: Device) -> float | None:
+    """The budget set on this device (`power_budget_w`), or None when it has none."""
+    for key, value in device.props:
+        if key == BUDGET_PROP:
+            return float(value)
+    return None
+
+
+def with_budget_prop(props: tuple[tuple[str, Any], ...],
+                     watts: float | None) -> tuple[tuple[str, Any], ...]:
+    """`props` with the rack budget set to `watts` (removed when None), in stable order."""
+    kept = [(k, v) for k, v in props if k != BUDGET_PROP]
+    if watts is not None:
+        value: Any = int(watts) if float(watts).is_integer() else float(watts)
+        kept.append((BUDGET_PROP, value))
+    return tuple(sorted(kept))
+
+
+def rack_budget(device: Device, spec: DeviceSpec | None) -> RackBudget:
+    """The budget of rack `device`: its own when set, else its model's default."""
+    own = budget_prop(device)
+    if own is not None:
+        return RackBudget(own, "rack", "set on the rack")
+    if spec is not None and spec.rack is not None:
+        basis = spec.rack.budget_basis or f"default of rack model {spec.id}"
+        return RackBudget(spec.rack.power_budget_w, "model", basis)
+    return RackBudget(None, "none", "no budget")
 
 
 def device_draw(spec: DeviceSpec) -> tuple[float, float]:
