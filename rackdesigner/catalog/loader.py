@@ -95,6 +95,12 @@ def _pos_int(v: Any) -> int:
     return v
 
 
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise _Bad(f"expected true or false, got {v!r}")
+    return v
+
+
 def _opt_num(v: Any) -> float | None:
     return None if v is None else _num(v)
 
@@ -128,6 +134,7 @@ POWER_FIELDS = {
     "source": (_str, True),
     "note": (_str, False),
     "basis": (_one_of("published", "estimate"), False),
+    "max_includes_optics": (_bool, False),
 }
 PORT_FIELDS = {
     "name": (_str, True),
@@ -269,7 +276,8 @@ class _FileReader:
             if p is not None:
                 kwargs["power"] = Power(p.get("idle_w"), p.get("typical_w"), p.get("max_w"),
                                         p.get("source", ""), p.get("note", ""),
-                                        p.get("basis", "published"))
+                                        p.get("basis", "published"),
+                                        p.get("max_includes_optics", False))
         if "ports" in data:
             kwargs["ports"] = self._ports(data["ports"])
         simple = (("gpu", GPU_FIELDS, GpuFacts), ("nic", NIC_FIELDS, NicFacts),

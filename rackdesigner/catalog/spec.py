@@ -74,6 +74,9 @@ class Power:
     note: str = ""
     #: "published" (a vendor figure) or "estimate" (a labelled estimate; `note` says how)
     basis: str = "published"
+    #: True when `max_w` is the maximum with active optics in the device's own cages (a
+    #: switch's "max power with active cables"): those transceivers then add to typical only
+    max_includes_optics: bool = False
 
     @property
     def typical_or_max_w(self) -> float:

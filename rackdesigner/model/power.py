@@ -11,6 +11,8 @@ over budget in the simulation and the other way round.
   optical cable with a transceiver model, or a link naming a transceiver, draws one transceiver
   per end and lane, a twin-port transceiver (`ports_per_connector` 2) being shared by the two
   links of its cage. Each end's draw belongs to the rack of the device at that end.
+- A transceiver in the cage of a device whose published maximum is "with active cables"
+  (`max_includes_optics`, e.g. a QM9700's 1,720 W) adds to the typical figure only.
 - An end on a device inside a system with a published maximum (`stated.max_w`, e.g. a DGX
   H100's ConnectX-7 OSFP cages) is covered by that maximum: the system's PSUs feed what is
   plugged into its own ports, and the published figure is the system's maximum input power
@@ -50,6 +52,12 @@ class RackBudget:
     watts: float | None
     source: str  # "rack" (set on the rack), "model" (the rack model's default) or "none"
     basis: str  # what the figure stands for, for messages and the report
+
+
+def over_budget(watts: float, budget: float | None) -> bool:
+    """True when `watts` exceeds `budget` (sums of many figures carry rounding noise; a rack
+    exactly at its budget is within it)."""
+    return budget is not None and watts - budget > 1e-6 * max(1.0, budget)
 
 
 def budget_prop(device: Device) -> float | None:
@@ -155,6 +163,10 @@ class RackPower:
             self._covered_group[g] = result
         return result
 
+    def _max_has_optics(self, device_id: str) -> bool:
+        entry = self._devices().get(device_id)
+        return entry is not None and entry[0] is not None and entry[0].power.max_includes_optics
+
     def covered(self, device_id: str) -> bool:
         """True when the device sits inside a system with a published maximum power."""
         entry = self._devices().get(device_id)
@@ -203,7 +215,8 @@ class RackPower:
             share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
             covered = self.covered(end.device)
             t = 0.0 if covered else typical * share * link.count
-            m = 0.0 if covered else peak * share * link.count
+            m = 0.0 if covered or (kind == "transceiver" and self._max_has_optics(end.device)) \
+                else peak * share * link.count
             out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
         return out
 
@@ -255,6 +268,8 @@ class RackPower:
                     continue
                 share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
                 t, m = unit_t * share * count, unit_m * share * count
+                if kind == "transceiver" and spec.power.max_includes_optics:
+                    m = 0.0  # the device's published maximum includes its cages' optics
                 acc = ends.get((kind, model))
                 if acc is None:
                     ends[(kind, model)] = [count, t, m]

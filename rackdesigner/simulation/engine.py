@@ -146,7 +146,7 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
              + ", ".join(power.without_power))
     for rack, info_w in power.by_rack.items():
         budget = info_w.get("budget_w")
-        if budget and info_w.get("max_w", 0.0) > budget:
+        if info_w.get("over_budget", bool(budget) and info_w.get("max_w", 0.0) > budget):
             warn("rack_over_budget", f"{rack} draws up to {info_w['max_w'] / 1000:,.1f} kW, over "
                  f"its {budget / 1000:,.1f} kW power budget")
     return SimulationResult(info, bandwidth, MappingProxyType(curves), latency, power,

@@ -24,7 +24,14 @@ from types import MappingProxyType
 from typing import Any
 
 from rackdesigner.model import Layout, natural_key
-from rackdesigner.model.power import NO_DRAW_KINDS, RackBudget, RackPower, device_draw, rack_budget
+from rackdesigner.model.power import (
+    NO_DRAW_KINDS,
+    RackBudget,
+    RackPower,
+    device_draw,
+    over_budget,
+    rack_budget,
+)
 from rackdesigner.simulation.topology import Topology
 
 rack_budget_none = RackBudget(None, "none", "no budget")
@@ -173,7 +180,7 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
             "max_w": round(peak, 1), "typical_w": round(typical, 1),
             "budget_w": budget, "budget_source": b.source, "budget_basis": b.basis,
             "utilisation": round(peak / budget, 4) if budget else None,
-            "over_budget": bool(budget) and peak > budget,
+            "over_budget": over_budget(peak, budget),
         })
     by_model = {}
     for model in sorted(counts):
