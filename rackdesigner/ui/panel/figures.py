@@ -138,8 +138,11 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
                f"{point.algorithm} / {point.protocol}" if point else "", True),
         Figure("latency", "GPU-to-GPU latency", lat.max_us, lat_text,
                f"{lat.max_hops} hops max" if has_gpus and lat.max_hops else "", False),
-        Figure("power", "Power (max)", power.total_max_w, format_watts(power.total_max_w),
-               f"typical {format_watts(power.total_typical_w)}", False),
+        Figure("power", "Power (max)", power.total_max_w,
+               ("" if power.complete else "≥ ") + format_watts(power.total_max_w),
+               f"typical {format_watts(power.total_typical_w)}" if power.complete else
+               f"{power.devices_without_power:,} device"
+               f"{'s' * (power.devices_without_power != 1)} without a figure", False),
         Figure("per_gpu", "Power / GPU", power.per_gpu_w,
                format_watts(power.per_gpu_w) if power.per_gpu_w is not None else "—",
                f"facility {format_watts(power.facility_w)} (PUE {power.pue:g})", False),
