@@ -66,6 +66,20 @@ def test_a_design_with_a_model_lacking_power_says_incomplete_with_the_count(cata
     assert "≥ " in out and "3 devices without a figure" in out
 
 
+def test_cable_ends_without_a_figure_make_the_total_a_lower_bound(catalog):
+    from rackdesigner.model import Link, PortRef
+
+    assert catalog.get("aoc-hdr").cable.power_w_per_end is None  # no public figure
+    layout = Layout(catalog)
+    layout.add_device(Device("nic-1", "connectx-7"))
+    layout.add_device(Device("sw-1", "qm9700"))
+    layout.add_link(Link("l1", PortRef("nic-1", "ib"), PortRef("sw-1", "ib"), 1, "aoc-hdr"))
+    power = simulate(layout).power
+    assert power.devices_without_power == 0 and power.cable_ends_without_power == 2
+    assert not power.complete and "aoc-hdr" in power.without_power
+    assert power.headline.endswith("2 cable ends without a figure")
+
+
 def test_parts_covered_by_their_systems_published_maximum_are_not_missing(catalog):
     result = simulate(generate("dgx-h100", catalog))
     power = result.power

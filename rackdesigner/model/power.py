@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rackdesigner.catalog import DeviceSpec
@@ -117,6 +117,8 @@ class Draws:
     by_rack: dict[str, tuple[float, float]]  # rack id -> (typical, max) W
     link_ends: dict[tuple[str, str], tuple[int, float, float]]  # (kind, model) -> units, W, W
     covered_units: int  # link ends inside a system whose published maximum includes them
+    #: catalog cable model -> link ends drawing nothing because the cable has no power figure
+    unpowered_ends: dict[str, int] = field(default_factory=dict)
 
 
 class RackPower:
@@ -195,8 +197,8 @@ class RackPower:
             tr = self.spec(spec.cable.transceiver) if spec.cable.transceiver else None
             if tr is not None:
                 out = ("transceiver", tr.id, *device_draw(tr))
-            else:
-                per_end = spec.cable.power_w_per_end or 0.0
+            elif spec.cable.power_w_per_end is not None:  # None: no figure (reported)
+                per_end = spec.cable.power_w_per_end
                 out = ("cable", spec.id, per_end, per_end)
         self._cable[model] = out
         return out
@@ -243,16 +245,25 @@ class RackPower:
             peak[rack] += m
         ends: dict[tuple[str, str], list[float]] = {}  # (kind, model) -> [units, typ, max]
         covered_units = 0
+        unpowered: dict[str, int] = {}
         covered_group = self._covered_group
         for link in self.layout.links():
             cable = link.cable
             if cable is None:
                 continue
             unit = self._cable_unit(cable)
-            if unit is None:
-                continue
             if chosen is not None and (link.a.device not in chosen
                                        or link.b.device not in chosen):
+                continue
+            if unit is None:
+                cable_spec = self.spec(cable)
+                if cable_spec is not None and cable_spec.kind == "cable":
+                    for end in (link.a, link.b):  # a known cable without a power figure
+                        entry = index.get(end.device)
+                        if entry is not None and entry[0] is not None and not (
+                                self._group_covered(entry[2])):
+                            unpowered[cable_spec.id] = unpowered.get(cable_spec.id, 0) \
+                                + link.count
                 continue
             kind, model, unit_t, unit_m = unit
             count = link.count
@@ -281,7 +292,8 @@ class RackPower:
                     typ[rack] += t
                     peak[rack] += m
         return Draws({r: (typ[r], peak[r]) for r in peak},
-                     {k: (int(v[0]), v[1], v[2]) for k, v in ends.items()}, covered_units)
+                     {k: (int(v[0]), v[1], v[2]) for k, v in ends.items()}, covered_units,
+                     unpowered)
 
     def by_rack(self, devices: Iterable[str] | None = None) -> dict[str, tuple[float, float]]:
         """(typical, max) W per rack id (see `draws`)."""

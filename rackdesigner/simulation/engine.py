@@ -141,7 +141,7 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
         missing_data=tuple(sorted(missing)),
     )
     power = power_report(layout, topo, power_devices, pue)
-    if power.devices_without_power:
+    if not power.complete:
         warn("power_incomplete", f"power total is a lower bound ({power.headline}): no power "
              f"figure in the catalog for {', '.join(power.without_power)}")
     if power.estimated:

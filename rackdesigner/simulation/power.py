@@ -51,17 +51,20 @@ class PowerReport:
     optics_in_system_max: int = 0  # link ends inside systems whose published max covers them
     devices_without_power: int = 0  # devices drawing 0 W for want of a figure (not covered)
     estimated: tuple[str, ...] = ()  # models whose figure is a labelled estimate
+    cable_ends_without_power: int = 0  # ends of cables with no power figure (not covered)
 
     @property
     def complete(self) -> bool:
-        """True when every device in scope has a figure (or is covered by its system's)."""
-        return self.devices_without_power == 0
+        """True when every device and cable end in scope has a figure (or is covered by its
+        system's published maximum)."""
+        return self.devices_without_power == 0 and self.cable_ends_without_power == 0
 
     @property
     def headline(self) -> str:
         """The design total as a planner would quote it ("≥ 1.32 MW, 48 devices without a
         figure" when devices are left out)."""
-        return power_headline(self.total_max_w, self.devices_without_power)
+        return power_headline(self.total_max_w, self.devices_without_power,
+                              self.cable_ends_without_power)
 
     @property
     def facility_w(self) -> float:
@@ -89,6 +92,7 @@ class PowerReport:
             "by_rack": {k: dict(v) for k, v in self.by_rack.items()},
             "models_without_power": list(self.without_power),
             "devices_without_power": self.devices_without_power,
+            "cable_ends_without_power": self.cable_ends_without_power,
             "complete": self.complete,
             "headline": self.headline,
             "models_with_estimates": list(self.estimated),
@@ -104,12 +108,16 @@ def format_power(watts: float) -> str:
     return f"{watts:,.0f} W"
 
 
-def power_headline(total_max_w: float, devices_without: int) -> str:
+def power_headline(total_max_w: float, devices_without: int, cable_ends_without: int = 0) -> str:
     """"1.32 MW", or "≥ 1.32 MW, 48 devices without a figure" when some draw is unknown."""
-    if devices_without <= 0:
+    missing = []
+    if devices_without > 0:
+        missing.append(f"{devices_without:,} device{'s' * (devices_without != 1)}")
+    if cable_ends_without > 0:
+        missing.append(f"{cable_ends_without:,} cable end{'s' * (cable_ends_without != 1)}")
+    if not missing:
         return format_power(total_max_w)
-    noun = "device" if devices_without == 1 else "devices"
-    return f"≥ {format_power(total_max_w)}, {devices_without:,} {noun} without a figure"
+    return f"≥ {format_power(total_max_w)}, {' and '.join(missing)} without a figure"
 
 
 def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
@@ -166,6 +174,7 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
         add(kind, model, 1, *draw[model])
     drawn = rp.draws(chosen)
     rack_draw, covered_ends = drawn.by_rack, drawn.covered_units
+    without.update(drawn.unpowered_ends)
     for (kind, model), (units, typical, peak) in drawn.link_ends.items():
         add(kind, model, units, typical, peak)
     total_t, total_m = totals
@@ -192,4 +201,5 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     return PowerReport(total_t, total_m, pue, gpus, MappingProxyType(dict(by_kind)),
                        MappingProxyType(dict(by_kind_t)), MappingProxyType(by_model),
                        MappingProxyType(racks), tuple(sorted(without)), covered_ends,
-                       missing, tuple(sorted(estimated)))
+                       missing, tuple(sorted(estimated)),
+                       sum(drawn.unpowered_ends.values()))

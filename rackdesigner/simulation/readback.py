@@ -170,6 +170,8 @@ def _power(p: dict[str, Any]) -> PowerReport:
         devices_without_power=_int(p.get("devices_without_power", 0),
                                    "power.devices_without_power"),
         estimated=tuple(p.get("models_with_estimates", ())),
+        cable_ends_without_power=_int(p.get("cable_ends_without_power", 0),
+                                      "power.cable_ends_without_power"),
     )
 
 

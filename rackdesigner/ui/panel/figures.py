@@ -141,8 +141,7 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
         Figure("power", "Power (max)", power.total_max_w,
                ("" if power.complete else "≥ ") + format_watts(power.total_max_w),
                f"typical {format_watts(power.total_typical_w)}" if power.complete else
-               f"{power.devices_without_power:,} device"
-               f"{'s' * (power.devices_without_power != 1)} without a figure", False),
+               power.headline.partition(", ")[2], False),
         Figure("per_gpu", "Power / GPU", power.per_gpu_w,
                format_watts(power.per_gpu_w) if power.per_gpu_w is not None else "—",
                f"facility {format_watts(power.facility_w)} (PUE {power.pue:g})", False),

@@ -108,9 +108,8 @@ class PowerPlot(QWidget):
                 f"{bound}{format_watts(p.total_typical_w)} typical · facility "
                 f"{bound}{format_watts(p.facility_w)} at PUE {p.pue:g}")
         if not p.complete:
-            text += (f" · <span style='color:{BUDGET_COLOR}'>{p.devices_without_power:,} "
-                     f"device{'s' * (p.devices_without_power != 1)} without a power figure "
-                     f"({', '.join(p.without_power)})</span>")
+            text += (f" · <span style='color:{BUDGET_COLOR}'>"
+                     f"{p.headline.partition(', ')[2]} ({', '.join(p.without_power)})</span>")
         if baseline is not None:
             diff = p.total_max_w - baseline.power.total_max_w
             sign = "+" if diff >= 0 else "−"
