@@ -94,7 +94,7 @@ def racks_over_budget(result: SimulationResult) -> tuple[int, int]:
         budget = rack.get("budget_w")
         if budget:
             budgeted += 1
-            over += rack.get("max_w", 0.0) > budget
+            over += bool(rack.get("over_budget", rack.get("max_w", 0.0) > budget))
     return over, budgeted
 
 
