@@ -170,3 +170,15 @@ def test_a_bad_budget_names_the_line_and_what_was_expected(bad, catalog, tmp_pat
         load_layout(path, catalog)
     message = str(info.value)
     assert "bad.yaml:3" in message and "positive number of watts" in message
+
+
+def test_the_panel_headline_shows_a_lower_bound_and_what_is_missing(catalog):
+    from rackdesigner.ui.panel.figures import headline
+
+    layout = generate("dgx-h100", catalog)
+    figure = next(f for f in headline(simulate(layout)) if f.key == "power")
+    assert not figure.text.startswith("≥") and figure.detail.startswith("typical")
+    for i in range(2):
+        layout.add_device(Device(f"xdr-{i}", "q3400"))
+    figure = next(f for f in headline(simulate(layout)) if f.key == "power")
+    assert figure.text.startswith("≥ ") and figure.detail == "2 devices without a figure"
