@@ -64,6 +64,7 @@ def _ask(itype: str, names: list[str]):
 
 def run_import(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError
+    from rackdesigner.interop.base import write_atomic
     from rackdesigner.interop.netbox_import import (
         NetboxTypeError,
         dump,
@@ -71,7 +72,6 @@ def run_import(args: argparse.Namespace) -> int:
         to_catalog_data,
         unanswered,
     )
-    from rackdesigner.io.writer import write_atomic
 
     answers = dict(_parse_answer(a) for a in args.port)
     into = Path(args.into)

@@ -31,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
 
     from rackdesigner.catalog.user import EMBED_KEY, models_to_embed
     from rackdesigner.cli import UsageError, load_layout_arg
+    from rackdesigner.interop.base import write_atomic
     from rackdesigner.io import save_layout
-    from rackdesigner.io.writer import write_atomic
 
     layout = load_layout_arg(args.file)
     if args.unpack:

@@ -29,8 +29,7 @@ from pathlib import Path
 import yaml
 
 from rackdesigner import __version__
-from rackdesigner.interop.base import ExportError, ExportReport
-from rackdesigner.io.writer import write_atomic
+from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.model import Layout, nvlink_domains
 
 SYSTEM_DEFAULTS = {

@@ -1,8 +1,9 @@
 """The export registry: one entry per format, each a function of its own module.
 
 An exporter is `write(layout, path, **options) -> ExportReport`; it writes atomically (through
-`rackdesigner.io.writer.write_atomic`) and raises `ExportError` with a plain sentence when the
-design cannot be expressed in the target's format (no switches for a Slurm tree...).
+`write_atomic` below, i.e. `rackdesigner.io.atomic`) and raises `ExportError` with a plain
+sentence when the design cannot be expressed in the target's format (no switches for a Slurm
+tree...).
 """
 
 from __future__ import annotations
@@ -14,6 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rackdesigner.model import Layout
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write an output file through the project's atomic writer (`rackdesigner.io.atomic`:
+    temp file beside the target, fsync, `os.replace`; symlinks written through, read-only
+    targets refused). Text is UTF-8 with "\\n" line ends."""
+    from rackdesigner.io import atomic
+
+    if isinstance(data, str):
+        return atomic.write_text(path, data)
+    return atomic.write_bytes(path, data)
 
 
 class ExportError(ValueError):

@@ -21,9 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 from rackdesigner.bom import _Specs, _transceiver_for
-from rackdesigner.interop.base import ExportError, ExportReport
+from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.units import Cable, Inventory, cables, inventory, local_port
-from rackdesigner.io.writer import write_atomic
 from rackdesigner.model import Layout, natural_key
 
 COLUMNS = ("cable", "from_rack", "from_u", "from_device", "from_port", "to_rack", "to_u",

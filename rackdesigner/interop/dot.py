@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from rackdesigner.interop.base import ExportReport
+from rackdesigner.interop.base import ExportReport, write_atomic
 from rackdesigner.interop.units import cables, inventory
-from rackdesigner.io.writer import write_atomic
 from rackdesigner.model import Layout, natural_key
 
 SHAPES = {"host": "box3d", "switch": "box", "nvswitch-tray": "box", "other": "ellipse"}

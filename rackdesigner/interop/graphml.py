@@ -20,9 +20,8 @@ from xml.sax.saxutils import escape, quoteattr
 import networkx as nx
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.interop.base import ExportReport
+from rackdesigner.interop.base import ExportReport, write_atomic
 from rackdesigner.interop.units import inventory, protocol_of
-from rackdesigner.io.writer import write_atomic
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
 
 SCHEMA = "rackdesigner.graphml/1"

@@ -34,10 +34,9 @@ from pathlib import Path
 import yaml
 
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.interop.base import ExportError, ExportReport
+from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.netbox_types import device_type_yaml, interface_type
 from rackdesigner.interop.units import Inventory, cables, inventory, local_port
-from rackdesigner.io.writer import write_atomic
 from rackdesigner.model import Layout, natural_key
 
 FABRIC = ("infiniband", "ethernet")

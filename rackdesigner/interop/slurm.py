@@ -23,10 +23,9 @@ from pathlib import Path
 import yaml
 
 from rackdesigner import __version__
-from rackdesigner.interop.base import ExportError, ExportReport
+from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.hostlist import apply_host_map, compress
 from rackdesigner.interop.units import Inventory, inventory, protocol_of
-from rackdesigner.io.writer import write_atomic
 from rackdesigner.model import Layout, natural_key, nvlink_domains
 
 FABRIC_PROTOCOLS = ("infiniband", "ethernet")

@@ -201,6 +201,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
 
     from rackdesigner.catalog import KINDS
     from rackdesigner.catalog.user import platform_catalog_dir, user_catalog_dirs
+    from rackdesigner.interop.base import write_atomic
     from rackdesigner.interop.netbox_import import (
         NetboxTypeError,
         dump,
@@ -209,7 +210,6 @@ def import_device_types_dialog(window: MainWindow) -> int:
         unanswered,
     )
     from rackdesigner.interop.netbox_types import PortFacts
-    from rackdesigner.io.writer import write_atomic
 
     files, _ = QFileDialog.getOpenFileNames(window, "NetBox device types", "",
                                             "NetBox device types (*.yaml *.yml)")
