@@ -85,14 +85,18 @@ class ExportJob(QObject):
 
     def _work(self, layout) -> None:  # worker thread: no widgets here
         try:
-            self._done.emit(export(layout, self.fmt, self.path), "")
+            result: tuple = (export(layout, self.fmt, self.path), "")
         except ExportError as exc:
-            self._done.emit(None, str(exc))
+            result = (None, str(exc))
         except OSError as exc:
-            self._done.emit(None, f"{self.path}: {exc.strerror or exc}")
+            result = (None, f"{self.path}: {exc.strerror or exc}")
         except Exception as exc:  # a bug must not kill the app silently
             log.exception("export %s failed", self.fmt)
-            self._done.emit(None, f"unexpected error: {exc}")
+            result = (None, f"unexpected error: {exc}")
+        try:
+            self._done.emit(*result)
+        except RuntimeError:  # the window was closed meanwhile: nobody to tell
+            log.info("export %s finished after its window closed", self.fmt)
 
     def _on_worker_done(self, report: ExportReport | None, error: str) -> None:
         QApplication.restoreOverrideCursor()
