@@ -38,12 +38,11 @@ SYSTEM_DEFAULTS = {
     "active-chunks-per-dimension": 1,
     "preferred-dataset-splits": 1,
     "collective-optimization": "localBWAware",
-    "local-mem-bw": 1600,
+    "local-mem-bw": 50,
     "boost-mode": 0,
 }
-SYSTEM_SOURCE = ("ASTRA-sim's example system inputs (github.com/astra-sim/tutorials, "
-                 "micro2024 demo3 Ring_Ring_sys.json; local-mem-bw as in its 1600 GB/s "
-                 "examples)")
+SYSTEM_SOURCE = ("ASTRA-sim's example system input github.com/astra-sim/tutorials "
+                 "micro2024/astra-sim-demo/demo3/inputs/Ring_Ring_sys.json")
 
 
 def dimensions(layout: Layout) -> tuple[list[dict], list[str]]:
