@@ -178,7 +178,8 @@ class MainWindow(FileActions, QMainWindow):
         self.scene.set_layout(layout)
         self.inspector.set_layout(layout)
         self.problems.set_layout(layout)
-        self.simulation_panel.set_layout(layout)
+        self.simulation_panel.set_layout(
+            layout, path.name if path is not None else (layout.meta.name or "Untitled"))
         self._update_counts()
         self._update_title()
         self.view.request_fit()
