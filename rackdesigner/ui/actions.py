@@ -67,6 +67,10 @@ def build_menus(window: MainWindow) -> None:
                                          "(or drag from a port row, or Alt+drag)")
     window.wire_mode_action.toggled.connect(lambda on: setattr(window.scene, "wire_mode", on))
     edit_menu.addAction(window.wire_mode_action)
+    window.wire_rails_action = act(edit_menu, "Wire &Rails…", editor.wire_rails,
+                                   QKeySequence("Ctrl+Shift+R"),
+                                   "Connect NIC i of every selected node to the i-th selected "
+                                   "leaf switch (rail-optimized), after a preview")
 
     view_menu = bar.addMenu("&View")
     act(view_menu, "Zoom &In", window.view.zoom_in, [QKeySequence(Key.ZoomIn),

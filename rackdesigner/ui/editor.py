@@ -49,6 +49,8 @@ class Editor(QObject):
         scene.model_dropped.connect(self.drop_model)
         scene.move_finished.connect(self._on_scene_move_finished)
         scene.wire_requested.connect(self.wire)
+        scene.bulk_wire_requested.connect(self.connect_group_to_switch)
+        self.bulk_dialog = None  # the open bulk-wiring dialog (tests drive it)
         scene.group_toggled.connect(self.toggle_group)
         scene.wire_feedback.connect(self.message)
         view.nudge_requested.connect(self.nudge)
@@ -117,16 +119,58 @@ class Editor(QObject):
         return self.drop_model(model, (center.x(), center.y()))
 
     # ---- wiring -------------------------------------------------------------------------------
-    def wire(self, a: str, b: str, a_port: str | None = None) -> bool:
-        command = wire(self.layout, a, b, a_port)
+    def wire(self, a: str, b: str, a_port: str | None = None, count: int = 1) -> bool:
+        command = wire(self.layout, a, b, a_port, count=count)
         if isinstance(command, Refusal):
             self.message.emit(f"Cannot wire {a} to {b}: {command.reason}")
             return False
         if self.push(command):
             link = command.links[0]
-            self.message.emit(f"Wired {link.a} ↔ {link.b}")
+            times = f" ×{link.count}" if link.count > 1 else ""
+            cable = f" with {link.cable}, {link.length_m:g} m" if link.cable else ""
+            self.message.emit(f"Wired {link.a} ↔ {link.b}{times}{cable}")
             return True
         return False
+
+    def connect_group_to_switch(self, group_id: str, switch_id: str) -> bool:
+        """Offer to connect the free compute NIC ports of a node (group) to a switch."""
+        from rackdesigner.commands.bulk import plan_node_to_switch
+
+        plan = plan_node_to_switch(self.layout, group_id, switch_id)
+        label = self.layout.group(group_id).label if self.layout.has_group(group_id) else group_id
+        return self._offer(plan, f"Connect {label} to {switch_id}", "Connect")
+
+    def wire_rails(self) -> bool:
+        """Rail-optimized wiring of the selected nodes onto the selected leaf switches."""
+        from rackdesigner.commands.bulk import compute_nics, is_switch, plan_rails
+        from rackdesigner.model import natural_key
+
+        devices, _, groups = self.selection()
+        nodes = [g for g in groups if compute_nics(self.layout, g)]
+        # a selected node's members come selected with it: they are not leaves
+        leaves = sorted((d for d in devices if is_switch(self.layout, d)), key=natural_key)
+        return self._offer(plan_rails(self.layout, nodes, leaves), "Wire rails", "Wire")
+
+    def _offer(self, plan, title: str, action: str) -> bool:
+        from rackdesigner.commands.bulk import BulkPlan
+        from rackdesigner.ui.bulk_wire import BulkWireDialog
+
+        if not isinstance(plan, BulkPlan):
+            self.message.emit(f"Cannot {title[0].lower() + title[1:]}: {plan.reason}")
+            return False
+        parent = self.view.window()
+        dialog = BulkWireDialog(title, plan, action, parent)
+        self.bulk_dialog = dialog
+
+        def apply() -> None:
+            if self.push(plan.command(f"{title} ({len(plan.links)} links)")):
+                self.select_ids([link.id for link in plan.links])
+                self.message.emit(f"{title}: {plan.port_count} ports wired")
+
+        dialog.accepted.connect(apply)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return True
 
     # ---- moving -------------------------------------------------------------------------------
     def _on_scene_move_finished(self, moves: dict) -> None:

@@ -50,7 +50,8 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
     move_finished = Signal(object)  # {device id: ((x0, y0), (x1, y1))}
-    wire_requested = Signal(str, str, object)  # device a, device b, port group of a or None
+    wire_requested = Signal(str, str, object, int)  # device a, b, port group of a or None, count
+    bulk_wire_requested = Signal(str, str)  # group, switch: connect its compute NICs
     wire_feedback = Signal(str)  # status text while wiring
     group_toggled = Signal(str)  # the ▸/▾ button of a group was clicked
 

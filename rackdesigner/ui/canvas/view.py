@@ -9,7 +9,7 @@ resizing the window) until the user zooms, pans or clicks into the canvas.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QKeyEvent,
@@ -174,10 +174,25 @@ class RackView(QGraphicsView):
             self.nudge_requested.emit(dx * step, dy * step)
             event.accept()
             return
-        if key == Qt.Key.Key_Escape and self.rack_scene().is_wiring:
-            self.rack_scene().cancel_wiring()
+        scene = self.rack_scene()
+        if key == Qt.Key.Key_Escape and scene.is_wiring:
+            scene.cancel_wiring()
+            return
+        if scene.is_wiring and (key == Qt.Key.Key_Backspace or event.text().isdigit()):
+            scene.type_wire_count("\b" if key == Qt.Key.Key_Backspace else event.text())
+            event.accept()
             return
         super().keyPressEvent(event)
+
+    def event(self, event: QEvent) -> bool:  # Qt override
+        # While wiring, digits and Backspace type the link count: they must not trigger the
+        # window's shortcuts (Backspace deletes the selection).
+        if (event.type() == QEvent.Type.ShortcutOverride and self.rack_scene().is_wiring
+                and isinstance(event, QKeyEvent)
+                and (event.key() == Qt.Key.Key_Backspace or event.text().isdigit())):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
