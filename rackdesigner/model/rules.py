@@ -72,7 +72,9 @@ def _check_models(layout: Layout, specs: _Specs) -> list[Finding]:
                 layout.catalog.get(device.model)
                 hint = ""
             except KeyError as exc:
-                hint = str(exc).strip("'\"")
+                # the message itself: str(KeyError) is its repr, and stripping those quotes
+                # took the model name's closing quote with them
+                hint = str(exc.args[0]) if exc.args else str(exc)
             out.append(Finding(ERROR, "unknown-model",
                                f"device {device.id}: {hint or 'unknown model ' + device.model}",
                                (device.id,)))

@@ -35,6 +35,7 @@ from rackdesigner.ui.palette import PaletteWidget
 from rackdesigner.ui.panel import SimulationPanel
 from rackdesigner.ui.problems import ProblemsWidget
 from rackdesigner.ui.settings import Settings
+from rackdesigner.ui.status_icons import ProblemsStatus
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
@@ -119,7 +120,7 @@ class MainWindow(FileActions, QMainWindow):
     def _build_status_bar(self) -> None:
         self.counts_label = QLabel(self)
         self.zoom_label = QLabel(self)
-        self.problems_label = QLabel(self)
+        self.problems_label = ProblemsStatus(self)
         bar = self.statusBar()
         bar.addPermanentWidget(self.problems_label)
         bar.addPermanentWidget(self.counts_label)
@@ -231,10 +232,7 @@ class MainWindow(FileActions, QMainWindow):
         self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
-        if errors or warnings:
-            self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}")
-        else:
-            self.problems_label.setText("✓ no problems")
+        self.problems_label.set_counts(errors, warnings)
 
     def _on_view_zoom_changed(self, zoom: float) -> None:
         self.zoom_label.setText(f"{zoom * 100:.0f}%")
@@ -267,15 +265,22 @@ class MainWindow(FileActions, QMainWindow):
         event.accept()
 
     def dragEnterEvent(self, event) -> None:
-        if any(u.toLocalFile().endswith((".yaml", ".yml")) for u in event.mimeData().urls()):
+        # any local file is accepted, so a file that is not a layout gets a reason on drop
+        if any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        for url in event.mimeData().urls():
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        for url in urls:
             if url.toLocalFile().endswith((".yaml", ".yml")):
                 event.acceptProposedAction()
                 self.open_file(url.toLocalFile())
                 return
+        if urls:
+            event.acceptProposedAction()
+            name = Path(urls[0].toLocalFile()).name
+            self.status_message(f"Cannot open {name}: only RackDesigner layouts (.yaml, .yml) "
+                                "can be dropped here")
 
     def new_from_template(self) -> bool:
         from rackdesigner.ui.template_dialog import TemplateDialog
@@ -288,6 +293,11 @@ class MainWindow(FileActions, QMainWindow):
         self._set_document(dialog.result_layout, None)
         self.status_message(f"New layout from the {dialog.template.currentData()} template")
         return True
+
+    def show_about(self) -> None:
+        from rackdesigner.ui.about import show_about
+
+        show_about(self)
 
     def show_help(self) -> None:
         from PySide6.QtWidgets import QMessageBox
