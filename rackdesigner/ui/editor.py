@@ -46,6 +46,8 @@ class Editor(QObject):
         self.scene = scene
         self.view = view
         self._paste_count = 0
+        self._center_spot: tuple[int, int] | None = None  # where Enter last placed a model
+        self._center_count = 0
         scene.model_dropped.connect(self.drop_model)
         scene.move_finished.connect(self._on_scene_move_finished)
         scene.wire_requested.connect(self.wire)
@@ -115,8 +117,22 @@ class Editor(QObject):
         return self.push(add_model(self.layout, model, (x - style.DEVICE_WIDTH / 2, y - 20)))
 
     def add_at_center(self, model: str) -> bool:
+        """Place `model` at the view centre (Palette Enter / double-click) and select it; each
+        further one placed without moving the view is offset, so they never stack unseen."""
         center = self.view.mapToScene(self.view.viewport().rect().center())
-        return self.drop_model(model, (center.x(), center.y()))
+        spot = (round(center.x()), round(center.y()))
+        self._center_count = self._center_count + 1 if spot == self._center_spot else 0
+        self._center_spot = spot
+        step = PASTE_STEP * self._center_count
+        x, y = center.x() + step, center.y() + step
+        command = add_model(self.layout, model, (x - style.DEVICE_WIDTH / 2, y - 20))
+        if not self.push(command):
+            return False
+        self.select_ids([d.id for d in command.devices if d.group is None]
+                        + [g.id for g in command.groups if g.parent is None])
+        after = self.view.mapToScene(self.view.viewport().rect().center())
+        self._center_spot = (round(after.x()), round(after.y()))  # showing it may scroll
+        return True
 
     # ---- wiring -------------------------------------------------------------------------------
     def wire(self, a: str, b: str, a_port: str | None = None, count: int = 1) -> bool:

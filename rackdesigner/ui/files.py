@@ -44,8 +44,18 @@ class FileActions:
         self.status_message(f"Opened {Path(path).name}")
         return True
 
+    def _beside_design(self, name: str) -> str:
+        """A file dialog's start: `name` next to the open design (or the last opened one),
+        not the working directory the app was started from."""
+        if self.document.path is not None:
+            return str(self.document.path.parent / name)
+        recent = self.settings.recent_files()
+        if recent:
+            return str(Path(recent[0]).parent / name)
+        return str(Path.home() / name)
+
     def open_dialog(self) -> bool:
-        start = str(self.document.path.parent) if self.document.path else ""
+        start = self._beside_design("")
         path, _ = QFileDialog.getOpenFileName(self, "Open layout", start, YAML_FILTER)
         return self.open_file(path) if path else False
 
@@ -83,7 +93,7 @@ class FileActions:
         return self.save_file(self.document.path)
 
     def save_as(self) -> bool:
-        start = str(self.document.path or "layout.yaml")
+        start = str(self.document.path or self._beside_design("layout.yaml"))
         path, _ = QFileDialog.getSaveFileName(self, "Save layout as", start, YAML_FILTER)
         if not path:
             return False
@@ -109,7 +119,8 @@ class FileActions:
         from rackdesigner.ui.export import export_image
 
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self, "Export image", f"{stem}.png",
+        path, _ = QFileDialog.getSaveFileName(self, "Export image",
+                                              self._beside_design(f"{stem}.png"),
                                               "PNG image (*.png);;SVG drawing (*.svg)")
         if not path:
             return False
@@ -124,7 +135,8 @@ class FileActions:
     def export_bom_dialog(self) -> bool:
         stem = self.document.path.stem if self.document.path else "layout"
         path, _ = QFileDialog.getSaveFileName(self, "Export bill of materials",
-                                              f"{stem}-bom.csv", "CSV (*.csv)")
+                                              self._beside_design(f"{stem}-bom.csv"),
+                                              "CSV (*.csv)")
         return self.export_bom(path) if path else False
 
     def export_bom(self, path: str | Path) -> bool:

@@ -180,7 +180,8 @@ class MainWindow(FileActions, QMainWindow):
         self.inspector.set_layout(layout)
         self.problems.set_layout(layout)
         self.simulation_panel.set_layout(
-            layout, path.name if path is not None else (layout.meta.name or "Untitled"))
+            layout, path.name if path is not None else (layout.meta.name or "Untitled"),
+            str(path.parent) if path is not None else "")
         self._update_counts()
         self._update_title()
         self.view.request_fit()
@@ -229,6 +230,7 @@ class MainWindow(FileActions, QMainWindow):
             return
         selection = self.editor.selection()
         self.inspector.show_selection(*selection)
+        window_layout.compact_inspector(self, not any(selection))
         self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
@@ -251,6 +253,7 @@ class MainWindow(FileActions, QMainWindow):
         if self._default_docks_pending:
             self._default_docks_pending = False
             window_layout.apply_default_dock_sizes(self)
+        window_layout.compact_inspector(self, not any(self.editor.selection()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():

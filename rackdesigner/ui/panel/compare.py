@@ -113,6 +113,7 @@ class CompareBar(QWidget):
         self.load_button.setToolTip("Load a baseline saved before, or the output of "
                                     "'rackdesigner simulate --json', to compare against")
         self.design = ""  # the open design's name (`set_design`), to flag another design's
+        self.folder = ""  # where the open design lives: file dialogs start there
         # The whole label on its own line, wrapped: a truncated "Baseline pinned 08:20:4…"
         # hides which design and time it is.
         self.label = QLabel(self)
@@ -149,10 +150,15 @@ class CompareBar(QWidget):
         self.error.setVisible(False)
         self._show_label()
 
-    def set_design(self, name: str) -> None:
-        """The open design's name: a baseline pinned on another design says so."""
+    def set_design(self, name: str, folder: str = "") -> None:
+        """The open design's name (a baseline pinned on another design says so) and folder."""
         self.design = name
+        self.folder = folder
         self._show_label()
+
+    def beside(self, name: str) -> str:
+        """`name` in the open design's folder: file dialogs start next to the design."""
+        return str(Path(self.folder) / name) if self.folder else name
 
     def is_other_design(self) -> bool:
         base = self.store.baseline
@@ -186,13 +192,13 @@ class CompareBar(QWidget):
         return True
 
     def _on_load_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load baseline", "",
+        path, _ = QFileDialog.getOpenFileName(self, "Load baseline", self.beside(""),
                                               "Simulation results (*.json);;All files (*)")
         if path:
             self.load(path)
 
     def _on_save_button_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save baseline", "baseline.json",
+        path, _ = QFileDialog.getSaveFileName(self, "Save baseline", self.beside("baseline.json"),
                                               "JSON (*.json)")
         if not path:
             return

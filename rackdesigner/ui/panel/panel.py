@@ -209,13 +209,14 @@ class SimulationPanel(QWidget):
         self.tabs.setCurrentIndex(TABS.index(kind))
 
     # ---- inputs ------------------------------------------------------------------------------
-    def set_layout(self, layout: Layout | None, name: str | None = None) -> None:
+    def set_layout(self, layout: Layout | None, name: str | None = None,
+                   folder: str = "") -> None:
         """Follow `layout` (a document was opened); the scope returns to the whole design.
 
         `name` (the file name) labels baselines pinned from now on; a baseline pinned on a
         design of another name stays, but its label says it is another design's."""
         if name is not None:
-            self.compare.set_design(name)
+            self.compare.set_design(name, folder)
         self._selection_scope = None
         self._selection_label = ""
         self.scope_button.blockSignals(True)
@@ -366,7 +367,8 @@ class SimulationPanel(QWidget):
     def export_dialog(self, kind: str) -> None:
         title, file_filter, ext = EXPORT_KINDS[kind]
         path, _ = QFileDialog.getSaveFileName(self, f"Export {title.lower()}",
-                                              f"simulation-{kind}{ext}", file_filter)
+                                              self.compare.beside(f"simulation-{kind}{ext}"),
+                                              file_filter)
         if path:
             self._report(lambda: self.export_to(kind, path), f"Exported {title.lower()} to "
                                                              f"{path}")
