@@ -77,6 +77,14 @@ def build_menus(window: MainWindow) -> None:
                                                       QKeySequence("Ctrl+=")])
     act(view_menu, "Zoom &Out", window.view.zoom_out, QKeySequence(Key.ZoomOut))
     act(view_menu, "&Fit Design", window.view.fit, QKeySequence("Ctrl+0"))
+    window.minimap_action = QAction("Overview &Map", window)
+    window.minimap_action.setCheckable(True)
+    window.minimap_action.setChecked(True)
+    window.minimap_action.setShortcut(QKeySequence("Ctrl+M"))
+    window.minimap_action.setStatusTip("The whole design small in a corner while zoomed in; "
+                                       "click it to go there")
+    window.minimap_action.toggled.connect(window.view.minimap.set_enabled_by_user)
+    view_menu.addAction(window.minimap_action)
     view_menu.addSeparator()
     for dock in (window.palette_dock, window.inspector_dock, window.problems_dock,
                  window.history_dock, window.simulation_dock):

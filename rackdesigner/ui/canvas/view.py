@@ -23,6 +23,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.minimap import MiniMap
+from rackdesigner.ui.canvas.overlay import paint_overlay
 from rackdesigner.ui.canvas.scene import RackScene
 
 MIN_ZOOM = 0.01
@@ -59,6 +61,7 @@ class RackView(QGraphicsView):
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self._fit_if_kept)
+        self.minimap = MiniMap(self)
 
     def rack_scene(self) -> RackScene:
         scene = self.scene()
@@ -129,8 +132,13 @@ class RackView(QGraphicsView):
         if self._keep_fitted and self.isVisible():
             self.fit()
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # Qt override
+        super().scrollContentsBy(dx, dy)
+        self.minimap.follow_view()
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.minimap.follow_view()
         if self._keep_fitted:
             self._fit_timer.start()  # once per burst of resizes (window and docks settling)
 
@@ -145,6 +153,7 @@ class RackView(QGraphicsView):
                     and len(scene.item_for_device) > OVERVIEW_MIN_DEVICES)
         if overview != scene.overview:
             scene.set_overview(overview)
+        self.minimap.follow_view()
         self.zoom_changed.emit(self.zoom())
 
     def wheelEvent(self, event: QWheelEvent) -> None:
@@ -234,6 +243,7 @@ class RackView(QGraphicsView):
         to start."""
         super().drawForeground(painter, rect)
         if self.rack_scene().item_for_device:
+            paint_overlay(self, painter)
             return
         painter.save()
         painter.resetTransform()
