@@ -33,6 +33,7 @@ from rackdesigner.ui.document import Document
 
 log = logging.getLogger(__name__)
 PASTE_STEP = 40.0
+CONFIRM_ABOVE = 12  # zoomed out, deleting more devices than this asks first
 
 
 class Editor(QObject):
@@ -53,6 +54,7 @@ class Editor(QObject):
         scene.wire_requested.connect(self.wire)
         scene.bulk_wire_requested.connect(self.connect_group_to_switch)
         self.bulk_dialog = None  # the open bulk-wiring dialog (tests drive it)
+        self.confirm_box = None  # the open delete confirmation
         scene.group_toggled.connect(self.toggle_group)
         scene.wire_feedback.connect(self.message)
         view.nudge_requested.connect(self.nudge)
@@ -206,10 +208,42 @@ class Editor(QObject):
 
     # ---- removing, grouping ------------------------------------------------------------------
     def delete_selection(self) -> bool:
+        """Delete the selection; zoomed out, where what is selected cannot be read, more than
+        `CONFIRM_ABOVE` devices are removed only after a confirmation (`confirm_box`)."""
         devices, links, groups = self.selection()
         if not (devices or links or groups):
             return False
-        return self.push(RemoveItems(devices, links, groups))
+        command = RemoveItems(devices, links, groups)
+        ids = set(devices)
+        for gid in groups:
+            ids.update(self.layout.group_devices(gid))
+        if len(ids) > CONFIRM_ABOVE and self.view.zoom() < style.LOD_TEXT:
+            return self._confirm_delete(command, ids, groups)
+        return self.push(command)
+
+    def _confirm_delete(self, command: RemoveItems, ids: set[str], groups: list[str]) -> bool:
+        from PySide6.QtWidgets import QMessageBox
+
+        links = {link.id for d in ids for link in self.layout.links_of(d)}
+        names = ", ".join(self.layout.group(g).label for g in groups[:3])
+        more = f" and {len(groups) - 3} more" if len(groups) > 3 else ""
+        where = f" (in {names}{more})" if groups else ""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete",
+                          f"Delete {len(ids):,} devices and {len(links):,} links{where}?\n\n"
+                          "Undo brings them back.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                          self.view.window())
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        self.confirm_box = box
+
+        def done(_result: int) -> None:
+            if box.clickedButton() is box.button(QMessageBox.StandardButton.Yes):
+                self.push(command)
+            box.deleteLater()
+
+        box.finished.connect(done)
+        box.open()
+        return False
 
     def group_selection(self) -> bool:
         devices, _, groups = self.selection()

@@ -260,6 +260,12 @@ class SceneInteraction:
                 event.accept()
                 return
             alt = bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
+            if not (alt or self.wire_mode) and self._view_zoom() < style.LOD_BOXES:
+                group = self._group_at(pos)
+                if group is not None:  # not the hairline wire or 3-pixel box under the cursor
+                    self._select_group_at_overview(group, event.modifiers())
+                    event.accept()
+                    return
             if isinstance(item, DeviceItem):
                 port = item.port_at(item.mapFromScene(pos))
                 if port is not None or alt or self.wire_mode:
@@ -325,6 +331,32 @@ class SceneInteraction:
         ids = self.item_for_group if group_ids is None else group_ids
         self._dirty_groups.update(g for g in ids if g in self.item_for_group)
         self.flush()
+
+    def _view_zoom(self) -> float:
+        views = self.views()
+        return views[0].transform().m11() if views else 1.0
+
+    def _group_at(self, pos: QPointF) -> GroupItem | None:
+        """The innermost visible group whose frame holds `pos` (zoomed far out, a click means
+        the group under the cursor: its boxes are specks and its wires hairlines)."""
+        best, depth = None, -1
+        for gid, item in self.item_for_group.items():
+            if not item.isVisible() or not item.frame_rect().contains(pos):
+                continue
+            d = self._group_depth(gid)
+            if d > depth:
+                best, depth = item, d
+        return best
+
+    def _select_group_at_overview(self, item: GroupItem, modifiers) -> None:
+        if not modifiers & (Qt.KeyboardModifier.ControlModifier
+                            | Qt.KeyboardModifier.ShiftModifier):
+            self.clearSelection()
+        item.setSelected(True)
+        if not item.collapsed:
+            self.select_group_members(item.group_id)
+        name = self.layout.group(item.group_id).label if self.layout is not None else ""
+        self.wire_feedback.emit(f"Selected {name} (zoom in to pick what is inside)")
 
     def select_group_members(self, group_id: str) -> None:
         assert self.layout is not None

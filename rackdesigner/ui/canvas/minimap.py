@@ -63,6 +63,8 @@ class MiniMap(QFrame):
     def refresh(self) -> None:
         """Draw the design into the cached pixmap."""
         self._timer.stop()
+        if self.view.scene() is None:
+            return
         design = self.view.design_rect()
         self.design = design
         self._dirty = False
@@ -90,6 +92,8 @@ class MiniMap(QFrame):
 
     def follow_view(self) -> None:
         """Show (at the bottom-right of the viewport) or hide; repaint the view rectangle."""
+        if self.view.scene() is None:  # the window is closing
+            return
         if self._dirty and self.enabled_by_user:
             self._dirty = False
             self.design = self.view.design_rect()
