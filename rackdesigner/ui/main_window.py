@@ -42,10 +42,13 @@ APP_NAME = "RackDesigner"
 HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired).
 Wire: drag from a port row of a device to another device (or Alt+drag, or Wire Mode: W).
 Green devices accept the wire; red ones refuse it, and the status bar says why.
+Type a number while dragging a wire for a link of that many ports.
+In bulk: Alt+drag a node onto a switch; or select nodes and leaves, Edit → Wire Rails….
 Select: click, drag a rubber band, Ctrl+A. Move: drag, or the arrow keys (Shift: 1 px).
 Delete, Ctrl+D duplicate, Ctrl+C/X/V copy/cut/paste (as YAML), F2 rename.
 Groups: click the ▾/▸ button to collapse or expand, Ctrl+G group, Ctrl+Shift+G ungroup.
-Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag."""
+Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag.
+Overview map (Ctrl+M): click it to go there; zoomed far out, a click selects a group."""
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
