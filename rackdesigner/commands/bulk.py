@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 
 from rackdesigner.commands.edits import AddItems
 from rackdesigner.commands.wiring import PROTOCOL_NAMES, Refusal, cabled_link, free_ports
-from rackdesigner.generators.cabling import CablePicker, default_cable, floor_spots
+from rackdesigner.generators.cabling import (
+    UNPLACED_RUN_M,
+    CablePicker,
+    default_cable,
+    floor_spots,
+)
 from rackdesigner.model import Layout, Link, PortRef, natural_key
 
 FABRIC_PROTOCOLS = ("infiniband", "ethernet")
@@ -81,6 +86,7 @@ class _Planner:
         self.picker = CablePicker(layout.catalog)
         self.spots = floor_spots(layout)
         self.links: list[Link] = []
+        self.assumed = 0  # links costed with the in-rack assumption (an end in no rack)
         self._number = 0
 
     def free(self, end: PortRef) -> int:
@@ -93,6 +99,7 @@ class _Planner:
         while self.layout.has_id(f"link-{self._number}"):
             self._number += 1
         choice = default_cable(self.layout, a, b, self.picker, self.spots)
+        self.assumed += bool(choice is not None and choice.assumed)
         self.links.append(cabled_link(self.layout, f"link-{self._number}", a, b, count, choice))
 
 
@@ -130,8 +137,7 @@ def plan_node_to_switch(layout: Layout, group_id: str, switch_id: str) -> BulkPl
     summary = (f"Connect the {n} free compute NIC port{'s' * (n != 1)} of {label} "
                f"({len(planner.links)} NIC{'s' * (len(planner.links) != 1)}, rail order) to "
                f"{layout.device(switch_id).label}")
-    return BulkPlan(tuple(planner.links), summary + _cables(layout, planner.links),
-                    tuple(skipped))
+    return BulkPlan(tuple(planner.links), summary + _cables(planner), tuple(skipped))
 
 
 def plan_rails(layout: Layout, nodes: list[str], leaves: list[str]) -> BulkPlan | Refusal:
@@ -169,15 +175,21 @@ def plan_rails(layout: Layout, nodes: list[str], leaves: list[str]) -> BulkPlan 
     summary = (f"{n} link{'s' * (n != 1)}: {len(nodes)} node{'s' * (len(nodes) != 1)} × "
                f"{rails} rail{'s' * (rails != 1)} onto {len(leaves)} "
                f"lea{'ves' if len(leaves) != 1 else 'f'} (NIC i → leaf i)")
-    return BulkPlan(tuple(planner.links), summary + _cables(layout, planner.links),
-                    tuple(skipped))
+    return BulkPlan(tuple(planner.links), summary + _cables(planner), tuple(skipped))
 
 
-def _cables(layout: Layout, links: list[Link]) -> str:
-    kinds = Counter((link.cable, link.length_m) for link in links for _ in range(link.count))
+def _cables(planner: _Planner) -> str:
+    """The cables the plan's links get, and the assumption behind them when there is one."""
+    kinds = Counter((link.cable, link.length_m) for link in planner.links
+                    for _ in range(link.count))
     parts = [f"{n} × {cable} {length:g} m" if cable else f"{n} × no cable"
              for (cable, length), n in sorted(kinds.items(), key=lambda kv: -kv[1])]
-    return "; cables: " + ", ".join(parts) if parts else ""
+    text = "\nCables: " + ", ".join(parts) if parts else ""
+    if planner.assumed:
+        text += (f"\n({planner.assumed} with an end in no rack: costed as a "
+                 f"{UNPLACED_RUN_M:g} m run inside a rack; set Rack and U in the Inspector "
+                 "for lengths from the floor)")
+    return text
 
 
 __all__ = ["BulkPlan", "compute_nics", "is_switch", "plan_node_to_switch", "plan_rails"]

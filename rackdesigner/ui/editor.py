@@ -146,6 +146,9 @@ class Editor(QObject):
             link = command.links[0]
             times = f" ×{link.count}" if link.count > 1 else ""
             cable = f" with {link.cable}, {link.length_m:g} m" if link.cable else ""
+            if link.cable and None in (self.layout.device(link.a.device).rack,
+                                       self.layout.device(link.b.device).rack):
+                cable += " (assumed: an end is in no rack)"
             self.message.emit(f"Wired {link.a} ↔ {link.b}{times}{cable}")
             return True
         return False
