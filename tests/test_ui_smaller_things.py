@@ -123,3 +123,32 @@ def test_an_empty_inspector_gives_the_simulation_panel_the_room(qtbot, tmp_path)
     qtbot.waitUntil(lambda: window.inspector_dock.height() > 200)
     assert window.simulation_dock.height() < empty_sim
     assert window.inspector.device_name.isVisible()
+
+
+def test_the_empty_canvas_hint_goes_when_the_first_device_arrives(qtbot, tmp_path):
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtGui import QRegion
+
+    window = make_window(qtbot, tmp_path)
+    window.resize(1600, 1000)
+    QApplication.processEvents()
+    viewport = window.view.viewport()
+    window.view.grab()  # the hint is on screen
+
+    class Painted(QObject):
+        region = QRegion()
+
+        def eventFilter(self, obj, event):  # Qt override
+            if event.type() == QEvent.Type.Paint:
+                Painted.region = Painted.region.united(event.region())
+            return False
+
+    spy = Painted()
+    viewport.installEventFilter(spy)
+    center = window.view.mapToScene(viewport.rect().center())
+    window.editor.drop_model("tnic", (center.x(), center.y()))  # a drop from the Palette
+    QApplication.processEvents()  # the repaint the drop asks for (no later one cleans up)
+    viewport.removeEventFilter(spy)
+    assert not Painted.region.isEmpty()
+    # the whole viewport was repainted, so no part of the hint text is left behind
+    assert QRegion(viewport.rect()).subtracted(Painted.region).isEmpty()
