@@ -83,5 +83,8 @@ def test_a_baseline_from_another_design_is_labelled_with_its_file(window):
     text = panel.compare.label.text()
     assert "dgx-h100-2node-ib.yaml" in text and "another design" in text
     assert panel.compare.is_other_design()
+    # the deltas say what they compare with: not "+6700 % vs baseline" but vs that file
+    texts = [t.delta.text() for t in panel.headline.tiles.values() if t.delta.isVisible()]
+    assert texts and all(t.endswith("vs dgx-h100-2node-ib.yaml") for t in texts)
     QTest.mouseClick(panel.compare.clear_button, Qt.MouseButton.LeftButton)
     assert not panel.compare.label.isVisible()

@@ -228,8 +228,10 @@ class Editor(QObject):
         from PySide6.QtWidgets import QMessageBox
 
         links = {link.id for d in ids for link in self.layout.links_of(d)}
-        names = ", ".join(self.layout.group(g).label for g in groups[:3])
-        more = f" and {len(groups) - 3} more" if len(groups) > 3 else ""
+        chosen = set(groups)  # name what was picked, not the members selected with it
+        tops = [g for g in groups if self.layout.group(g).parent not in chosen]
+        names = ", ".join(self.layout.group(g).label for g in tops[:3])
+        more = f" and {len(tops) - 3} more" if len(tops) > 3 else ""
         where = f" (in {names}{more})" if groups else ""
         box = QMessageBox(QMessageBox.Icon.Warning, "Delete",
                           f"Delete {len(ids):,} devices and {len(links):,} links{where}?\n\n"

@@ -165,6 +165,11 @@ class CompareBar(QWidget):
         return bool(base is not None and base.design and self.design
                     and base.design != self.design)
 
+    def against(self) -> str:
+        """What the headline deltas are "vs": the baseline, or the other design's file."""
+        base = self.store.baseline
+        return base.design if base is not None and self.is_other_design() else "baseline"
+
     def _show_label(self) -> None:
         base = self.store.baseline
         text = f"Baseline (dashed): {base.origin}" if base else ""

@@ -337,7 +337,8 @@ class SimulationPanel(QWidget):
         self.compare.pin_button.setEnabled(result is not None)
         if result is not None:
             self.headline.show_figures(headline(result, self.reference),
-                                       headline(baseline, self.reference) if baseline else None)
+                                       headline(baseline, self.reference) if baseline else None,
+                                       self.compare.against())
         self.headline.setVisible(result is not None)
         self.bandwidth.show_results(result, baseline, self.collectives)
         self.latency.show_results(result, baseline, self.collectives)
