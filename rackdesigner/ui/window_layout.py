@@ -81,10 +81,15 @@ def compact_inspector(window, empty: bool) -> None:
     """With nothing selected the Inspector shrinks to its one-line hint and the Simulation
     panel below takes the room (its plots come above the fold at 1080p); a selection gives
     the Inspector back the height it had."""
+    inspector, dock = window.inspector, window.inspector_dock
+    stacked = (not dock.isFloating() and not window.simulation_dock.isFloating()
+               and window.dockWidgetArea(dock) == window.dockWidgetArea(window.simulation_dock)
+               and not window.tabifiedDockWidgets(dock))
+    if not stacked:  # floating or tabbed: the Inspector keeps its size, no one to give it to
+        empty = False
     if empty == getattr(window, "_inspector_compact", False):
         return
     window._inspector_compact = empty
-    inspector, dock = window.inspector, window.inspector_dock
     if empty:
         if dock.isVisible():
             window._inspector_height = dock.height()
