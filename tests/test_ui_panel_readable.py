@@ -4,6 +4,9 @@ another design is opened (issue 13, item 2)."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
@@ -16,6 +19,13 @@ def _example(name: str):
     return next(p for p in example_paths() if p.name == name)
 
 
+def _copy(name: str, folder) -> Path:
+    """The example saved as the user's own file (bundled examples open as untitled copies)."""
+    target = folder / name
+    shutil.copyfile(_example(name), target)
+    return target
+
+
 @pytest.fixture
 def window(qtbot, tmp_path):
     from rackdesigner.ui import MainWindow
@@ -23,7 +33,7 @@ def window(qtbot, tmp_path):
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings=settings)
     qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
-    assert win.open_file(_example("dgx-h100-2node-ib.yaml"), ask=False)
+    assert win.open_file(_copy("dgx-h100-2node-ib.yaml", tmp_path), ask=False)
     win.resize(1600, 1000)
     win.show()
     qtbot.waitExposed(win)
@@ -74,11 +84,11 @@ def test_no_figure_is_clipped_at_any_dock_width(window, qtbot, tmp_path):
     assert "dgx-h100-2node-ib.yaml" in text and "pinned" in text
 
 
-def test_a_baseline_from_another_design_is_labelled_with_its_file(window):
+def test_a_baseline_from_another_design_is_labelled_with_its_file(window, tmp_path):
     panel = window.simulation_panel
     assert panel.pin_baseline()
     assert "another design" not in panel.compare.label.text()
-    assert window.open_file(_example("dgx-h100.yaml"), ask=False)
+    assert window.open_file(_copy("dgx-h100.yaml", tmp_path), ask=False)
     panel.flush()
     text = panel.compare.label.text()
     assert "dgx-h100-2node-ib.yaml" in text and "another design" in text
@@ -88,3 +98,12 @@ def test_a_baseline_from_another_design_is_labelled_with_its_file(window):
     assert texts and all(t.endswith("vs dgx-h100-2node-ib.yaml") for t in texts)
     QTest.mouseClick(panel.compare.clear_button, Qt.MouseButton.LeftButton)
     assert not panel.compare.label.isVisible()
+
+
+def test_a_baseline_pinned_on_an_example_is_labelled_with_its_title(window):
+    panel = window.simulation_panel
+    assert window.open_file(_example("dgx-h100.yaml"), ask=False)  # an untitled copy
+    panel.flush()
+    assert panel.pin_baseline()
+    title = window.document.untitled_title
+    assert title and title in panel.compare.label.text()

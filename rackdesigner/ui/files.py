@@ -93,6 +93,8 @@ class FileActions:
         self.document.untitled_title = untitled.copy_title(self.document.layout, kind, name)
         self.document.suggested_name = name
         self._update_title()
+        # a baseline pinned now is labelled with the title the user sees
+        self.simulation_panel.compare.set_design(self.document.untitled_title)
 
     def open_dialog(self) -> bool:
         start = self._beside_design("")
