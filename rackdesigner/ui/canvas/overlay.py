@@ -10,8 +10,8 @@ scene units, 4 px at 30 %), so the view paints, in viewport pixels:
   two pixels wide whatever the zoom, since a selected box of 3 px is otherwise invisible.
 
 Both are computed per frame from the groups on screen, in viewport coordinates: on the 4-SU
-SuperPOD (171 groups) 1–5 ms per frame next to the scene's own ~50 ms zoomed out (10–17 ms with
-every item selected), measured on the 2-core development machine.
+SuperPOD (171 groups) about 1 ms per frame next to the scene's own ~50 ms zoomed out
+(`benchmarks/overview_cost.py`); the outlines are computed once per selection change.
 """
 
 from __future__ import annotations
@@ -110,21 +110,38 @@ def paint_overlay(view: QGraphicsView, painter: QPainter) -> None:
     painter.restore()
 
 
-def _paint_selection(view: QGraphicsView, painter: QPainter) -> None:
+def selection_rects(view: QGraphicsView) -> list[QRectF]:
+    """Scene rectangles to outline: each selected item's, or one around all when there are
+    more than `MAX_OUTLINES`. Kept on the view until the selection or the scene changes
+    (`forget_selection`): panning and zooming a select-all SuperPOD reuses it."""
+    cached = getattr(view, "_selection_rects", None)
+    if cached is not None:
+        return cached
     selected = [item for item in view.scene().selectedItems() if item.isVisible()]
-    if not selected:
-        return
-    pen = QPen(style.SELECTION, 2)
-    painter.setPen(pen)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
     if len(selected) > MAX_OUTLINES:
         bounds = QRectF()
         for item in selected:
             bounds = bounds.united(item.sceneBoundingRect())
-        painter.drawRect(_screen(view, bounds).adjusted(-3, -3, 3, 3))
+        rects = [bounds]
+    else:
+        rects = [item.sceneBoundingRect() for item in selected]
+    view._selection_rects = rects
+    return rects
+
+
+def forget_selection(view: QGraphicsView) -> None:
+    view._selection_rects = None
+
+
+def _paint_selection(view: QGraphicsView, painter: QPainter) -> None:
+    rects = selection_rects(view)
+    if not rects:
         return
-    for item in selected:
-        painter.drawRect(_screen(view, item.sceneBoundingRect()).adjusted(-2, -2, 2, 2))
+    painter.setPen(QPen(style.SELECTION, 2))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    pad = 3 if len(rects) == 1 else 2
+    for rect in rects:
+        painter.drawRect(_screen(view, rect).adjusted(-pad, -pad, pad, pad))
 
 
-__all__ = ["group_labels", "paint_overlay"]
+__all__ = ["forget_selection", "group_labels", "paint_overlay", "selection_rects"]

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.minimap import MiniMap
-from rackdesigner.ui.canvas.overlay import paint_overlay
+from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
 from rackdesigner.ui.canvas.scene import RackScene
 
 MIN_ZOOM = 0.01
@@ -62,6 +62,12 @@ class RackView(QGraphicsView):
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self._fit_if_kept)
         self.minimap = MiniMap(self)
+        self._selection_rects = None  # the overlay's outlines, until the selection changes
+        scene.selectionChanged.connect(self._on_scene_selection_changed)
+        scene.changed.connect(self._on_scene_selection_changed)
+
+    def _on_scene_selection_changed(self, *args) -> None:
+        forget_selection(self)
 
     def rack_scene(self) -> RackScene:
         scene = self.scene()
