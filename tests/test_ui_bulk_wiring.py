@@ -135,7 +135,10 @@ def test_a_count_typed_while_drawing_sets_the_link_count(catalog, open_window):
     QTest.mouseMove(viewport, end)
     assert window.scene.is_wiring
     QTest.keyClick(view, Qt.Key.Key_4)
-    assert "×4" in window.statusBar().currentMessage()
+    QTest.keyClick(view, Qt.Key.Key_0)
+    assert "×40" in window.statusBar().currentMessage()
+    QTest.keyClick(view, Qt.Key.Key_Backspace)  # corrects the count, deletes nothing
+    assert "×4 " in window.statusBar().currentMessage()
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
     (link,) = layout.links_of(other)
     assert link.count == 4 and link.cable is not None
