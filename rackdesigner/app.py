@@ -111,7 +111,9 @@ def run_app(path: str | None, *, quit_after_ms: int | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    from rackdesigner.ui.qt_platform import guarded_application
+
+    app = QApplication.instance() or guarded_application(lambda: QApplication(sys.argv[:1]))
     configure_application(app)
     if path is not None and not Path(path).exists():
         print(f"rackdesigner: error: {path}: no such file", file=sys.stderr)
