@@ -181,6 +181,8 @@ RACK_FIELDS = {
     "power_budget_w": (_num, True),
     "source": (_str, True),
     "budget_basis": (_str, False),
+    "static_load_kg": (_opt_num, False),
+    "load_source": (_str, False),
 }
 PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
 WIRING_FIELDS = {
@@ -209,6 +211,7 @@ TOP_FIELDS = {
     "u_height": (_num, False),
     "weight_kg": (_opt_num, False),
     "airflow": (_str, False),
+    "cooling": (_one_of("air", "liquid"), False),
     "power": (None, False),
     "ports": (None, False),
     "gpu": (None, False),
@@ -256,8 +259,9 @@ class _FileReader:
                 out[key] = check(data[key])
             except _Bad as exc:
                 self.problem(where, str(exc))
-        if "source" in out:
-            self.source_refs.append((f"{path}.source".lstrip("."), out["source"]))
+        for ref in ("source", "load_source"):
+            if ref in out:
+                self.source_refs.append((f"{path}.{ref}".lstrip("."), out[ref]))
         return out
 
     def read(self, data: Any) -> DeviceSpec | None:
@@ -268,7 +272,7 @@ class _FileReader:
         kwargs: dict[str, Any] = {
             k: top[k]
             for k in ("id", "kind", "manufacturer", "model", "description", "aliases", "u_height",
-                      "weight_kg", "airflow")
+                      "weight_kg", "airflow", "cooling")
             if k in top
         }
         if "power" in data:

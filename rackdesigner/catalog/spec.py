@@ -141,6 +141,9 @@ class RackFacts:
     power_budget_w: float  # default budget of a rack of this model (a rack may set its own)
     source: str
     budget_basis: str | None = None  # what the default stands for (published rating, site figure)
+    #: static load rating in kg, where the rack model publishes one (None: not published)
+    static_load_kg: float | None = None
+    load_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +198,9 @@ class DeviceSpec:
     u_height: float = 0.0
     weight_kg: float | None = None
     airflow: str = ""
+    #: "liquid" for equipment that needs a liquid-cooled rack (and a rack that provides it),
+    #: "air" or "" (not stated: air) otherwise
+    cooling: str = ""
     power: Power = NO_POWER
     ports: tuple[PortGroup, ...] = ()
     gpu: GpuFacts | None = None

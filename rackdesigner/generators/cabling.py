@@ -132,13 +132,35 @@ CANVAS_ROW_TOLERANCE = 200.0
 UNPLACED_RUN_M = 2.0
 
 
+#: Device key of a rack: where it stands on the floor, `[x, y]` in metres (front-left corner).
+FLOOR_PROP = "floor"
+
+
+def floor_of(device) -> tuple[float, float] | None:
+    """The floor position set on a rack device (`floor: [x, y]`), or None."""
+    for key, value in device.props:
+        if key == FLOOR_PROP and isinstance(value, list | tuple) and len(value) == 2:
+            return float(value[0]), float(value[1])
+    return None
+
+
 def floor_spots(layout) -> dict[str, FloorSpot]:
-    """Floor spots of a layout's racks, read from the canvas: racks whose tops line up form a
-    floor row (rows `ROW_PITCH_M` apart, top to bottom), ordered left to right
-    (`RACK_WIDTH_M` apart) — the same floor model the generators place racks on."""
-    racks = sorted((device.pos[1], device.pos[0], device.id, spec.rack.height_u)
-                   for device in layout.devices()
-                   if (spec := layout.spec(device.id)) is not None and spec.rack is not None)
+    """Floor spots of a layout's racks. A rack placed on the floor plan (`floor: [x, y]`)
+    stands there; the others are read from the canvas: racks whose tops line up form a floor
+    row (rows `ROW_PITCH_M` apart, top to bottom), ordered left to right (`RACK_WIDTH_M`
+    apart) — the same floor model the generators place racks on."""
+    racks = []
+    placed: dict[str, FloorSpot] = {}
+    for device in layout.devices():
+        spec = layout.spec(device.id)
+        if spec is None or spec.rack is None:
+            continue
+        at = floor_of(device)
+        if at is not None:
+            placed[device.id] = FloorSpot(at[0], at[1], spec.rack.height_u)
+        else:
+            racks.append((device.pos[1], device.pos[0], device.id, spec.rack.height_u))
+    racks.sort()
     rows: list[list[tuple[float, str, int]]] = []
     row_top = None
     for y, x, rack_id, height in racks:
@@ -146,9 +168,11 @@ def floor_spots(layout) -> dict[str, FloorSpot]:
             rows.append([])
             row_top = y
         rows[-1].append((x, rack_id, height))
-    return {rack_id: FloorSpot(col * RACK_WIDTH_M, r * ROW_PITCH_M, height)
-            for r, row in enumerate(rows)
-            for col, (_x, rack_id, height) in enumerate(sorted(row))}
+    spots = {rack_id: FloorSpot(col * RACK_WIDTH_M, r * ROW_PITCH_M, height)
+             for r, row in enumerate(rows)
+             for col, (_x, rack_id, height) in enumerate(sorted(row))}
+    spots.update(placed)
+    return spots
 
 
 @dataclass(frozen=True, slots=True)

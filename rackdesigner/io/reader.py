@@ -392,6 +392,19 @@ class _Builder:
                 raise self.fail(e.line_of("power_budget_w"), f"{what}: 'power_budget_w' must be "
                                 f"a positive number of watts (e.g. 40800), got {_short(budget)}")
             props = tuple(sorted((*props, ("power_budget_w", budget))))
+        if "face" in e:  # which side of its rack a mounted device faces (model/racks.py)
+            face = e.get("face")
+            if face not in ("front", "rear"):
+                raise self.fail(e.line_of("face"), f"{what}: 'face' must be front or rear, "
+                                f"got {_short(face)}")
+            if face == "rear":
+                props = tuple(sorted((*props, ("face", "rear"))))
+        if "floor" in e:  # a rack's place on the floor plan, metres (generators/cabling.py)
+            spot = _finite_pair(e.get("floor"))
+            if spot is None:
+                raise self.fail(e.line_of("floor"), f"{what}: 'floor' must be [x, y] in metres "
+                                f"with two finite numbers, got {_short(e.get('floor'))}")
+            props = tuple(sorted((*props, ("floor", (float(spot[0]), float(spot[1]))))))
         return Device(did, model, self._opt_str(e, "name", what), xy,
                       self._opt_ref(e, "rack", what), u, self._opt_ref(e, "group", what),
                       props)

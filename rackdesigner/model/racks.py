@@ -1,0 +1,388 @@
+"""Rack occupancy: what is mounted where, what a rack carries, and where a unit may go.
+
+Pure functions of a layout (no Qt), so the racks view, the design rules, the CLI's rack
+drawings and `Place unracked…` agree, and so they can move into the shared derived index.
+
+A **mounted unit** is what occupies rack units: a system instance (a group whose `template` is
+a catalog system with a `u_height`, e.g. a DGX H100 or one GB200 compute tray) with all its
+parts, or a device whose own model has a `u_height` (a switch) outside such a system. The parts
+of a system share the system's `rack`, `u` and `face`; moving a unit moves all its parts.
+
+Faces: a unit is mounted at the `front` (default) or the `rear` (device key `face: rear`, e.g.
+a rear-mounted switch or a PDU). RackDesigner has no depth figures, so the two faces are
+checked separately for overlaps (a model assumption, stated in docs/designer.md).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rackdesigner.catalog import DeviceSpec
+from rackdesigner.model.items import Device
+from rackdesigner.model.layout import Layout, natural_key
+from rackdesigner.model.power import RackBudget, RackPower, device_draw, rack_budget
+
+FACE_PROP = "face"
+FACES = ("front", "rear")
+#: 1 W dissipated = 3.412142 BTU/h (definition of the British thermal unit per hour).
+BTU_PER_W = 3.412142
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One mountable thing: a system instance (group) or a standalone device."""
+
+    id: str  # group id for a system, device id otherwise
+    label: str
+    model: str  # catalog id of the system or device
+    model_name: str
+    role: str  # "compute", "switch", "storage"... for colouring: see `_role`
+    height_u: int
+    members: tuple[str, ...]  # device ids that move with the unit
+    rack: str | None
+    u: int | None
+    face: str
+    cooling: str  # "liquid" or "air"
+    weight_kg: float | None
+    max_w: float
+    is_group: bool
+
+    @property
+    def top(self) -> int:
+        return (self.u or 1) + self.height_u - 1
+
+    @property
+    def placed(self) -> bool:
+        return self.rack is not None and self.u is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RackSummary:
+    """What one rack carries, as the racks view's header shows it."""
+
+    id: str
+    label: str
+    model: str
+    height_u: int
+    cooling: str
+    units: tuple[Unit, ...]
+    used_u: dict[str, int]  # face -> U occupied on that face
+    budget: RackBudget
+    typical_w: float
+    max_w: float
+    weight_kg: float  # of the units with a published weight
+    weight_missing: int  # units without a published weight
+    static_load_kg: float | None
+
+    @property
+    def free_u(self) -> int:
+        return self.height_u - self.used_u.get("front", 0)
+
+    @property
+    def heat_btu_h(self) -> tuple[float, float]:
+        return self.typical_w * BTU_PER_W, self.max_w * BTU_PER_W
+
+    def power_state(self) -> str:
+        """"ok", "high" (max above 80 % of the budget) or "over" (max above the budget)."""
+        budget = self.budget.watts
+        if not budget:
+            return "ok"
+        if self.max_w > budget * (1 + 1e-6):
+            return "over"
+        return "high" if self.max_w > 0.8 * budget else "ok"
+
+
+def face_of(device: Device) -> str:
+    for key, value in device.props:
+        if key == FACE_PROP and value in FACES:
+            return str(value)
+    return "front"
+
+
+def with_face(props: tuple, face: str) -> tuple:
+    """`props` with the face set (front is the default and is not stored)."""
+    kept = [(k, v) for k, v in props if k != FACE_PROP]
+    if face != "front":
+        kept.append((FACE_PROP, face))
+    return tuple(sorted(kept))
+
+
+class RackIndex:
+    """Units, racks and occupancy of one layout revision (build once, query many times)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        catalog = layout.catalog
+        specs: dict[str, DeviceSpec | None] = {}
+
+        def spec(model: str | None) -> DeviceSpec | None:
+            if model is None:
+                return None
+            if model not in specs:
+                specs[model] = catalog.get(model) if model in catalog else None
+            return specs[model]
+
+        self._spec = spec
+        self.racks: dict[str, DeviceSpec] = {}
+        for device in layout.devices():
+            s = spec(device.model)
+            if s is not None and s.rack is not None:
+                self.racks[device.id] = s
+        mounted_groups: dict[str, DeviceSpec] = {}
+        for group in layout.groups():
+            s = spec(group.template)
+            if s is not None and s.u_height and s.u_height > 0:
+                mounted_groups[group.id] = s
+        # the outermost mounted group of each device
+        owner: dict[str, str] = {}
+        outer_of: dict[str, str | None] = {}
+
+        def outer(group_id: str | None) -> str | None:
+            """The outermost mounted group containing `group_id` (itself included)."""
+            if group_id is None or not layout.has_group(group_id):
+                return None
+            if group_id not in outer_of:
+                outer_of[group_id] = None  # guards against a cycle in a broken file
+                above = outer(layout.group(group_id).parent)
+                outer_of[group_id] = above or (group_id if group_id in mounted_groups
+                                               else None)
+            return outer_of[group_id]
+
+        members: dict[str, list[Device]] = defaultdict(list)
+        units: list[Unit] = []
+        for device in layout.devices():
+            g = outer(device.group)
+            if g is not None:
+                owner[device.id] = g
+                members[g].append(device)
+                continue
+            s = spec(device.model)
+            if s is None or s.kind in ("rack", "system") or not s.u_height or s.u_height <= 0:
+                continue
+            units.append(self._unit(device.id, device.label, s, [device], False))
+        for group_id, devices in members.items():
+            g = layout.group(group_id)
+            units.append(self._unit(group_id, g.label, mounted_groups[group_id], devices, True))
+        units.sort(key=lambda u: natural_key(u.id))
+        self.units: dict[str, Unit] = {u.id: u for u in units}
+        self.unit_of: dict[str, str] = dict(owner)
+        for u in units:
+            if not u.is_group:
+                self.unit_of[u.id] = u.id
+        self.by_rack: dict[str, list[Unit]] = defaultdict(list)
+        for u in units:
+            if u.rack is not None:
+                self.by_rack[u.rack].append(u)
+
+    def _unit(self, unit_id: str, label: str, spec: DeviceSpec, devices: list[Device],
+              is_group: bool) -> Unit:
+        racks = Counter(d.rack for d in devices if d.rack is not None)
+        rack = racks.most_common(1)[0][0] if racks else None
+        us = [d.u for d in devices if d.rack == rack and d.u is not None]
+        u = min(us) if us else None
+        faces = Counter(face_of(d) for d in devices)
+        face = faces.most_common(1)[0][0] if faces else "front"
+        cooling = spec.cooling or ""
+        peak = 0.0
+        for d in devices:
+            s = self._spec(d.model)
+            if s is None or s.kind in ("rack", "system"):
+                continue
+            cooling = cooling or s.cooling
+            peak += device_draw(s)[1]
+        if not cooling and is_group and self.layout.group(unit_id).parent:
+            parent = self.layout.group(unit_id).parent
+            ps = self._spec(self.layout.group(parent).template) if parent else None
+            cooling = ps.cooling if ps is not None else ""
+        return Unit(unit_id, label, spec.id, spec.model, _role(spec, self._spec),
+                    max(1, round(spec.u_height)), tuple(sorted(d.id for d in devices)),
+                    rack, u, face, cooling or "air", spec.weight_kg, peak, is_group)
+
+    # ---- queries ------------------------------------------------------------------------------
+    def unracked(self) -> list[Unit]:
+        return [u for u in self.units.values() if not u.placed]
+
+    def rack_height(self, rack_id: str) -> int:
+        spec = self.racks.get(rack_id)
+        return spec.rack.height_u if spec is not None and spec.rack is not None else 0
+
+    def occupied(self, rack_id: str, face: str, ignore: Iterable[str] = ()) -> list[Unit]:
+        skip = set(ignore)
+        return sorted((u for u in self.by_rack.get(rack_id, ())
+                       if u.face == face and u.u is not None and u.id not in skip),
+                      key=lambda u: u.u or 0)
+
+    def check_slot(self, height_u: int, rack_id: str, u: int, face: str = "front",
+                   ignore: Iterable[str] = ()) -> str | None:
+        """Why a unit `height_u` tall cannot go at U`u` of `rack_id`, or None when it can."""
+        if rack_id not in self.racks:
+            return f"{rack_id} is not a rack"
+        top_u = self.rack_height(rack_id)
+        top = u + height_u - 1
+        if u < 1:
+            return f"U{u} is below U1"
+        occupants = self.occupied(rack_id, face, ignore)
+        for other in occupants:
+            if other.u is not None and other.u <= top and u <= other.top:
+                return (f"U{u}–U{top} overlaps {other.label} (U{other.u}–U{other.top}) in "
+                        f"{self.rack_label(rack_id)}")
+        if top > top_u:
+            if u > top_u:
+                return f"U{u} is beyond the top of {self.rack_label(rack_id)} (U1–U{top_u})"
+            gap = top_u - u + 1
+            return (f"{height_u}U does not fit: only {gap}U free from U{u} to the top of "
+                    f"{self.rack_label(rack_id)} (U{top_u})")
+        return None
+
+    def rack_label(self, rack_id: str) -> str:
+        if not self.layout.has_device(rack_id):
+            return rack_id
+        return self.layout.device(rack_id).label
+
+    def first_free(self, height_u: int, rack_id: str, face: str = "front",
+                   ignore: Iterable[str] = ()) -> int | None:
+        """The lowest U where a unit `height_u` tall fits, or None."""
+        u = 1
+        for other in self.occupied(rack_id, face, ignore):
+            assert other.u is not None
+            if other.u - u >= height_u:
+                break
+            u = max(u, other.top + 1)
+        return u if u + height_u - 1 <= self.rack_height(rack_id) else None
+
+    def summaries(self, power: dict[str, tuple[float, float]] | None = None
+                  ) -> dict[str, RackSummary]:
+        """A `RackSummary` per rack, in natural id order (power from `RackPower`)."""
+        if power is None:
+            power = RackPower(self.layout).by_rack()
+        out: dict[str, RackSummary] = {}
+        for rack_id in sorted(self.racks, key=natural_key):
+            spec = self.racks[rack_id]
+            assert spec.rack is not None
+            units = tuple(sorted(self.by_rack.get(rack_id, ()), key=lambda u: u.u or 0))
+            used = {f: sum(u.height_u for u in units if u.face == f and u.u is not None)
+                    for f in FACES}
+            typical, peak = power.get(rack_id, (0.0, 0.0))
+            weight = sum(u.weight_kg or 0.0 for u in units)
+            missing = sum(1 for u in units if u.weight_kg is None)
+            if spec.weight_kg is not None:
+                weight += spec.weight_kg
+            out[rack_id] = RackSummary(
+                rack_id, self.rack_label(rack_id), spec.id, spec.rack.height_u,
+                spec.cooling or "air", units, used,
+                rack_budget(self.layout.device(rack_id), spec), typical, peak, weight, missing,
+                spec.rack.static_load_kg)
+        return out
+
+
+def _role(spec: DeviceSpec, lookup) -> str:
+    """What a unit is for colouring: compute (has GPUs), switch, nvswitch (an NVLink switch
+    tray), or its catalog kind."""
+    if spec.kind == "system" and spec.system is not None:
+        kinds = set()
+        for part in spec.system.parts:
+            s = lookup(part.model)
+            if s is not None:
+                kinds.add(s.kind if s.kind != "system" else _role(s, lookup))
+        if "gpu" in kinds or "compute" in kinds:
+            return "compute"
+        if kinds <= {"nvswitch"}:
+            return "nvswitch"
+        if "switch" in kinds:
+            return "switch"
+        return "system"
+    return spec.kind
+
+
+def rack_rows(layout: Layout, index: RackIndex | None = None) -> list[list[str]]:
+    """Rack ids by floor row (front row first), left to right: the floor model of the
+    generators (`generators.cabling.floor_spots`), so the racks view shows the floor's order."""
+    from rackdesigner.generators.cabling import floor_spots
+
+    spots = floor_spots(layout)
+    index = index or RackIndex(layout)
+    rows: dict[float, list[tuple[float, str]]] = defaultdict(list)
+    for rack_id in index.racks:
+        spot = spots.get(rack_id)
+        y, x = (spot.y_m, spot.x_m) if spot is not None else (1e9, 0.0)
+        rows[round(y, 3)].append((x, rack_id))
+    return [[r for _, r in sorted(row, key=lambda t: (t[0], natural_key(t[1])))]
+            for _, row in sorted(rows.items())]
+
+
+# ---- placing unracked units ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PlacementPlan:
+    moves: dict[str, tuple[str, int]]  # unit id -> (rack, u)
+    not_fitted: dict[str, str]  # unit id -> why
+
+    def describe(self, index: RackIndex) -> str:
+        lines = [f"{len(self.moves)} placed"]
+        if self.not_fitted:
+            lines[0] += f", {len(self.not_fitted)} did not fit:"
+            for unit_id, why in list(self.not_fitted.items())[:12]:
+                lines.append(f"  {index.units[unit_id].label}: {why}")
+            if len(self.not_fitted) > 12:
+                lines.append(f"  … and {len(self.not_fitted) - 12} more")
+        return "\n".join(lines)
+
+
+def plan_unracked(layout: Layout, racks: Iterable[str], units: Iterable[str] | None = None,
+                  index: RackIndex | None = None) -> PlacementPlan:
+    """First-fit from the bottom: each unracked unit (a whole system, never split) goes at the
+    lowest free front slot of the first chosen rack with room for its height and its maximum
+    power within the rack's budget (the rack's drawn maximum from `RackPower` plus the maxima
+    of the units placed so far). Units are taken in id order so a system's siblings stay
+    together; liquid-cooled units only go to liquid-cooled racks."""
+    index = index or RackIndex(layout)
+    chosen = [r for r in racks if r in index.racks]
+    todo = [index.units[u] for u in units] if units is not None else index.unracked()
+    summaries = index.summaries()
+    extra: dict[str, float] = defaultdict(float)
+    added: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    moves: dict[str, tuple[str, int]] = {}
+    missed: dict[str, str] = {}
+    for unit in todo:
+        reasons = []
+        for rack_id in chosen:
+            s = summaries[rack_id]
+            if unit.cooling == "liquid" and s.cooling != "liquid":
+                reasons.append(f"{s.label}: air-cooled")
+                continue
+            budget = s.budget.watts
+            if budget is not None and s.max_w + extra[rack_id] + unit.max_w > budget * (1 + 1e-6):
+                reasons.append(f"{s.label}: power budget")
+                continue
+            u = _first_fit(index, rack_id, unit.height_u, added[rack_id])
+            if u is None:
+                reasons.append(f"{s.label}: no {unit.height_u}U gap")
+                continue
+            moves[unit.id] = (rack_id, u)
+            added[rack_id].append((u, u + unit.height_u - 1))
+            extra[rack_id] += unit.max_w
+            break
+        else:
+            missed[unit.id] = ("no rack chosen" if not chosen
+                               else "; ".join(_dedupe(reasons)))
+    return PlacementPlan(moves, missed)
+
+
+def _dedupe(reasons: list[str]) -> list[str]:
+    kinds = Counter(r.split(": ", 1)[1] for r in reasons)
+    if len(reasons) > 3:
+        return [f"{n} racks: {why}" for why, n in kinds.items()]
+    return reasons
+
+
+def _first_fit(index: RackIndex, rack_id: str, height: int,
+               taken: list[tuple[int, int]]) -> int | None:
+    spans = sorted([(u.u or 0, u.top) for u in index.occupied(rack_id, "front")] + taken)
+    u = 1
+    for low, top in spans:
+        if low - u >= height:
+            break
+        u = max(u, top + 1)
+    return u if u + height - 1 <= index.rack_height(rack_id) else None
