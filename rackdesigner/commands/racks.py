@@ -175,3 +175,19 @@ def move_racks_on_floor(layout: Layout, moves: Mapping[str, tuple[float, float]]
     names = [layout.device(r).label for r in moves]
     text = f"Move {names[0] if len(names) == 1 else _plural(len(names), 'rack')} on the floor"
     return Macro(text, [SetFloor(changes, text), FollowCables(moved)])
+
+
+def add_mounted(layout: Layout, model: str, rack: str, u: int, face: str = "front",
+                pos: tuple[float, float] = (0.0, 0.0)) -> Command:
+    """A palette drop into a rack slot: the model (a system arrives wired, as on the canvas)
+    with every part at (rack, u, face), as one undo step."""
+    import dataclasses
+
+    from rackdesigner.commands.edits import AddItems
+    from rackdesigner.commands.placing import add_model
+
+    added = add_model(layout, model, pos)
+    added.devices = [dataclasses.replace(d, rack=rack, u=u, props=with_face(d.props, face))
+                     for d in added.devices]
+    added.text = f"{added.text} in {layout.device(rack).label} U{u}"
+    return added

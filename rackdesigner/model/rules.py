@@ -44,6 +44,11 @@ def check_layout(layout: Layout) -> list[Finding]:
     return findings
 
 
+def check_racks(layout: Layout) -> list[Finding]:
+    """Only the rack rules (slots, power, load, cooling): what the racks view marks."""
+    return _check_racks(layout, _Specs(layout))
+
+
 def has_errors(findings: list[Finding]) -> bool:
     return any(f.severity == ERROR for f in findings)
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QTabWidget,
     QUndoView,
     QWidget,
 )
@@ -71,7 +72,14 @@ class MainWindow(FileActions, QMainWindow):
         self.document = Document(Layout(self.catalog), self)
         self.scene = RackScene(self)
         self.view = RackView(self.scene, self)
-        self.setCentralWidget(self.view)
+        from rackdesigner.ui.racks.panel import RacksPanel
+
+        self.racks_panel = RacksPanel(self)
+        self.views = QTabWidget(self)
+        self.views.setDocumentMode(True)
+        self.views.addTab(self.view, "Topology")
+        self.views.addTab(self.racks_panel, "Racks")
+        self.setCentralWidget(self.views)
         self.editor = Editor(self.document, self.scene, self.view, self)
         self._build_docks()
         self._build_status_bar()
@@ -173,6 +181,10 @@ class MainWindow(FileActions, QMainWindow):
         self.problems.objects_activated.connect(self.editor.select_ids)
         self.problems.findings_changed.connect(self._on_problems_findings_changed)
         self.view.zoom_changed.connect(self._on_view_zoom_changed)
+        doc.changed.connect(self.racks_panel.on_model_event)
+        self.racks_panel.command_requested.connect(doc.push)
+        self.racks_panel.message.connect(self.status_message)
+        self.racks_panel.selection_requested.connect(self._on_racks_selection)
 
     # ---- document ----------------------------------------------------------------------------
     def _set_document(self, layout: Layout, path: Path | None) -> None:
@@ -183,6 +195,7 @@ class MainWindow(FileActions, QMainWindow):
         self.scene.set_layout(layout)
         self.inspector.set_layout(layout)
         self.problems.set_layout(layout)
+        self.racks_panel.set_layout(layout)
         self.simulation_panel.set_layout(
             layout, path.name if path is not None else (layout.meta.name or "Untitled"),
             str(path.parent) if path is not None else "")
@@ -225,6 +238,7 @@ class MainWindow(FileActions, QMainWindow):
         self.flush_selection()
         self.inspector.flush()
         self.problems.flush()
+        self.racks_panel.flush()
         if self._counts_timer.isActive():
             self._update_counts()
 
@@ -233,9 +247,15 @@ class MainWindow(FileActions, QMainWindow):
         if self.scene.is_wiring:
             return
         selection = self.editor.selection()
+        self.racks_panel.select_ids(selection[0], selection[2])
         self.inspector.show_selection(*selection)
         window_layout.compact_inspector(self, not any(selection))
         self.selection_changed.emit(selection)
+
+    def _on_racks_selection(self, ids: list) -> None:
+        """A selection made in the racks view: the canvas, Inspector and panel follow."""
+        self.editor.select_ids(ids)
+        self.flush_selection()
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
         self.problems_label.set_counts(errors, warnings)

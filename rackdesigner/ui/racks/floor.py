@@ -1,0 +1,148 @@
+"""The floor plan: racks seen from above, by row, with hot and cold aisles; drag to move.
+
+One scene unit is a centimetre. Rows alternate their facing so two rows share a cold aisle (the
+fronts face each other) and the next pair's backs share a hot aisle, as the generators' floor
+model assumes (`generators.cabling`). A drag is one `move_racks_on_floor` step on release; the
+cables of the moved racks follow.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsView
+
+from rackdesigner.generators.cabling import RACK_WIDTH_M, ROW_PITCH_M, floor_spots
+from rackdesigner.model import Layout
+from rackdesigner.model.racks import RackIndex
+from rackdesigner.ui import style
+from rackdesigner.ui.racks.items import POWER_COLORS
+
+CM = 100.0  # scene units per metre
+RACK_DEPTH_M = 1.2  # drawn depth of a rack (model assumption for the plan only)
+SNAP_M = 0.1
+
+
+class FloorRackItem(QGraphicsItem):
+    def __init__(self, rack_id: str, label: str, state: str, faces_down: bool) -> None:
+        super().__init__()
+        self.rack_id = rack_id
+        self.label = label
+        self.state = state
+        self.faces_down = faces_down
+        self._rect = QRectF(0, 0, RACK_WIDTH_M * CM, RACK_DEPTH_M * CM)
+        self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
+        self.setToolTip(f"{label}: drag to move it on the floor")
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setBrush(QColor("#ffffff"))
+        painter.setPen(QPen(style.SELECTION if self.isSelected() else QColor("#2c3e50"),
+                            3 if self.isSelected() else 1.5))
+        painter.drawRect(self._rect)
+        front = self._rect.height() - 8 if self.faces_down else 0
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(POWER_COLORS[self.state])
+        painter.drawRect(QRectF(0, front, self._rect.width(), 8))  # the front, coloured by power
+        painter.setPen(style.TEXT)
+        painter.setFont(style.font(7))
+        painter.save()
+        painter.translate(self._rect.center())
+        painter.rotate(-90)
+        painter.drawText(QRectF(-55, -25, 110, 50), Qt.AlignmentFlag.AlignCenter,
+                         self.label)
+        painter.restore()
+
+
+class FloorScene(QGraphicsScene):
+    racks_dropped = Signal(object)  # {rack id: (x_m, y_m)}
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.layout: Layout | None = None
+        self.item_for_rack: dict[str, FloorRackItem] = {}
+        self.setBackgroundBrush(QColor("#f4f6f8"))
+
+    def set_layout(self, layout: Layout | None) -> None:
+        self.layout = layout
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        self.clear()
+        self.item_for_rack = {}
+        if self.layout is None:
+            return
+        index = RackIndex(self.layout)
+        summaries = index.summaries()
+        spots = floor_spots(self.layout)
+        rows = sorted({round(s.y_m, 3) for s in spots.values()})
+        for n, y in enumerate(rows):
+            xs = [s.x_m for s in spots.values() if round(s.y_m, 3) == y]
+            self._aisle(n, y, min(xs), max(xs) + RACK_WIDTH_M)
+        for rack_id, spot in spots.items():
+            summary = summaries.get(rack_id)
+            row = rows.index(round(spot.y_m, 3))
+            item = FloorRackItem(rack_id, summary.label if summary else rack_id,
+                                 summary.power_state() if summary else "ok", row % 2 == 0)
+            item.setPos(spot.x_m * CM, spot.y_m * CM)
+            self.addItem(item)
+            self.item_for_rack[rack_id] = item
+        self.setSceneRect(self.itemsBoundingRect().adjusted(-80, -80, 80, 80))
+
+    def _aisle(self, n: int, y_m: float, x0: float, x1: float) -> None:
+        label = self.addText(f"Row {n + 1}", style.font(9, True))
+        label.setPos(x0 * CM - 90, y_m * CM + 40)
+        cold = n % 2 == 0
+        aisle_y = y_m + RACK_DEPTH_M if cold else y_m - (ROW_PITCH_M - RACK_DEPTH_M)
+        rect = QRectF(x0 * CM, aisle_y * CM, (x1 - x0) * CM,
+                      (ROW_PITCH_M - RACK_DEPTH_M) * CM)
+        band = self.addRect(rect, QPen(Qt.PenStyle.NoPen),
+                            QColor(52, 152, 219, 30) if cold else QColor(231, 76, 60, 25))
+        band.setZValue(-1)
+        text = self.addText("cold aisle (fronts)" if cold else "hot aisle (backs)",
+                            style.font(8))
+        text.setDefaultTextColor(QColor("#2980b9") if cold else QColor("#c0392b"))
+        text.setPos(rect.x() + 8, rect.y() + rect.height() / 2 - 12)
+
+    def mouseReleaseEvent(self, event) -> None:
+        moved = {}
+        for item in self.selectedItems():
+            if isinstance(item, FloorRackItem):
+                pos = item.pos()
+                spot = (round(pos.x() / CM / SNAP_M) * SNAP_M,
+                        round(pos.y() / CM / SNAP_M) * SNAP_M)
+                moved[item.rack_id] = spot
+        super().mouseReleaseEvent(event)
+        if moved and self.layout is not None:
+            spots = floor_spots(self.layout)
+            changed = {r: s for r, s in moved.items()
+                       if r in spots and (abs(spots[r].x_m - s[0]) > 1e-6
+                                          or abs(spots[r].y_m - s[1]) > 1e-6)}
+            if changed:
+                self.racks_dropped.emit(changed)
+
+
+class FloorView(QGraphicsView):
+    def __init__(self, scene: FloorScene, parent=None) -> None:
+        super().__init__(scene, parent)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing
+                            | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+
+    def wheelEvent(self, event) -> None:
+        factor = 1.15 ** (event.angleDelta().y() / 120)
+        self.scale(factor, factor)
+
+    def fit(self) -> None:
+        rect = self.scene().itemsBoundingRect()
+        if not rect.isEmpty():
+            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+
+    def rack_point(self, rack_id: str) -> QPointF:
+        item = self.scene().item_for_rack[rack_id]  # type: ignore[attr-defined]
+        return item.sceneBoundingRect().center()

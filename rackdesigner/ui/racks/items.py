@@ -1,0 +1,221 @@
+"""Graphic items of the racks view: a rack (frame, U scale, header) and a mounted unit.
+
+Items know their ids and the values to draw, never the document. Geometry is true to scale: a
+19-inch rack's mounting width (482.6 mm) against 1U (44.45 mm), `U_PX` scene units per U. Far
+out (level of detail below `LOD_LABELS`) units are plain coloured bars and the header keeps only
+the rack's name, in a font that grows as the view shrinks, and its power bar: labelled columns.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
+
+from rackdesigner.model.racks import RackSummary, Unit
+from rackdesigner.ui import style
+
+U_PX = 14.0
+RACK_W = round(482.6 / 44.45 * U_PX)  # true proportions of the 19-inch mounting width
+SCALE_W = 22.0  # U numbers left of the rack
+HEADER_H = 78.0
+LOD_LABELS = 0.45
+LOD_SCALE = 0.7
+
+ROLE_COLORS = {
+    "compute": QColor("#76b900"),
+    "switch": QColor("#1f6fd1"),
+    "nvswitch": QColor("#8e44ad"),
+    "system": QColor("#16a085"),
+    "chassis": QColor("#95a5a6"),
+    "nic": QColor("#e07b16"),
+    "dpu": QColor("#d35400"),
+}
+POWER_COLORS = {"ok": QColor("#27ae60"), "high": QColor("#e6a700"), "over": QColor("#d0312d")}
+EMPTY_U = QColor("#eef1f4")
+FRAME = QColor("#2c3e50")
+
+
+def role_color(role: str) -> QColor:
+    return ROLE_COLORS.get(role, style.UNKNOWN_COLOR)
+
+
+def _kw(watts: float) -> str:
+    return f"{watts / 1000:.1f}"
+
+
+def power_text(s: RackSummary) -> str:
+    budget = s.budget.watts
+    of = f" of {_kw(budget)} kW" if budget else " (no budget)"
+    return f"{_kw(s.typical_w)} typ / {_kw(s.max_w)} max kW{of}"
+
+
+def weight_text(s: RackSummary) -> str:
+    if not s.units:
+        return "weight: empty"
+    if s.weight_missing == len(s.units):
+        return "weight: not published"
+    text = f"{s.weight_kg:.0f} kg"
+    if s.weight_missing:
+        text += f" + {s.weight_missing} without a figure"
+    return text
+
+
+class RackItem(QGraphicsItem):
+    """A rack: header (name, U used/free, power bar, heat, weight), frame and U scale."""
+
+    def __init__(self, summary: RackSummary, face: str, problems: int = 0) -> None:
+        super().__init__()
+        self.rack_id = summary.id
+        self.summary = summary
+        self.face = face
+        self.problems = problems
+        self.frame_h = summary.height_u * U_PX
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(0)
+        heat = summary.heat_btu_h
+        self.setToolTip(
+            f"{summary.label} ({summary.model}, {summary.height_u}U, {summary.cooling}-cooled)\n"
+            f"{summary.used_u.get(face, 0)}U used, {summary.height_u - summary.used_u.get(face, 0)}"
+            f"U free ({face})\n"
+            f"power {power_text(summary)}\nbudget: {summary.budget.basis}\n"
+            f"heat {heat[0]:,.0f} typ / {heat[1]:,.0f} max BTU/h\n{weight_text(summary)}")
+
+    def frame_rect(self) -> QRectF:
+        return QRectF(0, 0, RACK_W, self.frame_h)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-SCALE_W, -HEADER_H, RACK_W + SCALE_W + 2, self.frame_h + HEADER_H + 4)
+
+    def u_at(self, y: float) -> int:
+        """The U whose row contains local y (1 = bottom)."""
+        return int(self.summary.height_u - y // U_PX)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        s = self.summary
+        frame = self.frame_rect()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(EMPTY_U)
+        painter.drawRect(frame)
+        selected = self.isSelected()
+        pen = QPen(style.SELECTION if selected else FRAME, 3 if selected else 2)
+        pen.setCosmetic(lod < LOD_LABELS)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(frame)
+        state = s.power_state()
+        if lod >= LOD_SCALE:
+            painter.setFont(style.font(6.5))
+            painter.setPen(style.TEXT_DIM)
+            for u in range(1, s.height_u + 1):
+                y = (s.height_u - u) * U_PX
+                painter.drawText(QRectF(-SCALE_W, y, SCALE_W - 3, U_PX),
+                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                                 str(u))
+            painter.setPen(QPen(QColor("#dde3e8"), 0.5))
+            for u in range(1, s.height_u):
+                painter.drawLine(0, u * U_PX, RACK_W, u * U_PX)
+        # header
+        bar = QRectF(0, -16, RACK_W, 10)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor("#d9dee3"))
+        painter.drawRect(bar)
+        budget = s.budget.watts or max(s.max_w, 1.0)
+        color = POWER_COLORS[state]
+        peak_w = min(1.0, s.max_w / budget) * RACK_W
+        typ_w = min(1.0, s.typical_w / budget) * RACK_W
+        light = QColor(color)
+        light.setAlpha(110)
+        painter.setBrush(light)
+        painter.drawRect(QRectF(0, bar.y(), peak_w, bar.height()))
+        painter.setBrush(color)
+        painter.drawRect(QRectF(0, bar.y(), typ_w, bar.height()))
+        if lod < LOD_LABELS:
+            size = min(48.0, 8.0 / max(lod, 0.05))
+            painter.setPen(style.TEXT if state != "over" else POWER_COLORS["over"])
+            f = style.font(8, True)
+            f.setPixelSize(max(1, int(size)))
+            painter.setFont(f)
+            painter.drawText(QRectF(-SCALE_W, -HEADER_H - size * 1.6, RACK_W + 2 * SCALE_W,
+                                    HEADER_H + size * 1.6 - 18),
+                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
+                             s.label if len(s.label) <= 10 else s.id)
+            return
+        painter.setPen(style.TEXT)
+        painter.setFont(style.font(8, True))
+        painter.drawText(QRectF(0, -HEADER_H, RACK_W, 14), Qt.AlignmentFlag.AlignLeft, s.label)
+        painter.setFont(style.font(6.5))
+        painter.setPen(style.TEXT_DIM)
+        used = s.used_u.get(self.face, 0)
+        heat = s.heat_btu_h
+        lines = [f"{s.model} · {used}U used · {s.height_u - used}U free",
+                 f"{heat[1] / 1000:,.1f}k BTU/h max · {weight_text(s)}",
+                 power_text(s)]
+        for i, text in enumerate(lines):
+            painter.setPen(POWER_COLORS["over"] if i == 2 and state == "over" else style.TEXT_DIM)
+            painter.drawText(QRectF(0, -HEADER_H + 15 + i * 12, RACK_W + 40, 12),
+                             Qt.AlignmentFlag.AlignLeft, text)
+
+    def type(self) -> int:
+        return QGraphicsItem.UserType + 40
+
+
+class UnitItem(QGraphicsItem):
+    """A mounted unit: a box spanning its U with its name and model, coloured by role."""
+
+    def __init__(self, unit: Unit, problem: bool = False, ghost: bool = False) -> None:
+        super().__init__()
+        self.unit_id = unit.id
+        self.unit = unit
+        self.problem = problem
+        self.ghost = ghost
+        self._rect = QRectF(1, 0, RACK_W - 2, unit.height_u * U_PX)
+        if not ghost:
+            self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(5 if not ghost else 1)
+        self.setToolTip(f"{unit.label}\n{unit.model_name} ({unit.model}), {unit.height_u}U\n"
+                        f"U{unit.u}–U{unit.top}, {unit.face}"
+                        + (", liquid-cooled" if unit.cooling == "liquid" else ""))
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        color = role_color(self.unit.role)
+        rect = self._rect.adjusted(0, 0.5, 0, -0.5)
+        if self.ghost:  # mounted on the other face: seen through the rack
+            painter.setPen(QPen(QColor("#b8c2cc"), 0, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(rect)
+            return
+        fill = QColor(color)
+        fill.setAlpha(200)
+        painter.setBrush(QBrush(fill))
+        pen = QPen(style.SELECTION if self.isSelected() else
+                   (POWER_COLORS["over"] if self.problem else color.darker(140)),
+                   3 if self.isSelected() or self.problem else 1)
+        pen.setCosmetic(lod < LOD_LABELS)
+        painter.setPen(pen)
+        painter.drawRect(rect)
+        if lod < LOD_LABELS:
+            return
+        painter.setPen(QColor("#ffffff"))
+        painter.setFont(style.font(7, True))
+        text_rect = rect.adjusted(4, 0, -4, 0)
+        if self.unit.height_u >= 2:
+            painter.drawText(text_rect.adjusted(0, 1, 0, 0),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                             self.unit.label)
+            painter.setFont(style.font(6.5))
+            painter.drawText(text_rect.adjusted(0, 12, 0, 0),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
+                             self.unit.model_name)
+        else:
+            painter.setFont(style.font(6.5, True))
+            painter.drawText(text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             f"{self.unit.label} · {self.unit.model_name}")
+
+    def type(self) -> int:
+        return QGraphicsItem.UserType + 41

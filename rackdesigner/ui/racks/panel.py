@@ -1,0 +1,258 @@
+"""The Racks tab: elevations (front/rear) and the floor plan, the Unracked list, Place unracked….
+
+The panel mirrors the document (rebuilds after its change signal, debounced) and turns user
+intent into commands pushed on the document's one undo stack. Selection is exchanged with the
+window as id lists (`selection_requested` out, `select_ids` in).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackdesigner.commands.racks import add_mounted, mount, move_racks_on_floor, place_unracked
+from rackdesigner.model import Layout
+from rackdesigner.model.layout import natural_key
+from rackdesigner.ui.racks.floor import FloorScene, FloorView
+from rackdesigner.ui.racks.items import RackItem, UnitItem
+from rackdesigner.ui.racks.scene import RacksScene
+from rackdesigner.ui.racks.view import UNIT_MIME, RacksView
+
+
+class _UnrackedList(QListWidget):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setDragEnabled(True)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+
+    def mimeData(self, items) -> QMimeData:
+        mime = QMimeData()
+        if items:
+            mime.setData(UNIT_MIME, items[0].data(Qt.ItemDataRole.UserRole).encode())
+        return mime
+
+    def mimeTypes(self) -> list[str]:
+        return [UNIT_MIME]
+
+
+class PlaceDialog(QDialog):
+    """Choose the racks `Place unracked…` fills (all checked at first)."""
+
+    def __init__(self, racks: list[tuple[str, str]], parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Place unracked units")
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Fill these racks first-fit from the bottom, keeping each "
+                                "system whole and each rack within its U and power budget:"))
+        self.list = QListWidget(self)
+        for rack_id, label in racks:
+            item = QListWidgetItem(label, self.list)
+            item.setData(Qt.ItemDataRole.UserRole, rack_id)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+        layout.addWidget(self.list)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel, parent=self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.buttons = buttons
+
+    def chosen(self) -> list[str]:
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())
+                if self.list.item(i).checkState() == Qt.CheckState.Checked]
+
+
+class RacksPanel(QWidget):
+    command_requested = Signal(object)
+    message = Signal(str)
+    selection_requested = Signal(object)  # ids selected here (units and racks)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.layout_doc: Layout | None = None
+        self.scene = RacksScene(self)
+        self.view = RacksView(self.scene, self)
+        self.floor_scene = FloorScene(self)
+        self.floor_view = FloorView(self.floor_scene, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.view, "Elevations")
+        self.tabs.addTab(self.floor_view, "Floor")
+        self.rear_button = QPushButton("Rear", self)
+        self.rear_button.setCheckable(True)
+        self.rear_button.setToolTip("Show the rear of the racks (PDUs, rear-mounted switches)")
+        self.fit_button = QPushButton("Fit", self)
+        self.place_button = QPushButton("Place unracked…", self)
+        self.unracked = _UnrackedList(self)
+        self.unracked_label = QLabel("Unracked", self)
+        bar = QHBoxLayout()
+        for w in (self.rear_button, self.fit_button, self.place_button):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        side = QWidget(self)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.unracked_label)
+        side_layout.addWidget(self.unracked)
+        split = QSplitter(self)
+        split.addWidget(self.tabs)
+        split.addWidget(side)
+        split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 1)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(bar)
+        outer.addWidget(split)
+        self._syncing = False
+        self._fitted = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(120)
+        self._timer.timeout.connect(self.refresh)
+        self.rear_button.toggled.connect(self._on_rear_toggled)
+        self.fit_button.clicked.connect(self.fit)
+        self.place_button.clicked.connect(self.place_unracked_dialog)
+        self.view.model_dropped.connect(self._on_model_dropped)
+        self.view.units_moved.connect(self._on_units_moved)
+        self.view.message.connect(self.message)
+        self.scene.selectionChanged.connect(self._on_scene_selection)
+        self.floor_scene.racks_dropped.connect(self._on_racks_dropped)
+
+    # ---- document ---------------------------------------------------------------------------
+    def set_layout(self, layout: Layout) -> None:
+        self.layout_doc = layout
+        self.scene.set_layout(layout)
+        self.floor_scene.set_layout(layout)
+        self._refresh_unracked()
+        self._fitted = False
+        if self.isVisible():
+            self.fit()
+
+    def on_model_event(self, event=None) -> None:
+        self._timer.start()
+
+    def flush(self) -> None:
+        if self._timer.isActive():
+            self.refresh()
+
+    def refresh(self) -> None:
+        self._timer.stop()
+        self.scene.rebuild()
+        self.floor_scene.rebuild()
+        self._refresh_unracked()
+
+    def _refresh_unracked(self) -> None:
+        self.unracked.clear()
+        index = self.scene.index
+        if index is None:
+            return
+        units = index.unracked()
+        self.unracked_label.setText(f"Unracked ({len(units)})")
+        for unit in units:
+            item = QListWidgetItem(f"{unit.label} · {unit.height_u}U", self.unracked)
+            item.setData(Qt.ItemDataRole.UserRole, unit.id)
+            item.setToolTip(f"{unit.model_name}: drag into a rack slot")
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._fitted:
+            self.fit()
+
+    def fit(self) -> None:
+        self.flush()
+        self._fitted = True
+        self.view.fit()
+        self.floor_view.fit()
+
+    def _on_rear_toggled(self, rear: bool) -> None:
+        self.scene.set_face("rear" if rear else "front")
+
+    # ---- edits ------------------------------------------------------------------------------
+    def _on_model_dropped(self, model: str, rack_id: str, u: int) -> None:
+        assert self.layout_doc is not None
+        self.command_requested.emit(add_mounted(self.layout_doc, model, rack_id, u,
+                                                self.scene.face))
+        self.refresh()
+
+    def _on_units_moved(self, moves: dict) -> None:
+        assert self.layout_doc is not None
+        placements = {unit: (rack, u, self.scene.face) for unit, (rack, u) in moves.items()}
+        self.command_requested.emit(mount(self.layout_doc, placements, self.scene.index))
+        self.refresh()
+
+    def _on_racks_dropped(self, moves: dict) -> None:
+        assert self.layout_doc is not None
+        self.command_requested.emit(move_racks_on_floor(self.layout_doc, moves))
+        self.refresh()
+
+    def place_unracked(self, racks: list[str]) -> str:
+        """Fill `racks` first-fit with the unracked units; returns the report."""
+        assert self.layout_doc is not None
+        command, report = place_unracked(self.layout_doc, racks)
+        if command is not None:
+            self.command_requested.emit(command)
+            self.refresh()
+        self.message.emit("Place unracked: " + report.splitlines()[0])
+        return report
+
+    def place_unracked_dialog(self) -> str | None:
+        from PySide6.QtWidgets import QMessageBox
+
+        index = self.scene.index
+        if index is None or not index.unracked():
+            self.message.emit("Nothing to place: every unit has a rack slot")
+            return None
+        racks = sorted(index.racks, key=natural_key)
+        dialog = PlaceDialog([(r, index.rack_label(r)) for r in racks], self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        report = self.place_unracked(dialog.chosen())
+        QMessageBox.information(self, "Place unracked", report)
+        return report
+
+    # ---- selection --------------------------------------------------------------------------
+    def selected_ids(self) -> list[str]:
+        out = []
+        for item in self.scene.selectedItems():
+            if isinstance(item, UnitItem):
+                out.append(item.unit_id)
+            elif isinstance(item, RackItem):
+                out.append(item.rack_id)
+        return sorted(out, key=natural_key)
+
+    def _on_scene_selection(self) -> None:
+        if not self._syncing:
+            self.selection_requested.emit(self.selected_ids())
+
+    def select_ids(self, devices: list[str], groups: list[str]) -> None:
+        """Follow the canvas: select the units (and racks) among these ids."""
+        index = self.scene.index
+        if index is None:
+            return
+        wanted = set(groups) | set(devices)
+        units = {index.unit_of.get(d) for d in devices} | (set(groups) & set(index.units))
+        self._syncing = True
+        try:
+            self.scene.clearSelection()
+            for unit_id in units:
+                item = self.scene.item_for_unit.get(unit_id or "")
+                if item is not None:
+                    item.setSelected(True)
+            for rack_id in wanted & set(self.scene.item_for_rack):
+                self.scene.item_for_rack[rack_id].setSelected(True)
+        finally:
+            self._syncing = False

@@ -1,0 +1,124 @@
+"""The racks scene: every rack as an elevation, laid out by floor row, mirroring the layout.
+
+The scene is rebuilt from the layout (one `RackIndex` and one power pass) after changes,
+debounced; `flush()` rebuilds now (tests, exports). It knows where each rack and U is, so the
+view can turn a point into a slot.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QTimer
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsScene
+
+from rackdesigner.model import Layout
+from rackdesigner.model.racks import RackIndex, rack_rows
+from rackdesigner.model.rules import check_racks
+from rackdesigner.ui.racks.items import HEADER_H, RACK_W, SCALE_W, U_PX, RackItem, UnitItem
+
+RACK_GAP = 34.0
+ROW_GAP = 70.0
+RACK_PROBLEM_CODES = ("rack-overlap", "rack-height", "rack-power", "rack-load",
+                      "liquid-in-air-rack")
+
+
+class RacksScene(QGraphicsScene):
+    def __init__(self, parent=None, per_row: int | None = None) -> None:
+        super().__init__(parent)
+        self.layout: Layout | None = None
+        self.face = "front"
+        self.per_row = per_row  # print layout: this many racks per row, floor rows ignored
+        self.index: RackIndex | None = None
+        self.item_for_rack: dict[str, RackItem] = {}
+        self.item_for_unit: dict[str, UnitItem] = {}
+        self.rack_order: list[str] = []
+        self.problem_units: set[str] = set()
+        self.setBackgroundBrush(QColor("#f4f6f8"))
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(120)
+        self._timer.timeout.connect(self.rebuild)
+
+    def set_layout(self, layout: Layout | None) -> None:
+        self.layout = layout
+        self.rebuild()
+
+    def set_face(self, face: str) -> None:
+        self.face = face
+        self.rebuild()
+
+    def schedule(self, *args) -> None:
+        self._timer.start()
+
+    def flush(self) -> None:
+        if self._timer.isActive():
+            self.rebuild()
+
+    def rebuild(self) -> None:
+        self._timer.stop()
+        selected = {i.unit_id for i in self.selectedItems() if isinstance(i, UnitItem)}
+        selected_racks = {i.rack_id for i in self.selectedItems() if isinstance(i, RackItem)}
+        blocker = self.blockSignals(True)
+        self.clear()
+        self.item_for_rack, self.item_for_unit, self.rack_order = {}, {}, []
+        layout = self.layout
+        if layout is None:
+            self.blockSignals(blocker)
+            return
+        index = self.index = RackIndex(layout)
+        summaries = index.summaries()
+        findings = [f for f in check_racks(layout) if f.code in RACK_PROBLEM_CODES]
+        self.problem_units = {o for f in findings for o in f.objects}
+        if self.per_row:
+            order = list(summaries)
+            rows = [order[i:i + self.per_row] for i in range(0, len(order), self.per_row)]
+        else:
+            rows = rack_rows(layout, index)
+        y = HEADER_H
+        for row in rows:
+            x = SCALE_W
+            tallest = 0.0
+            for rack_id in row:
+                summary = summaries[rack_id]
+                rack = RackItem(summary, self.face)
+                rack.setPos(x, y)
+                self.addItem(rack)
+                self.item_for_rack[rack_id] = rack
+                self.rack_order.append(rack_id)
+                rack.setSelected(rack_id in selected_racks)
+                for unit in summary.units:
+                    if unit.u is None:
+                        continue
+                    item = UnitItem(unit, unit.id in self.problem_units,
+                                    ghost=unit.face != self.face)
+                    item.setPos(x, y + (summary.height_u - unit.top) * U_PX)
+                    self.addItem(item)
+                    if not item.ghost:
+                        self.item_for_unit[unit.id] = item
+                        item.setSelected(unit.id in selected)
+                x += RACK_W + SCALE_W + RACK_GAP
+                tallest = max(tallest, summary.height_u * U_PX)
+            y += tallest + HEADER_H + ROW_GAP
+        self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+        self.blockSignals(blocker)
+
+    # ---- geometry ---------------------------------------------------------------------------
+    def slot_at(self, pos: QPointF) -> tuple[str, int] | None:
+        """(rack, U) under a scene point, or None outside every rack's frame column."""
+        for rack_id, item in self.item_for_rack.items():
+            local = item.mapFromScene(pos)
+            if 0 <= local.x() <= RACK_W and -HEADER_H <= local.y() <= item.frame_h + U_PX * 4:
+                return rack_id, item.u_at(local.y())
+        return None
+
+    def slot_rect(self, rack_id: str, u: int, height_u: int) -> QRectF:
+        item = self.item_for_rack[rack_id]
+        top = u + height_u - 1
+        origin = item.mapToScene(QPointF(0, (item.summary.height_u - top) * U_PX))
+        return QRectF(origin.x(), origin.y(), RACK_W, height_u * U_PX)
+
+    def racks_rect(self, rack_ids: list[str]) -> QRectF:
+        rect = QRectF()
+        for rack_id in rack_ids:
+            rect = rect.united(self.item_for_rack[rack_id].sceneBoundingRect())
+        return rect.adjusted(-10, -10, 10, 10)

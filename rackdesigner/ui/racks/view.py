@@ -1,0 +1,270 @@
+"""The racks view: zoom and pan like the canvas; palette drops and unit drags into U slots.
+
+While something is dragged over a rack, a ghost shows where it would land (green) or why it
+cannot (red, with the reason in `message`), as the canvas's wiring tool does. A release emits
+one request (`model_dropped`, `units_moved`) that the panel turns into one undo step.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen, QWheelEvent
+from PySide6.QtWidgets import QFrame, QGraphicsRectItem, QGraphicsView
+
+from rackdesigner.ui.canvas.interaction import MODEL_MIME
+from rackdesigner.ui.racks.items import U_PX, UnitItem
+from rackdesigner.ui.racks.scene import RacksScene
+
+UNIT_MIME = "application/x-rackdesigner-unit"
+OK = QColor(39, 174, 96, 90)
+BAD = QColor(231, 76, 60, 90)
+MIN_ZOOM, MAX_ZOOM = 0.02, 4.0
+
+
+class RacksView(QGraphicsView):
+    message = Signal(str)
+    model_dropped = Signal(str, str, int)  # model, rack, u
+    units_moved = Signal(object)  # {unit id: (rack, u)}
+    zoom_changed = Signal(float)
+
+    def __init__(self, scene: RacksScene, parent=None) -> None:
+        super().__init__(scene, parent)
+        self.racks = scene
+        self.setRenderHints(QPainter.RenderHint.Antialiasing
+                            | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAcceptDrops(True)
+        self._ghosts: list[QGraphicsRectItem] = []
+        self._drag: dict | None = None
+        self._pan_from: QPointF | None = None
+        self.last_refusal = ""
+
+    # ---- zoom and pan -----------------------------------------------------------------------
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def set_zoom(self, factor: float) -> None:
+        current = self.zoom()
+        target = max(MIN_ZOOM, min(MAX_ZOOM, current * factor))
+        self.scale(target / current, target / current)
+        self.zoom_changed.emit(self.zoom())
+
+    def fit(self) -> None:
+        rect = self.racks.itemsBoundingRect()
+        if not rect.isEmpty():
+            self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+            self.zoom_changed.emit(self.zoom())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        self.set_zoom(1.15 ** (event.angleDelta().y() / 120))
+
+    # ---- ghosts -----------------------------------------------------------------------------
+    def _clear_ghosts(self) -> None:
+        for ghost in self._ghosts:
+            if ghost.scene() is not None:
+                self.racks.removeItem(ghost)
+        self._ghosts = []
+
+    def _show(self, spans: list[tuple[str, int, int]], ok: bool) -> None:
+        self._clear_ghosts()
+        for rack_id, u, height in spans:
+            if rack_id not in self.racks.item_for_rack:
+                continue
+            rect = self.racks.slot_rect(rack_id, max(1, u), height)
+            ghost = QGraphicsRectItem(rect)
+            ghost.setBrush(OK if ok else BAD)
+            ghost.setPen(QPen(QColor("#27ae60" if ok else "#c0392b"), 2))
+            ghost.setZValue(50)
+            self.racks.addItem(ghost)
+            self._ghosts.append(ghost)
+
+    def _refuse(self, reason: str) -> None:
+        self.last_refusal = reason
+        self.message.emit(f"Cannot place here: {reason}")
+
+    # ---- palette and Unracked-list drops ----------------------------------------------------
+    def _payload(self, event) -> tuple[str, str] | None:
+        mime = event.mimeData()
+        if mime.hasFormat(UNIT_MIME):
+            return "unit", bytes(mime.data(UNIT_MIME)).decode()
+        if mime.hasFormat(MODEL_MIME):
+            return "model", bytes(mime.data(MODEL_MIME)).decode()
+        return None
+
+    def _height(self, kind: str, value: str) -> tuple[int, str | None]:
+        index = self.racks.index
+        layout = self.racks.layout
+        if kind == "unit":
+            if index is None or value not in index.units:
+                return 0, f"{value} is not a rack unit"
+            return index.units[value].height_u, None
+        assert layout is not None
+        if value not in layout.catalog:
+            return 0, f"unknown model {value}"
+        spec = layout.catalog.get(value)
+        if spec.kind == "rack":
+            return 0, "a rack is placed on the Floor tab, not in a slot"
+        if not spec.u_height or spec.u_height <= 0:
+            return 0, (f"{spec.model} has no rack height: it goes inside a system "
+                       "(drop it on the canvas)")
+        return max(1, round(spec.u_height)), None
+
+    def _drop_target(self, event) -> tuple[str, int, int, str | None] | None:
+        payload = self._payload(event)
+        if payload is None:
+            return None
+        height, why = self._height(*payload)
+        slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
+        if slot is None:
+            return None
+        rack_id, u = slot
+        u = max(1, u - height // 2)  # the pointer holds the middle of what is dragged
+        if why is None and self.racks.index is not None:
+            ignore = [payload[1]] if payload[0] == "unit" else []
+            why = self.racks.index.check_slot(height, rack_id, u, self.racks.face, ignore)
+        return rack_id, u, max(1, height), why
+
+    def dragEnterEvent(self, event) -> None:
+        if self._payload(event) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        if self._payload(event) is None:
+            event.ignore()
+            return
+        target = self._drop_target(event)
+        event.acceptProposedAction()
+        if target is None:
+            self._clear_ghosts()
+            return
+        rack_id, u, height, why = target
+        self._show([(rack_id, u, height)], why is None)
+        if why is not None:
+            self._refuse(why)
+        else:
+            self.message.emit(f"U{u}–U{u + height - 1} of "
+                              f"{self.racks.index.rack_label(rack_id)}")  # type: ignore[union-attr]
+
+    def dragLeaveEvent(self, event) -> None:
+        self._clear_ghosts()
+
+    def dropEvent(self, event) -> None:
+        payload = self._payload(event)
+        target = self._drop_target(event) if payload is not None else None
+        self._clear_ghosts()
+        if payload is None or target is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        rack_id, u, _height, why = target
+        if why is not None:
+            self._refuse(why)
+            return
+        if payload[0] == "model":
+            self.model_dropped.emit(payload[1], rack_id, u)
+        else:
+            self.units_moved.emit({payload[1]: (rack_id, u)})
+
+    # ---- moving mounted units ---------------------------------------------------------------
+    def _unit_at(self, pos) -> UnitItem | None:
+        for item in self.items(pos):
+            if isinstance(item, UnitItem) and not item.ghost:
+                return item
+        return None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton:
+            self._pan_from = event.position()
+            return
+        item = self._unit_at(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and item is not None:
+            if not item.isSelected():
+                if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                    self.racks.clearSelection()
+                item.setSelected(True)
+            slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
+            self._drag = {"anchor": item.unit, "start": slot, "target": None, "moved": False}
+            return
+        super().mousePressEvent(event)
+
+    def _plan_move(self, slot: tuple[str, int]) -> tuple[dict, str | None, list]:
+        assert self._drag is not None and self.racks.index is not None
+        index = self.racks.index
+        anchor = self._drag["anchor"]
+        start_rack, start_u = self._drag["start"]
+        rack_id, u = slot
+        delta = u - start_u
+        units = [i.unit for i in self.racks.selectedItems() if isinstance(i, UnitItem)]
+        moving = {x.id for x in units}
+        moves, spans, why = {}, [], None
+        for unit in units:
+            target_rack = rack_id if unit.rack == anchor.rack else (
+                unit.rack if rack_id == start_rack else rack_id)
+            new_u = (unit.u or 1) + delta
+            moves[unit.id] = (target_rack, new_u)
+            spans.append((target_rack, new_u, unit.height_u))
+            reason = index.check_slot(unit.height_u, target_rack, new_u, self.racks.face,
+                                      ignore=moving)
+            if why is None and reason is not None:
+                why = reason if len(units) == 1 else f"{unit.label}: {reason}"
+        # the moved units must not overlap each other either
+        taken: dict[str, list[tuple[int, int, str]]] = {}
+        for unit_id, (r, nu) in moves.items():
+            h = index.units[unit_id].height_u
+            for low, top, other in taken.get(r, []):
+                if why is None and nu <= top and low <= nu + h - 1:
+                    why = f"{index.units[unit_id].label} would overlap {index.units[other].label}"
+            taken.setdefault(r, []).append((nu, nu + h - 1, unit_id))
+        return moves, why, spans
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None:
+            delta = event.position() - self._pan_from
+            self._pan_from = event.position()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+            return
+        if self._drag is not None:
+            slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
+            if slot is None or self._drag["start"] is None:
+                self._clear_ghosts()
+                self._drag["target"] = None
+                return
+            self._drag["moved"] = True
+            moves, why, spans = self._plan_move(slot)
+            self._drag["target"] = (moves, why)
+            self._show(spans, why is None)
+            if why is not None:
+                self._refuse(why)
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None and event.button() == Qt.MouseButton.MiddleButton:
+            self._pan_from = None
+            return
+        if self._drag is not None:
+            drag, self._drag = self._drag, None
+            self._clear_ghosts()
+            target = drag.get("target")
+            if drag["moved"] and target is not None:
+                moves, why = target
+                if why is not None:
+                    self._refuse(why)
+                elif any(self.racks.index.units[k].rack != r  # type: ignore[union-attr]
+                         or self.racks.index.units[k].u != u  # type: ignore[union-attr]
+                         for k, (r, u) in moves.items()):
+                    self.units_moved.emit(moves)
+            return
+        super().mouseReleaseEvent(event)
+
+    def visible_rect(self) -> QRectF:
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+
+__all__ = ["UNIT_MIME", "U_PX", "RacksView"]
