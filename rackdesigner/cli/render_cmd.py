@@ -12,10 +12,19 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "render", help="draw a layout as a PNG or SVG image (no window needed)",
-        description="Draw a layout as the designer shows it, to a PNG or SVG file.")
+        "render", help="draw a layout (or its rack elevations) as PNG, SVG or PDF",
+        description="Draw a layout as the designer shows it, to a PNG or SVG file; with "
+                    "--view racks, the rack elevations to PNG, SVG or a PDF with several "
+                    "racks per page.")
     parser.add_argument("file", help="layout file (.yaml)")
-    parser.add_argument("-o", "--output", required=True, help="image to write: .png or .svg")
+    parser.add_argument("-o", "--output", required=True,
+                        help="image to write: .png or .svg (and .pdf with --view racks)")
+    parser.add_argument("--view", choices=("topology", "racks"), default="topology",
+                        help="what to draw: the topology canvas (default) or rack elevations")
+    parser.add_argument("--face", choices=("front", "rear"), default="front",
+                        help="with --view racks: the front (default) or rear of the racks")
+    parser.add_argument("--per-page", type=int, default=6,
+                        help="with --view racks and a PDF: racks per page (default 6)")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="PNG pixels per canvas unit (default 1; large designs are capped)")
     parser.add_argument("--overview", action="store_true",
@@ -27,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError, load_layout_arg
 
     output = Path(args.output)
+    if args.view == "racks":
+        return _run_racks(args, output)
     if output.suffix.lower() not in (".png", ".svg"):
         raise UsageError(f"{output}: the output must end in .png or .svg")
     if args.scale <= 0:
@@ -37,6 +48,26 @@ def run(args: argparse.Namespace) -> int:
     try:
         render_layout(layout, output, scale=args.scale, overview=args.overview)
     except OSError as exc:  # the image is written atomically: an old one is left as it was
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(output)
+    return 0
+
+
+def _run_racks(args: argparse.Namespace, output: Path) -> int:
+    from rackdesigner.cli import UsageError, load_layout_arg
+
+    if output.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"{output}: the output must end in .png, .svg or .pdf")
+    if args.per_page < 1:
+        raise UsageError("--per-page must be at least 1")
+    layout = load_layout_arg(args.file)
+    from rackdesigner.ui.racks.export import render_racks
+
+    try:
+        render_racks(layout, output, face=args.face, per_page=args.per_page)
+    except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None

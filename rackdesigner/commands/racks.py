@@ -183,7 +183,6 @@ def add_mounted(layout: Layout, model: str, rack: str, u: int, face: str = "fron
     with every part at (rack, u, face), as one undo step."""
     import dataclasses
 
-    from rackdesigner.commands.edits import AddItems
     from rackdesigner.commands.placing import add_model
 
     added = add_model(layout, model, pos)

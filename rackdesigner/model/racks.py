@@ -164,7 +164,12 @@ class RackIndex:
             units.append(self._unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
             g = layout.group(group_id)
-            units.append(self._unit(group_id, g.label, mounted_groups[group_id], devices, True))
+            label = g.label
+            if not g.name and "." in group_id:  # a part of a system: "NVL72 1 tray9"
+                parent = layout.group(g.parent).label if g.parent and layout.has_group(
+                    g.parent) else group_id.rsplit(".", 1)[0]
+                label = f"{parent} {group_id.rsplit('.', 1)[1]}"
+            units.append(self._unit(group_id, label, mounted_groups[group_id], devices, True))
         units.sort(key=lambda u: natural_key(u.id))
         self.units: dict[str, Unit] = {u.id: u for u in units}
         self.unit_of: dict[str, str] = dict(owner)

@@ -34,6 +34,8 @@ def build_menus(window: MainWindow) -> None:
     file_menu.addSeparator()
     act(file_menu, "&Export Image (PNG, SVG)…", window.export_image_dialog,
         QKeySequence("Ctrl+E"))
+    act(file_menu, "Export &Rack Elevations (PDF, SVG, PNG)…", window.export_racks_dialog,
+        tip="Front or rear elevations of every rack, as the Racks tab shows them")
     act(file_menu, "Export &Bill of Materials (CSV)…", window.export_bom_dialog)
     from rackdesigner.ui.interop_menu import add_export_menu, add_import_menu
 
@@ -81,6 +83,10 @@ def build_menus(window: MainWindow) -> None:
                                                       QKeySequence("Ctrl+=")])
     act(view_menu, "Zoom &Out", window.view.zoom_out, QKeySequence(Key.ZoomOut))
     act(view_menu, "&Fit Design", window.view.fit, QKeySequence("Ctrl+0"))
+    act(view_menu, "&Racks", lambda: window.views.setCurrentWidget(window.racks_panel),
+        QKeySequence("Ctrl+Shift+K"), "Rack elevations and the floor plan")
+    act(view_menu, "&Topology", lambda: window.views.setCurrentWidget(window.view),
+        QKeySequence("Ctrl+Shift+T"))
     window.minimap_action = QAction("Overview &Map", window)
     window.minimap_action.setCheckable(True)
     window.minimap_action.setChecked(True)

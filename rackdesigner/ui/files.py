@@ -252,6 +252,25 @@ class FileActions:
         self.status_message(f"Exported {Path(path).name}")
         return True
 
+    def export_racks_dialog(self) -> bool:
+        stem = self.document.path.stem if self.document.path else "layout"
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export rack elevations", self._beside_design(f"{stem}-racks.pdf"),
+            "PDF, several racks per page (*.pdf);;SVG drawing (*.svg);;PNG image (*.png)")
+        return self.export_racks(path) if path else False
+
+    def export_racks(self, path: str | Path) -> bool:
+        """Rack elevations of the face the Racks tab shows (as `render --view racks`)."""
+        from rackdesigner.ui.racks.export import render_racks
+
+        try:
+            render_racks(self.document.layout, path, face=self.racks_panel.scene.face)
+        except (OSError, ValueError) as exc:
+            QMessageBox.critical(self, "Cannot export", str(exc))
+            return False
+        self.status_message(f"Exported {Path(path).name}")
+        return True
+
     def export_bom_dialog(self) -> bool:
         stem = self.document.path.stem if self.document.path else "layout"
         path, _ = QFileDialog.getSaveFileName(self, "Export bill of materials",
