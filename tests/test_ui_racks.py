@@ -1,0 +1,164 @@
+"""The Racks tab driven with real drag-and-drop and mouse events: drop into a slot, refused
+overlap, undo, move between racks, selection sync with the canvas, Place unracked."""
+
+from __future__ import annotations
+
+from designer_fixtures import drag, make_catalog, make_window
+from PySide6.QtCore import QPointF, Qt, QTimer
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
+
+from rackdesigner.commands.racks import mount
+from rackdesigner.model import Device, Layout, instantiate
+from rackdesigner.model.racks import RackIndex
+from rackdesigner.ui.palette import model_mime
+
+
+def _rack_layout() -> Layout:
+    """Two 42U racks; a Test node (8U) in rack-1 at U1; a Test IB switch (1U) unracked."""
+    catalog = make_catalog()
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "track", "Rack A", (0.0, 0.0)))
+    layout.add_device(Device("rack-2", "track", "Rack B", (400.0, 0.0)))
+    parts = instantiate(catalog, "tnode", "node-1", rack="rack-1", u=1)
+    layout.add_all(parts.groups, parts.devices, parts.links)
+    layout.add_device(Device("switch-1", "tib", "Leaf 1", (0.0, 600.0)))
+    return layout
+
+
+def _racks_window(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, _rack_layout())
+    window.views.setCurrentWidget(window.racks_panel)
+    panel = window.racks_panel
+    panel.flush()
+    panel.view.resetTransform()
+    panel.view.centerOn(panel.scene.item_for_rack["rack-1"])
+    return window, panel
+
+
+def _slot_point(panel, rack: str, u: int) -> QPointF:
+    return panel.scene.slot_rect(rack, u, 1).center()
+
+
+def _send_drop(view, mime, scene_point: QPointF) -> None:
+    pos = QPointF(view.mapFromScene(scene_point))
+    action = Qt.DropAction.CopyAction
+    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    for event in (QDragEnterEvent(pos.toPoint(), action, mime, buttons, mods),
+                  QDragMoveEvent(pos.toPoint(), action, mime, buttons, mods),
+                  QDropEvent(pos, action, mime, buttons, mods)):
+        QApplication.sendEvent(view.viewport(), event)
+
+
+def test_drop_from_palette_into_a_slot_then_undo(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    before = layout.device_count()
+    _send_drop(panel.view, model_mime("tib"), _slot_point(panel, "rack-1", 20))
+    assert layout.device_count() == before + 1
+    added = next(d for d in layout.devices() if d.model == "tib" and d.id != "switch-1")
+    assert (added.rack, added.u) == ("rack-1", 20)  # snapped to the U under the pointer
+    panel.flush()
+    assert added.id in panel.scene.item_for_unit  # drawn in the elevation
+    assert "Rack A U20" in window.undo_action.text()
+    window.undo_action.trigger()
+    panel.flush()
+    assert not layout.has_device(added.id) and added.id not in panel.scene.item_for_unit
+
+
+def test_a_drop_on_an_occupied_slot_is_refused_with_the_reason(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    before, steps = layout.device_count(), window.document.undo_stack.count()
+    _send_drop(panel.view, model_mime("tib"), _slot_point(panel, "rack-1", 5))  # the node: U1-8
+    assert layout.device_count() == before and window.document.undo_stack.count() == steps
+    assert "overlaps" in panel.view.last_refusal and "U1–U8" in panel.view.last_refusal
+    assert "Cannot place here" in window.statusBar().currentMessage()
+    # a GPU has no rack height: refused with why, not dropped somewhere odd
+    _send_drop(panel.view, model_mime("tgpu"), _slot_point(panel, "rack-1", 30))
+    assert "no rack height" in panel.view.last_refusal
+    assert layout.device_count() == before
+
+
+def test_drag_a_unit_to_another_rack_is_one_undo_step(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    panel.view.centerOn(QPointF((panel.scene.item_for_rack["rack-1"].x()
+                                 + panel.scene.item_for_rack["rack-2"].x()) / 2, 300))
+    steps = window.document.undo_stack.count()
+    start = _slot_point(panel, "rack-1", 4)  # grab the node by its middle
+    end = _slot_point(panel, "rack-2", 13)
+    drag(panel.view, (start.x(), start.y()), (end.x(), end.y()))
+    unit = RackIndex(layout).units["node-1"]
+    assert (unit.rack, unit.u) == ("rack-2", 10)  # kept the grab offset: U4 -> U13 is +9
+    assert {layout.device(m).rack for m in unit.members} == {"rack-2"}
+    assert window.document.undo_stack.count() == steps + 1
+    window.undo_action.trigger()
+    unit = RackIndex(layout).units["node-1"]
+    assert (unit.rack, unit.u) == ("rack-1", 1)
+
+
+def test_a_drag_onto_the_top_of_the_rack_is_refused(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    steps = window.document.undo_stack.count()
+    start = _slot_point(panel, "rack-1", 1)
+    end = _slot_point(panel, "rack-1", 40)  # U40-47 does not fit a 42U rack
+    drag(panel.view, (start.x(), start.y()), (end.x(), end.y()))
+    assert window.document.undo_stack.count() == steps
+    assert RackIndex(layout).units["node-1"].u == 1
+    assert "free" in panel.view.last_refusal or "beyond" in panel.view.last_refusal
+
+
+def test_selection_follows_between_racks_and_canvas(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    point = panel.view.mapFromScene(_slot_point(panel, "rack-1", 3))
+    QTest.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    window.flush()
+    devices, _links, groups = window.editor.selection()
+    assert "node-1" in groups  # the system's group is selected on the canvas
+    assert window.inspector.isEnabled()
+    # and the other way: select the leaf switch from the canvas side
+    window.editor.select_ids(["switch-1"])
+    window.flush()
+    assert panel.selected_ids() == []  # switch-1 is unracked: nothing in the elevations
+    window.document.push(mount(window.document.layout, {"switch-1": ("rack-2", 1, "front")}))
+    window.flush()
+    window.editor.select_ids(["switch-1"])
+    window.flush()
+    assert panel.selected_ids() == ["switch-1"]
+
+
+def test_place_unracked_from_the_dialog(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    assert panel.unracked.count() == 1  # the leaf switch
+    seen: list[str] = []
+
+    def answer() -> None:
+        widget = QApplication.activeModalWidget()
+        if isinstance(widget, QMessageBox):
+            seen.append(widget.text())
+            widget.accept()
+            return
+        if isinstance(widget, QDialog):
+            # keep only Rack B checked
+            for i in range(widget.list.count()):
+                item = widget.list.item(i)
+                item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole)
+                                   == "rack-2" else Qt.CheckState.Unchecked)
+            widget.buttons.button(widget.buttons.StandardButton.Ok).click()
+        QTimer.singleShot(10, answer)
+
+    QTimer.singleShot(10, answer)
+    report = panel.place_unracked_dialog()
+    assert report is not None and report.startswith("1 placed")
+    assert seen and seen[0].startswith("1 placed")
+    device = layout.device("switch-1")
+    assert (device.rack, device.u) == ("rack-2", 1)
+    panel.flush()
+    assert panel.unracked.count() == 0
+    window.undo_action.trigger()
+    panel.flush()
+    assert layout.device("switch-1").rack is None and panel.unracked.count() == 1
