@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.generators.cabling import (
+    FLOOR_PROP,
     RACK_WIDTH_M,
     ROW_PITCH_M,
     CablePicker,
@@ -127,7 +128,10 @@ class DesignBuilder:
         spot = FloorSpot(col * RACK_WIDTH_M, row * ROW_PITCH_M, spec.rack.height_u)
         place = RackPlace(rack_id, rack_group, spec, row, col, spot)
         self.racks[rack_id] = place
-        self.devices[rack_id] = Device(rack_id, spec.id, label, (0.0, 0.0), None, None, rack_group)
+        # the floor spot is saved with the rack (`floor`), so cable lengths recomputed later
+        # (a rack or a system moved in the racks view) use the floor these lengths came from
+        self.devices[rack_id] = Device(rack_id, spec.id, label, (0.0, 0.0), None, None, rack_group,
+                                       ((FLOOR_PROP, (round(spot.x_m, 3), round(spot.y_m, 3))),))
         return place
 
     # ---- devices -------------------------------------------------------------------------
