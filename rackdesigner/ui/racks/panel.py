@@ -119,6 +119,8 @@ class RacksPanel(QWidget):
         outer.addWidget(split)
         self._syncing = False
         self._fitted = False
+        self._dirty = False
+        self._floor_dirty = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
@@ -131,28 +133,37 @@ class RacksPanel(QWidget):
         self.view.message.connect(self.message)
         self.scene.selectionChanged.connect(self._on_scene_selection)
         self.floor_scene.racks_dropped.connect(self._on_racks_dropped)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
 
     # ---- document ---------------------------------------------------------------------------
+    # The panel builds only while it is shown: a hidden Racks tab costs an edit nothing.
     def set_layout(self, layout: Layout) -> None:
         self.layout_doc = layout
-        self.scene.set_layout(layout)
-        self.floor_scene.set_layout(layout)
-        self._refresh_unracked()
+        self.scene.layout = layout
+        self.floor_scene.layout = layout
+        self._dirty = True
         self._fitted = False
         if self.isVisible():
             self.fit()
 
     def on_model_event(self, event=None) -> None:
-        self._timer.start()
+        if self.isVisible():
+            self._timer.start()
+        else:
+            self._dirty = True
 
     def flush(self) -> None:
-        if self._timer.isActive():
+        if self._timer.isActive() or (self._dirty and self.isVisible()):
             self.refresh()
 
     def refresh(self) -> None:
         self._timer.stop()
+        self._dirty = False
         self.scene.rebuild()
-        self.floor_scene.rebuild()
+        if self.tabs.currentWidget() is self.floor_view:
+            self.floor_scene.rebuild()
+        else:
+            self._floor_dirty = True
         self._refresh_unracked()
 
     def _refresh_unracked(self) -> None:
@@ -169,14 +180,23 @@ class RacksPanel(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if self._dirty:
+            self.refresh()
         if not self._fitted:
             self.fit()
+
+    def _on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.floor_view and self._floor_dirty:
+            self._floor_dirty = False
+            self.floor_scene.rebuild()
+            self.floor_view.fit()
 
     def fit(self) -> None:
         self.flush()
         self._fitted = True
         self.view.fit()
-        self.floor_view.fit()
+        if not self._floor_dirty:
+            self.floor_view.fit()
 
     def _on_rear_toggled(self, rear: bool) -> None:
         self.scene.set_face("rear" if rear else "front")
@@ -241,10 +261,11 @@ class RacksPanel(QWidget):
     def select_ids(self, devices: list[str], groups: list[str]) -> None:
         """Follow the canvas: select the units (and racks) among these ids."""
         index = self.scene.index
-        if index is None:
+        if index is None or self._dirty:
             return
         wanted = set(groups) | set(devices)
         units = {index.unit_of.get(d) for d in devices} | (set(groups) & set(index.units))
+        before = set(self.selected_ids())
         self._syncing = True
         try:
             self.scene.clearSelection()
@@ -254,5 +275,8 @@ class RacksPanel(QWidget):
                     item.setSelected(True)
             for rack_id in wanted & set(self.scene.item_for_rack):
                 self.scene.item_for_rack[rack_id].setSelected(True)
+            chosen = self.scene.selectedItems()
+            if chosen and self.isVisible() and set(self.selected_ids()) != before:
+                self.view.ensureVisible(chosen[0], 40, 40)
         finally:
             self._syncing = False
