@@ -3,6 +3,7 @@ overlap, undo, move between racks, selection sync with the canvas, Place unracke
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import drag, make_catalog, make_window
 from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
@@ -162,3 +163,52 @@ def test_place_unracked_from_the_dialog(qtbot, tmp_path):
     window.undo_action.trigger()
     panel.flush()
     assert layout.device("switch-1").rack is None and panel.unracked.count() == 1
+
+
+def test_rear_face_shows_what_is_mounted_at_the_back(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    window.document.push(mount(layout, {"switch-1": ("rack-2", 40, "front")}))
+    panel.flush()
+    assert panel.set_face_of(["switch-1"], "rear")
+    assert ("face", "rear") in layout.device("switch-1").props
+    panel.flush()
+    assert "switch-1" not in panel.scene.item_for_unit  # the front shows it as an outline only
+    QTest.mouseClick(panel.rear_button, Qt.MouseButton.LeftButton)
+    assert "switch-1" in panel.scene.item_for_unit and "node-1" not in panel.scene.item_for_unit
+    # at the rear, U40 of rack-2 is taken; a drop there is refused
+    _send_drop(panel.view, model_mime("tib"), _slot_point(panel, "rack-2", 40))
+    assert "overlaps" in panel.view.last_refusal
+
+
+def test_dragging_a_rack_on_the_floor_moves_it_and_its_cables_follow(qtbot, tmp_path, catalog):
+    from rackdesigner.generators.cabling import floor_spots
+    from rackdesigner.model import Link, PortRef
+
+    layout = Layout(catalog)  # the shipped catalog: real cables to choose from
+    layout.add_device(Device("rack-1", "rack-42u", "Rack A", (0.0, 0.0)))
+    layout.add_device(Device("rack-2", "rack-42u", "Rack B", (400.0, 0.0)))
+    layout.add_device(Device("switch-1", "qm9700", "Leaf 1", rack="rack-1", u=20))
+    layout.add_device(Device("switch-2", "qm9700", "Leaf 2", rack="rack-2", u=1))
+    layout.add_link(Link("link-ib", PortRef("switch-1", "ib"), PortRef("switch-2", "ib"),
+                         cable="fiber-mm-ndr", length_m=3.0))
+    window = make_window(qtbot, tmp_path, layout)
+    window.views.setCurrentWidget(window.racks_panel)
+    panel = window.racks_panel
+    panel.tabs.setCurrentWidget(panel.floor_view)
+    panel.flush()
+    view = panel.floor_view
+    view.resetTransform()
+    view.scale(0.5, 0.5)
+    start = view.rack_point("rack-2")
+    view.centerOn(start)
+    before = floor_spots(layout)["rack-2"]
+    end = QPointF(start.x() + 600, start.y() + 300)  # 6 m along the row, 3 m across (x 0.5)
+    drag(view, (start.x(), start.y()), (end.x(), end.y()))
+    after = floor_spots(window.document.layout)["rack-2"]
+    assert after.x_m - before.x_m == pytest.approx(6.0, abs=0.2)
+    assert after.y_m - before.y_m == pytest.approx(3.0, abs=0.2)
+    link = window.document.layout.link("link-ib")
+    assert link.cable is not None and link.length_m is not None and link.length_m >= 10
+    window.undo_action.trigger()
+    assert floor_spots(window.document.layout)["rack-2"] == before

@@ -130,6 +130,7 @@ class RacksPanel(QWidget):
         self.place_button.clicked.connect(self.place_unracked_dialog)
         self.view.model_dropped.connect(self._on_model_dropped)
         self.view.units_moved.connect(self._on_units_moved)
+        self.view.face_requested.connect(self.set_face_of)
         self.view.message.connect(self.message)
         self.scene.selectionChanged.connect(self._on_scene_selection)
         self.floor_scene.racks_dropped.connect(self._on_racks_dropped)
@@ -213,6 +214,26 @@ class RacksPanel(QWidget):
         placements = {unit: (rack, u, self.scene.face) for unit, (rack, u) in moves.items()}
         self.command_requested.emit(mount(self.layout_doc, placements, self.scene.index))
         self.refresh()
+
+    def set_face_of(self, unit_ids: list[str], face: str) -> bool:
+        """Move units to the other face of their rack (same U), or out of it (face "")."""
+        index = self.scene.index
+        assert self.layout_doc is not None and index is not None
+        placements = {}
+        for unit_id in unit_ids:
+            unit = index.units[unit_id]
+            if not face:
+                placements[unit_id] = (None, None, "front")
+                continue
+            why = index.check_slot(unit.height_u, unit.rack or "", unit.u or 1, face,
+                                   ignore=unit_ids)
+            if why is not None:
+                self.message.emit(f"Cannot mount {unit.label} at the {face}: {why}")
+                return False
+            placements[unit_id] = (unit.rack, unit.u, face)
+        self.command_requested.emit(mount(self.layout_doc, placements, index))
+        self.refresh()
+        return True
 
     def _on_racks_dropped(self, moves: dict) -> None:
         assert self.layout_doc is not None

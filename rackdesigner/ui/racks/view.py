@@ -25,6 +25,7 @@ class RacksView(QGraphicsView):
     message = Signal(str)
     model_dropped = Signal(str, str, int)  # model, rack, u
     units_moved = Signal(object)  # {unit id: (rack, u)}
+    face_requested = Signal(object, str)  # unit ids, "front" / "rear" / "" (take out of racks)
     zoom_changed = Signal(float)
 
     def __init__(self, scene: RacksScene, parent=None) -> None:
@@ -262,6 +263,24 @@ class RacksView(QGraphicsView):
                     self.units_moved.emit(moves)
             return
         super().mouseReleaseEvent(event)
+
+    def contextMenuEvent(self, event) -> None:
+        from PySide6.QtWidgets import QMenu
+
+        item = self._unit_at(event.pos())
+        if item is None:
+            return
+        if not item.isSelected():
+            self.racks.clearSelection()
+            item.setSelected(True)
+        ids = sorted(i.unit_id for i in self.racks.selectedItems() if isinstance(i, UnitItem))
+        menu = QMenu(self)
+        other = "rear" if self.racks.face == "front" else "front"
+        menu.addAction(f"Mount at the {other}",
+                       lambda: self.face_requested.emit(ids, other))
+        menu.addAction("Take out of the rack (Unracked)",
+                       lambda: self.face_requested.emit(ids, ""))
+        menu.exec(event.globalPos())
 
     def visible_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect()
