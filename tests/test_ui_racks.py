@@ -212,3 +212,17 @@ def test_dragging_a_rack_on_the_floor_moves_it_and_its_cables_follow(qtbot, tmp_
     assert link.cable is not None and link.length_m is not None and link.length_m >= 10
     window.undo_action.trigger()
     assert floor_spots(window.document.layout)["rack-2"] == before
+
+
+def test_a_rule_broken_in_a_rack_is_marked_in_the_view_and_listed_in_problems(qtbot, tmp_path):
+    layout = _rack_layout()
+    layout.update_device("switch-1", rack="rack-1", u=3)  # inside the node's U1-U8 (a file)
+    window = make_window(qtbot, tmp_path, layout)
+    window.views.setCurrentWidget(window.racks_panel)
+    panel = window.racks_panel
+    panel.flush()
+    assert panel.scene.item_for_unit["switch-1"].problem
+    assert panel.scene.item_for_unit["node-1"].problem
+    assert panel.scene.item_for_rack["rack-1"].problems
+    assert not panel.scene.item_for_rack["rack-2"].problems
+    qtbot.waitUntil(lambda: any(f.code == "rack-overlap" for f in window.problems.findings))

@@ -15,6 +15,7 @@ checked separately for overlaps (a model assumption, stated in docs/designer.md)
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ class Unit:
     weight_kg: float | None
     max_w: float
     is_group: bool
+    #: True when some part has a power figure, or a system's published maximum covers it
+    power_known: bool = True
 
     @property
     def top(self) -> int:
@@ -75,6 +78,7 @@ class RackSummary:
     weight_kg: float  # of the units with a published weight
     weight_missing: int  # units without a published weight
     static_load_kg: float | None
+    power_missing: int = 0  # units none of whose parts has a published power figure
 
     @property
     def free_u(self) -> int:
@@ -125,6 +129,7 @@ class RackIndex:
             return specs[model]
 
         self._spec = spec
+        self._power = RackPower(layout)
         self.racks: dict[str, DeviceSpec] = {}
         for device in layout.devices():
             s = spec(device.model)
@@ -165,10 +170,9 @@ class RackIndex:
         for group_id, devices in members.items():
             g = layout.group(group_id)
             label = g.label
-            if not g.name and "." in group_id:  # a part of a system: "NVL72 1 tray9"
-                parent = layout.group(g.parent).label if g.parent and layout.has_group(
-                    g.parent) else group_id.rsplit(".", 1)[0]
-                label = f"{parent} {group_id.rsplit('.', 1)[1]}"
+            if not g.name and "." in group_id:  # a part of a system: "tray 9"
+                label = re.sub(r"(\D)(\d+)$", r"\1 \2",
+                               group_id.rsplit(".", 1)[1].replace("_", " "))
             units.append(self._unit(group_id, label, mounted_groups[group_id], devices, True))
         units.sort(key=lambda u: natural_key(u.id))
         self.units: dict[str, Unit] = {u.id: u for u in units}
@@ -201,9 +205,10 @@ class RackIndex:
             parent = self.layout.group(unit_id).parent
             ps = self._spec(self.layout.group(parent).template) if parent else None
             cooling = ps.cooling if ps is not None else ""
+        known = peak > 0 or any(self._power.covered(d.id) for d in devices[:1])
         return Unit(unit_id, label, spec.id, spec.model, _role(spec, self._spec),
                     max(1, round(spec.u_height)), tuple(sorted(d.id for d in devices)),
-                    rack, u, face, cooling or "air", spec.weight_kg, peak, is_group)
+                    rack, u, face, cooling or "air", spec.weight_kg, peak, is_group, known)
 
     # ---- queries ------------------------------------------------------------------------------
     def unracked(self) -> list[Unit]:
@@ -261,7 +266,7 @@ class RackIndex:
                   ) -> dict[str, RackSummary]:
         """A `RackSummary` per rack, in natural id order (power from `RackPower`)."""
         if power is None:
-            power = RackPower(self.layout).by_rack()
+            power = self._power.by_rack()
         out: dict[str, RackSummary] = {}
         for rack_id in sorted(self.racks, key=natural_key):
             spec = self.racks[rack_id]
@@ -278,7 +283,7 @@ class RackIndex:
                 rack_id, self.rack_label(rack_id), spec.id, spec.rack.height_u,
                 spec.cooling or "air", units, used,
                 rack_budget(self.layout.device(rack_id), spec), typical, peak, weight, missing,
-                spec.rack.static_load_kg)
+                spec.rack.static_load_kg, sum(1 for u in units if not u.power_known))
         return out
 
 

@@ -47,7 +47,10 @@ def _kw(watts: float) -> str:
 def power_text(s: RackSummary) -> str:
     budget = s.budget.watts
     of = f" of {_kw(budget)} kW" if budget else " (no budget)"
-    return f"{_kw(s.typical_w)} typ / {_kw(s.max_w)} max kW{of}"
+    text = f"{_kw(s.typical_w)} typ / {_kw(s.max_w)} max kW{of}"
+    if s.power_missing:
+        text = "≥ " + text + f", {s.power_missing} without a figure"
+    return text
 
 
 def weight_text(s: RackSummary) -> str:
@@ -99,7 +102,9 @@ class RackItem(QGraphicsItem):
         painter.setBrush(EMPTY_U)
         painter.drawRect(frame)
         selected = self.isSelected()
-        pen = QPen(style.SELECTION if selected else FRAME, 3 if selected else 2)
+        pen = QPen(style.SELECTION if selected else
+                   (POWER_COLORS["over"] if self.problems else FRAME),
+                   3 if selected or self.problems else 2)
         pen.setCosmetic(lod < LOD_LABELS)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -117,7 +122,10 @@ class RackItem(QGraphicsItem):
             for u in range(1, s.height_u):
                 painter.drawLine(0, u * U_PX, RACK_W, u * U_PX)
         # header
-        bar = QRectF(0, -16, RACK_W, 10)
+        far = lod < LOD_LABELS
+        # far out the bar keeps a readable height on screen (about 5 px), under the name
+        bar_h = min(HEADER_H - 24, 5.0 / max(lod, 0.05)) if far else 10.0
+        bar = QRectF(0, -6 - bar_h, RACK_W, bar_h)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor("#d9dee3"))
         painter.drawRect(bar)
@@ -131,14 +139,14 @@ class RackItem(QGraphicsItem):
         painter.drawRect(QRectF(0, bar.y(), peak_w, bar.height()))
         painter.setBrush(color)
         painter.drawRect(QRectF(0, bar.y(), typ_w, bar.height()))
-        if lod < LOD_LABELS:
+        if far:
             size = min(48.0, 8.0 / max(lod, 0.05))
             painter.setPen(style.TEXT if state != "over" else POWER_COLORS["over"])
             f = style.font(8, True)
             f.setPixelSize(max(1, int(size)))
             painter.setFont(f)
             painter.drawText(QRectF(-SCALE_W, -HEADER_H - size * 1.6, RACK_W + 2 * SCALE_W,
-                                    HEADER_H + size * 1.6 - 18),
+                                    HEADER_H + size * 1.6 - bar_h - 8),
                              Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
                              s.label if len(s.label) <= 10 else s.id)
             return

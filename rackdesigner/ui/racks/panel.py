@@ -113,6 +113,7 @@ class RacksPanel(QWidget):
         split.addWidget(side)
         split.setStretchFactor(0, 5)
         split.setStretchFactor(1, 1)
+        split.setSizes([800, 150])
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(bar)

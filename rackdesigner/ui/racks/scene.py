@@ -80,7 +80,7 @@ class RacksScene(QGraphicsScene):
             tallest = 0.0
             for rack_id in row:
                 summary = summaries[rack_id]
-                rack = RackItem(summary, self.face)
+                rack = RackItem(summary, self.face, int(rack_id in self.problem_units))
                 rack.setPos(x, y)
                 self.addItem(rack)
                 self.item_for_rack[rack_id] = rack

@@ -47,17 +47,22 @@ class RacksView(QGraphicsView):
     def zoom(self) -> float:
         return self.transform().m11()
 
+    def _on_zoomed(self) -> None:
+        # far out, racks are columns of axis-aligned bars: antialiasing only costs time
+        self.setRenderHint(QPainter.RenderHint.Antialiasing, self.zoom() >= 0.3)
+        self.zoom_changed.emit(self.zoom())
+
     def set_zoom(self, factor: float) -> None:
         current = self.zoom()
         target = max(MIN_ZOOM, min(MAX_ZOOM, current * factor))
         self.scale(target / current, target / current)
-        self.zoom_changed.emit(self.zoom())
+        self._on_zoomed()
 
     def fit(self) -> None:
         rect = self.racks.itemsBoundingRect()
         if not rect.isEmpty():
             self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
-            self.zoom_changed.emit(self.zoom())
+            self._on_zoomed()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         self.set_zoom(1.15 ** (event.angleDelta().y() / 120))
