@@ -3,8 +3,8 @@ DGX SuperPOD.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshot_racks.py [-o DIR] [--size 1500x950]
 
-Each is the main window's Racks tab on a generated design (the bundled examples and the
-`superpod` template), grabbed to PNG.
+Each is the main window's Racks tab on a generated design (a 1-SU SuperPOD's first racks
+of DGX H100 with one system selected, the NVL72 example, a 4-SU SuperPOD fitted), grabbed to PNG.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SHOTS = (
-    ("screenshot-racks-dgx-h100.png", "dgx-h100", {}, 1.0),
-    ("screenshot-racks-gb200-nvl72.png", "nvl72", {}, 1.0),
-    ("screenshot-racks-superpod.png", "superpod", {"system": "dgx-h100", "sus": 4}, None),
+SHOTS = (  # file, template, options, zoom (None: fitted), unit to select
+    ("screenshot-racks-dgx-h100.png", "superpod", {"system": "dgx-h100", "sus": 1}, 0.8,
+     "dgx-2"),
+    ("screenshot-racks-gb200-nvl72.png", "nvl72", {}, None, None),
+    ("screenshot-racks-superpod.png", "superpod", {"system": "dgx-h100", "sus": 4}, None,
+     None),
 )
 
 
@@ -40,7 +42,7 @@ def main() -> int:
     from rackdesigner.ui.main_window import MainWindow
 
     with tempfile.TemporaryDirectory() as tmp:
-        for name, template, options, zoom in SHOTS:
+        for name, template, options, zoom, select in SHOTS:
             settings = QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat)
             window = MainWindow(settings=settings)
             window.resize(width, height)
@@ -57,6 +59,9 @@ def main() -> int:
                 first = panel.scene.item_for_rack[panel.scene.rack_order[0]].sceneBoundingRect()
                 half = panel.view.viewport().height() / 2 / zoom
                 panel.view.centerOn(first.center().x() + 150, first.top() + half - 10)
+            if select:
+                window.editor.select_ids([select])
+                window.flush()
             app.processEvents()
             path = Path(args.out) / name
             window.grab().save(str(path))
