@@ -226,3 +226,53 @@ def test_a_rule_broken_in_a_rack_is_marked_in_the_view_and_listed_in_problems(qt
     assert panel.scene.item_for_rack["rack-1"].problems
     assert not panel.scene.item_for_rack["rack-2"].problems
     qtbot.waitUntil(lambda: any(f.code == "rack-overlap" for f in window.problems.findings))
+
+
+def test_render_racks_to_pdf_svg_and_png_headless(tmp_path, capsys):
+    from rackdesigner.cli import main
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    path = tmp_path / "sp.yaml"
+    save_layout(generate("superpod", system="dgx-h100", sus=1), path)  # 10 racks
+    pdf = tmp_path / "racks.pdf"
+    assert main(["render", str(path), "--view", "racks", "-o", str(pdf), "--per-page", "4"]) == 0
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF")
+    assert data.count(b"/Type /Page") - data.count(b"/Type /Pages") == 3  # 4 racks a page
+    svg = tmp_path / "racks.svg"
+    assert main(["render", str(path), "--view", "racks", "--face", "rear", "-o", str(svg)]) == 0
+    text = svg.read_text(encoding="utf-8")
+    assert "SU1 compute rack 1" in text and "rear" in text  # names and the face in the title
+    png = tmp_path / "racks.png"
+    assert main(["render", str(path), "--view", "racks", "-o", str(png)]) == 0
+    assert png.stat().st_size > 10_000
+    capsys.readouterr()
+    assert main(["render", str(path), "--view", "racks", "-o", str(tmp_path / "r.gif")]) == 2
+    assert ".pdf" in capsys.readouterr().err
+    bare = tmp_path / "bare.yaml"
+    save_layout(Layout(make_catalog()), bare)
+    assert main(["render", str(bare), "--view", "racks", "-o", str(pdf)]) == 2
+    assert "no racks" in capsys.readouterr().err
+    assert pdf.read_bytes() == data  # a refused render leaves the old file alone
+
+
+def test_moving_several_units_keeps_their_spacing(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    window.document.push(mount(layout, {"switch-1": ("rack-1", 12, "front")}))  # 3U above
+    panel.flush()
+    view = panel.view
+    node = view.mapFromScene(_slot_point(panel, "rack-1", 2))
+    switch = view.mapFromScene(_slot_point(panel, "rack-1", 12))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=node)
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ControlModifier, switch)
+    assert panel.selected_ids() == ["node-1", "switch-1"]
+    steps = window.document.undo_stack.count()
+    start, end = _slot_point(panel, "rack-1", 2), _slot_point(panel, "rack-1", 22)
+    drag(view, (start.x(), start.y()), (end.x(), end.y()))
+    index = RackIndex(layout)
+    assert index.units["node-1"].u == 21 and index.units["switch-1"].u == 32  # both +20
+    assert window.document.undo_stack.count() == steps + 1
+    assert "2 units" in window.undo_action.text()

@@ -79,10 +79,15 @@ def build_menus(window: MainWindow) -> None:
                                    "leaf switch (rail-optimized), after a preview")
 
     view_menu = bar.addMenu("&View")
-    act(view_menu, "Zoom &In", window.view.zoom_in, [QKeySequence(Key.ZoomIn),
-                                                      QKeySequence("Ctrl+=")])
-    act(view_menu, "Zoom &Out", window.view.zoom_out, QKeySequence(Key.ZoomOut))
-    act(view_menu, "&Fit Design", window.view.fit, QKeySequence("Ctrl+0"))
+    # zoom and fit act on the tab shown: the topology canvas or the rack elevations
+    def shown():
+        return (window.racks_panel.view if window.views.currentWidget() is window.racks_panel
+                else window.view)
+
+    act(view_menu, "Zoom &In", lambda: shown().zoom_in(), [QKeySequence(Key.ZoomIn),
+                                                            QKeySequence("Ctrl+=")])
+    act(view_menu, "Zoom &Out", lambda: shown().zoom_out(), QKeySequence(Key.ZoomOut))
+    act(view_menu, "&Fit Design", lambda: shown().fit(), QKeySequence("Ctrl+0"))
     act(view_menu, "&Racks", lambda: window.views.setCurrentWidget(window.racks_panel),
         QKeySequence("Ctrl+Shift+K"), "Rack elevations and the floor plan")
     act(view_menu, "&Topology", lambda: window.views.setCurrentWidget(window.view),

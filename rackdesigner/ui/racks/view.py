@@ -58,6 +58,12 @@ class RacksView(QGraphicsView):
         self.scale(target / current, target / current)
         self._on_zoomed()
 
+    def zoom_in(self) -> None:
+        self.set_zoom(1.25)
+
+    def zoom_out(self) -> None:
+        self.set_zoom(1 / 1.25)
+
     def fit(self) -> None:
         rect = self.racks.itemsBoundingRect()
         if not rect.isEmpty():
