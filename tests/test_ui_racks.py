@@ -276,3 +276,22 @@ def test_moving_several_units_keeps_their_spacing(qtbot, tmp_path):
     assert index.units["node-1"].u == 21 and index.units["switch-1"].u == 32  # both +20
     assert window.document.undo_stack.count() == steps + 1
     assert "2 units" in window.undo_action.text()
+
+
+def test_a_rack_dropped_on_the_elevations_joins_the_last_row(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    _send_drop(panel.view, model_mime("track"), _slot_point(panel, "rack-1", 10))
+    panel.flush()
+    assert panel.scene.rack_order[:2] == ["rack-1", "rack-2"] and len(panel.scene.rack_order) == 3
+    new = panel.scene.rack_order[2]
+    assert layout.spec(new).id == "track"
+    assert panel.scene.item_for_rack[new].x() > panel.scene.item_for_rack["rack-2"].x()
+    # and units can go into it: drag the unracked switch from the Unracked list into U1
+    item = panel.unracked.item(0)
+    _send_drop(panel.view, panel.unracked.mimeData([item]), _slot_point(panel, new, 1))
+    assert (layout.device("switch-1").rack, layout.device("switch-1").u) == (new, 1)
+    window.undo_action.trigger()
+    window.undo_action.trigger()
+    panel.flush()
+    assert len(panel.scene.rack_order) == 2

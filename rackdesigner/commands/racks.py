@@ -190,3 +190,29 @@ def add_mounted(layout: Layout, model: str, rack: str, u: int, face: str = "fron
                      for d in added.devices]
     added.text = f"{added.text} in {layout.device(rack).label} U{u}"
     return added
+
+
+def add_rack(layout: Layout, model: str) -> Macro:
+    """A new rack at the end of the last floor row (and right of the last rack on the canvas),
+    as one undo step. Racks still placed from the canvas are pinned where they stand first."""
+    from rackdesigner.commands.placing import add_model
+    from rackdesigner.generators.cabling import RACK_WIDTH_M
+
+    racks = [d for d in layout.devices()
+             if (s := layout.spec(d.id)) is not None and s.rack is not None]
+    spots = floor_spots(layout)
+    if racks:
+        last = max(racks, key=lambda d: (d.pos[1], d.pos[0]))
+        pos = (last.pos[0] + 400.0, last.pos[1])
+        row_y = max(s.y_m for s in spots.values())
+        x = max(s.x_m for s in spots.values() if abs(s.y_m - row_y) < 1e-6) + RACK_WIDTH_M
+    else:
+        pos, row_y, x = (0.0, 0.0), 0.0, 0.0
+    added = add_model(layout, model, pos)
+    rack_id = added.devices[0].id
+    changes: dict[str, tuple[tuple[float, float] | None, tuple[float, float] | None]] = {
+        r: (None, (spot.x_m, spot.y_m)) for r, spot in spots.items()
+        if floor_of(layout.device(r)) is None}
+    changes[rack_id] = (None, (x, row_y))
+    text = f"Add {layout.catalog.get(model).model}"
+    return Macro(text, [added, SetFloor(changes, text)])

@@ -306,22 +306,6 @@ def _role(spec: DeviceSpec, lookup) -> str:
     return spec.kind
 
 
-def rack_rows(layout: Layout, index: RackIndex | None = None) -> list[list[str]]:
-    """Rack ids by floor row (front row first), left to right: the floor model of the
-    generators (`generators.cabling.floor_spots`), so the racks view shows the floor's order."""
-    from rackdesigner.generators.cabling import floor_spots
-
-    spots = floor_spots(layout)
-    index = index or RackIndex(layout)
-    rows: dict[float, list[tuple[float, str]]] = defaultdict(list)
-    for rack_id in index.racks:
-        spot = spots.get(rack_id)
-        y, x = (spot.y_m, spot.x_m) if spot is not None else (1e9, 0.0)
-        rows[round(y, 3)].append((x, rack_id))
-    return [[r for _, r in sorted(row, key=lambda t: (t[0], natural_key(t[1])))]
-            for _, row in sorted(rows.items())]
-
-
 # ---- placing unracked units ---------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackdesigner.commands.racks import add_mounted, mount, move_racks_on_floor, place_unracked
+from rackdesigner.commands.racks import (
+    add_mounted,
+    add_rack,
+    mount,
+    move_racks_on_floor,
+    place_unracked,
+)
 from rackdesigner.model import Layout
 from rackdesigner.model.layout import natural_key
 from rackdesigner.ui.racks.floor import FloorScene, FloorView
@@ -131,6 +137,7 @@ class RacksPanel(QWidget):
         self.place_button.clicked.connect(self.place_unracked_dialog)
         self.view.model_dropped.connect(self._on_model_dropped)
         self.view.units_moved.connect(self._on_units_moved)
+        self.view.rack_dropped.connect(self._on_rack_dropped)
         self.view.face_requested.connect(self.set_face_of)
         self.view.message.connect(self.message)
         self.scene.selectionChanged.connect(self._on_scene_selection)
@@ -208,6 +215,11 @@ class RacksPanel(QWidget):
         assert self.layout_doc is not None
         self.command_requested.emit(add_mounted(self.layout_doc, model, rack_id, u,
                                                 self.scene.face))
+        self.refresh()
+
+    def _on_rack_dropped(self, model: str) -> None:
+        assert self.layout_doc is not None
+        self.command_requested.emit(add_rack(self.layout_doc, model))
         self.refresh()
 
     def _on_units_moved(self, moves: dict) -> None:

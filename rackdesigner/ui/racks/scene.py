@@ -7,12 +7,16 @@ view can turn a point into a slot.
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from PySide6.QtCore import QPointF, QRectF, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene
 
+from rackdesigner.generators.cabling import floor_spots
 from rackdesigner.model import Layout
-from rackdesigner.model.racks import RackIndex, rack_rows
+from rackdesigner.model.layout import natural_key
+from rackdesigner.model.racks import RackIndex
 from rackdesigner.model.rules import check_racks
 from rackdesigner.ui.racks.items import HEADER_H, RACK_W, SCALE_W, U_PX, RackItem, UnitItem
 
@@ -122,3 +126,17 @@ class RacksScene(QGraphicsScene):
         for rack_id in rack_ids:
             rect = rect.united(self.item_for_rack[rack_id].sceneBoundingRect())
         return rect.adjusted(-10, -10, 10, 10)
+
+
+def rack_rows(layout: Layout, index: RackIndex | None = None) -> list[list[str]]:
+    """Rack ids by floor row (front row first), left to right: the floor model of the
+    generators (`generators.cabling.floor_spots`), so the racks view shows the floor's order."""
+    spots = floor_spots(layout)
+    index = index or RackIndex(layout)
+    rows: dict[float, list[tuple[float, str]]] = defaultdict(list)
+    for rack_id in index.racks:
+        spot = spots.get(rack_id)
+        y, x = (spot.y_m, spot.x_m) if spot is not None else (1e9, 0.0)
+        rows[round(y, 3)].append((x, rack_id))
+    return [[r for _, r in sorted(row, key=lambda t: (t[0], natural_key(t[1])))]
+            for _, row in sorted(rows.items())]

@@ -24,6 +24,7 @@ MIN_ZOOM, MAX_ZOOM = 0.02, 4.0
 class RacksView(QGraphicsView):
     message = Signal(str)
     model_dropped = Signal(str, str, int)  # model, rack, u
+    rack_dropped = Signal(str)  # a rack model: add one at the end of the last row
     units_moved = Signal(object)  # {unit id: (rack, u)}
     face_requested = Signal(object, str)  # unit ids, "front" / "rear" / "" (take out of racks)
     zoom_changed = Signal(float)
@@ -118,7 +119,7 @@ class RacksView(QGraphicsView):
             return 0, f"unknown model {value}"
         spec = layout.catalog.get(value)
         if spec.kind == "rack":
-            return 0, "a rack is placed on the Floor tab, not in a slot"
+            return 0, "rack"
         if not spec.u_height or spec.u_height <= 0:
             return 0, (f"{spec.model} has no rack height: it goes inside a system "
                        "(drop it on the canvas)")
@@ -145,9 +146,20 @@ class RacksView(QGraphicsView):
         else:
             event.ignore()
 
+    def _is_rack(self, event) -> bool:
+        payload = self._payload(event)
+        layout = self.racks.layout
+        return (payload is not None and payload[0] == "model" and layout is not None
+                and payload[1] in layout.catalog
+                and layout.catalog.get(payload[1]).kind == "rack")
+
     def dragMoveEvent(self, event) -> None:
         if self._payload(event) is None:
             event.ignore()
+            return
+        if self._is_rack(event):  # a new rack goes at the end of the last row, wherever dropped
+            event.acceptProposedAction()
+            self.message.emit("Drop to add the rack at the end of the last row")
             return
         target = self._drop_target(event)
         event.acceptProposedAction()
@@ -166,6 +178,10 @@ class RacksView(QGraphicsView):
         self._clear_ghosts()
 
     def dropEvent(self, event) -> None:
+        if self._is_rack(event):
+            event.acceptProposedAction()
+            self.rack_dropped.emit(self._payload(event)[1])  # type: ignore[index]
+            return
         payload = self._payload(event)
         target = self._drop_target(event) if payload is not None else None
         self._clear_ghosts()
