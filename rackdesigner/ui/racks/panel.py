@@ -55,9 +55,10 @@ class _UnrackedList(QListWidget):
 
 
 class PlaceDialog(QDialog):
-    """Choose the racks `Place unracked…` fills (all checked at first)."""
+    """Choose the racks `Place unracked…` fills (the selected racks checked, or all)."""
 
-    def __init__(self, racks: list[tuple[str, str]], parent=None) -> None:
+    def __init__(self, racks: list[tuple[str, str]], parent=None,
+                 checked: set[str] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Place unracked units")
         layout = QVBoxLayout(self)
@@ -68,7 +69,8 @@ class PlaceDialog(QDialog):
             item = QListWidgetItem(label, self.list)
             item.setData(Qt.ItemDataRole.UserRole, rack_id)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
+            item.setCheckState(Qt.CheckState.Checked if checked is None or rack_id in checked
+                               else Qt.CheckState.Unchecked)
         layout.addWidget(self.list)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel, parent=self)
@@ -271,7 +273,8 @@ class RacksPanel(QWidget):
             self.message.emit("Nothing to place: every unit has a rack slot")
             return None
         racks = sorted(index.racks, key=natural_key)
-        dialog = PlaceDialog([(r, index.rack_label(r)) for r in racks], self)
+        selected = {i.rack_id for i in self.scene.selectedItems() if isinstance(i, RackItem)}
+        dialog = PlaceDialog([(r, index.rack_label(r)) for r in racks], self, selected or None)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         report = self.place_unracked(dialog.chosen())
