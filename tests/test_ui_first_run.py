@@ -72,14 +72,15 @@ def test_first_run_docks_leave_the_canvas_most_of_the_window(qtbot, tmp_path):
 
     qtbot.waitUntil(laid_out)
     assert window.inspector_dock.width() == window.simulation_dock.width()  # one column
-    assert window.inspector_dock.x() > window.view.x() + window.view.width()
+    central = window.centralWidget()  # the Topology/Racks tabs holding the canvas
+    assert window.inspector_dock.x() > central.x() + central.width()
     assert window.simulation_dock.y() > window.inspector_dock.y()  # stacked, not tabbed
     assert window.simulation_dock.height() > window.inspector_dock.height()
-    assert window.palette_dock.x() < window.view.x()
+    assert window.palette_dock.x() < central.x()
     # Problems and History sit under the canvas only, in a short strip
     assert window.problems_dock.height() <= 200
-    assert window.problems_dock.x() >= window.view.x()
-    assert window.problems_dock.width() == window.view.width()
+    assert window.problems_dock.x() >= central.x()
+    assert window.problems_dock.width() == central.width()
 
 
 def test_saved_window_layout_wins_over_the_first_run_defaults(qtbot, tmp_path):

@@ -174,7 +174,7 @@ def test_rear_face_shows_what_is_mounted_at_the_back(qtbot, tmp_path):
     assert ("face", "rear") in layout.device("switch-1").props
     panel.flush()
     assert "switch-1" not in panel.scene.item_for_unit  # the front shows it as an outline only
-    QTest.mouseClick(panel.rear_button, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(panel.rear_button, Qt.MouseButton.LeftButton)  # the tool bar's button
     assert "switch-1" in panel.scene.item_for_unit and "node-1" not in panel.scene.item_for_unit
     # at the rear, U40 of rack-2 is taken; a drop there is refused
     _send_drop(panel.view, model_mime("tib"), _slot_point(panel, "rack-2", 40))

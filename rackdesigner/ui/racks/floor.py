@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsView
 
-from rackdesigner.generators.cabling import RACK_WIDTH_M, ROW_PITCH_M, floor_spots
+from rackdesigner.generators.cabling import RACK_WIDTH_M, floor_spots
 from rackdesigner.model import Layout
 from rackdesigner.model.racks import RackIndex
 from rackdesigner.ui import style
@@ -79,9 +79,16 @@ class FloorScene(QGraphicsScene):
         summaries = index.summaries()
         spots = floor_spots(self.layout)
         rows = sorted({round(s.y_m, 3) for s in spots.values()})
+        extent = {y: (min(s.x_m for s in spots.values() if round(s.y_m, 3) == y),
+                      max(s.x_m for s in spots.values() if round(s.y_m, 3) == y)
+                      + RACK_WIDTH_M) for y in rows}
         for n, y in enumerate(rows):
-            xs = [s.x_m for s in spots.values() if round(s.y_m, 3) == y]
-            self._aisle(n, y, min(xs), max(xs) + RACK_WIDTH_M)
+            label = self.addText(f"Row {n + 1}", style.font(9, True))
+            label.setPos(extent[y][0] * CM - 90, y * CM + 40)
+            if n + 1 < len(rows):  # the aisle between this row and the next
+                x0 = min(extent[y][0], extent[rows[n + 1]][0])
+                x1 = max(extent[y][1], extent[rows[n + 1]][1])
+                self._aisle(n % 2 == 0, y + RACK_DEPTH_M, rows[n + 1], x0, x1)
         for rack_id, spot in spots.items():
             summary = summaries.get(rack_id)
             row = rows.index(round(spot.y_m, 3))
@@ -92,13 +99,11 @@ class FloorScene(QGraphicsScene):
             self.item_for_rack[rack_id] = item
         self.setSceneRect(self.itemsBoundingRect().adjusted(-80, -80, 80, 80))
 
-    def _aisle(self, n: int, y_m: float, x0: float, x1: float) -> None:
-        label = self.addText(f"Row {n + 1}", style.font(9, True))
-        label.setPos(x0 * CM - 90, y_m * CM + 40)
-        cold = n % 2 == 0
-        aisle_y = y_m + RACK_DEPTH_M if cold else y_m - (ROW_PITCH_M - RACK_DEPTH_M)
-        rect = QRectF(x0 * CM, aisle_y * CM, (x1 - x0) * CM,
-                      (ROW_PITCH_M - RACK_DEPTH_M) * CM)
+    def _aisle(self, cold: bool, y0: float, y1: float, x0: float, x1: float) -> None:
+        """Rows alternate their facing: fronts share cold aisles, backs hot ones."""
+        if y1 <= y0:
+            return
+        rect = QRectF(x0 * CM, y0 * CM, (x1 - x0) * CM, (y1 - y0) * CM)
         band = self.addRect(rect, QPen(Qt.PenStyle.NoPen),
                             QColor(52, 152, 219, 30) if cold else QColor(231, 76, 60, 25))
         band.setZValue(-1)

@@ -8,17 +8,17 @@ window as id lists (`selection_requested` out, `select_ids` in).
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPushButton,
     QSplitter,
     QTabWidget,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -100,17 +100,22 @@ class RacksPanel(QWidget):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.view, "Elevations")
         self.tabs.addTab(self.floor_view, "Floor")
-        self.rear_button = QPushButton("Rear", self)
-        self.rear_button.setCheckable(True)
-        self.rear_button.setToolTip("Show the rear of the racks (PDUs, rear-mounted switches)")
-        self.fit_button = QPushButton("Fit", self)
-        self.place_button = QPushButton("Place unracked…", self)
+        # a tool bar, not buttons: it folds into a menu when the tab is narrow
+        self.toolbar = QToolBar(self)
+        self.rear_action = QAction("Rear", self)
+        self.rear_action.setCheckable(True)
+        self.rear_action.setToolTip("Show the rear of the racks (PDUs, rear-mounted switches)")
+        self.fit_action = QAction("Fit", self)
+        self.fit_action.setToolTip("Show every rack")
+        self.place_action = QAction("Place unracked…", self)
+        self.place_action.setToolTip("Fill chosen racks with the unracked units, first-fit "
+                                     "from the bottom, within their U and power budgets")
+        for action in (self.rear_action, self.fit_action, self.place_action):
+            self.toolbar.addAction(action)
+        self.rear_button = self.toolbar.widgetForAction(self.rear_action)
         self.unracked = _UnrackedList(self)
+        self.unracked.setMinimumWidth(60)
         self.unracked_label = QLabel("Unracked", self)
-        bar = QHBoxLayout()
-        for w in (self.rear_button, self.fit_button, self.place_button):
-            bar.addWidget(w)
-        bar.addStretch(1)
         side = QWidget(self)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
@@ -124,7 +129,7 @@ class RacksPanel(QWidget):
         split.setSizes([800, 150])
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addLayout(bar)
+        outer.addWidget(self.toolbar)
         outer.addWidget(split)
         self._syncing = False
         self._fitted = False
@@ -134,9 +139,9 @@ class RacksPanel(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
         self._timer.timeout.connect(self.refresh)
-        self.rear_button.toggled.connect(self._on_rear_toggled)
-        self.fit_button.clicked.connect(self.fit)
-        self.place_button.clicked.connect(self.place_unracked_dialog)
+        self.rear_action.toggled.connect(self._on_rear_toggled)
+        self.fit_action.triggered.connect(lambda checked=False: self.fit())
+        self.place_action.triggered.connect(lambda checked=False: self.place_unracked_dialog())
         self.view.model_dropped.connect(self._on_model_dropped)
         self.view.units_moved.connect(self._on_units_moved)
         self.view.rack_dropped.connect(self._on_rack_dropped)
