@@ -42,6 +42,7 @@ def render_racks(layout: Layout, path: str | Path, face: str = "front",
         raise ValueError(f"cannot draw {path.name}: use .svg, .png or .pdf")
     scene = RacksScene(per_row=per_page if suffix == ".pdf" else PER_ROW)
     scene.face = face
+    scene.setBackgroundBrush(QColor("#ffffff"))  # paper
     scene.set_layout(layout)
     if not scene.rack_order:
         raise ValueError(f"{layout.source_path or 'the layout'} has no racks to draw")
@@ -54,7 +55,7 @@ def render_racks(layout: Layout, path: str | Path, face: str = "front",
     elif suffix == ".svg":
         from PySide6.QtSvg import QSvgGenerator
 
-        source = scene.itemsBoundingRect().adjusted(-20, -20, 20, 20)
+        source = scene.itemsBoundingRect().adjusted(-20, -20, 60, 20)
         generator = QSvgGenerator()
         generator.setOutputDevice(buffer)
         generator.setSize(QSize(int(source.width()), int(source.height())))
@@ -64,7 +65,7 @@ def render_racks(layout: Layout, path: str | Path, face: str = "front",
         scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
         painter.end()
     else:
-        source = scene.itemsBoundingRect().adjusted(-20, -20, 20, 20)
+        source = scene.itemsBoundingRect().adjusted(-20, -20, 60, 20)
         scale = min(2.0, MAX_PIXELS / max(source.width(), source.height()))
         image = QImage(QSize(int(source.width() * scale), int(source.height() * scale)),
                        QImage.Format.Format_ARGB32_Premultiplied)
