@@ -295,3 +295,19 @@ def test_a_rack_dropped_on_the_elevations_joins_the_last_row(qtbot, tmp_path):
     window.undo_action.trigger()
     panel.flush()
     assert len(panel.scene.rack_order) == 2
+
+
+def test_arrow_keys_move_the_selected_unit_one_u_and_stop_at_the_bottom(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    view = panel.view
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=view.mapFromScene(_slot_point(panel, "rack-1", 3)))
+    view.setFocus()
+    QTest.keyClick(view, Qt.Key.Key_Up)
+    assert RackIndex(layout).units["node-1"].u == 2
+    panel.flush()
+    QTest.keyClick(view, Qt.Key.Key_Down)
+    QTest.keyClick(view, Qt.Key.Key_Down)  # below U1: refused
+    assert RackIndex(layout).units["node-1"].u == 1
+    assert "below U1" in view.last_refusal

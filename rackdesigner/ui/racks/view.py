@@ -291,6 +291,23 @@ class RacksView(QGraphicsView):
             return
         super().mouseReleaseEvent(event)
 
+    def keyPressEvent(self, event) -> None:
+        """Up/Down move the selected units one U; a move that does not fit is refused with
+        the reason."""
+        step = {Qt.Key.Key_Up: 1, Qt.Key.Key_Down: -1}.get(Qt.Key(event.key()))
+        units = [i.unit for i in self.racks.selectedItems() if isinstance(i, UnitItem)]
+        if step is None or not units or self.racks.index is None:
+            super().keyPressEvent(event)
+            return
+        ids = {u.id for u in units}
+        for unit in units:
+            why = self.racks.index.check_slot(unit.height_u, unit.rack or "",
+                                              (unit.u or 1) + step, self.racks.face, ids)
+            if why is not None:
+                self._refuse(f"{unit.label}: {why}")
+                return
+        self.units_moved.emit({u.id: (u.rack, (u.u or 1) + step) for u in units})
+
     def contextMenuEvent(self, event) -> None:
         from PySide6.QtWidgets import QMenu
 
