@@ -228,7 +228,8 @@ class _Builder:
         self._check_keys(doc, TOP_KEYS, "layout")
         meta = Meta(name=self._opt_str(doc, "name", "layout"),
                     description=self._opt_str(doc, "description", "layout"),
-                    extra=_extensions(doc))
+                    extra=_extensions(doc),
+                    sharp=self._opt_bool(doc, "sharp", "layout"))
         layout = Layout(self.catalog, meta)
         groups = [self._group(e) for e in self._entries(doc, "groups")]
         devices = [self._device(e) for e in self._entries(doc, "devices")]
