@@ -93,6 +93,13 @@ class Topology:
     link_lengths: dict[tuple[str, str], list[float]] = field(
         default_factory=lambda: defaultdict(list))
     link_prop_ns_per_m: dict[tuple[str, str], float] = field(default_factory=dict)
+    # network links by end pair ((nic, switch) or sorted (switch, switch)): [(link id, GB/s)]
+    net_links: dict[tuple[str, str], list[tuple[str, float]]] = field(
+        default_factory=lambda: defaultdict(list))
+    # design-rule problems that change the figures: (device, port group) -> links used, and
+    # links the models cannot use (code, link id, reason)
+    port_use: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    bad_links: list[tuple[str, str, str]] = field(default_factory=list)
     island_of: dict[str, str] = field(default_factory=dict)
     nvlink_domain_of: dict[str, str] = field(default_factory=dict)
     islands: dict[str, list[str]] = field(default_factory=dict)
@@ -156,13 +163,23 @@ class Topology:
                 groups[key] = next((g for g in spec.ports if g.name == name), None)
             return groups[key]
 
+        port_use = self.port_use
         for link in links:
             a, b = link.a.device, link.b.device
             if a not in specs or b not in specs or a == b:
                 continue
             ga, gb = group_of(a, link.a.group), group_of(b, link.b.group)
-            if ga is None or gb is None or ga.protocol != gb.protocol:
+            if ga is None or gb is None:
+                end = link.a if ga is None else link.b
+                self.bad_links.append(("missing-port", link.id, f"link {link.id}: "
+                                       f"{end.device} has no port group {end.group!r}"))
                 continue
+            if ga.protocol != gb.protocol:
+                self.bad_links.append(("protocol-mismatch", link.id, f"link {link.id} joins "
+                                       f"{ga.protocol} to {gb.protocol}"))
+                continue
+            port_use[(a, ga.name)] += link.count
+            port_use[(b, gb.name)] += link.count
             protocol = ga.protocol
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
             ka, kb = kind[a], kind[b]
@@ -231,6 +248,7 @@ class Topology:
             key = (a, b) if a < b else (b, a)
         else:
             return
+        self.net_links[key].append((link.id, raw))
         if link.length_m is not None:
             self.link_lengths[key].append(link.length_m)
         if link.cable is not None:
@@ -318,6 +336,28 @@ class Topology:
             self.domains.append({leaf: uf.find(leaf) for leaf in leaves})
 
     # ---- queries ------------------------------------------------------------------------------
+    def rule_problems(self) -> list[tuple[str, str]]:
+        """(code, text) of the design-rule errors that change the figures: port groups wired
+        beyond their port count, links the models cannot use, GPUs with no path to a NIC in a
+        design of several islands (validate reports the same, with every object)."""
+        out: list[tuple[str, str]] = []
+        for (device, group), used in self.port_use.items():
+            spec = self.specs[device]
+            pg = next((g for g in spec.ports if g.name == group), None)
+            if pg is not None and used > pg.count:
+                out.append(("ports-exhausted", f"{device}: {used} links on port group "
+                            f"{group!r}, which has {pg.count} ports (the figures count every "
+                            "drawn link)"))
+        out += [(code, text) for code, _, text in self.bad_links]
+        if len(self.islands) > 1:
+            for root, members in self.islands.items():
+                if not any(self.gpu_nics.get(g) for g in members):
+                    out.append(("gpu-no-nic", f"{len(members)} GPU(s) of {members[0]}'s "
+                                "island have no path to a NIC cabled to a switch: they get no "
+                                "scale-out bandwidth and cannot reach the other islands"))
+        return out
+
+
     def cable_spec(self, model: str) -> DeviceSpec | None:
         """Catalog spec of a link's `cable` (a cable or transceiver model), cached."""
         if model not in self._cables:
