@@ -237,7 +237,7 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
     points = curves.get(name, ())
     point = next((p for p in points if p.bytes >= size), points[-1] if points else None)
     if point is None or model.n_islands <= 1:
-        return LinkLoadsInfo(name, size, None, None, (), None, 0.0)
+        return LinkLoadsInfo(name, size, None, None, None, 0.0)
     pattern = {"ring": "ring", "tree": "tree", "nvls_tree": "tree"}.get(point.algorithm)
     m = max((len(i.rail_nics) for i in model.islands), default=0)
     nic = min((topo.nic_raw(x) for i in model.islands for x in i.rail_nics), default=0.0)
@@ -252,14 +252,15 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
     elif pattern is not None and m and nic:
         share = point.busbw_GBps / (m * nic)
     if pattern is None:
-        return LinkLoadsInfo(name, point.bytes, point.algorithm, None, (), None, 0.0)
+        return LinkLoadsInfo(name, point.bytes, point.algorithm, None, None, 0.0)
     loads = routed.loads[pattern].scaled(share)
-    entries = tuple(loads.entries(topo, routed.index))
     util, where = loads.fabric_utilisation(routed.index)
     bottleneck = None
     if where is not None:
         bottleneck = f"{topo.tier_name(where[0])} uplinks of {where[1]}'s domain"
-    return LinkLoadsInfo(name, point.bytes, point.algorithm, pattern, entries, bottleneck, util)
+    index = routed.index
+    return LinkLoadsInfo(name, point.bytes, point.algorithm, pattern, bottleneck, util,
+                         lambda: tuple(loads.entries(topo, index)))
 
 
 def design_rule_warnings(topo: Topology) -> list[tuple[str, str]]:

@@ -69,9 +69,17 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
         half = len(gpus) // 2
         return _nvlink_cut(topo, gpus[:half], gpus[half:]), "NVLink between the two halves"
 
+    keys: dict[str, tuple] = {}
+
+    def nat(x: str) -> tuple:
+        k = keys.get(x)
+        if k is None:
+            k = keys[x] = natural_key(x)
+        return k
+
     def signature(island) -> tuple:
-        leaves = sorted({topo.leaf_of(nic) or "" for nic in island.nics}, key=natural_key)
-        return (tuple(natural_key(x) for x in leaves), natural_key(island.gpus[0]))
+        leaves = sorted({nat(topo.leaf_of(nic) or "") for nic in island.nics})
+        return (tuple(leaves), natural_key(island.gpus[0]))
 
     ordered = sorted(scope.islands, key=signature)
     target = scope.n / 2
@@ -92,29 +100,37 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
             else:
                 graph.add_edge(x, y, capacity=cap)
 
-    for n_island, island in enumerate(ordered):
-        node = f"island:{n_island}"
+    # islands with the same capacity toward the same switches on the same side are one node
+    # (a SuperPOD's 32 nodes of a scalable unit): the flow is the same, the graph far smaller
+    merged: dict[tuple, float] = defaultdict(float)
+    for island in ordered:
         caps: dict[str, float] = defaultdict(float)
+        path_raw: dict[str, float] = {}
+        for g in island.gpus:
+            for path in topo.gpu_nics.get(g, ()):
+                if path.raw > path_raw.get(path.nic, 0.0):
+                    path_raw[path.nic] = path.raw
         for nic in island.nics:
-            cap = min(topo.nic_raw(nic), _nic_path_raw(topo, island, nic))
+            cap = min(topo.nic_raw(nic), path_raw.get(nic, 0.0))
             ups = topo.nic_up.get(nic, {})
             total = sum(ups.values())
             for sw, c in ups.items():
                 caps[sw] += cap * c / total if total else 0.0
         total = sum(caps.values())
         scale = min(1.0, island.host_raw / total) if total > 0 else 0.0
-        for sw, cap in caps.items():
-            add(node, sw, cap * scale)
-        if id(island) in a_ids:
+        side = "A" if id(island) in a_ids else "B"
+        key = (side, tuple(sorted((sw, round(cap * scale, 6)) for sw, cap in caps.items())))
+        merged[key] += 1
+    for n_node, ((side, caps), count) in enumerate(merged.items()):
+        node = f"island:{n_node}"
+        for sw, cap in caps:
+            add(node, sw, cap * count)
+        if side == "A":
             graph.add_edge("A", node)  # no capacity attribute: unbounded
         else:
             graph.add_edge(node, "B")
-    for s_, nbrs in topo.sw_adj.items():
-        if s_ not in graph:
-            continue
-        for nbr, cap in nbrs.items():
-            if s_ < nbr:
-                add(s_, nbr, cap)
+    graph.add_edges_from((s_, nbr, {"capacity": cap}) for s_, nbrs in topo.sw_adj.items()
+                         if s_ in topo.tier for nbr, cap in nbrs.items())
     if "A" not in graph or "B" not in graph:
         return 0.0, None
     value, (reach, _) = nx.minimum_cut(graph, "A", "B", capacity="capacity")
@@ -168,15 +184,6 @@ def _domain_uplinks(topo: Topology, t: int, domain: dict[str, str]) -> dict[str,
     for s, dom in frontier.items():
         out[dom] += topo.up_cap.get(s, 0.0)
     return out
-
-
-def _nic_path_raw(topo: Topology, island, nic: str) -> float:
-    best = 0.0
-    for g in island.gpus:
-        for path in topo.gpu_nics.get(g, ()):
-            if path.nic == nic:
-                best = max(best, path.raw)
-    return best
 
 
 def _nvlink_cut(topo: Topology, side_a: list[str], side_b: list[str]) -> float:

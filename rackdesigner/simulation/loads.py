@@ -190,24 +190,31 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
                     up[(t, dom)] += amount
                     down[(t, dom)] += amount
         return LinkLoads(traffic.pattern, dict(nic_out), dict(nic_in), dict(up), dict(down))
+    splits: dict[str, list[tuple[str, float]]] = {}
+    pair_load: dict[tuple[str, str], float] = defaultdict(float)
     for src, dst, weight in traffic.flows:
         amount = weight * topo.nic_raw(src)
         nic_out[src] += amount
         nic_in[dst] += amount
-        for la, fa in split(src):
-            ca = chain(la)
-            for lb, fb in split(dst):
-                if la == lb:
-                    continue
-                part = amount * fa * fb
-                cb = chain(lb)
-                meet = next((t for t in range(index.top) if ca[t] is not None
-                             and ca[t] == cb[t]), None)
-                if meet is None:
-                    unrouted += part
-                    continue
-                for t in range(meet):  # tiers 1 .. meet: climb out of each domain below it
-                    up[(t + 1, ca[t])] += part
-                    down[(t + 1, cb[t])] += part
+        sa = splits.get(src)
+        if sa is None:
+            sa = splits[src] = split(src)
+        sb = splits.get(dst)
+        if sb is None:
+            sb = splits[dst] = split(dst)
+        for la, fa in sa:
+            for lb, fb in sb:
+                if la != lb:
+                    pair_load[(la, lb)] += amount * fa * fb
+    top = index.top
+    for (la, lb), part in pair_load.items():
+        ca, cb = chain(la), chain(lb)
+        meet = next((t for t in range(top) if ca[t] is not None and ca[t] == cb[t]), None)
+        if meet is None:
+            unrouted += part
+            continue
+        for t in range(meet):  # tiers 1 .. meet: climb out of each domain below it
+            up[(t + 1, ca[t])] += part
+            down[(t + 1, cb[t])] += part
     return LinkLoads(traffic.pattern, dict(nic_out), dict(nic_in), dict(up), dict(down),
                      unrouted)

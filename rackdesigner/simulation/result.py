@@ -10,7 +10,9 @@ form only gains a `diagnostics` list (code, severity, text).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -133,9 +135,16 @@ class LinkLoadsInfo:
     bytes: int
     algorithm: str | None
     pattern: str | None  # ring, tree, all_to_all, p2p; None: no routed network traffic
-    entries: tuple[LinkLoad, ...]
     bottleneck: str | None
     max_fabric_utilisation: float
+    #: builds the per-link list on first use (the loads themselves are already computed per
+    #: switch domain; listing 40,000 links is only worth it when someone reads them)
+    expand: Callable[[], tuple[LinkLoad, ...]] | None = field(default=None, repr=False,
+                                                               compare=False)
+
+    @cached_property
+    def entries(self) -> tuple[LinkLoad, ...]:
+        return tuple(self.expand()) if self.expand is not None else ()
 
     def to_dict(self, with_links: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -169,7 +169,29 @@ def _island(topo: Topology, gpus: list[str]) -> Island:
 
 def _ring_rate(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:
     """Ring rate of an island (see the module docstring); direct-NVLink islands of up to
-    `RING_SEARCH_MAX` GPUs try every ring order, as NCCL's search would, and keep the best."""
+    `RING_SEARCH_MAX` GPUs try every ring order, as NCCL's search would, and keep the best.
+
+    Islands wired alike (every DGX of a SuperPOD) share one computation: the key is the
+    island's wiring with switches and GPUs renamed by order of appearance."""
+    names: dict[str, int] = {}
+    pos = {g: x for x, g in enumerate(gpus)}
+    shape = tuple(
+        (tuple((names.setdefault(s, len(names)), v) for s, v in sw.get(g, {}).items()),
+         tuple((pos.get(p, -1), v) for p, v in peer.get(g, {}).items()))
+        for g in gpus)
+    key = (shape, tuple(egress))
+    rate = _SHAPES.get(key)
+    if rate is None:
+        rate = _SHAPES[key] = _ring_rate_uncached(sw, peer, gpus, egress)
+        if len(_SHAPES) > 4096:
+            _SHAPES.clear()
+    return rate
+
+
+_SHAPES: dict[tuple, float] = {}
+
+
+def _ring_rate_uncached(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:
     k = len(gpus)
     has_switch = [bool(sw.get(g)) for g in gpus]
     matrix = []

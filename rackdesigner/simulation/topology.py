@@ -350,7 +350,7 @@ class Topology:
                             "drawn link)"))
         out += [(code, text) for code, _, text in self.bad_links]
         if len(self.islands) > 1:
-            for root, members in self.islands.items():
+            for members in self.islands.values():
                 if not any(self.gpu_nics.get(g) for g in members):
                     out.append(("gpu-no-nic", f"{len(members)} GPU(s) of {members[0]}'s "
                                 "island have no path to a NIC cabled to a switch: they get no "
