@@ -141,6 +141,7 @@ class LinkLoadsInfo:
     #: switch domain; listing 40,000 links is only worth it when someone reads them)
     expand: Callable[[], tuple[LinkLoad, ...]] | None = field(default=None, repr=False,
                                                                compare=False)
+    count_hint: int | None = None  # a result read back without its list keeps the count
 
     @cached_property
     def entries(self) -> tuple[LinkLoad, ...]:
@@ -151,7 +152,7 @@ class LinkLoadsInfo:
             "collective": self.collective, "bytes": self.bytes, "algorithm": self.algorithm,
             "pattern": self.pattern, "bottleneck": self.bottleneck,
             "max_fabric_utilisation": _r(self.max_fabric_utilisation, 4),
-            "count": len(self.entries)}
+            "count": len(self.entries) if self.count_hint is None else self.count_hint}
         if with_links:
             out["links"] = [e.to_dict() for e in self.entries]
         return out
