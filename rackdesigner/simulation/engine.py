@@ -84,8 +84,6 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     if topo.unknown_models:
         warn("unknown_models", "devices of unknown models are left out: "
              + ", ".join(sorted(topo.unknown_models)))
-    for code, text in design_rule_warnings(topo):
-        warn(code, text)
     gpus, power_devices, label = _resolve_scope(layout, topo, scope)
     if not gpus:
         warn("no_gpus", f"{label} has no GPUs: only power is reported")
@@ -105,6 +103,8 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
             f"({len(comps)} disconnected groups; check NIC and switch links): bisection is 0 "
             f"and collectives over all {len(gpus)} GPUs are unavailable; latency covers the "
             f"largest reachable group of {len(reachable)} GPUs")
+    for code, text in design_rule_warnings(topo):
+        warn(code, text)
     model = analyse(topo, reachable)
     model.sharp = sharp_on and model.sharp_capable
     if p2p is not None:

@@ -100,6 +100,7 @@ class Topology:
     # links the models cannot use (code, link id, reason)
     port_use: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     bad_links: list[tuple[str, str, str]] = field(default_factory=list)
+    gpus_near_nic: set[str] = field(default_factory=set)  # a NIC over host links, cabled or not
     island_of: dict[str, str] = field(default_factory=dict)
     nvlink_domain_of: dict[str, str] = field(default_factory=dict)
     islands: dict[str, list[str]] = field(default_factory=dict)
@@ -275,6 +276,7 @@ class Topology:
                         k = kind[nbr]
                         r, e = min(raw_b, raw), min(eff_b, eff)
                         if k in NIC_KINDS:
+                            self.gpus_near_nic.add(gpu)
                             if nic_up.get(nbr):
                                 found.append(NicPath(nbr, r, e))
                         elif k != "gpu":
@@ -351,9 +353,9 @@ class Topology:
         out += [(code, text) for code, _, text in self.bad_links]
         if len(self.islands) > 1:
             for members in self.islands.values():
-                if not any(self.gpu_nics.get(g) for g in members):
+                if not any(g in self.gpus_near_nic for g in members):
                     out.append(("gpu-no-nic", f"{len(members)} GPU(s) of {members[0]}'s "
-                                "island have no path to a NIC cabled to a switch: they get no "
+                                "island have no PCIe/C2C path to any NIC: they get no "
                                 "scale-out bandwidth and cannot reach the other islands"))
         return out
 
