@@ -172,8 +172,8 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     send_recv = curves.get("send_recv", ())
     pair_GBps = send_recv[-1].busbw_GBps if send_recv else 0.0
     bandwidth = BandwidthInfo(
-        per_gpu_scale_up_GBps=min((_nvlink_raw(topo, g) for g in reachable), default=0.0),
-        per_gpu_scale_out_GBps=min((_nic_share(topo, g)[0] for g in reachable), default=0.0),
+        per_gpu_scale_up_GBps=min((_nvlink_raw(topo, g) for g in gpus), default=0.0),
+        per_gpu_scale_out_GBps=min((_nic_share(topo, g)[0] for g in gpus), default=0.0),
         bisection_GBps=bis,
         oversubscription=MappingProxyType(over),
         oversubscription_worst=MappingProxyType(worst),
