@@ -155,3 +155,17 @@ def test_simulate_warns_about_design_rule_errors_that_change_its_figures():
     layout.update_link(links[0].id, count=links[0].count + 6)  # 18 NVLinks on 12 ports
     warnings = {m.code: m.text for m in simulate(layout).warnings()}
     assert "rule_ports_exhausted" in warnings and "12 ports" in warnings["rule_ports_exhausted"]
+
+
+def test_group_helper_gives_the_figure_simulate_gives_for_that_group(superpod):
+    from rackdesigner.simulation import GroupCollectives, GroupError
+
+    groups = GroupCollectives(superpod)
+    gpus = [d.id for d in superpod.devices() if superpod.spec(d.id).kind == "gpu"]
+    whole = groups.point(gpus, "all_reduce", GiB)
+    assert whole == _at(simulate(superpod), "all_reduce")
+    node = [g for g in gpus if g.startswith("dgx-1.")]
+    assert groups.point(node, "all_reduce", GiB) == _at(simulate(superpod, node), "all_reduce")
+    assert groups.point(gpus[:1], "all_reduce", GiB).time_us == 0.0
+    with pytest.raises(GroupError, match="not a GPU"):
+        groups.point(["leaf-1"], "all_reduce", GiB)

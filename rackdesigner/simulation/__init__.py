@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, COLLECTIVES, Point
 from rackdesigner.simulation.engine import SimulationInputError, simulate
+from rackdesigner.simulation.groups import GroupCollectives, GroupError
 from rackdesigner.simulation.result import NOTE, SCHEMA, WARNING, Message, SimulationResult
 
 __all__ = [
@@ -18,6 +19,8 @@ __all__ = [
     "NOTE",
     "SCHEMA",
     "WARNING",
+    "GroupCollectives",
+    "GroupError",
     "Message",
     "Point",
     "SimulationInputError",
