@@ -343,10 +343,15 @@ class Topology:
         beyond their port count, links the models cannot use, GPUs with no path to a NIC in a
         design of several islands (validate reports the same, with every object)."""
         out: list[tuple[str, str]] = []
+        ports: dict[tuple[str, str], int] = {}
         for (device, group), used in self.port_use.items():
             spec = self.specs[device]
-            pg = next((g for g in spec.ports if g.name == group), None)
-            if pg is not None and used > pg.count:
+            key = (spec.id, group)
+            count = ports.get(key)
+            if count is None:
+                pg = next((g for g in spec.ports if g.name == group), None)
+                count = ports[key] = pg.count if pg is not None else -1
+            if used > count >= 0:
                 out.append(("ports-exhausted", f"{device}: {used} links on port group "
                             f"{group!r}, which has {pg.count} ports (the figures count every "
                             "drawn link)"))
