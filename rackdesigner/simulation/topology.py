@@ -353,7 +353,7 @@ class Topology:
                 count = ports[key] = pg.count if pg is not None else -1
             if used > count >= 0:
                 out.append(("ports-exhausted", f"{device}: {used} links on port group "
-                            f"{group!r}, which has {pg.count} ports (the figures count every "
+                            f"{group!r}, which has {count} ports (the figures count every "
                             "drawn link)"))
         out += [(code, text) for code, _, text in self.bad_links]
         if len(self.islands) > 1:
