@@ -52,7 +52,7 @@ def test_sharp_is_off_unless_the_design_turns_it_on(superpod):
 
 
 def test_a_forced_algorithm_that_cannot_run_is_an_error_naming_why(superpod):
-    with pytest.raises(SimulationInputError, match="SHARP.*off"):
+    with pytest.raises(SimulationInputError, match=r"SHARP.*off"):
         simulate(superpod, algorithm="collnet")
     with pytest.raises(SimulationInputError, match="one NVLink island"):
         simulate(generate("dgx-h100"), algorithm="nvls_tree")
