@@ -161,15 +161,18 @@ class SimulationPanel(QWidget):
         row1.addWidget(self.export_button)
         row2 = QHBoxLayout()
         row2.setSpacing(4)
-        for text, w in (("Algorithm", self.algorithm_combo), ("all_reduce at",
-                                                              self.reference_combo),
-                        ("Ranks", self.placement_combo)):
+        row3 = QHBoxLayout()  # design choices: on their own row so a narrow dock still fits
+        row3.setSpacing(4)
+        for row, text, w in ((row2, "Algorithm", self.algorithm_combo),
+                             (row2, "all_reduce at", self.reference_combo),
+                             (row3, "Ranks", self.placement_combo)):
             label = QLabel(text, self)
             label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
-            row2.addWidget(label)
-            row2.addWidget(w)
-        row2.addWidget(self.sharp_check)
+            row.addWidget(label)
+            row.addWidget(w)
+        row3.addWidget(self.sharp_check)
         row2.addStretch(1)
+        row3.addStretch(1)
 
         self.notes_bar = NotesBar(self)
         self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
@@ -211,6 +214,7 @@ class SimulationPanel(QWidget):
         box.setSpacing(4)
         box.addLayout(row1)
         box.addLayout(row2)
+        box.addLayout(row3)
         box.addWidget(self.scroll, 1)
 
     def _page(self, body: QWidget, *tools: QWidget) -> QWidget:
