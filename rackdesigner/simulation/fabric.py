@@ -149,9 +149,8 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
                 kind = f"{topo.tier_name(lo)}-{topo.tier_name(hi)} links"
             kinds[kind].append(data["capacity"])
     kind, caps = max(kinds.items(), key=lambda kv: sum(kv[1]))
-    return float(value), (f"{kind}: {len(caps)} link bundles carry {sum(caps):,.0f} of "
-                          f"{value:,.0f} GB/s of the cut ({len(side_a)} of {len(ordered)} "
-                          "islands on one side)")
+    return float(value), (f"{kind} carry {sum(caps):,.0f} of the cut's {value:,.0f} GB/s "
+                          f"({len(side_a)} of {len(ordered)} islands on one side)")
 
 
 def _relabel(values: dict[str, float], domain: dict[str, str]) -> dict[str, float]:
