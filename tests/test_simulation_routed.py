@@ -99,6 +99,10 @@ def test_link_loads_list_the_drawn_links_with_their_utilisation(four_spines):
     # the all-to-all runs as fast as the busiest spine link allows: nearly full, never over
     # (NICs reach 48 of their 50 GB/s behind PCIe Gen5, so not quite 100 %)
     assert 0.85 < max(e.utilisation for e in spine_links) <= 1.0 + 1e-9
+    # whatever the collective, the predicted rate never puts more on a link than it carries
+    for name in ("all_reduce", "all_gather", "send_recv"):
+        entries = simulate(four_spines, loads_for=(name, GiB)).link_loads.entries
+        assert entries and max(e.utilisation for e in entries) <= 1.0 + 1e-9, name
     doc = result.to_dict(link_loads=True)["link_loads"]
     assert set(doc["links"][0]) >= {"link", "load_GBps", "capacity_GBps", "utilisation"}
     assert "links" not in result.to_dict()["link_loads"]  # only on request

@@ -252,11 +252,15 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
     elif name == "send_recv":
         pattern = "p2p"
         share = point.busbw_GBps / nic if nic else 0.0
+    elif pattern == "tree" and m and nic:
+        # a tree node's NIC sends about 2 S / m per rail beyond two islands (up to the parent
+        # and down to two children over the two trees), S / m between two
+        share = point.algbw_GBps * (2 if model.n_islands > 2 else 1) / (m * nic)
     elif pattern is not None and m and nic:
-        share = point.busbw_GBps / (m * nic)
+        share = point.busbw_GBps / (m * nic)  # a ring's hop carries busbw / rings
     if pattern is None:
         return LinkLoadsInfo(name, point.bytes, point.algorithm, None, None, 0.0)
-    loads = routed.loads[pattern].scaled(share)
+    loads = routed.loads[pattern].scaled(min(1.0, share))
     util, where = loads.fabric_utilisation(routed.index)
     bottleneck = None
     if where is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rackdesigner.model import natural_key
 from rackdesigner.simulation.topology import Topology
@@ -65,9 +66,9 @@ class FabricIndex:
         return [topo.domains[t - 1].get(leaf) for t in range(1, self.top + 1)]
 
 
-@dataclass(frozen=True)
-class LinkLoad:
-    """One physical link's load for a collective (GB/s per direction, the busier direction)."""
+class LinkLoad(NamedTuple):
+    """One physical link's load for a collective (GB/s per direction, the busier direction).
+    A named tuple: a 16k-GPU design lists about 40,000 of them."""
 
     link: str
     a: str
@@ -122,14 +123,15 @@ class LinkLoads:
 
     def entries(self, topo: Topology, index: FabricIndex) -> Iterator[LinkLoad]:
         """Every loaded network link (NIC-leaf, switch-switch), split over parallel links."""
-        for nic in sorted(set(self.nic_out) | set(self.nic_in), key=natural_key):
+        nic_in = self.nic_in
+        for nic in (*self.nic_out, *(x for x in nic_in if x not in self.nic_out)):
             ups = topo.nic_up.get(nic, {})
             total = sum(ups.values())
             for sw, cap in ups.items():
                 share = cap / total if total else 0.0
-                load = max(self.nic_out.get(nic, 0.0), self.nic_in.get(nic, 0.0)) * share
+                load = max(self.nic_out.get(nic, 0.0), nic_in.get(nic, 0.0)) * share
                 yield from _split(topo, (nic, sw), load, cap)
-        for key in sorted(set(self.up) | set(self.down), key=lambda k: (k[0], natural_key(k[1]))):
+        for key in (*self.up, *(k for k in self.down if k not in self.up)):
             cap_total = index.up_cap.get(key, 0.0)
             if cap_total <= 0:
                 continue
@@ -141,6 +143,10 @@ class LinkLoads:
 
 def _split(topo: Topology, key: tuple[str, str], load: float, cap: float) -> Iterator[LinkLoad]:
     links = topo.net_links.get(key, ())
+    if len(links) == 1:
+        link_id, c = links[0]
+        yield LinkLoad(link_id, key[0], key[1], load * c / (c or cap or 1.0), c)
+        return
     total = sum(c for _, c in links) or cap
     for link_id, c in links:
         yield LinkLoad(link_id, key[0], key[1], load * c / total, c)
@@ -161,6 +167,14 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
             c = chains[leaf] = index.chain(topo, leaf)
         return c
 
+    raw: dict[str, float] = {}
+
+    def nic_rate(nic: str) -> float:
+        r = raw.get(nic)
+        if r is None:
+            r = raw[nic] = topo.nic_raw(nic)
+        return r
+
     def split(nic: str) -> list[tuple[str, float]]:
         ups = topo.nic_up.get(nic, {})
         total = sum(ups.values())
@@ -171,7 +185,7 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
             count = len(rail)
             if count < 2:
                 continue
-            rates = {nic: topo.nic_raw(nic) for nic in rail}
+            rates = {nic: nic_rate(nic) for nic in rail}
             for nic in rail:
                 nic_out[nic] += rates[nic]
                 nic_in[nic] += rates[nic]
@@ -193,7 +207,7 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
     splits: dict[str, list[tuple[str, float]]] = {}
     pair_load: dict[tuple[str, str], float] = defaultdict(float)
     for src, dst, weight in traffic.flows:
-        amount = weight * topo.nic_raw(src)
+        amount = weight * nic_rate(src)
         nic_out[src] += amount
         nic_in[dst] += amount
         sa = splits.get(src)

@@ -110,13 +110,15 @@ def tree_traffic(rails_by_island: list[list[str]]) -> Traffic:
 
 
 def _at_most_one_nic_rate(flows: list[Flow]) -> list[Flow]:
-    """Scale each NIC's flows so they add up to at most its rate (an interior tree node sends
-    to its parent and two children through one NIC: NCCL's tree model already counts that
-    bottleneck, the fabric should only see what the NIC can push)."""
+    """Scale the flows so no NIC sends or receives more than its rate (an interior tree node
+    talks to its parent and two children through one NIC: NCCL's tree model already counts
+    that bottleneck, the fabric should only see what the NICs can push). Tree flows come in
+    both directions, so a NIC's sending and receiving totals are the same."""
     total: dict[str, float] = {}
     for src, _, w in flows:
         total[src] = total.get(src, 0.0) + w
-    return [(src, dst, w / max(1.0, total[src])) for src, dst, w in flows]
+    return [(src, dst, w / max(1.0, total[src], total.get(dst, 0.0)))
+            for src, dst, w in flows]
 
 
 def all_to_all_traffic(rails_by_island: list[list[str]]) -> Traffic:
