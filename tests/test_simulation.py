@@ -456,6 +456,24 @@ def test_latency_of_a_path_through_nics_cables_and_a_leaf(tcat):
     assert _last(result, "send_recv").busbw_GBps == pytest.approx(48.0, rel=3e-3)
 
 
+def test_each_switch_on_the_path_adds_its_published_latency(tcat):
+    # g0, g1 under leaf0; g2 under leaf1; the leaves meet at a spine: the g0-g2 path crosses
+    # leaf, spine, leaf (3 switches) where g0-g1 crosses one
+    layout = _layout(tcat, ["g0", "g1", "g2"])
+    for sw in ("leaf0", "leaf1", "spine"):
+        layout.add_device(Device(sw, "tleaf"))
+    for g, leaf in (("g0", "leaf0"), ("g1", "leaf0"), ("g2", "leaf1")):
+        layout.add_device(Device(f"n-{g}", "tnic"))
+        layout.add_link(Link(f"p-{g}", PortRef(g, "pcie"), PortRef(f"n-{g}", "pcie")))
+        layout.add_link(Link(f"i-{g}", PortRef(f"n-{g}", "ib"), PortRef(leaf, "ib")))
+    for leaf in ("leaf0", "leaf1"):
+        layout.add_link(Link(f"u-{leaf}", PortRef(leaf, "ib"), PortRef("spine", "ib")))
+    classes = {c.name: c for c in simulate(layout).latency.histogram}
+    assert classes["spine"].hops == 4 and classes["leaf"].hops == 2
+    # two more switches at 130 ns each (cables without a length add nothing)
+    assert classes["spine"].latency_us - classes["leaf"].latency_us == pytest.approx(0.26)
+
+
 def test_latency_without_published_device_figures_uses_nccl_model_per_link_class(tcat):
     # the test NVSwitch has no latency; a NIC without one on the network path
     layout = _switched(tcat, per_switch=(2, 2), gpus=4)
