@@ -260,8 +260,22 @@ class Topology:
     def _find_nics(self) -> None:
         """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs)."""
         kind, host_adj, nic_up = self.kind, self.host_adj, self.nic_up
+        # the search depends only on the GPU's own host links (it never goes through a GPU), so
+        # GPUs behind the same PCIe switch share one search
+        memo: dict[tuple, tuple[list[NicPath], bool]] = {}
         for gpu in self.gpus:
-            found: list[NicPath] = []
+            key = tuple(host_adj.get(gpu, ()))
+            hit = memo.get(key)
+            if hit is not None:
+                found, near = hit
+                found = list(found)
+                if near:
+                    self.gpus_near_nic.add(gpu)
+                self.gpu_nics[gpu] = found
+                for path in found:
+                    self.nic_users[path.nic].append(gpu)
+                continue
+            found = []
             frontier = [(gpu, float("inf"), float("inf"))]
             seen = {gpu}
             depth = 0
@@ -283,6 +297,7 @@ class Topology:
                             nxt.append((nbr, r, e))
                 frontier = nxt
             found.sort(key=lambda p: natural_key(p.nic))
+            memo[key] = (found, gpu in self.gpus_near_nic)
             self.gpu_nics[gpu] = found
             for path in found:
                 self.nic_users[path.nic].append(gpu)
