@@ -366,3 +366,10 @@ def test_export_menu_and_save_baseline_through_the_dialog(make_panel, tmp_path, 
     target = tmp_path / "missing-dir" / "x.json"
     json_action.trigger()
     assert messages[-1].startswith("Cannot export")
+
+
+def test_bisection_tile_names_its_bottleneck(make_panel):
+    panel = make_panel(_example("dgx-h100-2node-ib.yaml"))
+    panel.flush()
+    tip = panel.headline.tiles["bisection"].toolTip()
+    assert "Bisection: 400" in tip and "NIC links" in tip

@@ -73,6 +73,7 @@ class Figure:
     text: str
     detail: str = ""
     higher_is_better: bool | None = True  # None: a delta is neutral (counts, sizes)
+    explain: str = ""  # longer text for the tile's tooltip (e.g. the bisection's bottleneck)
 
 
 def point_at(result: SimulationResult, collective: str, nbytes: int):
@@ -130,7 +131,8 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
                "own NIC share, slowest GPU"),
         Figure("bisection", "Bisection", bw.bisection_GBps if has_gpus else None,
                format_bw(bw.bisection_GBps) if has_gpus else "—",
-               "partitioned: GPUs cut off" if cut_off else "per direction"),
+               "partitioned: GPUs cut off" if cut_off else "per direction", True,
+               getattr(bw, "bisection_bottleneck", None) or ""),
         Figure("oversubscription", "Worst oversubscription", over,
                f"{over:.2f} : 1" if over is not None else ("none" if has_gpus else "—"),
                ", ".join(f"{t} {v:.2f}" for t, v in bw.oversubscription.items() if v is not None)
