@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from types import MappingProxyType
+from types import MappingProxyType, SimpleNamespace
 
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import constants as C
@@ -266,8 +266,10 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
     if where is not None:
         bottleneck = f"{topo.tier_name(where[0])} uplinks of {where[1]}'s domain"
     index = routed.index
+    # the list is built on first use: keep only what it needs, not the whole topology, alive
+    links = SimpleNamespace(nic_up=topo.nic_up, net_links=topo.net_links)
     return LinkLoadsInfo(name, point.bytes, point.algorithm, pattern, bottleneck, util,
-                         lambda: tuple(loads.entries(topo, index)))
+                         lambda: tuple(loads.entries(links, index)))
 
 
 def design_rule_warnings(topo: Topology) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from rackdesigner.model import natural_key
 from rackdesigner.simulation.topology import Topology
@@ -121,8 +121,9 @@ class LinkLoads:
         return LinkLoads(self.pattern, sc(self.nic_out), sc(self.nic_in), sc(self.up),
                          sc(self.down), self.unrouted_GBps * rate)
 
-    def entries(self, topo: Topology, index: FabricIndex) -> Iterator[LinkLoad]:
-        """Every loaded network link (NIC-leaf, switch-switch), split over parallel links."""
+    def entries(self, topo: Topology | Any, index: FabricIndex) -> Iterator[LinkLoad]:
+        """Every loaded network link (NIC-leaf, switch-switch), split over parallel links.
+        `topo` needs only `nic_up` and `net_links` (a topology, or an object holding those)."""
         nic_in = self.nic_in
         for nic in (*self.nic_out, *(x for x in nic_in if x not in self.nic_out)):
             ups = topo.nic_up.get(nic, {})
@@ -141,7 +142,8 @@ class LinkLoads:
                                   load * cap / cap_total, cap)
 
 
-def _split(topo: Topology, key: tuple[str, str], load: float, cap: float) -> Iterator[LinkLoad]:
+def _split(topo: Topology | Any, key: tuple[str, str], load: float,
+           cap: float) -> Iterator[LinkLoad]:
     links = topo.net_links.get(key, ())
     if len(links) == 1:
         link_id, c = links[0]
