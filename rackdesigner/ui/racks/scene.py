@@ -1,15 +1,15 @@
 """The racks scene: every rack as an elevation, laid out by floor row, mirroring the layout.
 
-The scene is rebuilt from the layout (one `RackIndex` and one power pass) after changes,
-debounced; `flush()` rebuilds now (tests, exports). It knows where each rack and U is, so the
-view can turn a point into a slot.
+The scene is rebuilt from the layout (one `RackIndex` and one power pass); the Racks panel
+debounces the rebuilds after changes and skips them while hidden. It knows where each rack
+and U is, so the view can turn a point into a slot.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from PySide6.QtCore import QPointF, QRectF, QTimer
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -38,10 +38,6 @@ class RacksScene(QGraphicsScene):
         self.rack_order: list[str] = []
         self.problem_units: set[str] = set()
         self.setBackgroundBrush(QColor("#f4f6f8"))
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(120)
-        self._timer.timeout.connect(self.rebuild)
 
     def set_layout(self, layout: Layout | None) -> None:
         self.layout = layout
@@ -51,15 +47,7 @@ class RacksScene(QGraphicsScene):
         self.face = face
         self.rebuild()
 
-    def schedule(self, *args) -> None:
-        self._timer.start()
-
-    def flush(self) -> None:
-        if self._timer.isActive():
-            self.rebuild()
-
     def rebuild(self) -> None:
-        self._timer.stop()
         selected = {i.unit_id for i in self.selectedItems() if isinstance(i, UnitItem)}
         selected_racks = {i.rack_id for i in self.selectedItems() if isinstance(i, RackItem)}
         blocker = self.blockSignals(True)

@@ -7,12 +7,12 @@ one request (`model_dropped`, `units_moved`) that the panel turns into one undo 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsRectItem, QGraphicsView
 
 from rackdesigner.ui.canvas.interaction import MODEL_MIME
-from rackdesigner.ui.racks.items import U_PX, UnitItem
+from rackdesigner.ui.racks.items import UnitItem
 from rackdesigner.ui.racks.scene import RacksScene
 
 UNIT_MIME = "application/x-rackdesigner-unit"
@@ -326,8 +326,3 @@ class RacksView(QGraphicsView):
                        lambda: self.face_requested.emit(ids, ""))
         menu.exec(event.globalPos())
 
-    def visible_rect(self) -> QRectF:
-        return self.mapToScene(self.viewport().rect()).boundingRect()
-
-
-__all__ = ["UNIT_MIME", "U_PX", "RacksView"]
