@@ -311,3 +311,23 @@ def test_arrow_keys_move_the_selected_unit_one_u_and_stop_at_the_bottom(qtbot, t
     QTest.keyClick(view, Qt.Key.Key_Down)  # below U1: refused
     assert RackIndex(layout).units["node-1"].u == 1
     assert "below U1" in view.last_refusal
+
+
+def test_the_inspectors_u_of_a_system_part_moves_the_whole_system(qtbot, tmp_path):
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    inspector = window.inspector
+    window.editor.select_ids(["node-1.gpu0"])  # a GPU of the node (its group is expanded)
+    window.flush()
+    assert inspector.device_id.text() == "node-1.gpu0"
+    steps = window.document.undo_stack.count()
+    for u in (2, 3, 4):  # spin-box scrubbing: one undo step
+        inspector.device_u.setValue(u)
+    assert {layout.device(m).u for m in RackIndex(layout).units["node-1"].members} == {4}
+    assert window.document.undo_stack.count() == steps + 1
+    inspector.device_rack.activated.emit(inspector.device_rack.findData("rack-2"))
+    assert {layout.device(m).rack for m in RackIndex(layout).units["node-1"].members} == {
+        "rack-2"}
+    window.undo_action.trigger()
+    window.undo_action.trigger()
+    assert {layout.device(m).u for m in RackIndex(layout).units["node-1"].members} == {1}

@@ -8,7 +8,7 @@ materials follows the racks).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 
 from rackdesigner.commands.base import Command, Macro
 from rackdesigner.generators.cabling import (
@@ -25,11 +25,23 @@ Slot = tuple[str | None, int | None, str]  # (rack, u, face)
 
 
 class MountUnits(Command):
-    """Set rack, U and face of devices: `moves` maps device id -> (old slot, new slot)."""
+    """Set rack, U and face of devices: `moves` maps device id -> (old slot, new slot).
+    With `mergeable`, consecutive moves of the same devices merge (U spin-box scrubbing)."""
 
-    def __init__(self, moves: Mapping[str, tuple[Slot, Slot]], text: str) -> None:
+    def __init__(self, moves: Mapping[str, tuple[Slot, Slot]], text: str,
+                 mergeable: bool = False) -> None:
         self.moves = dict(moves)
         self.text = text
+        self.mergeable = mergeable
+
+    def merge_key(self) -> Hashable | None:
+        return ("mount", frozenset(self.moves)) if self.mergeable else None
+
+    def merge(self, other: Command) -> bool:
+        if not isinstance(other, MountUnits) or other.merge_key() != self.merge_key():
+            return False
+        self.moves = {k: (old, other.moves[k][1]) for k, (old, _) in self.moves.items()}
+        return True
 
     def _set(self, layout: Layout, which: int) -> None:
         for device_id, slots in self.moves.items():
@@ -83,13 +95,25 @@ class FollowCables(Command):
         for link_id, (cable, length) in self._old.items():
             layout.update_link(link_id, cable=cable, length_m=length)
 
+    def merge_key(self) -> Hashable | None:
+        return ("follow", tuple(self.devices))
+
+    def merge(self, other: Command) -> bool:
+        """Absorb a later recomputation of the same devices: the earliest old values, the
+        latest new ones."""
+        if not isinstance(other, FollowCables) or other.devices != self.devices:
+            return False
+        self._old = {**other._old, **self._old}
+        self._new = {**self._new, **other._new}
+        return True
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def mount(layout: Layout, placements: Mapping[str, Slot], index: RackIndex | None = None,
-          text: str = "") -> Macro:
+          text: str = "", mergeable: bool = False) -> Macro:
     """One undo step putting units (system groups or devices, by unit id) at (rack, u, face);
     a rack of None takes a unit out of its rack (unracked). Slots are not checked here: the
     racks view refuses bad ones before asking (`RackIndex.check_slot`), and the design rules
@@ -118,7 +142,23 @@ def mount(layout: Layout, placements: Mapping[str, Slot], index: RackIndex | Non
             text = f"Mount {what} in {index.rack_label(rack) if rack else rack}"
         else:
             text = f"Mount {what}"
-    return Macro(text, [MountUnits(moves, text), FollowCables(moves)])
+    key = ("mount", frozenset(moves)) if mergeable else None
+    return Macro(text, [MountUnits(moves, text, mergeable), FollowCables(moves)], key)
+
+
+def set_slot(layout: Layout, device_id: str, rack: str | None, u: int | None,
+             mergeable: bool = False) -> Command:
+    """The Inspector's Rack and U fields: a part of a mounted system moves the whole system
+    (its parts never disagree); any other device changes alone."""
+    from rackdesigner.commands.edits import change_device
+
+    index = RackIndex(layout)
+    unit_id = index.unit_of.get(device_id)
+    if unit_id is None or not index.units[unit_id].is_group:
+        changes = {"rack": rack, "u": u if rack is not None else None}
+        return change_device(device_id, f"Set rack and U of {device_id}", mergeable, **changes)
+    unit = index.units[unit_id]
+    return mount(layout, {unit_id: (rack, u, unit.face)}, index, mergeable=mergeable)
 
 
 def place_unracked(layout: Layout, racks: Iterable[str], units: Iterable[str] | None = None

@@ -28,6 +28,7 @@ from rackdesigner.commands import (
     change_link,
     port_usage,
 )
+from rackdesigner.commands.racks import set_slot
 from rackdesigner.model import Layout
 from rackdesigner.model.items import GROUP_KINDS
 from rackdesigner.model.power import budget_prop, with_budget_prop
@@ -333,16 +334,17 @@ class InspectorWidget(QWidget):
             if name != self.layout_.device(self.devices[0]).name:
                 self._push(change_device(self.devices[0], f"Rename {self.devices[0]}", name=name))
 
+    # a part of a mounted system moves the whole system (commands/racks.py `set_slot`)
     def _on_device_rack_activated(self, index: int) -> None:
-        if self.devices:
+        if self.devices and self.layout_ is not None:
             rack = self.device_rack.itemData(index)
-            self._push(change_device(self.devices[0], f"Place {self.devices[0]} in a rack",
-                                     rack=rack, **({} if rack else {"u": None})))
+            device = self.layout_.device(self.devices[0])
+            self._push(set_slot(self.layout_, device.id, rack, device.u if rack else None))
 
     def _on_device_u_changed(self, value: int) -> None:
-        if self.devices:
-            self._push(change_device(self.devices[0], f"Set U of {self.devices[0]}", True,
-                                     u=value or None))
+        if self.devices and self.layout_ is not None:
+            device = self.layout_.device(self.devices[0])
+            self._push(set_slot(self.layout_, device.id, device.rack, value or None, True))
 
     def _on_device_group_activated(self, index: int) -> None:
         if self.devices:
