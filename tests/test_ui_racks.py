@@ -314,7 +314,7 @@ def test_arrow_keys_move_the_selected_unit_one_u_and_stop_at_the_bottom(qtbot, t
 
 
 def test_the_inspectors_u_of_a_system_part_moves_the_whole_system(qtbot, tmp_path):
-    window, panel = _racks_window(qtbot, tmp_path)
+    window, _panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
     inspector = window.inspector
     window.editor.select_ids(["node-1.gpu0"])  # a GPU of the node (its group is expanded)
