@@ -27,6 +27,7 @@ VERB_MODULES = (
     "rackdesigner.cli.generate_cmd",
     "rackdesigner.cli.bom_cmd",
     "rackdesigner.cli.render_cmd",
+    "rackdesigner.cli.sweep_cmd",
 )
 
 
