@@ -20,7 +20,7 @@ def lower_is_better(column: str) -> bool:
 
 def pareto_front(xs: Sequence[float | None], ys: Sequence[float | None], *,
                  maximize_x: bool = True, maximize_y: bool = True) -> list[int]:
-    """Indices of the non-dominated points, in order of x (points with a missing value never
+    """Indices of the non-dominated points, by increasing x (points with a missing value never
     take part)."""
     sx = 1.0 if maximize_x else -1.0
     sy = 1.0 if maximize_y else -1.0
@@ -38,4 +38,4 @@ def pareto_front(xs: Sequence[float | None], ys: Sequence[float | None], *,
             last = (x, y)
         elif last is not None and (x, y) == last:
             front.append(i)  # an exact duplicate of a front point is on the front too
-    return sorted(front, key=lambda i: sx * float(xs[i]))  # type: ignore[arg-type]
+    return sorted(front, key=lambda i: float(xs[i]))  # type: ignore[arg-type]
