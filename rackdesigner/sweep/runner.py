@@ -144,7 +144,7 @@ def _run_distributed(spec: SweepSpec, points: list[tuple[int, dict]], scheduler:
                                  pure=False) for i, p in points]
         by_key = {f.key: (i, p) for f, (i, p) in zip(futures, points, strict=True)}
         rows: list[dict[str, Any]] = []
-        for done, future in enumerate(as_completed(futures), start=1):
+        for done, future in enumerate(as_completed(futures, loop=client.loop), start=1):
             if cancel is not None and cancel.is_set():
                 client.cancel(futures)
                 raise SweepCancelled("the sweep was cancelled")

@@ -279,7 +279,7 @@ class _Reader:
 
     def params(self, node: yaml.Node, what: str) -> tuple[tuple[str, Any], ...]:
         out = []
-        for name, (key, value) in self.mapping(node, f"'{what}'").items():
+        for name, (_key, value) in self.mapping(node, f"'{what}'").items():
             plain = self.plain(value)
             if isinstance(plain, dict | list):
                 raise self.fail(value, f"'{what}': {name} must be a single value, got "
@@ -398,7 +398,7 @@ class _Reader:
             except (TypeError, ValueError):
                 raise self.fail(node, f"{section}: {name} expects {option.type.__name__}, "
                                 f"got {value!r}") from None
-        given = {k for k in spec.parameter_names()}
+        given = set(spec.parameter_names())
         missing = [o.name for o in options.values() if o.required and o.name not in given]
         if missing:
             raise self.fail(top["generate"][0], f"template {spec.template!r} needs "
