@@ -78,6 +78,9 @@ def build_menus(window: MainWindow) -> None:
                  window.history_dock, window.simulation_dock):
         view_menu.addAction(dock.toggleViewAction())
 
+    analyze_menu = bar.addMenu("&Analyze")
+    window.sweep_action = act(analyze_menu, "&Sweep…", lambda: _open_sweep(window))
+
     help_menu = bar.addMenu("&Help")
     act(help_menu, "&Canvas Basics", window.show_help)
 
@@ -102,6 +105,12 @@ def build_menus(window: MainWindow) -> None:
     tools.addAction(window.wire_mode_action)
     tools.addAction(window.delete_action)
     window.addToolBar(tools)
+
+
+def _open_sweep(window: MainWindow) -> None:
+    from rackdesigner.ui.sweep_window import open_sweep_window
+
+    open_sweep_window(window)
 
 
 def _refresh_recent(window: MainWindow) -> None:
