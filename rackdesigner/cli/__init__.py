@@ -28,6 +28,7 @@ VERB_MODULES = (
     "rackdesigner.cli.bom_cmd",
     "rackdesigner.cli.render_cmd",
     "rackdesigner.cli.sweep_cmd",
+    "rackdesigner.cli.convert_cmd",
 )
 
 

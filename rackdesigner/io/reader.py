@@ -127,6 +127,10 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LayoutFileError(path, "not UTF-8 text (a YAML layout was expected)", line) from None
+    from rackdesigner.io import compact
+
+    if compact.is_compact(text):  # node templates placed N times (io/compact.py)
+        return compact.parse_compact(text, path, catalog)
     doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES)
     if doc is not None:
         return _Builder(path, catalog).build(doc)
