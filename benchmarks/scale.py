@@ -71,7 +71,7 @@ def run_one(size: str, form: str, folder: str) -> list[dict]:
         _stage("save", lambda: save_compact(layout, path), rows)
     else:
         _stage("save", lambda: save_layout(layout, path), rows)
-    del layout
+    layout = None  # free it: the load below is measured on its own
     loaded = _stage("load", lambda: load_layout(path), rows)
     _stage("validate", lambda: check_layout(loaded), rows)
     _stage("simulate", lambda: simulate(loaded), rows)

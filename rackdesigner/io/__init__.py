@@ -28,7 +28,7 @@ def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None) 
     if hasattr(source, "read"):
         label = str(getattr(source, "name", "<stream>"))
         try:
-            data = source.read(safety.MAX_BYTES + 1)  # type: ignore[union-attr]
+            data = source.read(safety.MAX_CANONICAL_BYTES + 1)  # type: ignore[union-attr]
         except UnicodeDecodeError:  # a text stream opened with the wrong encoding
             raise LayoutFileError(label, "not UTF-8 text (a YAML layout was expected)") from None
         except OSError as exc:
@@ -37,7 +37,7 @@ def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None) 
     path = os.fspath(source)  # type: ignore[arg-type]
     try:
         with open(path, "rb") as handle:
-            data = handle.read(safety.MAX_BYTES + 1)
+            data = handle.read(safety.MAX_CANONICAL_BYTES + 1)
     except IsADirectoryError:
         raise LayoutFileError(path, "is a folder, not a layout file") from None
     except FileNotFoundError:
