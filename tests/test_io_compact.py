@@ -109,3 +109,20 @@ def test_convert_verb_goes_both_ways_byte_for_byte(superpod, tmp_path, capsys):
     assert (tmp_path / "p.yaml").read_bytes() == plain.read_bytes()
     assert main(["validate", str(tmp_path / "c.yaml")]) == 0
     assert main(["convert", str(tmp_path / "missing.yaml"), "-o", str(tmp_path / "x")]) == 2
+
+
+def test_the_designer_saves_a_compact_file_back_in_the_compact_form(qtbot, tmp_path, superpod):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui import MainWindow
+
+    path = tmp_path / "pod.yaml"
+    save_compact(superpod, path)
+    before = path.read_bytes()
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(catalog=default_catalog(), settings=settings)
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    assert window.open_file(path, ask=False)
+    assert window.save_file(tmp_path / "again.yaml")
+    assert (tmp_path / "again.yaml").read_bytes() == before
