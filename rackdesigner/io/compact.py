@@ -25,6 +25,7 @@ group, a missing sub-group `parent` the instance group.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Iterable
@@ -52,11 +53,16 @@ def is_compact(text: str) -> bool:
 
 # ---- writing ---------------------------------------------------------------------------------
 class _Instance:
-    __slots__ = ("devices", "groups", "links", "pos", "rack", "root", "signature", "u")
+    __slots__ = ("devices", "groups", "links", "pos", "prefix", "rack", "root", "signature", "u")
 
 
 def _key(text: str) -> tuple:
     return (natural_key(text), text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _suffix_key(text: str) -> tuple:
+    return _key(text)
 
 
 def _find_instances(layout: Layout) -> list[_Instance]:
@@ -66,13 +72,20 @@ def _find_instances(layout: Layout) -> list[_Instance]:
         if g.parent is not None:
             children.setdefault(g.parent, []).append(g.id)
     found: list[_Instance] = []
+    owner: dict[str, _Instance] = {}
     for root in sorted(groups.values(), key=lambda g: _key(g.id)):
         if root.template is None or _inside_template(root, groups):
             continue
-        inst = _describe(layout, root, children)
+        inst = _members(layout, root, children)
         if inst is not None:
             found.append(inst)
-    return found
+            for d in inst.devices:
+                owner[d.id] = inst
+    for k in layout.links():  # one pass: a link inside a node has both ends and its id there
+        inst = owner.get(k.a.device)
+        if inst is not None and owner.get(k.b.device) is inst and k.id.startswith(inst.prefix):
+            inst.links.append(k)
+    return [inst for inst in found if _signature(layout, inst)]
 
 
 def _inside_template(group: Group, groups: dict[str, Group]) -> bool:
@@ -84,45 +97,57 @@ def _inside_template(group: Group, groups: dict[str, Group]) -> bool:
     return False
 
 
-def _describe(layout: Layout, root: Group, children: dict[str, list[str]]) -> _Instance | None:
+def _members(layout: Layout, root: Group, children: dict[str, list[str]]) -> _Instance | None:
     prefix = root.id + "."
     subtree = [root.id]
     for gid in subtree:  # grows while iterating: breadth-first
         subtree.extend(children.get(gid, ()))
     if any(not g.startswith(prefix) for g in subtree[1:]):
         return None
+    cut = len(prefix)
     devices = sorted((d for g in subtree for d in
                       (layout.device(i) for i in layout.group_devices(g, recursive=False))
-                      if d.id.startswith(prefix)), key=lambda d: _key(d.id))
+                      if d.id.startswith(prefix)), key=lambda d: _suffix_key(d.id[cut:]))
     if not devices or len({d.rack for d in devices}) != 1:
         return None
-    member = {d.id for d in devices}
-    links = sorted((k for d in devices for k in layout.links_of(d.id)
-                    if k.a.device in member and k.b.device in member and k.id.startswith(prefix)
-                    and k.a.device == d.id), key=lambda k: _key(k.id))
+    inst = _Instance()
+    inst.root, inst.prefix, inst.devices, inst.links = root, prefix, devices, []
+    inst.groups = subtree
+    return inst
+
+
+def _signature(layout: Layout, inst: _Instance) -> bool:
+    """Set the instance's template signature (offsets from its first device); False when the
+    offsets would not give the positions back exactly (it is then written plainly)."""
+    root, devices, cut = inst.root, inst.devices, len(inst.prefix)
+    inst.links.sort(key=lambda k: _suffix_key(k.id[cut:]))
     anchor = devices[0]
+    ax, ay = anchor.pos
     base_u = next((d.u for d in devices if d.u is not None), None)
-    cut = len(prefix)
     rel_groups = tuple(
         (g.id[cut:], g.name, g.kind, None if g.parent == root.id else g.parent[cut:],
          g.collapsed, g.template)
-        for g in sorted((layout.group(i) for i in subtree[1:]), key=lambda g: _key(g.id)))
+        for g in sorted((layout.group(i) for i in inst.groups[1:]),
+                        key=lambda g: _suffix_key(g.id[cut:])))
     rel_devices = []
     for d in devices:
-        rel = (d.pos[0] - anchor.pos[0], d.pos[1] - anchor.pos[1])
-        if (anchor.pos[0] + rel[0], anchor.pos[1] + rel[1]) != d.pos:
-            return None  # the offset would not give the position back exactly
-        du = None if d.u is None else d.u - (base_u or 0)
-        rel_devices.append((d.id[cut:], d.model, d.name, rel, du,
-                            None if d.group == root.id else d.group[cut:], d.props))  # type: ignore[index]
-    rel_links = tuple((k.id[cut:], PortRef(k.a.device[cut:], k.a.group, k.a.index),
-                       PortRef(k.b.device[cut:], k.b.group, k.b.index), k.count, k.cable,
-                       k.length_m) for k in links)
-    inst = _Instance()
-    inst.root, inst.devices, inst.links, inst.groups = root, devices, links, subtree
+        x, y = d.pos
+        rel = (x - ax, y - ay)
+        if ax + rel[0] != x or ay + rel[1] != y:
+            return False
+        rel_devices.append((d.id[cut:], d.model, d.name, rel,
+                            None if d.u is None else d.u - (base_u or 0),
+                            None if d.group == root.id else d.group[cut:],  # type: ignore[index]
+                            d.props))
+    rel_links = tuple((k.id[cut:], _port(k.a, cut), _port(k.b, cut), k.count, k.cable,
+                       k.length_m) for k in inst.links)
     inst.pos, inst.rack, inst.u = anchor.pos, anchor.rack, base_u
     inst.signature = (root.kind, root.template, rel_groups, tuple(rel_devices), rel_links)
-    return inst
+    return True
+
+
+def _port(end: PortRef, cut: int) -> str:
+    return f"{end.device[cut:]}:{end.group}" + ("" if end.index is None else f".{end.index}")
 
 
 def dump_compact_text(layout: Layout) -> str:
@@ -202,7 +227,7 @@ def _template_sections(templates: list[tuple[tuple, str]], inline) -> Iterable[s
             pairs += sorted(props)
             devices.append(_flow(pairs, inline))
         for lid, a, b, count, cable, length in rel_links:
-            pairs = [("of", tid), ("id", lid), ("a", str(a)), ("b", str(b))]
+            pairs = [("of", tid), ("id", lid), ("a", a), ("b", b)]
             pairs += [("count", count)] if count != 1 else []
             pairs += [("cable", cable)] if cable is not None else []
             pairs += [("length_m", length)] if length is not None else []
