@@ -126,3 +126,32 @@ def test_the_designer_saves_a_compact_file_back_in_the_compact_form(qtbot, tmp_p
     assert window.open_file(path, ask=False)
     assert window.save_file(tmp_path / "again.yaml")
     assert (tmp_path / "again.yaml").read_bytes() == before
+
+
+def test_a_large_file_opens_with_progress_read_on_a_worker(qtbot, tmp_path, superpod,
+                                                           monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui import MainWindow, open_progress
+
+    path = tmp_path / "pod.yaml"
+    save_compact(superpod, path)
+    monkeypatch.setattr(open_progress, "PROGRESS_ABOVE_BYTES", 1000)  # "large": the test file
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(catalog=default_catalog(), settings=settings)
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window.show()
+    assert window.open_file(path, ask=False)
+    progress = window.open_progress
+    assert progress.shown and progress.read_in_worker
+    assert progress.stages[0].startswith("reading")
+    assert progress.stages[1] == (f"drawing {superpod.device_count():,} devices and "
+                                  f"{superpod.link_count():,} links…")
+    assert window.document.layout == superpod
+    # a broken large file: the loader's message, the open design kept
+    (tmp_path / "bad.yaml").write_text(path.read_text().replace("of: dgx-h100,", "of: x,", 1))
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.critical", lambda *a: None)
+    assert not window.open_file(tmp_path / "bad.yaml", ask=False)
+    assert "'of' must name a template" in window.last_error
+    assert window.document.layout == superpod

@@ -27,18 +27,21 @@ class FileActions:
 
     def open_file(self, path: str | Path, ask: bool = True) -> bool:
         """Open a layout; on error show the loader's message and keep the current document."""
-        from rackdesigner.io import LayoutFileError, load_layout
+        from rackdesigner.io import LayoutFileError
+        from rackdesigner.ui.open_progress import OpenProgress
 
         if ask and not self.maybe_save():
             return False
         try:
-            layout = load_layout(Path(path), catalog=self.catalog)
+            with OpenProgress(self, path) as progress:  # large: read on a worker, with progress
+                layout = progress.read(self.catalog)
+                self._set_document(layout, Path(path))
         except LayoutFileError as exc:
             log.info("cannot open %s: %s", path, exc)
             self.last_error = str(exc)
             QMessageBox.critical(self, "Cannot open the layout", str(exc))
             return False
-        self._set_document(layout, Path(path))
+        self.open_progress = progress  # what was shown (tests, benchmarks)
         self.settings.add_recent(path)
         self._refresh_recent_menu()
         self.status_message(f"Opened {Path(path).name}")
