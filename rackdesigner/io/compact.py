@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.io import fastread
+from rackdesigner.io import atomic, endcheck, fastread
 from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
 
-HEADER = "# RackDesigner layout, compact form (format: docs/file-format.md#the-compact-form)\n"
+HEADER = ("# RackDesigner layout, compact form (format: docs/file-format.md#the-compact-form); "
+          "its last line is the end check\n")
 COMPACT_SECTIONS = ("templates", "template-groups", "template-devices", "template-links",
                     "instances")
 PLAIN_SECTIONS = ("groups", "devices", "links")
@@ -204,6 +204,9 @@ def dump_compact_text(layout: Layout) -> str:
             items.sort(key=lambda item: _key(item.id))
             out.append(f"{name}:\n")
             out.extend(line(item) for item in items)
+    # the end check counts the design's groups, devices and links, as the plain form does
+    out.append(endcheck.end_line(sum(1 for _ in layout.groups()), layout.device_count(),
+                                 layout.link_count() + len(layout.unresolved_links)))
     return "".join(out)
 
 
@@ -249,26 +252,16 @@ def save_compact(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
     if hasattr(target, "write"):
         target.write(text)  # type: ignore[union-attr]
         return
-    path = Path(target)  # type: ignore[arg-type]
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_text(Path(target), text)  # type: ignore[arg-type]
 
 
 # ---- reading ---------------------------------------------------------------------------------
-def parse_compact(text: str, path: str, catalog: Catalog | None = None) -> Layout:
-    """Build a Layout from compact-form text; `LayoutFileError` (located) for anything wrong."""
+def parse_compact(text: str, path: str, catalog: Catalog | None = None,
+                  end: endcheck.EndMark | None = None) -> Layout:
+    """Build a Layout from compact-form text; `LayoutFileError` (located) for anything wrong.
+
+    `end` is the file's end check (`endcheck.read_end`): its counts are the expanded design's.
+    """
     from rackdesigner.io import reader
 
     doc = _read_sections(text, path, reader)
@@ -299,6 +292,10 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None) -> Layou
     groups += [builder._group(e) for e in doc.get("groups", ())]
     devices += [builder._device(e) for e in doc.get("devices", ())]
     links += [builder._link(e) for e in doc.get("links", ())]
+    if end is not None:
+        problem = endcheck.mismatch_message(end, (len(groups), len(devices), len(links)))
+        if problem is not None:
+            raise builder.fail(end.line, problem)
     layout = Layout(catalog, meta)
     for group in reader._parents_first(groups, builder):
         builder._add(layout.add_group, group)

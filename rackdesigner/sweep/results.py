@@ -16,7 +16,6 @@ import io
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -101,32 +100,13 @@ def _write_parquet(result: SweepResult, path: str | os.PathLike) -> None:
 
 
 def _write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Temporary file in the target's folder, flushed and fsynced, then `os.replace`."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise ResultsError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise ResultsError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """The project's atomic write (`rackdesigner.io.atomic`), its errors as `ResultsError`."""
+    from rackdesigner.io import atomic
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    try:
+        atomic.write_bytes(path, data)
+    except OSError as exc:
+        raise ResultsError(f"cannot write {os.fspath(path)}: {exc.strerror or exc}") from None
 
 
 def read_results(path: str | os.PathLike) -> tuple[list[str], list[dict[str, Any]], dict]:

@@ -77,6 +77,10 @@ class OpenProgress:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Take the dialog down (before an error message, or when done)."""
         if self._timer is not None:
             self._timer.stop()
         if self._dialog is not None:
