@@ -155,3 +155,17 @@ def test_a_large_file_opens_with_progress_read_on_a_worker(qtbot, tmp_path, supe
     assert not window.open_file(tmp_path / "bad.yaml", ask=False)
     assert "'of' must name a template" in window.last_error
     assert window.document.layout == superpod
+
+
+def test_a_compact_file_cut_short_is_refused(superpod):
+    text = dump_compact_text(superpod)
+    lines = text.splitlines(keepends=True)
+    assert lines[-1].startswith("# end of layout: ")
+    # cut at a line boundary: the end line is gone
+    with pytest.raises(LayoutFileError, match="cut short"):
+        parse_layout_text("".join(lines[:-40]), "c.yaml")
+    # one instance line lost in the middle: the expanded counts no longer match the end line
+    first = next(i for i, t in enumerate(lines) if t.startswith("- {id: dgx-3, of:"))
+    with pytest.raises(LayoutFileError) as info:
+        parse_layout_text("".join(lines[:first] + lines[first + 1:]), "c.yaml")
+    assert str(info.value).startswith(f"c.yaml:{len(lines) - 1}: end check failed")
