@@ -7,7 +7,7 @@ Designs (every one a generator a user can run):
 
 - 16k:  `superpod --system dgx-b200 --sus 64` (16,384 GPUs, the B200 RA's largest, QM9700)
 - 32k:  `rail-optimized --system dgx-b200 --nodes 4096 --switch q3400` (32,768 GPUs)
-- 100k: `rail-optimized --system dgx-b200 --nodes 12800 --switch q3400` (102,400 GPUs)
+- 100k: `superpod --system dgx-b200 --sus 400 --switch q3400` (102,400 GPUs, three tiers)
 - gb200-100k: `superpod --system gb200-nvl72 --racks 1389 --switch q3400` (100,008 GPUs)
 
 Each design runs in a fresh child process (so one design's memory does not count against the
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DESIGNS = {
     "16k": ("superpod", {"system": "dgx-b200", "sus": 64}),
     "32k": ("rail-optimized", {"system": "dgx-b200", "nodes": 4096, "switch": "q3400"}),
-    "100k": ("rail-optimized", {"system": "dgx-b200", "nodes": 12800, "switch": "q3400"}),
+    "100k": ("superpod", {"system": "dgx-b200", "sus": 400, "switch": "q3400"}),
     "gb200-100k": ("superpod", {"system": "gb200-nvl72", "racks": 1389, "switch": "q3400"}),
 }
 

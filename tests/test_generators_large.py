@@ -71,9 +71,10 @@ def test_superpod_option_errors_say_what_to_do(options, message):
 
 
 def test_a_100k_gpu_superpod_is_planned_on_q3400(catalog):
-    plan = superpod_plan(catalog, "dgx-b200", nodes=12_800, switch="q3400")
+    plan = superpod_plan(catalog, "dgx-b200", sus=400, switch="q3400")  # the example
     assert plan.nodes * plan.rails == 102_400
-    assert plan.nodes_per_su == 72  # a Q3400 leaf's 72 endpoint ports, as the B300-XDR RA
+    assert plan.nodes == 400 * 32  # the B200 RA's SUs of 32 nodes
+    assert plan.nodes_per_su == 72  # leaves of 72 endpoint ports, as the B300-XDR RA's Q3400
     clos = plan.clos
     assert clos.levels == 3
     # non-blocking: every leaf has as many uplinks as endpoint ports, the spines as many

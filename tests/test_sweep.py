@@ -234,3 +234,21 @@ def test_cli_bad_spec_and_bad_output_exit_2_with_the_location(tmp_path, capsys):
     assert main(["sweep", str(good), "-o", str(tmp_path / "r.xlsx")]) == 2
     assert "name the file .csv, .json or .parquet" in capsys.readouterr().err
     assert not (tmp_path / "r.csv").exists()
+
+
+def test_terminal_progress_bar_shows_points_done_and_time_left():
+    import io
+
+    from rackdesigner.cli.sweep_cmd import ProgressBar
+
+    out = io.StringIO()
+    bar = ProgressBar(out)
+    bar.update(0, 4)
+    bar.update(2, 4)
+    assert out.getvalue().rsplit("\r", 1)[1].startswith(f"[{'#' * 15}{'-' * 15}] 2/4 points")
+    assert "left" in out.getvalue().rsplit("\r", 1)[1]
+    bar.update(4, 4)
+    bar.close()
+    last = out.getvalue().rsplit("\r", 1)[1]
+    assert last.startswith(f"[{'#' * 30}] 4/4 points") and "left" not in last
+    assert last.endswith("\n")

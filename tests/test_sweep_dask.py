@@ -108,3 +108,7 @@ def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
     with pytest.raises(SweepRunError, match=r"cannot reach the Dask scheduler at "
                        r"tcp://127\.0\.0\.1:9"):
         run_sweep(parse_spec(SPEC), "tcp://127.0.0.1:9")
+
+
+def test_local_processes_give_the_same_rows(reference):
+    assert run_sweep(parse_spec(SPEC), "processes", workers=2).rows == reference

@@ -16,9 +16,10 @@
 - GB200 NVL72 (`--racks N`): see `nvl72pod`.
 - `--switch` replaces the RA's switch: `q3400` (XDR, 144 ports) for fabrics beyond the 65,536
   endpoints a three-level QM9700 fat tree can take (the RAs stop at 64 SUs), `sn5600` for the
-  Spectrum-X Ethernet variant (`ethernet`: a SuperNIC per GPU, no UFM slot). An SU then has as
-  many nodes as the new switch's leaves have endpoint ports (72 on a Q3400, as in the DGX
-  SuperPOD B300-XDR RA; 32 on an SN5600), so `--sus` counts those.
+  Spectrum-X Ethernet variant (`ethernet`: a SuperNIC per GPU, no UFM slot). `--sus` still
+  counts the RA's SUs (32 DGX B200 each: `--sus 400` is 102,400 GPUs), but the leaves group as
+  many nodes as the new switch has endpoint ports (72 on a Q3400, as in the DGX SuperPOD
+  B300-XDR RA; 32 on an SN5600), so no leaf port is left idle.
 
 Only the compute (east-west) fabric is generated: storage, in-band and out-of-band
 management fabrics, management servers and the storage NICs' cabling are left out.
@@ -73,10 +74,10 @@ def superpod_plan(catalog: Catalog, system: str, sus: int | None = None,
     # 72 per Q3400 leaf), so no leaf port is left idle
     own = switch is None or catalog.resolve(switch) == preset.switch
     per_su = preset.nodes_per_su if own else _endpoint_ports(catalog, switch)
-    if sus is not None:
+    if sus is not None:  # the RA's SUs, whatever the switch: --sus 400 is 400 x 32 DGX B200
         if sus < 1:
             raise GeneratorError("--sus must be at least 1")
-        nodes = sus * per_su - reserved.slots
+        nodes = sus * preset.nodes_per_su - reserved.slots
     assert nodes is not None
     if nodes < 1:
         raise GeneratorError("--nodes must be at least 1")
@@ -87,7 +88,7 @@ def superpod_plan(catalog: Catalog, system: str, sus: int | None = None,
         if switch is None and "three-level" in str(exc):
             raise GeneratorError(f"{exc}; beyond that the reference architecture's "
                                  f"{preset.switch} cannot go: add --switch q3400 (144-port XDR "
-                                 "switches, SUs of 72 nodes) and give --nodes") from None
+                                 "switches)") from None
         raise
 
 
