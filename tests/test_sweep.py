@@ -252,3 +252,22 @@ def test_terminal_progress_bar_shows_points_done_and_time_left():
     last = out.getvalue().rsplit("\r", 1)[1]
     assert last.startswith(f"[{'#' * 30}] 4/4 points") and "left" not in last
     assert last.endswith("\n")
+
+
+def test_cancel_stops_the_sweep_after_the_points_already_running():
+    import threading
+
+    from rackdesigner.sweep import SweepCancelled
+
+    spec = parse_spec(SMALL.replace("nodes: [1, 2, 9]", "nodes: [1, 2, 3, 4, 1, 2, 3, 4]"))
+    cancel = threading.Event()
+    seen = []
+
+    def progress(done, total):
+        seen.append(done)
+        if done == 1:
+            cancel.set()
+
+    with pytest.raises(SweepCancelled):
+        run_sweep(spec, "threads", workers=1, progress=progress, cancel=cancel)
+    assert max(seen) < 8
