@@ -108,7 +108,7 @@ def build_menus(window: MainWindow) -> None:
 
 
 def _open_sweep(window: MainWindow) -> None:
-    from rackdesigner.ui.sweep_window import open_sweep_window
+    from rackdesigner.ui.sweep_menu import open_sweep_window
 
     open_sweep_window(window)
 
