@@ -126,9 +126,9 @@ def test_a_bad_spec_is_refused_with_file_line_and_what_was_expected(text, line, 
 
 
 def test_workload_is_refused_clearly_while_the_estimator_is_missing(monkeypatch):
-    import rackdesigner
+    from rackdesigner.sweep import estimate
 
-    monkeypatch.delattr(rackdesigner, "estimate", raising=False)
+    monkeypatch.setattr(estimate, "estimator", lambda: None)
     with pytest.raises(SweepSpecError, match=r"s.yaml:5: .*issue 16"):
         parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\n"
                    "grid: {sus: [1]}\nworkload: {model: llama3-8b, tp: 8}\n", "s.yaml")
@@ -271,3 +271,34 @@ def test_cancel_stops_the_sweep_after_the_points_already_running():
     with pytest.raises(SweepCancelled):
         run_sweep(spec, "threads", workers=1, progress=progress, cancel=cancel)
     assert max(seen) < 8
+
+
+def test_workload_estimates_fill_their_columns_through_the_hook(monkeypatch):
+    """The hook's plumbing, with a stand-in for issue 16's `rackdesigner.estimate`: its JSON
+    fields become columns, its options come from the spec, one call per point."""
+    from rackdesigner.sweep import estimate
+
+    calls = []
+
+    class FakeEstimate:
+        def __init__(self, gpus):
+            self.gpus = gpus
+
+        def to_dict(self):
+            return {"step_time_s": 64.0 / self.gpus, "tokens_per_s": 1000.0 * self.gpus,
+                    "mfu": 0.4, "memory_per_gpu_GB": 50.0, "fits": True, "other": 1}
+
+    def fake(layout, **options):
+        calls.append(options)
+        return FakeEstimate(sum(1 for d in layout.devices() if d.model == "h100-sxm5"))
+
+    monkeypatch.setattr(estimate, "estimator", lambda: fake)
+    spec = parse_spec(SMALL.replace("nodes: [1, 2, 9]", "nodes: [1, 2]")
+                      + "workload: {model: llama3-8b, tp: 8, gbs: 64, mbs: 1}\n")
+    result = run_sweep(spec, "synchronous")
+    assert calls == [{"model": "llama3-8b", "tp": 8, "gbs": 64, "mbs": 1}] * 2
+    for column in estimate.ESTIMATE_COLUMNS:
+        assert column in result.columns
+    assert "other" not in result.columns
+    one, two = result.rows
+    assert two["step_time_s"] == one["step_time_s"] / 2  # twice the GPUs, half the step

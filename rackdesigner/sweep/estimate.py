@@ -20,11 +20,11 @@ ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "mfu", "memory_per_gpu_GB", "
 
 def estimator() -> Callable[..., Any] | None:
     """`rackdesigner.estimate` when this build has it (issue 16), else None."""
-    try:
-        module = importlib.import_module("rackdesigner")
-    except ImportError:  # pragma: no cover - the package itself is always importable here
+    module = importlib.import_module("rackdesigner")
+    try:  # a lazy attribute of the package once the workload package is there
+        found = module.estimate
+    except (AttributeError, ImportError):
         return None
-    found = getattr(module, "estimate", None)
     return found if callable(found) else None
 
 
