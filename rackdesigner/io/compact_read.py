@@ -179,47 +179,6 @@ def _claim(builder: Any, object_id: str, line: int) -> None:
     builder.lines[object_id] = line
 
 
-def _pairs(inner: str) -> list[tuple[str, Any]]:
-    """The pairs of a flow mapping as the writer writes it; also takes double-quoted text
-    without escapes (names), which the plain form's fast reader hands to YAML one line at a
-    time. Anything else raises `fastread._NotFast` (the caller then uses YAML)."""
-    if '"' not in inner:
-        return fastread._entry_pairs(inner)
-    pairs: list[tuple[str, Any]] = []
-    i, n = 0, len(inner)
-    while i < n:
-        j = inner.find(": ", i)
-        if j < 0 or not fastread._KEY.fullmatch(inner, i, j):
-            raise fastread._NotFast
-        key = inner[i:j]
-        i = j + 2
-        first = inner[i:i + 1]
-        if first == '"':
-            k = inner.find('"', i + 1)
-            if k < 0 or "\\" in inner[i + 1:k]:
-                raise fastread._NotFast
-            value: Any = inner[i + 1:k]
-            i = k + 1
-        elif first == "[":
-            k = inner.find("]", i)
-            items = inner[i + 1:k].split(", ") if k > 0 else []
-            if len(items) != 2:
-                raise fastread._NotFast
-            value = [fastread._scalar(items[0]), fastread._scalar(items[1])]
-            i = k + 1
-        else:
-            k = inner.find(", ", i)
-            k = n if k < 0 else k
-            value = fastread._scalar(inner[i:k])
-            i = k
-        pairs.append((key, value))
-        if i < n:
-            if not inner.startswith(", ", i):
-                raise fastread._NotFast
-            i += 2
-    return pairs
-
-
 def _read_sections(text: str, path: str, reader) -> dict[str, list]:
     """Section name -> entries (with lines); "" -> the top-level scalar keys."""
     top = reader._Entry()
@@ -236,7 +195,7 @@ def _read_sections(text: str, path: str, reader) -> dict[str, list]:
             entry.line = number
             entry.key_lines = {}
             try:
-                for key, value in _pairs(line[3:-1]):
+                for key, value in fastread.flow_pairs(line[3:-1]):
                     if key in entry:
                         raise fastread._NotFast
                     entry[key] = value
