@@ -220,10 +220,13 @@ class UnitItem(QGraphicsItem):
             painter.drawText(text_rect.adjusted(0, 12, 0, 0),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
                              self.unit.model_name)
-        else:
+        else:  # one U: the name, then as much of the model as fits
             painter.setFont(style.font(6.5, True))
+            text = painter.fontMetrics().elidedText(
+                f"{self.unit.label} · {self.unit.model_name}", Qt.TextElideMode.ElideRight,
+                int(text_rect.width()))
             painter.drawText(text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             f"{self.unit.label} · {self.unit.model_name}")
+                             text)
 
     def type(self) -> int:
         return QGraphicsItem.UserType + 41
