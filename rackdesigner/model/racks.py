@@ -130,6 +130,7 @@ class RackIndex:
 
         self._spec = spec
         self._power = RackPower(layout)
+        self._by_rack: dict[str, tuple[float, float]] | None = None
         self.racks: dict[str, DeviceSpec] = {}
         for device in layout.devices():
             s = spec(device.model)
@@ -211,6 +212,12 @@ class RackIndex:
                     rack, u, face, cooling or "air", spec.weight_kg, peak, is_group, known)
 
     # ---- queries ------------------------------------------------------------------------------
+    def power_by_rack(self) -> dict[str, tuple[float, float]]:
+        """(typical, max) W per rack from `RackPower` (the power report's figures), once."""
+        if self._by_rack is None:
+            self._by_rack = self._power.by_rack()
+        return self._by_rack
+
     def unracked(self) -> list[Unit]:
         return [u for u in self.units.values() if not u.placed]
 
@@ -266,7 +273,7 @@ class RackIndex:
                   ) -> dict[str, RackSummary]:
         """A `RackSummary` per rack, in natural id order (power from `RackPower`)."""
         if power is None:
-            power = self._power.by_rack()
+            power = self.power_by_rack()
         out: dict[str, RackSummary] = {}
         for rack_id in sorted(self.racks, key=natural_key):
             spec = self.racks[rack_id]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rackdesigner.catalog import DeviceSpec, PortGroup
 from rackdesigner.model.items import Link, PortRef
 from rackdesigner.model.layout import Layout, natural_key
-from rackdesigner.model.power import RackPower, over_budget, rack_budget
+from rackdesigner.model.power import over_budget, rack_budget
 from rackdesigner.model.racks import RackIndex, Unit
 
 ERROR = "error"
@@ -44,9 +44,10 @@ def check_layout(layout: Layout) -> list[Finding]:
     return findings
 
 
-def check_racks(layout: Layout) -> list[Finding]:
-    """Only the rack rules (slots, power, load, cooling): what the racks view marks."""
-    return _check_racks(layout, _Specs(layout))
+def check_racks(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
+    """Only the rack rules (slots, power, load, cooling): what the racks view marks (which
+    passes the `RackIndex` it drew from, so nothing is computed twice)."""
+    return _check_racks(layout, _Specs(layout), index)
 
 
 def has_errors(findings: list[Finding]) -> bool:
@@ -172,9 +173,10 @@ def _check_pair(link: Link, ga: PortGroup, gb: PortGroup) -> list[Finding]:
     return []
 
 
-def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
+def _check_racks(layout: Layout, specs: _Specs, index: RackIndex | None = None
+                 ) -> list[Finding]:
     out: list[Finding] = []
-    index = RackIndex(layout)
+    index = index or RackIndex(layout)
     for device in layout.devices():
         if device.rack is None:
             continue
@@ -236,7 +238,7 @@ def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
                                f"static load rating of {load:.0f} kg", (rack_id,)))
     # the same "power drawn in a rack" as the simulation: devices, plus the cables and optics
     # at the link ends in the rack (model/power.py)
-    for rack_id, (_, watts) in sorted(RackPower(layout).by_rack().items(),
+    for rack_id, (_, watts) in sorted(index.power_by_rack().items(),
                                       key=lambda item: natural_key(item[0])):
         rack_spec = specs(rack_id)
         if rack_spec is None or rack_spec.rack is None or not layout.has_device(rack_id):

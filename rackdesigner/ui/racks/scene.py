@@ -59,7 +59,7 @@ class RacksScene(QGraphicsScene):
             return
         index = self.index = RackIndex(layout)
         summaries = index.summaries()
-        findings = [f for f in check_racks(layout) if f.code in RACK_PROBLEM_CODES]
+        findings = [f for f in check_racks(layout, index) if f.code in RACK_PROBLEM_CODES]
         self.problem_units = {o for f in findings for o in f.objects}
         if self.per_row:
             order = list(summaries)
