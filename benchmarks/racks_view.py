@@ -65,12 +65,30 @@ def main() -> int:
                     viewport.repaint()
                     repaints.append(time.perf_counter() - start)
             panel = window.racks_panel
+            # one edit in the tab: a DGX to the top of another rack, as a drag does, and undo
+            from rackdesigner.commands.racks import mount
+
+            unit = next(u for u in panel.scene.index.units.values() if u.role == "compute")
+            target = next(r for r in panel.scene.rack_order
+                          if panel.scene.index.first_free(unit.height_u, r) is not None
+                          and r != unit.rack)
+            slot = panel.scene.index.first_free(unit.height_u, target)
+            start = time.perf_counter()
+            window.document.push(mount(window.document.layout,
+                                       {unit.id: (target, slot, "front")}))
+            panel.flush()
+            viewport.repaint()
+            edit = time.perf_counter() - start
+            window.undo_action.trigger()
+            panel.flush()
             print(f"{sus}-SU SuperPOD: {len(panel.scene.rack_order)} racks, "
                   f"{len(panel.scene.item_for_unit)} mounted units")
             print(f"  open the Racks tab:     {statistics.median(opens) * 1000:8.0f} ms "
                   f"(median of {args.repeat})")
             print(f"  repaint the full view:  {statistics.median(repaints) * 1000:8.0f} ms "
                   f"(zoom {panel.view.zoom() * 100:.0f}%)")
+            print(f"  move a DGX to another rack (command, cables, rebuild, frame): "
+                  f"{edit * 1000:.0f} ms")
             window.document.undo_stack.setClean()
             window.close()
         largest = max(args.sus)
