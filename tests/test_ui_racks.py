@@ -331,3 +331,19 @@ def test_the_inspectors_u_of_a_system_part_moves_the_whole_system(qtbot, tmp_pat
     window.undo_action.trigger()
     window.undo_action.trigger()
     assert {layout.device(m).u for m in RackIndex(layout).units["node-1"].members} == {1}
+
+
+def test_a_rack_dropped_on_the_floor_plan_stands_where_it_was_dropped(qtbot, tmp_path):
+    from rackdesigner.generators.cabling import floor_spots
+
+    window, panel = _racks_window(qtbot, tmp_path)
+    panel.tabs.setCurrentWidget(panel.floor_view)
+    view = panel.floor_view
+    view.resetTransform()
+    view.centerOn(QPointF(300, 300))
+    _send_drop(view, model_mime("track"), QPointF(240, 600))  # 2.4 m along, 6 m across
+    layout = window.document.layout
+    spots = floor_spots(layout)
+    (new,) = [r for r in spots if r not in ("rack-1", "rack-2")]
+    assert (spots[new].x_m, spots[new].y_m) == pytest.approx((2.4, 6.0), abs=0.11)
+    assert new in panel.floor_scene.item_for_rack

@@ -232,9 +232,10 @@ def add_mounted(layout: Layout, model: str, rack: str, u: int, face: str = "fron
     return added
 
 
-def add_rack(layout: Layout, model: str) -> Macro:
-    """A new rack at the end of the last floor row (and right of the last rack on the canvas),
-    as one undo step. Racks still placed from the canvas are pinned where they stand first."""
+def add_rack(layout: Layout, model: str, at: tuple[float, float] | None = None) -> Macro:
+    """A new rack at floor position `at` (metres), or at the end of the last floor row; on the
+    canvas right of the last rack. One undo step; racks still placed from the canvas are pinned
+    where they stand first."""
     from rackdesigner.commands.placing import add_model
     from rackdesigner.generators.cabling import RACK_WIDTH_M
 
@@ -253,6 +254,6 @@ def add_rack(layout: Layout, model: str) -> Macro:
     changes: dict[str, tuple[tuple[float, float] | None, tuple[float, float] | None]] = {
         r: (None, (spot.x_m, spot.y_m)) for r, spot in spots.items()
         if floor_of(layout.device(r)) is None}
-    changes[rack_id] = (None, (x, row_y))
+    changes[rack_id] = (None, at if at is not None else (x, row_y))
     text = f"Add {layout.catalog.get(model).model}"
     return Macro(text, [added, SetFloor(changes, text)])

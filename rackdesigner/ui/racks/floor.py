@@ -59,6 +59,7 @@ class FloorRackItem(QGraphicsItem):
 
 class FloorScene(QGraphicsScene):
     racks_dropped = Signal(object)  # {rack id: (x_m, y_m)}
+    rack_added = Signal(str, float, float)  # a rack model from the Palette, at (x_m, y_m)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -130,6 +131,36 @@ class FloorScene(QGraphicsScene):
                 self.racks_dropped.emit(changed)
 
 
+    def _rack_model(self, event) -> str | None:
+        from rackdesigner.ui.canvas.interaction import MODEL_MIME
+
+        mime = event.mimeData()
+        if self.layout is None or not mime.hasFormat(MODEL_MIME):
+            return None
+        model = bytes(mime.data(MODEL_MIME)).decode()
+        catalog = self.layout.catalog
+        return model if model in catalog and catalog.get(model).kind == "rack" else None
+
+    def dragEnterEvent(self, event) -> None:
+        if self._rack_model(event) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:
+        model = self._rack_model(event)
+        if model is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        pos = event.scenePos()
+        self.rack_added.emit(model, round(pos.x() / CM / SNAP_M) * SNAP_M,
+                             round(pos.y() / CM / SNAP_M) * SNAP_M)
+
+
 class FloorView(QGraphicsView):
     def __init__(self, scene: FloorScene, parent=None) -> None:
         super().__init__(scene, parent)
@@ -138,6 +169,7 @@ class FloorView(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAcceptDrops(True)
 
     def wheelEvent(self, event) -> None:
         factor = 1.15 ** (event.angleDelta().y() / 120)

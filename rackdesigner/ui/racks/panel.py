@@ -149,6 +149,7 @@ class RacksPanel(QWidget):
         self.view.message.connect(self.message)
         self.scene.selectionChanged.connect(self._on_scene_selection)
         self.floor_scene.racks_dropped.connect(self._on_racks_dropped)
+        self.floor_scene.rack_added.connect(self._on_floor_rack_added)
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
     # ---- document ---------------------------------------------------------------------------
@@ -228,6 +229,12 @@ class RacksPanel(QWidget):
         assert self.layout_doc is not None
         self.command_requested.emit(add_rack(self.layout_doc, model))
         self.refresh()
+
+    def _on_floor_rack_added(self, model: str, x_m: float, y_m: float) -> None:
+        assert self.layout_doc is not None
+        self.command_requested.emit(add_rack(self.layout_doc, model, (x_m, y_m)))
+        self.refresh()
+        self.floor_scene.rebuild()
 
     def _on_units_moved(self, moves: dict) -> None:
         assert self.layout_doc is not None
