@@ -27,6 +27,8 @@ VERB_MODULES = (
     "rackdesigner.cli.generate_cmd",
     "rackdesigner.cli.bom_cmd",
     "rackdesigner.cli.render_cmd",
+    "rackdesigner.cli.models_cmd",
+    "rackdesigner.cli.estimate_cmd",
 )
 
 

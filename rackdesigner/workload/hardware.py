@@ -80,6 +80,9 @@ DDP_BUCKET_PARAMS = 40_000_000
 WEIGHT_BYTES = 2
 GRAD_BYTES = 4
 OPTIMIZER_BYTES = 12
+#: Share of HBM a job may fill: the rest goes to the CUDA context, NCCL buffers, workspaces
+#: and the caching allocator's fragmentation (model assumption).
+USABLE_HBM_FRACTION = 0.90
 #: Activations and the TP/SP/CP/EP/PP messages travel in bf16 (2 bytes) in both precisions.
 ACT_BYTES = 2
 
@@ -91,6 +94,8 @@ ASSUMPTIONS = (
     "TP/SP, EP all-to-all and 1F1B pipeline sends are not overlapped with compute; CP ring "
     "exchange overlaps the attention core; DP overlaps the last micro-batch's backward except "
     "the last 40M-parameter bucket (model assumptions, Megatron-Core defaults)",
+    "a job fits when weights, gradients, optimizer states and activations fill at most 90 % "
+    "of HBM (the rest: CUDA context, NCCL buffers, fragmentation; model assumption)",
     "MoE tokens are balanced across experts (no dropping, no imbalance)",
     "energy: the design's devices at their maximum power for the whole step, times PUE "
     "(model assumption)",

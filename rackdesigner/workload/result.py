@@ -35,18 +35,24 @@ class Memory:
         return self.weights_GB + self.gradients_GB + self.optimizer_GB + self.activations_GB
 
     @property
+    def usable_GB(self) -> float:
+        return self.hbm_GB * H.USABLE_HBM_FRACTION
+
+    @property
     def fits(self) -> bool:
-        return self.total_GB <= self.hbm_GB
+        return self.total_GB <= self.usable_GB
 
     def to_dict(self) -> dict[str, Any]:
         return {"weights_GB": _r(self.weights_GB), "gradients_GB": _r(self.gradients_GB),
                 "optimizer_GB": _r(self.optimizer_GB), "activations_GB": _r(self.activations_GB),
-                "total_GB": _r(self.total_GB), "hbm_GB": self.hbm_GB}
+                "total_GB": _r(self.total_GB), "hbm_GB": self.hbm_GB,
+                "usable_GB": _r(self.usable_GB)}
 
     def refusal(self) -> str:
         return (f"does not fit: {self.total_GB:,.1f} GB per GPU (weights {self.weights_GB:,.1f}, "
                 f"gradients {self.gradients_GB:,.1f}, optimizer {self.optimizer_GB:,.1f}, "
-                f"activations {self.activations_GB:,.1f}) > {self.hbm_GB:g} GB of HBM")
+                f"activations {self.activations_GB:,.1f}) > {self.usable_GB:,.0f} GB usable of "
+                f"{self.hbm_GB:g} GB HBM")
 
 
 @dataclass(frozen=True)
