@@ -117,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
-        return 0
-    sys.stdout.write(report(result))
-    return 0
+    else:
+        sys.stdout.write(report(result))
+    return 0 if result.fits else 1  # 1: the job does not fit this design (refused)
 
 
 def _s(v: float | None) -> str:
