@@ -65,10 +65,12 @@ class Estimator:
             raise EstimateError(f"{self.gpu.model} has no FP8 tensor cores: use --precision bf16")
         return job
 
-    def estimate(self, job: Job, tokens: float | None = None) -> Estimate:
+    def estimate(self, job: Job, tokens: float | None = None, *,
+                 time_if_too_big: bool = False) -> Estimate:
         job = self.resolve(job)
         try:
-            est = estimate_job(self.model, job, self.comm, self.gpu, tokens)
+            est = estimate_job(self.model, job, self.comm, self.gpu, tokens,
+                               time_if_too_big=time_if_too_big)
             power = self.comm.power_w()
             warnings = tuple(m.text for m in self.comm.whole().warnings())
         except CommError as exc:
@@ -87,7 +89,8 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
              cp: int = 1, ep: int = 1, vp: int = 1, dp: int | None = None, gbs: int = 1,
              mbs: int = 1, seq: int | None = None, precision: str = "bf16",
              recompute: str = "selective", sharding: str = "optimizer",
-             tokens: float | None = None, pue: float | None = None) -> Estimate:
+             tokens: float | None = None, pue: float | None = None,
+             time_if_too_big: bool = False) -> Estimate:
     """Estimate one training step of `model` on `layout` (a Layout or a layout file's path).
 
     Raises `EstimateError` (degrees that do not divide, unknown model, GPUs that cannot reach
@@ -101,7 +104,7 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
     est = Estimator(layout, model, gpus=gpus, group=group, pue=pue)
     job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
               precision=precision, recompute=recompute, sharding=sharding)
-    return est.estimate(job, tokens)
+    return est.estimate(job, tokens, time_if_too_big=time_if_too_big)
 
 
 __all__ = ["EstimateError", "Estimator", "estimate"]

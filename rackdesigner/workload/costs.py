@@ -13,6 +13,7 @@ in units of hidden-size bf16 elements, attention 7 + 4 x kv_heads/heads (11 for 
 3 + 2 x f/h x (2 for SwiGLU's gate and up outputs, 1 for GELU) + 2 x f/h (19 for GELU with 4h),
 two norms 4; plus 5 x heads x s / h for the softmax scores unless they are recomputed
 (selective recomputation or fused attention); full recomputation keeps only the layer input.
+With FP8, the inputs of the GEMMs are kept in FP8 (one byte), as Transformer Engine does.
 """
 
 from __future__ import annotations
@@ -98,23 +99,33 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
     if recompute == "full":
         return 2.0 * sbh
     kv_ratio = 1.0 if model.mla else model.kv_heads / model.heads
-    attn = 7.0 + 4.0 * kv_ratio
+    g = 1.0 if job.precision == "fp8" else 2.0  # GEMM inputs are kept in FP8 (Transformer Engine)
+    attn = g + 2.0 + 4.0 * kv_ratio + g + 1.0  # QKV input, Q, K, V, projection input, mask
     up = 2.0 if model.ffn == "swiglu" else 1.0
 
-    def mlp(ffn_hidden: int, copies: float) -> float:
+    def mlp(ffn_hidden: int, copies: float) -> float:  # fc1 output, fc2 input, mask
         fr = ffn_hidden / model.hidden
-        return copies * (1.0 + 2.0 * fr * up + 2.0 * fr)
+        return copies * (1.0 + 2.0 * fr * up + g * fr)
 
-    dense_mlp = 2.0 + mlp(model.ffn_hidden, 1.0)
+    dense_mlp = g + mlp(model.ffn_hidden, 1.0)
     share = moe_share(model)
     moe_mlp = 0.0
     if model.moe:
-        moe_mlp = 2.0 + mlp(model.moe.expert_ffn_hidden,
-                            model.moe.top_k + model.moe.shared_experts)
+        moe_mlp = g + mlp(model.moe.expert_ffn_hidden,
+                          model.moe.top_k + model.moe.shared_experts)
     units = attn + (1 - share) * dense_mlp + share * moe_mlp + 4.0
     if recompute == "none":
         units += 5.0 * model.heads * job.seq / model.hidden
     return units * sbh
+
+
+def moe_permute_bytes(model: ModelSpec, job: Job) -> float:
+    """HBM traffic of the MoE token permutation of one average layer, forward (one micro-batch,
+    one GPU): dispatch and combine each read and write tokens x top-k x hidden bf16 values."""
+    if model.moe is None:
+        return 0.0
+    tokens = job.mbs * job.seq / (job.tp * job.cp)
+    return moe_share(model) * 2 * 2 * tokens * model.moe.top_k * model.hidden * 2.0
 
 
 def inflight_microbatches(job: Job) -> float:
@@ -130,4 +141,4 @@ def inflight_microbatches(job: Job) -> float:
 
 __all__ = ["LayerCosts", "LocalParams", "activation_bytes_per_layer", "inflight_microbatches",
            "layer_costs", "layers_per_stage", "local_params", "model_flops_per_step",
-           "moe_share"]
+           "moe_permute_bytes", "moe_share"]

@@ -34,6 +34,7 @@ from rackdesigner.workload.costs import (
     layers_per_stage,
     local_params,
     model_flops_per_step,
+    moe_permute_bytes,
     moe_share,
 )
 from rackdesigner.workload.job import Job
@@ -67,18 +68,20 @@ def memory_per_gpu(model: ModelSpec, job: Job, hbm_GB: float) -> Memory:
 
 
 def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
-                 tokens: float | None = None) -> Estimate:
-    """Estimate one resolved `job` on the GPUs of `comm` (see the module docstring)."""
+                 tokens: float | None = None, *, time_if_too_big: bool = False) -> Estimate:
+    """Estimate one resolved `job` on the GPUs of `comm` (see the module docstring). A job that
+    does not fit is not timed unless `time_if_too_big` (validation against published runs)."""
     mem = memory_per_gpu(model, job, gpu.hbm_GB)
     peak = gpu.peak_tflops(job.precision) or gpu.bf16_tflops
-    if not mem.fits:
+    if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak)
     flops_rate = peak * 1e12 * H.GEMM_EFFICIENCY
     attn_rate = gpu.bf16_tflops * 1e12 * H.ATTENTION_EFFICIENCY
     hbm_rate = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
     c = layer_costs(model, job)
     ls = layers_per_stage(model, job)
-    elem = (H.ELEMENTWISE_PASSES / 3.0) * activation_bytes_per_layer(model, job, "selective")
+    elem = ((H.ELEMENTWISE_PASSES / 3.0) * activation_bytes_per_layer(model, job, "selective")
+            + moe_permute_bytes(model, job))
     gemm_f = c.gemm / flops_rate
     core_f = c.attn_core / attn_rate
     elem_f = elem / hbm_rate
