@@ -47,12 +47,13 @@ from rackdesigner.ui.panel.notes import NotesBar
 from rackdesigner.ui.panel.power import PowerPlot
 from rackdesigner.ui.panel.scroll import FigureScroll, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
+from rackdesigner.ui.panel.workload import WorkloadTab
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
 METRICS = (("busbw", "busbw"), ("algbw", "algbw"), ("busbw + algbw", "both"))
 PUE_MIN, PUE_MAX, PUE_STEP = 1.0, 3.0, 0.05
-TABS = ("bandwidth", "latency", "power")
+TABS = ("bandwidth", "latency", "power", "workload")
 
 
 class SimulationPanel(QWidget):
@@ -63,6 +64,7 @@ class SimulationPanel(QWidget):
                  debounce_ms: int | None = None) -> None:
         super().__init__(parent)
         kw = {} if debounce_ms is None else {"debounce_ms": debounce_ms}
+        self._debounce_ms = debounce_ms
         self.live = LiveSimulation(None, self, **kw)
         self.store = BaselineStore(self)
         self.reference = DEFAULT_REFERENCE
@@ -169,6 +171,9 @@ class SimulationPanel(QWidget):
                          "Bandwidth")
         self.tabs.addTab(self.latency, "Latency")
         self.tabs.addTab(self._page(self.power, pue_label, self.pue_spin), "Power")
+        self.workload = WorkloadTab(self, **({} if self._debounce_ms is None
+                                             else {"debounce_ms": self._debounce_ms}))
+        self.tabs.addTab(self.workload, "Workload")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
         # never forces a minimum height on the window (laptop screens).
@@ -206,7 +211,7 @@ class SimulationPanel(QWidget):
         return page
 
     def show_tab(self, kind: str) -> None:
-        """Bring the "bandwidth", "latency" or "power" tab to the front."""
+        """Bring the "bandwidth", "latency", "power" or "workload" tab to the front."""
         self.tabs.setCurrentIndex(TABS.index(kind))
 
     # ---- inputs ------------------------------------------------------------------------------
@@ -219,6 +224,7 @@ class SimulationPanel(QWidget):
         self.scope_button.blockSignals(False)
         self.scope_button.setEnabled(False)
         self.live.set_layout(layout)
+        self.workload.set_layout(layout)
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
@@ -378,6 +384,7 @@ class SimulationPanel(QWidget):
     def close_panel(self) -> None:
         """Stop following the layout and wait for a run in flight (the window is closing)."""
         self.live.close()
+        self.workload.close_tab()
 
 
 __all__ = ["SimulationPanel"]

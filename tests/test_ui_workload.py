@@ -1,0 +1,96 @@
+"""The Workload tab on real widgets: estimates follow the design, pin compares two designs,
+bad jobs say why. Waits use `flush()`, never sleeps."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture
+def make_panel(qtbot):
+    def make(layout=None):
+        from rackdesigner.ui.panel import SimulationPanel
+
+        panel = SimulationPanel(layout, debounce_ms=20)
+        qtbot.addWidget(panel, before_close_func=lambda p: p.close_panel())
+        panel.resize(560, 900)
+        panel.show()
+        panel.show_tab("workload")
+        return panel
+
+    return make
+
+
+def _manual(tab, **degrees):
+    tab.layout_combo.setCurrentText("manual")
+    for name, value in degrees.items():
+        box = getattr(tab, name)
+        box.setValue(value)
+
+
+def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    from rackdesigner.commands import RemoveItems
+    from rackdesigner.generators import generate
+
+    pod = generate("superpod", system="dgx-h100", sus=2)
+    panel = make_panel(pod)
+    tab = panel.workload
+    _manual(tab, tp=8, gbs=63)
+    outcome = tab.flush()
+    assert outcome.estimate is not None and outcome.estimate.job.dp == 63
+    assert tab.figure_text("step").endswith(("ms", "s"))
+    assert tab.figure_text("mfu").endswith("%")
+    assert "days" in tab.figure_text("train")
+    before = outcome.estimate
+    assert tab.pin_button.isEnabled()
+    qtbot.mouseClick(tab.pin_button, Qt.MouseButton.LeftButton)
+    assert tab.baseline is before and tab.axis.labels == ["this design", "baseline"]
+    spines = sorted(d.id for d in pod.devices() if d.id.startswith("spine"))[:4]
+    RemoveItems(devices=spines).apply(pod)  # one designer edit
+    after = tab.flush().estimate
+    assert after.breakdown["dp_exposed_s"] > before.breakdown["dp_exposed_s"]
+    assert "(+" in tab.figure_text("step")  # slower than the baseline, shown as a delta
+    stacked = sum(tab.bars[k].opts["height"][0] for k in tab.bars)
+    assert stacked == pytest.approx(after.step_time_s, rel=1e-6)
+
+
+def test_workload_tab_explains_bad_jobs_and_refusals(make_panel, qtbot):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("dgx-h100"))
+    tab = panel.workload
+    _manual(tab, tp=3, gbs=8)
+    assert tab.flush().estimate is None
+    assert "does not divide" in tab.status.text()
+    assert not tab.pin_button.isEnabled()
+    tab.tp.setValue(8)
+    tab.model_combo.setCurrentText("llama3.1-405b")
+    tab._on_option_changed()
+    outcome = tab.flush()
+    assert outcome.estimate is not None and not outcome.estimate.fits
+    assert "does not fit" in tab.figure_text("memory")
+    assert "does not fit" in tab.status.text()
+
+
+def test_workload_tab_best_layout_and_model_file(make_panel, qtbot, tmp_path):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("dgx-h100"))
+    tab = panel.workload
+    path = tmp_path / "small.yaml"
+    path.write_text("schema_version: 1\nname: Small\nlayers: 4\nhidden: 1024\nheads: 8\n"
+                    "ffn: gelu\nvocab: 32000\nseq_len: 2048\nsource: test\n")
+    tab.load_model_file(str(path))
+    tab.gbs.setValue(64)
+    outcome = tab.flush()
+    assert outcome.estimate is not None and outcome.estimate.model.name == "Small"
+    assert outcome.why.startswith("best of")
+    path.write_text("schema_version: 1\nname: Small\nlayers: 4\nhidden: 1024\nheads: 8\n"
+                    "ffn: gelu\nvocab: 32000\nseq_len: 2048\nsourse: test\n")
+    tab.gbs.setValue(32)
+    assert tab.flush().estimate is None
+    assert f"{path}:9" in tab.status.text()
