@@ -48,7 +48,8 @@ def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot):
     before = outcome.estimate
     assert tab.pin_button.isEnabled()
     qtbot.mouseClick(tab.pin_button, Qt.MouseButton.LeftButton)
-    assert tab.baseline is before and tab.axis.labels == ["this design", "baseline"]
+    assert tab.baseline is before
+    assert tab.axis.labels == ["this design (504 × h100-sxm5)", "baseline (504 × h100-sxm5)"]
     spines = sorted(d.id for d in pod.devices() if d.id.startswith("spine"))[:4]
     RemoveItems(devices=spines).apply(pod)  # one designer edit
     after = tab.flush().estimate

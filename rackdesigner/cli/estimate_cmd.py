@@ -47,9 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE", help="layout YAML file")
     p.add_argument("--model", required=True, metavar="ID|FILE",
                    help="a bundled model id (see `rackdesigner models`) or a model file")
-    scope = p.add_mutually_exclusive_group()
-    scope.add_argument("--gpus", type=_positive, metavar="N", help="use the first N GPUs")
-    scope.add_argument("--group", metavar="NAME", help="use the GPUs of one group (id or name)")
+    p.add_argument("--gpus", type=_positive, metavar="N",
+                   help="use the first N GPUs (of the group, with --group)")
+    p.add_argument("--group", metavar="NAME", help="use the GPUs of one group (id or name)")
     for name, what in (("tp", "tensor"), ("pp", "pipeline"), ("cp", "context"),
                        ("ep", "expert")):
         p.add_argument(f"--{name}", type=_positive, default=1, metavar=name[0].upper(),

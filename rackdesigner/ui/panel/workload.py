@@ -82,6 +82,8 @@ class WorkloadTab(QWidget):
         self.vp = _spin(1, 64, 1, "virtual stages per GPU (interleaved 1F1B)")
         self.cp = _spin(1, 64, 1, "context-parallel degree")
         self.ep = _spin(1, 512, 1, "expert-parallel degree (MoE models)")
+        self.gpus = _spin(0, 1_000_000, 0, "use the first N GPUs of the design (0: all)")
+        self.gpus.setSpecialValueText("all")
         self.gbs = _spin(1, 1_000_000, 256, "global batch (sequences per step)")
         self.mbs = _spin(1, 64, 1, "micro-batch (sequences)")
         self.tokens = QDoubleSpinBox(self)
@@ -93,7 +95,7 @@ class WorkloadTab(QWidget):
         for combo in (self.layout_combo, self.precision_combo, self.recompute_combo):
             combo.currentIndexChanged.connect(self._on_option_changed)
         for box in (self.tp, self.pp, self.vp, self.cp, self.ep, self.gbs, self.mbs,
-                    self.tokens):
+                    self.tokens, self.gpus):
             box.valueChanged.connect(self._on_option_changed)
         self.pin_button = QPushButton("Pin as baseline", self)
         self.pin_button.setToolTip("Keep this estimate; the next design is compared with it")
@@ -107,10 +109,13 @@ class WorkloadTab(QWidget):
         grid.setHorizontalSpacing(4)
         grid.setVerticalSpacing(2)
         for row, items in enumerate(((("Model", self.model_combo), ("Layout", self.layout_combo),
-                       ("Precision", self.precision_combo)),
-                      (("TP", self.tp), ("PP", self.pp), ("VP", self.vp)),
-                      (("CP", self.cp), ("EP", self.ep), ("Recompute", self.recompute_combo)),
-                      (("Batch", self.gbs), ("Micro", self.mbs), ("Train", self.tokens)))):
+                                      ("Precision", self.precision_combo)),
+                                     (("TP", self.tp), ("PP", self.pp), ("VP", self.vp)),
+                                     (("CP", self.cp), ("EP", self.ep),
+                                      ("Recompute", self.recompute_combo)),
+                                     (("GPUs", self.gpus), ("Batch", self.gbs),
+                                      ("Micro", self.mbs)),
+                                     (("Train", self.tokens),))):
             for col, (text, widget) in enumerate(items):
                 label = QLabel(text, self)
                 label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
@@ -173,7 +178,8 @@ class WorkloadTab(QWidget):
                   recompute=self.recompute_combo.currentText())
         name = self.model_combo.currentText()
         return WorkloadRequest(self._model_files.get(name, name), job, best=not manual,
-                               tokens=self.tokens.value() * 1e12)
+                               tokens=self.tokens.value() * 1e12,
+                               gpus=self.gpus.value() or None)
 
     def _on_option_changed(self, *_args) -> None:
         self.live.set_request(self.request())
@@ -253,9 +259,10 @@ class WorkloadTab(QWidget):
                 color = TEXT_DIM if abs(ratio) < 0.005 else UP if better else DOWN
                 text += f" <span style='color:{color}; font-size:8pt'>({ratio:+.0%})</span>"
             self.figure_labels[key].setText(text)
-        rows = [(est, "this design")] if timed else []
+        rows = [(est, f"this design ({est.gpus} × {est.gpu.model})")] if timed else []
         if self.baseline is not None:
-            rows.append((self.baseline, "baseline"))
+            b = self.baseline
+            rows.append((b, f"baseline ({b.gpus} × {b.gpu.model})"))
         self.axis.labels = [label for _e, label in rows]
         bottom = [0.0] * len(rows)
         for key, _label, _color in PARTS:

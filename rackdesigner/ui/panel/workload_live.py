@@ -32,6 +32,7 @@ class WorkloadRequest:
     job: Job
     best: bool = False
     tokens: float | None = None
+    gpus: int | None = None  # the first N GPUs of the design (None: all)
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> Worklo
     except RuntimeError as exc:  # an edit is under way: a newer request follows
         return WorkloadOutcome(request_id, layout.revision, None, str(exc))
     try:
-        est = Estimator(snapshot, req.model)
+        est = Estimator(snapshot, req.model, gpus=req.gpus)
         if req.best:
             found = search(est, req.job, top=1, tokens=req.tokens)
             if not found.ranked:
