@@ -223,3 +223,16 @@ def test_small_published_runs_are_estimated_within_a_plausible_band():
     # NeMo 25.09 performance summary, DGX-H100: Llama 3 8B FP8 on 8 GPUs, 14,079 tokens/s/GPU
     e = estimate(generate("dgx-h100"), "llama3-8b", gbs=128, sharding="full", precision="fp8")
     assert 14_079 / 1.4 < e.tokens_per_s / e.gpus < 14_079 * 1.4
+
+
+def test_cli_search_json_and_group_scope(tmp_path, capsys):
+    path = tmp_path / "rack.yaml"
+    save_layout(generate("nvl72"), path)
+    assert main(["estimate", str(path), "--model", "mixtral-8x7b", "--group", "nvl72-1",
+                 "--gpus", "16", "--gbs", "64", "--search", "--top", "3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "rackdesigner.estimate-search/1" and len(doc["ranked"]) == 3
+    steps = [r["step_time_s"] for r in doc["ranked"]]
+    assert steps == sorted(steps)
+    assert all(r["scope"]["gpus"] == 16 and r["fits"] and r["why"] for r in doc["ranked"])
+    assert doc["considered"] > doc["refused_memory"] >= 0

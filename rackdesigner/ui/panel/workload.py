@@ -92,6 +92,10 @@ class WorkloadTab(QWidget):
         self.tokens.setValue(1.0)
         self.tokens.setSuffix(" T tokens")
         self.tokens.setToolTip("Tokens to train, for time and energy to train")
+        for combo in (self.model_combo, self.layout_combo, self.precision_combo,
+                      self.recompute_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(3)
         for combo in (self.layout_combo, self.precision_combo, self.recompute_combo):
             combo.currentIndexChanged.connect(self._on_option_changed)
         for box in (self.tp, self.pp, self.vp, self.cp, self.ep, self.gbs, self.mbs,
@@ -108,14 +112,13 @@ class WorkloadTab(QWidget):
         grid = QGridLayout()
         grid.setHorizontalSpacing(4)
         grid.setVerticalSpacing(2)
-        for row, items in enumerate(((("Model", self.model_combo), ("Layout", self.layout_combo),
-                                      ("Precision", self.precision_combo)),
-                                     (("TP", self.tp), ("PP", self.pp), ("VP", self.vp)),
-                                     (("CP", self.cp), ("EP", self.ep),
-                                      ("Recompute", self.recompute_combo)),
-                                     (("GPUs", self.gpus), ("Batch", self.gbs),
-                                      ("Micro", self.mbs)),
-                                     (("Train", self.tokens),))):
+        pairs = (("Model", self.model_combo), ("Layout", self.layout_combo),
+                 ("Precision", self.precision_combo), ("Recompute", self.recompute_combo),
+                 ("TP", self.tp), ("PP", self.pp), ("VP", self.vp), ("CP", self.cp),
+                 ("EP", self.ep), ("GPUs", self.gpus), ("Batch", self.gbs), ("Micro", self.mbs),
+                 ("Train", self.tokens))
+        # two label/field pairs per row keep the dock narrow (the panel's two-column mode)
+        for row, items in enumerate(pairs[i:i + 2] for i in range(0, len(pairs), 2)):
             for col, (text, widget) in enumerate(items):
                 label = QLabel(text, self)
                 label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
@@ -203,6 +206,14 @@ class WorkloadTab(QWidget):
 
     def flush(self) -> WorkloadOutcome | None:
         return self.live.flush()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.live.set_active(True)
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self.live.set_active(False)
 
     def close_tab(self) -> None:
         self.live.close()

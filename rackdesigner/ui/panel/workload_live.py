@@ -4,6 +4,8 @@ Same shape as `LiveSimulation` (live.py): model events and option changes restar
 single-shot timer; the run copies the layout on a `QThreadPool` worker and estimates the copy
 (one layout, or the best layout by search); a result is shown only if nothing was asked since
 it started. One run is in flight at a time. `flush()` runs what is pending now and waits.
+Estimates run only while the tab is on screen (`set_active`): a hidden tab only remembers that
+its figures are stale and recomputes when it is shown again.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class LiveEstimate(QObject):
         self._pending = False
         self._busy = False
         self._closed = False
+        self._active = False
+        self._stale = False
         self.latest: WorkloadOutcome | None = None
         self.runs = 0
 
@@ -127,9 +131,19 @@ class LiveEstimate(QObject):
         if getattr(event, "affects_simulation", True):
             self.request()
 
+    def set_active(self, active: bool) -> None:
+        """Compute only while shown; becoming active catches up with what was asked meanwhile."""
+        self._active = active
+        if active and self._stale:
+            self.request()
+
     def request(self) -> None:
         if self._closed or self._req is None:
             return
+        if not self._active:
+            self._stale = True
+            return
+        self._stale = False
         self._request += 1
         self._pending = True
         self._set_busy(True)
@@ -173,6 +187,10 @@ class LiveEstimate(QObject):
         """Start what is pending now and wait (processing events) for the newest result."""
         if self._closed:
             return self.latest
+        if self._stale and not self._active:  # asked for explicitly: run even when hidden
+            self._active = True
+            self.request()
+            self._active = False
         self._timer.stop()
         self._start_pending()
         if self._busy:
