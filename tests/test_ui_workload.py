@@ -95,3 +95,20 @@ def test_workload_tab_best_layout_and_model_file(make_panel, qtbot, tmp_path):
     tab.gbs.setValue(32)
     assert tab.flush().estimate is None
     assert f"{path}:9" in tab.status.text()
+
+
+def test_pinned_baseline_stays_when_another_design_is_opened(make_panel):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("rail-optimized", system="dgx-b200", nodes=9, switch="qm9700"))
+    tab = panel.workload
+    tab.model_combo.setCurrentText("mixtral-8x7b")
+    _manual(tab, tp=8, ep=8, gbs=256, gpus=64)
+    on_nodes = tab.flush().estimate
+    assert tab.pin_baseline()
+    panel.set_layout(generate("nvl72"))  # the scale-up alternative, same job
+    on_rack = tab.flush().estimate
+    assert on_rack.gpu.model == "gb200-gpu" and tab.baseline is on_nodes
+    assert tab.axis.labels == ["this design (64 × gb200-gpu)", "baseline (64 × b200)"]
+    assert on_rack.breakdown["ep_exposed_s"] < on_nodes.breakdown["ep_exposed_s"] / 3
+    assert "(-" in tab.figure_text("step")

@@ -275,6 +275,8 @@ class WorkloadTab(QWidget):
             b = self.baseline
             rows.append((b, f"baseline ({b.gpus} × {b.gpu.model})"))
         self.axis.labels = [label for _e, label in rows]
+        self.axis.picture = None  # the tick positions may be the same: redraw their labels
+        self.axis.update()
         bottom = [0.0] * len(rows)
         for key, _label, _color in PARTS:
             heights = [e.breakdown.get(key, 0.0) for e, _l in rows]
