@@ -52,6 +52,8 @@ def memory_per_gpu(model: ModelSpec, job: Job, hbm_GB: float) -> Memory:
     opt_div = (dp_dense, dp_expert) if job.sharding in ("optimizer", "full") else (1, 1)
     all_div = (dp_dense, dp_expert) if job.sharding == "full" else (1, 1)
     weights = H.WEIGHT_BYTES * (lp.dense / all_div[0] + lp.expert / all_div[1])
+    if job.sharding == "full":  # FSDP gathers a layer's weights (and prefetches the next)
+        weights += 2 * H.WEIGHT_BYTES * lp.total / layers_per_stage(model, job)
     grads = H.GRAD_BYTES * (lp.dense / all_div[0] + lp.expert / all_div[1])
     optim = H.OPTIMIZER_BYTES * (lp.dense / opt_div[0] + lp.expert / opt_div[1])
     ls = layers_per_stage(model, job)
