@@ -112,3 +112,17 @@ def test_pinned_baseline_stays_when_another_design_is_opened(make_panel):
     assert tab.axis.labels == ["this design (64 × gb200-gpu)", "baseline (64 × b200)"]
     assert on_rack.breakdown["ep_exposed_s"] < on_nodes.breakdown["ep_exposed_s"] / 3
     assert "(-" in tab.figure_text("step")
+
+
+def test_energy_follows_the_panels_pue(make_panel):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("dgx-h100"))
+    tab = panel.workload
+    _manual(tab, tp=8, gbs=32)
+    before = tab.flush().estimate
+    panel.pue_spin.setValue(2.0)
+    after = tab.flush().estimate
+    assert after.step_time_s == pytest.approx(before.step_time_s)
+    assert after.energy_kWh_per_step == pytest.approx(
+        before.energy_kWh_per_step * 2.0 / 1.3, rel=1e-3)

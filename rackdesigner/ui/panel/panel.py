@@ -296,6 +296,7 @@ class SimulationPanel(QWidget):
 
     def _on_pue_spin_changed(self, value: float) -> None:
         self.live.set_options(pue=round(value, 2))
+        self.workload.set_pue(round(value, 2))
 
     def _on_collective_action_toggled(self, checked: bool) -> None:
         self.collectives = [n for n, a in self.collective_actions.items() if a.isChecked()]

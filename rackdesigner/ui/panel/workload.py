@@ -58,6 +58,7 @@ class WorkloadTab(QWidget):
         self.current: WorkloadOutcome | None = None
         self.baseline: Estimate | None = None
         self._model_files: dict[str, str] = {}
+        self._pue: float | None = None
         self._build()
         self.live.result_ready.connect(self._on_live_result_ready)
         self.live.busy_changed.connect(self._on_live_busy_changed)
@@ -182,7 +183,12 @@ class WorkloadTab(QWidget):
         name = self.model_combo.currentText()
         return WorkloadRequest(self._model_files.get(name, name), job, best=not manual,
                                tokens=self.tokens.value() * 1e12,
-                               gpus=self.gpus.value() or None)
+                               gpus=self.gpus.value() or None, pue=self._pue)
+
+    def set_pue(self, pue: float) -> None:
+        """The panel's PUE (Power tab): energy to train is facility energy."""
+        self._pue = pue
+        self._on_option_changed()
 
     def _on_option_changed(self, *_args) -> None:
         self.live.set_request(self.request())

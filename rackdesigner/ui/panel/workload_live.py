@@ -35,6 +35,7 @@ class WorkloadRequest:
     best: bool = False
     tokens: float | None = None
     gpus: int | None = None  # the first N GPUs of the design (None: all)
+    pue: float | None = None  # facility power = IT power x PUE (None: the default)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> Worklo
     except RuntimeError as exc:  # an edit is under way: a newer request follows
         return WorkloadOutcome(request_id, layout.revision, None, str(exc))
     try:
-        est = Estimator(snapshot, req.model, gpus=req.gpus)
+        est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue)
         if req.best:
             found = search(est, req.job, top=1, tokens=req.tokens)
             if not found.ranked:
