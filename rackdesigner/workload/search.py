@@ -84,6 +84,8 @@ def candidates(est: Estimator, base: Job) -> list[Job]:
 
 def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
            progress: Callable[[int, int], None] | None = None) -> SearchResult:
+    if base.precision == "fp8" and est.gpu.fp8_tflops is None:
+        raise EstimateError(f"{est.gpu.model} has no FP8 tensor cores: use --precision bf16")
     jobs = candidates(est, base)
     if not jobs:
         raise EstimateError(f"no valid layout of {est.gpus:,} GPUs for a global batch of "
@@ -95,8 +97,6 @@ def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
             progress(i, len(jobs))
         if not memory_per_gpu(est.model, job, est.gpu.hbm_GB).fits:
             refused += 1
-            continue
-        if job.precision == "fp8" and est.gpu.fp8_tflops is None:
             continue
         try:
             fitting.append(est.estimate(job, tokens))
