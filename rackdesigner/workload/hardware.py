@@ -89,8 +89,8 @@ ACT_BYTES = 2
 ASSUMPTIONS = (
     GEMM_SOURCE,
     ATTENTION_SOURCE,
-    "memory-bound kernels: 3 passes over the stored activations at 90 % of HBM bandwidth "
-    "(model assumption)",
+    "memory-bound kernels: 3 passes over the stored activations, and MoE dispatch/combine "
+    "copies, at 90 % of HBM bandwidth (model assumption)",
     "TP/SP, EP all-to-all and 1F1B pipeline sends are not overlapped with compute; CP ring "
     "exchange overlaps the attention core; DP overlaps the last micro-batch's backward except "
     "the last 40M-parameter bucket (model assumptions, Megatron-Core defaults)",
