@@ -29,6 +29,9 @@ class Document(QObject):
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
         self.path: Path | None = None
+        #: For an untitled copy (an example, a template): its title and a file name to suggest.
+        self.untitled_title = ""
+        self.suggested_name = ""
         self.layout = layout if layout is not None else Layout()
         self._unsubscribe = self.layout.subscribe(self._on_layout_event)
 
@@ -40,6 +43,7 @@ class Document(QObject):
         self._unsubscribe()
         self.layout = layout
         self.path = Path(path) if path is not None else None
+        self.untitled_title = self.suggested_name = ""
         self._unsubscribe = self.layout.subscribe(self._on_layout_event)
         self.undo_stack.clear()
         self.undo_stack.setClean()

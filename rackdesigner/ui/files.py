@@ -1,5 +1,10 @@
 """File handling of the main window: New, Open, Save, Save As, Revert, recent files, the
-unsaved-changes prompt, export. Mixed into `MainWindow` (kept apart to keep modules small)."""
+unsaved-changes prompt, export. Mixed into `MainWindow` (kept apart to keep modules small).
+
+Watching the open file and the questions before an overwrite live in `file_watch`; untitled
+copies of examples and templates in `untitled`. A failed open leaves the open design as it was;
+a failed save leaves it unsaved (dirty) and says why.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import logging
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from rackdesigner.ui import file_watch, untitled
 
 log = logging.getLogger(__name__)
 YAML_FILTER = "RackDesigner layouts (*.yaml *.yml);;All files (*)"
@@ -26,7 +33,10 @@ class FileActions:
         return True
 
     def open_file(self, path: str | Path, ask: bool = True) -> bool:
-        """Open a layout; on error show the loader's message and keep the current document."""
+        """Open a layout; on any error show why and keep the current document as it was.
+
+        A bundled example opens as an untitled copy ("DGX H100 (example)"): Save asks where.
+        """
         from rackdesigner.io import LayoutFileError, load_layout
 
         if ask and not self.maybe_save():
@@ -34,15 +44,45 @@ class FileActions:
         try:
             layout = load_layout(Path(path), catalog=self.catalog)
         except LayoutFileError as exc:
-            log.info("cannot open %s: %s", path, exc)
-            self.last_error = str(exc)
-            QMessageBox.critical(self, "Cannot open the layout", str(exc))
-            return False
-        self._set_document(layout, Path(path))
+            return self._open_failed(path, str(exc))
+        except Exception as exc:  # whatever breaks, the open design stays
+            log.exception("cannot open %s", path)
+            return self._open_failed(path, f"{path}: unexpected error while reading: {exc!r}")
+        doc = self.document
+        previous = (doc.layout, doc.path, doc.untitled_title, doc.suggested_name,
+                    doc.is_modified())
+        example = untitled.is_bundled_example(path)
+        try:
+            self._set_document(layout, None if example else Path(path))
+        except Exception as exc:  # e.g. a view that cannot show it
+            log.exception("cannot show %s", path)
+            self._set_document(previous[0], previous[1])  # its undo history is gone, not it
+            doc.untitled_title, doc.suggested_name = previous[2], previous[3]
+            if previous[4]:
+                doc.undo_stack.resetClean()
+            self._update_title()
+            return self._open_failed(path, f"{path}: the design cannot be shown: {exc!r}")
+        if example:
+            self.mark_untitled_copy("example", Path(path).stem)
+            self.status_message(f"Opened the example {self.document.untitled_title} as an "
+                                "untitled copy: Save asks where to keep it")
+            return True
         self.settings.add_recent(path)
         self._refresh_recent_menu()
         self.status_message(f"Opened {Path(path).name}")
         return True
+
+    def _open_failed(self, path: str | Path, message: str) -> bool:
+        log.info("cannot open %s: %s", path, message)
+        self.last_error = message
+        QMessageBox.critical(self, "Cannot open the layout", message)
+        return False
+
+    def mark_untitled_copy(self, kind: str, name: str) -> None:
+        """Make the open design an untitled copy of an example or template called `name`."""
+        self.document.untitled_title = untitled.copy_title(self.document.layout, kind, name)
+        self.document.suggested_name = name
+        self._update_title()
 
     def open_dialog(self) -> bool:
         start = str(self.document.path.parent) if self.document.path else ""
@@ -61,21 +101,92 @@ class FileActions:
 
     # ---- saving -------------------------------------------------------------------------------
     def save_file(self, path: str | Path) -> bool:
-        from rackdesigner.io import save_layout
+        """Save to `path`, asking first before replacing a file that changed on disk since it
+        was opened or a read-only one; on failure the design stays unsaved and says why."""
+        from rackdesigner.io import ReadOnlyFileError, save_layout
 
         path = Path(path)
+        if (self._same_file(path) and self.file_watch.changed_since_known()
+                and not file_watch.ask_overwrite_changed(self, path, self._disk_summary(path))):
+            self.status_message(f"Not saved: {path.name} changed on disk")
+            return False
         try:
-            save_layout(self.document.layout, path)
+            try:
+                save_layout(self.document.layout, path)
+            except ReadOnlyFileError:
+                if not file_watch.ask_overwrite_read_only(self, path):
+                    self.status_message(f"Not saved: {path.name} is read-only")
+                    return False
+                save_layout(self.document.layout, path, allow_read_only=True)
         except OSError as exc:
-            QMessageBox.critical(self, "Cannot save", f"{path}: {exc.strerror or exc}")
+            self.last_error = f"{path}: {exc.strerror or exc}"
+            QMessageBox.critical(self, "Cannot save", f"{path} could not be saved: "
+                                 f"{exc.strerror or exc}.\n\nYour changes are still here, "
+                                 "unsaved. Use File ▸ Save As… to save them in a folder you "
+                                 "can write to.")
+            self.status_message(f"Cannot save {path.name}: {exc.strerror or exc}")
             return False
         self.document.path = path
+        self.document.untitled_title = ""
         self.document.undo_stack.setClean()
+        self.file_watch.follow(path)
         self.settings.add_recent(path)
         self._refresh_recent_menu()
         self._update_title()
         self.status_message(f"Saved {path.name}")
         return True
+
+    def _same_file(self, path: Path) -> bool:
+        current = self.document.path
+        return current is not None and (path == current or path.resolve() == current.resolve())
+
+    def _disk_summary(self, path: Path) -> str:
+        from rackdesigner.io import LayoutFileError, load_layout
+        from rackdesigner.io.diff import change_summary
+
+        try:
+            return change_summary(self.document.layout, load_layout(path, self.catalog))
+        except LayoutFileError as exc:
+            return f"it cannot be read ({exc.message})"
+
+    # ---- the open file changing on disk --------------------------------------------------------
+    def _init_file_watch(self) -> None:
+        self.file_watch = file_watch.FileWatch(self)
+        self.file_prompt: QMessageBox | None = None
+        self.file_watch.changed_on_disk.connect(self._on_file_watch_changed_on_disk)
+        self.document.replaced.connect(lambda: self.file_watch.follow(self.document.path))
+
+    def _on_file_watch_changed_on_disk(self) -> None:
+        """Offer to reload the file another program changed, or to keep this version."""
+        from rackdesigner.io import LayoutFileError, load_layout
+        from rackdesigner.io.diff import change_summary
+
+        path = self.document.path
+        if path is None:
+            return
+        try:
+            theirs = load_layout(path, self.catalog)
+            summary, readable = change_summary(self.document.layout, theirs), True
+        except LayoutFileError as exc:
+            theirs, summary, readable = None, exc.message, False
+        if self.file_prompt is not None:
+            self.file_prompt.close()
+        box = file_watch.reload_prompt(self, path, summary, self.document.is_modified(),
+                                       readable)
+
+        def answered() -> None:
+            self.file_prompt = None
+            if box.clickedButton() is box.reload_button and theirs is not None:
+                self._set_document(theirs, path)
+                self.status_message(f"Reloaded {path.name} from disk")
+            else:
+                self.file_watch.keep_mine()
+                self.document.undo_stack.resetClean()  # differs from the disk: unsaved
+                self.status_message(f"Kept your version; saving replaces {path.name} on disk")
+
+        box.finished.connect(answered)
+        self.file_prompt = box
+        box.open()
 
     def save(self) -> bool:
         if self.document.path is None:
@@ -83,7 +194,8 @@ class FileActions:
         return self.save_file(self.document.path)
 
     def save_as(self) -> bool:
-        start = str(self.document.path or "layout.yaml")
+        start = str(self.document.path or untitled.suggested_save_path(
+            self.document.suggested_name or "layout"))
         path, _ = QFileDialog.getSaveFileName(self, "Save layout as", start, YAML_FILTER)
         if not path:
             return False
@@ -130,10 +242,11 @@ class FileActions:
     def export_bom(self, path: str | Path) -> bool:
         """Write the bill of materials as CSV (the same table as `rackdesigner bom --csv`)."""
         from rackdesigner.bom import bill_of_materials, format_csv
+        from rackdesigner.io import write_text
 
         try:
             text = format_csv(bill_of_materials(self.document.layout))
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         except OSError as exc:
             QMessageBox.critical(self, "Cannot export", f"{path}: {exc.strerror or exc}")
             return False

@@ -73,6 +73,7 @@ class MainWindow(FileActions, QMainWindow):
         self._build_status_bar()
         self._build_actions()
         self._connect()
+        self._init_file_watch()
         self.setAcceptDrops(True)
         self._default_docks_pending = False
         self._restore_state()
@@ -185,7 +186,7 @@ class MainWindow(FileActions, QMainWindow):
 
     def _update_title(self, *args) -> None:
         path = self.document.path
-        name = path.name if path else "Untitled"
+        name = path.name if path else self.document.untitled_title or "Untitled"
         self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.document.is_modified())
 
@@ -285,6 +286,8 @@ class MainWindow(FileActions, QMainWindow):
         if dialog.exec() != TemplateDialog.DialogCode.Accepted or dialog.result_layout is None:
             return False
         self._set_document(dialog.result_layout, None)
+        self.mark_untitled_copy("template",
+                                str(dialog.template.currentData() or "layout"))
         self.status_message(f"New layout from the {dialog.template.currentData()} template")
         return True
 
