@@ -236,3 +236,24 @@ def test_cli_search_json_and_group_scope(tmp_path, capsys):
     assert steps == sorted(steps)
     assert all(r["scope"]["gpus"] == 16 and r["fits"] and r["why"] for r in doc["ranked"])
     assert doc["considered"] > doc["refused_memory"] >= 0
+
+
+@pytest.mark.parametrize("verb", [["models"], ["estimate", "--model", "llama3-8b", "--tp", "8",
+                                               "--gbs", "8", "--json"]])
+def test_workload_verbs_on_a_full_disk_exit_2(verb):
+    import os
+    import subprocess
+    import sys
+
+    from rackdesigner._resources import example_paths
+
+    example = str(next(p for p in example_paths() if p.name == "dgx-h100.yaml"))
+    args = [*verb[:1], example, *verb[1:]] if verb[0] == "estimate" else verb
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "rackdesigner", *args],
+                                cwd=Path(__file__).resolve().parent.parent, stdout=full,
+                                stderr=subprocess.PIPE, text=True, timeout=120,
+                                env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == 2
+    assert result.stderr == ("rackdesigner: error: cannot write the output: No space left on "
+                             "device\n")
