@@ -126,8 +126,9 @@ class CommModel:
                 raise CommError(str(exc)) from None
             self.simulations += 1
             if result.scope.reachable_gpus < len(ids):
-                raise CommError(f"{self._describe(shape)} cannot all reach each other "
-                                "(check NVLink, NIC and switch links)")
+                verb = "cannot reach each other" if len(ids) == 2 else "cannot all reach each other"
+                raise CommError(f"{self._describe(shape)} {verb} (check NVLink, NIC and switch "
+                                "links)")
             self._results[shape] = result
         return result
 
