@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rackdesigner.workload import hardware as H
@@ -101,8 +101,6 @@ class Estimate:
         return self.power_w[1] * self.step_time_s / 3.6e6
 
     def with_context(self, **changes: Any) -> Estimate:
-        from dataclasses import replace
-
         return replace(self, **changes)
 
     def exposed_comm_s(self) -> float:
