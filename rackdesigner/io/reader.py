@@ -364,9 +364,17 @@ class _Builder:
         if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
             raise self.fail(e.line_of("u"), f"{what}: 'u' must be a whole number of rack units "
                             f"(1 = bottom), got {_short(u)}")
+        props = _extensions(e)
+        if "power_budget_w" in e:  # a rack's own power budget (model/power.py BUDGET_PROP)
+            budget = e.get("power_budget_w")
+            if (isinstance(budget, bool) or not isinstance(budget, (int, float))
+                    or not math.isfinite(budget) or budget <= 0):
+                raise self.fail(e.line_of("power_budget_w"), f"{what}: 'power_budget_w' must be "
+                                f"a positive number of watts (e.g. 40800), got {_short(budget)}")
+            props = tuple(sorted((*props, ("power_budget_w", budget))))
         return Device(did, model, self._opt_str(e, "name", what), xy,
                       self._opt_ref(e, "rack", what), u, self._opt_ref(e, "group", what),
-                      _extensions(e))
+                      props)
 
     def _link(self, e: _Entry) -> Link:
         lid = self._id(e, "link")

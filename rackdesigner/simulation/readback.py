@@ -169,6 +169,11 @@ def _power(p: dict[str, Any]) -> PowerReport:
         without_power=tuple(p.get("models_without_power", ())),
         optics_in_system_max=_int(p.get("optics_in_system_max", 0),
                                   "power.optics_in_system_max"),
+        devices_without_power=_int(p.get("devices_without_power", 0),
+                                   "power.devices_without_power"),
+        estimated=tuple(p.get("models_with_estimates", ())),
+        cable_ends_without_power=_int(p.get("cable_ends_without_power", 0),
+                                      "power.cable_ends_without_power"),
     )
 
 
