@@ -268,3 +268,12 @@ def test_groups_that_cannot_reach_each_other_are_a_clear_error():
                                             r"other"):
         estimate(nodes, "llama3-8b", tp=8, gbs=16)
     assert estimate(nodes, "llama3-8b", tp=8, gbs=16, gpus=8).step_time_s > 0  # one node
+
+
+def test_energy_says_when_it_is_a_lower_bound():
+    """Cables without a published power figure (HDR AOC) make the energy a lower bound."""
+    pod = generate("superpod", system="dgx-a100", sus=1)
+    e = estimate(pod, "llama3-8b", tp=8, gbs=8, gpus=8)
+    assert any(m.startswith("energy is a lower bound") and "without a figure" in m
+               for m in e.messages)
+    assert not estimate(generate("dgx-h100"), "llama3-8b", tp=8, gbs=8).messages

@@ -76,6 +76,9 @@ class Estimator:
         except CommError as exc:
             raise EstimateError(str(exc)) from None
         messages = list(warnings)
+        gaps = self.comm.power_gaps()
+        if gaps:
+            messages.append(f"energy is a lower bound: the design draws {gaps}")
         if job.tp > self.comm.nvlink_domain():
             messages.append(f"TP {job.tp} spans more than one NVLink domain (largest "
                             f"{self.comm.nvlink_domain()} GPUs): its traffic crosses the network")
