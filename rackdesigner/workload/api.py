@@ -72,13 +72,12 @@ class Estimator:
             est = estimate_job(self.model, job, self.comm, self.gpu, tokens,
                                time_if_too_big=time_if_too_big)
             power = self.comm.power_w()
-            warnings = tuple(m.text for m in self.comm.whole().warnings())
+            warnings = tuple(
+                ("energy is a lower bound: the " + m.text) if m.code == "power_incomplete"
+                else m.text for m in self.comm.whole().warnings())
         except CommError as exc:
             raise EstimateError(str(exc)) from None
         messages = list(warnings)
-        gaps = self.comm.power_gaps()
-        if gaps:
-            messages.append(f"energy is a lower bound: the design draws {gaps}")
         if job.tp > self.comm.nvlink_domain():
             messages.append(f"TP {job.tp} spans more than one NVLink domain (largest "
                             f"{self.comm.nvlink_domain()} GPUs): its traffic crosses the network")

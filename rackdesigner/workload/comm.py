@@ -82,14 +82,6 @@ class CommModel:
         share = len(self.gpus) / p.gpus if p.gpus > len(self.gpus) else 1.0
         return p.total_max_w * share, p.facility_w * share
 
-    def power_gaps(self) -> str:
-        """'' when every device of the design has a power figure, else the engine's headline
-        ("≥ 1.32 MW, 48 devices without a figure"): energy is then a lower bound."""
-        p = self.whole().power
-        if getattr(p, "complete", True):
-            return ""
-        return str(getattr(p, "headline", "some devices have no power figure"))
-
     # ---- collectives -------------------------------------------------------------------------
     def time_s(self, collective: str, shape: GroupShape, size_bytes: float) -> float:
         """Seconds for `collective` of `size_bytes` (nccl-tests' size convention) on the group."""
