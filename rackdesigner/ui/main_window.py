@@ -35,16 +35,20 @@ from rackdesigner.ui.palette import PaletteWidget
 from rackdesigner.ui.panel import SimulationPanel
 from rackdesigner.ui.problems import ProblemsWidget
 from rackdesigner.ui.settings import Settings
+from rackdesigner.ui.status_icons import ProblemsStatus
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
 HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired).
 Wire: drag from a port row of a device to another device (or Alt+drag, or Wire Mode: W).
 Green devices accept the wire; red ones refuse it, and the status bar says why.
+Type a number while dragging a wire for a link of that many ports.
+In bulk: Alt+drag a node onto a switch; or select nodes and leaves, Edit → Wire Rails….
 Select: click, drag a rubber band, Ctrl+A. Move: drag, or the arrow keys (Shift: 1 px).
 Delete, Ctrl+D duplicate, Ctrl+C/X/V copy/cut/paste (as YAML), F2 rename.
 Groups: click the ▾/▸ button to collapse or expand, Ctrl+G group, Ctrl+Shift+G ungroup.
-Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag."""
+Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag.
+Overview map (Ctrl+M): click it to go there; zoomed far out, a click selects a group."""
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
@@ -120,7 +124,7 @@ class MainWindow(FileActions, QMainWindow):
     def _build_status_bar(self) -> None:
         self.counts_label = QLabel(self)
         self.zoom_label = QLabel(self)
-        self.problems_label = QLabel(self)
+        self.problems_label = ProblemsStatus(self)
         bar = self.statusBar()
         bar.addPermanentWidget(self.problems_label)
         bar.addPermanentWidget(self.counts_label)
@@ -179,7 +183,9 @@ class MainWindow(FileActions, QMainWindow):
         self.scene.set_layout(layout)
         self.inspector.set_layout(layout)
         self.problems.set_layout(layout)
-        self.simulation_panel.set_layout(layout)
+        self.simulation_panel.set_layout(
+            layout, path.name if path is not None else (layout.meta.name or "Untitled"),
+            str(path.parent) if path is not None else "")
         self._update_counts()
         self._update_title()
         self.view.request_fit()
@@ -228,13 +234,11 @@ class MainWindow(FileActions, QMainWindow):
             return
         selection = self.editor.selection()
         self.inspector.show_selection(*selection)
+        window_layout.compact_inspector(self, not any(selection))
         self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
-        if errors or warnings:
-            self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}")
-        else:
-            self.problems_label.setText("✓ no problems")
+        self.problems_label.set_counts(errors, warnings)
 
     def _on_view_zoom_changed(self, zoom: float) -> None:
         self.zoom_label.setText(f"{zoom * 100:.0f}%")
@@ -253,6 +257,7 @@ class MainWindow(FileActions, QMainWindow):
         if self._default_docks_pending:
             self._default_docks_pending = False
             window_layout.apply_default_dock_sizes(self)
+        window_layout.compact_inspector(self, not any(self.editor.selection()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():
@@ -267,15 +272,22 @@ class MainWindow(FileActions, QMainWindow):
         event.accept()
 
     def dragEnterEvent(self, event) -> None:
-        if any(u.toLocalFile().endswith((".yaml", ".yml")) for u in event.mimeData().urls()):
+        # any local file is accepted, so a file that is not a layout gets a reason on drop
+        if any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        for url in event.mimeData().urls():
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        for url in urls:
             if url.toLocalFile().endswith((".yaml", ".yml")):
                 event.acceptProposedAction()
                 self.open_file(url.toLocalFile())
                 return
+        if urls:
+            event.acceptProposedAction()
+            name = Path(urls[0].toLocalFile()).name
+            self.status_message(f"Cannot open {name}: only RackDesigner layouts (.yaml, .yml) "
+                                "can be dropped here")
 
     def new_from_template(self) -> bool:
         from rackdesigner.ui.template_dialog import TemplateDialog
@@ -290,6 +302,11 @@ class MainWindow(FileActions, QMainWindow):
                                 str(dialog.template.currentData() or "layout"))
         self.status_message(f"New layout from the {dialog.template.currentData()} template")
         return True
+
+    def show_about(self) -> None:
+        from rackdesigner.ui.about import show_about
+
+        show_about(self)
 
     def show_help(self) -> None:
         from PySide6.QtWidgets import QMessageBox
