@@ -126,3 +126,23 @@ def test_energy_follows_the_panels_pue(make_panel):
     assert after.step_time_s == pytest.approx(before.step_time_s)
     assert after.energy_kWh_per_step == pytest.approx(
         before.energy_kWh_per_step * 2.0 / 1.3, rel=1e-3)
+
+
+def test_workload_follows_the_panels_selection_scope(make_panel):
+    from rackdesigner._resources import example_paths
+    from rackdesigner.io import load_layout
+
+    layout = load_layout(next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml"))
+    panel = make_panel(layout)
+    tab = panel.workload
+    _manual(tab, tp=8, gbs=16)
+    assert tab.flush().estimate.gpus == 16
+    panel.set_selection([], [], ["dgx-2"])
+    panel.scope_button.click()  # "Selection only": the group
+    est = tab.flush().estimate
+    assert est.gpus == 8 and est.label == "group dgx-2"
+    assert "group dgx-2" in tab.status.text()
+    panel.set_selection(["dgx-1.gpu0", "dgx-1.gpu1"], [], [])  # two GPUs: TP 8 cannot fit
+    assert "does not divide the 2 GPUs" in (tab.flush().error or "")
+    panel.scope_button.click()  # back to the whole design
+    assert tab.flush().estimate.gpus == 16

@@ -7,6 +7,7 @@ another batch) reuse them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
 
@@ -25,14 +26,17 @@ class EstimateError(ValueError):
 
 class Estimator:
     def __init__(self, layout: Layout, model: str | ModelSpec, *, gpus: int | None = None,
-                 group: str | None = None, pue: float | None = None) -> None:
+                 group: str | None = None, gpu_ids: Sequence[str] | None = None,
+                 pue: float | None = None) -> None:
         self.layout = layout
         self.model = resolve_model(model)
         try:
-            ids = CommModel.layout_gpus(layout, group)
+            ids = (CommModel.layout_gpus(layout, group) if gpu_ids is None
+                   else CommModel.select_gpus(layout, gpu_ids))
         except CommError as exc:
             raise EstimateError(str(exc)) from None
-        label = f"group {group}" if group else "the design"
+        label = (f"group {group}" if group else "the design" if gpu_ids is None
+                 else f"{len(ids):,} selected GPUs")
         if not ids:
             raise EstimateError(f"{label} has no GPUs")
         if gpus is not None:

@@ -60,6 +60,17 @@ class CommModel:
                 gpus.append(d)
         return sorted(gpus, key=natural_key)
 
+    @staticmethod
+    def select_gpus(layout: Layout, ids: Sequence[str]) -> list[str]:
+        """Chosen GPU ids in rank order; ids that are not GPUs of the layout are an error."""
+        out = []
+        for d in dict.fromkeys(ids):
+            spec = layout.spec(d) if layout.has_device(d) else None
+            if spec is None or spec.kind != "gpu":
+                raise CommError(f"{d!r} is not a GPU of this layout")
+            out.append(d)
+        return sorted(out, key=natural_key)
+
     def gpu_model(self) -> str:
         """The catalog id of the scope's GPUs (one model: mixed GPUs are refused)."""
         models = {self.layout.device(g).model for g in self.gpus}

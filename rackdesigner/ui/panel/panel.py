@@ -259,6 +259,7 @@ class SimulationPanel(QWidget):
         self.scope_button.setEnabled(scope is not None or checked)
         if checked:
             self.live.set_scope(scope)
+            self.workload.set_scope(self.live.scope)
         self._update_scope_label()
 
     def follow_selection(self, selection: tuple) -> None:
@@ -285,6 +286,7 @@ class SimulationPanel(QWidget):
 
     def _on_scope_button_toggled(self, checked: bool) -> None:
         self.live.set_scope(self._selection_scope if checked else None)
+        self.workload.set_scope(self.live.scope)
         if not checked and self._selection_scope is None:
             self.scope_button.setEnabled(False)
         self._update_scope_label()

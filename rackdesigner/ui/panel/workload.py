@@ -59,6 +59,7 @@ class WorkloadTab(QWidget):
         self.baseline: Estimate | None = None
         self._model_files: dict[str, str] = {}
         self._pue: float | None = None
+        self._scope: str | tuple[str, ...] | None = None
         self._build()
         self.live.result_ready.connect(self._on_live_result_ready)
         self.live.busy_changed.connect(self._on_live_busy_changed)
@@ -169,6 +170,9 @@ class WorkloadTab(QWidget):
 
     # ---- inputs ------------------------------------------------------------------------------
     def set_layout(self, layout: Layout | None) -> None:
+        """Follow another document (the scope returns to the whole design, as the panel's)."""
+        self._scope = None
+        self.live.set_request(self.request())
         self.live.set_layout(layout)
 
     def request(self) -> WorkloadRequest:
@@ -183,7 +187,13 @@ class WorkloadTab(QWidget):
         name = self.model_combo.currentText()
         return WorkloadRequest(self._model_files.get(name, name), job, best=not manual,
                                tokens=self.tokens.value() * 1e12,
-                               gpus=self.gpus.value() or None, pue=self._pue)
+                               gpus=self.gpus.value() or None, pue=self._pue,
+                               scope=self._scope)
+
+    def set_scope(self, scope: str | tuple[str, ...] | None) -> None:
+        """The panel's "Selection only" scope (a group id or GPU ids; None: the design)."""
+        self._scope = scope
+        self._on_option_changed()
 
     def set_pue(self, pue: float) -> None:
         """The panel's PUE (Power tab): energy to train is facility energy."""
@@ -261,7 +271,8 @@ class WorkloadTab(QWidget):
             self.status.setText(f"<span style='color:{DOWN}'>Cannot estimate: "
                                 f"{outcome.error}</span>")
         else:
-            lines = [f"{est.model.name} on {est.gpus:,} × {est.gpu.model}: {est.job.label()}"]
+            lines = [f"{est.model.name} on {est.label}, {est.gpus:,} × {est.gpu.model}: "
+                     f"{est.job.label()}"]
             if outcome.why:
                 lines.append(outcome.why)
             lines += [f"<span style='color:{DOWN}'>{m}</span>" for m in est.messages]

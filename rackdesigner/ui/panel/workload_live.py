@@ -36,6 +36,7 @@ class WorkloadRequest:
     tokens: float | None = None
     gpus: int | None = None  # the first N GPUs of the design (None: all)
     pue: float | None = None  # facility power = IT power x PUE (None: the default)
+    scope: str | tuple[str, ...] | None = None  # the panel's scope: a group id or GPU ids
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,10 @@ def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> Worklo
     except RuntimeError as exc:  # an edit is under way: a newer request follows
         return WorkloadOutcome(request_id, layout.revision, None, str(exc))
     try:
-        est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue)
+        scope = req.scope
+        est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue,
+                        group=scope if isinstance(scope, str) else None,
+                        gpu_ids=scope if isinstance(scope, tuple) else None)
         if req.best:
             found = search(est, req.job, top=1, tokens=req.tokens)
             if not found.ranked:
