@@ -91,13 +91,15 @@ class Estimator:
 
 
 def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
-             gpus: int | None = None, group: str | None = None, tp: int = 1, pp: int = 1,
+             gpus: int | None = None, group: str | None = None,
+             gpu_ids: Sequence[str] | None = None, tp: int = 1, pp: int = 1,
              cp: int = 1, ep: int = 1, vp: int = 1, dp: int | None = None, gbs: int = 1,
              mbs: int = 1, seq: int | None = None, precision: str = "bf16",
              recompute: str = "selective", sharding: str = "optimizer",
              tokens: float | None = None, pue: float | None = None,
              time_if_too_big: bool = False) -> Estimate:
-    """Estimate one training step of `model` on `layout` (a Layout or a layout file's path).
+    """Estimate one training step of `model` on `layout` (a Layout or a layout file's path):
+    on all its GPUs, a group's, listed GPU ids, or the first `gpus` of those.
 
     Raises `EstimateError` (degrees that do not divide, unknown model, GPUs that cannot reach
     each other) or `ModelFileError` (a bad model file). A job that does not fit in memory is
@@ -107,7 +109,7 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
         from rackdesigner.io import load_layout
 
         layout = load_layout(Path(layout))
-    est = Estimator(layout, model, gpus=gpus, group=group, pue=pue)
+    est = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
     job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
               precision=precision, recompute=recompute, sharding=sharding)
     return est.estimate(job, tokens, time_if_too_big=time_if_too_big)
