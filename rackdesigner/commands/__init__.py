@@ -18,11 +18,13 @@ from rackdesigner.commands.edits import (
     ungroup,
 )
 from rackdesigner.commands.placing import add_model, snap
+from rackdesigner.commands.settings import ChangeMeta, set_sharp
 from rackdesigner.commands.wiring import Refusal, WirePlan, plan_wire, port_usage, wire
 
 __all__ = [
     "AddItems",
     "ChangeItem",
+    "ChangeMeta",
     "Command",
     "Macro",
     "MoveDevices",
@@ -38,6 +40,7 @@ __all__ = [
     "paste",
     "plan_wire",
     "port_usage",
+    "set_sharp",
     "snap",
     "ungroup",
     "wire",

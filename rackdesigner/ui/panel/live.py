@@ -59,7 +59,7 @@ class LiveResult:
 
 
 def _run(request: int, layout: Layout, scope: Scope, algorithm: str,
-         pue: float | None) -> LiveResult:
+         pue: float | None, placement: str = "contiguous") -> LiveResult:
     """The worker's job: snapshot `layout`, simulate the snapshot; never raises."""
     start = time.perf_counter()
     try:
@@ -68,7 +68,7 @@ def _run(request: int, layout: Layout, scope: Scope, algorithm: str,
         return LiveResult(request, layout.revision, scope, algorithm, None, str(exc), {},
                           time.perf_counter() - start, torn=True)
     try:
-        result = simulate(snapshot, scope, algorithm=algorithm, pue=pue)
+        result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
         members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                    and snapshot.has_group(scope) else None)
         split = rack_power_by_category(snapshot, result, members)
@@ -118,6 +118,7 @@ class LiveSimulation(QObject):
         self._scope: Scope = None
         self._algorithm = "auto"
         self._pue: float | None = None
+        self._placement = "contiguous"
         self._request = 0  # id of the newest request
         self._in_flight: int | None = None
         self._pending = False  # the newest request has not started yet
@@ -162,8 +163,11 @@ class LiveSimulation(QObject):
             self._scope = scope
             self.request()
 
-    def set_options(self, *, algorithm: str | None = None, pue: float | None = None) -> None:
+    def set_options(self, *, algorithm: str | None = None, pue: float | None = None,
+                    placement: str | None = None) -> None:
         changed = False
+        if placement is not None and placement != self._placement:
+            self._placement, changed = placement, True
         if algorithm is not None and algorithm != self._algorithm:
             self._algorithm, changed = algorithm, True
         if pue is not None and pue != self._pue:
@@ -202,7 +206,8 @@ class LiveSimulation(QObject):
             return
         self._in_flight = request
         self.runs += 1
-        args = (request, self._layout, self._scope, self._algorithm, self._pue)
+        args = (request, self._layout, self._scope, self._algorithm, self._pue,
+                self._placement)
         relay = self._relay
         self._pool.start(lambda: relay.finished.emit(_run(*args)))
 
