@@ -1,25 +1,30 @@
 """The one place where the workload estimator asks the simulation engine for figures.
 
-Every communication time of a training step comes from `rackdesigner.simulation.simulate` on the
-drawn graph: the estimator names a group of ranks by its shape (first rank, stride, size: the way
-Megatron/NeMo lay ranks out, TP innermost), this adapter maps the ranks to GPU ids in the order
-the layout lists them, simulates the representative group (rank 0's) once per distinct shape and
-reads the collective's time at a message size off the nccl-tests-like curve. Groups of the same
-shape are assumed to see the same fabric (symmetric designs: rails, scalable units); that is what
-keeps an estimate on thousands of GPUs cheap. Power (for energy) comes from the same engine.
-
-When the engine grows a "time of collective C at size S over these GPUs" helper, only this
-module changes.
+Every communication time of a training step comes from the engine's collective model on the
+drawn graph (`rackdesigner.simulation.GroupCollectives`: placement, routed traffic and NCCL's
+cost model for one group of GPUs, at one message size). The estimator names a group of ranks by
+its shape (first rank, stride, size: the way Megatron/NeMo lay ranks out, TP innermost); this
+adapter maps the ranks to GPU ids in the order the layout lists them and asks for the
+representative group (rank 0's), once per distinct shape, collective and size (cached). Groups of
+the same shape are assumed to see the same fabric (symmetric designs: rails, scalable units);
+that is what keeps an estimate on thousands of GPUs cheap. Power, the NVLink domain size and the
+design's warnings come from one `simulate` of the whole scope.
 """
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rackdesigner.model import Layout, natural_key
-from rackdesigner.simulation import SimulationInputError, SimulationResult, simulate
+from rackdesigner.simulation import (
+    GroupCollectives,
+    GroupError,
+    Point,
+    SimulationInputError,
+    SimulationResult,
+    simulate,
+)
 
 
 class CommError(ValueError):
@@ -42,8 +47,10 @@ class CommModel:
         self.layout = layout
         self.gpus = list(gpus)
         self.pue = pue
-        self._results: dict[GroupShape, SimulationResult] = {}
-        self.simulations = 0
+        self._whole: SimulationResult | None = None
+        self._groups: GroupCollectives | None = None
+        self._points: dict[tuple[str, GroupShape, int], Point] = {}
+        self.simulations = 0  # engine evaluations (distinct group shape, collective and size)
 
     # ---- scope facts -------------------------------------------------------------------------
     @staticmethod
@@ -81,7 +88,12 @@ class CommModel:
 
     def whole(self) -> SimulationResult:
         """The simulation of the whole scope (power, NVLink domain size, warnings)."""
-        return self._result(GroupShape(1, len(self.gpus)))
+        if self._whole is None:
+            try:
+                self._whole = simulate(self.layout, self.gpus, pue=self.pue)
+            except SimulationInputError as exc:
+                raise CommError(str(exc)) from None
+        return self._whole
 
     def nvlink_domain(self) -> int:
         return max(1, self.whole().scope.largest_nvlink_domain)
@@ -94,26 +106,37 @@ class CommModel:
         return p.total_max_w * share, p.facility_w * share
 
     # ---- collectives -------------------------------------------------------------------------
+    def point(self, collective: str, shape: GroupShape, size_bytes: float) -> Point | None:
+        """The engine's nccl-tests row for `collective` of `size_bytes` over the group."""
+        if shape.size <= 1 or size_bytes <= 0:
+            return None
+        key = (collective, shape, int(size_bytes))
+        p = self._points.get(key)
+        if p is None:
+            ids = self._ids(shape)
+            if self._groups is None:
+                self._groups = GroupCollectives(self.layout)
+            try:
+                p = self._groups.point(ids, collective, int(size_bytes))
+            except GroupError as exc:
+                if "reach" in str(exc):
+                    verb = ("cannot reach each other" if len(ids) == 2
+                            else "cannot all reach each other")
+                    raise CommError(f"{self._describe(shape)} {verb} (check NVLink, NIC and "
+                                    "switch links)") from None
+                raise CommError(f"{collective} over {self._describe(shape)}: {exc}") from None
+            self.simulations += 1
+            self._points[key] = p
+        return p
+
     def time_s(self, collective: str, shape: GroupShape, size_bytes: float) -> float:
         """Seconds for `collective` of `size_bytes` (nccl-tests' size convention) on the group."""
-        if shape.size <= 1 or size_bytes <= 0:
-            return 0.0
-        result = self._result(shape)
-        points = result.collective(collective)
-        if not points:
-            raise CommError(f"{collective} cannot run over {self._describe(shape)}: "
-                            + ("; ".join(m.text for m in result.warnings())
-                               or "the engine has no figure for it"))
-        return _interpolate_us(points, size_bytes) * 1e-6
+        p = self.point(collective, shape, size_bytes)
+        return 0.0 if p is None else p.time_us * 1e-6
 
     def busbw_GBps(self, collective: str, shape: GroupShape, size_bytes: float) -> float:
-        t = self.time_s(collective, shape, size_bytes)
-        if t <= 0:
-            return 0.0
-        from rackdesigner.simulation.collectives import busbw_factor
-
-        n = 2 if collective == "send_recv" else shape.size
-        return size_bytes / t / 1e9 * busbw_factor(collective, n)
+        p = self.point(collective, shape, size_bytes)
+        return 0.0 if p is None else p.busbw_GBps
 
     def _ids(self, shape: GroupShape) -> list[str]:
         last = shape.start + shape.stride * (shape.size - 1)
@@ -125,38 +148,6 @@ class CommModel:
     def _describe(self, shape: GroupShape) -> str:
         ids = self._ids(shape)
         return f"{len(ids)} GPUs ({ids[0]} … {ids[-1]})" if len(ids) > 2 else " and ".join(ids)
-
-    def _result(self, shape: GroupShape) -> SimulationResult:
-        result = self._results.get(shape)
-        if result is None:
-            ids = self._ids(shape)
-            p2p = (ids[0], ids[-1]) if len(ids) >= 2 else None
-            try:
-                result = simulate(self.layout, ids, pue=self.pue, p2p=p2p)
-            except SimulationInputError as exc:
-                raise CommError(str(exc)) from None
-            self.simulations += 1
-            if result.scope.reachable_gpus < len(ids):
-                verb = "cannot reach each other" if len(ids) == 2 else "cannot all reach each other"
-                raise CommError(f"{self._describe(shape)} {verb} (check NVLink, NIC and switch "
-                                "links)")
-            self._results[shape] = result
-        return result
-
-
-def _interpolate_us(points, size: float) -> float:
-    sizes = [p.bytes for p in points]
-    i = bisect.bisect_left(sizes, size)
-    if i < len(points) and sizes[i] == size:
-        return points[i].time_us
-    if i == 0:
-        return points[0].time_us
-    if i >= len(points):  # beyond the table: the largest size's bandwidth holds
-        last = points[-1]
-        return last.time_us + (size - last.bytes) / (last.algbw_GBps * 1e3)
-    a, b = points[i - 1], points[i]
-    f = (size - a.bytes) / (b.bytes - a.bytes)
-    return a.time_us + f * (b.time_us - a.time_us)
 
 
 def _group_id(layout: Layout, name: str) -> str:
