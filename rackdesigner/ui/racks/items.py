@@ -8,6 +8,8 @@ the rack's name, in a font that grows as the view shrinks, and its power bar: la
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
@@ -140,15 +142,22 @@ class RackItem(QGraphicsItem):
         painter.setBrush(color)
         painter.drawRect(QRectF(0, bar.y(), typ_w, bar.height()))
         if far:
-            size = min(48.0, 8.0 / max(lod, 0.05))
+            # the name (or id) sized to the column; when that is too small to read on screen,
+            # only its number (racks of a row are read left to right)
+            text = s.label if len(s.label) <= 10 else s.id
+            width = RACK_W + SCALE_W + 20
+            size = min(48.0, 8.0 / max(lod, 0.05), width / (0.62 * max(1, len(text))))
+            digits = re.search(r"\d+$", text)
+            if size * lod < 7 and digits is not None:
+                text = digits.group()
+                size = min(48.0, 8.0 / max(lod, 0.05), width / (0.62 * len(text)))
             painter.setPen(style.TEXT if state != "over" else POWER_COLORS["over"])
             f = style.font(8, True)
             f.setPixelSize(max(1, int(size)))
             painter.setFont(f)
-            painter.drawText(QRectF(-SCALE_W, -HEADER_H - size * 1.6, RACK_W + 2 * SCALE_W,
+            painter.drawText(QRectF(-SCALE_W - 10, -HEADER_H - size * 1.6, width,
                                     HEADER_H + size * 1.6 - bar_h - 8),
-                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom,
-                             s.label if len(s.label) <= 10 else s.id)
+                             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, text)
             return
         painter.setPen(style.TEXT)
         painter.setFont(style.font(8, True))
