@@ -139,3 +139,19 @@ def test_face_and_floor_keys_round_trip_and_bad_values_are_located(catalog):
         parse_layout_text(text.replace("face: rear", "face: side"), catalog=catalog)
     assert str(info.value).startswith("<text>:4: device sw-1")  # the line of sw-1
     assert "front or rear" in str(info.value)
+
+
+def test_place_unracked_puts_liquid_cooled_trays_only_in_a_liquid_cooled_rack(catalog):
+    layout = Layout(catalog)
+    _rack(layout, "air-1")  # rack-42u: air-cooled
+    _rack(layout, "liquid-1", "rack-48u")
+    for i in range(3):
+        parts = instantiate(catalog, "gb200-compute-tray", f"tray-{i}")
+        layout.add_all(parts.groups, parts.devices, parts.links)
+    command, report = place_unracked(layout, ["air-1", "liquid-1"])
+    command.apply(layout)
+    index = RackIndex(layout)
+    assert {u.rack for u in index.units.values()} == {"liquid-1"}
+    assert sorted(u.u for u in index.units.values()) == [1, 2, 3]
+    _, report = place_unracked(layout, ["air-1"], units=["tray-0"])
+    assert "air-cooled" in report and "did not fit" in report
