@@ -1,0 +1,1 @@
+"""The Racks tab: rack elevations (front/rear), the floor plan, placing equipment, printing."""
