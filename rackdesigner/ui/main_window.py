@@ -186,6 +186,8 @@ class MainWindow(FileActions, QMainWindow):
         self.racks_panel.command_requested.connect(doc.push)
         self.racks_panel.message.connect(self.status_message)
         self.racks_panel.selection_requested.connect(self._on_racks_selection)
+        self.racks_panel.view.zoom_changed.connect(self._on_view_zoom_changed)
+        self.views.currentChanged.connect(lambda _index: self._on_view_zoom_changed(0.0))
 
     # ---- document ----------------------------------------------------------------------------
     def _set_document(self, layout: Layout, path: Path | None) -> None:
@@ -262,7 +264,10 @@ class MainWindow(FileActions, QMainWindow):
         self.problems_label.set_counts(errors, warnings)
 
     def _on_view_zoom_changed(self, zoom: float) -> None:
-        self.zoom_label.setText(f"{zoom * 100:.0f}%")
+        # the zoom of the tab shown (the canvas or the rack elevations)
+        shown = (self.racks_panel.view if self.views.currentWidget() is self.racks_panel
+                 else self.view)
+        self.zoom_label.setText(f"{shown.zoom() * 100:.0f}%")
 
     # ---- window state ------------------------------------------------------------------------
     def _restore_state(self) -> None:
