@@ -233,8 +233,7 @@ class RacksPanel(QWidget):
     def _on_floor_rack_added(self, model: str, x_m: float, y_m: float) -> None:
         assert self.layout_doc is not None
         self.command_requested.emit(add_rack(self.layout_doc, model, (x_m, y_m)))
-        self.refresh()
-        self.floor_scene.rebuild()
+        self.refresh()  # the floor tab is shown: the plan is rebuilt too
 
     def _on_units_moved(self, moves: dict) -> None:
         assert self.layout_doc is not None
