@@ -309,6 +309,11 @@ def test_workload_estimates_fill_their_columns_and_more_sus_train_faster():
     assert three["status"] == FAILED  # 60 nodes: DP 60 does not divide the batch of 640
     assert three["error"].startswith("workload: ") and "640" in three["error"]
     assert three["gpus"] is None and three["step_time_s"] is None
+    from rackdesigner.sweep.pareto import lower_is_better
+
+    # the plot's default directions: faster and cheaper to train is better
+    assert lower_is_better("time_to_train_days") and lower_is_better("energy_MWh")
+    assert not lower_is_better("tokens_per_s") and not lower_is_better("mfu")
 
 
 def test_a_workload_that_does_not_fit_in_memory_is_refused_not_timed():
