@@ -61,20 +61,13 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     gpus, power_devices, label = _resolve_scope(layout, topo, scope)
     if not gpus:
         warn("no_gpus", f"{label} has no GPUs: only power is reported")
-    # largest set of mutually reachable GPUs
-    comps = Counter(topo.component_of[g] for g in gpus)
-    reachable = gpus
-    if len(comps) > 1:
-        first = {}
-        for g in gpus:  # gpus are in natural order: ties go to the group listed first
-            first.setdefault(topo.component_of[g], len(first))
-        best = max(comps, key=lambda c: (comps[c], -first[c]))
-        reachable = [g for g in gpus if topo.component_of[g] == best]
-        warn(
-            "unreachable_gpus",
-            f"{len(gpus) - len(reachable)} of {len(gpus)} GPUs cannot reach the others "
-            f"({len(comps)} disconnected groups; check NIC and switch links): collectives, "
-            f"bisection and latency cover the largest reachable group of {len(reachable)} GPUs")
+    # largest set of mutually reachable GPUs: the same finding as the design rules'
+    reach = layout.index().reachability(gpus)
+    reachable = list(reach.reachable)
+    if reach.partitioned:
+        warn("unreachable_gpus",
+             f"{reach.describe()}: collectives, bisection and latency cover the largest "
+             f"reachable group of {len(reachable)} GPUs")
     model = analyse(topo, reachable)
     info = _scope_info(layout, topo, gpus, model, label)
     if p2p is not None:

@@ -99,15 +99,12 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         self.layout = layout
         if layout is None:
             return
-        usage: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for link in layout.links():
-            for end in (link.a, link.b):
-                usage[end.device][end.group] += link.count
+        index = layout.index()  # port usage: the same facts the wiring tool and rules read
         for group in layout.groups():
             self._add_group_item(group.id)
         for device in layout.devices():
             item = self._add_device_item(device.id)
-            item.set_usage(usage.get(device.id, {}))
+            item.set_usage(index.port_usage(device.id))
         self._relayout_all()
 
     def _relayout_all(self) -> None:
@@ -254,12 +251,7 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
             item = self.item_for_device.get(device_id)
             if item is None:
                 continue
-            usage: dict[str, int] = defaultdict(int)
-            for link in self.layout.links_of(device_id):
-                for end in (link.a, link.b):
-                    if end.device == device_id:
-                        usage[end.group] += link.count
-            item.set_usage(dict(usage))
+            item.set_usage(self.layout.index().port_usage(device_id))
             group = self.layout.device(device_id).group
             if group is not None and self._hidden_by(device_id) is not None:
                 self._mark_groups(group)
