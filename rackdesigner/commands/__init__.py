@@ -17,6 +17,7 @@ from rackdesigner.commands.edits import (
     group_devices,
     ungroup,
 )
+from rackdesigner.commands.history import History, Step, run
 from rackdesigner.commands.placing import add_model, snap
 from rackdesigner.commands.wiring import Refusal, WirePlan, plan_wire, port_usage, wire
 
@@ -24,10 +25,12 @@ __all__ = [
     "AddItems",
     "ChangeItem",
     "Command",
+    "History",
     "Macro",
     "MoveDevices",
     "Refusal",
     "RemoveItems",
+    "Step",
     "WirePlan",
     "add_model",
     "change_device",
@@ -38,6 +41,7 @@ __all__ = [
     "paste",
     "plan_wire",
     "port_usage",
+    "run",
     "snap",
     "ungroup",
     "wire",

@@ -59,7 +59,7 @@ class MissingError(LayoutError, KeyError):
     __str__ = BaseException.__str__  # KeyError would quote the message
 
 
-@dataclass
+@dataclass(eq=False)
 class Transaction:
     """What one edit did: the state before and after, and the events emitted in between."""
 
