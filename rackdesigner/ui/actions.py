@@ -1,4 +1,6 @@
-"""Menus, toolbar and shortcuts of the main window."""
+"""`WindowActions`: the menus, toolbar and shortcuts of the main window, and the actions
+themselves as this object's attributes (not attributes set on the window). Slots are the
+collaborators' own methods: the file controller, the editor, the view, the window."""
 
 from __future__ import annotations
 
@@ -14,101 +16,107 @@ if TYPE_CHECKING:
 Key = QKeySequence.StandardKey
 
 
-def build_menus(window: MainWindow) -> None:
-    bar = window.menuBar()
-    editor = window.editor
-    act = window._action
+class WindowActions:
+    """Builds the menu bar and toolbar of `window`; holds every QAction it creates."""
 
-    file_menu = bar.addMenu("&File")
-    window.new_action = act(file_menu, "&New", window.new_document, QKeySequence(Key.New))
-    window.template_action = act(file_menu, "New from &Template…", window.new_from_template,
-                                 QKeySequence("Ctrl+Shift+N"))
-    window.open_action = act(file_menu, "&Open…", window.open_dialog, QKeySequence(Key.Open))
-    window.recent_menu = file_menu.addMenu("Open &Recent")
-    window._refresh_recent_menu = lambda: _refresh_recent(window)
-    window._refresh_recent_menu()
-    file_menu.addSeparator()
-    window.save_action = act(file_menu, "&Save", window.save, QKeySequence(Key.Save))
-    window.save_as_action = act(file_menu, "Save &As…", window.save_as, QKeySequence(Key.SaveAs))
-    window.revert_action = act(file_menu, "Re&vert", window.revert)
-    file_menu.addSeparator()
-    act(file_menu, "&Export Image (PNG, SVG)…", window.export_image_dialog,
-        QKeySequence("Ctrl+E"))
-    act(file_menu, "Export &Bill of Materials (CSV)…", window.export_bom_dialog)
-    file_menu.addSeparator()
-    act(file_menu, "&Quit", window.close, QKeySequence(Key.Quit))
+    def __init__(self, window: MainWindow) -> None:
+        self._build(window)
 
-    edit_menu = bar.addMenu("&Edit")
-    stack = window.document.undo_stack
-    window.undo_action = stack.createUndoAction(window, "&Undo")
-    window.undo_action.setShortcuts(QKeySequence.keyBindings(Key.Undo))
-    window.redo_action = stack.createRedoAction(window, "&Redo")
-    window.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-    edit_menu.addAction(window.undo_action)
-    edit_menu.addAction(window.redo_action)
-    edit_menu.addSeparator()
-    window.cut_action = act(edit_menu, "Cu&t", editor.cut, QKeySequence(Key.Cut))
-    window.copy_action = act(edit_menu, "&Copy", editor.copy, QKeySequence(Key.Copy))
-    window.paste_action = act(edit_menu, "&Paste", editor.paste, QKeySequence(Key.Paste))
-    window.duplicate_action = act(edit_menu, "&Duplicate", editor.duplicate,
-                                  QKeySequence("Ctrl+D"))
-    window.delete_action = act(edit_menu, "&Delete", editor.delete_selection,
-                               [QKeySequence(Key.Delete), QKeySequence("Backspace")])
-    window.rename_action = act(edit_menu, "Re&name", window.focus_rename, QKeySequence("F2"))
-    edit_menu.addSeparator()
-    act(edit_menu, "Select &All", editor.select_all, QKeySequence(Key.SelectAll))
-    act(edit_menu, "&Group", editor.group_selection, QKeySequence("Ctrl+G"))
-    act(edit_menu, "&Ungroup", editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))
-    act(edit_menu, "Collapse / E&xpand Group", editor.toggle_group, QKeySequence("Ctrl+K"))
-    window.wire_mode_action = QAction("&Wire Mode", window)
-    window.wire_mode_action.setCheckable(True)
-    window.wire_mode_action.setShortcut(QKeySequence("W"))
-    window.wire_mode_action.setStatusTip("Drag from any device to another to wire them "
-                                         "(or drag from a port row, or Alt+drag)")
-    window.wire_mode_action.toggled.connect(lambda on: setattr(window.scene, "wire_mode", on))
-    edit_menu.addAction(window.wire_mode_action)
+    def _build(self, window: MainWindow) -> None:
+        bar = window.menuBar()
+        files = window.files
+        editor = window.editor
 
-    view_menu = bar.addMenu("&View")
-    act(view_menu, "Zoom &In", window.view.zoom_in, [QKeySequence(Key.ZoomIn),
-                                                      QKeySequence("Ctrl+=")])
-    act(view_menu, "Zoom &Out", window.view.zoom_out, QKeySequence(Key.ZoomOut))
-    act(view_menu, "&Fit Design", window.view.fit, QKeySequence("Ctrl+0"))
-    view_menu.addSeparator()
-    for dock in (window.palette_dock, window.inspector_dock, window.problems_dock,
-                 window.history_dock, window.simulation_dock):
-        view_menu.addAction(dock.toggleViewAction())
+        def act(menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+            action = QAction(text, window)
+            if shortcut is not None:
+                action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
+            if tip:
+                action.setStatusTip(tip)
+            action.triggered.connect(lambda checked=False: slot())
+            menu.addAction(action)
+            window.addAction(action)
+            return action
 
-    help_menu = bar.addMenu("&Help")
-    act(help_menu, "&Canvas Basics", window.show_help)
+        file_menu = bar.addMenu("&File")
+        self.new_action = act(file_menu, "&New", files.new_document, QKeySequence(Key.New))
+        self.template_action = act(file_menu, "New from &Template…", window.new_from_template,
+                                   QKeySequence("Ctrl+Shift+N"))
+        self.open_action = act(file_menu, "&Open…", files.open_dialog, QKeySequence(Key.Open))
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        files.set_recent_menu(self.recent_menu)
+        file_menu.addSeparator()
+        self.save_action = act(file_menu, "&Save", files.save, QKeySequence(Key.Save))
+        self.save_as_action = act(file_menu, "Save &As…", files.save_as, QKeySequence(Key.SaveAs))
+        self.revert_action = act(file_menu, "Re&vert", files.revert)
+        file_menu.addSeparator()
+        act(file_menu, "&Export Image (PNG, SVG)…", files.export_image_dialog,
+            QKeySequence("Ctrl+E"))
+        act(file_menu, "Export &Bill of Materials (CSV)…", files.export_bom_dialog)
+        file_menu.addSeparator()
+        act(file_menu, "&Quit", window.close, QKeySequence(Key.Quit))
 
-    tools = QToolBar("Main", window)
-    tools.setObjectName("main-toolbar")
-    tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    icons = QStyle.StandardPixmap
-    for action, icon in ((window.new_action, icons.SP_FileIcon),
-                         (window.open_action, icons.SP_DialogOpenButton),
-                         (window.save_action, icons.SP_DialogSaveButton),
-                         (window.undo_action, icons.SP_ArrowBack),
-                         (window.redo_action, icons.SP_ArrowForward),
-                         (window.delete_action, icons.SP_TrashIcon)):
-        action.setIcon(window.style().standardIcon(icon))
-    tools.setMovable(False)
-    for action in (window.new_action, window.open_action, window.save_action):
-        tools.addAction(action)
-    tools.addSeparator()
-    tools.addAction(window.undo_action)
-    tools.addAction(window.redo_action)
-    tools.addSeparator()
-    tools.addAction(window.wire_mode_action)
-    tools.addAction(window.delete_action)
-    window.addToolBar(tools)
+        edit_menu = bar.addMenu("&Edit")
+        stack = window.document.undo_stack
+        self.undo_action = stack.createUndoAction(window, "&Undo")
+        self.undo_action.setShortcuts(QKeySequence.keyBindings(Key.Undo))
+        self.redo_action = stack.createRedoAction(window, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        self.cut_action = act(edit_menu, "Cu&t", editor.cut, QKeySequence(Key.Cut))
+        self.copy_action = act(edit_menu, "&Copy", editor.copy, QKeySequence(Key.Copy))
+        self.paste_action = act(edit_menu, "&Paste", editor.paste, QKeySequence(Key.Paste))
+        self.duplicate_action = act(edit_menu, "&Duplicate", editor.duplicate,
+                                      QKeySequence("Ctrl+D"))
+        self.delete_action = act(edit_menu, "&Delete", editor.delete_selection,
+                                   [QKeySequence(Key.Delete), QKeySequence("Backspace")])
+        self.rename_action = act(edit_menu, "Re&name", window.focus_rename, QKeySequence("F2"))
+        edit_menu.addSeparator()
+        act(edit_menu, "Select &All", editor.select_all, QKeySequence(Key.SelectAll))
+        act(edit_menu, "&Group", editor.group_selection, QKeySequence("Ctrl+G"))
+        act(edit_menu, "&Ungroup", editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))
+        act(edit_menu, "Collapse / E&xpand Group", editor.toggle_group, QKeySequence("Ctrl+K"))
+        self.wire_mode_action = QAction("&Wire Mode", window)
+        self.wire_mode_action.setCheckable(True)
+        self.wire_mode_action.setShortcut(QKeySequence("W"))
+        self.wire_mode_action.setStatusTip("Drag from any device to another to wire them "
+                                             "(or drag from a port row, or Alt+drag)")
+        self.wire_mode_action.toggled.connect(lambda on: setattr(window.scene, "wire_mode", on))
+        edit_menu.addAction(self.wire_mode_action)
 
+        view_menu = bar.addMenu("&View")
+        act(view_menu, "Zoom &In", window.view.zoom_in, [QKeySequence(Key.ZoomIn),
+                                                          QKeySequence("Ctrl+=")])
+        act(view_menu, "Zoom &Out", window.view.zoom_out, QKeySequence(Key.ZoomOut))
+        act(view_menu, "&Fit Design", window.view.fit, QKeySequence("Ctrl+0"))
+        view_menu.addSeparator()
+        for dock in (window.palette_dock, window.inspector_dock, window.problems_dock,
+                     window.history_dock, window.simulation_dock):
+            view_menu.addAction(dock.toggleViewAction())
 
-def _refresh_recent(window: MainWindow) -> None:
-    menu = window.recent_menu
-    menu.clear()
-    recent = window.settings.recent_files()
-    for path in recent:
-        action = menu.addAction(path)
-        action.triggered.connect(lambda checked=False, p=path: window.open_file(p))
-    menu.setEnabled(bool(recent))
+        help_menu = bar.addMenu("&Help")
+        act(help_menu, "&Canvas Basics", window.show_help)
+
+        tools = QToolBar("Main", window)
+        tools.setObjectName("main-toolbar")
+        tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        icons = QStyle.StandardPixmap
+        for action, icon in ((self.new_action, icons.SP_FileIcon),
+                             (self.open_action, icons.SP_DialogOpenButton),
+                             (self.save_action, icons.SP_DialogSaveButton),
+                             (self.undo_action, icons.SP_ArrowBack),
+                             (self.redo_action, icons.SP_ArrowForward),
+                             (self.delete_action, icons.SP_TrashIcon)):
+            action.setIcon(window.style().standardIcon(icon))
+        tools.setMovable(False)
+        for action in (self.new_action, self.open_action, self.save_action):
+            tools.addAction(action)
+        tools.addSeparator()
+        tools.addAction(self.undo_action)
+        tools.addAction(self.redo_action)
+        tools.addSeparator()
+        tools.addAction(self.wire_mode_action)
+        tools.addAction(self.delete_action)
+        window.addToolBar(tools)

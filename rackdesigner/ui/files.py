@@ -1,19 +1,42 @@
-"""File handling of the main window: New, Open, Save, Save As, Revert, recent files, the
-unsaved-changes prompt, export. Mixed into `MainWindow` (kept apart to keep modules small)."""
+"""`FileController`: New, Open, Save, Save As, Revert, recent files, the unsaved-changes
+prompt and export, as an object with its own state (not a mixin on the window).
+
+It changes the design only through the `Document`: opening a file is
+`document.set_layout(layout, path)`, whose `replaced` signal every view follows. It needs a
+widget to parent its dialogs to, the catalog to load with, the settings (recent files), and a
+scene for image export; it reports outcomes through `message` and `title_changed`.
+"""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
+
+from rackdesigner.catalog import Catalog
+from rackdesigner.ui.document import Document
+from rackdesigner.ui.settings import Settings
 
 log = logging.getLogger(__name__)
 YAML_FILTER = "RackDesigner layouts (*.yaml *.yml);;All files (*)"
 
 
-class FileActions:
-    """Needs: self.document, self.catalog, self.settings, self.status_message(), self.scene."""
+class FileController(QObject):
+    message = Signal(str)  # outcome, for the status bar
+    title_changed = Signal()  # the path or the clean state changed
+
+    def __init__(self, document: Document, catalog: Catalog, settings: Settings,
+                 dialog_parent: QWidget, scene=None) -> None:
+        super().__init__(dialog_parent)
+        self.document = document
+        self.catalog = catalog
+        self.settings = settings
+        self.dialog_parent = dialog_parent
+        self.scene = scene
+        self.recent_menu: QMenu | None = None
+        self.last_error = ""
 
     # ---- opening ------------------------------------------------------------------------------
     def new_document(self) -> bool:
@@ -21,8 +44,8 @@ class FileActions:
             return False
         from rackdesigner.model import Layout
 
-        self._set_document(Layout(self.catalog), None)
-        self.status_message("New layout")
+        self.document.set_layout(Layout(self.catalog), None)
+        self.message.emit("New layout")
         return True
 
     def open_file(self, path: str | Path, ask: bool = True) -> bool:
@@ -36,28 +59,46 @@ class FileActions:
         except LayoutFileError as exc:
             log.info("cannot open %s: %s", path, exc)
             self.last_error = str(exc)
-            QMessageBox.critical(self, "Cannot open the layout", str(exc))
+            QMessageBox.critical(self.dialog_parent, "Cannot open the layout", str(exc))
             return False
-        self._set_document(layout, Path(path))
+        self.document.set_layout(layout, Path(path))
         self.settings.add_recent(path)
-        self._refresh_recent_menu()
-        self.status_message(f"Opened {Path(path).name}")
+        self.refresh_recent_menu()
+        self.message.emit(f"Opened {Path(path).name}")
         return True
 
     def open_dialog(self) -> bool:
         start = str(self.document.path.parent) if self.document.path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open layout", start, YAML_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.dialog_parent, "Open layout", start,
+                                              YAML_FILTER)
         return self.open_file(path) if path else False
 
     def revert(self) -> bool:
         if self.document.path is None or not self.document.is_modified():
             return False
         answer = QMessageBox.question(
-            self, "Revert", f"Discard your changes and reload {self.document.path.name}?",
+            self.dialog_parent, "Revert",
+            f"Discard your changes and reload {self.document.path.name}?",
             QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Discard:
             return False
         return self.open_file(self.document.path, ask=False)
+
+    # ---- recent files -------------------------------------------------------------------------
+    def set_recent_menu(self, menu: QMenu) -> None:
+        self.recent_menu = menu
+        self.refresh_recent_menu()
+
+    def refresh_recent_menu(self) -> None:
+        menu = self.recent_menu
+        if menu is None:
+            return
+        menu.clear()
+        recent = self.settings.recent_files()
+        for path in recent:
+            action = menu.addAction(path)
+            action.triggered.connect(lambda checked=False, p=path: self.open_file(p))
+        menu.setEnabled(bool(recent))
 
     # ---- saving -------------------------------------------------------------------------------
     def save_file(self, path: str | Path) -> bool:
@@ -67,14 +108,15 @@ class FileActions:
         try:
             save_layout(self.document.layout, path)
         except OSError as exc:
-            QMessageBox.critical(self, "Cannot save", f"{path}: {exc.strerror or exc}")
+            QMessageBox.critical(self.dialog_parent, "Cannot save",
+                                 f"{path}: {exc.strerror or exc}")
             return False
         self.document.path = path
         self.document.undo_stack.setClean()
         self.settings.add_recent(path)
-        self._refresh_recent_menu()
-        self._update_title()
-        self.status_message(f"Saved {path.name}")
+        self.refresh_recent_menu()
+        self.title_changed.emit()
+        self.message.emit(f"Saved {path.name}")
         return True
 
     def save(self) -> bool:
@@ -84,7 +126,8 @@ class FileActions:
 
     def save_as(self) -> bool:
         start = str(self.document.path or "layout.yaml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save layout as", start, YAML_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Save layout as", start,
+                                              YAML_FILTER)
         if not path:
             return False
         if not path.endswith((".yaml", ".yml")):
@@ -97,7 +140,7 @@ class FileActions:
             return True
         name = self.document.path.name if self.document.path else "the new layout"
         answer = QMessageBox.warning(
-            self, "Unsaved changes", f"Save your changes to {name}?",
+            self.dialog_parent, "Unsaved changes", f"Save your changes to {name}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
         if answer == QMessageBox.StandardButton.Save:
@@ -109,21 +152,21 @@ class FileActions:
         from rackdesigner.ui.export import export_image
 
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self, "Export image", f"{stem}.png",
+        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Export image", f"{stem}.png",
                                               "PNG image (*.png);;SVG drawing (*.svg)")
         if not path:
             return False
         try:
             export_image(self.scene, path, scale=2.0)
         except (OSError, ValueError) as exc:
-            QMessageBox.critical(self, "Cannot export", str(exc))
+            QMessageBox.critical(self.dialog_parent, "Cannot export", str(exc))
             return False
-        self.status_message(f"Exported {Path(path).name}")
+        self.message.emit(f"Exported {Path(path).name}")
         return True
 
     def export_bom_dialog(self) -> bool:
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self, "Export bill of materials",
+        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Export bill of materials",
                                               f"{stem}-bom.csv", "CSV (*.csv)")
         return self.export_bom(path) if path else False
 
@@ -135,7 +178,8 @@ class FileActions:
             text = format_csv(bill_of_materials(self.document.layout))
             Path(path).write_text(text, encoding="utf-8")
         except OSError as exc:
-            QMessageBox.critical(self, "Cannot export", f"{path}: {exc.strerror or exc}")
+            QMessageBox.critical(self.dialog_parent, "Cannot export",
+                                 f"{path}: {exc.strerror or exc}")
             return False
-        self.status_message(f"Exported {Path(path).name}")
+        self.message.emit(f"Exported {Path(path).name}")
         return True

@@ -1,8 +1,12 @@
 """The designer's main window: the composition of canvas, palette, inspector, problems,
 history and the simulation dock, with the menus and the status bar.
 
-Wiring of signals happens here and nowhere else: the document re-emits model events; the scene,
-inspector, problems and status bar follow them; user intent goes through the `Editor`.
+Wiring of signals happens here and nowhere else. There is one change route: the `Document`
+re-emits each model event as `changed` and announces a new design with `replaced(layout)`; the
+scene, inspector, problems, simulation panel, status bar and heap tuning follow those two
+signals and nothing else (opening a file is `document.set_layout`, never a hand-off to each
+widget). User intent goes through collaborators that are objects with their own state: the
+`Editor` (edits), the `FileController` (files), `WindowActions` (menus and shortcuts).
 """
 
 from __future__ import annotations
@@ -12,12 +16,11 @@ from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
-    QMenu,
     QUndoView,
     QWidget,
 )
@@ -25,11 +28,13 @@ from PySide6.QtWidgets import (
 from rackdesigner.catalog import Catalog, default_catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import window_layout
+from rackdesigner.ui.actions import WindowActions
 from rackdesigner.ui.canvas.scene import RackScene
 from rackdesigner.ui.canvas.view import OVERVIEW_MIN_DEVICES, RackView
 from rackdesigner.ui.document import Document
 from rackdesigner.ui.editor import Editor
-from rackdesigner.ui.files import FileActions
+from rackdesigner.ui.files import FileController
+from rackdesigner.ui.heap import HeapSettler
 from rackdesigner.ui.inspector import InspectorWidget
 from rackdesigner.ui.palette import PaletteWidget
 from rackdesigner.ui.panel import SimulationPanel
@@ -51,7 +56,7 @@ def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-class MainWindow(FileActions, QMainWindow):
+class MainWindow(QMainWindow):
     """The designer window. `selection_changed` carries (devices, links, groups) id lists, for
     panels that follow the selection (the live simulation panel's scope)."""
 
@@ -63,22 +68,54 @@ class MainWindow(FileActions, QMainWindow):
         QMainWindow.__init__(self, parent)
         self.catalog = catalog if catalog is not None else default_catalog()
         self.settings = settings if isinstance(settings, Settings) else Settings(settings)
-        self.last_error = ""
         self.document = Document(Layout(self.catalog), self)
+        self.heap = HeapSettler()
         self.scene = RackScene(self)
         self.view = RackView(self.scene, self)
         self.setCentralWidget(self.view)
         self.editor = Editor(self.document, self.scene, self.view, self)
+        self.files = FileController(self.document, self.catalog, self.settings, self, self.scene)
         self._build_docks()
         self._build_status_bar()
-        self._build_actions()
+        self.actions_ = WindowActions(self)
         self._connect()
         self.setAcceptDrops(True)
         self._default_docks_pending = False
         self._restore_state()
-        self._set_document(self.document.layout, None)
+        self.document.set_layout(self.document.layout, None)
         if path is not None:
-            self.open_file(path, ask=False)
+            self.files.open_file(path, ask=False)
+
+    def __getattr__(self, name: str):
+        """`window.undo_action` and friends: the actions live on `WindowActions`."""
+        if name.endswith("_action") or name == "recent_menu":
+            actions = self.__dict__.get("actions_")
+            if actions is not None:
+                return getattr(actions, name)
+        raise AttributeError(name)
+
+    # ---- files (the FileController's; kept here for scripts and tests) ---------------------
+    @property
+    def last_error(self) -> str:
+        return self.files.last_error
+
+    def open_file(self, path: str | Path, ask: bool = True) -> bool:
+        return self.files.open_file(path, ask)
+
+    def save_file(self, path: str | Path) -> bool:
+        return self.files.save_file(path)
+
+    def save(self) -> bool:
+        return self.files.save()
+
+    def revert(self) -> bool:
+        return self.files.revert()
+
+    def maybe_save(self) -> bool:
+        return self.files.maybe_save()
+
+    def export_bom(self, path: str | Path) -> bool:
+        return self.files.export_bom(path)
 
     # ---- construction ------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -134,30 +171,24 @@ class MainWindow(FileActions, QMainWindow):
         self._selection_timer.setInterval(0)
         self._selection_timer.timeout.connect(self._on_scene_selection_changed)
 
-    def _action(self, menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
-        if tip:
-            action.setStatusTip(tip)
-        action.triggered.connect(lambda checked=False: slot())
-        menu.addAction(action)
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        from rackdesigner.ui.actions import build_menus
-
-        build_menus(self)
-
     def _connect(self) -> None:
         doc = self.document
+        # the window's own reaction first: the scene's level of detail depends on the size
+        doc.replaced.connect(self._on_document_replaced)
+        doc.replaced.connect(self.heap.on_document_replaced)
         doc.changed.connect(self.scene.on_event)
-        doc.changed.connect(self.problems.schedule)
+        doc.replaced.connect(self.scene.set_layout)
         doc.changed.connect(self.inspector.on_model_event)
+        doc.replaced.connect(self.inspector.set_layout)
+        self.problems.follow_document(doc)
+        self.simulation_panel.follow_document(doc)
         doc.changed.connect(self._on_document_changed)
+        doc.replaced.connect(self._after_document_replaced)
         doc.message.connect(self.status_message)
+        doc.failed.connect(self._on_document_failed)
         doc.undo_stack.cleanChanged.connect(self._update_title)
+        self.files.message.connect(self.status_message)
+        self.files.title_changed.connect(self._update_title)
         self.editor.message.connect(self.status_message)
         self.selection_changed.connect(self.simulation_panel.follow_selection)
         self.simulation_panel.message.connect(self.status_message)
@@ -171,17 +202,21 @@ class MainWindow(FileActions, QMainWindow):
 
     # ---- document ----------------------------------------------------------------------------
     def _set_document(self, layout: Layout, path: Path | None) -> None:
+        """Open `layout` (kept for scripts and tests: it is `document.set_layout`)."""
         self.document.set_layout(layout, path)
+
+    def _on_document_replaced(self, layout: Layout) -> None:
         # Large designs open fitted, hence zoomed out: start in the overview so the scene is
         # built once (fit() switches it off again when the design turns out to be small).
         self.scene.overview = layout.device_count() > OVERVIEW_MIN_DEVICES
-        self.scene.set_layout(layout)
-        self.inspector.set_layout(layout)
-        self.problems.set_layout(layout)
-        self.simulation_panel.set_layout(layout)
+
+    def _after_document_replaced(self, layout: Layout) -> None:
         self._update_counts()
         self._update_title()
         self.view.request_fit()
+
+    def _on_document_failed(self, text: str) -> None:
+        self.status_message(text)
 
     def _update_title(self, *args) -> None:
         path = self.document.path
@@ -230,6 +265,18 @@ class MainWindow(FileActions, QMainWindow):
         self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
+        partition = next((f for f in self.problems.findings if f.code == "gpus-unreachable"),
+                         None)
+        if partition is not None:  # a partitioned design must look broken at a glance
+            reach = self.document.layout.index().reachability()
+            self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}  ·  "
+                                        f"{len(reach.unreachable)} of {len(reach.gpus)} GPUs "
+                                        f"cannot reach each other")
+            self.problems_label.setToolTip(partition.message)
+            self.problems_label.setStyleSheet("color: #c62828; font-weight: bold;")
+            return
+        self.problems_label.setToolTip("")
+        self.problems_label.setStyleSheet("")
         if errors or warnings:
             self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}")
         else:
@@ -263,6 +310,7 @@ class MainWindow(FileActions, QMainWindow):
         self.simulation_panel.close_panel()
         self.problems.close_problems()
         self.document.close()
+        self.heap.release()
         event.accept()
 
     def dragEnterEvent(self, event) -> None:
@@ -284,7 +332,7 @@ class MainWindow(FileActions, QMainWindow):
         dialog = TemplateDialog(self.catalog, self)
         if dialog.exec() != TemplateDialog.DialogCode.Accepted or dialog.result_layout is None:
             return False
-        self._set_document(dialog.result_layout, None)
+        self.document.set_layout(dialog.result_layout, None)
         self.status_message(f"New layout from the {dialog.template.currentData()} template")
         return True
 

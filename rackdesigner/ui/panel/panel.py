@@ -210,15 +210,22 @@ class SimulationPanel(QWidget):
         self.tabs.setCurrentIndex(TABS.index(kind))
 
     # ---- inputs ------------------------------------------------------------------------------
-    def set_layout(self, layout: Layout | None) -> None:
-        """Follow `layout` (a document was opened); the scope returns to the whole design."""
+    def follow_document(self, document) -> None:
+        """Follow a `Document` through its `changed` and `replaced` signals only."""
+        document.changed.connect(self.live.on_event)
+        document.replaced.connect(lambda layout: self.set_layout(layout, subscribe=False))
+        self.set_layout(document.layout, subscribe=False)
+
+    def set_layout(self, layout: Layout | None, *, subscribe: bool = True) -> None:
+        """Follow `layout` (a document was opened); the scope returns to the whole design.
+        Standalone (no Document), `subscribe` listens to the Layout's own events."""
         self._selection_scope = None
         self._selection_label = ""
         self.scope_button.blockSignals(True)
         self.scope_button.setChecked(False)
         self.scope_button.blockSignals(False)
         self.scope_button.setEnabled(False)
-        self.live.set_layout(layout)
+        self.live.set_layout(layout, subscribe=subscribe)
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
