@@ -109,8 +109,10 @@ class Stats:
 
 
 class RandomDesigner:
-    def __init__(self, catalog: Catalog, seed: int, check_every: int = 50) -> None:
+    def __init__(self, catalog: Catalog, seed: int, check_every: int = 50,
+                 max_devices: int = 250) -> None:
         self.rng = random.Random(seed)
+        self.max_devices = max_devices
         self.layout = Layout(catalog)
         self.history = History(self.layout)
         self.mirror = Mirror(self.layout)
@@ -133,6 +135,8 @@ class RandomDesigner:
         links = [lk.id for lk in layout.links()]
         groups = [g.id for g in layout.groups()]
         choice = rng.randrange(14)
+        if choice in (0, 10) and len(devices) > self.max_devices:
+            choice = 3  # keep the design small enough that each step stays cheap
         if choice == 0:
             return "add", add_model(layout, rng.choice(MODELS),
                                     (rng.uniform(-500, 500), rng.uniform(-500, 500)))
