@@ -35,7 +35,7 @@ from rackdesigner.model import (
 )
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
-from rackdesigner.ui.canvas.interaction import SceneInteraction
+from rackdesigner.ui.canvas.interaction import CanvasTools
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
 
@@ -45,7 +45,7 @@ OVERVIEW_KINDS = ("node", "tray")
 LABELS_DELAY_MS = 80
 
 
-class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
+class RackScene(BundleIndex, QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -56,7 +56,7 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
 
     def __init__(self, parent=None) -> None:
         QGraphicsScene.__init__(self, parent)
-        SceneInteraction.__init__(self)
+        self.tools = CanvasTools(self)  # wiring and moving: objects with their own state
         self.layout: Layout | None = None
         self.item_for_device: dict[str, DeviceItem] = {}
         self.item_for_group: dict[str, GroupItem] = {}
@@ -80,6 +80,56 @@ class RackScene(BundleIndex, SceneInteraction, QGraphicsScene):
         self.overview = False
         self.setBackgroundBrush(style.CANVAS_BG)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+
+    # ---- tools (ui/canvas/interaction.py) ------------------------------------------------
+    @property
+    def wire_mode(self) -> bool:
+        return self.tools.wire.mode
+
+    @wire_mode.setter
+    def wire_mode(self, on: bool) -> None:
+        self.tools.wire.mode = on
+
+    @property
+    def is_wiring(self) -> bool:
+        return self.tools.wire.is_wiring
+
+    def cancel_wiring(self) -> None:
+        self.tools.wire.cancel_wiring()
+
+    def forget_item(self, item) -> None:
+        """Drop the tools' references to an item about to be removed."""
+        self.tools.forget_item(item)
+
+    def restore_frames(self, group_ids=None) -> None:
+        """Put dragged group frames back where the model says (after a move or a no-op)."""
+        ids = self.item_for_group if group_ids is None else group_ids
+        self._dirty_groups.update(g for g in ids if g in self.item_for_group)
+        self.flush()
+
+    def mousePressEvent(self, event) -> None:
+        if not self.tools.press(event):
+            super().mousePressEvent(event)
+            self.tools.after_press(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        if not self.tools.move_event(event):
+            super().mouseMoveEvent(event)
+            self.tools.after_move(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        if not self.tools.release(event):
+            super().mouseReleaseEvent(event)
+            self.tools.after_release(event)
+
+    def dragEnterEvent(self, event) -> None:
+        self.tools.accepts_drag(event)
+
+    def dragMoveEvent(self, event) -> None:
+        self.tools.accepts_drag(event)
+
+    def dropEvent(self, event) -> None:
+        self.tools.drop(event)
 
     # ---- whole document -----------------------------------------------------------------
     def set_layout(self, layout: Layout | None) -> None:
