@@ -40,8 +40,13 @@ class AddItems(Command):
         return f"Add {_plural(len(self.devices), 'device')}"
 
     def apply(self, layout: Layout) -> None:
-        with layout.transaction():
-            layout.add_all(self.groups, self.devices, self.links)
+        with layout.transaction():  # one event after each object, as views expect
+            for group in self.groups:
+                layout.add_group(group)
+            for device in self.devices:
+                layout.add_device(device)
+            for link in self.links:
+                layout.add_link(link)
 
     def revert(self, layout: Layout) -> None:
         for link in reversed(self.links):

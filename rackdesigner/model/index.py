@@ -23,7 +23,7 @@ import threading
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model.items import Link
@@ -56,8 +56,7 @@ class _UnionFind:
             self.parent[ra] = rb
 
 
-@dataclass(frozen=True)
-class CarriedLink:
+class CarriedLink(NamedTuple):
     """A link whose two ends agree on a protocol, with both port groups."""
 
     link: Link
@@ -103,6 +102,7 @@ class DesignIndex:
         self.catalog = catalog
         self._lock = threading.RLock()
         self._by_model: dict[str, DeviceSpec | None] = {}
+        self._spec_of: dict[str, DeviceSpec | None] = {}
         self._groups: dict[tuple[str, str], PortGroup | None] = {}
         self._usage: dict[str, dict[str, int]] = {}
         self._carried: tuple[CarriedLink, ...] | None = None
@@ -114,16 +114,19 @@ class DesignIndex:
     # ---- per device ------------------------------------------------------------------------
     def spec(self, device_id: str) -> DeviceSpec | None:
         """The catalog spec of a device; None for an unknown model or a missing device."""
-        device = self.state.devices.get(device_id)
-        if device is None:
-            return None
-        model = device.model
         try:
-            return self._by_model[model]
+            return self._spec_of[device_id]
         except KeyError:
-            spec = self.catalog.get(model) if model in self.catalog else None
-            self._by_model[model] = spec
-            return spec
+            pass
+        device = self.state.devices.get(device_id)
+        spec = None
+        if device is not None:
+            model = device.model
+            if model not in self._by_model:
+                self._by_model[model] = self.catalog.get(model) if model in self.catalog else None
+            spec = self._by_model[model]
+        self._spec_of[device_id] = spec
+        return spec
 
     def kind(self, device_id: str) -> str | None:
         spec = self.spec(device_id)

@@ -375,14 +375,66 @@ class Layout:
 
     # ---- whole-document helpers --------------------------------------------------------
     def add_all(self, groups: Iterable[Group] = (), devices: Iterable[Device] = (),
-                links: Iterable[Link] = ()) -> None:
-        """Add groups (parents first), then devices, then links."""
+                links: Iterable[Link] = (),
+                on_error: Callable[[Device | Link | Group, LayoutError], None] | None = None
+                ) -> None:
+        """Add groups (parents first), then devices, then links, as one new state.
+
+        Each object is checked as its mutator would; the first refusal raises (through
+        `on_error(item, exc)` when given, e.g. to name the file line) and nothing is added.
+        Events are emitted after the new state is in place, one per object, in order."""
+        state = self._state
+        new_groups: dict[str, Group] = {}
+        new_devices: dict[str, Device] = {}
+        new_links: dict[str, Link] = {}
+
+        def taken(item_id: str) -> bool:
+            return (state.has_id(item_id) or item_id in new_groups or item_id in new_devices
+                    or item_id in new_links)
+
+        def refuse(item: Device | Link | Group, message: str) -> None:
+            exc = LayoutError(message)
+            if on_error is not None:
+                on_error(item, exc)
+            raise exc
+
         for group in groups:
-            self.add_group(group)
+            if not is_valid_id(group.id):
+                refuse(group, f"invalid group id {group.id!r}")
+            if taken(group.id):
+                refuse(group, f"id {group.id!r} is already used")
+            if (group.parent is not None and group.parent not in state.groups
+                    and group.parent not in new_groups):
+                refuse(group, f"group {group.id!r}: no parent group {group.parent!r}")
+            new_groups[group.id] = group
         for device in devices:
-            self.add_device(device)
+            if not is_valid_id(device.id):
+                refuse(device, f"invalid device id {device.id!r} (letters, digits, . _ - only)")
+            if taken(device.id):
+                refuse(device, f"id {device.id!r} is already used")
+            if (device.group is not None and device.group not in state.groups
+                    and device.group not in new_groups):
+                refuse(device, f"device {device.id!r}: no group {device.group!r}")
+            new_devices[device.id] = device
         for link in links:
-            self.add_link(link)
+            if not is_valid_id(link.id):
+                refuse(link, f"invalid link id {link.id!r}")
+            if taken(link.id):
+                refuse(link, f"id {link.id!r} is already used")
+            if link.count < 1:
+                refuse(link, f"link {link.id!r}: count must be >= 1")
+            for end in (link.a, link.b):
+                if end.device not in state.devices and end.device not in new_devices:
+                    refuse(link, f"link {link.id!r}: no device {end.device!r}")
+            new_links[link.id] = link
+        self._state = state.with_all(list(new_groups.values()), list(new_devices.values()),
+                                     list(new_links.values()))
+        for group in new_groups.values():
+            self._emit(GroupAdded(group))
+        for device in new_devices.values():
+            self._emit(DeviceAdded(device))
+        for link in new_links.values():
+            self._emit(LinkAdded(link))
 
     def copy(self) -> Layout:
         """A Layout on the same (immutable) state with no listeners: O(1). Edits on either side

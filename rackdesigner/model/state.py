@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from rackdesigner.model.index import DesignIndex
 
 _EMPTY: Map = Map()
+_KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
 _APPEND_LOCK = threading.Lock()
 
 
@@ -63,6 +64,19 @@ class Order:
             buf.append(item_id)
         return Order(buf, self._n + 1, self._pos.set(item_id, self._n))
 
+    def extend(self, item_ids: list[str]) -> Order:
+        if not item_ids:
+            return self
+        with _APPEND_LOCK:
+            buf = self._buf
+            if len(buf) != self._n:
+                buf = buf[:self._n]
+            buf.extend(item_ids)
+        with self._pos.mutate() as pos:
+            for i, item_id in enumerate(item_ids, self._n):
+                pos[item_id] = i
+            return Order(buf, self._n + len(item_ids), pos.finish())
+
     def remove(self, item_id: str) -> Order:
         pos = self._pos.delete(item_id)
         if self._n - len(pos) > max(64, len(pos)):  # mostly tombstones: compact
@@ -88,7 +102,8 @@ class Order:
 
 
 class DesignState:
-    """One immutable version of a design; build new ones with the `with_*` methods."""
+    """One immutable version of a design; build new ones with the `with_*` methods (fields are
+never assigned after `_evolve` returns)."""
 
     __slots__ = (
         "__weakref__",
@@ -122,18 +137,30 @@ class DesignState:
         self.group_kids: Map = _EMPTY  # group id -> Map(group id -> None)
         self._cache: dict[str, Any] = {}
 
-    def _evolve(self, **changes: Any) -> DesignState:
+    def _evolve(self, *,
+                meta: Any = _KEEP, devices: Any = _KEEP, links: Any = _KEEP, groups: Any = _KEEP,
+                unresolved: Any = _KEEP, device_order: Any = _KEEP, link_order: Any = _KEEP,
+                group_order: Any = _KEEP, unresolved_order: Any = _KEEP,
+                links_by_device: Any = _KEEP, group_members: Any = _KEEP,
+                group_kids: Any = _KEEP) -> DesignState:
+        """A new state with the given fields, sharing every other one. States are never
+        changed after this (by convention: plain slots keep this the hot path of every edit)."""
         new = DesignState.__new__(DesignState)
-        put = object.__setattr__
-        for name in _FIELDS:
-            put(new, name, changes[name] if name in changes else getattr(self, name))
-        put(new, "_cache", {})
+        new.meta = self.meta if meta is _KEEP else meta
+        new.devices = self.devices if devices is _KEEP else devices
+        new.links = self.links if links is _KEEP else links
+        new.groups = self.groups if groups is _KEEP else groups
+        new.unresolved = self.unresolved if unresolved is _KEEP else unresolved
+        new.device_order = self.device_order if device_order is _KEEP else device_order
+        new.link_order = self.link_order if link_order is _KEEP else link_order
+        new.group_order = self.group_order if group_order is _KEEP else group_order
+        new.unresolved_order = (self.unresolved_order if unresolved_order is _KEEP
+                                else unresolved_order)
+        new.links_by_device = self.links_by_device if links_by_device is _KEEP else links_by_device
+        new.group_members = self.group_members if group_members is _KEEP else group_members
+        new.group_kids = self.group_kids if group_kids is _KEEP else group_kids
+        new._cache = {}
         return new
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name != "_cache" and hasattr(self, "_cache"):
-            raise AttributeError("a DesignState is immutable; make a new one with with_*()")
-        object.__setattr__(self, name, value)
 
     # ---- reading ---------------------------------------------------------------------------
     def has_id(self, item_id: str) -> bool:
@@ -270,6 +297,41 @@ class DesignState:
                             group_order=self.group_order.remove(group.id),
                             group_kids=kids, group_members=members)
 
+    def with_all(self, groups: list[Group], devices: list[Device],
+                 links: list[Link]) -> DesignState:
+        """Many new (already validated) objects at once: one new state, not one per object."""
+        changes: dict[str, Any] = {}
+        if groups:
+            kids = self.group_kids
+            with self.groups.mutate() as m:
+                for group in groups:
+                    m[group.id] = group
+                    if group.parent is not None:
+                        kids = _set_add(kids, group.parent, group.id)
+                changes["groups"] = m.finish()
+            changes["group_kids"] = kids
+            changes["group_order"] = self.group_order.extend([g.id for g in groups])
+        if devices:
+            members = self.group_members
+            with self.devices.mutate() as m:
+                for device in devices:
+                    m[device.id] = device
+                    if device.group is not None:
+                        members = _set_add(members, device.group, device.id)
+                changes["devices"] = m.finish()
+            changes["group_members"] = members
+            changes["device_order"] = self.device_order.extend([d.id for d in devices])
+        if links:
+            with self.links.mutate() as m, self.links_by_device.mutate() as by_device:
+                for link in links:
+                    m[link.id] = link
+                    for device_id in dict.fromkeys((link.a.device, link.b.device)):
+                        by_device[device_id] = (*by_device.get(device_id, ()), link.id)
+                changes["links"] = m.finish()
+                changes["links_by_device"] = by_device.finish()
+            changes["link_order"] = self.link_order.extend([lk.id for lk in links])
+        return self._evolve(**changes) if changes else self
+
     def with_meta(self, meta: Meta) -> DesignState:
         return self._evolve(meta=meta)
 
@@ -278,9 +340,6 @@ class DesignState:
         links.update((link.id, link) for link in self.iter_unresolved())
         return (self.meta, {d.id: d for d in self.iter_devices()}, links,
                 {g.id: g for g in self.iter_groups()})
-
-
-_FIELDS = tuple(n for n in DesignState.__slots__ if n not in ("__weakref__", "_cache"))
 
 
 def _set_add(sets: Map, key: str, member: str) -> Map:
