@@ -59,6 +59,29 @@ def configure_application(app) -> None:
         app.setWindowIcon(icon)
 
 
+def open_start_window(path: str | None, settings=None):
+    """The window `rackdesigner [FILE]` starts with: FILE, or (without one) a bundled example
+    opened as an untitled copy, with a status line saying which; None if FILE cannot be opened.
+
+    A settings file that had to be reset is said in the status bar too.
+    """
+    from rackdesigner.ui.main_window import MainWindow
+
+    target = Path(path) if path is not None else default_example()
+    window = MainWindow(settings=settings)
+    if target is not None:
+        opened = window.open_file(target, ask=False)  # an example opens as an untitled copy
+        if not opened and path is not None:
+            return None
+        if opened and path is None:
+            window.status_message(f"Welcome: this is the example {window.document.untitled_title}"
+                                  ", an untitled copy. Save asks where to keep it; File ▸ New "
+                                  "starts empty")
+    if window.settings.reset_notice:
+        window.status_message(window.settings.reset_notice)
+    return window
+
+
 def run_app(path: str | None, *, quit_after_ms: int | None = None) -> int:
     """Open the designer on `path` (or a bundled example) and run until the window closes.
 
@@ -69,20 +92,12 @@ def run_app(path: str | None, *, quit_after_ms: int | None = None) -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     configure_application(app)
-    from rackdesigner.ui.main_window import MainWindow
-
     if path is not None and not Path(path).exists():
         print(f"rackdesigner: error: {path}: no such file", file=sys.stderr)
         return 2
-    target = Path(path) if path is not None else default_example()
-    window = MainWindow()
-    if target is not None:
-        opened = window.open_file(target, ask=False)
-        if not opened and path is not None:
-            return 2
-        if path is None:  # an example is a template, not the user's file
-            window.document.path = None
-            window._update_title()
+    window = open_start_window(path)
+    if window is None:
+        return 2
     window.show()
     if quit_after_ms is not None:
         QTimer.singleShot(quit_after_ms, window.close)

@@ -97,6 +97,16 @@ def observed(layout: Layout) -> tuple:
             {d.id: [lk.id for lk in layout.links_of(d.id)] for d in layout.devices()})
 
 
+def recount(layout: Layout, device_id: str) -> dict[str, int]:
+    """Port usage counted from scratch (the state keeps it incrementally)."""
+    used: dict[str, int] = {}
+    for link in layout.links_of(device_id):
+        for end in (link.a, link.b):
+            if end.device == device_id:
+                used[end.group] = used.get(end.group, 0) + link.count
+    return used
+
+
 @dataclass
 class Stats:
     applied: int = 0
@@ -199,6 +209,8 @@ class RandomDesigner:
             if command is not None:
                 self._push(command)
         assert self.mirror.content() == self.layout.content(), "a view missed a change"
+        for device in self._pick([d.id for d in self.layout.devices()], 3):
+            assert self.layout.index().port_usage(device) == recount(self.layout, device)
 
     def _push(self, command) -> None:
         before_state = self.layout.state

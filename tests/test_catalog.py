@@ -93,12 +93,13 @@ def port_use(links: list) -> Counter:
 
 
 def max_power(cat: Catalog, spec: DeviceSpec) -> float:
-    total = spec.power.max_w or 0.0
+    """Maximum power as the app sums it: a part's max, else its typical figure."""
+    total = spec.power.max_w if spec.power.max_w is not None else (spec.power.typical_w or 0.0)
     if spec.system:
         for part in spec.system.parts:
             total += part.count * max_power(cat, cat.get(part.model))
         if spec.system.chassis:
-            total += cat.get(spec.system.chassis).power.max_w or 0.0
+            total += max_power(cat, cat.get(spec.system.chassis))
     return total
 
 

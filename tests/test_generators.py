@@ -293,13 +293,23 @@ def test_describe_templates_lists_every_template_and_option():
 
 
 def test_single_leaf_moves_the_leaf_out_of_a_rack_its_budget_cannot_hold(catalog):
-    """Four DGX H100 fill a 40.8 kW rack exactly: the leaf and its cables go to a network rack."""
+    """Four DGX H100 (40.8 kW) and a QM9700 (1.72 kW max) share a rack under the 42U rack's
+    default site budget; a site whose racks hold exactly 40.8 kW gets the leaf in a rack of its
+    own."""
+    import dataclasses
+
+    from rackdesigner.catalog import Catalog
     from rackdesigner.generators import generate
     from rackdesigner.model import check_layout
 
-    three = generate("single-leaf", system="dgx-h100", nodes=3, switch="qm9700")
     four = generate("single-leaf", system="dgx-h100", nodes=4, switch="qm9700")
+    assert check_layout(four) == []
+    assert four.device("leaf-1").rack == four.device("dgx-1.chassis").rack
+    rack = catalog.get("rack-42u")
+    tight = dataclasses.replace(rack, rack=dataclasses.replace(rack.rack, power_budget_w=40800))
+    site = Catalog([tight if s.id == "rack-42u" else s for s in catalog])
+    three = generate("single-leaf", site, system="dgx-h100", nodes=3, switch="qm9700")
+    four = generate("single-leaf", site, system="dgx-h100", nodes=4, switch="qm9700")
     assert check_layout(three) == [] and check_layout(four) == []
-    node_rack = four.device("dgx-1.chassis").rack
     assert three.device("leaf-1").rack == three.device("dgx-1.chassis").rack
-    assert four.device("leaf-1").rack != node_rack
+    assert four.device("leaf-1").rack != four.device("dgx-1.chassis").rack

@@ -102,6 +102,15 @@ EXPECTED: dict[str, tuple[int | None, tuple[str, ...]]] = {
     "key-not-text.yaml": (3, ("keys must be names", "got 3")),
     "huge-float.yaml": (3, ("two finite numbers", "inf")),
     "huge-float-plain.yaml": (3, ("two finite numbers", "1e99999")),
+    # issue 12: a saved file cut short, a wrong end line, tags that are not plain data, a raw
+    # control character, groups nested past what any view can draw
+    "cut-short.yaml": (7, ("file ends after line 7", "cut short", "delete line 1")),
+    "end-count-mismatch.yaml": (8, ("end check failed", "expected 3 links, found 1")),
+    "tag-binary.yaml": (2, ("unsupported YAML tag (!!binary)",)),
+    "tag-set.yaml": (2, ("unsupported YAML tag (!!set)",)),
+    "tag-omap.yaml": (2, ("unsupported YAML tag (!!omap)",)),
+    "control-char.yaml": (3, ("control character (U+0007)", "printable text")),
+    "groups-nested-too-deep.yaml": (67, ("group g-64 is nested 65 groups deep", "at most 64")),
 }
 
 

@@ -63,6 +63,19 @@ def test_golden_v1_canonical(catalog):
                                          PortRef("gpu-2", "nvlink", 0), 9)
     assert layout.link("link-3").length_m == 0.1 + 0.2
     assert [k.id for k in layout.unresolved_links] == ["link-2"]
+    # a file saved before the end check existed: it loads without one, and saving it again
+    # changes only its first line and adds the end line
+    old = path.read_text(encoding="utf-8")
+    assert "end of layout" not in old
+    new = dump_layout_text(layout)
+    assert new.splitlines()[1:-1] == old.splitlines()[1:]
+    assert new.splitlines()[-1] == "# end of layout: 3 groups, 5 devices, 3 links"
+
+
+def test_golden_v1_end_check(catalog):
+    path = GOLDEN / "v1-end-check.yaml"
+    layout = load_layout(path, catalog)
+    assert layout.meta.name == "Golden v1: every key"
     # a file RackDesigner wrote comes back byte for byte
     assert dump_layout_text(layout) == path.read_text(encoding="utf-8")
 

@@ -341,30 +341,16 @@ def test_crash_in_replace_leaves_previous_file_and_no_temp(catalog, tmp_path, mo
 
 def test_crash_mid_write_leaves_previous_file_and_no_temp(catalog, tmp_path, monkeypatch):
     path, before = _previous_file(catalog, tmp_path)
-    real_fdopen = os.fdopen
+    real_write = os.write
 
-    class HalfWriter:
-        def __init__(self, handle):
-            self._handle = handle
+    def half_then_full(fd, data):
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise _Crash("disk full")
 
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self._handle.close()
-            return False
-
-        def write(self, text):
-            self._handle.write(text[: len(text) // 2])
-            self._handle.flush()
-            raise _Crash("disk full")
-
-        def __getattr__(self, name):
-            return getattr(self._handle, name)
-
-    monkeypatch.setattr(os, "fdopen", lambda *a, **k: HalfWriter(real_fdopen(*a, **k)))
+    monkeypatch.setattr(os, "write", half_then_full)
     with pytest.raises(_Crash):
         save_layout(_dgx_h100(catalog), path)
+    monkeypatch.undo()
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["design.yaml"]
 

@@ -200,3 +200,77 @@ def test_check_script_reads_verbs_and_render_options(tmp_path):
     assert check.render_args("  -o OUTPUT, --output OUTPUT  image", example, tmp_path) == [
         "render", str(example), "--output", str(tmp_path / "render.png")]
     assert check.render_args("usage: render FILE", example, tmp_path) == ["render", str(example)]
+
+
+def spec_guard_module():
+    spec = importlib.util.spec_from_file_location("spec_guard", PACKAGING / "spec_guard.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_spec_guard_accepts_the_default_build_venv_and_refuses_the_checkout():
+    """build.sh's documented default (a venv in build/bundle-venv, inside the checkout) must
+    pass the spec's guard, and importing the checkout's own package must not (issue 12)."""
+    guard = spec_guard_module()
+    build = (PACKAGING / "build.sh").read_text()
+    default = re.search(r'venv="\$\{RACKDESIGNER_BUILD_VENV:-\$root/([^}]+)\}"', build)
+    assert default is not None, "build.sh no longer names its default build venv"
+    spec = (PACKAGING / "rackdesigner.spec").read_text()
+    assert "source_tree_problem(Path(rackdesigner.__file__).parent, repo)" in spec
+    python = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    installed = REPO / default.group(1) / "lib" / python / "site-packages" / "rackdesigner"
+    assert guard.source_tree_problem(installed, REPO) is None
+    assert guard.source_tree_problem(Path("/opt/venv/lib") / python / "site-packages", REPO) \
+        is None
+    problem = guard.source_tree_problem(REPO / "rackdesigner", REPO)
+    assert problem is not None and "source tree" in problem
+
+
+def _fake_bundle_archive(tmp_path: Path, version: str) -> Path:
+    """A tiny stand-in for the built archive: a shell-script "executable" plus the real
+    install.sh, desktop entry, metainfo and icons, laid out as build.sh lays them out."""
+    bundle = tmp_path / "dist" / "rackdesigner"
+    (bundle / "share" / "applications").mkdir(parents=True)
+    exe = bundle / "rackdesigner"
+    exe.write_text(f"#!/bin/sh\necho 'rackdesigner {version}'\n")
+    exe.chmod(0o755)
+    shutil.copy(PACKAGING / "install.sh", bundle / "install.sh")
+    shutil.copy(DESKTOP, bundle / "share" / "applications" / "rackdesigner.desktop")
+    (bundle / "share" / "metainfo").mkdir()
+    shutil.copy(METAINFO, bundle / "share" / "metainfo" / METAINFO.name)
+    for png in ICONS.glob("rackdesigner-*.png"):
+        size = png.stem.split("-")[-1]
+        target = bundle / "share" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
+        target.mkdir(parents=True)
+        shutil.copy(png, target / "rackdesigner.png")
+    scalable = bundle / "share" / "icons" / "hicolor" / "scalable" / "apps"
+    scalable.mkdir(parents=True)
+    shutil.copy(ICONS / "rackdesigner.svg", scalable / "rackdesigner.svg")
+    archive = tmp_path / "dist" / f"rackdesigner-{version}-linux-x.tar.gz"
+    subprocess.run(["tar", "-C", str(bundle.parent), "-czf", str(archive), "rackdesigner"],
+                   check=True, timeout=60)
+    return archive
+
+
+def test_bundle_check_skips_missing_optional_validators_by_name(tmp_path, monkeypatch,
+                                                                 capsys):
+    """README: the desktop-file/appstream validations run only where the tools are installed;
+    without them the install check passes and each validation is reported as skipped."""
+    check = check_bundle_module()
+    version = rackdesigner.__version__
+    archive = _fake_bundle_archive(tmp_path, version)
+    real_which = shutil.which
+    monkeypatch.setattr(check.shutil, "which", lambda tool: None if tool in (
+        "desktop-file-validate", "appstreamcli") else real_which(tool))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    checker = check.Checker(scratch)
+    check.check_install(checker, version, archive)
+    by_name = {r.name: r for r in checker.results}
+    assert by_name["install.sh"].ok and not by_name["install.sh"].skipped, \
+        by_name["install.sh"].detail
+    for tool in ("desktop-file-validate", "appstreamcli"):
+        assert by_name[f"install.sh: {tool}"].skipped
+    assert check.summarize(checker, None) == 0
+    assert "0 failed, 2 skipped" in capsys.readouterr().out

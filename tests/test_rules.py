@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from rackdesigner.model import (
     ERROR,
     WARNING,
@@ -101,15 +103,28 @@ def test_rack_overlap_height_and_power(catalog):
     _dgx(layout, "dgx-2", rack="rack-1", u=5)  # DGX H100 is 8U: U1-8 and U5-12 overlap
     _dgx(layout, "dgx-3", rack="rack-1", u=40)  # U40-47 exceeds a 42U rack
     _dgx(layout, "dgx-4", rack="rack-1", u=13)
-    _dgx(layout, "dgx-5", rack="rack-1", u=21)  # 5 x 10.2 kW is above the 42U rack's budget
+    _dgx(layout, "dgx-5", rack="rack-1", u=21)
+    assert "rack-power" not in _codes(layout)  # 5 x 10.2 kW is within the model's 69 kW
+    # the budget the user set on the rack replaces the model's default
+    layout.update_device("rack-1", props=(("power_budget_w", 45000),))
     findings = check_layout(layout)
     codes = {f.code for f in findings}
     assert {"rack-overlap", "rack-height", "rack-power"} <= codes
     overlap = next(f for f in findings if f.code == "rack-overlap")
     assert set(overlap.objects) >= {"dgx-1.chassis", "dgx-2.chassis"}
     power = next(f for f in findings if f.code == "rack-power")
-    budget = catalog.get("rack-42u").rack.power_budget_w
-    assert f"{budget / 1000:.1f} kW budget" in power.message
+    assert "51.0 kW" in power.message and "45.0 kW budget (set on the rack)" in power.message
+
+
+def test_a_rack_without_its_own_budget_uses_its_models_published_default(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    for i in range(7):  # 7 x 10.2 = 71.4 kW (overlapping U, flagged separately)
+        _dgx(layout, f"dgx-{i + 1}", rack="rack-1", u=1 + 5 * i)
+    power = next(f for f in check_layout(layout) if f.code == "rack-power")
+    spec = catalog.get("rack-42u").rack
+    assert f"{spec.power_budget_w / 1000:.1f} kW budget ({spec.budget_basis})" in power.message
+    assert spec.power_budget_w != 4 * 10200  # not the reference design's own draw
 
 
 def test_one_dgx_in_a_rack_fits_its_budget(catalog):
@@ -120,10 +135,10 @@ def test_one_dgx_in_a_rack_fits_its_budget(catalog):
 
 
 def _full_rack_with_a_leaf(catalog, leaf_rack="rack-1"):
-    """4 DGX H100 (4 x 10.2 kW = the 42U rack's 40.8 kW budget) and a QM9700 leaf in U33,
-    cabled with multimode fibre (twin-port 15 W transceivers on the switch)."""
+    """4 DGX H100 (4 x 10.2 kW = the 40.8 kW budget the user set on this rack) and a QM9700
+    leaf in U33, cabled with multimode fibre (twin-port 15 W transceivers on the switch)."""
     layout = Layout(catalog)
-    layout.add_device(Device("rack-1", "rack-42u"))
+    layout.add_device(Device("rack-1", "rack-42u", props=(("power_budget_w", 40800),)))
     for i in range(4):
         _dgx(layout, f"dgx-{i + 1}", rack="rack-1", u=1 + 8 * i)
     layout.add_device(Device("leaf-1", "qm9700", rack=leaf_rack, u=33 if leaf_rack else None))
@@ -138,14 +153,17 @@ def test_rack_power_counts_the_optics_in_the_rack_like_the_simulation(catalog):
     from rackdesigner.simulation import simulate
 
     layout = _full_rack_with_a_leaf(catalog)
-    # devices alone are exactly at budget; the switch-side transceivers (8 links x 15 W / 2,
-    # twin-port) are drawn in this rack too; the DGX-side optics are inside its 10.2 kW
+    # the DGXs alone are exactly at the budget set on the rack; the leaf adds its published
+    # maximum (1,720 W "with active cables", which includes its cages' optics), and at typical
+    # its passive figure (747 W) plus the switch-side transceivers (8 links x 15 W / 2, twin-port);
+    # the DGX-side optics are inside each DGX's 10.2 kW
     power = [f for f in check_layout(layout) if f.code == "rack-power"]
     assert len(power) == 1 and power[0].severity == ERROR
-    assert "40.9 kW" in power[0].message
+    assert "42.5 kW" in power[0].message and "set on the rack" in power[0].message
     rack = simulate(layout).power.by_rack["rack-1"]
-    assert rack["max_w"] == 40800 + 8 * 15.0 / 2
-    assert rack["utilisation"] > 1.0
+    assert rack["max_w"] == pytest.approx(40800 + 1720)
+    assert rack["typical_w"] == pytest.approx(40800 + 747 + 8 * 15.0 / 2)
+    assert rack["utilisation"] > 1.0 and rack["over_budget"]
 
 
 def test_rules_and_simulation_agree_on_every_rack(catalog):
@@ -158,7 +176,7 @@ def test_rules_and_simulation_agree_on_every_rack(catalog):
     assert "rack-power" not in _codes(layout)
     by_rack = simulate(layout).power.by_rack
     assert by_rack["rack-1"]["utilisation"] == 1.0
-    assert {r: v[1] for r, v in RackPower(layout).by_rack().items()} == {
+    assert {r: round(v[1], 1) for r, v in RackPower(layout).by_rack().items()} == {
         r: v["max_w"] for r, v in by_rack.items()}
 
 

@@ -95,6 +95,12 @@ def _pos_int(v: Any) -> int:
     return v
 
 
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise _Bad(f"expected true or false, got {v!r}")
+    return v
+
+
 def _opt_num(v: Any) -> float | None:
     return None if v is None else _num(v)
 
@@ -127,6 +133,8 @@ POWER_FIELDS = {
     "max_w": (_opt_num, False),
     "source": (_str, True),
     "note": (_str, False),
+    "basis": (_one_of("published", "estimate"), False),
+    "max_includes_optics": (_bool, False),
 }
 PORT_FIELDS = {
     "name": (_str, True),
@@ -172,6 +180,7 @@ RACK_FIELDS = {
     "height_u": (_pos_int, True),
     "power_budget_w": (_num, True),
     "source": (_str, True),
+    "budget_basis": (_str, False),
 }
 PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
 WIRING_FIELDS = {
@@ -266,7 +275,9 @@ class _FileReader:
             p = self.block(data["power"], POWER_FIELDS, "power")
             if p is not None:
                 kwargs["power"] = Power(p.get("idle_w"), p.get("typical_w"), p.get("max_w"),
-                                        p.get("source", ""), p.get("note", ""))
+                                        p.get("source", ""), p.get("note", ""),
+                                        p.get("basis", "published"),
+                                        p.get("max_includes_optics", False))
         if "ports" in data:
             kwargs["ports"] = self._ports(data["ports"])
         simple = (("gpu", GPU_FIELDS, GpuFacts), ("nic", NIC_FIELDS, NicFacts),

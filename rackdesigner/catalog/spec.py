@@ -72,6 +72,11 @@ class Power:
     max_w: float | None
     source: str
     note: str = ""
+    #: "published" (a vendor figure) or "estimate" (a labelled estimate; `note` says how)
+    basis: str = "published"
+    #: True when `max_w` is the maximum with active optics in the device's own cages (a
+    #: switch's "max power with active cables"): those transceivers then add to typical only
+    max_includes_optics: bool = False
 
     @property
     def typical_or_max_w(self) -> float:
@@ -133,8 +138,9 @@ class TransceiverFacts:
 @dataclass(frozen=True, slots=True)
 class RackFacts:
     height_u: int
-    power_budget_w: float
+    power_budget_w: float  # default budget of a rack of this model (a rack may set its own)
     source: str
+    budget_basis: str | None = None  # what the default stands for (published rating, site figure)
 
 
 @dataclass(frozen=True, slots=True)

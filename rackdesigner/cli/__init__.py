@@ -2,7 +2,8 @@
 
 Each verb lives in its own module exposing `register(subparsers)`; the module list below is the
 only place that names them. Bare `rackdesigner` (or `rackdesigner FILE.yaml`) starts the GUI.
-Exit codes: 0 success, 1 the design has errors (validate), 2 bad input or usage.
+Exit codes: 0 success, 1 the design has errors (validate), 2 bad input, usage or an output that
+cannot be written (a full disk, `validate F > /dev/full`): a message, never a traceback.
 """
 
 from __future__ import annotations
@@ -44,8 +45,16 @@ def load_layout_arg(path: str) -> Layout:
         raise UsageError(str(exc)) from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse drops write errors of --help/--version silently (exit 0): let them through."""
+
+    def _print_message(self, message: str, file=None) -> None:
+        if message:
+            (file or sys.stderr).write(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rackdesigner",
         description="Design GPU clusters and see their bandwidth, latency and power. "
         "Without a verb, opens the designer (optionally on FILE).",
@@ -69,7 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     verbs = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()
     if not args_list or (args_list[0] not in verbs and not args_list[0].startswith("-")):
         return _start_gui(args_list)
-    args = parser.parse_args(args_list)
+    try:
+        args = parser.parse_args(args_list)
+        sys.stdout.flush()
+    except OSError as exc:  # --help or --version into a full disk
+        return _output_error(exc)
     try:
         status = int(args.run(args) or 0)
         sys.stdout.flush()
@@ -82,9 +95,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`rackdesigner catalog | head`): stop quietly, and point stdout
         # at /dev/null so the interpreter's final flush does not complain either.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
         return 0
+    except OSError as exc:  # the output cannot be written (full disk, /dev/full, I/O error)
+        return _output_error(exc)
+
+
+def _output_error(exc: OSError) -> int:
+    _discard_stdout()
+    where = f"{exc.filename}" if exc.filename else "the output"
+    print(f"rackdesigner: error: cannot write {where}: {exc.strerror or exc}", file=sys.stderr)
+    return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, dropping what is buffered, so the exit flush cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _start_gui(args: list[str]) -> int:

@@ -52,7 +52,7 @@ def _power_column(spec: DeviceSpec) -> str:
     if spec.cable is not None and spec.power.max_w is None:
         return f"{_watts(spec.cable.power_w_per_end)} per end"
     if spec.rack is not None:
-        return f"budget {spec.rack.power_budget_w / 1000:g} kW"
+        return f"default budget {spec.rack.power_budget_w / 1000:g} kW"
     return f"{_watts(spec.power.typical_w)}/{_watts(max_w)}"
 
 
@@ -71,9 +71,12 @@ def as_dict(spec: DeviceSpec) -> dict[str, Any]:
                    "count": g.count, "lanes": g.lanes, "rate_gbps": g.rate_gbps,
                    "connector": g.connector} for g in spec.ports],
         "power": {"idle_w": spec.power.idle_w, "typical_w": spec.power.typical_w,
-                  "max_w": spec.power.max_w},
+                  "max_w": spec.power.max_w, "basis": spec.power.basis},
         "parts": ([{"name": p.name, "model": p.model, "count": p.count}
                    for p in spec.system.parts] if spec.system else []),
+        **({"rack": {"height_u": spec.rack.height_u,
+                     "default_power_budget_w": spec.rack.power_budget_w,
+                     "budget_basis": spec.rack.budget_basis}} if spec.rack else {}),
     }
 
 

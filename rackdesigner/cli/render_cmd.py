@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         render_layout(layout, output, scale=args.scale, overview=args.overview)
-    except OSError as exc:
-        raise UsageError(f"{output}: {exc}") from None
+    except OSError as exc:  # the image is written atomically: an old one is left as it was
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     print(output)
     return 0

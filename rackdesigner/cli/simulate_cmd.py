@@ -108,8 +108,11 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
     lines += [
         "",
         f"Power (PUE {p['pue']:g})",
+        f"  design total (max)    {p.get('headline') or _num(p['total_max_w'] / 1000, ' kW')}",
         f"  IT typical / max      {_num(p['total_typical_w'] / 1000, ' kW')} / "
-        f"{_num(p['total_max_w'] / 1000, ' kW')}",
+        f"{_num(p['total_max_w'] / 1000, ' kW')}"
+        + ("" if p.get("complete", True) else "  (lower bounds: "
+           + ", ".join(p.get("models_without_power", [])) + " have no figure)"),
         f"  facility (max x PUE)  {_num(p['facility_w'] / 1000, ' kW')}",
         f"  per GPU               {_num(p['per_gpu_w'], ' W', 0)}",
     ]
@@ -118,9 +121,11 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
         lines.append(f"  by kind               {kinds}")
     for rack, row in p["by_rack"].items():
         budget = row["budget_w"]
-        use = (f"{row['utilisation'] * 100:.0f}% of {budget / 1000:,.1f} kW" if budget
-               else "no budget")
-        flag = "  OVER BUDGET" if budget and row["max_w"] > budget else ""
+        source = {"rack": "set on the rack", "model": "model default"}.get(
+            row.get("budget_source", ""), "")
+        use = (f"{row['utilisation'] * 100:.0f}% of {budget / 1000:,.1f} kW"
+               + (f", {source}" if source else "") if budget else "no budget")
+        flag = "  OVER BUDGET" if row.get("over_budget", budget and row["max_w"] > budget) else ""
         lines.append(f"  rack {rack:<16} {row['max_w'] / 1000:,.1f} kW max ({use}){flag}")
     diagnostics = d.get("diagnostics") or [{"severity": "warning", "text": m}
                                            for m in d["messages"]]

@@ -11,11 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from rackdesigner.catalog import Catalog
 from rackdesigner.generators.clos import ClosPlan
-from rackdesigner.generators.design import DesignBuilder, RackPlace, fabric_port
+from rackdesigner.generators.design import DesignBuilder, RackPlace, fabric_port, system_power_w
 from rackdesigner.model import PortRef
 
 NETWORK_RACK = "rack-42u"
+#: Class 8 OSFP module power a switch cage may feed (QM97x0 manual, Interfaces: "Class 8 (17W)
+#: OSFP112 transceivers support"); used to keep network racks within their budget.
+OSFP_CLASS8_W = 17.0
 
 
 class SwitchRacks:
@@ -30,22 +34,46 @@ class SwitchRacks:
         self.label = label
         self.current: RackPlace | None = None
         self.count = 0
+        self.watts = 0.0  # what the switches placed in the current rack may draw
 
     def place(self, device_id: str, model: str, name: str) -> None:
         b = self.builder
         height = max(1, round(b.catalog.get(model).u_height or 1))
-        if self.current is None or self.current.next_u + height - 1 > self.current.height_u:
+        watts = switch_rack_watts(b.catalog, model)
+        budget = _network_budget(b.catalog)
+        if (self.current is None or self.current.next_u + height - 1 > self.current.height_u
+                or self.watts + watts > budget):
             self.count += 1
             self.current = b.rack(NETWORK_RACK, self.row, self.col, self.parent,
                                   f"{self.label} {self.count}")
             self.col += 1
+            self.watts = 0.0
+        self.watts += watts
         b.device(device_id, model, self.current, name)
+
+
+def _network_budget(catalog: Catalog) -> float:
+    return catalog.get(NETWORK_RACK).rack.power_budget_w  # type: ignore[union-attr]
+
+
+def switch_rack_watts(catalog: Catalog, model: str) -> float:
+    """What one switch may draw in its rack: its maximum, plus class-8 (17 W) optics in every
+    cage when that maximum does not include them (the switch side of its links)."""
+    spec = catalog.get(model)
+    watts = system_power_w(catalog, model)
+    if not spec.power.max_includes_optics:
+        cages = sum(math.ceil(g.count / max(1, g.ports_per_connector)) for g in spec.ports)
+        watts += cages * OSFP_CLASS8_W
+    return watts
 
 
 def racks_needed(builder: DesignBuilder, model: str, switches: int) -> int:
     height = max(1, round(builder.catalog.get(model).u_height or 1))
     rack_u = builder.catalog.get(NETWORK_RACK).rack.height_u  # type: ignore[union-attr]
     per_rack = max(1, rack_u // height)
+    watts = switch_rack_watts(builder.catalog, model)
+    if watts > 0:
+        per_rack = max(1, min(per_rack, int(_network_budget(builder.catalog) // watts)))
     return math.ceil(switches / per_rack)
 
 

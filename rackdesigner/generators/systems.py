@@ -31,11 +31,18 @@ def node_prefix(model: str) -> str:
     return "dgx" if model.startswith("dgx") else "node"
 
 
+#: Nodes per compute rack where a reference architecture fixes it below four: the DGX SuperPOD
+#: B200 RA (RA-11334-001, section 2.5.1) puts two DGX B200 in each rack (28.6 kW). The rack
+#: budget used to imply this (two 14.3 kW systems in 40.8 kW); budgets are now site figures.
+RA_NODES_PER_RACK = {"dgx-b200": 2}
+
+
 def pick_rack(catalog: Catalog, model: str, preferred: str = NODE_RACK) -> tuple[str, int]:
     """A rack model holding at least one `model`, and how many fit (height, power; at most 4).
 
-    Four nodes per rack is the DGX SuperPOD H100 layout; fewer when the rack's power budget says
-    so (a DGX B200 draws 14.3 kW, so two fit a 40.8 kW rack).
+    Four nodes per rack is the DGX SuperPOD H100 layout; a system whose reference architecture
+    puts fewer in a rack keeps that density (`RA_NODES_PER_RACK`), and the rack's default power
+    budget can lower it further.
     """
     spec = catalog.get(model)
     height = max(1, round(spec.u_height or 1))
@@ -43,7 +50,7 @@ def pick_rack(catalog: Catalog, model: str, preferred: str = NODE_RACK) -> tuple
     racks = [catalog.get(preferred)] + [r for r in catalog.of_kind("rack") if r.id != preferred]
     for rack in racks:
         assert rack.rack is not None
-        fit = min(4, rack.rack.height_u // height)
+        fit = min(RA_NODES_PER_RACK.get(model, 4), rack.rack.height_u // height)
         if power > 0:
             fit = min(fit, int(rack.rack.power_budget_w // power))
         if fit >= 1:

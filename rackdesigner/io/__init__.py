@@ -1,4 +1,6 @@
-"""Files: YAML layouts (load, save, schema versions and migrations)."""
+"""Files: YAML layouts (load, save, schema versions and migrations), atomic writes
+(`atomic.write_bytes` / `atomic.write_text`, for every output file) and safe reads
+(`regular.read_regular`: regular files only, size-capped)."""
 
 from __future__ import annotations
 
@@ -6,20 +8,29 @@ import os
 from typing import IO
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.io import safety
+from rackdesigner.io import atomic, safety
+from rackdesigner.io.atomic import NotRegularFileError, ReadOnlyFileError, write_bytes, write_text
 from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.io.reader import parse_text
+from rackdesigner.io.regular import FileTooLargeError, read_regular
 from rackdesigner.io.schema import CURRENT_VERSION
 from rackdesigner.io.writer import dump_layout_text, save_layout
 from rackdesigner.model import Layout
 
 __all__ = [
     "CURRENT_VERSION",
+    "FileTooLargeError",
     "LayoutFileError",
+    "NotRegularFileError",
+    "ReadOnlyFileError",
+    "atomic",
     "dump_layout_text",
     "load_layout",
     "parse_layout_text",
+    "read_regular",
     "save_layout",
+    "write_bytes",
+    "write_text",
 ]
 
 
@@ -36,8 +47,13 @@ def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None) 
         return parse_text(data, label, catalog)
     path = os.fspath(source)  # type: ignore[arg-type]
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(safety.MAX_BYTES + 1)
+        data = read_regular(path, safety.MAX_CANONICAL_BYTES)
+    except NotRegularFileError as exc:
+        raise LayoutFileError(path, f"is a {exc.kind}, not a layout file (give the path of a "
+                              "regular .yaml file)") from None
+    except FileTooLargeError as exc:
+        raise LayoutFileError(path, f"file is {exc.size / 2**20:.0f} MiB; layouts larger than "
+                              f"{exc.limit // 2**20} MiB are refused") from None
     except IsADirectoryError:
         raise LayoutFileError(path, "is a folder, not a layout file") from None
     except FileNotFoundError:

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.io import fastread, safety
+from rackdesigner.io import endcheck, fastread, safety
 from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.io.schema import (
     CURRENT_VERSION,
@@ -33,6 +33,9 @@ _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: The model's port syntax (`PortRef.parse`), matched in full: its `$` also accepts a final "\n".
 _PORT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*:[A-Za-z][\w\-]*(?:\.\d+)?")
+#: Groups nest pod > SU > rack > node in real designs; deeper chains only come from broken or
+#: hostile files and would exhaust recursion in the views.
+MAX_GROUP_DEPTH = 64
 _BOM_ENCODINGS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
                   (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
@@ -103,6 +106,18 @@ _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_
 _LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
 
 
+def _refuse_tag(loader: _LineLoader, node: yaml.Node) -> Any:
+    short = node.tag.replace("tag:yaml.org,2002:", "!!")
+    raise yaml.constructor.ConstructorError(
+        None, None, f"could not determine a constructor for the tag {short}", node.start_mark)
+
+
+# Binary data, sets and ordered pairs are not plain data: refused like any other tag (dates and
+# timestamps, which YAML reads from plain text, are kept; docs/file-format.md says so).
+for _tag in ("binary", "set", "omap", "pairs"):
+    _LineLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
+
+
 def is_valid_id(value: object) -> bool:
     """The model's id syntax, matched in full (`ID_PATTERN.match` also accepts a final "\n")."""
     return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
@@ -126,9 +141,12 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LayoutFileError(path, "not UTF-8 text (a YAML layout was expected)", line) from None
+    end = endcheck.read_end(text)
+    if end.required and end.counts is None:
+        raise LayoutFileError(path, endcheck.missing_end_message(end), end.line or None)
     doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES)
     if doc is not None:
-        return _Builder(path, catalog).build(doc)
+        return _Builder(path, catalog).build(doc, end)
     if len(data) > safety.MAX_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
@@ -161,13 +179,29 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
         raise LayoutFileError(path, f"invalid YAML: {problem}",
                               mark.line + 1 if mark else None,
                               mark.column + 1 if mark else None) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: say where
+        raise _bad_character(path, text, exc) from None
     except yaml.YAMLError as exc:
         raise LayoutFileError(path, f"invalid YAML: {exc}") from None
     except (ValueError, OverflowError) as exc:  # e.g. integers beyond Python's digit limit
         raise LayoutFileError(path, f"invalid value: {exc}") from None
     except RecursionError:
         raise LayoutFileError(path, "structure nested too deeply") from None
-    return _Builder(path, catalog).build(doc)
+    return _Builder(path, catalog).build(doc, end)
+
+
+def _bad_character(path: str, text: str, exc: yaml.reader.ReaderError) -> LayoutFileError:
+    """The reader stops at the first character it does not allow; it reports an offset (of
+    bytes, with libyaml), so the character itself is looked up to give line and column."""
+    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
+    index = text.find(char)
+    if index < 0:
+        return LayoutFileError(path, f"invalid YAML: {exc}")
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return LayoutFileError(path, f"a control character (U+{ord(char):04X}) in the text; layout "
+                           "files hold printable text only (inside double quotes, write it as "
+                           "an escape such as \\t or \\x07)", line, column)
 
 
 def _parse_line(line: str, number: int) -> Any | None:
@@ -204,7 +238,7 @@ class _Builder:
     def fail(self, line: int | None, message: str) -> LayoutFileError:
         return LayoutFileError(self.path, message, line)
 
-    def build(self, doc: Any) -> Layout:
+    def build(self, doc: Any, end: endcheck.EndMark | None = None) -> Layout:
         if doc is None:
             raise self.fail(None, "the file is empty; expected a layout mapping starting with "
                             f"'schema_version: {CURRENT_VERSION}'")
@@ -229,9 +263,15 @@ class _Builder:
                     description=self._opt_str(doc, "description", "layout"),
                     extra=_extensions(doc))
         layout = Layout(self.catalog, meta)
-        groups = [self._group(e) for e in self._entries(doc, "groups")]
-        devices = [self._device(e) for e in self._entries(doc, "devices")]
-        links = [self._link(e) for e in self._entries(doc, "links")]
+        entries = [self._entries(doc, name) for name in endcheck.SECTIONS]
+        if end is not None:
+            found = (len(entries[0]), len(entries[1]), len(entries[2]))
+            problem = endcheck.mismatch_message(end, found)
+            if problem is not None:
+                raise self.fail(end.line, problem)
+        groups = [self._group(e) for e in entries[0]]
+        devices = [self._device(e) for e in entries[1]]
+        links = [self._link(e) for e in entries[2]]
         ordered = _parents_first(groups, self)
         group_ids = {g.id for g in ordered}
         for device in devices:
@@ -323,9 +363,17 @@ class _Builder:
         if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
             raise self.fail(e.line_of("u"), f"{what}: 'u' must be a whole number of rack units "
                             f"(1 = bottom), got {_short(u)}")
+        props = _extensions(e)
+        if "power_budget_w" in e:  # a rack's own power budget (model/power.py BUDGET_PROP)
+            budget = e.get("power_budget_w")
+            if (isinstance(budget, bool) or not isinstance(budget, (int, float))
+                    or not math.isfinite(budget) or budget <= 0):
+                raise self.fail(e.line_of("power_budget_w"), f"{what}: 'power_budget_w' must be "
+                                f"a positive number of watts (e.g. 40800), got {_short(budget)}")
+            props = tuple(sorted((*props, ("power_budget_w", budget))))
         return Device(did, model, self._opt_str(e, "name", what), xy,
                       self._opt_ref(e, "rack", what), u, self._opt_ref(e, "group", what),
-                      _extensions(e))
+                      props)
 
     def _link(self, e: _Entry) -> Link:
         lid = self._id(e, "link")
@@ -382,6 +430,7 @@ def _parents_first(groups: list[Group], builder: _Builder) -> list[Group]:
     by_id = {g.id: g for g in groups}
     ordered: list[Group] = []
     state: dict[str, int] = {}
+    depth: dict[str, int] = {}
     for group in groups:
         chain = []
         current: Group | None = group
@@ -401,6 +450,11 @@ def _parents_first(groups: list[Group], builder: _Builder) -> list[Group]:
         for item in reversed(chain):
             state[item.id] = 2
             ordered.append(item)
+            depth[item.id] = depth.get(item.parent, 0) + 1 if item.parent else 1
+            if depth[item.id] > MAX_GROUP_DEPTH:
+                raise builder.fail(builder.lines[item.id], f"group {item.id} is nested "
+                                   f"{depth[item.id]} groups deep; at most {MAX_GROUP_DEPTH} "
+                                   "levels are supported (pod > SU > rack > node needs 4)")
     return ordered
 
 

@@ -14,7 +14,7 @@ CURRENT_VERSION = 1
 
 TOP_KEYS = ("schema_version", "name", "description", "groups", "devices", "links")
 GROUP_KEYS = ("id", "name", "kind", "parent", "collapsed", "template")
-DEVICE_KEYS = ("id", "model", "name", "pos", "rack", "u", "group")
+DEVICE_KEYS = ("id", "model", "name", "pos", "rack", "u", "group", "power_budget_w")
 LINK_KEYS = ("id", "a", "b", "count", "cable", "length_m")
 
 #: from_version -> function turning a document of that version into the next one.

@@ -2,8 +2,9 @@
 
 One line per group, device and link (a flow mapping), sections and entries in a fixed order
 (natural id order: `gpu-2` before `gpu-10`), defaults omitted, `x-` extension keys last and
-sorted. The same document always gives the same bytes, whatever order it was built in. Saving to
-a path is atomic: a temporary file in the same folder, flushed and fsynced, then `os.replace`.
+sorted. The same document always gives the same bytes, whatever order it was built in. The first
+and last lines are the end check (`endcheck`): a file cut short cannot load as a smaller design.
+Saving to a path is atomic and writes through symlinks (`atomic.write_text`).
 """
 
 from __future__ import annotations
@@ -12,19 +13,19 @@ import io
 import math
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import IO, Any
 
 import yaml
 
+from rackdesigner.io import atomic, endcheck
 from rackdesigner.io.schema import CURRENT_VERSION
 from rackdesigner.model import Device, Group, Layout, Link, natural_key
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/:]*$")
 _RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "none", "~"}
-HEADER = "# RackDesigner layout (format: docs/file-format.md)\n"
+HEADER = endcheck.HEADER
 
 
 def scalar(value: Any) -> str:
@@ -144,36 +145,24 @@ def dump_layout_text(layout: Layout) -> str:
         items.sort(key=lambda item: (natural_key(item.id), item.id))  # gpu-01 vs gpu-1
         out.append(f"{name}:\n")
         out.extend(line(item) for item in items)
+    counts = [len(items) for _, items, _ in sections]
+    out.append(endcheck.end_line(*counts))
     return "".join(out)
 
 
-def save_layout(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
-    """Write `layout` to a path (atomically) or to an open text file."""
+def save_layout(layout: Layout, target: str | os.PathLike | IO[str], *,
+                allow_read_only: bool = False) -> Path | None:
+    """Write `layout` to a path (atomically, through symlinks) or to an open text file.
+
+    Returns the file written for a path. Raises `atomic.ReadOnlyFileError` for a read-only
+    target unless `allow_read_only`, and `OSError` when the system refuses the write; the
+    target is then unchanged.
+    """
     text = dump_layout_text(layout)
     if hasattr(target, "write"):
         binary = isinstance(target, io.RawIOBase | io.BufferedIOBase) or "b" in str(
             getattr(target, "mode", ""))
         target.write(text.encode("utf-8") if binary else text)  # type: ignore[union-attr]
-        return
-    path = Path(target)  # type: ignore[arg-type]
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        return None
+    return atomic.write_text(Path(target), text,  # type: ignore[arg-type]
+                             allow_read_only=allow_read_only)

@@ -1,7 +1,8 @@
 """Change events a `Layout` emits, one per mutation, after the change happened.
 
 `affects_simulation` tells listeners such as the live panel whether the figures can change:
-canvas moves and renames cannot; rack placement can (it decides cable lengths).
+canvas moves and renames cannot; rack placement can (it decides cable lengths), and so can a
+rack's power budget.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ class DeviceChanged:
     @property
     def affects_simulation(self) -> bool:
         o, n = self.old, self.new
-        return (o.model, o.rack, o.u, o.group) != (n.model, n.rack, n.u, n.group)
+        if (o.model, o.rack, o.u, o.group) != (n.model, n.rack, n.u, n.group):
+            return True
+        # a rack's power budget (model.power.BUDGET_PROP) changes the power figures
+        return dict(o.props).get("power_budget_w") != dict(n.props).get("power_budget_w")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,10 @@ Problems dock and the panel cannot disagree (before, rules judged a link's proto
 and the simulation at both, and only the panel noticed GPUs that cannot reach each other).
 
 One index belongs to one state (`state.index(catalog)`, `Layout.index()`); a state never
-changes, so nothing here is ever invalidated. Facets are computed on first use: port usage per
-device in O(its links) (what the canvas asks after every wire), the whole-design facets
-(connectivity, NIC reach, racks) in one linear pass each (what workers ask). A lock keeps two
+changes, so nothing here is ever invalidated. Facets are computed on first use; port usage is
+kept by the state itself, link by link (what the canvas asks after every wire); the
+whole-design facets (connectivity, NIC reach, racks) take one linear pass each (what workers
+ask). A lock keeps two
 workers asking for the same facet at once from computing it twice.
 
 A link *carries* a protocol when both ends name existing port groups of known models with that
@@ -104,7 +105,6 @@ class DesignIndex:
         self._by_model: dict[str, DeviceSpec | None] = {}
         self._spec_of: dict[str, DeviceSpec | None] = {}
         self._groups: dict[tuple[str, str], PortGroup | None] = {}
-        self._usage: dict[str, dict[str, int]] = {}
         self._carried: tuple[CarriedLink, ...] | None = None
         self._connectivity: Connectivity | None = None
         self._nic_reach: frozenset[str] | None = None
@@ -150,19 +150,9 @@ class DesignIndex:
         return ga.protocol
 
     def port_usage(self, device_id: str) -> dict[str, int]:
-        """Ports in use per port group of a device (sum of the counts of its links)."""
-        usage = self._usage.get(device_id)
-        if usage is None:
-            used: dict[str, int] = defaultdict(int)
-            links = self.state.links
-            for link_id in self.state.link_ids_of(device_id):
-                link = links[link_id]
-                for end in (link.a, link.b):
-                    if end.device == device_id:
-                        used[end.group] += link.count
-            usage = dict(used)
-            self._usage[device_id] = usage
-        return dict(usage)
+        """Ports in use per port group of a device (sum of the counts of its links). The state
+        keeps these counts up to date with each link change, so this is O(1) per device."""
+        return dict(self.state.port_use.get(device_id, ()))
 
     # ---- whole design -----------------------------------------------------------------------
     def carried(self) -> tuple[CarriedLink, ...]:

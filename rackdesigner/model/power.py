@@ -11,25 +11,82 @@ over budget in the simulation and the other way round.
   optical cable with a transceiver model, or a link naming a transceiver, draws one transceiver
   per end and lane, a twin-port transceiver (`ports_per_connector` 2) being shared by the two
   links of its cage. Each end's draw belongs to the rack of the device at that end.
+- A transceiver in the cage of a device whose published maximum is "with active cables"
+  (`max_includes_optics`, e.g. a QM9700's 1,720 W) adds to the typical figure only.
 - An end on a device inside a system with a published maximum (`stated.max_w`, e.g. a DGX
   H100's ConnectX-7 OSFP cages) is covered by that maximum: the system's PSUs feed what is
   plugged into its own ports, and the published figure is the system's maximum input power
   (NVIDIA plans four 10.2 kW DGX H100 per 40.8 kW rack). Such ends draw nothing extra, so the
   optics are not counted twice.
+- A device with no power figure at all draws 0 W here; the simulation's report says so
+  ("≥ ... , N devices without a figure") unless the device sits inside such a system, whose
+  published maximum (through its chassis entry) already covers it.
+- A rack's budget is its own `power_budget_w` when the user set one, else its rack model's
+  default (`rack_budget`); the rule and the report use the same function.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Link, PortRef
+from rackdesigner.model.items import Device, Link, PortRef
 from rackdesigner.model.layout import Layout
 
 #: Device kinds that draw no power of their own (containers; their parts draw it).
 NO_DRAW_KINDS = ("rack", "system")
+
+#: Device property (a key of a rack device in the layout file) holding the power budget the
+#: user set for that rack, in W. Saved only when set; a rack without it uses its model's
+#: default (`RackFacts.power_budget_w`, a published rating or a named site figure).
+BUDGET_PROP = "power_budget_w"
+
+
+@dataclass(frozen=True, slots=True)
+class RackBudget:
+    """The power budget a rack is checked against, and where it comes from."""
+
+    watts: float | None
+    source: str  # "rack" (set on the rack), "model" (the rack model's default) or "none"
+    basis: str  # what the figure stands for, for messages and the report
+
+
+def over_budget(watts: float, budget: float | None) -> bool:
+    """True when `watts` exceeds `budget` (sums of many figures carry rounding noise; a rack
+    exactly at its budget is within it)."""
+    return budget is not None and watts - budget > 1e-6 * max(1.0, budget)
+
+
+def budget_prop(device: Device) -> float | None:
+    """The budget set on this device (`power_budget_w`), or None when it has none."""
+    for key, value in device.props:
+        if key == BUDGET_PROP:
+            return float(value)
+    return None
+
+
+def with_budget_prop(props: tuple[tuple[str, Any], ...],
+                     watts: float | None) -> tuple[tuple[str, Any], ...]:
+    """`props` with the rack budget set to `watts` (removed when None), in stable order."""
+    kept = [(k, v) for k, v in props if k != BUDGET_PROP]
+    if watts is not None:
+        value: Any = int(watts) if float(watts).is_integer() else float(watts)
+        kept.append((BUDGET_PROP, value))
+    return tuple(sorted(kept))
+
+
+def rack_budget(device: Device, spec: DeviceSpec | None) -> RackBudget:
+    """The budget of rack `device`: its own when set, else its model's default."""
+    own = budget_prop(device)
+    if own is not None:
+        return RackBudget(own, "rack", "set on the rack")
+    if spec is not None and spec.rack is not None:
+        basis = spec.rack.budget_basis or f"default of rack model {spec.id}"
+        return RackBudget(spec.rack.power_budget_w, "model", basis)
+    return RackBudget(None, "none", "no budget")
 
 
 def device_draw(spec: DeviceSpec) -> tuple[float, float]:
@@ -60,6 +117,8 @@ class Draws:
     by_rack: dict[str, tuple[float, float]]  # rack id -> (typical, max) W
     link_ends: dict[tuple[str, str], tuple[int, float, float]]  # (kind, model) -> units, W, W
     covered_units: int  # link ends inside a system whose published maximum includes them
+    #: catalog cable model -> link ends drawing nothing because the cable has no power figure
+    unpowered_ends: dict[str, int] = field(default_factory=dict)
 
 
 class RackPower:
@@ -106,6 +165,10 @@ class RackPower:
             self._covered_group[g] = result
         return result
 
+    def _max_has_optics(self, device_id: str) -> bool:
+        entry = self._devices().get(device_id)
+        return entry is not None and entry[0] is not None and entry[0].power.max_includes_optics
+
     def covered(self, device_id: str) -> bool:
         """True when the device sits inside a system with a published maximum power."""
         entry = self._devices().get(device_id)
@@ -134,8 +197,8 @@ class RackPower:
             tr = self.spec(spec.cable.transceiver) if spec.cable.transceiver else None
             if tr is not None:
                 out = ("transceiver", tr.id, *device_draw(tr))
-            else:
-                per_end = spec.cable.power_w_per_end or 0.0
+            elif spec.cable.power_w_per_end is not None:  # None: no figure (reported)
+                per_end = spec.cable.power_w_per_end
                 out = ("cable", spec.id, per_end, per_end)
         self._cable[model] = out
         return out
@@ -154,7 +217,8 @@ class RackPower:
             share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
             covered = self.covered(end.device)
             t = 0.0 if covered else typical * share * link.count
-            m = 0.0 if covered else peak * share * link.count
+            m = 0.0 if covered or (kind == "transceiver" and self._max_has_optics(end.device)) \
+                else peak * share * link.count
             out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
         return out
 
@@ -181,16 +245,25 @@ class RackPower:
             peak[rack] += m
         ends: dict[tuple[str, str], list[float]] = {}  # (kind, model) -> [units, typ, max]
         covered_units = 0
+        unpowered: dict[str, int] = {}
         covered_group = self._covered_group
         for link in self.layout.links():
             cable = link.cable
             if cable is None:
                 continue
             unit = self._cable_unit(cable)
-            if unit is None:
-                continue
             if chosen is not None and (link.a.device not in chosen
                                        or link.b.device not in chosen):
+                continue
+            if unit is None:
+                cable_spec = self.spec(cable)
+                if cable_spec is not None and cable_spec.kind == "cable":
+                    for end in (link.a, link.b):  # a known cable without a power figure
+                        entry = index.get(end.device)
+                        if entry is not None and entry[0] is not None and not (
+                                self._group_covered(entry[2])):
+                            unpowered[cable_spec.id] = unpowered.get(cable_spec.id, 0) \
+                                + link.count
                 continue
             kind, model, unit_t, unit_m = unit
             count = link.count
@@ -206,6 +279,8 @@ class RackPower:
                     continue
                 share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
                 t, m = unit_t * share * count, unit_m * share * count
+                if kind == "transceiver" and spec.power.max_includes_optics:
+                    m = 0.0  # the device's published maximum includes its cages' optics
                 acc = ends.get((kind, model))
                 if acc is None:
                     ends[(kind, model)] = [count, t, m]
@@ -217,7 +292,8 @@ class RackPower:
                     typ[rack] += t
                     peak[rack] += m
         return Draws({r: (typ[r], peak[r]) for r in peak},
-                     {k: (int(v[0]), v[1], v[2]) for k, v in ends.items()}, covered_units)
+                     {k: (int(v[0]), v[1], v[2]) for k, v in ends.items()}, covered_units,
+                     unpowered)
 
     def by_rack(self, devices: Iterable[str] | None = None) -> dict[str, tuple[float, float]]:
         """(typical, max) W per rack id (see `draws`)."""

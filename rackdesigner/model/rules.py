@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rackdesigner.catalog import DeviceSpec, PortGroup
 from rackdesigner.model.items import Link, PortRef
 from rackdesigner.model.layout import Layout, natural_key
-from rackdesigner.model.power import RackPower
+from rackdesigner.model.power import RackPower, over_budget, rack_budget
 
 ERROR = "error"
 WARNING = "warning"
@@ -197,13 +197,14 @@ def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
     for rack_id, (_, watts) in sorted(RackPower(layout).by_rack().items(),
                                       key=lambda item: natural_key(item[0])):
         rack_spec = specs(rack_id)
-        if rack_spec is None or rack_spec.rack is None:
+        if rack_spec is None or rack_spec.rack is None or not layout.has_device(rack_id):
             continue  # reported as bad-rack above
-        budget = rack_spec.rack.power_budget_w
-        if watts > budget:
+        budget = rack_budget(layout.device(rack_id), rack_spec)
+        if budget.watts is not None and over_budget(watts, budget.watts):
             out.append(Finding(ERROR, "rack-power",
                                f"rack {rack_id} draws up to {watts / 1000:.1f} kW, above its "
-                               f"{budget / 1000:.1f} kW budget", (rack_id,)))
+                               f"{budget.watts / 1000:.1f} kW budget ({budget.basis})",
+                               (rack_id,)))
     return out
 
 

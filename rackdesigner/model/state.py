@@ -118,6 +118,7 @@ never assigned after `_evolve` returns)."""
         "links",
         "links_by_device",
         "meta",
+        "port_use",
         "unresolved",
         "unresolved_order",
     )
@@ -135,6 +136,7 @@ never assigned after `_evolve` returns)."""
         self.links_by_device: Map = _EMPTY  # device id -> (link id, ...) in creation order
         self.group_members: Map = _EMPTY  # group id -> Map(device id -> None)
         self.group_kids: Map = _EMPTY  # group id -> Map(group id -> None)
+        self.port_use: Map = _EMPTY  # device id -> ((port group, ports in use), ...)
         self._cache: dict[str, Any] = {}
 
     def _evolve(self, *,
@@ -142,7 +144,7 @@ never assigned after `_evolve` returns)."""
                 unresolved: Any = _KEEP, device_order: Any = _KEEP, link_order: Any = _KEEP,
                 group_order: Any = _KEEP, unresolved_order: Any = _KEEP,
                 links_by_device: Any = _KEEP, group_members: Any = _KEEP,
-                group_kids: Any = _KEEP) -> DesignState:
+                group_kids: Any = _KEEP, port_use: Any = _KEEP) -> DesignState:
         """A new state with the given fields, sharing every other one. States are never
         changed after this (by convention: plain slots keep this the hot path of every edit)."""
         new = DesignState.__new__(DesignState)
@@ -159,6 +161,7 @@ never assigned after `_evolve` returns)."""
         new.links_by_device = self.links_by_device if links_by_device is _KEEP else links_by_device
         new.group_members = self.group_members if group_members is _KEEP else group_members
         new.group_kids = self.group_kids if group_kids is _KEEP else group_kids
+        new.port_use = self.port_use if port_use is _KEEP else port_use
         new._cache = {}
         return new
 
@@ -236,19 +239,22 @@ never assigned after `_evolve` returns)."""
                                    "device_order": self.device_order.remove(device.id)}
         if device.id in self.links_by_device:
             changes["links_by_device"] = self.links_by_device.delete(device.id)
+        if device.id in self.port_use:
+            changes["port_use"] = self.port_use.delete(device.id)
         if device.group is not None:
             changes["group_members"] = _set_drop(self.group_members, device.group, device.id)
         return self._evolve(**changes)
 
     def with_link(self, link: Link, old: Link | None = None) -> DesignState:
         if old is not None:
-            return self._evolve(links=self.links.set(link.id, link))
+            use = _use(_use(self.port_use, old, -1), link, +1)
+            return self._evolve(links=self.links.set(link.id, link), port_use=use)
         by_device = self.links_by_device
         for device_id in dict.fromkeys((link.a.device, link.b.device)):
             by_device = by_device.set(device_id, (*by_device.get(device_id, ()), link.id))
         return self._evolve(links=self.links.set(link.id, link),
                             link_order=self.link_order.append(link.id),
-                            links_by_device=by_device)
+                            links_by_device=by_device, port_use=_use(self.port_use, link, +1))
 
     def without_link(self, link: Link) -> DesignState:
         by_device = self.links_by_device
@@ -257,7 +263,7 @@ never assigned after `_evolve` returns)."""
             by_device = by_device.set(device_id, rest) if rest else by_device.delete(device_id)
         return self._evolve(links=self.links.delete(link.id),
                             link_order=self.link_order.remove(link.id),
-                            links_by_device=by_device)
+                            links_by_device=by_device, port_use=_use(self.port_use, link, -1))
 
     def with_unresolved(self, link: Link) -> DesignState:
         order = self.unresolved_order
@@ -322,13 +328,17 @@ never assigned after `_evolve` returns)."""
             changes["group_members"] = members
             changes["device_order"] = self.device_order.extend([d.id for d in devices])
         if links:
-            with self.links.mutate() as m, self.links_by_device.mutate() as by_device:
+            with (self.links.mutate() as m, self.links_by_device.mutate() as by_device,
+                  self.port_use.mutate() as use):
                 for link in links:
                     m[link.id] = link
                     for device_id in dict.fromkeys((link.a.device, link.b.device)):
                         by_device[device_id] = (*by_device.get(device_id, ()), link.id)
+                    for end in (link.a, link.b):
+                        use[end.device] = _bump(use.get(end.device, ()), end.group, link.count)
                 changes["links"] = m.finish()
                 changes["links_by_device"] = by_device.finish()
+                changes["port_use"] = use.finish()
             changes["link_order"] = self.link_order.extend([lk.id for lk in links])
         return self._evolve(**changes) if changes else self
 
@@ -340,6 +350,28 @@ never assigned after `_evolve` returns)."""
         links.update((link.id, link) for link in self.iter_unresolved())
         return (self.meta, {d.id: d for d in self.iter_devices()}, links,
                 {g.id: g for g in self.iter_groups()})
+
+
+def _bump(pairs: tuple[tuple[str, int], ...], group: str, delta: int) -> tuple:
+    """Port usage pairs of one device with `delta` ports added to `group` (zeros dropped)."""
+    out, found = [], False
+    for name, count in pairs:
+        if name == group:
+            found = True
+            count += delta
+        if count:
+            out.append((name, count))
+    if not found and delta:
+        out.append((group, delta))
+    return tuple(out)
+
+
+def _use(port_use: Map, link: Link, sign: int) -> Map:
+    """Port usage with `link`'s ends added (sign +1) or taken away (-1)."""
+    for end in (link.a, link.b):
+        port_use = port_use.set(end.device, _bump(port_use.get(end.device, ()), end.group,
+                                                  sign * link.count))
+    return port_use
 
 
 def _set_add(sets: Map, key: str, member: str) -> Map:

@@ -134,12 +134,15 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
         missing_data=tuple(sorted(missing)),
     )
     power = power_report(layout, topo, power_devices, pue)
-    if power.without_power:
-        note("no_power_figure", "no power figure in the catalog for: "
-             + ", ".join(power.without_power))
+    if not power.complete:
+        warn("power_incomplete", f"power total is a lower bound ({power.headline}): no power "
+             f"figure in the catalog for {', '.join(power.without_power)}")
+    if power.estimated:
+        note("power_estimates", "power includes labelled estimates (no published figure) for: "
+             + ", ".join(power.estimated))
     for rack, info_w in power.by_rack.items():
         budget = info_w.get("budget_w")
-        if budget and info_w.get("max_w", 0.0) > budget:
+        if info_w.get("over_budget", bool(budget) and info_w.get("max_w", 0.0) > budget):
             warn("rack_over_budget", f"{rack} draws up to {info_w['max_w'] / 1000:,.1f} kW, over "
                  f"its {budget / 1000:,.1f} kW power budget")
     return SimulationResult(info, bandwidth, MappingProxyType(curves), latency, power,

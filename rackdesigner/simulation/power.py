@@ -7,6 +7,12 @@ a DGX adds up to its published maximum), a link's cable or transceivers draw at 
 twin-port transceiver shared by the two links of its cage) in the rack of that end, and optics
 plugged into a system whose published maximum covers them (a DGX's own OSFP cages) add nothing.
 Facility power = IT power x PUE (default in `constants.DEFAULT_PUE`, stated there).
+
+A device with no power figure draws nothing in the sums, so a total that leaves devices out is
+a lower bound: the report says so (`complete`, `devices_without_power`, `models_without_power`,
+and a headline such as "≥ 1.32 MW, 48 devices without a figure"). Devices inside a system
+whose published maximum covers them (a DGX's NVSwitch chips) are not missing: the system's
+chassis entry carries them. Figures labelled estimates in the catalog are listed too.
 """
 
 from __future__ import annotations
@@ -18,8 +24,17 @@ from types import MappingProxyType
 from typing import Any
 
 from rackdesigner.model import Layout, natural_key
-from rackdesigner.model.power import NO_DRAW_KINDS, RackPower, device_draw
+from rackdesigner.model.power import (
+    NO_DRAW_KINDS,
+    RackBudget,
+    RackPower,
+    device_draw,
+    over_budget,
+    rack_budget,
+)
 from rackdesigner.simulation.topology import Topology
+
+rack_budget_none = RackBudget(None, "none", "no budget")
 
 
 @dataclass(frozen=True)
@@ -32,8 +47,24 @@ class PowerReport:
     by_kind_typical: MappingProxyType
     by_model: MappingProxyType  # model -> {"count", "typical_w", "max_w" (mean each), totals}
     by_rack: MappingProxyType  # rack id -> {"max_w", "typical_w", "budget_w", "utilisation"}
-    without_power: tuple[str, ...]  # models with no power figure
+    without_power: tuple[str, ...]  # models with no power figure (devices not covered)
     optics_in_system_max: int = 0  # link ends inside systems whose published max covers them
+    devices_without_power: int = 0  # devices drawing 0 W for want of a figure (not covered)
+    estimated: tuple[str, ...] = ()  # models whose figure is a labelled estimate
+    cable_ends_without_power: int = 0  # ends of cables with no power figure (not covered)
+
+    @property
+    def complete(self) -> bool:
+        """True when every device and cable end in scope has a figure (or is covered by its
+        system's published maximum)."""
+        return self.devices_without_power == 0 and self.cable_ends_without_power == 0
+
+    @property
+    def headline(self) -> str:
+        """The design total as a planner would quote it ("≥ 1.32 MW, 48 devices without a
+        figure" when devices are left out)."""
+        return power_headline(self.total_max_w, self.devices_without_power,
+                              self.cable_ends_without_power)
 
     @property
     def facility_w(self) -> float:
@@ -60,8 +91,33 @@ class PowerReport:
             "by_model": {k: dict(v) for k, v in self.by_model.items()},
             "by_rack": {k: dict(v) for k, v in self.by_rack.items()},
             "models_without_power": list(self.without_power),
+            "devices_without_power": self.devices_without_power,
+            "cable_ends_without_power": self.cable_ends_without_power,
+            "complete": self.complete,
+            "headline": self.headline,
+            "models_with_estimates": list(self.estimated),
             "optics_in_system_max": self.optics_in_system_max,
         }
+
+
+def format_power(watts: float) -> str:
+    """Watts with a unit a planner reads at a glance (W, kW, MW)."""
+    for unit, scale in (("MW", 1e6), ("kW", 1e3)):
+        if abs(watts) >= scale:
+            return f"{watts / scale:,.2f} {unit}"
+    return f"{watts:,.0f} W"
+
+
+def power_headline(total_max_w: float, devices_without: int, cable_ends_without: int = 0) -> str:
+    """"1.32 MW", or "≥ 1.32 MW, 48 devices without a figure" when some draw is unknown."""
+    missing = []
+    if devices_without > 0:
+        missing.append(f"{devices_without:,} device{'s' * (devices_without != 1)}")
+    if cable_ends_without > 0:
+        missing.append(f"{cable_ends_without:,} cable end{'s' * (cable_ends_without != 1)}")
+    if not missing:
+        return format_power(total_max_w)
+    return f"≥ {format_power(total_max_w)}, {' and '.join(missing)} without a figure"
 
 
 def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
@@ -79,6 +135,8 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     model_t: dict[str, float] = defaultdict(float)
     model_m: dict[str, float] = defaultdict(float)
     without: set[str] = set()
+    estimated: set[str] = set()
+    missing = 0
     draw: dict[str, tuple[float, float]] = {}
     gpus = 0
     totals = [0.0, 0.0]  # typical, max
@@ -107,23 +165,31 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
         model = spec.id
         if model not in draw:
             draw[model] = device_draw(spec)
-            if spec.power.typical_w is None and spec.power.max_w is None:
-                without.add(model)
+            if spec.power.basis == "estimate":
+                estimated.add(model)
+        if spec.power.typical_w is None and spec.power.max_w is None and not rp.covered(
+                device_id):
+            without.add(model)
+            missing += 1
         add(kind, model, 1, *draw[model])
     drawn = rp.draws(chosen)
     rack_draw, covered_ends = drawn.by_rack, drawn.covered_units
+    without.update(drawn.unpowered_ends)
     for (kind, model), (units, typical, peak) in drawn.link_ends.items():
         add(kind, model, units, typical, peak)
     total_t, total_m = totals
     racks: dict[str, Any] = {}
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
         spec = topo.specs.get(rack)
-        budget = spec.rack.power_budget_w if spec is not None and spec.rack else None
+        b = (rack_budget(layout.device(rack), spec) if layout.has_device(rack)
+             else rack_budget_none)
+        budget = b.watts
         typical, peak = rack_draw.get(rack, (0.0, 0.0))
         racks[rack] = MappingProxyType({
             "max_w": round(peak, 1), "typical_w": round(typical, 1),
-            "budget_w": budget,
+            "budget_w": budget, "budget_source": b.source, "budget_basis": b.basis,
             "utilisation": round(peak / budget, 4) if budget else None,
+            "over_budget": over_budget(peak, budget),
         })
     by_model = {}
     for model in sorted(counts):
@@ -134,4 +200,6 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
             "total_typical_w": round(model_t[model], 3), "total_max_w": round(model_m[model], 3)})
     return PowerReport(total_t, total_m, pue, gpus, MappingProxyType(dict(by_kind)),
                        MappingProxyType(dict(by_kind_t)), MappingProxyType(by_model),
-                       MappingProxyType(racks), tuple(sorted(without)), covered_ends)
+                       MappingProxyType(racks), tuple(sorted(without)), covered_ends,
+                       missing, tuple(sorted(estimated)),
+                       sum(drawn.unpowered_ends.values()))

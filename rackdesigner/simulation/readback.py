@@ -28,6 +28,8 @@ from rackdesigner.simulation.result import (
 )
 
 SCHEMA_NAME, _, _VERSION = SCHEMA.rpartition("/")
+#: A result of a 100,000-GPU design is a few MiB; anything much larger is not one.
+MAX_RESULT_BYTES = 64 * 1024 * 1024
 VERSION = int(_VERSION)
 
 
@@ -167,14 +169,24 @@ def _power(p: dict[str, Any]) -> PowerReport:
         without_power=tuple(p.get("models_without_power", ())),
         optics_in_system_max=_int(p.get("optics_in_system_max", 0),
                                   "power.optics_in_system_max"),
+        devices_without_power=_int(p.get("devices_without_power", 0),
+                                   "power.devices_without_power"),
+        estimated=tuple(p.get("models_with_estimates", ())),
+        cable_ends_without_power=_int(p.get("cable_ends_without_power", 0),
+                                      "power.cable_ends_without_power"),
     )
 
 
 def load_result(path: str | Path) -> SimulationResult:
-    """Read a saved result (a panel baseline or `simulate --json` output) from `path`."""
+    """Read a saved result (a panel baseline or `simulate --json` output) from `path`.
+
+    Only a regular file of at most MAX_RESULT_BYTES is read (a FIFO would block forever).
+    """
+    from rackdesigner.io.regular import read_regular
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_RESULT_BYTES)
     except OSError as exc:
         raise ResultFormatError(f"cannot read {path.name}: {exc.strerror or exc}") from None
     try:

@@ -2,8 +2,10 @@
 
 The Layout is plain Python and knows nothing of Qt; `Document` subscribes to it and re-emits
 each event as the `changed` signal. Replacing the layout (New, Open, Revert) emits `replaced`
-with the new Layout. These two signals are the one route by which views learn about the design:
-every view connects to them (`follow_document`) and to nothing else.
+with the new Layout; if a view fails to follow it, `set_layout` raises that view's exception
+after every view had its turn (the file controller then reopens the previous design). These
+two signals are the one route by which views learn about the design: every view connects to
+them (`follow_document`) and to nothing else.
 
 `push` runs a command transactionally (`commands.history.run`): a `LayoutError` is a refusal,
 said in the status bar; any other exception is a bug: its traceback is logged, the user is told
@@ -14,6 +16,7 @@ said in the status bar; any other exception is a bug: its traceback is logged, t
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -36,6 +39,9 @@ class Document(QObject):
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
         self.path: Path | None = None
+        #: For an untitled copy (an example, a template): its title and a file name to suggest.
+        self.untitled_title = ""
+        self.suggested_name = ""
         self.layout = layout if layout is not None else Layout()
         self._unsubscribe = self.layout.subscribe(self._on_layout_event)
 
@@ -47,10 +53,15 @@ class Document(QObject):
         self._unsubscribe()
         self.layout = layout
         self.path = Path(path) if path is not None else None
+        self.untitled_title = self.suggested_name = ""
         self._unsubscribe = self.layout.subscribe(self._on_layout_event)
         self.undo_stack.clear()
         self.undo_stack.setClean()
-        self.replaced.emit(layout)
+        failures = _emit_collecting(self.replaced, layout)
+        if failures:  # a view could not follow: the caller decides (e.g. reopen the previous)
+            for failure in failures:
+                log.error("a view failed to follow the replaced design", exc_info=failure)
+            raise failures[0][1]
 
     def push(self, command: Command) -> bool:
         """Apply `command` and record it as one undo step; False (and a message) if refused,
@@ -80,3 +91,16 @@ class Document(QObject):
     def close(self) -> None:
         """Stop listening to the layout (the window is closing)."""
         self._unsubscribe()
+
+
+def _emit_collecting(signal, *args) -> list:
+    """Emit `signal`; return the exceptions its slots raised (PySide hands an exception in a
+    slot to `sys.excepthook` and goes on with the next slot, so the emitter never sees it)."""
+    failures: list = []
+    previous = sys.excepthook
+    sys.excepthook = lambda *info: failures.append(info)
+    try:
+        signal.emit(*args)
+    finally:
+        sys.excepthook = previous
+    return failures

@@ -1,4 +1,8 @@
-"""Images of the canvas: PNG and SVG, drawn by the same scene code the window shows."""
+"""Images of the canvas: PNG and SVG, drawn by the same scene code the window shows.
+
+Images are drawn into memory and written with `rackdesigner.io.atomic.write_bytes`, so a full
+disk or a crash never leaves a cut-off image where a good one was.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +11,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
+from rackdesigner.io.atomic import write_bytes
 from rackdesigner.ui.canvas.scene import RackScene
 
 if TYPE_CHECKING:
     from rackdesigner.model import Layout
 
 MAX_PIXELS = 8000
+#: Canvas units an image may span; a device is ~140 wide. Beyond this, drawing overflows.
+MAX_EXTENT = 1e12
 _APP: QApplication | None = None
 
 
@@ -35,18 +42,26 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
     """Write the whole design to `path` (.png or .svg); returns the path."""
     path = Path(path)
     source = design_rect(scene)
+    extent = max(source.width(), source.height())
+    if not extent < MAX_EXTENT:  # also catches inf and nan
+        raise ValueError(f"cannot draw {path.name}: the design spans {extent:.3g} canvas units "
+                         f"(at most {MAX_EXTENT:.0e}); a device is placed very far away")
     suffix = path.suffix.lower()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     if suffix == ".svg":
         from PySide6.QtSvg import QSvgGenerator
 
         generator = QSvgGenerator()
-        generator.setFileName(str(path))
+        generator.setOutputDevice(buffer)
         generator.setSize(QSize(int(source.width()), int(source.height())))
         generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
         generator.setTitle("RackDesigner layout")
         painter = QPainter(generator)
         scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
         painter.end()
+        write_bytes(path, bytes(data.data()))
         return path
     if suffix != ".png":
         raise ValueError(f"cannot export {path.name}: use .png or .svg")
@@ -62,8 +77,9 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
     scene.render(painter, QRectF(0, 0, size.width(), size.height()), source,
                  Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
-    if not image.save(str(path)):
-        raise OSError(f"cannot write {path}")
+    if not image.save(buffer, "PNG"):
+        raise OSError(f"cannot encode {path.name} as PNG")
+    write_bytes(path, bytes(data.data()))
     return path
 
 
@@ -77,9 +93,23 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     global _APP
     _APP = QApplication.instance() or QApplication(sys.argv[:1])  # lives as long as the process
+    far = _farthest_device(layout)
+    if far is not None:
+        line = layout.source_lines.get(far.id)
+        where = f"{layout.source_path}:{line}: " if layout.source_path and line else ""
+        raise ValueError(f"{where}device {far.id} is at {list(far.pos)}, too far away to draw "
+                         f"(the image may span at most {MAX_EXTENT:.0e} canvas units)")
     scene = RackScene()
     scene.set_layout(layout)
     if overview:
         scene.set_overview(True)
     return export_image(scene, path, scale=scale)
 
+
+
+def _farthest_device(layout: Layout):
+    """A device placed beyond half the drawable extent, or None."""
+    for device in layout.devices():
+        if max(abs(device.pos[0]), abs(device.pos[1])) >= MAX_EXTENT / 2:
+            return device
+    return None

@@ -1,10 +1,15 @@
 """`FileController`: New, Open, Save, Save As, Revert, recent files, the unsaved-changes
-prompt and export, as an object with its own state (not a mixin on the window).
+prompt, export, and watching the open file — an object with its own state (not a mixin on the
+window).
 
 It changes the design only through the `Document`: opening a file is
 `document.set_layout(layout, path)`, whose `replaced` signal every view follows. It needs a
-widget to parent its dialogs to, the catalog to load with, the settings (recent files), and a
-scene for image export; it reports outcomes through `message` and `title_changed`.
+widget to parent its dialogs to, the catalog to load with, the settings (recent files), and the
+scene for image export; it reports through `message` and `title_changed`.
+
+Watching the open file and the questions before an overwrite live in `file_watch`; untitled
+copies of examples and templates in `untitled`. A failed open leaves the open design as it was;
+a failed save leaves it unsaved (dirty) and says why.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from rackdesigner.catalog import Catalog
+from rackdesigner.ui import file_watch, untitled
 from rackdesigner.ui.document import Document
 from rackdesigner.ui.settings import Settings
 
@@ -25,7 +31,7 @@ YAML_FILTER = "RackDesigner layouts (*.yaml *.yml);;All files (*)"
 
 class FileController(QObject):
     message = Signal(str)  # outcome, for the status bar
-    title_changed = Signal()  # the path or the clean state changed
+    title_changed = Signal()  # the path, the untitled title or the clean state changed
 
     def __init__(self, document: Document, catalog: Catalog, settings: Settings,
                  dialog_parent: QWidget, scene=None) -> None:
@@ -33,10 +39,23 @@ class FileController(QObject):
         self.document = document
         self.catalog = catalog
         self.settings = settings
-        self.dialog_parent = dialog_parent
+        self.owner = dialog_parent
         self.scene = scene
         self.recent_menu: QMenu | None = None
         self.last_error = ""
+        self.file_watch = file_watch.FileWatch(self)
+        self.file_prompt: QMessageBox | None = None
+        self.file_watch.changed_on_disk.connect(self._on_file_watch_changed_on_disk)
+        document.replaced.connect(lambda layout: self.file_watch.follow(self.document.path))
+
+    def status_message(self, text: str) -> None:
+        self.message.emit(text)
+
+    def _update_title(self) -> None:
+        self.title_changed.emit()
+
+    def _set_document(self, layout, path) -> None:
+        self.document.set_layout(layout, path)
 
     # ---- opening ------------------------------------------------------------------------------
     def new_document(self) -> bool:
@@ -44,12 +63,15 @@ class FileController(QObject):
             return False
         from rackdesigner.model import Layout
 
-        self.document.set_layout(Layout(self.catalog), None)
-        self.message.emit("New layout")
+        self._set_document(Layout(self.catalog), None)
+        self.status_message("New layout")
         return True
 
     def open_file(self, path: str | Path, ask: bool = True) -> bool:
-        """Open a layout; on error show the loader's message and keep the current document."""
+        """Open a layout; on any error show why and keep the current document as it was.
+
+        A bundled example opens as an untitled copy ("DGX H100 (example)"): Save asks where.
+        """
         from rackdesigner.io import LayoutFileError, load_layout
 
         if ask and not self.maybe_save():
@@ -57,28 +79,56 @@ class FileController(QObject):
         try:
             layout = load_layout(Path(path), catalog=self.catalog)
         except LayoutFileError as exc:
-            log.info("cannot open %s: %s", path, exc)
-            self.last_error = str(exc)
-            QMessageBox.critical(self.dialog_parent, "Cannot open the layout", str(exc))
-            return False
-        self.document.set_layout(layout, Path(path))
+            return self._open_failed(path, str(exc))
+        except Exception as exc:  # whatever breaks, the open design stays
+            log.exception("cannot open %s", path)
+            return self._open_failed(path, f"{path}: unexpected error while reading: {exc!r}")
+        doc = self.document
+        previous = (doc.layout, doc.path, doc.untitled_title, doc.suggested_name,
+                    doc.is_modified())
+        example = untitled.is_bundled_example(path)
+        try:
+            self._set_document(layout, None if example else Path(path))
+        except Exception as exc:  # e.g. a view that cannot show it
+            log.exception("cannot show %s", path)
+            self._set_document(previous[0], previous[1])  # its undo history is gone, not it
+            doc.untitled_title, doc.suggested_name = previous[2], previous[3]
+            if previous[4]:
+                doc.undo_stack.resetClean()
+            self._update_title()
+            return self._open_failed(path, f"{path}: the design cannot be shown: {exc!r}")
+        if example:
+            self.mark_untitled_copy("example", Path(path).stem)
+            self.status_message(f"Opened the example {self.document.untitled_title} as an "
+                                "untitled copy: Save asks where to keep it")
+            return True
         self.settings.add_recent(path)
         self.refresh_recent_menu()
-        self.message.emit(f"Opened {Path(path).name}")
+        self.status_message(f"Opened {Path(path).name}")
         return True
+
+    def _open_failed(self, path: str | Path, message: str) -> bool:
+        log.info("cannot open %s: %s", path, message)
+        self.last_error = message
+        QMessageBox.critical(self.owner, "Cannot open the layout", message)
+        return False
+
+    def mark_untitled_copy(self, kind: str, name: str) -> None:
+        """Make the open design an untitled copy of an example or template called `name`."""
+        self.document.untitled_title = untitled.copy_title(self.document.layout, kind, name)
+        self.document.suggested_name = name
+        self._update_title()
 
     def open_dialog(self) -> bool:
         start = str(self.document.path.parent) if self.document.path else ""
-        path, _ = QFileDialog.getOpenFileName(self.dialog_parent, "Open layout", start,
-                                              YAML_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.owner, "Open layout", start, YAML_FILTER)
         return self.open_file(path) if path else False
 
     def revert(self) -> bool:
         if self.document.path is None or not self.document.is_modified():
             return False
         answer = QMessageBox.question(
-            self.dialog_parent, "Revert",
-            f"Discard your changes and reload {self.document.path.name}?",
+            self.owner, "Revert", f"Discard your changes and reload {self.document.path.name}?",
             QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Discard:
             return False
@@ -102,22 +152,87 @@ class FileController(QObject):
 
     # ---- saving -------------------------------------------------------------------------------
     def save_file(self, path: str | Path) -> bool:
-        from rackdesigner.io import save_layout
+        """Save to `path`, asking first before replacing a file that changed on disk since it
+        was opened or a read-only one; on failure the design stays unsaved and says why."""
+        from rackdesigner.io import ReadOnlyFileError, save_layout
 
         path = Path(path)
+        if (self._same_file(path) and self.file_watch.changed_since_known()
+                and not file_watch.ask_overwrite_changed(self.owner, path,
+                                                         self._disk_summary(path))):
+            self.status_message(f"Not saved: {path.name} changed on disk")
+            return False
         try:
-            save_layout(self.document.layout, path)
+            try:
+                save_layout(self.document.layout, path)
+            except ReadOnlyFileError:
+                if not file_watch.ask_overwrite_read_only(self.owner, path):
+                    self.status_message(f"Not saved: {path.name} is read-only")
+                    return False
+                save_layout(self.document.layout, path, allow_read_only=True)
         except OSError as exc:
-            QMessageBox.critical(self.dialog_parent, "Cannot save",
-                                 f"{path}: {exc.strerror or exc}")
+            self.last_error = f"{path}: {exc.strerror or exc}"
+            QMessageBox.critical(self.owner, "Cannot save", f"{path} could not be saved: "
+                                 f"{exc.strerror or exc}.\n\nYour changes are still here, "
+                                 "unsaved. Use File ▸ Save As… to save them in a folder you "
+                                 "can write to.")
+            self.status_message(f"Cannot save {path.name}: {exc.strerror or exc}")
             return False
         self.document.path = path
+        self.document.untitled_title = ""
         self.document.undo_stack.setClean()
+        self.file_watch.follow(path)
         self.settings.add_recent(path)
         self.refresh_recent_menu()
-        self.title_changed.emit()
-        self.message.emit(f"Saved {path.name}")
+        self._update_title()
+        self.status_message(f"Saved {path.name}")
         return True
+
+    def _same_file(self, path: Path) -> bool:
+        current = self.document.path
+        return current is not None and (path == current or path.resolve() == current.resolve())
+
+    def _disk_summary(self, path: Path) -> str:
+        from rackdesigner.io import LayoutFileError, load_layout
+        from rackdesigner.io.diff import change_summary
+
+        try:
+            return change_summary(self.document.layout, load_layout(path, self.catalog))
+        except LayoutFileError as exc:
+            return f"it cannot be read ({exc.message})"
+
+    # ---- the open file changing on disk --------------------------------------------------------
+    def _on_file_watch_changed_on_disk(self) -> None:
+        """Offer to reload the file another program changed, or to keep this version."""
+        from rackdesigner.io import LayoutFileError, load_layout
+        from rackdesigner.io.diff import change_summary
+
+        path = self.document.path
+        if path is None:
+            return
+        try:
+            theirs = load_layout(path, self.catalog)
+            summary, readable = change_summary(self.document.layout, theirs), True
+        except LayoutFileError as exc:
+            theirs, summary, readable = None, exc.message, False
+        if self.file_prompt is not None:
+            self.file_prompt.close()
+        box = file_watch.reload_prompt(self.owner, path, summary, self.document.is_modified(),
+                                       readable)
+
+        def answered() -> None:
+            self.file_prompt = None
+            if box.clickedButton() is box.reload_button and theirs is not None:
+                self._set_document(theirs, path)
+                self.status_message(f"Reloaded {path.name} from disk")
+            else:
+                self.file_watch.keep_mine()
+                self.document.undo_stack.resetClean()  # differs from the disk: unsaved
+                self.status_message(f"Kept your version; saving replaces {path.name} on disk")
+
+        box.finished.connect(answered)
+        self.file_prompt = box
+        box.open()
 
     def save(self) -> bool:
         if self.document.path is None:
@@ -125,9 +240,9 @@ class FileController(QObject):
         return self.save_file(self.document.path)
 
     def save_as(self) -> bool:
-        start = str(self.document.path or "layout.yaml")
-        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Save layout as", start,
-                                              YAML_FILTER)
+        start = str(self.document.path or untitled.suggested_save_path(
+            self.document.suggested_name or "layout"))
+        path, _ = QFileDialog.getSaveFileName(self.owner, "Save layout as", start, YAML_FILTER)
         if not path:
             return False
         if not path.endswith((".yaml", ".yml")):
@@ -140,7 +255,7 @@ class FileController(QObject):
             return True
         name = self.document.path.name if self.document.path else "the new layout"
         answer = QMessageBox.warning(
-            self.dialog_parent, "Unsaved changes", f"Save your changes to {name}?",
+            self.owner, "Unsaved changes", f"Save your changes to {name}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
         if answer == QMessageBox.StandardButton.Save:
@@ -152,34 +267,34 @@ class FileController(QObject):
         from rackdesigner.ui.export import export_image
 
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Export image", f"{stem}.png",
+        path, _ = QFileDialog.getSaveFileName(self.owner, "Export image", f"{stem}.png",
                                               "PNG image (*.png);;SVG drawing (*.svg)")
         if not path:
             return False
         try:
             export_image(self.scene, path, scale=2.0)
         except (OSError, ValueError) as exc:
-            QMessageBox.critical(self.dialog_parent, "Cannot export", str(exc))
+            QMessageBox.critical(self.owner, "Cannot export", str(exc))
             return False
-        self.message.emit(f"Exported {Path(path).name}")
+        self.status_message(f"Exported {Path(path).name}")
         return True
 
     def export_bom_dialog(self) -> bool:
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self.dialog_parent, "Export bill of materials",
+        path, _ = QFileDialog.getSaveFileName(self.owner, "Export bill of materials",
                                               f"{stem}-bom.csv", "CSV (*.csv)")
         return self.export_bom(path) if path else False
 
     def export_bom(self, path: str | Path) -> bool:
         """Write the bill of materials as CSV (the same table as `rackdesigner bom --csv`)."""
         from rackdesigner.bom import bill_of_materials, format_csv
+        from rackdesigner.io import write_text
 
         try:
             text = format_csv(bill_of_materials(self.document.layout))
-            Path(path).write_text(text, encoding="utf-8")
+            write_text(path, text)
         except OSError as exc:
-            QMessageBox.critical(self.dialog_parent, "Cannot export",
-                                 f"{path}: {exc.strerror or exc}")
+            QMessageBox.critical(self.owner, "Cannot export", f"{path}: {exc.strerror or exc}")
             return False
-        self.message.emit(f"Exported {Path(path).name}")
+        self.status_message(f"Exported {Path(path).name}")
         return True

@@ -30,6 +30,7 @@ from rackdesigner.commands import (
 )
 from rackdesigner.model import Layout
 from rackdesigner.model.items import GROUP_KINDS
+from rackdesigner.model.power import budget_prop, with_budget_prop
 from rackdesigner.ui import style
 
 NONE = "(none)"
@@ -107,12 +108,23 @@ class InspectorWidget(QWidget):
         self.device_pos = QLabel()
         self.device_ports = QLabel()
         self.device_ports.setWordWrap(True)
+        # a rack's own power budget; 0 shows the model's default (the special value text)
+        self.device_budget = QDoubleSpinBox()
+        self.device_budget.setRange(0.0, 10_000.0)
+        self.device_budget.setDecimals(1)
+        self.device_budget.setSingleStep(0.5)
+        self.device_budget.setSuffix(" kW")
+        self.device_budget.setToolTip("Power this rack may draw at most (its feeds' capacity). "
+                                      "0 uses the rack model's default.")
         for label, widget in (("Id", self.device_id), ("Model", self.device_model),
                               ("Name", self.device_name), ("Rack", self.device_rack),
                               ("U", self.device_u), ("Group", self.device_group),
-                              ("Position", self.device_pos), ("Ports", self.device_ports)):
+                              ("Position", self.device_pos), ("Ports", self.device_ports),
+                              ("Power budget", self.device_budget)):
             form.addRow(label, widget)
+        self.device_form = form
         self.device_name.editingFinished.connect(self._on_device_name_edited)
+        self.device_budget.valueChanged.connect(self._on_device_budget_changed)
         self.device_rack.activated.connect(self._on_device_rack_activated)
         self.device_u.valueChanged.connect(self._on_device_u_changed)
         self.device_group.activated.connect(self._on_device_group_activated)
@@ -237,6 +249,18 @@ class InspectorWidget(QWidget):
                 f"{style.format_rate(g.rate_gbps)})" for g in spec.ports))
         else:
             self.device_ports.setText("none")
+        is_rack = spec is not None and spec.rack is not None
+        self.device_form.setRowVisible(self.device_budget, is_rack)
+        if is_rack:
+            assert spec is not None and spec.rack is not None
+            own = budget_prop(device)
+            default = spec.rack.power_budget_w / 1000
+            with QSignalBlocker(self.device_budget):
+                self.device_budget.setSpecialValueText(f"default {default:,.1f} kW")
+                self.device_budget.setValue(own / 1000 if own is not None else 0.0)
+            self.device_budget.setToolTip(
+                "Power this rack may draw at most (its feeds' capacity). 0 uses the model's "
+                f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}.")
         self.stack.setCurrentWidget(self.device_page)
 
     def _show_links(self, link_ids: list[str]) -> None:
@@ -324,6 +348,15 @@ class InspectorWidget(QWidget):
         if self.devices:
             self._push(change_device(self.devices[0], f"Move {self.devices[0]} to a group",
                                      group=self.device_group.itemData(index)))
+
+    def _on_device_budget_changed(self, value: float) -> None:
+        if not self.devices or self.layout_ is None:
+            return
+        device = self.layout_.device(self.devices[0])
+        props = with_budget_prop(device.props, value * 1000 if value > 0 else None)
+        if props != device.props:
+            self._push(change_device(device.id, f"Set power budget of {device.id}", True,
+                                     props=props))
 
     def _on_link_count_changed(self, value: int) -> None:
         if self.links:

@@ -99,6 +99,14 @@ class MainWindow(QMainWindow):
     def last_error(self) -> str:
         return self.files.last_error
 
+    @property
+    def file_watch(self):
+        return self.files.file_watch
+
+    @property
+    def file_prompt(self):
+        return self.files.file_prompt
+
     def open_file(self, path: str | Path, ask: bool = True) -> bool:
         return self.files.open_file(path, ask)
 
@@ -177,7 +185,7 @@ class MainWindow(QMainWindow):
         doc.replaced.connect(self._on_document_replaced)
         doc.replaced.connect(self.heap.on_document_replaced)
         doc.changed.connect(self.scene.on_event)
-        doc.replaced.connect(self.scene.set_layout)
+        doc.replaced.connect(lambda layout: self.scene.set_layout(layout))
         doc.changed.connect(self.inspector.on_model_event)
         doc.replaced.connect(self.inspector.set_layout)
         self.problems.follow_document(doc)
@@ -220,7 +228,7 @@ class MainWindow(QMainWindow):
 
     def _update_title(self, *args) -> None:
         path = self.document.path
-        name = path.name if path else "Untitled"
+        name = path.name if path else self.document.untitled_title or "Untitled"
         self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.document.is_modified())
 
@@ -333,6 +341,8 @@ class MainWindow(QMainWindow):
         if dialog.exec() != TemplateDialog.DialogCode.Accepted or dialog.result_layout is None:
             return False
         self.document.set_layout(dialog.result_layout, None)
+        self.files.mark_untitled_copy("template",
+                                      str(dialog.template.currentData() or "layout"))
         self.status_message(f"New layout from the {dialog.template.currentData()} template")
         return True
 

@@ -2,14 +2,23 @@
 
 Stored values carry a `settings_version`; `migrate` upgrades older stores step by step with
 functions registered by `@migrator(from_version)`, as napari's settings do.
+
+A store that cannot be read (a hand-edit gone wrong, `settings_version=abc`, a damaged file) must
+never stop the app from starting: it is copied aside as `<file>.bad-<time>`, reset to defaults,
+and one warning line says so (also shown in the status bar, `reset_notice`).
 """
 
 from __future__ import annotations
 
+import logging
+import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
+
+log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
 MAX_RECENT = 10
@@ -32,7 +41,44 @@ def _v0_to_v1(store: QSettings) -> None:
 class Settings:
     def __init__(self, store: QSettings | None = None) -> None:
         self.store = store if store is not None else QSettings("RackDesigner", "RackDesigner")
+        self.reset_notice = ""
+        problem = self._problem()
+        if problem is not None:
+            self.reset(problem)
         self.migrate()
+
+    def _problem(self) -> str | None:
+        """Why the store cannot be used as it is, or None."""
+        if self.store.status() != QSettings.Status.NoError:
+            return "the file is not in the settings format"
+        raw = self.store.value("settings_version", 0)
+        try:
+            int(raw or 0)
+        except (TypeError, ValueError):
+            return f"settings_version={str(raw)[:40]!r} is not a number"
+        recent = self.store.value("recent", [])
+        if not isinstance(recent, str | list | type(None)):
+            return "the recent-file list is damaged"
+        for key in ("window/geometry", "window/state"):
+            if not isinstance(self.store.value(key), QByteArray | type(None)):
+                return f"{key} is damaged"
+        return None
+
+    def reset(self, reason: str) -> None:
+        """Keep a copy of the store's file, then start from defaults (one line says so)."""
+        path = Path(self.store.fileName())
+        backup = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+        kept = ""
+        try:
+            if path.is_file():
+                shutil.copy2(path, backup)
+                kept = f"; the old file is kept as {backup}"
+        except OSError as exc:
+            kept = f"; it could not be kept ({exc.strerror or exc})"
+        self.store.clear()
+        self.store.sync()
+        self.reset_notice = f"Settings reset to defaults: {reason} in {path}{kept}"
+        log.warning("%s", self.reset_notice)
 
     def migrate(self) -> None:
         version = int(self.store.value("settings_version", 0) or 0)

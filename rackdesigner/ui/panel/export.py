@@ -7,12 +7,11 @@ file where a good one was.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
 
+from rackdesigner.io.atomic import write_bytes
 from rackdesigner.simulation import SimulationResult
 from rackdesigner.ui.panel.figures import DEFAULT_REFERENCE, result_csv
 
@@ -26,16 +25,7 @@ EXPORT_KINDS = {
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_bytes(path, data)  # the project's one atomic writer (through symlinks, mode kept)
 
 
 def result_json(result: SimulationResult) -> str:

@@ -94,7 +94,7 @@ def racks_over_budget(result: SimulationResult) -> tuple[int, int]:
         budget = rack.get("budget_w")
         if budget:
             budgeted += 1
-            over += rack.get("max_w", 0.0) > budget
+            over += bool(rack.get("over_budget", rack.get("max_w", 0.0) > budget))
     return over, budgeted
 
 
@@ -138,8 +138,10 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
                f"{point.algorithm} / {point.protocol}" if point else "", True),
         Figure("latency", "GPU-to-GPU latency", lat.max_us, lat_text,
                f"{lat.max_hops} hops max" if has_gpus and lat.max_hops else "", False),
-        Figure("power", "Power (max)", power.total_max_w, format_watts(power.total_max_w),
-               f"typical {format_watts(power.total_typical_w)}", False),
+        Figure("power", "Power (max)", power.total_max_w,
+               ("" if power.complete else "≥ ") + format_watts(power.total_max_w),
+               f"typical {format_watts(power.total_typical_w)}" if power.complete else
+               power.headline.partition(", ")[2], False),
         Figure("per_gpu", "Power / GPU", power.per_gpu_w,
                format_watts(power.per_gpu_w) if power.per_gpu_w is not None else "—",
                f"facility {format_watts(power.facility_w)} (PUE {power.pue:g})", False),

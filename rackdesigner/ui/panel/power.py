@@ -103,9 +103,13 @@ class PowerPlot(QWidget):
             self.readout.setText(" ")
             return
         p = result.power
-        text = (f"<b>Total {format_watts(p.total_max_w)}</b> max · "
-                f"{format_watts(p.total_typical_w)} typical · facility "
-                f"{format_watts(p.facility_w)} at PUE {p.pue:g}")
+        bound = "" if p.complete else "≥ "
+        text = (f"<b>Total {bound}{format_watts(p.total_max_w)}</b> max · "
+                f"{bound}{format_watts(p.total_typical_w)} typical · facility "
+                f"{bound}{format_watts(p.facility_w)} at PUE {p.pue:g}")
+        if not p.complete:
+            text += (f" · <span style='color:{BUDGET_COLOR}'>"
+                     f"{p.headline.partition(', ')[2]} ({', '.join(p.without_power)})</span>")
         if baseline is not None:
             diff = p.total_max_w - baseline.power.total_max_w
             sign = "+" if diff >= 0 else "−"
@@ -134,8 +138,12 @@ class PowerPlot(QWidget):
         parts = [f"<b>{rack}</b> {format_watts(info['max_w'])} max, "
                  f"{format_watts(info['typical_w'])} typical"]
         if info.get("budget_w"):
-            parts.append(f"budget {format_watts(info['budget_w'])} "
-                         f"({100 * info['max_w'] / info['budget_w']:.0f}%)")
+            source = {"rack": "set on the rack", "model": "model default"}.get(
+                info.get("budget_source", ""), "")
+            parts.append(f"budget {format_watts(info['budget_w'])}"
+                         + (f" ({source})" if source else "")
+                         + f": {100 * info['max_w'] / info['budget_w']:.0f}%"
+                         + (" <b>over</b>" if info.get("over_budget") else ""))
         split = self._split.get(rack, {})
         parts += [f"{POWER_LABELS[c]} {format_watts(split[c])}" for c in POWER_CATEGORIES
                   if split.get(c)]

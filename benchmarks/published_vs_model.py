@@ -1,0 +1,305 @@
+"""Simulated vs published nccl-tests figures, run by run.
+
+    python3 benchmarks/published_vs_model.py [--json] [--only TEXT] [--table FILE]
+
+For every run in `benchmarks/published/nccl_tests.yaml` (the published measurements, each with
+its source), the script builds the matching design with `rackdesigner.generators.generate`
+(`design:` in the table: template and options), simulates it with the public `simulate()` API
+(the run's algorithm; `sharp` when the engine takes it), reads the collective's point at the
+published message size from the result's JSON form, and prints published vs simulated with the
+error in percent (simulated − published, relative to published), then the mean absolute and the
+worst error over the runs it could compare. Runs whose design cannot be generated, or whose
+algorithm the engine refuses on that design, are listed with the reason and left out of the
+means.
+
+It uses only `generate()`, `simulate()` and `SimulationResult.to_dict()`, so it keeps working
+while the engine changes. Exit status 0, or 2 when the table is not usable (the message names
+file:line and what was expected).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a source checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+import yaml  # noqa: E402
+
+from rackdesigner.generators import GeneratorError, generate  # noqa: E402
+from rackdesigner.simulation import SimulationInputError, simulate  # noqa: E402
+
+TABLE = ROOT / "benchmarks" / "published" / "nccl_tests.yaml"
+SCHEMA = "rackdesigner.published-nccl-tests/1"
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv",
+               "broadcast", "reduce")
+REQUIRED = {"id": str, "system": str, "nodes": int, "gpus_per_node": int, "fabric": str,
+            "collective": str, "size_bytes": int, "source": dict}
+DESIGN_KEYS = ("template", "algorithm", "sharp")
+
+
+class TableError(ValueError):
+    """The published table is not usable; the message names file:line."""
+
+
+@dataclass(frozen=True)
+class Run:
+    line: int
+    data: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+    @property
+    def compare(self) -> str:
+        return self.data.get("compare", "busbw_GBps")
+
+    @property
+    def published(self) -> float:
+        return float(self.data[self.compare])
+
+    @property
+    def multi_node(self) -> bool:
+        return self.data["nodes"] > 1 and self.data["fabric"] != "none" and not str(
+            self.data["fabric"]).startswith("NVLink")
+
+
+@dataclass
+class Row:
+    run: Run
+    simulated: float | None = None
+    algorithm: str | None = None  # what the engine used at that size
+    skipped: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def error_pct(self) -> float | None:
+        if self.simulated is None:
+            return None
+        return (self.simulated - self.run.published) / self.run.published * 100.0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.run.data
+        err = self.error_pct
+        return {"id": d["id"], "collective": d["collective"], "size_bytes": d["size_bytes"],
+                "nodes": d["nodes"], "gpus": d["nodes"] * d["gpus_per_node"],
+                "figure": self.run.compare, "published": self.run.published,
+                "simulated": None if self.simulated is None else round(self.simulated, 3),
+                "error_pct": None if err is None else round(err, 2),
+                "engine_algorithm": self.algorithm, "skipped": self.skipped,
+                "warnings": self.warnings, "source": d["source"].get("url")}
+
+
+def load_table(path: Path) -> list[Run]:
+    """The runs of the published table, checked; `TableError` names file:line on a problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TableError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise TableError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise TableError(f"{path}:1: expected a mapping with schema: {SCHEMA}")
+    runs_node = next((v for k, v in root.value if k.value == "runs"), None)
+    if runs_node is None or not isinstance(data.get("runs"), list):
+        raise TableError(f"{path}:1: expected a list under 'runs:'")
+    runs: list[Run] = []
+    seen: dict[str, int] = {}
+    for node, entry in zip(runs_node.value, data["runs"], strict=True):
+        line = node.start_mark.line + 1
+        where = f"{path}:{line}"
+        if not isinstance(entry, dict):
+            raise TableError(f"{where}: expected a mapping for a run")
+        for key, kind in REQUIRED.items():
+            if key not in entry:
+                raise TableError(f"{where}: run {entry.get('id', '?')!r} has no {key!r}")
+            if not isinstance(entry[key], kind) or isinstance(entry[key], bool):
+                raise TableError(f"{where}: {key!r} should be {kind.__name__}, "
+                                 f"got {entry[key]!r}")
+        rid = entry["id"]
+        if rid in seen:
+            raise TableError(f"{where}: id {rid!r} already used at line {seen[rid]}")
+        seen[rid] = line
+        if entry["collective"] not in COLLECTIVES:
+            raise TableError(f"{where}: collective {entry['collective']!r} is not one of "
+                             f"{', '.join(COLLECTIVES)}")
+        compare = entry.get("compare", "busbw_GBps")
+        if compare not in ("busbw_GBps", "time_us"):
+            raise TableError(f"{where}: compare must be busbw_GBps or time_us, got {compare!r}")
+        value = entry.get(compare)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+            raise TableError(f"{where}: run {rid!r} compares {compare} but its value is "
+                             f"{value!r} (expected a positive number)")
+        if not entry["source"].get("url") or not entry["source"].get("where"):
+            raise TableError(f"{where}: run {rid!r}: source needs url and where")
+        design = entry.get("design")
+        if design is None:
+            if not entry.get("design_note"):
+                raise TableError(f"{where}: run {rid!r} has design: null without design_note")
+        elif not isinstance(design, dict) or "template" not in design:
+            raise TableError(f"{where}: run {rid!r}: design needs a template (or null)")
+        runs.append(Run(line, entry))
+    return runs
+
+
+def _design_key(design: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted((k, v) for k, v in design.items() if k not in ("algorithm", "sharp")))
+
+
+def compare_runs(runs: list[Run]) -> list[Row]:
+    """Simulate each run's design once per (design, algorithm, sharp) and read the figure."""
+    takes_sharp = "sharp" in inspect.signature(simulate).parameters
+    layouts: dict[Any, Any] = {}
+    results: dict[Any, Any] = {}
+    rows = []
+    for run in runs:
+        row = Row(run)
+        rows.append(row)
+        design = run.data.get("design")
+        if design is None:
+            row.skipped = run.data["design_note"]
+            continue
+        key = _design_key(design)
+        if key not in layouts:
+            options = {k: v for k, v in design.items() if k not in DESIGN_KEYS}
+            try:
+                layouts[key] = generate(design["template"], **options)
+            except GeneratorError as exc:
+                layouts[key] = exc
+        layout = layouts[key]
+        if isinstance(layout, GeneratorError):
+            row.skipped = f"cannot generate the design: {layout}"
+            continue
+        algorithm = design.get("algorithm", "auto")
+        sharp = bool(design.get("sharp", False))
+        rkey = (key, algorithm, sharp)
+        if rkey not in results:
+            kwargs: dict[str, Any] = {"algorithm": algorithm}
+            if takes_sharp:
+                kwargs["sharp"] = sharp
+            try:
+                results[rkey] = simulate(layout, **kwargs).to_dict()
+            except SimulationInputError as exc:
+                results[rkey] = exc
+        result = results[rkey]
+        if isinstance(result, SimulationInputError):
+            row.skipped = f"engine refuses algorithm {algorithm!r}: {result}"
+            continue
+        row.warnings = [d["text"] for d in result.get("diagnostics", ())
+                        if d.get("severity") == "warning"]
+        coll = run.data["collective"]
+        unavailable = [d["text"] for d in result.get("diagnostics", ())
+                       if d.get("code") == "algorithm_unavailable"
+                       and (d.get("text", "").startswith(coll + ":")
+                            or ":" not in d.get("text", "")[:20])]
+        if unavailable and algorithm != "auto":
+            row.skipped = f"algorithm {algorithm!r} unavailable: {unavailable[0]}"
+            continue
+        points = result.get("collectives", {}).get(run.data["collective"], [])
+        point = next((p for p in points if p.get("bytes") == run.data["size_bytes"]), None)
+        if point is None:
+            row.skipped = (f"the engine gives no {run.data['collective']} point at "
+                           f"{run.data['size_bytes']} bytes")
+            continue
+        value = point.get(run.compare)
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            row.skipped = f"the engine's {run.compare} is {value!r}"
+            continue
+        row.simulated = float(value)
+        row.algorithm = "/".join(str(point.get(k)) for k in ("algorithm", "protocol")
+                                 if point.get(k))
+    return rows
+
+
+def summary(rows: list[Row]) -> dict[str, Any]:
+    """Mean absolute and worst error, overall and for single-/multi-node runs."""
+    def stats(selected: list[Row]) -> dict[str, Any]:
+        errs = [(abs(r.error_pct), r) for r in selected if r.error_pct is not None]
+        if not errs:
+            return {"runs": 0, "mean_abs_error_pct": None, "worst_error_pct": None,
+                    "worst_id": None}
+        worst = max(errs, key=lambda e: e[0])[1]
+        return {"runs": len(errs),
+                "mean_abs_error_pct": round(sum(e for e, _ in errs) / len(errs), 2),
+                "worst_error_pct": round(worst.error_pct, 2), "worst_id": worst.run.id}
+
+    return {"all": stats(rows),
+            "single_node": stats([r for r in rows if not r.run.multi_node]),
+            "multi_node": stats([r for r in rows if r.run.multi_node]),
+            "bandwidth": stats([r for r in rows if r.run.compare == "busbw_GBps"]),
+            "latency": stats([r for r in rows if r.run.compare == "time_us"]),
+            "skipped": sum(1 for r in rows if r.skipped)}
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+def format_table(rows: list[Row], totals: dict[str, Any]) -> str:
+    head = (f"{'run':<34} {'coll':<14} {'size':>7} {'GPUs':>5} {'figure':<6} "
+            f"{'published':>10} {'simulated':>10} {'error':>8}  engine")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        d = r.run.data
+        figure = "busbw" if r.run.compare == "busbw_GBps" else "us"
+        sim = "—" if r.simulated is None else f"{r.simulated:.2f}"
+        err = "—" if r.error_pct is None else f"{r.error_pct:+.1f} %"
+        tail = r.algorithm or f"skipped: {r.skipped}"
+        lines.append(f"{r.run.id:<34} {d['collective']:<14} {_size(d['size_bytes']):>7} "
+                     f"{d['nodes'] * d['gpus_per_node']:>5} {figure:<6} "
+                     f"{r.run.published:>10.2f} {sim:>10} {err:>8}  {tail}")
+    lines.append("")
+    for name in ("all", "single_node", "multi_node", "bandwidth", "latency"):
+        s = totals[name]
+        if s["runs"]:
+            lines.append(f"{name:<12} {s['runs']:>3} runs: mean |error| "
+                         f"{s['mean_abs_error_pct']:.1f} %, worst {s['worst_error_pct']:+.1f} %"
+                         f" ({s['worst_id']})")
+    lines.append(f"skipped      {totals['skipped']:>3} runs (reason in the table)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print rows and summary as JSON")
+    parser.add_argument("--only", metavar="TEXT", help="runs whose id contains TEXT")
+    parser.add_argument("--table", type=Path, default=TABLE, help="published table (YAML)")
+    args = parser.parse_args(argv)
+    try:
+        runs = load_table(args.table)
+    except TableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.only:
+        runs = [r for r in runs if args.only in r.id]
+    rows = compare_runs(runs)
+    totals = summary(rows)
+    if args.json:
+        json.dump({"table": os.path.relpath(args.table, ROOT), "rows": [r.to_dict() for r in rows],
+                   "summary": totals}, sys.stdout, indent=2)
+        print()
+    else:
+        print(format_table(rows, totals))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

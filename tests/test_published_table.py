@@ -1,0 +1,85 @@
+"""The published nccl-tests table and the script that compares it with the engine.
+
+The table (benchmarks/published/nccl_tests.yaml) is what the engine is validated against, so it
+must keep covering what issue 10 asks (single- and multi-node, latency and bandwidth regions,
+each run with its source), and a broken entry must be reported with file:line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = REPO / "benchmarks" / "published_vs_model.py"
+
+
+@pytest.fixture(scope="module")
+def pvm():
+    spec = importlib.util.spec_from_file_location("published_vs_model", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop(spec.name, None)
+
+
+def test_table_covers_single_and_multi_node_small_and_large_messages(pvm):
+    runs = pvm.load_table(pvm.TABLE)
+    assert len(runs) >= 12
+    sizes = [r.data["size_bytes"] for r in runs]
+    assert any(s <= 1 << 20 for s in sizes), "no latency-region (<= 1 MiB) run"
+    assert any(16 << 20 <= s <= 128 << 20 for s in sizes), "no mid-size run"
+    assert any(s >= 1 << 30 for s in sizes), "no >= 1 GiB run"
+    assert any(r.multi_node for r in runs) and any(not r.multi_node for r in runs)
+    assert {"all_reduce", "all_gather", "reduce_scatter", "send_recv"} <= {
+        r.data["collective"] for r in runs}
+    assert any(r.data["nodes"] >= 16 for r in runs)
+    for r in runs:
+        assert r.data["source"]["url"].startswith("https://"), r.id
+
+
+def test_a_broken_entry_names_file_line_and_what_was_expected(pvm, tmp_path):
+    text = pvm.TABLE.read_text(encoding="utf-8")
+    first = text.index("    size_bytes: ")
+    broken = text[:first] + text[text.index("\n", first) + 1:]  # drop the first size_bytes
+    path = tmp_path / "table.yaml"
+    path.write_text(broken, encoding="utf-8")
+    with pytest.raises(pvm.TableError) as info:
+        pvm.load_table(path)
+    first_run_line = broken[:broken.index("  - id:")].count("\n") + 1
+    assert f"{path}:{first_run_line}:" in str(info.value)
+    assert "size_bytes" in str(info.value)
+
+
+def test_script_exits_2_on_a_bad_table(pvm, tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("schema: something-else\nruns: []\n", encoding="utf-8")
+    assert pvm.main(["--table", str(path)]) == 2
+    assert f"{path}:1:" in capsys.readouterr().err
+
+
+def test_compares_a_run_with_the_engine_and_reports_the_error(pvm, capsys):
+    assert pvm.main(["--json", "--only", "h100x8-all_reduce-ring-8g"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (row,) = out["rows"]
+    assert row["skipped"] is None
+    assert math.isfinite(row["simulated"]) and row["simulated"] > 0
+    expected = (row["simulated"] - row["published"]) / row["published"] * 100
+    assert row["error_pct"] == pytest.approx(expected, abs=0.01)
+    assert out["summary"]["all"]["runs"] == 1
+
+
+def test_a_run_without_a_buildable_design_is_listed_with_its_reason(pvm):
+    runs = [r for r in pvm.load_table(pvm.TABLE) if r.data.get("design") is None]
+    assert runs, "the table has no run the generators cannot build (nothing to check)"
+    rows = pvm.compare_runs(runs[:1])
+    assert rows[0].simulated is None and rows[0].skipped
+    assert pvm.summary(rows)["all"]["runs"] == 0
