@@ -275,8 +275,9 @@ class MainWindow(QMainWindow):
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
         partition = next((f for f in self.problems.findings if f.code == "gpus-unreachable"),
                          None)
-        if partition is not None:  # a partitioned design must look broken at a glance
-            reach = self.document.layout.index().reachability()
+        checked = self.problems.shown_snapshot
+        if partition is not None and checked is not None:  # a partitioned design looks broken
+            reach = checked.index().reachability()  # computed by the worker: free here
             self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}  ·  "
                                         f"{len(reach.unreachable)} of {len(reach.gpus)} GPUs "
                                         f"cannot reach each other")

@@ -56,6 +56,7 @@ class ProblemsWidget(QWidget):
         super().__init__(parent)
         self.findings: list[Finding] = []
         self.shown_revision: int | None = None  # layout revision the list shows
+        self.shown_snapshot: Layout | None = None  # the design state the list was checked on
         self.summary = QLabel(self)
         self.tree = QTreeWidget(self)
         self.tree.setColumnCount(3)
@@ -121,6 +122,7 @@ class ProblemsWidget(QWidget):
         self.job.close()
 
     def _on_job_result_ready(self, result: JobResult) -> None:
+        self.shown_snapshot = result.snapshot  # its derived index is computed: reading is free
         self._show(list(result.value or ()), result.revision, result.error)
 
     # ---- showing ----------------------------------------------------------------------------
