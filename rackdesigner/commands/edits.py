@@ -13,7 +13,7 @@ from typing import Any
 
 from rackdesigner.commands.base import Command, Macro
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link
-from rackdesigner.model.layout import Transaction
+from rackdesigner.model.transaction import Transaction
 
 Point = tuple[float, float]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rackdesigner.commands.base import Command
 from rackdesigner.model import Layout
-from rackdesigner.model.layout import Transaction
+from rackdesigner.model.transaction import Transaction
 
 
 @dataclass

@@ -24,8 +24,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -45,6 +44,10 @@ from rackdesigner.model.events import (
 )
 from rackdesigner.model.items import Device, Group, Link, Meta, is_valid_id
 from rackdesigner.model.state import DesignState
+from rackdesigner.model.transaction import Transaction, inverse, step
+
+if TYPE_CHECKING:
+    from rackdesigner.model.index import DesignIndex
 
 Listener = Callable[[Event], None]
 
@@ -57,20 +60,6 @@ class MissingError(LayoutError, KeyError):
     """No object with that id: a refusal for an edit (`LayoutError`), a `KeyError` for readers."""
 
     __str__ = BaseException.__str__  # KeyError would quote the message
-
-
-@dataclass(eq=False)
-class Transaction:
-    """What one edit did: the state before and after, and the events emitted in between."""
-
-    before: DesignState
-    after: DesignState | None = None
-    events: list[Event] = field(default_factory=list)
-
-    def extend(self, later: Transaction) -> None:
-        """Absorb a later transaction (merged edits: nudges, scrubbing)."""
-        self.events.extend(later.events)
-        self.after = later.after
 
 
 class Layout:
@@ -140,9 +129,9 @@ class Layout:
         """Redo (`forward`) or undo a recorded transaction, one event per change, ending on its
         exact recorded state."""
         target = tx.after if forward else tx.before
-        events = tx.events if forward else [_inverse(e) for e in reversed(tx.events)]
+        events = tx.events if forward else [inverse(e) for e in reversed(tx.events)]
         for event in events:
-            self._state = _step(self._state, event)
+            self._state = step(self._state, event)
             self._emit(event)
         if target is not None:
             self._state = target
@@ -153,7 +142,7 @@ class Layout:
         """Read-only (frozen) networkx view of the topology, built once per state."""
         return self._state.graph()
 
-    def index(self):  # -> DesignIndex (model/index.py)
+    def index(self) -> DesignIndex:
         """The derived facts of the current state, shared by every reader of that state."""
         return self._state.index(self.catalog)
 
@@ -467,52 +456,6 @@ def _replace(value: Any, changes: dict[str, Any], what: str) -> Any:
         return dataclasses.replace(value, **changes)
     except TypeError as exc:  # an unknown field: a refusal, not a crash
         raise LayoutError(f"a {what} has no such field ({exc})") from None
-
-
-def _inverse(event: Event) -> Event:
-    if isinstance(event, DeviceAdded):
-        return DeviceRemoved(event.device)
-    if isinstance(event, DeviceRemoved):
-        return DeviceAdded(event.device)
-    if isinstance(event, LinkAdded):
-        return LinkRemoved(event.link)
-    if isinstance(event, LinkRemoved):
-        return LinkAdded(event.link)
-    if isinstance(event, GroupAdded):
-        return GroupRemoved(event.group)
-    if isinstance(event, GroupRemoved):
-        return GroupAdded(event.group)
-    return type(event)(event.new, event.old)  # the *Changed events
-
-
-def _step(state: DesignState, event: Event) -> DesignState:
-    """The state after `event` (a recorded, hence valid, change) is applied to `state`."""
-    if isinstance(event, DeviceAdded):
-        return state.with_device(event.device)
-    if isinstance(event, DeviceRemoved):
-        return state.without_device(event.device)
-    if isinstance(event, DeviceChanged):
-        return state.with_device(event.new, event.old)
-    if isinstance(event, LinkAdded):
-        link = event.link
-        if link.a.device in state.devices and link.b.device in state.devices:
-            return state.with_link(link)
-        return state.with_unresolved(link)
-    if isinstance(event, LinkRemoved):
-        if event.link.id in state.unresolved:
-            return state.without_unresolved(event.link.id)
-        return state.without_link(event.link)
-    if isinstance(event, LinkChanged):
-        return state.with_link(event.new, event.old)
-    if isinstance(event, GroupAdded):
-        return state.with_group(event.group)
-    if isinstance(event, GroupRemoved):
-        return state.without_group(event.group)
-    if isinstance(event, GroupChanged):
-        return state.with_group(event.new, event.old)
-    if isinstance(event, MetaChanged):
-        return state.with_meta(event.new)
-    raise TypeError(f"not a layout event: {event!r}")
 
 
 def natural_key(text: str) -> tuple:
