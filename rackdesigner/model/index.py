@@ -110,6 +110,7 @@ class DesignIndex:
         self._nic_reach: frozenset[str] | None = None
         self._racks: dict[str, list[tuple[int, int, str]]] | None = None
         self._reach: Reachability | None = None
+        self._counts: tuple[Counter[str], int] | None = None
 
     # ---- per device ------------------------------------------------------------------------
     def spec(self, device_id: str) -> DeviceSpec | None:
@@ -259,6 +260,15 @@ class DesignIndex:
                     spans.sort()
                 self._racks = dict(racks)
             return self._racks
+
+    def counts(self) -> tuple[Counter[str], int]:
+        """Devices per kind ("?" for unknown models) and the number of links (bundles count
+        each of their links): what the status bar shows."""
+        with self._lock:
+            if self._counts is None:
+                kinds: Counter[str] = Counter(self.kind(d) or "?" for d in self.state.device_order)
+                self._counts = (kinds, sum(link.count for link in self.state.link_list()))
+            return self._counts
 
     def reachability(self, gpus: Iterable[str] | None = None) -> Reachability:
         """Which GPUs (all, or the given ones in the given order) can reach each other; the

@@ -12,7 +12,6 @@ widget). User intent goes through collaborators that are objects with their own 
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -169,10 +168,6 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.problems_label)
         bar.addPermanentWidget(self.counts_label)
         bar.addPermanentWidget(self.zoom_label)
-        self._counts_timer = QTimer(self)
-        self._counts_timer.setSingleShot(True)
-        self._counts_timer.setInterval(100)
-        self._counts_timer.timeout.connect(self._update_counts)
         # Selecting 3,000 items emits 3,000 selectionChanged signals: handle them once.
         self._selection_timer = QTimer(self)
         self._selection_timer.setSingleShot(True)
@@ -190,7 +185,6 @@ class MainWindow(QMainWindow):
         doc.replaced.connect(self.inspector.set_layout)
         self.problems.follow_document(doc)
         self.simulation_panel.follow_document(doc)
-        doc.changed.connect(self._on_document_changed)
         doc.replaced.connect(self._after_document_replaced)
         doc.message.connect(self.status_message)
         doc.failed.connect(self._on_document_failed)
@@ -232,16 +226,14 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.document.is_modified())
 
-    def _on_document_changed(self, event) -> None:
-        self._counts_timer.start()
-
     def _update_counts(self) -> None:
+        """Devices and links in the status bar. After an edit they come with the Problems
+        result (derived on its worker from the same snapshot); only opening derives them here."""
         layout = self.document.layout
-        kinds: Counter[str] = Counter()
-        for device in layout.devices():
-            spec = layout.spec(device.id)
-            kinds[spec.kind if spec else "?"] += 1
-        links = sum(link.count for link in layout.links())
+        checked = self.problems.shown_snapshot
+        if checked is not None and checked.state is layout.state:
+            layout = checked
+        kinds, links = layout.index().counts()
         parts = [_count(kinds["gpu"], "GPU")]
         if kinds["nvswitch"]:
             parts.append(_count(kinds["nvswitch"], "NVSwitch", "NVSwitches"))
@@ -261,8 +253,6 @@ class MainWindow(QMainWindow):
         self.flush_selection()
         self.inspector.flush()
         self.problems.flush()
-        if self._counts_timer.isActive():
-            self._update_counts()
 
     def _on_scene_selection_changed(self) -> None:
         self._selection_timer.stop()
@@ -273,6 +263,7 @@ class MainWindow(QMainWindow):
         self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
+        self._update_counts()
         partition = next((f for f in self.problems.findings if f.code == "gpus-unreachable"),
                          None)
         checked = self.problems.shown_snapshot

@@ -43,8 +43,13 @@ ProblemsResult = JobResult  # the name earlier code used
 
 
 def _check(snapshot: Layout | None, params: Any = None) -> tuple[Finding, ...]:
-    """The worker's job: the findings of a snapshot (`check_layout` looked up at call time)."""
-    return tuple(check_layout(snapshot)) if snapshot is not None else ()
+    """The worker's job: the findings of a snapshot (`check_layout` looked up at call time);
+    it also derives the counts the status bar shows, so the GUI thread only reads them."""
+    if snapshot is None:
+        return ()
+    findings = tuple(check_layout(snapshot))
+    snapshot.index().counts()
+    return findings
 
 
 class ProblemsWidget(QWidget):
