@@ -71,6 +71,7 @@ class Layout:
         self._listeners: list[Listener] = []
         self._recording: list[Transaction] = []
         self._counters: dict[str, int] = {}
+        self._derived: tuple[DesignState, Any, Any] | None = None  # state, index, graph held
         self.revision = 0
         #: Where the document was loaded from and the line of each object (for messages).
         self.source_path: str | None = None
@@ -140,11 +141,23 @@ class Layout:
     @property
     def graph(self) -> nx.MultiGraph:
         """Read-only (frozen) networkx view of the topology, built once per state."""
-        return self._state.graph()
+        graph = self._state.graph()
+        self._hold(graph=graph)
+        return graph
 
     def index(self) -> DesignIndex:
         """The derived facts of the current state, shared by every reader of that state."""
-        return self._state.index(self.catalog)
+        index = self._state.index(self.catalog)
+        self._hold(index=index)
+        return index
+
+    def _hold(self, index: Any = None, graph: Any = None) -> None:
+        """Keep the current state's derived values alive while this Layout shows that state
+        (the state itself refers to them weakly, so the undo history does not keep them)."""
+        held = self._derived
+        if held is None or held[0] is not self._state:
+            held = (self._state, None, None)
+        self._derived = (self._state, index or held[1], graph if graph is not None else held[2])
 
     @property
     def meta(self) -> Meta:

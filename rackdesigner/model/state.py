@@ -21,6 +21,7 @@ state on first use, so every reader of one state sees the same answer.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -195,18 +196,25 @@ never assigned after `_evolve` returns)."""
         return self.links_by_device.get(device_id, ())
 
     def index(self, catalog: Catalog) -> DesignIndex:
-        """The derived facts of this state (computed on first use, then shared)."""
-        index = self._cache.get("index")
+        """The derived facts of this state (computed on first use, then shared).
+
+        The state keeps only a weak reference: whoever reads the index (the Layout showing
+        this state, a worker's snapshot) keeps it alive, while the states kept by the undo
+        history do not keep a derived index each (100k+ objects at 4k GPUs)."""
+        ref = self._cache.get("index")
+        index = ref() if ref is not None else None
         if index is None or index.catalog is not catalog:
             from rackdesigner.model.index import DesignIndex
 
             index = DesignIndex(self, catalog)
-            self._cache["index"] = index
+            self._cache["index"] = weakref.ref(index)
         return index
 
     def graph(self) -> nx.MultiGraph:
-        """A frozen networkx MultiGraph of this state (built on first use, then shared)."""
-        graph = self._cache.get("graph")
+        """A frozen networkx MultiGraph of this state (built on first use, then shared while
+        someone holds it: the state keeps only a weak reference, like the index's)."""
+        ref = self._cache.get("graph")
+        graph = ref() if ref is not None else None
         if graph is None:
             import networkx as nx
 
@@ -215,7 +223,7 @@ never assigned after `_evolve` returns)."""
             graph.add_edges_from((lk.a.device, lk.b.device, lk.id, {"link": lk})
                                  for lk in self.link_list())
             graph = nx.freeze(graph)
-            self._cache["graph"] = graph
+            self._cache["graph"] = weakref.ref(graph)
         return graph
 
     # ---- new states ------------------------------------------------------------------------
