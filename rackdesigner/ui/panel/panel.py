@@ -1,6 +1,7 @@
 """`SimulationPanel`: the live panel composed from its parts (headline, plots, compare, export).
 
-It follows a `Layout` through `LiveSimulation` and shows each result it delivers; the window
+It follows the `Document` (`follow_document`: its `changed` and `replaced` signals) — or,
+standalone, a `Layout` — through `LiveSimulation`, and shows each result it delivers; the window
 tells it the selection (`set_selection`) so the "Selection only" toggle can limit the scope.
 Invalid or partial designs show the engine's warnings in a banner and its notes in a quiet
 "n notes" line (`notes.NotesBar`), never an exception.
