@@ -59,16 +59,37 @@ def configure_application(app) -> None:
         app.setWindowIcon(icon)
 
 
+def _warn_catalog(window, problem: str) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    QMessageBox.warning(window, "Your device catalog has problems",
+                        f"{problem}\n\nYour own models are not loaded; the shipped catalog is "
+                        "used. Check the folder with 'rackdesigner catalog --check DIR'.")
+
+
 def open_start_window(path: str | None, settings=None):
     """The window `rackdesigner [FILE]` starts with: FILE, or (without one) a bundled example
     opened as an untitled copy, with a status line saying which; None if FILE cannot be opened.
 
     A settings file that had to be reset is said in the status bar too.
     """
+    from PySide6.QtCore import QTimer
+
+    from rackdesigner.catalog import CatalogError, bundled_catalog, default_catalog
     from rackdesigner.ui.main_window import MainWindow
 
     target = Path(path) if path is not None else default_example()
-    window = MainWindow(settings=settings)
+    catalog_problem = None
+    try:
+        catalog = default_catalog()
+    except CatalogError as exc:  # a broken user catalog folder: start with the shipped one
+        catalog_problem = str(exc)
+        print(f"rackdesigner: {exc}", file=sys.stderr)
+        catalog = bundled_catalog()
+    window = MainWindow(catalog=catalog, settings=settings)
+    if catalog_problem is not None:
+        window.last_error = catalog_problem
+        QTimer.singleShot(0, lambda: _warn_catalog(window, catalog_problem))
     if target is not None:
         opened = window.open_file(target, ask=False)  # an example opens as an untitled copy
         if not opened and path is not None:
@@ -90,7 +111,9 @@ def run_app(path: str | None, *, quit_after_ms: int | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    from rackdesigner.ui.qt_platform import guarded_application
+
+    app = QApplication.instance() or guarded_application(lambda: QApplication(sys.argv[:1]))
     configure_application(app)
     if path is not None and not Path(path).exists():
         print(f"rackdesigner: error: {path}: no such file", file=sys.stderr)

@@ -5,8 +5,10 @@
   of an item's count are parts of a system (a DGX's GPUs are bought with the DGX), so a buyer
   orders `count - in_systems` of it separately.
 - Cables: per catalog cable and length, one per link lane (a bundle of 4 counts 4). Links inside
-  a system (NVLink, PCIe, C2C board connections) are not cables; a network link without a cable
-  is listed as `unspecified`.
+  a system (NVLink, PCIe, C2C board connections) are not cables. A network link without a cable
+  whose ends are both in racks is counted with the cable the designer would give it
+  (`generators.cabling.default_cable`: copper inside a rack, optics between racks); one with an
+  end in no rack is listed as `unspecified`.
 - Transceivers: optical cables that need them (fibre, not AOC) get one per connector cage at
   each end: a twin-port OSFP cage carrying two 400G ports takes one 800G twin-port transceiver.
   The model is the catalog transceiver of the cable's family (same medium and reach) whose rate
@@ -154,17 +156,25 @@ def _cables(layout: Layout, specs: _Specs
     cables: Counter[tuple[str, str, float | None]] = Counter()
     cages: dict[tuple[str, str, int | str], str] = {}
     picks: dict[tuple[str, float, int], str] = {}
+    defaults = _DefaultCables(layout)
     for link in layout.links():
         spec = specs(link.cable) if link.cable else None
         if spec is not None and spec.cable is not None and spec.cable.media == "pcb":
             continue
         ports = [_port(specs, layout, link.a), _port(specs, layout, link.b)]
+        length = link.length_m
+        if spec is None and link.cable is None:
+            if all(p is not None and p.protocol in INTERNAL_PROTOCOLS for p in ports):
+                continue
+            choice = defaults(link)
+            if choice is not None:
+                spec, length = specs(choice.cable), choice.length_m
         if spec is None or spec.cable is None:
             if all(p is not None and p.protocol in INTERNAL_PROTOCOLS for p in ports):
                 continue
             cables[(link.cable or UNSPECIFIED, "", link.length_m)] += link.count
             continue
-        cables[(spec.id, spec.cable.media, link.length_m)] += link.count
+        cables[(spec.id, spec.cable.media, length)] += link.count
         if spec.cable.transceiver:
             for end, port in zip((link.a, link.b), ports, strict=True):
                 _add_cages(cages, picks, specs, link, end, port, spec)
@@ -172,6 +182,28 @@ def _cables(layout: Layout, specs: _Specs
                        sorted(cables.items(), key=lambda kv: (kv[0][0], kv[0][2] or 0.0)))
     optics = Counter(cages.values())
     return cable_rows, tuple(BomTransceiver(m, n) for m, n in sorted(optics.items()))
+
+
+class _DefaultCables:
+    """The default cable of a link whose ends are both in racks (floor read once)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._spots = None
+        self._picker = None
+
+    def __call__(self, link: Link):
+        from rackdesigner.generators.cabling import CablePicker, default_cable, floor_spots
+
+        layout = self.layout
+        if not (layout.has_device(link.a.device) and layout.has_device(link.b.device)):
+            return None
+        if self._spots is None:
+            self._spots, self._picker = floor_spots(layout), CablePicker(layout.catalog)
+        if (layout.device(link.a.device).rack not in self._spots
+                or layout.device(link.b.device).rack not in self._spots):
+            return None
+        return default_cable(layout, link.a, link.b, self._picker, self._spots)
 
 
 def _add_cages(cages: dict, picks: dict, specs: _Specs, link: Link, end: PortRef,

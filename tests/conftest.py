@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Hermetic catalog: a developer's own catalog folder (platform data dir) must not change what
+# the tests see; tests of user catalogs set RACKDESIGNER_CATALOG themselves (monkeypatch).
+os.environ["RACKDESIGNER_CATALOG"] = ""
 
 import pytest
 

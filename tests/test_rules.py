@@ -92,6 +92,7 @@ def test_missing_devices_ports_and_models(catalog):
     layout.add_unresolved_link(Link("l2", PortRef("gpu-1", "nvlink"), PortRef("ghost", "nvlink")))
     findings = {f.code: f for f in check_layout(layout)}
     assert "h100-sxm5" in findings["unknown-model"].message  # suggests the close model
+    assert "model 'h100-sxm55' (did you mean" in findings["unknown-model"].message  # quoted
     assert "nvlinq" in findings["missing-port"].message
     assert "ghost" in findings["missing-device"].message
 

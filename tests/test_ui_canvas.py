@@ -387,9 +387,13 @@ def test_wiring_from_a_collapsed_group(qtbot, tmp_path):
     window.editor.toggle_group(gid)
     box = window.scene.item_for_group[gid]
     start = (box.pos().x() + 100, box.pos().y() + 40)
+    # from a node onto a switch: the dialog offers all its free compute NIC ports (issue 13)
     drag(window.view, start, _center(window, "switch-1"), Qt.KeyboardModifier.AltModifier)
-    link = layout.links_of("switch-1")[-1]
-    assert {str(link.a), str(link.b)} == {"switch-1:ib", f"{gid}.nic0:ib"}
+    dialog = window.editor.bulk_dialog
+    assert dialog is not None and dialog.isVisible()
+    QTest.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    ends = {frozenset((str(lk.a), str(lk.b))) for lk in layout.links_of("switch-1")}
+    assert {frozenset(("switch-1:ib", f"{gid}.nic{i}:ib")) for i in (0, 1)} <= ends
     assert layout.group(gid).collapsed and window.document.undo_stack.count() == 3
     # nothing in the node speaks to the rack: refused with the reason
     drag(window.view, start, _center(window, "rack-1"), Qt.KeyboardModifier.AltModifier)

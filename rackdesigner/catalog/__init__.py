@@ -1,6 +1,12 @@
 """What devices exist: frozen specs loaded from `resources/catalog/`, lookup and validation."""
 
-from rackdesigner.catalog.catalog import Catalog, default_catalog, load_catalog
+from rackdesigner.catalog.catalog import (
+    Catalog,
+    bundled_catalog,
+    default_catalog,
+    load_catalog,
+    reset_default_catalog,
+)
 from rackdesigner.catalog.loader import CatalogError, CatalogProblem
 from rackdesigner.catalog.spec import (
     KINDS,
@@ -25,6 +31,8 @@ __all__ = [
     "SystemPart",
     "SystemSpec",
     "WiringRule",
+    "bundled_catalog",
     "default_catalog",
     "load_catalog",
+    "reset_default_catalog",
 ]

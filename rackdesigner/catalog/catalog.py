@@ -24,6 +24,8 @@ class Catalog:
 
     def __init__(self, specs: Iterable[DeviceSpec]) -> None:
         self._specs: dict[str, DeviceSpec] = {}
+        #: user-catalog files that define an id the shipped catalog also defines
+        self.overrides: set[str] = set()
         self._aliases: dict[str, str] = {}
         problems: list[CatalogProblem] = []
         for spec in specs:
@@ -147,6 +149,22 @@ def load_catalog(paths: Iterable[Path] | None = None) -> Catalog:
 
 
 @functools.cache
-def default_catalog() -> Catalog:
-    """The shipped catalog, loaded once per process."""
+def bundled_catalog() -> Catalog:
+    """The shipped catalog alone, loaded once per process."""
     return load_catalog()
+
+
+@functools.cache
+def default_catalog() -> Catalog:
+    """The catalog every verb and the designer use: the shipped one, extended or overridden by
+    the user's catalog folders when there are any (catalog/user.py); loaded once per process.
+    A broken user folder raises CatalogError naming each file and key."""
+    from rackdesigner.catalog.user import catalog_with_user, user_catalog_dirs
+
+    dirs = user_catalog_dirs()
+    return catalog_with_user(dirs) if dirs else bundled_catalog()
+
+
+def reset_default_catalog() -> None:
+    """Forget the loaded catalog (after the user catalog folders changed)."""
+    default_catalog.cache_clear()

@@ -208,6 +208,8 @@ class DeviceSpec:
     sources: dict[str, Source] = field(default_factory=dict)
     file: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: True for a model from a user's catalog folder (catalog/user.py), not the shipped one.
+    is_user: bool = False
 
     def port(self, name: str) -> PortGroup:
         for group in self.ports:

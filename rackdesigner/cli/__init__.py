@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rackdesigner import __version__
+from rackdesigner.catalog import CatalogError
 
 if TYPE_CHECKING:
     from rackdesigner.model import Layout
@@ -28,6 +29,9 @@ VERB_MODULES = (
     "rackdesigner.cli.generate_cmd",
     "rackdesigner.cli.bom_cmd",
     "rackdesigner.cli.render_cmd",
+    "rackdesigner.cli.export_cmd",
+    "rackdesigner.cli.import_cmd",
+    "rackdesigner.cli.pack_cmd",
 )
 
 
@@ -60,6 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Without a verb, opens the designer (optionally on FILE).",
     )
     parser.add_argument("--version", action="version", version=f"rackdesigner {__version__}")
+    parser.add_argument("--catalog", metavar="DIR", action="append",
+                        help="a folder of your own device models, added to (or overriding) the "
+                        "shipped catalog for this run; repeatable; default: $RACKDESIGNER_CATALOG"
+                        " or the platform data folder (see docs/interop.md)")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     for name in VERB_MODULES:
         try:
@@ -74,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args_list = _apply_catalog_option(args_list)
+    except UsageError as exc:
+        print(f"rackdesigner: error: {exc}", file=sys.stderr)
+        return 2
     parser = build_parser()
     verbs = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()
     if not args_list or (args_list[0] not in verbs and not args_list[0].startswith("-")):
@@ -88,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return status
     except UsageError as exc:
+        print(f"rackdesigner: error: {exc}", file=sys.stderr)
+        return 2
+    except CatalogError as exc:
         print(f"rackdesigner: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -113,6 +129,37 @@ def _discard_stdout() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
+
+
+def _apply_catalog_option(args: list[str]) -> list[str]:
+    """Take the global `--catalog DIR` options out of `args` (they may stand anywhere, also
+    before a file that opens the designer) and make their folders the user catalog."""
+    from rackdesigner.catalog import reset_default_catalog
+    from rackdesigner.catalog.user import ENV
+
+    rest: list[str] = []
+    dirs: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--catalog":
+            if i + 1 >= len(args):
+                raise UsageError("--catalog needs a folder (--catalog DIR)")
+            dirs.append(args[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--catalog="):
+            dirs.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+        i += 1
+    if dirs:
+        for folder in dirs:
+            if not os.path.isdir(folder):
+                raise UsageError(f"--catalog {folder}: no such folder")
+        os.environ[ENV] = os.pathsep.join(dirs)
+        reset_default_catalog()
+    return rest
 
 
 def _start_gui(args: list[str]) -> int:

@@ -14,11 +14,20 @@ _PROTOCOL_NAMES = {"nvlink": "NVLink", "infiniband": "IB", "ethernet": "Eth", "p
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("catalog", help="list the device catalog",
-                                   description="List every device in the shipped catalog.")
+    parser = subparsers.add_parser(
+        "catalog", help="list the device catalog, check or import your own models",
+        description="List every device model: the shipped catalog plus your own (marked "
+        "[user]; see --catalog DIR). 'catalog --check DIR' validates a folder of your own "
+        "models; 'catalog import-netbox' turns NetBox device types into models.")
     parser.add_argument("--kind", choices=KINDS, help="only devices of this kind")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
+    parser.add_argument("--check", metavar="DIR", nargs="+",
+                        help="validate user catalog folders (every problem as file: key: "
+                        "message); exit 0 when valid, 2 otherwise")
     parser.set_defaults(run=run)
+    from rackdesigner.cli.catalog_import_cmd import register_import
+
+    register_import(parser)
 
 
 def ports_summary(spec: DeviceSpec) -> str:
@@ -74,6 +83,7 @@ def as_dict(spec: DeviceSpec) -> dict[str, Any]:
                   "max_w": spec.power.max_w, "basis": spec.power.basis},
         "parts": ([{"name": p.name, "model": p.model, "count": p.count}
                    for p in spec.system.parts] if spec.system else []),
+        "user": spec.is_user,
         **({"rack": {"height_u": spec.rack.height_u,
                      "default_power_budget_w": spec.rack.power_budget_w,
                      "budget_basis": spec.rack.budget_basis}} if spec.rack else {}),
@@ -81,6 +91,8 @@ def as_dict(spec: DeviceSpec) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.check:
+        return _check(args.check)
     try:
         catalog = default_catalog()
     except CatalogError as exc:
@@ -95,8 +107,34 @@ def run(args: argparse.Namespace) -> int:
         summary = ports_summary(s)
         if s.system:
             summary = ", ".join(f"{p.count}x {p.model}" for p in s.system.parts)
-        rows.append((s.id, s.kind, _clip(s.model, 40), summary, _power_column(s)))
+        model = _clip(s.model, 40) + (" [user]" if s.is_user else "")
+        rows.append((s.id, s.kind, model, summary, _power_column(s)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4])
     return 0
+
+
+def _check(dirs: list[str]) -> int:
+    from pathlib import Path
+
+    from rackdesigner.catalog.user import check_dirs
+
+    problems, specs = check_dirs([Path(d) for d in dirs])
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s) in {', '.join(dirs)}", file=sys.stderr)
+        return 2
+    bundled = {s.id for s in default_bundled()}
+    for spec in specs:
+        verb = "overrides the shipped model" if spec.id in bundled else "adds"
+        print(f"{spec.file}: ok: {verb} {spec.id} ({spec.kind}, {spec.model})")
+    print(f"{len(specs)} model(s) valid in {', '.join(dirs)}")
+    return 0
+
+
+def default_bundled() -> list[DeviceSpec]:
+    from rackdesigner.catalog import bundled_catalog
+
+    return list(bundled_catalog())

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from rackdesigner.catalog import DeviceSpec, PortGroup
 from rackdesigner.commands.edits import AddItems
+from rackdesigner.generators.cabling import CableChoice, default_cable
 from rackdesigner.model import Layout, Link, PortRef
 
 PROTOCOL_ORDER = ("nvlink", "c2c", "infiniband", "ethernet", "pcie")
@@ -113,11 +114,40 @@ def _protocol_rank(protocol: str) -> int:
     return PROTOCOL_ORDER.index(protocol) if protocol in PROTOCOL_ORDER else len(PROTOCOL_ORDER)
 
 
+def free_ports(layout: Layout, end: PortRef) -> int:
+    """Ports of `end`'s group not yet used by a link."""
+    spec = layout.spec(end.device)
+    if spec is None or not spec.has_port(end.group):
+        return 0
+    return spec.port(end.group).count - port_usage(layout, end.device).get(end.group, 0)
+
+
+def cabled_link(layout: Layout, link_id: str, a: PortRef, b: PortRef, count: int = 1,
+                choice: CableChoice | None = None) -> Link:
+    """A new link with the default cable and length for where its ends are
+    (`generators.cabling.default_cable`: the generators' rules)."""
+    if choice is None:
+        choice = default_cable(layout, a, b)
+    if choice is None:
+        return Link(link_id, a, b, count)
+    return Link(link_id, a, b, count, choice.cable, choice.length_m)
+
+
 def wire(layout: Layout, a: str, b: str, a_port: str | None = None,
-         b_port: str | None = None) -> AddItems | Refusal:
-    """A command adding one link between `a` and `b`, or the reason it cannot be made."""
+         b_port: str | None = None, count: int = 1) -> AddItems | Refusal:
+    """A command adding a link of `count` ports between `a` and `b` (cable and length by
+    default from the port types and where the ends are), or the reason it cannot be made."""
+    if count < 1:
+        return Refusal(f"a link needs at least one port, not {count}")
     plan = plan_wire(layout, a, b, a_port, b_port)
     if isinstance(plan, Refusal):
         return plan
-    link = Link(layout.new_id("link"), plan.a, plan.b)
-    return AddItems(links=[link], text=f"Wire {a} to {b}")
+    if count > 1:
+        room = min(free_ports(layout, plan.a), free_ports(layout, plan.b))
+        if room < count:
+            return Refusal(f"only {room} free {PROTOCOL_NAMES.get(plan.protocol, plan.protocol)}"
+                           f" port{'s' * (room != 1)} between {plan.a} and {plan.b}, "
+                           f"not {count}")
+    link = cabled_link(layout, layout.new_id("link"), plan.a, plan.b, count)
+    text = f"Wire {a} to {b}" if count == 1 else f"Wire {a} to {b} ×{count}"
+    return AddItems(links=[link], text=text)

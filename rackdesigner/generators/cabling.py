@@ -119,3 +119,70 @@ class CablePicker:
                 break
         self._cache[key] = result
         return result
+
+
+# ---- links drawn by hand --------------------------------------------------------------------
+
+#: Cabled protocols: NVLink, PCIe and C2C links are board or backplane connections, not cables.
+CABLED_PROTOCOLS = ("infiniband", "ethernet")
+#: Canvas rows of racks: racks whose tops are within this many scene units stand in one row.
+CANVAS_ROW_TOLERANCE = 200.0
+#: Model assumption for a link with an end in no rack: an in-rack run of this length (a
+#: top-of-rack switch a few U above the node), so the link still gets an orderable cable.
+UNPLACED_RUN_M = 2.0
+
+
+def floor_spots(layout) -> dict[str, FloorSpot]:
+    """Floor spots of a layout's racks, read from the canvas: racks whose tops line up form a
+    floor row (rows `ROW_PITCH_M` apart, top to bottom), ordered left to right
+    (`RACK_WIDTH_M` apart) — the same floor model the generators place racks on."""
+    racks = sorted((device.pos[1], device.pos[0], device.id, spec.rack.height_u)
+                   for device in layout.devices()
+                   if (spec := layout.spec(device.id)) is not None and spec.rack is not None)
+    rows: list[list[tuple[float, str, int]]] = []
+    row_top = None
+    for y, x, rack_id, height in racks:
+        if row_top is None or y - row_top > CANVAS_ROW_TOLERANCE:
+            rows.append([])
+            row_top = y
+        rows[-1].append((x, rack_id, height))
+    return {rack_id: FloorSpot(col * RACK_WIDTH_M, r * ROW_PITCH_M, height)
+            for r, row in enumerate(rows)
+            for col, (_x, rack_id, height) in enumerate(sorted(row))}
+
+
+@dataclass(frozen=True, slots=True)
+class CableChoice:
+    cable: str
+    length_m: float
+    assumed: bool  # True: an end is in no rack, the run is `UNPLACED_RUN_M`
+
+
+def default_cable(layout, a, b, picker: CablePicker | None = None,
+                  spots: dict[str, FloorSpot] | None = None) -> CableChoice | None:
+    """The cable a new link between port refs `a` and `b` gets: by the generators' rules when
+    both ends are in racks (copper inside a rack, optics between racks, rounded up to an
+    orderable length); an in-rack run of `UNPLACED_RUN_M` when an end is in no rack. None for
+    links that are not cables (NVLink, PCIe, C2C) or when the catalog has no fit."""
+    spec_a, spec_b = layout.spec(a.device), layout.spec(b.device)
+    if spec_a is None or spec_b is None:
+        return None
+    try:
+        port_a, port_b = spec_a.port(a.group), spec_b.port(b.group)
+    except (KeyError, ValueError):
+        return None
+    if port_a.protocol not in CABLED_PROTOCOLS:
+        return None
+    picker = picker or CablePicker(layout.catalog)
+    da, db = layout.device(a.device), layout.device(b.device)
+    spots = spots if spots is not None else floor_spots(layout)
+    placed = da.rack in spots and db.rack in spots
+    if placed:
+        same = da.rack == db.rack
+        run = run_length_m(spots[da.rack], da.u, spots[db.rack], db.u, same)
+    else:
+        same, run = True, UNPLACED_RUN_M
+    picked = picker.pick(port_a.protocol, min(port_a.rate_gbps, port_b.rate_gbps), same, run)
+    if picked is None:
+        return None
+    return CableChoice(picked[0], picked[1], not placed)

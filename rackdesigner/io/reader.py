@@ -262,7 +262,7 @@ class _Builder:
         meta = Meta(name=self._opt_str(doc, "name", "layout"),
                     description=self._opt_str(doc, "description", "layout"),
                     extra=_extensions(doc))
-        layout = Layout(self.catalog, meta)
+        layout = Layout(self._catalog(doc, meta), meta)
         entries = [self._entries(doc, name) for name in endcheck.SECTIONS]
         if end is not None:
             found = (len(entries[0]), len(entries[1]), len(entries[2]))
@@ -291,6 +291,26 @@ class _Builder:
         layout.source_lines = self.lines
         layout.revision = 0
         return layout
+
+    def _catalog(self, doc: _Entry, meta: Meta) -> Catalog | None:
+        """The catalog to build with: the given one, plus user models the file carries under
+        `x-rackdesigner-models` (catalog/user.py) that it lacks; invalid ones are located."""
+        from rackdesigner.catalog.user import EMBED_KEY, catalog_with_embedded
+
+        embedded = dict(meta.extra).get(EMBED_KEY)
+        if embedded is None:
+            return self.catalog
+        from rackdesigner.catalog import default_catalog
+
+        base = self.catalog if self.catalog is not None else default_catalog()
+        catalog, problems = catalog_with_embedded(base, embedded, self.path)
+        if problems:
+            first = problems[0]
+            line = _line_of_path(doc.get(EMBED_KEY), first.file.split(".", 1)[-1], first.path,
+                                 doc.line_of(EMBED_KEY))
+            raise self.fail(line, f"embedded model: {first}"
+                            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        return catalog
 
     def _refused(self, item: Device | Link | Group, exc: LayoutError) -> None:
         raise self.fail(self.lines.get(item.id), str(exc)) from None
@@ -424,6 +444,25 @@ class _Builder:
             raise self.fail(e.line_of(key), f"{what}: '{key}' must be true or false, got "
                             f"{_short(value)}")
         return value
+
+
+def _line_of_path(node: Any, model_id: str, path: str, default: int) -> int:
+    """The line of `model_id`'s key path (`ports[0].rate_gbps`) inside an embedded-models
+    mapping, as far as the path leads; `default` when the structure is not there."""
+    line = default
+    steps: list[str | int] = [model_id]
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        steps.append(int(part[1:-1]) if part.startswith("[") else part)
+    for step in steps:
+        if isinstance(step, str) and isinstance(node, _Entry) and step in node:
+            line = node.line_of(step)
+            node = node[step]
+        elif isinstance(step, int) and isinstance(node, _Seq) and step < len(node):
+            line = node.item_lines[step]
+            node = node[step]
+        else:
+            break
+    return line
 
 
 def _parents_first(groups: list[Group], builder: _Builder) -> list[Group]:

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 import yaml
 
+from rackdesigner.catalog.user import EMBED_KEY
 from rackdesigner.io import atomic, endcheck
 from rackdesigner.io.schema import CURRENT_VERSION
 from rackdesigner.model import Device, Group, Layout, Link, natural_key
@@ -124,6 +125,20 @@ def _link_line(k: Link) -> str:
     return _flow(pairs)
 
 
+class _NoAliasDumper(_Dumper):  # type: ignore[misc, valid-type]
+    """Layout files refuse anchors and aliases; repeated values are written out again."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _block(key: str, value: dict) -> str:
+    """A top-level mapping in block style (the user models a packed layout carries: one key
+    per line diffs better than one very long line). Keys sorted, so the bytes are stable."""
+    return yaml.dump({key: value}, Dumper=_NoAliasDumper, sort_keys=True,
+                     default_flow_style=False, allow_unicode=True, width=100)
+
+
 def dump_layout_text(layout: Layout) -> str:
     """The YAML text of a layout (what `save_layout` writes)."""
     meta = layout.meta
@@ -133,7 +148,10 @@ def dump_layout_text(layout: Layout) -> str:
     if meta.description:
         out.append(f"description: {scalar(meta.description)}\n")
     for key, value in sorted(meta.extra):
-        out.append(f"{scalar(key)}: {inline(value)}\n")
+        if key == EMBED_KEY and isinstance(value, dict):
+            out.append(_block(key, value))
+        else:
+            out.append(f"{scalar(key)}: {inline(value)}\n")
     sections = (
         ("groups", list(layout.groups()), _group_line),
         ("devices", list(layout.devices()), _device_line),

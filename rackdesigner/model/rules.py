@@ -61,15 +61,24 @@ class _Specs:
         return self.index.spec(device_id)
 
 
+USER_MODEL_HINT = ("; if it is someone's own model, add their catalog folder (--catalog DIR "
+                   "or RACKDESIGNER_CATALOG) or open a copy made by 'rackdesigner pack' "
+                   "(docs/interop.md)")
+
+
 def _check_models(layout: Layout, specs: _Specs) -> list[Finding]:
     out = []
+    explained: set[str] = set()
     for device in layout.devices():
         if specs(device.id) is None:
             try:
                 layout.catalog.get(device.model)
                 hint = ""
             except KeyError as exc:
-                hint = str(exc).strip("'\"")
+                hint = str(exc.args[0]) if exc.args else ""
+            if device.model not in explained and "did you mean" not in hint:
+                explained.add(device.model)
+                hint = (hint or f"unknown model {device.model}") + USER_MODEL_HINT
             out.append(Finding(ERROR, "unknown-model",
                                f"device {device.id}: {hint or 'unknown model ' + device.model}",
                                (device.id,)))

@@ -41,7 +41,7 @@ class WindowActions:
         file_menu = bar.addMenu("&File")
         self.new_action = act(file_menu, "&New", files.new_document, QKeySequence(Key.New))
         self.template_action = act(file_menu, "New from &Template…", window.new_from_template,
-                                   QKeySequence("Ctrl+Shift+N"))
+                                     QKeySequence("Ctrl+Shift+N"))
         self.open_action = act(file_menu, "&Open…", files.open_dialog, QKeySequence(Key.Open))
         self.recent_menu = file_menu.addMenu("Open &Recent")
         files.set_recent_menu(self.recent_menu)
@@ -53,6 +53,10 @@ class WindowActions:
         act(file_menu, "&Export Image (PNG, SVG)…", files.export_image_dialog,
             QKeySequence("Ctrl+E"))
         act(file_menu, "Export &Bill of Materials (CSV)…", files.export_bom_dialog)
+        from rackdesigner.ui.interop_menu import add_export_menu, add_import_menu
+
+        add_export_menu(window, file_menu)
+        add_import_menu(window, file_menu)
         file_menu.addSeparator()
         act(file_menu, "&Quit", window.close, QKeySequence(Key.Quit))
 
@@ -85,12 +89,24 @@ class WindowActions:
                                              "(or drag from a port row, or Alt+drag)")
         self.wire_mode_action.toggled.connect(lambda on: setattr(window.scene, "wire_mode", on))
         edit_menu.addAction(self.wire_mode_action)
+        self.wire_rails_action = act(edit_menu, "Wire &Rails…", editor.wire_rails,
+                                       QKeySequence("Ctrl+Shift+R"),
+                                       "Connect NIC i of every selected node to the i-th selected "
+                                       "leaf switch (rail-optimized), after a preview")
 
         view_menu = bar.addMenu("&View")
         act(view_menu, "Zoom &In", window.view.zoom_in, [QKeySequence(Key.ZoomIn),
                                                           QKeySequence("Ctrl+=")])
         act(view_menu, "Zoom &Out", window.view.zoom_out, QKeySequence(Key.ZoomOut))
         act(view_menu, "&Fit Design", window.view.fit, QKeySequence("Ctrl+0"))
+        self.minimap_action = QAction("Overview &Map", window)
+        self.minimap_action.setCheckable(True)
+        self.minimap_action.setChecked(True)
+        self.minimap_action.setShortcut(QKeySequence("Ctrl+M"))
+        self.minimap_action.setStatusTip("The whole design small in a corner while zoomed in; "
+                                           "click it to go there")
+        self.minimap_action.toggled.connect(window.view.minimap.set_enabled_by_user)
+        view_menu.addAction(self.minimap_action)
         view_menu.addSeparator()
         for dock in (window.palette_dock, window.inspector_dock, window.problems_dock,
                      window.history_dock, window.simulation_dock):
@@ -98,6 +114,7 @@ class WindowActions:
 
         help_menu = bar.addMenu("&Help")
         act(help_menu, "&Canvas Basics", window.show_help)
+        self.about_action = act(help_menu, "&About RackDesigner", window.show_about)
 
         tools = QToolBar("Main", window)
         tools.setObjectName("main-toolbar")
@@ -111,12 +128,60 @@ class WindowActions:
                              (self.delete_action, icons.SP_TrashIcon)):
             action.setIcon(window.style().standardIcon(icon))
         tools.setMovable(False)
+        # The toolbar's Undo/Redo keep a fixed text (the menu's say what they undo), so the
+        # buttons do not jump; the tooltip says what and the shortcut.
+        self.toolbar_undo = _fixed_undo(window, "Undo", self.undo_action)
+        self.toolbar_redo = _fixed_undo(window, "Redo", self.redo_action)
         for action in (self.new_action, self.open_action, self.save_action):
             tools.addAction(action)
         tools.addSeparator()
-        tools.addAction(self.undo_action)
-        tools.addAction(self.redo_action)
+        tools.addAction(self.toolbar_undo)
+        tools.addAction(self.toolbar_redo)
         tools.addSeparator()
         tools.addAction(self.wire_mode_action)
         tools.addAction(self.delete_action)
+        for action in (self.new_action, self.open_action, self.save_action,
+                       self.wire_mode_action, self.delete_action):
+            action.setToolTip(tooltip(action))
         window.addToolBar(tools)
+
+
+def tooltip(action: QAction, text: str | None = None) -> str:
+    """"Save (Ctrl+S)": the action's text without its mnemonic, then its shortcut."""
+    text = (text if text is not None else action.text()).replace("&", "")
+    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    return f"{text} ({keys})" if keys else text
+
+
+class UndoToolAction(QAction):
+    """A toolbar Undo or Redo with a fixed text, following the undo stack; the tooltip says
+    what would be undone (or redone) and the shortcut."""
+
+    def __init__(self, text: str, source: QAction, stack, redo: bool, parent) -> None:
+        super().__init__(source.icon(), text, parent)
+        self.stack, self.redo, self.verb = stack, redo, text
+        self.keys = source.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        self.triggered.connect(stack.redo if redo else stack.undo)
+        # state from the signals' arguments: the stack emits them while it is destroyed too
+        self._able = stack.canRedo() if redo else stack.canUndo()
+        self._what = stack.redoText() if redo else stack.undoText()
+        (stack.canRedoChanged if redo else stack.canUndoChanged).connect(self._on_able_changed)
+        (stack.redoTextChanged if redo else stack.undoTextChanged).connect(self._on_text_changed)
+        self._show()
+
+    def _on_able_changed(self, able: bool) -> None:
+        self._able = able
+        self._show()
+
+    def _on_text_changed(self, text: str) -> None:
+        self._what = text
+        self._show()
+
+    def _show(self) -> None:
+        self.setEnabled(self._able)
+        text = f"{self.verb} {self._what}" if self._able and self._what else self.verb
+        self.setToolTip(f"{text} ({self.keys})" if self.keys else text)
+
+
+def _fixed_undo(window: MainWindow, text: str, source: QAction) -> QAction:
+    return UndoToolAction(text, source, window.document.undo_stack, text == "Redo", window)

@@ -33,6 +33,7 @@ from rackdesigner.ui.document import Document
 
 log = logging.getLogger(__name__)
 PASTE_STEP = 40.0
+CONFIRM_ABOVE = 12  # zoomed out, deleting more devices than this asks first
 
 
 class Editor(QObject):
@@ -46,9 +47,14 @@ class Editor(QObject):
         self.scene = scene
         self.view = view
         self._paste_count = 0
+        self._center_spot: tuple[int, int] | None = None  # where Enter last placed a model
+        self._center_count = 0
         scene.model_dropped.connect(self.drop_model)
         scene.move_finished.connect(self._on_scene_move_finished)
         scene.wire_requested.connect(self.wire)
+        scene.bulk_wire_requested.connect(self.connect_group_to_switch)
+        self.bulk_dialog = None  # the open bulk-wiring dialog (tests drive it)
+        self.confirm_box = None  # the open delete confirmation
         scene.group_toggled.connect(self.toggle_group)
         scene.wire_feedback.connect(self.message)
         view.nudge_requested.connect(self.nudge)
@@ -113,20 +119,79 @@ class Editor(QObject):
         return self.push(add_model(self.layout, model, (x - style.DEVICE_WIDTH / 2, y - 20)))
 
     def add_at_center(self, model: str) -> bool:
+        """Place `model` at the view centre (Palette Enter / double-click) and select it; each
+        further one placed without moving the view is offset, so they never stack unseen."""
         center = self.view.mapToScene(self.view.viewport().rect().center())
-        return self.drop_model(model, (center.x(), center.y()))
+        spot = (round(center.x()), round(center.y()))
+        self._center_count = self._center_count + 1 if spot == self._center_spot else 0
+        self._center_spot = spot
+        step = PASTE_STEP * self._center_count
+        x, y = center.x() + step, center.y() + step
+        command = add_model(self.layout, model, (x - style.DEVICE_WIDTH / 2, y - 20))
+        if not self.push(command):
+            return False
+        self.select_ids([d.id for d in command.devices if d.group is None]
+                        + [g.id for g in command.groups if g.parent is None])
+        after = self.view.mapToScene(self.view.viewport().rect().center())
+        self._center_spot = (round(after.x()), round(after.y()))  # showing it may scroll
+        return True
 
     # ---- wiring -------------------------------------------------------------------------------
-    def wire(self, a: str, b: str, a_port: str | None = None) -> bool:
-        command = wire(self.layout, a, b, a_port)
+    def wire(self, a: str, b: str, a_port: str | None = None, count: int = 1) -> bool:
+        command = wire(self.layout, a, b, a_port, count=count)
         if isinstance(command, Refusal):
             self.message.emit(f"Cannot wire {a} to {b}: {command.reason}")
             return False
         if self.push(command):
             link = command.links[0]
-            self.message.emit(f"Wired {link.a} ↔ {link.b}")
+            times = f" ×{link.count}" if link.count > 1 else ""
+            cable = f" with {link.cable}, {link.length_m:g} m" if link.cable else ""
+            if link.cable and None in (self.layout.device(link.a.device).rack,
+                                       self.layout.device(link.b.device).rack):
+                cable += " (assumed: an end is in no rack)"
+            self.message.emit(f"Wired {link.a} ↔ {link.b}{times}{cable}")
             return True
         return False
+
+    def connect_group_to_switch(self, group_id: str, switch_id: str) -> bool:
+        """Offer to connect the free compute NIC ports of a node (group) to a switch."""
+        from rackdesigner.commands.bulk import plan_node_to_switch
+
+        plan = plan_node_to_switch(self.layout, group_id, switch_id)
+        label = self.layout.group(group_id).label if self.layout.has_group(group_id) else group_id
+        return self._offer(plan, f"Connect {label} to {switch_id}", "Connect")
+
+    def wire_rails(self) -> bool:
+        """Rail-optimized wiring of the selected nodes onto the selected leaf switches."""
+        from rackdesigner.commands.bulk import compute_nics, is_switch, plan_rails
+        from rackdesigner.model import natural_key
+
+        devices, _, groups = self.selection()
+        nodes = [g for g in groups if compute_nics(self.layout, g)]
+        # a selected node's members come selected with it: they are not leaves
+        leaves = sorted((d for d in devices if is_switch(self.layout, d)), key=natural_key)
+        return self._offer(plan_rails(self.layout, nodes, leaves), "Wire rails", "Wire")
+
+    def _offer(self, plan, title: str, action: str) -> bool:
+        from rackdesigner.commands.bulk import BulkPlan
+        from rackdesigner.ui.bulk_wire import BulkWireDialog
+
+        if not isinstance(plan, BulkPlan):
+            self.message.emit(f"Cannot {title[0].lower() + title[1:]}: {plan.reason}")
+            return False
+        parent = self.view.window()
+        dialog = BulkWireDialog(title, plan, action, parent)
+        self.bulk_dialog = dialog
+
+        def apply() -> None:
+            if self.push(plan.command(f"{title} ({len(plan.links)} links)")):
+                self.select_ids([link.id for link in plan.links])
+                self.message.emit(f"{title}: {plan.port_count} ports wired")
+
+        dialog.accepted.connect(apply)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return True
 
     # ---- moving -------------------------------------------------------------------------------
     def _on_scene_move_finished(self, moves: dict) -> None:
@@ -146,10 +211,44 @@ class Editor(QObject):
 
     # ---- removing, grouping ------------------------------------------------------------------
     def delete_selection(self) -> bool:
+        """Delete the selection; zoomed out, where what is selected cannot be read, more than
+        `CONFIRM_ABOVE` devices are removed only after a confirmation (`confirm_box`)."""
         devices, links, groups = self.selection()
         if not (devices or links or groups):
             return False
-        return self.push(RemoveItems(devices, links, groups))
+        command = RemoveItems(devices, links, groups)
+        ids = set(devices)
+        for gid in groups:
+            ids.update(self.layout.group_devices(gid))
+        if len(ids) > CONFIRM_ABOVE and self.view.zoom() < style.LOD_TEXT:
+            return self._confirm_delete(command, ids, groups)
+        return self.push(command)
+
+    def _confirm_delete(self, command: RemoveItems, ids: set[str], groups: list[str]) -> bool:
+        from PySide6.QtWidgets import QMessageBox
+
+        links = {link.id for d in ids for link in self.layout.links_of(d)}
+        chosen = set(groups)  # name what was picked, not the members selected with it
+        tops = [g for g in groups if self.layout.group(g).parent not in chosen]
+        names = ", ".join(self.layout.group(g).label for g in tops[:3])
+        more = f" and {len(tops) - 3} more" if len(tops) > 3 else ""
+        where = f" (in {names}{more})" if groups else ""
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete",
+                          f"Delete {len(ids):,} devices and {len(links):,} links{where}?\n\n"
+                          "Undo brings them back.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                          self.view.window())
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        self.confirm_box = box
+
+        def done(_result: int) -> None:
+            if box.clickedButton() is box.button(QMessageBox.StandardButton.Yes):
+                self.push(command)
+            box.deleteLater()
+
+        box.finished.connect(done)
+        box.open()
+        return False
 
     def group_selection(self) -> bool:
         devices, _, groups = self.selection()

@@ -32,6 +32,7 @@ YAML_FILTER = "RackDesigner layouts (*.yaml *.yml);;All files (*)"
 class FileController(QObject):
     message = Signal(str)  # outcome, for the status bar
     title_changed = Signal()  # the path, the untitled title or the clean state changed
+    untitled_copy_marked = Signal(str)  # the open design is an untitled copy with this title
 
     def __init__(self, document: Document, catalog: Catalog, settings: Settings,
                  dialog_parent: QWidget, scene=None) -> None:
@@ -104,8 +105,24 @@ class FileController(QObject):
             return True
         self.settings.add_recent(path)
         self.refresh_recent_menu()
-        self.status_message(f"Opened {Path(path).name}")
+        missing = sorted({d.model for d in layout.devices() if d.model not in layout.catalog})
+        if missing:  # e.g. someone's own models: the devices stay, marked unknown
+            self.status_message(
+                f"Opened {Path(path).name}: {len(missing)} model(s) not in the catalog "
+                f"({', '.join(missing[:3])}); their devices are marked unknown (see Problems)")
+        else:
+            self.status_message(f"Opened {Path(path).name}")
         return True
+
+    def _beside_design(self, name: str) -> str:
+        """A file dialog's start: `name` next to the open design (or the last opened one),
+        not the working directory the app was started from."""
+        if self.document.path is not None:
+            return str(self.document.path.parent / name)
+        recent = self.settings.recent_files()
+        if recent:
+            return str(Path(recent[0]).parent / name)
+        return str(Path.home() / name)
 
     def _open_failed(self, path: str | Path, message: str) -> bool:
         log.info("cannot open %s: %s", path, message)
@@ -118,9 +135,11 @@ class FileController(QObject):
         self.document.untitled_title = untitled.copy_title(self.document.layout, kind, name)
         self.document.suggested_name = name
         self._update_title()
+        # a baseline pinned now is labelled with the title the user sees
+        self.untitled_copy_marked.emit(self.document.untitled_title)
 
     def open_dialog(self) -> bool:
-        start = str(self.document.path.parent) if self.document.path else ""
+        start = self._beside_design("")
         path, _ = QFileDialog.getOpenFileName(self.owner, "Open layout", start, YAML_FILTER)
         return self.open_file(path) if path else False
 
@@ -267,7 +286,8 @@ class FileController(QObject):
         from rackdesigner.ui.export import export_image
 
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self.owner, "Export image", f"{stem}.png",
+        path, _ = QFileDialog.getSaveFileName(self.owner, "Export image",
+                                              self._beside_design(f"{stem}.png"),
                                               "PNG image (*.png);;SVG drawing (*.svg)")
         if not path:
             return False
@@ -282,7 +302,8 @@ class FileController(QObject):
     def export_bom_dialog(self) -> bool:
         stem = self.document.path.stem if self.document.path else "layout"
         path, _ = QFileDialog.getSaveFileName(self.owner, "Export bill of materials",
-                                              f"{stem}-bom.csv", "CSV (*.csv)")
+                                              self._beside_design(f"{stem}-bom.csv"),
+                                              "CSV (*.csv)")
         return self.export_bom(path) if path else False
 
     def export_bom(self, path: str | Path) -> bool:

@@ -39,16 +39,24 @@ from rackdesigner.ui.palette import PaletteWidget
 from rackdesigner.ui.panel import SimulationPanel
 from rackdesigner.ui.problems import ProblemsWidget
 from rackdesigner.ui.settings import Settings
+from rackdesigner.ui.status_icons import ProblemsStatus
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
 HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired).
 Wire: drag from a port row of a device to another device (or Alt+drag, or Wire Mode: W).
 Green devices accept the wire; red ones refuse it, and the status bar says why.
+Type a number while dragging a wire for a link of that many ports.
+In bulk: Alt+drag a node onto a switch; or select nodes and leaves, Edit → Wire Rails….
 Select: click, drag a rubber band, Ctrl+A. Move: drag, or the arrow keys (Shift: 1 px).
 Delete, Ctrl+D duplicate, Ctrl+C/X/V copy/cut/paste (as YAML), F2 rename.
 Groups: click the ▾/▸ button to collapse or expand, Ctrl+G group, Ctrl+Shift+G ungroup.
-Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag."""
+Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag.
+Overview map (Ctrl+M): click it to go there; zoomed far out, a click selects a group."""
+
+
+FILE_COMMANDS = ("new_document", "open_dialog", "save_as", "export_image_dialog",
+                 "export_bom_dialog", "mark_untitled_copy", "refresh_recent_menu")
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
@@ -86,17 +94,27 @@ class MainWindow(QMainWindow):
             self.files.open_file(path, ask=False)
 
     def __getattr__(self, name: str):
-        """`window.undo_action` and friends: the actions live on `WindowActions`."""
-        if name.endswith("_action") or name == "recent_menu":
-            actions = self.__dict__.get("actions_")
-            if actions is not None:
-                return getattr(actions, name)
-        raise AttributeError(name)
+        """`window.undo_action`, `window.export_bom_dialog()`…: the actions live on
+        `WindowActions`, the file commands on `FileController` (names kept for scripts)."""
+        if name.endswith("_action") or name in ("recent_menu", "toolbar_undo", "toolbar_redo"):
+            owner = self.__dict__.get("actions_")
+        elif name in FILE_COMMANDS:
+            owner = self.__dict__.get("files")
+        else:
+            owner = None
+        if owner is None:
+            raise AttributeError(name)
+        return getattr(owner, name)
 
     # ---- files (the FileController's; kept here for scripts and tests) ---------------------
     @property
     def last_error(self) -> str:
+        """The last error told to the user by a file or export action (tests read it)."""
         return self.files.last_error
+
+    @last_error.setter
+    def last_error(self, text: str) -> None:
+        self.files.last_error = text
 
     @property
     def file_watch(self):
@@ -163,7 +181,7 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         self.counts_label = QLabel(self)
         self.zoom_label = QLabel(self)
-        self.problems_label = QLabel(self)
+        self.problems_label = ProblemsStatus(self)
         bar = self.statusBar()
         bar.addPermanentWidget(self.problems_label)
         bar.addPermanentWidget(self.counts_label)
@@ -191,6 +209,7 @@ class MainWindow(QMainWindow):
         doc.undo_stack.cleanChanged.connect(self._update_title)
         self.files.message.connect(self.status_message)
         self.files.title_changed.connect(self._update_title)
+        self.files.untitled_copy_marked.connect(self.simulation_panel.compare.set_design)
         self.editor.message.connect(self.status_message)
         self.selection_changed.connect(self.simulation_panel.follow_selection)
         self.simulation_panel.message.connect(self.status_message)
@@ -260,27 +279,21 @@ class MainWindow(QMainWindow):
             return
         selection = self.editor.selection()
         self.inspector.show_selection(*selection)
+        window_layout.compact_inspector(self, not any(selection))
         self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
         self._update_counts()
+        self.problems_label.set_counts(errors, warnings)
         partition = next((f for f in self.problems.findings if f.code == "gpus-unreachable"),
                          None)
         checked = self.problems.shown_snapshot
         if partition is not None and checked is not None:  # a partitioned design looks broken
             reach = checked.index().reachability()  # computed by the worker: free here
-            self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}  ·  "
-                                        f"{len(reach.unreachable)} of {len(reach.gpus)} GPUs "
-                                        f"cannot reach each other")
-            self.problems_label.setToolTip(partition.message)
-            self.problems_label.setStyleSheet("color: #c62828; font-weight: bold;")
-            return
-        self.problems_label.setToolTip("")
-        self.problems_label.setStyleSheet("")
-        if errors or warnings:
-            self.problems_label.setText(f"⛔ {errors}  ⚠ {warnings}")
+            self.problems_label.set_partition(f"{len(reach.unreachable)} of {len(reach.gpus)} "
+                                              f"GPUs cannot reach each other", partition.message)
         else:
-            self.problems_label.setText("✓ no problems")
+            self.problems_label.set_partition("")
 
     def _on_view_zoom_changed(self, zoom: float) -> None:
         self.zoom_label.setText(f"{zoom * 100:.0f}%")
@@ -299,6 +312,7 @@ class MainWindow(QMainWindow):
         if self._default_docks_pending:
             self._default_docks_pending = False
             window_layout.apply_default_dock_sizes(self)
+        window_layout.compact_inspector(self, not any(self.editor.selection()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():
@@ -314,15 +328,22 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def dragEnterEvent(self, event) -> None:
-        if any(u.toLocalFile().endswith((".yaml", ".yml")) for u in event.mimeData().urls()):
+        # any local file is accepted, so a file that is not a layout gets a reason on drop
+        if any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        for url in event.mimeData().urls():
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        for url in urls:
             if url.toLocalFile().endswith((".yaml", ".yml")):
                 event.acceptProposedAction()
                 self.open_file(url.toLocalFile())
                 return
+        if urls:
+            event.acceptProposedAction()
+            name = Path(urls[0].toLocalFile()).name
+            self.status_message(f"Cannot open {name}: only RackDesigner layouts (.yaml, .yml) "
+                                "can be dropped here")
 
     def new_from_template(self) -> bool:
         from rackdesigner.ui.template_dialog import TemplateDialog
@@ -337,6 +358,11 @@ class MainWindow(QMainWindow):
                                       str(dialog.template.currentData() or "layout"))
         self.status_message(f"New layout from the {dialog.template.currentData()} template")
         return True
+
+    def show_about(self) -> None:
+        from rackdesigner.ui.about import show_about
+
+        show_about(self)
 
     def show_help(self) -> None:
         from PySide6.QtWidgets import QMessageBox

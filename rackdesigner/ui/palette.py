@@ -28,6 +28,7 @@ MODEL_ROLE = Qt.ItemDataRole.UserRole
 FIGURES_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 3
+USER_ROLE = Qt.ItemDataRole.UserRole + 4  # True for a model from the user's catalog folder
 
 SHORT_PROTOCOL = {"nvlink": "NVLink", "c2c": "C2C", "infiniband": "IB", "ethernet": "Eth",
                   "pcie": "PCIe"}
@@ -184,12 +185,20 @@ class PaletteWidget(QWidget):
                 continue
             item = QTreeWidgetItem([spec.model])
             item.setData(0, MODEL_ROLE, spec.id)
-            item.setData(0, FIGURES_ROLE, figures(self.catalog, spec))
+            figures_text = figures(self.catalog, spec)
+            tip = f"{spec.manufacturer} {spec.model} ({spec.id})\n{spec.description}".strip()
+            if spec.is_user:  # from the user's own catalog folder (catalog/user.py)
+                figures_text = "your model · " + figures_text
+                overrides = spec.id in getattr(self.catalog, "overrides", ())
+                tip += (f"\nYour catalog: {spec.file}"
+                        + (" (replaces the shipped model)" if overrides else ""))
+            item.setData(0, USER_ROLE, spec.is_user)
+            item.setData(0, FIGURES_ROLE, figures_text)
             item.setData(0, KIND_ROLE, spec.kind)
             item.setData(0, SEARCH_ROLE, " ".join((spec.id, spec.model, spec.manufacturer,
-                                                    *spec.aliases, name)).lower())
-            item.setToolTip(0, f"{spec.manufacturer} {spec.model} ({spec.id})\n"
-                               f"{spec.description}".strip())
+                                                    *spec.aliases, name,
+                                                    "user" if spec.is_user else "")).lower())
+            item.setToolTip(0, tip)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
                           | Qt.ItemFlag.ItemIsDragEnabled)
             headers[name].addChild(item)

@@ -1,8 +1,10 @@
 """New from template: pick a generator template, fill in its options, get a layout.
 
 The form is built from the generators' own table (`rackdesigner.generators.TEMPLATES`), so a new
-template or option appears here without GUI changes. Errors (`GeneratorError`) show in the
-dialog; nothing happens to the open document until a layout is built.
+template or option appears here without GUI changes. Options naming a model (`system`, `switch`,
+`endpoint`) and options with fixed choices are drop-downs of what the catalog has, so a typo
+cannot happen. Errors (`GeneratorError`) show in the dialog; nothing happens to the open
+document until a layout is built.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from PySide6.QtWidgets import (
 from rackdesigner.catalog import Catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import style
+
+#: Options that name a catalog model, and the device kinds they offer.
+MODEL_OPTIONS = {"system": ("system",), "switch": ("switch",), "endpoint": ("nic", "dpu")}
 
 
 class TemplateDialog(QDialog):
@@ -56,7 +61,7 @@ class TemplateDialog(QDialog):
         box.addWidget(self.form_host)
         box.addWidget(self.error)
         box.addWidget(buttons)
-        self.fields: dict[str, QLineEdit] = {}
+        self.fields: dict[str, QLineEdit | QComboBox] = {}
         self.template.currentIndexChanged.connect(self._on_template_changed)
         self._on_template_changed()
 
@@ -67,26 +72,63 @@ class TemplateDialog(QDialog):
         template = self.templates[self.template.currentData()]
         self.summary.setText(template.summary)
         for option in template.options:
-            edit = QLineEdit(self.form_host)
             hint = option.help
-            if option.default is not None:
-                edit.setText(str(option.default))
-            edit.setPlaceholderText(hint)
+            choices = self._choices(option)
+            edit: QLineEdit | QComboBox
+            if choices is not None:
+                edit = QComboBox(self.form_host)
+                if not option.required:
+                    edit.addItem("(default)", None)
+                for text, value in choices:
+                    edit.addItem(text, value)
+                if option.default is not None:
+                    edit.setCurrentIndex(max(edit.findData(str(option.default)), 0))
+            else:
+                edit = QLineEdit(self.form_host)
+                if option.default is not None:
+                    edit.setText(str(option.default))
+                edit.setPlaceholderText(hint)
             edit.setToolTip(hint)
             label = option.name + (" *" if option.required else "")
             self.form.addRow(label, edit)
             self.fields[option.name] = edit
         self.error.clear()
 
+    def _choices(self, option) -> list[tuple[str, str]] | None:
+        """(text, value) entries for a drop-down, or None for a free field."""
+        if getattr(option, "choices", None):
+            return [(str(c), str(c)) for c in option.choices]
+        kinds = MODEL_OPTIONS.get(option.name)
+        if kinds is None:
+            return None
+        specs = self.catalog.of_kind(*kinds)
+        if option.name == "system":  # systems with compute NICs to wire: DGX/HGX nodes
+            specs = [s for s in specs if s.system is not None
+                     and s.id.startswith(("dgx-", "hgx-"))] or specs
+        return [(f"{s.id} — {s.model}", s.id) for s in sorted(specs, key=lambda s: s.id)]
+
     def set_values(self, template: str, **values: object) -> None:
         self.template.setCurrentIndex(self.template.findData(template))
         for name, value in values.items():
-            self.fields[name].setText(str(value))
+            field = self.fields[name]
+            if isinstance(field, QComboBox):
+                index = field.findData(str(value))
+                if index < 0:
+                    raise ValueError(f"{value!r} is not a choice of {name}")
+                field.setCurrentIndex(index)
+            else:
+                field.setText(str(value))
+
+    def value_of(self, name: str) -> str | None:
+        field = self.fields[name]
+        if isinstance(field, QComboBox):
+            return field.currentData()
+        return field.text().strip() or None
 
     def build(self) -> None:
         from rackdesigner.generators import GeneratorError, generate
 
-        values = {name: edit.text().strip() or None for name, edit in self.fields.items()}
+        values = {name: self.value_of(name) for name in self.fields}
         try:
             self.result_layout = generate(self.template.currentData(), catalog=self.catalog,
                                           **values)

@@ -13,7 +13,7 @@ the set of docks changes, so a stale saved arrangement falls back to this defaul
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow
 
@@ -72,3 +72,37 @@ def apply_default_dock_sizes(window) -> None:
     window.resizeDocks([window.inspector_dock, window.simulation_dock],
                        [inspector, max(1, column - inspector)], Qt.Orientation.Vertical)
     window.resizeDocks([window.problems_dock], [bottom], Qt.Orientation.Vertical)
+
+
+QWIDGETSIZE_MAX = (1 << 24) - 1
+
+
+def compact_inspector(window, empty: bool) -> None:
+    """With nothing selected the Inspector shrinks to its one-line hint and the Simulation
+    panel below takes the room (its plots come above the fold at 1080p); a selection gives
+    the Inspector back the height it had."""
+    inspector, dock = window.inspector, window.inspector_dock
+    stacked = (not dock.isFloating() and not window.simulation_dock.isFloating()
+               and window.dockWidgetArea(dock) == window.dockWidgetArea(window.simulation_dock)
+               and not window.tabifiedDockWidgets(dock))
+    if not stacked:  # floating or tabbed: the Inspector keeps its size, no one to give it to
+        empty = False
+    if empty == getattr(window, "_inspector_compact", False):
+        return
+    window._inspector_compact = empty
+    if empty:
+        if dock.isVisible():
+            window._inspector_height = dock.height()
+        inspector.setMaximumHeight(inspector.empty.sizeHint().height() + 4)
+        return
+    inspector.setMaximumHeight(QWIDGETSIZE_MAX)
+    height = getattr(window, "_inspector_height", INSPECTOR_HEIGHT)
+
+    def restore() -> None:
+        if window._inspector_compact or not dock.isVisible():
+            return
+        column = dock.height() + window.simulation_dock.height()
+        window.resizeDocks([dock, window.simulation_dock],
+                           [height, max(1, column - height)], Qt.Orientation.Vertical)
+
+    QTimer.singleShot(0, window, restore)

@@ -105,13 +105,13 @@ class GroupItem(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(QColor("#f0faf7"))
             painter.drawRoundedRect(rect, 8, 8)
+            if lod < style.LOD_TEXT:  # the view draws the name at screen size
+                return
             painter.setPen(style.TEXT)
-            painter.setFont(style.font(8 if lod >= style.LOD_TEXT else 12, True))
+            painter.setFont(style.font(8, True))
             painter.drawText(QRectF(rect.left() + 22, rect.top() + 3, rect.width() - 26, 16),
                              Qt.AlignmentFlag.AlignVCenter, self.label)
             self._paint_toggle(painter)
-            if lod < style.LOD_TEXT:
-                return
             painter.setPen(style.TEXT_DIM)
             painter.setFont(style.font(7))
             painter.drawText(QRectF(rect.left() + 8, rect.top() + 19, rect.width() - 12, 14),
@@ -138,10 +138,10 @@ class GroupItem(QGraphicsItem):
                             2.0 if selected else 1.0, Qt.PenStyle.DashLine))
         painter.setBrush(style.GROUP_FILL)
         painter.drawRoundedRect(rect, 10, 10)
-        if lod < style.LOD_BOXES:
+        if lod < style.LOD_TEXT:  # the view draws the name at screen size (canvas.overlay)
             return
         painter.setPen(style.TEXT_DIM)
-        painter.setFont(style.font(8 if lod >= style.LOD_TEXT else 14, True))
+        painter.setFont(style.font(8, True))
         painter.drawText(QRectF(rect.left() + 22, rect.top() + 2, rect.width() - 26, 18),
                          Qt.AlignmentFlag.AlignVCenter, f"{self.label}  ·  {self.kind}")
         self._paint_toggle(painter)

@@ -5,9 +5,12 @@ signals they emit; the tools read the scene's items and layout, never edit the d
 
 Moves: Qt moves the selected items live; on release the scene reports one `move_finished`
 mapping (device id → (old, new) snapped positions), which becomes one undo step. Wiring: a drag
-that starts on a port row (or anywhere on a device with Alt held, or in wire mode) draws a
-rubber wire; devices under the cursor turn green or red, the reason goes to `wire_feedback`, and
-release emits `wire_requested`. Drops of palette entries emit `model_dropped`.
+that starts on a port row (or anywhere on a device or group with Alt held, or in wire mode)
+draws a rubber wire; devices under the cursor turn green or red, the reason goes to
+`wire_feedback`, and release emits `wire_requested` (with the link count typed while dragging:
+digits, Backspace). A drag from a group (a node) onto a switch asks for bulk wiring instead
+(`bulk_wire_requested`: the group's compute NICs onto the switch). Drops of palette entries
+emit `model_dropped`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsSceneMouseEvent
 
 from rackdesigner.commands import Refusal, plan_wire, snap
+from rackdesigner.commands.bulk import compute_nics, is_switch
 from rackdesigner.model import natural_key
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.items import DeviceItem, GroupItem
@@ -50,6 +54,8 @@ class WireTool:
         self._wire_target: DeviceItem | GroupItem | None = None
         self._wire_choice: tuple[str, str] | None = None
         self._highlighted: list[DeviceItem] = []
+        self.wire_count_text = ""  # digits typed while wiring: the new link's count
+        self._bulk_choice: tuple[str, str] | None = None  # (group, switch) under the cursor
 
     @property
     def layout(self):
@@ -109,17 +115,62 @@ class WireTool:
                                              else None)
         self._wire_target = target
         self._wire_choice = None
+        self._bulk_choice = None
         if target is None:
             self.scene.wire_feedback.emit("")
+            return
+        bulk = self._bulk_pair(source, _item_id(target))
+        if bulk is not None:
+            self._bulk_choice = bulk
+            target.set_wire_state("ok")
+            self.scene.wire_feedback.emit(f"Release to connect the compute NICs of {bulk[0]} to "
+                                          f"{bulk[1]} (a dialog shows what will be wired)")
             return
         a, b, plan = self._choose(source, port, _item_id(target))
         if plan:
             self._wire_choice = (a, b)
             target.set_wire_state("ok")
-            self.scene.wire_feedback.emit(f"Release to wire {plan.describe()}")
+            self.scene.wire_feedback.emit(f"Release to wire {plan.describe()}{self._count_note()}")
         else:
             target.set_wire_state("refused")
             self.scene.wire_feedback.emit(f"Cannot wire: {plan.reason}")
+
+    def _count_note(self) -> str:
+        if self.wire_count_text:
+            return f" ×{self.wire_count_text} (typed; Backspace to change)"
+        return " (type a number for several ports)"
+
+    def type_wire_count(self, text: str) -> bool:
+        """A key typed while wiring: digits set the new link's count, Backspace edits it."""
+        if not self.is_wiring:
+            return False
+        if text == "\b":
+            self.wire_count_text = self.wire_count_text[:-1]
+        elif text.isdigit() and len(self.wire_count_text) < 4:
+            self.wire_count_text = (self.wire_count_text + text).lstrip("0")
+        else:
+            return False
+        target = self._wire_target
+        if target is not None and self._wire_choice is not None:
+            plan = plan_wire(self.layout, *self._wire_choice,
+                             self._wire_source[1] if self._wire_source else None)
+            if plan:
+                self.scene.wire_feedback.emit(
+                    f"Release to wire {plan.describe()}{self._count_note()}")
+                return True
+        count = self.wire_count_text or "1"
+        self.scene.wire_feedback.emit(f"Wiring ×{count}: release on a highlighted device")
+        return True
+
+    def _bulk_pair(self, source: str, target: str) -> tuple[str, str] | None:
+        """(group, switch) when a wire goes from a group with compute NICs to a switch (from
+        the switch to a collapsed group stays one wire to its first free member)."""
+        assert self.layout is not None
+        layout = self.layout
+        if (layout.has_group(source) and layout.has_device(target) and is_switch(layout, target)
+                and compute_nics(layout, source)):
+            return source, target
+        return None
 
     def _target_at(self, pos: QPointF, source: str) -> DeviceItem | GroupItem | None:
         """The device, or collapsed group, under the cursor while wiring."""
@@ -168,18 +219,22 @@ class WireTool:
         source = self._wire_source
         target = self._wire_target
         choice = self._wire_choice
+        bulk = self._bulk_choice
+        count = int(self.wire_count_text or "1")
         refusal = None
-        if source is not None and target is not None and choice is None:
+        if source is not None and target is not None and choice is None and bulk is None:
             refusal = self._choose(source[0], source[1], _item_id(target))[2]
         self.cancel_wiring()
         if source is None or target is None:
             return
-        if choice is not None:
+        if bulk is not None:
+            self.scene.bulk_wire_requested.emit(*bulk)
+        elif choice is not None:
             port = source[1] if choice[0] == source[0] else None
-            self.scene.wire_requested.emit(choice[0], choice[1], port)
+            self.scene.wire_requested.emit(choice[0], choice[1], port, count)
         elif isinstance(target, DeviceItem) and source[0] in self.scene.item_for_device:
             # let the editor refuse it, with the reason, as a keyboard-free wire would be
-            self.scene.wire_requested.emit(source[0], target.device_id, source[1])
+            self.scene.wire_requested.emit(source[0], target.device_id, source[1], count)
         elif refusal is not None:
             self.scene.wire_feedback.emit(f"Cannot wire {source[0]} to {_item_id(target)}: "
                                     f"{refusal.reason}")
@@ -195,7 +250,9 @@ class WireTool:
         self._highlighted = []
         self._wire_target = None
         self._wire_choice = None
+        self._bulk_choice = None
         self._wire_source = None
+        self.wire_count_text = ""
 
     @property
     def is_wiring(self) -> bool:
@@ -290,17 +347,50 @@ class CanvasTools:
             event.accept()
             return True
         alt = bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
+        if not (alt or self.wire.mode) and self._view_zoom() < style.LOD_BOXES:
+            group = self._group_at(pos)
+            if group is not None:  # not the hairline wire or 3-pixel box under the cursor
+                self._select_group_at_overview(group, event.modifiers())
+                event.accept()
+                return True
         if isinstance(item, DeviceItem):
             port = item.port_at(item.mapFromScene(pos))
             if port is not None or alt or self.wire.mode:
                 self.wire.start_wiring(item.device_id, port, pos)
                 event.accept()
                 return True
-        if isinstance(item, GroupItem) and item.collapsed and (alt or self.wire.mode):
+        if isinstance(item, GroupItem) and (alt or self.wire.mode):
             self.wire.start_wiring(item.group_id, None, pos)
             event.accept()
             return True
         return False
+
+    def _view_zoom(self) -> float:
+        views = self.scene.views()
+        return views[0].transform().m11() if views else 1.0
+
+    def _group_at(self, pos: QPointF) -> GroupItem | None:
+        """The innermost visible group whose frame holds `pos` (zoomed far out, a click means
+        the group under the cursor: its boxes are specks and its wires hairlines)."""
+        best, depth = None, -1
+        for gid, item in self.scene.item_for_group.items():
+            if not item.isVisible() or not item.frame_rect().contains(pos):
+                continue
+            d = self.scene._group_depth(gid)
+            if d > depth:
+                best, depth = item, d
+        return best
+
+    def _select_group_at_overview(self, item: GroupItem, modifiers) -> None:
+        scene = self.scene
+        if not modifiers & (Qt.KeyboardModifier.ControlModifier
+                            | Qt.KeyboardModifier.ShiftModifier):
+            scene.clearSelection()
+        item.setSelected(True)
+        if not item.collapsed:
+            self.move.select_group_members(item.group_id)
+        name = scene.layout.group(item.group_id).label if scene.layout is not None else ""
+        scene.wire_feedback.emit(f"Selected {name} (zoom in to pick what is inside)")
 
     def after_press(self, event: QGraphicsSceneMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:

@@ -50,7 +50,8 @@ class RackScene(BundleIndex, QGraphicsScene):
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
     move_finished = Signal(object)  # {device id: ((x0, y0), (x1, y1))}
-    wire_requested = Signal(str, str, object)  # device a, device b, port group of a or None
+    wire_requested = Signal(str, str, object, int)  # device a, b, port group of a or None, count
+    bulk_wire_requested = Signal(str, str)  # group, switch: connect its compute NICs
     wire_feedback = Signal(str)  # status text while wiring
     group_toggled = Signal(str)  # the ▸/▾ button of a group was clicked
 
@@ -96,6 +97,14 @@ class RackScene(BundleIndex, QGraphicsScene):
 
     def cancel_wiring(self) -> None:
         self.tools.wire.cancel_wiring()
+
+    def type_wire_count(self, text: str) -> bool:
+        """A key typed while wiring: the new link's count (see `WireTool.type_wire_count`)."""
+        return self.tools.wire.type_wire_count(text)
+
+    @property
+    def wire_count_text(self) -> str:
+        return self.tools.wire.wire_count_text
 
     def forget_item(self, item) -> None:
         """Drop the tools' references to an item about to be removed."""
@@ -197,8 +206,16 @@ class RackScene(BundleIndex, QGraphicsScene):
             handler(event)
         self._labels_timer.start()  # a box or a wire moved, came or went
 
+    def _repaint_if_first_or_last(self) -> None:
+        """The view draws an empty-canvas hint over the whole viewport: repaint all of it
+        when the first device arrives or the last one goes, or the hint stays on screen."""
+        if len(self.item_for_device) <= 1:
+            for view in self.views():
+                view.viewport().update()
+
     def _on_DeviceAdded(self, event: DeviceAdded) -> None:
         device = event.device
+        self._repaint_if_first_or_last()
         item = self._add_device_item(device.id)
         item.setVisible(self._endpoint(device.id) == device.id)
         self._mark_groups(device.group)
@@ -212,6 +229,7 @@ class RackScene(BundleIndex, QGraphicsScene):
             self.forget_item(item)
             self.removeItem(item)
         self._mark_groups(event.device.group)
+        self._repaint_if_first_or_last()
 
     def _on_DeviceChanged(self, event: DeviceChanged) -> None:
         old, new = event.old, event.new

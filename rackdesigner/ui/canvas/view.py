@@ -9,7 +9,7 @@ resizing the window) until the user zooms, pans or clicks into the canvas.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QKeyEvent,
@@ -23,6 +23,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.minimap import MiniMap
+from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
 from rackdesigner.ui.canvas.scene import RackScene
 
 MIN_ZOOM = 0.01
@@ -59,6 +61,13 @@ class RackView(QGraphicsView):
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self._fit_if_kept)
+        self.minimap = MiniMap(self)
+        self._selection_rects = None  # the overlay's outlines, until the selection changes
+        scene.selectionChanged.connect(self._on_scene_selection_changed)
+        scene.changed.connect(self._on_scene_selection_changed)
+
+    def _on_scene_selection_changed(self, *args) -> None:
+        forget_selection(self)
 
     def rack_scene(self) -> RackScene:
         scene = self.scene()
@@ -129,8 +138,13 @@ class RackView(QGraphicsView):
         if self._keep_fitted and self.isVisible():
             self.fit()
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # Qt override
+        super().scrollContentsBy(dx, dy)
+        self.minimap.follow_view()
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self.minimap.follow_view()
         if self._keep_fitted:
             self._fit_timer.start()  # once per burst of resizes (window and docks settling)
 
@@ -145,6 +159,7 @@ class RackView(QGraphicsView):
                     and len(scene.item_for_device) > OVERVIEW_MIN_DEVICES)
         if overview != scene.overview:
             scene.set_overview(overview)
+        self.minimap.follow_view()
         self.zoom_changed.emit(self.zoom())
 
     def wheelEvent(self, event: QWheelEvent) -> None:
@@ -174,10 +189,25 @@ class RackView(QGraphicsView):
             self.nudge_requested.emit(dx * step, dy * step)
             event.accept()
             return
-        if key == Qt.Key.Key_Escape and self.rack_scene().is_wiring:
-            self.rack_scene().cancel_wiring()
+        scene = self.rack_scene()
+        if key == Qt.Key.Key_Escape and scene.is_wiring:
+            scene.cancel_wiring()
+            return
+        if scene.is_wiring and (key == Qt.Key.Key_Backspace or event.text().isdigit()):
+            scene.type_wire_count("\b" if key == Qt.Key.Key_Backspace else event.text())
+            event.accept()
             return
         super().keyPressEvent(event)
+
+    def event(self, event: QEvent) -> bool:  # Qt override
+        # While wiring, digits and Backspace type the link count: they must not trigger the
+        # window's shortcuts (Backspace deletes the selection).
+        if (event.type() == QEvent.Type.ShortcutOverride and self.rack_scene().is_wiring
+                and isinstance(event, QKeyEvent)
+                and (event.key() == Qt.Key.Key_Backspace or event.text().isdigit())):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
@@ -219,6 +249,7 @@ class RackView(QGraphicsView):
         to start."""
         super().drawForeground(painter, rect)
         if self.rack_scene().item_for_device:
+            paint_overlay(self, painter)
             return
         painter.save()
         painter.resetTransform()

@@ -37,10 +37,13 @@ class Baseline:
     label: str
     when: str = ""
     source: str = ""  # the file it was loaded from ("" when pinned in this session)
+    design: str = ""  # the design (file name) that was open when it was pinned
 
     @property
     def origin(self) -> str:
-        return f"from {Path(self.source).name}" if self.source else f"pinned {self.when}"
+        if self.source:
+            return f"from {Path(self.source).name}"
+        return f"{self.design}, pinned {self.when}" if self.design else f"pinned {self.when}"
 
 
 class BaselineStore(QObject):
@@ -50,13 +53,15 @@ class BaselineStore(QObject):
         super().__init__(parent)
         self.baseline: Baseline | None = None
 
-    def pin(self, live: LiveResult | None) -> bool:
+    def pin(self, live: LiveResult | None, design: str = "") -> bool:
+        """Keep `live` as the baseline; `design` names the document it was computed on."""
         if live is None or live.result is None:
             return False
         scope = live.result.scope
         when = _dt.datetime.now().strftime("%H:%M:%S")
-        self.baseline = Baseline(live, f"{scope.gpus:,} GPUs, {scope.label}, pinned {when}",
-                                 when)
+        of = f" of {design}" if design else ""
+        self.baseline = Baseline(live, f"{scope.gpus:,} GPUs{of}, {scope.label}, pinned {when}",
+                                 when, design=design)
         self.changed.emit()
         return True
 
@@ -107,9 +112,15 @@ class CompareBar(QWidget):
         self.load_button = _button("Load…", self)
         self.load_button.setToolTip("Load a baseline saved before, or the output of "
                                     "'rackdesigner simulate --json', to compare against")
+        self.design = ""  # the open design's name (`set_design`), to flag another design's
+        self.folder = ""  # where the open design lives: file dialogs start there
+        # The whole label on its own line, wrapped: a truncated "Baseline pinned 08:20:4…"
+        # hides which design and time it is.
         self.label = QLabel(self)
-        self.label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        self.label.setWordWrap(True)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.label.setMinimumWidth(10)
+        self.label.setVisible(False)
         self.error = QLabel(self)  # why a file could not be loaded: wrapped, under the buttons
         self.error.setWordWrap(True)
         self.error.setStyleSheet(f"color: {DOWN}; font-size: 8pt;")
@@ -120,11 +131,12 @@ class CompareBar(QWidget):
         row.setSpacing(4)
         for w in (self.pin_button, self.clear_button, self.save_button, self.load_button):
             row.addWidget(w)
-        row.addWidget(self.label, 1)
+        row.addStretch(1)
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(2)
         box.addLayout(row)
+        box.addWidget(self.label)
         box.addWidget(self.error)
         store.changed.connect(self._on_store_changed)
         self.save_button.clicked.connect(self._on_save_button_clicked)
@@ -136,8 +148,39 @@ class CompareBar(QWidget):
         self.clear_button.setEnabled(base is not None)
         self.save_button.setEnabled(base is not None)
         self.error.setVisible(False)
-        self.label.setText(f"Baseline {base.origin} (dashed)" if base else "")
+        self._show_label()
+
+    def set_design(self, name: str, folder: str = "") -> None:
+        """The open design's name (a baseline pinned on another design says so) and folder."""
+        self.design = name
+        self.folder = folder
+        self._show_label()
+
+    def beside(self, name: str) -> str:
+        """`name` in the open design's folder: file dialogs start next to the design."""
+        return str(Path(self.folder) / name) if self.folder else name
+
+    def is_other_design(self) -> bool:
+        base = self.store.baseline
+        return bool(base is not None and base.design and self.design
+                    and base.design != self.design)
+
+    def against(self) -> str:
+        """What the headline deltas are "vs": the baseline, or the other design's file."""
+        base = self.store.baseline
+        return base.design if base is not None and self.is_other_design() else "baseline"
+
+    def _show_label(self) -> None:
+        base = self.store.baseline
+        text = f"Baseline (dashed): {base.origin}" if base else ""
+        color = TEXT_DIM
+        if self.is_other_design():
+            text += f" — another design than {self.design}"
+            color = DOWN
+        self.label.setText(text)
+        self.label.setStyleSheet(f"color: {color}; font-size: 8pt;")
         self.label.setToolTip(f"Baseline: {base.label}" if base else "")
+        self.label.setVisible(base is not None)
 
     def load(self, path: str | Path) -> bool:
         """Load `path` as the baseline; a bad file is said under the buttons and in `message`,
@@ -154,13 +197,13 @@ class CompareBar(QWidget):
         return True
 
     def _on_load_button_clicked(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load baseline", "",
+        path, _ = QFileDialog.getOpenFileName(self, "Load baseline", self.beside(""),
                                               "Simulation results (*.json);;All files (*)")
         if path:
             self.load(path)
 
     def _on_save_button_clicked(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save baseline", "baseline.json",
+        path, _ = QFileDialog.getSaveFileName(self, "Save baseline", self.beside("baseline.json"),
                                               "JSON (*.json)")
         if not path:
             return

@@ -39,7 +39,8 @@ class FigureTile(QFrame):
         for w in (self.label, self.value, self.detail, self.delta):
             box.addWidget(w)
 
-    def show_figure(self, figure: Figure, change: Delta | None, comparing: bool) -> None:
+    def show_figure(self, figure: Figure, change: Delta | None, comparing: bool,
+                    against: str = "baseline") -> None:
         self.label.setText(figure.label)
         self.value.setText(figure.text)
         self.detail.setText(figure.detail)
@@ -50,7 +51,7 @@ class FigureTile(QFrame):
             self.delta.setText("")
         else:
             color = TEXT_DIM if change.good is None else (UP if change.good else DOWN)
-            self.delta.setText(f"{change.text} vs baseline")
+            self.delta.setText(f"{change.text} vs {against}")
             self.delta.setStyleSheet(f"color: {color}; font-size: 8pt; font-weight: 600;")
         self.delta.setVisible(comparing and change is not None)
 
@@ -69,7 +70,10 @@ class HeadlineWidget(QWidget):
         for col in range(COLUMNS):
             self.grid.setColumnStretch(col, 1)
 
-    def show_figures(self, figures: list[Figure], baseline: list[Figure] | None) -> None:
+    def show_figures(self, figures: list[Figure], baseline: list[Figure] | None,
+                     against: str = "baseline") -> None:
+        """`against` names the baseline in the deltas ("baseline", or another design's file
+        when the baseline was pinned on another design)."""
         base = {f.key: f for f in baseline} if baseline is not None else {}
         self.deltas = {}
         for i, figure in enumerate(figures):
@@ -80,7 +84,7 @@ class HeadlineWidget(QWidget):
             change = delta(figure, base[figure.key]) if figure.key in base else None
             if change is not None:
                 self.deltas[figure.key] = change.text
-            tile.show_figure(figure, change, baseline is not None)
+            tile.show_figure(figure, change, baseline is not None, against)
         self._reflow(self.width())
 
     def width_for(self, columns: int) -> int:

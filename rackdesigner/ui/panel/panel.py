@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
-    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -46,7 +45,7 @@ from rackdesigner.ui.panel.latency import LatencyPlot
 from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
 from rackdesigner.ui.panel.notes import NotesBar
 from rackdesigner.ui.panel.power import PowerPlot
-from rackdesigner.ui.panel.scroll import FigureScroll, ScrollContent
+from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 
 log = logging.getLogger(__name__)
@@ -164,7 +163,7 @@ class SimulationPanel(QWidget):
         self.power = PowerPlot(self)
         pue_label = QLabel("PUE", self)
         pue_label.setToolTip(self.pue_spin.toolTip())
-        self.tabs = QTabWidget(self)
+        self.tabs = PlotTabs(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self._page(self.bandwidth, self.collectives_button, self.metric_combo),
                          "Bandwidth")
@@ -214,12 +213,23 @@ class SimulationPanel(QWidget):
     def follow_document(self, document) -> None:
         """Follow a `Document` through its `changed` and `replaced` signals only."""
         document.changed.connect(self.live.on_event)
-        document.replaced.connect(lambda layout: self.set_layout(layout, subscribe=False))
-        self.set_layout(document.layout, subscribe=False)
+        document.replaced.connect(lambda layout: self._follow(document, layout))
+        self._follow(document, document.layout)
 
-    def set_layout(self, layout: Layout | None, *, subscribe: bool = True) -> None:
+    def _follow(self, document, layout: Layout) -> None:
+        path = document.path
+        self.set_layout(layout, path.name if path is not None else (layout.meta.name or "Untitled"),
+                        str(path.parent) if path is not None else "", subscribe=False)
+
+    def set_layout(self, layout: Layout | None, name: str | None = None,
+                   folder: str = "", *, subscribe: bool = True) -> None:
         """Follow `layout` (a document was opened); the scope returns to the whole design.
-        Standalone (no Document), `subscribe` listens to the Layout's own events."""
+
+        `name` (the file name) labels baselines pinned from now on; a baseline pinned on a
+        design of another name stays, but its label says it is another design's. Standalone
+        (no Document), `subscribe` listens to the Layout's own events."""
+        if name is not None:
+            self.compare.set_design(name, folder)
         self._selection_scope = None
         self._selection_label = ""
         self.scope_button.blockSignals(True)
@@ -340,7 +350,8 @@ class SimulationPanel(QWidget):
         self.compare.pin_button.setEnabled(result is not None)
         if result is not None:
             self.headline.show_figures(headline(result, self.reference),
-                                       headline(baseline, self.reference) if baseline else None)
+                                       headline(baseline, self.reference) if baseline else None,
+                                       self.compare.against())
         self.headline.setVisible(result is not None)
         self.bandwidth.show_results(result, baseline, self.collectives)
         self.latency.show_results(result, baseline, self.collectives)
@@ -348,7 +359,7 @@ class SimulationPanel(QWidget):
 
     # ---- compare -----------------------------------------------------------------------------
     def pin_baseline(self) -> bool:
-        return self.store.pin(self.current)
+        return self.store.pin(self.current, self.compare.design)
 
     def load_baseline(self, path: str | Path) -> bool:
         """Compare against the result saved in `path` (False, and a message, if it is not one)."""
@@ -370,7 +381,8 @@ class SimulationPanel(QWidget):
     def export_dialog(self, kind: str) -> None:
         title, file_filter, ext = EXPORT_KINDS[kind]
         path, _ = QFileDialog.getSaveFileName(self, f"Export {title.lower()}",
-                                              f"simulation-{kind}{ext}", file_filter)
+                                              self.compare.beside(f"simulation-{kind}{ext}"),
+                                              file_filter)
         if path:
             self._report(lambda: self.export_to(kind, path), f"Exported {title.lower()} to "
                                                              f"{path}")

@@ -1,0 +1,65 @@
+"""`rackdesigner pack FILE -o OUT.yaml`: a design that carries the user models it uses.
+
+The models go into the layout under `x-rackdesigner-models` (catalog/user.py, EMBED_KEY), as
+their catalog files say them; wherever the packed file is opened, models missing from that
+machine's catalog come from the file. `--unpack DIR` writes the embedded models out as catalog
+files instead (to install them in a user catalog folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "pack", help="embed the user models a design uses, so it opens anywhere",
+        description="Write a copy of a layout that carries the user catalog models it uses "
+        "(under the key x-rackdesigner-models), so it opens on a machine without them. "
+        "With --unpack DIR, write the models a packed layout carries as catalog files.")
+    parser.add_argument("file", metavar="FILE", help="layout YAML file")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("-o", "--output", metavar="OUT", help="packed layout to write (.yaml)")
+    group.add_argument("--unpack", metavar="DIR", help="write the embedded models into DIR")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import yaml
+
+    from rackdesigner.catalog.user import EMBED_KEY, models_to_embed
+    from rackdesigner.cli import UsageError, load_layout_arg
+    from rackdesigner.interop.base import write_atomic
+    from rackdesigner.io import save_layout
+
+    layout = load_layout_arg(args.file)
+    if args.unpack:
+        embedded = dict(layout.meta.extra).get(EMBED_KEY) or {}
+        if not embedded:
+            raise UsageError(f"{args.file}: carries no models (it has no {EMBED_KEY} key)")
+        folder = Path(args.unpack)
+        folder.mkdir(parents=True, exist_ok=True)
+        for model_id, data in sorted(embedded.items()):
+            target = folder / f"{model_id}.yaml"
+            write_atomic(target, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+            print(target)
+        return 0
+    output = Path(args.output)
+    if output.suffix.lower() not in (".yaml", ".yml"):
+        raise UsageError(f"{output}: the packed layout must end in .yaml")
+    models = models_to_embed(layout)
+    extra = dict(layout.meta.extra)
+    if models:
+        extra[EMBED_KEY] = models
+    else:
+        extra.pop(EMBED_KEY, None)
+    layout.set_meta(extra=tuple(sorted(extra.items())))
+    try:
+        save_layout(layout, output)
+    except OSError as exc:
+        raise UsageError(f"{output}: {exc.strerror or exc}") from None
+    names = ", ".join(models) if models else "none (it uses shipped models only)"
+    print(f"{output}: packed with {len(models)} user model(s): {names}")
+    return 0

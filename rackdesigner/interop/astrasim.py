@@ -1,0 +1,149 @@
+"""ASTRA-sim inputs for the analytical network backend: network.yml and system.json.
+
+Format: astra-network-analytical's `NetworkParser` reads `topology` (a list of `Ring`,
+`FullyConnected` or `Switch`, one per dimension), `npus_count` (ints > 1), `bandwidth` (GB/s
+per link and direction, > 0) and `latency` (ns, >= 0), all of one length; the system file is
+the JSON of ASTRA-sim's examples (`scheduling-policy`, `all-reduce-implementation` per
+dimension...). See docs/interop.md.
+
+The design maps to at most two dimensions, from RackDesigner's own simulation so the two tools
+start from the same figures:
+
+1. scale-up: the NVLink domain (all domains must have one size). `Switch` when NVSwitches join
+   the GPUs, else `Ring` when each GPU has two GPU neighbours, else `FullyConnected`. Bandwidth
+   is the slowest GPU's NVLink rate per direction (split over the peers for FullyConnected);
+   latency the design's NVLink pair latency.
+2. scale-out: the domains joined by the InfiniBand/Ethernet fabric as one `Switch`, bandwidth
+   the slowest GPU's NIC share, latency the pair-weighted mean of the fabric latency classes.
+   ASTRA-sim's Switch is non-blocking: an oversubscribed fabric is reported, not modelled.
+
+The system knobs are not design facts: they are ASTRA-sim's example values (astra-sim
+tutorials, `Ring_Ring_sys.json`), written as a model assumption in README.txt.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from rackdesigner import __version__
+from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
+from rackdesigner.model import Layout, nvlink_domains
+
+SYSTEM_DEFAULTS = {
+    "scheduling-policy": "LIFO",
+    "endpoint-delay": 10,
+    "active-chunks-per-dimension": 1,
+    "preferred-dataset-splits": 1,
+    "collective-optimization": "localBWAware",
+    "local-mem-bw": 50,
+    "boost-mode": 0,
+}
+SYSTEM_SOURCE = ("ASTRA-sim's example system input github.com/astra-sim/tutorials "
+                 "micro2024/astra-sim-demo/demo3/inputs/Ring_Ring_sys.json")
+
+
+def dimensions(layout: Layout) -> tuple[list[dict], list[str]]:
+    """[{topology, npus, bandwidth_GBps, latency_ns, what}], notes."""
+    from rackdesigner.simulation import simulate
+
+    result = simulate(layout)
+    scope = result.scope
+    if scope.gpus < 2:
+        raise ExportError("ASTRA-sim needs at least 2 GPUs; the design has "
+                          f"{scope.gpus}")
+    if scope.reachable_gpus < scope.gpus:
+        raise ExportError(f"only {scope.reachable_gpus} of {scope.gpus} GPUs reach each other; "
+                          "ASTRA-sim models one connected system")
+    domains = [d for d in nvlink_domains(layout) if d]
+    sizes = sorted({len(d) for d in domains})
+    if len(sizes) > 1:
+        raise ExportError(f"NVLink domains of {', '.join(map(str, sizes))} GPUs; ASTRA-sim's "
+                          "dimensions need domains of one size")
+    notes: list[str] = []
+    dims: list[dict] = []
+    classes = result.latency.histogram
+    up = sizes[0] if sizes else 1
+    if up > 1:
+        topology = _scale_up_topology(layout, domains[0])
+        bandwidth = result.bandwidth.per_gpu_scale_up_GBps
+        if topology == "FullyConnected":
+            bandwidth /= up - 1
+        nv = [c for c in classes if c.link_class == "nvlink" and c.latency_us is not None]
+        latency = 1000 * (nv[0].latency_us if nv else 0.0)
+        dims.append({"topology": topology, "npus": up, "bandwidth_GBps": bandwidth,
+                     "latency_ns": latency, "what": "scale-up: NVLink domain"})
+    out = scope.gpus // up
+    if out > 1:
+        net = [c for c in classes if c.link_class == "net" and c.latency_us is not None]
+        pairs = sum(c.pairs for c in net)
+        latency = 1000 * sum(c.latency_us * c.pairs for c in net) / pairs if pairs else 0.0
+        bandwidth = result.bandwidth.per_gpu_scale_out_GBps
+        if bandwidth <= 0:
+            raise ExportError("the NVLink domains are not joined by a network")
+        dims.append({"topology": "Switch", "npus": out, "bandwidth_GBps": bandwidth,
+                     "latency_ns": latency, "what": "scale-out: the InfiniBand/Ethernet fabric"})
+        worst = max(result.bandwidth.oversubscription.values(), default=1.0)
+        if worst > 1.0001:
+            notes.append(f"the fabric is {worst:.2f}:1 oversubscribed; ASTRA-sim's Switch is "
+                         "non-blocking, so its scale-out figures are optimistic")
+    if any(c.source == "model" for c in classes):
+        notes.append("some latencies are NCCL's per-step model figures (the catalog lacks a "
+                     "published latency for a device on the path)")
+    return dims, notes
+
+
+def _scale_up_topology(layout: Layout, domain: set[str]) -> str:
+    gpu = next(iter(domain))
+    neighbours = set()
+    for link in layout.links_of(gpu):
+        other = link.other(gpu).device
+        spec = layout.spec(other)
+        if spec is not None and spec.kind == "nvswitch":
+            return "Switch"
+        if other in domain:
+            neighbours.add(other)
+    return "Ring" if len(neighbours) == 2 and len(domain) > 3 else "FullyConnected"
+
+
+def write(layout: Layout, path: Path) -> ExportReport:
+    dims, notes = dimensions(layout)
+    path.mkdir(parents=True, exist_ok=True)
+    network = {"topology": [d["topology"] for d in dims],
+               "npus_count": [d["npus"] for d in dims],
+               "bandwidth": [round(d["bandwidth_GBps"], 3) for d in dims],
+               "latency": [round(d["latency_ns"], 1) for d in dims]}
+    head = [f"# ASTRA-sim analytical network for: {layout.meta.name or 'RackDesigner design'}",
+            f"# Written by RackDesigner {__version__} from its simulation (see README.txt).",
+            *[f"# dim {i + 1}: {d['what']}, {d['npus']} NPUs, {d['topology']}"
+              for i, d in enumerate(dims)],
+            "# bandwidth: GB/s per link and direction; latency: ns"]
+    body = yaml.safe_dump(network, default_flow_style=None, sort_keys=False)
+    write_atomic(path / "network.yml", "\n".join(head) + "\n" + body)
+    algo = ["direct" if d["topology"] == "FullyConnected" else "ring" for d in dims]
+    system = {**SYSTEM_DEFAULTS,
+              "all-reduce-implementation": algo, "all-gather-implementation": algo,
+              "reduce-scatter-implementation": algo, "all-to-all-implementation": algo}
+    write_atomic(path / "system.json", json.dumps(system, indent=4) + "\n")
+    readme = [
+        f"ASTRA-sim inputs for {layout.meta.name or 'a RackDesigner design'}",
+        "",
+        "Run, e.g.: AstraSim_Analytical_Congestion_Unaware --network-configuration=network.yml"
+        " --system-configuration=system.json --workload-configuration=<your workload>"
+        " --remote-memory-configuration=<RemoteMemory.json>",
+        "",
+        "network.yml comes from RackDesigner's simulation of the design:",
+        *[f"  dim {i + 1}: {d['what']}: {d['topology']}, {d['npus']} NPUs, "
+          f"{d['bandwidth_GBps']:g} GB/s, {d['latency_ns']:g} ns" for i, d in enumerate(dims)],
+        "",
+        "system.json is NOT derived from the design (model assumption): its knobs are "
+        f"{SYSTEM_SOURCE}; collectives use ring (direct on FullyConnected).",
+        *([""] + [f"Note: {n}" for n in notes] if notes else []),
+    ]
+    write_atomic(path / "README.txt", "\n".join(readme) + "\n")
+    files = [path / "network.yml", path / "system.json", path / "README.txt"]
+    shape = " x ".join(str(d["npus"]) for d in dims)
+    return ExportReport(files, notes, f"{path}/: ASTRA-sim network {shape} NPUs "
+                        f"({', '.join(d['topology'] for d in dims)})")

@@ -1,0 +1,88 @@
+"""The export registry: one entry per format, each a function of its own module.
+
+An exporter is `write(layout, path, **options) -> ExportReport`; it writes atomically (through
+`write_atomic` below, i.e. `rackdesigner.io.atomic`) and raises `ExportError` with a plain
+sentence when the design cannot be expressed in the target's format (no switches for a Slurm
+tree...).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rackdesigner.model import Layout
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write an output file through the project's atomic writer (`rackdesigner.io.atomic`:
+    temp file beside the target, fsync, `os.replace`; symlinks written through, read-only
+    targets refused). Text is UTF-8 with "\\n" line ends."""
+    from rackdesigner.io import atomic
+
+    if isinstance(data, str):
+        return atomic.write_text(path, data)
+    return atomic.write_bytes(path, data)
+
+
+class ExportError(ValueError):
+    """The design cannot be written in the requested format; the message says why."""
+
+
+@dataclass
+class ExportReport:
+    files: list[Path] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)  # what the user should know (warnings)
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Exporter:
+    name: str
+    module: str  # rackdesigner.interop.<module>, function `write`
+    description: str
+    suffixes: tuple[str, ...]  # accepted output suffixes ("" = a folder)
+    file_filter: str  # for the GUI's save dialog
+    title: str = ""  # the GUI's menu entry
+
+
+EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
+    Exporter("slurm-tree", "slurm", "Slurm topology/tree: topology.conf (or topology.yaml)",
+             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)",
+             "Slurm Topology (&Tree)"),
+    Exporter("slurm-block", "slurm", "Slurm topology/block: one block per NVLink domain",
+             (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)",
+             "Slurm Topology (&Blocks: NVLink Domains)"),
+    Exporter("cabling", "cabling", "cabling plan for the site team: CSV or XLSX",
+             (".csv", ".xlsx"), "Cabling plan (*.csv *.xlsx)", "&Cabling Plan (CSV, XLSX)"),
+    Exporter("netbox", "netbox", "NetBox bulk-import files (CSV + device-type YAML) in a folder",
+             ("",), "", "&NetBox Import Files"),
+    Exporter("graphml", "graphml", "the topology as GraphML (networkx, Gephi, yEd)",
+             (".graphml",), "GraphML (*.graphml)", "&GraphML"),
+    Exporter("dot", "dot", "the topology as Graphviz DOT (boxes and cables)",
+             (".dot", ".gv"), "Graphviz DOT (*.dot *.gv)", "Graphviz &DOT"),
+    Exporter("astra-sim", "astrasim", "ASTRA-sim analytical network.yml + system.json in a "
+             "folder", ("",), "", "&ASTRA-sim Network and System"),
+)}
+
+
+def export(layout: Layout, fmt: str, path: str | Path, **options: Any) -> ExportReport:
+    """Write `layout` as `fmt` to `path`; ExportError when it cannot be done."""
+    try:
+        exporter = EXPORTERS[fmt]
+    except KeyError:
+        raise ExportError(f"unknown export format {fmt!r} (expected one of "
+                          f"{', '.join(EXPORTERS)})") from None
+    path = Path(path)
+    if exporter.suffixes != ("",) and path.suffix.lower() not in exporter.suffixes:
+        raise ExportError(f"{path}: a {fmt} export is written to a file ending in "
+                          f"{' or '.join(exporter.suffixes)}")
+    if exporter.suffixes == ("",) and path.exists() and not path.is_dir():
+        raise ExportError(f"{path}: a {fmt} export is a folder of files; this is a file")
+    module = importlib.import_module(f"rackdesigner.interop.{exporter.module}")
+    if exporter.module == "slurm":
+        options.setdefault("plugin", fmt.split("-", 1)[1])
+    return module.write(layout, path, **options)

@@ -1,0 +1,315 @@
+"""Import a live InfiniBand fabric from `ibnetdiscover` output.
+
+The format (ibnetdiscover(8), infiniband-diags): blocks of `key=0x...` header lines (vendid,
+devid, sysimgguid, switchguid/caguid), a node line and its port lines:
+
+    Switch  65 "S-b83fd20300a4b2c4"   # "MF0;leaf-01:MQM9700/U1" enhanced port 0 lid 1 lmc 0
+    [1]     "H-b83fd20300c0d9a8"[1](b83fd20300c0d9a8)   # "dgx-01 mlx5_0" lid 5 4xNDR
+    Ca      1 "H-b83fd20300c0d9a8"    # "dgx-01 mlx5_0"
+    [1](b83fd20300c0d9a8)   "S-b83fd20300a4b2c4"[1]   # lid 5 lmc 0 "MF0;leaf-01:..." lid 1 4xNDR
+
+Every link appears from both ends; a link whose far end has no block, a port number past the
+node's port count, two ends that disagree, or a line of none of these shapes is a located error
+(`file:line: what was expected`), which is how a truncated or garbled file shows.
+
+Nodes are matched to catalog models (resources/interop/ib-devices.yaml) by the node description
+first, then by devid; unmatched ones keep a placeholder model `unmatched-<devid>` (the design
+loads, the rules mark them unknown, the report lists them). HCAs are grouped into hosts by the
+first word of their description (`dgx-01 mlx5_0` is HCA mlx5_0 of host dgx-01). The layout:
+spine switches on top, leaves below them, hosts in rows under the leaves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from rackdesigner._resources import resources_root
+from rackdesigner.catalog import Catalog
+from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
+
+_KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9A-Fa-f]+)")
+_NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9A-Fa-f]+)"\s*(?:#\s*(.*))?$')
+_PORT = re.compile(r'^\[(\d+)\](?:\(([0-9A-Fa-f]+)\))?\s+"([SHR]-[0-9A-Fa-f]+)"\[(\d+)\]'
+                   r'(?:\(([0-9A-Fa-f]+)\))?\s*(?:#\s*(.*))?$')
+_QUOTED = re.compile(r'"([^"]*)"')
+_SPEED = re.compile(r"\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
+_BAD_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
+_FORMS = ("a node line (Switch N \"S-guid\" / Ca N \"H-guid\"), a port line ([N] \"GUID\"[M]) "
+          "or a header (vendid=0x..., devid=0x..., switchguid=0x...)")
+
+
+class IbnetdiscoverError(ValueError):
+    """The file is not readable ibnetdiscover output; the message is `file:line: ...`."""
+
+
+@dataclass
+class Port:
+    number: int
+    peer: str
+    peer_port: int
+    speed: str
+    line: int
+
+
+@dataclass
+class Node:
+    kind: str  # Switch, Ca, Rt
+    guid: str
+    nports: int
+    description: str
+    devid: int | None
+    line: int
+    ports: dict[int, Port] = field(default_factory=dict)
+
+
+@dataclass
+class ImportReport:
+    layout: Layout
+    switches: int = 0
+    hcas: int = 0
+    hosts: int = 0
+    links: int = 0
+    unmatched: dict[str, list[str]] = field(default_factory=dict)  # description -> nodes
+    messages: list[str] = field(default_factory=list)
+
+
+def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
+    """The nodes of an ibnetdiscover dump, validated (IbnetdiscoverError, located)."""
+    nodes: dict[str, Node] = {}
+    header: dict[str, int] = {}
+    current: Node | None = None
+    lines = text.splitlines()
+    for number, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if m := _KV.match(line):
+            if current is not None and current.ports:
+                header = {}
+            current = None
+            header[m[1]] = int(m[2], 16)
+            continue
+        if m := _NODE.match(line):
+            kind, nports, guid, comment = m[1], int(m[2]), m[3], m[4] or ""
+            if guid in nodes:
+                raise IbnetdiscoverError(f"{label}:{number}: node {guid} is described twice "
+                                         f"(first on line {nodes[guid].line})")
+            desc = _QUOTED.search(comment)
+            current = Node(kind, guid, nports, desc[1] if desc else "", header.get("devid"),
+                           number)
+            nodes[guid] = current
+            header = {}
+            continue
+        if m := _PORT.match(line):
+            if current is None:
+                raise IbnetdiscoverError(f"{label}:{number}: port line outside a node block "
+                                         "(expected a 'Switch' or 'Ca' line before it)")
+            port = int(m[1])
+            if not 1 <= port <= current.nports:
+                raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid}, "
+                                         f"which has {current.nports} port(s)")
+            if port in current.ports:
+                raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid} is "
+                                         f"listed twice (first on line "
+                                         f"{current.ports[port].line})")
+            speed = _SPEED.search(m[6] or "")
+            current.ports[port] = Port(port, m[3], int(m[4]),
+                                       f"{speed[1]}x{speed[2]}" if speed else "", number)
+            continue
+        shown = raw if len(raw) <= 60 else raw[:57] + "..."
+        raise IbnetdiscoverError(f"{label}:{number}: expected {_FORMS}, got {shown!r}")
+    if not nodes:
+        raise IbnetdiscoverError(f"{label}: no Switch or Ca nodes found; expected the output "
+                                 "of 'ibnetdiscover'")
+    last = max(nodes.values(), key=lambda n: n.line)
+    for node in nodes.values():
+        for port in node.ports.values():
+            peer = nodes.get(port.peer)
+            if peer is None:
+                raise IbnetdiscoverError(
+                    f"{label}:{port.line}: port {port.number} of {node.guid} links to "
+                    f"{port.peer}, which the file never describes (is the file truncated?)")
+            back = peer.ports.get(port.peer_port)
+            if back is None or back.peer != node.guid or back.peer_port != port.number:
+                seen = (f"lists {back.peer}[{back.peer_port}]" if back is not None
+                        else "does not list it")
+                if peer is last:
+                    seen += "; the file ends in that block (is the file truncated?)"
+                raise IbnetdiscoverError(
+                    f"{label}:{port.line}: {node.guid}[{port.number}] links to "
+                    f"{port.peer}[{port.peer_port}], but that port's own line (block on line "
+                    f"{peer.line}) {seen}")
+    return nodes
+
+
+@dataclass(frozen=True)
+class _Match:
+    model: str
+    devid: int | None
+    patterns: tuple[str, ...]
+
+
+def _table() -> list[_Match]:
+    data = yaml.safe_load((resources_root() / "interop" / "ib-devices.yaml").read_text("utf-8"))
+    return [_Match(m["model"], m.get("devid"), tuple(m.get("patterns", ())))
+            for m in data["models"]]
+
+
+def match_model(node: Node, table: list[_Match], catalog: Catalog) -> str | None:
+    desc = node.description.lower()
+    for entry in table:
+        if entry.model in catalog and any(p.lower() in desc for p in entry.patterns):
+            return entry.model
+    for spec in catalog.of_kind("switch" if node.kind == "Switch" else "nic", "dpu"):
+        names = [spec.id, *spec.aliases]
+        if any(re.search(rf"\b{re.escape(n)}\b", desc) for n in names):
+            return spec.id
+    for entry in table:
+        if entry.devid is not None and entry.devid == node.devid and entry.model in catalog:
+            return entry.model
+    return None
+
+
+def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
+              name: str = "") -> ImportReport:
+    layout = Layout(catalog, Meta(name or "Imported InfiniBand fabric",
+                                  "Imported from ibnetdiscover output"))
+    catalog = layout.catalog
+    table = _table()
+    report = ImportReport(layout)
+    ids: dict[str, str] = {}
+    models: dict[str, str | None] = {}
+    hosts: dict[str, list[str]] = defaultdict(list)
+    used: set[str] = set()
+
+    def unique(base: str) -> str:
+        base = _BAD_ID.sub("-", base).strip("-.") or "node"
+        candidate, n = base, 1
+        while candidate in used:
+            n += 1
+            candidate = f"{base}-{n}"
+        used.add(candidate)
+        return candidate
+
+    for node in sorted(nodes.values(), key=lambda n: n.line):
+        models[node.guid] = match_model(node, table, catalog)
+        if node.kind == "Switch":
+            ids[node.guid] = unique(_switch_name(node))
+        else:
+            words = node.description.split()
+            host = words[0] if words else node.guid[2:]
+            hca = words[1] if len(words) > 1 else node.guid[2:]
+            ids[node.guid] = unique(f"{host}.{hca}")
+            hosts[host].append(node.guid)
+        if models[node.guid] is None:
+            report.unmatched.setdefault(node.description or node.guid, []).append(
+                ids[node.guid])
+    # tiers: leaves touch an HCA, spines do not
+    leaves = {g for g, n in nodes.items() if n.kind == "Switch"
+              and any(nodes[p.peer].kind != "Switch" for p in n.ports.values())}
+    switches = sorted((g for g, n in nodes.items() if n.kind == "Switch"),
+                      key=lambda g: natural_key(ids[g]))
+    spines = [g for g in switches if g not in leaves]
+    placed_leaves = [g for g in switches if g in leaves]
+    for row, members in ((0, spines), (1, placed_leaves)):
+        for i, guid in enumerate(members):
+            _add_device(layout, ids[guid], nodes[guid], models[guid],
+                        (i * 220.0, row * 300.0), None)
+    host_names = sorted(hosts, key=natural_key)
+    per_row = max(4, len(placed_leaves) or 4)
+    for h, host in enumerate(host_names):
+        gid = unique(f"{host}.node") if host in used else host
+        used.add(gid)
+        layout.add_group(Group(gid, host, "node"))
+        x0, y0 = (h % per_row) * 260.0, 700.0 + (h // per_row) * 300.0
+        for k, guid in enumerate(sorted(hosts[host], key=lambda g: natural_key(ids[g]))):
+            _add_device(layout, ids[guid], nodes[guid], models[guid],
+                        (x0 + (k % 4) * 60.0, y0 + (k // 4) * 60.0), gid)
+    slow: list[str] = []
+    seen: set[tuple] = set()
+    number = 0
+    for guid in sorted(nodes, key=lambda g: nodes[g].line):
+        node = nodes[guid]
+        for port in sorted(node.ports.values(), key=lambda p: p.number):
+            key = tuple(sorted([(guid, port.number), (port.peer, port.peer_port)]))
+            if key in seen:
+                continue
+            seen.add(key)
+            number += 1
+            a = _port_ref(layout, ids[guid], port.number)
+            b = _port_ref(layout, ids[port.peer], port.peer_port)
+            layout.add_link(Link(f"link-{number}", a, b))
+            rate = _slower_than_port(layout, a, port.speed)
+            if rate:
+                slow.append(f"{ids[guid]} port {port.number}: {port.speed} on {rate} port")
+    layout.revision = 0
+    report.switches = len(switches)
+    report.hcas = sum(1 for n in nodes.values() if n.kind != "Switch")
+    report.hosts = len(hosts)
+    report.links = number
+    if slow:
+        report.messages.append(f"{len(slow)} link(s) run below their ports' rate, e.g. "
+                               f"{slow[0]}")
+    return report
+
+
+def import_file(path: str | Path, catalog: Catalog | None = None) -> ImportReport:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise IbnetdiscoverError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IbnetdiscoverError(f"{path}: cannot read: {exc}") from None
+    return to_layout(parse(text, str(path)), catalog, f"InfiniBand fabric from {path.name}")
+
+
+def _switch_name(node: Node) -> str:
+    desc = node.description
+    if ";" in desc:  # "MF0;leaf-01:MQM9700/U1": the system name between ';' and ':'
+        desc = desc.split(";", 1)[1].split(":", 1)[0]
+    return desc.split()[0] if desc.split() else f"switch-{node.guid[2:]}"
+
+
+def _add_device(layout: Layout, did: str, node: Node, model: str | None,
+                pos: tuple[float, float], group: str | None) -> None:
+    placeholder = f"unmatched-{node.devid:#06x}" if node.devid is not None else "unmatched"
+    props = (("x-ib-guid", node.guid[2:]), ("x-ib-description", node.description))
+    layout.add_device(Device(did, model or placeholder, "", pos, None, None, group, props))
+
+
+def _ib_group(layout: Layout, device: str) -> tuple[str, int]:
+    spec = layout.spec(device)
+    if spec is not None:
+        for g in spec.ports:
+            if g.protocol == "infiniband":
+                return g.name, g.count
+        for g in spec.ports:
+            if g.protocol == "ethernet":
+                return g.name, g.count
+    return "ib", 0
+
+
+def _port_ref(layout: Layout, device: str, port: int) -> PortRef:
+    group, count = _ib_group(layout, device)
+    if count == 1:
+        return PortRef(device, group)
+    return PortRef(device, group, port - 1)
+
+
+def _slower_than_port(layout: Layout, end: PortRef, speed: str) -> str:
+    spec = layout.spec(end.device)
+    if not speed or spec is None or not spec.has_port(end.group):
+        return ""
+    generation = spec.port(end.group).generation.upper()
+    running = speed.split("x", 1)[1].upper()
+    order = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR")
+    if generation in order and running in order and order.index(running) < order.index(
+            generation):
+        return f"an {generation}" if generation[0] in "AEFHILMNORSX" else f"a {generation}"
+    return ""

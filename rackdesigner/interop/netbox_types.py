@@ -1,0 +1,104 @@
+"""NetBox interface types and device-type YAML, both ways.
+
+NetBox names an interface's kind with a slug from `InterfaceTypeChoices` (netbox
+`dcim/choices.py`): `infiniband-ndr`, `400gbase-x-osfp`, `1000base-t`... The table below maps
+the fabric ones to RackDesigner's port facts (protocol, generation, rate per direction, lanes,
+connector) and back. The InfiniBand data rates are the IBTA 4x link rates (SDR 10 ... XDR 800
+Gb/s); Ethernet rates are in the slug.
+
+`device_type_yaml` writes a device type in the community device-type library's format
+(netbox-community/devicetype-library: manufacturer, model, slug, u_height, interfaces...);
+`spec_from_device_type` reads one into a RackDesigner catalog file (`catalog import-netbox`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rackdesigner.catalog import DeviceSpec, PortGroup
+
+#: NetBox's DeviceAirflowChoices; other values would be refused by the import.
+AIRFLOWS = ("front-to-rear", "rear-to-front", "left-to-right", "right-to-left", "side-to-rear",
+            "passive", "mixed")
+IB_RATES = {"sdr": 10, "ddr": 20, "qdr": 40, "fdr10": 40, "fdr": 56, "edr": 100, "hdr": 200,
+            "ndr": 400, "xdr": 800}
+IB_CONNECTORS = {"sdr": "cx4", "ddr": "cx4", "qdr": "qsfp", "fdr10": "qsfp", "fdr": "qsfp",
+                 "edr": "qsfp28", "hdr": "qsfp56", "ndr": "osfp", "xdr": "osfp"}
+_ETH = re.compile(r"^(?P<rate>\d+)g?base-(?P<media>[a-z0-9]+)(?:-(?P<ff>[a-z0-9]+))?$")
+_FF_LANES = {"sfp": 1, "sfpp": 1, "sfp28": 1, "sfp56": 1, "sfp112": 1, "qsfpp": 4,
+             "qsfp28": 4, "qsfp56": 4, "qsfp112": 4, "qsfpdd": 8, "osfp": 8, "osfp-rhs": 8,
+             "t": 1}
+
+
+@dataclass(frozen=True)
+class PortFacts:
+    protocol: str
+    generation: str
+    rate_gbps: float
+    lanes: int
+    connector: str
+
+
+def port_facts(interface_type: str) -> PortFacts | None:
+    """RackDesigner port facts for a NetBox interface type; None when the type does not say
+    (virtual, other, a proprietary slug)."""
+    t = interface_type.lower()
+    if t.startswith("infiniband-"):
+        gen = t.split("-", 1)[1]
+        if gen in IB_RATES:
+            return PortFacts("infiniband", gen.upper(), IB_RATES[gen], 4, IB_CONNECTORS[gen])
+        return None
+    if t == "1000base-t":
+        return PortFacts("ethernet", "1GbE", 1, 1, "rj45")
+    m = _ETH.match(t)
+    if m is None:
+        return None
+    rate = int(m["rate"])
+    if rate == 1000:  # "1000base-x-sfp"
+        rate = 1
+    ff = m["ff"] or m["media"]
+    lanes = _FF_LANES.get(ff, 1 if ff == "t" else 4)
+    return PortFacts("ethernet", f"{rate}GbE", rate, lanes, ff)
+
+
+def interface_type(group: PortGroup) -> str:
+    """The NetBox interface type for a port group (`other` when NetBox has none)."""
+    if group.protocol == "infiniband":
+        gen = group.generation.lower()
+        return f"infiniband-{gen}" if gen in IB_RATES else "other"
+    if group.protocol == "ethernet":
+        rate = int(group.rate_gbps)
+        if rate == 1:
+            return "1000base-t"
+        ff = group.connector.lower().replace("-", "").replace("+", "p")
+        if ff in ("qsfp", "qsfp+"):
+            ff = "qsfpp"
+        return f"{rate}gbase-x-{ff}"
+    return "other"
+
+
+def device_type_yaml(spec: DeviceSpec, interfaces: list[tuple[str, str]], u_height: float,
+                     power_w: float | None) -> dict[str, Any]:
+    """A device type in the devicetype-library format, with the given interfaces."""
+    doc: dict[str, Any] = {
+        "manufacturer": spec.manufacturer,
+        "model": spec.model,
+        "slug": spec.id,
+        "u_height": u_height,
+        "is_full_depth": True,
+    }
+    if spec.description:
+        doc["comments"] = spec.description
+    if spec.weight_kg:
+        doc["weight"] = spec.weight_kg
+        doc["weight_unit"] = "kg"
+    if spec.airflow in AIRFLOWS:
+        doc["airflow"] = spec.airflow
+    if interfaces:
+        doc["interfaces"] = [{"name": n, "type": t} for n, t in interfaces]
+    if power_w:
+        doc["power-ports"] = [{"name": "PSU", "type": "iec-60320-c20",
+                               "maximum_draw": round(power_w)}]
+    return doc

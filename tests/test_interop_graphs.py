@@ -1,0 +1,142 @@
+"""GraphML (networkx.read_graphml, and back into a design), DOT and ASTRA-sim exports."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+import yaml
+from interop_helpers import parse_dot
+
+from rackdesigner.cli import main
+from rackdesigner.generators import generate
+from rackdesigner.interop import ExportError, export
+from rackdesigner.interop.units import inventory
+from rackdesigner.io import load_layout, save_layout
+from rackdesigner.model import nvlink_domains
+
+
+@pytest.fixture(scope="module")
+def superpod():
+    return generate("superpod", system="dgx-h100", sus=1)
+
+
+def test_graphml_reads_with_networkx(superpod, tmp_path):
+    out = tmp_path / "pod.graphml"
+    export(superpod, "graphml", out)
+    graph = nx.read_graphml(out, force_multigraph=True)
+    assert graph.number_of_nodes() == superpod.device_count()
+    assert graph.number_of_edges() == superpod.link_count()
+    assert graph.nodes["leaf-1"]["model"] == "qm9700"
+    assert graph.nodes["leaf-1"]["kind"] == "switch"
+    assert graph.nodes["dgx-1.gpu0"]["unit"] == "dgx-1"
+    edge = next(d for _, _, d in graph.edges("dgx-1.nic0", data=True)
+                if d["protocol"] == "infiniband")
+    assert edge["cable"] == "fiber-mm-ndr" and edge["length_m"] > 0
+    assert edge["a_port"].startswith("dgx-1.nic0:ib")
+    # graph tools see the real structure: every GPU reaches every other GPU
+    gpus = [n for n, kind in graph.nodes(data="kind") if kind == "gpu"]
+    component = nx.node_connected_component(nx.Graph(graph), gpus[0])
+    assert set(gpus) <= component
+
+
+def test_graphml_round_trip_keeps_the_design(superpod, tmp_path):
+    out = tmp_path / "pod.graphml"
+    export(superpod, "graphml", out)
+    back = tmp_path / "back.yaml"
+    assert main(["import", "graphml", str(out), "-o", str(back)]) == 0
+    again = load_layout(back)
+    # devices (model, place, group), ports and links (ends, count, cable, length), groups
+    assert again == superpod
+    assert {k.id: (k.a, k.b, k.count, k.cable) for k in again.links()} == {
+        k.id: (k.a, k.b, k.count, k.cable) for k in superpod.links()}
+
+
+def test_graphml_import_of_a_foreign_graph_names_what_is_missing(tmp_path, capsys):
+    graph = nx.Graph()
+    graph.add_edge("a", "b")
+    path = tmp_path / "foreign.graphml"
+    nx.write_graphml(graph, path)
+    assert main(["import", "graphml", str(path), "-o", str(tmp_path / "x.yaml")]) == 2
+    assert "node 'a' has no 'model' attribute" in capsys.readouterr().err
+    path.write_text("<graphml><graph>")
+    assert main(["import", "graphml", str(path), "-o", str(tmp_path / "x.yaml")]) == 2
+    assert "not a valid GraphML file" in capsys.readouterr().err
+    assert not (tmp_path / "x.yaml").exists()
+
+
+def test_dot_is_valid_and_draws_boxes_and_cables(superpod, tmp_path):
+    out = tmp_path / "pod.dot"
+    export(superpod, "dot", out)
+    kind, nodes, edges = parse_dot(out.read_text())
+    inv = inventory(superpod)
+    assert kind == "graph" and nodes == set(inv.units)
+    assert all(a in nodes and b in nodes for a, b, _ in edges)
+    # 8 rail cables from each DGX to the 8 leaves, 8 from each leaf to each spine
+    labels = {(a, b): attrs["label"] for a, b, attrs in edges}
+    assert labels[("dgx-1", "leaf-1")] == "1 x fiber-mm-ndr"
+    assert labels[("leaf-1", "spine-1")] == "8 x fiber-mm-ndr"
+    total = sum(int(attrs["label"].split(" x ")[0]) for _, _, attrs in edges)
+    assert total == sum(1 for _ in superpod.links() if _.cable) + sum(
+        k.count - 1 for k in superpod.links() if k.cable)
+
+
+def test_dot_device_level_quotes_every_id(tmp_path):
+    layout = generate("dgx-h100")
+    layout.update_device("dgx-1.gpu0", name='GPU "zero"')
+    out = tmp_path / "d.dot"
+    export(layout, "dot", out, level="devices")
+    _, nodes, edges = parse_dot(out.read_text())
+    assert len(nodes) == layout.device_count() and len(edges) == layout.link_count()
+
+
+# ---- ASTRA-sim ---------------------------------------------------------------------------
+def _check_network_schema(network: dict) -> None:
+    """What astra-network-analytical's NetworkParser accepts (common/NetworkParser.cc)."""
+    dims = len(network["topology"])
+    assert dims >= 1
+    assert set(network["topology"]) <= {"Ring", "FullyConnected", "Switch"}
+    for key in ("npus_count", "bandwidth", "latency"):
+        assert len(network[key]) == dims, key
+    assert all(isinstance(n, int) and n > 1 for n in network["npus_count"])
+    assert all(isinstance(b, float | int) and b > 0 for b in network["bandwidth"])
+    assert all(isinstance(x, float | int) and x >= 0 for x in network["latency"])
+
+
+def test_astra_sim_two_dimensions_from_a_superpod(superpod, tmp_path, catalog):
+    out = tmp_path / "astra"
+    export(superpod, "astra-sim", out)
+    network = yaml.safe_load((out / "network.yml").read_text())
+    _check_network_schema(network)
+    gpus = sum(1 for d in superpod.devices() if d.model == "h100-sxm5")
+    assert network["topology"] == ["Switch", "Switch"]
+    assert network["npus_count"][0] * network["npus_count"][1] == gpus
+    assert network["npus_count"][0] == max(len(d) for d in nvlink_domains(superpod))
+    h100 = catalog.get("h100-sxm5").port("nvlink")
+    assert network["bandwidth"][0] == pytest.approx(h100.total_GBps)  # 18 x NVLink4 per GPU
+    nic = catalog.get("connectx-7").port("ib")
+    assert network["bandwidth"][1] == pytest.approx(nic.rate_GBps)  # one NDR NIC per GPU
+    assert network["latency"][1] > network["latency"][0] > 0  # fabric slower than NVLink
+    system = json.loads((out / "system.json").read_text())
+    for key in ("all-reduce-implementation", "all-gather-implementation",
+                "reduce-scatter-implementation", "all-to-all-implementation"):
+        assert len(system[key]) == 2
+    assert {"scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
+            "preferred-dataset-splits", "collective-optimization", "local-mem-bw"} <= set(system)
+    assert "model assumption" in (out / "README.txt").read_text()
+
+
+def test_astra_sim_refuses_what_it_cannot_model(tmp_path, catalog):
+    from rackdesigner.model import Layout
+
+    with pytest.raises(ExportError, match="at least 2 GPUs"):
+        export(Layout(catalog), "astra-sim", tmp_path / "a")
+    layout = generate("nvl72")
+    export(layout, "astra-sim", tmp_path / "nvl72")
+    network = yaml.safe_load((tmp_path / "nvl72" / "network.yml").read_text())
+    _check_network_schema(network)
+    assert network["npus_count"] == [72] and network["topology"] == ["Switch"]
+    design = tmp_path / "d.yaml"
+    save_layout(layout, design)
+    assert main(["export", str(design), "-f", "astra-sim", "-o", str(design)]) == 2
