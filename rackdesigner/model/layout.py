@@ -131,11 +131,13 @@ class Layout:
         exact recorded state."""
         target = tx.after if forward else tx.before
         events = tx.events if forward else [inverse(e) for e in reversed(tx.events)]
-        for event in events:
-            self._state = step(self._state, event)
-            self._emit(event)
-        if target is not None:
-            self._state = target
+        try:
+            for event in events:
+                self._state = step(self._state, event)
+                self._emit(event)
+        finally:  # even if a listener raised: the design is the recorded one
+            if target is not None:
+                self._state = target
 
     # ---- reading -----------------------------------------------------------------------
     @property
