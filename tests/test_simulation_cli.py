@@ -80,3 +80,31 @@ def test_a_layout_without_gpus_still_reports(tmp_path, capsys):
     assert main(["simulate", str(path)]) == 0
     out = capsys.readouterr().out
     assert "no GPUs" in out and "not applicable" in out
+
+
+def test_sharp_placement_and_link_loads_options(capsys):
+    path = _example("dgx-h100-2node-ib.yaml")
+    assert main(["simulate", path, "--json", "--link-loads", "--algorithm", "ring"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sharp"] is False and doc["placement"] == "contiguous"
+    links = doc["link_loads"]["links"]
+    assert links and {"link", "load_GBps", "capacity_GBps", "utilisation"} <= set(links[0])
+    assert all(0 <= x["utilisation"] <= 1.0 for x in links)
+    assert main(["simulate", path, "--json", "--sharp", "on", "--placement", "random"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["sharp"] is True and doc["placement"] == "random"
+    assert doc["collectives"]["all_reduce"][-1]["algorithm"] == "nvls"
+    assert main(["simulate", path, "--link-loads", "--collective", "all_to_all",
+                 "--size", "64M"]) == 0
+    out = capsys.readouterr().out
+    assert "Link loads: all_to_all at 67,108,864 B" in out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--algorithm", "collnet"], "SHARP) is off"),
+    (["--size", "lots"], "--size"),
+])
+def test_an_impossible_choice_exits_2_naming_why(capsys, args, message):
+    assert main(["simulate", _example("dgx-h100-2node-ib.yaml"), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -48,7 +48,8 @@ def test_unreachable_gpus_and_an_over_budget_rack_are_warnings(mcat):
         layout.add_device(Device(g, "mgpu", rack="r1"))
     result = simulate(layout)
     warnings = {m.code: m.text for m in result.warnings()}
-    assert set(warnings) == {"unreachable_gpus", "rack_over_budget"}
+    # no NIC either: validate's gpu-no-nic error is reported as a warning too
+    assert set(warnings) == {"unreachable_gpus", "rack_over_budget", "rule_gpu_no_nic"}
     assert "r1" in warnings["rack_over_budget"] and "1.0 kW" in warnings["rack_over_budget"]
     assert all(m.severity in (WARNING, NOTE) for m in result.classified())
 
@@ -65,7 +66,9 @@ def test_json_only_gains_diagnostics():
     assert data["messages"] == list(result.messages)
     assert [d["text"] for d in data["diagnostics"]] == data["messages"]
     assert {d["severity"] for d in data["diagnostics"]} == {NOTE}
-    assert {d["code"] for d in data["diagnostics"]} >= {"sharp_assumed", "model_latency"}
+    assert {d["code"] for d in data["diagnostics"]} >= {"sharp_off", "model_latency"}
+    with_sharp = simulate(_example("dgx-h100-2node-ib.yaml"), sharp=True)
+    assert "sharp_assumed" in {m.code for m in with_sharp.notes()}
 
 
 def test_a_result_without_diagnostics_treats_messages_as_warnings():

@@ -97,12 +97,19 @@ def test_removing_the_switch_splits_the_design(make_panel):
     panel = make_panel(layout)
     panel.flush()
     busbw = _fig(panel, "busbw").value
+    bisection = _fig(panel, "bisection").value
+    panel.pin_baseline()
     _remove(layout, "leaf-1")
     panel.flush()
     assert panel.headline.text_of("gpus") == "16"
     assert "8 reachable" in panel.headline.tiles["gpus"].detail.text()
-    assert _fig(panel, "busbw").value != busbw
+    assert _fig(panel, "busbw").value is None and busbw > 0
+    assert panel.headline.text_of("busbw") == "unavailable"
     assert panel.banner.isVisible() and "cannot reach" in panel.banner.text()
+    # a partitioned design never looks better than the connected one (was "+350 %")
+    assert _fig(panel, "bisection").value == 0.0 < bisection
+    assert panel.headline.deltas["bisection"].startswith("−")
+    assert "busbw" not in panel.headline.deltas and "latency" not in panel.headline.deltas
 
 
 def test_burst_of_edits_is_one_recompute(make_panel):
@@ -364,3 +371,10 @@ def test_export_menu_and_save_baseline_through_the_dialog(make_panel, tmp_path, 
     target = tmp_path / "missing-dir" / "x.json"
     json_action.trigger()
     assert messages[-1].startswith("Cannot export")
+
+
+def test_bisection_tile_names_its_bottleneck(make_panel):
+    panel = make_panel(_example("dgx-h100-2node-ib.yaml"))
+    panel.flush()
+    tip = panel.headline.tiles["bisection"].toolTip()
+    assert "Bisection: 400" in tip and "NIC links" in tip

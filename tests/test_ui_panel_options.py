@@ -280,3 +280,42 @@ def test_a_rack_over_budget_is_a_warning(make_panel, tmp_path):
     assert panel.headline.text_of("over_budget") == "1 of 1"
     assert panel.banner.isVisible() and "over its 1.0 kW power budget" in panel.banner.text()
     assert panel.notes_bar.warnings == tuple(m.text for m in panel.current.result.warnings())
+
+
+# ---- SHARP switch and rank placement -------------------------------------------------------
+def test_sharp_switch_is_a_design_setting_with_one_undo_step(make_panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    layout = _example("dgx-h100-2node-ib.yaml")
+    panel = make_panel(layout)
+    pushed = []
+
+    def sink(command):  # what the window's Document.push does, minus the Qt undo stack
+        command.apply(layout)
+        pushed.append(command)
+
+    panel.command_sink = sink
+    off = panel.flush()
+    assert not panel.sharp_check.isChecked() and not off.result.sharp
+    assert "nvls" not in {p.algorithm for p in off.result.collective("all_reduce")}
+    qtbot.mouseClick(panel.sharp_check, Qt.MouseButton.LeftButton)
+    on = panel.flush()
+    assert len(pushed) == 1 and layout.meta.sharp and on.result.sharp
+    # with in-network reduction allowed, NVLS across the two nodes (SHARP) takes over
+    assert "nvls" in {p.algorithm for p in on.result.collective("all_reduce")}
+    pushed[0].revert(layout)  # undo: the switch follows the design
+    panel.flush()
+    assert not layout.meta.sharp and not panel.sharp_check.isChecked()
+
+
+def test_placement_choice_reaches_the_engine(make_panel, qtbot):
+    from PySide6.QtCore import Qt
+
+    panel = make_panel(_example("fat-tree-2tier.yaml"))
+    assert panel.flush().result.placement == "contiguous"
+    panel.placement_combo.setFocus()
+    qtbot.keyClick(panel.placement_combo, Qt.Key.Key_Down)
+    live = panel.flush()
+    assert panel.placement_combo.currentText() == "scattered"
+    assert live.result.placement == "scattered"
+    assert any(m.code == "placement" for m in live.result.notes())

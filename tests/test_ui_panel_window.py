@@ -127,3 +127,26 @@ def test_gc_tuning_follows_every_replacement_and_is_undone(window):
     assert window.heap.frozen and gc.get_freeze_count() > 0
     window.document.set_layout(Layout(window.catalog), None)  # a small design replaces it
     assert not window.heap.frozen and gc.get_freeze_count() == 0
+
+
+def test_sharp_switch_is_one_undo_step_saved_with_the_design(window, qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    panel = window.simulation_panel
+    stack = window.document.undo_stack
+    before = stack.count()
+    qtbot.mouseClick(panel.sharp_check, Qt.MouseButton.LeftButton)
+    live = panel.flush()
+    assert stack.count() == before + 1 and window.document.layout.meta.sharp
+    assert live.result.sharp
+    stack.undo()
+    panel.flush()
+    assert not window.document.layout.meta.sharp and not panel.sharp_check.isChecked()
+    stack.redo()
+    panel.flush()
+    assert panel.sharp_check.isChecked()
+    from rackdesigner.io import load_layout, save_layout
+
+    path = tmp_path / "sharp.yaml"
+    save_layout(window.document.layout, path)
+    assert "sharp: true" in path.read_text() and load_layout(path).meta.sharp

@@ -15,6 +15,18 @@ from rackdesigner.cli import UsageError, load_layout_arg
 _COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
                 "all_to_all", "send_recv")
 _ALGORITHMS = ("auto", "ring", "tree", "nvls", "nvls_tree", "collnet")
+PLACEMENTS = ("contiguous", "scattered", "random")
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def _size(text: str) -> int:
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = t[-1:] if t[-1:] in _UNITS else ""
+    number = t[: len(t) - len(unit)]
+    if not number.isdigit() or int(number) <= 0:
+        raise UsageError(f"--size: expected a whole number of bytes with an optional K, M or "
+                         f"G (e.g. 1G, 64M, 8), got {text!r}")
+    return int(number) * _UNITS[unit]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,6 +49,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="power usage effectiveness for facility power (default 1.3)")
     parser.add_argument("--p2p", nargs=2, metavar=("GPU_A", "GPU_B"),
                         help="GPUs for the point-to-point figures (default: first and last)")
+    parser.add_argument("--sharp", choices=("on", "off"),
+                        help="allow in-network reduction (NVLS across nodes, CollNet/SHARP); "
+                        "default: the design's own setting, which is off unless turned on")
+    parser.add_argument("--placement", choices=PLACEMENTS, default="contiguous",
+                        help="rank placement over the nodes (default contiguous, as NCCL with "
+                        "Slurm's block distribution)")
+    parser.add_argument("--link-loads", action="store_true",
+                        help="list every loaded network link ({link, load_GBps, "
+                        "capacity_GBps, utilisation}) for --collective at --size")
+    parser.add_argument("--size", metavar="BYTES", default="1G",
+                        help="message size for --link-loads (e.g. 1G, 64M, 8; default 1G)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -50,17 +73,42 @@ def run(args: argparse.Namespace) -> int:
         scope = [g.strip() for g in args.gpus.split(",") if g.strip()]
         if not scope:
             raise UsageError("--gpus needs at least one GPU id")
+    size = _size(args.size)
     try:
         result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
-                          p2p=tuple(args.p2p) if args.p2p else None)
+                          p2p=tuple(args.p2p) if args.p2p else None,
+                          sharp=None if args.sharp is None else args.sharp == "on",
+                          placement=args.placement, loads_for=(args.collective, size))
     except SimulationInputError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
+        json.dump(result.to_dict(link_loads=args.link_loads), sys.stdout, indent=2,
+                  allow_nan=False)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(report(result, args.collective, args.file))
+    if args.link_loads:
+        sys.stdout.write(loads_report(result))
     return 0
+
+
+def loads_report(result) -> str:
+    """The per-link loads as a table, busiest first."""
+    info = result.link_loads
+    lines = [""]
+    if info is None or not info.entries:
+        lines.append("Link loads: no routed network traffic for this collective here "
+                     "(one NVLink island, or in-network reduction)")
+        return "\n".join(lines) + "\n"
+    lines.append(f"Link loads: {info.collective} at {info.bytes:,} B ({info.algorithm}, "
+                 f"{info.pattern} traffic); busiest switch link "
+                 f"{info.max_fabric_utilisation * 100:.0f}% ({info.bottleneck or 'none'})")
+    lines.append(f"  {'link':<24} {'a':<20} {'b':<20} {'load GB/s':>10} {'cap GB/s':>9} "
+                 f"{'util':>6}")
+    for e in sorted(info.entries, key=lambda e: -e.utilisation):
+        lines.append(f"  {e.link:<24} {e.a:<20} {e.b:<20} {e.load_GBps:>10.1f} "
+                     f"{e.capacity_GBps:>9.1f} {e.utilisation * 100:>5.0f}%")
+    return "\n".join(lines) + "\n"
 
 
 def _num(value: float | None, unit: str = "", digits: int = 1) -> str:
@@ -74,7 +122,9 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
     d = result.to_dict()
     s, b, lat, p = d["scope"], d["bandwidth"], d["latency"], d["power"]
     lines = [f"{label or 'layout'}: {s['gpus']} GPUs in {s['nodes']} node(s), "
-             f"{s['nvlink_domains']} NVLink domain(s) (largest {s['largest_nvlink_domain']})"]
+             f"{s['nvlink_domains']} NVLink domain(s) (largest {s['largest_nvlink_domain']}); "
+             f"ranks {d.get('placement', 'contiguous')}, SHARP "
+             f"{'on' if d.get('sharp') else 'off'}"]
     over = ", ".join(f"{tier} {ratio:g}:1" for tier, ratio in b["oversubscription"].items())
     lines += [
         "",
@@ -83,10 +133,14 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
         f"  scale-out per GPU     {_num(b['per_gpu_scale_out_GBps'], ' GB/s')}"
         + ("  (slowest GPU: no NIC of its own is cabled to a switch)"
            if not b["per_gpu_scale_out_GBps"] else "  (slowest GPU's own NIC share)"),
-        f"  bisection             {_num(b['bisection_GBps'], ' GB/s')}",
+        f"  bisection             {_num(b['bisection_GBps'], ' GB/s')}"
+        + (f"  (bottleneck: {b['bisection_bottleneck']})" if b.get("bisection_bottleneck")
+           else ""),
         f"  oversubscription      {over or 'none (no switch tiers in scope)'}",
         f"  P2P {b['p2p']['a']} -> {b['p2p']['b']}: {_num(b['p2p']['GBps'], ' GB/s')} "
-        "(max flow)" if b["p2p"]["a"] else "  P2P                   n/a",
+        "(one pair, NCCL send/recv); PXN/multi-NIC max flow "
+        f"{_num(b['p2p'].get('max_flow_GBps'), ' GB/s')}" if b["p2p"]["a"]
+        else "  P2P                   n/a",
         "",
         "Latency (GPU to GPU, physical path)",
         f"  min / mean / max      {_num(lat['gpu_to_gpu_us']['min'], ' us', 3)} / "
@@ -135,7 +189,10 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
             lines += ["", title] + [f"  - {t}" for t in texts]
     rows = d["collectives"].get(collective, [])
     lines += ["", f"{collective} ({s['reachable_gpus']} ranks, algorithm {d['algorithm']})"]
-    if not rows:
+    if not rows and s.get("unreachable_gpus"):
+        lines.append(f"  unavailable: {s['unreachable_gpus']} of {s['gpus']} GPUs cannot reach "
+                     "the others")
+    elif not rows:
         lines.append("  not applicable (fewer than two reachable GPUs)")
     else:
         lines.append(f"#{'size':>12} {'time(us)':>12} {'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"

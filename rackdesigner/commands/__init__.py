@@ -19,11 +19,13 @@ from rackdesigner.commands.edits import (
 )
 from rackdesigner.commands.history import History, Step, run
 from rackdesigner.commands.placing import add_model, snap
+from rackdesigner.commands.settings import ChangeMeta, set_sharp
 from rackdesigner.commands.wiring import Refusal, WirePlan, plan_wire, port_usage, wire
 
 __all__ = [
     "AddItems",
     "ChangeItem",
+    "ChangeMeta",
     "Command",
     "History",
     "Macro",
@@ -42,6 +44,7 @@ __all__ = [
     "plan_wire",
     "port_usage",
     "run",
+    "set_sharp",
     "snap",
     "ungroup",
     "wire",

@@ -261,7 +261,8 @@ class _Builder:
         self._check_keys(doc, TOP_KEYS, "layout")
         meta = Meta(name=self._opt_str(doc, "name", "layout"),
                     description=self._opt_str(doc, "description", "layout"),
-                    extra=_extensions(doc))
+                    extra=_extensions(doc),
+                    sharp=self._opt_bool(doc, "sharp", "layout"))
         layout = Layout(self._catalog(doc, meta), meta)
         entries = [self._entries(doc, name) for name in endcheck.SECTIONS]
         if end is not None:

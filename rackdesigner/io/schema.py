@@ -12,7 +12,7 @@ from typing import Any
 
 CURRENT_VERSION = 1
 
-TOP_KEYS = ("schema_version", "name", "description", "groups", "devices", "links")
+TOP_KEYS = ("schema_version", "name", "description", "sharp", "groups", "devices", "links")
 GROUP_KEYS = ("id", "name", "kind", "parent", "collapsed", "template")
 DEVICE_KEYS = ("id", "model", "name", "pos", "rack", "u", "group", "power_budget_w")
 LINK_KEYS = ("id", "a", "b", "count", "cable", "length_m")

@@ -147,6 +147,8 @@ def dump_layout_text(layout: Layout) -> str:
         out.append(f"name: {scalar(meta.name)}\n")
     if meta.description:
         out.append(f"description: {scalar(meta.description)}\n")
+    if meta.sharp:  # written only when on, so older files re-save byte-identically
+        out.append("sharp: true\n")
     for key, value in sorted(meta.extra):
         if key == EMBED_KEY and isinstance(value, dict):
             out.append(_block(key, value))

@@ -83,7 +83,10 @@ class GroupChanged:
 class MetaChanged:
     old: Meta
     new: Meta
-    affects_simulation = False
+
+    @property
+    def affects_simulation(self) -> bool:
+        return self.old.sharp != self.new.sharp
 
 
 Event = (

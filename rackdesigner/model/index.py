@@ -24,7 +24,7 @@ import threading
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model.items import Link
@@ -106,6 +106,7 @@ class DesignIndex:
         self._spec_of: dict[str, DeviceSpec | None] = {}
         self._groups: dict[tuple[str, str], PortGroup | None] = {}
         self._carried: tuple[CarriedLink, ...] | None = None
+        self._rejected: tuple[tuple[str, Link, Any], ...] = ()
         self._connectivity: Connectivity | None = None
         self._nic_reach: frozenset[str] | None = None
         self._racks: dict[str, list[tuple[int, int, str]]] | None = None
@@ -160,16 +161,29 @@ class DesignIndex:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
         with self._lock:
             if self._carried is None:
-                out = []
+                out, rejected = [], []
                 for link in self.state.link_list():
                     if link.a.device == link.b.device:
                         continue
                     ga = self.port_group(link.a.device, link.a.group)
                     gb = self.port_group(link.b.device, link.b.group)
-                    if ga is not None and gb is not None and ga.protocol == gb.protocol:
-                        out.append(CarriedLink(link, ga, gb, ga.protocol))
-                self._carried = tuple(out)
+                    if ga is not None and gb is not None:
+                        if ga.protocol == gb.protocol:
+                            out.append(CarriedLink(link, ga, gb, ga.protocol))
+                        else:
+                            rejected.append(("protocol-mismatch", link,
+                                             (ga.protocol, gb.protocol)))
+                    elif self.spec(link.a.device) is not None and self.spec(
+                            link.b.device) is not None:
+                        rejected.append(("missing-port", link, link.a if ga is None else link.b))
+                self._carried, self._rejected = tuple(out), tuple(rejected)
             return self._carried
+
+    def rejected(self) -> tuple[tuple[str, Link, Any], ...]:
+        """Links between distinct known devices that carry nothing, in order: ("missing-port",
+        link, the end whose group does not exist) or ("protocol-mismatch", link, (a, b))."""
+        self.carried()
+        return self._rejected
 
     def connectivity(self) -> Connectivity:
         with self._lock:

@@ -118,3 +118,6 @@ class Meta:
     name: str = ""
     description: str = ""
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    #: In-network reduction (NVLS across nodes, CollNet/SHARP) is available to NCCL: the user
+    #: runs the SHARP plugin with an aggregation manager. Off by default, as on most clusters.
+    sharp: bool = False

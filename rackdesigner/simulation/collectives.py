@@ -169,7 +169,7 @@ class CollectiveModel:
 
     def _tree(self) -> list[_Candidate]:
         s, n, nodes = self.s, self.s.n, self.s.n_islands
-        base = self.b_intra if nodes <= 1 else min(self.b_intra, self.net * s.fabric_factor)
+        base = self.b_intra if nodes <= 1 else min(self.b_intra, self.net * s.tree_factor)
         ch, ai, i2 = s.channels, s.arch_index, self.index2
         out = []
         for proto, p in _P.items():
@@ -195,39 +195,31 @@ class CollectiveModel:
             out.append(_Candidate("tree", proto, lat, bus * 0.5, adjust))
         return out
 
-    def _nvls_graph(self) -> tuple[int, float]:
-        """(channels, GB/s per channel) of NCCL's NVLS graph on this scope; (0, 0) without NVLS.
-
-        One channel per head GPU, min(NVLS_MAX_ARITY, local GPUs) channels; every GPU's NVLink
-        to the switches carries each channel once and its own head channel twice, so the
-        per-channel rate is the largest search-table speed x with x (nCh + 1) <= the slowest
-        GPU's NVLink egress (search.cc `ncclTopoSearchTryNvls`, constants.SEARCH_SPEEDS_*).
-        """
+    def _nvls_channels(self) -> int:
+        """Channels of NCCL's NVLS graph: one per head GPU, min(NVLS_MAX_ARITY, local GPUs);
+        0 when NVLS cannot run (no NVLS switch, pre-Hopper GPUs, 2 GPUs or fewer)."""
         s = self.s
         if not s.islands or not all(i.nvls for i in s.islands):
-            return 0, 0.0
+            return 0
         local = min(i.k for i in s.islands)
         if local <= 2:
-            return 0, 0.0  # transport/nvls.cc ncclNvlsInit: no NVLS for 2 GPUs or fewer
-        n_ch = min(C.NVLS_MAX_ARITY, local)
-        egress = min(i.nvlink_eff_min for i in s.islands)
-        tables = C.SEARCH_SPEEDS_INTER if s.n_islands > 1 else C.SEARCH_SPEEDS_INTRA
-        speeds = tables[100 if s.sm >= 100 else 90]
-        per_ch = next((x for x in speeds if x * (n_ch + 1) <= egress * (1 + 1e-9)), 0.0)
-        if n_ch < 2 or per_ch <= 0:
-            return 0, 0.0  # nvls.cc: an NVLS graph of fewer than 2 channels is not used
-        return n_ch, per_ch
+            return 0  # transport/nvls.cc ncclNvlsInit: no NVLS for 2 GPUs or fewer
+        return min(C.NVLS_MAX_ARITY, local)
 
     def _nvls_busbw(self, coll: str) -> tuple[int, float]:
-        """(channels, NCCL's NVLS busBw inside the islands) as nvls.cc computes it."""
-        n_ch, per_ch = self._nvls_graph()
-        if n_ch == 0:
+        """(channels, NVLS busBw inside the islands): the slowest GPU's NVLink rate (hardware,
+        per direction) x the architecture's measured NVLS busbw per GB/s of NVLink
+        (constants.NVLS_BUSBW_PER_NVLINK, from published runs); proportional to the links a
+        GPU actually has. AllGather/ReduceScatter: half, x (ppn - 1) / ppn, as nvls.cc."""
+        n_ch = self._nvls_channels()
+        ratio = C.NVLS_BUSBW_PER_NVLINK.get(self.s.arch, 0.0)
+        if n_ch == 0 or ratio <= 0:
             return 0, 0.0
-        bus = per_ch * C.NVLS_EFFICIENCY.get(self.s.arch, 0.0) * (n_ch - 1)
+        bus = ratio * min(i.nvlink_raw_min for i in self.s.islands)
         if coll == "all_reduce":
-            return n_ch, 2.0 * bus
+            return n_ch, bus
         ppn = min(i.k for i in self.s.islands)
-        return n_ch, bus * (ppn - 1) / ppn
+        return n_ch, bus / 2.0 * (ppn - 1) / ppn
 
     def _nvls(self, coll: str) -> list[_Candidate]:
         s = self.s
@@ -255,7 +247,7 @@ class CollectiveModel:
         if bus <= 0 or s.n_islands <= 1:
             return []
         n = s.n
-        net = self.net * s.fabric_factor * (1.0 if s.n_islands == 2 else 0.5)
+        net = self.net * s.tree_factor * (1.0 if s.n_islands == 2 else 0.5)
         cap = C.PER_CH_MAX_NVLS_TREE_BW[s.arch_index][self.index2] * n_ch
         algbw = min(bus, cap) * n / (2 * (n - 1))
         algbw = min(algbw, net)
@@ -302,10 +294,23 @@ class CollectiveModel:
             worst = min(worst, 1.0 / t if t > 0 else INF)
         if worst in (0.0, INF):
             return []
-        remote = s.n_islands > 1
-        return [_Candidate("p2p", "LL", self._p2p_lat(0, remote),
+        return [_Candidate("p2p", "LL", self._a2a_lat(0),
                            min(worst * C.RING_LL_FACTOR, self.ll_max)),
-                _Candidate("p2p", "Simple", self._p2p_lat(2, remote), worst)]
+                _Candidate("p2p", "Simple", self._a2a_lat(2), worst)]
+
+    def _a2a_lat(self, p: int) -> float:
+        """All-to-all latency: n - 1 point-to-point exchanges, `P2P_PEERS_IN_FLIGHT` at a time,
+        each at NCCL's per-step latency of its link class (NVLink peers first, then network)."""
+        s = self.s
+        k = min((i.k for i in s.islands), default=1)
+        local, remote = k - 1, s.n - k
+        per = C.P2P_PEERS_IN_FLIGHT
+        lat = C.BASE_LATENCY_US["ring"][p]
+        lat += -(-local // per) * C.HW_LATENCY_US[self.intra_hw]["ring"][p]
+        if remote > 0:
+            lat += -(-remote // per) * (C.HW_LATENCY_US["net"]["ring"][p] + self.lat_inter)
+        return lat
+
 
     def _send_recv(self) -> list[_Candidate]:
         if self.p2p_eff <= 0:
@@ -314,6 +319,36 @@ class CollectiveModel:
         return [_Candidate("p2p", "LL", self._p2p_lat(0, remote),
                            min(self.p2p_eff * C.RING_LL_FACTOR, self.ll_max)),
                 _Candidate("p2p", "Simple", self._p2p_lat(2, remote), self.p2p_eff)]
+
+    def unavailable(self, algorithm: str) -> str | None:
+        """Why AllReduce cannot run `algorithm` on this scope (None when it can)."""
+        name = "collnet_direct" if algorithm == "collnet" else algorithm
+        if algorithm == "auto" or any(c.algorithm == name for c in self.candidates("all_reduce")):
+            return None
+        s = self.s
+        if s.n <= 1:
+            return "fewer than two GPUs"
+        if name in ("nvls", "nvls_tree") and self._nvls_channels() == 0:
+            return ("NVLS needs Hopper or later GPUs of more than 2 per island, all NVLinks to "
+                    "NVSwitches that support NVLink SHARP (nvls); this design has none")
+        if name == "nvls_tree" and s.n_islands <= 1:
+            return "NVLS-tree runs across islands (nodes); all GPUs here share one NVLink island"
+        if name in ("nvls", "collnet_direct") and s.n_islands > 1:
+            if not s.sharp_capable:
+                missing = ", ".join(s.sharp_missing) or "no scale-out switch"
+                return (f"in-network reduction across nodes needs SHARP on every switch in "
+                        f"scope ({missing} cannot)")
+            if not s.sharp:
+                return ("in-network reduction (SHARP) is off for this design: turn it on "
+                        "(simulate --sharp on, or the panel's SHARP switch) only if the "
+                        "cluster runs NCCL's SHARP plugin with an aggregation manager")
+        if name == "collnet_direct":
+            if s.n_islands <= 1:
+                return "CollNet reduces across nodes; all GPUs here share one NVLink island"
+            if s.k > C.COLLNET_MAX_LOCAL_RANKS:
+                return f"CollNet Direct takes at most {C.COLLNET_MAX_LOCAL_RANKS} GPUs per node"
+            return "CollNet needs NVSwitch islands (or one GPU per node)"
+        return f"{algorithm} does not apply to this design"
 
     # ---- sweep ----------------------------------------------------------------------------------
     def sweep(self, coll: str, sizes: tuple[int, ...] = C.SIZES) -> list[Point]:

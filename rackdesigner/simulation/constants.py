@@ -130,25 +130,17 @@ NVLS_EFFICIENCY = {"hopper": 0.85, "blackwell": 0.74}
 #: many local ranks (nvls.cc disables them above it), and the NVLS graph has at most this many
 #: channels (search.cc `ncclTopoCompute`: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
 NVLS_MAX_ARITY = 32
-#: NCCL's NVLS graph (search.cc): one channel per *head* GPU, min(NVLS_MAX_ARITY, local GPUs)
-#: channels (forced inside one node); `ncclTopoSearchTryNvls` charges every GPU's NVLink to
-#: the switches once per channel and the head GPU twice, so a GPU carries (nCh + 1) x the
-#: per-channel bandwidth bwIntra. bwIntra is the largest entry of the search's speed table that
-#: fits; nvls.cc then predicts busBw = bwIntra x nvlsEfficiency x (nCh - 1) x (2 for
-#: AllReduce, (ppn - 1) / ppn for AllGather/ReduceScatter). The tables (GB/s per channel) are
-#: `sm90SpeedArrayIntra/Inter` and `sm100SpeedArrayIntra/Inter` of src/graph/search.cc as
-#: quoted in copies of NCCL 2.2x (some releases lack the 45.0 / 86.0 entries; no figure of the
-#: bundled examples depends on them). `_INTER` is used when the scope spans several islands.
-SEARCH_SPEEDS_INTRA: dict[int, tuple[float, ...]] = {
-    90: (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0),
-    100: (90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0),
-}
-SEARCH_SPEEDS_INTER: dict[int, tuple[float, ...]] = {
-    90: (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
-         0.24, 0.12),
-    100: (96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
-          6.0, 3.0, 2.4, 1.2, 0.24, 0.12),
-}
+#: NVLS AllReduce busbw per GB/s of a GPU's NVLink (hardware rate, per direction), by GPU
+#: architecture: the mean of busbw / NVLink rate over the published large-message runs of that
+#: architecture (benchmarks/published/nccl_tests.yaml; docs/simulation.md section 2):
+#: Hopper: 8 x H100 478.87 (Azure ND H100 v5, 8 GiB) and 8 x H200 479.98 GB/s, both / 450 ->
+#: 1.0641, 1.0666; Blackwell: 8 x B200 840.8 (16 GiB) and GB200 NVL72 834.57 GB/s (72 GPUs,
+#: 8 GiB), both / 900 -> 0.9342, 0.9273. An 8-GPU node and a 72-GPU rack measure the same ratio,
+#: so the figure does not depend on the number of GPUs the multicast spans; NCCL's own model
+#: (search-table speed per channel x nvlsEfficiency x (nCh - 1)) quantizes the per-channel speed
+#: (one lost NVLink of 18 cost 25 %) and predicts NVL72 +10 % over measurements.
+NVLS_BUSBW_PER_NVLINK = {"hopper": (478.87 + 479.98) / 2 / 450.0,
+                         "blackwell": (840.8 + 834.57) / 2 / 900.0}
 #: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
 COLLNET_EFFICIENCY_SM90 = 0.85
 #: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64
@@ -161,6 +153,12 @@ NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0, "other": 1.0}
 COLLNET_ARITY_US = 0.4
 #: Maximum ranks per node for CollNet (NCCL_MAX_DIRECT_ARITY + 1 = 8).
 COLLNET_MAX_LOCAL_RANKS = 8
+#: All-to-all at small sizes: point-to-point exchanges NCCL keeps in flight at once. Model
+#: assumption (no single NCCL constant): p2p work is spread over up to 16 channels
+#: (NCCL_MAX_P2P_NCHANNELS on an 8-GPU NVSwitch node) with 2 channels per network peer
+#: (NCCL_NCHANNELS_PER_NET_PEER default 2), i.e. about 8 peers at a time; each exchange pays
+#: NCCL's per-step latency of its link class. Labelled as a model value in docs/simulation.md.
+P2P_PEERS_IN_FLIGHT = 8
 #: Maximum channels NCCL uses (MAXCHANNELS is 64; rings on NVSwitch systems settle near one
 #: channel per NVLink). Our channel count: NVLinks per GPU, clamped to [2, 32].
 MIN_CHANNELS = 2
@@ -189,6 +187,13 @@ MODEL_LATENCY_US: dict[str, float] = {
     "pcie": HW_LATENCY_US["pcie"]["ring"][0],
     "net": HW_LATENCY_US["net"]["ring"][0],
 }
+
+#: Port-to-port latency of a scale-out switch without a published figure, ns, for each switch a
+#: path crosses beyond the one NCCL's NET step already holds (a 3-tier path adds 4 switches).
+#: Model value: NVIDIA's "sub-130 ns" port-to-port figure for the Quantum (HDR) switch family,
+#: as quoted in hardware.md (the newer Quantum-X800 is quoted "< 100 ns"); the result's notes
+#: say when it is used.
+MODEL_SWITCH_LATENCY_NS = 130.0
 
 # --- power ----------------------------------------------------------------------------------
 #: Power usage effectiveness when the user does not give one. 1.3 is a stated default: between

@@ -1,35 +1,46 @@
-"""`simulate(layout, ...)`: derive the structure once, then run every model over it.
+"""`simulate(layout, ...)`: the simulation's stages in order, for one design and scope.
+
+design -> derived index (`topology.Topology`, `scope.analyse`) -> placement (`placement`) ->
+traffic (`traffic`) -> link loads (`loads`, glued by `routing`) -> figures (`collectives`,
+`fabric`, `latency`, `power`) -> report (`result.SimulationResult`).
 
 Scope is the whole layout, a group (id or name, sub-groups included) or a list of GPU ids. GPUs
-that cannot all reach each other are reported in `messages`; collectives and fabric figures
-then cover the largest set of mutually reachable GPUs, power covers the whole scope.
+that cannot all reach each other make bisection 0 and collectives unavailable (a warning says
+how many GPUs are cut off), so a partitioned design never looks better than a connected one.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from types import MappingProxyType
+from types import MappingProxyType, SimpleNamespace
 
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, COLLECTIVES, CollectiveModel
-from rackdesigner.simulation.fabric import bisection, oversubscription, p2p_max_flow
+from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes
+from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.simulation.power import power_report
 from rackdesigner.simulation.result import (
     NOTE,
     WARNING,
     BandwidthInfo,
     LatencyInfo,
+    LinkLoadsInfo,
     Message,
     ScopeInfo,
     SimulationResult,
 )
+from rackdesigner.simulation.routing import Routed, route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
 
 NODE_GROUP_KINDS = ("node", "tray")
+#: The per-link loads a result lists unless asked otherwise: all_reduce at 1 GiB.
+LOADS_COLLECTIVE = "all_reduce"
+LOADS_SIZE = 2**30
+
 
 
 class SimulationInputError(ValueError):
@@ -38,14 +49,29 @@ class SimulationInputError(ValueError):
 
 def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
              algorithm: str = "auto", pue: float | None = None,
-             p2p: tuple[str, str] | None = None) -> SimulationResult:
-    """Predict bandwidth, collectives, latency and power of `layout` (see docs/simulation.md)."""
+             p2p: tuple[str, str] | None = None, sharp: bool | None = None,
+             placement: str = "contiguous",
+             loads_for: tuple[str, int] | None = (LOADS_COLLECTIVE, LOADS_SIZE)
+             ) -> SimulationResult:
+    """Predict bandwidth, collectives, latency and power of `layout` (see docs/simulation.md).
+
+    `sharp`: allow in-network reduction (NVLS across nodes, CollNet/SHARP); None takes the
+    design's own setting (`layout.meta.sharp`, off unless the user turned it on).
+    `placement`: rank placement, "contiguous" (NCCL/Slurm default), "scattered" or "random".
+    `loads_for`: (collective, bytes) whose per-link loads the result lists (None: none).
+    """
     if algorithm not in ALGORITHM_CHOICES:
         raise SimulationInputError(f"unknown algorithm {algorithm!r} "
                                    f"(choose from {', '.join(ALGORITHM_CHOICES)})")
+    if placement not in PLACEMENTS:
+        raise SimulationInputError(f"unknown placement {placement!r} "
+                                   f"(choose from {', '.join(PLACEMENTS)})")
+    if loads_for is not None and loads_for[0] not in (*COLLECTIVES, "send_recv"):
+        raise SimulationInputError(f"unknown collective {loads_for[0]!r} for the link loads")
     pue = C.DEFAULT_PUE if pue is None else float(pue)
     if not (pue >= 1.0 and pue < 10.0):
         raise SimulationInputError(f"PUE must be between 1 and 10, got {pue:g}")
+    sharp_on = bool(layout.meta.sharp) if sharp is None else bool(sharp)
     topo = Topology.build(layout)
     messages: list[Message] = []
 
@@ -64,12 +90,16 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     # largest set of mutually reachable GPUs: the same finding as the design rules'
     reach = layout.index().reachability(gpus)
     reachable = list(reach.reachable)
-    if reach.partitioned:
+    partitioned = reach.partitioned
+    if partitioned:
         warn("unreachable_gpus",
-             f"{reach.describe()}: collectives, bisection and latency cover the largest "
-             f"reachable group of {len(reachable)} GPUs")
+             f"{reach.describe()}: bisection is 0 and collectives over all {len(gpus)} GPUs "
+             f"are unavailable; latency covers the largest reachable group of "
+             f"{len(reachable)} GPUs")
+    for code, text in design_rule_warnings(topo):
+        warn(code, text)
     model = analyse(topo, reachable)
-    info = _scope_info(layout, topo, gpus, model, label)
+    model.sharp = sharp_on and model.sharp_capable
     if p2p is not None:
         a, b = p2p
         for g in (a, b):
@@ -82,25 +112,39 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
         a, b = reachable[0], reachable[-1]
     else:
         a = b = None
+    routed = route_scope(topo, model, placement, _p2p_nics(topo, a, b))
+    info = _scope_info(layout, topo, gpus, model, label, len(gpus) - len(reachable))
     p2p_raw = 0.0
     if a is not None and b is not None and topo.component_of[a] == topo.component_of[b]:
         p2p_raw = p2p_max_flow(topo, a, b)
     classes, missing = latency_classes(topo, model)
-    # the network step of NCCL's model already holds its hwLat NET; add only the published
-    # (physical) part of the layout's own path, never the model fallback figure
     net = [c for c in classes if c.link_class == "net" and c.physical_us is not None]
     lat_inter = (sum(c.physical_us * c.pairs for c in net) / sum(c.pairs for c in net)
                  if net else 0.0)
     p2p_eff, same_island = _p2p_eff(topo, model, a, b)
     coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
+    if not partitioned:
+        reason = coll.unavailable(algorithm)
+        if reason is not None:
+            raise SimulationInputError(f"algorithm {algorithm} cannot run all_reduce on "
+                                       f"{label}: {reason}")
     curves = {name: tuple(coll.sweep(name)) for name in (*COLLECTIVES, "send_recv")}
+    if partitioned:  # figures over a subset would look better than the whole: none at all
+        curves = {name: () for name in curves}
     for text in dict.fromkeys(coll.messages):  # a forced algorithm that cannot run here
         warn("algorithm_unavailable", text)
     if model.n_islands > 1 and any(p.algorithm in ("collnet_direct", "nvls") for pts in
                                    curves.values() for p in pts):
-        note("sharp_assumed", "in-network reduction across nodes (SHARP) is counted: NCCL uses "
-             "it only with NCCL_COLLNET_ENABLE=1 and the SHARP plugin; "
-             "--algorithm ring or nvls_tree shows the figures without it")
+        note("sharp_assumed", "in-network reduction across nodes (SHARP) is used because the "
+             "design's SHARP setting is on: NCCL uses it only with NCCL_COLLNET_ENABLE=1, the "
+             "SHARP plugin and an aggregation manager")
+    elif model.n_islands > 1 and model.sharp_capable and not sharp_on:
+        note("sharp_off", "in-network reduction (SHARP) is off for this design, as on most "
+             "clusters: multi-node figures use ring, tree and NVLS-tree; turn it on with "
+             "--sharp on or the panel's SHARP switch if the cluster runs the SHARP plugin")
+    if placement != "contiguous":
+        note("placement", f"ranks are placed {placement} over the nodes (default contiguous, "
+             "as NCCL with Slurm's block distribution)")
     modelled = [c for c in classes if c.source == "model"]
     if modelled:
         figures = ", ".join(f"{k} {C.MODEL_LATENCY_US[k]:g} us" for k in dict.fromkeys(
@@ -108,18 +152,29 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
         note(
             "model_latency",
             "GPU-to-GPU latency of " + ", ".join(c.name for c in modelled)
-            + f" uses NCCL's per-step model figure ({figures}; hwLat ring LL) instead of "
-            "device figures, because these have no published latency: "
+            + f" uses NCCL's per-step model figure ({figures}; hwLat ring LL"
+            + (f", plus {C.MODEL_SWITCH_LATENCY_NS:g} ns per extra switch (model value)"
+               if any(c.hops > 2 and c.link_class == "net" for c in modelled) else "")
+            + ") instead of device figures, because these have no published latency: "
             + ", ".join(sorted(missing)))
     over, worst = oversubscription(topo, model)
+    if partitioned:
+        bis, bottleneck = 0.0, "the design is partitioned: some GPUs cannot reach the others"
+    else:
+        bis, bottleneck = bisection_cut(topo, model)
+    send_recv = curves.get("send_recv", ())
+    pair_GBps = send_recv[-1].busbw_GBps if send_recv else 0.0
     bandwidth = BandwidthInfo(
-        per_gpu_scale_up_GBps=min((_nvlink_raw(topo, g) for g in reachable), default=0.0),
-        per_gpu_scale_out_GBps=min((_nic_share(topo, g)[0] for g in reachable), default=0.0),
-        bisection_GBps=bisection(topo, model),
+        per_gpu_scale_up_GBps=min((_nvlink_raw(topo, g) for g in gpus), default=0.0),
+        per_gpu_scale_out_GBps=min((_nic_share(topo, g)[0] for g in gpus), default=0.0),
+        bisection_GBps=bis,
         oversubscription=MappingProxyType(over),
         oversubscription_worst=MappingProxyType(worst),
         fabric_factor=model.fabric_factor,
-        p2p=MappingProxyType({"a": a, "b": b, "GBps": p2p_raw}),
+        p2p=MappingProxyType({"a": a, "b": b, "GBps": pair_GBps,
+                              "max_flow_GBps": p2p_raw}),
+        bisection_bottleneck=bottleneck,
+        routed_factors=MappingProxyType(dict(routed.factors)),
     )
     timed = [c for c in classes if c.latency_us is not None]
     pairs = sum(c.pairs for c in timed)
@@ -145,8 +200,84 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
         if info_w.get("over_budget", bool(budget) and info_w.get("max_w", 0.0) > budget):
             warn("rack_over_budget", f"{rack} draws up to {info_w['max_w'] / 1000:,.1f} kW, over "
                  f"its {budget / 1000:,.1f} kW power budget")
+    link_loads = _link_loads(topo, model, routed, curves, loads_for)
     return SimulationResult(info, bandwidth, MappingProxyType(curves), latency, power,
-                            tuple(m.text for m in messages), algorithm, tuple(messages))
+                            tuple(m.text for m in messages), algorithm, tuple(messages),
+                            sharp=sharp_on, placement=placement, link_loads=link_loads)
+
+
+def _p2p_nics(topo: Topology, a: str | None, b: str | None) -> tuple[str | None, str | None]:
+    """NICs of a send/recv pair: a's own rail NIC, and b's NIC on the same rail (PXN moves the
+    data to b's node on a's rail)."""
+    if a is None or b is None:
+        return None, None
+    na = topo.primary_nic.get(a)
+    if na is None:
+        return None, None
+    island_b = topo.islands.get(topo.island_of[b], [])
+    rails_b = list(dict.fromkeys(topo.primary_nic[g] for g in island_b if g in topo.primary_nic))
+    island_a = topo.islands.get(topo.island_of[a], [])
+    rails_a = list(dict.fromkeys(topo.primary_nic[g] for g in island_a if g in topo.primary_nic))
+    if not rails_b:
+        return na, None
+    r = rails_a.index(na) if na in rails_a else 0
+    return na, rails_b[r % len(rails_b)]
+
+
+def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
+                loads_for: tuple[str, int] | None) -> LinkLoadsInfo | None:
+    """The per-link loads of one collective at one size, at the rate the model predicts."""
+    if loads_for is None:
+        return None
+    name, size = loads_for
+    points = curves.get(name, ())
+    point = next((p for p in points if p.bytes >= size), points[-1] if points else None)
+    if point is None or model.n_islands <= 1:
+        return LinkLoadsInfo(name, size, None, None, None, 0.0)
+    pattern = {"ring": "ring", "tree": "tree", "nvls_tree": "tree"}.get(point.algorithm)
+    m = max((len(i.rail_nics) for i in model.islands), default=0)
+    nic = min((topo.nic_raw(x) for i in model.islands for x in i.rail_nics), default=0.0)
+    share = 0.0
+    if name == "all_to_all":
+        pattern = "all_to_all"
+        k = model.k
+        share = k * point.algbw_GBps * (model.n - k) / model.n / (m * nic) if m and nic else 0.0
+    elif name == "send_recv":
+        pattern = "p2p"
+        share = point.busbw_GBps / nic if nic else 0.0
+    elif pattern == "tree" and m and nic:
+        # a tree node's NIC sends about 2 S / m per rail beyond two islands (up to the parent
+        # and down to two children over the two trees), S / m between two
+        share = point.algbw_GBps * (2 if model.n_islands > 2 else 1) / (m * nic)
+    elif pattern is not None and m and nic:
+        share = point.busbw_GBps / (m * nic)  # a ring's hop carries busbw / rings
+    if pattern is None:
+        return LinkLoadsInfo(name, point.bytes, point.algorithm, None, None, 0.0)
+    loads = routed.loads[pattern].scaled(min(1.0, share))
+    util, where = loads.fabric_utilisation(routed.index)
+    bottleneck = None
+    if where is not None:
+        bottleneck = f"{topo.tier_name(where[0])} uplinks of {where[1]}'s domain"
+    index = routed.index
+    # the list is built on first use: keep only what it needs, not the whole topology, alive
+    links = SimpleNamespace(nic_up=topo.nic_up, net_links=topo.net_links)
+    return LinkLoadsInfo(name, point.bytes, point.algorithm, pattern, bottleneck, util,
+                         lambda: tuple(loads.entries(links, index)))
+
+
+def design_rule_warnings(topo: Topology) -> list[tuple[str, str]]:
+    """The design-rule errors (`rackdesigner validate`) that change the figures, one warning
+    per rule: over-wired port groups, links on missing ports or joining different protocols,
+    GPUs without a path to a NIC. Found while the topology is read, so this costs nothing."""
+    by_code: dict[str, list[str]] = {}
+    for code, text in topo.rule_problems():
+        by_code.setdefault(code, []).append(text)
+    out = []
+    for code, texts in by_code.items():
+        more = f" (and {len(texts) - 1} more like it)" if len(texts) > 1 else ""
+        out.append((f"rule_{code.replace('-', '_')}",
+                    f"design-rule error ({code}): {texts[0]}{more}; run validate"))
+    return out
 
 
 def _resolve_scope(layout: Layout, topo: Topology, scope) -> tuple[list[str], set | None, str]:
@@ -184,7 +315,7 @@ def _find_group(layout: Layout, name: str) -> str:
 
 
 def _scope_info(layout: Layout, topo: Topology, gpus: list[str], model: ScopeModel,
-                label: str) -> ScopeInfo:
+                label: str, unreachable: int = 0) -> ScopeInfo:
     domains = Counter(topo.nvlink_domain_of[g] for g in gpus)
     nodes = set()
     for g in gpus:
@@ -200,7 +331,7 @@ def _scope_info(layout: Layout, topo: Topology, gpus: list[str], model: ScopeMod
     return ScopeInfo(gpus=len(gpus), nodes=len(nodes), nvlink_domains=len(domains),
                      largest_nvlink_domain=max(domains.values(), default=0),
                      islands=len({topo.island_of[g] for g in gpus}),
-                     reachable_gpus=model.n, label=label)
+                     reachable_gpus=model.n, label=label, unreachable_gpus=unreachable)
 
 
 def _nvlink_raw(topo: Topology, gpu: str) -> float:
@@ -232,4 +363,4 @@ def _p2p_eff(topo: Topology, model: ScopeModel, a, b) -> tuple[float, bool]:
     if topo.component_of[a] != topo.component_of[b]:
         return 0.0, False
     ea, eb = _nic_share(topo, a)[1], _nic_share(topo, b)[1]
-    return min(ea, eb) * model.fabric_factor, False
+    return min(ea, eb) * model.p2p_factor, False

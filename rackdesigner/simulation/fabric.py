@@ -49,72 +49,108 @@ def oversubscription(topo: Topology, scope: ScopeModel) -> tuple[dict[str, float
 
 
 def bisection(topo: Topology, scope: ScopeModel) -> float:
-    """Capacity (GB/s per direction) of the worst balanced cut of the GPUs in scope."""
+    """Capacity (GB/s per direction) of the balanced cut of the GPUs in scope (`bisection_cut`)."""
+    return bisection_cut(topo, scope)[0]
+
+
+def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]:
+    """(capacity, bottleneck) of the minimum cut between two halves of the GPUs in scope.
+
+    Halves never split an NVLink island (unless the scope is one island): islands are ordered by
+    the leaves their NICs sit on and the first ones up to half of the GPUs form side A, so with
+    an odd island count side A is the smaller. The capacity is the maximum flow from A to B on
+    the drawn fabric (islands -> their NICs' leaves -> switch links), `networkx` preflow-push;
+    the bottleneck names the kind of link that carries most of the minimum cut.
+    """
     if scope.n < 2:
-        return 0.0
+        return 0.0, None
     if scope.n_islands == 1:
         gpus = scope.islands[0].gpus
         half = len(gpus) // 2
-        return _nvlink_cut(topo, gpus[:half], gpus[half:])
+        return _nvlink_cut(topo, gpus[:half], gpus[half:]), "NVLink between the two halves"
+
+    keys: dict[str, tuple] = {}
+
+    def nat(x: str) -> tuple:
+        k = keys.get(x)
+        if k is None:
+            k = keys[x] = natural_key(x)
+        return k
 
     def signature(island) -> tuple:
-        leaves = sorted({topo.leaf_of(nic) or "" for nic in island.nics}, key=natural_key)
-        return (tuple(natural_key(x) for x in leaves), natural_key(island.gpus[0]))
+        leaves = sorted({nat(topo.leaf_of(nic) or "") for nic in island.nics})
+        return (tuple(leaves), natural_key(island.gpus[0]))
 
     ordered = sorted(scope.islands, key=signature)
     target = scope.n / 2
-    side: list[tuple[object, float]] = []  # (island, fraction on side A)
-    count = 0.0
-    extra = 0.0
+    count = 0
+    side_a = []
     for island in ordered:
-        k = island.k
-        if count + k <= target:
-            frac = 1.0
-        elif count >= target:
-            frac = 0.0
-        else:
-            frac = (target - count) / k
-            cut = round(frac * k)
-            extra += _nvlink_cut(topo, island.gpus[:cut], island.gpus[cut:])
-        count += k * frac if frac < 1 else k
-        side.append((island, frac))
-    a: dict[str, float] = defaultdict(float)
-    b: dict[str, float] = defaultdict(float)
-    for island, frac in side:
-        caps = {nic: min(topo.nic_raw(nic), _nic_path_raw(topo, island, nic))
-                for nic in island.nics}
+        if count + island.k > target and side_a:
+            break
+        side_a.append(island)
+        count += island.k
+    a_ids = {id(i) for i in side_a}
+    graph = nx.DiGraph()
+
+    def add(u: str, v: str, cap: float) -> None:
+        for x, y in ((u, v), (v, u)):
+            if graph.has_edge(x, y):
+                graph[x][y]["capacity"] += cap
+            else:
+                graph.add_edge(x, y, capacity=cap)
+
+    # islands with the same capacity toward the same switches on the same side are one node
+    # (a SuperPOD's 32 nodes of a scalable unit): the flow is the same, the graph far smaller
+    merged: dict[tuple, float] = defaultdict(float)
+    for island in ordered:
+        caps: dict[str, float] = defaultdict(float)
+        path_raw: dict[str, float] = {}
+        for g in island.gpus:
+            for path in topo.gpu_nics.get(g, ()):
+                if path.raw > path_raw.get(path.nic, 0.0):
+                    path_raw[path.nic] = path.raw
+        for nic in island.nics:
+            cap = min(topo.nic_raw(nic), path_raw.get(nic, 0.0))
+            ups = topo.nic_up.get(nic, {})
+            total = sum(ups.values())
+            for sw, c in ups.items():
+                caps[sw] += cap * c / total if total else 0.0
         total = sum(caps.values())
         scale = min(1.0, island.host_raw / total) if total > 0 else 0.0
-        for nic, cap in caps.items():
-            leaf = topo.leaf_of(nic)
-            if leaf is None:
+        side = "A" if id(island) in a_ids else "B"
+        key = (side, tuple(sorted((sw, round(cap * scale, 6)) for sw, cap in caps.items())))
+        merged[key] += 1
+    for n_node, ((side, caps), count) in enumerate(merged.items()):
+        node = f"island:{n_node}"
+        for sw, cap in caps:
+            add(node, sw, cap * count)
+        if side == "A":
+            graph.add_edge("A", node)  # no capacity attribute: unbounded
+        else:
+            graph.add_edge(node, "B")
+    graph.add_edges_from((s_, nbr, {"capacity": cap}) for s_, nbrs in topo.sw_adj.items()
+                         if s_ in topo.tier for nbr, cap in nbrs.items())
+    if "A" not in graph or "B" not in graph:
+        return 0.0, None
+    value, (reach, _) = nx.minimum_cut(graph, "A", "B", capacity="capacity")
+    if value <= 0:
+        return 0.0, "no path between the halves"
+    kinds: dict[str, list[float]] = defaultdict(list)
+    for u in reach:
+        for v, data in graph[u].items():
+            if v in reach or "capacity" not in data:
                 continue
-            a[leaf] += cap * scale * frac
-            b[leaf] += cap * scale * (1.0 - frac)
-    flow = 0.0
-    cur_a, cur_b = dict(a), dict(b)
-    for t in range(1, len(topo.domains) + 1):
-        domain = topo.domains[t - 1]
-        up_a: dict[str, float] = defaultdict(float)
-        up_b: dict[str, float] = defaultdict(float)
-        grouped_a: dict[str, float] = defaultdict(float)
-        grouped_b: dict[str, float] = defaultdict(float)
-        # group the current level's residuals by tier-t domain
-        for key, val in cur_a.items():
-            grouped_a[domain.get(key, key)] += val
-        for key, val in cur_b.items():
-            grouped_b[domain.get(key, key)] += val
-        uplink = _domain_uplinks(topo, t, domain)
-        for dom in set(grouped_a) | set(grouped_b):
-            da, db = grouped_a.get(dom, 0.0), grouped_b.get(dom, 0.0)
-            local = min(da, db)
-            flow += local
-            cap = uplink.get(dom, 0.0)
-            up_a[dom] = min(da - local, cap)
-            up_b[dom] = min(db - local, cap)
-        # next level groups domains of tier t into domains of tier t+1: map via a member leaf
-        cur_a, cur_b = _relabel(up_a, domain), _relabel(up_b, domain)
-    return flow + extra
+            if u.startswith("island:") or v.startswith("island:"):
+                kind = "NIC links (node to leaf)"
+            else:
+                tu, tv = topo.tier.get(u, 0), topo.tier.get(v, 0)
+                lo, hi = sorted((tu, tv))
+                kind = f"{topo.tier_name(lo)}-{topo.tier_name(hi)} links"
+            kinds[kind].append(data["capacity"])
+    kind, caps = max(kinds.items(), key=lambda kv: sum(kv[1]))
+    return float(value), (f"{kind} carry {sum(caps):,.0f} of the cut's {value:,.0f} GB/s "
+                          f"({len(side_a)} of {len(ordered)} islands on one side)")
 
 
 def _relabel(values: dict[str, float], domain: dict[str, str]) -> dict[str, float]:
@@ -147,15 +183,6 @@ def _domain_uplinks(topo: Topology, t: int, domain: dict[str, str]) -> dict[str,
     for s, dom in frontier.items():
         out[dom] += topo.up_cap.get(s, 0.0)
     return out
-
-
-def _nic_path_raw(topo: Topology, island, nic: str) -> float:
-    best = 0.0
-    for g in island.gpus:
-        for path in topo.gpu_nics.get(g, ()):
-            if path.nic == nic:
-                best = max(best, path.raw)
-    return best
 
 
 def _nvlink_cut(topo: Topology, side_a: list[str], side_b: list[str]) -> float:

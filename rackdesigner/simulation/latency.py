@@ -52,12 +52,12 @@ def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClas
     classes: dict[tuple[str, int, str], list] = {}
 
     def add(name: str, hops: int, link_class: str, pairs: int, device_ns: float | None,
-            complete: bool, prop_ns: float = 0.0) -> None:
+            complete: bool, prop_ns: float = 0.0, extra_ns: float = 0.0) -> None:
         key = (name, hops, link_class)
         if key in classes:
             classes[key][0] += pairs
         else:
-            classes[key] = [pairs, device_ns, complete, prop_ns]
+            classes[key] = [pairs, device_ns, complete, prop_ns, extra_ns]
 
     for island in scope.islands:
         k = island.k
@@ -79,15 +79,21 @@ def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClas
     if scope.n_islands > 1:
         _network_classes(topo, scope, add, missing)
     out = []
-    for (name, hops, link_class), (pairs, device_ns, complete, prop_ns) in classes.items():
+    for (name, hops, link_class), (pairs, device_ns, complete, prop_ns, extra_ns) in \
+            classes.items():
         if pairs <= 0:
             continue
-        physical = (None if device_ns is None and prop_ns <= 0
-                    else ((device_ns or 0.0) + prop_ns) / 1000.0)
         if complete:
+            physical = (None if device_ns is None and prop_ns <= 0
+                        else ((device_ns or 0.0) + prop_ns) / 1000.0)
             lat, source = physical, "device"
         else:
-            lat, source = C.MODEL_LATENCY_US[link_class] + prop_ns / 1000.0, "model"
+            # NCCL's per-step figure holds the NICs and one switch; every further switch
+            # adds its own (published or model) latency, and cables their propagation
+            physical = (None if prop_ns <= 0 and extra_ns <= 0
+                        else (prop_ns + extra_ns) / 1000.0)
+            lat = C.MODEL_LATENCY_US[link_class] + (prop_ns + extra_ns) / 1000.0
+            source = "model"
         out.append(LatencyClass(name, lat, pairs, hops, complete, source, link_class, physical))
     out.sort(key=lambda c: (c.hops, c.latency_us or 0.0))
     return out, missing
@@ -150,18 +156,20 @@ def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> No
         devices: list[float | None] = [nic_ns, nic_ns]
         complete = nic_ok
         props = [prop.get(0), prop.get(0)]
+        extra_ns = 0.0  # switches beyond the one NCCL's NET step already holds
         for level in range(1, t):
             sw, ok = _mean_latency(topo, scope.involved.get(level, set()), missing)
             devices += [sw, sw]
             props += [prop.get(level), prop.get(level)]
             complete = complete and ok
+            extra_ns += 2 * (sw if ok and sw is not None else C.MODEL_SWITCH_LATENCY_NS)
         sw, ok = _mean_latency(topo, scope.involved.get(t, set()), missing)
         devices.append(sw)
         complete = complete and ok
         known = [x for x in devices if x is not None]
         device_ns = sum(known) if known else None
         prop_ns = sum(x for x in props if x is not None)  # links without a length: left out
-        add(topo.tier_name(t), 2 * t, "net", pairs, device_ns, complete, prop_ns)
+        add(topo.tier_name(t), 2 * t, "net", pairs, device_ns, complete, prop_ns, extra_ns)
 
 
 def _propagation_by_level(topo: Topology) -> dict[int, float]:

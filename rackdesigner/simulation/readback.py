@@ -17,11 +17,13 @@ from typing import Any
 
 from rackdesigner.simulation.collectives import Point
 from rackdesigner.simulation.latency import LatencyClass
+from rackdesigner.simulation.loads import LinkLoad
 from rackdesigner.simulation.power import PowerReport
 from rackdesigner.simulation.result import (
     SCHEMA,
     BandwidthInfo,
     LatencyInfo,
+    LinkLoadsInfo,
     Message,
     ScopeInfo,
     SimulationResult,
@@ -87,7 +89,8 @@ def _build(data: dict[str, Any]) -> SimulationResult:
     s = _obj(_get(data, "scope", ""), "scope")
     scope = ScopeInfo(**{k: _int(_get(s, k, "scope"), f"scope.{k}") for k in (
         "gpus", "nodes", "nvlink_domains", "largest_nvlink_domain", "islands",
-        "reachable_gpus")}, label=str(s.get("label", "layout")))
+        "reachable_gpus")}, label=str(s.get("label", "layout")),
+        unreachable_gpus=_int(s.get("unreachable_gpus", 0), "scope.unreachable_gpus"))
     b = _obj(_get(data, "bandwidth", ""), "bandwidth")
     over = _obj(b.get("oversubscription", {}), "bandwidth.oversubscription")
     worst = _obj(b.get("oversubscription_worst", {}), "bandwidth.oversubscription_worst")
@@ -103,6 +106,11 @@ def _build(data: dict[str, Any]) -> SimulationResult:
             {k: _num(v, f"oversubscription_worst.{k}", optional=True) for k, v in worst.items()}),
         fabric_factor=_num(b.get("fabric_factor", 1.0), "bandwidth.fabric_factor"),
         p2p=MappingProxyType(dict(_obj(b.get("p2p", {}), "bandwidth.p2p"))),
+        bisection_bottleneck=(None if b.get("bisection_bottleneck") is None
+                              else str(b["bisection_bottleneck"])),
+        routed_factors=MappingProxyType(
+            {k: _num(v, f"routed_factors.{k}") for k, v in
+             _obj(b.get("routed_factors", {}), "bandwidth.routed_factors").items()}),
     )
     curves = {}
     for name, points in _obj(_get(data, "collectives", ""), "collectives").items():
@@ -127,8 +135,27 @@ def _build(data: dict[str, Any]) -> SimulationResult:
     messages = tuple(str(m) for m in data.get("messages", ()))
     diagnostics = tuple(Message(str(d["code"]), str(d["severity"]), str(d["text"]))
                         for d in data.get("diagnostics", ()))
+    loads = data.get("link_loads")
     return SimulationResult(scope, bandwidth, MappingProxyType(curves), latency, power,
-                            messages, str(data.get("algorithm", "auto")), diagnostics)
+                            messages, str(data.get("algorithm", "auto")), diagnostics,
+                            sharp=bool(data.get("sharp", False)),
+                            placement=str(data.get("placement", "contiguous")),
+                            link_loads=None if loads is None else _link_loads(
+                                _obj(loads, "link_loads")))
+
+
+def _link_loads(d: dict[str, Any]) -> LinkLoadsInfo:
+    entries = tuple(
+        LinkLoad(str(_get(e, "link", "link_loads.links[]")), str(e.get("a", "")),
+                 str(e.get("b", "")), _num(_get(e, "load_GBps", "link_loads.links[]"),
+                                           "load_GBps"),
+                 _num(_get(e, "capacity_GBps", "link_loads.links[]"), "capacity_GBps"))
+        for e in (_obj(x, "link_loads.links[]") for x in d.get("links", ())))
+    return LinkLoadsInfo(str(d.get("collective", "")), _int(d.get("bytes", 0), "bytes"),
+                         d.get("algorithm"), d.get("pattern"), d.get("bottleneck"),
+                         _num(d.get("max_fabric_utilisation", 0.0), "max_fabric_utilisation"),
+                         lambda: entries,
+                         None if "links" in d else _int(d.get("count", 0), "link_loads.count"))
 
 
 def _point(p: dict[str, Any], where: str) -> Point:

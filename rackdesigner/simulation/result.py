@@ -10,12 +10,15 @@ form only gains a `diagnostics` list (code, severity, text).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
 from rackdesigner.simulation.collectives import Point
 from rackdesigner.simulation.latency import LatencyClass
+from rackdesigner.simulation.loads import LinkLoad
 from rackdesigner.simulation.power import PowerReport
 
 SCHEMA = "rackdesigner.simulation/1"
@@ -61,11 +64,19 @@ class ScopeInfo:
     islands: int  # NCCL "nodes": GPUs joined by NVLink or host links
     reachable_gpus: int
     label: str = "layout"
+    unreachable_gpus: int = 0  # GPUs cut off from the largest reachable group
+
+    @property
+    def collectives_available(self) -> bool:
+        """False when the GPUs cannot all reach each other: no whole-scope collective figure."""
+        return self.unreachable_gpus == 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"gpus": self.gpus, "nodes": self.nodes, "nvlink_domains": self.nvlink_domains,
                 "largest_nvlink_domain": self.largest_nvlink_domain, "islands": self.islands,
-                "reachable_gpus": self.reachable_gpus, "label": self.label}
+                "reachable_gpus": self.reachable_gpus, "label": self.label,
+                "unreachable_gpus": self.unreachable_gpus,
+                "collectives_available": self.collectives_available}
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,9 @@ class BandwidthInfo:
     oversubscription: MappingProxyType  # tier -> aggregate down / up
     oversubscription_worst: MappingProxyType  # tier -> worst switch (None: a switch lacks uplinks)
     fabric_factor: float  # share of NIC rate that survives the tiers crossed (collective model)
-    p2p: MappingProxyType  # {"a", "b", "GBps"}
+    p2p: MappingProxyType  # {"a", "b", "GBps" (one pair, NCCL send/recv), "max_flow_GBps"}
+    bisection_bottleneck: str | None = None  # the kind of link carrying most of the cut
+    routed_factors: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +101,8 @@ class BandwidthInfo:
                                        self.oversubscription_worst.items()},
             "fabric_factor": _r(self.fabric_factor, 4),
             "p2p": {k: (_r(v) if isinstance(v, float) else v) for k, v in self.p2p.items()},
+            "bisection_bottleneck": self.bisection_bottleneck,
+            "routed_factors": {k: _r(v, 4) for k, v in self.routed_factors.items()},
         }
 
 
@@ -113,6 +128,37 @@ class LatencyInfo:
 
 
 @dataclass(frozen=True)
+class LinkLoadsInfo:
+    """Per-link loads of one collective at one size (network links; see loads.py)."""
+
+    collective: str
+    bytes: int
+    algorithm: str | None
+    pattern: str | None  # ring, tree, all_to_all, p2p; None: no routed network traffic
+    bottleneck: str | None
+    max_fabric_utilisation: float
+    #: builds the per-link list on first use (the loads themselves are already computed per
+    #: switch domain; listing 40,000 links is only worth it when someone reads them)
+    expand: Callable[[], tuple[LinkLoad, ...]] | None = field(default=None, repr=False,
+                                                               compare=False)
+    count_hint: int | None = None  # a result read back without its list keeps the count
+
+    @cached_property
+    def entries(self) -> tuple[LinkLoad, ...]:
+        return tuple(self.expand()) if self.expand is not None else ()
+
+    def to_dict(self, with_links: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "collective": self.collective, "bytes": self.bytes, "algorithm": self.algorithm,
+            "pattern": self.pattern, "bottleneck": self.bottleneck,
+            "max_fabric_utilisation": _r(self.max_fabric_utilisation, 4),
+            "count": len(self.entries) if self.count_hint is None else self.count_hint}
+        if with_links:
+            out["links"] = [e.to_dict() for e in self.entries]
+        return out
+
+
+@dataclass(frozen=True)
 class SimulationResult:
     """Everything `simulate` predicts for one layout and scope (read-only)."""
 
@@ -124,6 +170,9 @@ class SimulationResult:
     messages: tuple[str, ...]
     algorithm: str = "auto"
     diagnostics: tuple[Message, ...] = ()  # `messages` with their severity (same order)
+    sharp: bool = False  # in-network reduction allowed (the design's setting or `sharp=`)
+    placement: str = "contiguous"
+    link_loads: LinkLoadsInfo | None = None
 
     def collective(self, name: str) -> tuple[Point, ...]:
         return self.collectives.get(name, ())
@@ -141,7 +190,10 @@ class SimulationResult:
     def notes(self) -> tuple[Message, ...]:
         return tuple(m for m in self.classified() if m.severity == NOTE)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, link_loads: bool = False) -> dict[str, Any]:
+        """The JSON document; `link_loads=True` adds every loaded link (`simulate --link-loads`)
+        to the always-present `link_loads` summary."""
+        loads = self.link_loads.to_dict(with_links=link_loads) if self.link_loads else None
         return {
             "schema": SCHEMA,
             "scope": self.scope.to_dict(),
@@ -153,8 +205,12 @@ class SimulationResult:
             "messages": list(self.messages),
             "algorithm": self.algorithm,
             "diagnostics": [m.to_dict() for m in self.classified()],
+            "sharp": self.sharp,
+            "placement": self.placement,
+            "link_loads": loads,
         }
 
 
-__all__ = ["NOTE", "SCHEMA", "SEVERITIES", "WARNING", "BandwidthInfo", "LatencyInfo", "Message",
+__all__ = ["NOTE", "SCHEMA", "SEVERITIES", "WARNING", "BandwidthInfo", "LatencyInfo",
+           "LinkLoadsInfo", "Message",
            "Point", "ScopeInfo", "SimulationResult"]

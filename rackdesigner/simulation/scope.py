@@ -13,10 +13,8 @@ compute, from link loads on the graph:
   all NVLinks go to switches) and the NVLS per-GPU rate;
 - the NICs its GPUs use and the slowest of them (network side capped by the PCIe/C2C path).
 
-The fabric factor F says how much of a NIC's rate survives the fabric when inter-island traffic
-must climb tiers: for every tier the traffic crosses, min(1, uplink / downlink) of the worst
-switch involved. Ranks are not assumed to be placed leaf-aware: if GPUs of one rail sit under
-different leaves, the rail's traffic is taken to cross the leaf uplinks.
+How much of a NIC's rate survives the fabric (the routed factors) comes from the later stages:
+placement -> traffic -> link loads (`routing.py`).
 """
 
 from __future__ import annotations
@@ -39,6 +37,8 @@ class Island:
     intra_raw: float = INF
     intra_hw: str = "nvlink"
     nvlink_eff_min: float = 0.0  # smallest per-GPU NVLink egress (NCCL-effective)
+    nvlink_raw_min: float = 0.0  # the same at the hardware rate
+    rail_nics: list[str] = field(default_factory=list)  # NIC of local rank r's rail, in order
     nvls: bool = False
     has_nvswitch: bool = False
     nics: list[str] = field(default_factory=list)
@@ -65,9 +65,12 @@ class ScopeModel:
     sm: int = 90
     fabric_factor: float = 1.0
     a2a_factor: float = 1.0
-    crossed_tiers: list[int] = field(default_factory=list)
     involved: dict[int, set[str]] = field(default_factory=dict)  # tier -> switches
-    sharp: bool = False
+    sharp: bool = False  # in-network reduction usable: switches can and the design allows it
+    sharp_capable: bool = False  # every switch in scope supports SHARP
+    sharp_missing: tuple[str, ...] = ()  # switch models in scope without SHARP
+    tree_factor: float = 1.0
+    p2p_factor: float = 1.0
     links_per_gpu: int = 0
 
     @property
@@ -125,6 +128,9 @@ def _island(topo: Topology, gpus: list[str]) -> Island:
         egress_eff.append(sum(topo.nvl_sw_eff.get(g, {}).values()) + peers_eff)
         egress_raw.append(sum(topo.nvl_sw_raw.get(g, {}).values()) + peers_raw)
     island.nvlink_eff_min = min(egress_eff, default=0.0)
+    island.nvlink_raw_min = min(egress_raw, default=0.0)
+    island.rail_nics = list(dict.fromkeys(topo.primary_nic[g] for g in gpus
+                                          if g in topo.primary_nic))
     if k > 1:
         if island.nvlink_eff_min <= 0:
             # no NVLink: GPUs talk over their host (PCIe/C2C) links
@@ -163,7 +169,29 @@ def _island(topo: Topology, gpus: list[str]) -> Island:
 
 def _ring_rate(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:
     """Ring rate of an island (see the module docstring); direct-NVLink islands of up to
-    `RING_SEARCH_MAX` GPUs try every ring order, as NCCL's search would, and keep the best."""
+    `RING_SEARCH_MAX` GPUs try every ring order, as NCCL's search would, and keep the best.
+
+    Islands wired alike (every DGX of a SuperPOD) share one computation: the key is the
+    island's wiring with switches and GPUs renamed by order of appearance."""
+    names: dict[str, int] = {}
+    pos = {g: x for x, g in enumerate(gpus)}
+    shape = tuple(
+        (tuple((names.setdefault(s, len(names)), v) for s, v in sw.get(g, {}).items()),
+         tuple((pos.get(p, -1), v) for p, v in peer.get(g, {}).items()))
+        for g in gpus)
+    key = (shape, tuple(egress))
+    rate = _SHAPES.get(key)
+    if rate is None:
+        rate = _SHAPES[key] = _ring_rate_uncached(sw, peer, gpus, egress)
+        if len(_SHAPES) > 4096:
+            _SHAPES.clear()
+    return rate
+
+
+_SHAPES: dict[tuple, float] = {}
+
+
+def _ring_rate_uncached(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:
     k = len(gpus)
     has_switch = [bool(sw.get(g)) for g in gpus]
     matrix = []
@@ -217,18 +245,17 @@ def _best_ring(matrix: tuple, egress: tuple, search: bool) -> float:
 
 
 def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
-    """Which tiers inter-island traffic crosses, and the share of NIC rate that survives."""
-    # rails: GPU at local index r of each island uses its primary NIC's leaf
-    rail_leaves: dict[int, list[str]] = defaultdict(list)
+    """Which switches serve the scope, and whether all of them can reduce in the network.
+
+    How much of a NIC's rate survives the fabric is no longer a formula here: the routed
+    traffic (placement -> traffic -> loads) sets `fabric_factor`, `tree_factor`, `a2a_factor`
+    and `p2p_factor` (see `routing.apply_routed_factors`)."""
     leaves: set[str] = set()
     for island in scope.islands:
-        fallback = next((topo.primary_nic[g] for g in island.gpus if g in topo.primary_nic),
-                        None)
-        for r, g in enumerate(island.gpus):
-            nic = topo.primary_nic.get(g, fallback)
+        for g in island.gpus:
+            nic = topo.primary_nic.get(g)
             leaf = topo.leaf_of(nic) if nic else None
             if leaf is not None:
-                rail_leaves[r].append(leaf)
                 leaves.add(leaf)
     involved: dict[int, set[str]] = {1: leaves}
     top = len(topo.domains)
@@ -240,37 +267,10 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
         involved[t + 1] = nxt
         t += 1
     scope.involved = involved
-    crossed: list[int] = []
-    fractions: dict[int, float] = {}
-    for t in range(1, top + 1):
-        domain = topo.domains[t - 1]
-        same = pairs = 0
-        for members in rail_leaves.values():
-            counts: dict[str, int] = defaultdict(int)
-            for leaf in members:
-                counts[domain[leaf]] += 1
-            m = len(members)
-            pairs += m * (m - 1)
-            same += sum(c * (c - 1) for c in counts.values())
-        if pairs and same < pairs:
-            crossed.append(t)
-            fractions[t] = 1.0 - same / pairs
-    scope.crossed_tiers = crossed
-    factor = a2a = 1.0
-    for t in crossed:
-        worst = INF
-        for s in involved.get(t, ()):
-            down = topo.down_cap.get(s, 0.0)
-            if down > 0:
-                worst = min(worst, topo.up_cap.get(s, 0.0) / down)
-        if worst is INF:
-            continue
-        factor = min(factor, worst)
-        a2a = min(a2a, worst / fractions[t]) if fractions[t] > 0 else a2a
-    scope.fabric_factor = min(1.0, factor)
-    scope.a2a_factor = min(1.0, a2a)
     switches = set().union(*involved.values()) if involved else set()
-    scope.sharp = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
+    scope.sharp_capable = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
+    scope.sharp_missing = tuple(sorted({topo.specs[s].id for s in switches
+                                        if not topo.specs[s].supports_sharp}))
 
 
 def log2i(x: float) -> int:

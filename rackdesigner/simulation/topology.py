@@ -93,6 +93,14 @@ class Topology:
     link_lengths: dict[tuple[str, str], list[float]] = field(
         default_factory=lambda: defaultdict(list))
     link_prop_ns_per_m: dict[tuple[str, str], float] = field(default_factory=dict)
+    # network links by end pair ((nic, switch) or sorted (switch, switch)): [(link id, GB/s)]
+    net_links: dict[tuple[str, str], list[tuple[str, float]]] = field(
+        default_factory=lambda: defaultdict(list))
+    # design-rule problems that change the figures: (device, port group) -> links used, and
+    # links the models cannot use (code, link id, reason)
+    port_use: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    bad_links: list[tuple[str, str, str]] = field(default_factory=list)
+    gpus_near_nic: set[str] = field(default_factory=set)  # a NIC over host links, cabled or not
     island_of: dict[str, str] = field(default_factory=dict)
     nvlink_domain_of: dict[str, str] = field(default_factory=dict)
     islands: dict[str, list[str]] = field(default_factory=dict)
@@ -165,6 +173,16 @@ class Topology:
                         self.gpu_host_eff[gpu] += raw * factor
             elif protocol in NETWORK_PROTOCOLS:
                 self._add_network(a, b, ka, kb, raw, link)
+        for code, link, detail in index.rejected():
+            if code == "missing-port":
+                self.bad_links.append((code, link.id, f"link {link.id}: {detail.device} has no "
+                                       f"port group {detail.group!r}"))
+            else:
+                self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
+                                       f"{detail[1]}"))
+        for device in self.specs:  # the same counts the design rules and the canvas read
+            for group, used in index.port_usage(device).items():
+                self.port_use[(device, group)] = used
         conn = index.connectivity()
         island_of = conn.island_of
         for gpu in self.gpus:
@@ -212,6 +230,7 @@ class Topology:
             key = (a, b) if a < b else (b, a)
         else:
             return
+        self.net_links[key].append((link.id, raw))
         if link.length_m is not None:
             self.link_lengths[key].append(link.length_m)
         if link.cable is not None:
@@ -222,8 +241,22 @@ class Topology:
     def _find_nics(self) -> None:
         """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs)."""
         kind, host_adj, nic_up = self.kind, self.host_adj, self.nic_up
+        # the search depends only on the GPU's own host links (it never goes through a GPU), so
+        # GPUs behind the same PCIe switch share one search
+        memo: dict[tuple, tuple[list[NicPath], bool]] = {}
         for gpu in self.gpus:
-            found: list[NicPath] = []
+            key = tuple(host_adj.get(gpu, ()))
+            hit = memo.get(key)
+            if hit is not None:
+                found, near = hit
+                found = list(found)
+                if near:
+                    self.gpus_near_nic.add(gpu)
+                self.gpu_nics[gpu] = found
+                for path in found:
+                    self.nic_users[path.nic].append(gpu)
+                continue
+            found = []
             frontier = [(gpu, float("inf"), float("inf"))]
             seen = {gpu}
             depth = 0
@@ -238,12 +271,14 @@ class Topology:
                         k = kind[nbr]
                         r, e = min(raw_b, raw), min(eff_b, eff)
                         if k in NIC_KINDS:
+                            self.gpus_near_nic.add(gpu)
                             if nic_up.get(nbr):
                                 found.append(NicPath(nbr, r, e))
                         elif k != "gpu":
                             nxt.append((nbr, r, e))
                 frontier = nxt
             found.sort(key=lambda p: natural_key(p.nic))
+            memo[key] = (found, gpu in self.gpus_near_nic)
             self.gpu_nics[gpu] = found
             for path in found:
                 self.nic_users[path.nic].append(gpu)
@@ -299,6 +334,33 @@ class Topology:
             self.domains.append({leaf: uf.find(leaf) for leaf in leaves})
 
     # ---- queries ------------------------------------------------------------------------------
+    def rule_problems(self) -> list[tuple[str, str]]:
+        """(code, text) of the design-rule errors that change the figures: port groups wired
+        beyond their port count, links the models cannot use, GPUs with no path to a NIC in a
+        design of several islands (validate reports the same, with every object)."""
+        out: list[tuple[str, str]] = []
+        ports: dict[tuple[str, str], int] = {}
+        for (device, group), used in self.port_use.items():
+            spec = self.specs[device]
+            key = (spec.id, group)
+            count = ports.get(key)
+            if count is None:
+                pg = next((g for g in spec.ports if g.name == group), None)
+                count = ports[key] = pg.count if pg is not None else -1
+            if used > count >= 0:
+                out.append(("ports-exhausted", f"{device}: {used} links on port group "
+                            f"{group!r}, which has {count} ports (the figures count every "
+                            "drawn link)"))
+        out += [(code, text) for code, _, text in self.bad_links]
+        if len(self.islands) > 1:
+            for members in self.islands.values():
+                if not any(g in self.gpus_near_nic for g in members):
+                    out.append(("gpu-no-nic", f"{len(members)} GPU(s) of {members[0]}'s "
+                                "island have no PCIe/C2C path to any NIC: they get no "
+                                "scale-out bandwidth and cannot reach the other islands"))
+        return out
+
+
     def cable_spec(self, model: str) -> DeviceSpec | None:
         """Catalog spec of a link's `cable` (a cable or transceiver model), cached."""
         if model not in self._cables:

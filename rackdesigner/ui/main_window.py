@@ -213,6 +213,7 @@ class MainWindow(QMainWindow):
         self.editor.message.connect(self.status_message)
         self.selection_changed.connect(self.simulation_panel.follow_selection)
         self.simulation_panel.message.connect(self.status_message)
+        self.simulation_panel.command_sink = doc.push  # the SHARP switch: one undo step
         self.scene.selectionChanged.connect(self._selection_timer.start)
         self.editor.selection_set.connect(self.flush_selection)
         self.inspector.command_requested.connect(doc.push)

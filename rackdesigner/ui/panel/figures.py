@@ -73,6 +73,7 @@ class Figure:
     text: str
     detail: str = ""
     higher_is_better: bool | None = True  # None: a delta is neutral (counts, sizes)
+    explain: str = ""  # longer text for the tile's tooltip (e.g. the bisection's bottleneck)
 
 
 def point_at(result: SimulationResult, collective: str, nbytes: int):
@@ -103,8 +104,9 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
     scope, bw, lat, power = result.scope, result.bandwidth, result.latency, result.power
     has_gpus = scope.gpus > 0
     gpus_detail = ""
+    cut_off = getattr(scope, "unreachable_gpus", scope.gpus - scope.reachable_gpus)
     if scope.reachable_gpus != scope.gpus:
-        gpus_detail = f"{scope.reachable_gpus} reachable"
+        gpus_detail = f"{scope.reachable_gpus} reachable, {cut_off} cut off"
     elif has_gpus:
         gpus_detail = f"{scope.nodes} node{'s' * (scope.nodes != 1)}"
     point = point_at(result, "all_reduce", reference)
@@ -128,15 +130,21 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
                format_bw(bw.per_gpu_scale_out_GBps) if has_gpus else "—",
                "own NIC share, slowest GPU"),
         Figure("bisection", "Bisection", bw.bisection_GBps if has_gpus else None,
-               format_bw(bw.bisection_GBps) if has_gpus else "—", "per direction"),
+               format_bw(bw.bisection_GBps) if has_gpus else "—",
+               "partitioned: GPUs cut off" if cut_off else "per direction", True,
+               getattr(bw, "bisection_bottleneck", None) or ""),
         Figure("oversubscription", "Worst oversubscription", over,
                f"{over:.2f} : 1" if over is not None else ("none" if has_gpus else "—"),
                ", ".join(f"{t} {v:.2f}" for t, v in bw.oversubscription.items() if v is not None)
                or ("no switch uplinks" if has_gpus else ""), False),
         Figure("busbw", f"all_reduce busbw @ {format_bytes(reference)}",
-               point.busbw_GBps if point else None, format_bw(point.busbw_GBps) if point else "—",
-               f"{point.algorithm} / {point.protocol}" if point else "", True),
-        Figure("latency", "GPU-to-GPU latency", lat.max_us, lat_text,
+               point.busbw_GBps if point else None,
+               format_bw(point.busbw_GBps) if point else ("unavailable" if cut_off else "—"),
+               f"{point.algorithm} / {point.protocol}" if point
+               else (f"{cut_off} GPUs unreachable" if cut_off else ""), True),
+        # a partitioned design's latency covers only the reachable part: not comparable
+        Figure("latency", "GPU-to-GPU latency", None if cut_off else lat.max_us,
+               "unavailable" if cut_off else lat_text,
                f"{lat.max_hops} hops max" if has_gpus and lat.max_hops else "", False),
         Figure("power", "Power (max)", power.total_max_w,
                ("" if power.complete else "≥ ") + format_watts(power.total_max_w),

@@ -46,7 +46,8 @@ class FigureTile(QFrame):
         self.detail.setText(figure.detail)
         self.detail.setVisible(bool(figure.detail))
         self.setToolTip(f"{figure.label}: {figure.text}" + (f" ({figure.detail})"
-                                                             if figure.detail else ""))
+                                                             if figure.detail else "")
+                        + (f"\n{figure.explain}" if figure.explain else ""))
         if change is None:
             self.delta.setText("")
         else:

@@ -50,14 +50,14 @@ class LiveResult:
     torn: bool = False  # kept for readers of older results; a snapshot can no longer tear
 
 
-def _simulate(snapshot: Layout | None, params: tuple[Scope, str, float | None]) -> tuple:
+def _simulate(snapshot: Layout | None, params: tuple[Scope, str, float | None, str]) -> tuple:
     """The worker's job on a snapshot: (result, rack split, error). A bad input is an error
     to show; anything else raises (the job logs the traceback and reports it)."""
-    scope, algorithm, pue = params
+    scope, algorithm, pue, placement = params
     if snapshot is None:
         return None, {}, "no design open"
     try:
-        result = simulate(snapshot, scope, algorithm=algorithm, pue=pue)
+        result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
     except SimulationInputError as exc:
         return None, {}, str(exc)
     members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
@@ -66,7 +66,7 @@ def _simulate(snapshot: Layout | None, params: tuple[Scope, str, float | None]) 
 
 
 def _live(job: JobResult) -> LiveResult:
-    scope, algorithm, _ = job.params
+    scope, algorithm = job.params[:2]
     if job.error:
         error = f"the simulation failed on this design ({job.error})"
         return LiveResult(job.request, job.revision, scope, algorithm, None, error, {},
@@ -92,6 +92,7 @@ class LiveSimulation(QObject):
         self._scope: Scope = None
         self._algorithm = "auto"
         self._pue: float | None = None
+        self._placement = "contiguous"
         self.latest: LiveResult | None = None
         if layout is not None:
             self.set_layout(layout)
@@ -142,8 +143,11 @@ class LiveSimulation(QObject):
             self._scope = scope
             self.request()
 
-    def set_options(self, *, algorithm: str | None = None, pue: float | None = None) -> None:
+    def set_options(self, *, algorithm: str | None = None, pue: float | None = None,
+                    placement: str | None = None) -> None:
         changed = False
+        if placement is not None and placement != self._placement:
+            self._placement, changed = placement, True
         if algorithm is not None and algorithm != self._algorithm:
             self._algorithm, changed = algorithm, True
         if pue is not None and pue != self._pue:
@@ -157,7 +161,7 @@ class LiveSimulation(QObject):
 
     def request(self, *, immediate: bool = False) -> None:
         """Ask for a run reflecting the current state (trailing debounce unless `immediate`)."""
-        self.job.set_params((self._scope, self._algorithm, self._pue))
+        self.job.set_params((self._scope, self._algorithm, self._pue, self._placement))
         self.job.request(immediate=immediate)
 
     # ---- results ----------------------------------------------------------------------------

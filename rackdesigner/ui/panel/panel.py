@@ -10,11 +10,13 @@ Invalid or partial designs show the engine's warnings in a banner and its notes 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -27,9 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackdesigner.commands import Command, set_sharp
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import ALGORITHM_CHOICES, WARNING, Message
 from rackdesigner.simulation.constants import DEFAULT_PUE
+from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
 from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
@@ -70,6 +74,9 @@ class SimulationPanel(QWidget):
         self._selection_scope: Scope = None
         self._selection_label = ""
         self.current: LiveResult | None = None
+        #: where the SHARP switch's command goes: the window sets its document's undo stack
+        #: (`Document.push`); a panel on its own applies the command to the layout directly
+        self.command_sink: Callable[[Command], object] | None = None
         self._build()
         self.live.result_ready.connect(self._on_live_result_ready)
         self.live.busy_changed.connect(self._on_live_busy_changed)
@@ -94,6 +101,18 @@ class SimulationPanel(QWidget):
         self.algorithm_combo.addItems(list(ALGORITHM_CHOICES))
         self.algorithm_combo.setToolTip("NCCL algorithm: auto picks the fastest per size")
         self.algorithm_combo.currentTextChanged.connect(self._on_algorithm_combo_changed)
+        self.sharp_check = QCheckBox("SHARP", self)
+        self.sharp_check.setToolTip(
+            "In-network reduction (NVLS across nodes, CollNet/SHARP) is available on this "
+            "cluster: only if it runs NCCL's SHARP plugin with an aggregation manager. Saved "
+            "in the design; off by default")
+        self.sharp_check.toggled.connect(self._on_sharp_check_toggled)
+        self.placement_combo = QComboBox(self)
+        self.placement_combo.addItems(list(PLACEMENTS))
+        self.placement_combo.setToolTip(
+            "Rank placement: contiguous (NCCL/Slurm default: consecutive ranks on consecutive "
+            "nodes), scattered (consecutive nodes under different leaves) or random")
+        self.placement_combo.currentTextChanged.connect(self._on_placement_combo_changed)
         self.reference_combo = QComboBox(self)
         for size in REFERENCE_SIZES:
             self.reference_combo.addItem(format_bytes(size), size)
@@ -142,13 +161,18 @@ class SimulationPanel(QWidget):
         row1.addWidget(self.export_button)
         row2 = QHBoxLayout()
         row2.setSpacing(4)
-        for text, w in (("Algorithm", self.algorithm_combo), ("all_reduce at",
-                                                              self.reference_combo)):
+        row3 = QHBoxLayout()  # design choices: on their own row so a narrow dock still fits
+        row3.setSpacing(4)
+        for row, text, w in ((row2, "Algorithm", self.algorithm_combo),
+                             (row2, "all_reduce at", self.reference_combo),
+                             (row3, "Ranks", self.placement_combo)):
             label = QLabel(text, self)
             label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
-            row2.addWidget(label)
-            row2.addWidget(w)
+            row.addWidget(label)
+            row.addWidget(w)
+        row3.addWidget(self.sharp_check)
         row2.addStretch(1)
+        row3.addStretch(1)
 
         self.notes_bar = NotesBar(self)
         self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
@@ -190,6 +214,7 @@ class SimulationPanel(QWidget):
         box.setSpacing(4)
         box.addLayout(row1)
         box.addLayout(row2)
+        box.addLayout(row3)
         box.addWidget(self.scroll, 1)
 
     def _page(self, body: QWidget, *tools: QWidget) -> QWidget:
@@ -236,6 +261,9 @@ class SimulationPanel(QWidget):
         self.scope_button.setChecked(False)
         self.scope_button.blockSignals(False)
         self.scope_button.setEnabled(False)
+        self.sharp_check.blockSignals(True)
+        self.sharp_check.setChecked(bool(layout is not None and layout.meta.sharp))
+        self.sharp_check.blockSignals(False)
         self.live.set_layout(layout, subscribe=subscribe)
         self._update_scope_label()
 
@@ -299,6 +327,19 @@ class SimulationPanel(QWidget):
     def _on_algorithm_combo_changed(self, text: str) -> None:
         self.live.set_options(algorithm=text)
 
+    def _on_sharp_check_toggled(self, checked: bool) -> None:
+        layout = self.live.layout
+        if layout is None or layout.meta.sharp == checked:
+            return
+        command = set_sharp(checked)
+        if self.command_sink is not None:
+            self.command_sink(command)  # one undo step; the meta change re-runs the panel
+        else:
+            command.apply(layout)
+
+    def _on_placement_combo_changed(self, text: str) -> None:
+        self.live.set_options(placement=text)
+
     def _on_reference_combo_changed(self, index: int) -> None:
         self.reference = int(self.reference_combo.itemData(index))
         self._redraw()
@@ -330,6 +371,11 @@ class SimulationPanel(QWidget):
 
     def _on_live_result_ready(self, live: LiveResult) -> None:
         self.current = live
+        layout = self.live.layout
+        if layout is not None and self.sharp_check.isChecked() != layout.meta.sharp:
+            self.sharp_check.blockSignals(True)  # follow the design (undo, file opened)
+            self.sharp_check.setChecked(layout.meta.sharp)
+            self.sharp_check.blockSignals(False)
         self._redraw()
         self.shown.emit(live)
 

@@ -1,0 +1,75 @@
+"""Collective figures for any set of GPUs of one design, cheaply and repeatedly (the workload
+estimator asks "how long does all_reduce of S bytes take over this data-parallel group?").
+
+`GroupCollectives(layout)` reads the design's structure once; `point(gpus, collective, size)`
+then runs only the stages that depend on the group — its islands, placement, routed traffic and
+NCCL's cost model — for one size. Islands wired alike share their ring computation, so a
+symmetric group of thousands of GPUs costs milliseconds, and nothing enumerates GPU pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rackdesigner.model import Layout, natural_key
+from rackdesigner.simulation.collectives import (
+    ALGORITHM_CHOICES,
+    COLLECTIVES,
+    CollectiveModel,
+    Point,
+)
+from rackdesigner.simulation.latency import latency_classes
+from rackdesigner.simulation.routing import route_scope
+from rackdesigner.simulation.scope import analyse
+from rackdesigner.simulation.topology import Topology
+
+
+class GroupError(ValueError):
+    """GPUs that are not GPUs of the design, cannot reach each other, or an unknown choice."""
+
+
+class GroupCollectives:
+    """Predicted collective time/bandwidth over GPU groups of one design (see module doc)."""
+
+    def __init__(self, layout: Layout, *, sharp: bool | None = None,
+                 placement: str = "contiguous") -> None:
+        self.topo = Topology.build(layout)
+        self.sharp = bool(layout.meta.sharp) if sharp is None else bool(sharp)
+        self.placement = placement
+
+    def point(self, gpus: Iterable[str], collective: str, size: int,
+              algorithm: str = "auto") -> Point:
+        """The nccl-tests row (time, algbw, busbw, algorithm) of `collective` at `size` bytes
+        over `gpus`; a one-GPU group takes no time."""
+        if collective not in (*COLLECTIVES, "send_recv"):
+            raise GroupError(f"unknown collective {collective!r}")
+        if algorithm not in ALGORITHM_CHOICES:
+            raise GroupError(f"unknown algorithm {algorithm!r}")
+        topo = self.topo
+        ids = sorted(dict.fromkeys(gpus), key=natural_key)
+        for g in ids:
+            if topo.kind.get(g) != "gpu":
+                raise GroupError(f"{g!r} is not a GPU of this design")
+        if len(ids) < 2:
+            return Point(int(size), 0.0, float("inf"), float("inf"), "none", "none")
+        if len({topo.component_of[g] for g in ids}) > 1:
+            raise GroupError(f"the {len(ids)} GPUs cannot all reach each other")
+        model = analyse(topo, ids)
+        model.sharp = self.sharp and model.sharp_capable
+        a, b = ids[0], ids[-1]
+        nic_a = topo.primary_nic.get(a)
+        route_scope(topo, model, self.placement, (nic_a, topo.primary_nic.get(b)))
+        classes, _ = latency_classes(topo, model)
+        net = [c for c in classes if c.link_class == "net" and c.physical_us is not None]
+        lat_inter = (sum(c.physical_us * c.pairs for c in net) / sum(c.pairs for c in net)
+                     if net else 0.0)
+        same = topo.island_of[a] == topo.island_of[b]
+        p2p = model.islands[0].intra_eff if same else min(i.net_eff for i in model.islands)
+        coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm)
+        reason = coll.unavailable(algorithm) if collective == "all_reduce" else None
+        if reason is not None:
+            raise GroupError(f"algorithm {algorithm} cannot run all_reduce here: {reason}")
+        points = coll.sweep(collective, (int(size),))
+        if not points:
+            raise GroupError(f"{collective} does not apply to these GPUs")
+        return points[0]

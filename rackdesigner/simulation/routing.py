@@ -1,0 +1,70 @@
+"""Glue of stages 3-5: place the ranks, build each algorithm's traffic, route it, and hand the
+collective model the share of NIC rate each algorithm keeps after the fabric (`Routed`).
+
+The factor of an algorithm is 1 / the largest utilisation of a switch-to-switch link when its
+flows push their NICs at full rate (capped at 1): a slow or missing link slows only the
+algorithms whose flows cross it, by how much they overload it. The NIC-to-leaf links are the
+NICs themselves, which NCCL's own model already counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from rackdesigner.simulation.loads import FabricIndex, LinkLoads, route
+from rackdesigner.simulation.placement import Placement, place
+from rackdesigner.simulation.scope import ScopeModel
+from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.traffic import (
+    all_to_all_traffic,
+    p2p_traffic,
+    rail_nics,
+    ring_traffic,
+    tree_traffic,
+)
+
+#: Which traffic pattern each collective's (algorithm) uses across islands.
+PATTERN_OF = {"ring": "ring", "tree": "tree", "nvls_tree": "tree", "all_to_all": "all_to_all",
+              "p2p": "p2p"}
+
+
+@dataclass(frozen=True)
+class Routed:
+    placement: Placement
+    index: FabricIndex
+    loads: dict  # pattern -> LinkLoads (flows at full NIC rate)
+    factors: dict  # pattern -> share of NIC rate kept
+    bottleneck: dict  # pattern -> (tier, domain) of the busiest switch link, or None
+
+
+def route_scope(topo: Topology, scope: ScopeModel, policy: str,
+                p2p_nics: tuple[str | None, str | None]) -> Routed:
+    """Reorder `scope.islands` by the placement, route every pattern, set the scope's factors."""
+    placement = place(topo, [i.gpus for i in scope.islands], policy)
+    scope.islands = [scope.islands[i] for i in placement.order]
+    index = FabricIndex.build(topo)
+    rails = rail_nics([i.rail_nics for i in scope.islands])
+    patterns = {"ring": ring_traffic(rails), "tree": tree_traffic(rails),
+                "all_to_all": all_to_all_traffic(rails), "p2p": p2p_traffic(*p2p_nics)}
+    loads: dict[str, LinkLoads] = {}
+    factors: dict[str, float] = {}
+    bottleneck: dict = {}
+    for name, traffic in patterns.items():
+        ll = route(topo, index, traffic)
+        loads[name] = ll
+        util, where = ll.fabric_utilisation(index)
+        factors[name] = 1.0 / util if util > 1.0 else (0.0 if util == float("inf") else 1.0)
+        bottleneck[name] = where
+    scope.fabric_factor = factors["ring"]
+    scope.tree_factor = factors["tree"]
+    scope.a2a_factor = factors["all_to_all"]
+    scope.p2p_factor = factors["p2p"]
+    return Routed(placement, index, loads, factors, bottleneck)
+
+
+def loads_at(routed: Routed, pattern: str, busbw_share: float) -> LinkLoads:
+    """The loads of `pattern` with every flow at `busbw_share` of its NIC rate."""
+    ll = routed.loads.get(pattern)
+    if ll is None:
+        return LinkLoads(pattern)
+    return ll.scaled(busbw_share) if busbw_share != 1.0 else replace(ll)
