@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -144,6 +145,10 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     end = endcheck.read_end(text)
     if end.required and end.counts is None:
         raise LayoutFileError(path, endcheck.missing_end_message(end), end.line or None)
+    from rackdesigner.io import compact
+
+    if compact.is_compact(text):  # node templates placed N times (io/compact.py)
+        return compact.parse_compact(text, path, catalog, end)
     doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES)
     if doc is not None:
         return _Builder(path, catalog).build(doc, end)
@@ -315,6 +320,13 @@ class _Builder:
 
     def _refused(self, item: Device | Link | Group, exc: LayoutError) -> None:
         raise self.fail(self.lines.get(item.id), str(exc)) from None
+
+    def _add(self, adder: Callable[[Any], Any], item: Device | Link | Group) -> None:
+        """One object through a Layout mutator, a refusal located at its line (compact_read)."""
+        try:
+            adder(item)
+        except LayoutError as exc:
+            self._refused(item, exc)
 
     # ---- entries -------------------------------------------------------------------------
     def _entries(self, doc: _Entry, key: str) -> list[_Entry]:

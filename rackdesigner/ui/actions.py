@@ -112,6 +112,9 @@ class WindowActions:
                      window.history_dock, window.simulation_dock):
             view_menu.addAction(dock.toggleViewAction())
 
+        analyze_menu = bar.addMenu("&Analyze")
+        self.sweep_action = act(analyze_menu, "&Sweep…", lambda: _open_sweep(window))
+
         help_menu = bar.addMenu("&Help")
         act(help_menu, "&Canvas Basics", window.show_help)
         self.about_action = act(help_menu, "&About RackDesigner", window.show_about)
@@ -181,6 +184,12 @@ class UndoToolAction(QAction):
         self.setEnabled(self._able)
         text = f"{self.verb} {self._what}" if self._able and self._what else self.verb
         self.setToolTip(f"{text} ({self.keys})" if self.keys else text)
+
+
+def _open_sweep(window: MainWindow) -> None:
+    from rackdesigner.ui.sweep_menu import open_sweep_window
+
+    open_sweep_window(window)
 
 
 def _fixed_undo(window: MainWindow, text: str, source: QAction) -> QAction:

@@ -56,7 +56,7 @@ Overview map (Ctrl+M): click it to go there; zoomed far out, a click selects a g
 
 
 FILE_COMMANDS = ("new_document", "open_dialog", "save_as", "export_image_dialog",
-                 "export_bom_dialog", "mark_untitled_copy", "refresh_recent_menu")
+                 "export_bom_dialog", "mark_untitled_copy", "refresh_recent_menu", "open_progress")
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
