@@ -63,7 +63,7 @@ def load_curves(path: Path) -> list[dict[str, Any]]:
         raise CurvesError(f"{path}: expected a non-empty list under curves:")
     for i, curve in enumerate(curves):
         where = f"{path}:{lines.get(i, '?')}"
-        for key in ("id", "collective", "algorithm", "design", "source", "points"):
+        for key in ("id", "gpus", "collective", "algorithm", "design", "source", "points"):
             if key not in curve:
                 raise CurvesError(f"{where}: curve has no {key!r}")
         points = curve["points"]
