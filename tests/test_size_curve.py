@@ -91,7 +91,7 @@ def test_h100_nvls_curves_within_fifteen_percent_from_2_mib(curve_script):
 def test_curves_file_errors_name_the_line(curve_script, tmp_path):
     bad = tmp_path / "curves.yaml"
     bad.write_text("schema: rackdesigner.published-nccl-curves/1\ncurves:\n"
-                   "  - id: x\n    collective: all_reduce\n    algorithm: nvls\n"
+                   "  - id: x\n    gpus: 8\n    collective: all_reduce\n    algorithm: nvls\n"
                    "    design: {template: dgx-h100}\n    source: {url: u}\n"
                    "    points: {1048576: -3}\n", encoding="utf-8")
     with pytest.raises(curve_script.CurvesError, match=r"curves.yaml:3: points"):

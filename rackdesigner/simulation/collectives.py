@@ -107,10 +107,11 @@ def _channel_share(channels: int, p: int, threshold: int) -> Callable[[int], flo
 
 def _fill(chunking: Callable[[int], int], concurrent_ops: int) -> Callable[[int, float], float]:
     """Pipeline fill (µs) of an NVLS-family collective: `NVLS_PIPELINE_FILL_WAVES` waves of
-    chunk x concurrent operations at the algorithm's plateau rate (constants.py)."""
+    chunk x concurrent operations at the algorithm's plateau rate (constants.py); a message
+    smaller than one wave gives each operation less than a chunk, so a wave is the message."""
     def fill(size: int, algbw: float) -> float:
-        return (C.NVLS_PIPELINE_FILL_WAVES * chunking(size) * concurrent_ops
-                / (1000.0 * algbw))
+        wave = min(chunking(size) * concurrent_ops, size)
+        return C.NVLS_PIPELINE_FILL_WAVES * wave / (1000.0 * algbw)
     return fill
 
 

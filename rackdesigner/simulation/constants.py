@@ -160,7 +160,7 @@ NVLS_SLOW_MULTINODE_BW = 150.0
 #: benchmarks/published/nccl_tests_curves.yaml: 8 x H100 Azure ND H100 v5 and Together AI,
 #: GB200 NVL72 CoreWeave; least squares on the relative time, each curve weighted equally).
 #: One constant for every NVLS design: no per-device or per-run factor.
-NVLS_PIPELINE_FILL_WAVES = 2.08
+NVLS_PIPELINE_FILL_WAVES = 2.26
 #: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
 COLLNET_EFFICIENCY_SM90 = 0.85
 #: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64
