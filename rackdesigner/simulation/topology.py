@@ -165,13 +165,30 @@ class Topology:
             return groups[key]
 
         port_use = self.port_use
+        host_adj, gpu_host_raw, gpu_host_eff = self.host_adj, self.gpu_host_raw, self.gpu_host_eff
+        add_nvlink, add_network = self._add_nvlink, self._add_network
+        island_union, nvl_union = island_uf.union, nvl_uf.union
+        # links between the same port groups of the same models share one lookup:
+        # (ga, gb, protocol, GB/s per link, host efficiency)
+        pairs: dict[tuple[str, str, str, str], tuple] = {}
         for link in links:
-            a, b = link.a.device, link.b.device
-            if a not in specs or b not in specs or a == b:
+            la, lb = link.a, link.b
+            a, b = la.device, lb.device
+            sa = specs.get(a)
+            sb = specs.get(b)
+            if sa is None or sb is None or a == b:
                 continue
-            ga, gb = group_of(a, link.a.group), group_of(b, link.b.group)
+            pkey = (sa.id, la.group, sb.id, lb.group)
+            pair = pairs.get(pkey)
+            if pair is None:
+                ga, gb = group_of(a, la.group), group_of(b, lb.group)
+                protocol = ga.protocol if ga is not None and gb is not None else None
+                rate = min(ga.rate_gbps, gb.rate_gbps) / 8.0 if protocol else 0.0
+                factor = C.PCIE_EFFICIENCY if protocol == "pcie" else C.C2C_EFFICIENCY
+                pair = pairs[pkey] = (ga, gb, protocol, rate, factor)
+            ga, gb, protocol, rate, factor = pair
             if ga is None or gb is None:
-                end = link.a if ga is None else link.b
+                end = la if ga is None else lb
                 self.bad_links.append(("missing-port", link.id, f"link {link.id}: "
                                        f"{end.device} has no port group {end.group!r}"))
                 continue
@@ -179,27 +196,28 @@ class Topology:
                 self.bad_links.append(("protocol-mismatch", link.id, f"link {link.id} joins "
                                        f"{ga.protocol} to {gb.protocol}"))
                 continue
-            port_use[(a, ga.name)] += link.count
-            port_use[(b, gb.name)] += link.count
-            protocol = ga.protocol
-            raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
-            ka, kb = kind[a], kind[b]
+            count = link.count
+            port_use[(a, ga.name)] += count
+            port_use[(b, gb.name)] += count
+            raw = count * rate
             if protocol == "nvlink":
-                island_uf.union(a, b)
-                nvl_uf.union(a, b)
-                self._add_nvlink(a, b, ka, kb, raw, link, eff_cache)
+                island_union(a, b)
+                nvl_union(a, b)
+                add_nvlink(a, b, kind[a], kind[b], raw, link, eff_cache)
             elif protocol in HOST_PROTOCOLS:
-                island_uf.union(a, b)
-                factor = C.PCIE_EFFICIENCY if protocol == "pcie" else C.C2C_EFFICIENCY
-                self.host_adj[a].append((b, raw, raw * factor))
-                self.host_adj[b].append((a, raw, raw * factor))
-                for gpu in (a, b):
-                    if kind[gpu] == "gpu":
-                        self.gpu_host_raw[gpu] += raw
-                        self.gpu_host_eff[gpu] += raw * factor
+                island_union(a, b)
+                eff = raw * factor
+                host_adj[a].append((b, raw, eff))
+                host_adj[b].append((a, raw, eff))
+                if kind[a] == "gpu":
+                    gpu_host_raw[a] += raw
+                    gpu_host_eff[a] += eff
+                if kind[b] == "gpu":
+                    gpu_host_raw[b] += raw
+                    gpu_host_eff[b] += eff
             elif protocol in NETWORK_PROTOCOLS:
                 network_edges.append((a, b))
-                self._add_network(a, b, ka, kb, raw, link)
+                add_network(a, b, kind[a], kind[b], raw, link)
         # connectivity: islands joined by network links (fewer unions than every link)
         find = island_uf.find
         for a, b in network_edges:
