@@ -94,6 +94,9 @@ def build_menus(window: MainWindow) -> None:
                  window.history_dock, window.simulation_dock):
         view_menu.addAction(dock.toggleViewAction())
 
+    analyze_menu = bar.addMenu("&Analyze")
+    window.sweep_action = act(analyze_menu, "&Sweep…", lambda: _open_sweep(window))
+
     help_menu = bar.addMenu("&Help")
     act(help_menu, "&Canvas Basics", window.show_help)
     window.about_action = act(help_menu, "&About RackDesigner", window.show_about)
@@ -167,6 +170,12 @@ class UndoToolAction(QAction):
 
 def _fixed_undo(window: MainWindow, text: str, source: QAction) -> QAction:
     return UndoToolAction(text, source, window.document.undo_stack, text == "Redo", window)
+
+
+def _open_sweep(window: MainWindow) -> None:
+    from rackdesigner.ui.sweep_menu import open_sweep_window
+
+    open_sweep_window(window)
 
 
 def _refresh_recent(window: MainWindow) -> None:
