@@ -11,7 +11,7 @@ climbs through the leaf's uplinks (capped by them) to its tier-2 domain, and so 
 assuming every switch layer is non-blocking inside its domain. For one island, the cut halves the
 GPUs and its capacity is the NVSwitch (and direct NVLink) capacity between the halves.
 
-P2P: `networkx` maximum flow between two GPUs on a reduced graph: both GPUs' islands (NVLink,
+P2P: maximum flow (`maxflow.min_cut`) between two GPUs on a reduced graph: both islands (NVLink,
 PCIe/C2C, their NICs) plus the switches on up-paths from their leaves to the first tier where
 they meet (up/down routing; valley paths through other leaves are left out).
 """
@@ -58,7 +58,7 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
     Halves never split an NVLink island (unless the scope is one island): islands are ordered by
     the leaves their NICs sit on and the first ones up to half of the GPUs form side A, so with
     an odd island count side A is the smaller. The capacity is the maximum flow from A to B on
-    the drawn fabric (islands -> their NICs' leaves -> switch links), `networkx` preflow-push;
+    the drawn fabric (islands -> their NICs' leaves -> switch links), `maxflow.min_cut` (scipy);
     the bottleneck names the kind of link that carries most of the minimum cut.
     """
     if scope.n < 2:
