@@ -9,8 +9,9 @@ SuperPODs of 1k, 4k and 16k GPUs, with the scattered placement, SHARP on and the
 all_to_all at 1 MiB on two of them; every document includes the per-link loads
 (`to_dict(link_loads=True)`).
 
-Python randomises string hashing per process, and the busiest-link name among equally loaded
-links follows set order, so the script re-runs itself with PYTHONHASHSEED=0 unless it is set.
+Python randomises string hashing per process; the documents should not depend on it (the
+busiest-link name among equally loaded links once did), but to compare like with like on older
+commits the script re-runs itself with PYTHONHASHSEED=0 unless it is set.
 """
 
 from __future__ import annotations

@@ -97,3 +97,4 @@ def test_curves_file_errors_name_the_line(curve_script, tmp_path):
     with pytest.raises(curve_script.CurvesError, match=r"curves.yaml:3: points"):
         curve_script.load_curves(bad)
     assert curve_script.main(["--curves", str(bad)]) == 2
+
