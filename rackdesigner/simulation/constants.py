@@ -158,9 +158,11 @@ NVLS_SLOW_MULTINODE_BW = 150.0
 #: plateau rate it pays this many waves of (chunk x concurrent operations) bytes at that rate.
 #: **Derived from published runs** (benchmarks/size_curve.py over
 #: benchmarks/published/nccl_tests_curves.yaml: 8 x H100 Azure ND H100 v5 and Together AI,
-#: GB200 NVL72 CoreWeave; least squares on the relative time, each curve weighted equally).
+#: 8 x H200 Azure ND H200 v5, GB200 NVL72 CoreWeave; least squares on the relative time, each
+#: curve weighted equally; per curve 2.15, 2.08, 1.66 and 4.25 waves). A wave is at most the
+#: message (a message smaller than one wave gives each operation less than a chunk).
 #: One constant for every NVLS design: no per-device or per-run factor.
-NVLS_PIPELINE_FILL_WAVES = 2.26
+NVLS_PIPELINE_FILL_WAVES = 2.05
 #: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
 COLLNET_EFFICIENCY_SM90 = 0.85
 #: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64
