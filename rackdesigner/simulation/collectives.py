@@ -300,7 +300,7 @@ class CollectiveModel:
         max_chunk = C.NVLS_CHUNK_BYTES
         if s.n_islands > 1:
             n_ch = min(C.NVLS_EXEC_CHANNELS_MULTINODE.get(s.arch, 16), s.channels)
-            if bus < C.NVLS_SLOW_MULTINODE_BW:
+            if algbw * 2 * (n - 1) / n < C.NVLS_SLOW_MULTINODE_BW:  # NCCL's NVLS busBw
                 max_chunk = C.NVLS_SLOW_MULTINODE_CHUNK
         else:
             n_ch = C.NVLS_EXEC_CHANNELS.get(s.arch, 16)
