@@ -183,20 +183,84 @@ class WhatIf:
 
     def each(self, kind: str, progress: Progress | None = None,
              cancelled: Callable[[], bool] | None = None) -> list[ClassImpact]:
-        """Every single failure of `kind`, one simulation per symmetry class, worst first."""
-        groups = classes(self.layout, self.candidates(kind))
+        """Every single failure of `kind`, one simulation per verified class, worst first.
+
+        A symmetry class is checked by also failing its last member: when the two disagree
+        (the model's bisection halves and rank order are not symmetric: the 31-node SU sits on
+        one side), the class is split by the group it sits in (SU, then rack, then node) and
+        each part checked again; a part that still disagrees is simulated member by member.
+        """
+        todo = [tuple(c) for c in classes(self.layout, self.candidates(kind))]
+        origin = {m: i for i, c in enumerate(todo) for m in c}
+        done: dict[str, Impact] = {}
         rows: list[ClassImpact] = []
-        for i, members in enumerate(groups):
+        finished = 0
+
+        def run(oid: str) -> Impact:
+            if oid not in done:
+                done[oid] = self.scenario([oid])
+            return done[oid]
+
+        while todo:
             if cancelled is not None and cancelled():
                 break
             if progress is not None:
-                progress(i, len(groups))
-            impact = self.scenario([members[0]])
-            rows.append(ClassImpact(tuple(members), impact))
+                progress(finished, finished + len(todo))
+            members = todo.pop(0)
+            first = run(members[0])
+            if len(members) == 1 or _alike(first, run(members[-1])):
+                finished += 1
+                twin = next((i for i, r in enumerate(rows)  # a split part that fails alike
+                             if origin[r.members[0]] == origin[members[0]]
+                             and _alike(r.impact, first)), None)
+                if twin is None:
+                    rows.append(ClassImpact(members, first))
+                else:
+                    merged = tuple(sorted((*rows[twin].members, *members), key=natural_key))
+                    rows[twin] = ClassImpact(merged, rows[twin].impact)
+                continue
+            parts = self._split(members)
+            todo[:0] = parts
         if progress is not None:
-            progress(len(groups), len(groups))
+            progress(finished, finished + len(todo))
         rows.sort(key=lambda r: r.impact.severity(), reverse=True)
         return rows
+
+    def _split(self, members: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """`members` split by the group they sit in, outermost level that separates them."""
+        chains = {m: self._ancestors(m) for m in members}
+        for depth in range(1, 6):
+            parts: dict[str | None, list[str]] = {}
+            for m in members:
+                chain = chains[m]
+                parts.setdefault(chain[depth] if depth < len(chain) else None, []).append(m)
+            if len(parts) > 1:
+                return [tuple(p) for p in parts.values()]
+        return [(m,) for m in members]
+
+    def _ancestors(self, oid: str) -> tuple[str, ...]:
+        layout = self.layout
+        if layout.has_link(oid):
+            link = layout.link(oid)
+            oid = min(link.a.device, link.b.device, key=natural_key)
+        group = (layout.group(oid).parent if layout.has_group(oid)
+                 else layout.device(oid).group)
+        chain: list[str] = []
+        while group is not None:
+            chain.append(group)
+            group = layout.group(group).parent
+        return tuple(reversed(chain))
+
+
+def _alike(a: Impact, b: Impact) -> bool:
+    if (a.stranded_gpus, a.degraded_gpus, a.failed_gpus) != (
+            b.stranded_gpus, b.degraded_gpus, b.failed_gpus):
+        return False
+    for key in FIGURES:
+        x, y = a.delta.get(key), b.delta.get(key)
+        if (x is None) != (y is None) or (x is not None and abs(x - y) > 1e-3):
+            return False
+    return True
 
 
 def _kind(layout: Layout, device_id: str) -> str | None:

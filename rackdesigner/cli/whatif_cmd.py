@@ -126,7 +126,7 @@ def each_report(kind: str, rows, label: str, shown: int | None = None) -> str:
 
     total = sum(r.count for r in rows)
     lines = [f"{label}: every single {kind} failure ({total} objects, {len(rows)} classes, "
-             "one simulated per class), worst first"
+             "each class simulated on its first and last member), worst first"
              + ("" if shown is None or shown >= len(rows) else f"; the {shown} worst shown")]
     for r in rows[:shown]:
         i = r.impact
