@@ -60,6 +60,15 @@ def build_menus(window: MainWindow) -> None:
                                [QKeySequence(Key.Delete), QKeySequence("Backspace")])
     window.rename_action = act(edit_menu, "Re&name", window.focus_rename, QKeySequence("F2"))
     edit_menu.addSeparator()
+    window.fail_action = act(edit_menu, "&Fail / Restore", editor.toggle_failed,
+                             QKeySequence("F"), "Mark the selection failed for a what-if (it "
+                             "stays drawn, greyed and hatched, and leaves the figures), or "
+                             "restore it")
+    window.restore_all_action = act(edit_menu, "Restore All Failures", editor.restore_all,
+                                    None, "Bring every failed device, link and group back")
+    window.view.context_actions = [window.fail_action, window.restore_all_action, None,
+                                   window.delete_action]
+    edit_menu.addSeparator()
     act(edit_menu, "Select &All", editor.select_all, QKeySequence(Key.SelectAll))
     act(edit_menu, "&Group", editor.group_selection, QKeySequence("Ctrl+G"))
     act(edit_menu, "&Ungroup", editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))

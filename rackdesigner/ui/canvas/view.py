@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
+    QContextMenuEvent,
     QKeyEvent,
     QMouseEvent,
     QPainter,
@@ -20,7 +21,7 @@ from PySide6.QtGui import (
     QShowEvent,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QFrame, QGraphicsView
+from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.minimap import MiniMap
@@ -243,6 +244,30 @@ class RackView(QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # Qt override
+        """Fail / Restore, Restore All and Delete on what is under the cursor (selecting it
+        first when it is not selected yet)."""
+        actions = getattr(self, "context_actions", None)
+        if not actions:
+            super().contextMenuEvent(event)
+            return
+        item = self.itemAt(event.pos())
+        while item is not None and not (item.flags()
+                                        & QGraphicsItem.GraphicsItemFlag.ItemIsSelectable):
+            item = item.parentItem()
+        if item is not None and not item.isSelected():
+            self.scene().clearSelection()
+            item.setSelected(True)
+        menu = QMenu(self)
+        for action in actions:
+            if action is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(action)
+        self.context_menu = menu  # kept for tests; popup() does not block
+        menu.popup(event.globalPos())
+        event.accept()
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         """The scene's foreground (count pills); an empty design tells a first-time user where
