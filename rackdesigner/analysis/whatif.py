@@ -283,3 +283,45 @@ def each_doc(kind: str, rows: Sequence[ClassImpact]) -> dict[str, Any]:
         {"failed": list(r.impact.failed), "count": r.count,
          "stranded_gpus": r.impact.stranded_gpus, "degraded_gpus": r.impact.degraded_gpus,
          "partitioned": r.impact.partitioned, "delta": r.impact.delta} for r in rows]}
+
+
+@dataclass(frozen=True)
+class MarkedImpact:
+    """What the failures marked in a document cost, for the live panel."""
+
+    marked: tuple[str, ...]
+    intact: SimulationResult
+    failed_gpus: int
+    stranded_gpus: int
+    degraded_gpus: int
+
+    @property
+    def partitioned(self) -> bool:
+        return self.stranded_gpus > 0
+
+
+def marked_impact(layout: Layout, result: SimulationResult,
+                  simulate_intact: Callable[[Layout], SimulationResult],
+                  cache: dict | None = None, cache_key: object = None) -> MarkedImpact | None:
+    """Compare `result` (the simulation of `layout`, failures left out) with the intact design.
+
+    `simulate_intact` runs the simulation with the same scope and options; `cache` keeps the
+    intact figures under `cache_key` (the document's revision ignoring status changes), so
+    toggling failures costs one simulation, not two. None when nothing is marked failed.
+    """
+    down = closure(layout)
+    if not down:
+        return None
+    hit = cache.get(cache_key) if cache is not None and cache_key is not None else None
+    if hit is None:
+        intact_layout = restored(layout)
+        hit = (simulate_intact(intact_layout), gpu_capacity(Topology.build(intact_layout)))
+        if cache is not None and cache_key is not None:
+            cache.clear()
+            cache[cache_key] = hit
+    intact, capacity = hit
+    cap = gpu_capacity(Topology.build(degraded(layout, down)))
+    worse = sum(1 for g, (up, net) in cap.items() if g in capacity
+                and (up < capacity[g][0] - _TOL or net < capacity[g][1] - _TOL))
+    failed_gpus = sum(1 for g in capacity if g in down.devices)
+    return MarkedImpact(down.marked, intact, failed_gpus, result.scope.unreachable_gpus, worse)

@@ -27,11 +27,12 @@ import gc
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from PySide6.QtCore import QEventLoop, QObject, QThreadPool, QTimer, Signal
 
+from rackdesigner.analysis.whatif import MarkedImpact, marked_impact
 from rackdesigner.model import Layout
 from rackdesigner.simulation import SimulationInputError, SimulationResult, simulate
 from rackdesigner.ui.panel.figures import rack_power_by_category
@@ -56,10 +57,19 @@ class LiveResult:
     rack_split: dict[str, dict[str, float]] = field(default_factory=dict)
     elapsed_s: float = 0.0  # copy + simulate + rack split, on the worker
     torn: bool = False  # the copy raced an edit (always superseded by a newer request)
+    impact: MarkedImpact | None = None  # failures marked: the intact design and the losses
+
+
+def _status_only(event: Any) -> bool:
+    """A Fail / Restore: the intact design (and its cached figures) did not change."""
+    old, new = getattr(event, "old", None), getattr(event, "new", None)
+    return (old is not None and new is not None and hasattr(new, "status")
+            and old.status != new.status and replace(old, status=new.status) == new)
 
 
 def _run(request: int, layout: Layout, scope: Scope, algorithm: str,
-         pue: float | None, placement: str = "contiguous") -> LiveResult:
+         pue: float | None, placement: str = "contiguous", intact_cache: dict | None = None,
+         structure: int = 0) -> LiveResult:
     """The worker's job: snapshot `layout`, simulate the snapshot; never raises."""
     start = time.perf_counter()
     try:
@@ -72,8 +82,14 @@ def _run(request: int, layout: Layout, scope: Scope, algorithm: str,
         members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                    and snapshot.has_group(scope) else None)
         split = rack_power_by_category(snapshot, result, members)
+
+        def intact(design: Layout) -> SimulationResult:
+            return simulate(design, scope, algorithm=algorithm, pue=pue, placement=placement)
+
+        impact = marked_impact(snapshot, result, intact, intact_cache,
+                               (structure, scope, algorithm, pue, placement))
         return LiveResult(request, snapshot.revision, scope, algorithm, result, "", split,
-                          time.perf_counter() - start)
+                          time.perf_counter() - start, impact=impact)
     except SimulationInputError as exc:
         error = str(exc)
     except Exception as exc:  # a bug must not take the designer down: say it, log it
@@ -119,6 +135,8 @@ class LiveSimulation(QObject):
         self._algorithm = "auto"
         self._pue: float | None = None
         self._placement = "contiguous"
+        self._structure = 0  # bumped by every edit but Fail / Restore (intact figures' key)
+        self._intact_cache: dict = {}
         self._request = 0  # id of the newest request
         self._in_flight: int | None = None
         self._pending = False  # the newest request has not started yet
@@ -150,6 +168,7 @@ class LiveSimulation(QObject):
             self._unsubscribe = None
         self._layout = layout
         self._scope = None
+        self._structure += 1
         if layout is not None:
             self._unsubscribe = layout.subscribe(self._on_layout_event)
             if layout.device_count() >= SETTLE_MIN_DEVICES:
@@ -176,6 +195,8 @@ class LiveSimulation(QObject):
             self.request()
 
     def _on_layout_event(self, event: Any) -> None:
+        if not _status_only(event):
+            self._structure += 1
         if getattr(event, "affects_simulation", True):
             self.request()
 
@@ -207,7 +228,7 @@ class LiveSimulation(QObject):
         self._in_flight = request
         self.runs += 1
         args = (request, self._layout, self._scope, self._algorithm, self._pue,
-                self._placement)
+                self._placement, self._intact_cache, self._structure)
         relay = self._relay
         self._pool.start(lambda: relay.finished.emit(_run(*args)))
 

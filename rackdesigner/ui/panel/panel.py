@@ -36,6 +36,7 @@ from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
 from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
+from rackdesigner.ui.panel.failures import FailureBar
 from rackdesigner.ui.panel.figures import (
     DEFAULT_REFERENCE,
     REFERENCE_SIZES,
@@ -176,6 +177,7 @@ class SimulationPanel(QWidget):
         self.notes_bar = NotesBar(self)
         self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
         self.headline = HeadlineWidget(self)
+        self.failure_bar = FailureBar(self)
         self.compare = CompareBar(self.store, self)
         self.compare.pin_button.clicked.connect(self.pin_baseline)
         self.compare.clear_button.clicked.connect(self.store.clear)
@@ -200,6 +202,7 @@ class SimulationPanel(QWidget):
         inner.setContentsMargins(0, 0, 0, 0)
         inner.setSpacing(4)
         inner.addWidget(self.notes_bar)
+        inner.addWidget(self.failure_bar)
         inner.addWidget(self.headline)
         inner.addWidget(self.compare)
         inner.addWidget(self.tabs, 1)
@@ -375,6 +378,11 @@ class SimulationPanel(QWidget):
         result = live.result if live is not None else None
         base_live = self.store.baseline.live if self.store.baseline is not None else None
         baseline = base_live.result if base_live is not None else None
+        against = self.compare.against()
+        impact = live.impact if live is not None else None
+        if impact is not None:  # failures marked: compare with the intact design, always
+            baseline, against = impact.intact, "intact"
+        self.failure_bar.show_impact(impact, result, self.reference)
         messages = list(result.classified()) if result is not None else []
         if live is not None and live.error:
             messages.insert(0, Message("cannot_simulate", WARNING,
@@ -384,7 +392,7 @@ class SimulationPanel(QWidget):
         if result is not None:
             self.headline.show_figures(headline(result, self.reference),
                                        headline(baseline, self.reference) if baseline else None,
-                                       self.compare.against())
+                                       against)
         self.headline.setVisible(result is not None)
         self.bandwidth.show_results(result, baseline, self.collectives)
         self.latency.show_results(result, baseline, self.collectives)

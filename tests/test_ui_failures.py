@@ -1,0 +1,86 @@
+"""Fail / Restore in the designer: key F and the context menu are one undo step each, failed
+devices stay drawn (greyed), the panel compares with the intact design by itself."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner._resources import example_paths
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
+    path = next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml")
+    assert win.open_file(path, ask=False)
+    win.show()
+    qtbot.waitExposed(win)
+    win.windowHandle().requestActivate()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
+    win.simulation_panel.flush()
+    return win
+
+
+def _fail_leaf_with_f(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    window.editor.select_ids(["leaf-1"])
+    window.view.setFocus()
+    qtbot.keyClick(window.view.viewport(), Qt.Key.Key_F)
+    window.scene.flush()
+    return window.simulation_panel.flush()
+
+
+def test_key_f_fails_the_leaf_and_the_panel_shows_what_it_costs(window, qtbot):
+    stack = window.document.undo_stack
+    before = stack.count()
+    intact = window.simulation_panel.current.result.to_dict()
+    live = _fail_leaf_with_f(window, qtbot)
+    layout = window.document.layout
+    assert layout.device("leaf-1").status == "failed"
+    assert stack.count() == before + 1
+    assert window.scene.item_for_device["leaf-1"].failed  # still drawn, greyed
+    assert window.scene.item_for_device["leaf-1"].isVisible()
+    # the two nodes hang off the one leaf: the design falls apart and the panel says so
+    assert live.impact is not None and live.impact.partitioned
+    bar = window.simulation_panel.failure_bar
+    assert bar.isVisible() and "leaf-1" in bar.label.text()
+    assert "partitioned" in bar.label.text()
+    assert "vs intact" in window.simulation_panel.headline.tiles["bisection"].delta.text()
+    # undo: one step back to the identical figures, no what-if bar
+    stack.undo()
+    window.scene.flush()
+    live = window.simulation_panel.flush()
+    assert layout.device("leaf-1").status == "active"
+    assert not window.scene.item_for_device["leaf-1"].failed
+    assert live.impact is None and not bar.isVisible()
+    assert live.result.to_dict() == intact
+
+
+def test_context_menu_offers_fail_and_restore_all(window, qtbot):
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    window.scene.flush()
+    item = window.scene.item_for_device["leaf-1"]
+    window.editor.select_ids(["leaf-1"])
+    pos = window.view.mapFromScene(item.sceneBoundingRect().center())
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos,
+                              window.view.viewport().mapToGlobal(pos))
+    QApplication.sendEvent(window.view.viewport(), event)
+    menu = window.view.context_menu
+    texts = [a.text().replace("&", "") for a in menu.actions() if not a.isSeparator()]
+    assert "Fail / Restore" in texts and "Restore All Failures" in texts
+    menu.close()
+    window.fail_action.trigger()
+    assert window.document.layout.device("leaf-1").status == "failed"
+    window.restore_all_action.trigger()
+    assert window.document.layout.device("leaf-1").status == "active"
