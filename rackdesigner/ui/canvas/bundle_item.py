@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import FAILED_GREY
+from rackdesigner.ui.canvas.heat import COLD, heat_color
 
 BUNDLE_TYPE = QGraphicsItem.UserType + 3
 
@@ -41,6 +42,7 @@ class BundleItem(QGraphicsItem):
         self._arc: QPainterPath | None = None
         self._control = QPointF()  # the arc's quadratic control point
         self.failed = ""  # "all" / "some" of its links down, "" none
+        self.heat: float | None = None  # hottest member's utilisation; -1 unloaded; None off
         self.label_t: float | None = 0.5  # where the count pill sits (see labels.py); None: none
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
@@ -111,6 +113,10 @@ class BundleItem(QGraphicsItem):
         stroker.setWidth(max(8.0, self.width() + 4))
         return stroker.createStroke(path)
 
+    def set_heat(self, utilisation: float | None) -> None:
+        self.heat = utilisation
+        self.update()
+
     def set_failed(self, state: str) -> None:
         """"all": drawn grey and dashed; "some": dashed in its colour; "": as usual."""
         self.failed = state
@@ -121,6 +127,8 @@ class BundleItem(QGraphicsItem):
         lod = style.lod(painter)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         color = QColor(style.SELECTION if selected else style.protocol_color(self.protocol))
+        if self.heat is not None and not selected:
+            color = heat_color(self.heat) if self.heat >= 0 else QColor(COLD)
         if self.failed == "all" and not selected:
             color = QColor(FAILED_GREY)
         width = self.width()

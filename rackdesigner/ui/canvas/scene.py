@@ -37,6 +37,7 @@ from rackdesigner.model.failures import FailedSet
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
 from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
+from rackdesigner.ui.canvas.heat import HeatMarks
 from rackdesigner.ui.canvas.interaction import SceneInteraction
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
@@ -47,7 +48,7 @@ OVERVIEW_KINDS = ("node", "tray")
 LABELS_DELAY_MS = 80
 
 
-class RackScene(FailureMarks, BundleIndex, SceneInteraction, QGraphicsScene):
+class RackScene(HeatMarks, FailureMarks, BundleIndex, SceneInteraction, QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -101,6 +102,8 @@ class RackScene(FailureMarks, BundleIndex, SceneInteraction, QGraphicsScene):
         self._endpoints.clear()
         self._dirty_groups.clear()
         self.failed_set = FailedSet()
+        self.heat = None
+        self.heat_legend = None  # clear() removed it
         self.layout = layout
         if layout is None:
             return
@@ -354,6 +357,8 @@ class RackScene(FailureMarks, BundleIndex, SceneInteraction, QGraphicsScene):
         self._flush_groups()
         if self._failures_dirty or self.failed_set:  # a regrouping may have new bundles
             self.refresh_failures()
+        if self.heat is not None:
+            self.apply_heat()
         if self._labels_timer.isActive():
             self.place_labels()
 
