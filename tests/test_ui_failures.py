@@ -84,3 +84,34 @@ def test_context_menu_offers_fail_and_restore_all(window, qtbot):
     assert window.document.layout.device("leaf-1").status == "failed"
     window.restore_all_action.trigger()
     assert window.document.layout.device("leaf-1").status == "active"
+
+
+def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    panel = window.simulation_panel
+    window.heat_action.trigger()
+    panel.flush()
+    tab = panel.heat_tab
+    assert tab.isVisible() and tab.heat is not None and tab.heat.collective == "all_to_all"
+    loaded = [b for b in window.scene.bundles.values() if b.heat is not None and b.heat >= 0]
+    assert loaded and window.scene.heat_legend is not None
+    # a bundle shows its hottest member
+    some = loaded[0]
+    assert some.heat == max(tab.heat.utilisation(k) or 0 for k in some.link_ids)
+    # rows sorted hottest first; clicking one selects that link on the canvas
+    first = tab.table.topLevelItem(0)
+    utils = [tab.table.topLevelItem(i).data(3, Qt.ItemDataRole.UserRole)
+             for i in range(tab.table.topLevelItemCount())]
+    assert utils == sorted(utils, reverse=True)
+    rect = tab.table.visualItemRect(first)
+    qtbot.mouseClick(tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    _, links, _ = window.editor.selection()
+    assert first.data(0, Qt.ItemDataRole.UserRole + 1) in links
+    # another traffic recolours; off restores the normal colours
+    tab.collective_combo.setCurrentText("all_reduce")
+    panel.flush()
+    assert tab.heat.collective == "all_reduce"
+    window.heat_action.trigger()
+    assert all(b.heat is None for b in window.scene.bundles.values())
+    assert window.scene.heat_legend is None

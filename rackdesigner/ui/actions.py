@@ -98,6 +98,14 @@ def build_menus(window: MainWindow) -> None:
                                        "click it to go there")
     window.minimap_action.toggled.connect(window.view.minimap.set_enabled_by_user)
     view_menu.addAction(window.minimap_action)
+    window.heat_action = QAction("&Heat Map", window)
+    window.heat_action.setCheckable(True)
+    window.heat_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+    window.heat_action.setStatusTip("Colour every network link by its utilisation under the "
+                                    "Simulation panel's Heat traffic (all_to_all 1 GiB first)")
+    window.heat_action.toggled.connect(window.simulation_panel.set_heat_enabled)
+    window.simulation_panel.heat_tab.enabled_check.toggled.connect(window.heat_action.setChecked)
+    view_menu.addAction(window.heat_action)
     view_menu.addSeparator()
     for dock in (window.palette_dock, window.inspector_dock, window.problems_dock,
                  window.history_dock, window.simulation_dock):

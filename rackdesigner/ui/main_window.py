@@ -168,6 +168,8 @@ class MainWindow(FileActions, QMainWindow):
         self.simulation_panel.message.connect(self.status_message)
         self.simulation_panel.command_sink = doc.push  # the SHARP switch: one undo step
         self.simulation_panel.failure_bar.restore_all_requested.connect(self.editor.restore_all)
+        self.simulation_panel.heat_changed.connect(self.scene.set_heat)
+        self.simulation_panel.heat_tab.links_activated.connect(self.editor.select_ids)
         self.scene.selectionChanged.connect(self._selection_timer.start)
         self.editor.selection_set.connect(self.flush_selection)
         self.inspector.command_requested.connect(doc.push)

@@ -69,7 +69,7 @@ def _status_only(event: Any) -> bool:
 
 def _run(request: int, layout: Layout, scope: Scope, algorithm: str,
          pue: float | None, placement: str = "contiguous", intact_cache: dict | None = None,
-         structure: int = 0) -> LiveResult:
+         structure: int = 0, heat: tuple[str, int] | None = None) -> LiveResult:
     """The worker's job: snapshot `layout`, simulate the snapshot; never raises."""
     start = time.perf_counter()
     try:
@@ -78,7 +78,14 @@ def _run(request: int, layout: Layout, scope: Scope, algorithm: str,
         return LiveResult(request, layout.revision, scope, algorithm, None, str(exc), {},
                           time.perf_counter() - start, torn=True)
     try:
-        result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
+        if heat is not None:  # the heat map's traffic: its per-link list built here, off the GUI
+            result = simulate(snapshot, scope, algorithm=algorithm, pue=pue,
+                              placement=placement, loads_for=heat)
+            if result.link_loads is not None:
+                result.link_loads.entries  # noqa: B018 (cached_property: computed now)
+        else:
+            result = simulate(snapshot, scope, algorithm=algorithm, pue=pue,
+                              placement=placement)
         members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                    and snapshot.has_group(scope) else None)
         split = rack_power_by_category(snapshot, result, members)
@@ -135,6 +142,7 @@ class LiveSimulation(QObject):
         self._algorithm = "auto"
         self._pue: float | None = None
         self._placement = "contiguous"
+        self._heat: tuple[str, int] | None = None  # (collective, bytes) of the heat map
         self._structure = 0  # bumped by every edit but Fail / Restore (intact figures' key)
         self._intact_cache: dict = {}
         self._request = 0  # id of the newest request
@@ -182,6 +190,12 @@ class LiveSimulation(QObject):
             self._scope = scope
             self.request()
 
+    def set_heat(self, heat: tuple[str, int] | None) -> None:
+        """List per-link loads of (collective, bytes) in every result (None: the default)."""
+        if heat != self._heat:
+            self._heat = heat
+            self.request(immediate=True)
+
     def set_options(self, *, algorithm: str | None = None, pue: float | None = None,
                     placement: str | None = None) -> None:
         changed = False
@@ -228,7 +242,7 @@ class LiveSimulation(QObject):
         self._in_flight = request
         self.runs += 1
         args = (request, self._layout, self._scope, self._algorithm, self._pue,
-                self._placement, self._intact_cache, self._structure)
+                self._placement, self._intact_cache, self._structure, self._heat)
         relay = self._relay
         self._pool.start(lambda: relay.finished.emit(_run(*args)))
 
