@@ -115,3 +115,29 @@ def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot
     window.heat_action.trigger()
     assert all(b.heat is None for b in window.scene.bundles.values())
     assert window.scene.heat_legend is None
+
+
+def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    window.single_failures_action.trigger()
+    dialog = window.single_failures_dialog
+    dialog.kind_combo.setCurrentText("link")
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000) as done:
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert done.args[0] == len(dialog.rows) > 0
+    layout = window.document.layout
+    assert sum(r.count for r in dialog.rows) == layout.link_count()
+    # worst first: the row on top strands GPUs or loses the most
+    top = dialog.rows[0].impact
+    assert all(r.impact.severity() <= top.severity() for r in dialog.rows)
+    # sort by a figure column, then click a row: its links are selected on the canvas
+    dialog.table.sortItems(2, Qt.SortOrder.DescendingOrder)
+    item = dialog.table.topLevelItem(0)
+    rect = dialog.table.visualItemRect(item)
+    qtbot.mouseClick(dialog.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    _, links, _ = window.editor.selection()
+    assert set(item.data(0, Qt.ItemDataRole.UserRole + 1)) <= set(links)
+    # the document itself is untouched: nothing is marked failed
+    assert not any(k.status == "failed" for k in layout.links())
+    dialog.close()

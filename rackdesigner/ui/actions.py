@@ -111,6 +111,12 @@ def build_menus(window: MainWindow) -> None:
                  window.history_dock, window.simulation_dock):
         view_menu.addAction(dock.toggleViewAction())
 
+    analyze_menu = bar.addMenu("&Analyze")
+    window.single_failures_action = act(
+        analyze_menu, "&Single Failures…", window.show_single_failures, None,
+        "Fail every switch, leaf, spine, NVSwitch, tray, node, rack or link in turn and list "
+        "what each costs, worst first")
+
     help_menu = bar.addMenu("&Help")
     act(help_menu, "&Canvas Basics", window.show_help)
     window.about_action = act(help_menu, "&About RackDesigner", window.show_about)

@@ -139,6 +139,20 @@ class MainWindow(FileActions, QMainWindow):
         self._selection_timer.setInterval(0)
         self._selection_timer.timeout.connect(self._on_scene_selection_changed)
 
+    def show_single_failures(self) -> None:
+        """Analyze ▸ Single Failures…: the N-1 table for the open design (non-modal)."""
+        from rackdesigner.ui.whatif_dialog import SingleFailuresDialog
+
+        dialog = getattr(self, "single_failures_dialog", None)
+        if dialog is None or dialog.layout_ref is not self.document.layout:
+            if dialog is not None:
+                dialog.close()
+            dialog = SingleFailuresDialog(self.document.layout, self)
+            dialog.objects_activated.connect(self.editor.select_ids)
+            self.single_failures_dialog = dialog
+        dialog.show()
+        dialog.raise_()
+
     def _action(self, menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
@@ -271,6 +285,10 @@ class MainWindow(FileActions, QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), state)
         self.settings.sync()
         self.simulation_panel.close_panel()
+        dialog = getattr(self, "single_failures_dialog", None)
+        if dialog is not None:  # cancel a run in flight and wait for its thread
+            dialog.done(0)
+            dialog.wait()
         self.problems.close_problems()
         self.document.close()
         event.accept()
