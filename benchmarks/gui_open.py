@@ -1,6 +1,6 @@
 """How long the designer takes to open a 1,016-GPU DGX SuperPOD and draw it zoomed out.
 
-    QT_QPA_PLATFORM=offscreen python benchmarks/gui_open.py [--sus 4] [--repeat 3]
+    QT_QPA_PLATFORM=offscreen python benchmarks/gui_open.py [--sus 4] [--repeat 3] [--file F]
 
 Reports: building the layout (generator), saving it, opening the file in the main window (read
 + scene build + fit), drawing one frame of the viewport at full zoom-out (the overview level of
@@ -35,6 +35,8 @@ def main() -> int:
     parser.add_argument("--system", default="dgx-h100")
     parser.add_argument("--sus", type=int, default=4, help="scalable units (4 → 127 nodes)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--file", help="open this layout (either form) instead of generating "
+                        "a SuperPOD, e.g. one written by benchmarks/scale.py at 16k/32k GPUs")
     args = parser.parse_args()
 
     from PySide6.QtCore import QSettings
@@ -46,15 +48,20 @@ def main() -> int:
     from rackdesigner.io import save_layout
     from rackdesigner.ui.main_window import MainWindow
 
-    t_gen, layout = timed(lambda: generate("superpod", system=args.system, sus=args.sus))
+    if args.file:
+        from rackdesigner.io import load_layout
+
+        t_gen, layout = timed(lambda: load_layout(args.file))
+    else:
+        t_gen, layout = timed(lambda: generate("superpod", system=args.system, sus=args.sus))
     gpus = sum(1 for d in layout.devices() if (s := layout.spec(d.id)) and s.kind == "gpu")
     print(f"design: {layout.meta.name}")
     print(f"  {gpus} GPUs, {layout.device_count()} devices, {layout.link_count()} links, "
           f"{len(list(layout.groups()))} groups")
-    print(f"generate:                 {t_gen * 1000:8.0f} ms")
+    print(f"{'read --file:' if args.file else 'generate:':<26}{t_gen * 1000:8.0f} ms")
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "superpod.yaml"
-        t_save, _ = timed(lambda: save_layout(layout, path))
+        path = Path(args.file) if args.file else Path(tmp) / "superpod.yaml"
+        t_save, _ = timed(lambda: None if args.file else save_layout(layout, path))
         print(f"save YAML:                {t_save * 1000:8.0f} ms "
               f"({path.stat().st_size / 1e6:.1f} MB)")
         settings = QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat)

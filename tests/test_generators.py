@@ -261,7 +261,7 @@ def test_wrapping_keeps_the_floor_and_rack_elevation():
 
 @pytest.mark.parametrize(("template", "options", "message"), [
     ("nope", {}, "unknown template"),
-    ("superpod", {"system": "dgx-h100", "sus": 1, "switch": "qm9700"}, "no option --switch"),
+    ("superpod", {"system": "dgx-h100", "sus": 1, "levels": 2}, "no option --levels"),
     ("fat-tree", {"switch": "qm9700"}, "needs --levels"),
     ("fat-tree", {"switch": "qm9700", "levels": 4}, "must be one of 2, 3"),
     ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 2049}, "at most 2048"),
@@ -273,7 +273,7 @@ def test_wrapping_keeps_the_floor_and_rack_elevation():
     ("fat-tree", {"switch": "qm9700", "levels": 2, "oversubscription": 0.5}, "1 or more"),
     ("fat-tree", {"switch": "dgx-h100", "levels": 2}, "not a switch"),
     ("fat-tree", {"switch": "qm9701", "levels": 2}, "unknown device model"),
-    ("rail-optimized", {"system": "dgx-h100", "nodes": 4, "switch": "sn5600"}, "ethernet"),
+    ("single-leaf", {"system": "dgx-h100", "nodes": 2, "switch": "sn5600"}, "ethernet"),
     ("rail-optimized", {"system": "qm9700", "nodes": 4, "switch": "qm9700"}, "not a system"),
     ("rail-optimized", {"system": "dgx-h100", "nodes": 0, "switch": "qm9700"}, "at least 1"),
     ("single-leaf", {"system": "dgx-h100", "nodes": 9, "switch": "qm9700"}, "at most 8"),

@@ -68,3 +68,20 @@ def test_entry_lines_mean_what_yaml_says(line, fragment):
         with pytest.raises(LayoutFileError) as info:
             parse(text)
         assert fragment in str(info.value) and info.value.line == 3
+
+
+@pytest.mark.parametrize("name_text", ['"SU1, rail: 0 #1"', '"[x] {y}"', '""', '"tab\\there"',
+                                       '"ünï ©"', '"a\\"b"'])
+def test_quoted_names_read_the_same_on_both_paths(name_text):
+    text = (f"schema_version: 1\ndevices:\n- {{id: gpu-1, model: h100-sxm5, name: {name_text}, "
+            "pos: [1, 2], u: 3}\n")
+    fast, general = parse_layout_text(text), _general(text)
+    assert fast == general
+    assert fast.device("gpu-1").pos == (1.0, 2.0) and fast.device("gpu-1").u == 3
+
+
+def test_a_broken_quoted_value_is_refused_on_both_paths():
+    text = 'schema_version: 1\ndevices:\n- {id: gpu-1, model: h100-sxm5, name: "a"b}\n'
+    for parse in (parse_layout_text, _general):
+        with pytest.raises(LayoutFileError, match="invalid YAML"):
+            parse(text)

@@ -32,6 +32,8 @@ VERB_MODULES = (
     "rackdesigner.cli.export_cmd",
     "rackdesigner.cli.import_cmd",
     "rackdesigner.cli.pack_cmd",
+    "rackdesigner.cli.sweep_cmd",
+    "rackdesigner.cli.convert_cmd",
     "rackdesigner.cli.whatif_cmd",
 )
 

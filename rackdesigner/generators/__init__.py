@@ -53,10 +53,11 @@ def _nvl72(catalog: Catalog) -> Layout:
 
 
 def _superpod(catalog: Catalog, system: str, sus: int | None = None,
-              nodes: int | None = None) -> Layout:
+              nodes: int | None = None, racks: int | None = None,
+              switch: str | None = None) -> Layout:
     from rackdesigner.generators.superpod import build_superpod
 
-    return build_superpod(catalog, system, sus, nodes)
+    return build_superpod(catalog, system, sus, nodes, racks, switch)
 
 
 def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
@@ -99,9 +100,14 @@ TEMPLATES["nvl72"] = Template(
 TEMPLATES["superpod"] = Template(
     "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
     "(rail-optimized, non-blocking; leaf/spine, plus a core tier at 16+ SUs)",
-    (Option("system", str, "dgx-h100, dgx-h200, dgx-b200 or dgx-a100", required=True),
-     Option("sus", int, "number of scalable units (give this or --nodes)"),
-     Option("nodes", int, "number of nodes (the fabric is built for whole SUs)")),
+    (Option("system", str, "dgx-h100, dgx-h200, dgx-b200, dgx-a100 or gb200-nvl72",
+            required=True),
+     Option("sus", int, "number of scalable units (give this, --nodes or, for gb200-nvl72, "
+            "--racks)"),
+     Option("nodes", int, "number of nodes (the fabric is built for whole SUs)"),
+     Option("racks", int, "gb200-nvl72: number of NVL72 racks (8 per SU)"),
+     Option("switch", str, "fabric switch instead of the RA's (q3400: XDR, beyond 65,536 "
+            "endpoints; sn5600: Spectrum-X Ethernet)")),
     _superpod)
 TEMPLATES["fat-tree"] = Template(
     "fat-tree", "a generic fat tree of one switch model with NIC endpoints, top-of-rack leaves",

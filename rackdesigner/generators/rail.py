@@ -12,6 +12,7 @@ roughly square grid, and the spine/core racks stand in a row across its middle.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from rackdesigner.generators.design import (
     compute_nic_part,
     fabric_port,
 )
+from rackdesigner.generators.ethernet import compute_nic_for
 from rackdesigner.generators.fabric import (
     SwitchRacks,
     build_upper_tiers,
@@ -47,6 +49,7 @@ class RailPlan:
     sus: int
     reserved: int
     clos: ClosPlan
+    nic: str = ""  # compute NIC model when not the system's own (Spectrum-X: a SuperNIC)
 
     @property
     def gpus_per_node(self) -> int:
@@ -78,6 +81,8 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
         raise GeneratorError("--nodes must be at least 1")
     _, rails, nic_spec = compute_nic_part(catalog, system)
     check_size(nodes * rails, "fabric endpoints")
+    own_nic = nic_spec.id
+    nic_spec = catalog.get(compute_nic_for(catalog, own_nic, sw_spec))
     sw_port = fabric_port(sw_spec)
     check_protocols(nic_spec, fabric_port(nic_spec), sw_spec, sw_port)
     radix = sw_spec.port(sw_port).count
@@ -96,7 +101,8 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
             raise GeneratorError(f"{system} has {rails} rails; a three-level pod of {switch} "
                                  f"takes at most {down} leaves")
         clos = plan_three_level(leaves, radix, down, radix - down, sus_per_pod * rails)
-    return RailPlan(sys_spec.id, sw_spec.id, nodes, rails, nps, sus, reserved, clos)
+    return RailPlan(sys_spec.id, sw_spec.id, nodes, rails, nps, sus, reserved, clos,
+                    "" if nic_spec.id == own_nic else nic_spec.id)
 
 
 def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
@@ -106,6 +112,8 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
     sys_spec = catalog.get(plan.system)
     sw_spec = catalog.get(plan.switch)
     part, rails, nic_spec = compute_nic_part(catalog, plan.system)
+    if plan.nic:
+        nic_spec = catalog.get(plan.nic)
     nic_port = fabric_port(nic_spec)
     nic_single = nic_spec.port(nic_port).count == 1
     sw_port = fabric_port(sw_spec)
@@ -159,6 +167,9 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
             b.system(plan.system, node, racks[j // per_rack],
                      f"SU{s + 1} {sys_spec.model} {j + 1}", collapsed=collapsed)
             for r in range(rails):
+                if plan.nic:  # Spectrum-X: a SuperNIC in the compute NIC's place
+                    nic = b.devices[f"{node}.{part}{r}"]
+                    b.devices[nic.id] = dataclasses.replace(nic, model=plan.nic)
                 b.connect(PortRef(f"{node}.{part}{r}", nic_port, None if nic_single else 0),
                           PortRef(su_leaves[r], sw_port, j))
     if clos.spines:

@@ -13,7 +13,15 @@
   available to check, so its spine and core counts follow the same sizing rule and are derived,
   not published.
 
-Only the compute (east-west) InfiniBand fabric is generated: storage, in-band and out-of-band
+- GB200 NVL72 (`--racks N`): see `nvl72pod`.
+- `--switch` replaces the RA's switch: `q3400` (XDR, 144 ports) for fabrics beyond the 65,536
+  endpoints a three-level QM9700 fat tree can take (the RAs stop at 64 SUs), `sn5600` for the
+  Spectrum-X Ethernet variant (`ethernet`: a SuperNIC per GPU, no UFM slot). `--sus` still
+  counts the RA's SUs (32 DGX B200 each: `--sus 400` is 102,400 GPUs), but the leaves group as
+  many nodes as the new switch has endpoint ports (72 on a Q3400, as in the DGX SuperPOD
+  B300-XDR RA; 32 on an SN5600), so no leaf port is left idle.
+
+Only the compute (east-west) fabric is generated: storage, in-band and out-of-band
 management fabrics, management servers and the storage NICs' cabling are left out.
 """
 
@@ -23,7 +31,10 @@ from dataclasses import dataclass
 
 from rackdesigner.catalog import Catalog
 from rackdesigner.generators.design import GeneratorError
+from rackdesigner.generators.ethernet import is_ethernet_switch
+from rackdesigner.generators.nvl72pod import build_nvl72_superpod
 from rackdesigner.generators.rail import Reserved, build_rail, plan_rail
+from rackdesigner.generators.systems import NVL72
 from rackdesigner.model import Layout
 
 
@@ -50,36 +61,82 @@ PRESETS: dict[str, Preset] = {
 
 
 def superpod_plan(catalog: Catalog, system: str, sus: int | None = None,
-                  nodes: int | None = None):
+                  nodes: int | None = None, switch: str | None = None):
     if system not in PRESETS or system not in catalog:
-        known = ", ".join(s for s in PRESETS if s in catalog)
+        known = ", ".join(s for s in (*PRESETS, NVL72) if s in catalog)
         raise GeneratorError(f"no DGX SuperPOD reference design for {system!r} "
                              f"(choose one of: {known})")
     if (sus is None) == (nodes is None):
         raise GeneratorError("give either --sus N or --nodes N")
     preset = PRESETS[system]
-    if sus is not None:
+    reserved = _reserved(catalog, preset, switch)
+    # another switch: SUs of as many nodes as its leaves have endpoint ports (the B300-XDR RA's
+    # 72 per Q3400 leaf), so no leaf port is left idle
+    own = switch is None or catalog.resolve(switch) == preset.switch
+    per_su = preset.nodes_per_su if own else _endpoint_ports(catalog, switch)
+    if sus is not None:  # the RA's SUs, whatever the switch: --sus 400 is 400 x 32 DGX B200
         if sus < 1:
             raise GeneratorError("--sus must be at least 1")
-        nodes = sus * preset.nodes_per_su - preset.reserved.slots
+        nodes = sus * preset.nodes_per_su - reserved.slots
     assert nodes is not None
     if nodes < 1:
         raise GeneratorError("--nodes must be at least 1")
-    return plan_rail(catalog, system, nodes, preset.switch, preset.nodes_per_su,
-                     preset.reserved.slots)
+    try:
+        return plan_rail(catalog, system, nodes, switch or preset.switch, per_su,
+                         reserved.slots)
+    except GeneratorError as exc:
+        if switch is None and "three-level" in str(exc):
+            raise GeneratorError(f"{exc}; beyond that the reference architecture's "
+                                 f"{preset.switch} cannot go: add --switch q3400 (144-port XDR "
+                                 "switches)") from None
+        raise
+
+
+def _endpoint_ports(catalog: Catalog, switch: str | None) -> int:
+    from rackdesigner.generators.design import fabric_port
+
+    spec = catalog.get(switch or "")
+    if spec.kind != "switch":
+        raise GeneratorError(f"--switch: {switch} is not a switch (try q3400 or sn5600)")
+    return spec.port(fabric_port(spec)).count // 2
+
+
+def _reserved(catalog: Catalog, preset: Preset, switch: str | None) -> Reserved:
+    """The UFM slot is InfiniBand's: an Ethernet (Spectrum-X) fabric has none."""
+    if switch is not None and is_ethernet_switch(catalog.get(switch)):
+        return Reserved()
+    return preset.reserved
 
 
 def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
-                   nodes: int | None = None) -> Layout:
-    plan = superpod_plan(catalog, system, sus, nodes)
+                   nodes: int | None = None, racks: int | None = None,
+                   switch: str | None = None) -> Layout:
+    if system == NVL72:
+        if nodes is not None:
+            raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give --racks N "
+                                 "(or --sus N, 8 racks each)")
+        if (sus is None) == (racks is None):
+            raise GeneratorError("give either --racks N or --sus N")
+        if sus is not None and sus < 1:
+            raise GeneratorError("--sus must be at least 1")
+        return build_nvl72_superpod(catalog, racks if racks is not None else 8 * sus, switch)
+    if racks is not None:
+        raise GeneratorError("--racks is for --system gb200-nvl72; DGX SuperPODs take --sus "
+                             "or --nodes")
+    plan = superpod_plan(catalog, system, sus, nodes, switch)
     preset = PRESETS[system]
     spec = catalog.get(system)
     gpus = plan.nodes * _gpus(catalog, system)
+    fabric = "Spectrum-X Ethernet" if plan.nic else "InfiniBand"
     title = f"DGX SuperPOD, {plan.nodes} x {spec.model} ({plan.sus} SU, {gpus} GPUs)"
-    description = (f"Compute InfiniBand fabric after the {preset.source}: rail-optimized, "
-                   f"non-blocking, {plan.clos.levels} switch levels of {plan.switch}. "
-                   "Storage and management fabrics are not included.")
-    return build_rail(catalog, plan, title, description, preset.reserved)
+    deviation = ""
+    if switch is not None and switch != preset.switch:
+        deviation = f" (the RA's {preset.switch} replaced by {plan.switch}"
+        deviation += f", compute NICs by {plan.nic})" if plan.nic else ")"
+    description = (f"Compute {fabric} fabric after the {preset.source}{deviation}: "
+                   f"rail-optimized, non-blocking, {plan.clos.levels} switch levels of "
+                   f"{plan.switch}. Storage and management fabrics are not included.")
+    return build_rail(catalog, plan, title, description, _reserved(catalog, preset, switch))
 
 
 def _gpus(catalog: Catalog, system: str) -> int:

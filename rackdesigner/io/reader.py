@@ -145,6 +145,10 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     end = endcheck.read_end(text)
     if end.required and end.counts is None:
         raise LayoutFileError(path, endcheck.missing_end_message(end), end.line or None)
+    from rackdesigner.io import compact
+
+    if compact.is_compact(text):  # node templates placed N times (io/compact.py)
+        return compact.parse_compact(text, path, catalog, end)
     doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES)
     if doc is not None:
         return _Builder(path, catalog).build(doc, end)

@@ -147,7 +147,16 @@ def _block(key: str, value: dict) -> str:
 
 
 def dump_layout_text(layout: Layout) -> str:
-    """The YAML text of a layout (what `save_layout` writes)."""
+    """The YAML text of a layout (what `save_layout` writes): the form it was read in."""
+    if getattr(layout, "source_form", None) == "compact":
+        from rackdesigner.io.compact import dump_compact_text
+
+        return dump_compact_text(layout)
+    return dump_plain_text(layout)
+
+
+def dump_plain_text(layout: Layout) -> str:
+    """The plain form: one line per group, device and link."""
     meta = layout.meta
     out = [HEADER, f"schema_version: {CURRENT_VERSION}\n"]
     if meta.name:

@@ -112,6 +112,7 @@ def build_menus(window: MainWindow) -> None:
         view_menu.addAction(dock.toggleViewAction())
 
     analyze_menu = bar.addMenu("&Analyze")
+    window.sweep_action = act(analyze_menu, "&Sweep…", lambda: _open_sweep(window))
     window.single_failures_action = act(
         analyze_menu, "&Single Failures…", window.show_single_failures, None,
         "Fail every switch, leaf, spine, NVSwitch, tray, node, rack or link in turn and list "
@@ -190,6 +191,12 @@ class UndoToolAction(QAction):
 
 def _fixed_undo(window: MainWindow, text: str, source: QAction) -> QAction:
     return UndoToolAction(text, source, window.document.undo_stack, text == "Redo", window)
+
+
+def _open_sweep(window: MainWindow) -> None:
+    from rackdesigner.ui.sweep_menu import open_sweep_window
+
+    open_sweep_window(window)
 
 
 def _refresh_recent(window: MainWindow) -> None:

@@ -37,31 +37,39 @@ class FileActions:
 
         A bundled example opens as an untitled copy ("DGX H100 (example)"): Save asks where.
         """
-        from rackdesigner.io import LayoutFileError, load_layout
+        from rackdesigner.io import LayoutFileError
+        from rackdesigner.ui.open_progress import OpenProgress
 
         if ask and not self.maybe_save():
             return False
-        try:
-            layout = load_layout(Path(path), catalog=self.catalog)
-        except LayoutFileError as exc:
-            return self._open_failed(path, str(exc))
-        except Exception as exc:  # whatever breaks, the open design stays
-            log.exception("cannot open %s", path)
-            return self._open_failed(path, f"{path}: unexpected error while reading: {exc!r}")
-        doc = self.document
-        previous = (doc.layout, doc.path, doc.untitled_title, doc.suggested_name,
-                    doc.is_modified())
-        example = untitled.is_bundled_example(path)
-        try:
-            self._set_document(layout, None if example else Path(path))
-        except Exception as exc:  # e.g. a view that cannot show it
-            log.exception("cannot show %s", path)
-            self._set_document(previous[0], previous[1])  # its undo history is gone, not it
-            doc.untitled_title, doc.suggested_name = previous[2], previous[3]
-            if previous[4]:
-                doc.undo_stack.resetClean()
-            self._update_title()
-            return self._open_failed(path, f"{path}: the design cannot be shown: {exc!r}")
+        # a large file is read on a worker while a dialog shows the stage (open_progress.py)
+        progress = self.open_progress = OpenProgress(self, path)
+        with progress:
+            try:
+                layout = progress.read(self.catalog)
+            except LayoutFileError as exc:
+                progress.close()
+                return self._open_failed(path, str(exc))
+            except Exception as exc:  # whatever breaks, the open design stays
+                log.exception("cannot open %s", path)
+                progress.close()
+                return self._open_failed(path, f"{path}: unexpected error while reading: "
+                                         f"{exc!r}")
+            doc = self.document
+            previous = (doc.layout, doc.path, doc.untitled_title, doc.suggested_name,
+                        doc.is_modified())
+            example = untitled.is_bundled_example(path)
+            try:
+                self._set_document(layout, None if example else Path(path))
+            except Exception as exc:  # e.g. a view that cannot show it
+                log.exception("cannot show %s", path)
+                self._set_document(previous[0], previous[1])  # its undo history is gone, not it
+                doc.untitled_title, doc.suggested_name = previous[2], previous[3]
+                if previous[4]:
+                    doc.undo_stack.resetClean()
+                self._update_title()
+                progress.close()
+                return self._open_failed(path, f"{path}: the design cannot be shown: {exc!r}")
         if example:
             self.mark_untitled_copy("example", Path(path).stem)
             self.status_message(f"Opened the example {self.document.untitled_title} as an "

@@ -1,0 +1,168 @@
+"""The sweep spec file (`rackdesigner.sweep` spec, `schema_version: 1`) and its points.
+
+A spec names how each design is made — a `generate` template with options, or a `base` layout
+plus `edits` — and the parameters that vary: `grid` (every combination) and/or `points` (a list
+of option sets; with a grid, every point is combined with every grid combination). Everything
+is checked when the spec is read, so a typo fails in a second with `file:line: what was
+expected` instead of after a thousand Dask tasks. The parsed `SweepSpec` is a small frozen
+value: it is what travels to every Dask worker (with the base layout's text, so workers need
+no shared file system).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SPEC_VERSION = 1
+MAX_SPEC_BYTES = 1 << 20
+MAX_POINTS = 100_000
+TOP_KEYS = ("schema_version", "name", "generate", "base", "fixed", "grid", "points", "edits",
+            "outputs", "workload")
+OUTPUT_KEYS = ("collectives", "sizes", "algorithm")
+EDIT_KINDS = ("remove", "set_model")
+SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 1000, "MB": 10**6,
+              "GB": 10**9}
+DEFAULT_SIZE = 1 << 30
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class SweepSpecError(ValueError):
+    """A spec that cannot be run: names the file, the line and what was expected."""
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        self.path = path
+        self.message = message
+        self.line = line
+        super().__init__(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One edit applied to the base design of every point; `{name}` in text takes a parameter."""
+
+    kind: str  # "remove" (device id globs, with their links) or "set_model"
+    match: tuple[str, ...]
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A parsed, checked spec; `points()` lists every parameter set in a stable order."""
+
+    path: str
+    name: str
+    template: str | None
+    fixed: tuple[tuple[str, Any], ...]
+    grid: tuple[tuple[str, tuple[Any, ...]], ...]
+    listed: tuple[tuple[tuple[str, Any], ...], ...]
+    collectives: tuple[str, ...] = ("all_reduce",)
+    sizes: tuple[int, ...] = (DEFAULT_SIZE,)
+    algorithm: str = "auto"
+    base_text: str | None = None
+    base_label: str = ""
+    edits: tuple[Edit, ...] = ()
+    workload: Any = None
+    lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
+
+    def parameter_names(self) -> list[str]:
+        """Every parameter, fixed first, in the order the spec writes them."""
+        names = [k for k, _ in self.fixed]
+        for key, _ in self.grid:
+            if key not in names:
+                names.append(key)
+        for point in self.listed:
+            for key, _ in point:
+                if key not in names:
+                    names.append(key)
+        return names
+
+    def points(self) -> Iterator[dict[str, Any]]:
+        """Every point's parameters: fixed, then a listed point, then a grid combination."""
+        keys = [k for k, _ in self.grid]
+        combos = list(itertools.product(*(v for _, v in self.grid))) if self.grid else [()]
+        for listed in self.listed or ((),):
+            for combo in combos:
+                params = dict(self.fixed)
+                params.update(listed)
+                params.update(zip(keys, combo, strict=True))
+                yield params
+
+    def count(self) -> int:
+        n = max(1, len(self.listed))
+        for _, values in self.grid:
+            n *= len(values)
+        return n
+
+
+def load_spec(path: str | os.PathLike) -> SweepSpec:
+    """Read and check a spec file; `SweepSpecError` (located) for anything unusable."""
+    label = os.fspath(path)
+    try:
+        with open(label, "rb") as handle:
+            data = handle.read(MAX_SPEC_BYTES + 1)
+    except FileNotFoundError:
+        raise SweepSpecError(label, "no such file") from None
+    except IsADirectoryError:
+        raise SweepSpecError(label, "is a folder, not a sweep spec") from None
+    except OSError as exc:
+        raise SweepSpecError(label, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_SPEC_BYTES:
+        raise SweepSpecError(label, f"a sweep spec is at most {MAX_SPEC_BYTES // 1024} KiB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SweepSpecError(label, "not UTF-8 text (a YAML sweep spec was expected)") from None
+    return parse_spec(text, label, Path(label).parent)
+
+
+def parse_spec(text: str, label: str = "<spec>", folder: str | os.PathLike = ".") -> SweepSpec:
+    """Parse spec text; `folder` is where a relative `base:` path is looked up."""
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise SweepSpecError(label, f"invalid YAML: {exc.problem or exc}",
+                             mark.line + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise SweepSpecError(label, f"invalid YAML: {exc}") from None
+    if node is None:
+        raise SweepSpecError(label, "the file is empty; expected a mapping starting with "
+                             f"'schema_version: {SPEC_VERSION}'")
+    from rackdesigner.sweep.spec_reader import SpecReader
+
+    return SpecReader(label, Path(folder)).read(node)
+
+
+def parse_size(value: Any) -> int | None:
+    """`1GiB`, `16 MiB`, `8B` or a whole number of bytes; None if not an nccl-tests size."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str):
+        text = value.replace(" ", "")
+        for unit in sorted(SIZE_UNITS, key=len, reverse=True):
+            if text.endswith(unit) and text[: -len(unit)].isdigit():
+                number = int(text[: -len(unit)]) * SIZE_UNITS[unit]
+                break
+        else:
+            return None
+    else:
+        return None
+    if number < 8 or number > 16 << 30 or number & (number - 1):
+        return None
+    return number
+
+
+def size_label(size: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale}{unit}"
+    return f"{size}B"

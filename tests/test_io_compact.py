@@ -1,0 +1,171 @@
+"""The compact layout form: nodes written once and placed N times, expanding to the same design
+as the plain form, byte-identical re-save in each form, `rackdesigner convert`, located errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from rackdesigner.cli import main
+from rackdesigner.generators import generate
+from rackdesigner.io import LayoutFileError, dump_layout_text, load_layout, parse_layout_text
+from rackdesigner.io.compact import dump_compact_text, is_compact, save_compact
+from rackdesigner.io.writer import dump_plain_text
+
+
+@pytest.fixture(scope="module")
+def superpod():
+    return generate("superpod", system="dgx-h100", sus=1)
+
+
+@pytest.fixture(scope="module")
+def nvl72pod():
+    return generate("superpod", system="gb200-nvl72", racks=3)
+
+
+@pytest.mark.parametrize(("name", "shorter"), [("superpod", 4), ("nvl72pod", 1.5)])
+def test_compact_form_is_much_shorter_and_loads_to_the_same_design(name, shorter, request,
+                                                                    catalog):
+    layout = request.getfixturevalue(name)
+    plain = dump_plain_text(layout)
+    compact = dump_compact_text(layout)
+    assert is_compact(compact) and not is_compact(plain)
+    # DGX: 31 nodes of ~90 lines become 31 lines; NVL72: the template is one of 3 racks
+    assert compact.count("\n") * shorter < plain.count("\n")
+    back = parse_layout_text(compact, "c.yaml", catalog)
+    assert back == layout
+    # byte-identical re-save in each form, and the plain text of either is the same
+    assert dump_layout_text(back) == compact
+    assert dump_plain_text(back) == plain
+    assert dump_compact_text(parse_layout_text(plain, "p.yaml", catalog)) == compact
+
+
+def test_one_line_per_node_instance(superpod):
+    compact = dump_compact_text(superpod)
+    nodes = [g for g in superpod.groups() if g.template == "dgx-h100"]
+    instances = compact.split("instances:\n")[1].split("groups:\n")[0].splitlines()
+    assert len(instances) == len(nodes) == 31
+    assert instances[0].startswith("- {id: dgx-1, of: dgx-h100, name: ")
+    # the template holds one DGX H100: 8 GPUs
+    assert compact.count("- {of: dgx-h100, id: gpu") == 8
+
+
+def test_an_edited_node_is_written_plainly_and_still_round_trips(superpod, catalog):
+    layout = superpod.copy()
+    layout.update_device("dgx-5.gpu3", pos=(12345.5, 77.25))
+    layout.remove_link("dgx-9.l0")
+    compact = dump_compact_text(layout)
+    # dgx-5's layout differs from the others: it becomes its own template, not a broken copy
+    assert "- {id: dgx-h100-2" in compact or "dgx-h100-2" in compact
+    back = parse_layout_text(compact, "c.yaml", catalog)
+    assert back == layout
+    assert dump_compact_text(back) == compact
+
+
+def test_save_compact_is_atomic_and_load_layout_reads_it(superpod, tmp_path, monkeypatch):
+    path = tmp_path / "pod.yaml"
+    save_compact(superpod, path)
+    assert load_layout(path) == superpod
+    import os
+
+    def broken(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    before = path.read_bytes()
+    with pytest.raises(OSError):
+        save_compact(generate("dgx-h100"), path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["pod.yaml"]
+
+
+@pytest.mark.parametrize(("old", "new", "nth", "message"), [
+    ("- {id: dgx-2, of: dgx-h100,", "- {id: dgx-2, of: dgx-h999,", 0,
+     "'of' must name a template"),
+    ("- {id: dgx-2, of: dgx-h100,", "- {id: dgx-1, of: dgx-h100,", 1, "is used twice"),
+    ("- {of: dgx-h100, id: gpu0, model: h100-sxm5,", "- {of: dgx-h100, id: gpu0, modle: x,", 0,
+     "unknown key 'modle'"),
+    ("schema_version: 1", "schema_version: 9", 0, "newer RackDesigner"),
+])
+def test_bad_compact_files_name_the_line(superpod, old, new, nth, message):
+    text = dump_compact_text(superpod)
+    assert old in text
+    text = text.replace(old, new, 1)
+    # the line of the nth line starting like the edited one (a duplicate is the second)
+    line = [n for n, t in enumerate(text.splitlines(), 1) if t.startswith(new)][nth]
+    with pytest.raises(LayoutFileError) as info:
+        parse_layout_text(text, "c.yaml")
+    assert str(info.value).startswith(f"c.yaml:{line}: "), str(info.value)
+    assert message in str(info.value)
+
+
+def test_convert_verb_goes_both_ways_byte_for_byte(superpod, tmp_path, capsys):
+    from rackdesigner.io import save_layout
+
+    plain = tmp_path / "plain.yaml"
+    save_layout(superpod, plain)
+    assert main(["convert", str(plain), "-o", str(tmp_path / "c.yaml")]) == 0
+    assert "compact form" in capsys.readouterr().out
+    assert main(["convert", str(tmp_path / "c.yaml"), "-o", str(tmp_path / "p.yaml")]) == 0
+    assert (tmp_path / "p.yaml").read_bytes() == plain.read_bytes()
+    assert main(["validate", str(tmp_path / "c.yaml")]) == 0
+    assert main(["convert", str(tmp_path / "missing.yaml"), "-o", str(tmp_path / "x")]) == 2
+
+
+def test_the_designer_saves_a_compact_file_back_in_the_compact_form(qtbot, tmp_path, superpod):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui import MainWindow
+
+    path = tmp_path / "pod.yaml"
+    save_compact(superpod, path)
+    before = path.read_bytes()
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(catalog=default_catalog(), settings=settings)
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    assert window.open_file(path, ask=False)
+    assert window.save_file(tmp_path / "again.yaml")
+    assert (tmp_path / "again.yaml").read_bytes() == before
+
+
+def test_a_large_file_opens_with_progress_read_on_a_worker(qtbot, tmp_path, superpod,
+                                                           monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui import MainWindow, open_progress
+
+    path = tmp_path / "pod.yaml"
+    save_compact(superpod, path)
+    monkeypatch.setattr(open_progress, "PROGRESS_ABOVE_BYTES", 1000)  # "large": the test file
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(catalog=default_catalog(), settings=settings)
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window.show()
+    assert window.open_file(path, ask=False)
+    progress = window.open_progress
+    assert progress.shown and progress.read_in_worker
+    assert progress.stages[0].startswith("reading")
+    assert progress.stages[1] == (f"drawing {superpod.device_count():,} devices and "
+                                  f"{superpod.link_count():,} links…")
+    assert window.document.layout == superpod
+    # a broken large file: the loader's message, the open design kept
+    (tmp_path / "bad.yaml").write_text(path.read_text().replace("of: dgx-h100,", "of: x,", 1))
+    monkeypatch.setattr("PySide6.QtWidgets.QMessageBox.critical", lambda *a: None)
+    assert not window.open_file(tmp_path / "bad.yaml", ask=False)
+    assert "'of' must name a template" in window.last_error
+    assert window.document.layout == superpod
+
+
+def test_a_compact_file_cut_short_is_refused(superpod):
+    text = dump_compact_text(superpod)
+    lines = text.splitlines(keepends=True)
+    assert lines[-1].startswith("# end of layout: ")
+    # cut at a line boundary: the end line is gone
+    with pytest.raises(LayoutFileError, match="cut short"):
+        parse_layout_text("".join(lines[:-40]), "c.yaml")
+    # one instance line lost in the middle: the expanded counts no longer match the end line
+    first = next(i for i, t in enumerate(lines) if t.startswith("- {id: dgx-3, of:"))
+    with pytest.raises(LayoutFileError) as info:
+        parse_layout_text("".join(lines[:first] + lines[first + 1:]), "c.yaml")
+    assert str(info.value).startswith(f"c.yaml:{len(lines) - 1}: end check failed")

@@ -1,0 +1,108 @@
+"""Analyze ▸ Sweep…: run a spec from the window, plot it, Pareto front, click opens the design."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtTest import QTest
+
+SPEC = """\
+schema_version: 1
+generate: single-leaf
+fixed: {switch: qm9700}
+grid: {system: [dgx-h100, dgx-a100], nodes: [1, 2, 9]}
+"""
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(catalog=default_catalog(), settings=settings)
+    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def _run(qtbot, sweep, spec: Path) -> None:
+    sweep.spec_edit.setText(str(spec))
+    sweep.scheduler.setCurrentText("threads")
+    with qtbot.waitSignal(sweep.run_finished, timeout=60_000):
+        QTest.mouseClick(sweep.run_button, Qt.MouseButton.LeftButton)
+
+
+def test_menu_runs_a_sweep_plots_it_and_a_click_opens_the_design(qtbot, window, tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC)
+    window.sweep_action.trigger()
+    sweep = window.sweep_window
+    qtbot.waitExposed(sweep)
+    _run(qtbot, sweep, spec)
+    assert sweep.progress.value() == sweep.progress.maximum() == 6
+    # four designs drawn; the two that cannot be built are listed with their error
+    assert sweep.drawn() == 4
+    assert "2 failed point(s)" in sweep.failures.text() and "nodes=9" in sweep.failures.text()
+    # default axes: power (lower is better) against all_reduce busbw (higher is better)
+    assert (sweep.x_axis.currentText(), sweep.y_axis.currentText()) == (
+        "power_max_w", "all_reduce_busbw_GBps")
+    assert sweep.x_lower.isChecked() and not sweep.y_lower.isChecked()
+    # coloured by the first parameter that varies: one legend entry per system
+    assert sweep.colour_by.currentText() == "system" and len(sweep.scatters) == 2
+    assert sweep.front  # every front point is not beaten on both figures by another point
+    for i in sweep.front:
+        for j, other in enumerate(sweep.rows):
+            if other["status"] == "failed" or j == i:
+                continue
+            mine = sweep.rows[i]
+            assert not (other["power_max_w"] < mine["power_max_w"]
+                        and other["all_reduce_busbw_GBps"] > mine["all_reduce_busbw_GBps"])
+    # the user picks other axes: GPUs against switches
+    sweep.x_axis.setCurrentText("gpus")
+    sweep.y_axis.setCurrentText("switches")
+    assert sweep.plot.getPlotItem().getAxis("bottom").labelText == "gpus"
+    assert sweep.y_lower.isChecked()
+
+    # click the point of 2 x DGX A100 (16 GPUs): the main window opens that design
+    target = next(i for i, r in enumerate(sweep.rows)
+                  if r["system"] == "dgx-a100" and r["nodes"] == 2)
+    sweep.plot.getPlotItem().vb.autoRange(padding=0.2)
+    qtbot.waitUntil(lambda: sweep.plot.isVisible())
+    pos = sweep.plot.mapFromScene(sweep.point_scene_pos(target))
+    with qtbot.waitSignal(sweep.design_requested, timeout=5000) as blocker:
+        QTest.mouseClick(sweep.plot.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos))
+    spec_arg, params = blocker.args
+    assert spec_arg.template == "single-leaf"
+    assert params == {"switch": "qm9700", "system": "dgx-a100", "nodes": 2}
+    gpus = [d for d in window.document.layout.devices() if d.model == "a100-sxm4"]
+    assert len(gpus) == 16
+
+
+def test_a_bad_spec_says_where_and_nothing_runs(qtbot, tmp_path):
+    from rackdesigner.ui.sweep_window import SweepWindow
+
+    sweep = SweepWindow()
+    qtbot.addWidget(sweep)
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("schema_version: 1\ngenerate: superpod\ngrid: {sus: [1]}\n")
+    _run(qtbot, sweep, spec)
+    assert sweep.status.text().startswith(f"{spec}:2: template 'superpod' needs system")
+    assert sweep.run_button.isEnabled() and not sweep.rows
+
+
+def test_a_results_file_is_plotted_without_running(qtbot, tmp_path):
+    from rackdesigner.sweep import parse_spec, run_sweep, write_results
+    from rackdesigner.ui.sweep_window import SweepWindow
+
+    result = run_sweep(parse_spec(SPEC), "synchronous")
+    write_results(result, tmp_path / "r.csv")
+    sweep = SweepWindow()
+    qtbot.addWidget(sweep)
+    assert sweep.open_results(str(tmp_path / "r.csv"))
+    assert sweep.drawn() == 4
+    assert not sweep.open_results(str(tmp_path / "missing.json"))
+    assert "missing.json" in sweep.status.text()
