@@ -166,3 +166,15 @@ def test_cli_unknown_id_is_a_clear_error(tmp_path, capsys, sp1):
     err = capsys.readouterr().err
     assert "spine-99" in err and "Traceback" not in err
     assert main(["whatif", str(path), "--each", "nvswitch", "--top", "0"]) == 2
+
+
+def test_render_heat_draws_the_legend_and_rejects_a_bad_traffic(tmp_path, capsys, sp1):
+    pytest.importorskip("PySide6")
+    path = tmp_path / "sp1.yaml"
+    path.write_text(dump_layout_text(sp1))
+    out = tmp_path / "heat.svg"
+    assert main(["render", str(path), "--heat", "all_to_all:64M", "-o", str(out)]) == 0
+    svg = out.read_text()
+    assert "Link utilisation: all_to_all 64 MiB" in svg
+    assert main(["render", str(path), "--heat", "all_to_all:lots", "-o", str(out)]) == 2
+    assert "COLLECTIVE[:SIZE]" in capsys.readouterr().err

@@ -107,6 +107,7 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
         from rackdesigner.analysis.heat import heat_map
 
         scene.flush()
+        scene.legend_in_scene = True
         scene.set_heat(heat_map(layout, heat[0], heat[1]))
     return export_image(scene, path, scale=scale)
 

@@ -45,10 +45,24 @@ class HeatLegendItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        paint_legend(painter, 0.0, 0.0, self.title)
+
+
+def paint_legend(painter: QPainter, left: float, top: float, title: str) -> None:
+    """The legend box (`HeatLegendItem.WIDTH` x `HEIGHT`) with its top-left at (left, top)."""
+    painter.save()
+    painter.translate(left, top)
+    _paint_legend(painter, title)
+    painter.restore()
+
+
+def _paint_legend(painter: QPainter, title: str) -> None:
+    if True:
+        width = HeatLegendItem.WIDTH
         painter.setPen(QPen(QColor(160, 160, 160), 1))
         painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
-        painter.drawRoundedRect(self.boundingRect(), 6, 6)
-        bar = QRectF(12, 30, self.WIDTH - 24, 14)
+        painter.drawRoundedRect(QRectF(0, 0, width, HeatLegendItem.HEIGHT), 6, 6)
+        bar = QRectF(12, 30, width - 24, 14)
         gradient = QLinearGradient(bar.topLeft(), bar.topRight())
         for i, c in enumerate(_ANCHORS):
             gradient.setColorAt(i / (len(_ANCHORS) - 1), c)
@@ -57,15 +71,15 @@ class HeatLegendItem(QGraphicsItem):
         font = QFont()
         font.setPointSizeF(9)
         painter.setFont(font)
-        painter.drawText(QRectF(12, 6, self.WIDTH - 24, 20),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, self.title)
+        painter.drawText(QRectF(12, 6, width - 24, 20),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
         for frac, text in ((0.0, "0 %"), (0.5, "50 %"), (1.0, "100 % of capacity")):
             x = bar.left() + bar.width() * frac
             align = (Qt.AlignmentFlag.AlignLeft if frac == 0 else Qt.AlignmentFlag.AlignRight
                      if frac == 1 else Qt.AlignmentFlag.AlignHCenter)
-            width = 160.0
-            left = x if frac == 0 else x - width if frac == 1 else x - width / 2
-            painter.drawText(QRectF(left, 46, width, 18), align | Qt.AlignmentFlag.AlignTop,
+            span = 160.0
+            left = x if frac == 0 else x - span if frac == 1 else x - span / 2
+            painter.drawText(QRectF(left, 46, span, 18), align | Qt.AlignmentFlag.AlignTop,
                              text)
 
 
@@ -74,6 +88,19 @@ class HeatMarks:
 
     heat = None
     heat_legend: HeatLegendItem | None = None
+    #: exported images carry the legend as a scene item above the design; the window's view
+    #: paints it at screen size in a corner instead (`RackView.drawForeground`)
+    legend_in_scene = False
+
+    @property
+    def heat_title(self) -> str:
+        heat = self.heat
+        if heat is None:
+            return ""
+        from rackdesigner.ui.panel.figures import format_bytes
+
+        return (f"Link utilisation: {heat.collective} {format_bytes(heat.bytes)}"
+                + (f" ({heat.algorithm})" if heat.algorithm else "") + f", peak {heat.peak:.0%}")
 
     def set_heat(self, heat) -> None:
         """Colour every bundle by its hottest member's utilisation (None turns it off)."""
@@ -82,18 +109,15 @@ class HeatMarks:
         if self.heat_legend is not None:
             self.removeItem(self.heat_legend)
             self.heat_legend = None
-        if heat is not None:
-            from rackdesigner.ui.panel.figures import format_bytes
-
+        if heat is not None and self.legend_in_scene:
             rect = self.itemsBoundingRect()
-            title = (f"Link utilisation: {heat.collective} {format_bytes(heat.bytes)}"
-                     + (f" ({heat.algorithm})" if heat.algorithm else "")
-                     + f", peak {heat.peak:.0%}")
-            self.heat_legend = HeatLegendItem(title)
+            self.heat_legend = HeatLegendItem(self.heat_title)
             scale = max(1.0, rect.width() / 3000.0)  # readable on a whole-SuperPOD image
             self.heat_legend.setScale(scale)
             self.heat_legend.setPos(rect.left(), rect.top() - (HeatLegendItem.HEIGHT + 30) * scale)
             self.addItem(self.heat_legend)
+        for view in self.views():
+            view.viewport().update()
 
     def apply_heat(self) -> None:
         heat = self.heat

@@ -141,6 +141,10 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, SceneInteraction, QGraphic
         self.flush()
         for key in touched:
             self._refresh_bundle(key)
+        if self.failed_set:  # the bundles are new items
+            self.refresh_failures()
+        if self.heat is not None:
+            self.apply_heat()
         self._grow_scene_rect()
 
     def set_overview(self, overview: bool) -> None:

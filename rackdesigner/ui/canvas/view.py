@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.heat import HeatLegendItem, paint_legend
 from rackdesigner.ui.canvas.minimap import MiniMap
 from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
 from rackdesigner.ui.canvas.scene import RackScene
@@ -275,6 +276,12 @@ class RackView(QGraphicsView):
         super().drawForeground(painter, rect)
         if self.rack_scene().item_for_device:
             paint_overlay(self, painter)
+            if self.rack_scene().heat is not None:  # the heat map's legend, bottom left
+                painter.save()
+                painter.resetTransform()
+                paint_legend(painter, 10.0, self.viewport().height() - HeatLegendItem.HEIGHT
+                             - 10.0, self.rack_scene().heat_title)
+                painter.restore()
             return
         painter.save()
         painter.resetTransform()
