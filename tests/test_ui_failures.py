@@ -141,3 +141,22 @@ def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot
     # the document itself is untouched: nothing is marked failed
     assert not any(k.status == "failed" for k in layout.links())
     dialog.close()
+
+
+def test_a_failed_rack_greys_everything_in_it_and_restore_all_is_one_step(window):
+    from rackdesigner.commands.failures import set_status
+
+    layout = window.document.layout
+    rack = next(g.id for g in layout.groups() if g.kind == "rack")
+    inside = layout.group_devices(rack)
+    stack = window.document.undo_stack
+    window.document.push(set_status(layout, [rack, "link-1"], "failed"))
+    window.scene.flush()
+    assert all(window.scene.item_for_device[d].failed for d in inside)
+    assert window.scene.item_for_group[rack].failed
+    before = stack.count()
+    window.restore_all_action.trigger()
+    window.scene.flush()
+    assert stack.count() == before + 1
+    assert not any(window.scene.item_for_device[d].failed for d in inside)
+    assert all(b.failed == "" for b in window.scene.bundles.values())

@@ -110,7 +110,10 @@ class Impact:
         return max([0.0, *losses])
 
     def severity(self) -> tuple:
-        return (self.stranded_gpus, round(self.worst(), 6), self.degraded_gpus)
+        """Sort key, larger is worse: GPUs lost (failed or stranded), then the largest relative
+        loss of a figure, then GPUs degraded."""
+        return (self.stranded_gpus + self.failed_gpus, round(self.worst(), 6),
+                self.degraded_gpus)
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,8 @@ def each_report(kind: str, rows, label: str, shown: int | None = None) -> str:
         parts = [f"{FIGURE_LABELS[k]} {_pct(v)}" for k, v in i.delta.items()
                  if v is not None and abs(v) >= 5e-5 and k != "power_max_w"]
         head = "PARTITIONS the design; " if i.partitioned else ""
-        lines.append(f"  {who}: {head}stranded {i.stranded_gpus}, degraded "
+        lost = f"GPUs failed {i.failed_gpus}, " if i.failed_gpus else ""
+        lines.append(f"  {who}: {head}{lost}stranded {i.stranded_gpus}, degraded "
                      f"{i.degraded_gpus}" + (f"; {', '.join(parts)}" if parts else
                                              "; no figure drops"))
     return "\n".join(lines) + "\n"

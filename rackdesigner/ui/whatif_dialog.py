@@ -3,8 +3,9 @@
 The analysis (`analysis.whatif.WhatIf.each`) runs on a snapshot of the document in a
 `QThreadPool` thread and reports progress through a relay object living on the GUI thread
 (queued signals), so the window stays responsive; closing the dialog cancels between
-simulations. Each row stands for a class of interchangeable objects; clicking it selects them
-all on the canvas (`objects_activated`). Columns sort numerically.
+simulations. "lost GPUs" are failed with their node plus stranded. Each row stands for a
+class of interchangeable objects; clicking it selects them all on the canvas
+(`objects_activated`). Columns sort numerically.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from rackdesigner.analysis.whatif import KINDS, WhatIf
 from rackdesigner.model import Layout
 
 log = logging.getLogger(__name__)
-COLUMNS = (("objects", None), ("count", None), ("stranded GPUs", None),
+COLUMNS = (("objects", None), ("count", None), ("lost GPUs", None),
            ("degraded GPUs", None), ("bisection", "bisection_GBps"),
            ("all_reduce", "all_reduce_busbw_GBps"), ("all_to_all", "all_to_all_busbw_GBps"),
            ("scale-out/GPU", "per_gpu_scale_out_GBps"), ("scale-up/GPU", "per_gpu_scale_up_GBps"))
@@ -155,7 +156,8 @@ class SingleFailuresDialog(QDialog):
             if i.partitioned:
                 name += "  (PARTITIONS)"
             values: list[tuple[str, float]] = [(name, float(rank)), (str(r.count), r.count),
-                                               (str(i.stranded_gpus), i.stranded_gpus),
+                                               (str(i.failed_gpus + i.stranded_gpus),
+                                                i.failed_gpus + i.stranded_gpus),
                                                (str(i.degraded_gpus), i.degraded_gpus)]
             for _, key in COLUMNS[4:]:
                 v = i.delta.get(key)
