@@ -49,6 +49,9 @@ def test_key_f_fails_the_leaf_and_the_panel_shows_what_it_costs(window, qtbot):
     assert stack.count() == before + 1
     assert window.scene.item_for_device["leaf-1"].failed  # still drawn, greyed
     assert window.scene.item_for_device["leaf-1"].isVisible()
+    window.flush_selection()
+    window.inspector.flush()
+    assert "failed" in window.inspector.device_id.text()
     # the two nodes hang off the one leaf: the design falls apart and the panel says so
     assert live.impact is not None and live.impact.partitioned
     bar = window.simulation_panel.failure_bar
