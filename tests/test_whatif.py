@@ -178,3 +178,18 @@ def test_render_heat_draws_the_legend_and_rejects_a_bad_traffic(tmp_path, capsys
     assert "Link utilisation: all_to_all 64 MiB" in svg
     assert main(["render", str(path), "--heat", "all_to_all:lots", "-o", str(out)]) == 2
     assert "COLLECTIVE[:SIZE]" in capsys.readouterr().err
+
+
+def test_each_shows_progress_on_a_terminal(tmp_path, capsys, monkeypatch, sp1):
+    import sys
+
+    path = tmp_path / "sp1.yaml"
+    path.write_text(dump_layout_text(sp1))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert main(["whatif", str(path), "--each", "spine"]) == 0
+    err = capsys.readouterr().err
+    assert "simulating failure classes: 0/" in err and err.rstrip().endswith(
+        err.rstrip().split("/")[-1])
+    done = err.strip().split("\r")[-1]
+    a, b = done.split(": ")[1].split("/")
+    assert a == b  # the last line says all classes are done
