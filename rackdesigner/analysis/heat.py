@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rackdesigner.model import Layout
+from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import SimulationResult, simulate
 from rackdesigner.simulation.loads import LinkLoad
 
@@ -40,8 +40,9 @@ class HeatMap:
         return None if load is None else load.utilisation
 
     def hottest(self, n: int = 20) -> list[LinkLoad]:
-        """The `n` most utilised links, hottest first (ties by link id)."""
-        return sorted(self.loads.values(), key=lambda x: (-x.utilisation, x.link))[:n]
+        """The `n` most utilised links, hottest first (ties in natural id order)."""
+        return sorted(self.loads.values(),
+                      key=lambda x: (-round(x.utilisation, 9), natural_key(x.link)))[:n]
 
 
 def from_result(result: SimulationResult) -> HeatMap | None:
