@@ -145,6 +145,8 @@ class BundleItem(QGraphicsItem):
             if not selected:
                 color.setAlpha(FAR_WIRE_ALPHA)
             pen = QPen(color, 0)
+            if self.failed:
+                pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             self._draw(painter, line)
             return
