@@ -125,7 +125,9 @@ def each_report(kind: str, rows, label: str, shown: int | None = None) -> str:
     from rackdesigner.analysis.whatif import FIGURE_LABELS
 
     total = sum(r.count for r in rows)
-    lines = [f"{label}: every single {kind} failure ({total} objects, {len(rows)} classes, "
+    objects = f"{total} object{'s' if total != 1 else ''}"
+    n_classes = f"{len(rows)} class{'es' if len(rows) != 1 else ''}"
+    lines = [f"{label}: every single {kind} failure ({objects}, {n_classes}, "
              "each class simulated on its first and last member), worst first"
              + ("" if shown is None or shown >= len(rows) else f"; the {shown} worst shown")]
     for r in rows[:shown]:
