@@ -9,7 +9,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load_layout", "save_layout", "simulate"]
+__all__ = ["__version__", "estimate", "load_layout", "save_layout", "simulate"]
 
 
 def __getattr__(name: str) -> Any:
@@ -22,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from rackdesigner.simulation import simulate
 
         return simulate
+    if name == "estimate":
+        from rackdesigner.workload import estimate
+
+        return estimate
     raise AttributeError(f"module 'rackdesigner' has no attribute {name!r}")

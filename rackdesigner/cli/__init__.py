@@ -34,6 +34,8 @@ VERB_MODULES = (
     "rackdesigner.cli.pack_cmd",
     "rackdesigner.cli.sweep_cmd",
     "rackdesigner.cli.convert_cmd",
+    "rackdesigner.cli.models_cmd",
+    "rackdesigner.cli.estimate_cmd",
     "rackdesigner.cli.whatif_cmd",
 )
 

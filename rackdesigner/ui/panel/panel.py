@@ -53,12 +53,13 @@ from rackdesigner.ui.panel.notes import NotesBar
 from rackdesigner.ui.panel.power import PowerPlot
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
+from rackdesigner.ui.panel.workload import WorkloadTab
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
 METRICS = (("busbw", "busbw"), ("algbw", "algbw"), ("busbw + algbw", "both"))
 PUE_MIN, PUE_MAX, PUE_STEP = 1.0, 3.0, 0.05
-TABS = ("bandwidth", "latency", "power")
+TABS = ("bandwidth", "latency", "power", "workload")
 
 
 class SimulationPanel(QWidget):
@@ -70,6 +71,7 @@ class SimulationPanel(QWidget):
                  debounce_ms: int | None = None) -> None:
         super().__init__(parent)
         kw = {} if debounce_ms is None else {"debounce_ms": debounce_ms}
+        self._debounce_ms = debounce_ms
         self.live = LiveSimulation(None, self, **kw)
         self.store = BaselineStore(self)
         self.reference = DEFAULT_REFERENCE
@@ -199,6 +201,9 @@ class SimulationPanel(QWidget):
                          "Bandwidth")
         self.tabs.addTab(self.latency, "Latency")
         self.tabs.addTab(self._page(self.power, pue_label, self.pue_spin), "Power")
+        self.workload = WorkloadTab(self, **({} if self._debounce_ms is None
+                                             else {"debounce_ms": self._debounce_ms}))
+        self.tabs.addTab(self.workload, "Workload")
         self.tabs.addTab(self.heat_tab, "Heat")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
@@ -239,7 +244,7 @@ class SimulationPanel(QWidget):
         return page
 
     def show_tab(self, kind: str) -> None:
-        """Bring the "bandwidth", "latency" or "power" tab to the front."""
+        """Bring the "bandwidth", "latency", "power" or "workload" tab to the front."""
         self.tabs.setCurrentIndex(TABS.index(kind))
 
     # ---- inputs ------------------------------------------------------------------------------
@@ -261,6 +266,7 @@ class SimulationPanel(QWidget):
         self.sharp_check.setChecked(bool(layout is not None and layout.meta.sharp))
         self.sharp_check.blockSignals(False)
         self.live.set_layout(layout)
+        self.workload.set_layout(layout)
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
@@ -290,6 +296,7 @@ class SimulationPanel(QWidget):
         self.scope_button.setEnabled(scope is not None or checked)
         if checked:
             self.live.set_scope(scope)
+            self.workload.set_scope(self.live.scope)
         self._update_scope_label()
 
     def follow_selection(self, selection: tuple) -> None:
@@ -316,6 +323,7 @@ class SimulationPanel(QWidget):
 
     def _on_scope_button_toggled(self, checked: bool) -> None:
         self.live.set_scope(self._selection_scope if checked else None)
+        self.workload.set_scope(self.live.scope)
         if not checked and self._selection_scope is None:
             self.scope_button.setEnabled(False)
         self._update_scope_label()
@@ -345,6 +353,7 @@ class SimulationPanel(QWidget):
 
     def _on_pue_spin_changed(self, value: float) -> None:
         self.live.set_options(pue=round(value, 2))
+        self.workload.set_pue(round(value, 2))
 
     def _on_collective_action_toggled(self, checked: bool) -> None:
         self.collectives = [n for n, a in self.collective_actions.items() if a.isChecked()]
@@ -466,6 +475,7 @@ class SimulationPanel(QWidget):
     def close_panel(self) -> None:
         """Stop following the layout and wait for a run in flight (the window is closing)."""
         self.live.close()
+        self.workload.close_tab()
 
 
 __all__ = ["SimulationPanel"]

@@ -1,0 +1,80 @@
+"""How fast the workload estimator answers, pinned to one CPU core.
+
+    python3 benchmarks/workload_speed.py [--repeat 3]
+
+- one estimate on a 4-SU DGX H100 SuperPOD (1,016 GPUs; Llama 3 70B, TP8 PP4 VP5 on the first
+  992 GPUs): cold (fresh estimator: every engine run it needs) and warm (same design, another
+  batch: the engine's figures are reused) — goal < 1 s;
+- `--search` over every valid layout of 1,024 GPUs (128 DGX H100 on a rail-optimized fabric,
+  Llama 3 70B, global batch 512) — goal < 30 s.
+Design generation and file loading are reported separately; they are not part of the goals.
+Wall time and the process's CPU time are both printed: on a shared machine (load above the core
+count) the CPU time is the figure that says what the work costs on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from rackdesigner.generators import generate
+from rackdesigner.workload import Estimator, Job
+from rackdesigner.workload.search import search
+
+
+def _pin_one_core() -> str:
+    try:
+        core = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {core})
+        return f"pinned to core {core}"
+    except (AttributeError, OSError):
+        return "not pinned (no sched_setaffinity here)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(_pin_one_core())
+    t = time.perf_counter()
+    pod = generate("superpod", system="dgx-h100", sus=4)
+    print(f"generate superpod 4 SUs: {time.perf_counter() - t:.2f} s")
+    job = Job(tp=8, pp=4, vp=5, gbs=496)
+    cold, cold_cpu, warm = [], [], []
+    for _ in range(args.repeat):
+        t, c = time.perf_counter(), time.process_time()
+        est = Estimator(pod, "llama3-70b", gpus=992)
+        e = est.estimate(job)
+        cold.append(time.perf_counter() - t)
+        cold_cpu.append(time.process_time() - c)
+        t = time.perf_counter()
+        est.estimate(Job(tp=8, pp=4, vp=5, gbs=992))
+        warm.append(time.perf_counter() - t)
+    print(f"one estimate, 4-SU SuperPOD ({e.gpus} GPUs, {est.comm.simulations} engine runs): "
+          f"cold median {statistics.median(cold):.3f} s wall (max {max(cold):.3f}), "
+          f"{statistics.median(cold_cpu):.3f} s CPU; "
+          f"warm median {statistics.median(warm) * 1000:.1f} ms")
+    t = time.perf_counter()
+    rail = generate("rail-optimized", system="dgx-h100", nodes=128, switch="qm9700")
+    print(f"generate 1,024-GPU rail-optimized: {time.perf_counter() - t:.2f} s")
+    times, cpu = [], []
+    for _ in range(max(1, args.repeat - 1)):
+        t, c = time.perf_counter(), time.process_time()
+        found = search(Estimator(rail, "llama3-70b"), Job(gbs=512), top=5)
+        times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    best = found.ranked[0].estimate
+    print(f"--search, 1,024 GPUs: {found.considered:,} layouts, {found.refused:,} refused, "
+          f"{found.simulations} engine runs: median {statistics.median(times):.2f} s wall "
+          f"(max {max(times):.2f}), {statistics.median(cpu):.2f} s CPU; "
+          f"best {best.job.label()} {best.step_time_s:.2f} s/step")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

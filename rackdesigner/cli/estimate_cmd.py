@@ -1,0 +1,180 @@
+"""`rackdesigner estimate FILE --model ID|FILE ...`: a training step on the design's GPUs.
+
+Without `--search` one layout is estimated (DP defaults to what the GPU count leaves); with
+`--search` every valid layout is tried and the best few are shown with why they win. `--json`
+prints the `rackdesigner.estimate/1` document (with `--search`: a list of them under `ranked`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+    return value
+
+
+def _tokens(text: str) -> float:
+    units = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+    t = text.strip().lower()
+    scale = units.get(t[-1:], 1.0)
+    try:
+        value = float(t[:-1] if t[-1:] in units else t) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a token count such as 15T or 2e12, "
+                                         f"got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("the token count must be positive")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "estimate", help="estimate LLM training step time, MFU, memory and energy on a design",
+        description="Estimate one training iteration of a transformer model on the GPUs of a "
+        "layout: compute from FLOPs and the GPU's peak, communication from the simulation "
+        "engine on the drawn fabric, memory per GPU (a layout that does not fit is refused). "
+        "See docs/workload.md. Exit status 0, or 2 on bad input.")
+    p.add_argument("file", metavar="FILE", help="layout YAML file")
+    p.add_argument("--model", required=True, metavar="ID|FILE",
+                   help="a bundled model id (see `rackdesigner models`) or a model file")
+    p.add_argument("--gpus", type=_positive, metavar="N",
+                   help="use the first N GPUs (of the group, with --group)")
+    p.add_argument("--group", metavar="NAME", help="use the GPUs of one group (id or name)")
+    for name, what in (("tp", "tensor"), ("pp", "pipeline"), ("cp", "context"),
+                       ("ep", "expert")):
+        p.add_argument(f"--{name}", type=_positive, default=1, metavar=name[0].upper(),
+                       help=f"{what}-parallel degree (default 1)")
+    p.add_argument("--vp", type=_positive, default=1, metavar="V",
+                   help="virtual pipeline stages per GPU (interleaved 1F1B; default 1)")
+    p.add_argument("--dp", type=_positive, metavar="D",
+                   help="data-parallel degree (default: the GPUs TP x PP x CP leave)")
+    p.add_argument("--gbs", type=_positive, metavar="B", help="global batch (sequences)")
+    p.add_argument("--mbs", type=_positive, default=1, metavar="M", help="micro-batch (default 1)")
+    p.add_argument("--seq", type=_positive, metavar="S",
+                   help="sequence length (default: the model's)")
+    p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16")
+    p.add_argument("--recompute", choices=("none", "selective", "full"), default="selective")
+    p.add_argument("--sharding", choices=("none", "optimizer", "full"), default="optimizer",
+                   help="none: plain DP; optimizer: ZeRO-1/distributed optimizer (default); "
+                   "full: FSDP/ZeRO-3")
+    p.add_argument("--tokens", type=_tokens, metavar="T",
+                   help="tokens to train (e.g. 15T) for time to train and energy")
+    p.add_argument("--pue", type=float, metavar="X", help="PUE for facility energy (default 1.3)")
+    p.add_argument("--search", action="store_true",
+                   help="try every valid layout (TP, PP, CP, EP, VP, micro-batch, "
+                   "recomputation) and rank them")
+    p.add_argument("--top", type=_positive, default=5, help="layouts shown by --search")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rackdesigner.cli import UsageError, load_layout_arg
+    from rackdesigner.workload import EstimateError, Estimator, Job, ModelFileError
+    from rackdesigner.workload.search import search
+
+    if args.gbs is None:
+        raise UsageError("--gbs (global batch in sequences) is required")
+    layout = load_layout_arg(args.file)
+    job = Job(tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, vp=args.vp, dp=args.dp,
+              gbs=args.gbs, mbs=args.mbs, seq=args.seq, precision=args.precision,
+              recompute=args.recompute, sharding=args.sharding)
+    try:
+        est = Estimator(layout, args.model, gpus=args.gpus, group=args.group, pue=args.pue)
+        if args.search:
+            def progress(done: int, total: int) -> None:
+                if sys.stderr.isatty():
+                    sys.stderr.write(f"\rsearching layouts: {done:,}/{total:,}")
+                    sys.stderr.flush()
+            found = search(est, job, top=args.top, tokens=args.tokens, progress=progress)
+            if sys.stderr.isatty():
+                sys.stderr.write("\n")
+        else:
+            result = est.estimate(job, args.tokens)
+    except (EstimateError, ModelFileError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.search:
+        if args.json:
+            doc: dict[str, Any] = {
+                "schema": "rackdesigner.estimate-search/1", "considered": found.considered,
+                "refused_memory": found.refused, "simulations": found.simulations,
+                "ranked": [dict(r.estimate.to_dict(), why=r.why) for r in found.ranked]}
+            json.dump(doc, sys.stdout, indent=2, allow_nan=False)
+            sys.stdout.write("\n")
+            return 0
+        sys.stdout.write(search_report(found, est))
+        return 0
+    if args.json:
+        json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(report(result))
+    return 0 if result.fits else 1  # 1: the job does not fit this design (refused)
+
+
+def _s(v: float | None) -> str:
+    if v is None:
+        return "n/a"
+    return f"{v * 1000:,.1f} ms" if v < 1 else f"{v:,.2f} s"
+
+
+def report(e) -> str:
+    d = e.to_dict()
+    job = e.job
+    lines = [f"{e.model.name} on {d['scope']['label']}: {e.gpus:,} x {e.gpu.model}, "
+             f"{job.label()}, batch {job.gbs} x {job.seq} tokens, {job.precision}"]
+    for m in d["messages"]:
+        lines.append(f"  ! {m}")
+    mem = e.memory
+    lines.append(f"memory per GPU: {mem.total_GB:,.1f} / {mem.hbm_GB:g} GB (weights "
+                 f"{mem.weights_GB:,.1f}, gradients {mem.gradients_GB:,.1f}, optimizer "
+                 f"{mem.optimizer_GB:,.1f}, activations {mem.activations_GB:,.1f})")
+    if not e.fits:
+        lines.append("refused: the layout does not fit in memory (not timed)")
+        return "\n".join(lines) + "\n"
+    lines += [
+        f"step time:      {_s(e.step_time_s)}",
+        f"tokens/s:       {d['tokens_per_s']:,.0f} ({d['tokens_per_s_per_gpu']:,.0f} per GPU)",
+        f"model TFLOP/s:  {d['model_tflops_per_gpu']:,.0f} per GPU, MFU {e.mfu:.1%} of "
+        f"{e.peak_tflops:g} TFLOPS {job.precision}",
+        f"energy:         {d['energy_kWh_per_step']:,.3f} kWh per step "
+        f"({e.power_w[1] / 1000:,.0f} kW facility)",
+    ]
+    if "time_to_train_days" in d:
+        lines.append(f"{d['tokens']:,.3g} tokens: {d['time_to_train_days']:,.1f} days, "
+                     f"{d['energy_MWh']:,.0f} MWh")
+    lines.append("breakdown:")
+    for k, v in e.breakdown.items():
+        if v > 0 or k == "compute_s":
+            lines.append(f"  {k.removesuffix('_s'):<14} {_s(v):>12}  {v / e.step_time_s:6.1%}")
+    if e.comm:
+        lines.append("communication (engine figures on the drawn fabric):")
+        for name, c in e.comm.items():
+            lines.append(f"  {name:<26} {c['collective']:<15} {c['group_size']:>5} GPUs "
+                         f"{c['bytes'] / 2**20:>10,.1f} MiB {c['time_us'] / 1000:>9,.2f} ms "
+                         f"busbw {c['busbw_GBps']:,.0f} GB/s")
+    return "\n".join(lines) + "\n"
+
+
+def search_report(found, est) -> str:
+    lines = [f"{found.considered:,} valid layouts of {est.gpus:,} GPUs, {found.refused:,} do not "
+             f"fit in memory; {found.simulations} engine runs"]
+    if not found.ranked:
+        lines.append("no layout fits in memory: more GPUs, FSDP (--sharding full) or a smaller "
+                     "micro-batch may help")
+    for i, r in enumerate(found.ranked, 1):
+        e = r.estimate
+        lines.append(f"{i}. {e.job.label()}: {_s(e.step_time_s)} per step, "
+                     f"{e.tokens_per_s / e.gpus:,.0f} tokens/s/GPU, MFU {e.mfu:.1%}")
+        lines.append(f"   {r.why}")
+    return "\n".join(lines) + "\n"

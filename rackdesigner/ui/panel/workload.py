@@ -1,0 +1,326 @@
+"""The Workload tab: what the design does for a training job, live.
+
+Pick a model (bundled, or "Load file…"), the best layout or a manual one (TP, PP, VP, CP, EP,
+recomputation), batch, precision and tokens to train; the tab shows step time, tokens/s, MFU,
+time and energy to train, memory per GPU and a stacked bar of where the step goes (compute,
+exposed TP/CP/EP/DP communication, pipeline bubble and sends, optimizer). Estimates follow the
+design's edits through `LiveEstimate` (debounced, on a worker). "Pin as baseline" keeps the
+current estimate so the next design is drawn beside it, with deltas: the scale-up vs scale-out
+question on one screen.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackdesigner.model import Layout
+from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
+from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
+from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
+from rackdesigner.workload import Estimate, Job, bundled_ids
+
+PARTS = (("compute_s", "compute", "#76b900"), ("tp_exposed_s", "TP", "#1f6fd1"),
+         ("cp_exposed_s", "CP", "#8e44ad"), ("ep_exposed_s", "EP", "#0e9aa7"),
+         ("pp_bubble_s", "bubble", "#b8c2cc"), ("pp_p2p_s", "PP send", "#7b8794"),
+         ("dp_exposed_s", "DP", "#e07b16"), ("optimizer_s", "optimizer", "#52606d"))
+LOAD_FILE = "Load file…"
+FIGURES = ("step", "tokens", "mfu", "train", "energy", "memory")
+
+
+def _spin(lo: int, hi: int, value: int, tip: str) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(lo, hi)
+    box.setValue(value)
+    box.setToolTip(tip)
+    return box
+
+
+def _seconds(v: float) -> str:
+    return f"{v * 1000:,.0f} ms" if v < 1 else f"{v:,.2f} s"
+
+
+class WorkloadTab(QWidget):
+    def __init__(self, parent: QWidget | None = None, *, debounce_ms: int | None = None) -> None:
+        super().__init__(parent)
+        kw = {} if debounce_ms is None else {"debounce_ms": debounce_ms}
+        self.live = LiveEstimate(self, **kw)
+        self.current: WorkloadOutcome | None = None
+        self.baseline: Estimate | None = None
+        self._model_files: dict[str, str] = {}
+        self._pue: float | None = None
+        self._scope: str | tuple[str, ...] | None = None
+        self._build()
+        self.live.result_ready.connect(self._on_live_result_ready)
+        self.live.busy_changed.connect(self._on_live_busy_changed)
+        self._on_option_changed()
+
+    # ---- construction ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.model_combo = QComboBox(self)
+        self.model_combo.addItems([*bundled_ids(), LOAD_FILE])
+        self.model_combo.setCurrentText("llama3-8b")
+        self.model_combo.setToolTip("Model to train: bundled, or a model file (docs/workload.md)")
+        self.model_combo.activated.connect(self._on_model_combo_activated)
+        self.layout_combo = QComboBox(self)
+        self.layout_combo.addItems(["best layout", "manual"])
+        self.layout_combo.setToolTip("Search every valid layout, or use the degrees below")
+        self.precision_combo = QComboBox(self)
+        self.precision_combo.addItems(["bf16", "fp8"])
+        self.recompute_combo = QComboBox(self)
+        self.recompute_combo.addItems(["selective", "none", "full"])
+        self.tp = _spin(1, 512, 1, "tensor-parallel degree (keep it inside an NVLink domain)")
+        self.pp = _spin(1, 512, 1, "pipeline stages")
+        self.vp = _spin(1, 64, 1, "virtual stages per GPU (interleaved 1F1B)")
+        self.cp = _spin(1, 64, 1, "context-parallel degree")
+        self.ep = _spin(1, 512, 1, "expert-parallel degree (MoE models)")
+        self.gpus = _spin(0, 1_000_000, 0, "use the first N GPUs of the design (0: all)")
+        self.gpus.setSpecialValueText("all")
+        self.gbs = _spin(1, 1_000_000, 256, "global batch (sequences per step)")
+        self.mbs = _spin(1, 64, 1, "micro-batch (sequences)")
+        self.tokens = QDoubleSpinBox(self)
+        self.tokens.setRange(0.001, 1000.0)
+        self.tokens.setDecimals(3)
+        self.tokens.setValue(1.0)
+        self.tokens.setSuffix(" T tokens")
+        self.tokens.setToolTip("Tokens to train, for time and energy to train")
+        for combo in (self.model_combo, self.layout_combo, self.precision_combo,
+                      self.recompute_combo):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(3)
+        for combo in (self.layout_combo, self.precision_combo, self.recompute_combo):
+            combo.currentIndexChanged.connect(self._on_option_changed)
+        for box in (self.tp, self.pp, self.vp, self.cp, self.ep, self.gbs, self.mbs,
+                    self.tokens, self.gpus):
+            box.valueChanged.connect(self._on_option_changed)
+        self.pin_button = QPushButton("Pin as baseline", self)
+        self.pin_button.setToolTip("Keep this estimate; the next design is compared with it")
+        self.pin_button.setEnabled(False)
+        self.pin_button.clicked.connect(self.pin_baseline)
+        self.clear_button = QPushButton("Clear", self)
+        self.clear_button.setEnabled(False)
+        self.clear_button.clicked.connect(self.clear_baseline)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(4)
+        grid.setVerticalSpacing(2)
+        pairs = (("Model", self.model_combo), ("Layout", self.layout_combo),
+                 ("Precision", self.precision_combo), ("Recompute", self.recompute_combo),
+                 ("TP", self.tp), ("PP", self.pp), ("VP", self.vp), ("CP", self.cp),
+                 ("EP", self.ep), ("GPUs", self.gpus), ("Batch", self.gbs), ("Micro", self.mbs),
+                 ("Train", self.tokens))
+        # two label/field pairs per row keep the dock narrow (the panel's two-column mode)
+        for row, items in enumerate(pairs[i:i + 2] for i in range(0, len(pairs), 2)):
+            for col, (text, widget) in enumerate(items):
+                label = QLabel(text, self)
+                label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+                grid.addWidget(label, row, 2 * col)
+                grid.addWidget(widget, row, 2 * col + 1)
+        self.status = QLabel(" ", self)
+        self.status.setWordWrap(True)
+        self.status.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        self.figure_labels: dict[str, QLabel] = {}
+        figures = QGridLayout()
+        names = {"step": "Step time", "tokens": "Tokens/s", "mfu": "MFU",
+                 "train": "Time to train", "energy": "Energy to train", "memory": "Memory/GPU"}
+        for i, key in enumerate(FIGURES):
+            title = QLabel(names[key], self)
+            title.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+            value = QLabel("–", self)
+            value.setStyleSheet("font-size: 11pt; font-weight: 600;")
+            value.setWordWrap(True)
+            figures.addWidget(title, 2 * (i // 3), i % 3)
+            figures.addWidget(value, 2 * (i // 3) + 1, i % 3)
+            self.figure_labels[key] = value
+        self.axis = CategoryAxisItem()
+        self.plot = styled_plot("Where the step goes", "s", axis_items={"bottom": self.axis})
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        for key, _label, color in PARTS:
+            bar = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color,
+                                  pen=pg.mkPen("w", width=0.5))
+            self.plot.getPlotItem().addItem(bar)
+            self.bars[key] = bar
+        legend = QLabel("  ".join(f"<span style='color:{c}'>■</span> {t}" for _k, t, c in PARTS),
+                        self)
+        legend.setWordWrap(True)
+        legend.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.pin_button)
+        buttons.addWidget(self.clear_button)
+        buttons.addStretch(1)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.setSpacing(4)
+        box.addLayout(grid)
+        box.addWidget(self.status)
+        box.addLayout(figures)
+        box.addLayout(buttons)
+        box.addWidget(legend)
+        box.addWidget(self.plot, 1)
+
+    # ---- inputs ------------------------------------------------------------------------------
+    def set_layout(self, layout: Layout | None) -> None:
+        """Follow another document (the scope returns to the whole design, as the panel's)."""
+        self._scope = None
+        self.live.set_request(self.request())
+        self.live.set_layout(layout)
+
+    def request(self) -> WorkloadRequest:
+        manual = self.layout_combo.currentText() == "manual"
+        for box in (self.tp, self.pp, self.vp, self.cp, self.ep):
+            box.setEnabled(manual)
+        self.recompute_combo.setEnabled(manual)
+        job = Job(tp=self.tp.value(), pp=self.pp.value(), vp=self.vp.value(),
+                  cp=self.cp.value(), ep=self.ep.value(), gbs=self.gbs.value(),
+                  mbs=self.mbs.value(), precision=self.precision_combo.currentText(),
+                  recompute=self.recompute_combo.currentText())
+        name = self.model_combo.currentText()
+        return WorkloadRequest(self._model_files.get(name, name), job, best=not manual,
+                               tokens=self.tokens.value() * 1e12,
+                               gpus=self.gpus.value() or None, pue=self._pue,
+                               scope=self._scope)
+
+    def set_scope(self, scope: str | tuple[str, ...] | None) -> None:
+        """The panel's "Selection only" scope (a group id or GPU ids; None: the design)."""
+        self._scope = scope
+        self._on_option_changed()
+
+    def set_pue(self, pue: float) -> None:
+        """The panel's PUE (Power tab): energy to train is facility energy."""
+        self._pue = pue
+        self._on_option_changed()
+
+    def _on_option_changed(self, *_args) -> None:
+        self.live.set_request(self.request())
+
+    def _on_model_combo_activated(self, index: int) -> None:
+        if self.model_combo.itemText(index) == LOAD_FILE:
+            path, _ = QFileDialog.getOpenFileName(self, "Load a model file", "",
+                                                  "Model files (*.yaml *.yml)")
+            self.load_model_file(path) if path else self.model_combo.setCurrentIndex(0)
+            return
+        self._on_option_changed()
+
+    def load_model_file(self, path: str) -> None:
+        """Use the model described in `path` (errors show in the tab when it is estimated)."""
+        name = path.rsplit("/", 1)[-1]
+        self._model_files[name] = path
+        if self.model_combo.findText(name) < 0:
+            self.model_combo.insertItem(self.model_combo.count() - 1, name)
+        self.model_combo.setCurrentText(name)
+        self._on_option_changed()
+
+    def flush(self) -> WorkloadOutcome | None:
+        return self.live.flush()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.live.set_active(True)
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self.live.set_active(False)
+
+    def close_tab(self) -> None:
+        self.live.close()
+
+    # ---- results -----------------------------------------------------------------------------
+    def _on_live_busy_changed(self, busy: bool) -> None:
+        if busy:
+            self.status.setText("estimating…")
+
+    def _on_live_result_ready(self, outcome: WorkloadOutcome) -> None:
+        self.current = outcome
+        self._redraw()
+
+    def pin_baseline(self) -> bool:
+        est = self.current.estimate if self.current else None
+        if est is None or est.step_time_s is None:
+            return False
+        self.baseline = est
+        self.clear_button.setEnabled(True)
+        self._redraw()
+        return True
+
+    def clear_baseline(self) -> None:
+        self.baseline = None
+        self.clear_button.setEnabled(False)
+        self._redraw()
+
+    def figure_text(self, key: str) -> str:
+        return self.figure_labels[key].text()
+
+    def _redraw(self) -> None:
+        outcome = self.current
+        est = outcome.estimate if outcome else None
+        timed = est is not None and est.step_time_s is not None
+        self.pin_button.setEnabled(timed)
+        if outcome is None:
+            return
+        if est is None:
+            self.status.setText(f"<span style='color:{DOWN}'>Cannot estimate: "
+                                f"{outcome.error}</span>")
+        else:
+            lines = [f"{est.model.name} on {est.label}, {est.gpus:,} × {est.gpu.model}: "
+                     f"{est.job.label()}"]
+            if outcome.why:
+                lines.append(outcome.why)
+            lines += [f"<span style='color:{DOWN}'>{m}</span>" for m in est.messages]
+            self.status.setText("<br>".join(lines))
+        values = self._values(est)
+        base = self._values(self.baseline)
+        for key in FIGURES:
+            text = values.get(key, ("–", None))[0]
+            if key in base and key in values and values[key][1] and base[key][1]:
+                ratio = values[key][1] / base[key][1] - 1
+                better = ratio < 0 if key in ("step", "train", "energy", "memory") else ratio > 0
+                color = TEXT_DIM if abs(ratio) < 0.005 else UP if better else DOWN
+                text += f" <span style='color:{color}; font-size:8pt'>({ratio:+.0%})</span>"
+            self.figure_labels[key].setText(text)
+        rows = [(est, f"this design ({est.gpus} × {est.gpu.model})")] if timed else []
+        if self.baseline is not None:
+            b = self.baseline
+            rows.append((b, f"baseline ({b.gpus} × {b.gpu.model})"))
+        self.axis.labels = [label for _e, label in rows]
+        self.axis.picture = None  # the tick positions may be the same: redraw their labels
+        self.axis.update()
+        bottom = [0.0] * len(rows)
+        for key, _label, _color in PARTS:
+            heights = [e.breakdown.get(key, 0.0) for e, _l in rows]
+            self.bars[key].setOpts(x=list(range(len(rows))), height=heights, y0=list(bottom))
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        self.plot.getPlotItem().setXRange(-0.6, max(1, len(rows)) - 0.4, padding=0)
+        if bottom:
+            self.plot.getPlotItem().setYRange(0, max(bottom) * 1.08, padding=0)
+
+    @staticmethod
+    def _values(est: Estimate | None) -> dict[str, tuple[str, float | None]]:
+        if est is None:
+            return {}
+        mem = est.memory
+        out = {"memory": (f"{mem.total_GB:,.0f} / {mem.hbm_GB:g} GB"
+                          + ("" if mem.fits else " — does not fit"), mem.total_GB)}
+        if est.step_time_s is None:
+            return out
+        d = est.to_dict()
+        out["step"] = (_seconds(est.step_time_s), est.step_time_s)
+        out["tokens"] = (f"{d['tokens_per_s']:,.0f}", d["tokens_per_s"])
+        out["mfu"] = (f"{est.mfu:.1%}", est.mfu)
+        if d.get("time_to_train_days") is not None:
+            out["train"] = (f"{d['time_to_train_days']:,.1f} days", d["time_to_train_days"])
+        if d.get("energy_MWh") is not None:
+            out["energy"] = (f"{d['energy_MWh']:,.0f} MWh", d["energy_MWh"])
+        return out
+
+
+__all__ = ["WorkloadTab"]

@@ -1,0 +1,118 @@
+"""`estimate(layout, model, ...)`: what a design does for a training job (the public entry).
+
+An `Estimator` binds a layout, the GPUs in scope (all, a group, or the first N) and a model; it
+keeps the engine's figures per group shape, so several jobs (a search, the GUI re-running with
+another batch) reuse them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from os import PathLike
+from pathlib import Path
+
+from rackdesigner.model import Layout
+from rackdesigner.workload import hardware as H
+from rackdesigner.workload.comm import CommError, CommModel
+from rackdesigner.workload.job import Job, JobError
+from rackdesigner.workload.models import ModelSpec, resolve_model
+from rackdesigner.workload.result import Estimate
+from rackdesigner.workload.step import estimate_job
+
+
+class EstimateError(ValueError):
+    """The design, scope, model or job cannot be estimated (the message says why)."""
+
+
+class Estimator:
+    def __init__(self, layout: Layout, model: str | ModelSpec, *, gpus: int | None = None,
+                 group: str | None = None, gpu_ids: Sequence[str] | None = None,
+                 pue: float | None = None) -> None:
+        self.layout = layout
+        self.model = resolve_model(model)
+        try:
+            ids = (CommModel.layout_gpus(layout, group) if gpu_ids is None
+                   else CommModel.select_gpus(layout, gpu_ids))
+        except CommError as exc:
+            raise EstimateError(str(exc)) from None
+        label = (f"group {group}" if group else "the design" if gpu_ids is None
+                 else f"{len(ids):,} selected GPUs")
+        if not ids:
+            raise EstimateError(f"{label} has no GPUs")
+        if gpus is not None:
+            if gpus < 1 or gpus > len(ids):
+                raise EstimateError(f"--gpus {gpus}: {label} has {len(ids):,} GPUs")
+            ids = ids[:gpus]
+            label = f"the first {gpus:,} GPUs of {label}"
+        self.label = label
+        self.comm = CommModel(layout, ids, pue)
+        try:
+            model_id = self.comm.gpu_model()
+        except CommError as exc:
+            raise EstimateError(str(exc)) from None
+        gpu = H.gpu_compute(model_id)
+        if gpu is None:
+            raise EstimateError(f"no compute figures for GPU model {model_id!r} (known: "
+                                + ", ".join(sorted(H.gpu_table())) + ")")
+        self.gpu = gpu
+
+    @property
+    def gpus(self) -> int:
+        return len(self.comm.gpus)
+
+    def resolve(self, job: Job) -> Job:
+        try:
+            job = job.resolved(self.gpus, self.model)
+        except JobError as exc:
+            raise EstimateError(str(exc)) from None
+        if job.precision == "fp8" and self.gpu.fp8_tflops is None:
+            raise EstimateError(f"{self.gpu.model} has no FP8 tensor cores: use --precision bf16")
+        return job
+
+    def estimate(self, job: Job, tokens: float | None = None, *,
+                 time_if_too_big: bool = False) -> Estimate:
+        job = self.resolve(job)
+        try:
+            est = estimate_job(self.model, job, self.comm, self.gpu, tokens,
+                               time_if_too_big=time_if_too_big)
+            power = self.comm.power_w()
+            warnings = tuple(
+                ("energy is a lower bound: the " + m.text) if m.code == "power_incomplete"
+                else m.text for m in self.comm.whole().warnings())
+        except CommError as exc:
+            raise EstimateError(str(exc)) from None
+        messages = list(warnings)
+        if job.tp > self.comm.nvlink_domain():
+            messages.append(f"TP {job.tp} spans more than one NVLink domain (largest "
+                            f"{self.comm.nvlink_domain()} GPUs): its traffic crosses the network")
+        if not est.fits:
+            messages.append(est.memory.refusal())
+        return est.with_context(power_w=power, label=self.label, messages=tuple(messages))
+
+
+def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
+             gpus: int | None = None, group: str | None = None,
+             gpu_ids: Sequence[str] | None = None, tp: int = 1, pp: int = 1,
+             cp: int = 1, ep: int = 1, vp: int = 1, dp: int | None = None, gbs: int = 1,
+             mbs: int = 1, seq: int | None = None, precision: str = "bf16",
+             recompute: str = "selective", sharding: str = "optimizer",
+             tokens: float | None = None, pue: float | None = None,
+             time_if_too_big: bool = False) -> Estimate:
+    """Estimate one training step of `model` on `layout` (a Layout or a layout file's path):
+    on all its GPUs, a group's, listed GPU ids, or the first `gpus` of those.
+
+    Raises `EstimateError` (degrees that do not divide, unknown model, GPUs that cannot reach
+    each other) or `ModelFileError` (a bad model file). A job that does not fit in memory is
+    returned with `fits` false and no step time.
+    """
+    if not isinstance(layout, Layout):
+        from rackdesigner.io import load_layout
+
+        layout = load_layout(Path(layout))
+    est = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
+    job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
+              precision=precision, recompute=recompute, sharding=sharding)
+    return est.estimate(job, tokens, time_if_too_big=time_if_too_big)
+
+
+__all__ = ["EstimateError", "Estimator", "estimate"]

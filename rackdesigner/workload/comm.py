@@ -1,0 +1,163 @@
+"""The one place where the workload estimator asks the simulation engine for figures.
+
+Every communication time of a training step comes from the engine's collective model on the
+drawn graph (`rackdesigner.simulation.GroupCollectives`: placement, routed traffic and NCCL's
+cost model for one group of GPUs, at one message size). The estimator names a group of ranks by
+its shape (first rank, stride, size: the way Megatron/NeMo lay ranks out, TP innermost); this
+adapter maps the ranks to GPU ids in the order the layout lists them and asks for the
+representative group (rank 0's), once per distinct shape, collective and size (cached). Groups of
+the same shape are assumed to see the same fabric (symmetric designs: rails, scalable units);
+that is what keeps an estimate on thousands of GPUs cheap. Power, the NVLink domain size and the
+design's warnings come from one `simulate` of the whole scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rackdesigner.model import Layout, natural_key
+from rackdesigner.simulation import (
+    GroupCollectives,
+    GroupError,
+    Point,
+    SimulationInputError,
+    SimulationResult,
+    simulate,
+)
+
+
+class CommError(ValueError):
+    """The ranks of a group cannot communicate on this design (the message says which)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupShape:
+    """Ranks start, start + stride, ..., `size` of them (rank = index into the scope's GPUs)."""
+
+    stride: int
+    size: int
+    start: int = 0
+
+
+class CommModel:
+    """Collective times over groups of the scope's GPUs, cached by group shape."""
+
+    def __init__(self, layout: Layout, gpus: Sequence[str], pue: float | None = None) -> None:
+        self.layout = layout
+        self.gpus = list(gpus)
+        self.pue = pue
+        self._whole: SimulationResult | None = None
+        self._groups: GroupCollectives | None = None
+        self._points: dict[tuple[str, GroupShape, int], Point] = {}
+        self.simulations = 0  # engine evaluations (distinct group shape, collective and size)
+
+    # ---- scope facts -------------------------------------------------------------------------
+    @staticmethod
+    def layout_gpus(layout: Layout, group: str | None = None) -> list[str]:
+        """The GPUs of the layout (or of one group) in rank order: the layout's natural order."""
+        if group is None:
+            ids = [d.id for d in layout.devices()]
+        else:
+            ids = list(layout.group_devices(_group_id(layout, group)))
+        gpus = []
+        for d in ids:
+            spec = layout.spec(d)
+            if spec is not None and spec.kind == "gpu":
+                gpus.append(d)
+        return sorted(gpus, key=natural_key)
+
+    @staticmethod
+    def select_gpus(layout: Layout, ids: Sequence[str]) -> list[str]:
+        """Chosen GPU ids in rank order; ids that are not GPUs of the layout are an error."""
+        out = []
+        for d in dict.fromkeys(ids):
+            spec = layout.spec(d) if layout.has_device(d) else None
+            if spec is None or spec.kind != "gpu":
+                raise CommError(f"{d!r} is not a GPU of this layout")
+            out.append(d)
+        return sorted(out, key=natural_key)
+
+    def gpu_model(self) -> str:
+        """The catalog id of the scope's GPUs (one model: mixed GPUs are refused)."""
+        models = {self.layout.device(g).model for g in self.gpus}
+        if len(models) != 1:
+            raise CommError("the GPUs in scope are of several models (" + ", ".join(
+                sorted(models)) + "): a training job runs on one GPU model")
+        return models.pop()
+
+    def whole(self) -> SimulationResult:
+        """The simulation of the whole scope (power, NVLink domain size, warnings)."""
+        if self._whole is None:
+            try:
+                self._whole = simulate(self.layout, self.gpus, pue=self.pue)
+            except SimulationInputError as exc:
+                raise CommError(str(exc)) from None
+        return self._whole
+
+    def nvlink_domain(self) -> int:
+        return max(1, self.whole().scope.largest_nvlink_domain)
+
+    def power_w(self) -> tuple[float, float]:
+        """(IT power at the devices' maximum, facility power) in watts: the design's power,
+        pro-rated by GPU count when the job uses only some of its GPUs."""
+        p = self.whole().power
+        share = len(self.gpus) / p.gpus if p.gpus > len(self.gpus) else 1.0
+        return p.total_max_w * share, p.facility_w * share
+
+    # ---- collectives -------------------------------------------------------------------------
+    def point(self, collective: str, shape: GroupShape, size_bytes: float) -> Point | None:
+        """The engine's nccl-tests row for `collective` of `size_bytes` over the group."""
+        if shape.size <= 1 or size_bytes <= 0:
+            return None
+        key = (collective, shape, int(size_bytes))
+        p = self._points.get(key)
+        if p is None:
+            ids = self._ids(shape)
+            if self._groups is None:
+                self._groups = GroupCollectives(self.layout)
+            try:
+                p = self._groups.point(ids, collective, int(size_bytes))
+            except GroupError as exc:
+                if "reach" in str(exc):
+                    verb = ("cannot reach each other" if len(ids) == 2
+                            else "cannot all reach each other")
+                    raise CommError(f"{self._describe(shape)} {verb} (check NVLink, NIC and "
+                                    "switch links)") from None
+                raise CommError(f"{collective} over {self._describe(shape)}: {exc}") from None
+            self.simulations += 1
+            self._points[key] = p
+        return p
+
+    def time_s(self, collective: str, shape: GroupShape, size_bytes: float) -> float:
+        """Seconds for `collective` of `size_bytes` (nccl-tests' size convention) on the group."""
+        p = self.point(collective, shape, size_bytes)
+        return 0.0 if p is None else p.time_us * 1e-6
+
+    def busbw_GBps(self, collective: str, shape: GroupShape, size_bytes: float) -> float:
+        p = self.point(collective, shape, size_bytes)
+        return 0.0 if p is None else p.busbw_GBps
+
+    def _ids(self, shape: GroupShape) -> list[str]:
+        last = shape.start + shape.stride * (shape.size - 1)
+        if last >= len(self.gpus):
+            raise CommError(f"a group of {shape.size} ranks with stride {shape.stride} does not "
+                            f"fit in {len(self.gpus)} GPUs")
+        return [self.gpus[shape.start + i * shape.stride] for i in range(shape.size)]
+
+    def _describe(self, shape: GroupShape) -> str:
+        ids = self._ids(shape)
+        return f"{len(ids)} GPUs ({ids[0]} … {ids[-1]})" if len(ids) > 2 else " and ".join(ids)
+
+
+def _group_id(layout: Layout, name: str) -> str:
+    if layout.has_group(name):
+        return name
+    matches = [g.id for g in layout.groups() if g.name == name]
+    if len(matches) == 1:
+        return matches[0]
+    raise CommError(f"no group {name!r} in this layout" if not matches else
+                    f"several groups are named {name!r}: {', '.join(sorted(matches))} (use an id)")
+
+
+__all__ = ["CommError", "CommModel", "GroupShape"]

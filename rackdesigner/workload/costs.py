@@ -1,0 +1,144 @@
+"""FLOPs, parameters and activation bytes of a transformer under a job's parallel layout.
+
+FLOP convention (docs/workload.md): a multiply-add is 2 FLOPs; per token and layer the forward
+pass costs 2 x (matmul weights the token uses) plus the attention core 2 x s x heads x
+(qk_dim + v_dim) (QK^T and AV over the whole sequence: causal masking is *not* halved, as in
+Narayanan et al. 2021 and Korthikanti et al. 2022); the backward pass costs twice the forward;
+the output layer (logits) counts, the embedding lookup does not. Model FLOPs exclude
+recomputation (MFU); hardware FLOPs include it.
+
+Activation memory follows Korthikanti et al. 2022 (arXiv:2205.05198, section 4), generalised
+from their GELU/MHA layer to SwiGLU, grouped-query attention and experts: per layer and token,
+in units of hidden-size bf16 elements, attention 7 + 4 x kv_heads/heads (11 for MHA), MLP
+3 + 2 x f/h x (2 for SwiGLU's gate and up outputs, 1 for GELU) + 2 x f/h (19 for GELU with 4h),
+two norms 4; plus 5 x heads x s / h for the softmax scores unless they are recomputed
+(selective recomputation or fused attention); full recomputation keeps only the layer input.
+With FP8, the inputs of the GEMMs are kept in FP8 (one byte), as Transformer Engine does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rackdesigner.workload.job import Job
+from rackdesigner.workload.models import ModelSpec
+
+
+@dataclass(frozen=True, slots=True)
+class LayerCosts:
+    """Forward FLOPs of one average layer for one micro-batch, on one GPU (already / TP x CP)."""
+
+    gemm: float  # matmuls (attention projections, MLP or experts)
+    attn_core: float  # QK^T and AV
+    logits: float  # output layer (last stage only)
+
+
+def layer_costs(model: ModelSpec, job: Job) -> LayerCosts:
+    tokens = job.mbs * job.seq
+    split = job.tp * job.cp
+    mlp_dense = model.mlp_params(model.ffn_hidden)
+    moe_active = (model.moe_layer_dense_params + model.moe.top_k * model.expert_params
+                  if model.moe else 0)
+    mlp_avg = (model.dense_layers * mlp_dense + model.moe_layers * moe_active) / model.layers
+    gemm = 2.0 * tokens * (model.attn_params + mlp_avg) / split
+    core = 2.0 * tokens * job.seq * model.heads * (model.qk_dim + model.v_dim) / split
+    logits = 2.0 * tokens * model.hidden * model.vocab / split
+    return LayerCosts(gemm, core, logits)
+
+
+def model_flops_per_step(model: ModelSpec, job: Job) -> float:
+    """Model FLOPs of one optimizer step over all GPUs (forward + backward, no recompute);
+    `job` is resolved."""
+    c = layer_costs(model, job)
+    per_mb = (model.layers * (c.gemm + c.attn_core) + c.logits) * job.tp * job.cp
+    return 3.0 * per_mb * job.gbs / job.mbs
+
+
+def layers_per_stage(model: ModelSpec, job: Job) -> int:
+    """Layers on the busiest pipeline stage (uneven splits put the extra layer somewhere)."""
+    return math.ceil(model.layers / job.pp)
+
+
+def moe_share(model: ModelSpec) -> float:
+    return model.moe_layers / model.layers
+
+
+# ---- parameters on one GPU ---------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class LocalParams:
+    dense: float  # parameters replicated over DP x CP (attention, dense MLP, shared experts)
+    expert: float  # routed-expert parameters (replicated over the expert-data-parallel ranks)
+
+    @property
+    def total(self) -> float:
+        return self.dense + self.expert
+
+
+def local_params(model: ModelSpec, job: Job) -> LocalParams:
+    ls = layers_per_stage(model, job)
+    share = moe_share(model)
+    mlp_dense = model.mlp_params(model.ffn_hidden)
+    per_layer_dense = (model.attn_params + (1 - share) * mlp_dense
+                       + share * model.moe_layer_dense_params)
+    embed = model.vocab * model.hidden  # the first stage's embedding or the last's output layer
+    if job.pp == 1:
+        embed = model.embedding_params
+    dense = (ls * per_layer_dense + embed) / job.tp
+    expert = 0.0
+    if model.moe:
+        expert = ls * share * model.moe.experts * model.expert_params / (job.tp * job.ep)
+    return LocalParams(dense, expert)
+
+
+# ---- activations -------------------------------------------------------------------------------
+def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None = None) -> float:
+    """Bytes one layer keeps for the backward pass, for one micro-batch, on one GPU."""
+    recompute = recompute or job.recompute
+    sbh = job.mbs * job.seq * model.hidden / (job.tp * job.cp)  # elements
+    if recompute == "full":
+        return 2.0 * sbh
+    kv_ratio = 1.0 if model.mla else model.kv_heads / model.heads
+    g = 1.0 if job.precision == "fp8" else 2.0  # GEMM inputs are kept in FP8 (Transformer Engine)
+    attn = g + 2.0 + 4.0 * kv_ratio + g + 1.0  # QKV input, Q, K, V, projection input, mask
+    up = 2.0 if model.ffn == "swiglu" else 1.0
+
+    def mlp(ffn_hidden: int, copies: float) -> float:  # fc1 output, fc2 input, mask
+        fr = ffn_hidden / model.hidden
+        return copies * (1.0 + 2.0 * fr * up + g * fr)
+
+    dense_mlp = g + mlp(model.ffn_hidden, 1.0)
+    share = moe_share(model)
+    moe_mlp = 0.0
+    if model.moe:
+        moe_mlp = g + mlp(model.moe.expert_ffn_hidden,
+                          model.moe.top_k + model.moe.shared_experts)
+    units = attn + (1 - share) * dense_mlp + share * moe_mlp + 4.0
+    if recompute == "none":
+        units += 5.0 * model.heads * job.seq / model.hidden
+    return units * sbh
+
+
+def moe_permute_bytes(model: ModelSpec, job: Job) -> float:
+    """HBM traffic of the MoE token permutation of one average layer, forward (one micro-batch,
+    one GPU): dispatch and combine each read and write tokens x top-k x hidden bf16 values."""
+    if model.moe is None:
+        return 0.0
+    tokens = job.mbs * job.seq / (job.tp * job.cp)
+    return moe_share(model) * 2 * 2 * tokens * model.moe.top_k * model.hidden * 2.0
+
+
+def inflight_microbatches(job: Job) -> float:
+    """Micro-batches whose activations the first pipeline stage holds at the peak (1F1B: PP;
+    interleaved: PP x (1 + (PP - 1) / (PP x VP)), Korthikanti et al. 2022, section 4.2.3)."""
+    if job.pp == 1:
+        return 1.0
+    held = float(min(job.pp, job.microbatches))
+    if job.vp > 1:
+        held *= 1.0 + (job.pp - 1) / (job.pp * job.vp)
+    return held
+
+
+__all__ = ["LayerCosts", "LocalParams", "activation_bytes_per_layer", "inflight_microbatches",
+           "layer_costs", "layers_per_stage", "local_params", "model_flops_per_step",
+           "moe_permute_bytes", "moe_share"]

@@ -1,0 +1,146 @@
+"""A training job's layout on N GPUs: parallel degrees, batch, precision, recomputation.
+
+Ranks are laid out as Megatron-Core/NeMo do (`parallel_state.initialize_model_parallel`, order
+"tp-cp-ep-dp-pp"): TP innermost (consecutive GPUs, inside an NVLink domain when it fits), then
+CP, then data parallel ranks (expert parallelism takes the innermost EP of them), pipeline
+stages outermost. `groups()` gives each group's shape (stride and size), which is all the
+communication model needs; `check()` refuses degrees that do not fit, naming the product that
+does not divide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rackdesigner.workload.comm import GroupShape
+from rackdesigner.workload.models import ModelSpec
+
+PRECISIONS = ("bf16", "fp8")
+RECOMPUTE = ("none", "selective", "full")
+SHARDING = ("none", "optimizer", "full")
+
+
+class JobError(ValueError):
+    """Parallel degrees, batch or options that cannot run (the message says which and why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    ep: int = 1
+    vp: int = 1
+    dp: int | None = None  # None: what the GPU count leaves
+    gbs: int = 1
+    mbs: int = 1
+    seq: int | None = None  # None: the model's default
+    precision: str = "bf16"
+    recompute: str = "selective"
+    sharding: str = "optimizer"
+
+    def resolved(self, gpus: int, model: ModelSpec) -> Job:
+        """The job with DP and the sequence length filled in, checked against `gpus` and the
+        model; raises `JobError` naming what does not fit."""
+        for name in ("tp", "pp", "cp", "ep", "vp", "gbs", "mbs"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise JobError(f"--{name} must be a whole number of at least 1, got {value!r}")
+        if self.precision not in PRECISIONS:
+            raise JobError(f"precision must be one of {', '.join(PRECISIONS)}")
+        if self.recompute not in RECOMPUTE:
+            raise JobError(f"recompute must be one of {', '.join(RECOMPUTE)}")
+        if self.sharding not in SHARDING:
+            raise JobError(f"sharding must be one of {', '.join(SHARDING)}")
+        seq = model.seq_len if self.seq is None else self.seq
+        if seq < 1:
+            raise JobError(f"--seq must be at least 1, got {seq}")
+        mp = self.tp * self.pp * self.cp
+        if self.dp is None:
+            if gpus % mp:
+                raise JobError(f"TP x PP x CP = {self.tp} x {self.pp} x {self.cp} = {mp} does not "
+                               f"divide the {gpus:,} GPUs")
+            dp = gpus // mp
+        else:
+            dp = self.dp
+            if dp < 1 or mp * dp != gpus:
+                raise JobError(f"TP x PP x CP x DP = {self.tp} x {self.pp} x {self.cp} x {dp} = "
+                               f"{mp * dp:,} is not the {gpus:,} GPUs")
+        if model.heads % self.tp:
+            raise JobError(f"TP {self.tp} does not divide the model's {model.heads} attention "
+                           "heads")
+        if self.pp > model.layers:
+            raise JobError(f"PP {self.pp} exceeds the model's {model.layers} layers")
+        if self.vp > 1:
+            if self.pp == 1:
+                raise JobError("virtual stages (--vp) need pipeline parallelism (--pp > 1)")
+            if self.pp * self.vp > model.layers:
+                raise JobError(f"PP x VP = {self.pp * self.vp} exceeds the model's "
+                               f"{model.layers} layers")
+        if seq % self.cp or (self.cp > 1 and seq % (2 * self.cp)):
+            raise JobError(f"2 x CP = {2 * self.cp} does not divide the sequence length {seq} "
+                           "(context parallelism splits it in 2 x CP chunks)")
+        if self.tp > 1 and seq % (self.tp * self.cp):
+            raise JobError(f"TP x CP = {self.tp * self.cp} does not divide the sequence length "
+                           f"{seq} (sequence parallelism splits it across TP)")
+        if model.moe is None and self.ep > 1:
+            raise JobError(f"EP {self.ep} needs a mixture-of-experts model; {model.name} is dense")
+        if model.moe is not None:
+            if model.moe.experts % self.ep:
+                raise JobError(f"EP {self.ep} does not divide the model's {model.moe.experts} "
+                               "experts")
+            if (dp * self.cp) % self.ep:
+                raise JobError(f"EP {self.ep} does not divide DP x CP = {dp} x {self.cp} = "
+                               f"{dp * self.cp} (experts are spread over data-parallel ranks)")
+        if self.gbs % (self.mbs * dp):
+            raise JobError(f"micro-batch x DP = {self.mbs} x {dp} = {self.mbs * dp} does not "
+                           f"divide the global batch {self.gbs}")
+        m = self.gbs // (self.mbs * dp)
+        if self.vp > 1 and m % self.pp:
+            raise JobError(f"with virtual stages the {m} micro-batches per step must be a "
+                           f"multiple of PP {self.pp} (global batch / (micro-batch x DP))")
+        return replace(self, dp=dp, seq=seq)
+
+    # ---- derived (on a resolved job) ---------------------------------------------------------
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.cp * (self.dp or 1)
+
+    @property
+    def microbatches(self) -> int:
+        return self.gbs // (self.mbs * (self.dp or 1))
+
+    def groups(self) -> dict[str, GroupShape]:
+        """Shapes of rank 0's groups (see the module docstring for the order)."""
+        t, c, d, e = self.tp, self.cp, self.dp or 1, self.ep
+        n = self.gpus
+        return {
+            "tp": GroupShape(1, t),
+            "cp": GroupShape(t, c),
+            "ep": GroupShape(t, e),  # expert TP = TP, EP right after it (over CP x DP ranks)
+            "dp": GroupShape(t, c * d),  # dense gradients reduce over DP x CP
+            "edp": GroupShape(t * e, c * d // e),  # expert gradients over the rest
+            "pp": GroupShape(n // self.pp, 2),  # neighbouring stages
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tp": self.tp, "pp": self.pp, "cp": self.cp, "ep": self.ep, "vp": self.vp,
+                "dp": self.dp, "gbs": self.gbs, "mbs": self.mbs, "seq": self.seq,
+                "microbatches": self.microbatches, "precision": self.precision,
+                "recompute": self.recompute, "sharding": self.sharding,
+                "sequence_parallel": self.tp > 1}
+
+    def label(self) -> str:
+        parts = [f"TP{self.tp}", f"PP{self.pp}"]
+        if self.vp > 1:
+            parts.append(f"VP{self.vp}")
+        if self.cp > 1:
+            parts.append(f"CP{self.cp}")
+        if self.ep > 1:
+            parts.append(f"EP{self.ep}")
+        parts += [f"DP{self.dp}", f"mbs {self.mbs}", f"recompute {self.recompute}"]
+        return " ".join(parts)
+
+
+__all__ = ["PRECISIONS", "RECOMPUTE", "SHARDING", "Job", "JobError"]

@@ -1,0 +1,359 @@
+"""Transformer model descriptions: the bundled catalog (`resources/models/`) and users' files.
+
+A model file (`schema_version: 1`) gives the shape of a decoder-only transformer: layers, hidden
+size, attention heads and KV heads (or a multi-head-latent-attention block), FFN size and kind,
+vocabulary, default sequence length and, for a mixture of experts, the expert block. Unknown keys
+and missing required keys are errors; every error names the file, the line and what was expected
+(`ModelFileError`). Parameter counts are derived here once (`ModelSpec.params`), so memory, FLOPs
+and the catalog listing agree.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rackdesigner._resources import resources_root
+
+SCHEMA_VERSION = 1
+FFN_KINDS = ("gelu", "swiglu")
+_TOP_KEYS = ("schema_version", "name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
+             "ffn", "vocab", "seq_len", "moe", "mla", "tie_embeddings", "source")
+_REQUIRED = ("schema_version", "name", "layers", "hidden", "heads", "ffn", "vocab", "seq_len",
+             "source")
+_MOE_KEYS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "every", "first_dense")
+_MLA_KEYS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+             "v_head_dim")
+MAX_FILE_BYTES = 1024 * 1024
+
+
+class ModelFileError(ValueError):
+    """A model file cannot be used: says where (file:line) and what was expected."""
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        self.path, self.message, self.line = path, message, line
+        super().__init__(f"{path}:{line}: {message}" if line else f"{path}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class MoeSpec:
+    experts: int
+    top_k: int
+    expert_ffn_hidden: int
+    shared_experts: int = 0
+    every: int = 1  # every n-th layer (after the dense ones) is an MoE layer
+    first_dense: int = 0  # this many leading layers stay dense
+
+
+@dataclass(frozen=True, slots=True)
+class MlaSpec:
+    """Multi-head latent attention (DeepSeek-V2/V3): low-rank query and key/value projections."""
+
+    q_lora_rank: int
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    id: str
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn_hidden: int
+    ffn: str
+    vocab: int
+    seq_len: int
+    source: str
+    moe: MoeSpec | None = None
+    mla: MlaSpec | None = None
+    tie_embeddings: bool = False
+    path: str = ""
+
+    # ---- shape -------------------------------------------------------------------------------
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
+
+    @property
+    def qk_dim(self) -> int:
+        """Per-head width of queries and keys (scores cost 2 x s x heads x qk_dim per token)."""
+        if self.mla:
+            return self.mla.qk_nope_head_dim + self.mla.qk_rope_head_dim
+        return self.head_dim
+
+    @property
+    def v_dim(self) -> int:
+        return self.mla.v_head_dim if self.mla else self.head_dim
+
+    def is_moe_layer(self, index: int) -> bool:
+        m = self.moe
+        if m is None or index < m.first_dense:
+            return False
+        return (index - m.first_dense) % m.every == 0
+
+    @property
+    def moe_layers(self) -> int:
+        return sum(self.is_moe_layer(i) for i in range(self.layers))
+
+    @property
+    def dense_layers(self) -> int:
+        return self.layers - self.moe_layers
+
+    # ---- parameters (matmul weights; norms and biases are < 0.1 % and left out) --------------
+    @property
+    def attn_params(self) -> int:
+        h = self.hidden
+        if self.mla:
+            a = self.mla
+            qk = a.qk_nope_head_dim + a.qk_rope_head_dim
+            return (h * a.q_lora_rank + a.q_lora_rank * self.heads * qk
+                    + h * (a.kv_lora_rank + a.qk_rope_head_dim)
+                    + a.kv_lora_rank * self.heads * (a.qk_nope_head_dim + a.v_head_dim)
+                    + self.heads * a.v_head_dim * h)
+        kv = self.kv_heads * self.head_dim
+        return 2 * h * h + 2 * h * kv
+
+    def mlp_params(self, ffn_hidden: int) -> int:
+        return (3 if self.ffn == "swiglu" else 2) * self.hidden * ffn_hidden
+
+    @property
+    def expert_params(self) -> int:
+        """Weights of one routed expert."""
+        return self.mlp_params(self.moe.expert_ffn_hidden) if self.moe else 0
+
+    @property
+    def moe_layer_dense_params(self) -> int:
+        """Weights of an MoE layer every token uses (router and shared experts)."""
+        m = self.moe
+        if m is None:
+            return 0
+        return self.hidden * m.experts + m.shared_experts * self.expert_params
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab * self.hidden * (1 if self.tie_embeddings else 2)
+
+    @property
+    def params(self) -> int:
+        """All parameters (every expert counted)."""
+        total = self.layers * self.attn_params + self.dense_layers * self.mlp_params(
+            self.ffn_hidden)
+        if self.moe:
+            total += self.moe_layers * (self.moe_layer_dense_params
+                                        + self.moe.experts * self.expert_params)
+        return total + self.embedding_params
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token uses (top-k routed experts only)."""
+        total = self.layers * self.attn_params + self.dense_layers * self.mlp_params(
+            self.ffn_hidden)
+        if self.moe:
+            total += self.moe_layers * (self.moe_layer_dense_params
+                                        + self.moe.top_k * self.expert_params)
+        return total + self.embedding_params
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id, "name": self.name, "layers": self.layers, "hidden": self.hidden,
+            "heads": self.heads, "kv_heads": self.kv_heads, "ffn_hidden": self.ffn_hidden,
+            "ffn": self.ffn, "vocab": self.vocab, "seq_len": self.seq_len,
+            "params_B": round(self.params / 1e9, 2),
+            "active_params_B": round(self.active_params / 1e9, 2),
+            "moe": None if self.moe is None else {
+                k: getattr(self.moe, k) for k in _MOE_KEYS},
+            "source": self.source,
+        }
+        return out
+
+
+# ---- reading ---------------------------------------------------------------------------------
+def models_dir() -> Path:
+    return resources_root() / "models"
+
+
+def bundled_ids() -> list[str]:
+    return sorted(p.stem for p in models_dir().glob("*.yaml"))
+
+
+def bundled_models() -> list[ModelSpec]:
+    return [load_model_file(models_dir() / f"{i}.yaml") for i in bundled_ids()]
+
+
+def resolve_model(ref: str | ModelSpec) -> ModelSpec:
+    """A bundled id (`llama3-70b`) or the path of a model file."""
+    if isinstance(ref, ModelSpec):
+        return ref
+    ids = bundled_ids()
+    if ref in ids:
+        return load_model_file(models_dir() / f"{ref}.yaml")
+    path = Path(ref)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return load_model_file(path)
+    close = difflib.get_close_matches(ref, ids, n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise ModelFileError(ref, f"no bundled model {ref!r} and no such file{hint}; "
+                         f"bundled: {', '.join(ids)}")
+
+
+def load_model_file(path: str | Path) -> ModelSpec:
+    p = Path(path)
+    name = str(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ModelFileError(name, f"cannot read the file ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ModelFileError(name, f"the file is {len(raw):,} bytes; a model file is a few "
+                             "hundred bytes (limit 1 MiB)")
+    try:
+        text = raw.decode("utf-8")
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except UnicodeDecodeError:
+        raise ModelFileError(name, "the file is not UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ModelFileError(name, f"not valid YAML: {exc.problem or exc}",
+                             mark.line + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise ModelFileError(name, f"not valid YAML: {exc}") from None
+    return _Reader(name, p.stem).read(node)
+
+
+class _Reader:
+    def __init__(self, path: str, stem: str) -> None:
+        self.path, self.stem = path, stem
+
+    def fail(self, line: int | None, message: str) -> ModelFileError:
+        return ModelFileError(self.path, message, line)
+
+    def mapping(self, node: Any, keys: tuple[str, ...], what: str,
+                line: int | None = None) -> dict[str, tuple[Any, int]]:
+        if not isinstance(node, yaml.MappingNode):
+            raise self.fail(node.start_mark.line + 1 if node is not None else line,
+                            f"{what} must be a mapping of keys to values")
+        out: dict[str, tuple[Any, int]] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value
+            kline = key_node.start_mark.line + 1
+            if key not in keys:
+                close = difflib.get_close_matches(str(key), keys, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise self.fail(kline, f"unknown key {key!r} in {what}{hint}; expected one of "
+                                + ", ".join(keys))
+            if key in out:
+                raise self.fail(kline, f"key {key!r} is given twice in {what}")
+            out[key] = (value_node, kline)
+        return out
+
+    def value(self, node: Any) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            return yaml.safe_load(yaml.serialize(node))
+        return node
+
+    def integer(self, entries: dict, key: str, *, default: int | None = None,
+                minimum: int = 1, what: str = "") -> int:
+        if key not in entries:
+            if default is None:
+                raise self.fail(None, f"missing required key {key!r}{what}")
+            return default
+        node, line = entries[key]
+        v = self.value(node)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.fail(line, f"{key} must be a whole number, got {_short(v)}")
+        if v < minimum:
+            raise self.fail(line, f"{key} must be at least {minimum}, got {v}")
+        return v
+
+    def text(self, entries: dict, key: str) -> str:
+        node, line = entries[key]
+        v = self.value(node)
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(line, f"{key} must be a non-empty text, got {_short(v)}")
+        return v.strip()
+
+    def read(self, root: Any) -> ModelSpec:
+        if root is None:
+            raise self.fail(None, "the file is empty; expected a model description "
+                            "(schema_version: 1, name, layers, hidden, ...)")
+        e = self.mapping(root, _TOP_KEYS, "the model file")
+        missing = [k for k in _REQUIRED if k not in e]
+        if missing:
+            raise self.fail(root.start_mark.line + 1, "missing required key"
+                            f"{'s' if len(missing) > 1 else ''} " + ", ".join(missing))
+        node, line = e["schema_version"]
+        version = self.value(node)
+        if version != SCHEMA_VERSION:
+            raise self.fail(line, f"schema_version {_short(version)} is not supported "
+                            f"(this RackDesigner reads {SCHEMA_VERSION})")
+        hidden = self.integer(e, "hidden")
+        heads = self.integer(e, "heads")
+        if hidden % heads:
+            raise self.fail(e["heads"][1], f"heads ({heads}) must divide hidden ({hidden})")
+        kv_heads = self.integer(e, "kv_heads", default=heads)
+        if kv_heads > heads or heads % kv_heads:
+            raise self.fail(e["kv_heads"][1], f"kv_heads ({kv_heads}) must divide heads "
+                            f"({heads})")
+        node, line = e["ffn"]
+        ffn = self.value(node)
+        if ffn not in FFN_KINDS:
+            raise self.fail(line, f"ffn must be one of {', '.join(FFN_KINDS)}, got {_short(ffn)}")
+        layers = self.integer(e, "layers")
+        moe = None
+        if "moe" in e:
+            node, line = e["moe"]
+            m = self.mapping(node, _MOE_KEYS, "moe", line)
+            for key in ("experts", "top_k", "expert_ffn_hidden"):
+                if key not in m:
+                    raise self.fail(line, f"moe is missing required key {key!r}")
+            moe = MoeSpec(self.integer(m, "experts"), self.integer(m, "top_k"),
+                          self.integer(m, "expert_ffn_hidden"),
+                          self.integer(m, "shared_experts", default=0, minimum=0),
+                          self.integer(m, "every", default=1),
+                          self.integer(m, "first_dense", default=0, minimum=0))
+            if moe.top_k > moe.experts:
+                raise self.fail(m["top_k"][1], f"top_k ({moe.top_k}) cannot exceed experts "
+                                f"({moe.experts})")
+            if moe.first_dense >= layers:
+                raise self.fail(m["first_dense"][1], f"first_dense ({moe.first_dense}) leaves "
+                                f"no MoE layer of the {layers}")
+        mla = None
+        if "mla" in e:
+            node, line = e["mla"]
+            a = self.mapping(node, _MLA_KEYS, "mla", line)
+            for key in _MLA_KEYS:
+                if key not in a:
+                    raise self.fail(line, f"mla is missing required key {key!r}")
+            mla = MlaSpec(*(self.integer(a, k) for k in _MLA_KEYS))
+        tie = False
+        if "tie_embeddings" in e:
+            node, line = e["tie_embeddings"]
+            tie = self.value(node)
+            if not isinstance(tie, bool):
+                raise self.fail(line, f"tie_embeddings must be true or false, got {_short(tie)}")
+        return ModelSpec(
+            id=self.stem, name=self.text(e, "name"), layers=layers, hidden=hidden, heads=heads,
+            kv_heads=kv_heads, ffn_hidden=self.integer(e, "ffn_hidden", default=4 * hidden),
+            ffn=ffn, vocab=self.integer(e, "vocab"), seq_len=self.integer(e, "seq_len"),
+            source=self.text(e, "source"), moe=moe, mla=mla, tie_embeddings=tie,
+            path=self.path)
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, yaml.Node):
+        return "a " + ("mapping" if isinstance(value, yaml.MappingNode) else "list")
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+__all__ = ["FFN_KINDS", "MlaSpec", "ModelFileError", "ModelSpec", "MoeSpec", "bundled_ids",
+           "bundled_models", "load_model_file", "models_dir", "resolve_model"]

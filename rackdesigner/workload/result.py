@@ -1,0 +1,149 @@
+"""The frozen result of an estimate and its JSON form (`rackdesigner.estimate/1`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rackdesigner.workload import hardware as H
+from rackdesigner.workload.job import Job
+from rackdesigner.workload.models import ModelSpec
+
+SCHEMA = "rackdesigner.estimate/1"
+BREAKDOWN_KEYS = ("compute_s", "tp_exposed_s", "cp_exposed_s", "ep_exposed_s", "pp_bubble_s",
+                  "pp_p2p_s", "dp_exposed_s", "optimizer_s")
+
+
+def _r(value: float | None, digits: int = 4) -> float | None:
+    if value is None or value != value:
+        return None
+    return float(f"{value:.{digits}g}")
+
+
+@dataclass(frozen=True)
+class Memory:
+    """GB per GPU on the busiest GPU."""
+
+    weights_GB: float
+    gradients_GB: float
+    optimizer_GB: float
+    activations_GB: float
+    hbm_GB: float
+
+    @property
+    def total_GB(self) -> float:
+        return self.weights_GB + self.gradients_GB + self.optimizer_GB + self.activations_GB
+
+    @property
+    def usable_GB(self) -> float:
+        return self.hbm_GB * H.USABLE_HBM_FRACTION
+
+    @property
+    def fits(self) -> bool:
+        return self.total_GB <= self.usable_GB
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"weights_GB": _r(self.weights_GB), "gradients_GB": _r(self.gradients_GB),
+                "optimizer_GB": _r(self.optimizer_GB), "activations_GB": _r(self.activations_GB),
+                "total_GB": _r(self.total_GB), "hbm_GB": self.hbm_GB,
+                "usable_GB": _r(self.usable_GB)}
+
+    def refusal(self) -> str:
+        return (f"does not fit: {self.total_GB:,.1f} GB per GPU (weights {self.weights_GB:,.1f}, "
+                f"gradients {self.gradients_GB:,.1f}, optimizer {self.optimizer_GB:,.1f}, "
+                f"activations {self.activations_GB:,.1f}) > {self.usable_GB:,.0f} GB usable of "
+                f"{self.hbm_GB:g} GB HBM")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    model: ModelSpec
+    job: Job
+    gpu: H.GpuCompute
+    memory: Memory
+    step_time_s: float | None  # None: refused (does not fit)
+    breakdown: dict[str, float]
+    comm: dict[str, dict]  # per communication: collective, group size, bytes, time, busbw
+    model_flops: float  # per step, all GPUs
+    tokens: float | None = None  # tokens to train, for time and energy
+    peak_tflops: float = 0.0
+    hardware: dict[str, float] = field(default_factory=dict)
+    power_w: tuple[float, float] = (0.0, 0.0)  # (IT at max, facility)
+    label: str = ""  # scope
+    messages: tuple[str, ...] = ()
+
+    @property
+    def fits(self) -> bool:
+        return self.memory.fits
+
+    @property
+    def gpus(self) -> int:
+        return self.job.gpus
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.job.gbs * (self.job.seq or 0)
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        return self.tokens_per_step / self.step_time_s if self.step_time_s else None
+
+    @property
+    def mfu(self) -> float | None:
+        if not self.step_time_s or not self.peak_tflops:
+            return None
+        return self.model_flops / self.step_time_s / self.gpus / (self.peak_tflops * 1e12)
+
+    @property
+    def energy_kWh_per_step(self) -> float | None:
+        if not self.step_time_s:
+            return None
+        return self.power_w[1] * self.step_time_s / 3.6e6
+
+    def with_context(self, **changes: Any) -> Estimate:
+        return replace(self, **changes)
+
+    def exposed_comm_s(self) -> float:
+        b = self.breakdown
+        return sum(b.get(k, 0.0) for k in ("tp_exposed_s", "cp_exposed_s", "ep_exposed_s",
+                                           "pp_p2p_s", "dp_exposed_s"))
+
+    def to_dict(self) -> dict[str, Any]:
+        t = self.step_time_s
+        tps = self.tokens_per_s
+        out: dict[str, Any] = {
+            "schema": SCHEMA,
+            "model": {"id": self.model.id, "name": self.model.name,
+                      "params_B": _r(self.model.params / 1e9),
+                      "active_params_B": _r(self.model.active_params / 1e9)},
+            "scope": {"gpus": self.gpus, "gpu_model": self.gpu.model, "label": self.label},
+            "fits": self.fits,
+            "step_time_s": _r(t),
+            "tokens_per_s": _r(tps),
+            "tokens_per_s_per_gpu": _r(tps / self.gpus) if tps else None,
+            "model_tflops_per_gpu": _r(self.model_flops / t / self.gpus / 1e12) if t else None,
+            "mfu": _r(self.mfu, 3),
+            "peak_tflops_per_gpu": self.peak_tflops,
+            "breakdown": {k: _r(self.breakdown.get(k, 0.0)) if t else None
+                          for k in BREAKDOWN_KEYS},
+            "memory_per_gpu_GB": _r(self.memory.total_GB),
+            "memory": self.memory.to_dict(),
+            "parallelism": self.job.to_dict(),
+            "communication": self.comm,
+            "power_W": {"it_max": _r(self.power_w[0]), "facility": _r(self.power_w[1])},
+            "energy_kWh_per_step": _r(self.energy_kWh_per_step),
+            "assumptions": list(H.ASSUMPTIONS),
+            "messages": list(self.messages),
+        }
+        if self.tokens:
+            out["tokens"] = self.tokens
+            steps = self.tokens / self.tokens_per_step
+            out["time_to_train_days"] = _r(steps * t / 86400) if t else None
+            ekwh = self.energy_kWh_per_step
+            out["energy_MWh"] = _r(steps * ekwh / 1000) if ekwh else None
+        if not self.fits:
+            out["refused"] = self.memory.refusal()
+        return out
+
+
+__all__ = ["BREAKDOWN_KEYS", "SCHEMA", "Estimate", "Memory"]

@@ -1,0 +1,129 @@
+"""Layout search: enumerate the valid parallel layouts of a job and rank them by step time.
+
+Candidates: TP over the powers of two that divide the heads and stay inside the largest NVLink
+domain (TP across domains is never better on today's fabrics), PP over the divisors of what is
+left (at most one stage per layer), CP for long sequences, EP over the divisors of the expert
+count, virtual stages, micro-batch sizes and the three recomputation modes; DP is what remains
+of the GPU count and must divide the global batch. Memory is checked first (it needs no
+communication figures), so layouts that do not fit cost nothing; the engine's figures are
+shared across candidates through the estimator's per-shape cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from rackdesigner.workload.api import EstimateError, Estimator
+from rackdesigner.workload.job import RECOMPUTE, Job, JobError
+from rackdesigner.workload.result import Estimate
+from rackdesigner.workload.step import memory_per_gpu
+
+MBS_CHOICES = (1, 2, 4)
+VP_CHOICES = (1, 2, 4, 8)
+MIN_CP_CHUNK = 4096  # CP is considered only when every rank still holds this many tokens
+
+
+@dataclass(frozen=True)
+class Ranked:
+    estimate: Estimate
+    why: str
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    ranked: tuple[Ranked, ...]  # fitting layouts, fastest first
+    considered: int  # valid layouts
+    refused: int  # valid layouts that do not fit in memory
+    simulations: int  # engine runs (distinct group shapes)
+
+
+def _pow2_upto(n: int) -> list[int]:
+    out, v = [], 1
+    while v <= n:
+        out.append(v)
+        v *= 2
+    return out
+
+
+def candidates(est: Estimator, base: Job) -> list[Job]:
+    """Every valid layout for `base`'s batch, precision and sharding on the estimator's GPUs."""
+    model, n = est.model, est.gpus
+    domain = est.comm.nvlink_domain()
+    seq = base.seq or model.seq_len
+    tps = [t for t in _pow2_upto(min(domain, model.heads)) if n % t == 0
+           and model.heads % t == 0]
+    cps = [c for c in _pow2_upto(seq // MIN_CP_CHUNK or 1) if c == 1 or seq >= 2 * MIN_CP_CHUNK]
+    eps = ([e for e in range(1, model.moe.experts + 1) if model.moe.experts % e == 0]
+           if model.moe else [1])
+    out: list[Job] = []
+    for t in tps:
+        for c in cps:
+            rest = n // t
+            if rest % c:
+                continue
+            rest //= c
+            for p in (p for p in range(1, min(rest, model.layers) + 1) if rest % p == 0):
+                d = rest // p
+                for e in eps:
+                    if (d * c) % e:
+                        continue
+                    for vp in VP_CHOICES:
+                        if vp > 1 and (p == 1 or p * vp > model.layers):
+                            continue
+                        for mbs in MBS_CHOICES:
+                            for rc in RECOMPUTE:
+                                job = replace(base, tp=t, pp=p, cp=c, ep=e, vp=vp, dp=None,
+                                              mbs=mbs, recompute=rc)
+                                try:
+                                    out.append(job.resolved(n, model))
+                                except JobError:
+                                    continue
+    return out
+
+
+def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
+           progress: Callable[[int, int], None] | None = None) -> SearchResult:
+    if base.precision == "fp8" and est.gpu.fp8_tflops is None:
+        raise EstimateError(f"{est.gpu.model} has no FP8 tensor cores: use --precision bf16")
+    jobs = candidates(est, base)
+    if not jobs:
+        raise EstimateError(f"no valid layout of {est.gpus:,} GPUs for a global batch of "
+                            f"{base.gbs} (DP must divide it): try another --gbs")
+    fitting: list[Estimate] = []
+    refused = 0
+    for i, job in enumerate(jobs):
+        if progress is not None and i % 64 == 0:
+            progress(i, len(jobs))
+        if not memory_per_gpu(est.model, job, est.gpu.hbm_GB).fits:
+            refused += 1
+            continue
+        try:
+            fitting.append(est.estimate(job, tokens))
+        except EstimateError:
+            continue  # a group that cannot communicate on this design
+    if progress is not None:
+        progress(len(jobs), len(jobs))
+    fitting.sort(key=lambda e: (e.step_time_s, e.memory.total_GB))
+    best = fitting[:top]
+    ranked = tuple(Ranked(e, _why(e, best[0] if best else None)) for e in best)
+    return SearchResult(ranked, len(jobs), refused, est.comm.simulations)
+
+
+def _why(e: Estimate, best: Estimate | None) -> str:
+    b = e.breakdown
+    t = e.step_time_s or 1.0
+    parts = [f"compute {b['compute_s'] / t:.0%}",
+             f"exposed comm {e.exposed_comm_s() / t:.0%}",
+             f"bubble {b['pp_bubble_s'] / t:.0%}",
+             f"memory {e.memory.total_GB:.0f}/{e.memory.hbm_GB:g} GB"]
+    if best is not None and best is not e and best.step_time_s:
+        diffs = {k: b[k] - best.breakdown[k] for k in b}
+        worst = max(diffs, key=lambda k: diffs[k])
+        if diffs[worst] > 0:
+            parts.append(f"{(e.step_time_s - best.step_time_s) / best.step_time_s:+.1%} vs best, "
+                         f"mostly {worst.removesuffix('_s').replace('_', ' ')}")
+    return "; ".join(parts)
+
+
+__all__ = ["Ranked", "SearchResult", "candidates", "search"]

@@ -1,0 +1,188 @@
+"""The step-time model: one training iteration of a job on the design's GPUs.
+
+Per micro-batch, the busiest pipeline stage runs its layers forward and backward (twice the
+forward), plus the recomputation the job asks for; GEMMs run at the precision's peak x
+`GEMM_EFFICIENCY`, the attention core at the BF16 peak x `ATTENTION_EFFICIENCY`, memory-bound
+kernels at the HBM bandwidth. Communication times come from the engine (`comm.CommModel`):
+
+- TP with sequence parallelism: per layer 2 all-gathers + 2 reduce-scatters of the micro-batch's
+  activations forward and again backward (and again in a full recomputation), exposed;
+- CP: the K/V ring of every attention layer (an all-gather of K and V over the CP group),
+  forward and twice backward, overlapped with the attention core (only the excess is exposed);
+- EP: dispatch and combine all-to-alls of tokens x top-k x hidden per MoE layer, forward and
+  backward, exposed;
+- PP: the 1F1B bubble (PP - 1)/VP x (one micro-batch's stage time) and the activation /
+  gradient sends between neighbouring stages (blocking for 1F1B; with interleaving only the
+  warm-up and cool-down sends are exposed);
+- DP: gradient reduce-scatter (+ parameter all-gather) with a distributed optimizer, an
+  all-reduce without, overlapped with the last micro-batch's backward (and the first one's
+  forward) except the last bucket; with FSDP the per-layer parameter gathers and gradient
+  scatters of every micro-batch, overlapped with its compute.
+
+A job whose memory per GPU exceeds the GPU's HBM is refused with the figures (`fits` false, no
+time).
+"""
+
+from __future__ import annotations
+
+from rackdesigner.workload import hardware as H
+from rackdesigner.workload.comm import CommModel
+from rackdesigner.workload.costs import (
+    activation_bytes_per_layer,
+    inflight_microbatches,
+    layer_costs,
+    layers_per_stage,
+    local_params,
+    model_flops_per_step,
+    moe_permute_bytes,
+    moe_share,
+)
+from rackdesigner.workload.job import Job
+from rackdesigner.workload.models import ModelSpec
+from rackdesigner.workload.result import Estimate, Memory
+
+GB = 1e9
+
+
+def memory_per_gpu(model: ModelSpec, job: Job, hbm_GB: float) -> Memory:
+    """Weights, gradients, optimizer states and activations on the busiest GPU (resolved job)."""
+    lp = local_params(model, job)
+    dp_dense = job.cp * (job.dp or 1)
+    dp_expert = max(1, dp_dense // job.ep)
+    opt_div = (dp_dense, dp_expert) if job.sharding in ("optimizer", "full") else (1, 1)
+    all_div = (dp_dense, dp_expert) if job.sharding == "full" else (1, 1)
+    weights = H.WEIGHT_BYTES * (lp.dense / all_div[0] + lp.expert / all_div[1])
+    if job.sharding == "full":  # FSDP gathers a layer's weights (and prefetches the next)
+        weights += 2 * H.WEIGHT_BYTES * lp.total / layers_per_stage(model, job)
+    grads = H.GRAD_BYTES * (lp.dense / all_div[0] + lp.expert / all_div[1])
+    optim = H.OPTIMIZER_BYTES * (lp.dense / opt_div[0] + lp.expert / opt_div[1])
+    ls = layers_per_stage(model, job)
+    per_layer = activation_bytes_per_layer(model, job)
+    first = ls * per_layer * inflight_microbatches(job)
+    if job.recompute == "full":  # the layer being recomputed holds its full activations
+        first += activation_bytes_per_layer(model, job, "selective")
+    logits = 4.0 * job.mbs * job.seq * model.vocab / (job.tp * job.cp)  # fp32 logits
+    last = ls * per_layer + logits
+    if job.pp == 1:
+        last += first - ls * per_layer
+    activations = max(first, last)
+    return Memory(weights / GB, grads / GB, optim / GB, activations / GB, hbm_GB)
+
+
+def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
+                 tokens: float | None = None, *, time_if_too_big: bool = False) -> Estimate:
+    """Estimate one resolved `job` on the GPUs of `comm` (see the module docstring). A job that
+    does not fit is not timed unless `time_if_too_big` (validation against published runs)."""
+    mem = memory_per_gpu(model, job, gpu.hbm_GB)
+    peak = gpu.peak_tflops(job.precision) or gpu.bf16_tflops
+    if not mem.fits and not time_if_too_big:
+        return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak)
+    flops_rate = peak * 1e12 * H.GEMM_EFFICIENCY
+    attn_rate = gpu.bf16_tflops * 1e12 * H.ATTENTION_EFFICIENCY
+    hbm_rate = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
+    c = layer_costs(model, job)
+    ls = layers_per_stage(model, job)
+    elem = ((H.ELEMENTWISE_PASSES / 3.0) * activation_bytes_per_layer(model, job, "selective")
+            + moe_permute_bytes(model, job))
+    gemm_f = c.gemm / flops_rate
+    core_f = c.attn_core / attn_rate
+    elem_f = elem / hbm_rate
+    layer_f = gemm_f + core_f + elem_f  # forward of one layer, one micro-batch
+    logits_f = c.logits / flops_rate
+    fwd = ls * layer_f + logits_f
+    bwd = 2.0 * fwd
+    recompute = {"none": 0.0, "selective": ls * core_f, "full": ls * layer_f}[job.recompute]
+    compute_mb = fwd + bwd + recompute
+
+    g = job.groups()
+    act = H.ACT_BYTES
+    tokens_gpu = job.mbs * job.seq / job.cp  # tokens of one micro-batch on a CP rank
+    detail: dict[str, dict] = {}
+
+    def coll(name: str, what: str, group: str, size: float) -> float:
+        t = comm.time_s(what, g[group], size)
+        if t > 0 and name not in detail:
+            detail[name] = {"collective": what, "group_size": g[group].size,
+                            "bytes": int(size), "time_us": round(t * 1e6, 2),
+                            "busbw_GBps": round(comm.busbw_GBps(what, g[group], size), 1)}
+        return t
+
+    # TP / SP
+    tp_mb = 0.0
+    if job.tp > 1:
+        size = tokens_gpu * model.hidden * act
+        per_dir = 2.0 * coll("tp_all_gather", "all_gather", "tp", size) + 2.0 * coll(
+            "tp_reduce_scatter", "reduce_scatter", "tp", size)
+        passes = 3.0 if job.recompute == "full" else 2.0
+        tp_mb = ls * per_dir * passes
+    # CP ring
+    cp_mb = 0.0
+    if job.cp > 1:
+        kv_width = (model.heads * (model.qk_dim + model.v_dim) if model.mla
+                    else 2 * model.kv_heads * model.head_dim)
+        size = job.mbs * job.seq * kv_width / job.tp * act
+        ring = coll("cp_kv_all_gather", "all_gather", "cp", size)
+        cp_mb = ls * (max(0.0, ring - core_f) + max(0.0, 2.0 * ring - 2.0 * core_f))
+    # EP all-to-all
+    ep_mb = 0.0
+    if model.moe is not None and job.ep > 1:
+        size = tokens_gpu / job.tp * model.moe.top_k * model.hidden * act
+        a2a = coll("ep_all_to_all", "all_to_all", "ep", size)
+        passes = 6.0 if job.recompute == "full" else 4.0
+        ep_mb = ls * moe_share(model) * passes * a2a
+    stage_mb = compute_mb + tp_mb + cp_mb + ep_mb
+    m = job.microbatches
+    # PP
+    bubble = pp_p2p = 0.0
+    if job.pp > 1:
+        bubble = (job.pp - 1) / job.vp * stage_mb
+        size = tokens_gpu / job.tp * model.hidden * act
+        p2p = coll("pp_send_recv", "send_recv", "pp", size)
+        sends = 2.0 * m if job.vp == 1 else 2.0 * (job.pp - 1) * job.vp
+        pp_p2p = sends * p2p
+    # DP
+    lp = local_params(model, job)
+    dp_exposed = _dp_exposed(job, lp.dense, "dp", coll, fwd, bwd, compute_mb, m)
+    if lp.expert > 0:
+        dp_exposed += _dp_exposed(job, lp.expert, "edp", coll, fwd, bwd, compute_mb, m)
+    dp_n = job.cp * (job.dp or 1)
+    shard = (lp.dense / dp_n + lp.expert / max(1, dp_n // job.ep)) if job.sharding != "none" \
+        else lp.total
+    optimizer = shard * H.OPTIMIZER_BYTES_PER_PARAM / hbm_rate
+    breakdown = {
+        "compute_s": m * compute_mb,
+        "tp_exposed_s": m * tp_mb,
+        "cp_exposed_s": m * cp_mb,
+        "ep_exposed_s": m * ep_mb,
+        "pp_bubble_s": bubble,
+        "pp_p2p_s": pp_p2p,
+        "dp_exposed_s": dp_exposed,
+        "optimizer_s": optimizer,
+    }
+    step = sum(breakdown.values())
+    hw = {"recompute_s": m * recompute}
+    return Estimate(model, job, gpu, mem, step, breakdown, detail,
+                    model_flops_per_step(model, job), tokens, peak, hw)
+
+
+def _dp_exposed(job: Job, params: float, group: str, coll, fwd: float, bwd: float,
+                compute_mb: float, m: int) -> float:
+    g = job.groups()[group]
+    if g.size <= 1 or params <= 0:
+        return 0.0
+    grads = params * H.GRAD_BYTES
+    weights = params * H.WEIGHT_BYTES
+    bucket = min(1.0, H.DDP_BUCKET_PARAMS / params)
+    if job.sharding == "full":
+        per_mb = (2.0 * coll(f"{group}_param_all_gather", "all_gather", group, weights)
+                  + coll(f"{group}_grad_reduce_scatter", "reduce_scatter", group, grads))
+        return m * max(0.0, per_mb - compute_mb) + bucket * per_mb
+    if job.sharding == "optimizer":
+        rs = coll(f"{group}_grad_reduce_scatter", "reduce_scatter", group, grads)
+        ag = coll(f"{group}_param_all_gather", "all_gather", group, weights)
+        return max(bucket * rs, rs - bwd) + max(bucket * ag, ag - fwd)
+    ar = coll(f"{group}_grad_all_reduce", "all_reduce", group, grads)
+    return max(bucket * ar, ar - bwd)
+
+
+__all__ = ["estimate_job", "memory_per_gpu"]

@@ -1,0 +1,150 @@
+"""The Workload tab on real widgets: estimates follow the design, pin compares two designs,
+bad jobs say why. Waits use `flush()`, never sleeps."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture
+def make_panel(qtbot):
+    def make(layout=None):
+        from rackdesigner.ui.panel import SimulationPanel
+
+        panel = SimulationPanel(layout, debounce_ms=20)
+        qtbot.addWidget(panel, before_close_func=lambda p: p.close_panel())
+        panel.resize(560, 900)
+        panel.show()
+        panel.show_tab("workload")
+        return panel
+
+    return make
+
+
+def _manual(tab, **degrees):
+    tab.layout_combo.setCurrentText("manual")
+    for name, value in degrees.items():
+        box = getattr(tab, name)
+        box.setValue(value)
+
+
+def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from rackdesigner.commands import RemoveItems
+    from tests.workload_designs import SMALL_MODEL, tor_cluster
+
+    tor = tor_cluster(nodes=8, spines=4)  # every ring hop between nodes crosses a spine
+    panel = make_panel(tor)
+    tab = panel.workload
+    model = tmp_path / "small.yaml"
+    model.write_text(SMALL_MODEL)
+    tab.load_model_file(str(model))
+    _manual(tab, tp=1, gbs=64)
+    outcome = tab.flush()
+    assert outcome.estimate is not None and outcome.estimate.job.dp == 64
+    assert tab.figure_text("step").endswith(("ms", "s"))
+    assert tab.figure_text("mfu").endswith("%")
+    assert "days" in tab.figure_text("train")
+    before = outcome.estimate
+    assert tab.pin_button.isEnabled()
+    qtbot.mouseClick(tab.pin_button, Qt.MouseButton.LeftButton)
+    assert tab.baseline is before
+    assert tab.axis.labels == ["this design (64 × h100-sxm5)", "baseline (64 × h100-sxm5)"]
+    RemoveItems(devices=["spine-3", "spine-4"]).apply(tor)  # one designer edit
+    after = tab.flush().estimate
+    assert after.breakdown["dp_exposed_s"] > 5 * before.breakdown["dp_exposed_s"]
+    assert "(+" in tab.figure_text("step")  # slower than the baseline, shown as a delta
+    stacked = sum(tab.bars[k].opts["height"][0] for k in tab.bars)
+    assert stacked == pytest.approx(after.step_time_s, rel=1e-6)
+
+
+def test_workload_tab_explains_bad_jobs_and_refusals(make_panel, qtbot):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("dgx-h100"))
+    tab = panel.workload
+    _manual(tab, tp=3, gbs=8)
+    assert tab.flush().estimate is None
+    assert "does not divide" in tab.status.text()
+    assert not tab.pin_button.isEnabled()
+    tab.tp.setValue(8)
+    tab.model_combo.setCurrentText("llama3.1-405b")
+    tab._on_option_changed()
+    outcome = tab.flush()
+    assert outcome.estimate is not None and not outcome.estimate.fits
+    assert "does not fit" in tab.figure_text("memory")
+    assert "does not fit" in tab.status.text()
+
+
+def test_workload_tab_best_layout_and_model_file(make_panel, qtbot, tmp_path):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("dgx-h100"))
+    tab = panel.workload
+    path = tmp_path / "small.yaml"
+    path.write_text("schema_version: 1\nname: Small\nlayers: 4\nhidden: 1024\nheads: 8\n"
+                    "ffn: gelu\nvocab: 32000\nseq_len: 2048\nsource: test\n")
+    tab.load_model_file(str(path))
+    tab.gbs.setValue(64)
+    outcome = tab.flush()
+    assert outcome.estimate is not None and outcome.estimate.model.name == "Small"
+    assert outcome.why.startswith("best of")
+    path.write_text("schema_version: 1\nname: Small\nlayers: 4\nhidden: 1024\nheads: 8\n"
+                    "ffn: gelu\nvocab: 32000\nseq_len: 2048\nsourse: test\n")
+    tab.gbs.setValue(32)
+    assert tab.flush().estimate is None
+    assert f"{path}:9" in tab.status.text()
+
+
+def test_pinned_baseline_stays_when_another_design_is_opened(make_panel):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("rail-optimized", system="dgx-b200", nodes=9, switch="qm9700"))
+    tab = panel.workload
+    tab.model_combo.setCurrentText("mixtral-8x7b")
+    _manual(tab, tp=8, ep=8, gbs=256, gpus=64)
+    on_nodes = tab.flush().estimate
+    assert tab.pin_baseline()
+    panel.set_layout(generate("nvl72"))  # the scale-up alternative, same job
+    on_rack = tab.flush().estimate
+    assert on_rack.gpu.model == "gb200-gpu" and tab.baseline is on_nodes
+    assert tab.axis.labels == ["this design (64 × gb200-gpu)", "baseline (64 × b200)"]
+    assert on_rack.breakdown["ep_exposed_s"] < on_nodes.breakdown["ep_exposed_s"] / 3
+    assert "(-" in tab.figure_text("step")
+
+
+def test_energy_follows_the_panels_pue(make_panel):
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("dgx-h100"))
+    tab = panel.workload
+    _manual(tab, tp=8, gbs=32)
+    before = tab.flush().estimate
+    panel.pue_spin.setValue(2.0)
+    after = tab.flush().estimate
+    assert after.step_time_s == pytest.approx(before.step_time_s)
+    assert after.energy_kWh_per_step == pytest.approx(
+        before.energy_kWh_per_step * 2.0 / 1.3, rel=1e-3)
+
+
+def test_workload_follows_the_panels_selection_scope(make_panel):
+    from rackdesigner._resources import example_paths
+    from rackdesigner.io import load_layout
+
+    layout = load_layout(next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml"))
+    panel = make_panel(layout)
+    tab = panel.workload
+    _manual(tab, tp=8, gbs=16)
+    assert tab.flush().estimate.gpus == 16
+    panel.set_selection([], [], ["dgx-2"])
+    panel.scope_button.click()  # "Selection only": the group
+    est = tab.flush().estimate
+    assert est.gpus == 8 and est.label == "group dgx-2"
+    assert "group dgx-2" in tab.status.text()
+    panel.set_selection(["dgx-1.gpu0", "dgx-1.gpu1"], [], [])  # two GPUs: TP 8 cannot fit
+    assert "does not divide the 2 GPUs" in (tab.flush().error or "")
+    panel.scope_button.click()  # back to the whole design
+    assert tab.flush().estimate.gpus == 16
