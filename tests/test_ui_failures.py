@@ -163,3 +163,34 @@ def test_a_failed_rack_greys_everything_in_it_and_restore_all_is_one_step(window
     assert stack.count() == before + 1
     assert not any(window.scene.item_for_device[d].failed for d in inside)
     assert all(b.failed == "" for b in window.scene.bundles.values())
+
+
+def test_workload_estimate_compares_with_the_intact_design_under_failures(qtbot, tmp_path):
+    from rackdesigner.commands.failures import restore_all, set_status
+    from rackdesigner.ui.panel import SimulationPanel
+    from tests.workload_designs import SMALL_MODEL, tor_cluster
+
+    tor = tor_cluster(nodes=8, spines=4)  # every ring hop between nodes crosses a spine
+    panel = SimulationPanel(tor, debounce_ms=20)
+    qtbot.addWidget(panel, before_close_func=lambda p: p.close_panel())
+    panel.show()
+    panel.show_tab("workload")
+    tab = panel.workload
+    model = tmp_path / "small.yaml"
+    model.write_text(SMALL_MODEL)
+    tab.load_model_file(str(model))
+    tab.layout_combo.setCurrentText("manual")
+    tab.tp.setValue(1)
+    tab.gbs.setValue(64)
+    intact = tab.flush().estimate
+    set_status(tor, ["spine-3", "spine-4"], "failed").apply(tor)
+    outcome = tab.flush()
+    assert outcome.failed == ("spine-3", "spine-4")
+    assert outcome.intact.step_time_s == pytest.approx(intact.step_time_s)
+    assert outcome.estimate.breakdown["dp_exposed_s"] > 5 * intact.breakdown["dp_exposed_s"]
+    assert "(+" in tab.figure_text("step") and "intact" in tab.status.text()
+    assert tab.axis.labels[-1].startswith("intact design")
+    restore_all(tor).apply(tor)
+    outcome = tab.flush()
+    assert not outcome.failed and outcome.estimate.step_time_s == pytest.approx(
+        intact.step_time_s)

@@ -193,3 +193,22 @@ def test_each_shows_progress_on_a_terminal(tmp_path, capsys, monkeypatch, sp1):
     done = err.strip().split("\r")[-1]
     a, b = done.split(": ")[1].split("/")
     assert a == b  # the last line says all classes are done
+
+
+def test_the_workload_estimate_leaves_failed_parts_out_too(tmp_path):
+    from rackdesigner.workload import Estimator, Job
+    from rackdesigner.workload.models import load_model_file
+    from tests.workload_designs import SMALL_MODEL, tor_cluster
+
+    (tmp_path / "small.yaml").write_text(SMALL_MODEL)
+    model = load_model_file(tmp_path / "small.yaml")
+    tor = tor_cluster(nodes=8, spines=4)
+    job = Job(tp=1, gbs=64)
+    intact = Estimator(tor, model).estimate(job)
+    tor.update_device("spine-3", status="failed")
+    tor.update_device("spine-4", status="failed")
+    broken = Estimator(tor, model).estimate(job)
+    assert broken.breakdown["dp_exposed_s"] > intact.breakdown["dp_exposed_s"]
+    tor.update_device("spine-3", status="active")
+    tor.update_device("spine-4", status="active")
+    assert Estimator(tor, model).estimate(job).step_time_s == intact.step_time_s
