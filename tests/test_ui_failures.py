@@ -194,3 +194,19 @@ def test_workload_estimate_compares_with_the_intact_design_under_failures(qtbot,
     outcome = tab.flush()
     assert not outcome.failed and outcome.estimate.step_time_s == pytest.approx(
         intact.step_time_s)
+
+
+def test_a_failed_node_draws_no_power_in_its_rack(window):
+    from rackdesigner.commands.failures import set_status
+
+    panel = window.simulation_panel
+    layout = window.document.layout
+    node = next(g.id for g in layout.groups() if g.kind == "node")
+    rack = next(layout.device(d).rack for d in layout.group_devices(node)
+                if layout.device(d).rack)
+    before = sum(panel.current.rack_split[rack].values())
+    window.document.push(set_status(layout, [node], "failed"))
+    live = panel.flush()
+    after = sum(live.rack_split[rack].values())
+    assert after < before
+    assert after == pytest.approx(live.result.power.by_rack[rack]["max_w"], rel=1e-6)

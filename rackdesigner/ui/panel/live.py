@@ -34,6 +34,7 @@ from PySide6.QtCore import QEventLoop, QObject, QThreadPool, QTimer, Signal
 
 from rackdesigner.analysis.whatif import MarkedImpact, marked_impact
 from rackdesigner.model import Layout
+from rackdesigner.model.failures import degraded
 from rackdesigner.simulation import SimulationInputError, SimulationResult, simulate
 from rackdesigner.ui.panel.figures import rack_power_by_category
 
@@ -88,7 +89,8 @@ def _run(request: int, layout: Layout, scope: Scope, algorithm: str,
                               placement=placement)
         members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                    and snapshot.has_group(scope) else None)
-        split = rack_power_by_category(snapshot, result, members)
+        # failed devices draw nothing: split the racks' power of the design simulated
+        split = rack_power_by_category(degraded(snapshot), result, members)
 
         def intact(design: Layout) -> SimulationResult:
             return simulate(design, scope, algorithm=algorithm, pue=pue, placement=placement)
