@@ -1,12 +1,13 @@
-"""How long `Layout.copy()` (the snapshot worker threads run on) takes, at 1k, 4k and 16k GPUs.
+"""What a snapshot for a worker thread costs, at 1k, 4k and 16k GPUs — and what an edit costs.
 
-    python benchmarks/layout_copy.py [--sus 4 16 64] [--repeat 5]
+    PYTHONPATH=. python benchmarks/layout_copy.py [--sus 4 16 64] [--repeat 5]
 
 For DGX H100 SuperPODs of the given scalable units (4 → 1,016 GPUs, 16 → 4,088, 64 → 16,376),
-prints the median and best time of `layout.copy()` next to `nx.MultiGraph.copy()` of the same
-graph (what `copy()` did before the graph was copied from its internal dicts, which was nearly
-all of its cost), with the garbage collector on as in the app, and the same with the document
-frozen out of the collector (what the designer does when it opens a big design: `settle_heap`).
+prints the median and best time of `layout.snapshot()` (a reference to the immutable design
+state: what the Problems dock and the live panel take on the GUI thread), of one edit (move a
+device: a new state sharing everything else), of `nx.MultiGraph.copy()` of the same graph (what
+a deep snapshot would cost), and of building the networkx graph once for a new state (only
+readers that ask for `layout.graph` pay it).
 """
 
 from __future__ import annotations
@@ -36,22 +37,31 @@ def main() -> int:
 
     from rackdesigner.generators import generate
 
-    print(f"{'GPUs':>6} {'devices':>8} {'links':>7}   {'Layout.copy()':>20}   "
-          f"{'nx.MultiGraph.copy()':>20}   {'copy(), heap frozen':>20}")
-    print(f"{'':>24}   {'median / best ms':>20}   {'median / best ms':>20}   "
-          f"{'median / best ms':>20}")
+    print(f"{'GPUs':>6} {'devices':>8} {'links':>7}   {'snapshot()':>20}   "
+          f"{'one edit':>20}   {'nx.MultiGraph.copy()':>20}   {'graph build':>20}")
+    print(f"{'':>24}" + f"   {'median / best ms':>20}" * 4)
     for sus in args.sus:
         layout = generate("superpod", system=args.system, sus=sus)
         gpus = sum(1 for d in layout.devices() if (s := layout.spec(d.id)) and s.kind == "gpu")
         gc.collect()
-        new = timed(layout.copy, args.repeat)
-        old = timed(layout._graph.copy, args.repeat)
-        gc.freeze()
-        frozen = timed(layout.copy, args.repeat)
-        gc.unfreeze()
-        print(f"{gpus:>6} {layout.device_count():>8} {layout.link_count():>7}   "
-              f"{new[0]:>10.1f} / {new[1]:>7.1f}   {old[0]:>10.1f} / {old[1]:>7.1f}   "
-              f"{frozen[0]:>10.1f} / {frozen[1]:>7.1f}")
+        snap = timed(layout.snapshot, args.repeat)
+        device = next(iter(layout.devices()))
+
+        def edit(layout=layout, device=device) -> None:
+            x, y = layout.device(device.id).pos
+            layout.update_device(device.id, pos=(x + 10.0, y))
+
+        one = timed(edit, args.repeat)
+        graph = layout.graph
+        deep = timed(graph.copy, args.repeat)
+
+        def build(layout=layout) -> None:
+            edit()
+            _ = layout.graph
+
+        built = timed(build, args.repeat)
+        row = "".join(f"   {m:>10.3f} / {b:>7.3f}" for m, b in (snap, one, deep, built))
+        print(f"{gpus:>6} {layout.device_count():>8} {layout.link_count():>7}{row}")
         del layout
     return 0
 

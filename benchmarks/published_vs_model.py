@@ -45,6 +45,9 @@ COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send
 REQUIRED = {"id": str, "system": str, "nodes": int, "gpus_per_node": int, "fabric": str,
             "collective": str, "size_bytes": int, "source": dict}
 DESIGN_KEYS = ("template", "algorithm", "sharp")
+#: message-size bands of the summary: latency region, the mid-size curve, large messages
+SIZE_BANDS = (("size<1M", 0, 1 << 20), ("size1M-128M", 1 << 20, 128 << 20),
+              ("size>=128M", 128 << 20, 1 << 62))
 
 
 class TableError(ValueError):
@@ -243,6 +246,8 @@ def summary(rows: list[Row]) -> dict[str, Any]:
             "multi_node": stats([r for r in rows if r.run.multi_node]),
             "bandwidth": stats([r for r in rows if r.run.compare == "busbw_GBps"]),
             "latency": stats([r for r in rows if r.run.compare == "time_us"]),
+            **{band: stats([r for r in rows if lo <= r.run.data["size_bytes"] < hi])
+               for band, lo, hi in SIZE_BANDS},
             "skipped": sum(1 for r in rows if r.skipped)}
 
 
@@ -267,7 +272,8 @@ def format_table(rows: list[Row], totals: dict[str, Any]) -> str:
                      f"{d['nodes'] * d['gpus_per_node']:>5} {figure:<6} "
                      f"{r.run.published:>10.2f} {sim:>10} {err:>8}  {tail}")
     lines.append("")
-    for name in ("all", "single_node", "multi_node", "bandwidth", "latency"):
+    for name in ("all", "single_node", "multi_node", "bandwidth", "latency",
+                 *(band for band, _, _ in SIZE_BANDS)):
         s = totals[name]
         if s["runs"]:
             lines.append(f"{name:<12} {s['runs']:>3} runs: mean |error| "

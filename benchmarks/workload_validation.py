@@ -30,6 +30,12 @@ NEMO_2509 = ("NeMo 25.09 performance summary (Megatron-Bridge docs/performance-s
              "archive.md, 25.09 container)")
 NEMO_2511 = "NeMo 25.11 performance summary (Megatron-Bridge docs/performance-summary.md)"
 NEMO_2602 = "NeMo 26.02 performance summary (Megatron-Bridge performance-summary-archive.md)"
+NARAYANAN_13 = ("Narayanan et al. 2021 (SC'21, arXiv:2104.04473) Figure 13, batch 128: Selene, DGX "
+                "A100 80GB, 8x HDR 200G per node; full recomputation, micro-batch 1, no data "
+                "parallelism; teraFLOP/s per GPU by the paper's Eq. (3), read off the plot (+-3)")
+NARAYANAN_15 = ("Narayanan et al. 2021 (SC'21, arXiv:2104.04473) Figure 15, batch 512: as Figure "
+                "13, pipeline 1, data parallel = 64 / TP, gradient all-reduce not overlapped "
+                "(DDP local); teraFLOP/s per GPU by Eq. (3), read off the plot (+-3)")
 
 
 @dataclass(frozen=True)
@@ -39,11 +45,20 @@ class Run:
     design: tuple  # (template, options)
     model: str
     job: dict
-    measured: float  # step seconds ("s") or tokens/s/GPU ("tok")
+    measured: float  # step seconds ("s"), tokens/s/GPU ("tok") or teraFLOP/s/GPU ("tf")
     unit: str
     source: str
     kind: str  # dense / MoE
     note: str = ""
+    flops_per_step: float = 0.0  # with unit "tf": the publication's FLOPs per step
+
+
+def narayanan_flops(batch: int, layers: int, hidden: int, seq: int = 2048,
+                    vocab: int = 51200) -> float:
+    """FLOPs per step by Narayanan et al. 2021, Eq. (3) (full recomputation counted): the
+    convention of their teraFLOP/s figures, so a measured figure converts back to a step time."""
+    return 96 * batch * seq * layers * hidden ** 2 * (1 + seq / (6 * hidden)
+                                                      + vocab / (16 * layers * hidden))
 
 
 def _m(name: str) -> str:
@@ -71,6 +86,26 @@ RUNS = (
     Run("GPT 530B, 2,240 A100 (DP 8)", "A100", SP_A100_BIG, _m("gpt-530b"),
         dict(gpus=2240, tp=8, pp=35, vp=3, gbs=2240, sharding="none"), 39.15, "s",
         KORTHIKANTI, "dense", "the run did not overlap the gradient all-reduce; the model does"),
+    Run("GPT 162B, 64 A100, TP 8 (in the node)", "A100", SP_A100, _m("gpt-162b"),
+        dict(gpus=64, tp=8, pp=8, gbs=128, recompute="full"), 165, "tf", NARAYANAN_13,
+        "dense", flops_per_step=narayanan_flops(128, 32, 20480)),
+    Run("GPT 162B, 64 A100, TP 16 (2 nodes)", "A100", SP_A100, _m("gpt-162b"),
+        dict(gpus=64, tp=16, pp=4, gbs=128, recompute="full"), 146, "tf", NARAYANAN_13,
+        "dense, TP across NVLink domains", flops_per_step=narayanan_flops(128, 32, 20480)),
+    Run("GPT 162B, 64 A100, TP 32 (4 nodes)", "A100", SP_A100, _m("gpt-162b"),
+        dict(gpus=64, tp=32, pp=2, gbs=128, recompute="full"), 107, "tf", NARAYANAN_13,
+        "dense, TP across NVLink domains", flops_per_step=narayanan_flops(128, 32, 20480)),
+    Run("GPT 5.9B, 64 A100, TP 8 (in the node)", "A100", SP_A100, _m("gpt-5.9b"),
+        dict(gpus=64, tp=8, gbs=512, recompute="full", sharding="none"), 74, "tf",
+        NARAYANAN_15, "dense", flops_per_step=narayanan_flops(512, 32, 3840)),
+    Run("GPT 5.9B, 64 A100, TP 16 (2 nodes)", "A100", SP_A100, _m("gpt-5.9b"),
+        dict(gpus=64, tp=16, gbs=512, recompute="full", sharding="none"), 38, "tf",
+        NARAYANAN_15, "dense, TP across NVLink domains",
+        flops_per_step=narayanan_flops(512, 32, 3840)),
+    Run("GPT 5.9B, 64 A100, TP 32 (4 nodes)", "A100", SP_A100, _m("gpt-5.9b"),
+        dict(gpus=64, tp=32, gbs=512, recompute="full", sharding="none"), 21, "tf",
+        NARAYANAN_15, "dense, TP across NVLink domains",
+        flops_per_step=narayanan_flops(512, 32, 3840)),
     Run("Llama 3 8B, 8 H100, FP8, FSDP", "H100", H100_1, "llama3-8b",
         dict(gbs=128, mbs=1, sharding="full", precision="fp8"), 14079, "tok", NEMO_2509,
         "dense"),
@@ -114,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
         if run.unit == "s":
             predicted = e.step_time_s
             error = run.measured / predicted - 1  # throughput error
+        elif run.unit == "tf":
+            predicted = run.flops_per_step / e.step_time_s / e.gpus / 1e12
+            error = predicted / run.measured - 1
         else:
             predicted = e.tokens_per_s / e.gpus
             error = predicted / run.measured - 1
@@ -125,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
               "memory GB est. |")
         print("|---|---|---|---|---|---|---|---|---|")
         for run, pred, err, e in rows:
-            unit = "s/step" if run.unit == "s" else "tok/s/GPU"
+            unit = {"s": "s/step", "tok": "tok/s/GPU", "tf": "TFLOP/s/GPU"}[run.unit]
             fmt = "{:,.2f}" if run.unit == "s" else "{:,.0f}"
             est = fmt.format(pred)
             mfu = f"{e.mfu:.0%}" if e.mfu else "-"
@@ -134,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"{fmt.format(run.measured)} {unit} | {est} | {err:+.0%} | {mfu} | {mem} |")
         print(f"\nMean absolute error {sum(errors) / len(errors):.1%} over {len(errors)} runs "
               f"(mean signed error {sum(signed) / len(signed):+.1%}).")
+        print()
+        print(tp_domain_table(rows))
     else:
+        print(tp_domain_table(rows))
         for run, pred, err, e in rows:
             status = f"predicted {pred:,.2f} vs measured {run.measured:,.2f} ({err:+.1%})"
             if not e.fits:
@@ -146,6 +187,23 @@ def main(argv: list[str] | None = None) -> int:
               f"mean signed {sum(signed) / len(signed):+.1%} "
               f"({time.perf_counter() - start:.0f} s)")
     return 0
+
+
+def tp_domain_table(rows: list) -> str:
+    """Slowdown of each TP-across-NVLink-domains run against the TP-8 run of the same figure
+    (same model, GPUs and batch), measured vs estimated: the figure the scale-up question turns
+    on, free of the model's absolute level."""
+    out = ["| TP across NVLink domains | measured slowdown vs TP 8 in the node | estimated | "
+           "estimated / measured |", "|---|---|---|---|"]
+    for run, pred, _err, _est in rows:
+        if "across NVLink" not in run.kind:
+            continue
+        base = next(r for r in rows if r[0].source == run.source and r[3].job.tp == 8)
+        measured = base[0].measured / run.measured
+        estimated = base[1] / pred
+        out.append(f"| {run.name} | {measured:.2f}x | {estimated:.2f}x | "
+                   f"{estimated / measured:.2f} |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

@@ -518,10 +518,11 @@ def test_network_model_figure_adds_propagation_but_not_to_nccls_network_step(cat
     assert leaf.physical_us is not None and leaf.physical_us < 0.1  # cable propagation only
     assert leaf.latency_us == pytest.approx(C.MODEL_LATENCY_US["net"] + leaf.physical_us)
     # 8-byte all_reduce (tree LL): base 6.8 + 2 x (7 NVLink steps x 0.6 + NET 5.0 + the path's
-    # published part); the model figure must not be counted a second time
+    # published part) + 8 bytes on the one channel NCCL runs them on (a few ns); the model
+    # figure (2.7 us a step) must not be counted a second time
     row = result.collective("all_reduce")[0]
     assert (row.algorithm, row.protocol) == ("tree", "LL")
-    assert row.time_us == pytest.approx(6.8 + 2 * (7 * 0.6 + 5.0 + leaf.physical_us), abs=1e-3)
+    assert row.time_us == pytest.approx(6.8 + 2 * (7 * 0.6 + 5.0 + leaf.physical_us), abs=0.05)
 
 
 def test_bench_rack_is_within_budget_in_simulation_and_validation(catalog):

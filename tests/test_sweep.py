@@ -12,6 +12,7 @@ import pytest
 from rackdesigner.cli import main
 from rackdesigner.sweep import (
     FAILED,
+    INVALID,
     OK,
     ResultsError,
     SweepSpecError,
@@ -117,6 +118,18 @@ def test_points_list_combines_with_the_grid_and_sizes_and_collectives_are_select
      "outputs: {sizes: [3MiB]}\n", 5, "powers of two"),
     ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
      "workload: 7\n", 5, "'workload' must be a mapping"),
+    ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
+     "workload: {model: llama3-8b, gbs: 64, tpp: 8}\n", 5, "no option 'tpp'; did you mean 'tp'"),
+    ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
+     "workload: {model: llama9-8b, gbs: 64}\n", 5, "no bundled model 'llama9-8b'"),
+    ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
+     "workload: {model: llama3-8b, tp: 8}\n", 5, "needs 'gbs'"),
+    ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
+     "workload: {model: llama3-8b, gbs: 64, tp: two}\n", 5, "'tp' must be a whole number"),
+    ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
+     "workload: {model: llama3-8b, gbs: 64, precision: fp4}\n", 5, 'one of bf16, fp8'),
+    ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
+     "workload: {model: llama3-8b, gbs: 64, tokens: lots}\n", 5, 'token count such as 15T'),
 ])
 def test_a_bad_spec_is_refused_with_file_line_and_what_was_expected(text, line, expected):
     with pytest.raises(SweepSpecError) as info:
@@ -129,7 +142,7 @@ def test_workload_is_refused_clearly_while_the_estimator_is_missing(monkeypatch)
     from rackdesigner.sweep import estimate
 
     monkeypatch.setattr(estimate, "estimator", lambda: None)
-    with pytest.raises(SweepSpecError, match=r"s.yaml:5: .*issue 16"):
+    with pytest.raises(SweepSpecError, match=r"s.yaml:5: .*training-step estimator"):
         parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\n"
                    "grid: {sus: [1]}\nworkload: {model: llama3-8b, tp: 8}\n", "s.yaml")
 
@@ -149,7 +162,10 @@ def test_base_design_with_parameterised_edits(tmp_path):
         """))
     rows = run_sweep(spec, "synchronous").rows
     assert rows[0]["status"] == FAILED and "no device matches none-such-*" in rows[0]["error"]
-    assert rows[1]["status"] == OK and rows[1]["gpus"] == 16
+    # one node without NICs is cut off: the design rules say so (issue 11: Problems, the panel
+    # and a sweep row agree that GPUs cannot reach each other); the figures are still there
+    assert rows[1]["status"] == INVALID and "cannot reach" in rows[1]["error"]
+    assert rows[1]["gpus"] == 16
     assert rows[1]["links"] < layout.link_count()
     assert rows[1]["cables"] == 8  # one node's eight NIC cables are left of sixteen
     # without the leaf nothing leaves a node: no switch, no cable, no scale-out bandwidth
@@ -273,32 +289,41 @@ def test_cancel_stops_the_sweep_after_the_points_already_running():
     assert max(seen) < 8
 
 
-def test_workload_estimates_fill_their_columns_through_the_hook(monkeypatch):
-    """The hook's plumbing, with a stand-in for issue 16's `rackdesigner.estimate`: its JSON
-    fields become columns, its options come from the spec, one call per point."""
+def test_workload_estimates_fill_their_columns_and_more_sus_train_faster():
+    """A spec with `workload:` runs end to end through the real estimator: every estimate
+    column is filled, twice the scalable units give about twice the tokens/s (same job, DP
+    doubles) and half the time to train; a point whose GPUs the job does not divide fails
+    with the estimator's reason while the others are kept."""
     from rackdesigner.sweep import estimate
 
-    calls = []
-
-    class FakeEstimate:
-        def __init__(self, gpus):
-            self.gpus = gpus
-
-        def to_dict(self):
-            return {"step_time_s": 64.0 / self.gpus, "tokens_per_s": 1000.0 * self.gpus,
-                    "mfu": 0.4, "memory_per_gpu_GB": 50.0, "fits": True, "other": 1}
-
-    def fake(layout, **options):
-        calls.append(options)
-        return FakeEstimate(sum(1 for d in layout.devices() if d.model == "h100-sxm5"))
-
-    monkeypatch.setattr(estimate, "estimator", lambda: fake)
-    spec = parse_spec(SMALL.replace("nodes: [1, 2, 9]", "nodes: [1, 2]")
-                      + "workload: {model: llama3-8b, tp: 8, gbs: 64, mbs: 1}\n")
+    spec = parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-a100}\n"
+                      "points: [{sus: 1}, {sus: 2}, {sus: 3}]\n"
+                      "workload: {model: llama3-8b, tp: 8, gbs: 640, mbs: 1, tokens: 1T}\n")
     result = run_sweep(spec, "synchronous")
-    assert calls == [{"model": "llama3-8b", "tp": 8, "gbs": 64, "mbs": 1}] * 2
     for column in estimate.ESTIMATE_COLUMNS:
         assert column in result.columns
-    assert "other" not in result.columns
-    one, two = result.rows
-    assert two["step_time_s"] == one["step_time_s"] / 2  # twice the GPUs, half the step
+    one, two, three = result.rows
+    assert (one["status"], two["status"]) == (OK, OK)
+    for row in (one, two):
+        assert all(row[c] is not None for c in estimate.ESTIMATE_COLUMNS), row
+        assert row["fits"] is True and 0.1 < row["mfu"] < 0.8
+    assert 1.7 < two["tokens_per_s"] / one["tokens_per_s"] < 2.1
+    assert two["step_time_s"] < one["step_time_s"]
+    assert 1.7 < one["time_to_train_days"] / two["time_to_train_days"] < 2.1
+    assert three["status"] == FAILED  # 60 nodes: DP 60 does not divide the batch of 640
+    assert three["error"].startswith("workload: ") and "640" in three["error"]
+    assert three["gpus"] is None and three["step_time_s"] is None
+    from rackdesigner.sweep.pareto import lower_is_better
+
+    # the plot's default directions: faster and cheaper to train is better
+    assert lower_is_better("time_to_train_days") and lower_is_better("energy_MWh")
+    assert not lower_is_better("tokens_per_s") and not lower_is_better("mfu")
+
+
+def test_a_workload_that_does_not_fit_in_memory_is_refused_not_timed():
+    spec = parse_spec(SMALL.replace("nodes: [1, 2, 9]", "nodes: [1]")
+                      + "workload: {model: llama3-70b, gbs: 8, recompute: none}\n")
+    (row,) = run_sweep(spec, "synchronous").rows
+    assert row["status"] == OK and row["fits"] is False
+    assert row["step_time_s"] is None and row["tokens_per_s"] is None
+    assert row["memory_per_gpu_GB"] > 80  # 70B with plain data parallelism on 80 GB GPUs

@@ -283,30 +283,35 @@ def test_layout_replaced_follows_new_document(make_panel):
     assert panel.headline.text_of("gpus") == "16"
 
 
-def test_a_torn_snapshot_is_never_shown(make_panel, monkeypatch):
-    """The worker copies the layout; a copy that races an edit is retried, never shown."""
-    from rackdesigner.model import Layout
+def test_the_worker_reads_a_snapshot_no_later_edit_can_change(make_panel, monkeypatch):
+    """The snapshot is taken on the GUI thread when a run starts; an edit made while the worker
+    runs changes the document, never what the worker reads (the run's result is then dropped)."""
+    import threading
 
-    layout = _example("dgx-h100.yaml")
+    from rackdesigner.ui.panel import live as live_module
+
+    layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
     panel.flush()
-    real_copy = Layout.copy
-    calls = []
+    started, release, seen = threading.Event(), threading.Event(), []
+    real = live_module.simulate
 
-    def flaky_copy(self):
-        calls.append(1)
-        if len(calls) == 1:
-            raise RuntimeError("dictionary changed size during iteration")
-        return real_copy(self)
+    def gated(snapshot, *args, **kwargs):
+        started.set()
+        assert release.wait(10)
+        seen.append((snapshot.has_device("leaf-1"), snapshot.link_count()))
+        return real(snapshot, *args, **kwargs)
 
-    monkeypatch.setattr(Layout, "copy", flaky_copy)
-    shown = []
-    panel.shown.connect(shown.append)
+    monkeypatch.setattr(live_module, "simulate", gated)
+    links = layout.link_count()
     panel.live.request(immediate=True)
+    assert started.wait(10)
+    _remove(layout, "leaf-1")  # the GUI thread edits while the worker is held
+    release.set()
     panel.flush()
-    assert len(calls) == 2
-    assert [live.torn for live in shown] == [False]
-    assert not panel.banner.isVisible() or "changed size" not in panel.banner.text()
+    assert seen[0] == (True, links)  # the worker saw the design as it was when it started
+    assert seen[-1][0] is False and panel.live.dropped == 1
+    assert panel.current.revision == layout.revision
 
 
 def test_hover_with_the_mouse_shows_values(make_panel, qtbot):

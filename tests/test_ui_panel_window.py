@@ -91,6 +91,44 @@ def test_opening_another_file_resets_the_scope(window):
     assert not panel.scope_button.isChecked()
 
 
+def test_a_partitioned_design_looks_broken_in_problems_status_bar_and_panel(window, qtbot):
+    """One derived index: Problems, the status bar and the panel say the same thing."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    panel = window.simulation_panel
+    window.flush()
+    assert not any(f.code == "gpus-unreachable" for f in window.problems.findings)
+    window.editor.select_ids(["leaf-1"])
+    window.flush()
+    QTest.keyClick(window.view.viewport(), Qt.Key.Key_Delete)  # the only IB switch
+    window.flush()
+    panel.flush()
+    sentence = "8 of 16 GPUs cannot reach the others"
+    finding = next(f for f in window.problems.findings if f.code == "gpus-unreachable")
+    assert finding.severity == "error" and sentence in finding.message
+    assert len(finding.objects) == 8
+    assert "8 of 16 GPUs cannot reach each other" in window.problems_label.text()
+    assert panel.banner.isVisible() and sentence in panel.banner.text()
+    window.document.undo_stack.undo()
+    window.flush()
+    panel.flush()
+    assert not any(f.code == "gpus-unreachable" for f in window.problems.findings)
+    assert "cannot reach" not in window.problems_label.text()
+
+
+def test_gc_tuning_follows_every_replacement_and_is_undone(window):
+    import gc
+
+    from rackdesigner.model import Layout
+
+    window.heap.min_devices = 10  # the open example (30 devices) counts as big
+    window.document.set_layout(window.document.layout.copy(), None)
+    assert window.heap.frozen and gc.get_freeze_count() > 0
+    window.document.set_layout(Layout(window.catalog), None)  # a small design replaces it
+    assert not window.heap.frozen and gc.get_freeze_count() == 0
+
+
 def test_sharp_switch_is_one_undo_step_saved_with_the_design(window, qtbot, tmp_path):
     from PySide6.QtCore import Qt
 

@@ -106,3 +106,33 @@ def test_a_results_file_is_plotted_without_running(qtbot, tmp_path):
     assert sweep.drawn() == 4
     assert not sweep.open_results(str(tmp_path / "missing.json"))
     assert "missing.json" in sweep.status.text()
+
+
+def test_a_workload_sweep_plots_time_to_train_against_gpus(qtbot, tmp_path):
+    """The window runs a spec with `workload:` and offers its estimate columns as axes; time
+    to train is lower-is-better, so twice the SUs (more GPUs, fewer days) is the whole front
+    until the user says fewer GPUs are better too: then both designs are on it."""
+    from rackdesigner.ui.sweep_window import SweepWindow
+
+    spec = tmp_path / "w.yaml"
+    spec.write_text("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-a100}\n"
+                    "grid: {sus: [1, 2]}\n"
+                    "workload: {model: llama3-8b, tp: 8, gbs: 640, tokens: 1T}\n",
+                    encoding="utf-8")
+    sweep = SweepWindow()
+    qtbot.addWidget(sweep)
+    _run(qtbot, sweep, spec)
+    choices = [sweep.y_axis.itemText(i) for i in range(sweep.y_axis.count())]
+    for column in ("step_time_s", "tokens_per_s", "mfu", "time_to_train_days", "energy_MWh"):
+        assert column in choices
+    assert "fits" not in choices  # a yes/no column is not an axis
+    sweep.x_axis.setCurrentText("gpus")
+    sweep.y_axis.setCurrentText("time_to_train_days")
+    assert sweep.y_lower.isChecked() and not sweep.x_lower.isChecked()
+    assert sweep.drawn() == 2
+    assert sweep.front == [1]
+    QTest.mouseClick(sweep.x_lower, Qt.MouseButton.LeftButton)
+    assert sweep.x_lower.isChecked()
+    assert sorted(sweep.front) == [0, 1]
+    one, two = sweep.rows
+    assert two["time_to_train_days"] < one["time_to_train_days"]

@@ -17,6 +17,7 @@ from rackdesigner.commands.edits import (
     group_devices,
     ungroup,
 )
+from rackdesigner.commands.history import History, Step, run
 from rackdesigner.commands.placing import add_model, snap
 from rackdesigner.commands.settings import ChangeMeta, set_sharp
 from rackdesigner.commands.wiring import Refusal, WirePlan, plan_wire, port_usage, wire
@@ -26,10 +27,12 @@ __all__ = [
     "ChangeItem",
     "ChangeMeta",
     "Command",
+    "History",
     "Macro",
     "MoveDevices",
     "Refusal",
     "RemoveItems",
+    "Step",
     "WirePlan",
     "add_model",
     "change_device",
@@ -40,6 +43,7 @@ __all__ = [
     "paste",
     "plan_wire",
     "port_usage",
+    "run",
     "set_sharp",
     "snap",
     "ungroup",

@@ -1,7 +1,10 @@
 """The command protocol every user edit follows, and the macro that groups edits.
 
 A command is plain Python: `apply(layout)` makes the change through the Layout's mutators,
-`revert(layout)` undoes it exactly. Commands never open dialogs, touch widgets or push other
+`revert(layout)` undoes it exactly. A command refuses by raising `LayoutError` (from a mutator
+or itself); `commands.history.run` applies it inside a transaction, so a refusal — or a bug —
+leaves the design exactly as it was, and the history undoes and redoes by replaying what the
+transaction recorded. Commands never open dialogs, touch widgets or push other
 commands; the Qt undo adapter (`rackdesigner.ui.undo`) wraps them for the one `QUndoStack`.
 `merge_key()` lets rapid discrete edits (arrow-key nudges, spin-box scrubbing) collapse into
 one undo step: two consecutive commands with equal, non-None keys are merged with `merge()`.
@@ -58,15 +61,9 @@ class Macro(Command):
         self._key = key
 
     def apply(self, layout: Layout) -> None:
-        done: list[Command] = []
-        try:
+        with layout.transaction():  # a failing child undoes the children already applied
             for child in self.children:
                 child.apply(layout)
-                done.append(child)
-        except Exception:
-            for child in reversed(done):
-                child.revert(layout)
-            raise
 
     def revert(self, layout: Layout) -> None:
         for child in reversed(self.children):

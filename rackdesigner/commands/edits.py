@@ -13,6 +13,7 @@ from typing import Any
 
 from rackdesigner.commands.base import Command, Macro
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link
+from rackdesigner.model.transaction import Transaction
 
 Point = tuple[float, float]
 
@@ -39,21 +40,13 @@ class AddItems(Command):
         return f"Add {_plural(len(self.devices), 'device')}"
 
     def apply(self, layout: Layout) -> None:
-        added: list[tuple[str, str]] = []
-        try:
+        with layout.transaction():  # one event after each object, as views expect
             for group in self.groups:
                 layout.add_group(group)
-                added.append(("group", group.id))
             for device in self.devices:
                 layout.add_device(device)
-                added.append(("device", device.id))
             for link in self.links:
                 layout.add_link(link)
-                added.append(("link", link.id))
-        except Exception:
-            for kind, item_id in reversed(added):
-                getattr(layout, f"remove_{kind}")(item_id)
-            raise
 
     def revert(self, layout: Layout) -> None:
         for link in reversed(self.links):
@@ -84,6 +77,7 @@ class RemoveItems(Command):
         self._devices: list[Device] = []
         self._groups: list[Group] = []  # children before parents
         self._unracked: list[Device] = []
+        self._tx: Transaction | None = None
 
     def _describe(self) -> str:
         parts = []
@@ -124,16 +118,21 @@ class RemoveItems(Command):
 
     def apply(self, layout: Layout) -> None:
         self._collect(layout)
-        for link in self._links:
-            layout.remove_link(link.id)
-        for device in self._unracked:
-            layout.update_device(device.id, rack=None, u=None)
-        for device in self._devices:
-            layout.remove_device(device.id)
-        for group in self._groups:
-            layout.remove_group(group.id)
+        with layout.transaction() as tx:
+            for link in self._links:
+                layout.remove_link(link.id)
+            for device in self._unracked:
+                layout.update_device(device.id, rack=None, u=None)
+            for device in self._devices:
+                layout.remove_device(device.id)
+            for group in self._groups:
+                layout.remove_group(group.id)
+        self._tx = tx
 
     def revert(self, layout: Layout) -> None:
+        if self._tx is not None and layout.state is self._tx.after:
+            layout.replay(self._tx, forward=False)  # exact: links_of order included
+            return
         for group in reversed(self._groups):
             layout.add_group(group)
         for device in reversed(self._devices):
@@ -165,8 +164,9 @@ class MoveDevices(Command):
         return next(iter(self.moves))
 
     def apply(self, layout: Layout) -> None:
-        for device_id, (_, new) in self.moves.items():
-            layout.update_device(device_id, pos=new)
+        with layout.transaction():
+            for device_id, (_, new) in self.moves.items():
+                layout.update_device(device_id, pos=new)
 
     def revert(self, layout: Layout) -> None:
         for device_id, (old, _) in self.moves.items():
@@ -220,9 +220,10 @@ class ChangeItem(Command):
         for name in self.changes:
             if not hasattr(current, name):
                 raise LayoutError(f"a {self.kind} has no field {name!r}")
-        if self._old is None:
-            self._old = {name: getattr(current, name) for name in self.changes}
+        old = {name: getattr(current, name) for name in self.changes}
         self._update(layout, self.changes)
+        if self._old is None:
+            self._old = old
 
     def revert(self, layout: Layout) -> None:
         assert self._old is not None, "revert before apply"

@@ -9,7 +9,6 @@ the design rules count against the group's size.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
 from rackdesigner.catalog import DeviceSpec, PortGroup
@@ -43,13 +42,9 @@ class Refusal:
 
 
 def port_usage(layout: Layout, device_id: str) -> dict[str, int]:
-    """Ports in use per port group of a device (sum of the counts of its links)."""
-    used: dict[str, int] = defaultdict(int)
-    for link in layout.links_of(device_id):
-        for end in (link.a, link.b):
-            if end.device == device_id:
-                used[end.group] += link.count
-    return dict(used)
+    """Ports in use per port group of a device (sum of the counts of its links), from the
+    design's derived index (the canvas and the design rules read the same)."""
+    return layout.index().port_usage(device_id)
 
 
 def _title(layout: Layout, device_id: str, spec: DeviceSpec | None) -> str:

@@ -278,18 +278,21 @@ class _Builder:
         groups = [self._group(e) for e in entries[0]]
         devices = [self._device(e) for e in entries[1]]
         links = [self._link(e) for e in entries[2]]
-        for group in _parents_first(groups, self):
-            self._add(layout.add_group, group)
+        ordered = _parents_first(groups, self)
+        group_ids = {g.id for g in ordered}
         for device in devices:
-            if device.group is not None and not layout.has_group(device.group):
+            if device.group is not None and device.group not in group_ids:
+                layout.add_all(ordered, on_error=self._refused)  # the same message as before
                 raise self.fail(self.lines[device.id], f"device {device.id}: group "
                                 f"{device.group!r} is not defined{_close(device.group, layout)}")
-            self._add(layout.add_device, device)
+        device_ids = {d.id for d in devices}
+        resolved = []
         for link in links:
-            if layout.has_device(link.a.device) and layout.has_device(link.b.device):
-                self._add(layout.add_link, link)
+            if link.a.device in device_ids and link.b.device in device_ids:
+                resolved.append(link)
             else:
                 layout.add_unresolved_link(link)  # design rules report it; saving keeps it
+        layout.add_all(ordered, devices, resolved, on_error=self._refused)  # one new state
         layout.source_path = self.path
         layout.source_lines = self.lines
         layout.revision = 0
@@ -315,11 +318,15 @@ class _Builder:
                             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
         return catalog
 
+    def _refused(self, item: Device | Link | Group, exc: LayoutError) -> None:
+        raise self.fail(self.lines.get(item.id), str(exc)) from None
+
     def _add(self, adder: Callable[[Any], Any], item: Device | Link | Group) -> None:
+        """One object through a Layout mutator, a refusal located at its line (compact_read)."""
         try:
             adder(item)
         except LayoutError as exc:
-            raise self.fail(self.lines.get(item.id), str(exc)) from None
+            self._refused(item, exc)
 
     # ---- entries -------------------------------------------------------------------------
     def _entries(self, doc: _Entry, key: str) -> list[_Entry]:

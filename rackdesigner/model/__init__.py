@@ -1,4 +1,5 @@
-"""The document: Layout (networkx keeps the graph), Device, Link, Group, PortRef, events, rules."""
+"""The document: Layout (a handle on an immutable DesignState), Device, Link, Group, PortRef,
+events, transactions, the derived index (DesignIndex) every reader shares, design rules."""
 
 from rackdesigner.model.events import (
     DeviceAdded,
@@ -13,9 +14,10 @@ from rackdesigner.model.events import (
     LinkRemoved,
     MetaChanged,
 )
+from rackdesigner.model.index import DesignIndex, Reachability
 from rackdesigner.model.instantiate import Parts, instantiate
 from rackdesigner.model.items import Device, Group, Link, Meta, PortRef, is_valid_id
-from rackdesigner.model.layout import Layout, LayoutError, natural_key
+from rackdesigner.model.layout import Layout, LayoutError, MissingError, natural_key
 from rackdesigner.model.rules import (
     ERROR,
     WARNING,
@@ -24,10 +26,14 @@ from rackdesigner.model.rules import (
     has_errors,
     nvlink_domains,
 )
+from rackdesigner.model.state import DesignState
+from rackdesigner.model.transaction import Transaction
 
 __all__ = [
     "ERROR",
     "WARNING",
+    "DesignIndex",
+    "DesignState",
     "Device",
     "DeviceAdded",
     "DeviceChanged",
@@ -46,8 +52,11 @@ __all__ = [
     "LinkRemoved",
     "Meta",
     "MetaChanged",
+    "MissingError",
     "Parts",
     "PortRef",
+    "Reachability",
+    "Transaction",
     "check_layout",
     "has_errors",
     "instantiate",

@@ -45,9 +45,15 @@ def marked_failed(layout: Layout) -> tuple[str, ...]:
 def closure(layout: Layout, marked: Iterable[str] | None = None) -> FailedSet:
     """Everything down when `marked` (default: the document's own failed ids) have failed.
 
-    Unknown ids raise KeyError naming the id.
+    Unknown ids raise KeyError naming the id. The document's own closure is computed once per
+    state and kept in its derived index (`Layout.index().failed`).
     """
-    ids = tuple(marked_failed(layout) if marked is None else dict.fromkeys(marked))
+    if marked is None:
+        return layout.index().failed(lambda: _closure(layout, marked_failed(layout)))
+    return _closure(layout, tuple(dict.fromkeys(marked)))
+
+
+def _closure(layout: Layout, ids: tuple[str, ...]) -> FailedSet:
     devices: set[str] = set()
     links: set[str] = set()
     for oid in ids:

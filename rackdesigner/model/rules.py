@@ -2,12 +2,14 @@
 
 `check_layout(layout)` returns `Finding`s (severity, message, the ids involved). Files with
 errors still load; the GUI lists findings in the Problems dock and `rackdesigner validate` prints
-them. Every rule is linear in the size of the design (no pairwise GPU checks).
+them. Every rule is linear in the size of the design (no pairwise GPU checks). Port usage,
+NVLink domains, NIC reach, rack occupancy and reachability come from the design's derived index
+(`model/index.py`), which the canvas, the Inspector and the simulation read too.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import defaultdict
 from dataclasses import dataclass
 
 from rackdesigner.catalog import DeviceSpec, PortGroup
@@ -39,6 +41,7 @@ def check_layout(layout: Layout) -> list[Finding]:
     findings += _check_links(layout, specs)
     findings += _check_racks(layout, specs)
     findings += _check_nic_reach(layout, specs)
+    findings += _check_reachability(layout)
     findings.sort(key=lambda f: 0 if f.severity == ERROR else 1)
     return findings
 
@@ -52,16 +55,10 @@ class _Specs:
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
-        self._by_model: dict[str, DeviceSpec | None] = {}
+        self.index = layout.index()
 
     def __call__(self, device_id: str) -> DeviceSpec | None:
-        if not self.layout.has_device(device_id):
-            return None
-        model = self.layout.device(device_id).model
-        if model not in self._by_model:
-            catalog = self.layout.catalog
-            self._by_model[model] = catalog.get(model) if model in catalog else None
-        return self._by_model[model]
+        return self.index.spec(device_id)
 
 
 USER_MODEL_HINT = ("; if it is someone's own model, add their catalog folder (--catalog DIR "
@@ -140,10 +137,10 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
         ga, gb = groups
         if ga is not None and gb is not None:
             out += _check_pair(link, ga, gb)
-    for (device_id, group_name), count in used.items():
-        spec = specs(device_id)
-        assert spec is not None
-        group = spec.port(group_name)
+    for device_id, group_name in used:
+        count = specs.index.port_usage(device_id).get(group_name, 0)
+        group = specs.index.port_group(device_id, group_name)
+        assert group is not None
         if count > group.count:
             out.append(Finding(ERROR, "ports-exhausted",
                                f"{device_id}: {count} links on port group {group_name!r}, which "
@@ -168,7 +165,6 @@ def _check_pair(link: Link, ga: PortGroup, gb: PortGroup) -> list[Finding]:
 
 def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
     out: list[Finding] = []
-    occupants: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for device in layout.devices():
         if device.rack is None:
             continue
@@ -196,9 +192,7 @@ def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
                                f"device {device.id} occupies U{device.u}-U{top}, outside rack "
                                f"{device.rack} (U1-U{rack_spec.rack.height_u})",
                                (device.id, device.rack)))
-        occupants[device.rack].append((device.u, top, device.id))
-    for rack_id, spans in occupants.items():
-        spans.sort()
+    for rack_id, spans in specs.index.rack_occupancy().items():
         reach_top, reach_id = 0, ""
         for low, top, device_id in spans:
             if low <= reach_top:
@@ -225,66 +219,15 @@ def _check_racks(layout: Layout, specs: _Specs) -> list[Finding]:
 
 def nvlink_domains(layout: Layout, kind_of: _Specs | None = None) -> list[set[str]]:
     """GPU sets joined by NVLink (directly or through NVSwitches), largest first."""
-    specs = kind_of or _Specs(layout)
-    graph = layout.graph
-    seen: set[str] = set()
-    domains: list[set[str]] = []
-    for device in layout.devices():
-        spec = specs(device.id)
-        if spec is None or spec.kind != "gpu" or device.id in seen:
-            continue
-        domain: set[str] = set()
-        queue = deque([device.id])
-        seen.add(device.id)
-        while queue:
-            node = queue.popleft()
-            node_spec = specs(node)
-            if node_spec is not None and node_spec.kind == "gpu":
-                domain.add(node)
-            for nbr, edges in graph._adj[node].items():
-                if nbr in seen:
-                    continue
-                for data in edges.values():
-                    if _protocol(specs, data["link"], node) == "nvlink":
-                        seen.add(nbr)
-                        queue.append(nbr)
-                        break
-        domains.append(domain)
-    domains.sort(key=len, reverse=True)
-    return domains
-
-
-def _protocol(specs: _Specs, link: Link, device_id: str) -> str | None:
-    end = link.end(device_id)
-    spec = specs(device_id)
-    group = _port_group(spec, end) if spec is not None else None
-    return group.protocol if group is not None else None
+    return layout.index().nvlink_domains()
 
 
 def _check_nic_reach(layout: Layout, specs: _Specs) -> list[Finding]:
-    domains = nvlink_domains(layout, specs)
+    index = specs.index
+    domains = index.nvlink_domains()
     if len(domains) <= 1:
         return []
-    # Multi-source BFS from every NIC over host links (PCIe, C2C), not through GPUs.
-    graph = layout.graph
-    reached: set[str] = set()
-    queue: deque[str] = deque()
-    for device in layout.devices():
-        spec = specs(device.id)
-        if spec is not None and spec.kind in ("nic", "dpu"):
-            reached.add(device.id)
-            queue.append(device.id)
-    while queue:
-        node = queue.popleft()
-        node_spec = specs(node)
-        if node_spec is not None and node_spec.kind == "gpu":
-            continue
-        for nbr, edges in graph._adj[node].items():
-            if nbr in reached:
-                continue
-            if any(_protocol(specs, d["link"], node) in HOST_PROTOCOLS for d in edges.values()):
-                reached.add(nbr)
-                queue.append(nbr)
+    reached = index.nic_reach()
     out = []
     for domain in domains:
         missing = sorted(g for g in domain if g not in reached)
@@ -302,3 +245,16 @@ def _check_nic_reach(layout: Layout, specs: _Specs) -> list[Finding]:
                                    f"GPU {gpu} has no PCIe/C2C path to a NIC; it reaches other "
                                    f"domains only through an NVLink peer's NIC", (gpu,)))
     return out
+
+
+MAX_LISTED = 20
+
+
+def _check_reachability(layout: Layout) -> list[Finding]:
+    """The design is partitioned: the same finding (and sentence) the simulation reports."""
+    reach = layout.index().reachability()
+    if not reach.partitioned:
+        return []
+    return [Finding(ERROR, "gpus-unreachable",
+                    f"{reach.describe()}; the figures cover the largest group of "
+                    f"{len(reach.reachable)} GPUs", reach.unreachable[:MAX_LISTED])]

@@ -59,6 +59,60 @@ class _Candidate:
     latency_us: float
     algbw: float  # GB/s
     adjust: Callable[[int, float, float], tuple[float, float]] | None = None
+    #: time (µs) the algorithm takes beyond NCCL's cost model at a size, given its algbw: the
+    #: measured pipeline fill; not part of NCCL's choice, which uses its own model only
+    fill: Callable[[int, float], float] | None = None
+    #: share of the channels (and so of the bandwidth) NCCL runs this size on, after its choice
+    share: Callable[[int], float] | None = None
+
+
+def nvls_chunk_bytes(size: int, concurrent_ops: int, max_chunk: int = C.NVLS_CHUNK_BYTES) -> int:
+    """The chunk NCCL's NVLS kernels work in for a message of `size` bytes (enqueue.cc
+    `calcCollChunking`, NVLS branch): 64, 32 or 16 KiB when the message is smaller than 64, 8 or
+    2 waves of `concurrent_ops` (channels x heads) chunks."""
+    chunk = max_chunk
+    if size < 64 * concurrent_ops * chunk and chunk > 65536:
+        chunk = 65536
+    if size < 8 * concurrent_ops * chunk and chunk > 32768:
+        chunk = 32768
+    if size < 2 * concurrent_ops * chunk and chunk > 16384:
+        chunk = 16384
+    return chunk
+
+
+def nvls_tree_chunk_bytes(size: int, concurrent_ops: int, max_chunk: int) -> int:
+    """The chunk of NVLS-tree (enqueue.cc `calcCollChunking`, NVLS_TREE branch)."""
+    chunk = max_chunk
+    for waves, smaller in ((32, 262144), (16, 131072), (4, 65536), (1, 32768)):
+        if size < waves * concurrent_ops * chunk and chunk > smaller:
+            chunk = smaller
+    return chunk
+
+
+def small_size_channels(size: int, channels: int, threads: int, threshold: int) -> int:
+    """Channels NCCL runs a ring or tree on at `size` bytes (enqueue.cc `topoGetAlgoInfo`):
+    one fewer while size < channels x threads x threshold, at least one."""
+    return max(1, min(channels, size // (threads * threshold)))
+
+
+def _channel_share(channels: int, p: int, threshold: int) -> Callable[[int], float]:
+    """Share of the cost model's channels a ring/tree message of a size runs on: its bandwidth
+    term scales with the channels actually used."""
+    threads = C.MAX_THREADS_PER_CHANNEL[p]
+
+    def share(size: int) -> float:
+        return small_size_channels(size, channels, threads, threshold) / channels
+    return share
+
+
+def _fill(chunking: Callable[[int], int], concurrent_ops: int) -> Callable[[int, float], float]:
+    """Pipeline fill (µs) of an NVLS-family collective: `NVLS_PIPELINE_FILL_WAVES` waves of
+    chunk x concurrent operations at the algorithm's plateau rate (constants.py); a message
+    smaller than one wave gives each operation less than a chunk, so a wave is the message."""
+    def fill(size: int, algbw: float) -> float:
+        wave = min(chunking(size) * concurrent_ops, size)
+        return C.NVLS_PIPELINE_FILL_WAVES * wave / (1000.0 * algbw)
+    return fill
 
 
 def busbw_factor(collective: str, n: int) -> float:
@@ -164,7 +218,9 @@ class CollectiveModel:
 
                 def adjust(size: int, lat: float, bw: float, t=threshold) -> tuple[float, float]:
                     return (lat * C.RING_PLATEAU_FACTOR if size >= t else lat), bw
-            out.append(_Candidate("ring", proto, lat, bus * n / nsteps, adjust))
+            threshold = C.THREAD_THRESHOLD[p] * (n if p == 0 else 1)
+            out.append(_Candidate("ring", proto, lat, bus * n / nsteps, adjust,
+                                  share=_channel_share(ch, p, threshold)))
         return out
 
     def _tree(self) -> list[_Candidate]:
@@ -192,7 +248,8 @@ class CollectiveModel:
                 if 0 <= log_size < 23:
                     bw *= C.TREE_CORRECTION[p][log_size]
                 return lat, bw
-            out.append(_Candidate("tree", proto, lat, bus * 0.5, adjust))
+            out.append(_Candidate("tree", proto, lat, bus * 0.5, adjust,
+                                  share=_channel_share(ch, p, C.THREAD_THRESHOLD[p])))
         return out
 
     def _nvls_channels(self) -> int:
@@ -239,7 +296,17 @@ class CollectiveModel:
             algbw = bus * n / (n - 1)
         intra = C.HW_LATENCY_US["nvlink"]["nvls"][2]
         lat = intra + (self._inter_lat("nvls", 2, intra) if s.n_islands > 1 else 0.0)
-        return [_Candidate("nvls", "Simple", lat, algbw)]
+        heads, _ = self._nvls_busbw(coll)
+        max_chunk = C.NVLS_CHUNK_BYTES
+        if s.n_islands > 1:
+            n_ch = min(C.NVLS_EXEC_CHANNELS_MULTINODE.get(s.arch, 16), s.channels)
+            if algbw * 2 * (n - 1) / n < C.NVLS_SLOW_MULTINODE_BW:  # NCCL's NVLS busBw
+                max_chunk = C.NVLS_SLOW_MULTINODE_CHUNK
+        else:
+            n_ch = C.NVLS_EXEC_CHANNELS.get(s.arch, 16)
+        ops = n_ch * heads
+        fill = _fill(lambda size: nvls_chunk_bytes(size, ops, max_chunk), ops)
+        return [_Candidate("nvls", "Simple", lat, algbw, fill=fill)]
 
     def _nvls_tree(self) -> list[_Candidate]:
         s = self.s
@@ -253,7 +320,11 @@ class CollectiveModel:
         algbw = min(algbw, net)
         intra = C.HW_LATENCY_US["nvlink"]["nvls_tree"][2]
         lat = intra + 2 * log2i(s.n_islands) * self._inter_lat("nvls_tree", 2, intra)
-        return [_Candidate("nvls_tree", "Simple", lat, algbw)]
+        ops = C.NVLS_EXEC_CHANNELS_MULTINODE.get(s.arch, 16) * n_ch
+        max_chunk = (C.NVLS_TREE_MAX_CHUNK_4NODES if s.n_islands >= 4
+                     else C.NVLS_CHUNK_BYTES)
+        fill = _fill(lambda size: nvls_tree_chunk_bytes(size, ops, max_chunk), ops)
+        return [_Candidate("nvls_tree", "Simple", lat, algbw, fill=fill)]
 
     def _collnet(self) -> list[_Candidate]:
         s = self.s
@@ -368,16 +439,22 @@ class CollectiveModel:
         factor = busbw_factor(coll, n)
         out = []
         for size in sizes:
-            best: tuple[float, _Candidate] | None = None
+            # NCCL's tuner picks by its own cost model; the time reported adds what that
+            # model leaves out (the NVLS pipeline fill measured on published runs)
+            best: tuple[float, float, float, _Candidate] | None = None
             for c in cands:
                 lat, bw = c.latency_us, c.algbw
                 if c.adjust is not None:
                     lat, bw = c.adjust(size, lat, bw)
                 t = lat + size / (1000.0 * bw)
                 if best is None or t < best[0]:
-                    best = (t, c)
+                    best = (t, lat, bw, c)
             assert best is not None
-            t, c = best
+            t, lat, bw, c = best
+            if c.share is not None:
+                t = lat + size / (1000.0 * bw * c.share(size))
+            if c.fill is not None:
+                t += c.fill(size, bw)
             algbw = size / (t * 1000.0)
             out.append(Point(size, t, algbw, algbw * factor, c.algorithm, c.protocol))
         return out

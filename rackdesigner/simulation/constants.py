@@ -141,6 +141,28 @@ NVLS_MAX_ARITY = 32
 #: (one lost NVLink of 18 cost 25 %) and predicts NVL72 +10 % over measurements.
 NVLS_BUSBW_PER_NVLINK = {"hopper": (478.87 + 479.98) / 2 / 450.0,
                          "blackwell": (840.8 + 834.57) / 2 / 900.0}
+#: NVLS execution (NVIDIA/nccl at commit 5067397, src/transport/nvls.cc `ncclNvlsTuning`):
+#: NVLS channels (CTAs) per GPU — NVLS_NCHANNELS_SM90 16; Blackwell 24 inside one NVLink domain
+#: (NVLS_NCHANNELS_SM100_NVL) and 32 across nodes (NVLS_NCHANNELS_SM100); the default chunk
+#: size NCCL_NVLS_CHUNKSIZE 128 KiB; the NVLS-tree chunk cap 64 KiB from 4 nodes up
+#: (`treeMaxChunkSize`, else the chunk size); 32 KiB for multi-node NVLS below 150 GB/s.
+NVLS_EXEC_CHANNELS = {"hopper": 16, "blackwell": 24}
+NVLS_EXEC_CHANNELS_MULTINODE = {"hopper": 16, "blackwell": 32}
+NVLS_CHUNK_BYTES = 128 * 1024
+NVLS_TREE_MAX_CHUNK_4NODES = 64 * 1024
+NVLS_SLOW_MULTINODE_CHUNK = 32 * 1024
+NVLS_SLOW_MULTINODE_BW = 150.0
+#: NVLS pipeline fill, in waves of chunks: an NVLS collective runs channels x heads concurrent
+#: operations, each working through `chunk` bytes at a time (enqueue.cc `calcCollChunking`
+#: shrinks the chunk to 64/32/16 KiB for smaller messages); before the pipeline runs at its
+#: plateau rate it pays this many waves of (chunk x concurrent operations) bytes at that rate.
+#: **Derived from published runs** (benchmarks/size_curve.py over
+#: benchmarks/published/nccl_tests_curves.yaml: 8 x H100 Azure ND H100 v5 and Together AI,
+#: 8 x H200 Azure ND H200 v5, GB200 NVL72 CoreWeave; least squares on the relative time, each
+#: curve weighted equally; per curve 2.15, 2.08, 1.66 and 4.25 waves). A wave is at most the
+#: message (a message smaller than one wave gives each operation less than a chunk).
+#: One constant for every NVLS design: no per-device or per-run factor.
+NVLS_PIPELINE_FILL_WAVES = 2.05
 #: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
 COLLNET_EFFICIENCY_SM90 = 0.85
 #: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64
@@ -159,6 +181,15 @@ COLLNET_MAX_LOCAL_RANKS = 8
 #: (NCCL_NCHANNELS_PER_NET_PEER default 2), i.e. about 8 peers at a time; each exchange pays
 #: NCCL's per-step latency of its link class. Labelled as a model value in docs/simulation.md.
 P2P_PEERS_IN_FLIGHT = 8
+#: Channels at small sizes (enqueue.cc `topoGetAlgoInfo`, NVIDIA/nccl at commit 5067397): after
+#: choosing ring or tree, NCCL drops channels while bytes < channels x threads x threshold, so
+#: a small message runs on fewer channels (and so at a smaller share of the bandwidth) than
+#: the cost model assumed. Threads per channel [LL, LL128, Simple]: NCCL_LL_MAX_NTHREADS 512,
+#: NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512 (device.h); thresholds
+#: NCCL_LL_THREAD_THRESHOLD 8 (x ranks for ring LL, tuning.cc), NCCL_LL128_THREAD_THRESHOLD 8,
+#: NCCL_SIMPLE_THREAD_THRESHOLD 64 (comm.h).
+MAX_THREADS_PER_CHANNEL = (512, 640, 512)
+THREAD_THRESHOLD = (8, 8, 64)
 #: Maximum channels NCCL uses (MAXCHANNELS is 64; rings on NVSwitch systems settle near one
 #: channel per NVLink). Our channel count: NVLinks per GPU, clamped to [2, 32].
 MIN_CHANNELS = 2

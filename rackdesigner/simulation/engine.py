@@ -98,22 +98,15 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     gpus, power_devices, label = _resolve_scope(layout, topo, scope)
     if not gpus:
         warn("no_gpus", f"{label} has no GPUs: only power is reported")
-    # largest set of mutually reachable GPUs
-    comps = Counter(topo.component_of[g] for g in gpus)
-    reachable = gpus
-    partitioned = len(comps) > 1
+    # largest set of mutually reachable GPUs: the same finding as the design rules'
+    reach = layout.index().reachability(gpus)
+    reachable = list(reach.reachable)
+    partitioned = reach.partitioned
     if partitioned:
-        first = {}
-        for g in gpus:  # gpus are in natural order: ties go to the group listed first
-            first.setdefault(topo.component_of[g], len(first))
-        best = max(comps, key=lambda c: (comps[c], -first[c]))
-        reachable = [g for g in gpus if topo.component_of[g] == best]
-        warn(
-            "unreachable_gpus",
-            f"{len(gpus) - len(reachable)} of {len(gpus)} GPUs cannot reach the others "
-            f"({len(comps)} disconnected groups; check NIC and switch links): bisection is 0 "
-            f"and collectives over all {len(gpus)} GPUs are unavailable; latency covers the "
-            f"largest reachable group of {len(reachable)} GPUs")
+        warn("unreachable_gpus",
+             f"{reach.describe()}: bisection is 0 and collectives over all {len(gpus)} GPUs "
+             f"are unavailable; latency covers the largest reachable group of "
+             f"{len(reachable)} GPUs")
     for code, text in design_rule_warnings(topo):
         warn(code, text)
     model = analyse(topo, reachable)

@@ -11,7 +11,7 @@ climbs through the leaf's uplinks (capped by them) to its tier-2 domain, and so 
 assuming every switch layer is non-blocking inside its domain. For one island, the cut halves the
 GPUs and its capacity is the NVSwitch (and direct NVLink) capacity between the halves.
 
-P2P: `networkx` maximum flow between two GPUs on a reduced graph: both GPUs' islands (NVLink,
+P2P: maximum flow (`maxflow.min_cut`) between two GPUs on a reduced graph: both islands (NVLink,
 PCIe/C2C, their NICs) plus the switches on up-paths from their leaves to the first tier where
 they meet (up/down routing; valley paths through other leaves are left out).
 """
@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import networkx as nx
-
 from rackdesigner.model import natural_key
 from rackdesigner.simulation.latency import LatencyClass, latency_classes
+from rackdesigner.simulation.maxflow import Arcs, min_cut
 from rackdesigner.simulation.scope import ScopeModel
 from rackdesigner.simulation.topology import NIC_KINDS, Topology
 
@@ -59,7 +58,7 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
     Halves never split an NVLink island (unless the scope is one island): islands are ordered by
     the leaves their NICs sit on and the first ones up to half of the GPUs form side A, so with
     an odd island count side A is the smaller. The capacity is the maximum flow from A to B on
-    the drawn fabric (islands -> their NICs' leaves -> switch links), `networkx` preflow-push;
+    the drawn fabric (islands -> their NICs' leaves -> switch links), `maxflow.min_cut` (scipy);
     the bottleneck names the kind of link that carries most of the minimum cut.
     """
     if scope.n < 2:
@@ -91,14 +90,12 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
         side_a.append(island)
         count += island.k
     a_ids = {id(i) for i in side_a}
-    graph = nx.DiGraph()
+    arcs: Arcs = defaultdict(dict)
 
     def add(u: str, v: str, cap: float) -> None:
         for x, y in ((u, v), (v, u)):
-            if graph.has_edge(x, y):
-                graph[x][y]["capacity"] += cap
-            else:
-                graph.add_edge(x, y, capacity=cap)
+            heads = arcs[x]
+            heads[y] = heads.get(y, 0.0) + cap
 
     # islands with the same capacity toward the same switches on the same side are one node
     # (a SuperPOD's 32 nodes of a scalable unit): the flow is the same, the graph far smaller
@@ -126,20 +123,21 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
         for sw, cap in caps:
             add(node, sw, cap * count)
         if side == "A":
-            graph.add_edge("A", node)  # no capacity attribute: unbounded
+            arcs["A"][node] = None  # unbounded
         else:
-            graph.add_edge(node, "B")
-    graph.add_edges_from((s_, nbr, {"capacity": cap}) for s_, nbrs in topo.sw_adj.items()
-                         if s_ in topo.tier for nbr, cap in nbrs.items())
-    if "A" not in graph or "B" not in graph:
+            arcs[node]["B"] = None
+    for s_, nbrs in topo.sw_adj.items():
+        if s_ in topo.tier:
+            arcs[s_].update(nbrs)  # sw_adj holds both directions; a switch's arcs start here
+    if "A" not in arcs or not any("B" in heads for heads in arcs.values()):
         return 0.0, None
-    value, (reach, _) = nx.minimum_cut(graph, "A", "B", capacity="capacity")
+    value, reach = min_cut(arcs, "A", "B")
     if value <= 0:
         return 0.0, "no path between the halves"
     kinds: dict[str, list[float]] = defaultdict(list)
     for u in reach:
-        for v, data in graph[u].items():
-            if v in reach or "capacity" not in data:
+        for v, cap in arcs.get(u, {}).items():
+            if v in reach or cap is None:
                 continue
             if u.startswith("island:") or v.startswith("island:"):
                 kind = "NIC links (node to leaf)"
@@ -147,7 +145,7 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
                 tu, tv = topo.tier.get(u, 0), topo.tier.get(v, 0)
                 lo, hi = sorted((tu, tv))
                 kind = f"{topo.tier_name(lo)}-{topo.tier_name(hi)} links"
-            kinds[kind].append(data["capacity"])
+            kinds[kind].append(cap)
     kind, caps = max(kinds.items(), key=lambda kv: sum(kv[1]))
     return float(value), (f"{kind} carry {sum(caps):,.0f} of the cut's {value:,.0f} GB/s "
                           f"({len(side_a)} of {len(ordered)} islands on one side)")
@@ -211,14 +209,12 @@ def p2p_max_flow(topo: Topology, a: str, b: str) -> float:
     """Max flow (GB/s per direction) from GPU a to GPU b on the reduced graph."""
     if a == b:
         return 0.0
-    graph = nx.DiGraph()
+    arcs: Arcs = defaultdict(dict)
 
     def add(u: str, v: str, cap: float) -> None:
         for x, y in ((u, v), (v, u)):
-            if graph.has_edge(x, y):
-                graph[x][y]["capacity"] += cap
-            else:
-                graph.add_edge(x, y, capacity=cap)
+            heads = arcs[x]
+            heads[y] = heads.get(y, 0.0) + cap
 
     islands = {topo.island_of[a], topo.island_of[b]}
     nvlink_only = len(islands) == 1 and bool(topo.nvl_links.get(a)) and bool(
@@ -266,6 +262,6 @@ def p2p_max_flow(topo: Topology, a: str, b: str) -> float:
         if not nxt:
             break
         level = nxt
-    if a not in graph or b not in graph:
+    if a not in arcs or b not in arcs:
         return 0.0
-    return float(nx.maximum_flow_value(graph, a, b, capacity="capacity"))
+    return min_cut(arcs, a, b)[0]

@@ -99,9 +99,11 @@ class LinkLoads:
     unrouted_GBps: float = 0.0
 
     def fabric_utilisation(self, index: FabricIndex) -> tuple[float, tuple[int, str] | None]:
-        """Largest utilisation of any switch-to-switch link, and its (tier, domain)."""
+        """Largest utilisation of any switch-to-switch link, and its (tier, domain); among
+        equally loaded domains the first in tier and natural name order (the same every run)."""
         worst, where = 0.0, None
-        for key in set(self.up) | set(self.down):
+        keys = set(self.up) | set(self.down)
+        for key in sorted(keys, key=lambda k: (k[0], natural_key(k[1]))):
             cap = index.up_cap.get(key, 0.0)
             load = max(self.up.get(key, 0.0), self.down.get(key, 0.0))
             util = load / cap if cap > 0 else (float("inf") if load > 0 else 0.0)

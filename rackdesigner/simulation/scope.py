@@ -100,7 +100,8 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
     by_island: dict[str, list[str]] = defaultdict(list)
     for gpu in gpus:
         by_island[topo.island_of[gpu]].append(gpu)
-    islands = [_island(topo, members) for members in by_island.values()]
+    nic_raw: dict[str, float] = {}  # a NIC's network-side rate, shared by the GPUs behind it
+    islands = [_island(topo, members, nic_raw) for members in by_island.values()]
     scope = ScopeModel(gpus=list(gpus), islands=islands)
     archs = {topo.specs[g].gpu.architecture if topo.specs[g].gpu else "" for g in gpus}
     order = ["volta", "ampere", "hopper", "blackwell"]
@@ -114,7 +115,8 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
     return scope
 
 
-def _island(topo: Topology, gpus: list[str]) -> Island:
+def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = None
+            ) -> Island:
     island = Island(gpus=gpus)
     k = len(gpus)
     in_scope = set(gpus)
@@ -152,7 +154,11 @@ def _island(topo: Topology, gpus: list[str]) -> Island:
     nics: dict[str, tuple[float, float]] = {}
     for g in gpus:
         for path in topo.gpu_nics.get(g, ()):
-            net = topo.nic_raw(path.nic)
+            net = nic_raw.get(path.nic) if nic_raw is not None else None
+            if net is None:
+                net = topo.nic_raw(path.nic)
+                if nic_raw is not None:
+                    nic_raw[path.nic] = net
             raw = min(net, path.raw)
             eff = min(net * C.NET_EFFICIENCY, path.eff)
             old = nics.get(path.nic)

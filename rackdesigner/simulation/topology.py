@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
+from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.model import Layout, Link, natural_key
 from rackdesigner.simulation import constants as C
 
@@ -145,51 +145,25 @@ class Topology:
             elif spec.kind == "cpu" and "intel" in spec.manufacturer.lower():
                 topo.cpu_vendor = "intel" if topo.cpu_vendor != "amd" else "amd"
         topo.gpus.sort(key=natural_key)
-        topo._read_links(layout.links())
+        topo._read_links(layout)
         topo._find_nics()
         topo._build_tiers()
         return topo
 
-    def _read_links(self, links) -> None:
-        specs, kind = self.specs, self.kind
-        groups: dict[tuple[str, str], PortGroup | None] = {}
+    def _read_links(self, layout: Layout) -> None:
+        """Capacities per link; which links a protocol carries and who is joined to whom come
+        from the design's derived index, the same facts the design rules read."""
+        index = layout.index()
+        kind = self.kind
         eff_cache: dict[str, float] = {}
-        island_uf, conn_uf, nvl_uf = _UnionFind(), _UnionFind(), _UnionFind()
-        network_edges: list[tuple[str, str]] = []
-
-        def group_of(device: str, name: str) -> PortGroup | None:
-            spec = specs[device]
-            key = (spec.id, name)
-            if key not in groups:
-                groups[key] = next((g for g in spec.ports if g.name == name), None)
-            return groups[key]
-
-        port_use = self.port_use
-        for link in links:
+        for carried in index.carried():
+            link, ga, gb, protocol = carried.link, carried.a, carried.b, carried.protocol
             a, b = link.a.device, link.b.device
-            if a not in specs or b not in specs or a == b:
-                continue
-            ga, gb = group_of(a, link.a.group), group_of(b, link.b.group)
-            if ga is None or gb is None:
-                end = link.a if ga is None else link.b
-                self.bad_links.append(("missing-port", link.id, f"link {link.id}: "
-                                       f"{end.device} has no port group {end.group!r}"))
-                continue
-            if ga.protocol != gb.protocol:
-                self.bad_links.append(("protocol-mismatch", link.id, f"link {link.id} joins "
-                                       f"{ga.protocol} to {gb.protocol}"))
-                continue
-            port_use[(a, ga.name)] += link.count
-            port_use[(b, gb.name)] += link.count
-            protocol = ga.protocol
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
             ka, kb = kind[a], kind[b]
             if protocol == "nvlink":
-                island_uf.union(a, b)
-                nvl_uf.union(a, b)
                 self._add_nvlink(a, b, ka, kb, raw, link, eff_cache)
             elif protocol in HOST_PROTOCOLS:
-                island_uf.union(a, b)
                 factor = C.PCIE_EFFICIENCY if protocol == "pcie" else C.C2C_EFFICIENCY
                 self.host_adj[a].append((b, raw, raw * factor))
                 self.host_adj[b].append((a, raw, raw * factor))
@@ -198,23 +172,30 @@ class Topology:
                         self.gpu_host_raw[gpu] += raw
                         self.gpu_host_eff[gpu] += raw * factor
             elif protocol in NETWORK_PROTOCOLS:
-                network_edges.append((a, b))
                 self._add_network(a, b, ka, kb, raw, link)
-        # connectivity: islands joined by network links (fewer unions than every link)
-        find = island_uf.find
-        for a, b in network_edges:
-            conn_uf.union(find(a), find(b))
+        for code, link, detail in index.rejected():
+            if code == "missing-port":
+                self.bad_links.append((code, link.id, f"link {link.id}: {detail.device} has no "
+                                       f"port group {detail.group!r}"))
+            else:
+                self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
+                                       f"{detail[1]}"))
+        for device in self.specs:  # the same counts the design rules and the canvas read
+            for group, used in index.port_usage(device).items():
+                self.port_use[(device, group)] = used
+        conn = index.connectivity()
+        island_of = conn.island_of
         for gpu in self.gpus:
-            root = find(gpu)
+            root = island_of[gpu]
             self.island_of[gpu] = root
             self.islands.setdefault(root, []).append(gpu)
-            self.component_of[gpu] = conn_uf.find(root)
-            self.nvlink_domain_of[gpu] = nvl_uf.find(gpu)
+            self.component_of[gpu] = conn.component_of[gpu]
+            self.nvlink_domain_of[gpu] = conn.nvlink_domain_of[gpu]
         for device, k in kind.items():
             if k == "nvswitch":
-                self.nvswitches_of[find(device)].add(device)
+                self.nvswitches_of[island_of[device]].add(device)
             elif k in NIC_KINDS or k == "switch":
-                self.component_of[device] = conn_uf.find(find(device))
+                self.component_of[device] = conn.component_of[device]
 
     def _add_nvlink(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link,
                     eff_cache: dict[str, float]) -> None:

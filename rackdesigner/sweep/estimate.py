@@ -1,27 +1,41 @@
-"""The hook for training-step estimates in sweep results (`workload:` in a spec).
+"""Training-step estimates in sweep results (`workload:` in a spec).
 
-The estimator itself is issue 16's (`rackdesigner.estimate(layout, **options)`, JSON schema
-`rackdesigner.estimate/1`), built in parallel with the sweeps. This module is the one place a
-sweep touches it: `check_workload` refuses a `workload:` key at spec-load time while no
-estimator is present (so nobody waits for a thousand points to learn it), and
-`estimate_columns` turns one estimate into the result columns listed in `ESTIMATE_COLUMNS`.
-Nothing here fakes a figure: without the estimator there is no estimate column at all.
+The one place a sweep touches the workload estimator (`rackdesigner.estimate`, JSON schema
+`rackdesigner.estimate/1`): `check_workload` refuses a `workload:` value at spec-load time —
+unknown options (with the closest match), a model that is neither bundled nor a readable model
+file, degrees that are not whole numbers, unknown precision/recomputation/sharding — so nobody
+waits for a thousand points to learn it; `estimate_columns` turns one point's estimate into the
+result columns listed in `ESTIMATE_COLUMNS`. What depends on the point's GPU count (TP x PP x CP
+dividing it, micro-batch x DP dividing the batch, memory) is decided per point: a point whose
+job does not divide fails with that reason, a job that does not fit in memory has `fits` false
+and no time. Nothing here makes a figure up.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable
 from typing import Any
 
 #: Columns taken from an estimate's JSON form (`rackdesigner.estimate/1`), in this order.
-ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "mfu", "memory_per_gpu_GB", "fits")
+#: `time_to_train_days` and `energy_MWh` are filled when the workload gives `tokens`.
+ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu",
+                    "memory_per_gpu_GB", "fits", "energy_kWh_per_step", "time_to_train_days",
+                    "energy_MWh")
+
+#: The options of `rackdesigner.estimate` a spec may set (as on the command line).
+DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
+CHOICES = {"precision": ("bf16", "fp8"), "recompute": ("none", "selective", "full"),
+           "sharding": ("none", "optimizer", "full")}
+OPTIONS = ("model", "group", *DEGREES, *CHOICES, "tokens", "pue")
+_UNITS = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 
 def estimator() -> Callable[..., Any] | None:
-    """`rackdesigner.estimate` when this build has it (issue 16), else None."""
+    """`rackdesigner.estimate` when this build has it, else None."""
     module = importlib.import_module("rackdesigner")
-    try:  # a lazy attribute of the package once the workload package is there
+    try:  # a lazy attribute of the package
         found = module.estimate
     except (AttributeError, ImportError):
         return None
@@ -34,18 +48,82 @@ def check_workload(value: Any) -> str | None:
         return ("'workload' must be a mapping of `rackdesigner estimate` options "
                 "(e.g. {model: llama3-70b, tp: 8, pp: 4, gbs: 1024, mbs: 1})")
     if estimator() is None:
-        return ("'workload' needs the training-step estimator (rackdesigner.estimate, issue "
-                "16), which this RackDesigner does not have yet; remove 'workload' to sweep "
-                "the fabric figures only")
+        return ("'workload' needs the training-step estimator (rackdesigner.estimate), which "
+                "this RackDesigner does not have; remove 'workload' to sweep the fabric "
+                "figures only")
+    for key in value:
+        if key not in OPTIONS:
+            close = difflib.get_close_matches(str(key), OPTIONS, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            return f"'workload' has no option '{key}'; {hint}(it takes: {', '.join(OPTIONS)})"
+    if "model" not in value:
+        return "'workload' needs 'model': a bundled id (`rackdesigner models`) or a model file"
+    if "gbs" not in value:
+        return "'workload' needs 'gbs', the global batch in sequences"
+    for key in DEGREES:
+        v = value.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            return f"'workload' option '{key}' must be a whole number of at least 1, got {v!r}"
+    for key, allowed in CHOICES.items():
+        if key in value and value[key] not in allowed:
+            return (f"'workload' option '{key}' must be one of {', '.join(allowed)}, "
+                    f"got {value[key]!r}")
+    if "group" in value and not isinstance(value["group"], str):
+        return f"'workload' option 'group' must be a group name, got {value['group']!r}"
+    if "pue" in value and (isinstance(value["pue"], bool)
+                           or not isinstance(value["pue"], int | float) or value["pue"] < 1):
+        return f"'workload' option 'pue' must be a number of at least 1, got {value['pue']!r}"
+    if "tokens" in value:
+        try:
+            token_count(value["tokens"])
+        except ValueError as exc:
+            return f"'workload' option 'tokens': {exc}"
+    if not isinstance(value["model"], str):
+        return f"'workload' option 'model' must be a model id or file, got {value['model']!r}"
+    from rackdesigner.workload import resolve_model
+
+    try:
+        resolve_model(value["model"])
+    except ValueError as exc:
+        return f"'workload' model: {exc}"
     return None
 
 
+def token_count(value: Any) -> float:
+    """A token count from a number or text such as `15T`, `500B`, `2e12`."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        t = value.strip().lower()
+        scale = _UNITS.get(t[-1:], 1.0)
+        try:
+            number = float(t[:-1] if t[-1:] in _UNITS else t) * scale
+        except ValueError:
+            raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}") \
+                from None
+    else:
+        raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}")
+    if not number > 0:
+        raise ValueError(f"the token count must be positive, got {value!r}")
+    return number
+
+
 def estimate_columns(layout: Any, workload: dict[str, Any]) -> dict[str, Any]:
-    """One point's estimate as result columns (see `ESTIMATE_COLUMNS`)."""
+    """One point's estimate as result columns (see `ESTIMATE_COLUMNS`).
+
+    Raises ValueError naming the estimate when the job cannot run on this point's GPUs (the
+    point is then reported failed with that reason)."""
     estimate = estimator()
     if estimate is None:
         raise RuntimeError("the training-step estimator (rackdesigner.estimate) is missing on "
                            "this worker")
-    result = estimate(layout, **workload)
+    options = dict(workload)
+    model = options.pop("model")
+    if "tokens" in options:
+        options["tokens"] = token_count(options["tokens"])
+    try:
+        result = estimate(layout, model, **options)
+    except ValueError as exc:  # EstimateError, ModelFileError: the job does not fit this point
+        raise ValueError(f"workload: {exc}") from None
     data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
     return {name: data.get(name) for name in ESTIMATE_COLUMNS}

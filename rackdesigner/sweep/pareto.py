@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 #: Figures where less is better (cost, power, size); everything else is taken as more is better.
 LOWER_IS_BETTER = ("switches", "links", "cables", "transceivers", "racks", "power_max_w",
-                   "power_typical_w", "step_time_s", "memory_per_gpu_GB", "design_errors",
-                   "design_warnings")
+                   "power_typical_w", "step_time_s", "memory_per_gpu_GB", "energy_kWh_per_step",
+                   "time_to_train_days", "energy_MWh", "design_errors", "design_warnings")
 
 
 def lower_is_better(column: str) -> bool:

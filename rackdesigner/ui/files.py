@@ -1,5 +1,11 @@
-"""File handling of the main window: New, Open, Save, Save As, Revert, recent files, the
-unsaved-changes prompt, export. Mixed into `MainWindow` (kept apart to keep modules small).
+"""`FileController`: New, Open, Save, Save As, Revert, recent files, the unsaved-changes
+prompt, export, and watching the open file — an object with its own state (not a mixin on the
+window).
+
+It changes the design only through the `Document`: opening a file is
+`document.set_layout(layout, path)`, whose `replaced` signal every view follows. It needs a
+widget to parent its dialogs to, the catalog to load with, the settings (recent files), and the
+scene for image export; it reports through `message` and `title_changed`.
 
 Watching the open file and the questions before an overwrite live in `file_watch`; untitled
 copies of examples and templates in `untitled`. A failed open leaves the open design as it was;
@@ -11,16 +17,46 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
+from rackdesigner.catalog import Catalog
 from rackdesigner.ui import file_watch, untitled
+from rackdesigner.ui.document import Document
+from rackdesigner.ui.settings import Settings
 
 log = logging.getLogger(__name__)
 YAML_FILTER = "RackDesigner layouts (*.yaml *.yml);;All files (*)"
 
 
-class FileActions:
-    """Needs: self.document, self.catalog, self.settings, self.status_message(), self.scene."""
+class FileController(QObject):
+    message = Signal(str)  # outcome, for the status bar
+    title_changed = Signal()  # the path, the untitled title or the clean state changed
+    untitled_copy_marked = Signal(str)  # the open design is an untitled copy with this title
+
+    def __init__(self, document: Document, catalog: Catalog, settings: Settings,
+                 dialog_parent: QWidget, scene=None) -> None:
+        super().__init__(dialog_parent)
+        self.document = document
+        self.catalog = catalog
+        self.settings = settings
+        self.owner = dialog_parent
+        self.scene = scene
+        self.recent_menu: QMenu | None = None
+        self.last_error = ""
+        self.file_watch = file_watch.FileWatch(self)
+        self.file_prompt: QMessageBox | None = None
+        self.file_watch.changed_on_disk.connect(self._on_file_watch_changed_on_disk)
+        document.replaced.connect(lambda layout: self.file_watch.follow(self.document.path))
+
+    def status_message(self, text: str) -> None:
+        self.message.emit(text)
+
+    def _update_title(self) -> None:
+        self.title_changed.emit()
+
+    def _set_document(self, layout, path) -> None:
+        self.document.set_layout(layout, path)
 
     # ---- opening ------------------------------------------------------------------------------
     def new_document(self) -> bool:
@@ -43,7 +79,7 @@ class FileActions:
         if ask and not self.maybe_save():
             return False
         # a large file is read on a worker while a dialog shows the stage (open_progress.py)
-        progress = self.open_progress = OpenProgress(self, path)
+        progress = self.open_progress = OpenProgress(self.owner, path)
         with progress:
             try:
                 layout = progress.read(self.catalog)
@@ -76,7 +112,7 @@ class FileActions:
                                 "untitled copy: Save asks where to keep it")
             return True
         self.settings.add_recent(path)
-        self._refresh_recent_menu()
+        self.refresh_recent_menu()
         missing = sorted({d.model for d in layout.devices() if d.model not in layout.catalog})
         if missing:  # e.g. someone's own models: the devices stay, marked unknown
             self.status_message(
@@ -99,7 +135,7 @@ class FileActions:
     def _open_failed(self, path: str | Path, message: str) -> bool:
         log.info("cannot open %s: %s", path, message)
         self.last_error = message
-        QMessageBox.critical(self, "Cannot open the layout", message)
+        QMessageBox.critical(self.owner, "Cannot open the layout", message)
         return False
 
     def mark_untitled_copy(self, kind: str, name: str) -> None:
@@ -108,22 +144,38 @@ class FileActions:
         self.document.suggested_name = name
         self._update_title()
         # a baseline pinned now is labelled with the title the user sees
-        self.simulation_panel.compare.set_design(self.document.untitled_title)
+        self.untitled_copy_marked.emit(self.document.untitled_title)
 
     def open_dialog(self) -> bool:
         start = self._beside_design("")
-        path, _ = QFileDialog.getOpenFileName(self, "Open layout", start, YAML_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.owner, "Open layout", start, YAML_FILTER)
         return self.open_file(path) if path else False
 
     def revert(self) -> bool:
         if self.document.path is None or not self.document.is_modified():
             return False
         answer = QMessageBox.question(
-            self, "Revert", f"Discard your changes and reload {self.document.path.name}?",
+            self.owner, "Revert", f"Discard your changes and reload {self.document.path.name}?",
             QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Discard:
             return False
         return self.open_file(self.document.path, ask=False)
+
+    # ---- recent files -------------------------------------------------------------------------
+    def set_recent_menu(self, menu: QMenu) -> None:
+        self.recent_menu = menu
+        self.refresh_recent_menu()
+
+    def refresh_recent_menu(self) -> None:
+        menu = self.recent_menu
+        if menu is None:
+            return
+        menu.clear()
+        recent = self.settings.recent_files()
+        for path in recent:
+            action = menu.addAction(path)
+            action.triggered.connect(lambda checked=False, p=path: self.open_file(p))
+        menu.setEnabled(bool(recent))
 
     # ---- saving -------------------------------------------------------------------------------
     def save_file(self, path: str | Path) -> bool:
@@ -133,20 +185,21 @@ class FileActions:
 
         path = Path(path)
         if (self._same_file(path) and self.file_watch.changed_since_known()
-                and not file_watch.ask_overwrite_changed(self, path, self._disk_summary(path))):
+                and not file_watch.ask_overwrite_changed(self.owner, path,
+                                                         self._disk_summary(path))):
             self.status_message(f"Not saved: {path.name} changed on disk")
             return False
         try:
             try:
                 save_layout(self.document.layout, path)
             except ReadOnlyFileError:
-                if not file_watch.ask_overwrite_read_only(self, path):
+                if not file_watch.ask_overwrite_read_only(self.owner, path):
                     self.status_message(f"Not saved: {path.name} is read-only")
                     return False
                 save_layout(self.document.layout, path, allow_read_only=True)
         except OSError as exc:
             self.last_error = f"{path}: {exc.strerror or exc}"
-            QMessageBox.critical(self, "Cannot save", f"{path} could not be saved: "
+            QMessageBox.critical(self.owner, "Cannot save", f"{path} could not be saved: "
                                  f"{exc.strerror or exc}.\n\nYour changes are still here, "
                                  "unsaved. Use File ▸ Save As… to save them in a folder you "
                                  "can write to.")
@@ -157,7 +210,7 @@ class FileActions:
         self.document.undo_stack.setClean()
         self.file_watch.follow(path)
         self.settings.add_recent(path)
-        self._refresh_recent_menu()
+        self.refresh_recent_menu()
         self._update_title()
         self.status_message(f"Saved {path.name}")
         return True
@@ -176,12 +229,6 @@ class FileActions:
             return f"it cannot be read ({exc.message})"
 
     # ---- the open file changing on disk --------------------------------------------------------
-    def _init_file_watch(self) -> None:
-        self.file_watch = file_watch.FileWatch(self)
-        self.file_prompt: QMessageBox | None = None
-        self.file_watch.changed_on_disk.connect(self._on_file_watch_changed_on_disk)
-        self.document.replaced.connect(lambda: self.file_watch.follow(self.document.path))
-
     def _on_file_watch_changed_on_disk(self) -> None:
         """Offer to reload the file another program changed, or to keep this version."""
         from rackdesigner.io import LayoutFileError, load_layout
@@ -197,7 +244,7 @@ class FileActions:
             theirs, summary, readable = None, exc.message, False
         if self.file_prompt is not None:
             self.file_prompt.close()
-        box = file_watch.reload_prompt(self, path, summary, self.document.is_modified(),
+        box = file_watch.reload_prompt(self.owner, path, summary, self.document.is_modified(),
                                        readable)
 
         def answered() -> None:
@@ -222,7 +269,7 @@ class FileActions:
     def save_as(self) -> bool:
         start = str(self.document.path or untitled.suggested_save_path(
             self.document.suggested_name or "layout"))
-        path, _ = QFileDialog.getSaveFileName(self, "Save layout as", start, YAML_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.owner, "Save layout as", start, YAML_FILTER)
         if not path:
             return False
         if not path.endswith((".yaml", ".yml")):
@@ -235,7 +282,7 @@ class FileActions:
             return True
         name = self.document.path.name if self.document.path else "the new layout"
         answer = QMessageBox.warning(
-            self, "Unsaved changes", f"Save your changes to {name}?",
+            self.owner, "Unsaved changes", f"Save your changes to {name}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
         if answer == QMessageBox.StandardButton.Save:
@@ -247,7 +294,7 @@ class FileActions:
         from rackdesigner.ui.export import export_image
 
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self, "Export image",
+        path, _ = QFileDialog.getSaveFileName(self.owner, "Export image",
                                               self._beside_design(f"{stem}.png"),
                                               "PNG image (*.png);;SVG drawing (*.svg)")
         if not path:
@@ -255,14 +302,14 @@ class FileActions:
         try:
             export_image(self.scene, path, scale=2.0)
         except (OSError, ValueError) as exc:
-            QMessageBox.critical(self, "Cannot export", str(exc))
+            QMessageBox.critical(self.owner, "Cannot export", str(exc))
             return False
         self.status_message(f"Exported {Path(path).name}")
         return True
 
     def export_bom_dialog(self) -> bool:
         stem = self.document.path.stem if self.document.path else "layout"
-        path, _ = QFileDialog.getSaveFileName(self, "Export bill of materials",
+        path, _ = QFileDialog.getSaveFileName(self.owner, "Export bill of materials",
                                               self._beside_design(f"{stem}-bom.csv"),
                                               "CSV (*.csv)")
         return self.export_bom(path) if path else False
@@ -276,7 +323,7 @@ class FileActions:
             text = format_csv(bill_of_materials(self.document.layout))
             write_text(path, text)
         except OSError as exc:
-            QMessageBox.critical(self, "Cannot export", f"{path}: {exc.strerror or exc}")
+            QMessageBox.critical(self.owner, "Cannot export", f"{path}: {exc.strerror or exc}")
             return False
         self.status_message(f"Exported {Path(path).name}")
         return True

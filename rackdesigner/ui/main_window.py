@@ -1,23 +1,25 @@
 """The designer's main window: the composition of canvas, palette, inspector, problems,
 history and the simulation dock, with the menus and the status bar.
 
-Wiring of signals happens here and nowhere else: the document re-emits model events; the scene,
-inspector, problems and status bar follow them; user intent goes through the `Editor`.
+Wiring of signals happens here and nowhere else. There is one change route: the `Document`
+re-emits each model event as `changed` and announces a new design with `replaced(layout)`; the
+scene, inspector, problems, simulation panel, status bar and heap tuning follow those two
+signals and nothing else (opening a file is `document.set_layout`, never a hand-off to each
+widget). User intent goes through collaborators that are objects with their own state: the
+`Editor` (edits), the `FileController` (files), `WindowActions` (menus and shortcuts).
 """
 
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
-    QMenu,
     QUndoView,
     QWidget,
 )
@@ -25,11 +27,13 @@ from PySide6.QtWidgets import (
 from rackdesigner.catalog import Catalog, default_catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import window_layout
+from rackdesigner.ui.actions import WindowActions
 from rackdesigner.ui.canvas.scene import RackScene
 from rackdesigner.ui.canvas.view import OVERVIEW_MIN_DEVICES, RackView
 from rackdesigner.ui.document import Document
 from rackdesigner.ui.editor import Editor
-from rackdesigner.ui.files import FileActions
+from rackdesigner.ui.files import FileController
+from rackdesigner.ui.heap import HeapSettler
 from rackdesigner.ui.inspector import InspectorWidget
 from rackdesigner.ui.palette import PaletteWidget
 from rackdesigner.ui.panel import SimulationPanel
@@ -51,11 +55,15 @@ Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag.
 Overview map (Ctrl+M): click it to go there; zoomed far out, a click selects a group."""
 
 
+FILE_COMMANDS = ("new_document", "open_dialog", "save_as", "export_image_dialog",
+                 "export_bom_dialog", "mark_untitled_copy", "refresh_recent_menu", "open_progress")
+
+
 def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-class MainWindow(FileActions, QMainWindow):
+class MainWindow(QMainWindow):
     """The designer window. `selection_changed` carries (devices, links, groups) id lists, for
     panels that follow the selection (the live simulation panel's scope)."""
 
@@ -67,23 +75,72 @@ class MainWindow(FileActions, QMainWindow):
         QMainWindow.__init__(self, parent)
         self.catalog = catalog if catalog is not None else default_catalog()
         self.settings = settings if isinstance(settings, Settings) else Settings(settings)
-        self.last_error = ""
         self.document = Document(Layout(self.catalog), self)
+        self.heap = HeapSettler()
         self.scene = RackScene(self)
         self.view = RackView(self.scene, self)
         self.setCentralWidget(self.view)
         self.editor = Editor(self.document, self.scene, self.view, self)
+        self.files = FileController(self.document, self.catalog, self.settings, self, self.scene)
         self._build_docks()
         self._build_status_bar()
-        self._build_actions()
+        self.actions_ = WindowActions(self)
         self._connect()
-        self._init_file_watch()
         self.setAcceptDrops(True)
         self._default_docks_pending = False
         self._restore_state()
-        self._set_document(self.document.layout, None)
+        self.document.set_layout(self.document.layout, None)
         if path is not None:
-            self.open_file(path, ask=False)
+            self.files.open_file(path, ask=False)
+
+    def __getattr__(self, name: str):
+        """`window.undo_action`, `window.export_bom_dialog()`…: the actions live on
+        `WindowActions`, the file commands on `FileController` (names kept for scripts)."""
+        if name.endswith("_action") or name in ("recent_menu", "toolbar_undo", "toolbar_redo"):
+            owner = self.__dict__.get("actions_")
+        elif name in FILE_COMMANDS:
+            owner = self.__dict__.get("files")
+        else:
+            owner = None
+        if owner is None:
+            raise AttributeError(name)
+        return getattr(owner, name)
+
+    # ---- files (the FileController's; kept here for scripts and tests) ---------------------
+    @property
+    def last_error(self) -> str:
+        """The last error told to the user by a file or export action (tests read it)."""
+        return self.files.last_error
+
+    @last_error.setter
+    def last_error(self, text: str) -> None:
+        self.files.last_error = text
+
+    @property
+    def file_watch(self):
+        return self.files.file_watch
+
+    @property
+    def file_prompt(self):
+        return self.files.file_prompt
+
+    def open_file(self, path: str | Path, ask: bool = True) -> bool:
+        return self.files.open_file(path, ask)
+
+    def save_file(self, path: str | Path) -> bool:
+        return self.files.save_file(path)
+
+    def save(self) -> bool:
+        return self.files.save()
+
+    def revert(self) -> bool:
+        return self.files.revert()
+
+    def maybe_save(self) -> bool:
+        return self.files.maybe_save()
+
+    def export_bom(self, path: str | Path) -> bool:
+        return self.files.export_bom(path)
 
     # ---- construction ------------------------------------------------------------------------
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -129,10 +186,6 @@ class MainWindow(FileActions, QMainWindow):
         bar.addPermanentWidget(self.problems_label)
         bar.addPermanentWidget(self.counts_label)
         bar.addPermanentWidget(self.zoom_label)
-        self._counts_timer = QTimer(self)
-        self._counts_timer.setSingleShot(True)
-        self._counts_timer.setInterval(100)
-        self._counts_timer.timeout.connect(self._update_counts)
         # Selecting 3,000 items emits 3,000 selectionChanged signals: handle them once.
         self._selection_timer = QTimer(self)
         self._selection_timer.setSingleShot(True)
@@ -153,30 +206,24 @@ class MainWindow(FileActions, QMainWindow):
         dialog.show()
         dialog.raise_()
 
-    def _action(self, menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcuts(shortcut if isinstance(shortcut, list) else [shortcut])
-        if tip:
-            action.setStatusTip(tip)
-        action.triggered.connect(lambda checked=False: slot())
-        menu.addAction(action)
-        self.addAction(action)
-        return action
-
-    def _build_actions(self) -> None:
-        from rackdesigner.ui.actions import build_menus
-
-        build_menus(self)
-
     def _connect(self) -> None:
         doc = self.document
+        # the window's own reaction first: the scene's level of detail depends on the size
+        doc.replaced.connect(self._on_document_replaced)
+        doc.replaced.connect(self.heap.on_document_replaced)
         doc.changed.connect(self.scene.on_event)
-        doc.changed.connect(self.problems.schedule)
+        doc.replaced.connect(lambda layout: self.scene.set_layout(layout))
         doc.changed.connect(self.inspector.on_model_event)
-        doc.changed.connect(self._on_document_changed)
+        doc.replaced.connect(self.inspector.set_layout)
+        self.problems.follow_document(doc)
+        self.simulation_panel.follow_document(doc)
+        doc.replaced.connect(self._after_document_replaced)
         doc.message.connect(self.status_message)
+        doc.failed.connect(self._on_document_failed)
         doc.undo_stack.cleanChanged.connect(self._update_title)
+        self.files.message.connect(self.status_message)
+        self.files.title_changed.connect(self._update_title)
+        self.files.untitled_copy_marked.connect(self.simulation_panel.compare.set_design)
         self.editor.message.connect(self.status_message)
         self.selection_changed.connect(self.simulation_panel.follow_selection)
         self.simulation_panel.message.connect(self.status_message)
@@ -194,19 +241,21 @@ class MainWindow(FileActions, QMainWindow):
 
     # ---- document ----------------------------------------------------------------------------
     def _set_document(self, layout: Layout, path: Path | None) -> None:
+        """Open `layout` (kept for scripts and tests: it is `document.set_layout`)."""
         self.document.set_layout(layout, path)
+
+    def _on_document_replaced(self, layout: Layout) -> None:
         # Large designs open fitted, hence zoomed out: start in the overview so the scene is
         # built once (fit() switches it off again when the design turns out to be small).
         self.scene.overview = layout.device_count() > OVERVIEW_MIN_DEVICES
-        self.scene.set_layout(layout)
-        self.inspector.set_layout(layout)
-        self.problems.set_layout(layout)
-        self.simulation_panel.set_layout(
-            layout, path.name if path is not None else (layout.meta.name or "Untitled"),
-            str(path.parent) if path is not None else "")
+
+    def _after_document_replaced(self, layout: Layout) -> None:
         self._update_counts()
         self._update_title()
         self.view.request_fit()
+
+    def _on_document_failed(self, text: str) -> None:
+        self.status_message(text)
 
     def _update_title(self, *args) -> None:
         path = self.document.path
@@ -214,16 +263,14 @@ class MainWindow(FileActions, QMainWindow):
         self.setWindowTitle(f"{name}[*] — {APP_NAME}")
         self.setWindowModified(self.document.is_modified())
 
-    def _on_document_changed(self, event) -> None:
-        self._counts_timer.start()
-
     def _update_counts(self) -> None:
+        """Devices and links in the status bar. After an edit they come with the Problems
+        result (derived on its worker from the same snapshot); only opening derives them here."""
         layout = self.document.layout
-        kinds: Counter[str] = Counter()
-        for device in layout.devices():
-            spec = layout.spec(device.id)
-            kinds[spec.kind if spec else "?"] += 1
-        links = sum(link.count for link in layout.links())
+        checked = self.problems.shown_snapshot
+        if checked is not None and checked.state is layout.state:
+            layout = checked
+        kinds, links = layout.index().counts()
         parts = [_count(kinds["gpu"], "GPU")]
         if kinds["nvswitch"]:
             parts.append(_count(kinds["nvswitch"], "NVSwitch", "NVSwitches"))
@@ -243,8 +290,6 @@ class MainWindow(FileActions, QMainWindow):
         self.flush_selection()
         self.inspector.flush()
         self.problems.flush()
-        if self._counts_timer.isActive():
-            self._update_counts()
 
     def _on_scene_selection_changed(self) -> None:
         self._selection_timer.stop()
@@ -256,7 +301,17 @@ class MainWindow(FileActions, QMainWindow):
         self.selection_changed.emit(selection)
 
     def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
+        self._update_counts()
         self.problems_label.set_counts(errors, warnings)
+        partition = next((f for f in self.problems.findings if f.code == "gpus-unreachable"),
+                         None)
+        checked = self.problems.shown_snapshot
+        if partition is not None and checked is not None:  # a partitioned design looks broken
+            reach = checked.index().reachability()  # computed by the worker: free here
+            self.problems_label.set_partition(f"{len(reach.unreachable)} of {len(reach.gpus)} "
+                                              f"GPUs cannot reach each other", partition.message)
+        else:
+            self.problems_label.set_partition("")
 
     def _on_view_zoom_changed(self, zoom: float) -> None:
         self.zoom_label.setText(f"{zoom * 100:.0f}%")
@@ -291,6 +346,7 @@ class MainWindow(FileActions, QMainWindow):
             dialog.wait()
         self.problems.close_problems()
         self.document.close()
+        self.heap.release()
         event.accept()
 
     def dragEnterEvent(self, event) -> None:
@@ -319,9 +375,9 @@ class MainWindow(FileActions, QMainWindow):
         dialog = TemplateDialog(self.catalog, self)
         if dialog.exec() != TemplateDialog.DialogCode.Accepted or dialog.result_layout is None:
             return False
-        self._set_document(dialog.result_layout, None)
-        self.mark_untitled_copy("template",
-                                str(dialog.template.currentData() or "layout"))
+        self.document.set_layout(dialog.result_layout, None)
+        self.files.mark_untitled_copy("template",
+                                      str(dialog.template.currentData() or "layout"))
         self.status_message(f"New layout from the {dialog.template.currentData()} template")
         return True
 

@@ -1,21 +1,17 @@
 """The Problems dock: design-rule findings, live, computed off the GUI thread.
 
-Findings are recomputed a short while after the last change (debounced: a drop of a whole
-system is one recompute, not hundreds). The recompute runs on a `QThreadPool` worker, as the live
-simulation does (`ui/panel/live.py`), because `check_layout` on a 1,016-GPU SuperPOD takes
-40–150 ms: on the GUI thread that was a frozen frame after every edit. The worker snapshots the
-layout (`Layout.copy()`, about 1 ms there) and checks the snapshot; the GUI thread only fills
-the list. One run is in flight at a time; a change made meanwhile waits for it to end.
+Findings are recomputed a short while after the last change on a `BackgroundJob`
+(`ui/jobs.py`: debounce, snapshot on the GUI thread, one run in flight, stale results dropped,
+errors reported) — the same helper the live panel uses — because `check_layout` on a 1,016-GPU
+SuperPOD takes 40–150 ms: on the GUI thread that was a frozen frame after every edit. A result
+is shown only if it is for the newest request and for the revision of the design shown now.
 
-A result is shown only if it is for the newest request and for the revision of the layout shown
-now; any other is dropped (counted in `dropped`, announced by `result_dropped`). Taking the
-snapshot on the worker is safe for the reason given in `live.py`: the GUI thread is the only
-writer and every edit asks for a new run before a result can be delivered, so a snapshot that
-raced an edit always belongs to a dropped result (a copy that trips over a dict changing size
-raises and is dropped the same way).
+The findings come from the design's derived index (`model/index.py`), like the panel's figures,
+so a partitioned design shows the same "GPUs cannot reach the others" in Problems, the status
+bar and the panel.
 
 `flush()` (tests, `MainWindow.flush`) is synchronous: if a recompute is pending or running, it
-checks the layout on the GUI thread at once and shows that; the run in flight, now stale, is
+checks the design on the GUI thread at once and shows that; the run in flight, now stale, is
 dropped when it ends. Activating a finding emits the ids it involves, which the main window
 selects and shows.
 """
@@ -23,10 +19,9 @@ selects and shows.
 from __future__ import annotations
 
 import logging
-import time
-from dataclasses import dataclass
+from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QStyle,
@@ -37,57 +32,36 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.model import ERROR, Finding, Layout, check_layout
+from rackdesigner.ui.jobs import BackgroundJob, JobResult
 
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 200
 MAX_ROWS = 2000
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole
 
-
-@dataclass(frozen=True)
-class ProblemsResult:
-    """The findings of one run: for which request, layout and revision, or why there are none."""
-
-    request: int
-    layout: Layout
-    revision: int
-    findings: tuple[Finding, ...] = ()
-    error: str = ""
-    elapsed_s: float = 0.0  # snapshot + check_layout, on the worker
+ProblemsResult = JobResult  # the name earlier code used
 
 
-def _check(request: int, layout: Layout) -> ProblemsResult:
-    """The worker's job: snapshot `layout`, check the snapshot; never raises."""
-    start = time.perf_counter()
-    revision = layout.revision
-    try:
-        snapshot = layout.copy()
-        revision = snapshot.revision
-        findings = tuple(check_layout(snapshot))
-    except Exception as exc:  # a torn snapshot (always stale) or a bug in a rule
-        return ProblemsResult(request, layout, revision, (), f"{type(exc).__name__}: {exc}",
-                              time.perf_counter() - start)
-    return ProblemsResult(request, layout, revision, findings, "", time.perf_counter() - start)
-
-
-class _Relay(QObject):
-    """Lives on the GUI thread; the worker emits through it, so delivery is queued."""
-
-    finished = Signal(object)
+def _check(snapshot: Layout | None, params: Any = None) -> tuple[Finding, ...]:
+    """The worker's job: the findings of a snapshot (`check_layout` looked up at call time);
+    it also derives the counts the status bar shows, so the GUI thread only reads them."""
+    if snapshot is None:
+        return ()
+    findings = tuple(check_layout(snapshot))
+    snapshot.index().counts()
+    return findings
 
 
 class ProblemsWidget(QWidget):
     objects_activated = Signal(object)  # tuple of ids
     findings_changed = Signal(int, int)  # errors, warnings
-    result_dropped = Signal(object)  # ProblemsResult that arrived after a newer request
+    result_dropped = Signal(object)  # JobResult that arrived after a newer request or edit
 
     def __init__(self, parent: QWidget | None = None, *, debounce_ms: int = DEBOUNCE_MS) -> None:
         super().__init__(parent)
-        self.layout_: Layout | None = None
         self.findings: list[Finding] = []
         self.shown_revision: int | None = None  # layout revision the list shows
-        self.runs = 0  # worker runs started
-        self.dropped = 0  # results discarded because they were stale
+        self.shown_snapshot: Layout | None = None  # the design state the list was checked on
         self.summary = QLabel(self)
         self.tree = QTreeWidget(self)
         self.tree.setColumnCount(3)
@@ -100,101 +74,61 @@ class ProblemsWidget(QWidget):
         box.setContentsMargins(4, 4, 4, 4)
         box.addWidget(self.summary)
         box.addWidget(self.tree)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._relay = _Relay(self)
-        self._relay.finished.connect(self._on_worker_finished)
-        self._request = 0  # id of the newest request
-        self._in_flight: int | None = None
-        self._pending = False  # the newest request has not started yet
-        self._closed = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(debounce_ms)
-        self._timer.timeout.connect(self._start_pending)
+        self.job = BackgroundJob(_check, self, debounce_ms=debounce_ms, follow_revision=True)
+        self.job.result_ready.connect(self._on_job_result_ready)
+        self.job.result_dropped.connect(self.result_dropped)
         self.tree.itemActivated.connect(self._on_tree_item_activated)
         self.tree.itemClicked.connect(self._on_tree_item_activated)
 
     # ---- inputs -----------------------------------------------------------------------------
+    def follow_document(self, document) -> None:
+        """Follow a `Document`: its changes reschedule, a replaced design is checked at once."""
+        document.changed.connect(self.schedule)
+        document.replaced.connect(self.set_layout)
+        self.set_layout(document.layout)
+
+    @property
+    def layout_(self) -> Layout | None:
+        return self.job.layout
+
     def set_layout(self, layout: Layout) -> None:
-        """Follow another document: start a run at once (no debounce for a file just opened)."""
-        self.layout_ = layout
-        self._request_run()
-        self._timer.stop()
-        self._start_pending()
+        """Follow another design: start a run at once (no debounce for a file just opened)."""
+        self.job.set_layout(layout)
+        self.job.request(immediate=True)
 
     def schedule(self, event: object = None) -> None:
         """A model change happened: recompute after the debounce delay."""
-        self._request_run()
-        self._timer.start()  # restarting is the debounce
-
-    def _request_run(self) -> None:
-        if self._closed:
-            return
-        self._request += 1
-        self._pending = True
+        self.job.request()
 
     @property
     def busy(self) -> bool:
         """A recompute is pending or running: the list may be behind the model."""
-        return self._pending or self._in_flight is not None
+        return self.job.busy
 
-    # ---- running ----------------------------------------------------------------------------
-    def _start_pending(self) -> None:
-        if not self._pending or self._in_flight is not None or self._closed:
-            return
-        if self.layout_ is None:
-            self._pending = False
-            return
-        self._pending = False
-        request, layout, relay = self._request, self.layout_, self._relay
-        self._in_flight = request
-        self.runs += 1
-        self._pool.start(lambda: relay.finished.emit(_check(request, layout)))
+    @property
+    def runs(self) -> int:
+        return self.job.runs
 
-    def _is_current(self, result: ProblemsResult) -> bool:
-        return (result.request == self._request and result.layout is self.layout_
-                and result.revision == result.layout.revision)
-
-    def _on_worker_finished(self, result: ProblemsResult) -> None:
-        self._in_flight = None
-        if self._closed:
-            return
-        if self._is_current(result):
-            if result.error:  # not a race (the result is current): a rule failed
-                log.error("design rules failed: %s", result.error)
-            self._show(list(result.findings), result.revision, result.error)
-        else:
-            self.dropped += 1
-            log.debug("dropped problems for request %d revision %d (newest %d)",
-                      result.request, result.revision, self._request)
-            self.result_dropped.emit(result)
-            if (not self._pending and result.request == self._request
-                    and result.layout is self.layout_):
-                self._pending = True  # changed without a schedule(): run again
-        if self._pending and not self._timer.isActive():
-            self._start_pending()
+    @property
+    def dropped(self) -> int:
+        return self.job.dropped
 
     def flush(self) -> None:
         """Bring the list up to date now, on this thread (tests use it instead of waiting)."""
-        if not self.busy or self._closed:
-            return
-        self._timer.stop()
-        self._pending = False
-        self._request += 1  # a run in flight is stale now: its result will be dropped
-        if self.layout_ is not None:
-            self._show(check_layout(self.layout_), self.layout_.revision)
+        if self.job.busy:
+            self.job.run_now()
 
     def refresh(self) -> None:
         """Recompute now (synchronously) whatever the state."""
-        self._pending = True
-        self.flush()
+        self.job.run_now()
 
     def close_problems(self) -> None:
         """Stop recomputing and wait for a run in flight (the window is closing)."""
-        self._closed = True
-        self._timer.stop()
-        self._pool.waitForDone()
+        self.job.close()
+
+    def _on_job_result_ready(self, result: JobResult) -> None:
+        self.shown_snapshot = result.snapshot  # its derived index is computed: reading is free
+        self._show(list(result.value or ()), result.revision, result.error)
 
     # ---- showing ----------------------------------------------------------------------------
     def _show(self, findings: list[Finding], revision: int, error: str = "") -> None:

@@ -60,6 +60,10 @@ class ProblemsStatus(QWidget):
         self.error_icon, self.error_count = QLabel(self), QLabel(self)
         self.warning_icon, self.warning_count = QLabel(self), QLabel(self)
         self.ok_icon, self.ok_text = QLabel(self), QLabel("no problems", self)
+        # a partitioned design must look broken at a glance: said in red next to the counts
+        self.partition = QLabel(self)
+        self.partition.setStyleSheet("color: #c62828; font-weight: bold;")
+        self.partition.setVisible(False)
         self.error_icon.setPixmap(self._icons["error"])
         self.warning_icon.setPixmap(self._icons["warning"])
         self.ok_icon.setPixmap(self._icons["ok"])
@@ -67,7 +71,7 @@ class ProblemsStatus(QWidget):
         box.setContentsMargins(0, 0, 4, 0)
         box.setSpacing(3)
         for w in (self.error_icon, self.error_count, self.warning_icon, self.warning_count,
-                  self.ok_icon, self.ok_text):
+                  self.ok_icon, self.ok_text, self.partition):
             box.addWidget(w)
         self.errors = self.warnings = 0
         self.set_counts(0, 0)
@@ -86,11 +90,17 @@ class ProblemsStatus(QWidget):
                         f"warning{'s' * (warnings != 1)} (the Problems dock lists them)")
         self.setVisible(True)
 
+    def set_partition(self, text: str, detail: str = "") -> None:
+        """"8 of 16 GPUs cannot reach each other" (empty: the design is connected)."""
+        self.partition.setText(text)
+        self.partition.setToolTip(detail)
+        self.partition.setVisible(bool(text))
+
     def text(self) -> str:
         """What the icons say, as text (tests, accessibility)."""
-        if self.errors or self.warnings:
-            return f"{self.errors} errors, {self.warnings} warnings"
-        return "no problems"
+        said = (f"{self.errors} errors, {self.warnings} warnings"
+                if self.errors or self.warnings else "no problems")
+        return f"{said} · {self.partition.text()}" if self.partition.text() else said
 
 
 __all__ = ["ProblemsStatus", "severity_pixmap"]

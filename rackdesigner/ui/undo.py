@@ -1,37 +1,42 @@
-"""The Qt side of undo: plain commands wrapped in `QUndoCommand` for the one `QUndoStack`.
+"""The Qt side of undo: recorded steps wrapped in `QUndoCommand` for the one `QUndoStack`.
 
-A command is applied *before* it is pushed (so a refused edit raises without touching the
-stack); the adapter then skips the `redo()` that `QUndoStack.push` performs. Merge keys become
-`id()` values (`QUndoStack` merges only equal non-negative ids); `mergeWith` defers to the
-plain command.
+A command is applied (transactionally, `commands.history.run`) *before* it is pushed, so a
+refused edit raises without touching the stack; the adapter then skips the `redo()` that
+`QUndoStack.push` performs. Undo and redo replay the step's transaction, ending on its exact
+recorded state. Merge keys become `id()` values (`QUndoStack` merges only equal non-negative
+ids); `mergeWith` defers to the step, which merges the commands and their transactions.
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QUndoCommand
 
-from rackdesigner.commands import Command
+from rackdesigner.commands import Step
 from rackdesigner.model import Layout
 
 
 class UndoAdapter(QUndoCommand):
-    def __init__(self, command: Command, layout: Layout, applied: bool = True) -> None:
-        super().__init__(command.text)
-        self.command = command
+    def __init__(self, step: Step, layout: Layout) -> None:
+        super().__init__(step.text)
+        self.step = step
         self.layout = layout
-        self._skip_redo = applied
+        self._skip_redo = True
+
+    @property
+    def command(self):
+        return self.step.command
 
     def redo(self) -> None:
         if self._skip_redo:
             self._skip_redo = False
             return
-        self.command.apply(self.layout)
+        self.step.redo(self.layout)
 
     def undo(self) -> None:
-        self.command.revert(self.layout)
+        self.step.undo(self.layout)
 
     def id(self) -> int:
-        key = self.command.merge_key()
+        key = self.step.command.merge_key()
         if key is None:
             return -1
         return hash(key) & 0x3FFFFFFF  # equal keys, equal ids (within this process)
@@ -39,9 +44,7 @@ class UndoAdapter(QUndoCommand):
     def mergeWith(self, other: QUndoCommand) -> bool:
         if not isinstance(other, UndoAdapter):
             return False
-        if other.command.merge_key() != self.command.merge_key():
-            return False
-        if self.command.merge(other.command):
-            self.setText(self.command.text)
+        if self.step.merge(other.step):
+            self.setText(self.step.text)
             return True
         return False

@@ -104,7 +104,7 @@ class SingleFailuresDialog(QDialog):
         if self._pool.activeThreadCount():
             return
         kind = self.kind_combo.currentText()
-        snapshot = self.layout_ref.copy()
+        snapshot = self.layout_ref.snapshot()  # O(1): an immutable state
         self._cancel.clear()
         self.run_button.setEnabled(False)
         self.progress.setVisible(True)

@@ -38,7 +38,7 @@ from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
 from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
 from rackdesigner.ui.canvas.heat import HeatMarks
-from rackdesigner.ui.canvas.interaction import SceneInteraction
+from rackdesigner.ui.canvas.interaction import CanvasTools
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
 
@@ -48,7 +48,7 @@ OVERVIEW_KINDS = ("node", "tray")
 LABELS_DELAY_MS = 80
 
 
-class RackScene(HeatMarks, FailureMarks, BundleIndex, SceneInteraction, QGraphicsScene):
+class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -60,7 +60,7 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, SceneInteraction, QGraphic
 
     def __init__(self, parent=None) -> None:
         QGraphicsScene.__init__(self, parent)
-        SceneInteraction.__init__(self)
+        self.tools = CanvasTools(self)  # wiring and moving: objects with their own state
         self.layout: Layout | None = None
         self.item_for_device: dict[str, DeviceItem] = {}
         self.item_for_group: dict[str, GroupItem] = {}
@@ -86,6 +86,64 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, SceneInteraction, QGraphic
         self.setBackgroundBrush(style.CANVAS_BG)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
 
+    # ---- tools (ui/canvas/interaction.py) ------------------------------------------------
+    @property
+    def wire_mode(self) -> bool:
+        return self.tools.wire.mode
+
+    @wire_mode.setter
+    def wire_mode(self, on: bool) -> None:
+        self.tools.wire.mode = on
+
+    @property
+    def is_wiring(self) -> bool:
+        return self.tools.wire.is_wiring
+
+    def cancel_wiring(self) -> None:
+        self.tools.wire.cancel_wiring()
+
+    def type_wire_count(self, text: str) -> bool:
+        """A key typed while wiring: the new link's count (see `WireTool.type_wire_count`)."""
+        return self.tools.wire.type_wire_count(text)
+
+    @property
+    def wire_count_text(self) -> str:
+        return self.tools.wire.wire_count_text
+
+    def forget_item(self, item) -> None:
+        """Drop the tools' references to an item about to be removed."""
+        self.tools.forget_item(item)
+
+    def restore_frames(self, group_ids=None) -> None:
+        """Put dragged group frames back where the model says (after a move or a no-op)."""
+        ids = self.item_for_group if group_ids is None else group_ids
+        self._dirty_groups.update(g for g in ids if g in self.item_for_group)
+        self.flush()
+
+    def mousePressEvent(self, event) -> None:
+        if not self.tools.press(event):
+            super().mousePressEvent(event)
+            self.tools.after_press(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        if not self.tools.move_event(event):
+            super().mouseMoveEvent(event)
+            self.tools.after_move(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        if not self.tools.release(event):
+            super().mouseReleaseEvent(event)
+            self.tools.after_release(event)
+
+    def dragEnterEvent(self, event) -> None:
+        self.tools.accepts_drag(event)
+
+    def dragMoveEvent(self, event) -> None:
+        self.tools.accepts_drag(event)
+
+    def dropEvent(self, event) -> None:
+        self.tools.drop(event)
+
     # ---- whole document -----------------------------------------------------------------
     def set_layout(self, layout: Layout | None) -> None:
         """Rebuild every item for `layout` (opening a file; small edits use `on_event`)."""
@@ -107,15 +165,12 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, SceneInteraction, QGraphic
         self.layout = layout
         if layout is None:
             return
-        usage: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for link in layout.links():
-            for end in (link.a, link.b):
-                usage[end.device][end.group] += link.count
+        index = layout.index()  # port usage: the same facts the wiring tool and rules read
         for group in layout.groups():
             self._add_group_item(group.id)
         for device in layout.devices():
             item = self._add_device_item(device.id)
-            item.set_usage(usage.get(device.id, {}))
+            item.set_usage(index.port_usage(device.id))
         self._relayout_all()
         self.refresh_failures()
 
@@ -279,12 +334,7 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, SceneInteraction, QGraphic
             item = self.item_for_device.get(device_id)
             if item is None:
                 continue
-            usage: dict[str, int] = defaultdict(int)
-            for link in self.layout.links_of(device_id):
-                for end in (link.a, link.b):
-                    if end.device == device_id:
-                        usage[end.group] += link.count
-            item.set_usage(dict(usage))
+            item.set_usage(self.layout.index().port_usage(device_id))
             group = self.layout.device(device_id).group
             if group is not None and self._hidden_by(device_id) is not None:
                 self._mark_groups(group)

@@ -1,9 +1,10 @@
 """The live simulation panel: headline figures, bandwidth/latency/power plots, compare, export.
 
 `LiveSimulation` (live.py) turns model events into debounced runs of `simulate` on a worker
-thread; `SimulationPanel` (panel.py) composes the widgets that show a run's result. The panel
-follows the layout it is given and knows nothing of the main window: the window passes the
-selection in (`set_selection`) so the scope can follow it.
+thread (through the shared `ui/jobs.BackgroundJob`); `SimulationPanel` (panel.py) composes the
+widgets that show a run's result. The panel follows the document it is given and knows nothing
+of the main window: the window passes the selection in (`set_selection`) so the scope can
+follow it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """`SimulationPanel`: the live panel composed from its parts (headline, plots, compare, export).
 
-It follows a `Layout` through `LiveSimulation` and shows each result it delivers; the window
+It follows the `Document` (`follow_document`: its `changed` and `replaced` signals) — or,
+standalone, a `Layout` — through `LiveSimulation`, and shows each result it delivers; the window
 tells it the selection (`set_selection`) so the "Selection only" toggle can limit the scope.
 Invalid or partial designs show the engine's warnings in a banner and its notes in a quiet
 "n notes" line (`notes.NotesBar`), never an exception.
@@ -248,12 +249,24 @@ class SimulationPanel(QWidget):
         self.tabs.setCurrentIndex(TABS.index(kind))
 
     # ---- inputs ------------------------------------------------------------------------------
+    def follow_document(self, document) -> None:
+        """Follow a `Document` through its `changed` and `replaced` signals only."""
+        document.changed.connect(self.live.on_event)
+        document.replaced.connect(lambda layout: self._follow(document, layout))
+        self._follow(document, document.layout)
+
+    def _follow(self, document, layout: Layout) -> None:
+        path = document.path
+        self.set_layout(layout, path.name if path is not None else (layout.meta.name or "Untitled"),
+                        str(path.parent) if path is not None else "", subscribe=False)
+
     def set_layout(self, layout: Layout | None, name: str | None = None,
-                   folder: str = "") -> None:
+                   folder: str = "", *, subscribe: bool = True) -> None:
         """Follow `layout` (a document was opened); the scope returns to the whole design.
 
         `name` (the file name) labels baselines pinned from now on; a baseline pinned on a
-        design of another name stays, but its label says it is another design's."""
+        design of another name stays, but its label says it is another design's. Standalone
+        (no Document), `subscribe` listens to the Layout's own events."""
         if name is not None:
             self.compare.set_design(name, folder)
         self._selection_scope = None
@@ -265,7 +278,7 @@ class SimulationPanel(QWidget):
         self.sharp_check.blockSignals(True)
         self.sharp_check.setChecked(bool(layout is not None and layout.meta.sharp))
         self.sharp_check.blockSignals(False)
-        self.live.set_layout(layout)
+        self.live.set_layout(layout, subscribe=subscribe)
         self.workload.set_layout(layout)
         self._update_scope_label()
 

@@ -1,0 +1,318 @@
+"""`DesignIndex`: the facts derived from one `DesignState`, computed once and shared by all readers.
+
+Design rules, the canvas, the Inspector, the wiring tool, the simulation's topology step and the
+live panel all ask the same questions of a design — how many ports of a group are in use, which
+protocol a link carries, which GPUs share an NVLink domain or an island, which GPUs reach a NIC,
+who sits where in a rack, which GPUs can reach each other. They read the answers here, so the
+Problems dock and the panel cannot disagree (before, rules judged a link's protocol at one end
+and the simulation at both, and only the panel noticed GPUs that cannot reach each other).
+
+One index belongs to one state (`state.index(catalog)`, `Layout.index()`); a state never
+changes, so nothing here is ever invalidated. Facets are computed on first use; port usage is
+kept by the state itself, link by link (what the canvas asks after every wire); the
+whole-design facets (connectivity, NIC reach, racks) take one linear pass each (what workers
+ask). A lock keeps two
+workers asking for the same facet at once from computing it twice.
+
+A link *carries* a protocol when both ends name existing port groups of known models with that
+same protocol; a link with mismatched or unknown ends carries nothing (rules report it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
+from rackdesigner.model.items import Link
+
+if TYPE_CHECKING:
+    from rackdesigner.model.state import DesignState
+
+NVLINK = "nvlink"
+HOST_PROTOCOLS = ("pcie", "c2c")
+NETWORK_PROTOCOLS = ("infiniband", "ethernet")
+NIC_KINDS = ("nic", "dpu")
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        parent = self.parent
+        root = x
+        while (p := parent.get(root, root)) != root:
+            root = p
+        while x != root:  # path compression
+            x, parent[x] = parent.get(x, x), root
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+
+class CarriedLink(NamedTuple):
+    """A link whose two ends agree on a protocol, with both port groups."""
+
+    link: Link
+    a: PortGroup
+    b: PortGroup
+    protocol: str
+
+
+@dataclass(frozen=True)
+class Connectivity:
+    """Who is joined to whom. Roots are device ids (stable within one index)."""
+
+    island_of: dict[str, str]  # device -> island root (NVLink + host links: a node, a rack)
+    nvlink_domain_of: dict[str, str]  # device -> NVLink root
+    component_of: dict[str, str]  # device -> connected component (islands + network links)
+    gpus: tuple[str, ...]  # GPU ids in natural order (gpu-2 before gpu-10)
+
+
+@dataclass(frozen=True)
+class Reachability:
+    """GPUs split into groups that cannot reach each other; `reachable` is the largest group."""
+
+    gpus: tuple[str, ...]
+    groups: int
+    reachable: tuple[str, ...]
+    unreachable: tuple[str, ...]
+
+    @property
+    def partitioned(self) -> bool:
+        return self.groups > 1
+
+    def describe(self) -> str:
+        """The one sentence Problems, the status bar and the panel all show."""
+        return (f"{len(self.unreachable)} of {len(self.gpus)} GPUs cannot reach the others "
+                f"({self.groups} disconnected groups; check NIC and switch links)")
+
+
+class DesignIndex:
+    """Derived facts of one immutable state (see the module docstring)."""
+
+    def __init__(self, state: DesignState, catalog: Catalog) -> None:
+        self.state = state
+        self.catalog = catalog
+        self._lock = threading.RLock()
+        self._by_model: dict[str, DeviceSpec | None] = {}
+        self._spec_of: dict[str, DeviceSpec | None] = {}
+        self._groups: dict[tuple[str, str], PortGroup | None] = {}
+        self._carried: tuple[CarriedLink, ...] | None = None
+        self._rejected: tuple[tuple[str, Link, Any], ...] = ()
+        self._connectivity: Connectivity | None = None
+        self._nic_reach: frozenset[str] | None = None
+        self._racks: dict[str, list[tuple[int, int, str]]] | None = None
+        self._reach: Reachability | None = None
+        self._counts: tuple[Counter[str], int] | None = None
+        self._failed: Any = None
+
+    # ---- per device ------------------------------------------------------------------------
+    def spec(self, device_id: str) -> DeviceSpec | None:
+        """The catalog spec of a device; None for an unknown model or a missing device."""
+        try:
+            return self._spec_of[device_id]
+        except KeyError:
+            pass
+        device = self.state.devices.get(device_id)
+        spec = None
+        if device is not None:
+            model = device.model
+            if model not in self._by_model:
+                self._by_model[model] = self.catalog.get(model) if model in self.catalog else None
+            spec = self._by_model[model]
+        self._spec_of[device_id] = spec
+        return spec
+
+    def kind(self, device_id: str) -> str | None:
+        spec = self.spec(device_id)
+        return spec.kind if spec is not None else None
+
+    def port_group(self, device_id: str, name: str) -> PortGroup | None:
+        spec = self.spec(device_id)
+        if spec is None:
+            return None
+        key = (spec.id, name)
+        if key not in self._groups:
+            self._groups[key] = next((g for g in spec.ports if g.name == name), None)
+        return self._groups[key]
+
+    def protocol(self, link: Link) -> str | None:
+        """The protocol a link carries (both ends agree), else None."""
+        ga = self.port_group(link.a.device, link.a.group)
+        gb = self.port_group(link.b.device, link.b.group)
+        if ga is None or gb is None or ga.protocol != gb.protocol:
+            return None
+        return ga.protocol
+
+    def port_usage(self, device_id: str) -> dict[str, int]:
+        """Ports in use per port group of a device (sum of the counts of its links). The state
+        keeps these counts up to date with each link change, so this is O(1) per device."""
+        return dict(self.state.port_use.get(device_id, ()))
+
+    # ---- whole design -----------------------------------------------------------------------
+    def carried(self) -> tuple[CarriedLink, ...]:
+        """Links between distinct known devices whose ends agree on a protocol, in order."""
+        with self._lock:
+            if self._carried is None:
+                out, rejected = [], []
+                for link in self.state.link_list():
+                    if link.a.device == link.b.device:
+                        continue
+                    ga = self.port_group(link.a.device, link.a.group)
+                    gb = self.port_group(link.b.device, link.b.group)
+                    if ga is not None and gb is not None:
+                        if ga.protocol == gb.protocol:
+                            out.append(CarriedLink(link, ga, gb, ga.protocol))
+                        else:
+                            rejected.append(("protocol-mismatch", link,
+                                             (ga.protocol, gb.protocol)))
+                    elif self.spec(link.a.device) is not None and self.spec(
+                            link.b.device) is not None:
+                        rejected.append(("missing-port", link, link.a if ga is None else link.b))
+                self._carried, self._rejected = tuple(out), tuple(rejected)
+            return self._carried
+
+    def failed(self, compute: Callable[[], Any]) -> Any:
+        """The state's failure closure (`model.failures.closure`: what its failed objects take
+        down), computed once by `compute` and then shared by the canvas, the panel's worker
+        and the what-if analysis."""
+        with self._lock:
+            if self._failed is None:
+                self._failed = compute()
+            return self._failed
+
+    def rejected(self) -> tuple[tuple[str, Link, Any], ...]:
+        """Links between distinct known devices that carry nothing, in order: ("missing-port",
+        link, the end whose group does not exist) or ("protocol-mismatch", link, (a, b))."""
+        self.carried()
+        return self._rejected
+
+    def connectivity(self) -> Connectivity:
+        with self._lock:
+            if self._connectivity is None:
+                self._connectivity = self._connect()
+            return self._connectivity
+
+    def _connect(self) -> Connectivity:
+        island, nvl, conn = _UnionFind(), _UnionFind(), _UnionFind()
+        network: list[tuple[str, str]] = []
+        for c in self.carried():
+            a, b = c.link.a.device, c.link.b.device
+            if c.protocol == NVLINK:
+                island.union(a, b)
+                nvl.union(a, b)
+            elif c.protocol in HOST_PROTOCOLS:
+                island.union(a, b)
+            elif c.protocol in NETWORK_PROTOCOLS:
+                network.append((a, b))
+        find = island.find
+        for a, b in network:
+            conn.union(find(a), find(b))
+        island_of: dict[str, str] = {}
+        nvlink_of: dict[str, str] = {}
+        component_of: dict[str, str] = {}
+        gpus: list[str] = []
+        for device_id in self.state.device_order:
+            if self.spec(device_id) is None:
+                continue
+            root = find(device_id)
+            island_of[device_id] = root
+            nvlink_of[device_id] = nvl.find(device_id)
+            component_of[device_id] = conn.find(root)
+            if self.kind(device_id) == "gpu":
+                gpus.append(device_id)
+        from rackdesigner.model.layout import natural_key
+
+        gpus.sort(key=natural_key)
+        return Connectivity(island_of, nvlink_of, component_of, tuple(gpus))
+
+    def nvlink_domains(self) -> list[set[str]]:
+        """GPU sets joined by NVLink (directly or through NVSwitches), largest first."""
+        conn = self.connectivity()
+        domains: dict[str, set[str]] = {}
+        for gpu in conn.gpus:
+            domains.setdefault(conn.nvlink_domain_of[gpu], set()).add(gpu)
+        return sorted(domains.values(), key=len, reverse=True)
+
+    def nic_reach(self) -> frozenset[str]:
+        """Devices with a host-link (PCIe, C2C) path from a NIC or DPU that does not pass
+        through a GPU (the GPUs in it can send to the network through that NIC)."""
+        with self._lock:
+            if self._nic_reach is None:
+                host: dict[str, list[str]] = defaultdict(list)
+                for c in self.carried():
+                    if c.protocol in HOST_PROTOCOLS:
+                        host[c.link.a.device].append(c.link.b.device)
+                        host[c.link.b.device].append(c.link.a.device)
+                reached = {d for d in self.state.device_order if self.kind(d) in NIC_KINDS}
+                queue = deque(reached)
+                while queue:
+                    node = queue.popleft()
+                    if self.kind(node) == "gpu":
+                        continue
+                    for nbr in host.get(node, ()):
+                        if nbr not in reached:
+                            reached.add(nbr)
+                            queue.append(nbr)
+                self._nic_reach = frozenset(reached)
+            return self._nic_reach
+
+    def rack_occupancy(self) -> dict[str, list[tuple[int, int, str]]]:
+        """Rack id -> (lowest U, top U, device id) of the devices placed in it, sorted; only
+        devices with a U position, a known height and a rack that is a known rack model."""
+        with self._lock:
+            if self._racks is None:
+                racks: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+                for device in self.state.iter_devices():
+                    if device.rack is None or device.u is None:
+                        continue
+                    rack_spec, spec = self.spec(device.rack), self.spec(device.id)
+                    if rack_spec is None or rack_spec.rack is None or spec is None:
+                        continue
+                    height = round(spec.u_height or 0)
+                    if height > 0:
+                        racks[device.rack].append((device.u, device.u + height - 1, device.id))
+                for spans in racks.values():
+                    spans.sort()
+                self._racks = dict(racks)
+            return self._racks
+
+    def counts(self) -> tuple[Counter[str], int]:
+        """Devices per kind ("?" for unknown models) and the number of links (bundles count
+        each of their links): what the status bar shows."""
+        with self._lock:
+            if self._counts is None:
+                kinds: Counter[str] = Counter(self.kind(d) or "?" for d in self.state.device_order)
+                self._counts = (kinds, sum(link.count for link in self.state.link_list()))
+            return self._counts
+
+    def reachability(self, gpus: Iterable[str] | None = None) -> Reachability:
+        """Which GPUs (all, or the given ones in the given order) can reach each other; the
+        largest group wins, ties to the group whose first GPU comes first."""
+        if gpus is None:
+            with self._lock:
+                if self._reach is None:
+                    self._reach = self._reachability(self.connectivity().gpus)
+                return self._reach
+        return self._reachability(tuple(gpus))
+
+    def _reachability(self, gpus: tuple[str, ...]) -> Reachability:
+        component_of = self.connectivity().component_of
+        comps = Counter(component_of[g] for g in gpus)
+        if len(comps) <= 1:
+            return Reachability(gpus, len(comps), gpus, ())
+        first: dict[str, int] = {}
+        for g in gpus:
+            first.setdefault(component_of[g], len(first))
+        best = max(comps, key=lambda c: (comps[c], -first[c]))
+        reachable = tuple(g for g in gpus if component_of[g] == best)
+        unreachable = tuple(g for g in gpus if component_of[g] != best)
+        return Reachability(gpus, len(comps), reachable, unreachable)

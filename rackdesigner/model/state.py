@@ -1,0 +1,394 @@
+"""The design as one immutable value: `DesignState`.
+
+A state never changes once made. An edit computes a new state from the old one (the Layout's
+mutators do it and swap the new one in), sharing everything it did not touch: the maps are
+`immutables.Map` (hash array mapped tries, O(log n) per change, structural sharing), so a
+snapshot for a worker thread is a reference — taken on the GUI thread, no later edit can reach
+it — and undo/redo swap whole states, which restores order as exactly as content.
+
+Order is part of the value: devices, links, groups and unresolved links iterate in the order
+they were added, and `links_of(device)` in the order the links were made. `Order` keeps an
+insertion order persistently: appends go to one buffer shared by every state that is a prefix
+of it (a state remembers its length), a state that appends behind a longer buffer (after an
+undo) copies its prefix first; removals leave tombstones that are compacted once they outnumber
+the live entries.
+
+The derived facts readers share (port usage, NVLink domains, NIC reach, rack occupancy,
+reachability) hang off a state as `state.index` (`rackdesigner.model.index`), computed once per
+state on first use, so every reader of one state sees the same answer.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterator
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from immutables import Map
+
+from rackdesigner.model.items import Device, Group, Link, Meta
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from rackdesigner.catalog import Catalog
+    from rackdesigner.model.index import DesignIndex
+
+_EMPTY: Map = Map()
+_KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
+_APPEND_LOCK = threading.Lock()
+
+
+class Order:
+    """A persistent insertion order of ids (see the module docstring)."""
+
+    __slots__ = ("_buf", "_n", "_pos")
+
+    def __init__(self, buf: list[str] | None = None, n: int = 0, pos: Map = _EMPTY) -> None:
+        self._buf = buf if buf is not None else []
+        self._n = n
+        self._pos = pos
+
+    def __len__(self) -> int:
+        return len(self._pos)
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self._pos
+
+    def append(self, item_id: str) -> Order:
+        with _APPEND_LOCK:  # two documents sharing a buffer may append from two threads
+            buf = self._buf
+            if len(buf) != self._n:  # a newer state owns the tail: branch off our prefix
+                buf = buf[:self._n]
+            buf.append(item_id)
+        return Order(buf, self._n + 1, self._pos.set(item_id, self._n))
+
+    def extend(self, item_ids: list[str]) -> Order:
+        if not item_ids:
+            return self
+        with _APPEND_LOCK:
+            buf = self._buf
+            if len(buf) != self._n:
+                buf = buf[:self._n]
+            buf.extend(item_ids)
+        with self._pos.mutate() as pos:
+            for i, item_id in enumerate(item_ids, self._n):
+                pos[item_id] = i
+            return Order(buf, self._n + len(item_ids), pos.finish())
+
+    def remove(self, item_id: str) -> Order:
+        pos = self._pos.delete(item_id)
+        if self._n - len(pos) > max(64, len(pos)):  # mostly tombstones: compact
+            return Order.of(self._live(pos))
+        return Order(self._buf, self._n, pos)
+
+    @classmethod
+    def of(cls, ids: Iterator[str] | list[str]) -> Order:
+        buf = list(ids)
+        return cls(buf, len(buf), Map(zip(buf, range(len(buf)), strict=True)))
+
+    def _live(self, pos: Map) -> Iterator[str]:
+        if len(pos) == self._n:  # no tombstones: the buffer prefix is the order
+            yield from islice(self._buf, self._n)
+            return
+        get = pos.get
+        for i, item_id in enumerate(islice(self._buf, self._n)):
+            if get(item_id) == i:
+                yield item_id
+
+    def __iter__(self) -> Iterator[str]:
+        return self._live(self._pos)
+
+
+class DesignState:
+    """One immutable version of a design; build new ones with the `with_*` methods (fields are
+never assigned after `_evolve` returns)."""
+
+    __slots__ = (
+        "__weakref__",
+        "_cache",
+        "device_order",
+        "devices",
+        "group_kids",
+        "group_members",
+        "group_order",
+        "groups",
+        "link_order",
+        "links",
+        "links_by_device",
+        "meta",
+        "port_use",
+        "unresolved",
+        "unresolved_order",
+    )
+
+    def __init__(self, meta: Meta | None = None) -> None:
+        self.meta = meta if meta is not None else Meta()
+        self.devices: Map = _EMPTY  # id -> Device
+        self.links: Map = _EMPTY  # id -> Link (both devices exist)
+        self.groups: Map = _EMPTY  # id -> Group
+        self.unresolved: Map = _EMPTY  # id -> Link whose devices are missing (loading only)
+        self.device_order = Order()
+        self.link_order = Order()
+        self.group_order = Order()
+        self.unresolved_order = Order()
+        self.links_by_device: Map = _EMPTY  # device id -> (link id, ...) in creation order
+        self.group_members: Map = _EMPTY  # group id -> Map(device id -> None)
+        self.group_kids: Map = _EMPTY  # group id -> Map(group id -> None)
+        self.port_use: Map = _EMPTY  # device id -> ((port group, ports in use), ...)
+        self._cache: dict[str, Any] = {}
+
+    def _evolve(self, *,
+                meta: Any = _KEEP, devices: Any = _KEEP, links: Any = _KEEP, groups: Any = _KEEP,
+                unresolved: Any = _KEEP, device_order: Any = _KEEP, link_order: Any = _KEEP,
+                group_order: Any = _KEEP, unresolved_order: Any = _KEEP,
+                links_by_device: Any = _KEEP, group_members: Any = _KEEP,
+                group_kids: Any = _KEEP, port_use: Any = _KEEP) -> DesignState:
+        """A new state with the given fields, sharing every other one. States are never
+        changed after this (by convention: plain slots keep this the hot path of every edit)."""
+        new = DesignState.__new__(DesignState)
+        new.meta = self.meta if meta is _KEEP else meta
+        new.devices = self.devices if devices is _KEEP else devices
+        new.links = self.links if links is _KEEP else links
+        new.groups = self.groups if groups is _KEEP else groups
+        new.unresolved = self.unresolved if unresolved is _KEEP else unresolved
+        new.device_order = self.device_order if device_order is _KEEP else device_order
+        new.link_order = self.link_order if link_order is _KEEP else link_order
+        new.group_order = self.group_order if group_order is _KEEP else group_order
+        new.unresolved_order = (self.unresolved_order if unresolved_order is _KEEP
+                                else unresolved_order)
+        new.links_by_device = self.links_by_device if links_by_device is _KEEP else links_by_device
+        new.group_members = self.group_members if group_members is _KEEP else group_members
+        new.group_kids = self.group_kids if group_kids is _KEEP else group_kids
+        new.port_use = self.port_use if port_use is _KEEP else port_use
+        new._cache = {}
+        return new
+
+    # ---- reading ---------------------------------------------------------------------------
+    def has_id(self, item_id: str) -> bool:
+        return (item_id in self.devices or item_id in self.links or item_id in self.groups
+                or item_id in self.unresolved)
+
+    def iter_devices(self) -> Iterator[Device]:
+        devices = self.devices
+        return (devices[i] for i in self.device_order)
+
+    def link_list(self) -> tuple[Link, ...]:
+        """All resolved links in creation order (materialised once per state)."""
+        cached = self._cache.get("links")
+        if cached is None:
+            links = self.links
+            cached = tuple(links[i] for i in self.link_order)
+            self._cache["links"] = cached
+        return cached
+
+    def iter_groups(self) -> Iterator[Group]:
+        groups = self.groups
+        return (groups[i] for i in self.group_order)
+
+    def iter_unresolved(self) -> Iterator[Link]:
+        unresolved = self.unresolved
+        return (unresolved[i] for i in self.unresolved_order)
+
+    def link_ids_of(self, device_id: str) -> tuple[str, ...]:
+        return self.links_by_device.get(device_id, ())
+
+    def index(self, catalog: Catalog) -> DesignIndex:
+        """The derived facts of this state (computed on first use, then shared).
+
+        The state keeps only a weak reference: whoever reads the index (the Layout showing
+        this state, a worker's snapshot) keeps it alive, while the states kept by the undo
+        history do not keep a derived index each (100k+ objects at 4k GPUs)."""
+        ref = self._cache.get("index")
+        index = ref() if ref is not None else None
+        if index is None or index.catalog is not catalog:
+            from rackdesigner.model.index import DesignIndex
+
+            index = DesignIndex(self, catalog)
+            self._cache["index"] = weakref.ref(index)
+        return index
+
+    def graph(self) -> nx.MultiGraph:
+        """A frozen networkx MultiGraph of this state (built on first use, then shared while
+        someone holds it: the state keeps only a weak reference, like the index's)."""
+        ref = self._cache.get("graph")
+        graph = ref() if ref is not None else None
+        if graph is None:
+            import networkx as nx
+
+            graph = nx.MultiGraph()
+            graph.add_nodes_from((d.id, {"device": d}) for d in self.iter_devices())
+            graph.add_edges_from((lk.a.device, lk.b.device, lk.id, {"link": lk})
+                                 for lk in self.link_list())
+            graph = nx.freeze(graph)
+            self._cache["graph"] = weakref.ref(graph)
+        return graph
+
+    # ---- new states ------------------------------------------------------------------------
+    def with_device(self, device: Device, old: Device | None = None) -> DesignState:
+        """`device` added (old None) or replacing `old` (same id, order kept)."""
+        changes: dict[str, Any] = {"devices": self.devices.set(device.id, device)}
+        if old is None:
+            changes["device_order"] = self.device_order.append(device.id)
+        old_group = old.group if old is not None else None
+        if old_group != device.group:
+            members = self.group_members
+            if old_group is not None:
+                members = _set_drop(members, old_group, device.id)
+            if device.group is not None:
+                members = _set_add(members, device.group, device.id)
+            changes["group_members"] = members
+        return self._evolve(**changes)
+
+    def without_device(self, device: Device) -> DesignState:
+        changes: dict[str, Any] = {"devices": self.devices.delete(device.id),
+                                   "device_order": self.device_order.remove(device.id)}
+        if device.id in self.links_by_device:
+            changes["links_by_device"] = self.links_by_device.delete(device.id)
+        if device.id in self.port_use:
+            changes["port_use"] = self.port_use.delete(device.id)
+        if device.group is not None:
+            changes["group_members"] = _set_drop(self.group_members, device.group, device.id)
+        return self._evolve(**changes)
+
+    def with_link(self, link: Link, old: Link | None = None) -> DesignState:
+        if old is not None:
+            use = _use(_use(self.port_use, old, -1), link, +1)
+            return self._evolve(links=self.links.set(link.id, link), port_use=use)
+        by_device = self.links_by_device
+        for device_id in dict.fromkeys((link.a.device, link.b.device)):
+            by_device = by_device.set(device_id, (*by_device.get(device_id, ()), link.id))
+        return self._evolve(links=self.links.set(link.id, link),
+                            link_order=self.link_order.append(link.id),
+                            links_by_device=by_device, port_use=_use(self.port_use, link, +1))
+
+    def without_link(self, link: Link) -> DesignState:
+        by_device = self.links_by_device
+        for device_id in dict.fromkeys((link.a.device, link.b.device)):
+            rest = tuple(i for i in by_device.get(device_id, ()) if i != link.id)
+            by_device = by_device.set(device_id, rest) if rest else by_device.delete(device_id)
+        return self._evolve(links=self.links.delete(link.id),
+                            link_order=self.link_order.remove(link.id),
+                            links_by_device=by_device, port_use=_use(self.port_use, link, -1))
+
+    def with_unresolved(self, link: Link) -> DesignState:
+        order = self.unresolved_order
+        if link.id not in order:
+            order = order.append(link.id)
+        return self._evolve(unresolved=self.unresolved.set(link.id, link),
+                            unresolved_order=order)
+
+    def without_unresolved(self, link_id: str) -> DesignState:
+        return self._evolve(unresolved=self.unresolved.delete(link_id),
+                            unresolved_order=self.unresolved_order.remove(link_id))
+
+    def with_group(self, group: Group, old: Group | None = None) -> DesignState:
+        changes: dict[str, Any] = {"groups": self.groups.set(group.id, group)}
+        if old is None:
+            changes["group_order"] = self.group_order.append(group.id)
+        old_parent = old.parent if old is not None else None
+        if old_parent != group.parent:
+            kids = self.group_kids
+            if old_parent is not None:
+                kids = _set_drop(kids, old_parent, group.id)
+            if group.parent is not None:
+                kids = _set_add(kids, group.parent, group.id)
+            changes["group_kids"] = kids
+        return self._evolve(**changes)
+
+    def without_group(self, group: Group) -> DesignState:
+        kids = self.group_kids
+        if group.parent is not None:
+            kids = _set_drop(kids, group.parent, group.id)
+        members = self.group_members
+        if group.id in members:
+            members = members.delete(group.id)
+        if group.id in kids:
+            kids = kids.delete(group.id)
+        return self._evolve(groups=self.groups.delete(group.id),
+                            group_order=self.group_order.remove(group.id),
+                            group_kids=kids, group_members=members)
+
+    def with_all(self, groups: list[Group], devices: list[Device],
+                 links: list[Link]) -> DesignState:
+        """Many new (already validated) objects at once: one new state, not one per object."""
+        changes: dict[str, Any] = {}
+        if groups:
+            kids = self.group_kids
+            with self.groups.mutate() as m:
+                for group in groups:
+                    m[group.id] = group
+                    if group.parent is not None:
+                        kids = _set_add(kids, group.parent, group.id)
+                changes["groups"] = m.finish()
+            changes["group_kids"] = kids
+            changes["group_order"] = self.group_order.extend([g.id for g in groups])
+        if devices:
+            members = self.group_members
+            with self.devices.mutate() as m:
+                for device in devices:
+                    m[device.id] = device
+                    if device.group is not None:
+                        members = _set_add(members, device.group, device.id)
+                changes["devices"] = m.finish()
+            changes["group_members"] = members
+            changes["device_order"] = self.device_order.extend([d.id for d in devices])
+        if links:
+            with (self.links.mutate() as m, self.links_by_device.mutate() as by_device,
+                  self.port_use.mutate() as use):
+                for link in links:
+                    m[link.id] = link
+                    for device_id in dict.fromkeys((link.a.device, link.b.device)):
+                        by_device[device_id] = (*by_device.get(device_id, ()), link.id)
+                    for end in (link.a, link.b):
+                        use[end.device] = _bump(use.get(end.device, ()), end.group, link.count)
+                changes["links"] = m.finish()
+                changes["links_by_device"] = by_device.finish()
+                changes["port_use"] = use.finish()
+            changes["link_order"] = self.link_order.extend([lk.id for lk in links])
+        return self._evolve(**changes) if changes else self
+
+    def with_meta(self, meta: Meta) -> DesignState:
+        return self._evolve(meta=meta)
+
+    def content(self) -> tuple[Meta, dict[str, Device], dict[str, Link], dict[str, Group]]:
+        links = {link.id: link for link in self.link_list()}
+        links.update((link.id, link) for link in self.iter_unresolved())
+        return (self.meta, {d.id: d for d in self.iter_devices()}, links,
+                {g.id: g for g in self.iter_groups()})
+
+
+def _bump(pairs: tuple[tuple[str, int], ...], group: str, delta: int) -> tuple:
+    """Port usage pairs of one device with `delta` ports added to `group` (zeros dropped)."""
+    out, found = [], False
+    for name, count in pairs:
+        if name == group:
+            found = True
+            count += delta
+        if count:
+            out.append((name, count))
+    if not found and delta:
+        out.append((group, delta))
+    return tuple(out)
+
+
+def _use(port_use: Map, link: Link, sign: int) -> Map:
+    """Port usage with `link`'s ends added (sign +1) or taken away (-1)."""
+    for end in (link.a, link.b):
+        port_use = port_use.set(end.device, _bump(port_use.get(end.device, ()), end.group,
+                                                  sign * link.count))
+    return port_use
+
+
+def _set_add(sets: Map, key: str, member: str) -> Map:
+    return sets.set(key, sets.get(key, _EMPTY).set(member, None))
+
+
+def _set_drop(sets: Map, key: str, member: str) -> Map:
+    current = sets.get(key)
+    if current is None or member not in current:
+        return sets
+    rest = current.delete(member)
+    return sets.set(key, rest) if len(rest) else sets.delete(key)

@@ -1,0 +1,83 @@
+"""What one edit did, as data: `Transaction` (states before and after, the events between),
+and the two event functions undo and redo are made of — `inverse` (the event that undoes an
+event) and `step` (the state after a recorded event). `Layout.transaction()` records one,
+`Layout.replay()` plays it forward or backward."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rackdesigner.model.events import (
+    DeviceAdded,
+    DeviceChanged,
+    DeviceRemoved,
+    Event,
+    GroupAdded,
+    GroupChanged,
+    GroupRemoved,
+    LinkAdded,
+    LinkChanged,
+    LinkRemoved,
+    MetaChanged,
+)
+from rackdesigner.model.state import DesignState
+
+
+@dataclass(eq=False)
+class Transaction:
+    """What one edit did: the state before and after, and the events emitted in between."""
+
+    before: DesignState
+    after: DesignState | None = None
+    events: list[Event] = field(default_factory=list)
+
+    def extend(self, later: Transaction) -> None:
+        """Absorb a later transaction (merged edits: nudges, scrubbing)."""
+        self.events.extend(later.events)
+        self.after = later.after
+
+
+def inverse(event: Event) -> Event:
+    if isinstance(event, DeviceAdded):
+        return DeviceRemoved(event.device)
+    if isinstance(event, DeviceRemoved):
+        return DeviceAdded(event.device)
+    if isinstance(event, LinkAdded):
+        return LinkRemoved(event.link)
+    if isinstance(event, LinkRemoved):
+        return LinkAdded(event.link)
+    if isinstance(event, GroupAdded):
+        return GroupRemoved(event.group)
+    if isinstance(event, GroupRemoved):
+        return GroupAdded(event.group)
+    return type(event)(event.new, event.old)  # the *Changed events
+
+
+def step(state: DesignState, event: Event) -> DesignState:
+    """The state after `event` (a recorded, hence valid, change) is applied to `state`."""
+    if isinstance(event, DeviceAdded):
+        return state.with_device(event.device)
+    if isinstance(event, DeviceRemoved):
+        return state.without_device(event.device)
+    if isinstance(event, DeviceChanged):
+        return state.with_device(event.new, event.old)
+    if isinstance(event, LinkAdded):
+        link = event.link
+        if link.a.device in state.devices and link.b.device in state.devices:
+            return state.with_link(link)
+        return state.with_unresolved(link)
+    if isinstance(event, LinkRemoved):
+        if event.link.id in state.unresolved:
+            return state.without_unresolved(event.link.id)
+        return state.without_link(event.link)
+    if isinstance(event, LinkChanged):
+        return state.with_link(event.new, event.old)
+    if isinstance(event, GroupAdded):
+        return state.with_group(event.group)
+    if isinstance(event, GroupRemoved):
+        return state.without_group(event.group)
+    if isinstance(event, GroupChanged):
+        return state.with_group(event.new, event.old)
+    if isinstance(event, MetaChanged):
+        return state.with_meta(event.new)
+    raise TypeError(f"not a layout event: {event!r}")

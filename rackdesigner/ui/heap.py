@@ -1,0 +1,47 @@
+"""`HeapSettler`: the application's garbage-collector tuning, applied on every document
+replacement and undone when it is not needed.
+
+A big open design is millions of long-lived objects. Each worker run (design rules, the
+simulation) allocates enough to trigger full collections, and a full collection walks the
+whole heap holding the GIL — hence the GUI thread — for 40–85 ms on a SuperPOD. Freezing the
+objects that survive opening (`gc.freeze()`: the design itself) takes them out of every later
+collection. When a small design replaces a big one, the frozen objects are unfrozen so the old
+design can be freed, and nothing stays frozen (before, ~95k objects stayed frozen for good).
+
+This is process-wide state, so it lives here, owned by the main window (the composition root),
+and nowhere in a view.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+
+from rackdesigner.model import Layout
+
+log = logging.getLogger(__name__)
+SETTLE_MIN_DEVICES = 1000  # below this a full collection is too quick to matter
+
+
+class HeapSettler:
+    def __init__(self, min_devices: int = SETTLE_MIN_DEVICES) -> None:
+        self.min_devices = min_devices
+        self.frozen = False
+
+    def on_document_replaced(self, layout: Layout | None) -> None:
+        big = layout is not None and layout.device_count() >= self.min_devices
+        if self.frozen:
+            gc.unfreeze()  # let the replaced design go
+            self.frozen = False
+        if big:
+            gc.collect()
+            gc.freeze()
+            self.frozen = True
+            log.debug("froze %d objects for a %d-device design", gc.get_freeze_count(),
+                      layout.device_count())
+
+    def release(self) -> None:
+        """Undo the tuning (the window is closing)."""
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False

@@ -1,0 +1,235 @@
+"""`BackgroundJob`: debounced work on a snapshot of the design, on a worker thread, newest only.
+
+Every view that computes something from the design while the user keeps editing — the Problems
+dock, the live panel, and the views to come — follows the same rules, so they live here once:
+
+- **debounce**: `request()` restarts a trailing single-shot timer; a burst of edits (a drag-wired
+  bundle, an undo macro, typing) costs one run. `request(immediate=True)` skips the wait (a file
+  was just opened, an option changed).
+- **snapshot**: when a run starts, the design is snapshotted on the GUI thread
+  (`Layout.snapshot()`, O(1): the state is immutable) and the worker only ever sees that
+  snapshot — no copy on the worker, no torn reads, no locks.
+- **one in flight**: a single worker thread; a request made meanwhile starts when the run ends,
+  so a slow design cannot pile up workers.
+- **drop stale**: a result is delivered only if no newer request was made since its run started
+  (and, with `follow_revision`, if the design is still at the snapshot's revision — edits made
+  without a request then trigger a new run by themselves). Older results are counted in
+  `dropped` and announced by `result_dropped`.
+- **report errors**: an exception in the work is a bug: its traceback is logged and the result
+  carries the message (`JobResult.error`), so the view can say it instead of going blank.
+
+`flush()` runs what is pending and waits for the newest result (processing events);
+`run_now()` computes on the GUI thread at once (what the Problems dock's `flush` does for tests).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QEventLoop, QObject, QThreadPool, QTimer, Signal
+
+from rackdesigner.model import Layout
+
+log = logging.getLogger(__name__)
+DEBOUNCE_MS = 200
+
+Work = Callable[[Layout, Any], Any]
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """One finished run: its request id, the snapshot it ran on, its parameters, and the value
+    (or the error message when the work raised)."""
+
+    request: int
+    snapshot: Layout | None
+    revision: int
+    params: Any
+    value: Any = None
+    error: str = ""
+    elapsed_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+def execute(work: Work, request: int, snapshot: Layout | None, params: Any) -> JobResult:
+    """Run `work(snapshot, params)`; never raises (a failure is logged and reported)."""
+    start = time.perf_counter()
+    revision = snapshot.revision if snapshot is not None else 0
+    try:
+        value = work(snapshot, params)
+    except Exception as exc:  # a bug in the work must not take the designer down
+        log.error("background work failed:\n%s", traceback.format_exc())
+        return JobResult(request, snapshot, revision, params, None,
+                         f"{type(exc).__name__}: {exc}", time.perf_counter() - start)
+    return JobResult(request, snapshot, revision, params, value, "",
+                     time.perf_counter() - start)
+
+
+class _Relay(QObject):
+    """Lives on the GUI thread; the worker emits through it, so delivery is queued."""
+
+    finished = Signal(object)
+
+
+class BackgroundJob(QObject):
+    result_ready = Signal(object)  # JobResult for the newest request
+    result_dropped = Signal(object)  # JobResult that a newer request (or edit) made stale
+    busy_changed = Signal(bool)  # a run is pending or in flight
+
+    def __init__(self, work: Work, parent: QObject | None = None, *,
+                 debounce_ms: int = DEBOUNCE_MS, follow_revision: bool = False) -> None:
+        super().__init__(parent)
+        self.work = work
+        self.follow_revision = follow_revision
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(debounce_ms)
+        self._timer.timeout.connect(self._start_pending)
+        self._relay = _Relay(self)
+        self._relay.finished.connect(self._on_worker_finished)
+        self._layout: Layout | None = None
+        self._params: Any = None
+        self._request = 0  # id of the newest request
+        self._in_flight: int | None = None
+        self._pending = False  # the newest request has not started yet
+        self._busy = False
+        self._closed = False
+        self.latest: JobResult | None = None
+        self.runs = 0  # worker runs started
+        self.dropped = 0  # results discarded because they were stale
+
+    # ---- inputs -----------------------------------------------------------------------------
+    @property
+    def layout(self) -> Layout | None:
+        return self._layout
+
+    @property
+    def request_id(self) -> int:
+        return self._request
+
+    def set_layout(self, layout: Layout | None) -> None:
+        """Work on another design from now on (the caller then asks for a run)."""
+        self._layout = layout
+
+    def set_params(self, params: Any) -> None:
+        """Parameters handed to the work with the snapshot (scope, options…)."""
+        self._params = params
+
+    def request(self, *, immediate: bool = False) -> None:
+        """Ask for a run reflecting the current design (trailing debounce unless `immediate`)."""
+        if self._closed:
+            return
+        self._request += 1
+        self._pending = True
+        self._set_busy(True)
+        if immediate:
+            self._timer.stop()
+            self._start_pending()
+        else:
+            self._timer.start()  # restarting is the debounce
+
+    # ---- running ----------------------------------------------------------------------------
+    def _start_pending(self) -> None:
+        if not self._pending or self._in_flight is not None or self._closed:
+            return
+        self._pending = False
+        request, params = self._request, self._params
+        snapshot = self._layout.snapshot() if self._layout is not None else None  # GUI thread
+        self._in_flight = request
+        self.runs += 1
+        work, relay = self.work, self._relay
+        self._pool.start(lambda: relay.finished.emit(execute(work, request, snapshot, params)))
+
+    def _is_current(self, result: JobResult) -> bool:
+        if result.request != self._request:
+            return False
+        if self.follow_revision and self._layout is not None:
+            return result.revision == self._layout.revision
+        return True
+
+    def _on_worker_finished(self, result: JobResult) -> None:
+        self._in_flight = None
+        if self._closed:
+            return
+        if self._is_current(result):
+            self._deliver(result)
+        else:
+            self.dropped += 1
+            log.debug("dropped a result for request %d (newest %d)", result.request,
+                      self._request)
+            self.result_dropped.emit(result)
+            if not self._pending and result.request == self._request:
+                self._pending = True  # the design changed without a request: run again
+        if self._pending and not self._timer.isActive():
+            self._start_pending()
+        elif not self._pending and self._in_flight is None:
+            self._set_busy(False)
+
+    def _deliver(self, result: JobResult) -> None:
+        self.latest = result
+        if not self._pending and self._in_flight is None:
+            self._set_busy(False)
+        self.result_ready.emit(result)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    @property
+    def in_flight(self) -> bool:
+        return self._in_flight is not None
+
+    # ---- synchronous ------------------------------------------------------------------------
+    def run_now(self) -> JobResult:
+        """Compute on this thread now and deliver it; a run in flight becomes stale."""
+        self._timer.stop()
+        self._request += 1
+        self._pending = False
+        snapshot = self._layout.snapshot() if self._layout is not None else None
+        result = execute(self.work, self._request, snapshot, self._params)
+        if self._in_flight is None:
+            self._set_busy(False)
+        self._deliver(result)
+        return result
+
+    def flush(self, timeout_ms: int = 30_000) -> JobResult | None:
+        """Start what is pending now and wait (processing events) for the newest result."""
+        if self._closed:
+            return self.latest
+        self._timer.stop()
+        self._start_pending()
+        if self._busy:
+            loop = QEventLoop()
+            self.busy_changed.connect(loop.quit)
+            guard = QTimer()
+            guard.setSingleShot(True)
+            guard.timeout.connect(loop.quit)
+            guard.start(timeout_ms)
+            while self._busy and guard.isActive():
+                loop.exec()
+            self.busy_changed.disconnect(loop.quit)
+            guard.stop()
+            if self._busy:
+                log.warning("BackgroundJob.flush timed out after %d ms", timeout_ms)
+        return self.latest
+
+    def close(self) -> None:
+        """Stop and wait for a run in flight (the window is closing)."""
+        self._closed = True
+        self._timer.stop()
+        self._pool.waitForDone()
