@@ -38,7 +38,10 @@ NETWORK_PROTOCOLS = ("infiniband", "ethernet")
 NIC_KINDS = ("nic", "dpu")
 
 
-class _UnionFind:
+class UnionFind:
+    """Disjoint sets of device ids (islands, NVLink domains, components)."""
+
+
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
 
@@ -202,7 +205,7 @@ class DesignIndex:
             return self._connectivity
 
     def _connect(self) -> Connectivity:
-        island, nvl, conn = _UnionFind(), _UnionFind(), _UnionFind()
+        island, nvl, conn = UnionFind(), UnionFind(), UnionFind()
         network: list[tuple[str, str]] = []
         for c in self.carried():
             a, b = c.link.a.device, c.link.b.device

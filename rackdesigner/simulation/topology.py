@@ -18,35 +18,8 @@ from dataclasses import dataclass, field
 
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.model import Layout, Link, natural_key
+from rackdesigner.model.index import HOST_PROTOCOLS, NETWORK_PROTOCOLS, NIC_KINDS, UnionFind
 from rackdesigner.simulation import constants as C
-
-NETWORK_PROTOCOLS = ("infiniband", "ethernet")
-HOST_PROTOCOLS = ("pcie", "c2c")
-NIC_KINDS = ("nic", "dpu")
-
-
-class _UnionFind:
-    def __init__(self) -> None:
-        self.parent: dict[str, str] = {}
-
-    def find(self, x: str) -> str:
-        parent = self.parent
-        p = parent.get(x)
-        if p is None or p == x:
-            return x
-        while True:  # path halving
-            gp = parent.get(p, p)
-            if gp == p:
-                return p
-            parent[x] = gp
-            x, p = gp, parent.get(gp, gp)
-            if p == x:
-                return x
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
 
 
 def nvlink_eff_per_GBps(spec: DeviceSpec) -> float:
@@ -321,7 +294,7 @@ class Topology:
             self.down_cap[s] = down
             self.up_cap[s] = up
         top = max(tier.values(), default=0)
-        uf = _UnionFind()
+        uf = UnionFind()
         leaves = list(self.sw_nics)
         by_tier: dict[int, list[str]] = defaultdict(list)
         for s, t in tier.items():

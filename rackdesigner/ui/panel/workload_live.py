@@ -1,9 +1,10 @@
 """`LiveEstimate`: the Workload tab's worker — debounced estimates of a job on the design.
 
-Same shape as `LiveSimulation` (live.py): model events and option changes restart a trailing
-single-shot timer; the run copies the layout on a `QThreadPool` worker and estimates the copy
-(one layout, or the best layout by search); a result is shown only if nothing was asked since
-it started. One run is in flight at a time. `flush()` runs what is pending now and waits.
+Runs on the shared `BackgroundJob` (ui/jobs.py), like the live panel and the Problems dock:
+model events and option changes are debounced, the job snapshots the design on the GUI thread
+and estimates the snapshot on its worker (one layout, or the best layout by search), and a
+result is shown only if nothing was asked since it started. `flush()` runs what is pending now
+and waits.
 Estimates run only while the tab is on screen (`set_active`): a hidden tab only remembers that
 its figures are stale and recomputes when it is shown again.
 """
@@ -16,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from PySide6.QtCore import QEventLoop, QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, restored
+from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.workload import Estimate, EstimateError, Estimator, Job, ModelFileError
 from rackdesigner.workload.search import search
 
@@ -107,46 +109,46 @@ def _estimate(snapshot: Layout, req: WorkloadRequest,
     return WorkloadOutcome(0, 0, est.estimate(req.job, req.tokens))
 
 
-class _Relay(QObject):
-    finished = Signal(object)
+def _work(snapshot: Layout | None, req: WorkloadRequest | None) -> WorkloadOutcome:
+    """The BackgroundJob's work: one estimate on the snapshot the job took on the GUI thread."""
+    if snapshot is None or req is None:
+        return WorkloadOutcome(0, 0, None, "no design open")
+    return run_request(0, snapshot, req)
 
 
 class LiveEstimate(QObject):
+    """The Workload tab's live estimate on the shared `BackgroundJob` (debounce, GUI-thread
+    snapshot, one run in flight, stale results dropped, errors reported); on top of it only
+    what is the tab's own: run only while shown, remember staleness while hidden."""
+
     result_ready = Signal(object)  # WorkloadOutcome of the newest request
     busy_changed = Signal(bool)
 
     def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS) -> None:
         super().__init__(parent)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(debounce_ms)
-        self._timer.timeout.connect(self._start_pending)
-        self._relay = _Relay(self)
-        self._relay.finished.connect(self._on_worker_finished)
-        self._layout: Layout | None = None
+        self.job = BackgroundJob(_work, self, debounce_ms=debounce_ms)
+        self.job.result_ready.connect(self._on_job_result_ready)
+        self.job.busy_changed.connect(self.busy_changed)
         self._unsubscribe: Callable[[], None] | None = None
         self._req: WorkloadRequest | None = None
-        self._request = 0
-        self._in_flight: int | None = None
-        self._pending = False
-        self._busy = False
         self._closed = False
         self._active = False
         self._stale = False
         self.latest: WorkloadOutcome | None = None
-        self.runs = 0
 
     @property
     def layout(self) -> Layout | None:
-        return self._layout
+        return self.job.layout
+
+    @property
+    def runs(self) -> int:
+        return self.job.runs
 
     def set_layout(self, layout: Layout | None) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        self._layout = layout
+        self.job.set_layout(layout)
         if layout is not None:
             self._unsubscribe = layout.subscribe(self._on_layout_event)
         self.request()
@@ -154,6 +156,7 @@ class LiveEstimate(QObject):
     def set_request(self, req: WorkloadRequest | None) -> None:
         if req != self._req:
             self._req = req
+            self.job.set_params(req)
             self.request()
 
     def _on_layout_event(self, event: Any) -> None:
@@ -173,44 +176,16 @@ class LiveEstimate(QObject):
             self._stale = True
             return
         self._stale = False
-        self._request += 1
-        self._pending = True
-        self._set_busy(True)
-        self._timer.start()
+        self.job.request()
 
-    def _start_pending(self) -> None:
-        if not self._pending or self._in_flight is not None or self._closed:
-            return
-        self._pending = False
-        request = self._request
-        if self._layout is None or self._req is None:
-            self._deliver(WorkloadOutcome(request, 0, None, "no design open"))
-            return
-        self._in_flight = request
-        self.runs += 1
-        args = (request, self._layout, self._req)
-        relay = self._relay
-        self._pool.start(lambda: relay.finished.emit(run_request(*args)))
-
-    def _on_worker_finished(self, outcome: WorkloadOutcome) -> None:
-        self._in_flight = None
-        if self._closed:
-            return
-        if outcome.request == self._request:
-            self._deliver(outcome)
-        if self._pending and not self._timer.isActive():
-            self._start_pending()
-
-    def _deliver(self, outcome: WorkloadOutcome) -> None:
+    def _on_job_result_ready(self, result: JobResult) -> None:
+        if result.ok:
+            outcome = replace(result.value, request=result.request)
+        else:  # a bug in the estimator: say it instead of going blank
+            outcome = WorkloadOutcome(result.request, result.revision, None,
+                                      f"the estimate failed ({result.error})")
         self.latest = outcome
-        if not self._pending and self._in_flight is None:
-            self._set_busy(False)
         self.result_ready.emit(outcome)
-
-    def _set_busy(self, busy: bool) -> None:
-        if busy != self._busy:
-            self._busy = busy
-            self.busy_changed.emit(busy)
 
     def flush(self, timeout_ms: int = 60_000) -> WorkloadOutcome | None:
         """Start what is pending now and wait (processing events) for the newest result."""
@@ -220,28 +195,15 @@ class LiveEstimate(QObject):
             self._active = True
             self.request()
             self._active = False
-        self._timer.stop()
-        self._start_pending()
-        if self._busy:
-            loop = QEventLoop()
-            self.busy_changed.connect(loop.quit)
-            guard = QTimer()
-            guard.setSingleShot(True)
-            guard.timeout.connect(loop.quit)
-            guard.start(timeout_ms)
-            while self._busy and guard.isActive():
-                loop.exec()
-            self.busy_changed.disconnect(loop.quit)
-            guard.stop()
+        self.job.flush(timeout_ms)
         return self.latest
 
     def close(self) -> None:
         self._closed = True
-        self._timer.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
-        self._pool.waitForDone()
+        self.job.close()
 
 
 __all__ = ["LiveEstimate", "WorkloadOutcome", "WorkloadRequest", "run_request"]
