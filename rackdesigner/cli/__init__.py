@@ -36,6 +36,7 @@ VERB_MODULES = (
     "rackdesigner.cli.convert_cmd",
     "rackdesigner.cli.models_cmd",
     "rackdesigner.cli.estimate_cmd",
+    "rackdesigner.cli.whatif_cmd",
 )
 
 

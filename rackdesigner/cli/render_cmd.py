@@ -29,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="PNG pixels per canvas unit (default 1; large designs are capped)")
     parser.add_argument("--overview", action="store_true",
                         help="draw nodes and trays collapsed, as the zoomed-out canvas does")
+    parser.add_argument("--heat", metavar="COLLECTIVE[:SIZE]",
+                        help="colour each network link by its utilisation under a collective "
+                        "(all_reduce, all_gather, all_to_all, send_recv...) at SIZE bytes "
+                        "(default 1G), e.g. all_to_all:64M; the numbers: simulate --link-loads")
     parser.set_defaults(run=run)
 
 
@@ -42,11 +46,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{output}: the output must end in .png or .svg")
     if args.scale <= 0:
         raise UsageError("--scale must be positive")
+    heat = None
+    if args.heat is not None:
+        from rackdesigner.analysis.heat import parse_heat
+
+        try:
+            heat = parse_heat(args.heat)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     layout = load_layout_arg(args.file)
     from rackdesigner.ui.export import render_layout
 
     try:
-        render_layout(layout, output, scale=args.scale, overview=args.overview)
+        render_layout(layout, output, scale=args.scale, overview=args.overview, heat=heat)
     except OSError as exc:  # the image is written atomically: an old one is left as it was
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
     except ValueError as exc:

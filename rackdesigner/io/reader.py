@@ -27,7 +27,7 @@ from rackdesigner.io.schema import (
     migrate,
 )
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
-from rackdesigner.model.items import GROUP_KINDS, ID_PATTERN
+from rackdesigner.model.items import ACTIVE, GROUP_KINDS, ID_PATTERN, STATUSES
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -377,7 +377,7 @@ class _Builder:
                             f"{', '.join(GROUP_KINDS)}")
         return Group(gid, self._opt_str(e, "name", what), kind,
                      self._opt_ref(e, "parent", what), self._opt_bool(e, "collapsed", what),
-                     self._opt_ref(e, "template", what))
+                     self._opt_ref(e, "template", what), self._status(e, what))
 
     def _device(self, e: _Entry) -> Device:
         did = self._id(e, "device")
@@ -419,7 +419,7 @@ class _Builder:
             props = tuple(sorted((*props, ("floor", (float(spot[0]), float(spot[1]))))))
         return Device(did, model, self._opt_str(e, "name", what), xy,
                       self._opt_ref(e, "rack", what), u, self._opt_ref(e, "group", what),
-                      props)
+                      props, self._status(e, what))
 
     def _link(self, e: _Entry) -> Link:
         lid = self._id(e, "link")
@@ -443,7 +443,8 @@ class _Builder:
         if length is not None and not (_finite_float(length) is not None and length >= 0):
             raise self.fail(e.line_of("length_m"), f"{what}: 'length_m' must be a number of "
                             f"metres (0 or more), got {_short(length)}")
-        return Link(lid, ends[0], ends[1], count, self._opt_ref(e, "cable", what), length)
+        return Link(lid, ends[0], ends[1], count, self._opt_ref(e, "cable", what), length,
+                    self._status(e, what))
 
     # ---- scalars -------------------------------------------------------------------------
     def _opt_str(self, e: _Entry, key: str, what: str) -> str:
@@ -462,6 +463,13 @@ class _Builder:
         if not is_valid_id(value):
             raise self.fail(e.line_of(key), f"{what}: '{key}' must be an id (letters, digits, "
                             f". _ -), got {_short(value)}")
+        return value
+
+    def _status(self, e: _Entry, what: str) -> str:
+        value = e.get("status", ACTIVE)
+        if value not in STATUSES:
+            raise self.fail(e.line_of("status"), f"{what}: 'status' must be one of "
+                            f"{', '.join(STATUSES)}, got {_short(value)}")
         return value
 
     def _opt_bool(self, e: _Entry, key: str, what: str) -> bool:

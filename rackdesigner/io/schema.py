@@ -13,10 +13,10 @@ from typing import Any
 CURRENT_VERSION = 1
 
 TOP_KEYS = ("schema_version", "name", "description", "sharp", "groups", "devices", "links")
-GROUP_KEYS = ("id", "name", "kind", "parent", "collapsed", "template")
+GROUP_KEYS = ("id", "name", "kind", "parent", "collapsed", "template", "status")
 DEVICE_KEYS = ("id", "model", "name", "pos", "rack", "u", "group", "power_budget_w", "face",
-               "floor")
-LINK_KEYS = ("id", "a", "b", "count", "cable", "length_m")
+               "floor", "status")
+LINK_KEYS = ("id", "a", "b", "count", "cable", "length_m", "status")
 
 #: from_version -> function turning a document of that version into the next one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}

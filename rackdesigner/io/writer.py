@@ -22,6 +22,7 @@ from rackdesigner.catalog.user import EMBED_KEY
 from rackdesigner.io import atomic, endcheck
 from rackdesigner.io.schema import CURRENT_VERSION
 from rackdesigner.model import Device, Group, Layout, Link, natural_key
+from rackdesigner.model.items import ACTIVE
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/:]*$")
@@ -95,6 +96,8 @@ def _group_line(g: Group) -> str:
         pairs.append(("collapsed", True))
     if g.template is not None:
         pairs.append(("template", g.template))
+    if g.status != ACTIVE:
+        pairs.append(("status", g.status))
     return _flow(pairs)
 
 
@@ -110,6 +113,8 @@ def _device_line(d: Device) -> str:
         pairs.append(("u", d.u))
     if d.group is not None:
         pairs.append(("group", d.group))
+    if d.status != ACTIVE:
+        pairs.append(("status", d.status))
     pairs.extend(sorted(d.props))
     return _flow(pairs)
 
@@ -122,6 +127,8 @@ def _link_line(k: Link) -> str:
         pairs.append(("cable", k.cable))
     if k.length_m is not None:
         pairs.append(("length_m", _finite(k.length_m, f"link {k.id}: length_m")))
+    if k.status != ACTIVE:
+        pairs.append(("status", k.status))
     return _flow(pairs)
 
 

@@ -32,7 +32,8 @@ class DeviceChanged:
     @property
     def affects_simulation(self) -> bool:
         o, n = self.old, self.new
-        if (o.model, o.rack, o.u, o.group) != (n.model, n.rack, n.u, n.group):
+        if (o.model, o.rack, o.u, o.group, o.status) != (n.model, n.rack, n.u, n.group,
+                                                          n.status):
             return True
         # a rack's power budget (model.power.BUDGET_PROP) changes the power figures
         return dict(o.props).get("power_budget_w") != dict(n.props).get("power_budget_w")
@@ -76,7 +77,7 @@ class GroupChanged:
 
     @property
     def affects_simulation(self) -> bool:
-        return self.old.parent != self.new.parent
+        return (self.old.parent, self.old.status) != (self.new.parent, self.new.status)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -115,6 +115,7 @@ class DesignIndex:
         self._racks: dict[str, list[tuple[int, int, str]]] | None = None
         self._reach: Reachability | None = None
         self._counts: tuple[Counter[str], int] | None = None
+        self._failed: Any = None
 
     # ---- per device ------------------------------------------------------------------------
     def spec(self, device_id: str) -> DeviceSpec | None:
@@ -181,6 +182,15 @@ class DesignIndex:
                         rejected.append(("missing-port", link, link.a if ga is None else link.b))
                 self._carried, self._rejected = tuple(out), tuple(rejected)
             return self._carried
+
+    def failed(self, compute: Callable[[], Any]) -> Any:
+        """The state's failure closure (`model.failures.closure`: what its failed objects take
+        down), computed once by `compute` and then shared by the canvas, the panel's worker
+        and the what-if analysis."""
+        with self._lock:
+            if self._failed is None:
+                self._failed = compute()
+            return self._failed
 
     def rejected(self) -> tuple[tuple[str, Link, Any], ...]:
         """Links between distinct known devices that carry nothing, in order: ("missing-port",

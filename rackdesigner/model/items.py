@@ -15,6 +15,11 @@ _PORT_PATTERN = re.compile(r"^(?P<group>[A-Za-z][\w\-]*?)(?:\.(?P<index>\d+))?$"
 
 _PORT_FORM = "expected 'device:port' (e.g. gpu-1:nvlink or leaf-1:ib.3)"
 GROUP_KINDS = ("node", "tray", "rack", "su", "pod", "fabric", "group")
+#: What a device, link or group can be: `failed` keeps it drawn but out of the simulation
+#: (a what-if scenario, analysis/failures.py); files write the status only when failed.
+ACTIVE = "active"
+FAILED = "failed"
+STATUSES = (ACTIVE, FAILED)
 
 
 def is_valid_id(value: object) -> bool:
@@ -68,6 +73,7 @@ class Device:
     u: int | None = None
     group: str | None = None
     props: tuple[tuple[str, Any], ...] = ()
+    status: str = ACTIVE
 
     @property
     def label(self) -> str:
@@ -84,6 +90,7 @@ class Link:
     count: int = 1
     cable: str | None = None
     length_m: float | None = None
+    status: str = ACTIVE
 
     def other(self, device: str) -> PortRef:
         return self.b if self.a.device == device else self.a
@@ -105,6 +112,7 @@ class Group:
     parent: str | None = None
     collapsed: bool = False
     template: str | None = None
+    status: str = ACTIVE
 
     @property
     def label(self) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from types import MappingProxyType, SimpleNamespace
 
 from rackdesigner.model import Layout, natural_key
+from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, COLLECTIVES, CollectiveModel
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
@@ -72,6 +73,11 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     if not (pue >= 1.0 and pue < 10.0):
         raise SimulationInputError(f"PUE must be between 1 and 10, got {pue:g}")
     sharp_on = bool(layout.meta.sharp) if sharp is None else bool(sharp)
+    failed = closure(layout)
+    if failed:  # failed objects stay in the document but not in the figures
+        layout = degraded(layout, failed)
+        if scope is not None and not isinstance(scope, str):
+            scope = [g for g in scope if g not in failed.devices]
     topo = Topology.build(layout)
     messages: list[Message] = []
 
@@ -80,6 +86,11 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
 
     def note(code: str, text: str) -> None:  # how a figure was obtained
         messages.append(Message(code, NOTE, text))
+
+    if failed:
+        shown = ", ".join(failed.marked[:5]) + (" ..." if len(failed.marked) > 5 else "")
+        warn("failures", f"{len(failed.marked)} object(s) marked failed ({shown}): "
+             f"{len(failed.devices)} devices and {len(failed.links)} links are left out")
 
     if topo.unknown_models:
         warn("unknown_models", "devices of unknown models are left out: "

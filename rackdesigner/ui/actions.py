@@ -80,6 +80,15 @@ class WindowActions:
                                    [QKeySequence(Key.Delete), QKeySequence("Backspace")])
         self.rename_action = act(edit_menu, "Re&name", window.focus_rename, QKeySequence("F2"))
         edit_menu.addSeparator()
+        self.fail_action = act(edit_menu, "&Fail / Restore", editor.toggle_failed,
+                               QKeySequence("F"), "Mark the selection failed for a what-if (it "
+                               "stays drawn, greyed and hatched, and leaves the figures), or "
+                               "restore it")
+        self.restore_all_action = act(edit_menu, "Restore All Failures", editor.restore_all,
+                                      None, "Bring every failed device, link and group back")
+        window.view.context_actions = [self.fail_action, self.restore_all_action, None,
+                                       self.delete_action]
+        edit_menu.addSeparator()
         act(edit_menu, "Select &All", editor.select_all, QKeySequence(Key.SelectAll))
         act(edit_menu, "&Group", editor.group_selection, QKeySequence("Ctrl+G"))
         act(edit_menu, "&Ungroup", editor.ungroup_selection, QKeySequence("Ctrl+Shift+G"))
@@ -118,6 +127,15 @@ class WindowActions:
                                            "click it to go there")
         self.minimap_action.toggled.connect(window.view.minimap.set_enabled_by_user)
         view_menu.addAction(self.minimap_action)
+        self.heat_action = QAction("&Heat Map", window)
+        self.heat_action.setCheckable(True)
+        self.heat_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.heat_action.setStatusTip("Colour every network link by its utilisation under the "
+                                      "Simulation panel's Heat traffic (all_to_all 1 GiB first)")
+        self.heat_action.toggled.connect(window.simulation_panel.set_heat_enabled)
+        window.simulation_panel.heat_tab.enabled_check.toggled.connect(
+            self.heat_action.setChecked)
+        view_menu.addAction(self.heat_action)
         view_menu.addSeparator()
         for dock in (window.palette_dock, window.inspector_dock, window.problems_dock,
                      window.history_dock, window.simulation_dock):
@@ -125,6 +143,10 @@ class WindowActions:
 
         analyze_menu = bar.addMenu("&Analyze")
         self.sweep_action = act(analyze_menu, "&Sweep…", lambda: _open_sweep(window))
+        self.single_failures_action = act(
+            analyze_menu, "&Single Failures…", window.show_single_failures, None,
+            "Fail every switch, leaf, spine, NVSwitch, tray, node, rack or link in turn and list "
+            "what each costs, worst first")
 
         help_menu = bar.addMenu("&Help")
         act(help_menu, "&Canvas Basics", window.show_help)

@@ -210,6 +210,20 @@ class Editor(QObject):
             self.push(MoveDevices(moves, nudge=True))
 
     # ---- removing, grouping ------------------------------------------------------------------
+    def toggle_failed(self) -> bool:
+        """Fail the selection, or restore it when all of it is failed (one undo step)."""
+        from rackdesigner.commands.failures import toggle_failed
+
+        devices, links, groups = self.selection()
+        command = toggle_failed(self.layout, [*groups, *devices, *links])
+        return command is not None and self.push(command)
+
+    def restore_all(self) -> bool:
+        from rackdesigner.commands.failures import restore_all
+
+        command = restore_all(self.layout)
+        return command is not None and self.push(command)
+
     def delete_selection(self) -> bool:
         """Delete the selection; zoomed out, where what is selected cannot be read, more than
         `CONFIRM_ABOVE` devices are removed only after a confirmation (`confirm_box`)."""

@@ -84,7 +84,7 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
 
 
 def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
-                  overview: bool = False) -> Path:
+                  overview: bool = False, heat: tuple[str, int] | None = None) -> Path:
     """Draw `layout` to a PNG or SVG file without a window (the `render` verb).
 
     Uses the running QApplication or makes one; without a display, Qt's offscreen platform.
@@ -103,6 +103,12 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
     scene.set_layout(layout)
     if overview:
         scene.set_overview(True)
+    if heat is not None:  # links coloured by utilisation under (collective, bytes)
+        from rackdesigner.analysis.heat import heat_map
+
+        scene.flush()
+        scene.legend_in_scene = True
+        scene.set_heat(heat_map(layout, heat[0], heat[1]))
     return export_image(scene, path, scale=scale)
 
 

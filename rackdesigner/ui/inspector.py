@@ -51,6 +51,9 @@ def _touched_ids(event: object) -> set[str]:
     return ids
 
 
+FAILED_NOTE = "  — failed (left out of the figures; F restores)"
+
+
 def _form(parent: QWidget) -> tuple[QWidget, QFormLayout]:
     page = QWidget(parent)
     form = QFormLayout(page)
@@ -228,7 +231,7 @@ class InspectorWidget(QWidget):
         assert layout is not None
         device = layout.device(device_id)
         spec = layout.spec(device_id)
-        self.device_id.setText(device.id)
+        self.device_id.setText(device.id + (FAILED_NOTE if device.status == "failed" else ""))
         self.device_model.setText(f"{spec.manufacturer} {spec.model} ({spec.id})" if spec
                                   else f"unknown model {device.model}")
         with QSignalBlocker(self.device_name):
@@ -300,7 +303,8 @@ class InspectorWidget(QWidget):
         layout = self.layout_
         assert layout is not None
         group = layout.group(group_id)
-        self.group_id.setText(group.id + (f"  (from {group.template})" if group.template else ""))
+        self.group_id.setText(group.id + (f"  (from {group.template})" if group.template else "")
+                              + (FAILED_NOTE if group.status == "failed" else ""))
         with QSignalBlocker(self.group_name):
             if not self.group_name.isModified():
                 self.group_name.setText(group.name)

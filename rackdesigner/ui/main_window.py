@@ -200,6 +200,20 @@ class MainWindow(QMainWindow):
         self._selection_timer.setInterval(0)
         self._selection_timer.timeout.connect(self._on_scene_selection_changed)
 
+    def show_single_failures(self) -> None:
+        """Analyze ▸ Single Failures…: the N-1 table for the open design (non-modal)."""
+        from rackdesigner.ui.whatif_dialog import SingleFailuresDialog
+
+        dialog = getattr(self, "single_failures_dialog", None)
+        if dialog is None or dialog.layout_ref is not self.document.layout:
+            if dialog is not None:
+                dialog.close()
+            dialog = SingleFailuresDialog(self.document.layout, self)
+            dialog.objects_activated.connect(self.editor.select_ids)
+            self.single_failures_dialog = dialog
+        dialog.show()
+        dialog.raise_()
+
     def _connect(self) -> None:
         doc = self.document
         # the window's own reaction first: the scene's level of detail depends on the size
@@ -222,6 +236,9 @@ class MainWindow(QMainWindow):
         self.selection_changed.connect(self.simulation_panel.follow_selection)
         self.simulation_panel.message.connect(self.status_message)
         self.simulation_panel.command_sink = doc.push  # the SHARP switch: one undo step
+        self.simulation_panel.failure_bar.restore_all_requested.connect(self.editor.restore_all)
+        self.simulation_panel.heat_changed.connect(self.scene.set_heat)
+        self.simulation_panel.heat_tab.links_activated.connect(self.editor.select_ids)
         self.scene.selectionChanged.connect(self._selection_timer.start)
         self.editor.selection_set.connect(self.flush_selection)
         self.inspector.command_requested.connect(doc.push)
@@ -349,6 +366,10 @@ class MainWindow(QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), state)
         self.settings.sync()
         self.simulation_panel.close_panel()
+        dialog = getattr(self, "single_failures_dialog", None)
+        if dialog is not None:  # cancel a run in flight and wait for its thread
+            dialog.done(0)
+            dialog.wait()
         self.problems.close_problems()
         self.document.close()
         self.heap.release()

@@ -12,6 +12,7 @@ from os import PathLike
 from pathlib import Path
 
 from rackdesigner.model import Layout
+from rackdesigner.model.failures import closure, degraded
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommError, CommModel
 from rackdesigner.workload.job import Job, JobError
@@ -28,6 +29,11 @@ class Estimator:
     def __init__(self, layout: Layout, model: str | ModelSpec, *, gpus: int | None = None,
                  group: str | None = None, gpu_ids: Sequence[str] | None = None,
                  pue: float | None = None) -> None:
+        failed = closure(layout)
+        if failed:  # failed parts are left out, as in `simulate` (model/failures.py)
+            layout = degraded(layout, failed)
+            if gpu_ids is not None:
+                gpu_ids = [g for g in gpu_ids if g not in failed.devices]
         self.layout = layout
         self.model = resolve_model(model)
         try:

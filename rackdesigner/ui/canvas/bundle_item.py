@@ -9,6 +9,8 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, Q
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.failure_marks import FAILED_GREY
+from rackdesigner.ui.canvas.heat import COLD, heat_color
 
 BUNDLE_TYPE = QGraphicsItem.UserType + 3
 
@@ -39,6 +41,8 @@ class BundleItem(QGraphicsItem):
         self._line = QLineF()
         self._arc: QPainterPath | None = None
         self._control = QPointF()  # the arc's quadratic control point
+        self.failed = ""  # "all" / "some" of its links down, "" none
+        self.heat: float | None = None  # hottest member's utilisation; -1 unloaded; None off
         self.label_t: float | None = 0.5  # where the count pill sits (see labels.py); None: none
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
@@ -109,11 +113,24 @@ class BundleItem(QGraphicsItem):
         stroker.setWidth(max(8.0, self.width() + 4))
         return stroker.createStroke(path)
 
+    def set_heat(self, utilisation: float | None) -> None:
+        self.heat = utilisation
+        self.update()
+
+    def set_failed(self, state: str) -> None:
+        """"all": drawn grey and dashed; "some": dashed in its colour; "": as usual."""
+        self.failed = state
+        self.update()
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
         lod = style.lod(painter)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         color = QColor(style.SELECTION if selected else style.protocol_color(self.protocol))
+        if self.heat is not None and not selected:
+            color = heat_color(self.heat) if self.heat >= 0 else QColor(COLD)
+        if self.failed == "all" and not selected:
+            color = QColor(FAILED_GREY)
         width = self.width()
         line = None
         if self._arc is None:
@@ -128,6 +145,8 @@ class BundleItem(QGraphicsItem):
             if not selected:
                 color.setAlpha(FAR_WIRE_ALPHA)
             pen = QPen(color, 0)
+            if self.failed:
+                pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             self._draw(painter, line)
             return
@@ -136,6 +155,9 @@ class BundleItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         pen = QPen(color, width + (1.5 if selected else 0))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        if self.failed:
+            pen.setStyle(Qt.PenStyle.DashLine)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
         painter.setPen(pen)
         self._draw(painter, line)
         # the count pill is drawn by the scene over every wire (labels.paint_count_labels)

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, Q
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.failure_marks import paint_failed
 
 GROUP_TYPE = QGraphicsItem.UserType + 2
 
@@ -23,6 +24,7 @@ class GroupItem(QGraphicsItem):
         self.summary: list[tuple[str, int, int]] = []  # (protocol, used, total)
         self.device_count = 0
         self._rect = QRectF(0, 0, 10, 10)
+        self.failed = False
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
         self.setZValue(-10)
@@ -88,8 +90,17 @@ class GroupItem(QGraphicsItem):
             path.addPath(stroker.createStroke(outline))
         return path
 
+    def set_failed(self, failed: bool) -> None:
+        self.failed = failed
+        self.update()
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        self._paint_group(painter, option)
+        if self.failed and self.collapsed:
+            paint_failed(painter, self._rect, style.lod(painter) < style.LOD_BOXES)
+
+    def _paint_group(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
         lod = style.lod(painter)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         rect = self._rect

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.failure_marks import paint_failed
 
 DEVICE_TYPE = QGraphicsItem.UserType + 1
 
@@ -42,6 +43,7 @@ class DeviceItem(QGraphicsItem):
         self.label = label
         self.usage: dict[str, int] = {}
         self.wire_state: str | None = None  # None, "ok" or "refused" while wiring
+        self.failed = False
         rows = len(spec.ports) if spec is not None else 0
         height = max(style.MIN_DEVICE_HEIGHT,
                      style.HEADER_HEIGHT + rows * style.PORT_ROW_HEIGHT + 6)
@@ -125,8 +127,20 @@ class DeviceItem(QGraphicsItem):
         super().hoverLeaveEvent(event)
 
     # painting
+    def set_failed(self, failed: bool) -> None:
+        """Drawn greyed and hatched: failed (or inside a failed group or rack)."""
+        self.failed = failed
+        self.setToolTip(self._tooltip() + ("\nFAILED: left out of the figures (F restores)"
+                                           if failed else ""))
+        self.update()
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        self._paint_box(painter, option)
+        if self.failed:
+            paint_failed(painter, self._rect, style.lod(painter) < style.LOD_BOXES)
+
+    def _paint_box(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
         lod = style.lod(painter)
         rect = self._rect
         selected = bool(option.state & QStyle.StateFlag.State_Selected)

@@ -33,8 +33,11 @@ from rackdesigner.model import (
     LinkChanged,
     LinkRemoved,
 )
+from rackdesigner.model.failures import FailedSet
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
+from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
+from rackdesigner.ui.canvas.heat import HeatMarks
 from rackdesigner.ui.canvas.interaction import CanvasTools
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
@@ -45,7 +48,7 @@ OVERVIEW_KINDS = ("node", "tray")
 LABELS_DELAY_MS = 80
 
 
-class RackScene(BundleIndex, QGraphicsScene):
+class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -69,6 +72,7 @@ class RackScene(BundleIndex, QGraphicsScene):
         self._chains: dict[str, tuple[str, ...]] = {}
         self._endpoints: dict[str, str] = {}  # device -> visible endpoint (cache)
         self._dirty_groups: set[str] = set()
+        self._failures_dirty = False
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(0)
@@ -155,6 +159,9 @@ class RackScene(BundleIndex, QGraphicsScene):
         self._chains.clear()
         self._endpoints.clear()
         self._dirty_groups.clear()
+        self.failed_set = FailedSet()
+        self.heat = None
+        self.heat_legend = None  # clear() removed it
         self.layout = layout
         if layout is None:
             return
@@ -165,6 +172,7 @@ class RackScene(BundleIndex, QGraphicsScene):
             item = self._add_device_item(device.id)
             item.set_usage(index.port_usage(device.id))
         self._relayout_all()
+        self.refresh_failures()
 
     def _relayout_all(self) -> None:
         """Recompute visibility, bundles and frames (collapse toggles, overview changes)."""
@@ -188,6 +196,10 @@ class RackScene(BundleIndex, QGraphicsScene):
         self.flush()
         for key in touched:
             self._refresh_bundle(key)
+        if self.failed_set:  # the bundles are new items
+            self.refresh_failures()
+        if self.heat is not None:
+            self.apply_heat()
         self._grow_scene_rect()
 
     def set_overview(self, overview: bool) -> None:
@@ -204,6 +216,9 @@ class RackScene(BundleIndex, QGraphicsScene):
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler is not None:
             handler(event)
+        if status_changed(event, bool(self.failed_set)):
+            self._failures_dirty = True
+            self._flush_timer.start()
         self._labels_timer.start()  # a box or a wire moved, came or went
 
     def _repaint_if_first_or_last(self) -> None:
@@ -394,6 +409,10 @@ class RackScene(BundleIndex, QGraphicsScene):
         bundles' count pills."""
         self._flush_timer.stop()
         self._flush_groups()
+        if self._failures_dirty or self.failed_set:  # a regrouping may have new bundles
+            self.refresh_failures()
+        if self.heat is not None:
+            self.apply_heat()
         if self._labels_timer.isActive():
             self.place_labels()
 

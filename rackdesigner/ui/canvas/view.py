@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
+    QContextMenuEvent,
     QKeyEvent,
     QMouseEvent,
     QPainter,
@@ -20,9 +21,10 @@ from PySide6.QtGui import (
     QShowEvent,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QFrame, QGraphicsView
+from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.heat import HeatLegendItem, paint_legend
 from rackdesigner.ui.canvas.minimap import MiniMap
 from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
 from rackdesigner.ui.canvas.scene import RackScene
@@ -244,12 +246,42 @@ class RackView(QGraphicsView):
             return
         super().mouseReleaseEvent(event)
 
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # Qt override
+        """Fail / Restore, Restore All and Delete on what is under the cursor (selecting it
+        first when it is not selected yet)."""
+        actions = getattr(self, "context_actions", None)
+        if not actions:
+            super().contextMenuEvent(event)
+            return
+        item = self.itemAt(event.pos())
+        while item is not None and not (item.flags()
+                                        & QGraphicsItem.GraphicsItemFlag.ItemIsSelectable):
+            item = item.parentItem()
+        if item is not None and not item.isSelected():
+            self.scene().clearSelection()
+            item.setSelected(True)
+        menu = QMenu(self)
+        for action in actions:
+            if action is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(action)
+        self.context_menu = menu  # kept for tests; popup() does not block
+        menu.popup(event.globalPos())
+        event.accept()
+
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         """The scene's foreground (count pills); an empty design tells a first-time user where
         to start."""
         super().drawForeground(painter, rect)
         if self.rack_scene().item_for_device:
             paint_overlay(self, painter)
+            if self.rack_scene().heat is not None:  # the heat map's legend, bottom left
+                painter.save()
+                painter.resetTransform()
+                paint_legend(painter, 10.0, self.viewport().height() - HeatLegendItem.HEIGHT
+                             - 10.0, self.rack_scene().heat_title)
+                painter.restore()
             return
         painter.save()
         painter.resetTransform()

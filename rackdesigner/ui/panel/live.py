@@ -11,6 +11,13 @@ Only changes that can move a figure ask for a run (`event.affects_simulation`: p
 renames do not). The panel follows a `Document` (`follow_document`: its `changed` and
 `replaced` signals); standalone (tests, scripts) it subscribes to a Layout directly.
 
+With failures marked (issue 15), every run also yields a `MarkedImpact`: the intact design's
+figures (the same snapshot with every status active) and the GPUs failed, stranded and degraded,
+so the panel compares with the intact design. The intact run is cached across Fail / Restore
+(its key is a structure counter bumped by every other edit, `_status_only`), so marking a switch
+costs one simulation, not two. The heat map's traffic (`set_heat`) makes every run list its
+per-link loads, built on the worker.
+
 Garbage-collector tuning for big designs is not done here: it is the application's
 (`ui/heap.py`, applied on every document replacement).
 """
@@ -19,12 +26,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from rackdesigner.analysis.whatif import MarkedImpact, marked_impact
 from rackdesigner.model import Layout
+from rackdesigner.model.failures import degraded
 from rackdesigner.simulation import SimulationInputError, SimulationResult, simulate
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.panel.figures import rack_power_by_category
@@ -48,21 +57,50 @@ class LiveResult:
     rack_split: dict[str, dict[str, float]] = field(default_factory=dict)
     elapsed_s: float = 0.0  # simulate + rack split, on the worker
     torn: bool = False  # kept for readers of older results; a snapshot can no longer tear
+    impact: MarkedImpact | None = None  # failures marked: the intact design and the losses
 
 
-def _simulate(snapshot: Layout | None, params: tuple[Scope, str, float | None, str]) -> tuple:
-    """The worker's job on a snapshot: (result, rack split, error). A bad input is an error
-    to show; anything else raises (the job logs the traceback and reports it)."""
-    scope, algorithm, pue, placement = params
+def _status_only(event: Any) -> bool:
+    """A Fail / Restore: the intact design (and its cached figures) did not change."""
+    old, new = getattr(event, "old", None), getattr(event, "new", None)
+    return (old is not None and new is not None and hasattr(new, "status")
+            and old.status != new.status and replace(old, status=new.status) == new)
+
+
+def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
+    """The worker's job on a snapshot: (result, rack split, error, impact). A bad input is an
+    error to show; anything else raises (the job logs the traceback and reports it).
+
+    `params` is (scope, algorithm, pue, placement, heat, structure, intact cache): `heat`
+    (collective, bytes) lists that traffic's per-link loads; with failures marked the intact
+    design is simulated too (or read from the cache, keyed by `structure` and the options)."""
+    scope, algorithm, pue, placement, heat, structure, intact_cache = params
     if snapshot is None:
-        return None, {}, "no design open"
+        return None, {}, "no design open", None
     try:
-        result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
+        if heat is not None:  # the heat map's traffic: its per-link list built here, off the GUI
+            result = simulate(snapshot, scope, algorithm=algorithm, pue=pue,
+                              placement=placement, loads_for=heat)
+            if result.link_loads is not None:
+                result.link_loads.entries  # noqa: B018 (cached_property: computed now)
+        else:
+            result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
     except SimulationInputError as exc:
-        return None, {}, str(exc)
+        return None, {}, str(exc), None
     members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                and snapshot.has_group(scope) else None)
-    return result, rack_power_by_category(snapshot, result, members), ""
+    # failed devices draw nothing: split the racks' power of the design simulated
+    split = rack_power_by_category(degraded(snapshot), result, members)
+
+    def intact(design: Layout) -> SimulationResult:
+        return simulate(design, scope, algorithm=algorithm, pue=pue, placement=placement)
+
+    try:
+        impact = marked_impact(snapshot, result, intact, intact_cache,
+                               (structure, scope, algorithm, pue, placement))
+    except SimulationInputError as exc:
+        return None, {}, str(exc), None
+    return result, split, "", impact
 
 
 def _live(job: JobResult) -> LiveResult:
@@ -71,9 +109,9 @@ def _live(job: JobResult) -> LiveResult:
         error = f"the simulation failed on this design ({job.error})"
         return LiveResult(job.request, job.revision, scope, algorithm, None, error, {},
                           job.elapsed_s)
-    result, split, error = job.value
+    result, split, error, impact = job.value
     return LiveResult(job.request, job.revision, scope, algorithm, result, error, split,
-                      job.elapsed_s)
+                      job.elapsed_s, impact=impact)
 
 
 class LiveSimulation(QObject):
@@ -93,6 +131,9 @@ class LiveSimulation(QObject):
         self._algorithm = "auto"
         self._pue: float | None = None
         self._placement = "contiguous"
+        self._heat: tuple[str, int] | None = None  # (collective, bytes) of the heat map
+        self._structure = 0  # bumped by every edit but Fail / Restore (intact figures' key)
+        self._intact_cache: dict = {}  # read and written by the one worker run in flight
         self.latest: LiveResult | None = None
         if layout is not None:
             self.set_layout(layout)
@@ -132,6 +173,7 @@ class LiveSimulation(QObject):
             self._unsubscribe = None
         self.job.set_layout(layout)
         self._scope = None
+        self._structure += 1
         if layout is not None and subscribe:
             self._unsubscribe = layout.subscribe(self.on_event)
         self.request(immediate=True)
@@ -142,6 +184,12 @@ class LiveSimulation(QObject):
         if scope != self._scope:
             self._scope = scope
             self.request()
+
+    def set_heat(self, heat: tuple[str, int] | None) -> None:
+        """List per-link loads of (collective, bytes) in every result (None: the default)."""
+        if heat != self._heat:
+            self._heat = heat
+            self.request(immediate=True)
 
     def set_options(self, *, algorithm: str | None = None, pue: float | None = None,
                     placement: str | None = None) -> None:
@@ -156,12 +204,15 @@ class LiveSimulation(QObject):
             self.request()
 
     def on_event(self, event: Any) -> None:
+        if not _status_only(event):
+            self._structure += 1
         if getattr(event, "affects_simulation", True):
             self.request()
 
     def request(self, *, immediate: bool = False) -> None:
         """Ask for a run reflecting the current state (trailing debounce unless `immediate`)."""
-        self.job.set_params((self._scope, self._algorithm, self._pue, self._placement))
+        self.job.set_params((self._scope, self._algorithm, self._pue, self._placement,
+                             self._heat, self._structure, self._intact_cache))
         self.job.request(immediate=immediate)
 
     # ---- results ----------------------------------------------------------------------------

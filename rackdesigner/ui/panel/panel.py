@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackdesigner.analysis.heat import from_result
 from rackdesigner.commands import Command, set_sharp
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import ALGORITHM_CHOICES, WARNING, Message
@@ -37,6 +38,7 @@ from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
 from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
+from rackdesigner.ui.panel.failures import FailureBar
 from rackdesigner.ui.panel.figures import (
     DEFAULT_REFERENCE,
     REFERENCE_SIZES,
@@ -45,6 +47,7 @@ from rackdesigner.ui.panel.figures import (
     headline,
 )
 from rackdesigner.ui.panel.headline import HeadlineWidget
+from rackdesigner.ui.panel.heat_tab import HeatTab
 from rackdesigner.ui.panel.latency import LatencyPlot
 from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
 from rackdesigner.ui.panel.notes import NotesBar
@@ -63,6 +66,7 @@ TABS = ("bandwidth", "latency", "power", "workload")
 class SimulationPanel(QWidget):
     shown = Signal(object)  # the LiveResult now on screen
     message = Signal(str)  # outcome of an export, for the status bar
+    heat_changed = Signal(object)  # HeatMap for the canvas, or None (heat map off)
 
     def __init__(self, layout: Layout | None = None, parent: QWidget | None = None, *,
                  debounce_ms: int | None = None) -> None:
@@ -179,6 +183,9 @@ class SimulationPanel(QWidget):
         self.notes_bar = NotesBar(self)
         self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
         self.headline = HeadlineWidget(self)
+        self.failure_bar = FailureBar(self)
+        self.heat_tab = HeatTab(self)
+        self.heat_tab.heat_requested.connect(self._on_heat_tab_heat_requested)
         self.compare = CompareBar(self.store, self)
         self.compare.pin_button.clicked.connect(self.pin_baseline)
         self.compare.clear_button.clicked.connect(self.store.clear)
@@ -198,6 +205,7 @@ class SimulationPanel(QWidget):
         self.workload = WorkloadTab(self, **({} if self._debounce_ms is None
                                              else {"debounce_ms": self._debounce_ms}))
         self.tabs.addTab(self.workload, "Workload")
+        self.tabs.addTab(self.heat_tab, "Heat")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
         # never forces a minimum height on the window (laptop screens).
@@ -206,6 +214,7 @@ class SimulationPanel(QWidget):
         inner.setContentsMargins(0, 0, 0, 0)
         inner.setSpacing(4)
         inner.addWidget(self.notes_bar)
+        inner.addWidget(self.failure_bar)
         inner.addWidget(self.headline)
         inner.addWidget(self.compare)
         inner.addWidget(self.tabs, 1)
@@ -397,6 +406,19 @@ class SimulationPanel(QWidget):
         result = live.result if live is not None else None
         base_live = self.store.baseline.live if self.store.baseline is not None else None
         baseline = base_live.result if base_live is not None else None
+        against = self.compare.against()
+        impact = live.impact if live is not None else None
+        if impact is not None:  # failures marked: compare with the intact design, always
+            baseline, against = impact.intact, "intact"
+        self.failure_bar.show_impact(impact, result, self.reference)
+        heat = None
+        if result is not None and self.heat_tab.enabled_check.isChecked():
+            heat = from_result(result)
+            if heat is not None and (heat.collective, heat.bytes) != self.heat_tab.traffic():
+                heat = None  # a run for other traffic: the one asked for is on its way
+        if heat is not None or not self.heat_tab.enabled_check.isChecked():
+            self.heat_tab.show_heat(heat)
+            self.heat_changed.emit(heat)
         messages = list(result.classified()) if result is not None else []
         if live is not None and live.error:
             messages.insert(0, Message("cannot_simulate", WARNING,
@@ -406,11 +428,24 @@ class SimulationPanel(QWidget):
         if result is not None:
             self.headline.show_figures(headline(result, self.reference),
                                        headline(baseline, self.reference) if baseline else None,
-                                       self.compare.against())
+                                       against)
         self.headline.setVisible(result is not None)
         self.bandwidth.show_results(result, baseline, self.collectives)
         self.latency.show_results(result, baseline, self.collectives)
         self.power.show_results(result, live.rack_split if live is not None else {}, baseline)
+
+    # ---- heat map --------------------------------------------------------------------------------
+    def set_heat_enabled(self, on: bool) -> None:
+        """View ▸ Heat map: colour the canvas by the Heat tab's traffic (and show the tab)."""
+        self.heat_tab.enabled_check.setChecked(on)
+        if on:
+            self.tabs.setCurrentWidget(self.heat_tab)
+
+    def _on_heat_tab_heat_requested(self, traffic) -> None:
+        self.live.set_heat(traffic)
+        if traffic is None:
+            self.heat_tab.show_heat(None)
+            self.heat_changed.emit(None)
 
     # ---- compare -----------------------------------------------------------------------------
     def pin_baseline(self) -> bool:

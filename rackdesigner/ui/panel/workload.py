@@ -278,7 +278,12 @@ class WorkloadTab(QWidget):
             lines += [f"<span style='color:{DOWN}'>{m}</span>" for m in est.messages]
             self.status.setText("<br>".join(lines))
         values = self._values(est)
-        base = self._values(self.baseline)
+        reference = outcome.intact if outcome.failed else self.baseline
+        if outcome.failed:  # what-if: the same job on the intact design is the reference
+            self.status.setText(self.status.text() + "<br>" + (
+                f"<span style='color:{DOWN}'><b>What-if:</b> {len(outcome.failed)} object(s) "
+                "failed; changes are against the intact design</span>"))
+        base = self._values(reference)
         for key in FIGURES:
             text = values.get(key, ("–", None))[0]
             if key in base and key in values and values[key][1] and base[key][1]:
@@ -288,9 +293,10 @@ class WorkloadTab(QWidget):
                 text += f" <span style='color:{color}; font-size:8pt'>({ratio:+.0%})</span>"
             self.figure_labels[key].setText(text)
         rows = [(est, f"this design ({est.gpus} × {est.gpu.model})")] if timed else []
-        if self.baseline is not None:
-            b = self.baseline
-            rows.append((b, f"baseline ({b.gpus} × {b.gpu.model})"))
+        if reference is not None and reference.step_time_s is not None:
+            b = reference
+            name = "intact design" if outcome.failed else "baseline"
+            rows.append((b, f"{name} ({b.gpus} × {b.gpu.model})"))
         self.axis.labels = [label for _e, label in rows]
         self.axis.picture = None  # the tick positions may be the same: redraw their labels
         self.axis.update()

@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from rackdesigner.model import Layout
+from rackdesigner.model.failures import closure, restored
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.workload import Estimate, EstimateError, Estimator, Job, ModelFileError
 from rackdesigner.workload.search import search
@@ -49,6 +50,9 @@ class WorkloadOutcome:
     error: str = ""
     why: str = ""  # best layout: why it wins
     elapsed_s: float = 0.0
+    #: failures are marked: the same job on the intact design (the figures' reference)
+    intact: Estimate | None = None
+    failed: tuple[str, ...] = ()  # the ids marked failed (empty: none)
 
 
 def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> WorkloadOutcome:
@@ -59,23 +63,23 @@ def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> Worklo
     except RuntimeError as exc:  # an edit is under way: a newer request follows
         return WorkloadOutcome(request_id, layout.revision, None, str(exc))
     try:
-        scope = req.scope
-        est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue,
-                        group=scope if isinstance(scope, str) else None,
-                        gpu_ids=scope if isinstance(scope, tuple) else None)
-        if req.best:
-            found = search(est, req.job, top=1, tokens=req.tokens)
-            if not found.ranked:
-                return WorkloadOutcome(
-                    request_id, snapshot.revision, None,
-                    f"no layout of the {est.gpus:,} GPUs fits in memory "
-                    f"({found.considered:,} tried)", elapsed_s=time.perf_counter() - start)
-            best = found.ranked[0]
-            return WorkloadOutcome(request_id, snapshot.revision, best.estimate, "",
-                                   f"best of {found.considered:,} layouts: {best.why}",
-                                   time.perf_counter() - start)
-        return WorkloadOutcome(request_id, snapshot.revision, est.estimate(req.job, req.tokens),
-                               elapsed_s=time.perf_counter() - start)
+        down = closure(snapshot)
+        if down:  # what-if: estimate without the failed parts, and the intact design beside
+            intact = _estimate(restored(snapshot), req)
+            try:
+                outcome = _estimate(snapshot, req, down.devices)  # Estimator leaves them out
+            except (EstimateError, ModelFileError) as exc:
+                named = ", ".join(down.marked[:3]) + (" …" if len(down.marked) > 3 else "")
+                return WorkloadOutcome(request_id, snapshot.revision, None,
+                                       f"with {named} failed: {exc}",
+                                       elapsed_s=time.perf_counter() - start,
+                                       intact=intact.estimate, failed=down.marked)
+            return replace(outcome, request=request_id, revision=snapshot.revision,
+                           intact=intact.estimate, failed=down.marked,
+                           elapsed_s=time.perf_counter() - start)
+        outcome = _estimate(snapshot, req)
+        return replace(outcome, request=request_id, revision=snapshot.revision,
+                       elapsed_s=time.perf_counter() - start)
     except (EstimateError, ModelFileError) as exc:
         error = str(exc)
     except Exception as exc:  # a bug must not take the designer down: say it, log it
@@ -83,6 +87,26 @@ def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> Worklo
         error = f"the estimate failed ({type(exc).__name__}: {exc})"
     return WorkloadOutcome(request_id, snapshot.revision, None, error,
                            elapsed_s=time.perf_counter() - start)
+
+
+def _estimate(snapshot: Layout, req: WorkloadRequest,
+              gone: frozenset[str] = frozenset()) -> WorkloadOutcome:
+    """One estimate (or the best layout) of `req` on `snapshot`; errors propagate."""
+    scope = req.scope
+    if isinstance(scope, tuple) and gone:
+        scope = tuple(g for g in scope if g not in gone)
+    est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue,
+                    group=scope if isinstance(scope, str) else None,
+                    gpu_ids=scope if isinstance(scope, tuple) else None)
+    if req.best:
+        found = search(est, req.job, top=1, tokens=req.tokens)
+        if not found.ranked:
+            return WorkloadOutcome(0, 0, None, f"no layout of the {est.gpus:,} GPUs fits in "
+                                   f"memory ({found.considered:,} tried)")
+        best = found.ranked[0]
+        return WorkloadOutcome(0, 0, best.estimate, "",
+                               f"best of {found.considered:,} layouts: {best.why}")
+    return WorkloadOutcome(0, 0, est.estimate(req.job, req.tokens))
 
 
 def _work(snapshot: Layout | None, req: WorkloadRequest | None) -> WorkloadOutcome:

@@ -1,0 +1,115 @@
+"""Speed of failure analysis and the heat map on a DGX SuperPOD (goals in issue 15).
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/whatif_speed.py [--sus 4] [--repeat 3]
+
+- N-1 from the engine (what `rackdesigner whatif --each` runs): every switch (goal < 20 s)
+  and every link (goal < 2 min) of the design, on one core, with the number of simulations;
+- the designer's window: Fail / Restore of a spine pushed on the undo stack until the panel has
+  redrawn its figures against the intact design (goal < 1 s; `flush()` after the push, so the
+  ~200 ms debounce is not counted), and the longest GUI stall meanwhile;
+- the heat map: recolouring the canvas from a finished result (`RackScene.set_heat`, goal
+  < 300 ms), the computation itself being part of the live run on the worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from stall_meter import StallMeter  # noqa: E402
+
+
+def engine(layout) -> None:
+    from rackdesigner.analysis.whatif import WhatIf
+
+    for kind in ("switch", "link"):
+        start = time.perf_counter()
+        cpu = time.process_time()
+        whatif = WhatIf(layout)
+        runs = []
+        orig = whatif.scenario
+
+        def counted(ids, _orig=orig):
+            runs.append(1)
+            return _orig(ids)
+
+        whatif.scenario = counted
+        rows = whatif.each(kind)
+        print(f"whatif --each {kind:<6}: {time.perf_counter() - start:6.1f} s wall, "
+              f"{time.process_time() - cpu:6.1f} s CPU, {sum(r.count for r in rows):,} objects "
+              f"in {len(rows)} rows, {len(runs)} simulations")
+
+
+def window(layout, repeat: int) -> None:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner.commands.failures import toggle_failed
+    from rackdesigner.ui import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings)
+    import tempfile
+
+    from rackdesigner.io import save_layout
+
+    path = os.path.join(tempfile.mkdtemp(prefix="whatif-bench-"), "superpod.yaml")
+    save_layout(layout, path)
+    win.open_file(path, ask=False)
+    layout = win.document.layout
+    win.show()
+    win.simulation_panel.flush()
+    spine = next(d.id for d in layout.devices() if d.id.startswith("spine"))
+    meter = StallMeter()
+    toggles, stalls = [], []
+    for _ in range(repeat * 2):
+        meter.start()
+        start = time.perf_counter()
+        win.document.push(toggle_failed(win.document.layout, [spine]))
+        win.scene.flush()
+        win.simulation_panel.flush()
+        toggles.append(time.perf_counter() - start)
+        stalls.append(meter.stop())
+    print(f"Fail / Restore -> figures : median {statistics.median(toggles) * 1000:6.0f} ms, "
+          f"max {max(toggles) * 1000:6.0f} ms (longest GUI stall "
+          f"{max(stalls) * 1000:.0f} ms)")
+    win.heat_action.trigger()
+    win.simulation_panel.flush()
+    heat = win.simulation_panel.heat_tab.heat
+    recolours = []
+    for _ in range(repeat):
+        win.scene.set_heat(None)
+        app.processEvents()
+        start = time.perf_counter()
+        win.scene.set_heat(heat)
+        app.processEvents()  # the repaint of the visible part
+        recolours.append(time.perf_counter() - start)
+    print(f"heat map recolour         : median {statistics.median(recolours) * 1000:6.0f} ms "
+          f"({len(heat.loads):,} loaded links, {len(win.scene.bundles):,} bundles)")
+    win.document.undo_stack.setClean()
+    win.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sus", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    from rackdesigner.generators import generate
+
+    layout = generate("superpod", system="dgx-h100", sus=args.sus)
+    print(f"DGX H100 SuperPOD, {args.sus} SU: {layout.device_count():,} devices, "
+          f"{layout.link_count():,} links")
+    engine(layout)
+    window(layout, args.repeat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""What is failed in a design: the one closure every reader (simulation, views, what-if) shares.
+
+A device, link or group marked `status: failed` stays in the document (drawn greyed and
+hatched) but is left out of the figures. Failure spreads downward only:
+
+- a failed group fails every device it contains (sub-groups included);
+- a failed rack (the rack device, e.g. `rack-42u`) fails every device mounted in it (`rack:`),
+  which takes their power and their links with it;
+- a failed device fails every link that ends on it.
+
+`degraded(layout)` is the design the simulation sees: a copy without the failed objects. It is
+the only place the rules above are applied, so the panel, the CLI and the N-1 analysis cannot
+disagree on what a failure takes down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rackdesigner.model.items import ACTIVE, FAILED
+from rackdesigner.model.layout import Layout
+
+
+@dataclass(frozen=True, slots=True)
+class FailedSet:
+    """The marked objects and everything they take down with them."""
+
+    marked: tuple[str, ...] = ()  # ids marked failed in the document (devices, links, groups)
+    devices: frozenset[str] = frozenset()
+    links: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.marked)
+
+
+def marked_failed(layout: Layout) -> tuple[str, ...]:
+    """Ids of the groups, devices and links whose own status is failed (in document order)."""
+    out = [g.id for g in layout.groups() if g.status == FAILED]
+    out += [d.id for d in layout.devices() if d.status == FAILED]
+    out += [k.id for k in layout.links() if k.status == FAILED]
+    return tuple(out)
+
+
+def closure(layout: Layout, marked: Iterable[str] | None = None) -> FailedSet:
+    """Everything down when `marked` (default: the document's own failed ids) have failed.
+
+    Unknown ids raise KeyError naming the id. The document's own closure is computed once per
+    state and kept in its derived index (`Layout.index().failed`).
+    """
+    if marked is None:
+        return layout.index().failed(lambda: _closure(layout, marked_failed(layout)))
+    return _closure(layout, tuple(dict.fromkeys(marked)))
+
+
+def _closure(layout: Layout, ids: tuple[str, ...]) -> FailedSet:
+    devices: set[str] = set()
+    links: set[str] = set()
+    for oid in ids:
+        if layout.has_group(oid):
+            devices.update(layout.group_devices(oid))
+        elif layout.has_device(oid):
+            devices.add(oid)
+        elif layout.has_link(oid):
+            links.add(oid)
+        else:
+            raise KeyError(f"no device, link or group {oid!r} in this design")
+    if devices:
+        racks = {d for d in devices if _is_rack(layout, d)}
+        if racks:  # a failed rack takes down what is mounted in it
+            devices.update(d.id for d in layout.devices() if d.rack in racks)
+        graph = layout.graph
+        for dev in devices:
+            for _, _, key in graph.edges(dev, keys=True):
+                links.add(key)
+    return FailedSet(ids, frozenset(devices), frozenset(links))
+
+
+def _is_rack(layout: Layout, device_id: str) -> bool:
+    spec = layout.spec(device_id)
+    return spec is not None and spec.kind == "rack"
+
+
+def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:
+    """`layout` as the simulation sees it: failed devices and links left out.
+
+    Returns `layout` itself when nothing is failed (no copy: the intact design is cheap).
+    """
+    failed = closure(layout) if failed is None else failed
+    if not failed.devices and not failed.links:
+        return layout
+    out = layout.copy()
+    for link_id in failed.links:
+        if out.has_link(link_id):
+            out.remove_link(link_id)
+    for device_id in failed.devices:
+        out.remove_device(device_id)
+    return out
+
+
+def restored(layout: Layout) -> Layout:
+    """A copy of `layout` with every failed status back to active (the intact design)."""
+    out = layout.copy()
+    for oid in marked_failed(layout):
+        if out.has_group(oid):
+            out.update_group(oid, status=ACTIVE)
+        elif out.has_device(oid):
+            out.update_device(oid, status=ACTIVE)
+        else:
+            out.update_link(oid, status=ACTIVE)
+    return out

@@ -1,0 +1,99 @@
+"""Failed objects on the canvas: greyed and hatched, still where the designer put them.
+
+The scene keeps the document's failure closure (`model.failures.closure`, the same function
+the simulation reads) and sets `failed` on the items it touches: devices down (their own status,
+a failed group or a failed rack), groups marked or inside a marked group, and bundles whose
+links are all down (a bundle with some members down is drawn dashed). Recomputed only when a
+status, a group membership or the set of objects changes; items whose state did not change are
+not repainted. Mixed into `RackScene`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath
+
+from rackdesigner.model.events import (
+    DeviceAdded,
+    DeviceChanged,
+    Event,
+    GroupChanged,
+    LinkAdded,
+    LinkChanged,
+)
+from rackdesigner.model.failures import FailedSet, closure
+
+FAILED_GREY = QColor(120, 120, 120)
+FAILED_VEIL = QColor(235, 235, 235, 170)
+HATCH = QColor(90, 90, 90, 150)
+
+
+def paint_failed(painter: QPainter, rect: QRectF, far: bool = False) -> None:
+    """Grey out and hatch `rect` (a failed device or collapsed group)."""
+    painter.save()
+    path = QPainterPath()
+    path.addRoundedRect(rect, 6, 6)
+    if far:
+        painter.fillPath(path, FAILED_GREY)
+    else:
+        painter.fillPath(path, FAILED_VEIL)
+        brush = QBrush(HATCH, Qt.BrushStyle.BDiagPattern)
+        painter.setBrushOrigin(rect.topLeft())
+        painter.fillPath(path, brush)
+    painter.restore()
+
+
+def status_changed(event: Event, any_failed: bool) -> bool:
+    """True when `event` can change what is failed (additions only matter when some are)."""
+    if isinstance(event, DeviceChanged | GroupChanged):
+        return (event.old.status != event.new.status
+                or getattr(event.old, "group", None) != getattr(event.new, "group", None)
+                or getattr(event.old, "parent", None) != getattr(event.new, "parent", None))
+    if isinstance(event, LinkChanged):
+        return event.old.status != event.new.status
+    return any_failed and isinstance(event, DeviceAdded | LinkAdded)
+
+
+class FailureMarks:
+    """Keeps `failed` on the scene's items in step with the document."""
+
+    failed_set: FailedSet = FailedSet()
+
+    def refresh_failures(self) -> None:
+        layout = self.layout
+        new = FailedSet() if layout is None else closure(layout)
+        old = self.failed_set
+        self._failures_dirty = False
+        if not new and not old:
+            return
+        self.failed_set = new
+        for did in old.devices ^ new.devices:
+            item = self.item_for_device.get(did)
+            if item is not None:
+                item.set_failed(did in new.devices)
+        marked = set(new.marked)
+        for gid, item in self.item_for_group.items():
+            down = gid in marked or self._group_inside_failed(gid, marked)
+            if item.failed != down:
+                item.set_failed(down)
+        for item in self.bundles.values():
+            state = self._bundle_state(item.link_ids, new.links)
+            if item.failed != state:
+                item.set_failed(state)
+
+    def _group_inside_failed(self, gid: str, marked: set[str]) -> bool:
+        if not marked:
+            return False
+        parent = self.layout.group(gid).parent
+        while parent is not None:
+            if parent in marked:
+                return True
+            parent = self.layout.group(parent).parent
+        return False
+
+    @staticmethod
+    def _bundle_state(link_ids, down) -> str:
+        if not down:
+            return ""
+        hit = sum(1 for k in link_ids if k in down)
+        return "" if hit == 0 else ("all" if hit == len(link_ids) else "some")

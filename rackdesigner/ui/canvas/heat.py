@@ -1,0 +1,132 @@
+"""Heat-map colours on the canvas: viridis (perceptually uniform, colour-blind safe) and its
+legend item, drawn by the scene so exported images carry it too.
+
+A bundle shows its hottest member. The scale runs from 0 to 100 % utilisation (a link above
+100 % — more demand than capacity — keeps the top colour and says so in its tooltip), so two
+designs' heat maps compare by eye.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+
+#: viridis at 0, 1/8 ... 1 (matplotlib's published colormap values)
+VIRIDIS = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962",
+           "#addc30", "#fde725")
+_ANCHORS = [QColor(c) for c in VIRIDIS]
+COLD = QColor(205, 210, 215)  # links without a routed load (NVLink, host links)
+
+
+def heat_color(utilisation: float) -> QColor:
+    """Viridis colour of a utilisation (0..1, clamped)."""
+    u = min(max(utilisation, 0.0), 1.0) * (len(_ANCHORS) - 1)
+    i = min(int(u), len(_ANCHORS) - 2)
+    t = u - i
+    a, b = _ANCHORS[i], _ANCHORS[i + 1]
+    return QColor(round(a.red() + (b.red() - a.red()) * t),
+                  round(a.green() + (b.green() - a.green()) * t),
+                  round(a.blue() + (b.blue() - a.blue()) * t))
+
+
+class HeatLegendItem(QGraphicsItem):
+    """Colour bar 0-100 % with the traffic named, placed above the design."""
+
+    WIDTH, HEIGHT = 420.0, 70.0
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title = title
+        self.setZValue(50)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self.WIDTH, self.HEIGHT)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        paint_legend(painter, 0.0, 0.0, self.title)
+
+
+def paint_legend(painter: QPainter, left: float, top: float, title: str) -> None:
+    """The legend box (`HeatLegendItem.WIDTH` x `HEIGHT`) with its top-left at (left, top)."""
+    painter.save()
+    painter.translate(left, top)
+    _paint_legend(painter, title)
+    painter.restore()
+
+
+def _paint_legend(painter: QPainter, title: str) -> None:
+    if True:
+        width = HeatLegendItem.WIDTH
+        painter.setPen(QPen(QColor(160, 160, 160), 1))
+        painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
+        painter.drawRoundedRect(QRectF(0, 0, width, HeatLegendItem.HEIGHT), 6, 6)
+        bar = QRectF(12, 30, width - 24, 14)
+        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
+        for i, c in enumerate(_ANCHORS):
+            gradient.setColorAt(i / (len(_ANCHORS) - 1), c)
+        painter.fillRect(bar, gradient)
+        painter.setPen(QColor(40, 40, 40))
+        font = QFont()
+        font.setPointSizeF(9)
+        painter.setFont(font)
+        painter.drawText(QRectF(12, 6, width - 24, 20),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
+        for frac, text in ((0.0, "0 %"), (0.5, "50 %"), (1.0, "100 % of capacity")):
+            x = bar.left() + bar.width() * frac
+            align = (Qt.AlignmentFlag.AlignLeft if frac == 0 else Qt.AlignmentFlag.AlignRight
+                     if frac == 1 else Qt.AlignmentFlag.AlignHCenter)
+            span = 160.0
+            left = x if frac == 0 else x - span if frac == 1 else x - span / 2
+            painter.drawText(QRectF(left, 46, span, 18), align | Qt.AlignmentFlag.AlignTop,
+                             text)
+
+
+class HeatMarks:
+    """Mixed into `RackScene`: colours the bundles by a `HeatMap` (None: normal colours)."""
+
+    heat = None
+    heat_legend: HeatLegendItem | None = None
+    #: exported images carry the legend as a scene item above the design; the window's view
+    #: paints it at screen size in a corner instead (`RackView.drawForeground`)
+    legend_in_scene = False
+
+    @property
+    def heat_title(self) -> str:
+        heat = self.heat
+        if heat is None:
+            return ""
+        from rackdesigner.ui.panel.figures import format_bytes
+
+        return (f"Link utilisation: {heat.collective} {format_bytes(heat.bytes)}"
+                + (f" ({heat.algorithm})" if heat.algorithm else "") + f", peak {heat.peak:.0%}")
+
+    def set_heat(self, heat) -> None:
+        """Colour every bundle by its hottest member's utilisation (None turns it off)."""
+        self.heat = heat
+        self.apply_heat()
+        if self.heat_legend is not None:
+            self.removeItem(self.heat_legend)
+            self.heat_legend = None
+        if heat is not None and self.legend_in_scene:
+            rect = self.itemsBoundingRect()
+            self.heat_legend = HeatLegendItem(self.heat_title)
+            scale = max(1.0, rect.width() / 3000.0)  # readable on a whole-SuperPOD image
+            self.heat_legend.setScale(scale)
+            self.heat_legend.setPos(rect.left(), rect.top() - (HeatLegendItem.HEIGHT + 30) * scale)
+            self.addItem(self.heat_legend)
+        for view in self.views():
+            view.viewport().update()
+
+    def apply_heat(self) -> None:
+        heat = self.heat
+        for item in self.bundles.values():
+            if heat is None:
+                value = None
+            else:
+                loads = heat.loads
+                value = max((loads[k].utilisation for k in item.link_ids if k in loads),
+                            default=-1.0)
+            if item.heat != value:
+                item.set_heat(value)

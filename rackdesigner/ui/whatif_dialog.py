@@ -1,0 +1,183 @@
+"""Analyze ▸ Single failures…: every single failure of a kind, on a worker, worst first.
+
+The analysis (`analysis.whatif.WhatIf.each`) runs on a snapshot of the document in a
+`QThreadPool` thread and reports progress through a relay object living on the GUI thread
+(queued signals), so the window stays responsive; closing the dialog cancels between
+simulations. "lost GPUs" are failed with their node plus stranded. Each row stands for a
+class of interchangeable objects; clicking it selects them all on the canvas
+(`objects_activated`). Columns sort numerically.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackdesigner.analysis.whatif import KINDS, WhatIf
+from rackdesigner.model import Layout
+
+log = logging.getLogger(__name__)
+COLUMNS = (("objects", None), ("count", None), ("lost GPUs", None),
+           ("degraded GPUs", None), ("bisection", "bisection_GBps"),
+           ("all_reduce", "all_reduce_busbw_GBps"), ("all_to_all", "all_to_all_busbw_GBps"),
+           ("scale-out/GPU", "per_gpu_scale_out_GBps"), ("scale-up/GPU", "per_gpu_scale_up_GBps"))
+
+
+class _Relay(QObject):
+    progress = Signal(int, int)
+    finished = Signal(object)  # list[ClassImpact] or an error text
+
+
+class _Row(QTreeWidgetItem):
+    def __lt__(self, other: QTreeWidgetItem) -> bool:
+        column = self.treeWidget().sortColumn() if self.treeWidget() else 0
+        a = self.data(column, Qt.ItemDataRole.UserRole)
+        b = other.data(column, Qt.ItemDataRole.UserRole)
+        if isinstance(a, int | float) and isinstance(b, int | float):
+            return a < b
+        return self.text(column) < other.text(column)
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return "0%" if abs(value) < 5e-5 else f"{value * 100:+.1f}%"
+
+
+class SingleFailuresDialog(QDialog):
+    objects_activated = Signal(list)  # ids to select on the canvas
+    finished_rows = Signal(int)  # rows shown (tests, status bar)
+
+    def __init__(self, layout: Layout, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Single failures")
+        self.layout_ref = layout
+        self.kind_combo = QComboBox(self)
+        self.kind_combo.addItems(list(KINDS))
+        self.kind_combo.setCurrentText("switch")
+        self.run_button = QPushButton("Run", self)
+        self.run_button.clicked.connect(self.run)
+        self.progress = QProgressBar(self)
+        self.progress.setVisible(False)
+        self.status = QLabel("Fail every object of a kind in turn and compare with the intact "
+                             "design; interchangeable objects are one row.", self)
+        self.status.setWordWrap(True)
+        self.table = QTreeWidget(self)
+        self.table.setRootIsDecorated(False)
+        self.table.setHeaderLabels([c for c, _ in COLUMNS])
+        self.table.setSortingEnabled(True)
+        self.table.itemSelectionChanged.connect(self._on_table_selection_changed)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Kind:", self))
+        row.addWidget(self.kind_combo)
+        row.addWidget(self.run_button)
+        row.addWidget(self.progress, 1)
+        box = QVBoxLayout(self)
+        box.addLayout(row)
+        box.addWidget(self.status)
+        box.addWidget(self.table, 1)
+        self.resize(900, 420)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._relay = _Relay(self)
+        self._relay.progress.connect(self._on_relay_progress)
+        self._relay.finished.connect(self._on_relay_finished)
+        self._cancel = threading.Event()
+        self.rows = []
+
+    def run(self) -> None:
+        """Start the analysis of the chosen kind on a snapshot (one run at a time)."""
+        if self._pool.activeThreadCount():
+            return
+        kind = self.kind_combo.currentText()
+        snapshot = self.layout_ref.snapshot()  # O(1): an immutable state
+        self._cancel.clear()
+        self.run_button.setEnabled(False)
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)
+        self.status.setText(f"Simulating every single {kind} failure…")
+        relay, cancel = self._relay, self._cancel
+
+        def job() -> None:
+            try:
+                whatif = WhatIf(snapshot)
+                if not whatif.candidates(kind):
+                    relay.finished.emit(f"This design has no object of kind {kind}.")
+                    return
+                rows = whatif.each(kind, progress=lambda d, t: relay.progress.emit(d, t),
+                                   cancelled=cancel.is_set)
+                relay.finished.emit(rows)
+            except Exception as exc:  # say it; never take the designer down
+                log.exception("single-failure analysis failed")
+                relay.finished.emit(f"The analysis failed: {type(exc).__name__}: {exc}")
+
+        self._pool.start(job)
+
+    def wait(self) -> None:
+        """Block until a run in flight is done (tests; closing)."""
+        self._pool.waitForDone()
+
+    def _on_relay_progress(self, done: int, total: int) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+
+    def _on_relay_finished(self, rows) -> None:
+        self.run_button.setEnabled(True)
+        self.progress.setVisible(False)
+        self.table.setSortingEnabled(False)
+        self.table.clear()
+        if isinstance(rows, str):
+            self.status.setText(rows)
+            self.rows = []
+            self.finished_rows.emit(0)
+            return
+        self.rows = rows
+        total = sum(r.count for r in rows)
+        self.status.setText(f"{total} objects in {len(rows)} classes, worst first. Click a row "
+                            "to select its objects on the canvas.")
+        for rank, r in enumerate(rows):
+            i = r.impact
+            name = r.members[0] if r.count == 1 else (
+                f"any of {r.count}: {r.members[0]} … {r.members[-1]}")
+            if i.partitioned:
+                name += "  (PARTITIONS)"
+            values: list[tuple[str, float]] = [(name, float(rank)), (str(r.count), r.count),
+                                               (str(i.failed_gpus + i.stranded_gpus),
+                                                i.failed_gpus + i.stranded_gpus),
+                                               (str(i.degraded_gpus), i.degraded_gpus)]
+            for _, key in COLUMNS[4:]:
+                v = i.delta.get(key)
+                values.append((_pct(v), v if v is not None else 0.0))
+            item = _Row([t for t, _ in values])
+            for col, (_, v) in enumerate(values):
+                item.setData(col, Qt.ItemDataRole.UserRole, v)
+            item.setData(0, Qt.ItemDataRole.UserRole + 1, list(r.members))
+            self.table.addTopLevelItem(item)
+        self.table.setSortingEnabled(True)
+        self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
+        self.finished_rows.emit(len(rows))
+
+    def _on_table_selection_changed(self) -> None:
+        ids: list[str] = []
+        for item in self.table.selectedItems():
+            ids.extend(item.data(0, Qt.ItemDataRole.UserRole + 1))
+        if ids:
+            self.objects_activated.emit(ids)
+
+    def done(self, result: int) -> None:  # Qt override: cancel a run when closed
+        self._cancel.set()
+        super().done(result)

@@ -1,0 +1,212 @@
+"""Fail / Restore in the designer: key F and the context menu are one undo step each, failed
+devices stay drawn (greyed), the panel compares with the intact design by itself."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner._resources import example_paths
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
+    path = next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml")
+    assert win.open_file(path, ask=False)
+    win.show()
+    qtbot.waitExposed(win)
+    win.windowHandle().requestActivate()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
+    win.simulation_panel.flush()
+    return win
+
+
+def _fail_leaf_with_f(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    window.editor.select_ids(["leaf-1"])
+    window.view.setFocus()
+    qtbot.keyClick(window.view.viewport(), Qt.Key.Key_F)
+    window.scene.flush()
+    return window.simulation_panel.flush()
+
+
+def test_key_f_fails_the_leaf_and_the_panel_shows_what_it_costs(window, qtbot):
+    stack = window.document.undo_stack
+    before = stack.count()
+    intact = window.simulation_panel.current.result.to_dict()
+    live = _fail_leaf_with_f(window, qtbot)
+    layout = window.document.layout
+    assert layout.device("leaf-1").status == "failed"
+    assert stack.count() == before + 1
+    assert window.scene.item_for_device["leaf-1"].failed  # still drawn, greyed
+    assert window.scene.item_for_device["leaf-1"].isVisible()
+    window.flush_selection()
+    window.inspector.flush()
+    assert "failed" in window.inspector.device_id.text()
+    # the two nodes hang off the one leaf: the design falls apart and the panel says so
+    assert live.impact is not None and live.impact.partitioned
+    bar = window.simulation_panel.failure_bar
+    assert bar.isVisible() and "leaf-1" in bar.label.text()
+    assert "partitioned" in bar.label.text()
+    assert "vs intact" in window.simulation_panel.headline.tiles["bisection"].delta.text()
+    # undo: one step back to the identical figures, no what-if bar
+    stack.undo()
+    window.scene.flush()
+    live = window.simulation_panel.flush()
+    assert layout.device("leaf-1").status == "active"
+    assert not window.scene.item_for_device["leaf-1"].failed
+    assert live.impact is None and not bar.isVisible()
+    assert live.result.to_dict() == intact
+
+
+def test_context_menu_offers_fail_and_restore_all(window, qtbot):
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    window.scene.flush()
+    item = window.scene.item_for_device["leaf-1"]
+    window.editor.select_ids(["leaf-1"])
+    pos = window.view.mapFromScene(item.sceneBoundingRect().center())
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos,
+                              window.view.viewport().mapToGlobal(pos))
+    QApplication.sendEvent(window.view.viewport(), event)
+    menu = window.view.context_menu
+    texts = [a.text().replace("&", "") for a in menu.actions() if not a.isSeparator()]
+    assert "Fail / Restore" in texts and "Restore All Failures" in texts
+    menu.close()
+    window.fail_action.trigger()
+    assert window.document.layout.device("leaf-1").status == "failed"
+    window.restore_all_action.trigger()
+    assert window.document.layout.device("leaf-1").status == "active"
+
+
+def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    panel = window.simulation_panel
+    window.heat_action.trigger()
+    panel.flush()
+    tab = panel.heat_tab
+    assert tab.isVisible() and tab.heat is not None and tab.heat.collective == "all_to_all"
+    loaded = [b for b in window.scene.bundles.values() if b.heat is not None and b.heat >= 0]
+    assert loaded and "all_to_all" in window.scene.heat_title  # the legend's title
+    # a bundle shows its hottest member
+    some = loaded[0]
+    assert some.heat == max(tab.heat.utilisation(k) or 0 for k in some.link_ids)
+    # rows sorted hottest first; clicking one selects that link on the canvas
+    first = tab.table.topLevelItem(0)
+    utils = [tab.table.topLevelItem(i).data(3, Qt.ItemDataRole.UserRole)
+             for i in range(tab.table.topLevelItemCount())]
+    assert utils == sorted(utils, reverse=True)
+    rect = tab.table.visualItemRect(first)
+    qtbot.mouseClick(tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    _, links, _ = window.editor.selection()
+    assert first.data(0, Qt.ItemDataRole.UserRole + 1) in links
+    # another traffic recolours; off restores the normal colours
+    tab.collective_combo.setCurrentText("all_reduce")
+    panel.flush()
+    assert tab.heat.collective == "all_reduce"
+    window.heat_action.trigger()
+    assert all(b.heat is None for b in window.scene.bundles.values())
+    assert window.scene.heat_title == ""
+
+
+def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    window.single_failures_action.trigger()
+    dialog = window.single_failures_dialog
+    dialog.kind_combo.setCurrentText("link")
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000) as done:
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert done.args[0] == len(dialog.rows) > 0
+    layout = window.document.layout
+    assert sum(r.count for r in dialog.rows) == layout.link_count()
+    # worst first: the row on top strands GPUs or loses the most
+    top = dialog.rows[0].impact
+    assert all(r.impact.severity() <= top.severity() for r in dialog.rows)
+    # sort by a figure column, then click a row: its links are selected on the canvas
+    dialog.table.sortItems(2, Qt.SortOrder.DescendingOrder)
+    item = dialog.table.topLevelItem(0)
+    rect = dialog.table.visualItemRect(item)
+    qtbot.mouseClick(dialog.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    _, links, _ = window.editor.selection()
+    assert set(item.data(0, Qt.ItemDataRole.UserRole + 1)) <= set(links)
+    # the document itself is untouched: nothing is marked failed
+    assert not any(k.status == "failed" for k in layout.links())
+    dialog.close()
+
+
+def test_a_failed_rack_greys_everything_in_it_and_restore_all_is_one_step(window):
+    from rackdesigner.commands.failures import set_status
+
+    layout = window.document.layout
+    rack = next(g.id for g in layout.groups() if g.kind == "rack")
+    inside = layout.group_devices(rack)
+    stack = window.document.undo_stack
+    window.document.push(set_status(layout, [rack, "link-1"], "failed"))
+    window.scene.flush()
+    assert all(window.scene.item_for_device[d].failed for d in inside)
+    assert window.scene.item_for_group[rack].failed
+    before = stack.count()
+    window.restore_all_action.trigger()
+    window.scene.flush()
+    assert stack.count() == before + 1
+    assert not any(window.scene.item_for_device[d].failed for d in inside)
+    assert all(b.failed == "" for b in window.scene.bundles.values())
+
+
+def test_workload_estimate_compares_with_the_intact_design_under_failures(qtbot, tmp_path):
+    from rackdesigner.commands.failures import restore_all, set_status
+    from rackdesigner.ui.panel import SimulationPanel
+    from tests.workload_designs import SMALL_MODEL, tor_cluster
+
+    tor = tor_cluster(nodes=8, spines=4)  # every ring hop between nodes crosses a spine
+    panel = SimulationPanel(tor, debounce_ms=20)
+    qtbot.addWidget(panel, before_close_func=lambda p: p.close_panel())
+    panel.show()
+    panel.show_tab("workload")
+    tab = panel.workload
+    model = tmp_path / "small.yaml"
+    model.write_text(SMALL_MODEL)
+    tab.load_model_file(str(model))
+    tab.layout_combo.setCurrentText("manual")
+    tab.tp.setValue(1)
+    tab.gbs.setValue(64)
+    intact = tab.flush().estimate
+    set_status(tor, ["spine-3", "spine-4"], "failed").apply(tor)
+    outcome = tab.flush()
+    assert outcome.failed == ("spine-3", "spine-4")
+    assert outcome.intact.step_time_s == pytest.approx(intact.step_time_s)
+    assert outcome.estimate.breakdown["dp_exposed_s"] > 5 * intact.breakdown["dp_exposed_s"]
+    assert "(+" in tab.figure_text("step") and "intact" in tab.status.text()
+    assert tab.axis.labels[-1].startswith("intact design")
+    restore_all(tor).apply(tor)
+    outcome = tab.flush()
+    assert not outcome.failed and outcome.estimate.step_time_s == pytest.approx(
+        intact.step_time_s)
+
+
+def test_a_failed_node_draws_no_power_in_its_rack(window):
+    from rackdesigner.commands.failures import set_status
+
+    panel = window.simulation_panel
+    layout = window.document.layout
+    node = next(g.id for g in layout.groups() if g.kind == "node")
+    rack = next(layout.device(d).rack for d in layout.group_devices(node)
+                if layout.device(d).rack)
+    before = sum(panel.current.rack_split[rack].values())
+    window.document.push(set_status(layout, [node], "failed"))
+    live = panel.flush()
+    after = sum(live.rack_split[rack].values())
+    assert after < before
+    assert after == pytest.approx(live.result.power.by_rack[rack]["max_w"], rel=1e-6)
