@@ -347,3 +347,31 @@ def test_a_rack_dropped_on_the_floor_plan_stands_where_it_was_dropped(qtbot, tmp
     (new,) = [r for r in spots if r not in ("rack-1", "rack-2")]
     assert (spots[new].x_m, spots[new].y_m) == pytest.approx((2.4, 6.0), abs=0.11)
     assert new in panel.floor_scene.item_for_rack
+
+
+def test_a_failed_unit_is_greyed_in_the_elevation_and_restore_brings_it_back(qtbot, tmp_path):
+    from PySide6.QtGui import QImage, QPainter
+
+    from rackdesigner.commands.failures import set_status
+
+    def picture() -> QImage:
+        rect = panel.scene.item_for_unit["node-1"].sceneBoundingRect()
+        image = QImage(int(rect.width()) * 2, int(rect.height()) * 2, QImage.Format.Format_RGB32)
+        painter = QPainter(image)
+        panel.scene.render(painter, source=rect)
+        painter.end()
+        return image
+
+    window, panel = _racks_window(qtbot, tmp_path)
+    layout = window.document.layout
+    assert not panel.scene.item_for_unit["node-1"].failed
+    intact = picture()
+    window.document.push(set_status(layout, ["node-1"], "failed"))  # the node's group
+    panel.flush()
+    item = panel.scene.item_for_unit["node-1"]
+    assert item.failed and "FAILED" in item.toolTip()
+    assert picture() != intact  # greyed and hatched where it is mounted
+    window.restore_all_action.trigger()
+    panel.flush()
+    assert not panel.scene.item_for_unit["node-1"].failed
+    assert picture() == intact

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
 from rackdesigner.model.racks import RackSummary, Unit
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.failure_marks import paint_failed
 
 U_PX = 14.0
 RACK_W = round(482.6 / 44.45 * U_PX)  # true proportions of the 19-inch mounting width
@@ -181,19 +182,22 @@ class RackItem(QGraphicsItem):
 class UnitItem(QGraphicsItem):
     """A mounted unit: a box spanning its U with its name and model, coloured by role."""
 
-    def __init__(self, unit: Unit, problem: bool = False, ghost: bool = False) -> None:
+    def __init__(self, unit: Unit, problem: bool = False, ghost: bool = False,
+                 failed: bool = False) -> None:
         super().__init__()
         self.unit_id = unit.id
         self.unit = unit
         self.problem = problem
         self.ghost = ghost
+        self.failed = failed  # marked failed (or in a failed group or rack): greyed, hatched
         self._rect = QRectF(1, 0, RACK_W - 2, unit.height_u * U_PX)
         if not ghost:
             self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(5 if not ghost else 1)
         self.setToolTip(f"{unit.label}\n{unit.model_name} ({unit.model}), {unit.height_u}U\n"
                         f"U{unit.u}–U{unit.top}, {unit.face}"
-                        + (", liquid-cooled" if unit.cooling == "liquid" else ""))
+                        + (", liquid-cooled" if unit.cooling == "liquid" else "")
+                        + (" — FAILED" if failed else ""))
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)
@@ -216,6 +220,8 @@ class UnitItem(QGraphicsItem):
         pen.setCosmetic(lod < LOD_LABELS)
         painter.setPen(pen)
         painter.drawRect(rect)
+        if self.failed:
+            paint_failed(painter, rect, far=lod < LOD_LABELS)
         if lod < LOD_LABELS:
             return
         painter.setPen(QColor("#ffffff"))

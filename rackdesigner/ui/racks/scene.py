@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QGraphicsScene
 
 from rackdesigner.generators.cabling import floor_spots
 from rackdesigner.model import Layout
+from rackdesigner.model.failures import closure
 from rackdesigner.model.layout import natural_key
 from rackdesigner.model.racks import RackIndex
 from rackdesigner.model.rules import check_racks
@@ -61,6 +62,7 @@ class RacksScene(QGraphicsScene):
         summaries = index.summaries()
         findings = [f for f in check_racks(layout, index) if f.code in RACK_PROBLEM_CODES]
         self.problem_units = {o for f in findings for o in f.objects}
+        down = closure(layout).devices  # the same failure closure the simulation reads
         if self.per_row:
             order = list(summaries)
             rows = [order[i:i + self.per_row] for i in range(0, len(order), self.per_row)]
@@ -82,7 +84,8 @@ class RacksScene(QGraphicsScene):
                     if unit.u is None:
                         continue
                     item = UnitItem(unit, unit.id in self.problem_units,
-                                    ghost=unit.face != self.face)
+                                    ghost=unit.face != self.face,
+                                    failed=bool(down) and all(m in down for m in unit.members))
                     item.setPos(x, y + (summary.height_u - unit.top) * U_PX)
                     self.addItem(item)
                     if not item.ghost:
