@@ -108,3 +108,24 @@ def drag(view, start, end, modifier=None, steps: int = 5):
         p = QPoint(a.x() + (b.x() - a.x()) * i // steps, a.y() + (b.y() - a.y()) * i // steps)
         QTest.mouseMove(viewport, p)
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, mods, b)
+
+
+def two_node_window(qtbot, tmp_path):
+    """A shown, active main window on the bundled two-node DGX H100 example, figures computed."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner._resources import example_paths
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings)
+    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
+    path = next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml")
+    assert win.open_file(path, ask=False)
+    win.show()
+    qtbot.waitExposed(win)
+    win.windowHandle().requestActivate()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
+    win.simulation_panel.flush()
+    return win

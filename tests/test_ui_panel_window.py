@@ -7,26 +7,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from designer_fixtures import two_node_window
+
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-
-    from rackdesigner._resources import example_paths
-    from rackdesigner.ui import MainWindow
-
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings)
-    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
-    path = next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml")
-    assert win.open_file(path, ask=False)
-    win.show()
-    qtbot.waitExposed(win)
-    win.windowHandle().requestActivate()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
-    win.simulation_panel.flush()
-    return win
+    return two_node_window(qtbot, tmp_path)
 
 
 def _text(window, key):
