@@ -42,7 +42,8 @@ def main() -> int:
                 start = time.perf_counter()
                 report = export(layout, fmt, out)
                 took = time.perf_counter() - start
-                print(f"  export {fmt:12s} {took * 1000:8.0f} ms  {report.summary.split(': ', 1)[1]}")
+                summary = report.summary.split(": ", 1)[1]
+                print(f"  export {fmt:12s} {took * 1000:8.0f} ms  {summary}")
                 if fmt == "graphml":
                     start = time.perf_counter()
                     read(out)

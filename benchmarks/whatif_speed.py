@@ -22,7 +22,7 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from stall_meter import StallMeter  # noqa: E402
+from stall_meter import StallMeter
 
 
 def engine(layout) -> None:
@@ -35,8 +35,8 @@ def engine(layout) -> None:
         runs = []
         orig = whatif.scenario
 
-        def counted(ids, _orig=orig):
-            runs.append(1)
+        def counted(ids, _orig=orig, _runs=runs):
+            _runs.append(1)
             return _orig(ids)
 
         whatif.scenario = counted
