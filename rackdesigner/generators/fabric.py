@@ -121,3 +121,23 @@ def build_upper_tiers(builder: DesignBuilder, plan: ClosPlan, leaves: Sequence[s
                 builder.connect(PortRef(spine, port, plan.leaves_per_pod + g * mc),
                                 PortRef(core, port, p * mc), mc)
     return spines, cores
+
+
+def su_group(b: DesignBuilder, clos: ClosPlan, top: str, s: int, leaves_per_su: int) -> str:
+    """Add scalable unit `s` (0-based) under `top`, or under its pod in a three-level fabric
+    (the pod group is added with its first SU); return the SU's group id."""
+    parent = top
+    if clos.levels == 3:
+        sus_per_pod = clos.leaves_per_pod // leaves_per_su
+        pod_no = s // sus_per_pod + 1
+        parent = f"pod-{pod_no}"
+        if s % sus_per_pod == 0:
+            b.group(parent, f"Pod {pod_no}", "pod", top)
+    return b.group(f"su-{s + 1}", f"Scalable unit {s + 1}", "su", parent)
+
+
+def su_origin(s: int, per_row: int, spine_row: int, su_cols: int) -> tuple[int, int]:
+    """(floor row, first column) of scalable unit `s`: SUs fill rows of `per_row`, leaving row
+    `spine_row` free for the spine racks."""
+    row_i, col_i = divmod(s, per_row)
+    return (row_i if row_i < spine_row else row_i + 1), col_i * (su_cols + 1)

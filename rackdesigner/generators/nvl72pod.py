@@ -32,7 +32,13 @@ from rackdesigner.catalog import Catalog
 from rackdesigner.generators.clos import plan_three_level, plan_two_level
 from rackdesigner.generators.design import DesignBuilder, GeneratorError, check_size, fabric_port
 from rackdesigner.generators.ethernet import compute_nic_for
-from rackdesigner.generators.fabric import SwitchRacks, build_upper_tiers, racks_needed
+from rackdesigner.generators.fabric import (
+    SwitchRacks,
+    build_upper_tiers,
+    racks_needed,
+    su_group,
+    su_origin,
+)
 from rackdesigner.generators.systems import NVL72, NVL72_RACK, add_nvl72_parts, check_protocols
 from rackdesigner.model import Layout, PortRef, instantiate
 
@@ -93,17 +99,8 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
     all_leaves: list[str] = []
     rack_no = 0
     for s in range(sus):
-        parent = top
-        if clos.levels == 3:
-            sus_per_pod = clos.leaves_per_pod // leaves_per_su
-            pod_no = s // sus_per_pod + 1
-            parent = f"pod-{pod_no}"
-            if s % sus_per_pod == 0:
-                b.group(parent, f"Pod {pod_no}", "pod", top)
-        su = b.group(f"su-{s + 1}", f"Scalable unit {s + 1}", "su", parent)
-        row_i, col_i = divmod(s, per_row)
-        row = row_i if row_i < spine_row else row_i + 1
-        col0 = col_i * (su_cols + 1)
+        su = su_group(b, clos, top, s, leaves_per_su)
+        row, col0 = su_origin(s, per_row, spine_row, su_cols)
         half = RACKS_PER_SU // 2
         net = SwitchRacks(b, row, col0 + half, su, f"SU{s + 1} network rack")
         su_leaves = []

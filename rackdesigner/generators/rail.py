@@ -31,6 +31,8 @@ from rackdesigner.generators.fabric import (
     SwitchRacks,
     build_upper_tiers,
     racks_needed,
+    su_group,
+    su_origin,
 )
 from rackdesigner.generators.systems import check_protocols, node_prefix, pick_rack
 from rackdesigner.model import Layout, PortRef
@@ -133,17 +135,8 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
     node_no = 0
     half = compute_racks // 2
     for s in range(plan.sus):
-        parent = top
-        if clos.levels == 3:
-            sus_per_pod = clos.leaves_per_pod // rails
-            pod_no = s // sus_per_pod + 1
-            parent = f"pod-{pod_no}"
-            if s % sus_per_pod == 0:
-                b.group(parent, f"Pod {pod_no}", "pod", top)
-        su = b.group(f"su-{s + 1}", f"Scalable unit {s + 1}", "su", parent)
-        row_i, col_i = divmod(s, per_row)
-        row = row_i if row_i < spine_row else row_i + 1
-        col0 = col_i * (su_cols + 1)
+        su = su_group(b, clos, top, s, rails)
+        row, col0 = su_origin(s, per_row, spine_row, su_cols)
         # racks numbered in floor order: compute racks, the network rack(s), compute racks
         racks = [b.rack(rack_model, row, col0 + k, su, f"SU{s + 1} compute rack {k + 1}")
                  for k in range(half)]
