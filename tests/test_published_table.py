@@ -7,28 +7,17 @@ each run with its source), and a broken entry must be reported with file:line.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-SCRIPT = REPO / "benchmarks" / "published_vs_model.py"
+from script_module import script_module
 
 
 @pytest.fixture(scope="module")
 def pvm():
-    spec = importlib.util.spec_from_file_location("published_vs_model", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
+    with script_module("published_vs_model") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_table_covers_single_and_multi_node_small_and_large_messages(pvm):

@@ -4,25 +4,14 @@ tensor parallelism inside and across NVLink domains, each with its source."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "workload_validation.py"
+from script_module import script_module
 
 
 @pytest.fixture(scope="module")
 def validation():
-    spec = importlib.util.spec_from_file_location("workload_validation", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
+    with script_module("workload_validation") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 def test_the_runs_cover_what_the_issue_asks(validation):
