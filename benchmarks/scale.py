@@ -72,7 +72,13 @@ def run_one(size: str, form: str, folder: str) -> list[dict]:
     else:
         _stage("save", lambda: save_layout(layout, path), rows)
     layout = None  # free it: the load below is measured on its own
-    loaded = _stage("load", lambda: load_layout(path), rows)
+    def load_kept():  # as the CLI loads (`cli.load_layout_arg`): frozen out of later GC walks
+        from rackdesigner.model.gcpause import gc_paused
+
+        with gc_paused(freeze=True):
+            return load_layout(path)
+
+    loaded = _stage("load", load_kept, rows)
     _stage("validate", lambda: check_layout(loaded), rows)
     _stage("simulate", lambda: simulate(loaded), rows)
     for row in rows:

@@ -85,3 +85,79 @@ def test_a_broken_quoted_value_is_refused_on_both_paths():
     for parse in (parse_layout_text, _general):
         with pytest.raises(LayoutFileError, match="invalid YAML"):
             parse(text)
+
+
+def _direct_counts(text: str) -> tuple[int, int]:
+    """How many devices and links the fast reader built straight from their lines."""
+    from rackdesigner.io.reader import _DIRECT, _Entry, _parse_line, _Seq
+    from rackdesigner.io.safety import MAX_NODES
+
+    doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, MAX_NODES, _DIRECT, 1)
+    return (sum(type(d) is Device for d in doc.get("devices", ())),
+            sum(type(k) is Link for k in doc.get("links", ())))
+
+
+def test_a_generated_design_is_built_from_its_lines_as_yaml_would_build_it(catalog):
+    from rackdesigner.generators import generate
+
+    layout = generate("superpod", system="dgx-h100", sus=1, catalog=catalog)
+    layout.update_device(next(iter(layout.devices())).id, status="failed")
+    layout.update_link(next(iter(layout.links())).id, status="failed", length_m=2.5)
+    text = dump_layout_text(layout)
+    devices, links = _direct_counts(text)
+    assert devices > 0.9 * layout.device_count() and links == layout.link_count()
+    fast, general = parse_layout_text(text), _general(text)
+    assert fast == general == layout
+    assert fast.source_lines == general.source_lines
+    assert dump_layout_text(fast) == text
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ("- {id: l-1, a: gpu-1:nvlink, b: gpu-2:nvlink, count: 0}", "'count' must be a whole"),
+    ("- {id: l-1, a: gpu-1:nvlink, b: gpu-2:nvlink, count: 2000000}", "'count' must be a whole"),
+    ("- {id: l-1, a: gpu-1:nvlink, b: gpu-2:nvlink, length_m: -1}", "'length_m' must be"),
+    ("- {id: l-1, a: gpu-1:nvlink, b: gpu-2:nvlink, cable: yes}", "'cable' must be an id"),
+    ("- {id: l-1, a: gpu-1:nvlink, b: gpu-2:nvlink, status: broken}", "'status' must be one"),
+    ("- {id: gpu-1, a: gpu-1:nvlink, b: gpu-2:nvlink}", "used twice (first on line 3)"),
+    ("- {id: l-1, a: gpu-1:nvlink.x, b: gpu-2:nvlink}", "expected 'device:port'"),
+    ("- {id: l-1, b: gpu-2:nvlink, a: gpu-1:nvlink, count: 07}", None),
+    ("- {id: l-1, a: gpu-1:nvlink, b: gpu-2:nvlink, length_m: 1.5e+3}", None),
+])
+def test_link_lines_close_to_the_saved_form_mean_what_yaml_says(line, fragment):
+    text = ("schema_version: 1\ndevices:\n- {id: gpu-1, model: h100-sxm5}\n"
+            f"- {{id: gpu-2, model: h100-sxm5}}\nlinks:\n{line}\n")
+    if fragment is None:  # both paths read the same link (07 is octal 7 in YAML 1.1)
+        fast, general = parse_layout_text(text), _general(text)
+        assert fast == general and fast.link("l-1") == general.link("l-1")
+        return
+    for parse in (parse_layout_text, _general):
+        with pytest.raises(LayoutFileError) as info:
+            parse(text)
+        assert fragment in str(info.value) and info.value.line == 6
+
+
+def test_a_device_line_with_a_yaml_word_is_refused_at_its_line():
+    text = "schema_version: 1\ndevices:\n- {id: gpu-1, model: h100-sxm5, rack: on}\n"
+    for parse in (parse_layout_text, _general):
+        with pytest.raises(LayoutFileError) as info:
+            parse(text)
+        assert "'rack' must be an id" in str(info.value) and info.value.line == 3
+
+
+def test_reading_reports_progress_and_can_be_cancelled(catalog):
+    from rackdesigner.generators import generate
+    from rackdesigner.io import ReadCancelled, reader
+
+    text = dump_layout_text(generate("superpod", system="dgx-h100", sus=1, catalog=catalog))
+    seen: list[tuple[str, float]] = []
+    reader.parse_text(text, "<t>", None, lambda s, f: seen.append((s, f)))
+    stages = [s for s, _ in seen]
+    assert stages[0] == "reading" and stages[-1] == "building"
+    fractions = [f for s, f in seen if s == "reading"]
+    assert fractions == sorted(fractions) and all(0 <= f < 1 for f in fractions)
+
+    def cancel(stage: str, fraction: float) -> None:
+        raise ReadCancelled
+
+    with pytest.raises(ReadCancelled):
+        reader.parse_text(text, "<t>", None, cancel)

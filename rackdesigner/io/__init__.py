@@ -11,6 +11,7 @@ from rackdesigner.catalog import Catalog
 from rackdesigner.io import atomic, safety
 from rackdesigner.io.atomic import NotRegularFileError, ReadOnlyFileError, write_bytes, write_text
 from rackdesigner.io.errors import LayoutFileError
+from rackdesigner.io.fastread import Progress, ReadCancelled
 from rackdesigner.io.reader import parse_text
 from rackdesigner.io.regular import FileTooLargeError, read_regular
 from rackdesigner.io.schema import CURRENT_VERSION
@@ -22,6 +23,8 @@ __all__ = [
     "FileTooLargeError",
     "LayoutFileError",
     "NotRegularFileError",
+    "Progress",
+    "ReadCancelled",
     "ReadOnlyFileError",
     "atomic",
     "dump_layout_text",
@@ -34,8 +37,12 @@ __all__ = [
 ]
 
 
-def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None) -> Layout:
-    """Read a layout from a path or an open file; raises `LayoutFileError` (located)."""
+def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None,
+                progress: Progress | None = None) -> Layout:
+    """Read a layout from a path or an open file; raises `LayoutFileError` (located).
+
+    `progress(stage, fraction)` is called now and then while reading (the designer's open
+    dialog); it may raise `ReadCancelled` to stop the reading."""
     if hasattr(source, "read"):
         label = str(getattr(source, "name", "<stream>"))
         try:
@@ -44,7 +51,7 @@ def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None) 
             raise LayoutFileError(label, "not UTF-8 text (a YAML layout was expected)") from None
         except OSError as exc:
             raise LayoutFileError(label, f"cannot read: {exc.strerror or exc}") from None
-        return parse_text(data, label, catalog)
+        return parse_text(data, label, catalog, progress)
     path = os.fspath(source)  # type: ignore[arg-type]
     try:
         data = read_regular(path, safety.MAX_CANONICAL_BYTES)
@@ -60,7 +67,7 @@ def load_layout(source: str | os.PathLike | IO, catalog: Catalog | None = None) 
         raise LayoutFileError(path, "no such file") from None
     except OSError as exc:
         raise LayoutFileError(path, f"cannot read: {exc.strerror or exc}") from None
-    return parse_text(data, path, catalog)
+    return parse_text(data, path, catalog, progress)
 
 
 def parse_layout_text(text: str, label: str = "<text>", catalog: Catalog | None = None) -> Layout:

@@ -253,8 +253,8 @@ def save_compact(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
     atomic.write_text(Path(target), text)  # type: ignore[arg-type]
 
 
-def parse_compact(text: str, path: str, catalog=None, end=None) -> Layout:
+def parse_compact(text: str, path: str, catalog=None, end=None, progress=None) -> Layout:
     """Build a Layout from compact-form text (`compact_read.parse_compact`)."""
     from rackdesigner.io.compact_read import parse_compact as parse
 
-    return parse(text, path, catalog, end)
+    return parse(text, path, catalog, end, progress)

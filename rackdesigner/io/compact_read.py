@@ -26,15 +26,16 @@ from rackdesigner.model.items import GROUP_KINDS
 
 
 def parse_compact(text: str, path: str, catalog: Catalog | None = None,
-                  end: endcheck.EndMark | None = None) -> Layout:
+                  end: endcheck.EndMark | None = None,
+                  progress: fastread.Progress | None = None) -> Layout:
     """Build a Layout from compact-form text; `LayoutFileError` (located) for anything wrong.
 
     `end` is the file's end check (`endcheck.read_end`): its counts are the expanded design's.
     """
     from rackdesigner.io import reader
 
-    doc = _read_sections(text, path, reader)
-    builder = reader._Builder(path, catalog)
+    doc = _read_sections(text, path, reader, progress)
+    builder = reader._Builder(path, catalog, progress)
     top = doc.pop("", reader._Entry())
     version = top.get("schema_version")
     if version is None:
@@ -56,7 +57,10 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
     groups: list[Group] = []
     devices: list[Device] = []
     links: list[Link] = []
-    for entry in doc.get("instances", ()):
+    instances = doc.get("instances", ())
+    for number, entry in enumerate(instances):
+        if number % 512 == 0:
+            builder.report("expanding", number / max(1, len(instances)))
         _expand(entry, templates, builder, groups, devices, links)
     groups += [builder._group(e) for e in doc.get("groups", ())]
     devices += [builder._device(e) for e in doc.get("devices", ())]
@@ -65,19 +69,23 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
         problem = endcheck.mismatch_message(end, (len(groups), len(devices), len(links)))
         if problem is not None:
             raise builder.fail(end.line, problem)
+    builder.report("building", 0.0)
     layout = Layout(catalog, meta)
-    for group in reader._parents_first(groups, builder):
-        builder._add(layout.add_group, group)
+    ordered = reader._parents_first(groups, builder)
+    group_ids = {g.id for g in ordered}
     for device in devices:
-        if device.group is not None and not layout.has_group(device.group):
+        if device.group is not None and device.group not in group_ids:
             raise builder.fail(builder.lines.get(device.id), f"device {device.id}: group "
                                f"{device.group!r} is not defined")
-        builder._add(layout.add_device, device)
+    device_ids = {d.id for d in devices}
+    resolved = []
     for link in links:
-        if layout.has_device(link.a.device) and layout.has_device(link.b.device):
-            builder._add(layout.add_link, link)
+        if link.a.device in device_ids and link.b.device in device_ids:
+            resolved.append(link)
         else:
             layout.add_unresolved_link(link)
+    # one new state for the whole design (per-object adds were half of the load at 100k)
+    layout.add_all(ordered, devices, resolved, on_error=builder._refused)
     layout.source_path = path
     layout.source_lines = builder.lines
     layout.source_form = FORM  # type: ignore[attr-defined]  (saving keeps the form)
@@ -179,7 +187,8 @@ def _claim(builder: Any, object_id: str, line: int) -> None:
     builder.lines[object_id] = line
 
 
-def _read_sections(text: str, path: str, reader) -> dict[str, list]:
+def _read_sections(text: str, path: str, reader,
+                   progress: fastread.Progress | None = None) -> dict[str, list]:
     """Section name -> entries (with lines); "" -> the top-level scalar keys."""
     top = reader._Entry()
     top.line = 1
@@ -187,7 +196,10 @@ def _read_sections(text: str, path: str, reader) -> dict[str, list]:
     doc: dict[str, Any] = {"": top}
     section: list | None = None
     known = (*COMPACT_SECTIONS, *PLAIN_SECTIONS)
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if progress is not None and number % 16384 == 0:
+            progress("reading", number / len(lines))
         if not line or line.startswith("#") or line.isspace():
             continue
         if line.startswith("- {") and line.endswith("}") and section is not None:

@@ -27,6 +27,7 @@ from rackdesigner.io.schema import (
     migrate,
 )
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
+from rackdesigner.model.gcpause import gc_paused
 from rackdesigner.model.items import ACTIVE, GROUP_KINDS, ID_PATTERN, STATUSES
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -124,8 +125,16 @@ def is_valid_id(value: object) -> bool:
     return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
 
 
-def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> Layout:
-    """Build a Layout from YAML text or bytes; `path` labels messages."""
+def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None,
+               progress: fastread.Progress | None = None) -> Layout:
+    """Build a Layout from YAML text or bytes; `path` labels messages. `progress(stage,
+    fraction)` is called now and then (it may raise `fastread.ReadCancelled` to stop)."""
+    with gc_paused():  # the collector's heap walks were a third of a large design's load
+        return _parse_text(raw, path, catalog, progress)
+
+
+def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
+                progress: fastread.Progress | None) -> Layout:
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if len(data) > safety.MAX_CANONICAL_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; layouts larger than "
@@ -148,10 +157,11 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
     from rackdesigner.io import compact
 
     if compact.is_compact(text):  # node templates placed N times (io/compact.py)
-        return compact.parse_compact(text, path, catalog, end)
-    doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES)
+        return compact.parse_compact(text, path, catalog, end, progress)
+    doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES,
+                                  _DIRECT, CURRENT_VERSION, progress)
     if doc is not None:
-        return _Builder(path, catalog).build(doc, end)
+        return _Builder(path, catalog, progress).build(doc, end)
     if len(data) > safety.MAX_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
@@ -192,7 +202,10 @@ def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None) -> L
         raise LayoutFileError(path, f"invalid value: {exc}") from None
     except RecursionError:
         raise LayoutFileError(path, "structure nested too deeply") from None
-    return _Builder(path, catalog).build(doc, end)
+    return _Builder(path, catalog, progress).build(doc, end)
+
+
+_DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
 
 
 def _bad_character(path: str, text: str, exc: yaml.reader.ReaderError) -> LayoutFileError:
@@ -235,10 +248,16 @@ def _char_at(text: str, line: int, column: int) -> str:
 
 
 class _Builder:
-    def __init__(self, path: str, catalog: Catalog | None) -> None:
+    def __init__(self, path: str, catalog: Catalog | None,
+                 progress: fastread.Progress | None = None) -> None:
         self.path = path
         self.catalog = catalog
         self.lines: dict[str, int] = {}
+        self.progress = progress
+
+    def report(self, stage: str, fraction: float) -> None:
+        if self.progress is not None:
+            self.progress(stage, fraction)
 
     def fail(self, line: int | None, message: str) -> LayoutFileError:
         return LayoutFileError(self.path, message, line)
@@ -275,9 +294,12 @@ class _Builder:
             problem = endcheck.mismatch_message(end, found)
             if problem is not None:
                 raise self.fail(end.line, problem)
+        self.report("checking", 0.0)
         groups = [self._group(e) for e in entries[0]]
-        devices = [self._device(e) for e in entries[1]]
-        links = [self._link(e) for e in entries[2]]
+        devices = self._items(entries[1], Device, self._device)
+        self.report("checking", 0.3)
+        links = self._items(entries[2], Link, self._link)
+        self.report("building", 0.0)
         ordered = _parents_first(groups, self)
         group_ids = {g.id for g in ordered}
         for device in devices:
@@ -329,6 +351,24 @@ class _Builder:
             self._refused(item, exc)
 
     # ---- entries -------------------------------------------------------------------------
+    def _items(self, entries: list, cls: type, convert: Callable[[_Entry], Any]) -> list:
+        """The model objects of one section: entries converted (checked key by key), objects
+        the fast reader built already (`fastread.direct_*`) taken with their lines."""
+        lines = self.lines
+        out = []
+        for item, line in zip(entries, getattr(entries, "item_lines", ()) or [0] * len(entries),
+                              strict=True):
+            if type(item) is not cls:
+                out.append(convert(item))
+                continue
+            if item.id in lines:
+                raise self.fail(line, f"id {item.id!r} is used twice (first on line "
+                                f"{lines[item.id]}); ids must be unique across groups, "
+                                "devices and links")
+            lines[item.id] = line
+            out.append(item)
+        return out
+
     def _entries(self, doc: _Entry, key: str) -> list[_Entry]:
         value = doc.get(key)
         if value is None:
@@ -337,7 +377,7 @@ class _Builder:
             raise self.fail(doc.line_of(key), f"'{key}' must be a list of mappings (one "
                             f"'- {{id: ...}}' per entry), got {_kind(value)}")
         for index, item in enumerate(value):
-            if not isinstance(item, dict):
+            if not isinstance(item, dict | Device | Link):  # objects: fastread.direct_*
                 raise self.fail(value.item_lines[index], f"each entry of '{key}' must be a "
                                 f"mapping like {{id: ...}}, got {_kind(item)}: {_short(item)}")
         return value

@@ -37,6 +37,13 @@ class Finding:
 
 def check_layout(layout: Layout) -> list[Finding]:
     """All findings for `layout`, errors first, then in object order."""
+    from rackdesigner.model.gcpause import gc_paused
+
+    with gc_paused():  # a pass over the whole design: no heap walks meanwhile (gcpause.py)
+        return _check_layout(layout)
+
+
+def _check_layout(layout: Layout) -> list[Finding]:
     specs = _Specs(layout)
     findings: list[Finding] = []
     findings += _check_models(layout, specs)

@@ -61,6 +61,16 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     `placement`: rank placement, "contiguous" (NCCL/Slurm default), "scattered" or "random".
     `loads_for`: (collective, bytes) whose per-link loads the result lists (None: none).
     """
+    from rackdesigner.model.gcpause import gc_paused
+
+    with gc_paused():  # builds the topology of the whole design: no heap walks meanwhile
+        return _simulate(layout, scope, algorithm=algorithm, pue=pue, p2p=p2p, sharp=sharp,
+                         placement=placement, loads_for=loads_for)
+
+
+def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: str,
+              pue: float | None, p2p: tuple[str, str] | None, sharp: bool | None,
+              placement: str, loads_for: tuple[str, int] | None) -> SimulationResult:
     if algorithm not in ALGORITHM_CHOICES:
         raise SimulationInputError(f"unknown algorithm {algorithm!r} "
                                    f"(choose from {', '.join(ALGORITHM_CHOICES)})")
