@@ -35,10 +35,18 @@ class FailedSet:
 
 
 def marked_failed(layout: Layout) -> tuple[str, ...]:
-    """Ids of the groups, devices and links whose own status is failed (in document order)."""
-    out = [g.id for g in layout.groups() if g.status == FAILED]
-    out += [d.id for d in layout.devices() if d.status == FAILED]
-    out += [k.id for k in layout.links() if k.status == FAILED]
+    """Ids of the groups, devices and links whose own status is failed (in document order).
+
+    The state keeps the set of failed ids itself (`DesignState.failed`), so this costs what
+    is failed, not the size of the design (it runs for every state the views show)."""
+    state = layout.state
+    if not state.failed:
+        return ()
+    out: list[str] = []
+    for items, order in ((state.groups, state.group_order), (state.devices, state.device_order),
+                         (state.links, state.link_order)):
+        mine = [i for i in state.failed if i in items and items[i].status == FAILED]
+        out += sorted(mine, key=order.position)
     return tuple(out)
 
 
@@ -69,10 +77,9 @@ def _closure(layout: Layout, ids: tuple[str, ...]) -> FailedSet:
         racks = {d for d in devices if _is_rack(layout, d)}
         if racks:  # a failed rack takes down what is mounted in it
             devices.update(d.id for d in layout.devices() if d.rack in racks)
-        graph = layout.graph
+        link_ids_of = layout.state.link_ids_of  # incident links, kept by the state
         for dev in devices:
-            for _, _, key in graph.edges(dev, keys=True):
-                links.add(key)
+            links.update(link_ids_of(dev))
     return FailedSet(ids, frozenset(devices), frozenset(links))
 
 

@@ -100,6 +100,10 @@ class Order:
     def __iter__(self) -> Iterator[str]:
         return self._live(self._pos)
 
+    def position(self, item_id: str) -> int:
+        """Where `item_id` stands (comparable within one order; KeyError if absent)."""
+        return self._pos[item_id]
+
 
 class DesignState:
     """One immutable version of a design; build new ones with the `with_*` methods (fields are
@@ -110,6 +114,7 @@ never assigned after `_evolve` returns)."""
         "_cache",
         "device_order",
         "devices",
+        "failed",
         "group_kids",
         "group_members",
         "group_order",
@@ -137,6 +142,7 @@ never assigned after `_evolve` returns)."""
         self.group_members: Map = _EMPTY  # group id -> Map(device id -> None)
         self.group_kids: Map = _EMPTY  # group id -> Map(group id -> None)
         self.port_use: Map = _EMPTY  # device id -> ((port group, ports in use), ...)
+        self.failed: Map = _EMPTY  # id -> None: groups, devices and links marked failed
         self._cache: dict[str, Any] = {}
 
     def _evolve(self, *,
@@ -144,7 +150,8 @@ never assigned after `_evolve` returns)."""
                 unresolved: Any = _KEEP, device_order: Any = _KEEP, link_order: Any = _KEEP,
                 group_order: Any = _KEEP, unresolved_order: Any = _KEEP,
                 links_by_device: Any = _KEEP, group_members: Any = _KEEP,
-                group_kids: Any = _KEEP, port_use: Any = _KEEP) -> DesignState:
+                group_kids: Any = _KEEP, port_use: Any = _KEEP,
+                failed: Any = _KEEP) -> DesignState:
         """A new state with the given fields, sharing every other one. States are never
         changed after this (by convention: plain slots keep this the hot path of every edit)."""
         new = DesignState.__new__(DesignState)
@@ -162,6 +169,7 @@ never assigned after `_evolve` returns)."""
         new.group_members = self.group_members if group_members is _KEEP else group_members
         new.group_kids = self.group_kids if group_kids is _KEEP else group_kids
         new.port_use = self.port_use if port_use is _KEEP else port_use
+        new.failed = self.failed if failed is _KEEP else failed
         new._cache = {}
         return new
 
@@ -242,6 +250,9 @@ never assigned after `_evolve` returns)."""
             if device.group is not None:
                 members = _set_add(members, device.group, device.id)
             changes["group_members"] = members
+        failed = _mark(self.failed, device, old)
+        if failed is not self.failed:
+            changes["failed"] = failed
         return self._evolve(**changes)
 
     def without_device(self, device: Device) -> DesignState:
@@ -253,18 +264,22 @@ never assigned after `_evolve` returns)."""
             changes["port_use"] = self.port_use.delete(device.id)
         if device.group is not None:
             changes["group_members"] = _set_drop(self.group_members, device.group, device.id)
+        if device.id in self.failed:
+            changes["failed"] = self.failed.delete(device.id)
         return self._evolve(**changes)
 
     def with_link(self, link: Link, old: Link | None = None) -> DesignState:
+        failed = _mark(self.failed, link, old)
         if old is not None:
             use = _use(_use(self.port_use, old, -1), link, +1)
-            return self._evolve(links=self.links.set(link.id, link), port_use=use)
+            return self._evolve(links=self.links.set(link.id, link), port_use=use, failed=failed)
         by_device = self.links_by_device
         for device_id in dict.fromkeys((link.a.device, link.b.device)):
             by_device = by_device.set(device_id, (*by_device.get(device_id, ()), link.id))
         return self._evolve(links=self.links.set(link.id, link),
                             link_order=self.link_order.append(link.id),
-                            links_by_device=by_device, port_use=_use(self.port_use, link, +1))
+                            links_by_device=by_device, port_use=_use(self.port_use, link, +1),
+                            failed=failed)
 
     def without_link(self, link: Link) -> DesignState:
         by_device = self.links_by_device
@@ -273,7 +288,8 @@ never assigned after `_evolve` returns)."""
             by_device = by_device.set(device_id, rest) if rest else by_device.delete(device_id)
         return self._evolve(links=self.links.delete(link.id),
                             link_order=self.link_order.remove(link.id),
-                            links_by_device=by_device, port_use=_use(self.port_use, link, -1))
+                            links_by_device=by_device, port_use=_use(self.port_use, link, -1),
+                            failed=_mark(self.failed, None, link))
 
     def with_unresolved(self, link: Link) -> DesignState:
         order = self.unresolved_order
@@ -298,6 +314,9 @@ never assigned after `_evolve` returns)."""
             if group.parent is not None:
                 kids = _set_add(kids, group.parent, group.id)
             changes["group_kids"] = kids
+        failed = _mark(self.failed, group, old)
+        if failed is not self.failed:
+            changes["failed"] = failed
         return self._evolve(**changes)
 
     def without_group(self, group: Group) -> DesignState:
@@ -311,7 +330,8 @@ never assigned after `_evolve` returns)."""
             kids = kids.delete(group.id)
         return self._evolve(groups=self.groups.delete(group.id),
                             group_order=self.group_order.remove(group.id),
-                            group_kids=kids, group_members=members)
+                            group_kids=kids, group_members=members,
+                            failed=_mark(self.failed, None, group))
 
     def with_all(self, groups: list[Group], devices: list[Device],
                  links: list[Link]) -> DesignState:
@@ -356,6 +376,10 @@ never assigned after `_evolve` returns)."""
             changes["port_use"] = old_use.update(
                 {d: _merge_use(old_use.get(d, ()), added) for d, added in use.items()})
             changes["link_order"] = self.link_order.extend([lk.id for lk in links])
+        marked = [item.id for items in (groups, devices, links) for item in items
+                  if item.status != "active"]
+        if marked:
+            changes["failed"] = self.failed.update(dict.fromkeys(marked))
         return self._evolve(**changes) if changes else self
 
     def with_meta(self, meta: Meta) -> DesignState:
@@ -408,6 +432,15 @@ def _use(port_use: Map, link: Link, sign: int) -> Map:
         port_use = port_use.set(end.device, _bump(port_use.get(end.device, ()), end.group,
                                                   sign * link.count))
     return port_use
+
+
+def _mark(failed: Map, new: Any, old: Any) -> Map:
+    """The failed-id set after `old` (or nothing) became `new` (or nothing)."""
+    was = old is not None and old.status != "active"
+    now = new is not None and new.status != "active"
+    if was == now:
+        return failed
+    return failed.set(new.id, None) if now else failed.delete(old.id)
 
 
 def _set_add(sets: Map, key: str, member: str) -> Map:
