@@ -248,9 +248,14 @@ _LINK_LINE = re.compile(
     rf"(?:, cable: ({_ID}))?(?:, length_m: ({_NUM}))?(?:, status: (active|failed))?\}}")
 
 
+#: The words YAML 1.1 reads as booleans or null, in the spellings it accepts (lower, Title,
+#: UPPER); other mixtures ("yEs") are text there and here.
+_SPECIAL_SPELLINGS = frozenset(v for w in _SPECIAL_WORDS for v in (w, w.title(), w.upper()))
+
+
 def _special(*words: str | None) -> bool:
     """Any of `words` a YAML 1.1 boolean or null (read as such, not as text)?"""
-    return any(w is not None and len(w) <= 5 and w.lower() in _SPECIAL_WORDS for w in words)
+    return not _SPECIAL_SPELLINGS.isdisjoint(words)
 
 
 def _number(text: str) -> int | float:

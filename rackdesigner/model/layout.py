@@ -391,10 +391,11 @@ class Layout:
         new_groups: dict[str, Group] = {}
         new_devices: dict[str, Device] = {}
         new_links: dict[str, Link] = {}
+        empty = not (state.devices or state.links or state.groups or state.unresolved)
 
         def taken(item_id: str) -> bool:
-            return (state.has_id(item_id) or item_id in new_groups or item_id in new_devices
-                    or item_id in new_links)
+            return ((not empty and state.has_id(item_id)) or item_id in new_groups
+                    or item_id in new_devices or item_id in new_links)
 
         def refuse(item: Device | Link | Group, message: str) -> None:
             exc = LayoutError(message)
@@ -433,6 +434,9 @@ class Layout:
             new_links[link.id] = link
         self._state = state.with_all(list(new_groups.values()), list(new_devices.values()),
                                      list(new_links.values()))
+        if not self._listeners and not self._recording:  # nobody to tell (a file being read)
+            self.revision += len(new_groups) + len(new_devices) + len(new_links)
+            return
         for group in new_groups.values():
             self._emit(GroupAdded(group))
         for device in new_devices.values():

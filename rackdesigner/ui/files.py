@@ -73,7 +73,7 @@ class FileController(QObject):
 
         A bundled example opens as an untitled copy ("DGX H100 (example)"): Save asks where.
         """
-        from rackdesigner.io import LayoutFileError
+        from rackdesigner.io import LayoutFileError, ReadCancelled
         from rackdesigner.ui.open_progress import OpenProgress
 
         if ask and not self.maybe_save():
@@ -83,6 +83,10 @@ class FileController(QObject):
         with progress:
             try:
                 layout = progress.read(self.catalog)
+            except ReadCancelled:  # Cancel in the progress dialog: the open design stays
+                progress.close()
+                self.status_message(f"Opening {Path(path).name} cancelled")
+                return False
             except LayoutFileError as exc:
                 progress.close()
                 return self._open_failed(path, str(exc))

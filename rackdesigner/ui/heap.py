@@ -8,8 +8,9 @@ objects that survive opening (`gc.freeze()`: the design itself) takes them out o
 collection. When a small design replaces a big one, the frozen objects are unfrozen so the old
 design can be freed, and nothing stays frozen (before, ~95k objects stayed frozen for good).
 
-This is process-wide state, so it lives here, owned by the main window (the composition root),
-and nowhere in a view.
+The window calls it after every view has followed the new document, so what they built for it
+is frozen too. This is process-wide state, so it lives here, owned by the main window (the
+composition root), and nowhere in a view.
 """
 
 from __future__ import annotations
@@ -30,15 +31,18 @@ class HeapSettler:
 
     def on_document_replaced(self, layout: Layout | None) -> None:
         big = layout is not None and layout.device_count() >= self.min_devices
-        if self.frozen:
-            gc.unfreeze()  # let the replaced design go
-            self.frozen = False
+        gc.unfreeze()  # let the replaced design go (also what the open's reader froze)
+        self.frozen = False
         if big:
-            gc.collect()
+            # No gc.collect() first: it walked the whole heap on the GUI thread (1.5 s at 16k
+            # GPUs) and freed little, since the views still hold the replaced design when this
+            # runs (it is freed by reference counting as they let go). Cyclic garbage frozen
+            # here waits for the next document replacement, which unfreezes it.
             gc.freeze()
             self.frozen = True
-            log.debug("froze %d objects for a %d-device design", gc.get_freeze_count(),
-                      layout.device_count())
+            if log.isEnabledFor(logging.DEBUG):  # counting walks the frozen list
+                log.debug("froze %d objects for a %d-device design", gc.get_freeze_count(),
+                          layout.device_count())
 
     def release(self) -> None:
         """Undo the tuning (the window is closing)."""

@@ -218,7 +218,6 @@ class MainWindow(QMainWindow):
         doc = self.document
         # the window's own reaction first: the scene's level of detail depends on the size
         doc.replaced.connect(self._on_document_replaced)
-        doc.replaced.connect(self.heap.on_document_replaced)
         doc.changed.connect(self.scene.on_event)
         doc.replaced.connect(lambda layout: self.scene.set_layout(layout))
         doc.changed.connect(self.inspector.on_model_event)
@@ -254,6 +253,8 @@ class MainWindow(QMainWindow):
         self.racks_panel.selection_requested.connect(self._on_racks_selection)
         self.racks_panel.view.zoom_changed.connect(self._on_view_zoom_changed)
         self.views.currentChanged.connect(lambda _index: self._on_view_zoom_changed(0.0))
+        # last: what every view built for the new design is frozen with it (ui/heap.py)
+        doc.replaced.connect(self.heap.on_document_replaced)
 
     # ---- document ----------------------------------------------------------------------------
     def _set_document(self, layout: Layout, path: Path | None) -> None:

@@ -1,33 +1,44 @@
 """Opening a large layout with progress shown: the file is read on a worker thread while a
-progress dialog names the stage and the seconds spent, then the scene is built.
+progress dialog shows the stage, how far it is and the seconds spent, with Cancel.
 
 Why: a 32,000-GPU design takes seconds to read; a window that freezes without a word looks
-hung. Reading is pure Python on a worker (the GUI thread still gets its share of the GIL, so the
-dialog keeps painting and counting); building the scene has to happen on the GUI thread and is
-announced as its own stage. Small files (under `PROGRESS_ABOVE_BYTES`) open as before, without a
-dialog flashing by. The caller stays synchronous: `read()` returns the layout or raises the
-loader's `LayoutFileError`, exactly as `load_layout` does.
+hung, and a user who picked the wrong file should not have to wait for it. Reading is pure
+Python on a worker; the reader reports its stages (`rackdesigner.io.Progress`: reading the
+lines, checking the objects, building the design) every few thousand lines, and Cancel makes
+the next report raise `ReadCancelled` in the worker, so the open design stays as it was.
+Between reports the GUI thread still gets its share of the GIL, so the dialog keeps painting
+and counting. The views following the new design (the last stage, "drawing") run on the GUI
+thread and cannot be cancelled any more. Small files (under `PROGRESS_ABOVE_BYTES`) open as
+before, without a dialog flashing by. The caller stays synchronous: `read()` returns the layout
+or raises the loader's `LayoutFileError` (or `ReadCancelled`), as `load_layout` does.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
+from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton, QWidget
 
 from rackdesigner.catalog import Catalog
+from rackdesigner.io import ReadCancelled
 from rackdesigner.model import Layout
 
 #: Files at least this large are read with the progress dialog (~2,000 GPUs in the plain form).
 PROGRESS_ABOVE_BYTES = 2_000_000
+#: Where each of the reader's stages sits on the dialog's 0–100 bar (from, to), and its words.
+_STAGES = {"reading": (0, 60, "reading"), "expanding": (60, 70, "expanding node templates"),
+           "checking": (60, 75, "checking"), "building": (75, 85, "building the design")}
+DRAWING_AT = 85  # the views follow the new design (GUI thread) from here to the end
 
 
 class _Relay(QObject):
-    """Lives on the GUI thread; the worker emits through it, so the result arrives queued."""
+    """Lives on the GUI thread; the worker emits through it, so everything arrives queued."""
 
     finished = Signal(object)  # the Layout, or the exception the loader raised
+    progressed = Signal(str, float)  # the reader's stage and how far it is (0..1)
 
     def __init__(self, loop: QEventLoop) -> None:
         super().__init__()
@@ -54,22 +65,30 @@ class OpenProgress:
         limit = PROGRESS_ABOVE_BYTES if threshold is None else threshold
         self.shown = self.size >= limit
         self.stages: list[str] = []
+        self.values: list[int] = []  # every value the bar showed, in order (tests read it)
         self.read_in_worker = False
-        self._dialog: QProgressDialog | None = None
+        self.cancelled = threading.Event()
+        self.dialog: QProgressDialog | None = None
+        self.cancel_button: QPushButton | None = None
         self._timer: QTimer | None = None
         self._stage = ""
+        self._reader_stage = "reading"
         self._start = time.monotonic()
 
     def __enter__(self) -> OpenProgress:
         if self.shown:
             dialog = QProgressDialog(self.parent)
             dialog.setWindowTitle("Opening")
-            dialog.setCancelButton(None)
-            dialog.setRange(0, 0)  # busy: the reader does not report how far it is
+            self.cancel_button = QPushButton("Cancel", dialog)
+            dialog.setCancelButton(self.cancel_button)
+            dialog.setRange(0, 100)
+            dialog.setAutoReset(False)
+            dialog.setAutoClose(False)
             dialog.setMinimumDuration(0)
             dialog.setWindowModality(Qt.WindowModality.WindowModal)
             dialog.setMinimumWidth(420)
-            self._dialog = dialog
+            dialog.canceled.connect(self.cancel)
+            self.dialog = dialog
             self._timer = QTimer(dialog)
             self._timer.setInterval(250)
             self._timer.timeout.connect(self._refresh)
@@ -83,51 +102,94 @@ class OpenProgress:
         """Take the dialog down (before an error message, or when done)."""
         if self._timer is not None:
             self._timer.stop()
-        if self._dialog is not None:
-            self._dialog.reset()
-            self._dialog.deleteLater()
-            self._dialog = None
+        if self.dialog is not None:
+            self.dialog.canceled.disconnect(self.cancel)
+            self.dialog.reset()
+            self.dialog.deleteLater()
+            self.dialog = None
 
-    def stage(self, text: str) -> None:
+    def cancel(self) -> None:
+        """Stop reading (Cancel): the worker stops at its next progress report."""
+        if not self.cancelled.is_set():
+            self.cancelled.set()
+            self.stage("cancelling…")
+
+    def stage(self, text: str, value: int | None = None) -> None:
         """Name what happens next (shown with the seconds since opening began)."""
         self.stages.append(text)
         self._stage = text
+        self._set_value(value)
         self._refresh()
-        if self._dialog is not None:
+        if self.dialog is not None:
             QApplication.processEvents()
 
+    def _set_value(self, value: int | None) -> None:
+        if value is not None and self.dialog is not None and value != self.dialog.value():
+            self.values.append(value)
+            self.dialog.setValue(value)
+
     def _refresh(self) -> None:
-        if self._dialog is not None:
-            self._dialog.setLabelText(f"{self.path.name}: {self._stage} "
-                                      f"({time.monotonic() - self._start:.0f} s)")
+        if self.dialog is not None:
+            self.dialog.setLabelText(f"{self.path.name}: {self._stage} "
+                                     f"({time.monotonic() - self._start:.0f} s)")
+
+    def _on_relay_progressed(self, stage: str, fraction: float) -> None:
+        if self.cancelled.is_set():
+            return
+        low, high, words = _STAGES.get(stage, (0, DRAWING_AT, stage))
+        if stage != self._reader_stage:  # a new stage: named once
+            self._reader_stage = stage
+            if stage != "reading":  # read() named the reading already
+                self.stages.append(f"{words}…")
+                self._stage = f"{words}…"
+        self._set_value(round(low + (high - low) * min(max(fraction, 0.0), 1.0)))
+        self._refresh()
 
     def read(self, catalog: Catalog | None) -> Layout:
-        """The layout, read on a worker thread when the dialog is shown."""
+        """The layout, read on a worker thread when the dialog is shown; `ReadCancelled` when
+        the user cancelled it."""
         from rackdesigner.io import load_layout
 
-        self.stage(f"reading {self.size / 1e6:.0f} MB…" if self.size >= 1e6 else "reading…")
+        self.stage(f"reading {self.size / 1e6:.0f} MB…" if self.size >= 1e6 else "reading…", 0)
         if not self.shown:
             return load_layout(self.path, catalog=catalog)
         loop = QEventLoop()
         relay = _Relay(loop)
-        path = self.path
+        relay.progressed.connect(self._on_relay_progressed)
+        path, cancelled = self.path, self.cancelled
+
+        def report(stage: str, fraction: float) -> None:  # on the worker
+            if cancelled.is_set():
+                raise ReadCancelled
+            relay.progressed.emit(stage, fraction)
 
         def job() -> None:
+            from rackdesigner.model.gcpause import gc_paused
+
             try:
-                value: object = load_layout(path, catalog=catalog)
+                # frozen at the end, on the worker: otherwise the collector's first walk of
+                # the new design (1-2 s at 16k-32k GPUs) falls on whichever thread allocates
+                # next, the GUI thread (ui/heap.py refreezes it once the views follow)
+                with gc_paused(freeze=True):
+                    value: object = load_layout(path, catalog=catalog, progress=report)
             except Exception as exc:  # handed back to the GUI thread and raised there
                 value = exc
             relay.finished.emit(value)
 
         self.read_in_worker = True
-        pool = QThreadPool.globalInstance()
-        pool.start(job)
+        if self.cancelled.is_set():  # cancelled before the worker started
+            raise ReadCancelled
+        QThreadPool.globalInstance().start(job)
         while not relay.outcome:
             loop.exec()
         value = relay.outcome[0]
+        if self.cancelled.is_set():  # even when the read finished meanwhile: the user said no
+            raise ReadCancelled
         if isinstance(value, BaseException):
             raise value
         assert isinstance(value, Layout)
+        if self.cancel_button is not None:
+            self.cancel_button.setEnabled(False)  # the views follow on this thread from here
         self.stage(f"drawing {value.device_count():,} devices and {value.link_count():,} "
-                   "links…")
+                   "links…", DRAWING_AT)
         return value
