@@ -161,3 +161,9 @@ def test_reading_reports_progress_and_can_be_cancelled(catalog):
 
     with pytest.raises(ReadCancelled):
         reader.parse_text(text, "<t>", None, cancel)
+
+
+@pytest.mark.parametrize("text", ["", "\n", "a", "a\n", "\n\nb\n", "ab\ncd\n\nef", "x" * 50])
+def test_lines_split_a_piece_at_a_time_are_the_lines(text):
+    for chunk in (1, 2, 3, 7, 1 << 20):
+        assert list(fastread.split_lines(text, chunk)) == text.split("\n")

@@ -113,8 +113,8 @@ class RemoveItems(Command):
         self._links = [layout.link(lk) for lk in link_ids]
         self._devices = [layout.device(d) for d in device_ids]
         self._groups = [layout.group(g) for g in groups]
-        self._unracked = [d for d in layout.devices()
-                          if d.rack in removed and d.id not in removed]
+        self._unracked = [d for d in layout.devices()  # a scan only when devices go
+                          if d.rack in removed and d.id not in removed] if removed else []
 
     def apply(self, layout: Layout) -> None:
         self._collect(layout)

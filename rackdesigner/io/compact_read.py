@@ -196,10 +196,10 @@ def _read_sections(text: str, path: str, reader,
     doc: dict[str, Any] = {"": top}
     section: list | None = None
     known = (*COMPACT_SECTIONS, *PLAIN_SECTIONS)
-    lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
+    total = text.count("\n") + 1
+    for number, line in enumerate(fastread.split_lines(text), start=1):
         if progress is not None and number % 16384 == 0:
-            progress("reading", number / len(lines))
+            progress("reading", number / total)
         if not line or line.startswith("#") or line.isspace():
             continue
         if line.startswith("- {") and line.endswith("}") and section is not None:

@@ -28,16 +28,16 @@ from contextlib import contextmanager
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False
+_freeze = False
 
 
 @contextmanager
 def gc_paused(freeze: bool = False) -> Iterator[None]:
-    """Hold off the cyclic garbage collector for the block; with `freeze`, what is alive at its
-    end is frozen (see the module docstring). Only the outermost block's `freeze` counts."""
-    global _depth, _was_enabled
+    """Hold off the cyclic garbage collector for the block; with `freeze`, what is alive when
+    the last overlapping pause ends is frozen (see the module docstring)."""
+    global _depth, _was_enabled, _freeze
     with _lock:
-        outermost = _depth == 0
-        if outermost:
+        if _depth == 0:
             _was_enabled = gc.isenabled()
             gc.disable()
         _depth += 1
@@ -46,8 +46,10 @@ def gc_paused(freeze: bool = False) -> Iterator[None]:
     finally:
         with _lock:
             _depth -= 1
+            _freeze = _freeze or freeze
             if _depth == 0:
-                if freeze and outermost:
+                if _freeze:
                     gc.freeze()
+                    _freeze = False
                 if _was_enabled:
                     gc.enable()

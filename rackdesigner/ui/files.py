@@ -117,7 +117,7 @@ class FileController(QObject):
             return True
         self.settings.add_recent(path)
         self.refresh_recent_menu()
-        missing = sorted({d.model for d in layout.devices() if d.model not in layout.catalog})
+        missing = sorted(m for m in layout.index().models() if m not in layout.catalog)
         if missing:  # e.g. someone's own models: the devices stay, marked unknown
             self.status_message(
                 f"Opened {Path(path).name}: {len(missing)} model(s) not in the catalog "
