@@ -172,6 +172,7 @@ class OpenProgress:
                 # next, the GUI thread (ui/heap.py refreezes it once the views follow)
                 with gc_paused(freeze=True):
                     value: object = load_layout(path, catalog=catalog, progress=report)
+                    value.index().counts()  # what the status bar and the open message read
             except Exception as exc:  # handed back to the GUI thread and raised there
                 value = exc
             relay.finished.emit(value)
