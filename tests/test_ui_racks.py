@@ -375,3 +375,37 @@ def test_a_failed_unit_is_greyed_in_the_elevation_and_restore_brings_it_back(qtb
     panel.flush()
     assert not panel.scene.item_for_unit["node-1"].failed
     assert picture() == intact
+
+
+def test_the_elevations_redraw_only_for_edits_they_show(qtbot, tmp_path):
+    """A move on the canvas leaves the elevations as they are; Fail re-marks the unit in place;
+    a new cable (power at both ends' racks) or a unit moved to another U rebuilds them."""
+    from rackdesigner.commands import MoveDevices, RemoveItems
+    from rackdesigner.commands.failures import set_status
+    from rackdesigner.model import Link, PortRef
+
+    window, panel = _racks_window(qtbot, tmp_path)
+    doc, layout = window.document, window.document.layout
+    unit = panel.scene.item_for_unit["node-1"]
+    switch = layout.device("switch-1")
+    doc.push(MoveDevices({"switch-1": (switch.pos, (switch.pos[0] + 80.0, switch.pos[1]))}))
+    assert not panel._timer.isActive()  # nothing to redraw
+    panel.flush()
+    assert panel.scene.item_for_unit["node-1"] is unit
+    doc.push(set_status(layout, ["node-1"], "failed"))
+    panel.flush()
+    assert panel.scene.item_for_unit["node-1"] is unit and unit.failed
+    doc.undo_stack.undo()
+    panel.flush()
+    assert panel.scene.item_for_unit["node-1"] is unit and not unit.failed
+    nic = next(d.id for d in layout.devices() if d.group == "node-1"
+               and any(g.protocol == "infiniband" for g in layout.spec(d.id).ports))
+    group = next(g.name for g in layout.spec(nic).ports if g.protocol == "infiniband")
+    doc.layout.add_link(Link("cable-1", PortRef(nic, group), PortRef("switch-1", "ib")))
+    panel.flush()
+    rebuilt = panel.scene.item_for_unit["node-1"]
+    assert rebuilt is not unit and not rebuilt.failed
+    doc.push(RemoveItems(links=["cable-1"]))
+    doc.push(mount(layout, {"node-1": ("rack-1", 10, "front")}, panel.scene.index))
+    panel.flush()
+    assert panel.scene.item_for_unit["node-1"].unit.u == 10

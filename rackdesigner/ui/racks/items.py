@@ -194,10 +194,21 @@ class UnitItem(QGraphicsItem):
         if not ghost:
             self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(5 if not ghost else 1)
+        self._set_tip()
+
+    def _set_tip(self) -> None:
+        unit = self.unit
         self.setToolTip(f"{unit.label}\n{unit.model_name} ({unit.model}), {unit.height_u}U\n"
                         f"U{unit.u}–U{unit.top}, {unit.face}"
                         + (", liquid-cooled" if unit.cooling == "liquid" else "")
-                        + (" — FAILED" if failed else ""))
+                        + (" — FAILED" if self.failed else ""))
+
+    def set_failed(self, failed: bool) -> None:
+        """Greyed and hatched or not (a Fail / Restore: nothing else about the unit changed)."""
+        if failed != self.failed:
+            self.failed = failed
+            self._set_tip()
+            self.update()
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)

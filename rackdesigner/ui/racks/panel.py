@@ -31,6 +31,7 @@ from rackdesigner.commands.racks import (
     place_unracked,
 )
 from rackdesigner.model import Layout
+from rackdesigner.model.events import DeviceChanged, GroupChanged, LinkChanged, MetaChanged
 from rackdesigner.model.layout import natural_key
 from rackdesigner.ui.racks.floor import FloorScene, FloorView
 from rackdesigner.ui.racks.items import RackItem, UnitItem
@@ -138,7 +139,8 @@ class RacksPanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._on_timer)
+        self._rebuild_pending = False
         self.rear_action.toggled.connect(self._on_rear_toggled)
         self.fit_action.triggered.connect(lambda checked=False: self.fit())
         self.place_action.triggered.connect(lambda checked=False: self.place_unracked_dialog())
@@ -163,19 +165,35 @@ class RacksPanel(QWidget):
         if self.isVisible():
             self.fit()
 
+    # What an edit changes here (`racks_scope`): nothing (a move on the canvas, a link's
+    # status), the failed marks (Fail / Restore), or the elevations (a rebuild).
     def on_model_event(self, event=None) -> None:
+        scope = racks_scope(event)
+        if scope is None:
+            return
+        if scope == FULL:
+            self._rebuild_pending = True
         if self.isVisible():
             self._timer.start()
         else:
             self._dirty = True
 
     def flush(self) -> None:
-        if self._timer.isActive() or (self._dirty and self.isVisible()):
+        if self._timer.isActive():
+            self._on_timer()
+        elif self._dirty and self.isVisible():
             self.refresh()
+
+    def _on_timer(self) -> None:
+        if self._rebuild_pending:
+            self.refresh()
+        else:
+            self._timer.stop()
+            self.scene.refresh_failures()
 
     def refresh(self) -> None:
         self._timer.stop()
-        self._dirty = False
+        self._dirty = self._rebuild_pending = False
         self.scene.rebuild()
         if self.tabs.currentWidget() is self.floor_view:
             self.floor_scene.rebuild()
@@ -328,3 +346,27 @@ class RacksPanel(QWidget):
                 self.view.ensureVisible(chosen[0], 40, 40)
         finally:
             self._syncing = False
+
+
+FULL = "full"
+FAILURES = "failures"
+
+
+def racks_scope(event: object) -> str | None:
+    """What a model event changes in the elevations: None (nothing they show: a position on
+    the canvas, a link's status, a group folded), FAILURES (only which units are failed), or
+    FULL (units, racks, labels, power: rebuild). Unknown events rebuild."""
+    if event is None:
+        return FULL
+    if isinstance(event, MetaChanged):
+        return None
+    if isinstance(event, DeviceChanged | LinkChanged | GroupChanged):
+        old, new = event.old, event.new
+        changed = {f for f in old.__slots__ if getattr(old, f) != getattr(new, f)}
+        ignored = {DeviceChanged: {"pos"}, LinkChanged: {"status"},
+                   GroupChanged: {"collapsed"}}[type(event)]
+        if changed <= ignored:
+            return None
+        if changed <= ignored | {"status"}:
+            return FAILURES
+    return FULL
