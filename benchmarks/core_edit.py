@@ -69,6 +69,8 @@ def main() -> int:
     parser.add_argument("--sus", type=int, default=16, help="SuperPOD SUs when no --file")
     parser.add_argument("--repeat", type=int, default=3, help="edits of each kind (each undone)")
     parser.add_argument("--with-canvas", action="store_true", help="keep the canvas")
+    parser.add_argument("--racks", action="store_true",
+                        help="edit with the Racks tab shown and a device in the Inspector")
     args = parser.parse_args()
     if not args.with_canvas:
         _without_canvas()
@@ -105,7 +107,8 @@ def main() -> int:
     gpus = sum(1 for d in layout.devices() if layout.index().kind(d.id) == "gpu")
     print(f"{layout.meta.name}: {gpus:,} GPUs, {layout.device_count():,} devices, "
           f"{layout.link_count():,} links ({os.path.getsize(path) / 1e6:.1f} MB, "
-          f"canvas {'on' if args.with_canvas else 'left out'})")
+          f"canvas {'on' if args.with_canvas else 'left out'}"
+          f"{', Racks tab shown' if args.racks else ''})")
     print(f"open (read on a worker + views follow): {t_open:7.2f} s; longest GUI stall "
           f"{open_stall * 1000:.0f} ms; stages: {', '.join(window.files.open_progress.stages)}")
     _until(window.problems.findings_changed)
@@ -118,6 +121,11 @@ def main() -> int:
     node = next(g.id for g in layout.groups() if g.kind == "node")
     old, new = switch.pos, (switch.pos[0] + 40.0, switch.pos[1])
     doc = window.document
+    if args.racks:  # the Racks tab follows every edit; the Inspector shows the switch
+        window.views.setCurrentWidget(window.racks_panel)
+        window.racks_panel.flush()
+        window.inspector.show_selection([switch.id], [], [])
+        app.processEvents()
     edits = {
         "move a switch": lambda: doc.push(MoveDevices({switch.id: (old, new)})),
         "delete a cable": lambda: doc.push(RemoveItems(links=[cable])),
