@@ -380,9 +380,8 @@ def test_a_failed_unit_is_greyed_in_the_elevation_and_restore_brings_it_back(qtb
 def test_the_elevations_redraw_only_for_edits_they_show(qtbot, tmp_path):
     """A move on the canvas leaves the elevations as they are; Fail re-marks the unit in place;
     a new cable (power at both ends' racks) or a unit moved to another U rebuilds them."""
-    from rackdesigner.commands import MoveDevices, RemoveItems
+    from rackdesigner.commands import MoveDevices
     from rackdesigner.commands.failures import set_status
-    from rackdesigner.model import Link, PortRef
 
     window, panel = _racks_window(qtbot, tmp_path)
     doc, layout = window.document, window.document.layout
@@ -398,14 +397,61 @@ def test_the_elevations_redraw_only_for_edits_they_show(qtbot, tmp_path):
     doc.undo_stack.undo()
     panel.flush()
     assert panel.scene.item_for_unit["node-1"] is unit and not unit.failed
-    nic = next(d.id for d in layout.devices() if d.group == "node-1"
-               and any(g.protocol == "infiniband" for g in layout.spec(d.id).ports))
-    group = next(g.name for g in layout.spec(nic).ports if g.protocol == "infiniband")
-    doc.layout.add_link(Link("cable-1", PortRef(nic, group), PortRef("switch-1", "ib")))
+    doc.push(mount(layout, {"switch-1": ("rack-2", 1, "front")}, panel.scene.index))
     panel.flush()
-    rebuilt = panel.scene.item_for_unit["node-1"]
-    assert rebuilt is not unit and not rebuilt.failed
+    assert panel.scene.item_for_unit["node-1"] is not unit  # a unit moved: rebuilt
+
+
+def test_a_cable_changes_only_the_power_of_the_racks_at_its_ends(qtbot, tmp_path, catalog):
+    """Optics draw in the racks of both ends: the headers and budget marks follow a cable
+    added, changed or removed as a full rebuild would show them, without one."""
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.commands import AddItems, RemoveItems
+    from rackdesigner.commands.edits import change_link
+    from rackdesigner.model import Link, PortRef
+    from rackdesigner.ui import MainWindow
+
+    layout = Layout(catalog)
+    for i in (1, 2):
+        layout.add_device(Device(f"rack-{i}", "rack-42u", props=(("power_budget_w", 1700.0),)))
+        layout.add_device(Device(f"leaf-{i}", "qm9700", rack=f"rack-{i}", u=1))
+    window = MainWindow(catalog=catalog, settings=QSettings(str(tmp_path / "s.ini"),
+                                                            QSettings.Format.IniFormat))
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window._set_document(layout, None)
+    window.show()
+    window.views.setCurrentWidget(window.racks_panel)
+    panel, doc = window.racks_panel, window.document
+    panel.flush()
+    unit = panel.scene.item_for_unit["leaf-1"]
+    before = panel.scene.item_for_rack["rack-1"].summary.typical_w
+    cable = Link("cable-1", PortRef("leaf-1", "ib"), PortRef("leaf-2", "ib"), 32, "fiber-mm-ndr")
+    doc.push(AddItems(links=[cable]))
+    panel.flush()
+    assert panel.scene.item_for_unit["leaf-1"] is unit  # not rebuilt
+    assert panel.scene.item_for_rack["rack-1"].summary.typical_w > before  # the optics
+    _assert_as_rebuilt(panel)
+    unit = panel.scene.item_for_unit["leaf-1"]
+    doc.push(change_link("cable-1", count=1))
+    panel.flush()
+    assert panel.scene.item_for_unit["leaf-1"] is unit
+    _assert_as_rebuilt(panel)
+    unit = panel.scene.item_for_unit["leaf-1"]
     doc.push(RemoveItems(links=["cable-1"]))
-    doc.push(mount(layout, {"node-1": ("rack-1", 10, "front")}, panel.scene.index))
     panel.flush()
-    assert panel.scene.item_for_unit["node-1"].unit.u == 10
+    assert panel.scene.item_for_unit["leaf-1"] is unit
+    assert panel.scene.item_for_rack["rack-1"].summary.typical_w == pytest.approx(before)
+    _assert_as_rebuilt(panel)
+
+
+def _assert_as_rebuilt(panel) -> None:
+    """The racks' headers (power, budget marks) are what a full rebuild would show."""
+    shown = {r: (i.summary.typical_w, i.summary.max_w, i.problems)
+             for r, i in panel.scene.item_for_rack.items()}
+    panel.refresh()
+    rebuilt = {r: (i.summary.typical_w, i.summary.max_w, i.problems)
+               for r, i in panel.scene.item_for_rack.items()}
+    assert shown.keys() == rebuilt.keys()
+    for rack, (typical, peak, problems) in rebuilt.items():
+        assert shown[rack] == (pytest.approx(typical), pytest.approx(peak), problems)

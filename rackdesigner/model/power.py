@@ -222,6 +222,18 @@ class RackPower:
             out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
         return out
 
+    def rack_draws(self, link: Link) -> list[tuple[str, float, float]]:
+        """(rack, typical W, max W) that `link`'s ends add to their racks: what `draws` counts
+        for this one link (an edit's change to the racks' power, without a pass over all)."""
+        out = []
+        index = self._devices()
+        for draw in self.link_ends(link):
+            entry = index.get(draw.device)
+            if entry is None or entry[0] is None or entry[1] is None or draw.covered:
+                continue  # unknown model, unracked or covered by a system's maximum
+            out.append((entry[1], draw.typical_w, draw.max_w))
+        return out
+
     def draws(self, devices: Iterable[str] | None = None) -> Draws:
         """Per-rack sums and per-model link-end totals, in one pass over devices and links.
 

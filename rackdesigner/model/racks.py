@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Device
+from rackdesigner.model.items import Device, Link
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import RackBudget, RackPower, device_draw, rack_budget
 
@@ -217,6 +217,19 @@ class RackIndex:
         if self._by_rack is None:
             self._by_rack = self._power.by_rack()
         return self._by_rack
+
+    def add_link_power(self, link: Link, sign: int) -> dict[str, tuple[float, float]]:
+        """Count `link` into (sign +1) or out of (-1) the racks' power; the (typical, max) W
+        change per rack (a link edit, followed without recomputing every rack)."""
+        by_rack = self.power_by_rack()
+        changed: dict[str, tuple[float, float]] = {}
+        for rack, typical, peak in self._power.rack_draws(link):
+            t0, m0 = changed.get(rack, (0.0, 0.0))
+            changed[rack] = (t0 + sign * typical, m0 + sign * peak)
+        for rack, (dt, dm) in changed.items():
+            t, m = by_rack.get(rack, (0.0, 0.0))
+            by_rack[rack] = (t + dt, m + dm)
+        return changed
 
     def unracked(self) -> list[Unit]:
         return [u for u in self.units.values() if not u.placed]

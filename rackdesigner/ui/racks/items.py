@@ -79,6 +79,17 @@ class RackItem(QGraphicsItem):
         self.frame_h = summary.height_u * U_PX
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0)
+        self._set_tip()
+
+    def set_summary(self, summary: RackSummary, problems: int) -> None:
+        """New figures for the header (a link edit changed the rack's power)."""
+        self.summary = summary
+        self.problems = problems
+        self._set_tip()
+        self.update()
+
+    def _set_tip(self) -> None:
+        summary, face = self.summary, self.face
         heat = summary.heat_btu_h
         self.setToolTip(
             f"{summary.label} ({summary.model}, {summary.height_u}U, {summary.cooling}-cooled)\n"

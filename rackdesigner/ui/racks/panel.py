@@ -31,9 +31,10 @@ from rackdesigner.commands.racks import (
     place_unracked,
 )
 from rackdesigner.model import Layout
-from rackdesigner.model.events import DeviceChanged, GroupChanged, LinkChanged, MetaChanged
+from rackdesigner.model.items import Link
 from rackdesigner.model.layout import natural_key
 from rackdesigner.ui.racks.floor import FloorScene, FloorView
+from rackdesigner.ui.racks.follow import FULL, LINKS, link_changes, racks_scope
 from rackdesigner.ui.racks.items import RackItem, UnitItem
 from rackdesigner.ui.racks.scene import RacksScene
 from rackdesigner.ui.racks.view import UNIT_MIME, RacksView
@@ -140,7 +141,8 @@ class RacksPanel(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
         self._timer.timeout.connect(self._on_timer)
-        self._rebuild_pending = False
+        self._rebuild_pending = self._failures_pending = False
+        self._link_changes: list[tuple[Link, int]] = []  # (link, +1 added / -1 removed)
         self.rear_action.toggled.connect(self._on_rear_toggled)
         self.fit_action.triggered.connect(lambda checked=False: self.fit())
         self.place_action.triggered.connect(lambda checked=False: self.place_unracked_dialog())
@@ -173,6 +175,10 @@ class RacksPanel(QWidget):
             return
         if scope == FULL:
             self._rebuild_pending = True
+        elif scope == LINKS:
+            self._link_changes.extend(link_changes(event))
+        else:
+            self._failures_pending = True
         if self.isVisible():
             self._timer.start()
         else:
@@ -185,15 +191,23 @@ class RacksPanel(QWidget):
             self.refresh()
 
     def _on_timer(self) -> None:
-        if self._rebuild_pending:
-            self.refresh()
-        else:
-            self._timer.stop()
+        if self._rebuild_pending or (self._link_changes
+                                     and self.tabs.currentWidget() is self.floor_view):
+            self.refresh()  # the floor plan draws the cables: rebuilt with the elevations
+            return
+        self._timer.stop()
+        changes, self._link_changes = self._link_changes, []
+        if changes:
+            self.scene.apply_link_changes(changes)
+            self._floor_dirty = True
+        if self._failures_pending:
+            self._failures_pending = False
             self.scene.refresh_failures()
 
     def refresh(self) -> None:
         self._timer.stop()
-        self._dirty = self._rebuild_pending = False
+        self._dirty = self._rebuild_pending = self._failures_pending = False
+        self._link_changes = []
         self.scene.rebuild()
         if self.tabs.currentWidget() is self.floor_view:
             self.floor_scene.rebuild()
@@ -347,26 +361,3 @@ class RacksPanel(QWidget):
         finally:
             self._syncing = False
 
-
-FULL = "full"
-FAILURES = "failures"
-
-
-def racks_scope(event: object) -> str | None:
-    """What a model event changes in the elevations: None (nothing they show: a position on
-    the canvas, a link's status, a group folded), FAILURES (only which units are failed), or
-    FULL (units, racks, labels, power: rebuild). Unknown events rebuild."""
-    if event is None:
-        return FULL
-    if isinstance(event, MetaChanged):
-        return None
-    if isinstance(event, DeviceChanged | LinkChanged | GroupChanged):
-        old, new = event.old, event.new
-        changed = {f for f in old.__slots__ if getattr(old, f) != getattr(new, f)}
-        ignored = {DeviceChanged: {"pos"}, LinkChanged: {"status"},
-                   GroupChanged: {"collapsed"}}[type(event)]
-        if changed <= ignored:
-            return None
-        if changed <= ignored | {"status"}:
-            return FAILURES
-    return FULL

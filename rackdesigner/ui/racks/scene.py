@@ -8,6 +8,7 @@ and U is, so the view can turn a point into a slot.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
@@ -16,7 +17,9 @@ from PySide6.QtWidgets import QGraphicsScene
 from rackdesigner.generators.cabling import floor_spots
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure
+from rackdesigner.model.items import Link
 from rackdesigner.model.layout import natural_key
+from rackdesigner.model.power import over_budget
 from rackdesigner.model.racks import RackIndex
 from rackdesigner.model.rules import check_racks
 from rackdesigner.ui.racks.items import HEADER_H, RACK_W, SCALE_W, U_PX, RackItem, UnitItem
@@ -62,6 +65,10 @@ class RacksScene(QGraphicsScene):
         summaries = index.summaries()
         findings = [f for f in check_racks(layout, index) if f.code in RACK_PROBLEM_CODES]
         self.problem_units = {o for f in findings for o in f.objects}
+        self.rack_codes = defaultdict(set)  # rack or unit id -> its rack problems' codes
+        for finding in findings:
+            for oid in finding.objects:
+                self.rack_codes[oid].add(finding.code)
         down = closure(layout).devices  # the same failure closure the simulation reads
         if self.per_row:
             order = list(summaries)
@@ -96,6 +103,33 @@ class RacksScene(QGraphicsScene):
             y += tallest + HEADER_H + ROW_GAP
         self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
         self.blockSignals(blocker)
+
+    def apply_link_changes(self, changes: list[tuple[Link, int]]) -> None:
+        """Links added (+1) or removed (-1): only the power of the racks at their ends
+        changes here (cables and optics draw there), with its power-budget mark; the rest
+        of the elevations stays (a rebuild took 1.4 s at 32k GPUs)."""
+        index = self.index
+        if index is None or self.layout is None:
+            return
+        touched: set[str] = set()
+        for link, sign in changes:
+            touched.update(index.add_link_power(link, sign))
+        power = index.power_by_rack()
+        for rack_id in touched:
+            item = self.item_for_rack.get(rack_id)
+            if item is None:
+                continue
+            typical, peak = power.get(rack_id, (0.0, 0.0))
+            summary = replace(item.summary, typical_w=typical, max_w=peak)
+            codes = self.rack_codes[rack_id]
+            codes.discard("rack-power")
+            if over_budget(peak, summary.budget.watts):
+                codes.add("rack-power")
+            if codes:
+                self.problem_units.add(rack_id)
+            else:
+                self.problem_units.discard(rack_id)
+            item.set_summary(summary, int(bool(codes)))
 
     def refresh_failures(self) -> None:
         """Only the failed marks of the units (after a Fail / Restore, which changes nothing
