@@ -51,9 +51,11 @@ def _form(parent: QWidget) -> tuple[QWidget, QFormLayout]:
 
 def _set_combo(combo: QComboBox, items: list[tuple[str, str | None]], current: str | None) -> None:
     with QSignalBlocker(combo):
-        combo.clear()
-        for text, value in items:
-            combo.addItem(text, value)
+        if getattr(combo, "choices_shown", None) != items:  # refill only when they changed
+            combo.clear()  # (5,000 groups at 32k GPUs: 20 ms per refresh)
+            for text, value in items:
+                combo.addItem(text, value)
+            combo.choices_shown = items
         index = combo.findData(current) if current is not None else 0
         combo.setCurrentIndex(max(0, index))
 
