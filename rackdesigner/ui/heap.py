@@ -45,7 +45,6 @@ class HeapSettler:
                           layout.device_count())
 
     def release(self) -> None:
-        """Undo the tuning (the window is closing)."""
-        if self.frozen:
-            gc.unfreeze()
-            self.frozen = False
+        """Undo the tuning (the window is closing): also what workers and the reader froze."""
+        gc.unfreeze()
+        self.frozen = False
