@@ -106,6 +106,17 @@ class CommModel:
         return p.total_max_w * share, p.facility_w * share
 
     # ---- collectives -------------------------------------------------------------------------
+    @property
+    def groups(self) -> GroupCollectives:
+        """The engine's group figures on this design (built once)."""
+        if self._groups is None:
+            self._groups = GroupCollectives(self.layout)
+        return self._groups
+
+    def ids(self, shape: GroupShape) -> list[str]:
+        """The GPU ids of a group of ranks (rank i = the i-th GPU in scope)."""
+        return self._ids(shape)
+
     def point(self, collective: str, shape: GroupShape, size_bytes: float) -> Point | None:
         """The engine's nccl-tests row for `collective` of `size_bytes` over the group."""
         if shape.size <= 1 or size_bytes <= 0:
@@ -114,10 +125,8 @@ class CommModel:
         p = self._points.get(key)
         if p is None:
             ids = self._ids(shape)
-            if self._groups is None:
-                self._groups = GroupCollectives(self.layout)
             try:
-                p = self._groups.point(ids, collective, int(size_bytes))
+                p = self.groups.point(ids, collective, int(size_bytes))
             except GroupError as exc:
                 if "reach" in str(exc):
                     verb = ("cannot reach each other" if len(ids) == 2
