@@ -91,6 +91,22 @@ class ExchangeHeat:
                 "nvlink_links": self.nvlink_links}
 
 
+def parse_workload(text: str) -> tuple[str, ...] | None:
+    """`workload` -> None (every class), `workload:dp` or `workload:tp,pp` -> those classes;
+    None for a text that does not name the workload (a collective); ValueError says the form."""
+    name, _, rest = text.partition(":")
+    if name != "workload":
+        return None
+    if not rest:
+        return CLASSES
+    chosen = tuple(dict.fromkeys(c.strip().upper() for c in rest.split(",") if c.strip()))
+    bad = [c for c in chosen if c not in CLASSES]
+    if bad or not chosen:
+        raise ValueError(f"--heat: expected workload or workload:CLASS[,CLASS] with classes "
+                         f"from {', '.join(c.lower() for c in CLASSES)}, got {text!r}")
+    return chosen
+
+
 def group_starts(job: Any, key: str, n: int) -> list[int]:
     """First rank of every group of `job.groups()[key]` over `n` ranks (Megatron's layout: the
     groups of one shape partition the ranks; PP pairs every stage with the next)."""
@@ -160,7 +176,10 @@ def job_heat(estimator: Estimator, estimate: Estimate,
             name, cls, collective, shape.size, len(members), size, point.algorithm,
             point.busbw_GBps, point.time_us, peak, peak_link, net_count, len(nvl)))
     which = "/".join(c for c in CLASSES if want is None or c in want)
-    label = (f"Link utilisation: {estimate.model.name} {job.label()} ({which} traffic), "
+    degrees = " ".join(f"{k.upper()}{v}" for k, v in (("tp", job.tp), ("pp", job.pp),
+                                                       ("cp", job.cp), ("ep", job.ep),
+                                                       ("dp", job.dp)) if v and v > 1)
+    label = (f"Link utilisation: {estimate.model.name} {degrees or 'DP1'} ({which} traffic), "
              f"busiest exchange per link")
     notes = [ASSUMPTION]
     if not estimate.fits:
@@ -268,4 +287,5 @@ def _nvlink_loads(topo: Topology, members: list[list[str]], collective: str,
 
 
 __all__ = ["ASSUMPTION", "CLASSES", "ExchangeHeat", "JobHeatError", "group_starts", "job_heat",
+           "parse_workload",
            "workload_heat"]
