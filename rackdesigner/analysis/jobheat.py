@@ -206,6 +206,20 @@ def workload_heat(layout: Layout, spec: JobSpec, classes: Iterable[str] | None =
     return job_heat(estimator, estimate, classes), estimate
 
 
+def heat_doc(heat: HeatMap, estimate: Estimate, with_links: bool = True) -> dict[str, Any]:
+    """The job's link loads as JSON (`simulate --link-loads --job`): what ran, how utilisation
+    is defined, each exchange, and (with `with_links`) every loaded link, busiest first."""
+    out: dict[str, Any] = {
+        "traffic": "workload", "model": estimate.model.name, "job": estimate.job.to_dict(),
+        "step_time_s": estimate.step_time_s, "utilisation": ASSUMPTION,
+        "notes": list(heat.notes), "peak_utilisation": round(heat.peak, 4),
+        "exchanges": [x.to_dict() for x in heat.exchanges], "count": len(heat.loads)}
+    if with_links:
+        out["links"] = [dict(x.to_dict(), **{"class": heat.link_class.get(x.link)})
+                        for x in heat.hottest(len(heat.loads))]
+    return out
+
+
 def _keep_busier(into: dict[str, LinkLoad], load: LinkLoad) -> None:
     old = into.get(load.link)
     if old is None or load.load_GBps > old.load_GBps:
@@ -286,6 +300,14 @@ def _nvlink_loads(topo: Topology, members: list[list[str]], collective: str,
     return list(out.values())
 
 
-__all__ = ["ASSUMPTION", "CLASSES", "ExchangeHeat", "JobHeatError", "group_starts", "job_heat",
-           "parse_workload",
-           "workload_heat"]
+__all__ = [
+    "ASSUMPTION",
+    "CLASSES",
+    "ExchangeHeat",
+    "JobHeatError",
+    "group_starts",
+    "heat_doc",
+    "job_heat",
+    "parse_workload",
+    "workload_heat",
+]
