@@ -196,3 +196,38 @@ def test_a_failed_node_draws_no_power_in_its_rack(window):
     after = sum(live.rack_split[rack].values())
     assert after < before
     assert after == pytest.approx(live.result.power.by_rack[rack]["max_w"], rel=1e-6)
+
+
+def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot):
+    panel = window.simulation_panel
+    tab = panel.heat_tab
+    window.heat_action.trigger()
+    panel.flush()
+    tab.collective_combo.setCurrentText("workload (TP/PP/DP/EP)")
+    assert not tab.size_combo.isEnabled()
+    # the Workload tab has not searched for its best layout yet: no job to draw, and it says so
+    assert tab.heat is None and "No workload set" in tab.summary.text()
+    workload = panel.workload
+    workload.layout_combo.setCurrentText("manual")
+    workload.tp.setValue(8)
+    panel.flush()
+    heat = tab.heat
+    assert heat is not None and heat.label and "busiest exchange" in window.scene.heat_title
+    assert {x.cls for x in heat.exchanges} == {"TP", "DP"}
+    classes = {tab.table.topLevelItem(i).text(4) for i in range(tab.table.topLevelItemCount())}
+    assert classes <= {"TP", "DP"} and classes
+    assert "while an exchange runs" in tab.summary.text()  # the definition, stated
+    nvlink = [b for b in window.scene.bundles.values() if b.heat is not None and b.heat >= 0
+              and any(heat.link_class.get(k) == "TP" for k in b.link_ids)]
+    assert nvlink, "TP 8 inside a DGX colours its NVLinks"
+    tab.collective_combo.setCurrentText("workload: DP only")
+    panel.flush()
+    assert set(tab.heat.link_class.values()) == {"DP"}
+    # a job that cannot run here says why instead of a map
+    workload.tp.setValue(3)
+    panel.flush()
+    assert tab.heat is None and "cannot run here" in tab.summary.text()
+    tab.collective_combo.setCurrentText("all_to_all")
+    panel.flush()
+    assert tab.heat.collective == "all_to_all" and tab.size_combo.isEnabled()
+    assert tab.table.topLevelItem(0).text(4) == "all_to_all"

@@ -11,6 +11,9 @@ question on one screen.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -50,7 +53,13 @@ def _seconds(v: float) -> str:
     return f"{v * 1000:,.0f} ms" if v < 1 else f"{v:,.2f} s"
 
 
+NO_JOB = ("No workload set: in the Workload tab choose a model and \"manual\" degrees, or let "
+          "it find the best layout (open the tab); the heat map then draws that job's traffic.")
+
+
 class WorkloadTab(QWidget):
+    job_changed = Signal()  # the job the heat map would draw may have changed
+
     def __init__(self, parent: QWidget | None = None, *, debounce_ms: int | None = None) -> None:
         super().__init__(parent)
         kw = {} if debounce_ms is None else {"debounce_ms": debounce_ms}
@@ -202,6 +211,18 @@ class WorkloadTab(QWidget):
 
     def _on_option_changed(self, *_args) -> None:
         self.live.set_request(self.request())
+        self.job_changed.emit()
+
+    def heat_job(self) -> tuple[WorkloadRequest | None, str]:
+        """The job the heat map draws: the manual degrees, or the best layout found (None and
+        why when the search has not run yet)."""
+        req = self.request()
+        if not req.best:
+            return req, ""
+        est = self.current.estimate if self.current is not None else None
+        if est is None:
+            return None, NO_JOB
+        return replace(req, job=est.job, best=False, model=req.model), ""
 
     def _on_model_combo_activated(self, index: int) -> None:
         if self.model_combo.itemText(index) == LOAD_FILE:
@@ -242,6 +263,7 @@ class WorkloadTab(QWidget):
     def _on_live_result_ready(self, outcome: WorkloadOutcome) -> None:
         self.current = outcome
         self._redraw()
+        self.job_changed.emit()
 
     def pin_baseline(self) -> bool:
         est = self.current.estimate if self.current else None
