@@ -231,3 +231,31 @@ def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot
     panel.flush()
     assert tab.heat.collective == "all_to_all" and tab.size_combo.isEnabled()
     assert tab.table.topLevelItem(0).text(4) == "all_to_all"
+
+
+def test_single_failures_add_the_workload_tab_job_change_when_it_has_one(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    window.single_failures_action.trigger()
+    dialog = window.single_failures_dialog
+    dialog.kind_combo.setCurrentText("node")
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000):
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    header = dialog.table.headerItem()
+    assert "job tokens/s" not in [header.text(i) for i in range(header.columnCount())]
+    assert "Set a job in the Workload tab" in dialog.status.text()
+    workload = window.simulation_panel.workload
+    workload.layout_combo.setCurrentText("manual")
+    workload.tp.setValue(8)
+    workload.gbs.setValue(64)
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000):
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    header = dialog.table.headerItem()
+    labels = [header.text(i) for i in range(header.columnCount())]
+    assert "job tokens/s" in labels and "Llama 3 8B" in dialog.status.text()
+    # a failed node takes half the GPUs: the job (DP from the GPU count) runs at half the rate
+    column = labels.index("job tokens/s")
+    values = [dialog.table.topLevelItem(i).data(column, Qt.ItemDataRole.UserRole)
+              for i in range(dialog.table.topLevelItemCount())]
+    assert values and all(-0.6 < v < -0.4 for v in values)
+    dialog.close()

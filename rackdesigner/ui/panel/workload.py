@@ -32,6 +32,7 @@ from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.workload import Estimate, Job, bundled_ids
+from rackdesigner.workload.jobfile import JobSpec
 
 PARTS = (("compute_s", "compute", "#76b900"), ("tp_exposed_s", "TP", "#1f6fd1"),
          ("cp_exposed_s", "CP", "#8e44ad"), ("ep_exposed_s", "EP", "#0e9aa7"),
@@ -223,6 +224,15 @@ class WorkloadTab(QWidget):
         if est is None:
             return None, NO_JOB
         return replace(req, job=est.job, best=False, model=req.model), ""
+
+    def job_spec(self) -> tuple[JobSpec | None, str]:
+        """The tab's job as a job file would give it (for Analyze ▸ Single Failures), or None
+        and why."""
+        req, why = self.heat_job()
+        if req is None:
+            return None, why
+        group = req.scope if isinstance(req.scope, str) else None
+        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, pue=req.pue), ""
 
     def _on_model_combo_activated(self, index: int) -> None:
         if self.model_combo.itemText(index) == LOAD_FILE:
