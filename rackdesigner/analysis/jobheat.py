@@ -175,7 +175,8 @@ def job_heat(estimator: Estimator, estimate: Estimate,
         summaries.append(ExchangeHeat(
             name, cls, collective, shape.size, len(members), size, point.algorithm,
             point.busbw_GBps, point.time_us, peak, peak_link, net_count, len(nvl)))
-    which = "/".join(c for c in CLASSES if want is None or c in want)
+    asked = "/".join(c for c in CLASSES if want is None or c in want)
+    which = "/".join(c for c in CLASSES if any(x.cls == c for x in summaries)) or asked
     degrees = " ".join(f"{k.upper()}{v}" for k, v in (("tp", job.tp), ("pp", job.pp),
                                                        ("cp", job.cp), ("ep", job.ep),
                                                        ("dp", job.dp)) if v and v > 1)
@@ -186,7 +187,7 @@ def job_heat(estimator: Estimator, estimate: Estimate,
         notes.append("the job does not fit in memory on this design (estimate refused); its "
                      "traffic is drawn as if it ran")
     if not summaries:
-        notes.append(f"the job has no {which} communication on this design (degrees of 1)")
+        notes.append(f"the job has no {asked} communication on this design (degrees of 1)")
     heat = HeatMap("workload", 0, None, None, {k: v[1] for k, v in best.items()}, label=label,
                    link_class={k: v[2] for k, v in best.items()}, exchanges=tuple(summaries),
                    notes=tuple(notes))
