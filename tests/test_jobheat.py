@@ -147,3 +147,20 @@ def test_cli_renders_and_lists_the_job_loads(tmp_path, capsys, tor):
     assert main(["simulate", str(design), "--link-loads", "--job", str(job)]) == 2
     err = capsys.readouterr().err
     assert "cannot run on" in err and "3 does not divide the 32 GPUs" in err
+
+
+def test_a_job_file_is_read_only_when_regular_and_finds_its_model_file_beside_it(tmp_path):
+    import os
+
+    from workload_designs import SMALL_MODEL
+
+    from rackdesigner.workload.jobfile import load_job
+
+    fifo = tmp_path / "job.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="is a FIFO"):
+        load_job(fifo)  # refused at once, never waited on
+    (tmp_path / "small.yaml").write_text(SMALL_MODEL)
+    job = tmp_path / "job.yaml"
+    job.write_text("model: small.yaml\ngbs: 8\n")
+    assert load_job(job).model == str(tmp_path / "small.yaml")

@@ -27,6 +27,7 @@ from rackdesigner.workload.models import resolve_model
 
 DEGREES = ("tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
 CHOICES = {"precision": PRECISIONS, "recompute": RECOMPUTE, "sharding": SHARDING}
+MAX_BYTES = 64 * 1024  # a job file is a dozen lines
 KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, "tokens", "pue")
 
 
@@ -50,11 +51,22 @@ class JobSpec:
 
 def load_job(path: str | Path) -> JobSpec:
     """Read and check a job file (see the module docstring); raises `JobFileError`."""
+    from rackdesigner.io.atomic import NotRegularFileError
+    from rackdesigner.io.regular import FileTooLargeError, read_regular
+
     label = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
+    try:  # a FIFO or device is refused at once, never waited on
+        text = read_regular(path, MAX_BYTES).decode("utf-8")
     except UnicodeDecodeError:
-        raise JobFileError(f"{label}: not a text file (expected a YAML job file)") from None
+        raise JobFileError(f"{label}: not UTF-8 text (expected a YAML job file)") from None
+    except NotRegularFileError as exc:
+        raise JobFileError(f"{label}: is a {exc.kind}, not a job file (give the path of a "
+                           "regular .yaml file)") from None
+    except FileTooLargeError:
+        raise JobFileError(f"{label}: too large for a job file (at most "
+                           f"{MAX_BYTES // 1024} KiB)") from None
+    except IsADirectoryError:
+        raise JobFileError(f"{label}: is a folder, not a job file") from None
     except OSError as exc:
         raise JobFileError(f"{label}: cannot read the job file: {exc.strerror or exc}") from None
     spec = parse_job(text, label)
