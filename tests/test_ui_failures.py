@@ -205,9 +205,13 @@ def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot
     panel.flush()
     tab.collective_combo.setCurrentText("workload (TP/PP/DP/EP)")
     assert not tab.size_combo.isEnabled()
-    # the Workload tab has not searched for its best layout yet: no job to draw, and it says so
-    assert tab.heat is None and "No workload set" in tab.summary.text()
+    # the Workload tab has not searched for its best layout yet: it says so and starts it
+    assert tab.heat is None and "Finding the best layout" in tab.summary.text()
     workload = panel.workload
+    workload.flush()
+    panel.flush()
+    found = workload.current.estimate.job  # the best layout drawn, as the estimate found it
+    assert tab.heat is not None and (found.dp == 1 or f"DP{found.dp}" in tab.heat.label)
     workload.layout_combo.setCurrentText("manual")
     workload.tp.setValue(8)
     panel.flush()

@@ -215,12 +215,13 @@ class LiveSimulation(QObject):
             self._scope = scope
             self.request()
 
-    def set_heat(self, heat: tuple | None) -> None:
+    def set_heat(self, heat: tuple | None, *, immediate: bool = True) -> None:
         """List per-link loads of (collective, bytes) in every result (None: the default), or
-        draw a training job's: ("workload", classes, WorkloadRequest)."""
+        draw a training job's: ("workload", classes, WorkloadRequest). `immediate` False
+        debounces (the job edited in the Workload tab, one spin-box step at a time)."""
         if heat != self._heat:
             self._heat = heat
-            self.request(immediate=True)
+            self.request(immediate=immediate)
 
     def set_options(self, *, algorithm: str | None = None, pue: float | None = None,
                     placement: str | None = None) -> None:

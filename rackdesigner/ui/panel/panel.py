@@ -449,7 +449,7 @@ class SimulationPanel(QWidget):
         if on:
             self.tabs.setCurrentWidget(self.heat_tab)
 
-    def _on_heat_tab_heat_requested(self, traffic) -> None:
+    def _on_heat_tab_heat_requested(self, traffic, immediate: bool = True) -> None:
         self._workload_heat = None
         if traffic is not None and traffic[0] == "workload":  # the Workload tab's job
             req, why = self.workload.heat_job()
@@ -459,14 +459,14 @@ class SimulationPanel(QWidget):
                 self.heat_changed.emit(None)
                 return
             traffic = self._workload_heat = ("workload", traffic[1], req)
-        self.live.set_heat(traffic)
+        self.live.set_heat(traffic, immediate=immediate)
         if traffic is None:
             self.heat_tab.show_heat(None)
             self.heat_changed.emit(None)
 
     def _on_workload_job_changed(self) -> None:
         if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
-            self._on_heat_tab_heat_requested(self.heat_tab.traffic())
+            self._on_heat_tab_heat_requested(self.heat_tab.traffic(), immediate=False)
 
     # ---- compare -----------------------------------------------------------------------------
     def pin_baseline(self) -> bool:

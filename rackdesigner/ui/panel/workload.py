@@ -221,9 +221,13 @@ class WorkloadTab(QWidget):
         if not req.best:
             return req, ""
         est = self.current.estimate if self.current is not None else None
-        if est is None:
-            return None, NO_JOB
-        return replace(req, job=est.job, best=False, model=req.model), ""
+        if est is not None:
+            return replace(req, job=est.job, best=False), ""
+        if self.current is not None and self.current.error and not self.live.job.busy:
+            return None, f"The Workload tab has no job: {self.current.error}"
+        self.live.kick()  # hidden tab: search now; `job_changed` follows with the result
+        return None, (f"Finding the best layout of {req.model} in the Workload tab first… "
+                      f"(or set \"manual\" degrees there). {NO_JOB}")
 
     def job_spec(self) -> tuple[JobSpec | None, str]:
         """The tab's job as a job file would give it (for Analyze ▸ Single Failures), or None
