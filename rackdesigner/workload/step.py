@@ -1,9 +1,12 @@
 """The step-time model: one training iteration of a job on the design's GPUs.
 
-Per micro-batch, the busiest pipeline stage runs its layers forward and backward (twice the
-forward), plus the recomputation the job asks for; GEMMs run at the precision's peak x
-`GEMM_EFFICIENCY`, the attention core at the BF16 peak x `ATTENTION_EFFICIENCY`, memory-bound
-kernels at the HBM bandwidth. Communication times come from the engine (`comm.CommModel`):
+Per micro-batch, the busiest pipeline stage runs its layers forward and backward, plus the
+recomputation the job asks for. Each GEMM of a layer is timed from its shape (`gemm.py`: tile
+and wave quantization over the GPU's SMs at the precision's peak x `GEMM_EFFICIENCY`, bounded by
+its HBM traffic); backward runs each GEMM's input- and weight-gradient GEMMs. The attention core
+runs at the BF16 peak x `ATTENTION_EFFICIENCY` x the share of a wave its thread blocks fill
+(twice that backward), memory-bound kernels at the HBM bandwidth (twice backward).
+Communication times come from the engine (`comm.CommModel`):
 
 - TP with sequence parallelism: per layer 2 all-gathers + 2 reduce-scatters of the micro-batch's
   activations forward and again backward (and again in a full recomputation), exposed;
@@ -25,14 +28,17 @@ time).
 
 from __future__ import annotations
 
+from rackdesigner.workload import gemm as G
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommModel
 from rackdesigner.workload.costs import (
     activation_bytes_per_layer,
     inflight_microbatches,
     layer_costs,
+    layer_gemms,
     layers_per_stage,
     local_params,
+    logits_gemm,
     model_flops_per_step,
     moe_permute_bytes,
     moe_share,
@@ -77,22 +83,31 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     peak = gpu.peak_tflops(job.precision) or gpu.bf16_tflops
     if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak)
-    flops_rate = peak * 1e12 * H.GEMM_EFFICIENCY
-    attn_rate = gpu.bf16_tflops * 1e12 * H.ATTENTION_EFFICIENCY
-    hbm_rate = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
+    dev = G.Device(gpu.sms, peak * 1e12 * H.GEMM_EFFICIENCY,
+                   gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY,
+                   1.0 if job.precision == "fp8" and gpu.fp8_tflops else 2.0)
+    hbm_rate = dev.bytes_per_s
     c = layer_costs(model, job)
     ls = layers_per_stage(model, job)
     elem = ((H.ELEMENTWISE_PASSES / 3.0) * activation_bytes_per_layer(model, job, "selective")
             + moe_permute_bytes(model, job))
-    gemm_f = c.gemm / flops_rate
+    gemms = layer_gemms(model, job)
+    gemm_f = G.forward_s(gemms, dev)
+    gemm_b = G.backward_s(gemms, dev)
+    attn_rate = gpu.bf16_tflops * 1e12 * H.ATTENTION_EFFICIENCY * G.attention_wave_efficiency(
+        job.mbs, model.heads / job.tp, job.seq / job.cp, gpu.sms)
     core_f = c.attn_core / attn_rate
     elem_f = elem / hbm_rate
     layer_f = gemm_f + core_f + elem_f  # forward of one layer, one micro-batch
-    logits_f = c.logits / flops_rate
+    layer_b = gemm_b + 2.0 * (core_f + elem_f)
+    logits = logits_gemm(model, job)
+    logits_f = G.forward_s((logits,), dev)
     fwd = ls * layer_f + logits_f
-    bwd = 2.0 * fwd
+    bwd = ls * layer_b + G.backward_s((logits,), dev)
     recompute = {"none": 0.0, "selective": ls * core_f, "full": ls * layer_f}[job.recompute]
     compute_mb = fwd + bwd + recompute
+    gemm_flops = 3.0 * (ls * sum(x.flops for x in gemms) + logits.flops)
+    gemm_s = ls * (gemm_f + gemm_b) + logits_f + G.backward_s((logits,), dev)
 
     g = job.groups()
     act = H.ACT_BYTES
@@ -160,7 +175,8 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         "optimizer_s": optimizer,
     }
     step = sum(breakdown.values())
-    hw = {"recompute_s": m * recompute}
+    hw = {"recompute_s": m * recompute,
+          "gemm_efficiency": gemm_flops / gemm_s / (peak * 1e12) if gemm_s else 0.0}
     return Estimate(model, job, gpu, mem, step, breakdown, detail,
                     model_flops_per_step(model, job), tokens, peak, hw)
 
