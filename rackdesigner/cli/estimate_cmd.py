@@ -135,6 +135,8 @@ def report(e) -> str:
              f"{job.label()}, batch {job.gbs} x {job.seq} tokens, {job.precision}"]
     for m in d["messages"]:
         lines.append(f"  ! {m}")
+    from rackdesigner.workload.hardware import GEMM_EFFICIENCY
+
     mem = e.memory
     lines.append(f"memory per GPU: {mem.total_GB:,.1f} / {mem.hbm_GB:g} GB (weights "
                  f"{mem.weights_GB:,.1f}, gradients {mem.gradients_GB:,.1f}, optimizer "
@@ -147,6 +149,8 @@ def report(e) -> str:
         f"tokens/s:       {d['tokens_per_s']:,.0f} ({d['tokens_per_s_per_gpu']:,.0f} per GPU)",
         f"model TFLOP/s:  {d['model_tflops_per_gpu']:,.0f} per GPU, MFU {e.mfu:.1%} of "
         f"{e.peak_tflops:g} TFLOPS {job.precision}",
+        f"GEMMs:          {e.hardware.get('gemm_efficiency', 0.0):.0%} of peak on average "
+        f"(ceiling {GEMM_EFFICIENCY:.0%}: partial tiles and waves, HBM-bound shapes)",
         f"energy:         {d['energy_kWh_per_step']:,.3f} kWh per step "
         f"({e.power_w[1] / 1000:,.0f} kW facility)",
     ]

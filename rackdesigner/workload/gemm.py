@@ -69,9 +69,9 @@ class Device:
     out_bytes: float = 2.0  # bytes per output element (bf16)
 
 
-def tiles(m: float, n: float, tile: tuple[int, int] = TILE) -> int:
+def tiles(m: float, n: float) -> int:
     """Output tiles of an m x n result in the orientation that leaves fewer of them."""
-    a, b = tile
+    a, b = TILE
     return min(math.ceil(m / a) * math.ceil(n / b), math.ceil(m / b) * math.ceil(n / a))
 
 

@@ -123,6 +123,7 @@ class Estimate:
             "tokens_per_s_per_gpu": _r(tps / self.gpus) if tps else None,
             "model_tflops_per_gpu": _r(self.model_flops / t / self.gpus / 1e12) if t else None,
             "mfu": _r(self.mfu, 3),
+            "gemm_efficiency": _r(self.hardware.get("gemm_efficiency"), 3) if t else None,
             "peak_tflops_per_gpu": self.peak_tflops,
             "breakdown": {k: _r(self.breakdown.get(k, 0.0)) if t else None
                           for k in BREAKDOWN_KEYS},
