@@ -28,6 +28,8 @@ time).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rackdesigner.workload import gemm as G
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommModel
@@ -83,31 +85,26 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     peak = gpu.peak_tflops(job.precision) or gpu.bf16_tflops
     if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak)
-    dev = G.Device(gpu.sms, peak * 1e12 * H.GEMM_EFFICIENCY,
-                   gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY,
-                   1.0 if job.precision == "fp8" and gpu.fp8_tflops else 2.0)
-    hbm_rate = dev.bytes_per_s
+    gemm_f, gemm_b, logits_f, logits_b, gemm_flops = _gemm_times(
+        model, Job(tp=job.tp, cp=job.cp, ep=job.ep, mbs=job.mbs, seq=job.seq,
+                   precision=job.precision), gpu)
+    hbm_rate = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
     c = layer_costs(model, job)
     ls = layers_per_stage(model, job)
     elem = ((H.ELEMENTWISE_PASSES / 3.0) * activation_bytes_per_layer(model, job, "selective")
             + moe_permute_bytes(model, job))
-    gemms = layer_gemms(model, job)
-    gemm_f = G.forward_s(gemms, dev)
-    gemm_b = G.backward_s(gemms, dev)
     attn_rate = gpu.bf16_tflops * 1e12 * H.ATTENTION_EFFICIENCY * G.attention_wave_efficiency(
         job.mbs, model.heads / job.tp, job.seq / job.cp, gpu.sms)
     core_f = c.attn_core / attn_rate
     elem_f = elem / hbm_rate
     layer_f = gemm_f + core_f + elem_f  # forward of one layer, one micro-batch
     layer_b = gemm_b + 2.0 * (core_f + elem_f)
-    logits = logits_gemm(model, job)
-    logits_f = G.forward_s((logits,), dev)
     fwd = ls * layer_f + logits_f
-    bwd = ls * layer_b + G.backward_s((logits,), dev)
+    bwd = ls * layer_b + logits_b
     recompute = {"none": 0.0, "selective": ls * core_f, "full": ls * layer_f}[job.recompute]
     compute_mb = fwd + bwd + recompute
-    gemm_flops = 3.0 * (ls * sum(x.flops for x in gemms) + logits.flops)
-    gemm_s = ls * (gemm_f + gemm_b) + logits_f + G.backward_s((logits,), dev)
+    gemm_s = ls * (gemm_f + gemm_b) + logits_f + logits_b
+    gemm_flops = ls * gemm_flops[0] + gemm_flops[1]
 
     g = job.groups()
     act = H.ACT_BYTES
@@ -179,6 +176,23 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
           "gemm_efficiency": gemm_flops / gemm_s / (peak * 1e12) if gemm_s else 0.0}
     return Estimate(model, job, gpu, mem, step, breakdown, detail,
                     model_flops_per_step(model, job), tokens, peak, hw)
+
+
+@lru_cache(maxsize=4096)
+def _gemm_times(model: ModelSpec, shape: Job, gpu: H.GpuCompute
+                ) -> tuple[float, float, float, float, tuple[float, float]]:
+    """Forward and backward GEMM time of one average layer and of the output layer, for one
+    micro-batch, and their FLOPs (forward + backward) — all that depends on the GEMM shapes
+    (`shape` carries the degrees, batch, sequence and precision; cached across a search)."""
+    peak = gpu.peak_tflops(shape.precision) or gpu.bf16_tflops
+    dev = G.Device(gpu.sms, peak * 1e12 * H.GEMM_EFFICIENCY,
+                   gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY,
+                   1.0 if shape.precision == "fp8" and gpu.fp8_tflops else 2.0)
+    gemms = layer_gemms(model, shape)
+    logits = (logits_gemm(model, shape),)
+    flops = (3.0 * sum(x.flops for x in gemms), 3.0 * logits[0].flops)
+    return (G.forward_s(gemms, dev), G.backward_s(gemms, dev), G.forward_s(logits, dev),
+            G.backward_s(logits, dev), flops)
 
 
 def _dp_exposed(job: Job, params: float, group: str, coll, fwd: float, bwd: float,
