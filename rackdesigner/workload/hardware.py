@@ -97,6 +97,8 @@ ACT_BYTES = 2
 ASSUMPTIONS = (
     GEMM_SOURCE,
     ATTENTION_SOURCE,
+    "GEMM HBM traffic: inputs and output once; weight gradients accumulate into fp32 main "
+    "gradients (read and written: Megatron's gradient-accumulation fusion; model assumption)",
     "memory-bound kernels: 3 passes over the stored activations, and MoE dispatch/combine "
     "copies, at 90 % of HBM bandwidth (model assumption)",
     "TP/SP, EP all-to-all and 1F1B pipeline sends are not overlapped with compute; CP ring "
