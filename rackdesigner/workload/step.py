@@ -85,7 +85,7 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     peak = gpu.peak_tflops(job.precision) or gpu.bf16_tflops
     if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak)
-    gemm_f, gemm_b, logits_f, logits_b, gemm_flops = _gemm_times(
+    gemm_f, gemm_b, logits_f, logits_b, (layer_flops, logits_flops) = _gemm_times(
         model, Job(tp=job.tp, cp=job.cp, ep=job.ep, mbs=job.mbs, seq=job.seq,
                    precision=job.precision), gpu)
     hbm_rate = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
@@ -104,7 +104,7 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     recompute = {"none": 0.0, "selective": ls * core_f, "full": ls * layer_f}[job.recompute]
     compute_mb = fwd + bwd + recompute
     gemm_s = ls * (gemm_f + gemm_b) + logits_f + logits_b
-    gemm_flops = ls * gemm_flops[0] + gemm_flops[1]
+    gemm_flops = ls * layer_flops + logits_flops  # forward + backward, one micro-batch
 
     g = job.groups()
     act = H.ACT_BYTES
