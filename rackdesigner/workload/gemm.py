@@ -115,6 +115,29 @@ def backward_s(gemms: Iterable[Gemm], dev: Device) -> float:
                for g in gemms)
 
 
+def profile(g: Gemm, dev: Device, out_bytes: float | None = None) -> dict[str, object]:
+    """What one GEMM costs and why, for reports: its shape, tiles and waves, what bounds it and
+    the share of the ceiling it reaches."""
+    math_s, hbm_s = compute_time_s(g, dev), memory_time_s(g, dev, out_bytes)
+    t = max(math_s, hbm_s)
+    ideal = 2.0 * g.m * g.n * g.k * g.groups / dev.flops_per_s
+    return {"gemm": g.name, "m": round(g.m), "n": round(g.n), "k": round(g.k),
+            "groups": g.groups, "tiles": g.groups * tiles(g.m, g.n),
+            "waves": waves(g.m, g.n, dev.sms, g.groups),
+            "bound": "hbm" if hbm_s > math_s else "math",
+            "time_us": round(g.count * t * 1e6, 2),
+            "of_ceiling": round(ideal / t, 3) if t else 0.0}
+
+
+def profiles(gemms: Iterable[Gemm], dev: Device) -> list[dict[str, object]]:
+    """`profile` of every GEMM and of its two backward GEMMs."""
+    out = []
+    for g in gemms:
+        out += [profile(g, dev), profile(g.dgrad(), dev),
+                profile(g.wgrad(), dev, WGRAD_OUT_BYTES)]
+    return out
+
+
 def attention_wave_efficiency(batch: int, heads: float, q_rows: float, sms: int) -> float:
     """Share of the SMs' wave slots the FlashAttention thread blocks fill: one block per 128
     query rows per head per sequence (1.0 when they fill whole waves)."""
@@ -126,4 +149,4 @@ def attention_wave_efficiency(batch: int, heads: float, q_rows: float, sms: int)
 
 __all__ = ["ATTENTION_BLOCK", "TILE", "WGRAD_OUT_BYTES", "Device", "Gemm",
            "attention_wave_efficiency", "backward_s", "compute_time_s", "forward_s",
-           "gemm_time_s", "memory_time_s", "tiles", "waves"]
+           "gemm_time_s", "memory_time_s", "profile", "profiles", "tiles", "waves"]

@@ -85,9 +85,10 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     peak = gpu.peak_tflops(job.precision) or gpu.bf16_tflops
     if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak)
+    shape = Job(tp=job.tp, cp=job.cp, ep=job.ep, mbs=job.mbs, seq=job.seq,
+                precision=job.precision)
     gemm_f, gemm_b, logits_f, logits_b, (layer_flops, logits_flops) = _gemm_times(
-        model, Job(tp=job.tp, cp=job.cp, ep=job.ep, mbs=job.mbs, seq=job.seq,
-                   precision=job.precision), gpu)
+        model, shape, gpu)
     hbm_rate = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
     c = layer_costs(model, job)
     ls = layers_per_stage(model, job)
@@ -175,7 +176,8 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     hw = {"recompute_s": m * recompute,
           "gemm_efficiency": gemm_flops / gemm_s / (peak * 1e12) if gemm_s else 0.0}
     return Estimate(model, job, gpu, mem, step, breakdown, detail,
-                    model_flops_per_step(model, job), tokens, peak, hw)
+                    model_flops_per_step(model, job), tokens, peak, hw,
+                    gemms=gemm_profiles(model, shape, gpu))
 
 
 @lru_cache(maxsize=4096)
@@ -184,15 +186,29 @@ def _gemm_times(model: ModelSpec, shape: Job, gpu: H.GpuCompute
     """Forward and backward GEMM time of one average layer and of the output layer, for one
     micro-batch, and their FLOPs (forward + backward) — all that depends on the GEMM shapes
     (`shape` carries the degrees, batch, sequence and precision; cached across a search)."""
-    peak = gpu.peak_tflops(shape.precision) or gpu.bf16_tflops
-    dev = G.Device(gpu.sms, peak * 1e12 * H.GEMM_EFFICIENCY,
-                   gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY,
-                   1.0 if shape.precision == "fp8" and gpu.fp8_tflops else 2.0)
+    dev = _device(gpu, shape.precision)
     gemms = layer_gemms(model, shape)
     logits = (logits_gemm(model, shape),)
     flops = (3.0 * sum(x.flops for x in gemms), 3.0 * logits[0].flops)
     return (G.forward_s(gemms, dev), G.backward_s(gemms, dev), G.forward_s(logits, dev),
             G.backward_s(logits, dev), flops)
+
+
+def _device(gpu: H.GpuCompute, precision: str) -> G.Device:
+    peak = gpu.peak_tflops(precision) or gpu.bf16_tflops
+    return G.Device(gpu.sms, peak * 1e12 * H.GEMM_EFFICIENCY,
+                    gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY,
+                    1.0 if precision == "fp8" and gpu.fp8_tflops else 2.0)
+
+
+@lru_cache(maxsize=1024)
+def gemm_profiles(model: ModelSpec, job: Job, gpu: H.GpuCompute) -> tuple[dict, ...]:
+    """Every GEMM of one average layer (`per: layer`; forward, input and weight gradient) and of
+    the output layer (`per: stage`, on the last pipeline stage) for one micro-batch on one GPU:
+    shape, tiles, waves, bound and share of the ceiling (`gemm.profile`)."""
+    dev = _device(gpu, job.precision)
+    return tuple([{**p, "per": "layer"} for p in G.profiles(layer_gemms(model, job), dev)]
+                 + [{**p, "per": "stage"} for p in G.profiles((logits_gemm(model, job),), dev)])
 
 
 def _dp_exposed(job: Job, params: float, group: str, coll, fwd: float, bwd: float,
@@ -215,4 +231,4 @@ def _dp_exposed(job: Job, params: float, group: str, coll, fwd: float, bwd: floa
     return max(bucket * ar, ar - bwd)
 
 
-__all__ = ["estimate_job", "memory_per_gpu"]
+__all__ = ["estimate_job", "gemm_profiles", "memory_per_gpu"]
