@@ -53,7 +53,8 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
 
     M is the micro-batch's tokens on a CP rank (sequence parallelism gathers the TP group's
     tokens before each column-parallel GEMM); TP splits the output of the column-parallel GEMMs
-    (QKV, fc1) and the inner dimension of the row-parallel ones (projection, fc2). An MoE
+    (QKV, fc1) and the inner dimension of the row-parallel ones (projection, fc2); the
+    replicated ones (router, MLA's down-projections) run on the rank's own tokens / TP. An MoE
     layer's local experts (experts / EP, each with its share of the EP group's routed tokens)
     run as one grouped GEMM. `count` weighs dense-MLP and MoE GEMMs by their share of the
     layers. Their FLOPs add up to `layer_costs(...).gemm`."""
@@ -64,9 +65,9 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
     if model.mla:
         a = model.mla
         qk = a.qk_nope_head_dim + a.qk_rope_head_dim
-        out += [Gemm("q_down", m, a.q_lora_rank / t, h),
+        out += [Gemm("q_down", m / t, a.q_lora_rank, h),  # replicated: SP-local tokens
                 Gemm("q_up", m, model.heads * qk / t, a.q_lora_rank),
-                Gemm("kv_down", m, (a.kv_lora_rank + a.qk_rope_head_dim) / t, h),
+                Gemm("kv_down", m / t, a.kv_lora_rank + a.qk_rope_head_dim, h),
                 Gemm("kv_up", m, model.heads * (a.qk_nope_head_dim + a.v_head_dim) / t,
                      a.kv_lora_rank),
                 Gemm("proj", m, h, model.heads * a.v_head_dim / t)]
@@ -85,7 +86,7 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
         out += mlp("mlp", model.ffn_hidden, 1.0 - share)
     if model.moe:
         e = model.moe
-        out.append(Gemm("router", m, e.experts / t, h, 1, share))
+        out.append(Gemm("router", m / t, e.experts, h, 1, share))  # on SP-local tokens
         if e.shared_experts:
             out += mlp("shared", e.shared_experts * e.expert_ffn_hidden, share)
         local = max(1, e.experts // job.ep)
