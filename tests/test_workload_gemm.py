@@ -4,9 +4,13 @@ model over more GPUs makes each of them slower per FLOP."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from rackdesigner.cli import main
 from rackdesigner.generators import generate
+from rackdesigner.io import save_layout
 from rackdesigner.workload import estimate, resolve_model
 from rackdesigner.workload import gemm as G
 from rackdesigner.workload import hardware as H
@@ -97,3 +101,21 @@ def test_attention_blocks_that_do_not_fill_a_wave_waste_the_rest():
     assert full == pytest.approx(1.0)
     one_head = G.attention_wave_efficiency(1, 1, 2048, 108)  # 16 blocks on 108 SMs
     assert one_head == pytest.approx(16 / 108)
+
+
+def test_the_report_names_the_gemms_furthest_below_the_ceiling_and_why(tmp_path, capsys):
+    path = tmp_path / "node.yaml"
+    save_layout(generate("dgx-h100"), path)
+    args = ["estimate", str(path), "--model", "llama3-8b", "--tp", "8", "--gbs", "64"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "furthest below it" in text and "waves, run as" in text
+    assert main([*args, "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    gemms = {g["gemm"]: g for g in d["gemms"]}
+    assert {"qkv", "qkv.dgrad", "qkv.wgrad", "logits"} <= set(gemms)
+    assert all(0 < g["of_ceiling"] <= 1.0 and g["bound"] in ("math", "hbm")
+               for g in d["gemms"])
+    # TP 8 leaves the projection's weight gradient (512 x 4,096 outputs) half a wave of tiles
+    assert gemms["proj.wgrad"]["waves"] == 1 and gemms["proj.wgrad"]["of_ceiling"] < 0.6
+    assert d["gemm_efficiency"] < 0.8
