@@ -32,6 +32,7 @@ from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.workload import Estimate, Job, bundled_ids
+from rackdesigner.workload.hardware import GEMM_EFFICIENCY
 from rackdesigner.workload.jobfile import JobSpec
 
 PARTS = (("compute_s", "compute", "#76b900"), ("tp_exposed_s", "TP", "#1f6fd1"),
@@ -328,6 +329,13 @@ class WorkloadTab(QWidget):
                 color = TEXT_DIM if abs(ratio) < 0.005 else UP if better else DOWN
                 text += f" <span style='color:{color}; font-size:8pt'>({ratio:+.0%})</span>"
             self.figure_labels[key].setText(text)
+        gemm = est.hardware.get("gemm_efficiency") if timed else None
+        self.figure_labels["mfu"].setToolTip(
+            "Model FLOPs per second / the GPU's dense peak."
+            + (f" The step's GEMMs run at {gemm:.0%} of peak on average (ceiling "
+               f"{GEMM_EFFICIENCY:.0%}: small or "
+               "heavily sharded GEMMs lose partial tiles and waves of SMs, thin ones wait on "
+               "HBM; docs/workload.md)" if gemm else ""))
         rows = [(est, f"this design ({est.gpus} × {est.gpu.model})")] if timed else []
         if reference is not None and reference.step_time_s is not None:
             b = reference
