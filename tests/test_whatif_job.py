@@ -79,3 +79,28 @@ def test_cli_whatif_with_a_job(tmp_path, capsys, tor):
     job.write_text("model: llama3-8b\ntp: 3\ngbs: 64\n")
     assert main(["whatif", str(design), "--each", "spine", "--job", str(job)]) == 2
     assert "cannot run on the intact design" in capsys.readouterr().err
+
+
+def test_a_failure_outside_rank_0s_groups_still_slows_the_job():
+    # two NVL72 racks, TP 8 groups in both: a switch tray of the second rack fails, so only
+    # that rack's TP groups lose NVLink capacity — the step waits for them, not for rank 0's
+    from rackdesigner.generators import generate
+    from rackdesigner.model.failures import closure, degraded
+    from rackdesigner.workload.comm import CommModel
+
+    racks = generate("superpod", system="gb200-nvl72", racks=2)
+    whatif = WhatIf(racks, job=JobSpec("llama3-70b", Job(tp=8, gbs=144)))
+    tray = "nvl72-2.switch_tray0"
+    impact = whatif.scenario([tray])
+    assert impact.job_delta["step_time_s"] > 0.005
+    assert impact.job_delta["tokens_per_s"] < 0
+    # the intact design is symmetric: one group simulated per shape; the degraded one adds
+    # a group for the rack that lost its tray
+    shape = Job(tp=8, gbs=144).groups()["tp"]
+    intact = CommModel(racks, CommModel.layout_gpus(racks))
+    assert len(intact.distinct_groups(shape)) == 1
+    broken = degraded(racks, closure(racks, (tray,)))
+    after = CommModel(broken, CommModel.layout_gpus(broken))
+    groups = after.distinct_groups(shape)
+    assert len(groups) == 2 and groups[0].start == 0
+    assert after.ids(groups[1])[0].startswith("nvl72-2.")
