@@ -56,3 +56,35 @@ def test_a_freeze_asked_by_any_pause_happens_when_the_last_one_ends():
         assert gc.get_freeze_count() == 0  # asked once, done once
     finally:
         gc.unfreeze()
+
+
+def test_a_worker_run_on_a_large_design_gives_the_collector_back(qtbot, catalog):
+    """Runs hold the collector off and freeze what they leave on large designs; after the
+    run (even one that failed) the collector runs again as before."""
+    from rackdesigner.generators import generate
+    from rackdesigner.ui.jobs import FREEZE_MIN_DEVICES, BackgroundJob
+
+    layout = generate("superpod", system="dgx-h100", sus=2, catalog=catalog)
+    assert layout.device_count() >= FREEZE_MIN_DEVICES
+    seen: list[bool] = []
+
+    def work(snapshot, params):
+        seen.append(gc.isenabled())
+        if params == "fail":
+            raise RuntimeError("a bug in the work")
+        return snapshot.index().counts()
+
+    gc.unfreeze()
+    try:
+        for params in (None, "fail"):
+            job = BackgroundJob(work, debounce_ms=0)
+            job.set_layout(layout)
+            job.set_params(params)
+            job.request(immediate=True)
+            result = job.flush()
+            assert result is not None and result.ok == (params is None)
+            job.close()
+        assert seen == [False, False] and gc.isenabled()
+        assert gc.get_freeze_count() > 0  # the run's index: out of later collections
+    finally:
+        gc.unfreeze()
