@@ -20,15 +20,14 @@ state on first use, so every reader of one state sees the same answer.
 
 from __future__ import annotations
 
-import threading
 import weakref
 from collections.abc import Iterator
-from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from immutables import Map
 
 from rackdesigner.model.items import Device, Group, Link, Meta
+from rackdesigner.model.order import Order
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -38,71 +37,6 @@ if TYPE_CHECKING:
 
 _EMPTY: Map = Map()
 _KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
-_APPEND_LOCK = threading.Lock()
-
-
-class Order:
-    """A persistent insertion order of ids (see the module docstring)."""
-
-    __slots__ = ("_buf", "_n", "_pos")
-
-    def __init__(self, buf: list[str] | None = None, n: int = 0, pos: Map = _EMPTY) -> None:
-        self._buf = buf if buf is not None else []
-        self._n = n
-        self._pos = pos
-
-    def __len__(self) -> int:
-        return len(self._pos)
-
-    def __contains__(self, item_id: object) -> bool:
-        return item_id in self._pos
-
-    def append(self, item_id: str) -> Order:
-        with _APPEND_LOCK:  # two documents sharing a buffer may append from two threads
-            buf = self._buf
-            if len(buf) != self._n:  # a newer state owns the tail: branch off our prefix
-                buf = buf[:self._n]
-            buf.append(item_id)
-        return Order(buf, self._n + 1, self._pos.set(item_id, self._n))
-
-    def extend(self, item_ids: list[str]) -> Order:
-        if not item_ids:
-            return self
-        with _APPEND_LOCK:
-            buf = self._buf
-            if len(buf) != self._n:
-                buf = buf[:self._n]
-            buf.extend(item_ids)
-        positions = zip(item_ids, range(self._n, self._n + len(item_ids)), strict=True)
-        pos = self._pos.update(positions) if len(self._pos) else Map(positions)
-        return Order(buf, self._n + len(item_ids), pos)
-
-    def remove(self, item_id: str) -> Order:
-        pos = self._pos.delete(item_id)
-        if self._n - len(pos) > max(64, len(pos)):  # mostly tombstones: compact
-            return Order.of(self._live(pos))
-        return Order(self._buf, self._n, pos)
-
-    @classmethod
-    def of(cls, ids: Iterator[str] | list[str]) -> Order:
-        buf = list(ids)
-        return cls(buf, len(buf), Map(zip(buf, range(len(buf)), strict=True)))
-
-    def _live(self, pos: Map) -> Iterator[str]:
-        if len(pos) == self._n:  # no tombstones: the buffer prefix is the order
-            yield from islice(self._buf, self._n)
-            return
-        get = pos.get
-        for i, item_id in enumerate(islice(self._buf, self._n)):
-            if get(item_id) == i:
-                yield item_id
-
-    def __iter__(self) -> Iterator[str]:
-        return self._live(self._pos)
-
-    def position(self, item_id: str) -> int:
-        """Where `item_id` stands (comparable within one order; KeyError if absent)."""
-        return self._pos[item_id]
 
 
 class DesignState:
