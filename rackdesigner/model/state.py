@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from immutables import Map
 
 from rackdesigner.model.items import Device, Group, Link, Meta
-from rackdesigner.model.order import Order
+from rackdesigner.model.order import Order, bulk_update
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -279,7 +279,7 @@ never assigned after `_evolve` returns)."""
             for group in groups:
                 if group.parent is not None:
                     kids.setdefault(group.parent, []).append(group.id)
-            changes["groups"] = self.groups.update({g.id: g for g in groups})
+            changes["groups"] = bulk_update(self.groups, ((g.id, g) for g in groups))
             changes["group_kids"] = _sets_add(self.group_kids, kids)
             changes["group_order"] = self.group_order.extend([g.id for g in groups])
         if devices:
@@ -287,7 +287,7 @@ never assigned after `_evolve` returns)."""
             for device in devices:
                 if device.group is not None:
                     members.setdefault(device.group, []).append(device.id)
-            changes["devices"] = self.devices.update({d.id: d for d in devices})
+            changes["devices"] = bulk_update(self.devices, ((d.id, d) for d in devices))
             changes["group_members"] = _sets_add(self.group_members, members)
             changes["device_order"] = self.device_order.extend([d.id for d in devices])
         if links:
@@ -304,16 +304,16 @@ never assigned after `_evolve` returns)."""
                         groups_of = use[end.device] = {}
                     groups_of[end.group] = groups_of.get(end.group, 0) + link.count
             old_by, old_use = self.links_by_device, self.port_use
-            changes["links"] = self.links.update({lk.id: lk for lk in links})
-            changes["links_by_device"] = old_by.update(
-                {d: (*old_by.get(d, ()), *ids) for d, ids in by_device.items()})
-            changes["port_use"] = old_use.update(
-                {d: _merge_use(old_use.get(d, ()), added) for d, added in use.items()})
+            changes["links"] = bulk_update(self.links, ((lk.id, lk) for lk in links))
+            changes["links_by_device"] = bulk_update(
+                old_by, ((d, (*old_by.get(d, ()), *ids)) for d, ids in by_device.items()))
+            changes["port_use"] = bulk_update(
+                old_use, ((d, _merge_use(old_use.get(d, ()), added)) for d, added in use.items()))
             changes["link_order"] = self.link_order.extend([lk.id for lk in links])
         marked = [item.id for items in (groups, devices, links) for item in items
                   if item.status != "active"]
         if marked:
-            changes["failed"] = self.failed.update(dict.fromkeys(marked))
+            changes["failed"] = bulk_update(self.failed, ((i, None) for i in marked))
         return self._evolve(**changes) if changes else self
 
     def with_meta(self, meta: Meta) -> DesignState:
@@ -356,8 +356,9 @@ def _sets_add(sets: Map, added: dict[str, list[str]]) -> Map:
     """`_set_add` of every member of `added` (key -> members), at once."""
     if not added:
         return sets
-    return sets.update({key: sets.get(key, _EMPTY).update(dict.fromkeys(members))
-                        for key, members in added.items()})
+    return bulk_update(sets, ((key, bulk_update(sets.get(key, _EMPTY),
+                                                ((m, None) for m in members)))
+                              for key, members in added.items()))
 
 
 def _use(port_use: Map, link: Link, sign: int) -> Map:
