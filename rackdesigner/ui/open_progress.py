@@ -67,6 +67,7 @@ class OpenProgress:
         self.stages: list[str] = []
         self.values: list[int] = []  # every value the bar showed, in order (tests read it)
         self.read_in_worker = False
+        self.drawing = False  # the views follow the new design: no cancelling any more
         self.cancelled = threading.Event()
         self.dialog: QProgressDialog | None = None
         self.cancel_button: QPushButton | None = None
@@ -110,7 +111,7 @@ class OpenProgress:
 
     def cancel(self) -> None:
         """Stop reading (Cancel): the worker stops at its next progress report."""
-        if not self.cancelled.is_set():
+        if not self.cancelled.is_set() and not self.drawing:  # Escape while drawing: too late
             self.cancelled.set()
             self.stage("cancelling…")
 
@@ -189,6 +190,7 @@ class OpenProgress:
         if isinstance(value, BaseException):
             raise value
         assert isinstance(value, Layout)
+        self.drawing = True
         if self.cancel_button is not None:
             self.cancel_button.setEnabled(False)  # the views follow on this thread from here
         self.stage(f"drawing {value.device_count():,} devices and {value.link_count():,} "
