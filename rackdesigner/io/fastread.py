@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from rackdesigner.model.items import Device, Link, PortRef
+
 _SECTIONS = ("groups", "devices", "links")
 _KEY = re.compile(r"[A-Za-z_][\w-]*")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -294,8 +296,6 @@ def direct_device(line: str) -> Any | None:
         pos = (0.0, 0.0) if x is None else (float(_number(x)), float(_number(y)))
     except _NotFast:
         return None
-    from rackdesigner.model.items import Device
-
     return Device(did, model, quoted if quoted is not None else (plain or ""), pos, rack,
                   None if u is None else int(u), group, (), status or "active")
 
@@ -306,7 +306,7 @@ def direct_link(line: str) -> Any | None:
     if m is None:
         return None
     lid, ad, ag, ai, bd, bg, bi, count, cable, length, status = m.groups()
-    if _special(lid, cable):
+    if lid in _SPECIAL_SPELLINGS or cable in _SPECIAL_SPELLINGS:
         return None
     n = 1 if count is None else int(count)
     if n > 10**6:
@@ -318,8 +318,6 @@ def direct_link(line: str) -> Any | None:
             return None
         if length < 0:
             return None
-    from rackdesigner.model.items import Link, PortRef
-
     return Link(lid, PortRef(ad, ag, None if ai is None else int(ai)),
                 PortRef(bd, bg, None if bi is None else int(bi)), n, cable, length,
                 status or "active")

@@ -24,13 +24,9 @@ def bulk_update(base: Map, pairs: Iterable[tuple[Any, Any]]) -> Map:
     """`base` with `pairs` set, a slice at a time: one `Map.update` of 700,000 pairs (a 100k-GPU
     design's links) holds the GIL for about half a second, so the designer's GUI thread froze
     while a worker read a file; slices let it in between (same result, about the same cost)."""
-    chunk: list[tuple[Any, Any]] = []
-    for pair in pairs:
-        chunk.append(pair)
-        if len(chunk) == BULK_CHUNK:
-            base = base.update(chunk) if len(base) else Map(chunk)
-            chunk = []
-    if chunk:
+    items = pairs if isinstance(pairs, list) else list(pairs)
+    for start in range(0, len(items), BULK_CHUNK):
+        chunk = items[start:start + BULK_CHUNK]
         base = base.update(chunk) if len(base) else Map(chunk)
     return base
 
@@ -67,7 +63,7 @@ class Order:
             if len(buf) != self._n:
                 buf = buf[:self._n]
             buf.extend(item_ids)
-        positions = zip(item_ids, range(self._n, self._n + len(item_ids)), strict=True)
+        positions = list(zip(item_ids, range(self._n, self._n + len(item_ids)), strict=True))
         return Order(buf, self._n + len(item_ids), bulk_update(self._pos, positions))
 
     def remove(self, item_id: str) -> Order:

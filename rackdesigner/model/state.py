@@ -279,7 +279,7 @@ never assigned after `_evolve` returns)."""
             for group in groups:
                 if group.parent is not None:
                     kids.setdefault(group.parent, []).append(group.id)
-            changes["groups"] = bulk_update(self.groups, ((g.id, g) for g in groups))
+            changes["groups"] = bulk_update(self.groups, [(g.id, g) for g in groups])
             changes["group_kids"] = _sets_add(self.group_kids, kids)
             changes["group_order"] = self.group_order.extend([g.id for g in groups])
         if devices:
@@ -287,28 +287,31 @@ never assigned after `_evolve` returns)."""
             for device in devices:
                 if device.group is not None:
                     members.setdefault(device.group, []).append(device.id)
-            changes["devices"] = bulk_update(self.devices, ((d.id, d) for d in devices))
+            changes["devices"] = bulk_update(self.devices, [(d.id, d) for d in devices])
             changes["group_members"] = _sets_add(self.group_members, members)
             changes["device_order"] = self.device_order.extend([d.id for d in devices])
         if links:
             by_device: dict[str, list[str]] = {}
             use: dict[str, dict[str, int]] = {}
-            for link in links:
-                a, b = link.a, link.b
-                by_device.setdefault(a.device, []).append(link.id)
-                if b.device != a.device:
-                    by_device.setdefault(b.device, []).append(link.id)
-                for end in (a, b):
-                    groups_of = use.get(end.device)
+            for link in links:  # the hot loop of a large load: plain dict work only
+                a, b, lid, n = link.a, link.b, link.id, link.count
+                ad, bd = a.device, b.device
+                (by_device.get(ad) or by_device.setdefault(ad, [])).append(lid)
+                if bd != ad:
+                    (by_device.get(bd) or by_device.setdefault(bd, [])).append(lid)
+                for device, group in ((ad, a.group), (bd, b.group)):
+                    groups_of = use.get(device)
                     if groups_of is None:
-                        groups_of = use[end.device] = {}
-                    groups_of[end.group] = groups_of.get(end.group, 0) + link.count
+                        use[device] = {group: n}
+                    else:
+                        groups_of[group] = groups_of.get(group, 0) + n
             old_by, old_use = self.links_by_device, self.port_use
-            changes["links"] = bulk_update(self.links, ((lk.id, lk) for lk in links))
+            changes["links"] = bulk_update(self.links, [(lk.id, lk) for lk in links])
             changes["links_by_device"] = bulk_update(
-                old_by, ((d, (*old_by.get(d, ()), *ids)) for d, ids in by_device.items()))
-            changes["port_use"] = bulk_update(
-                old_use, ((d, _merge_use(old_use.get(d, ()), added)) for d, added in use.items()))
+                old_by, [(d, (*old_by.get(d, ()), *ids)) for d, ids in by_device.items()])
+            changes["port_use"] = bulk_update(old_use, [
+                (d, _merge_use(old, added) if (old := old_use.get(d)) else tuple(added.items()))
+                for d, added in use.items()])
             changes["link_order"] = self.link_order.extend([lk.id for lk in links])
         marked = [item.id for items in (groups, devices, links) for item in items
                   if item.status != "active"]
