@@ -314,7 +314,9 @@ class _Builder:
                 resolved.append(link)
             else:
                 layout.add_unresolved_link(link)  # design rules report it; saving keeps it
-        layout.add_all(ordered, devices, resolved, on_error=self._refused)  # one new state
+        # one new state; ids (syntax, uniqueness), parents, groups and link ends were all
+        # checked above, so add_all need not check them again
+        layout.add_all(ordered, devices, resolved, on_error=self._refused, checked=True)
         layout.source_path = self.path
         layout.source_lines = self.lines
         layout.revision = 0
