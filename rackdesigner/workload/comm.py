@@ -62,6 +62,7 @@ class CommModel:
         self._points: dict[tuple[str, GroupShape, int], tuple[Point, ScopeModel | None]] = {}
         self._distinct: dict[GroupShape, list[GroupShape]] = {}
         self._unit_peaks: dict[tuple, tuple[float, str | None]] = {}
+        self._kinds: list[int] | None = None
         self._fabric: FabricIndex | None = None
         self.simulations = 0  # engine evaluations (distinct group shape, collective and size)
 
@@ -188,36 +189,47 @@ class CommModel:
         cached = self._distinct.get(shape)
         if cached is not None:
             return cached
-        topo = self.groups.topo
-        gpu_sig: dict[str, tuple] = {}
-
-        def sig(g: str) -> tuple:
-            v = gpu_sig.get(g)
-            if v is None:
-                nics = tuple(sorted(
-                    (round(path.raw, 3), round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
-                     round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
-                    for path in topo.gpu_nics.get(g, ())))
-                nvlink = round(sum(topo.nvl_sw_raw.get(g, {}).values())
-                               + sum(topo.nvl_peer_raw.get(g, {}).values()), 3)
-                island = len(topo.islands.get(topo.island_of.get(g, ""), ()))
-                v = gpu_sig[g] = (nics, nvlink, island)
-            return v
-
+        kinds = self._wiring_kinds()
         s_, k, n = shape.stride, shape.size, len(self.gpus)
         block = s_ * k
+        span = s_ * (k - 1) + 1
         seen: dict[tuple, GroupShape] = {}
         starts = [shape.start] + [b * block + r for b in range(n // block if block else 0)
                                   for r in range(s_)]
         for start in starts:
-            if start + s_ * (k - 1) >= n:
+            if start + span > n:
                 continue
-            member = GroupShape(s_, k, start)
-            key = tuple(sig(self.gpus[start + i * s_]) for i in range(k))
-            seen.setdefault(key, member)
+            seen.setdefault(tuple(kinds[start:start + span:s_]), GroupShape(s_, k, start))
         result = list(seen.values()) or [shape]
         self._distinct[shape] = result
         return result
+
+    def _wiring_kinds(self) -> list[int]:
+        """Per rank, a small number naming its GPU's wiring signature (equal numbers: wired
+        alike): its NIC paths with each NIC's uplink and leaf-uplink capacity, its NVLink
+        capacity, its island's size."""
+        if self._kinds is None:
+            topo = self.groups.topo
+            nic_sig: dict[str, tuple] = {}
+
+            def nic(path) -> tuple:
+                v = nic_sig.get(path.nic)
+                if v is None:
+                    v = nic_sig[path.nic] = (
+                        round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
+                        round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
+                return (round(path.raw, 3), *v)
+
+            numbers: dict[tuple, int] = {}
+            kinds = []
+            for g in self.gpus:
+                sig = (tuple(sorted(nic(p) for p in topo.gpu_nics.get(g, ()))),
+                       round(sum(topo.nvl_sw_raw.get(g, {}).values())
+                             + sum(topo.nvl_peer_raw.get(g, {}).values()), 3),
+                       len(topo.islands.get(topo.island_of.get(g, ""), ())))
+                kinds.append(numbers.setdefault(sig, len(numbers)))
+            self._kinds = kinds
+        return self._kinds
 
     def _member_point(self, collective: str, shape: GroupShape, size: int
                       ) -> tuple[Point, ScopeModel | None]:
