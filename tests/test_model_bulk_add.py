@@ -44,3 +44,31 @@ def test_checked_is_only_taken_on_trust_for_an_empty_document(catalog):
     with pytest.raises(LayoutError, match="already used"):
         layout.add_all(devices=[Device("gpu-1", "h100-sxm5")], checked=True)
     assert layout.device_count() == 1
+
+
+def test_after_moves_the_derived_facts_are_those_of_the_moved_design(catalog):
+    """A moved device's new state starts its index from the old one's (moves change nothing
+    it holds); every fact must equal one derived from scratch."""
+    from rackdesigner.model.failures import closure
+    from rackdesigner.model.index import DesignIndex
+
+    layout = generate("superpod", system="dgx-h100", sus=1, catalog=catalog)
+    layout.update_device(next(d.id for d in layout.devices() if d.rack), status="failed")
+    before = layout.index()
+    facts = (before.connectivity(), before.nic_reach(), before.rack_occupancy(),
+             before.counts(), before.reachability(), closure(layout))
+    device = next(d for d in layout.devices() if d.u is not None and d.status == "active")
+    for step in range(1, 4):
+        layout.update_device(device.id, pos=(device.pos[0] + 10.0 * step, device.pos[1]))
+    layout.update_device(device.id, rack=None, u=None)  # not a move: derived from scratch
+    moved = layout.index()
+    fresh = DesignIndex(layout.state, catalog)
+    assert moved.rack_occupancy() == fresh.rack_occupancy() != facts[2]
+    layout.update_device(device.id, pos=(0.0, 0.0))
+    again = layout.index()
+    fresh = DesignIndex(layout.state, catalog)
+    assert again.connectivity() == fresh.connectivity() == facts[0]
+    assert again.nic_reach() == fresh.nic_reach()
+    assert again.rack_occupancy() == fresh.rack_occupancy()
+    assert again.counts() == fresh.counts()
+    assert closure(layout) == fresh.failed(lambda: closure(layout))

@@ -101,7 +101,13 @@ class Reachability:
 class DesignIndex:
     """Derived facts of one immutable state (see the module docstring)."""
 
-    def __init__(self, state: DesignState, catalog: Catalog) -> None:
+    #: What an index holds that no device position changes: a state made from another by
+    #: moves (`DesignState.with_device`) starts from that state's index with these.
+    _MOVE_PROOF = ("_by_model", "_spec_of", "_groups", "_carried", "_rejected", "_connectivity",
+                   "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed")
+
+    def __init__(self, state: DesignState, catalog: Catalog,
+                 like: DesignIndex | None = None) -> None:
         self.state = state
         self.catalog = catalog
         self._lock = threading.RLock()
@@ -116,6 +122,11 @@ class DesignIndex:
         self._reach: Reachability | None = None
         self._counts: tuple[Counter[str], int] | None = None
         self._models: Counter[str] | None = None
+        if like is not None:  # the same design but for positions: its facets hold here too
+            for name in self._MOVE_PROOF:
+                value = getattr(like, name)
+                setattr(self, name, dict(value) if isinstance(value, dict)
+                        and name in ("_by_model", "_spec_of", "_groups") else value)
         self._failed: Any = None
 
     # ---- per device ------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from immutables import Map
@@ -147,7 +148,11 @@ never assigned after `_evolve` returns)."""
         if index is None or index.catalog is not catalog:
             from rackdesigner.model.index import DesignIndex
 
-            index = DesignIndex(self, catalog)
+            like_ref = self._cache.get("index_like")  # a state this one differs from by moves
+            like = like_ref() if like_ref is not None else None
+            index = DesignIndex(self, catalog,
+                                like=like if like is not None and like.catalog is catalog
+                                else None)
             self._cache["index"] = weakref.ref(index)
         return index
 
@@ -187,7 +192,14 @@ never assigned after `_evolve` returns)."""
         failed = _mark(self.failed, device, old)
         if failed is not self.failed:
             changes["failed"] = failed
-        return self._evolve(**changes)
+        new = self._evolve(**changes)
+        if old is not None and old.pos != device.pos and replace(old, pos=device.pos) == device:
+            # a move: nothing the derived index holds depends on a position, so the new
+            # state's index may start from this one's (`index`)
+            ref = self._cache.get("index") or self._cache.get("index_like")
+            if ref is not None:
+                new._cache["index_like"] = ref
+        return new
 
     def without_device(self, device: Device) -> DesignState:
         changes: dict[str, Any] = {"devices": self.devices.delete(device.id),
