@@ -72,3 +72,25 @@ def test_after_moves_the_derived_facts_are_those_of_the_moved_design(catalog):
     assert again.rack_occupancy() == fresh.rack_occupancy()
     assert again.counts() == fresh.counts()
     assert closure(layout) == fresh.failed(lambda: closure(layout))
+
+
+def test_undoing_and_redoing_a_move_keeps_the_derived_facts_right(catalog):
+    from rackdesigner.model.index import DesignIndex
+
+    layout = generate("superpod", system="dgx-h100", sus=1, catalog=catalog)
+    layout.index().connectivity()
+    device = next(d for d in layout.devices() if d.u is not None)
+    with layout.transaction() as move:
+        layout.update_device(device.id, pos=(device.pos[0] + 40.0, device.pos[1]))
+    with layout.transaction() as unrack:
+        layout.update_device(device.id, rack=None, u=None)
+    layout.index().rack_occupancy()
+    layout.replay(unrack, forward=False)
+    assert layout.index().rack_occupancy() == DesignIndex(layout.state, catalog).rack_occupancy()
+    for forward in (False, True, False):
+        layout.replay(move, forward=forward)
+        fresh = DesignIndex(layout.state, catalog)
+        assert layout.index().rack_occupancy() == fresh.rack_occupancy()
+        assert layout.index().connectivity() == fresh.connectivity()
+        assert layout.device(device.id).pos == (device.pos if not forward else
+                                                (device.pos[0] + 40.0, device.pos[1]))

@@ -30,6 +30,14 @@ class DeviceChanged:
     new: Device
 
     @property
+    def is_move(self) -> bool:
+        """Only the position changed (the canvas's drag, an arrow-key nudge)."""
+        o, n = self.old, self.new
+        return o.pos != n.pos and (o.id, o.model, o.name, o.rack, o.u, o.group, o.props,
+                                   o.status) == (n.id, n.model, n.name, n.rack, n.u, n.group,
+                                                 n.props, n.status)
+
+    @property
     def affects_simulation(self) -> bool:
         o, n = self.old, self.new
         if (o.model, o.rack, o.u, o.group, o.status) != (n.model, n.rack, n.u, n.group,

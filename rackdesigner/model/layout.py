@@ -131,12 +131,15 @@ class Layout:
         exact recorded state."""
         target = tx.after if forward else tx.before
         events = tx.events if forward else [inverse(e) for e in reversed(tx.events)]
+        start = self._state
         try:
             for event in events:
                 self._state = step(self._state, event)
                 self._emit(event)
         finally:  # even if a listener raised: the design is the recorded one
             if target is not None:
+                if all(isinstance(e, DeviceChanged) and e.is_move for e in events):
+                    target.take_index_hint(start)  # undoing a move: the same derived facts
                 self._state = target
 
     # ---- reading -----------------------------------------------------------------------

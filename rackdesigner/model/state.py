@@ -196,10 +196,18 @@ never assigned after `_evolve` returns)."""
         if old is not None and old.pos != device.pos and replace(old, pos=device.pos) == device:
             # a move: nothing the derived index holds depends on a position, so the new
             # state's index may start from this one's (`index`)
-            ref = self._cache.get("index") or self._cache.get("index_like")
-            if ref is not None:
-                new._cache["index_like"] = ref
+            new.take_index_hint(self)
         return new
+
+    def take_index_hint(self, other: DesignState) -> None:
+        """`other` differs from this state by device positions only: unless this state has
+        its index already, it may start from `other`'s (a cache hint, not a change)."""
+        own = self._cache.get("index")
+        if own is not None and own() is not None:
+            return
+        ref = other._cache.get("index") or other._cache.get("index_like")
+        if ref is not None:
+            self._cache["index_like"] = ref
 
     def without_device(self, device: Device) -> DesignState:
         changes: dict[str, Any] = {"devices": self.devices.delete(device.id),
