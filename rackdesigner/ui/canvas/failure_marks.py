@@ -59,27 +59,34 @@ class FailureMarks:
 
     failed_set: FailedSet = FailedSet()
 
-    def refresh_failures(self) -> None:
+    def refresh_failures(self, everything: bool = False) -> None:
+        """Recompute the failure closure and mark what changed (`everything`: every item,
+        after a re-layout made new ones)."""
         layout = self.layout
         new = FailedSet() if layout is None else closure(layout)
-        old = self.failed_set
+        old = FailedSet() if everything else self.failed_set
         self._failures_dirty = False
+        self.failed_set = new
         if not new and not old:
             return
-        self.failed_set = new
         for did in old.devices ^ new.devices:
             item = self.item_for_device.get(did)
             if item is not None:
                 item.set_failed(did in new.devices)
+            if layout is not None and layout.has_device(did):
+                self._mark_groups(layout.device(did).group)  # blocks count what is down
         marked = set(new.marked)
         for gid, item in self.item_for_group.items():
             down = gid in marked or self._group_inside_failed(gid, marked)
             if item.failed != down:
                 item.set_failed(down)
-        for item in self.bundles.values():
-            state = self._bundle_state(item.link_ids, new.links)
-            if item.failed != state:
-                item.set_failed(state)
+        if new.links != old.links or everything:
+            for item in self.bundles.values():
+                state = self._bundle_state(item.link_ids, new.links)
+                if item.failed != state:
+                    item.set_failed(state)
+        if self._dirty_groups:
+            self._flush_groups()
 
     def _group_inside_failed(self, gid: str, marked: set[str]) -> bool:
         if not marked:

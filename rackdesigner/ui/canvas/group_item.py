@@ -23,6 +23,8 @@ class GroupItem(QGraphicsItem):
         self.collapsed = False
         self.summary: list[tuple[str, int, int]] = []  # (protocol, used, total)
         self.device_count = 0
+        self.block = False  # an aggregate block covering the group's area (canvas.cells)
+        self.stats = None  # its BlockStats
         self._rect = QRectF(0, 0, 10, 10)
         self.failed = False
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -42,6 +44,7 @@ class GroupItem(QGraphicsItem):
         """Expanded: frame `rect` in scene coordinates (the item sits at the origin)."""
         self.prepareGeometryChange()
         self.collapsed = False
+        self.block = False
         self.setPos(0, 0)
         self._rect = QRectF(rect)
         self.setZValue(-10 - depth)
@@ -52,6 +55,7 @@ class GroupItem(QGraphicsItem):
                           device_count: int) -> None:
         self.prepareGeometryChange()
         self.collapsed = True
+        self.block = False
         self.summary = summary
         self.device_count = device_count
         height = style.HEADER_HEIGHT + max(1, len(summary)) * style.PORT_ROW_HEIGHT + 6
@@ -59,6 +63,22 @@ class GroupItem(QGraphicsItem):
         self.setPos(top_left)
         self.setZValue(10)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.update()
+
+    def set_block(self, rect: QRectF, stats) -> None:
+        """An aggregate block over `rect` (scene coordinates) with its counts (`BlockStats`)."""
+        if self.block and self.stats == stats and self.frame_rect() == rect:
+            return
+        self.prepareGeometryChange()
+        self.collapsed = True
+        self.block = True
+        self.stats = stats
+        self.device_count = stats.devices
+        self._rect = QRectF(0, 0, max(rect.width(), 1.0), max(rect.height(), 1.0))
+        self.setPos(rect.topLeft())
+        self.setZValue(5)
+        self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        self.setToolTip(f"{self.label} ({self.kind})\n{stats.text()}")
         self.update()
 
     def frame_rect(self) -> QRectF:
@@ -105,6 +125,9 @@ class GroupItem(QGraphicsItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         rect = self._rect
         accent = style.KIND_COLORS.get("system")
+        if self.block:
+            self._paint_block(painter, rect, selected)
+            return
         if self.collapsed:
             if lod < style.LOD_BOXES:
                 painter.fillRect(rect, style.SELECTION if selected else accent)
@@ -156,6 +179,22 @@ class GroupItem(QGraphicsItem):
         painter.drawText(QRectF(rect.left() + 22, rect.top() + 2, rect.width() - 26, 18),
                          Qt.AlignmentFlag.AlignVCenter, f"{self.label}  ·  {self.kind}")
         self._paint_toggle(painter)
+
+    def _paint_block(self, painter: QPainter, rect: QRectF, selected: bool) -> None:
+        """A block: its area tinted, a border, and a grey band for the share of its devices
+        that are down (the counts are written at screen size by the view's overlay)."""
+        fill = QColor(style.KIND_COLORS.get("system"))
+        fill.setAlpha(70)
+        painter.setPen(QPen(style.SELECTION if selected else fill.darker(160),
+                            3 if selected else 0))
+        painter.setBrush(fill)
+        painter.drawRect(rect)
+        stats = self.stats
+        if stats is not None and stats.failed and stats.devices:
+            share = min(1.0, stats.failed / stats.devices)
+            band = QRectF(rect.left(), rect.bottom() - rect.height() * max(share, 0.04),
+                          rect.width(), rect.height() * max(share, 0.04))
+            painter.fillRect(band, QColor(120, 120, 120, 200))
 
     def _paint_toggle(self, painter: QPainter) -> None:
         painter.setPen(style.TEXT_DIM)

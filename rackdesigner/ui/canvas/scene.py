@@ -36,19 +36,20 @@ from rackdesigner.model import (
 from rackdesigner.model.failures import FailedSet
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
+from rackdesigner.ui.canvas.cells import CELL_KINDS, CELL_MIN_DEVICES, TIER_KINDS, CellIndex
 from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
 from rackdesigner.ui.canvas.heat import HeatMarks
 from rackdesigner.ui.canvas.interaction import CanvasTools
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
+from rackdesigner.ui.canvas.structure import LEVELS, GroupStructure
 
 log = logging.getLogger(__name__)
 
-OVERVIEW_KINDS = ("node", "tray")
 LABELS_DELAY_MS = 80
 
 
-class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
+class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -71,6 +72,9 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         self._link_info: dict[str, tuple[str | None, float]] = {}
         self._chains: dict[str, tuple[str, ...]] = {}
         self._endpoints: dict[str, str] = {}  # device -> visible endpoint (cache)
+        self._collapsed: dict[str, bool] = {}  # group -> collapsed now (structure.py)
+        self.level = "detail"  # of detail: "detail", "overview" or "far" (structure.py)
+        self._init_cells()
         self._dirty_groups: set[str] = set()
         self._failures_dirty = False
         self._flush_timer = QTimer(self)
@@ -82,7 +86,6 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         self._labels_timer.setSingleShot(True)
         self._labels_timer.setInterval(LABELS_DELAY_MS)
         self._labels_timer.timeout.connect(self.place_labels)
-        self.overview = False
         self.setBackgroundBrush(style.CANVAS_BG)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
 
@@ -158,24 +161,25 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         self._link_info.clear()
         self._chains.clear()
         self._endpoints.clear()
+        self._collapsed.clear()
         self._dirty_groups.clear()
+        self._open_cells.clear()
+        self._area_pending = False
         self.failed_set = FailedSet()
         self.heat = None
         self.heat_legend = None  # clear() removed it
         self.layout = layout
+        self._find_cells()
         if layout is None:
             return
-        index = layout.index()  # port usage: the same facts the wiring tool and rules read
+        if self.lazy and self.level != "far":
+            self._open_cells = self._wanted_cells()
         for group in layout.groups():
             self._add_group_item(group.id)
-        for device in layout.devices():
-            item = self._add_device_item(device.id)
-            item.set_usage(index.port_usage(device.id))
         self._relayout_all()
-        self.refresh_failures()
 
     def _relayout_all(self) -> None:
-        """Recompute visibility, bundles and frames (collapse toggles, overview changes)."""
+        """Recompute every endpoint, item and bundle (a new document, a regrouping)."""
         assert self.layout is not None
         for key in list(self.bundles):
             self.removeItem(self.bundles.pop(key))
@@ -184,30 +188,44 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         self._endpoint_bundles.clear()
         self._chains.clear()
         self._endpoints.clear()
-        for device_id, item in self.item_for_device.items():
-            item.setVisible(self._endpoint(device_id) == device_id)
-        touched: set[frozenset[str]] = set()
-        for link in self.layout.links():
-            key = self._key(link)
-            if key is not None:
-                self._file_link(link.id, key)
-                touched.add(key)
+        self._collapsed = {g.id: self._compute_collapsed(g.id) for g in self.layout.groups()}
+        self._sync_items([d.id for d in self.layout.devices()])
+        for device_id in [d for d in self.item_for_device if not self.layout.has_device(d)]:
+            self._drop_device_item(device_id)
+        self._rekey_many(self.layout.links())
         self._dirty_groups.update(self.item_for_group)
+        self.refresh_failures(everything=True)
         self.flush()
-        for key in touched:
-            self._refresh_bundle(key)
-        if self.failed_set:  # the bundles are new items
-            self.refresh_failures()
-        if self.heat is not None:
-            self.apply_heat()
         self._grow_scene_rect()
+
+    @property
+    def overview(self) -> bool:
+        """Nodes and trays are collapsed (the "overview" and "far" levels of detail)."""
+        return self.level != "detail"
+
+    @overview.setter
+    def overview(self, on: bool) -> None:  # before `set_layout`: no re-layout
+        self.level = "overview" if on else "detail"
 
     def set_overview(self, overview: bool) -> None:
         """Collapse nodes and trays implicitly (used when zoomed far out)."""
-        if overview != self.overview:
-            self.overview = overview
-            if self.layout is not None:
-                self._relayout_all()
+        self.set_level("overview" if overview else "detail")
+
+    def set_level(self, level: str) -> None:
+        """"detail": every device; "overview": nodes and trays collapsed; "far": aggregate
+        blocks for SUs and switch tiers (`canvas.cells`) too."""
+        if level not in LEVELS:
+            raise ValueError(f"unknown level of detail {level!r}")
+        if level == self.level:
+            return
+        self.level = level
+        if self.layout is None:
+            return
+        if self.lazy and level != "far":
+            self._open_cells = self._wanted_cells()
+            self._area_pending = False
+        self._sync_collapse()
+        self.flush()
 
     # ---- mirroring events ------------------------------------------------------------------
     def on_event(self, event: Event) -> None:
@@ -224,52 +242,51 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
     def _repaint_if_first_or_last(self) -> None:
         """The view draws an empty-canvas hint over the whole viewport: repaint all of it
         when the first device arrives or the last one goes, or the hint stays on screen."""
-        if len(self.item_for_device) <= 1:
+        if self.layout is not None and self.layout.device_count() <= 1:
             for view in self.views():
                 view.viewport().update()
 
     def _on_DeviceAdded(self, event: DeviceAdded) -> None:
         device = event.device
         self._repaint_if_first_or_last()
-        item = self._add_device_item(device.id)
-        item.setVisible(self._endpoint(device.id) == device.id)
+        self._endpoints.pop(device.id, None)
+        self._chains.pop(device.id, None)
+        self._sync_items([device.id])
         self._mark_groups(device.group)
-        self._grow_scene_rect(item.sceneBoundingRect())
+        item = self.item_for_device.get(device.id)
+        if item is not None:
+            self._grow_scene_rect(item.sceneBoundingRect())
 
     def _on_DeviceRemoved(self, event: DeviceRemoved) -> None:
-        item = self.item_for_device.pop(event.device.id, None)
+        self._drop_device_item(event.device.id)
         self._chains.pop(event.device.id, None)
         self._endpoints.pop(event.device.id, None)
-        if item is not None:
-            self.forget_item(item)
-            self.removeItem(item)
         self._mark_groups(event.device.group)
         self._repaint_if_first_or_last()
 
     def _on_DeviceChanged(self, event: DeviceChanged) -> None:
         old, new = event.old, event.new
-        item = self.item_for_device.get(new.id)
-        if item is None:
-            return
         if old.model != new.model:
-            self._on_DeviceRemoved(DeviceRemoved(old))
-            self._on_DeviceAdded(DeviceAdded(new))
+            self._drop_device_item(new.id)
+            self._sync_items([new.id])
             for link in self.layout.links_of(new.id):
                 self._link_info.pop(link.id, None)
                 self._rekey(link)
-            self._update_usage(new.id)
+            self._mark_groups(new.group)
             return
-        item.set_label(new.label)
+        item = self.item_for_device.get(new.id)
+        if item is not None:
+            item.set_label(new.label)
         if old.pos != new.pos:
-            item.setPos(QPointF(*new.pos))
-            self._on_item_moved(item)
+            if item is not None:
+                item.setPos(QPointF(*new.pos))
+                self._on_item_moved(item)
             self._mark_groups(new.group)
         if old.group != new.group:
             self._chains.pop(new.id, None)
             self._endpoints.pop(new.id, None)
-            item.setVisible(self._endpoint(new.id) == new.id)
-            for link in self.layout.links_of(new.id):
-                self._rekey(link)
+            self._sync_items([new.id])
+            self._rekey_many(self.layout.links_of(new.id))
             self._mark_groups(old.group)
             self._mark_groups(new.group)
 
@@ -289,6 +306,10 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
 
     def _on_GroupAdded(self, event: GroupAdded) -> None:
         self._add_group_item(event.group.id)
+        if self._cells_change(event.group.kind):
+            self._regroup()
+            return
+        self._collapsed[event.group.id] = self._compute_collapsed(event.group.id)
         self._mark_groups(event.group.id)
 
     def _on_GroupRemoved(self, event: GroupRemoved) -> None:
@@ -297,6 +318,10 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
             self.forget_item(item)
             self.removeItem(item)
         self._dirty_groups.discard(event.group.id)
+        self._collapsed.pop(event.group.id, None)
+        if event.group.id in self._cells:
+            self._regroup()
+            return
         self._mark_groups(event.group.parent)
 
     def _on_GroupChanged(self, event: GroupChanged) -> None:
@@ -305,10 +330,27 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         if item is not None:
             item.label, item.kind = new.label, new.kind
             item.update()
-        if (old.collapsed, old.parent) != (new.collapsed, new.parent):
-            self._relayout_all()
+        if old.parent != new.parent or (old.kind != new.kind
+                                        and self._cells_change(old.kind, new.kind)):
+            self._chains.clear()
+            self._regroup()
+        elif old.collapsed != new.collapsed:
+            self._sync_collapse()
+            self.flush()
         else:
             self._mark_groups(new.id)
+
+    def _cells_change(self, *kinds: str) -> bool:
+        """Whether a group of these kinds coming, going or changing can change the cells."""
+        return (self.layout.device_count() > CELL_MIN_DEVICES
+                and any(k in CELL_KINDS or k in TIER_KINDS for k in kinds))
+
+    def _regroup(self) -> None:
+        """The group tree changed shape: find the cells again and re-lay out everything."""
+        self._find_cells()
+        if self.lazy and self.level != "far":
+            self._open_cells = self._wanted_cells()
+        self._relayout_all()
 
     # ---- items ---------------------------------------------------------------------------
     def _add_device_item(self, device_id: str) -> DeviceItem:
@@ -316,9 +358,17 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         device = self.layout.device(device_id)
         item = DeviceItem(device.id, self.layout.spec(device.id), device.model, device.label)
         item.setPos(QPointF(*device.pos))
+        if device.id in self.failed_set.devices:
+            item.set_failed(True)
         self.addItem(item)
         self.item_for_device[device.id] = item
         return item
+
+    def _drop_device_item(self, device_id: str) -> None:
+        item = self.item_for_device.pop(device_id, None)
+        if item is not None:
+            self.forget_item(item)
+            self.removeItem(item)
 
     def _add_group_item(self, group_id: str) -> GroupItem:
         assert self.layout is not None
@@ -331,88 +381,54 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
     def _update_usage(self, *device_ids: str) -> None:
         assert self.layout is not None
         for device_id in device_ids:
-            item = self.item_for_device.get(device_id)
-            if item is None:
+            if not self.layout.has_device(device_id):
                 continue
-            item.set_usage(self.layout.index().port_usage(device_id))
-            group = self.layout.device(device_id).group
-            if group is not None and self._hidden_by(device_id) is not None:
-                self._mark_groups(group)
+            item = self.item_for_device.get(device_id)
+            if item is not None:
+                item.set_usage(self.layout.index().port_usage(device_id))
+                continue
+            hidden_by = self._hidden_by(device_id)
+            if hidden_by is not None and not self.is_block(hidden_by):
+                self._mark_groups(hidden_by)  # its summary counts ports in use
 
     def _on_item_moved(self, item) -> None:
         endpoint = item.device_id if isinstance(item, DeviceItem) else item.group_id
         for key in self._endpoint_bundles.get(endpoint, ()):
             self._place_bundle(key)
 
-    # ---- group structure -------------------------------------------------------------------
-    def _chain(self, device_id: str) -> tuple[str, ...]:
-        """Groups holding a device, outermost first."""
-        chain = self._chains.get(device_id)
-        if chain is None:
-            assert self.layout is not None
-            groups = []
-            gid = self.layout.device(device_id).group
-            while gid is not None and self.layout.has_group(gid):
-                groups.append(gid)
-                gid = self.layout.group(gid).parent
-            chain = self._chains[device_id] = tuple(reversed(groups))
-        return chain
-
-    def is_collapsed(self, group_id: str) -> bool:
-        assert self.layout is not None
-        group = self.layout.group(group_id)
-        return group.collapsed or (self.overview and group.kind in OVERVIEW_KINDS)
-
-    def _endpoint(self, device_id: str) -> str:
-        endpoint = self._endpoints.get(device_id)
-        if endpoint is None:
-            endpoint = device_id
-            for gid in self._chain(device_id):
-                if self.is_collapsed(gid):
-                    endpoint = gid
-                    break
-            self._endpoints[device_id] = endpoint
-        return endpoint
-
-    def _hidden_by(self, device_id: str) -> str | None:
-        endpoint = self._endpoint(device_id)
-        return None if endpoint == device_id else endpoint
-
-    def _group_hidden(self, group_id: str) -> bool:
-        assert self.layout is not None
-        parent = self.layout.group(group_id).parent
-        while parent is not None:
-            if self.is_collapsed(parent):
-                return True
-            parent = self.layout.group(parent).parent
-        return False
-
-    def _group_depth(self, group_id: str) -> int:
-        assert self.layout is not None
-        depth, parent = 0, self.layout.group(group_id).parent
-        while parent is not None:
-            depth += 1
-            parent = self.layout.group(parent).parent
-        return depth
-
-    def _mark_groups(self, group_id: str | None) -> None:
-        """Mark a group and its ancestors for a frame update at the next `flush()`."""
-        assert self.layout is not None
-        while group_id is not None and self.layout.has_group(group_id):
-            self._dirty_groups.add(group_id)
-            group_id = self.layout.group(group_id).parent
-        if self._dirty_groups and not self._flush_timer.isActive():
-            self._flush_timer.start()
+    def item_standing_for(self, object_id: str):
+        """The item drawing a device, group or link: itself, or the collapsed group or block
+        holding it (for a link inside one collapsed group, that group)."""
+        layout = self.layout
+        if layout is None:
+            return None
+        if layout.has_device(object_id):
+            endpoint = self._endpoint(object_id)
+            return self.item_for_device.get(endpoint) or self.item_for_group.get(endpoint)
+        if layout.has_group(object_id):
+            item = self.item_for_group.get(object_id)
+            parent, outer = layout.group(object_id).parent, None
+            while parent is not None:
+                if self.is_collapsed(parent):
+                    outer = parent
+                parent = layout.group(parent).parent
+            return self.item_for_group.get(outer) if outer is not None else item
+        key = self._link_key.get(object_id)
+        if key is not None:
+            return self.bundles.get(key)
+        if layout.has_link(object_id):  # both ends inside one collapsed group or block
+            return self.item_standing_for(layout.link(object_id).a.device)
+        return None
 
     def flush(self) -> None:
-        """Bring group frames and collapsed boxes up to date (deepest groups first), then the
-        bundles' count pills."""
+        """Open or close cells for the view's area, bring group frames and blocks up to date
+        (deepest groups first), then failures and the bundles' count pills."""
         self._flush_timer.stop()
+        if self._area_pending:
+            self._apply_area()
         self._flush_groups()
-        if self._failures_dirty or self.failed_set:  # a regrouping may have new bundles
+        if self._failures_dirty:
             self.refresh_failures()
-        if self.heat is not None:
-            self.apply_heat()
         if self._labels_timer.isActive():
             self.place_labels()
 
@@ -430,52 +446,6 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         boxes += [item.sceneBoundingRect() for item in self.item_for_group.values()
                   if item.collapsed and item.isVisible()]
         place_count_labels(self.bundles.values(), boxes)
-
-    def _flush_groups(self) -> None:
-        if self.layout is None or not self._dirty_groups:
-            return
-        dirty = [g for g in self._dirty_groups if g in self.item_for_group]
-        self._dirty_groups.clear()
-        dirty.sort(key=self._group_depth, reverse=True)
-        for gid in dirty:
-            self._update_group_item(gid)
-            for key in self._endpoint_bundles.get(gid, ()):
-                self._place_bundle(key)
-
-    def _update_group_item(self, gid: str) -> None:
-        assert self.layout is not None
-        item = self.item_for_group[gid]
-        members = self.layout.group_devices(gid)
-        if not members or self._group_hidden(gid):
-            item.setVisible(False)
-            return
-        item.setVisible(True)
-        if self.is_collapsed(gid):
-            xs = [self.layout.device(d).pos for d in members]
-            top_left = QPointF(min(p[0] for p in xs), min(p[1] for p in xs))
-            item.set_collapsed_box(top_left, self._summary(members), len(members))
-            return
-        rect = QRectF()
-        for device_id in self.layout.group_devices(gid, recursive=False):
-            rect = rect.united(self.item_for_device[device_id].sceneBoundingRect())
-        for child in self.layout.group_children(gid):
-            child_item = self.item_for_group.get(child)
-            if child_item is not None and child_item.isVisible():
-                rect = rect.united(child_item.frame_rect())
-        m = style.GROUP_MARGIN
-        item.set_frame(rect.adjusted(-m, -m - style.GROUP_HEADER, m, m), self._group_depth(gid))
-
-    def _summary(self, members: list[str]) -> list[tuple[str, int, int]]:
-        total: dict[str, int] = defaultdict(int)
-        used: dict[str, int] = defaultdict(int)
-        for device_id in members:
-            item = self.item_for_device.get(device_id)
-            if item is None or item.spec is None:
-                continue
-            for group in item.spec.ports:
-                total[group.protocol] += group.count
-                used[group.protocol] += item.usage.get(group.name, 0)
-        return [(p, used[p], total[p]) for p in sorted(total, key=lambda p: -total[p])]
 
     def _grow_scene_rect(self, rect: QRectF | None = None) -> None:
         bounds = self.itemsBoundingRect() if rect is None else self.sceneRect().united(rect)

@@ -34,6 +34,7 @@ MAX_ZOOM = 4.0
 GRID = 20.0
 FIT_MARGIN = 40.0  # scene units around the design when fitting
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
+FAR_ZOOM = 0.04  # below: SUs and switch tiers are aggregate blocks (canvas.cells)
 EMPTY_HINT = ("Drag a GPU, a switch or a whole system from the Palette to start.\n"
               "Wire devices by dragging from a port row to another device.")
 
@@ -65,6 +66,7 @@ class RackView(QGraphicsView):
         self._fit_timer.timeout.connect(self._fit_if_kept)
         self.minimap = MiniMap(self)
         self._selection_rects = None  # the overlay's outlines, until the selection changes
+        scene.lazy = True  # only the blocks on screen get items (canvas.cells)
         scene.selectionChanged.connect(self._on_scene_selection_changed)
         scene.changed.connect(self._on_scene_selection_changed)
 
@@ -143,10 +145,31 @@ class RackView(QGraphicsView):
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # Qt override
         super().scrollContentsBy(dx, dy)
         self.minimap.follow_view()
+        self._report_area()
+
+    def visible_scene_rect(self) -> QRectF:
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def _report_area(self) -> None:
+        """Tell the scene what is on screen: it opens the aggregate blocks there (debounced
+        to the next `flush`, so a pan opens them once it pauses)."""
+        if isinstance(self.scene(), RackScene):  # None while the window closes
+            self.rack_scene().request_area(self.visible_scene_rect())
+
+    def level_for_zoom(self, zoom: float) -> str:
+        """The scene's level of detail at `zoom` (see `RackScene.set_level`)."""
+        scene = self.rack_scene()
+        layout = scene.layout
+        if layout is None or layout.device_count() <= OVERVIEW_MIN_DEVICES:
+            return "detail"
+        if zoom < FAR_ZOOM and scene.cells():
+            return "far"
+        return "overview" if zoom < style.OVERVIEW_ZOOM else "detail"
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.minimap.follow_view()
+        self._report_area()
         if self._keep_fitted:
             self._fit_timer.start()  # once per burst of resizes (window and docks settling)
 
@@ -157,10 +180,10 @@ class RackView(QGraphicsView):
 
     def _zoom_changed(self) -> None:
         scene = self.rack_scene()
-        overview = (self.zoom() < style.OVERVIEW_ZOOM
-                    and len(scene.item_for_device) > OVERVIEW_MIN_DEVICES)
-        if overview != scene.overview:
-            scene.set_overview(overview)
+        scene.request_area(self.visible_scene_rect())
+        level = self.level_for_zoom(self.zoom())
+        if level != scene.level:
+            scene.set_level(level)  # opens the blocks on screen now, the area with it
         self.minimap.follow_view()
         self.zoom_changed.emit(self.zoom())
 
@@ -274,7 +297,8 @@ class RackView(QGraphicsView):
         """The scene's foreground (count pills); an empty design tells a first-time user where
         to start."""
         super().drawForeground(painter, rect)
-        if self.rack_scene().item_for_device:
+        layout = self.rack_scene().layout
+        if layout is not None and layout.device_count():
             paint_overlay(self, painter)
             if self.rack_scene().heat is not None:  # the heat map's legend, bottom left
                 painter.save()
