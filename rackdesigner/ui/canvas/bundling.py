@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF
 
 from rackdesigner.model import Link
 from rackdesigner.ui.canvas.bundle_item import BundleItem
+from rackdesigner.ui.canvas.far_wires import set_batched
 
 
 class BundleIndex:
@@ -104,6 +105,8 @@ class BundleIndex:
         item = self.bundles.get(key)
         if item is None:
             item = self.bundles[key] = BundleItem(key)
+            if self.batched_wires:
+                set_batched((item,), True)
             self.addItem(item)
         protocols, count, bandwidth = set(), 0, 0.0
         for link_id in link_ids:

@@ -38,6 +38,7 @@ from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
 from rackdesigner.ui.canvas.cells import CELL_KINDS, CELL_MIN_DEVICES, TIER_KINDS, CellIndex
 from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
+from rackdesigner.ui.canvas.far_wires import paint_far_wires, set_batched
 from rackdesigner.ui.canvas.heat import HeatMarks
 from rackdesigner.ui.canvas.interaction import CanvasTools
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
@@ -75,6 +76,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
         self._collapsed: dict[str, bool] = {}  # group -> collapsed now (structure.py)
         self.level = "detail"  # of detail: "detail", "overview" or "far" (structure.py)
         self._init_cells()
+        self.batched_wires = False  # far out the scene draws the wires (far_wires.py)
         self._dirty_groups: set[str] = set()
         self._failures_dirty = False
         self._flush_timer = QTimer(self)
@@ -432,6 +434,20 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
         if self._labels_timer.isActive():
             self.place_labels()
 
+    def set_batched_wires(self, on: bool) -> None:
+        """Draw the wires in one pass under the boxes (zoomed out) or bundle by bundle."""
+        if on != self.batched_wires:
+            self.batched_wires = on
+            set_batched(self.bundles.values(), on)
+
+    def paint_batched_wires(self, painter: QPainter, rect: QRectF) -> None:
+        if self.batched_wires and self.bundles:
+            paint_far_wires(self, painter, rect)
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # exports
+        super().drawBackground(painter, rect)
+        self.paint_batched_wires(painter, rect)
+
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         if self.bundles and style.lod(painter) >= style.LOD_TEXT:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -444,7 +460,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
         boxes = [item.sceneBoundingRect() for item in self.item_for_device.values()
                  if item.isVisible()]
         boxes += [item.sceneBoundingRect() for item in self.item_for_group.values()
-                  if item.collapsed and item.isVisible()]
+                  if item.collapsed and not item.block and item.isVisible()]
         place_count_labels(self.bundles.values(), boxes)
 
     def _grow_scene_rect(self, rect: QRectF | None = None) -> None:

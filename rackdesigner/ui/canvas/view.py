@@ -180,6 +180,7 @@ class RackView(QGraphicsView):
 
     def _zoom_changed(self) -> None:
         scene = self.rack_scene()
+        scene.set_batched_wires(self.zoom() < style.LOD_BOXES)
         scene.request_area(self.visible_scene_rect())
         level = self.level_for_zoom(self.zoom())
         if level != scene.level:
@@ -317,6 +318,7 @@ class RackView(QGraphicsView):
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, style.CANVAS_BG)
         if self.zoom() < 0.5:
+            self.rack_scene().paint_batched_wires(painter, rect)
             return
         if self._grid_brush is None:
             # One dot per grid cell as a texture: the painter's transform scales it with the
