@@ -10,11 +10,12 @@ script reports, on the GUI thread:
   items it holds;
 - one frame (a synchronous repaint of the canvas viewport) fitted, i.e. fully zoomed out (the
   aggregate blocks), at 10 % (overview: nodes collapsed) and at 100 % (every device);
-- a wheel-zoom step: one wheel notch on the viewport, the scene brought up to date and one
-  frame painted; every step from the fitted zoom in to 100 % (median and worst, the worst being
-  the steps that cross a level of detail);
-- a pan at 100 %: the view scrolled by half a viewport, cells opened, one frame painted (median
-  and worst over 8 pans in a row);
+- a wheel-zoom step: one wheel notch on the viewport until one frame is painted, every step
+  from the fitted zoom in to 100 % (median and worst); then the aggregate blocks that came on
+  screen open one per turn of the event loop (each turn with its frame): the longest turn is
+  the GUI pause they cost, and the sum how long until every block on screen is open;
+- a pan at 100 %: the view scrolled by half a viewport until one frame is painted (median and
+  worst over 8 pans in a row), and the longest turn opening the blocks that came on screen;
 - the GUI pause of an edit: from `document.push` (or `undo`) until the scene is up to date and
   one frame is painted — move a switch, delete a cable, fail a node, and the undo of each —
   zoomed out (fitted) and at 100 % on the edited object. Also the canvas's own share (time
@@ -128,12 +129,25 @@ def measure(sus: int, repeat: int) -> None:
         print(f"frame at {zoom * 100:.0f} % ({scene.level}, {len(scene.item_for_device):,} "
               f"device items): {ms(med)} (worst {ms(worst)})")
 
+    def settle() -> tuple[float, float]:
+        """Run the scene's deferred work as the event loop would (one cell opened per turn),
+        one frame after each turn: (longest turn, total)."""
+        worst = total = 0.0
+        while scene._flush_timer.isActive():
+            start = time.perf_counter()
+            scene._flush_timer.stop()
+            scene._on_flush_timer()
+            frame()
+            took = time.perf_counter() - start
+            worst, total = max(worst, took), total + took
+        return worst, total
+
     # wheel zoom from fitted in to 100 %
     view.fit()
     view.centerOn(centre)
     scene.flush()
     frame()
-    steps = []
+    steps, turns, totals = [], [], []
     at = QPointF(viewport.width() / 2, viewport.height() / 2)
     while view.zoom() < 1.0 and len(steps) < 80:
         event = QWheelEvent(at, view.mapToGlobal(at.toPoint()), QPoint(0, 0), QPoint(0, 120),
@@ -141,29 +155,41 @@ def measure(sus: int, repeat: int) -> None:
                             Qt.ScrollPhase.NoScrollPhase, False)
         start = time.perf_counter()
         view.wheelEvent(event)
-        scene.flush()
+        scene.flush(cells=False)
         frame()
         steps.append(time.perf_counter() - start)
-    print(f"wheel-zoom step, fitted -> 100 % ({len(steps)} steps): median {ms(statistics.median(steps))}, "  # noqa: E501
-          f"worst {ms(max(steps))}")
+        worst, total = settle()
+        turns.append(worst)
+        totals.append(steps[-1] + total)
+    print(f"wheel-zoom step, fitted -> 100 % ({len(steps)} notches): notch to frame median "
+          f"{ms(statistics.median(steps))}, worst {ms(max(steps))}; then blocks opening one "
+          f"per turn: longest turn {ms(max(turns))}, all open after at worst "
+          f"{ms(max(totals))}")
 
     # pans at 100 %
     view.set_zoom(1.0)
     view.centerOn(centre)
     scene.flush()
     frame()
-    pans = []
+    pans, turns = [], []
     bar = view.horizontalScrollBar()
     for _ in range(8):
         start = time.perf_counter()
         bar.setValue(bar.value() + viewport.width() // 2)
-        scene.flush()
+        scene.flush(cells=False)
         frame()
         pans.append(time.perf_counter() - start)
-    print(f"pan by half a view at 100 % (8 in a row): median {ms(statistics.median(pans))}, "
-          f"worst {ms(max(pans))}")
+        turns.append(settle()[0])
+    print(f"pan by half a view at 100 % (8 in a row): to frame median "
+          f"{ms(statistics.median(pans))}, worst {ms(max(pans))}; longest turn opening a "
+          f"block {ms(max(turns))}")
 
     # edits
+    profiler = None
+    if os.environ.get("GUI_SCALE_PROFILE"):  # where an edit's pause goes (cProfile)
+        import cProfile
+
+        profiler = cProfile.Profile()
     clock = CanvasClock(scene)
     doc = window.document
     lay = doc.layout
@@ -191,18 +217,26 @@ def measure(sus: int, repeat: int) -> None:
                 for fn, out, own in ((edit, pauses, canvas),
                                      (doc.undo_stack.undo, undo_pauses, undo_canvas)):
                     clock.take()
+                    if profiler is not None:
+                        profiler.enable()
                     start = time.perf_counter()
                     fn()
                     scene.flush()
                     paint = time.perf_counter()
                     frame()
                     end = time.perf_counter()
+                    if profiler is not None:
+                        profiler.disable()
                     out.append(end - start)
                     own.append(clock.take() + end - paint)
                     app.processEvents()  # let deferred work (debounced docks) run between
             print(f"{where:>6} {name + ':':<16} pause {ms(statistics.median(pauses))} "
                   f"(canvas {ms(statistics.median(canvas))}); undo {ms(statistics.median(undo_pauses))} "  # noqa: E501
                   f"(canvas {ms(statistics.median(undo_canvas))})")
+    if profiler is not None:
+        import pstats
+
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
     doc.undo_stack.setClean()
     window.close()
 

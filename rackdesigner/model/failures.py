@@ -69,10 +69,8 @@ def _closure(layout: Layout, ids: tuple[str, ...]) -> FailedSet:
         racks = {d for d in devices if _is_rack(layout, d)}
         if racks:  # a failed rack takes down what is mounted in it
             devices.update(d.id for d in layout.devices() if d.rack in racks)
-        graph = layout.graph
-        for dev in devices:
-            for _, _, key in graph.edges(dev, keys=True):
-                links.add(key)
+        for dev in devices:  # the state's per-device link index: no graph to build
+            links.update(link.id for link in layout.links_of(dev))
     return FailedSet(ids, frozenset(devices), frozenset(links))
 
 

@@ -5,10 +5,13 @@ A *cell* is a scalable unit (`su` group), or an outermost rack or fabric group w
 inside or around it (a spine tier, a row of switch racks, an NVL72 rack outside any SU). In the
 far level of detail (`RackScene.level == "far"`) every cell is drawn as one block covering its
 area, with its counts (GPUs, devices, failed, power) written at screen size by the overlay, and
-the links between two cells as one bundle. Closer in, only the cells whose area meets the view
-(plus a margin) are open; the others stay blocks, which is invisible since they are off screen,
-and their devices have no graphics items at all. So the scene holds items for what can be seen,
-and opening or closing a cell costs what that cell holds, never the whole design.
+the links between two cells as one bundle. Closer in, only the cells whose area meets the
+view (plus a margin) are open, and inside them only the child groups (*sub-cells*: the racks
+of an SU) meeting it; the others stay blocks, unseen since they are off screen, and their
+devices have no graphics items at all. So the scene holds items for what can be seen, and
+opening or closing a cell costs what that cell holds, never the whole design. While the view
+moves, cells open one per turn of the event loop, nearest to the middle first (each turn one
+frame: the block stands in until then); `flush()` opens all of them at once (tests).
 
 Mixed into `RackScene`; the view reports its visible area (`request_area`).
 """
@@ -25,6 +28,7 @@ from rackdesigner.ui.canvas.items import device_size
 CELL_KINDS = ("su",)
 TIER_KINDS = ("rack", "fabric")
 CELL_MIN_DEVICES = 200  # smaller designs draw everything
+MAX_OPEN_CELLS = 6  # more cells on screen: the view stays in the far level
 AREA_MARGIN = 0.25  # share of the view's size added on each side before opening cells
 
 
@@ -121,6 +125,7 @@ class CellIndex:
 
     def _init_cells(self) -> None:
         self._cells: set[str] = set()
+        self._subcells: dict[str, str] = {}  # child group of a cell -> the cell
         self._cell_rects: dict[str, QRectF] = {}
         self._open_cells: set[str] = set()
         self._area: QRectF | None = None
@@ -128,20 +133,24 @@ class CellIndex:
 
     def _find_cells(self) -> None:
         self._cells = find_cells(self.layout) if self.layout is not None else set()
+        self._subcells = {child: gid for gid in self._cells
+                          for child in self.layout.group_children(gid)}
         self._cell_rects.clear()
-        self._open_cells &= self._cells
+        self._open_cells &= self._cells | set(self._subcells)
 
     def is_cell(self, group_id: str) -> bool:
-        return group_id in self._cells
+        """A cell or a sub-cell (a cell's child group: a rack of an SU, opened on its own)."""
+        return group_id in self._cells or group_id in self._subcells
 
     def cells(self) -> set[str]:
         return set(self._cells)
 
     def open_cells(self) -> set[str]:
-        """The cells whose devices have items now (all of them when not `lazy`)."""
+        """The cells and sub-cells open now (all of them when not `lazy`)."""
         if self.level == "far":
             return set()
-        return set(self._cells) if not self.lazy else set(self._open_cells)
+        everything = self._cells | set(self._subcells)
+        return everything if not self.lazy else set(self._open_cells)
 
     def cell_rect(self, group_id: str) -> QRectF:
         rect = self._cell_rects.get(group_id)
@@ -162,17 +171,48 @@ class CellIndex:
             self._area_pending = True
             self._flush_timer.start()
 
-    def _wanted_cells(self) -> set[str]:
-        if self._area is None:  # no view has said what it shows yet: everything
-            return set(self._cells)
-        area = self._area
-        return {gid for gid in self._cells if self.cell_rect(gid).intersects(area)}
+    def cells_meeting(self, rect: QRectF) -> int:
+        """How many cells' areas meet `rect` (the view decides the far level by it)."""
+        return sum(1 for gid in self._cells if self.cell_rect(gid).intersects(rect))
 
-    def _apply_area(self) -> None:
+    def _wanted_cells(self) -> set[str]:
+        """The cells meeting the view's area, and their sub-cells meeting it."""
+        if self._area is None:  # no view has said what it shows yet: everything
+            return self._cells | set(self._subcells)
+        area = self._area
+        cells = {gid for gid in self._cells if self.cell_rect(gid).intersects(area)}
+        return cells | {sub for sub, gid in self._subcells.items()
+                        if gid in cells and self.cell_rect(sub).intersects(area)}
+
+    def _apply_area(self, limit: int | None = None) -> None:
+        """Close the open cells off screen, open those on screen: all of them, or the
+        `limit` nearest to the middle of the view (the rest stays pending)."""
         self._area_pending = False
         if not self.lazy or self.layout is None or self.level == "far":
             return
         wanted = self._wanted_cells()
-        if wanted != self._open_cells:
-            self._open_cells = wanted
+        todo = wanted - self._open_cells
+        if limit is not None and len(todo) > limit:
+            # a sub-cell opens once its cell is open
+            ready = {g for g in todo if g in self._cells or self._subcells[g] in self._open_cells}
+            todo = ready or todo
+            centre = self._area.center()
+
+            def distance(gid: str) -> float:
+                c = self.cell_rect(gid).center()
+                return (c.x() - centre.x()) ** 2 + (c.y() - centre.y()) ** 2
+
+            todo = set(sorted(todo, key=distance)[:limit])
+            self._area_pending = True
+        elif limit is not None and wanted - self._open_cells - todo:
+            self._area_pending = True
+        opened = (self._open_cells & wanted) | todo
+        if opened != self._open_cells:
+            self._open_cells = opened
             self._sync_collapse()
+
+    def _close_all_cells(self) -> None:
+        """Before a change of level: the open cells close now (cheap, at the old level) and
+        reopen one per turn of the event loop at the new one."""
+        self._open_cells = set()
+        self._area_pending = bool(self._cells)

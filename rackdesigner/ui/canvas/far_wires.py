@@ -3,9 +3,9 @@
 Far out every bundle is a cosmetic hairline. Painted item by item, a 4,000-GPU SuperPOD in the
 overview spends ~0.1 ms per bundle in Python and in antialiased translucent line rasterising:
 over a second for a frame. Instead the bundles then carry `ItemHasNoContents` (they stay
-selectable, hoverable and pickable) and the scene draws the ones meeting the exposed area under
-the boxes, grouped by pen: one `drawLines` call per colour, opaque and without antialiasing. Selected
-bundles are drawn on top in the selection colour.
+selectable, hoverable and pickable) and the scene draws the ones meeting the exposed area
+under the boxes, grouped by pen: one `drawLines` call per colour, opaque and without
+antialiasing. Selected bundles are drawn on top in the selection colour.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(0)
-        self._flush_timer.timeout.connect(self.flush)
+        self._flush_timer.timeout.connect(self._on_flush_timer)
         # count pills are placed after a burst of changes (a drag, opening a file), not per wire
         self._labels_timer = QTimer(self)
         self._labels_timer.setSingleShot(True)
@@ -123,7 +123,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
         """Put dragged group frames back where the model says (after a move or a no-op)."""
         ids = self.item_for_group if group_ids is None else group_ids
         self._dirty_groups.update(g for g in ids if g in self.item_for_group)
-        self.flush()
+        self.flush(cells=False)
 
     def mousePressEvent(self, event) -> None:
         if not self.tools.press(event):
@@ -223,11 +223,12 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
         self.level = level
         if self.layout is None:
             return
-        if self.lazy and level != "far":
-            self._open_cells = self._wanted_cells()
-            self._area_pending = False
+        if self.lazy:
+            self._close_all_cells()
         self._sync_collapse()
-        self.flush()
+        self.flush(cells=not self.lazy)
+        if self._area_pending:
+            self._flush_timer.start()
 
     # ---- mirroring events ------------------------------------------------------------------
     def on_event(self, event: Event) -> None:
@@ -338,7 +339,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
             self._regroup()
         elif old.collapsed != new.collapsed:
             self._sync_collapse()
-            self.flush()
+            self.flush(cells=False)
         else:
             self._mark_groups(new.id)
 
@@ -422,17 +423,25 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
             return self.item_standing_for(layout.link(object_id).a.device)
         return None
 
-    def flush(self) -> None:
-        """Open or close cells for the view's area, bring group frames and blocks up to date
-        (deepest groups first), then failures and the bundles' count pills."""
-        self._flush_timer.stop()
+    def _on_flush_timer(self) -> None:
+        """Deferred updates: one more cell opened per turn while some are pending."""
         if self._area_pending:
+            self._apply_area(limit=1)
+        self.flush(cells=False)
+
+    def flush(self, cells: bool = True) -> None:
+        """Open or close cells for the view's area (unless not `cells`), bring group frames and
+        blocks up to date (deepest groups first), then failures and the bundles' pills."""
+        self._flush_timer.stop()
+        if self._area_pending and cells:
             self._apply_area()
         self._flush_groups()
         if self._failures_dirty:
             self.refresh_failures()
         if self._labels_timer.isActive():
             self.place_labels()
+        if self._area_pending:  # cells still to open, one per turn
+            self._flush_timer.start()
 
     def set_batched_wires(self, on: bool) -> None:
         """Draw the wires in one pass under the boxes (zoomed out) or bundle by bundle."""

@@ -31,6 +31,8 @@ class GroupStructure:
         if group_id in self._cells and (self.level == "far"
                                         or (self.lazy and group_id not in self._open_cells)):
             return True
+        if group_id in self._subcells and self.lazy and group_id not in self._open_cells:
+            return True
         return self.level != "detail" and group.kind in OVERVIEW_KINDS
 
     def is_collapsed(self, group_id: str) -> bool:
@@ -41,7 +43,7 @@ class GroupStructure:
 
     def is_block(self, group_id: str) -> bool:
         """Drawn as an aggregate block (a collapsed cell the user did not collapse)."""
-        return (group_id in self._cells and self.is_collapsed(group_id)
+        return (self.is_cell(group_id) and self.is_collapsed(group_id)
                 and not self.layout.group(group_id).collapsed)
 
     def _sync_collapse(self) -> None:
@@ -167,7 +169,7 @@ class GroupStructure:
         assert self.layout is not None
         while group_id is not None and self.layout.has_group(group_id):
             self._dirty_groups.add(group_id)
-            if group_id in self._cells:
+            if self.is_cell(group_id):
                 self._forget_cell_rect(group_id)
             group_id = self.layout.group(group_id).parent
         if self._dirty_groups and not self._flush_timer.isActive():

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.cells import MAX_OPEN_CELLS
 from rackdesigner.ui.canvas.heat import HeatLegendItem, paint_legend
 from rackdesigner.ui.canvas.minimap import MiniMap
 from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
@@ -107,7 +108,7 @@ class RackView(QGraphicsView):
     def design_rect(self) -> QRectF:
         """The scene rectangle of everything drawn (top-level visible items), unpadded."""
         scene = self.rack_scene()
-        scene.flush()
+        scene.flush(cells=False)  # blocks cover their area: the bounds are right meanwhile
         rect = QRectF()
         for item in scene.items():
             if item.isVisible() and item.parentItem() is None:
@@ -116,14 +117,20 @@ class RackView(QGraphicsView):
 
     def fit(self) -> None:
         """Fit the whole design in the view (Ctrl+0), never above 100 %."""
-        rect = self.design_rect()
-        if rect.isEmpty():
-            rect = QRectF(-200, -150, 400, 300)
-        m = FIT_MARGIN
-        self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom() > 1.0:
-            self._set_zoom(1.0)
-        self._zoom_changed()
+        for _ in range(2):
+            rect = self.design_rect()
+            if rect.isEmpty():
+                rect = QRectF(-200, -150, 400, 300)
+            m = FIT_MARGIN
+            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
+            if self.zoom() > 1.0:
+                self._set_zoom(1.0)
+            self._zoom_changed()
+            # the level of detail of the new zoom draws frames where blocks were (or the
+            # reverse), a little larger or smaller: fit once more to what is now drawn
+            self.rack_scene().flush()
+            if rect.contains(self.design_rect().adjusted(m / 2, m / 2, -m / 2, -m / 2)):
+                break
 
     def request_fit(self) -> None:
         """Fit the design once the view has its real size, and keep it fitted through the
@@ -162,7 +169,8 @@ class RackView(QGraphicsView):
         layout = scene.layout
         if layout is None or layout.device_count() <= OVERVIEW_MIN_DEVICES:
             return "detail"
-        if zoom < FAR_ZOOM and scene.cells():
+        if scene.cells() and (zoom < FAR_ZOOM or scene.cells_meeting(
+                self.visible_scene_rect()) > MAX_OPEN_CELLS):
             return "far"
         return "overview" if zoom < style.OVERVIEW_ZOOM else "detail"
 
