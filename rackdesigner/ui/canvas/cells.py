@@ -10,14 +10,16 @@ view (plus a margin) are open, and inside them only the child groups (*sub-cells
 of an SU) meeting it; the others stay blocks, unseen since they are off screen, and their
 devices have no graphics items at all. So the scene holds items for what can be seen, and
 opening or closing a cell costs what that cell holds, never the whole design. While the view
-moves, cells open one per turn of the event loop, nearest to the middle first (each turn one
-frame: the block stands in until then); `flush()` opens all of them at once (tests).
+moves, cells open a few per turn of the event loop (about `TURN_BUDGET_S` of work), nearest to
+the middle first, and a frame is painted between turns (the block stands in until then);
+`flush()` opens all of them at once (tests).
 
 Mixed into `RackScene`; the view reports its visible area (`request_area`).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF
@@ -29,6 +31,7 @@ CELL_KINDS = ("su",)
 TIER_KINDS = ("rack", "fabric")
 CELL_MIN_DEVICES = 200  # smaller designs draw everything
 MAX_OPEN_CELLS = 6  # more cells on screen: the view stays in the far level
+TURN_BUDGET_S = 0.03  # opening cells while the view moves: this long per turn of the loop
 AREA_MARGIN = 0.25  # share of the view's size added on each side before opening cells
 
 
@@ -184,35 +187,46 @@ class CellIndex:
         return cells | {sub for sub, gid in self._subcells.items()
                         if gid in cells and self.cell_rect(sub).intersects(area)}
 
-    def _apply_area(self, limit: int | None = None) -> None:
-        """Close the open cells off screen, open those on screen: all of them, or the
-        `limit` nearest to the middle of the view (the rest stays pending)."""
+    def _apply_area(self, budget_s: float | None = None) -> None:
+        """Close the open cells off screen and open those on screen: all of them, or (within
+        `budget_s` seconds) one by one, the nearest to the middle of the view first, a cell
+        before its sub-cells; the rest stays pending for the next turn."""
         self._area_pending = False
         if not self.lazy or self.layout is None or self.level == "far":
             return
         wanted = self._wanted_cells()
+        closing = self._open_cells - wanted
+        if closing:
+            self._open_cells -= closing
+            self._sync_collapse(closing)
         todo = wanted - self._open_cells
-        if limit is not None and len(todo) > limit:
-            # a sub-cell opens once its cell is open
-            ready = {g for g in todo if g in self._cells or self._subcells[g] in self._open_cells}
-            todo = ready or todo
-            centre = self._area.center()
+        if budget_s is None:
+            if todo:
+                self._open_cells |= todo
+                self._sync_collapse(todo)
+            return
+        start = time.perf_counter()
+        centre = self._area.center()
 
-            def distance(gid: str) -> float:
-                c = self.cell_rect(gid).center()
-                return (c.x() - centre.x()) ** 2 + (c.y() - centre.y()) ** 2
+        def distance(gid: str) -> float:
+            c = self.cell_rect(gid).center()
+            return (c.x() - centre.x()) ** 2 + (c.y() - centre.y()) ** 2
 
-            todo = set(sorted(todo, key=distance)[:limit])
-            self._area_pending = True
-        elif limit is not None and wanted - self._open_cells - todo:
-            self._area_pending = True
-        opened = (self._open_cells & wanted) | todo
-        if opened != self._open_cells:
-            self._open_cells = opened
-            self._sync_collapse()
+        while todo:
+            ready = [g for g in todo if g in self._cells or self._subcells[g] in self._open_cells]
+            gid = min(ready or todo, key=distance)
+            todo.discard(gid)
+            self._open_cells.add(gid)
+            self._sync_collapse([gid])
+            if time.perf_counter() - start > budget_s:
+                break
+        self._area_pending = bool(todo)
 
     def _close_all_cells(self) -> None:
-        """Before a change of level: the open cells close now (cheap, at the old level) and
-        reopen one per turn of the event loop at the new one."""
-        self._open_cells = set()
+        """Before a change of level: the open sub-cells (or cells, when they have none) close
+        now, at the old level where they hold little, and reopen a few per turn of the event
+        loop at the new one."""
+        keep = {gid for gid in self._open_cells
+                if gid in self._cells and any(p == gid for p in self._subcells.values())}
+        self._open_cells = keep
         self._area_pending = bool(self._cells)

@@ -21,7 +21,8 @@ from rackdesigner.model.events import (
     LinkAdded,
     LinkChanged,
 )
-from rackdesigner.model.failures import FailedSet, closure
+from rackdesigner.model.failures import FailedSet, closure, marked_failed
+from rackdesigner.model.items import FAILED
 
 FAILED_GREY = QColor(120, 120, 120)
 FAILED_VEIL = QColor(235, 235, 235, 170)
@@ -58,12 +59,39 @@ class FailureMarks:
     """Keeps `failed` on the scene's items in step with the document."""
 
     failed_set: FailedSet = FailedSet()
+    _marked: dict[str, None] | None = None  # ids failed in the document, kept from events
+
+    def follow_marks(self, event: Event) -> None:
+        """Keep the document's failed ids from its events (no pass over the whole design)."""
+        if self._marked is None:
+            return
+        new = getattr(event, "new", None)
+        if new is not None:  # changed: its status now
+            if getattr(new, "status", None) == FAILED:
+                self._marked[new.id] = None
+            else:
+                self._marked.pop(getattr(new, "id", None), None)
+            return
+        obj = next((getattr(event, f) for f in ("device", "link", "group")
+                    if hasattr(event, f)), None)
+        if obj is None:
+            return
+        if type(event).__name__.endswith("Removed"):
+            self._marked.pop(obj.id, None)
+        elif obj.status == FAILED:
+            self._marked[obj.id] = None
 
     def refresh_failures(self, everything: bool = False) -> None:
         """Recompute the failure closure and mark what changed (`everything`: every item,
         after a re-layout made new ones)."""
         layout = self.layout
-        new = FailedSet() if layout is None else closure(layout)
+        if layout is None:
+            self._marked = None
+            new = FailedSet()
+        else:
+            if everything or self._marked is None:
+                self._marked = dict.fromkeys(marked_failed(layout))
+            new = closure(layout, list(self._marked)) if self._marked else FailedSet()
         old = FailedSet() if everything else self.failed_set
         self._failures_dirty = False
         self.failed_set = new

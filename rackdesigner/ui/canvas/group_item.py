@@ -28,7 +28,8 @@ class GroupItem(QGraphicsItem):
         self._rect = QRectF(0, 0, 10, 10)
         self.failed = False
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+                      | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.setZValue(-10)
         self.wire_state: str | None = None  # while wiring onto a collapsed group
 
@@ -126,7 +127,8 @@ class GroupItem(QGraphicsItem):
         rect = self._rect
         accent = style.KIND_COLORS.get("system")
         if self.block:
-            self._paint_block(painter, rect, selected)
+            exposed = option.exposedRect.adjusted(-20, -20, 20, 20)
+            self._paint_block(painter, rect, selected, exposed)
             return
         if self.collapsed:
             if lod < style.LOD_BOXES:
@@ -168,10 +170,13 @@ class GroupItem(QGraphicsItem):
                                  f"{used} used")
                 y += style.PORT_ROW_HEIGHT
             return
-        painter.setPen(QPen(style.SELECTION if selected else style.GROUP_BORDER,
-                            2.0 if selected else 1.0, Qt.PenStyle.DashLine))
-        painter.setBrush(style.GROUP_FILL)
-        painter.drawRoundedRect(rect, 10, 10)
+        pen = QPen(style.SELECTION if selected else style.GROUP_BORDER,
+                   2.0 if selected else 1.0, Qt.PenStyle.DashLine)
+        exposed = option.exposedRect.adjusted(-20, -20, 20, 20)
+        if not _clipped_frame(painter, rect, exposed, pen):
+            painter.setPen(pen)
+            painter.setBrush(style.GROUP_FILL)
+            painter.drawRoundedRect(rect, 10, 10)
         if lod < style.LOD_TEXT:  # the view draws the name at screen size (canvas.overlay)
             return
         painter.setPen(style.TEXT_DIM)
@@ -180,15 +185,17 @@ class GroupItem(QGraphicsItem):
                          Qt.AlignmentFlag.AlignVCenter, f"{self.label}  ·  {self.kind}")
         self._paint_toggle(painter)
 
-    def _paint_block(self, painter: QPainter, rect: QRectF, selected: bool) -> None:
+    def _paint_block(self, painter: QPainter, rect: QRectF, selected: bool,
+                     exposed: QRectF | None = None) -> None:
         """A block: its area tinted, a border, and a grey band for the share of its devices
         that are down (the counts are written at screen size by the view's overlay)."""
         fill = QColor(style.KIND_COLORS.get("system"))
         fill.setAlpha(70)
-        painter.setPen(QPen(style.SELECTION if selected else fill.darker(160),
-                            3 if selected else 0))
-        painter.setBrush(fill)
-        painter.drawRect(rect)
+        pen = QPen(style.SELECTION if selected else fill.darker(160), 3 if selected else 0)
+        if exposed is None or not _clipped_frame(painter, rect, exposed, pen, fill):
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawRect(rect)
         stats = self.stats
         if stats is not None and stats.failed and stats.devices:
             share = min(1.0, stats.failed / stats.devices)
@@ -201,3 +208,34 @@ class GroupItem(QGraphicsItem):
         painter.setFont(style.font(8))
         painter.drawText(self.toggle_rect(), Qt.AlignmentFlag.AlignCenter,
                          "▸" if self.collapsed else "▾")
+
+
+def _clipped_frame(painter: QPainter, rect: QRectF, exposed: QRectF, pen: QPen,
+                   fill: QColor | None = None) -> bool:
+    """Paint a frame much larger than what is exposed as its visible part only: the fill of
+    the overlap and the straight border lines crossing it (a dashed outline of a whole
+    SuperPOD at 100 % is thousands of dashes otherwise). False when `rect` is small enough to
+    draw whole."""
+    if rect.width() * rect.height() < 4 * exposed.width() * exposed.height():
+        return False
+    inside = rect.intersected(exposed)
+    if inside.isEmpty():
+        return True
+    painter.fillRect(inside, style.GROUP_FILL if fill is None else fill)
+    left, top, right, bottom = rect.left(), rect.top(), rect.right(), rect.bottom()
+    x0, x1 = max(left, exposed.left()), min(right, exposed.right())
+    y0, y1 = max(top, exposed.top()), min(bottom, exposed.bottom())
+    width = max(pen.widthF(), 1.0)
+    across = QPen(pen)
+    across.setDashOffset((x0 - left) / width)  # dashes stay put while the view scrolls
+    painter.setPen(across)
+    for y in (top, bottom):
+        if exposed.top() <= y <= exposed.bottom():
+            painter.drawLine(QPointF(x0, y), QPointF(x1, y))
+    down = QPen(pen)
+    down.setDashOffset((y0 - top) / width)
+    painter.setPen(down)
+    for x in (left, right):
+        if exposed.left() <= x <= exposed.right():
+            painter.drawLine(QPointF(x, y0), QPointF(x, y1))
+    return True

@@ -36,7 +36,13 @@ from rackdesigner.model import (
 from rackdesigner.model.failures import FailedSet
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
-from rackdesigner.ui.canvas.cells import CELL_KINDS, CELL_MIN_DEVICES, TIER_KINDS, CellIndex
+from rackdesigner.ui.canvas.cells import (
+    CELL_KINDS,
+    CELL_MIN_DEVICES,
+    TIER_KINDS,
+    TURN_BUDGET_S,
+    CellIndex,
+)
 from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
 from rackdesigner.ui.canvas.far_wires import paint_far_wires, set_batched
 from rackdesigner.ui.canvas.heat import HeatMarks
@@ -237,6 +243,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler is not None:
             handler(event)
+        self.follow_marks(event)
         if status_changed(event, bool(self.failed_set)):
             self._failures_dirty = True
             self._flush_timer.start()
@@ -338,7 +345,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
             self._chains.clear()
             self._regroup()
         elif old.collapsed != new.collapsed:
-            self._sync_collapse()
+            self._sync_collapse([new.id])
             self.flush(cells=False)
         else:
             self._mark_groups(new.id)
@@ -426,7 +433,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
     def _on_flush_timer(self) -> None:
         """Deferred updates: one more cell opened per turn while some are pending."""
         if self._area_pending:
-            self._apply_area(limit=1)
+            self._apply_area(budget_s=TURN_BUDGET_S)
         self.flush(cells=False)
 
     def flush(self, cells: bool = True) -> None:

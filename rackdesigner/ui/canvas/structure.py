@@ -46,14 +46,21 @@ class GroupStructure:
         return (self.is_cell(group_id) and self.is_collapsed(group_id)
                 and not self.layout.group(group_id).collapsed)
 
-    def _sync_collapse(self) -> None:
-        """Recompute every group's collapsed state; re-lay out the outermost changes."""
+    def _sync_collapse(self, groups=None) -> None:
+        """Recompute the collapsed state of `groups` (default: every group); re-lay out the
+        subtrees of the outermost changes."""
         assert self.layout is not None
         old = self._collapsed
-        new = {g.id: self._compute_collapsed(g.id) for g in self.layout.groups()}
+        if groups is None:
+            new = {g.id: self._compute_collapsed(g.id) for g in self.layout.groups()}
+        else:
+            new = dict(old)
+            new.update((g, self._compute_collapsed(g)) for g in groups
+                       if self.layout.has_group(g))
         self._collapsed = new
         roots = []
-        for gid, state in new.items():
+        for gid in (new if groups is None else [g for g in groups if g in new]):
+            state = new[gid]
             if old.get(gid, False) == state:
                 continue
             parent, covered = self.layout.group(gid).parent, False
@@ -192,6 +199,9 @@ class GroupStructure:
         if self._group_hidden(gid):
             item.setVisible(False)
             return
+        if not self.is_collapsed(gid):
+            self._update_frame(gid, item)
+            return
         members = self.layout.group_devices(gid)
         if not members:
             item.setVisible(False)
@@ -205,7 +215,9 @@ class GroupStructure:
             xs = [self.layout.device(d).pos for d in members]
             top_left = QPointF(min(p[0] for p in xs), min(p[1] for p in xs))
             item.set_collapsed_box(top_left, self._summary(members), len(members))
-            return
+
+    def _update_frame(self, gid: str, item) -> None:
+        """An expanded group's frame around its visible members (hidden when it has none)."""
         rect = QRectF()
         for device_id in self.layout.group_devices(gid, recursive=False):
             device_item = self.item_for_device.get(device_id)
@@ -215,6 +227,10 @@ class GroupStructure:
             child_item = self.item_for_group.get(child)
             if child_item is not None and child_item.isVisible():
                 rect = rect.united(child_item.frame_rect())
+        if rect.isEmpty():
+            item.setVisible(False)
+            return
+        item.setVisible(True)
         m = style.GROUP_MARGIN
         item.set_frame(rect.adjusted(-m, -m - style.GROUP_HEADER, m, m), self._group_depth(gid))
 
