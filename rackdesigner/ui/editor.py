@@ -89,6 +89,12 @@ class Editor(QObject):
         for object_id in ids:
             # itself, or the collapsed group or aggregate block it is drawn in
             item = self.scene.item_standing_for(object_id)
+            if first is None and isinstance(item, GroupItem) and item.block:
+                # inside an aggregate block (zoomed far out): go to it, so it is drawn
+                point = self.scene.object_point(object_id)
+                if point is not None:
+                    self.view.show_point(point)
+                    item = self.scene.item_standing_for(object_id)
             if item is not None:
                 item.setSelected(True)
                 first = first or item

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QPointF, QRectF
 
 from rackdesigner.model import Layout
 from rackdesigner.ui.canvas.items import device_size
@@ -173,6 +173,23 @@ class CellIndex:
         if self.lazy and self._cells:
             self._area_pending = True
             self._flush_timer.start()
+
+    def object_point(self, object_id: str) -> QPointF | None:
+        """Where a device, group or link is in the scene (from the document: it may have no
+        item), to centre the view on it."""
+        layout = self.layout
+        if layout is None:
+            return None
+        if layout.has_device(object_id):
+            return members_rect(layout, [object_id]).center()
+        if layout.has_group(object_id):
+            members = layout.group_devices(object_id)
+            return members_rect(layout, members).center() if members else None
+        if layout.has_link(object_id):
+            link = layout.link(object_id)
+            ends = [e.device for e in (link.a, link.b) if layout.has_device(e.device)]
+            return members_rect(layout, ends).center() if ends else None
+        return None
 
     def cells_meeting(self, rect: QRectF) -> int:
         """How many cells' areas meet `rect` (the view decides the far level by it)."""

@@ -36,6 +36,7 @@ GRID = 20.0
 FIT_MARGIN = 40.0  # scene units around the design when fitting
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
 FAR_ZOOM = 0.04  # below: SUs and switch tiers are aggregate blocks (canvas.cells)
+SHOW_ZOOM = 0.5  # going to an object selected inside a block: at least this close
 EMPTY_HINT = ("Drag a GPU, a switch or a whole system from the Palette to start.\n"
               "Wire devices by dragging from a port row to another device.")
 
@@ -98,6 +99,14 @@ class RackView(QGraphicsView):
         self.scale(factor, factor)
         self.setTransformationAnchor(previous)
         self._zoom_changed()
+
+    def show_point(self, point: QPointF, zoom: float = SHOW_ZOOM) -> None:
+        """Centre on `point` at `zoom` or closer, with what is there drawn (a selection made
+        in a table while the design is aggregate blocks)."""
+        self.set_zoom(max(self.zoom(), zoom))
+        self.centerOn(point)
+        self.rack_scene().request_area(self.visible_scene_rect())
+        self.rack_scene().flush()
 
     def zoom_in(self) -> None:
         self.set_zoom(self.zoom() * 1.25)
