@@ -1,7 +1,9 @@
 """Bundling links for the canvas: links between the same two visible endpoints share one item.
 
 A visible endpoint is a device, or the outermost collapsed group holding it (`RackScene`
-decides). The index maps link → bundle key and endpoint → bundle keys, so a moved device
+decides); a wire to a closed aggregate block (`canvas.cells`) ends at the other end's cell as a
+whole, so an open cell has one wire to each block off screen, not one per rack or switch.
+The index maps link → bundle key and endpoint → bundle keys, so a moved device
 updates only its own wires and a new link touches only its bundle; links whose endpoints change
 together (a group collapsing, a cell opening) are re-filed in one pass (`_rekey_many`) that
 refreshes each touched bundle once. Mixed into `RackScene`.
@@ -22,7 +24,18 @@ class BundleIndex:
         if not (layout.has_device(link.a.device) and layout.has_device(link.b.device)):
             return None
         a, b = self._endpoint(link.a.device), self._endpoint(link.b.device)
-        return None if a == b else frozenset((a, b))
+        if a == b:
+            return None
+        if self._cells:
+            # a wire to a closed block (off screen, or far out) leaves the other end's cell as
+            # a whole: opening a cell does not split its wires to every block off screen
+            ca, cb = self._cell_of(link.a.device), self._cell_of(link.b.device)
+            if ca != cb:
+                if a == ca and cb is not None:
+                    b = cb
+                elif b == cb and ca is not None:
+                    a = ca
+        return frozenset((a, b))
 
     def _file_link(self, link_id: str, key: frozenset[str]) -> None:
         self._link_key[link_id] = key

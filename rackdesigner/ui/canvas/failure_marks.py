@@ -103,11 +103,12 @@ class FailureMarks:
                 item.set_failed(did in new.devices)
             if layout is not None and layout.has_device(did):
                 self._mark_groups(layout.device(did).group)  # blocks count what is down
-        marked = set(new.marked)
-        for gid, item in self.item_for_group.items():
-            down = gid in marked or self._group_inside_failed(gid, marked)
-            if item.failed != down:
-                item.set_failed(down)
+        down = self._groups_down(new.marked)
+        before = set() if everything else self._groups_down(old.marked)
+        for gid in (down ^ before) | (down if everything else set()):
+            item = self.item_for_group.get(gid)
+            if item is not None and item.failed != (gid in down):
+                item.set_failed(gid in down)
         if new.links != old.links or everything:
             for item in self.bundles.values():
                 state = self._bundle_state(item.link_ids, new.links)
@@ -116,15 +117,17 @@ class FailureMarks:
         if self._dirty_groups:
             self._flush_groups()
 
-    def _group_inside_failed(self, gid: str, marked: set[str]) -> bool:
-        if not marked:
-            return False
-        parent = self.layout.group(gid).parent
-        while parent is not None:
-            if parent in marked:
-                return True
-            parent = self.layout.group(parent).parent
-        return False
+    def _groups_down(self, marked) -> set[str]:
+        """The marked groups and every group inside one."""
+        layout = self.layout
+        out: set[str] = set()
+        todo = [m for m in marked if layout is not None and layout.has_group(m)]
+        while todo:
+            gid = todo.pop()
+            if gid not in out:
+                out.add(gid)
+                todo.extend(layout.group_children(gid))
+        return out
 
     @staticmethod
     def _bundle_state(link_ids, down) -> str:

@@ -43,6 +43,9 @@ class GroupItem(QGraphicsItem):
 
     def set_frame(self, rect: QRectF, depth: int) -> None:
         """Expanded: frame `rect` in scene coordinates (the item sits at the origin)."""
+        if (not self.collapsed and self._rect == rect and self.pos().isNull()
+                and self.zValue() == -10 - depth):
+            return  # re-indexing a frame as large as a whole pod is not free
         self.prepareGeometryChange()
         self.collapsed = False
         self.block = False

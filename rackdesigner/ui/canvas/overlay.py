@@ -48,7 +48,7 @@ def _font(kind: str) -> tuple[QFont, QFontMetrics]:
 
 
 def _screen(view: QGraphicsView, rect: QRectF) -> QRect:
-    return view.mapFromScene(rect).boundingRect()
+    return view.viewportTransform().mapRect(rect).toAlignedRect()
 
 
 def group_labels(view: QGraphicsView) -> list[tuple[QRect, str, str]]:

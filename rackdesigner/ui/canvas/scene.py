@@ -47,7 +47,7 @@ from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
 from rackdesigner.ui.canvas.far_wires import paint_far_wires, set_batched
 from rackdesigner.ui.canvas.heat import HeatMarks
 from rackdesigner.ui.canvas.interaction import CanvasTools
-from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
+from rackdesigner.ui.canvas.items import BUNDLE_TYPE, BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
 from rackdesigner.ui.canvas.structure import LEVELS, GroupStructure
 
@@ -467,7 +467,8 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         if self.bundles and style.lod(painter) >= style.LOD_TEXT:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            paint_count_labels(painter, self.bundles.values(), rect)
+            shown = [item for item in self.items(rect) if item.type() == BUNDLE_TYPE]
+            paint_count_labels(painter, shown, rect)
 
     def place_labels(self) -> None:
         self._labels_timer.stop()

@@ -99,6 +99,13 @@ class GroupStructure:
             self._endpoints[device_id] = endpoint
         return endpoint
 
+    def _cell_of(self, device_id: str) -> str | None:
+        """The cell (`canvas.cells`) holding a device, if any."""
+        for gid in self._chain(device_id):
+            if gid in self._cells:
+                return gid
+        return None
+
     def _hidden_by(self, device_id: str) -> str | None:
         endpoint = self._endpoint(device_id)
         return None if endpoint == device_id else endpoint
