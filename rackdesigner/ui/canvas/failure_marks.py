@@ -102,7 +102,7 @@ class FailureMarks:
             if item is not None:
                 item.set_failed(did in new.devices)
             if layout is not None and layout.has_device(did):
-                self._mark_groups(layout.device(did).group)  # blocks count what is down
+                self._mark_groups(layout.device(did).group, moved=False)  # blocks count it
         down = self._groups_down(new.marked)
         before = set() if everything else self._groups_down(old.marked)
         for gid in (down ^ before) | (down if everything else set()):

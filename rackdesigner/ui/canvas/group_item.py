@@ -12,6 +12,16 @@ from rackdesigner.ui.canvas.failure_marks import paint_failed
 GROUP_TYPE = QGraphicsItem.UserType + 2
 
 
+def _mix(color: QColor, over: QColor, share: float) -> QColor:
+    return QColor(round(color.red() * share + over.red() * (1 - share)),
+                  round(color.green() * share + over.green() * (1 - share)),
+                  round(color.blue() * share + over.blue() * (1 - share)))
+
+
+BLOCK_FILL = _mix(QColor(style.KIND_COLORS["system"]), QColor(style.CANVAS_BG), 70 / 255)
+BLOCK_BORDER = QColor(style.KIND_COLORS["system"]).darker(130)
+
+
 class GroupItem(QGraphicsItem):
     """A group: a frame around its members, or (collapsed) one box with aggregate ports."""
 
@@ -71,7 +81,12 @@ class GroupItem(QGraphicsItem):
 
     def set_block(self, rect: QRectF, stats) -> None:
         """An aggregate block over `rect` (scene coordinates) with its counts (`BlockStats`)."""
-        if self.block and self.stats == stats and self.frame_rect() == rect:
+        if self.block and self.frame_rect() == rect:
+            if self.stats != stats:  # counts only: no re-indexing of a large item
+                self.stats = stats
+                self.device_count = stats.devices
+                self.setToolTip(f"{self.label} ({self.kind})\n{stats.text()}")
+                self.update()
             return
         self.prepareGeometryChange()
         self.collapsed = True
@@ -192,9 +207,8 @@ class GroupItem(QGraphicsItem):
                      exposed: QRectF | None = None) -> None:
         """A block: its area tinted, a border, and a grey band for the share of its devices
         that are down (the counts are written at screen size by the view's overlay)."""
-        fill = QColor(style.KIND_COLORS.get("system"))
-        fill.setAlpha(70)
-        pen = QPen(style.SELECTION if selected else fill.darker(160), 3 if selected else 0)
+        fill = BLOCK_FILL  # opaque: blending a whole screen of blocks costs more
+        pen = QPen(style.SELECTION if selected else BLOCK_BORDER, 3 if selected else 0)
         if exposed is None or not _clipped_frame(painter, rect, exposed, pen, fill):
             painter.setPen(pen)
             painter.setBrush(fill)

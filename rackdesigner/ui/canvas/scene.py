@@ -399,7 +399,7 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
                 continue
             hidden_by = self._hidden_by(device_id)
             if hidden_by is not None and not self.is_block(hidden_by):
-                self._mark_groups(hidden_by)  # its summary counts ports in use
+                self._mark_groups(hidden_by, moved=False)  # its summary counts ports
 
     def _on_item_moved(self, item) -> None:
         endpoint = item.device_id if isinstance(item, DeviceItem) else item.group_id

@@ -178,12 +178,13 @@ class GroupStructure:
                 self._drop_device_item(device_id)
 
     # ---- group frames ------------------------------------------------------------------------
-    def _mark_groups(self, group_id: str | None) -> None:
-        """Mark a group and its ancestors for a frame update at the next `flush()`."""
+    def _mark_groups(self, group_id: str | None, moved: bool = True) -> None:
+        """Mark a group and its ancestors for a frame update at the next `flush()` (`moved`:
+        their members moved, came or went, so a block's area is measured again)."""
         assert self.layout is not None
         while group_id is not None and self.layout.has_group(group_id):
             self._dirty_groups.add(group_id)
-            if self.is_cell(group_id):
+            if moved and self.is_cell(group_id):
                 self._forget_cell_rect(group_id)
             group_id = self.layout.group(group_id).parent
         if self._dirty_groups and not self._flush_timer.isActive():
