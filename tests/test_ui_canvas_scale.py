@@ -149,3 +149,35 @@ def test_selecting_an_object_inside_a_block_goes_to_it(window):
     visible = view.mapToScene(view.viewport().rect()).boundingRect()
     assert visible.contains(scene.item_for_device[leaf].sceneBoundingRect())
     assert window.editor.selection()[0] == [leaf]  # F would fail the switch, not its SU
+
+
+def _bundles(scene) -> dict:
+    return {key: sorted(bundle.link_ids) for key, bundle in scene.bundles.items()}
+
+
+def test_zooming_panning_and_editing_keep_the_scene_as_a_fresh_build_draws_it(window):
+    from rackdesigner.ui.canvas.scene import RackScene
+
+    scene, view, doc = window.scene, window.view, window.document
+    layout = doc.layout
+    leaf = _switch(layout, "su-2")
+    steps = [(0.1, "su-1"), (1.0, leaf), (0.1, _spine_cell(scene)), (0.3, "su-1"),
+             (FAR_ZOOM * 0.9, None)]
+    for zoom, target in steps:
+        view.set_zoom(zoom)
+        if target is not None:
+            view.centerOn(scene.object_point(target))
+        window.flush()
+        if zoom == 1.0:  # an edit while zoomed in: a cable to another block goes
+            cable = next(lk.id for lk in layout.links_of(leaf)
+                         if scene._cell_of(lk.a.device) != scene._cell_of(lk.b.device))
+            doc.push(RemoveItems(links=[cable]))
+            window.flush()
+        fresh = RackScene(window)  # parented: Qt deletes it with the window
+        fresh.lazy = True
+        fresh.level = scene.level
+        fresh.request_area(view.visible_scene_rect())
+        fresh.set_layout(doc.layout)
+        assert fresh.open_cells() == scene.open_cells(), (zoom, target)
+        assert _bundles(fresh) == _bundles(scene), (zoom, target)
+        assert set(fresh.item_for_device) == set(scene.item_for_device), (zoom, target)

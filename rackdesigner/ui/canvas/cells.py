@@ -129,6 +129,7 @@ class CellIndex:
     def _init_cells(self) -> None:
         self._cells: set[str] = set()
         self._subcells: dict[str, str] = {}  # child group of a cell -> the cell
+        self._cell_links: dict[str, dict] = {}  # cell -> its links by the other end's cell
         self._cell_rects: dict[str, QRectF] = {}
         self._open_cells: set[str] = set()
         self._area: QRectF | None = None
@@ -139,6 +140,7 @@ class CellIndex:
         self._subcells = {child: gid for gid in self._cells
                           for child in self.layout.group_children(gid)}
         self._cell_rects.clear()
+        self._cell_links.clear()
         self._open_cells &= self._cells | set(self._subcells)
 
     def is_cell(self, group_id: str) -> bool:

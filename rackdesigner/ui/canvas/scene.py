@@ -240,9 +240,13 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
     def on_event(self, event: Event) -> None:
         if self.layout is None:
             return
+        if self._cell_links:  # a cell's links by the other end's cell (structure.py)
+            self._forget_cell_links(*_devices_of(event))
         handler = getattr(self, f"_on_{type(event).__name__}", None)
         if handler is not None:
             handler(event)
+        if self._cell_links:
+            self._forget_cell_links(*_devices_of(event))
         self.follow_marks(event)
         if status_changed(event, bool(self.failed_set)):
             self._failures_dirty = True
@@ -483,3 +487,19 @@ class RackScene(GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
     def _grow_scene_rect(self, rect: QRectF | None = None) -> None:
         bounds = self.itemsBoundingRect() if rect is None else self.sceneRect().united(rect)
         self.setSceneRect(bounds.adjusted(-2000, -2000, 2000, 2000) if rect is None else bounds)
+
+
+def _devices_of(event: Event) -> tuple[str, ...]:
+    """The devices whose links or cell an event can change."""
+    for name in ("link", "new", "old"):
+        link = getattr(event, name, None)
+        if link is not None and hasattr(link, "a") and hasattr(link, "b"):
+            other = getattr(event, "old", None)
+            ends = (link.a.device, link.b.device)
+            if other is not None and hasattr(other, "a"):
+                ends += (other.a.device, other.b.device)
+            return ends
+    device = getattr(event, "device", None) or getattr(event, "new", None)
+    if device is not None and hasattr(device, "model"):
+        return (device.id,)
+    return ()

@@ -72,7 +72,7 @@ class GroupStructure:
             if not covered:
                 roots.append(gid)
         if roots:
-            self._relayout_groups(roots)
+            self._relayout_groups(roots, old)
 
     # ---- endpoints ---------------------------------------------------------------------------
     def _chain(self, device_id: str) -> tuple[str, ...]:
@@ -141,29 +141,79 @@ class GroupStructure:
             todo.extend(self.layout.group_children(gid))
         return out
 
-    def _relayout_groups(self, group_ids: list[str]) -> None:
+    def _relayout_groups(self, group_ids: list[str], before: dict[str, bool] | None = None
+                         ) -> None:
         """Items and bundles of the devices in these groups' subtrees, after their collapsed
-        state changed: items made or dropped, their links re-bundled."""
+        state changed (`before`: the states before): items made or dropped, their links
+        re-bundled — but not a cell's links to a block closed before and after, whose bundle
+        stays the pair of cells (`bundling._key`)."""
         layout = self.layout
         devices: list[str] = []
         for gid in group_ids:
             for sub in self._subtree(gid):
                 self._dirty_groups.add(sub)
             devices.extend(layout.group_devices(gid))
-            self._mark_groups(layout.group(gid).parent)
+            self._mark_groups(layout.group(gid).parent, moved=False)
         for device_id in devices:
             self._endpoints.pop(device_id, None)
         self._sync_items(devices)
         seen: set[str] = set()
         links = []
-        for device_id in devices:
-            for link in layout.links_of(device_id):
-                if link.id not in seen:
-                    seen.add(link.id)
-                    links.append(link)
+        for gid in group_ids:
+            if gid in self._cells and before is not None:
+                for other, cell_links in self._links_by_cell(gid).items():
+                    if other is not None and other != gid and self._closed_both(other, before):
+                        continue
+                    for link in cell_links:
+                        if link.id not in seen:
+                            seen.add(link.id)
+                            links.append(link)
+                continue
+            for device_id in layout.group_devices(gid):
+                for link in layout.links_of(device_id):
+                    if link.id not in seen:
+                        seen.add(link.id)
+                        links.append(link)
         self._rekey_many(links)
         if not self._flush_timer.isActive():
             self._flush_timer.start()
+
+    def _closed_both(self, cell: str, before: dict[str, bool]) -> bool:
+        """The cell was and is drawn as one block (itself, not inside a collapsed group)."""
+        if not (before.get(cell, False) and self._collapsed.get(cell, False)):
+            return False
+        parent = self.layout.group(cell).parent
+        while parent is not None:
+            if before.get(parent, False) or self._collapsed.get(parent, False):
+                return False
+            parent = self.layout.group(parent).parent
+        return True
+
+    def _links_by_cell(self, cell: str) -> dict[str | None, list]:
+        """A cell's links by the cell at their other end (None: outside every cell), kept
+        until a link, device or group of the cell changes (`_forget_cell_links`)."""
+        found = self._cell_links.get(cell)
+        if found is None:
+            layout = self.layout
+            found = defaultdict(list)
+            seen: set[str] = set()
+            for device_id in layout.group_devices(cell):
+                for link in layout.links_of(device_id):
+                    if link.id in seen:
+                        continue
+                    seen.add(link.id)
+                    other = link.b.device if link.a.device == device_id else link.a.device
+                    found[self._cell_of(other) if layout.has_device(other) else None].append(
+                        link)
+            self._cell_links[cell] = found
+        return found
+
+    def _forget_cell_links(self, *device_ids: str) -> None:
+        for device_id in device_ids:
+            if self.layout.has_device(device_id):
+                cell = self._cell_of(device_id)
+                if cell is not None:
+                    self._cell_links.pop(cell, None)
 
     def _sync_items(self, device_ids) -> None:
         """Give each device an item when it is drawn as itself, and take it away when not."""
