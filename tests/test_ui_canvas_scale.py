@@ -161,7 +161,7 @@ def test_zooming_panning_and_editing_keep_the_scene_as_a_fresh_build_draws_it(wi
     scene, view, doc = window.scene, window.view, window.document
     layout = doc.layout
     leaf = _switch(layout, "su-2")
-    steps = [(0.1, "su-1"), (1.0, leaf), (0.1, _spine_cell(scene)), (0.3, "su-1"),
+    steps = [(0.06, "su-1"), (0.1, "su-1"), (1.0, leaf), (0.1, _spine_cell(scene)), (0.3, "su-1"),
              (FAR_ZOOM * 0.9, None)]
     for zoom, target in steps:
         view.set_zoom(zoom)
@@ -176,7 +176,7 @@ def test_zooming_panning_and_editing_keep_the_scene_as_a_fresh_build_draws_it(wi
         fresh = RackScene(window)  # parented: Qt deletes it with the window
         fresh.lazy = True
         fresh.level = scene.level
-        fresh.request_area(view.visible_scene_rect())
+        fresh.request_area(view.visible_scene_rect(), view.zoom())
         fresh.set_layout(doc.layout)
         assert fresh.open_cells() == scene.open_cells(), (zoom, target)
         assert _bundles(fresh) == _bundles(scene), (zoom, target)

@@ -31,6 +31,7 @@ CELL_KINDS = ("su",)
 TIER_KINDS = ("rack", "fabric")
 CELL_MIN_DEVICES = 200  # smaller designs draw everything
 MAX_OPEN_CELLS = 6  # more cells on screen: the view stays in the far level
+SUBCELL_ZOOM = 0.09  # below: an open SU shows its racks as blocks (a few lines, not thousands)
 TURN_BUDGET_S = 0.03  # opening cells while the view moves: this long per turn of the loop
 AREA_MARGIN = 0.25  # share of the view's size added on each side before opening cells
 
@@ -133,6 +134,7 @@ class CellIndex:
         self._cell_rects: dict[str, QRectF] = {}
         self._open_cells: set[str] = set()
         self._area: QRectF | None = None
+        self._area_subcells = True
         self._area_pending = False
 
     def _find_cells(self) -> None:
@@ -167,11 +169,12 @@ class CellIndex:
     def _forget_cell_rect(self, group_id: str) -> None:
         self._cell_rects.pop(group_id, None)
 
-    def request_area(self, rect: QRectF) -> None:
-        """The view shows `rect` (scene coordinates): open the cells it meets and close the
-        others at the next `flush`."""
+    def request_area(self, rect: QRectF, zoom: float = 1.0) -> None:
+        """The view shows `rect` (scene coordinates) at `zoom`: open the cells it meets (and,
+        from `SUBCELL_ZOOM`, their sub-cells) and close the others at the next `flush`."""
         mx, my = rect.width() * AREA_MARGIN, rect.height() * AREA_MARGIN
         self._area = rect.adjusted(-mx, -my, mx, my)
+        self._area_subcells = zoom >= SUBCELL_ZOOM
         if self.lazy and self._cells:
             self._area_pending = True
             self._flush_timer.start()
@@ -203,6 +206,8 @@ class CellIndex:
             return self._cells | set(self._subcells)
         area = self._area
         cells = {gid for gid in self._cells if self.cell_rect(gid).intersects(area)}
+        if not self._area_subcells:
+            return cells
         return cells | {sub for sub, gid in self._subcells.items()
                         if gid in cells and self.cell_rect(sub).intersects(area)}
 
@@ -215,11 +220,11 @@ class CellIndex:
             return
         wanted = self._wanted_cells()
         closing = self._open_cells - wanted
-        if closing:
-            self._open_cells -= closing
-            self._sync_collapse(closing)
         todo = wanted - self._open_cells
         if budget_s is None:
+            if closing:
+                self._open_cells -= closing
+                self._sync_collapse(closing)
             if todo:
                 self._open_cells |= todo
                 self._sync_collapse(todo)
@@ -231,6 +236,13 @@ class CellIndex:
             c = self.cell_rect(gid).center()
             return (c.x() - centre.x()) ** 2 + (c.y() - centre.y()) ** 2
 
+        # off screen first, sub-cells before their cell, the farthest first
+        for gid in sorted(closing, key=lambda g: (g in self._cells, -distance(g))):
+            self._open_cells.discard(gid)
+            self._sync_collapse([gid])
+            if time.perf_counter() - start > budget_s:
+                self._area_pending = True
+                return
         while todo:
             ready = [g for g in todo if g in self._cells or self._subcells[g] in self._open_cells]
             gid = min(ready or todo, key=distance)

@@ -105,7 +105,7 @@ class RackView(QGraphicsView):
         in a table while the design is aggregate blocks)."""
         self.set_zoom(max(self.zoom(), zoom))
         self.centerOn(point)
-        self.rack_scene().request_area(self.visible_scene_rect())
+        self.rack_scene().request_area(self.visible_scene_rect(), self.zoom())
         self.rack_scene().flush()
 
     def zoom_in(self) -> None:
@@ -170,7 +170,7 @@ class RackView(QGraphicsView):
         """Tell the scene what is on screen: it opens the aggregate blocks there (debounced
         to the next `flush`, so a pan opens them once it pauses)."""
         if isinstance(self.scene(), RackScene):  # None while the window closes
-            self.rack_scene().request_area(self.visible_scene_rect())
+            self.rack_scene().request_area(self.visible_scene_rect(), self.zoom())
 
     def level_for_zoom(self, zoom: float) -> str:
         """The scene's level of detail at `zoom` (see `RackScene.set_level`)."""
@@ -198,7 +198,7 @@ class RackView(QGraphicsView):
     def _zoom_changed(self) -> None:
         scene = self.rack_scene()
         scene.set_batched_wires(self.zoom() < style.LOD_BOXES)
-        scene.request_area(self.visible_scene_rect())
+        scene.request_area(self.visible_scene_rect(), self.zoom())
         level = self.level_for_zoom(self.zoom())
         if level != scene.level:
             scene.set_level(level)  # opens the blocks on screen now, the area with it
