@@ -53,8 +53,7 @@ class EventMirror:
     def _on_DeviceAdded(self, event: DeviceAdded) -> None:
         device = event.device
         self._repaint_if_first_or_last()
-        self._endpoints.pop(device.id, None)
-        self._chains.pop(device.id, None)
+        self._forget_endpoints(device.id)
         self._sync_items([device.id])
         self._mark_groups(device.group)
         item = self.item_for_device.get(device.id)
@@ -63,8 +62,7 @@ class EventMirror:
 
     def _on_DeviceRemoved(self, event: DeviceRemoved) -> None:
         self._drop_device_item(event.device.id)
-        self._chains.pop(event.device.id, None)
-        self._endpoints.pop(event.device.id, None)
+        self._forget_endpoints(event.device.id)
         self._mark_groups(event.device.group)
         self._repaint_if_first_or_last()
 
@@ -87,8 +85,7 @@ class EventMirror:
                 self._on_item_moved(item)
             self._mark_groups(new.group)
         if old.group != new.group:
-            self._chains.pop(new.id, None)
-            self._endpoints.pop(new.id, None)
+            self._forget_endpoints(new.id)
             self._sync_items([new.id])
             self._rekey_many(self.layout.links_of(new.id))
             self._mark_groups(old.group)
@@ -109,6 +106,8 @@ class EventMirror:
         self._update_usage(event.new.a.device, event.new.b.device)
 
     def _on_GroupAdded(self, event: GroupAdded) -> None:
+        self._chains.clear()  # per-group caches (structure.py): the tree changed
+        self._forget_endpoints()
         self._add_group_item(event.group.id)
         if self._cells_change(event.group.kind):
             self._regroup()
@@ -123,6 +122,8 @@ class EventMirror:
             self.removeItem(item)
         self._dirty_groups.discard(event.group.id)
         self._collapsed.pop(event.group.id, None)
+        self._chains.clear()
+        self._forget_endpoints()
         if event.group.id in self._cells:
             self._regroup()
             return
@@ -137,6 +138,7 @@ class EventMirror:
         if old.parent != new.parent or (old.kind != new.kind
                                         and self._cells_change(old.kind, new.kind)):
             self._chains.clear()
+            self._forget_endpoints()
             self._regroup()
         elif old.collapsed != new.collapsed:
             self._sync_collapse([new.id])

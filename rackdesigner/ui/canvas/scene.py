@@ -63,8 +63,9 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self._link_key: dict[str, frozenset[str]] = {}
         self._endpoint_bundles: dict[str, set[frozenset[str]]] = defaultdict(set)
         self._link_info: dict[str, tuple[str | None, float]] = {}
-        self._chains: dict[str, tuple[str, ...]] = {}
-        self._endpoints: dict[str, str] = {}  # device -> visible endpoint (cache)
+        self._chains: dict[str, tuple[str, ...]] = {}  # group -> it and its ancestors
+        self._endpoints: dict[str, str | None] = {}  # group -> outermost collapsed around it
+        self._device_endpoints: dict[str, str] = {}  # device -> what it is drawn as
         self._collapsed: dict[str, bool] = {}  # group -> collapsed now (structure.py)
         self.level = "detail"  # of detail: "detail", "overview" or "far" (structure.py)
         self._init_cells()
@@ -154,7 +155,7 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self._endpoint_bundles.clear()
         self._link_info.clear()
         self._chains.clear()
-        self._endpoints.clear()
+        self._forget_endpoints()
         self._collapsed.clear()
         self._dirty_groups.clear()
         self._open_cells.clear()
@@ -181,7 +182,7 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self._link_key.clear()
         self._endpoint_bundles.clear()
         self._chains.clear()
-        self._endpoints.clear()
+        self._forget_endpoints()
         self._collapsed = {g.id: self._compute_collapsed(g.id) for g in self.layout.groups()}
         self._sync_items([d.id for d in self.layout.devices()])
         for device_id in [d for d in self.item_for_device if not self.layout.has_device(d)]:

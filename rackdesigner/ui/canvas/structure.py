@@ -58,6 +58,7 @@ class GroupStructure:
             new.update((g, self._compute_collapsed(g)) for g in groups
                        if self.layout.has_group(g))
         self._collapsed = new
+        self._forget_endpoints()
         roots = []
         for gid in (new if groups is None else [g for g in groups if g in new]):
             state = new[gid]
@@ -77,27 +78,50 @@ class GroupStructure:
     # ---- endpoints ---------------------------------------------------------------------------
     def _chain(self, device_id: str) -> tuple[str, ...]:
         """Groups holding a device, outermost first."""
-        chain = self._chains.get(device_id)
+        gid = self.layout.device(device_id).group
+        return () if gid is None else self._group_chain(gid)
+
+    def _group_chain(self, group_id: str) -> tuple[str, ...]:
+        """A group and the groups holding it, outermost first (cached per group: a design
+        has a few thousand groups and a hundred thousand devices)."""
+        chain = self._chains.get(group_id)
         if chain is None:
-            assert self.layout is not None
+            layout = self.layout
             groups = []
-            gid = self.layout.device(device_id).group
-            while gid is not None and self.layout.has_group(gid):
+            gid = group_id
+            while gid is not None and layout.has_group(gid):
                 groups.append(gid)
-                gid = self.layout.group(gid).parent
-            chain = self._chains[device_id] = tuple(reversed(groups))
+                gid = layout.group(gid).parent
+            chain = self._chains[group_id] = tuple(reversed(groups))
         return chain
 
     def _endpoint(self, device_id: str) -> str:
-        endpoint = self._endpoints.get(device_id)
-        if endpoint is None:
-            endpoint = device_id
-            for gid in self._chain(device_id):
-                if self.is_collapsed(gid):
-                    endpoint = gid
-                    break
-            self._endpoints[device_id] = endpoint
-        return endpoint
+        """What a device is drawn as: itself, or the outermost collapsed group around it."""
+        found = self._device_endpoints.get(device_id)
+        if found is not None:
+            return found
+        gid = self.layout.device(device_id).group
+        endpoint = None
+        if gid is not None:
+            endpoint = self._endpoints.get(gid, "")
+            if endpoint == "":
+                endpoint = None
+                for outer in self._group_chain(gid):
+                    if self.is_collapsed(outer):
+                        endpoint = outer
+                        break
+                self._endpoints[gid] = endpoint
+        found = self._device_endpoints[device_id] = endpoint or device_id
+        return found
+
+    def _forget_endpoints(self, *device_ids: str) -> None:
+        """Drop cached endpoints: of these devices, or (none given) of everything."""
+        if device_ids:
+            for device_id in device_ids:
+                self._device_endpoints.pop(device_id, None)
+            return
+        self._endpoints.clear()
+        self._device_endpoints.clear()
 
     def _cell_of(self, device_id: str) -> str | None:
         """The cell (`canvas.cells`) holding a device, if any."""
@@ -154,8 +178,6 @@ class GroupStructure:
                 self._dirty_groups.add(sub)
             devices.extend(layout.group_devices(gid))
             self._mark_groups(layout.group(gid).parent, moved=False)
-        for device_id in devices:
-            self._endpoints.pop(device_id, None)
         self._sync_items(devices)
         seen: set[str] = set()
         links = []
