@@ -181,3 +181,17 @@ def test_zooming_panning_and_editing_keep_the_scene_as_a_fresh_build_draws_it(wi
         assert fresh.open_cells() == scene.open_cells(), (zoom, target)
         assert _bundles(fresh) == _bundles(scene), (zoom, target)
         assert set(fresh.item_for_device) == set(scene.item_for_device), (zoom, target)
+
+
+def test_a_bundle_between_blocks_shows_its_hottest_member_under_a_heat_map(window):
+    from rackdesigner.analysis.heat import heat_map
+
+    scene, layout = window.scene, window.document.layout
+    heat = heat_map(layout, "all_to_all", 1 << 26)
+    scene.set_heat(heat)
+    window.flush()
+    bundle = scene.bundles[frozenset(("su-1", _spine_cell(scene)))]
+    hottest = max(heat.loads[k].utilisation for k in bundle.link_ids if k in heat.loads)
+    assert hottest > 0 and bundle.heat == hottest
+    labels = {b.key: text for _rect, text, b in bundle_labels(window.view)}
+    assert labels[bundle.key].endswith(f"peak {hottest:.0%}")
