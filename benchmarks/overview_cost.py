@@ -20,6 +20,8 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scratch_settings import scratch_settings_path
 
 
 def median_ms(fn, repeat: int) -> float:
@@ -50,7 +52,7 @@ def main() -> int:
     from rackdesigner.ui.canvas.overlay import group_labels, paint_overlay
 
     layout = generate("superpod", system="dgx-h100", sus=args.sus)
-    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    settings = QSettings(scratch_settings_path(), QSettings.Format.IniFormat)
     window = MainWindow(catalog=layout.catalog, settings=settings)
     window._set_document(layout, None)
     window.setGeometry(0, 0, 1904, 1032)

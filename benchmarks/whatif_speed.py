@@ -22,6 +22,7 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scratch_settings import scratch_settings_path
 from stall_meter import StallMeter
 
 
@@ -54,7 +55,7 @@ def window(layout, repeat: int) -> None:
     from rackdesigner.ui import MainWindow
 
     app = QApplication.instance() or QApplication([])
-    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    settings = QSettings(scratch_settings_path(), QSettings.Format.IniFormat)
     win = MainWindow(settings=settings)
     import tempfile
 

@@ -54,3 +54,17 @@ def test_ruff_is_clean():
     result = subprocess.run([*command, "check", "rackdesigner", "tests"], cwd=REPO,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_script_points_qt_settings_at_the_null_device():
+    # Qt saves settings atomically (a temporary file renamed over the target): settings at
+    # /dev/null replace the machine's null device with a regular file, breaking every later
+    # `> /dev/null` and subprocess.DEVNULL on the box (it happened, from two benchmarks)
+    offenders = []
+    for folder in ("rackdesigner", "tests", "benchmarks", "packaging"):
+        for path in (REPO / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            for line_no, line in enumerate(text.splitlines(), 1):
+                if "QSettings(" in line and ("devnull" in line or "/dev/null" in line):
+                    offenders.append(f"{path.relative_to(REPO)}:{line_no}")
+    assert not offenders, "QSettings on the null device: " + ", ".join(offenders)
