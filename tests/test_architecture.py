@@ -63,6 +63,8 @@ def test_no_script_points_qt_settings_at_the_null_device():
     offenders = []
     for folder in ("rackdesigner", "tests", "benchmarks", "packaging"):
         for path in (REPO / folder).rglob("*.py"):
+            if path.resolve() == Path(__file__).resolve():
+                continue  # this test names both words
             text = path.read_text(encoding="utf-8")
             for line_no, line in enumerate(text.splitlines(), 1):
                 if "QSettings(" in line and ("devnull" in line or "/dev/null" in line):
