@@ -195,3 +195,26 @@ def test_a_bundle_between_blocks_shows_its_hottest_member_under_a_heat_map(windo
     assert hottest > 0 and bundle.heat == hottest
     labels = {b.key: text for _rect, text, b in bundle_labels(window.view)}
     assert labels[bundle.key].endswith(f"peak {hottest:.0%}")
+
+
+def test_deleting_a_whole_su_and_undoing_it_brings_its_block_back(window):
+    from rackdesigner.ui.canvas.scene import RackScene
+
+    scene, doc = window.scene, window.document
+    spine = _spine_cell(scene)
+    stats = scene.item_for_group["su-2"].stats
+    links = sorted(scene.bundles[frozenset(("su-2", spine))].link_ids)
+    doc.push(RemoveItems(groups=["su-2"]))
+    window.flush()
+    assert "su-2" not in scene.item_for_group and "su-2" not in scene.cells()
+    assert not any("su-2" in key for key in scene.bundles)
+    doc.undo_stack.undo()
+    window.flush()
+    block = scene.item_for_group["su-2"]
+    assert block.isVisible() and block.block and block.stats == stats
+    assert sorted(scene.bundles[frozenset(("su-2", spine))].link_ids) == links
+    fresh = RackScene(window)
+    fresh.lazy, fresh.level = True, scene.level
+    fresh.request_area(window.view.visible_scene_rect(), window.view.zoom())
+    fresh.set_layout(doc.layout)
+    assert _bundles(fresh) == _bundles(scene)

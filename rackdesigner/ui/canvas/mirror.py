@@ -22,7 +22,7 @@ from rackdesigner.model import (
     LinkChanged,
     LinkRemoved,
 )
-from rackdesigner.ui.canvas.cells import CELL_KINDS, CELL_MIN_DEVICES, TIER_KINDS
+from rackdesigner.ui.canvas.cells import CELL_KINDS, CELL_MIN_DEVICES, TIER_KINDS, find_cells
 from rackdesigner.ui.canvas.failure_marks import status_changed
 
 
@@ -110,8 +110,7 @@ class EventMirror:
         self._forget_endpoints()
         self._add_group_item(event.group.id)
         if self._cells_change(event.group.kind):
-            self._regroup()
-            return
+            self._refind_cells()
         self._collapsed[event.group.id] = self._compute_collapsed(event.group.id)
         self._mark_groups(event.group.id)
 
@@ -124,9 +123,8 @@ class EventMirror:
         self._collapsed.pop(event.group.id, None)
         self._chains.clear()
         self._forget_endpoints()
-        if event.group.id in self._cells:
-            self._regroup()
-            return
+        if self._cells_change(event.group.kind):
+            self._refind_cells()
         self._mark_groups(event.group.parent)
 
     def _on_GroupChanged(self, event: GroupChanged) -> None:
@@ -150,6 +148,29 @@ class EventMirror:
         """Whether a group of these kinds coming, going or changing can change the cells."""
         return (self.layout.device_count() > CELL_MIN_DEVICES
                 and any(k in CELL_KINDS or k in TIER_KINDS for k in kinds))
+
+    def _refind_cells(self) -> None:
+        """A group of a cell's kind came or went. Groups come before their devices and go
+        after them (undoing or deleting an SU), so a cell that appears or disappears is empty
+        and only the sets change; anything else re-lays out everything (`_regroup`)."""
+        layout = self.layout
+        cells = find_cells(layout)
+        subcells = {child: gid for gid in cells for child in layout.group_children(gid)}
+        if cells == self._cells and subcells == self._subcells:
+            return
+        changed = (cells ^ self._cells) | {g for g in set(subcells) | set(self._subcells)
+                                           if subcells.get(g) != self._subcells.get(g)}
+        if any(layout.has_group(g) and layout.group_devices(g) for g in changed):
+            self._regroup()
+            return
+        self._cells, self._subcells = cells, subcells
+        self._cell_rects.clear()
+        self._cell_links.clear()
+        self._open_cells &= cells | set(subcells)
+        self._sync_collapse([g for g in changed if layout.has_group(g)])
+        if self.lazy:
+            self._area_pending = True  # a new block on screen opens
+            self._flush_timer.start()
 
     def _regroup(self) -> None:
         """The group tree changed shape: find the cells again and re-lay out everything."""
