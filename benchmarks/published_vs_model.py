@@ -73,8 +73,9 @@ class Run:
 
     @property
     def multi_node(self) -> bool:
-        return self.data["nodes"] > 1 and self.data["fabric"] != "none" and not str(
-            self.data["fabric"]).startswith("NVLink")
+        """The run crosses a network (InfiniBand/Ethernet), not only NVLink inside a domain."""
+        fabric = str(self.data["fabric"])
+        return self.data["nodes"] > 1 and any(net in fabric for net in ("InfiniBand", "Ethernet"))
 
 
 @dataclass

@@ -1,11 +1,14 @@
-"""Regenerate docs/screenshot-whatif.png and docs/screenshot-heatmap.png on the 4-SU SuperPOD.
+"""Regenerate docs/screenshot-whatif.png, docs/screenshot-heatmap.png and
+docs/screenshot-heatmap-workload.png on the 4-SU SuperPOD.
 
     QT_QPA_PLATFORM=offscreen python docs/screenshot_whatif.py [OUT_DIR]
 
 What-if: a leaf of SU 2 and one spine are failed through the undo stack (key F's command), the
 view zoomed onto the failed leaf (greyed and hatched, its cables dashed), the panel comparing
 with the intact design by itself. Heat map: View ▸ Heat Map under all_to_all at 1 GiB, the
-whole design fitted, the Heat tab listing the hottest links.
+whole design fitted, the Heat tab listing the hottest links. Workload heat map: the Workload
+tab's job (Llama 3 70B, TP 8 PP 4 on the first 992 GPUs, manual layout) and the Heat tab on
+"workload (TP/PP/DP/EP)".
 """
 
 from __future__ import annotations
@@ -67,10 +70,24 @@ def main() -> int:
     for _ in range(5):
         app.processEvents()
     window.grab().save(str(out / "screenshot-heatmap.png"))
+    tab = panel.workload
+    tab.model_combo.setCurrentText("llama3-70b")
+    tab.layout_combo.setCurrentText("manual")
+    tab.tp.setValue(8)
+    tab.pp.setValue(4)
+    tab.gpus.setValue(992)
+    tab.gbs.setValue(496)
+    panel.heat_tab.collective_combo.setCurrentText("workload (TP/PP/DP/EP)")
+    panel.flush()
+    window.view.fit()
+    for _ in range(5):
+        app.processEvents()
+    window.grab().save(str(out / "screenshot-heatmap-workload.png"))
     panel.close_panel()
     window.document.undo_stack.setClean()
     window.close()
-    print(out / "screenshot-whatif.png", out / "screenshot-heatmap.png")
+    print(out / "screenshot-whatif.png", out / "screenshot-heatmap.png",
+          out / "screenshot-heatmap-workload.png")
     return 0
 
 

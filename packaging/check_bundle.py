@@ -203,6 +203,25 @@ def drop_page_cache() -> bool:
     return True
 
 
+def check_sweep(checker: Checker, scratch: Path) -> None:
+    """A two-point sweep on the default scheduler (local worker processes): a frozen program
+    must hand its multiprocessing children to multiprocessing, not to its own CLI."""
+    spec = scratch / "sweep.yaml"
+    spec.write_text("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\n"
+                    "grid: {sus: [1, 2]}\n", encoding="utf-8")
+    out = scratch / "sweep.csv"
+
+    def two_ok_rows(proc: subprocess.CompletedProcess[str]) -> str | None:
+        if not out.exists():
+            return "wrote no result file"
+        rows = out.read_text(encoding="utf-8").splitlines()[1:]
+        ok = [row for row in rows if ",ok," in f",{row},"]
+        return None if len(rows) == 2 and len(ok) == 2 else f"{len(ok)} of {len(rows)} rows ok"
+
+    checker.command("sweep (worker processes)", ["sweep", str(spec), "-o", str(out)],
+                    check=two_ok_rows)
+
+
 def check_gui_cold_disk(checker: Checker, example: Path | None) -> None:
     if not drop_page_cache():
         checker.record(Result("gui start, page cache dropped", True,
@@ -443,6 +462,8 @@ def main() -> int:
                             else "produced no file and no output")
     if "generate" in verbs:
         checker.command("generate --help", ["generate", "--help"])
+    if "sweep" in verbs:
+        check_sweep(checker, scratch)
 
     if options.drop_caches:
         check_gui_cold_disk(checker, example)

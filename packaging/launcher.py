@@ -25,6 +25,7 @@ source checkout (`python3 packaging/launcher.py`), which is how the tests exerci
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 import time
@@ -107,6 +108,11 @@ def _install_smoke_test() -> None:
 
 
 def main() -> int:
+    # `sweep` runs its points on worker processes (Dask's local process pool): a frozen
+    # executable is its own Python, so a worker (or multiprocessing's resource tracker) starts
+    # as this program with multiprocessing's arguments; this hands those to multiprocessing
+    # instead of the command line parser, and does nothing in a normal start.
+    multiprocessing.freeze_support()
     if os.environ.get("RACKDESIGNER_SMOKE_TEST") == "1":
         _install_smoke_test()
     from rackdesigner.cli import main as cli_main

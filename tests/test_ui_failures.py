@@ -196,3 +196,70 @@ def test_a_failed_node_draws_no_power_in_its_rack(window):
     after = sum(live.rack_split[rack].values())
     assert after < before
     assert after == pytest.approx(live.result.power.by_rack[rack]["max_w"], rel=1e-6)
+
+
+def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot):
+    panel = window.simulation_panel
+    tab = panel.heat_tab
+    window.heat_action.trigger()
+    panel.flush()
+    tab.collective_combo.setCurrentText("workload (TP/PP/DP/EP)")
+    assert not tab.size_combo.isEnabled()
+    # the Workload tab has not searched for its best layout yet: it says so and starts it
+    assert tab.heat is None and "Finding the best layout" in tab.summary.text()
+    workload = panel.workload
+    workload.flush()
+    panel.flush()
+    found = workload.current.estimate.job  # the best layout drawn, as the estimate found it
+    assert tab.heat is not None and (found.dp == 1 or f"DP{found.dp}" in tab.heat.label)
+    workload.layout_combo.setCurrentText("manual")
+    workload.tp.setValue(8)
+    panel.flush()
+    heat = tab.heat
+    assert heat is not None and heat.label and "busiest exchange" in window.scene.heat_title
+    assert {x.cls for x in heat.exchanges} == {"TP", "DP"}
+    classes = {tab.table.topLevelItem(i).text(4) for i in range(tab.table.topLevelItemCount())}
+    assert classes <= {"TP", "DP"} and classes
+    assert "while an exchange runs" in tab.summary.text()  # the definition, stated
+    nvlink = [b for b in window.scene.bundles.values() if b.heat is not None and b.heat >= 0
+              and any(heat.link_class.get(k) == "TP" for k in b.link_ids)]
+    assert nvlink, "TP 8 inside a DGX colours its NVLinks"
+    tab.collective_combo.setCurrentText("workload: DP only")
+    panel.flush()
+    assert set(tab.heat.link_class.values()) == {"DP"}
+    # a job that cannot run here says why instead of a map
+    workload.tp.setValue(3)
+    panel.flush()
+    assert tab.heat is None and "cannot run here" in tab.summary.text()
+    tab.collective_combo.setCurrentText("all_to_all")
+    panel.flush()
+    assert tab.heat.collective == "all_to_all" and tab.size_combo.isEnabled()
+    assert tab.table.topLevelItem(0).text(4) == "all_to_all"
+
+
+def test_single_failures_add_the_workload_tab_job_change_when_it_has_one(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    window.single_failures_action.trigger()
+    dialog = window.single_failures_dialog
+    dialog.kind_combo.setCurrentText("node")
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000):
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    header = dialog.table.headerItem()
+    assert "job tokens/s" not in [header.text(i) for i in range(header.columnCount())]
+    assert "Set a job in the Workload tab" in dialog.status.text()
+    workload = window.simulation_panel.workload
+    workload.layout_combo.setCurrentText("manual")
+    workload.tp.setValue(8)
+    workload.gbs.setValue(64)
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000):
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    header = dialog.table.headerItem()
+    labels = [header.text(i) for i in range(header.columnCount())]
+    assert "job tokens/s" in labels and "Llama 3 8B" in dialog.status.text()
+    # a failed node takes half the GPUs: the job (DP from the GPU count) runs at half the rate
+    column = labels.index("job tokens/s")
+    values = [dialog.table.topLevelItem(i).data(column, Qt.ItemDataRole.UserRole)
+              for i in range(dialog.table.topLevelItemCount())]
+    assert values and all(-0.6 < v < -0.4 for v in values)
+    dialog.close()

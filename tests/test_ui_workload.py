@@ -47,6 +47,7 @@ def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot, tmp_
     assert outcome.estimate is not None and outcome.estimate.job.dp == 64
     assert tab.figure_text("step").endswith(("ms", "s"))
     assert tab.figure_text("mfu").endswith("%")
+    assert "GEMMs run at" in tab.figure_labels["mfu"].toolTip()
     assert "days" in tab.figure_text("train")
     before = outcome.estimate
     assert tab.pin_button.isEnabled()

@@ -29,6 +29,12 @@ class HeatMap:
     algorithm: str | None
     pattern: str | None
     loads: dict[str, LinkLoad] = field(default_factory=dict)  # link id -> load
+    #: a training job's heat map (analysis/jobheat.py): its title, the traffic class (TP, DP,
+    #: ...) that sets each link's utilisation, and one summary per exchange
+    label: str = ""
+    link_class: dict[str, str] = field(default_factory=dict)
+    exchanges: tuple = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def peak(self) -> float:

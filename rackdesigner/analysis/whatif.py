@@ -9,6 +9,10 @@ compare a fixed set of figures. Beyond the simulation's figures, two counts only
 - *degraded* GPUs: alive but with less NVLink capacity or less NIC capacity to the fabric than
   in the intact design (per GPU, from the derived topology, linear in the design's size).
 
+With a training job (`job=`, a job file's `JobSpec`), every scenario also estimates the job on
+the degraded design: step time, tokens/s and energy per token against the intact design
+(analysis/whatif_job.py), and a job that no longer runs is the worst loss.
+
 `each(kind)` simulates one object per symmetry class (analysis/symmetry.py) and reports the
 class as one row with its size: 48 switches of a 4-SU SuperPOD are 3 simulations, not 48.
 """
@@ -20,10 +24,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rackdesigner.analysis.symmetry import classes
+from rackdesigner.analysis.whatif_job import (
+    WORKLOAD_FIGURES,
+    JobOutcome,
+    job_deltas,
+    job_loss,
+    job_outcome,
+)
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.model.failures import closure, degraded, restored
 from rackdesigner.simulation import SimulationResult, simulate
 from rackdesigner.simulation.topology import Topology
+from rackdesigner.workload.jobfile import JobSpec
 
 SCHEMA = "rackdesigner.whatif/1"
 KINDS = ("switch", "leaf", "spine", "nvswitch", "tray", "node", "rack", "link")
@@ -103,11 +115,16 @@ class Impact:
     after: dict[str, float | None]
     delta: dict[str, float | None]
     result: SimulationResult | None = field(default=None, compare=False, repr=False)
+    #: with a training job (`WhatIf(job=...)`): its figures on both designs and the change
+    job_intact: JobOutcome | None = None
+    job_after: JobOutcome | None = None
+    job_delta: dict[str, float | None] | None = None
 
     def worst(self) -> float:
-        """The largest relative loss among the figures (0 when nothing drops; power ignored)."""
+        """The largest relative loss among the figures and the job's tokens/s (0 when nothing
+        drops; power ignored)."""
         losses = [-v for k, v in self.delta.items() if v is not None and k != "power_max_w"]
-        return max([0.0, *losses])
+        return max([0.0, job_loss(self.job_delta), *losses])
 
     def severity(self) -> tuple:
         """Sort key, larger is worse: GPUs lost (failed or stranded), then the largest relative
@@ -132,10 +149,17 @@ class WhatIf:
     """Failure questions about one design; the intact figures are computed once."""
 
     def __init__(self, layout: Layout, *, size: int = DEFAULT_SIZE,
-                 sim: dict[str, Any] | None = None) -> None:
+                 sim: dict[str, Any] | None = None, job: JobSpec | None = None) -> None:
         self.layout = restored(layout)
         self.size = size
         self.sim = {"loads_for": None, **(sim or {})}
+        self.job = job
+        self.job_intact: JobOutcome | None = None
+        if job is not None:  # the training job must run on the intact design
+            self.job_intact = job_outcome(self.layout, job)
+            if not self.job_intact.ran:
+                raise WhatIfError(f"the job cannot run on the intact design: "
+                                  f"{self.job_intact.error}")
         self.intact_result = simulate(self.layout, **self.sim)
         self.intact = figures(self.intact_result, size)
         self._capacity = gpu_capacity(Topology.build(self.layout))
@@ -156,8 +180,13 @@ class WhatIf:
                             if up < self._capacity[g][0] - _TOL
                             or net < self._capacity[g][1] - _TOL)
         stranded = result.scope.unreachable_gpus
+        job_after = job_delta = None
+        if self.job is not None and self.job_intact is not None:
+            job_after = job_outcome(broken, self.job)
+            job_delta = job_deltas(self.job_intact, job_after)
         return Impact(ids, failed_gpus, stranded, degraded_gpus, stranded > 0, self.intact,
-                      after, deltas(self.intact, after), result)
+                      after, deltas(self.intact, after), result, self.job_intact, job_after,
+                      job_delta)
 
     def candidates(self, kind: str) -> list[str]:
         """The objects of `kind` (see KINDS) in natural id order."""
@@ -259,8 +288,9 @@ def _alike(a: Impact, b: Impact) -> bool:
     if (a.stranded_gpus, a.degraded_gpus, a.failed_gpus) != (
             b.stranded_gpus, b.degraded_gpus, b.failed_gpus):
         return False
-    for key in FIGURES:
-        x, y = a.delta.get(key), b.delta.get(key)
+    pairs = [(a.delta.get(k), b.delta.get(k)) for k in FIGURES]
+    pairs += [((a.job_delta or {}).get(k), (b.job_delta or {}).get(k)) for k in WORKLOAD_FIGURES]
+    for x, y in pairs:
         if (x is None) != (y is None) or (x is not None and abs(x - y) > 1e-3):
             return False
     return True
@@ -274,18 +304,31 @@ def _kind(layout: Layout, device_id: str) -> str | None:
 def scenario_doc(impact: Impact, intact: SimulationResult) -> dict[str, Any]:
     """The `--fail` JSON document (schema rackdesigner.whatif/1)."""
     assert impact.result is not None
-    return {"schema": SCHEMA, "failed": list(impact.failed),
-            "stranded_gpus": impact.stranded_gpus, "degraded_gpus": impact.degraded_gpus,
-            "partitioned": impact.partitioned, "intact": intact.to_dict(),
-            "degraded": impact.result.to_dict()}
+    doc = {"schema": SCHEMA, "failed": list(impact.failed),
+           "stranded_gpus": impact.stranded_gpus, "degraded_gpus": impact.degraded_gpus,
+           "partitioned": impact.partitioned, "intact": intact.to_dict(),
+           "degraded": impact.result.to_dict()}
+    if impact.job_intact is not None and impact.job_after is not None:
+        doc["workload"] = {"job": impact.job_intact.label,
+                           "intact": impact.job_intact.to_dict(),
+                           "degraded": impact.job_after.to_dict(),
+                           "delta": impact.job_delta}
+    return doc
 
 
 def each_doc(kind: str, rows: Sequence[ClassImpact]) -> dict[str, Any]:
     """The `--each` JSON document (schema rackdesigner.whatif/1), worst first."""
-    return {"schema": SCHEMA, "kind": kind, "scenarios": [
-        {"failed": list(r.impact.failed), "count": r.count,
-         "stranded_gpus": r.impact.stranded_gpus, "degraded_gpus": r.impact.degraded_gpus,
-         "partitioned": r.impact.partitioned, "delta": r.impact.delta} for r in rows]}
+    scenarios = []
+    for r in rows:
+        row = {"failed": list(r.impact.failed), "count": r.count,
+               "stranded_gpus": r.impact.stranded_gpus, "degraded_gpus": r.impact.degraded_gpus,
+               "partitioned": r.impact.partitioned, "delta": r.impact.delta}
+        if r.impact.job_delta is not None:  # with a training job: its change, and why not
+            row["workload"] = dict(r.impact.job_delta)
+            if r.impact.job_after is not None and r.impact.job_after.error:
+                row["workload"]["error"] = r.impact.job_after.error
+        scenarios.append(row)
+    return {"schema": SCHEMA, "kind": kind, "scenarios": scenarios}
 
 
 @dataclass(frozen=True)

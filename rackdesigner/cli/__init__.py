@@ -54,6 +54,17 @@ def load_layout_arg(path: str) -> Layout:
         raise UsageError(str(exc)) from None
 
 
+def load_job_arg(path: str):
+    """Load a training-job file named by `--job` (workload/jobfile.py); a bad one is a
+    UsageError naming the file and line."""
+    from rackdesigner.workload.jobfile import JobFileError, load_job
+
+    try:
+        return load_job(path)
+    except JobFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse drops write errors of --help/--version silently (exit 0): let them through."""
 

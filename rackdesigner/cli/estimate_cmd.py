@@ -135,6 +135,8 @@ def report(e) -> str:
              f"{job.label()}, batch {job.gbs} x {job.seq} tokens, {job.precision}"]
     for m in d["messages"]:
         lines.append(f"  ! {m}")
+    from rackdesigner.workload.hardware import GEMM_EFFICIENCY
+
     mem = e.memory
     lines.append(f"memory per GPU: {mem.total_GB:,.1f} / {mem.hbm_GB:g} GB (weights "
                  f"{mem.weights_GB:,.1f}, gradients {mem.gradients_GB:,.1f}, optimizer "
@@ -147,6 +149,9 @@ def report(e) -> str:
         f"tokens/s:       {d['tokens_per_s']:,.0f} ({d['tokens_per_s_per_gpu']:,.0f} per GPU)",
         f"model TFLOP/s:  {d['model_tflops_per_gpu']:,.0f} per GPU, MFU {e.mfu:.1%} of "
         f"{e.peak_tflops:g} TFLOPS {job.precision}",
+        f"GEMMs:          {e.hardware.get('gemm_efficiency', 0.0):.0%} of peak on average "
+        f"(ceiling {GEMM_EFFICIENCY:.0%}: partial tiles and waves, HBM-bound shapes)",
+        *_gemm_lines(d["gemms"], e.gpu.sms, -(-e.model.layers // job.pp)),
         f"energy:         {d['energy_kWh_per_step']:,.3f} kWh per step "
         f"({e.power_w[1] / 1000:,.0f} kW facility)",
     ]
@@ -164,6 +169,28 @@ def report(e) -> str:
                          f"{c['bytes'] / 2**20:>10,.1f} MiB {c['time_us'] / 1000:>9,.2f} ms "
                          f"busbw {c['busbw_GBps']:,.0f} GB/s")
     return "\n".join(lines) + "\n"
+
+
+def _gemm_lines(gemms: list[dict], sms: int, layers: int, top: int = 3) -> list[str]:
+    """The GEMMs furthest below the ceiling among those with a visible share of a stage's GEMM
+    time (`layers` per stage), with why: a partly filled last wave or HBM traffic."""
+    def stage_us(g: dict) -> float:
+        return g["time_us"] * (layers if g.get("per") == "layer" else 1)
+
+    total = sum(stage_us(g) for g in gemms) or 1.0
+    slow = sorted((g for g in gemms if stage_us(g) >= 0.03 * total and g["of_ceiling"] < 0.945),
+                  key=lambda g: g["of_ceiling"])
+    out = []
+    for g in slow[:top]:
+        shape = f"{g['m']:,}x{g['n']:,}x{g['k']:,}" + (f" x{g['groups']}" if g["groups"] > 1
+                                                       else "")
+        why = ("bound by HBM traffic" if g["bound"] == "hbm" else
+               f"{g['tiles']:,} tiles on {sms} SMs = {g['tiles'] / sms:.2f} waves, run as "
+               f"{g['waves']}")
+        out.append(f"  {g['gemm']:<18} {shape:<24} {g['of_ceiling']:4.0%} of ceiling ({why})")
+    if not out:
+        return []
+    return ["  furthest below it (M x N x K on one GPU, per layer and micro-batch):", *out]
 
 
 def search_report(found, est) -> str:

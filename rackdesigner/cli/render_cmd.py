@@ -29,15 +29,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="PNG pixels per canvas unit (default 1; large designs are capped)")
     parser.add_argument("--overview", action="store_true",
                         help="draw nodes and trays collapsed, as the zoomed-out canvas does")
-    parser.add_argument("--heat", metavar="COLLECTIVE[:SIZE]",
+    parser.add_argument("--heat", metavar="COLLECTIVE[:SIZE]|workload[:CLASSES]",
                         help="colour each network link by its utilisation under a collective "
                         "(all_reduce, all_gather, all_to_all, send_recv...) at SIZE bytes "
-                        "(default 1G), e.g. all_to_all:64M; the numbers: simulate --link-loads")
+                        "(default 1G), e.g. all_to_all:64M; or, with --job, under a training "
+                        "job's traffic: workload (TP/CP/EP/PP/DP, NVLink links too) or "
+                        "workload:dp, workload:tp,pp; the numbers: simulate --link-loads")
+    parser.add_argument("--job", metavar="FILE",
+                        help="training job for --heat workload: a YAML file of estimate "
+                        "options (model, tp, pp, gbs, ...; docs/workload.md)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rackdesigner.cli import UsageError, load_layout_arg
+    from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
 
     output = Path(args.output)
     if args.view == "racks":
@@ -47,14 +52,31 @@ def run(args: argparse.Namespace) -> int:
     if args.scale <= 0:
         raise UsageError("--scale must be positive")
     heat = None
+    classes = None
     if args.heat is not None:
         from rackdesigner.analysis.heat import parse_heat
+        from rackdesigner.analysis.jobheat import parse_workload
 
         try:
-            heat = parse_heat(args.heat)
+            classes = parse_workload(args.heat)
+            heat = parse_heat(args.heat) if classes is None else None
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    if classes is not None and args.job is None:
+        raise UsageError("--heat workload needs --job FILE: the training job whose traffic to "
+                         "draw (a YAML file of estimate options, e.g. model: llama3-70b, tp: 8, "
+                         "gbs: 512)")
+    if args.job is not None and classes is None:
+        raise UsageError("--job is used by --heat workload[:CLASSES]")
+    spec = load_job_arg(args.job) if args.job is not None else None
     layout = load_layout_arg(args.file)
+    if spec is not None:
+        from rackdesigner.analysis.jobheat import JobHeatError, workload_heat
+
+        try:
+            heat, _ = workload_heat(layout, spec, classes)
+        except JobHeatError as exc:
+            raise UsageError(f"{args.job}: the job cannot run on {args.file}: {exc}") from None
     from rackdesigner.ui.export import render_layout
 
     try:

@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from rackdesigner.cli import UsageError, load_layout_arg
+from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
 
 _COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
                 "all_to_all", "send_recv")
@@ -58,6 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--link-loads", action="store_true",
                         help="list every loaded network link ({link, load_GBps, "
                         "capacity_GBps, utilisation}) for --collective at --size")
+    parser.add_argument("--job", metavar="FILE",
+                        help="with --link-loads: the loads of a training job's traffic instead "
+                        "of --collective's (a YAML file of estimate options: model, tp, pp, "
+                        "gbs, ...), NVLink links included; see docs/simulation.md")
+    parser.add_argument("--classes", metavar="CLASS[,CLASS]",
+                        help="with --job: only these traffic classes (tp, cp, ep, pp, dp)")
     parser.add_argument("--size", metavar="BYTES", default="1G",
                         help="message size for --link-loads (e.g. 1G, 64M, 8; default 1G)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -74,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
         if not scope:
             raise UsageError("--gpus needs at least one GPU id")
     size = _size(args.size)
+    if (args.job is not None or args.classes is not None) and not args.link_loads:
+        raise UsageError("--job and --classes go with --link-loads (the job's link loads)")
+    if args.classes is not None and args.job is None:
+        raise UsageError("--classes needs --job FILE")
+    spec = load_job_arg(args.job) if args.job is not None else None
     try:
         result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
                           p2p=tuple(args.p2p) if args.p2p else None,
@@ -81,15 +92,55 @@ def run(args: argparse.Namespace) -> int:
                           placement=args.placement, loads_for=(args.collective, size))
     except SimulationInputError as exc:
         raise UsageError(str(exc)) from None
+    job_loads = None
+    if spec is not None:
+        from rackdesigner.analysis.jobheat import JobHeatError, heat_doc, parse_workload
+        from rackdesigner.analysis.jobheat import workload_heat as job_heat
+
+        try:
+            classes = parse_workload(f"workload:{args.classes}" if args.classes else "workload")
+            heat, estimate = job_heat(layout, spec, classes)
+        except ValueError as exc:  # JobHeatError too
+            text = str(exc).replace("--heat: expected workload or workload:CLASS[,CLASS] with",
+                                    "--classes: expected")
+            prefix = f"{args.job}: the job cannot run on {args.file}: " if isinstance(
+                exc, JobHeatError) else ""
+            raise UsageError(prefix + text) from None
+        job_loads = (heat, estimate)
     if args.json:
-        json.dump(result.to_dict(link_loads=args.link_loads), sys.stdout, indent=2,
-                  allow_nan=False)
+        doc = result.to_dict(link_loads=args.link_loads and job_loads is None)
+        if job_loads is not None:
+            doc["link_loads"] = heat_doc(*job_loads)
+        json.dump(doc, sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
         return 0
     sys.stdout.write(report(result, args.collective, args.file))
-    if args.link_loads:
+    if job_loads is not None:
+        sys.stdout.write(job_loads_report(*job_loads))
+    elif args.link_loads:
         sys.stdout.write(loads_report(result))
     return 0
+
+
+def job_loads_report(heat, estimate) -> str:
+    """A training job's link loads: its exchanges, then every loaded link, busiest first."""
+    from rackdesigner.analysis.jobheat import ASSUMPTION
+
+    lines = ["", f"Link loads of {estimate.model.name} {estimate.job.label()} on "
+             f"{estimate.gpus:,} GPUs (step {estimate.step_time_s or 0:.3f} s); {ASSUMPTION}"]
+    lines += [f"  note: {n}" for n in heat.notes[1:]]
+    lines.append(f"  {'exchange':<26} {'class':<5} {'collective':<15} {'groups':>6} "
+                 f"{'size':>6} {'bytes':>14} {'busbw GB/s':>10} {'peak':>6}  busiest link")
+    for x in heat.exchanges:
+        lines.append(f"  {x.name:<26} {x.cls:<5} {x.collective:<15} {x.groups:>6} "
+                     f"{x.group_size:>6} {x.bytes:>14,} {x.busbw_GBps:>10.1f} "
+                     f"{x.peak * 100:>5.0f}%  {x.peak_link or '-'}")
+    lines.append(f"  {'link':<24} {'a':<20} {'b':<20} {'class':<5} {'load GB/s':>10} "
+                 f"{'cap GB/s':>9} {'util':>6}")
+    for e in heat.hottest(len(heat.loads)):
+        lines.append(f"  {e.link:<24} {e.a:<20} {e.b:<20} {heat.link_class.get(e.link, ''):<5} "
+                     f"{e.load_GBps:>10.1f} {e.capacity_GBps:>9.1f} {e.utilisation * 100:>5.0f}%")
+    return "\n".join(lines) + "\n"
 
 
 def loads_report(result) -> str:

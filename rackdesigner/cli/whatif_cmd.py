@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from rackdesigner.cli import UsageError, load_layout_arg
+from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
 from rackdesigner.cli.simulate_cmd import _size
 
 _PLURAL = {"switch": "switches", "leaf": "leaves", "spine": "spines", "nvswitch": "NVSwitches",
@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="with --each: only the K worst rows")
     parser.add_argument("--size", metavar="BYTES", default="1G",
                         help="message size of the busbw figures (e.g. 1G, 64M; default 1G)")
+    parser.add_argument("--job", metavar="FILE",
+                        help="also compare a training job's step time, tokens/s and energy per "
+                        "token (a YAML file of estimate options: model, tp, pp, gbs, ...)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(run=run)
 
@@ -50,8 +53,12 @@ def run(args: argparse.Namespace) -> int:
     if args.top is not None and (args.each is None or args.top < 1):
         raise UsageError("--top needs --each and a whole number >= 1")
     size = _size(args.size)
+    job = load_job_arg(args.job) if args.job is not None else None
     layout = load_layout_arg(args.file)
-    whatif = WhatIf(layout, size=size)
+    try:
+        whatif = WhatIf(layout, size=size, job=job)
+    except WhatIfError as exc:
+        raise UsageError(f"{args.job}: {exc}") from None
     if args.fail is not None:
         ids = [i.strip() for i in args.fail.split(",") if i.strip()]
         if not ids:
@@ -118,7 +125,23 @@ def scenario_report(impact, label: str) -> str:
     for key in FIGURES:
         lines.append(f"  {FIGURE_LABELS[key]:<24} {_fig(impact.intact.get(key)):>14} "
                      f"{_fig(impact.after.get(key)):>14} {_pct(impact.delta.get(key)):>9}")
+    if impact.job_intact is not None and impact.job_after is not None:
+        from rackdesigner.analysis.whatif_job import WORKLOAD_LABELS
+
+        lines.append(f"  training job: {impact.job_intact.label}")
+        if impact.job_after.error:
+            lines.append(f"  the job cannot run on the degraded design: {impact.job_after.error}")
+        for key, label in WORKLOAD_LABELS.items():
+            a, b = impact.job_intact.figures.get(key), impact.job_after.figures.get(key)
+            lines.append(f"  {label:<24} {_num(a):>14} {_num(b):>14} "
+                         f"{_pct((impact.job_delta or {}).get(key)):>9}")
     return "\n".join(lines) + "\n"
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "unavailable"
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def each_report(kind: str, rows, label: str, shown: int | None = None) -> str:
@@ -136,6 +159,12 @@ def each_report(kind: str, rows, label: str, shown: int | None = None) -> str:
             f"any of the {r.count} {_PLURAL[kind]} {_span(r.members)}")
         parts = [f"{FIGURE_LABELS[k]} {_pct(v)}" for k, v in i.delta.items()
                  if v is not None and abs(v) >= 5e-5 and k != "power_max_w"]
+        if i.job_after is not None and i.job_after.error:
+            parts.append(f"the job cannot run ({i.job_after.error})")
+        elif i.job_delta is not None:
+            v = i.job_delta.get("tokens_per_s")
+            parts.append(f"job tokens/s {_pct(v)}" if v is not None and abs(v) >= 5e-5
+                         else "job unchanged")
         head = "PARTITIONS the design; " if i.partitioned else ""
         lost = f"GPUs failed {i.failed_gpus}, " if i.failed_gpus else ""
         lines.append(f"  {who}: {head}{lost}stranded {i.stranded_gpus}, degraded "

@@ -33,7 +33,7 @@ from rackdesigner.simulation.result import (
     ScopeInfo,
     SimulationResult,
 )
-from rackdesigner.simulation.routing import Routed, route_scope
+from rackdesigner.simulation.routing import Routed, pattern_share, route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
 
@@ -245,23 +245,7 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
     point = next((p for p in points if p.bytes >= size), points[-1] if points else None)
     if point is None or model.n_islands <= 1:
         return LinkLoadsInfo(name, size, None, None, None, 0.0)
-    pattern = {"ring": "ring", "tree": "tree", "nvls_tree": "tree"}.get(point.algorithm)
-    m = max((len(i.rail_nics) for i in model.islands), default=0)
-    nic = min((topo.nic_raw(x) for i in model.islands for x in i.rail_nics), default=0.0)
-    share = 0.0
-    if name == "all_to_all":
-        pattern = "all_to_all"
-        k = model.k
-        share = k * point.algbw_GBps * (model.n - k) / model.n / (m * nic) if m and nic else 0.0
-    elif name == "send_recv":
-        pattern = "p2p"
-        share = point.busbw_GBps / nic if nic else 0.0
-    elif pattern == "tree" and m and nic:
-        # a tree node's NIC sends about 2 S / m per rail beyond two islands (up to the parent
-        # and down to two children over the two trees), S / m between two
-        share = point.algbw_GBps * (2 if model.n_islands > 2 else 1) / (m * nic)
-    elif pattern is not None and m and nic:
-        share = point.busbw_GBps / (m * nic)  # a ring's hop carries busbw / rings
+    pattern, share = pattern_share(topo, model, name, point)
     if pattern is None:
         return LinkLoadsInfo(name, point.bytes, point.algorithm, None, None, 0.0)
     loads = routed.loads[pattern].scaled(min(1.0, share))

@@ -20,7 +20,7 @@ from rackdesigner.simulation.collectives import (
 )
 from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.routing import route_scope
-from rackdesigner.simulation.scope import analyse
+from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
 
 
@@ -41,6 +41,12 @@ class GroupCollectives:
               algorithm: str = "auto") -> Point:
         """The nccl-tests row (time, algbw, busbw, algorithm) of `collective` at `size` bytes
         over `gpus`; a one-GPU group takes no time."""
+        return self.evaluate(gpus, collective, size, algorithm)[0]
+
+    def evaluate(self, gpus: Iterable[str], collective: str, size: int,
+                 algorithm: str = "auto") -> tuple[Point, ScopeModel | None]:
+        """`point` and the group's scope model (islands in rank order, routed factors; None for
+        a one-GPU group): what the workload heat map needs to scale the group's traffic."""
         if collective not in (*COLLECTIVES, "send_recv"):
             raise GroupError(f"unknown collective {collective!r}")
         if algorithm not in ALGORITHM_CHOICES:
@@ -51,7 +57,7 @@ class GroupCollectives:
             if topo.kind.get(g) != "gpu":
                 raise GroupError(f"{g!r} is not a GPU of this design")
         if len(ids) < 2:
-            return Point(int(size), 0.0, float("inf"), float("inf"), "none", "none")
+            return Point(int(size), 0.0, float("inf"), float("inf"), "none", "none"), None
         if len({topo.component_of[g] for g in ids}) > 1:
             raise GroupError(f"the {len(ids)} GPUs cannot all reach each other")
         model = analyse(topo, ids)
@@ -72,4 +78,4 @@ class GroupCollectives:
         points = coll.sweep(collective, (int(size),))
         if not points:
             raise GroupError(f"{collective} does not apply to these GPUs")
-        return points[0]
+        return points[0], model

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from rackdesigner.simulation.collectives import Point
 from rackdesigner.simulation.loads import FabricIndex, LinkLoads, route
 from rackdesigner.simulation.placement import Placement, place
 from rackdesigner.simulation.scope import ScopeModel
@@ -68,3 +69,28 @@ def loads_at(routed: Routed, pattern: str, busbw_share: float) -> LinkLoads:
     if ll is None:
         return LinkLoads(pattern)
     return ll.scaled(busbw_share) if busbw_share != 1.0 else replace(ll)
+
+
+def pattern_share(topo: Topology, scope: ScopeModel, name: str, point: Point
+                  ) -> tuple[str | None, float]:
+    """Which traffic pattern `name` (a collective, or send_recv) runs across islands at
+    `point`'s algorithm, and the share of each flow's NIC rate it pushes at the rate the model
+    predicts (pattern None: no routed network traffic, e.g. in-network reduction)."""
+    pattern = {"ring": "ring", "tree": "tree", "nvls_tree": "tree"}.get(point.algorithm)
+    m = max((len(i.rail_nics) for i in scope.islands), default=0)
+    nic = min((topo.nic_raw(x) for i in scope.islands for x in i.rail_nics), default=0.0)
+    share = 0.0
+    if name == "all_to_all":
+        pattern = "all_to_all"
+        k = scope.k
+        share = k * point.algbw_GBps * (scope.n - k) / scope.n / (m * nic) if m and nic else 0.0
+    elif name == "send_recv":
+        pattern = "p2p"
+        share = point.busbw_GBps / nic if nic else 0.0
+    elif pattern == "tree" and m and nic:
+        # a tree node's NIC sends about 2 S / m per rail beyond two islands (up to the parent
+        # and down to two children over the two trees), S / m between two
+        share = point.algbw_GBps * (2 if scope.n_islands > 2 else 1) / (m * nic)
+    elif pattern is not None and m and nic:
+        share = point.busbw_GBps / (m * nic)  # a ring's hop carries busbw / rings
+    return pattern, share

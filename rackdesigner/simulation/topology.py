@@ -54,6 +54,9 @@ class Topology:
     nvl_peer_raw: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
     nvl_peer_eff: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
     nvl_links: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    # NVLink links of each GPU: gpu -> [(link id, other end, GB/s per direction)]
+    nvl_link_ids: dict[str, list[tuple[str, str, float]]] = field(
+        default_factory=lambda: defaultdict(list))
     # host graph (pcie, c2c): device -> [(neighbour, raw, eff)]
     host_adj: dict[str, list[tuple[str, float, float]]] = field(
         default_factory=lambda: defaultdict(list))
@@ -181,8 +184,10 @@ class Topology:
             eff_cache[model] = nvlink_eff_per_GBps(self.specs[a])
         eff = raw * eff_cache[model]
         self.nvl_links[a] += link.count
+        self.nvl_link_ids[a].append((link.id, b, raw))
         if kb == "gpu":
             self.nvl_links[b] += link.count
+            self.nvl_link_ids[b].append((link.id, a, raw))
             for x, y in ((a, b), (b, a)):
                 self.nvl_peer_raw[x][y] = self.nvl_peer_raw[x].get(y, 0.0) + raw
                 self.nvl_peer_eff[x][y] = self.nvl_peer_eff[x].get(y, 0.0) + eff

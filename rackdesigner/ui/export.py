@@ -15,6 +15,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
+from rackdesigner.analysis.heat import HeatMap
 from rackdesigner.io.atomic import write_bytes
 from rackdesigner.ui.canvas.scene import RackScene
 
@@ -84,7 +85,7 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
 
 
 def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
-                  overview: bool = False, heat: tuple[str, int] | None = None) -> Path:
+                  overview: bool = False, heat: tuple[str, int] | HeatMap | None = None) -> Path:
     """Draw `layout` to a PNG or SVG file without a window (the `render` verb).
 
     Uses the running QApplication or makes one; without a display, Qt's offscreen platform.
@@ -103,12 +104,12 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
     scene.set_layout(layout)
     if overview:
         scene.set_overview(True)
-    if heat is not None:  # links coloured by utilisation under (collective, bytes)
+    if heat is not None:  # links coloured by utilisation under (collective, bytes) or a job's
         from rackdesigner.analysis.heat import heat_map
 
         scene.flush()
         scene.legend_in_scene = True
-        scene.set_heat(heat_map(layout, heat[0], heat[1]))
+        scene.set_heat(heat if isinstance(heat, HeatMap) else heat_map(layout, heat[0], heat[1]))
     return export_image(scene, path, scale=scale)
 
 

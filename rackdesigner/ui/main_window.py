@@ -208,7 +208,8 @@ class MainWindow(QMainWindow):
         if dialog is None or dialog.layout_ref is not self.document.layout:
             if dialog is not None:
                 dialog.close()
-            dialog = SingleFailuresDialog(self.document.layout, self)
+            dialog = SingleFailuresDialog(self.document.layout, self,
+                                          job_source=self.simulation_panel.workload.job_spec)
             dialog.objects_activated.connect(self.editor.select_ids)
             self.single_failures_dialog = dialog
         dialog.show()

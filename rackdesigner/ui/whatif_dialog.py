@@ -3,7 +3,9 @@
 The analysis (`analysis.whatif.WhatIf.each`) runs on a snapshot of the document in a
 `QThreadPool` thread and reports progress through a relay object living on the GUI thread
 (queued signals), so the window stays responsive; closing the dialog cancels between
-simulations. "lost GPUs" are failed with their node plus stranded. Each row stands for a
+simulations. When the Workload tab has a job (`job_source`), every scenario also estimates it and
+the table gets its change in tokens/s and step time ("cannot run" when the failure takes GPUs the
+job needs). "lost GPUs" are failed with their node plus stranded. Each row stands for a
 class of interchangeable objects; clicking it selects them all on the canvas
 (`objects_activated`). Columns sort numerically.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import (
@@ -27,14 +30,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackdesigner.analysis.whatif import KINDS, WhatIf
+from rackdesigner.analysis.whatif import KINDS, WhatIf, WhatIfError
 from rackdesigner.model import Layout
+from rackdesigner.workload.jobfile import JobSpec
 
 log = logging.getLogger(__name__)
 COLUMNS = (("objects", None), ("count", None), ("lost GPUs", None),
            ("degraded GPUs", None), ("bisection", "bisection_GBps"),
            ("all_reduce", "all_reduce_busbw_GBps"), ("all_to_all", "all_to_all_busbw_GBps"),
            ("scale-out/GPU", "per_gpu_scale_out_GBps"), ("scale-up/GPU", "per_gpu_scale_up_GBps"))
+#: with a training job: its change per scenario
+JOB_COLUMNS = (("job tokens/s", "tokens_per_s"), ("job step time", "step_time_s"))
 
 
 class _Relay(QObject):
@@ -62,10 +68,13 @@ class SingleFailuresDialog(QDialog):
     objects_activated = Signal(list)  # ids to select on the canvas
     finished_rows = Signal(int)  # rows shown (tests, status bar)
 
-    def __init__(self, layout: Layout, parent: QWidget | None = None) -> None:
+    def __init__(self, layout: Layout, parent: QWidget | None = None,
+                 job_source: Callable[[], tuple[JobSpec | None, str]] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Single failures")
         self.layout_ref = layout
+        self.job_source = job_source
+        self.job: JobSpec | None = None
         self.kind_combo = QComboBox(self)
         self.kind_combo.addItems(list(KINDS))
         self.kind_combo.setCurrentText("switch")
@@ -105,6 +114,7 @@ class SingleFailuresDialog(QDialog):
             return
         kind = self.kind_combo.currentText()
         snapshot = self.layout_ref.snapshot()  # O(1): an immutable state
+        spec = self.job = self.job_source()[0] if self.job_source is not None else None
         self._cancel.clear()
         self.run_button.setEnabled(False)
         self.progress.setVisible(True)
@@ -114,13 +124,15 @@ class SingleFailuresDialog(QDialog):
 
         def job() -> None:
             try:
-                whatif = WhatIf(snapshot)
+                whatif = WhatIf(snapshot, job=spec)
                 if not whatif.candidates(kind):
                     relay.finished.emit(f"This design has no object of kind {kind}.")
                     return
                 rows = whatif.each(kind, progress=lambda d, t: relay.progress.emit(d, t),
                                    cancelled=cancel.is_set)
                 relay.finished.emit(rows)
+            except WhatIfError as exc:  # the Workload tab's job cannot run on this design
+                relay.finished.emit(f"The Workload tab's job: {exc}")
             except Exception as exc:  # say it; never take the designer down
                 log.exception("single-failure analysis failed")
                 relay.finished.emit(f"The analysis failed: {type(exc).__name__}: {exc}")
@@ -147,8 +159,14 @@ class SingleFailuresDialog(QDialog):
             return
         self.rows = rows
         total = sum(r.count for r in rows)
+        job = rows[0].impact.job_intact if rows else None
+        self.table.setHeaderLabels([c for c, _ in COLUMNS]
+                                   + ([c for c, _ in JOB_COLUMNS] if job is not None else []))
         self.status.setText(f"{total} objects in {len(rows)} classes, worst first. Click a row "
-                            "to select its objects on the canvas.")
+                            "to select its objects on the canvas. " + (
+                                f"Training job (Workload tab): {job.label}." if job is not None
+                                else "Set a job in the Workload tab to see what each failure "
+                                "costs it."))
         for rank, r in enumerate(rows):
             i = r.impact
             name = r.members[0] if r.count == 1 else (
@@ -162,6 +180,12 @@ class SingleFailuresDialog(QDialog):
             for _, key in COLUMNS[4:]:
                 v = i.delta.get(key)
                 values.append((_pct(v), v if v is not None else 0.0))
+            if job is not None and i.job_delta is not None:
+                gone = i.job_after is not None and not i.job_after.ran
+                for _, key in JOB_COLUMNS:
+                    v = i.job_delta.get(key)
+                    values.append(("cannot run" if gone else _pct(v),
+                                   -1.0 if gone else v if v is not None else 0.0))
             item = _Row([t for t, _ in values])
             for col, (_, v) in enumerate(values):
                 item.setData(col, Qt.ItemDataRole.UserRole, v)

@@ -6,9 +6,13 @@ cost model for one group of GPUs, at one message size). The estimator names a gr
 its shape (first rank, stride, size: the way Megatron/NeMo lay ranks out, TP innermost); this
 adapter maps the ranks to GPU ids in the order the layout lists them and asks for the
 representative group (rank 0's), once per distinct shape, collective and size (cached). Groups of
-the same shape are assumed to see the same fabric (symmetric designs: rails, scalable units);
-that is what keeps an estimate on thousands of GPUs cheap. Power, the NVLink domain size and the
-design's warnings come from one `simulate` of the whole scope.
+the same shape whose GPUs are wired alike are assumed to see the same fabric (symmetric designs:
+rails, scalable units); that is what keeps an estimate on thousands of GPUs cheap. Where they are
+not wired alike (a failed leaf, NIC or NVLink; a node with fewer NICs), every group of the shape
+gets a wiring signature — per GPU: its NIC paths with each NIC's leaf uplink capacity, its NVLink
+capacity, its island's size — and one group per distinct signature is simulated; a synchronous
+step waits for its slowest group, so the slowest one counts. Power, the NVLink domain size and
+the design's warnings come from one `simulate` of the whole scope.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class CommModel:
         self._whole: SimulationResult | None = None
         self._groups: GroupCollectives | None = None
         self._points: dict[tuple[str, GroupShape, int], Point] = {}
+        self._distinct: dict[GroupShape, list[GroupShape]] = {}
         self.simulations = 0  # engine evaluations (distinct group shape, collective and size)
 
     # ---- scope facts -------------------------------------------------------------------------
@@ -106,6 +111,17 @@ class CommModel:
         return p.total_max_w * share, p.facility_w * share
 
     # ---- collectives -------------------------------------------------------------------------
+    @property
+    def groups(self) -> GroupCollectives:
+        """The engine's group figures on this design (built once)."""
+        if self._groups is None:
+            self._groups = GroupCollectives(self.layout)
+        return self._groups
+
+    def ids(self, shape: GroupShape) -> list[str]:
+        """The GPU ids of a group of ranks (rank i = the i-th GPU in scope)."""
+        return self._ids(shape)
+
     def point(self, collective: str, shape: GroupShape, size_bytes: float) -> Point | None:
         """The engine's nccl-tests row for `collective` of `size_bytes` over the group."""
         if shape.size <= 1 or size_bytes <= 0:
@@ -113,20 +129,62 @@ class CommModel:
         key = (collective, shape, int(size_bytes))
         p = self._points.get(key)
         if p is None:
-            ids = self._ids(shape)
-            if self._groups is None:
-                self._groups = GroupCollectives(self.layout)
-            try:
-                p = self._groups.point(ids, collective, int(size_bytes))
-            except GroupError as exc:
-                if "reach" in str(exc):
-                    verb = ("cannot reach each other" if len(ids) == 2
-                            else "cannot all reach each other")
-                    raise CommError(f"{self._describe(shape)} {verb} (check NVLink, NIC and "
-                                    "switch links)") from None
-                raise CommError(f"{collective} over {self._describe(shape)}: {exc}") from None
-            self.simulations += 1
+            for member in self.distinct_groups(shape):
+                q = self._member_point(collective, member, int(size_bytes))
+                if p is None or q.time_us > p.time_us:
+                    p = q
             self._points[key] = p
+        return p
+
+    def distinct_groups(self, shape: GroupShape) -> list[GroupShape]:
+        """Rank 0's group, then one group of the same shape per other wiring signature (see the
+        module docstring); one entry on a symmetric design."""
+        cached = self._distinct.get(shape)
+        if cached is not None:
+            return cached
+        topo = self.groups.topo
+        gpu_sig: dict[str, tuple] = {}
+
+        def sig(g: str) -> tuple:
+            v = gpu_sig.get(g)
+            if v is None:
+                nics = tuple(sorted(
+                    (round(path.raw, 3), round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
+                     round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
+                    for path in topo.gpu_nics.get(g, ())))
+                nvlink = round(sum(topo.nvl_sw_raw.get(g, {}).values())
+                               + sum(topo.nvl_peer_raw.get(g, {}).values()), 3)
+                island = len(topo.islands.get(topo.island_of.get(g, ""), ()))
+                v = gpu_sig[g] = (nics, nvlink, island)
+            return v
+
+        s_, k, n = shape.stride, shape.size, len(self.gpus)
+        block = s_ * k
+        seen: dict[tuple, GroupShape] = {}
+        starts = [shape.start] + [b * block + r for b in range(n // block if block else 0)
+                                  for r in range(s_)]
+        for start in starts:
+            if start + s_ * (k - 1) >= n:
+                continue
+            member = GroupShape(s_, k, start)
+            key = tuple(sig(self.gpus[start + i * s_]) for i in range(k))
+            seen.setdefault(key, member)
+        result = list(seen.values()) or [shape]
+        self._distinct[shape] = result
+        return result
+
+    def _member_point(self, collective: str, shape: GroupShape, size: int) -> Point:
+        ids = self._ids(shape)
+        try:
+            p = self.groups.point(ids, collective, size)
+        except GroupError as exc:
+            if "reach" in str(exc):
+                verb = ("cannot reach each other" if len(ids) == 2
+                        else "cannot all reach each other")
+                raise CommError(f"{self._describe(shape)} {verb} (check NVLink, NIC and "
+                                "switch links)") from None
+            raise CommError(f"{collective} over {self._describe(shape)}: {exc}") from None
+        self.simulations += 1
         return p
 
     def time_s(self, collective: str, shape: GroupShape, size_bytes: float) -> float:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rackdesigner.workload.gemm import Gemm
 from rackdesigner.workload.job import Job
 from rackdesigner.workload.models import ModelSpec
 
@@ -45,6 +46,57 @@ def layer_costs(model: ModelSpec, job: Job) -> LayerCosts:
     core = 2.0 * tokens * job.seq * model.heads * (model.qk_dim + model.v_dim) / split
     logits = 2.0 * tokens * model.hidden * model.vocab / split
     return LayerCosts(gemm, core, logits)
+
+
+def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
+    """The forward GEMMs of one average layer for one micro-batch on one GPU, with their shapes.
+
+    M is the micro-batch's tokens on a CP rank (sequence parallelism gathers the TP group's
+    tokens before each column-parallel GEMM); TP splits the output of the column-parallel GEMMs
+    (QKV, fc1) and the inner dimension of the row-parallel ones (projection, fc2); the
+    replicated ones (router, MLA's down-projections) run on the rank's own tokens / TP. An MoE
+    layer's local experts (experts / EP, each with its share of the EP group's routed tokens)
+    run as one grouped GEMM. `count` weighs dense-MLP and MoE GEMMs by their share of the
+    layers. Their FLOPs add up to `layer_costs(...).gemm`."""
+    m = job.mbs * job.seq / job.cp
+    t = job.tp
+    h = model.hidden
+    out: list[Gemm] = []
+    if model.mla:
+        a = model.mla
+        qk = a.qk_nope_head_dim + a.qk_rope_head_dim
+        out += [Gemm("q_down", m / t, a.q_lora_rank, h),  # replicated: SP-local tokens
+                Gemm("q_up", m, model.heads * qk / t, a.q_lora_rank),
+                Gemm("kv_down", m / t, a.kv_lora_rank + a.qk_rope_head_dim, h),
+                Gemm("kv_up", m, model.heads * (a.qk_nope_head_dim + a.v_head_dim) / t,
+                     a.kv_lora_rank),
+                Gemm("proj", m, h, model.heads * a.v_head_dim / t)]
+    else:
+        kv = model.kv_heads * model.head_dim
+        out += [Gemm("qkv", m, (h + 2 * kv) / t, h), Gemm("proj", m, h, h / t)]
+    up = 2 if model.ffn == "swiglu" else 1
+
+    def mlp(name: str, ffn_hidden: float, share: float, groups: int = 1,
+            rows: float = m) -> list[Gemm]:
+        return [Gemm(name + ".fc1", rows, up * ffn_hidden / t, h, groups, share),
+                Gemm(name + ".fc2", rows, h, ffn_hidden / t, groups, share)]
+
+    share = moe_share(model)
+    if share < 1.0:
+        out += mlp("mlp", model.ffn_hidden, 1.0 - share)
+    if model.moe:
+        e = model.moe
+        out.append(Gemm("router", m / t, e.experts, h, 1, share))  # on SP-local tokens
+        if e.shared_experts:
+            out += mlp("shared", e.shared_experts * e.expert_ffn_hidden, share)
+        local = max(1, e.experts // job.ep)
+        rows = m * e.top_k * job.ep / e.experts  # tokens per local expert (balanced routing)
+        out += mlp("experts", e.expert_ffn_hidden, share, local, rows)
+    return tuple(out)
+
+
+def logits_gemm(model: ModelSpec, job: Job) -> Gemm:
+    return Gemm("logits", job.mbs * job.seq / job.cp, model.vocab / job.tp, model.hidden)
 
 
 def model_flops_per_step(model: ModelSpec, job: Job) -> float:
@@ -139,6 +191,17 @@ def inflight_microbatches(job: Job) -> float:
     return held
 
 
-__all__ = ["LayerCosts", "LocalParams", "activation_bytes_per_layer", "inflight_microbatches",
-           "layer_costs", "layers_per_stage", "local_params", "model_flops_per_step",
-           "moe_permute_bytes", "moe_share"]
+__all__ = [
+    "LayerCosts",
+    "LocalParams",
+    "activation_bytes_per_layer",
+    "inflight_microbatches",
+    "layer_costs",
+    "layer_gemms",
+    "layers_per_stage",
+    "local_params",
+    "logits_gemm",
+    "model_flops_per_step",
+    "moe_permute_bytes",
+    "moe_share",
+]

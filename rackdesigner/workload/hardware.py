@@ -22,6 +22,7 @@ class GpuCompute:
     fp8_tflops: float | None
     hbm_GB: float
     hbm_TBps: float
+    sms: int  # streaming multiprocessors: the width of a wave of GEMM tiles
     source: str
 
     def peak_tflops(self, precision: str) -> float | None:
@@ -36,7 +37,8 @@ def gpu_table() -> dict[str, GpuCompute]:
     for model, d in data["gpus"].items():
         out[model] = GpuCompute(model, float(d["bf16_tflops"]),
                                 None if d.get("fp8_tflops") is None else float(d["fp8_tflops"]),
-                                float(d["hbm_GB"]), float(d["hbm_TBps"]), d["source"])
+                                float(d["hbm_GB"]), float(d["hbm_TBps"]), int(d["sms"]),
+                                d["source"])
     return out
 
 
@@ -45,13 +47,18 @@ def gpu_compute(model: str) -> GpuCompute | None:
 
 
 # ---- efficiencies ------------------------------------------------------------------------------
-#: Share of the tensor-core peak a large matrix multiply sustains. Dao (FlashAttention-2,
-#: arXiv:2307.08691, section 1): optimized GEMMs reach 80-90 % of the theoretical maximum
-#: throughput; we take the lower end because training GEMMs are sharded by TP/EP and smaller
-#: than the square benchmarks. One figure for every GPU generation and precision.
+#: Ceiling share of the tensor-core peak a large matrix multiply sustains. Dao
+#: (FlashAttention-2, arXiv:2307.08691, section 1): optimized GEMMs reach 80-90 % of the
+#: theoretical maximum throughput; we take the lower end. One figure for every GPU generation
+#: and precision. It applies to GEMMs whose tiles fill whole waves of the SMs; smaller and
+#: ragged GEMMs lose their partial tiles and waves and may be bound by HBM (`workload/gemm.py`).
 GEMM_EFFICIENCY = 0.80
-GEMM_SOURCE = ("GEMM efficiency 0.80 of peak: lower end of the 80-90 % Dao (FlashAttention-2, "
-               "arXiv:2307.08691) quotes for optimized GEMMs")
+GEMM_SOURCE = ("GEMM ceiling efficiency 0.80 of peak (lower end of the 80-90 % Dao, "
+               "FlashAttention-2, arXiv:2307.08691, quotes for optimized GEMMs), reached by GEMMs "
+               "whose 256x128 output tiles fill whole waves of the GPU's SMs; partial tiles and "
+               "waves cost whole ones (NVIDIA Matrix Multiplication Background User's Guide; the "
+               "tile shape is a model assumption) and no GEMM runs faster than its operands' HBM "
+               "traffic")
 #: Share of the BF16 peak the attention core (QK^T, softmax, AV; fused FlashAttention kernels,
 #: forward and backward) sustains: FlashAttention-2 reaches 50-73 % on A100 (arXiv:2307.08691,
 #: abstract), FlashAttention-3 up to 75 % on H100 (arXiv:2407.08608); we take the lower end
@@ -59,7 +66,8 @@ GEMM_SOURCE = ("GEMM efficiency 0.80 of peak: lower end of the 80-90 % Dao (Flas
 #: (Transformer Engine's default).
 ATTENTION_EFFICIENCY = 0.50
 ATTENTION_SOURCE = ("attention-core efficiency 0.50 of the BF16 peak: lower end of "
-                    "FlashAttention-2's 50-73 % (arXiv:2307.08691)")
+                    "FlashAttention-2's 50-73 % (arXiv:2307.08691), times the share of the SMs' "
+                    "wave its thread blocks (128 query rows x heads x sequences) fill")
 #: Share of the HBM datasheet bandwidth memory-bound kernels sustain (model assumption; STREAM-
 #: like copies on H100 measure about 90 % of 3.35 TB/s).
 HBM_EFFICIENCY = 0.90
@@ -89,6 +97,8 @@ ACT_BYTES = 2
 ASSUMPTIONS = (
     GEMM_SOURCE,
     ATTENTION_SOURCE,
+    "GEMM HBM traffic: inputs and output once; weight gradients accumulate into fp32 main "
+    "gradients (read and written: Megatron's gradient-accumulation fusion; model assumption)",
     "memory-bound kernels: 3 passes over the stored activations, and MoE dispatch/combine "
     "copies, at 90 % of HBM bandwidth (model assumption)",
     "TP/SP, EP all-to-all and 1F1B pipeline sends are not overlapped with compute; CP ring "

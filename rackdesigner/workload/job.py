@@ -59,8 +59,11 @@ class Job:
         mp = self.tp * self.pp * self.cp
         if self.dp is None:
             if gpus % mp:
+                fit = gpus // mp * mp
+                hint = (f"; run it on {fit:,} of them (gpus: {fit} in a job file, --gpus {fit} "
+                        "on the command line)" if fit else "")
                 raise JobError(f"TP x PP x CP = {self.tp} x {self.pp} x {self.cp} = {mp} does not "
-                               f"divide the {gpus:,} GPUs")
+                               f"divide the {gpus:,} GPUs{hint}")
             dp = gpus // mp
         else:
             dp = self.dp

@@ -68,6 +68,7 @@ class Estimate:
     tokens: float | None = None  # tokens to train, for time and energy
     peak_tflops: float = 0.0
     hardware: dict[str, float] = field(default_factory=dict)
+    gemms: tuple[dict, ...] = ()  # per GEMM of a layer: shape, waves, bound (gemm.profile)
     power_w: tuple[float, float] = (0.0, 0.0)  # (IT at max, facility)
     label: str = ""  # scope
     messages: tuple[str, ...] = ()
@@ -123,6 +124,8 @@ class Estimate:
             "tokens_per_s_per_gpu": _r(tps / self.gpus) if tps else None,
             "model_tflops_per_gpu": _r(self.model_flops / t / self.gpus / 1e12) if t else None,
             "mfu": _r(self.mfu, 3),
+            "gemm_efficiency": _r(self.hardware.get("gemm_efficiency"), 3) if t else None,
+            "gemms": [dict(g) for g in self.gemms] if t else [],
             "peak_tflops_per_gpu": self.peak_tflops,
             "breakdown": {k: _r(self.breakdown.get(k, 0.0)) if t else None
                           for k in BREAKDOWN_KEYS},

@@ -1,9 +1,12 @@
 """The step-time model: one training iteration of a job on the design's GPUs.
 
-Per micro-batch, the busiest pipeline stage runs its layers forward and backward (twice the
-forward), plus the recomputation the job asks for; GEMMs run at the precision's peak x
-`GEMM_EFFICIENCY`, the attention core at the BF16 peak x `ATTENTION_EFFICIENCY`, memory-bound
-kernels at the HBM bandwidth. Communication times come from the engine (`comm.CommModel`):
+Per micro-batch, the busiest pipeline stage runs its layers forward and backward, plus the
+recomputation the job asks for. Each GEMM of a layer is timed from its shape (`gemm.py`: tile
+and wave quantization over the GPU's SMs at the precision's peak x `GEMM_EFFICIENCY`, bounded by
+its HBM traffic); backward runs each GEMM's input- and weight-gradient GEMMs. The attention core
+runs at the BF16 peak x `ATTENTION_EFFICIENCY` x the share of a wave its thread blocks fill
+(twice that backward), memory-bound kernels at the HBM bandwidth (twice backward).
+Communication times come from the engine (`comm.CommModel`):
 
 - TP with sequence parallelism: per layer 2 all-gathers + 2 reduce-scatters of the micro-batch's
   activations forward and again backward (and again in a full recomputation), exposed;
@@ -25,14 +28,19 @@ time).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from rackdesigner.workload import gemm as G
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommModel
 from rackdesigner.workload.costs import (
     activation_bytes_per_layer,
     inflight_microbatches,
     layer_costs,
+    layer_gemms,
     layers_per_stage,
     local_params,
+    logits_gemm,
     model_flops_per_step,
     moe_permute_bytes,
     moe_share,
@@ -77,22 +85,27 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     peak = gpu.peak_tflops(job.precision) or gpu.bf16_tflops
     if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak)
-    flops_rate = peak * 1e12 * H.GEMM_EFFICIENCY
-    attn_rate = gpu.bf16_tflops * 1e12 * H.ATTENTION_EFFICIENCY
+    shape = Job(tp=job.tp, cp=job.cp, ep=job.ep, mbs=job.mbs, seq=job.seq,
+                precision=job.precision)
+    gemm_f, gemm_b, logits_f, logits_b, (layer_flops, logits_flops) = _gemm_times(
+        model, shape, gpu)
     hbm_rate = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
     c = layer_costs(model, job)
     ls = layers_per_stage(model, job)
     elem = ((H.ELEMENTWISE_PASSES / 3.0) * activation_bytes_per_layer(model, job, "selective")
             + moe_permute_bytes(model, job))
-    gemm_f = c.gemm / flops_rate
+    attn_rate = gpu.bf16_tflops * 1e12 * H.ATTENTION_EFFICIENCY * G.attention_wave_efficiency(
+        job.mbs, model.heads / job.tp, job.seq / job.cp, gpu.sms)
     core_f = c.attn_core / attn_rate
     elem_f = elem / hbm_rate
     layer_f = gemm_f + core_f + elem_f  # forward of one layer, one micro-batch
-    logits_f = c.logits / flops_rate
+    layer_b = gemm_b + 2.0 * (core_f + elem_f)
     fwd = ls * layer_f + logits_f
-    bwd = 2.0 * fwd
+    bwd = ls * layer_b + logits_b
     recompute = {"none": 0.0, "selective": ls * core_f, "full": ls * layer_f}[job.recompute]
     compute_mb = fwd + bwd + recompute
+    gemm_s = ls * (gemm_f + gemm_b) + logits_f + logits_b
+    gemm_flops = ls * layer_flops + logits_flops  # forward + backward, one micro-batch
 
     g = job.groups()
     act = H.ACT_BYTES
@@ -160,9 +173,42 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         "optimizer_s": optimizer,
     }
     step = sum(breakdown.values())
-    hw = {"recompute_s": m * recompute}
+    hw = {"recompute_s": m * recompute,
+          "gemm_efficiency": gemm_flops / gemm_s / (peak * 1e12) if gemm_s else 0.0}
     return Estimate(model, job, gpu, mem, step, breakdown, detail,
-                    model_flops_per_step(model, job), tokens, peak, hw)
+                    model_flops_per_step(model, job), tokens, peak, hw,
+                    gemms=gemm_profiles(model, shape, gpu))
+
+
+@lru_cache(maxsize=4096)
+def _gemm_times(model: ModelSpec, shape: Job, gpu: H.GpuCompute
+                ) -> tuple[float, float, float, float, tuple[float, float]]:
+    """Forward and backward GEMM time of one average layer and of the output layer, for one
+    micro-batch, and their FLOPs (forward + backward) — all that depends on the GEMM shapes
+    (`shape` carries the degrees, batch, sequence and precision; cached across a search)."""
+    dev = _device(gpu, shape.precision)
+    gemms = layer_gemms(model, shape)
+    logits = (logits_gemm(model, shape),)
+    flops = (3.0 * sum(x.flops for x in gemms), 3.0 * logits[0].flops)
+    return (G.forward_s(gemms, dev), G.backward_s(gemms, dev), G.forward_s(logits, dev),
+            G.backward_s(logits, dev), flops)
+
+
+def _device(gpu: H.GpuCompute, precision: str) -> G.Device:
+    peak = gpu.peak_tflops(precision) or gpu.bf16_tflops
+    return G.Device(gpu.sms, peak * 1e12 * H.GEMM_EFFICIENCY,
+                    gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY,
+                    1.0 if precision == "fp8" and gpu.fp8_tflops else 2.0)
+
+
+@lru_cache(maxsize=1024)
+def gemm_profiles(model: ModelSpec, job: Job, gpu: H.GpuCompute) -> tuple[dict, ...]:
+    """Every GEMM of one average layer (`per: layer`; forward, input and weight gradient) and of
+    the output layer (`per: stage`, on the last pipeline stage) for one micro-batch on one GPU:
+    shape, tiles, waves, bound and share of the ceiling (`gemm.profile`)."""
+    dev = _device(gpu, job.precision)
+    return tuple([{**p, "per": "layer"} for p in G.profiles(layer_gemms(model, job), dev)]
+                 + [{**p, "per": "stage"} for p in G.profiles((logits_gemm(model, job),), dev)])
 
 
 def _dp_exposed(job: Job, params: float, group: str, coll, fwd: float, bwd: float,
@@ -185,4 +231,4 @@ def _dp_exposed(job: Job, params: float, group: str, coll, fwd: float, bwd: floa
     return max(bucket * ar, ar - bwd)
 
 
-__all__ = ["estimate_job", "memory_per_gpu"]
+__all__ = ["estimate_job", "gemm_profiles", "memory_per_gpu"]

@@ -9,7 +9,7 @@ designs' heat maps compare by eye.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 #: viridis at 0, 1/8 ... 1 (matplotlib's published colormap values)
@@ -30,10 +30,24 @@ def heat_color(utilisation: float) -> QColor:
                   round(a.blue() + (b.blue() - a.blue()) * t))
 
 
+def _title_lines(title: str) -> int:
+    """Lines the title takes in the legend (a training job's may take two or three)."""
+    font = QFont()
+    font.setPointSizeF(9)
+    metrics = QFontMetricsF(font)
+    box = metrics.boundingRect(QRectF(0, 0, HeatLegendItem.WIDTH - 24, 1000),
+                               int(Qt.TextFlag.TextWordWrap), title)
+    return max(1, min(3, round(box.height() / metrics.lineSpacing())))
+
+
+def legend_height(title: str) -> float:
+    return HeatLegendItem.HEIGHT + (_title_lines(title) - 1) * HeatLegendItem.LINE
+
+
 class HeatLegendItem(QGraphicsItem):
     """Colour bar 0-100 % with the traffic named, placed above the design."""
 
-    WIDTH, HEIGHT = 420.0, 70.0
+    WIDTH, HEIGHT, LINE = 420.0, 70.0, 15.0
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -41,7 +55,7 @@ class HeatLegendItem(QGraphicsItem):
         self.setZValue(50)
 
     def boundingRect(self) -> QRectF:
-        return QRectF(0, 0, self.WIDTH, self.HEIGHT)
+        return QRectF(0, 0, self.WIDTH, legend_height(self.title))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
@@ -59,10 +73,11 @@ def paint_legend(painter: QPainter, left: float, top: float, title: str) -> None
 def _paint_legend(painter: QPainter, title: str) -> None:
     if True:
         width = HeatLegendItem.WIDTH
+        extra = (_title_lines(title) - 1) * HeatLegendItem.LINE
         painter.setPen(QPen(QColor(160, 160, 160), 1))
         painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
-        painter.drawRoundedRect(QRectF(0, 0, width, HeatLegendItem.HEIGHT), 6, 6)
-        bar = QRectF(12, 30, width - 24, 14)
+        painter.drawRoundedRect(QRectF(0, 0, width, HeatLegendItem.HEIGHT + extra), 6, 6)
+        bar = QRectF(12, 30 + extra, width - 24, 14)
         gradient = QLinearGradient(bar.topLeft(), bar.topRight())
         for i, c in enumerate(_ANCHORS):
             gradient.setColorAt(i / (len(_ANCHORS) - 1), c)
@@ -71,15 +86,16 @@ def _paint_legend(painter: QPainter, title: str) -> None:
         font = QFont()
         font.setPointSizeF(9)
         painter.setFont(font)
-        painter.drawText(QRectF(12, 6, width - 24, 20),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
+        painter.drawText(QRectF(12, 6, width - 24, 20 + extra),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+                         | Qt.TextFlag.TextWordWrap, title)
         for frac, text in ((0.0, "0 %"), (0.5, "50 %"), (1.0, "100 % of capacity")):
             x = bar.left() + bar.width() * frac
             align = (Qt.AlignmentFlag.AlignLeft if frac == 0 else Qt.AlignmentFlag.AlignRight
                      if frac == 1 else Qt.AlignmentFlag.AlignHCenter)
             span = 160.0
             left = x if frac == 0 else x - span if frac == 1 else x - span / 2
-            painter.drawText(QRectF(left, 46, span, 18), align | Qt.AlignmentFlag.AlignTop,
+            painter.drawText(QRectF(left, 46 + extra, span, 18), align | Qt.AlignmentFlag.AlignTop,
                              text)
 
 
@@ -99,6 +115,8 @@ class HeatMarks:
             return ""
         from rackdesigner.ui.panel.figures import format_bytes
 
+        if heat.label:  # a training job's traffic
+            return f"{heat.label}, peak {heat.peak:.0%}"
         return (f"Link utilisation: {heat.collective} {format_bytes(heat.bytes)}"
                 + (f" ({heat.algorithm})" if heat.algorithm else "") + f", peak {heat.peak:.0%}")
 
@@ -114,7 +132,8 @@ class HeatMarks:
             self.heat_legend = HeatLegendItem(self.heat_title)
             scale = max(1.0, rect.width() / 3000.0)  # readable on a whole-SuperPOD image
             self.heat_legend.setScale(scale)
-            self.heat_legend.setPos(rect.left(), rect.top() - (HeatLegendItem.HEIGHT + 30) * scale)
+            self.heat_legend.setPos(rect.left(), rect.top() - (legend_height(self.heat_title) + 30)
+                                    * scale)
             self.addItem(self.heat_legend)
         for view in self.views():
             view.viewport().update()

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.cells import MAX_OPEN_CELLS
-from rackdesigner.ui.canvas.heat import HeatLegendItem, paint_legend
+from rackdesigner.ui.canvas.heat import legend_height, paint_legend
 from rackdesigner.ui.canvas.minimap import MiniMap
 from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
 from rackdesigner.ui.canvas.scene import RackScene
@@ -321,8 +321,9 @@ class RackView(QGraphicsView):
             if self.rack_scene().heat is not None:  # the heat map's legend, bottom left
                 painter.save()
                 painter.resetTransform()
-                paint_legend(painter, 10.0, self.viewport().height() - HeatLegendItem.HEIGHT
-                             - 10.0, self.rack_scene().heat_title)
+                title = self.rack_scene().heat_title
+                paint_legend(painter, 10.0, self.viewport().height() - legend_height(title)
+                             - 10.0, title)
                 painter.restore()
             return
         painter.save()

@@ -3,7 +3,8 @@
 Turning the heat map on (View ▸ Heat map, or the check box here) asks the live simulation to
 list per-link loads for the chosen collective and size in every run; the canvas recolours from
 the result (`heat_changed`), and the table lists the hottest links, sortable, each row
-selecting its link on the canvas (`links_activated`).
+selecting its link on the canvas (`links_activated`). The traffic may also be the Workload tab's
+training job (all its TP/CP/EP/PP/DP exchanges, or one class): the panel supplies the job.
 """
 
 from __future__ import annotations
@@ -21,10 +22,14 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.analysis.heat import DEFAULT_COLLECTIVE, DEFAULT_SIZE, HEAT_COLLECTIVES, HeatMap
+from rackdesigner.analysis.jobheat import ASSUMPTION, CLASSES
 from rackdesigner.ui.panel.figures import REFERENCE_SIZES, format_bytes
 from rackdesigner.ui.panel.theme import TEXT_DIM
 
 HOTTEST = 25
+#: the training job's traffic (the Workload tab's job): all of it, or one class
+WORKLOAD_CHOICES = {"workload (TP/PP/DP/EP)": CLASSES,
+                    **{f"workload: {c} only": (c,) for c in CLASSES}}
 SIZES = (2**16, 2**20, *[s for s in REFERENCE_SIZES if s > 2**20])
 
 
@@ -51,6 +56,10 @@ class HeatTab(QWidget):
                                       "traffic below (View ▸ Heat map)")
         self.collective_combo = QComboBox(self)
         self.collective_combo.addItems(list(HEAT_COLLECTIVES))
+        self.collective_combo.insertSeparator(len(HEAT_COLLECTIVES))
+        self.collective_combo.addItems(list(WORKLOAD_CHOICES))
+        self.collective_combo.setToolTip("Traffic: a collective at a size, or the Workload "
+                                         "tab's training job (its TP/PP/DP/EP exchanges)")
         self.collective_combo.setCurrentText(DEFAULT_COLLECTIVE)
         self.size_combo = QComboBox(self)
         for size in SIZES:
@@ -61,7 +70,7 @@ class HeatTab(QWidget):
         self.summary.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
         self.table = QTreeWidget(self)
         self.table.setRootIsDecorated(False)
-        self.table.setHeaderLabels(["link", "between", "load GB/s", "utilisation"])
+        self.table.setHeaderLabels(["link", "between", "load GB/s", "utilisation", "traffic"])
         self.table.setSortingEnabled(True)
         self.table.setMinimumHeight(160)
         self.table.itemSelectionChanged.connect(self._on_table_selection_changed)
@@ -80,29 +89,54 @@ class HeatTab(QWidget):
         self.size_combo.currentIndexChanged.connect(self._emit_request)
         self.heat: HeatMap | None = None
 
-    def traffic(self) -> tuple[str, int]:
-        return self.collective_combo.currentText(), int(self.size_combo.currentData())
+    def traffic(self) -> tuple:
+        """(collective, bytes), or ("workload", classes) for the training job's traffic."""
+        text = self.collective_combo.currentText()
+        if text in WORKLOAD_CHOICES:
+            return "workload", WORKLOAD_CHOICES[text]
+        return text, int(self.size_combo.currentData())
+
+    def workload_chosen(self) -> bool:
+        return self.collective_combo.currentText() in WORKLOAD_CHOICES
 
     def _emit_request(self, *args) -> None:
+        self.size_combo.setEnabled(not self.workload_chosen())
         self.heat_requested.emit(self.traffic() if self.enabled_check.isChecked() else None)
 
-    def show_heat(self, heat: HeatMap | None) -> None:
+    def show_heat(self, heat: HeatMap | None, why: str = "") -> None:
+        """List `heat`'s hottest links; with none, say why (`why`, or the default reasons)."""
         self.heat = heat
         self.table.setSortingEnabled(False)
         self.table.clear()
         if heat is None:
-            self.summary.setText("Off: turn the heat map on to colour links by utilisation."
-                                 if not self.enabled_check.isChecked() else "No network links "
-                                 "carry this traffic (NVLink and host links have no heat).")
+            if why:
+                text = why
+            elif not self.enabled_check.isChecked():
+                text = "Off: turn the heat map on to colour links by utilisation."
+            elif self.workload_chosen():
+                text = "Routing the workload's traffic…"
+            else:
+                text = "No network links carry this traffic (NVLink and host links have no heat)."
+            self.summary.setText(text)
             self.table.setSortingEnabled(True)
             return
-        self.summary.setText(f"{heat.collective} {format_bytes(heat.bytes)}"
-                             f"{f' ({heat.algorithm})' if heat.algorithm else ''}: "
-                             f"{len(heat.loads):,} network links loaded, peak "
-                             f"{heat.peak:.0%}; the {min(HOTTEST, len(heat.loads))} hottest:")
+        shown = min(HOTTEST, len(heat.loads))
+        if heat.label:  # a training job: what ran, how utilisation is defined
+            parts = ", ".join(f"{x.name} {x.peak:.0%}" for x in heat.exchanges)
+            self.summary.setText(f"{heat.label}: {len(heat.loads):,} links loaded (NVLink "
+                                 f"too), peak {heat.peak:.0%}. Exchanges (busiest link): "
+                                 f"{parts or 'none'}. Model: {ASSUMPTION}. "
+                                 + " ".join(n + "." for n in heat.notes[1:])
+                                 + f" The {shown} hottest:")
+        else:
+            self.summary.setText(f"{heat.collective} {format_bytes(heat.bytes)}"
+                                 f"{f' ({heat.algorithm})' if heat.algorithm else ''}: "
+                                 f"{len(heat.loads):,} network links loaded, peak "
+                                 f"{heat.peak:.0%}; the {shown} hottest:")
         for load in heat.hottest(HOTTEST):
             item = _Row([load.link, f"{load.a} – {load.b}", f"{load.load_GBps:,.1f}",
-                         f"{load.utilisation:.0%}"])
+                         f"{load.utilisation:.0%}",
+                         heat.link_class.get(load.link, heat.collective)])
             item.setData(2, Qt.ItemDataRole.UserRole, float(load.load_GBps))
             item.setData(3, Qt.ItemDataRole.UserRole, float(load.utilisation))
             item.setData(0, Qt.ItemDataRole.UserRole + 1, load.link)

@@ -16,7 +16,8 @@ figures (the same snapshot with every status active) and the GPUs failed, strand
 so the panel compares with the intact design. The intact run is cached across Fail / Restore
 (its key is a structure counter bumped by every other edit, `_status_only`), so marking a switch
 costs one simulation, not two. The heat map's traffic (`set_heat`) makes every run list its
-per-link loads, built on the worker.
+per-link loads, built on the worker; for a training job's traffic (the Workload tab's job) the
+run also estimates the job on the snapshot and routes its exchanges (analysis/jobheat.py).
 
 Garbage-collector tuning for big designs is not done here: it is the application's
 (`ui/heap.py`, applied on every document replacement).
@@ -31,6 +32,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from rackdesigner.analysis.heat import HeatMap
 from rackdesigner.analysis.whatif import MarkedImpact, marked_impact
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import degraded
@@ -58,6 +60,10 @@ class LiveResult:
     elapsed_s: float = 0.0  # simulate + rack split, on the worker
     torn: bool = False  # kept for readers of older results; a snapshot can no longer tear
     impact: MarkedImpact | None = None  # failures marked: the intact design and the losses
+    #: the heat map of a training job's traffic, when the heat asked for is ("workload", ...)
+    heat: HeatMap | None = None
+    heat_error: str = ""  # why the job's heat map could not be drawn
+    heat_for: Any = None  # the heat request this run answered
 
 
 def _status_only(event: Any) -> bool:
@@ -76,7 +82,11 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
     design is simulated too (or read from the cache, keyed by `structure` and the options)."""
     scope, algorithm, pue, placement, heat, structure, intact_cache = params
     if snapshot is None:
-        return None, {}, "no design open", None
+        return None, {}, "no design open", None, None, ""
+    job_heat, heat_error = None, ""
+    if heat is not None and heat[0] == "workload":  # a training job's traffic
+        job_heat, heat_error = workload_heat(snapshot, heat[2], heat[1], scope)
+        heat = None
     try:
         if heat is not None:  # the heat map's traffic: its per-link list built here, off the GUI
             result = simulate(snapshot, scope, algorithm=algorithm, pue=pue,
@@ -86,7 +96,7 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
         else:
             result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
     except SimulationInputError as exc:
-        return None, {}, str(exc), None
+        return None, {}, str(exc), None, job_heat, heat_error
     members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                and snapshot.has_group(scope) else None)
     # failed devices draw nothing: split the racks' power of the design simulated
@@ -99,8 +109,27 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
         impact = marked_impact(snapshot, result, intact, intact_cache,
                                (structure, scope, algorithm, pue, placement))
     except SimulationInputError as exc:
-        return None, {}, str(exc), None
-    return result, split, "", impact
+        return None, {}, str(exc), None, job_heat, heat_error
+    return result, split, "", impact, job_heat, heat_error
+
+
+def workload_heat(snapshot: Layout, req: Any, classes: tuple[str, ...],
+                  scope: Scope) -> tuple[HeatMap | None, str]:
+    """The heat map of the Workload tab's job (`req`, a `WorkloadRequest` with its degrees) on
+    the snapshot, in the panel's scope; (None, why) when the job cannot run there."""
+    from rackdesigner.analysis.jobheat import job_heat
+    from rackdesigner.workload import EstimateError, Estimator, ModelFileError
+
+    if isinstance(req.scope, str | tuple) and req.scope:
+        scope = req.scope
+    try:
+        est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue,
+                        group=scope if isinstance(scope, str) else None,
+                        gpu_ids=scope if isinstance(scope, tuple) else None)
+        estimate = est.estimate(req.job, time_if_too_big=True)
+        return job_heat(est, estimate, classes), ""
+    except (EstimateError, ModelFileError) as exc:
+        return None, f"the workload cannot run here: {exc}"
 
 
 def _live(job: JobResult) -> LiveResult:
@@ -109,9 +138,10 @@ def _live(job: JobResult) -> LiveResult:
         error = f"the simulation failed on this design ({job.error})"
         return LiveResult(job.request, job.revision, scope, algorithm, None, error, {},
                           job.elapsed_s)
-    result, split, error, impact = job.value
+    result, split, error, impact, heat, heat_error = job.value
     return LiveResult(job.request, job.revision, scope, algorithm, result, error, split,
-                      job.elapsed_s, impact=impact)
+                      job.elapsed_s, impact=impact, heat=heat, heat_error=heat_error,
+                      heat_for=job.params[4])
 
 
 class LiveSimulation(QObject):
@@ -131,7 +161,7 @@ class LiveSimulation(QObject):
         self._algorithm = "auto"
         self._pue: float | None = None
         self._placement = "contiguous"
-        self._heat: tuple[str, int] | None = None  # (collective, bytes) of the heat map
+        self._heat: tuple | None = None  # (collective, bytes) or ("workload", classes, job)
         self._structure = 0  # bumped by every edit but Fail / Restore (intact figures' key)
         self._intact_cache: dict = {}  # read and written by the one worker run in flight
         self.latest: LiveResult | None = None
@@ -185,11 +215,13 @@ class LiveSimulation(QObject):
             self._scope = scope
             self.request()
 
-    def set_heat(self, heat: tuple[str, int] | None) -> None:
-        """List per-link loads of (collective, bytes) in every result (None: the default)."""
+    def set_heat(self, heat: tuple | None, *, immediate: bool = True) -> None:
+        """List per-link loads of (collective, bytes) in every result (None: the default), or
+        draw a training job's: ("workload", classes, WorkloadRequest). `immediate` False
+        debounces (the job edited in the Workload tab, one spin-box step at a time)."""
         if heat != self._heat:
             self._heat = heat
-            self.request(immediate=True)
+            self.request(immediate=immediate)
 
     def set_options(self, *, algorithm: str | None = None, pue: float | None = None,
                     placement: str | None = None) -> None:

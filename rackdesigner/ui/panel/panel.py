@@ -80,6 +80,7 @@ class SimulationPanel(QWidget):
         self._selection_scope: Scope = None
         self._selection_label = ""
         self.current: LiveResult | None = None
+        self._workload_heat: tuple | None = None  # ("workload", classes, job) being drawn
         #: where the SHARP switch's command goes: the window sets its document's undo stack
         #: (`Document.push`); a panel on its own applies the command to the layout directly
         self.command_sink: Callable[[Command], object] | None = None
@@ -205,6 +206,7 @@ class SimulationPanel(QWidget):
         self.workload = WorkloadTab(self, **({} if self._debounce_ms is None
                                              else {"debounce_ms": self._debounce_ms}))
         self.tabs.addTab(self.workload, "Workload")
+        self.workload.job_changed.connect(self._on_workload_job_changed)
         self.tabs.addTab(self.heat_tab, "Heat")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
@@ -412,11 +414,17 @@ class SimulationPanel(QWidget):
             baseline, against = impact.intact, "intact"
         self.failure_bar.show_impact(impact, result, self.reference)
         heat = None
-        if result is not None and self.heat_tab.enabled_check.isChecked():
+        if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
+            if (live is not None and live.heat_for == self._workload_heat
+                    and (live.heat is not None or live.heat_error)):
+                self.heat_tab.show_heat(live.heat, live.heat_error)
+                self.heat_changed.emit(live.heat)
+        elif result is not None and self.heat_tab.enabled_check.isChecked():
             heat = from_result(result)
             if heat is not None and (heat.collective, heat.bytes) != self.heat_tab.traffic():
                 heat = None  # a run for other traffic: the one asked for is on its way
-        if heat is not None or not self.heat_tab.enabled_check.isChecked():
+        if not self.heat_tab.workload_chosen() and (
+                heat is not None or not self.heat_tab.enabled_check.isChecked()):
             self.heat_tab.show_heat(heat)
             self.heat_changed.emit(heat)
         messages = list(result.classified()) if result is not None else []
@@ -441,11 +449,24 @@ class SimulationPanel(QWidget):
         if on:
             self.tabs.setCurrentWidget(self.heat_tab)
 
-    def _on_heat_tab_heat_requested(self, traffic) -> None:
-        self.live.set_heat(traffic)
+    def _on_heat_tab_heat_requested(self, traffic, immediate: bool = True) -> None:
+        self._workload_heat = None
+        if traffic is not None and traffic[0] == "workload":  # the Workload tab's job
+            req, why = self.workload.heat_job()
+            if req is None:
+                self.live.set_heat(None)
+                self.heat_tab.show_heat(None, why)
+                self.heat_changed.emit(None)
+                return
+            traffic = self._workload_heat = ("workload", traffic[1], req)
+        self.live.set_heat(traffic, immediate=immediate)
         if traffic is None:
             self.heat_tab.show_heat(None)
             self.heat_changed.emit(None)
+
+    def _on_workload_job_changed(self) -> None:
+        if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
+            self._on_heat_tab_heat_requested(self.heat_tab.traffic(), immediate=False)
 
     # ---- compare -----------------------------------------------------------------------------
     def pin_baseline(self) -> bool:

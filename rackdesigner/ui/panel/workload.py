@@ -11,6 +11,9 @@ question on one screen.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -29,6 +32,8 @@ from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.workload import Estimate, Job, bundled_ids
+from rackdesigner.workload.hardware import GEMM_EFFICIENCY
+from rackdesigner.workload.jobfile import JobSpec
 
 PARTS = (("compute_s", "compute", "#76b900"), ("tp_exposed_s", "TP", "#1f6fd1"),
          ("cp_exposed_s", "CP", "#8e44ad"), ("ep_exposed_s", "EP", "#0e9aa7"),
@@ -50,7 +55,13 @@ def _seconds(v: float) -> str:
     return f"{v * 1000:,.0f} ms" if v < 1 else f"{v:,.2f} s"
 
 
+NO_JOB = ("No workload set: in the Workload tab choose a model and \"manual\" degrees, or let "
+          "it find the best layout (open the tab); the heat map then draws that job's traffic.")
+
+
 class WorkloadTab(QWidget):
+    job_changed = Signal()  # the job the heat map would draw may have changed
+
     def __init__(self, parent: QWidget | None = None, *, debounce_ms: int | None = None) -> None:
         super().__init__(parent)
         kw = {} if debounce_ms is None else {"debounce_ms": debounce_ms}
@@ -202,6 +213,31 @@ class WorkloadTab(QWidget):
 
     def _on_option_changed(self, *_args) -> None:
         self.live.set_request(self.request())
+        self.job_changed.emit()
+
+    def heat_job(self) -> tuple[WorkloadRequest | None, str]:
+        """The job the heat map draws: the manual degrees, or the best layout found (None and
+        why when the search has not run yet)."""
+        req = self.request()
+        if not req.best:
+            return req, ""
+        est = self.current.estimate if self.current is not None else None
+        if est is not None:
+            return replace(req, job=est.job, best=False), ""
+        if self.current is not None and self.current.error and not self.live.job.busy:
+            return None, f"The Workload tab has no job: {self.current.error}"
+        self.live.kick()  # hidden tab: search now; `job_changed` follows with the result
+        return None, (f"Finding the best layout of {req.model} in the Workload tab first… "
+                      f"(or set \"manual\" degrees there). {NO_JOB}")
+
+    def job_spec(self) -> tuple[JobSpec | None, str]:
+        """The tab's job as a job file would give it (for Analyze ▸ Single Failures), or None
+        and why."""
+        req, why = self.heat_job()
+        if req is None:
+            return None, why
+        group = req.scope if isinstance(req.scope, str) else None
+        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, pue=req.pue), ""
 
     def _on_model_combo_activated(self, index: int) -> None:
         if self.model_combo.itemText(index) == LOAD_FILE:
@@ -242,6 +278,7 @@ class WorkloadTab(QWidget):
     def _on_live_result_ready(self, outcome: WorkloadOutcome) -> None:
         self.current = outcome
         self._redraw()
+        self.job_changed.emit()
 
     def pin_baseline(self) -> bool:
         est = self.current.estimate if self.current else None
@@ -292,6 +329,13 @@ class WorkloadTab(QWidget):
                 color = TEXT_DIM if abs(ratio) < 0.005 else UP if better else DOWN
                 text += f" <span style='color:{color}; font-size:8pt'>({ratio:+.0%})</span>"
             self.figure_labels[key].setText(text)
+        gemm = est.hardware.get("gemm_efficiency") if timed else None
+        self.figure_labels["mfu"].setToolTip(
+            "Model FLOPs per second / the GPU's dense peak."
+            + (f" The step's GEMMs run at {gemm:.0%} of peak on average (ceiling "
+               f"{GEMM_EFFICIENCY:.0%}: small or "
+               "heavily sharded GEMMs lose partial tiles and waves of SMs, thin ones wait on "
+               "HBM; docs/workload.md)" if gemm else ""))
         rows = [(est, f"this design ({est.gpus} × {est.gpu.model})")] if timed else []
         if reference is not None and reference.step_time_s is not None:
             b = reference

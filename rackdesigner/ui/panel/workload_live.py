@@ -187,6 +187,14 @@ class LiveEstimate(QObject):
         self.latest = outcome
         self.result_ready.emit(outcome)
 
+    def kick(self) -> None:
+        """Start what is pending even while the tab is hidden (the heat map needs the job the
+        search finds); the result arrives through `result_ready`."""
+        if self._stale and not self._active and not self._closed:
+            self._active = True
+            self.request()
+            self._active = False
+
     def flush(self, timeout_ms: int = 60_000) -> WorkloadOutcome | None:
         """Start what is pending now and wait (processing events) for the newest result."""
         if self._closed:

@@ -1,0 +1,179 @@
+"""A training job written down: a YAML file of `rackdesigner estimate` options (`--job FILE`).
+
+The keys are the estimate's options, as a sweep spec's `workload:` takes them (that block can
+be pasted as it is, with or without its `workload:` key)::
+
+    model: llama3-70b        # a bundled id (`rackdesigner models`) or a model file
+    gpus: 1008               # optional: the first N GPUs (of `group`)
+    tp: 8
+    pp: 4
+    gbs: 512
+
+Every error names the file, the line and what was expected. The heat map and `whatif` read the
+job from here (the GUI takes it from the Workload tab instead).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rackdesigner.workload.job import PRECISIONS, RECOMPUTE, SHARDING, Job
+from rackdesigner.workload.models import resolve_model
+
+DEGREES = ("tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
+CHOICES = {"precision": PRECISIONS, "recompute": RECOMPUTE, "sharding": SHARDING}
+MAX_BYTES = 64 * 1024  # a job file is a dozen lines
+KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, "tokens", "pue")
+
+
+class JobFileError(ValueError):
+    """A job file that cannot be used: `file:line: what was expected`."""
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A job file's content: the model, the job and the GPUs it runs on."""
+
+    model: str
+    job: Job
+    gpus: int | None = None
+    group: str | None = None
+    tokens: float | None = None
+    pue: float | None = None
+    source: str = ""
+    options: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def load_job(path: str | Path) -> JobSpec:
+    """Read and check a job file (see the module docstring); raises `JobFileError`."""
+    from rackdesigner.io.atomic import NotRegularFileError
+    from rackdesigner.io.regular import FileTooLargeError, read_regular
+
+    label = str(path)
+    try:  # a FIFO or device is refused at once, never waited on
+        text = read_regular(path, MAX_BYTES).decode("utf-8")
+    except UnicodeDecodeError:
+        raise JobFileError(f"{label}: not UTF-8 text (expected a YAML job file)") from None
+    except NotRegularFileError as exc:
+        raise JobFileError(f"{label}: is a {exc.kind}, not a job file (give the path of a "
+                           "regular .yaml file)") from None
+    except FileTooLargeError:
+        raise JobFileError(f"{label}: too large for a job file (at most "
+                           f"{MAX_BYTES // 1024} KiB)") from None
+    except IsADirectoryError:
+        raise JobFileError(f"{label}: is a folder, not a job file") from None
+    except OSError as exc:
+        raise JobFileError(f"{label}: cannot read the job file: {exc.strerror or exc}") from None
+    spec = parse_job(text, label)
+    model = Path(spec.model)
+    if model.suffix and not model.is_absolute() and not model.exists():
+        beside = Path(path).parent / model  # a model file next to the job file
+        if beside.exists():
+            spec = replace(spec, model=str(beside))
+    return spec
+
+
+def parse_job(text: str, label: str = "<job>") -> JobSpec:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise JobFileError(f"{label}{where}: {problem} (expected a YAML job file)") from None
+
+    def fail(n: yaml.Node | None, message: str) -> JobFileError:
+        line = f":{n.start_mark.line + 1}" if n is not None else ""
+        return JobFileError(f"{label}{line}: {message}")
+
+    if node is None:
+        raise fail(None, "the job file is empty (expected e.g. model: llama3-70b, tp: 8, "
+                   "gbs: 512)")
+    entries = _mapping(node, fail)
+    if set(entries) == {"workload"}:  # a sweep spec's block, pasted with its key
+        node = entries["workload"][1]
+        entries = _mapping(node, fail)
+    values: dict[str, Any] = {}
+    for name, (key, value) in entries.items():
+        if name not in KEYS:
+            close = difflib.get_close_matches(name, KEYS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise fail(key, f"unknown key {name!r}; {hint}(a job file takes: {', '.join(KEYS)})")
+        try:
+            v = yaml.SafeLoader("").construct_object(value, deep=True)
+        except yaml.YAMLError:
+            raise fail(value, f"{name}: unsupported value") from None
+        if name in (*DEGREES, "gpus"):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise fail(value, f"{name} must be a whole number of at least 1, got {v!r}")
+        elif name in CHOICES:
+            if v not in CHOICES[name]:
+                raise fail(value, f"{name} must be one of {', '.join(CHOICES[name])}, got {v!r}")
+        elif name in ("model", "group"):
+            if not isinstance(v, str) or not v:
+                raise fail(value, f"{name} must be a name, got {v!r}")
+        elif name == "pue":
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 1 <= v < 10:
+                raise fail(value, f"pue must be a number from 1 to 10, got {v!r}")
+            v = float(v)
+        elif name == "tokens":
+            try:
+                v = _tokens(v)
+            except ValueError as exc:
+                raise fail(value, f"tokens: {exc}") from None
+        values[name] = v
+    if "model" not in values:
+        raise fail(node, "missing 'model': a bundled model id (`rackdesigner models`) or a "
+                   "model file")
+    if "gbs" not in values:
+        raise fail(node, "missing 'gbs': the global batch in sequences")
+    model = values["model"]
+    if not Path(model).suffix:  # a bundled id: check it now, with its line
+        try:
+            resolve_model(model)
+        except ValueError as exc:
+            raise fail(entries["model"][1], f"model: {exc}") from None
+    job = Job(**{k: values[k] for k in (*DEGREES, *CHOICES) if k in values})
+    return JobSpec(model, job, values.get("gpus"), values.get("group"), values.get("tokens"),
+                   values.get("pue"), label, values)
+
+
+def _mapping(node: yaml.Node, fail) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+    if not isinstance(node, yaml.MappingNode):
+        raise fail(node, "expected a mapping of estimate options (model: ..., tp: ..., "
+                   "gbs: ...)")
+    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for key, value in node.value:
+        name = key.value if isinstance(key, yaml.ScalarNode) else None
+        if not isinstance(name, str):
+            raise fail(key, "keys must be option names")
+        if name in out:
+            raise fail(key, f"key {name!r} appears twice")
+        out[name] = (key, value)
+    return out
+
+
+def _tokens(value: Any) -> float:
+    units = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        t = value.strip().lower()
+        try:
+            number = float(t[:-1] if t[-1:] in units else t) * units.get(t[-1:], 1.0)
+        except ValueError:
+            raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}") \
+                from None
+    else:
+        raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}")
+    if not number > 0:
+        raise ValueError("the token count must be positive")
+    return number
+
+
+__all__ = ["JobFileError", "JobSpec", "load_job", "parse_job"]
