@@ -19,9 +19,11 @@ script reports, on the GUI thread:
   worst over 8 pans in a row), and the longest turn opening the blocks that came on screen;
 - the GUI pause of an edit: from `document.push` (or `undo`) until the scene is up to date and
   one frame is painted — move a switch, delete a cable, fail a node, and the undo of each —
-  zoomed out (fitted) and at 100 % on the edited object. Also the canvas's own share (time
-  inside `RackScene.on_event`, `flush` and the paint); the rest is the other docks following
-  the edit on the GUI thread (Racks view, Inspector, Problems, live panel scheduling).
+  zoomed out (fitted) and at 100 % on the edited object, with no simulation or rule check
+  running. Also the canvas's own share (time inside `RackScene.on_event`, `flush` and the
+  paint); the rest is the command and the other docks following the edit on the GUI thread.
+  Then the same edit made 300 ms after the previous one, while its simulation and checks run
+  on their worker threads: those hold Python's GIL, so the GUI thread's work takes longer.
 
 The simulation and rule checks run on workers afterwards and are not part of the pause.
 """
@@ -196,6 +198,20 @@ def measure(sus: int, repeat: int) -> None:
           f"{ms(statistics.median(pans))}, worst {ms(max(pans))}; longest turn opening a "
           f"block {ms(max(turns))}")
 
+    def quiet() -> None:
+        """No simulation or rule check pending or running (they hold the GIL on their
+        threads): the pause measured is the GUI thread's own work."""
+        window.flush()
+        window.simulation_panel.flush()
+        app.processEvents()
+
+    def wait(ms_: int) -> None:
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        loop = QEventLoop()
+        QTimer.singleShot(ms_, loop.quit)
+        loop.exec()
+
     # edits
     profiler = None
     if os.environ.get("GUI_SCALE_PROFILE"):  # where an edit's pause goes (cProfile)
@@ -224,8 +240,9 @@ def measure(sus: int, repeat: int) -> None:
         scene.flush()
         frame()
         for name, edit in edits.items():
-            pauses, canvas, undo_pauses, undo_canvas = [], [], [], []
+            pauses, canvas, undo_pauses, undo_canvas, busy = [], [], [], [], []
             for _ in range(repeat):
+                quiet()
                 for fn, out, own in ((edit, pauses, canvas),
                                      (doc.undo_stack.undo, undo_pauses, undo_canvas)):
                     clock.take()
@@ -241,10 +258,18 @@ def measure(sus: int, repeat: int) -> None:
                         profiler.disable()
                     out.append(end - start)
                     own.append(clock.take() + end - paint)
-                    app.processEvents()  # let deferred work (debounced docks) run between
+                # the same edit again while the previous one's simulation and checks run
+                wait(300)
+                start = time.perf_counter()
+                edit()
+                scene.flush()
+                frame()
+                busy.append(time.perf_counter() - start)
+                doc.undo_stack.undo()
             print(f"{where:>6} {name + ':':<16} pause {ms(statistics.median(pauses))} "
                   f"(canvas {ms(statistics.median(canvas))}); undo {ms(statistics.median(undo_pauses))} "  # noqa: E501
-                  f"(canvas {ms(statistics.median(undo_canvas))})")
+                  f"(canvas {ms(statistics.median(undo_canvas))}); with the workers busy "
+                  f"{ms(statistics.median(busy))}")
     if profiler is not None:
         import pstats
 
