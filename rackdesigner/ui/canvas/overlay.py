@@ -47,6 +47,15 @@ def _font(kind: str) -> tuple[QFont, QFontMetrics]:
     return found
 
 
+def short_name(label: str) -> str:
+    """A label too long for its box, by its initials and its number ("Scalable unit 12" ->
+    "SU 12"), or the label itself when it does not end in a number."""
+    words = label.split()
+    if len(words) < 2 or not any(c.isdigit() for c in words[-1]):
+        return label
+    return "".join(w[0].upper() for w in words[:-1]) + " " + words[-1]
+
+
 def _screen(view: QGraphicsView, rect: QRectF) -> QRect:
     return view.viewportTransform().mapRect(rect).toAlignedRect()
 
@@ -75,13 +84,18 @@ def group_labels(view: QGraphicsView) -> list[tuple[QRect, str, str]]:
         metrics = _font(item.kind)[1]
         height = metrics.height() + 2
         room = box.width() - 4 - 2 * LABEL_PAD
-        if room < MIN_LABEL_PX or box.height() < 2 * height:
+        block = getattr(item, "block", False)  # nothing inside to hide: a name fits snugly
+        if room < MIN_LABEL_PX or box.height() < (height + 4 if block else 2 * height):
             continue
         text = metrics.elidedText(item.label, Qt.TextElideMode.ElideRight, room)
+        if text != item.label:  # "Scalable u…" names nothing: "SU 12" does
+            short = short_name(item.label)
+            if metrics.horizontalAdvance(short) <= room:
+                text = short
         if text == "…" or len(text) < min(4, len(item.label)):
             continue
         width = metrics.horizontalAdvance(text) + 2 * LABEL_PAD
-        stats = getattr(item, "stats", None) if getattr(item, "block", False) else None
+        stats = getattr(item, "stats", None) if block else None
         if stats is not None and box.height() >= 3 * height:
             # an aggregate block says what it holds: GPUs, devices, failed, power
             line = metrics.elidedText(stats.text(), Qt.TextElideMode.ElideRight, room)
