@@ -182,9 +182,10 @@ class GroupStructure:
         seen: set[str] = set()
         links = []
         for gid in group_ids:
-            if gid in self._cells and before is not None:
+            own = gid if gid in self._cells else self._subcells.get(gid)
+            if own is not None and before is not None:
                 for other, cell_links in self._links_by_cell(gid).items():
-                    if other is not None and other != gid and self._closed_both(other, before):
+                    if other is not None and other != own and self._closed_both(other, before):
                         continue
                     for link in cell_links:
                         if link.id not in seen:
@@ -212,8 +213,8 @@ class GroupStructure:
         return True
 
     def _links_by_cell(self, cell: str) -> dict[str | None, list]:
-        """A cell's links by the cell at their other end (None: outside every cell), kept
-        until a link, device or group of the cell changes (`_forget_cell_links`)."""
+        """A cell's (or sub-cell's) links by the cell at their other end (None: outside every
+        cell), kept until a link, device or group in it changes (`_forget_cell_links`)."""
         found = self._cell_links.get(cell)
         if found is None:
             layout = self.layout
@@ -233,9 +234,9 @@ class GroupStructure:
     def _forget_cell_links(self, *device_ids: str) -> None:
         for device_id in device_ids:
             if self.layout.has_device(device_id):
-                cell = self._cell_of(device_id)
-                if cell is not None:
-                    self._cell_links.pop(cell, None)
+                for gid in self._chain(device_id):
+                    if gid in self._cell_links:
+                        del self._cell_links[gid]
 
     def _sync_items(self, device_ids) -> None:
         """Give each device an item when it is drawn as itself, and take it away when not."""
