@@ -30,6 +30,19 @@ from scratch_settings import scratch_settings_path
 from stall_meter import StallMeter
 
 
+def recolour_times(app, win, heat, repeat: int) -> list[float]:
+    """Seconds to colour the canvas with `heat` from plain, the repaint of the visible part
+    included, `repeat` times."""
+    times = []
+    for _ in range(repeat):
+        win.scene.set_heat(None)
+        app.processEvents()
+        start = time.perf_counter()
+        win.scene.set_heat(heat)
+        app.processEvents()
+        times.append(time.perf_counter() - start)
+    return times
+
 def engine(layout) -> None:
     from rackdesigner.analysis.whatif import WhatIf
 
@@ -114,14 +127,7 @@ def window(layout, repeat: int) -> None:
     win.heat_action.trigger()
     win.simulation_panel.flush()
     heat = win.simulation_panel.heat_tab.heat
-    recolours = []
-    for _ in range(repeat):
-        win.scene.set_heat(None)
-        app.processEvents()
-        start = time.perf_counter()
-        win.scene.set_heat(heat)
-        app.processEvents()  # the repaint of the visible part
-        recolours.append(time.perf_counter() - start)
+    recolours = recolour_times(app, win, heat, repeat)
     print(f"heat map recolour         : median {statistics.median(recolours) * 1000:6.0f} ms "
           f"({len(heat.loads):,} loaded links, {len(win.scene.bundles):,} bundles)")
     # the training job's traffic: the Workload tab's manual job, the Heat tab on "workload"
@@ -143,14 +149,7 @@ def window(layout, repeat: int) -> None:
         panel.heat_tab.collective_combo.setCurrentText("workload (TP/PP/DP/EP)")
         runs.append(panel.flush().elapsed_s)
     heat = panel.heat_tab.heat
-    recolours = []
-    for _ in range(repeat):
-        win.scene.set_heat(None)
-        app.processEvents()
-        start = time.perf_counter()
-        win.scene.set_heat(heat)
-        app.processEvents()
-        recolours.append(time.perf_counter() - start)
+    recolours = recolour_times(app, win, heat, repeat)
     print(f"workload heat, worker run : median {statistics.median(runs) * 1000:6.0f} ms "
           "(simulate + estimate + every exchange routed, off the GUI thread)")
     print(f"workload heat recolour    : median {statistics.median(recolours) * 1000:6.0f} ms "

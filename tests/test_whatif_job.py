@@ -104,3 +104,23 @@ def test_a_failure_outside_rank_0s_groups_still_slows_the_job():
     groups = after.distinct_groups(shape)
     assert len(groups) == 2 and groups[0].start == 0
     assert after.ids(groups[1])[0].startswith("nvl72-2.")
+
+
+def test_a_failed_leaf_puts_two_data_parallel_rings_on_one_nic_and_the_estimate_says_so():
+    # rail-optimized SU: each data-parallel group (TP 8) is one rail. A failed leaf sends its
+    # rail's GPUs to the neighbouring NIC, which then carries two rings at once: the groups
+    # are fine alone, together they need twice that NIC's rate
+    from rackdesigner.generators import generate
+    from rackdesigner.model.failures import closure, degraded
+    from rackdesigner.workload import Estimator
+
+    su = generate("superpod", system="dgx-h100", sus=1)
+    job = Job(tp=8, gbs=62)
+    intact = Estimator(su, "llama3-8b").estimate(job)
+    assert not any("contention" in d for d in intact.comm.values())  # rails keep up
+    broken = degraded(su, closure(su, ("leaf-1",)))
+    after = Estimator(broken, "llama3-8b").estimate(job)
+    stretched = {name: d["contention"] for name, d in after.comm.items() if "contention" in d}
+    assert stretched and all(name.startswith("dp_") for name in stretched)
+    assert all(1.7 < c["factor"] < 2.3 for c in stretched.values())  # two rings, one NIC
+    assert after.tokens_per_s < 0.95 * intact.tokens_per_s

@@ -322,3 +322,19 @@ def test_energy_says_when_it_is_a_lower_bound():
     assert len(bounds) == 1 and "without a figure" in bounds[0]
     assert bounds[0].startswith("energy is a lower bound: the power total is a lower bound")
     assert not estimate(generate("dgx-h100"), "llama3-8b", tp=8, gbs=8).messages
+
+
+def test_no_layout_for_the_batch_says_which_batch_or_gpu_count_would_work():
+    from rackdesigner.workload import EstimateError, Estimator, Job
+    from rackdesigner.workload.search import search
+
+    five = generate("rail-optimized", system="dgx-h100", nodes=5, switch="qm9700")
+    est = Estimator(five, "llama3-8b", gpus=37)  # prime, more than the 32 layers: DP = 37
+    with pytest.raises(EstimateError) as refused:
+        search(est, Job(gbs=256))
+    text = str(refused.value)
+    assert "a global batch of 222 or 259 works on these GPUs (Batch, --gbs)" in text
+    assert "256 works on 32 of them (GPUs, --gpus)" in text
+    # and the suggestions do work
+    assert search(est, Job(gbs=222)).considered > 0
+    assert search(Estimator(five, "llama3-8b", gpus=32), Job(gbs=256)).considered > 0

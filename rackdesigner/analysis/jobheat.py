@@ -13,9 +13,9 @@ rate the engine predicts for it. For each exchange:
   all-to-all per rail, send/recv pairs: simulation/traffic.py), built per group from its islands
   and rail NICs, and all groups of the exchange are routed together on the drawn fabric
   (simulation/loads.py: up/down paths, ECMP) — one routing per exchange, linear in the GPUs,
-  never per GPU pair. Flows run at the share of NIC rate the engine predicts for the
-  representative group (rank 0's, the one the estimate times; groups of one shape are assumed
-  alike, as the estimate assumes), scaled as the collective heat map scales one collective
+  never per GPU pair (simulation/families.py). Flows run at the share of NIC rate the engine
+  predicts for the representative group (the slowest of the groups wired differently, the one
+  the estimate times), scaled as the collective heat map scales one collective
   (`routing.pattern_share`).
 - **NVLink**: each GPU of a group pushes, per direction, the exchange's busbw when the group is
   inside one NVLink island; (k-1)/k of it when the group spans islands with k of its GPUs in
@@ -27,7 +27,8 @@ rate the engine predicts for it. For each exchange:
 link, the largest over the job's exchanges of its load *while that exchange runs* over its
 capacity — how close each link comes to its limit in the phase that stresses it most, not an
 average over the step. Groups of one exchange that share a link add up, so a link above 100 %
-means those concurrent groups would run slower than the estimate's per-group figure assumes.
+means those concurrent groups need more than it carries: the estimate stretches that exchange
+by the same excess (workload/comm.py `contention`).
 """
 
 from __future__ import annotations
@@ -38,19 +39,11 @@ from typing import Any
 
 from rackdesigner.analysis.heat import HeatMap
 from rackdesigner.model import Layout
+from rackdesigner.simulation.families import family_traffic, islands_of
 from rackdesigner.simulation.loads import FabricIndex, LinkLoad, route
 from rackdesigner.simulation.routing import pattern_share
 from rackdesigner.simulation.topology import Topology
-from rackdesigner.simulation.traffic import (
-    Traffic,
-    all_to_all_traffic,
-    p2p_traffic,
-    rail_nics,
-    ring_traffic,
-    tree_traffic,
-)
 from rackdesigner.workload import Estimate, EstimateError, Estimator, ModelFileError
-from rackdesigner.workload.comm import GroupShape
 from rackdesigner.workload.jobfile import JobSpec
 
 #: traffic classes, in the order the chooser lists them; exchange name prefix -> class
@@ -108,14 +101,9 @@ def parse_workload(text: str) -> tuple[str, ...] | None:
 
 
 def group_starts(job: Any, key: str, n: int) -> list[int]:
-    """First rank of every group of `job.groups()[key]` over `n` ranks (Megatron's layout: the
-    groups of one shape partition the ranks; PP pairs every stage with the next)."""
-    shape: GroupShape = job.groups()[key]
-    if key == "pp":
-        stage = n // job.pp
-        return [s * stage + i for s in range(job.pp - 1) for i in range(stage)]
-    block = shape.stride * shape.size
-    return [b * block + j for b in range(n // block) for j in range(shape.stride)]
+    """First rank of every group of `job.groups()[key]` over `n` ranks (all phases of
+    `Job.concurrent_groups`)."""
+    return sorted(s for phase in job.concurrent_groups(key, n) for s in phase)
 
 
 def job_heat(estimator: Estimator, estimate: Estimate,
@@ -141,13 +129,11 @@ def job_heat(estimator: Estimator, estimate: Estimate,
         shape = shapes[key]
         collective = detail["collective"]
         size = int(detail["bytes"])
-        point, scope = groups.evaluate(comm.ids(shape), collective, size)
-        starts = group_starts(job, key, n)
-        members = [[ranks[s + i * shape.stride] for i in range(shape.size)] for s in starts]
-        # a PP stage talks to one neighbour at a time (1F1B: send forward + receive backward,
-        # or the reverse): boundaries s -> s+1 with even s, then with odd s, never summed
-        phases = ([[m for m, s in zip(members, starts, strict=True) if (s // (n // job.pp)) % 2
-                    == odd] for odd in (0, 1)] if key == "pp" else [members])
+        point, scope = comm.representative(collective, shape, size)
+        # groups of one phase exchange at once (a PP stage talks to one neighbour at a time)
+        phases = [[[ranks[s + i * shape.stride] for i in range(shape.size)] for s in phase]
+                  for phase in job.concurrent_groups(key, n)]
+        members = [m for phase in phases for m in phase]
         pattern, share = None, 0.0
         if scope is not None and scope.n_islands > 1:
             pattern, share = pattern_share(topo, scope, collective, point)
@@ -155,7 +141,8 @@ def job_heat(estimator: Estimator, estimate: Estimate,
         net_ids: set[str] = set()
         for part in phases:
             if pattern is not None and share > 0:
-                routed = route(topo, index, _union(topo, part, pattern)).scaled(min(1.0, share))
+                traffic = family_traffic(topo, part, pattern)
+                routed = route(topo, index, traffic).scaled(min(1.0, share))
                 for load in routed.entries(topo, index):
                     net_ids.add(load.link)
                     _keep_busier(merged, load)
@@ -227,42 +214,6 @@ def _keep_busier(into: dict[str, LinkLoad], load: LinkLoad) -> None:
         into[load.link] = load
 
 
-def _islands(topo: Topology, gpus: list[str]) -> list[list[str]]:
-    """The group's GPUs by island, islands in rank order (as the simulation's scope does)."""
-    by: dict[str, list[str]] = {}
-    for g in gpus:
-        by.setdefault(topo.island_of[g], []).append(g)
-    return list(by.values())
-
-
-def _rails(topo: Topology, islands: list[list[str]]) -> list[list[str]]:
-    return rail_nics([list(dict.fromkeys(topo.primary_nic[g] for g in isl
-                                         if g in topo.primary_nic)) for isl in islands])
-
-
-def _union(topo: Topology, members: list[list[str]], pattern: str) -> Traffic:
-    """The traffic of every group of an exchange, as one `Traffic` to route."""
-    flows: list = []
-    rails: list = []
-    for gpus in members:
-        islands = _islands(topo, gpus)
-        if len(islands) < 2:
-            continue
-        by_island = _rails(topo, islands)
-        if pattern == "ring":
-            flows += ring_traffic(by_island).flows
-        elif pattern == "tree":
-            flows += tree_traffic(by_island).flows
-        elif pattern == "all_to_all":
-            rails += all_to_all_traffic(by_island).rails
-        elif pattern == "p2p":
-            a, b = gpus[0], gpus[-1]
-            flows += p2p_traffic(topo.primary_nic.get(a), topo.primary_nic.get(b)).flows
-    if pattern == "all_to_all":
-        return Traffic(pattern, rails=tuple(rails), uniform_rails=True)
-    return Traffic(pattern, tuple(flows))
-
-
 def _nvlink_rate(collective: str, busbw: float, n: int, k: int, islands: int) -> float:
     """Per-direction NVLink rate of one GPU of a group (see the module docstring)."""
     if k < 2 or busbw <= 0 or busbw == float("inf"):
@@ -281,7 +232,7 @@ def _nvlink_loads(topo: Topology, members: list[list[str]], collective: str,
     """Per NVLink link, the busier direction's load of the exchange (every group at once)."""
     out: dict[str, LinkLoad] = {}
     for gpus in members:
-        islands = _islands(topo, gpus)
+        islands = islands_of(topo, gpus)
         for isl in islands:
             rate = _nvlink_rate(collective, busbw, len(gpus), len(isl), len(islands))
             if rate <= 0:

@@ -168,6 +168,10 @@ def report(e) -> str:
             lines.append(f"  {name:<26} {c['collective']:<15} {c['group_size']:>5} GPUs "
                          f"{c['bytes'] / 2**20:>10,.1f} MiB {c['time_us'] / 1000:>9,.2f} ms "
                          f"busbw {c['busbw_GBps']:,.0f} GB/s")
+            if "contention" in c:
+                k = c["contention"]
+                lines.append(f"  {'':<26} x {k['factor']:.2f}: its concurrent groups need "
+                             f"{k['factor']:.2f} times what {k['link']} carries")
     return "\n".join(lines) + "\n"
 
 

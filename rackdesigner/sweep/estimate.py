@@ -18,6 +18,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from rackdesigner.workload.jobfile import token_count
+
 #: Columns taken from an estimate's JSON form (`rackdesigner.estimate/1`), in this order.
 #: `time_to_train_days` and `energy_MWh` are filled when the workload gives `tokens`.
 ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu",
@@ -29,7 +31,6 @@ DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
 CHOICES = {"precision": ("bf16", "fp8"), "recompute": ("none", "selective", "full"),
            "sharding": ("none", "optimizer", "full")}
 OPTIONS = ("model", "group", *DEGREES, *CHOICES, "tokens", "pue")
-_UNITS = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 
 
 def estimator() -> Callable[..., Any] | None:
@@ -87,25 +88,6 @@ def check_workload(value: Any) -> str | None:
     except ValueError as exc:
         return f"'workload' model: {exc}"
     return None
-
-
-def token_count(value: Any) -> float:
-    """A token count from a number or text such as `15T`, `500B`, `2e12`."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        t = value.strip().lower()
-        scale = _UNITS.get(t[-1:], 1.0)
-        try:
-            number = float(t[:-1] if t[-1:] in _UNITS else t) * scale
-        except ValueError:
-            raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}") \
-                from None
-    else:
-        raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}")
-    if not number > 0:
-        raise ValueError(f"the token count must be positive, got {value!r}")
-    return number
 
 
 def estimate_columns(layout: Any, workload: dict[str, Any]) -> dict[str, Any]:

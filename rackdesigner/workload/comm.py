@@ -12,7 +12,9 @@ not wired alike (a failed leaf, NIC or NVLink; a node with fewer NICs), every gr
 gets a wiring signature — per GPU: its NIC paths with each NIC's leaf uplink capacity, its NVLink
 capacity, its island's size — and one group per distinct signature is simulated; a synchronous
 step waits for its slowest group, so the slowest one counts. Power, the NVLink domain size and
-the design's warnings come from one `simulate` of the whole scope.
+the design's warnings come from one `simulate` of the whole scope. `contention` routes every
+group of an exchange at once (simulation/families.py) and says how far the busiest network link
+falls short: the estimator stretches that exchange by the excess.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from rackdesigner.simulation import (
     SimulationResult,
     simulate,
 )
+from rackdesigner.simulation.families import peak_utilisation
+from rackdesigner.simulation.loads import FabricIndex
+from rackdesigner.simulation.routing import pattern_share
+from rackdesigner.simulation.scope import ScopeModel
 
 
 class CommError(ValueError):
@@ -53,8 +59,11 @@ class CommModel:
         self.pue = pue
         self._whole: SimulationResult | None = None
         self._groups: GroupCollectives | None = None
-        self._points: dict[tuple[str, GroupShape, int], Point] = {}
+        self._points: dict[tuple[str, GroupShape, int], tuple[Point, ScopeModel | None]] = {}
         self._distinct: dict[GroupShape, list[GroupShape]] = {}
+        self._unit_peaks: dict[tuple, tuple[float, str | None]] = {}
+        self._kinds: list[int] | None = None
+        self._fabric: FabricIndex | None = None
         self.simulations = 0  # engine evaluations (distinct group shape, collective and size)
 
     # ---- scope facts -------------------------------------------------------------------------
@@ -126,15 +135,53 @@ class CommModel:
         """The engine's nccl-tests row for `collective` of `size_bytes` over the group."""
         if shape.size <= 1 or size_bytes <= 0:
             return None
+        return self.representative(collective, shape, size_bytes)[0]
+
+    def representative(self, collective: str, shape: GroupShape, size_bytes: float
+                       ) -> tuple[Point, ScopeModel | None]:
+        """The slowest of the groups of `shape` wired differently (`distinct_groups`): its
+        nccl-tests row and scope model (None for a one-GPU group)."""
         key = (collective, shape, int(size_bytes))
-        p = self._points.get(key)
-        if p is None:
+        found = self._points.get(key)
+        if found is None:
             for member in self.distinct_groups(shape):
                 q = self._member_point(collective, member, int(size_bytes))
-                if p is None or q.time_us > p.time_us:
-                    p = q
-            self._points[key] = p
-        return p
+                if found is None or q[0].time_us > found[0].time_us:
+                    found = q
+            self._points[key] = found
+        return found
+
+    def contention(self, collective: str, shape: GroupShape, size_bytes: float,
+                   phases: Sequence[Sequence[int]]) -> tuple[float, str | None]:
+        """(factor, link): how many times longer the exchange takes because the groups that
+        run it at once (`phases`: first ranks of the concurrent groups, phase by phase, as
+        `Job.concurrent_groups` gives them) need more than a network link carries — the busiest
+        link's load at the representative group's rate over its capacity, when above 1 — and
+        that link; (1.0, None) when every link keeps up or the exchange stays on NVLink."""
+        if shape.size <= 1 or size_bytes <= 0 or not phases:
+            return 1.0, None
+        point, scope = self.representative(collective, shape, size_bytes)
+        if scope is None or scope.n_islands < 2:
+            return 1.0, None
+        topo = self.groups.topo
+        pattern, share = pattern_share(topo, scope, collective, point)
+        if pattern is None or share <= 0:
+            return 1.0, None
+        key = (pattern, shape, tuple(tuple(p) for p in phases))
+        unit = self._unit_peaks.get(key)
+        if unit is None:
+            if self._fabric is None:
+                self._fabric = FabricIndex.build(topo)
+            unit = (0.0, None)
+            for phase in phases:
+                members = [[self.gpus[s + i * shape.stride] for i in range(shape.size)]
+                           for s in phase if s + shape.stride * (shape.size - 1) < len(self.gpus)]
+                peak = peak_utilisation(topo, self._fabric, members, pattern)
+                if peak[0] > unit[0]:
+                    unit = peak
+            self._unit_peaks[key] = unit
+        excess = unit[0] * min(1.0, share)
+        return (excess, unit[1]) if excess > 1.0 else (1.0, None)
 
     def distinct_groups(self, shape: GroupShape) -> list[GroupShape]:
         """Rank 0's group, then one group of the same shape per other wiring signature (see the
@@ -142,41 +189,53 @@ class CommModel:
         cached = self._distinct.get(shape)
         if cached is not None:
             return cached
-        topo = self.groups.topo
-        gpu_sig: dict[str, tuple] = {}
-
-        def sig(g: str) -> tuple:
-            v = gpu_sig.get(g)
-            if v is None:
-                nics = tuple(sorted(
-                    (round(path.raw, 3), round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
-                     round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
-                    for path in topo.gpu_nics.get(g, ())))
-                nvlink = round(sum(topo.nvl_sw_raw.get(g, {}).values())
-                               + sum(topo.nvl_peer_raw.get(g, {}).values()), 3)
-                island = len(topo.islands.get(topo.island_of.get(g, ""), ()))
-                v = gpu_sig[g] = (nics, nvlink, island)
-            return v
-
+        kinds = self._wiring_kinds()
         s_, k, n = shape.stride, shape.size, len(self.gpus)
         block = s_ * k
+        span = s_ * (k - 1) + 1
         seen: dict[tuple, GroupShape] = {}
         starts = [shape.start] + [b * block + r for b in range(n // block if block else 0)
                                   for r in range(s_)]
         for start in starts:
-            if start + s_ * (k - 1) >= n:
+            if start + span > n:
                 continue
-            member = GroupShape(s_, k, start)
-            key = tuple(sig(self.gpus[start + i * s_]) for i in range(k))
-            seen.setdefault(key, member)
+            seen.setdefault(tuple(kinds[start:start + span:s_]), GroupShape(s_, k, start))
         result = list(seen.values()) or [shape]
         self._distinct[shape] = result
         return result
 
-    def _member_point(self, collective: str, shape: GroupShape, size: int) -> Point:
+    def _wiring_kinds(self) -> list[int]:
+        """Per rank, a small number naming its GPU's wiring signature (equal numbers: wired
+        alike): its NIC paths with each NIC's uplink and leaf-uplink capacity, its NVLink
+        capacity, its island's size."""
+        if self._kinds is None:
+            topo = self.groups.topo
+            nic_sig: dict[str, tuple] = {}
+
+            def nic(path) -> tuple:
+                v = nic_sig.get(path.nic)
+                if v is None:
+                    v = nic_sig[path.nic] = (
+                        round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
+                        round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
+                return (round(path.raw, 3), *v)
+
+            numbers: dict[tuple, int] = {}
+            kinds = []
+            for g in self.gpus:
+                sig = (tuple(sorted(nic(p) for p in topo.gpu_nics.get(g, ()))),
+                       round(sum(topo.nvl_sw_raw.get(g, {}).values())
+                             + sum(topo.nvl_peer_raw.get(g, {}).values()), 3),
+                       len(topo.islands.get(topo.island_of.get(g, ""), ())))
+                kinds.append(numbers.setdefault(sig, len(numbers)))
+            self._kinds = kinds
+        return self._kinds
+
+    def _member_point(self, collective: str, shape: GroupShape, size: int
+                      ) -> tuple[Point, ScopeModel | None]:
         ids = self._ids(shape)
         try:
-            p = self.groups.point(ids, collective, size)
+            p = self.groups.evaluate(ids, collective, size)
         except GroupError as exc:
             if "reach" in str(exc):
                 verb = ("cannot reach each other" if len(ids) == 2

@@ -127,6 +127,20 @@ class Job:
             "pp": GroupShape(n // self.pp, 2),  # neighbouring stages
         }
 
+    def concurrent_groups(self, key: str, n: int) -> tuple[tuple[int, ...], ...]:
+        """First ranks of every group of `groups()[key]` over `n` ranks, by phase: the groups
+        of one phase exchange at the same time. Megatron's layout: the groups of one shape
+        partition the ranks, all in one phase; PP pairs every stage with the next, and a stage
+        talks to one neighbour at a time (1F1B: send forward and receive backward, or the
+        reverse), so boundaries after even stages and after odd ones are two phases."""
+        shape = self.groups()[key]
+        if key == "pp":
+            stage = n // self.pp
+            return tuple(tuple(s * stage + i for s in range(odd, self.pp - 1, 2)
+                               for i in range(stage)) for odd in (0, 1) if odd < self.pp - 1)
+        block = shape.stride * shape.size
+        return (tuple(b * block + j for b in range(n // block) for j in range(shape.stride)),)
+
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "pp": self.pp, "cp": self.cp, "ep": self.ep, "vp": self.vp,
                 "dp": self.dp, "gbs": self.gbs, "mbs": self.mbs, "seq": self.seq,

@@ -123,7 +123,7 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
             v = float(v)
         elif name == "tokens":
             try:
-                v = _tokens(v)
+                v = token_count(v)
             except ValueError as exc:
                 raise fail(value, f"tokens: {exc}") from None
         values[name] = v
@@ -158,22 +158,26 @@ def _mapping(node: yaml.Node, fail) -> dict[str, tuple[yaml.Node, yaml.Node]]:
     return out
 
 
-def _tokens(value: Any) -> float:
-    units = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_UNITS = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+
+
+def token_count(value: Any) -> float:
+    """A token count from a number or text such as `15T`, `500B`, `2e12` (job files, sweep
+    specs)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         number = float(value)
     elif isinstance(value, str):
         t = value.strip().lower()
         try:
-            number = float(t[:-1] if t[-1:] in units else t) * units.get(t[-1:], 1.0)
+            number = float(t[:-1] if t[-1:] in _UNITS else t) * _UNITS.get(t[-1:], 1.0)
         except ValueError:
             raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}") \
                 from None
     else:
         raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}")
     if not number > 0:
-        raise ValueError("the token count must be positive")
+        raise ValueError(f"the token count must be positive, got {value!r}")
     return number
 
 
-__all__ = ["JobFileError", "JobSpec", "load_job", "parse_job"]
+__all__ = ["JobFileError", "JobSpec", "load_job", "parse_job", "token_count"]

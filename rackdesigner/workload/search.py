@@ -21,6 +21,7 @@ from rackdesigner.workload.step import memory_per_gpu
 
 MBS_CHOICES = (1, 2, 4)
 VP_CHOICES = (1, 2, 4, 8)
+SUGGEST_MAX_PP = 8  # suggestions prefer layouts with at most this many pipeline stages
 MIN_CP_CHUNK = 4096  # CP is considered only when every rank still holds this many tokens
 
 
@@ -89,7 +90,7 @@ def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
     jobs = candidates(est, base)
     if not jobs:
         raise EstimateError(f"no valid layout of {est.gpus:,} GPUs for a global batch of "
-                            f"{base.gbs} (DP must divide it): try another --gbs")
+                            f"{base.gbs} (DP must divide it){_what_would_work(est, base)}")
     fitting: list[Estimate] = []
     refused = 0
     for i, job in enumerate(jobs):
@@ -108,6 +109,51 @@ def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
     best = fitting[:top]
     ranked = tuple(Ranked(e, _why(e, best[0] if best else None)) for e in best)
     return SearchResult(ranked, len(jobs), refused, est.comm.simulations)
+
+
+def _data_parallel_degrees(est: Estimator, base: Job, gpus: int, max_pp: int) -> set[int]:
+    """The DP degrees TP x PP x CP x DP = `gpus` allows with PP <= `max_pp` (the rules of
+    `candidates`, batch aside)."""
+    model = est.model
+    domain = est.comm.nvlink_domain()
+    seq = base.seq or model.seq_len
+    tps = [t for t in _pow2_upto(min(domain, model.heads)) if gpus % t == 0
+           and model.heads % t == 0]
+    cps = [c for c in _pow2_upto(seq // MIN_CP_CHUNK or 1) if c == 1 or seq >= 2 * MIN_CP_CHUNK]
+    out: set[int] = set()
+    for t in tps:
+        for c in cps:
+            if (gpus // t) % c:
+                continue
+            rest = gpus // t // c
+            out.update(rest // p for p in range(1, min(rest, model.layers, max_pp) + 1)
+                       if rest % p == 0)
+    return out
+
+
+def _what_would_work(est: Estimator, base: Job) -> str:
+    """'; a global batch of A or B works here, or N of the GPUs' — the nearest fixes, said in
+    both the designer's words (Batch, GPUs) and the command line's (--gbs, --gpus)."""
+    n, gbs = est.gpus, base.gbs
+    batches: list[int] = []
+    fewer = None
+    # first what a planner would pick (at most SUGGEST_MAX_PP pipeline stages), then anything
+    for max_pp in (SUGGEST_MAX_PP, est.model.layers):
+        multiples = {d * base.mbs for d in _data_parallel_degrees(est, base, n, max_pp)}
+        below = max((gbs // m * m for m in multiples if gbs // m), default=0)
+        above = min((-(-gbs // m) * m for m in multiples), default=0)
+        batches = batches or [b for b in dict.fromkeys((below, above)) if b and b != gbs]
+        fewer = fewer or next((m for m in range(n - 1, max(n // 2, n - 4096), -1)
+                               if any(gbs % (d * base.mbs) == 0
+                                      for d in _data_parallel_degrees(est, base, m, max_pp))),
+                              None)
+    hints = []
+    if batches:
+        hints.append(f"a global batch of {' or '.join(f'{b:,}' for b in batches)} works on "
+                     f"these GPUs (Batch, --gbs)")
+    if fewer is not None:
+        hints.append(f"{gbs:,} works on {fewer:,} of them (GPUs, --gpus)")
+    return "; " + ", or ".join(hints) if hints else ": try another global batch (Batch, --gbs)"
 
 
 def _why(e: Estimate, best: Estimate | None) -> str:

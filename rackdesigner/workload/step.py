@@ -114,10 +114,20 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
 
     def coll(name: str, what: str, group: str, size: float) -> float:
         t = comm.time_s(what, g[group], size)
-        if t > 0 and name not in detail:
+        if t <= 0:
+            return t
+        # the groups of this exchange run at once: where they need more than a network link
+        # carries, the exchange stretches by that excess (workload/comm.py `contention`)
+        stretch, link = comm.contention(what, g[group], size,
+                                        job.concurrent_groups(group, len(comm.gpus)))
+        t *= stretch
+        if name not in detail:
             detail[name] = {"collective": what, "group_size": g[group].size,
                             "bytes": int(size), "time_us": round(t * 1e6, 2),
-                            "busbw_GBps": round(comm.busbw_GBps(what, g[group], size), 1)}
+                            "busbw_GBps": round(comm.busbw_GBps(what, g[group], size)
+                                                / stretch, 1)}
+            if stretch > 1.0:
+                detail[name]["contention"] = {"factor": round(stretch, 3), "link": link}
         return t
 
     # TP / SP

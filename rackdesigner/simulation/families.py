@@ -1,0 +1,81 @@
+"""Traffic of many groups of GPUs running the same exchange at once (a training job's TP, DP, PP,
+EP groups), routed together on the drawn fabric.
+
+`family_traffic` builds one `Traffic` from every group of an exchange with the simulation's own
+patterns (rings and trees per rail, all-to-all per rail, send/recv pairs: traffic.py), so it
+routes in one pass, linear in the GPUs, never per GPU pair. `peak_utilisation` routes it with
+every flow at its NIC's full rate and returns the busiest network link's load over capacity:
+multiplied by the share of NIC rate an exchange actually pushes (`routing.pattern_share`), a
+value above 1 means the concurrent groups need more than the link carries.
+
+Used by the job heat map (analysis/jobheat.py) and by the workload estimator, which stretches an
+exchange by that excess (workload/comm.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rackdesigner.simulation.loads import FabricIndex, route
+from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.traffic import (
+    Traffic,
+    all_to_all_traffic,
+    p2p_traffic,
+    rail_nics,
+    ring_traffic,
+    tree_traffic,
+)
+
+
+def islands_of(topo: Topology, gpus: Sequence[str]) -> list[list[str]]:
+    """A group's GPUs by island, islands in rank order (as the simulation's scope does)."""
+    by: dict[str, list[str]] = {}
+    for g in gpus:
+        by.setdefault(topo.island_of[g], []).append(g)
+    return list(by.values())
+
+
+def _rails(topo: Topology, islands: list[list[str]]) -> list[list[str]]:
+    return rail_nics([list(dict.fromkeys(topo.primary_nic[g] for g in isl
+                                         if g in topo.primary_nic)) for isl in islands])
+
+
+def family_traffic(topo: Topology, members: Sequence[Sequence[str]], pattern: str) -> Traffic:
+    """The traffic of every group (`members`: each group's GPUs in rank order) of an exchange
+    running `pattern` (ring, tree, all_to_all or p2p), as one `Traffic` to route."""
+    flows: list = []
+    rails: list = []
+    for gpus in members:
+        islands = islands_of(topo, gpus)
+        if len(islands) < 2:
+            continue
+        by_island = _rails(topo, islands)
+        if pattern == "ring":
+            flows += ring_traffic(by_island).flows
+        elif pattern == "tree":
+            flows += tree_traffic(by_island).flows
+        elif pattern == "all_to_all":
+            rails += all_to_all_traffic(by_island).rails
+        elif pattern == "p2p":
+            a, b = gpus[0], gpus[-1]
+            flows += p2p_traffic(topo.primary_nic.get(a), topo.primary_nic.get(b)).flows
+    if pattern == "all_to_all":
+        return Traffic(pattern, rails=tuple(rails), uniform_rails=True)
+    return Traffic(pattern, tuple(flows))
+
+
+def peak_utilisation(topo: Topology, index: FabricIndex, members: Sequence[Sequence[str]],
+                     pattern: str) -> tuple[float, str | None]:
+    """(load / capacity, "link (end – end)") of the busiest network link when every group of
+    `members` runs `pattern` at once with each flow at its NIC's full rate; (0.0, None) without
+    network traffic."""
+    peak, where = 0.0, None
+    for load in route(topo, index, family_traffic(topo, members, pattern)).entries(topo, index):
+        u = load.utilisation
+        if u > peak:
+            peak, where = u, f"{load.link} ({load.a} – {load.b})"
+    return peak, where
+
+
+__all__ = ["family_traffic", "islands_of", "peak_utilisation"]
