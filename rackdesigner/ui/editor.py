@@ -84,19 +84,17 @@ class Editor(QObject):
     def select_ids(self, ids: tuple[str, ...] | list[str]) -> QGraphicsItem | None:
         """Select the items standing for these ids (devices, links, groups) and show them."""
         self.scene.clearSelection()
+        self.scene.flush()
         first = None
         for object_id in ids:
-            item = None
-            if object_id in self.scene.item_for_device:
-                item = self.scene.item_for_device[object_id]
-                if not item.isVisible():
-                    hidden_by = self.scene._hidden_by(object_id)
-                    item = self.scene.item_for_group.get(hidden_by) if hidden_by else None
-            elif object_id in self.scene.item_for_group:
-                item = self.scene.item_for_group[object_id]
-            else:
-                item = next((b for b in self.scene.bundles.values() if object_id in b.link_ids),
-                            None)
+            # itself, or the collapsed group or aggregate block it is drawn in
+            item = self.scene.item_standing_for(object_id)
+            if first is None and isinstance(item, GroupItem) and item.block:
+                # inside an aggregate block (zoomed far out): go to it, so it is drawn
+                point = self.scene.object_point(object_id)
+                if point is not None:
+                    self.view.show_point(point)
+                    item = self.scene.item_standing_for(object_id)
             if item is not None:
                 item.setSelected(True)
                 first = first or item

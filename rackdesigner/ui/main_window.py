@@ -263,9 +263,9 @@ class MainWindow(QMainWindow):
         self.document.set_layout(layout, path)
 
     def _on_document_replaced(self, layout: Layout) -> None:
-        # Large designs open fitted, hence zoomed out: start in the overview so the scene is
-        # built once (fit() switches it off again when the design turns out to be small).
-        self.scene.overview = layout.device_count() > OVERVIEW_MIN_DEVICES
+        # Large designs open fitted, hence zoomed out: start with aggregate blocks so the scene
+        # is built small (fit() picks the level of detail of the fitted zoom).
+        self.scene.level = "far" if layout.device_count() > OVERVIEW_MIN_DEVICES else "detail"
 
     def _after_document_replaced(self, layout: Layout) -> None:
         self._update_counts()

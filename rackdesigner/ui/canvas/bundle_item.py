@@ -40,6 +40,7 @@ class BundleItem(QGraphicsItem):
         self.bandwidth_gbps = 0.0
         self._line = QLineF()
         self._arc: QPainterPath | None = None
+        self._bounds = QRectF(-20, -20, 40, 40)  # boundingRect, kept with the geometry
         self._control = QPointF()  # the arc's quadratic control point
         self.failed = ""  # "all" / "some" of its links down, "" none
         self.heat: float | None = None  # hottest member's utilisation; -1 unloaded; None off
@@ -73,6 +74,7 @@ class BundleItem(QGraphicsItem):
                 self._control = control
                 self._arc = QPainterPath(line.p1())
                 self._arc.quadTo(control, line.p2())
+            self._bounds = self._compute_bounds()
 
     def is_arc(self) -> bool:
         return self._arc is not None
@@ -98,6 +100,9 @@ class BundleItem(QGraphicsItem):
         return max(1.2, min(9.0, 1.0 + math.log2(max(1.0, self.bandwidth_gbps / 200.0)) * 1.2))
 
     def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def _compute_bounds(self) -> QRectF:
         pad = 20.0  # covers the count pill on the wire (half the widest one)
         rect = (self._arc.controlPointRect() if self._arc is not None
                 else QRectF(self._line.p1(), self._line.p2()).normalized())

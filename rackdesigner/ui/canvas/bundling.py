@@ -1,8 +1,12 @@
 """Bundling links for the canvas: links between the same two visible endpoints share one item.
 
 A visible endpoint is a device, or the outermost collapsed group holding it (`RackScene`
-decides). The index maps link → bundle key and endpoint → bundle keys, so a moved device
-updates only its own wires and a new link touches only its bundle. Mixed into `RackScene`.
+decides); a wire to a closed aggregate block (`canvas.cells`) ends at the other end's cell as a
+whole, so an open cell has one wire to each block off screen, not one per rack or switch.
+The index maps link → bundle key and endpoint → bundle keys, so a moved device
+updates only its own wires and a new link touches only its bundle; links whose endpoints change
+together (a group collapsing, a cell opening) are re-filed in one pass (`_rekey_many`) that
+refreshes each touched bundle once. Mixed into `RackScene`.
 """
 
 from __future__ import annotations
@@ -11,14 +15,27 @@ from PySide6.QtCore import QPointF
 
 from rackdesigner.model import Link
 from rackdesigner.ui.canvas.bundle_item import BundleItem
+from rackdesigner.ui.canvas.far_wires import set_batched
 
 
 class BundleIndex:
     def _key(self, link: Link) -> frozenset[str] | None:
-        if not (link.a.device in self.item_for_device and link.b.device in self.item_for_device):
+        layout = self.layout
+        if not (layout.has_device(link.a.device) and layout.has_device(link.b.device)):
             return None
         a, b = self._endpoint(link.a.device), self._endpoint(link.b.device)
-        return None if a == b else frozenset((a, b))
+        if a == b:
+            return None
+        if self._cells:
+            # a wire to a closed block (off screen, or far out) leaves the other end's cell as
+            # a whole: opening a cell does not split its wires to every block off screen
+            ca, cb = self._cell_of(link.a.device), self._cell_of(link.b.device)
+            if ca != cb:
+                if a == ca and cb is not None:
+                    b = cb
+                elif b == cb and ca is not None:
+                    a = ca
+        return frozenset((a, b))
 
     def _file_link(self, link_id: str, key: frozenset[str]) -> None:
         self._link_key[link_id] = key
@@ -44,6 +61,35 @@ class BundleIndex:
             self.removeItem(item)
             self._labels_timer.start()  # its pill's place is free
 
+    def _rekey_many(self, links) -> None:
+        """Re-file many links, then refresh each bundle that gained or lost one, once."""
+        touched: set[frozenset[str]] = set()
+        for link in links:
+            old = self._link_key.get(link.id)
+            key = self._key(link)
+            if old == key:
+                continue
+            if old is not None:
+                self._link_key.pop(link.id, None)
+                self._bundle_links[old].discard(link.id)
+                touched.add(old)
+            if key is not None:
+                self._file_link(link.id, key)
+                touched.add(key)
+        for key in touched:
+            if self._bundle_links.get(key):
+                self._refresh_bundle(key)
+                continue
+            self._bundle_links.pop(key, None)
+            for endpoint in key:
+                self._endpoint_bundles[endpoint].discard(key)
+            item = self.bundles.pop(key, None)
+            if item is not None:
+                self.forget_item(item)
+                self.removeItem(item)
+        if touched:
+            self._labels_timer.start()
+
     def _rekey(self, link: Link) -> None:
         self._unfile_link(link.id)
         key = self._key(link)
@@ -56,7 +102,7 @@ class BundleIndex:
         if info is None:
             ends = []
             for end in (link.a, link.b):
-                spec = self.item_for_device[end.device].spec
+                spec = self.layout.spec(end.device)
                 ends.append(spec.port(end.group) if spec and spec.has_port(end.group) else None)
             protocols = {g.protocol for g in ends if g is not None}
             rates = [g.rate_gbps for g in ends if g is not None]
@@ -72,6 +118,8 @@ class BundleIndex:
         item = self.bundles.get(key)
         if item is None:
             item = self.bundles[key] = BundleItem(key)
+            if self.batched_wires:
+                set_batched((item,), True)
             self.addItem(item)
         protocols, count, bandwidth = set(), 0, 0.0
         for link_id in link_ids:
@@ -82,6 +130,12 @@ class BundleIndex:
             bandwidth += link.count * rate
         protocol = protocols.pop() if len(protocols) == 1 else None
         item.set_links(link_ids, count, protocol, bandwidth)
+        if self.failed_set:
+            state = self._bundle_state(link_ids, self.failed_set.links)
+            if item.failed != state:
+                item.set_failed(state)
+        if self.heat is not None:
+            self.heat_bundle(item)
         self._place_bundle(key)
 
     def _place_bundle(self, key: frozenset[str]) -> None:

@@ -21,7 +21,8 @@ from rackdesigner.model.events import (
     LinkAdded,
     LinkChanged,
 )
-from rackdesigner.model.failures import FailedSet, closure
+from rackdesigner.model.failures import FailedSet, closure, marked_failed
+from rackdesigner.model.items import FAILED
 
 FAILED_GREY = QColor(120, 120, 120)
 FAILED_VEIL = QColor(235, 235, 235, 170)
@@ -58,38 +59,75 @@ class FailureMarks:
     """Keeps `failed` on the scene's items in step with the document."""
 
     failed_set: FailedSet = FailedSet()
+    _marked: dict[str, None] | None = None  # ids failed in the document, kept from events
 
-    def refresh_failures(self) -> None:
+    def follow_marks(self, event: Event) -> None:
+        """Keep the document's failed ids from its events (no pass over the whole design)."""
+        if self._marked is None:
+            return
+        new = getattr(event, "new", None)
+        if new is not None:  # changed: its status now
+            if getattr(new, "status", None) == FAILED:
+                self._marked[new.id] = None
+            else:
+                self._marked.pop(getattr(new, "id", None), None)
+            return
+        obj = next((getattr(event, f) for f in ("device", "link", "group")
+                    if hasattr(event, f)), None)
+        if obj is None:
+            return
+        if type(event).__name__.endswith("Removed"):
+            self._marked.pop(obj.id, None)
+        elif obj.status == FAILED:
+            self._marked[obj.id] = None
+
+    def refresh_failures(self, everything: bool = False) -> None:
+        """Recompute the failure closure and mark what changed (`everything`: every item,
+        after a re-layout made new ones)."""
         layout = self.layout
-        new = FailedSet() if layout is None else closure(layout)
-        old = self.failed_set
+        if layout is None:
+            self._marked = None
+            new = FailedSet()
+        else:
+            if everything or self._marked is None:
+                self._marked = dict.fromkeys(marked_failed(layout))
+            new = closure(layout, list(self._marked)) if self._marked else FailedSet()
+        old = FailedSet() if everything else self.failed_set
         self._failures_dirty = False
+        self.failed_set = new
         if not new and not old:
             return
-        self.failed_set = new
         for did in old.devices ^ new.devices:
             item = self.item_for_device.get(did)
             if item is not None:
                 item.set_failed(did in new.devices)
-        marked = set(new.marked)
-        for gid, item in self.item_for_group.items():
-            down = gid in marked or self._group_inside_failed(gid, marked)
-            if item.failed != down:
-                item.set_failed(down)
-        for item in self.bundles.values():
-            state = self._bundle_state(item.link_ids, new.links)
-            if item.failed != state:
-                item.set_failed(state)
+            if layout is not None and layout.has_device(did):
+                self._mark_groups(layout.device(did).group, moved=False)  # blocks count it
+        down = self._groups_down(new.marked)
+        before = set() if everything else self._groups_down(old.marked)
+        for gid in (down ^ before) | (down if everything else set()):
+            item = self.item_for_group.get(gid)
+            if item is not None and item.failed != (gid in down):
+                item.set_failed(gid in down)
+        if new.links != old.links or everything:
+            for item in self.bundles.values():
+                state = self._bundle_state(item.link_ids, new.links)
+                if item.failed != state:
+                    item.set_failed(state)
+        if self._dirty_groups:
+            self._flush_groups()
 
-    def _group_inside_failed(self, gid: str, marked: set[str]) -> bool:
-        if not marked:
-            return False
-        parent = self.layout.group(gid).parent
-        while parent is not None:
-            if parent in marked:
-                return True
-            parent = self.layout.group(parent).parent
-        return False
+    def _groups_down(self, marked) -> set[str]:
+        """The marked groups and every group inside one."""
+        layout = self.layout
+        out: set[str] = set()
+        todo = [m for m in marked if layout is not None and layout.has_group(m)]
+        while todo:
+            gid = todo.pop()
+            if gid not in out:
+                out.add(gid)
+                todo.extend(layout.group_children(gid))
+        return out
 
     @staticmethod
     def _bundle_state(link_ids, down) -> str:

@@ -12,6 +12,16 @@ from rackdesigner.ui.canvas.failure_marks import paint_failed
 GROUP_TYPE = QGraphicsItem.UserType + 2
 
 
+def _mix(color: QColor, over: QColor, share: float) -> QColor:
+    return QColor(round(color.red() * share + over.red() * (1 - share)),
+                  round(color.green() * share + over.green() * (1 - share)),
+                  round(color.blue() * share + over.blue() * (1 - share)))
+
+
+BLOCK_FILL = _mix(QColor(style.KIND_COLORS["system"]), QColor(style.CANVAS_BG), 70 / 255)
+BLOCK_BORDER = QColor(style.KIND_COLORS["system"]).darker(130)
+
+
 class GroupItem(QGraphicsItem):
     """A group: a frame around its members, or (collapsed) one box with aggregate ports."""
 
@@ -23,10 +33,13 @@ class GroupItem(QGraphicsItem):
         self.collapsed = False
         self.summary: list[tuple[str, int, int]] = []  # (protocol, used, total)
         self.device_count = 0
+        self.block = False  # an aggregate block covering the group's area (canvas.cells)
+        self.stats = None  # its BlockStats
         self._rect = QRectF(0, 0, 10, 10)
         self.failed = False
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
-                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
+                      | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+                      | QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.setZValue(-10)
         self.wire_state: str | None = None  # while wiring onto a collapsed group
 
@@ -40,8 +53,12 @@ class GroupItem(QGraphicsItem):
 
     def set_frame(self, rect: QRectF, depth: int) -> None:
         """Expanded: frame `rect` in scene coordinates (the item sits at the origin)."""
+        if (not self.collapsed and self._rect == rect and self.pos().isNull()
+                and self.zValue() == -10 - depth):
+            return  # re-indexing a frame as large as a whole pod is not free
         self.prepareGeometryChange()
         self.collapsed = False
+        self.block = False
         self.setPos(0, 0)
         self._rect = QRectF(rect)
         self.setZValue(-10 - depth)
@@ -52,6 +69,7 @@ class GroupItem(QGraphicsItem):
                           device_count: int) -> None:
         self.prepareGeometryChange()
         self.collapsed = True
+        self.block = False
         self.summary = summary
         self.device_count = device_count
         height = style.HEADER_HEIGHT + max(1, len(summary)) * style.PORT_ROW_HEIGHT + 6
@@ -59,6 +77,27 @@ class GroupItem(QGraphicsItem):
         self.setPos(top_left)
         self.setZValue(10)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.update()
+
+    def set_block(self, rect: QRectF, stats) -> None:
+        """An aggregate block over `rect` (scene coordinates) with its counts (`BlockStats`)."""
+        if self.block and self.frame_rect() == rect:
+            if self.stats != stats:  # counts only: no re-indexing of a large item
+                self.stats = stats
+                self.device_count = stats.devices
+                self.setToolTip(f"{self.label} ({self.kind})\n{stats.text()}")
+                self.update()
+            return
+        self.prepareGeometryChange()
+        self.collapsed = True
+        self.block = True
+        self.stats = stats
+        self.device_count = stats.devices
+        self._rect = QRectF(0, 0, max(rect.width(), 1.0), max(rect.height(), 1.0))
+        self.setPos(rect.topLeft())
+        self.setZValue(5)
+        self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        self.setToolTip(f"{self.label} ({self.kind})\n{stats.text()}")
         self.update()
 
     def frame_rect(self) -> QRectF:
@@ -105,6 +144,10 @@ class GroupItem(QGraphicsItem):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         rect = self._rect
         accent = style.KIND_COLORS.get("system")
+        if self.block:
+            exposed = option.exposedRect.adjusted(-20, -20, 20, 20)
+            self._paint_block(painter, rect, selected, exposed)
+            return
         if self.collapsed:
             if lod < style.LOD_BOXES:
                 painter.fillRect(rect, style.SELECTION if selected else accent)
@@ -145,10 +188,13 @@ class GroupItem(QGraphicsItem):
                                  f"{used} used")
                 y += style.PORT_ROW_HEIGHT
             return
-        painter.setPen(QPen(style.SELECTION if selected else style.GROUP_BORDER,
-                            2.0 if selected else 1.0, Qt.PenStyle.DashLine))
-        painter.setBrush(style.GROUP_FILL)
-        painter.drawRoundedRect(rect, 10, 10)
+        pen = QPen(style.SELECTION if selected else style.GROUP_BORDER,
+                   2.0 if selected else 1.0, Qt.PenStyle.DashLine)
+        exposed = option.exposedRect.adjusted(-20, -20, 20, 20)
+        if not _clipped_frame(painter, rect, exposed, pen):
+            painter.setPen(pen)
+            painter.setBrush(style.GROUP_FILL)
+            painter.drawRoundedRect(rect, 10, 10)
         if lod < style.LOD_TEXT:  # the view draws the name at screen size (canvas.overlay)
             return
         painter.setPen(style.TEXT_DIM)
@@ -157,8 +203,56 @@ class GroupItem(QGraphicsItem):
                          Qt.AlignmentFlag.AlignVCenter, f"{self.label}  ·  {self.kind}")
         self._paint_toggle(painter)
 
+    def _paint_block(self, painter: QPainter, rect: QRectF, selected: bool,
+                     exposed: QRectF | None = None) -> None:
+        """A block: its area tinted, a border, and a grey band for the share of its devices
+        that are down (the counts are written at screen size by the view's overlay)."""
+        fill = BLOCK_FILL  # opaque: blending a whole screen of blocks costs more
+        pen = QPen(style.SELECTION if selected else BLOCK_BORDER, 3 if selected else 0)
+        if exposed is None or not _clipped_frame(painter, rect, exposed, pen, fill):
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawRect(rect)
+        stats = self.stats
+        if stats is not None and stats.failed and stats.devices:
+            share = min(1.0, stats.failed / stats.devices)
+            band = QRectF(rect.left(), rect.bottom() - rect.height() * max(share, 0.04),
+                          rect.width(), rect.height() * max(share, 0.04))
+            painter.fillRect(band, QColor(120, 120, 120, 200))
+
     def _paint_toggle(self, painter: QPainter) -> None:
         painter.setPen(style.TEXT_DIM)
         painter.setFont(style.font(8))
         painter.drawText(self.toggle_rect(), Qt.AlignmentFlag.AlignCenter,
                          "▸" if self.collapsed else "▾")
+
+
+def _clipped_frame(painter: QPainter, rect: QRectF, exposed: QRectF, pen: QPen,
+                   fill: QColor | None = None) -> bool:
+    """Paint a frame much larger than what is exposed as its visible part only: the fill of
+    the overlap and the straight border lines crossing it (a dashed outline of a whole
+    SuperPOD at 100 % is thousands of dashes otherwise). False when `rect` is small enough to
+    draw whole."""
+    if rect.width() * rect.height() < 4 * exposed.width() * exposed.height():
+        return False
+    inside = rect.intersected(exposed)
+    if inside.isEmpty():
+        return True
+    painter.fillRect(inside, style.GROUP_FILL if fill is None else fill)
+    left, top, right, bottom = rect.left(), rect.top(), rect.right(), rect.bottom()
+    x0, x1 = max(left, exposed.left()), min(right, exposed.right())
+    y0, y1 = max(top, exposed.top()), min(bottom, exposed.bottom())
+    width = max(pen.widthF(), 1.0)
+    across = QPen(pen)
+    across.setDashOffset((x0 - left) / width)  # dashes stay put while the view scrolls
+    painter.setPen(across)
+    for y in (top, bottom):
+        if exposed.top() <= y <= exposed.bottom():
+            painter.drawLine(QPointF(x0, y), QPointF(x1, y))
+    down = QPen(pen)
+    down.setDashOffset((y0 - top) / width)
+    painter.setPen(down)
+    for x in (left, right):
+        if exposed.left() <= x <= exposed.right():
+            painter.drawLine(QPointF(x, y0), QPointF(x, y1))
+    return True

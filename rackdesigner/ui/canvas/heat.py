@@ -139,13 +139,17 @@ class HeatMarks:
             view.viewport().update()
 
     def apply_heat(self) -> None:
-        heat = self.heat
         for item in self.bundles.values():
-            if heat is None:
-                value = None
-            else:
-                loads = heat.loads
-                value = max((loads[k].utilisation for k in item.link_ids if k in loads),
-                            default=-1.0)
-            if item.heat != value:
-                item.set_heat(value)
+            self.heat_bundle(item)
+
+    def heat_bundle(self, item) -> None:
+        """Colour one bundle by its hottest member (new and re-filled bundles)."""
+        heat = self.heat
+        if heat is None:
+            value = None
+        else:
+            loads = heat.loads
+            value = max((loads[k].utilisation for k in item.link_ids if k in loads),
+                        default=-1.0)
+        if item.heat != value:
+            item.set_heat(value)

@@ -32,6 +32,13 @@ def short_title(title: str, metrics: QFontMetrics, width: int) -> str:
     return metrics.elidedText(bare or title, Qt.TextElideMode.ElideRight, width)
 
 
+def device_size(spec: DeviceSpec | None) -> tuple[float, float]:
+    """Width and height of a device's box (the same for every device of a model)."""
+    rows = len(spec.ports) if spec is not None else 0
+    return style.DEVICE_WIDTH, max(style.MIN_DEVICE_HEIGHT,
+                                   style.HEADER_HEIGHT + rows * style.PORT_ROW_HEIGHT + 6)
+
+
 class DeviceItem(QGraphicsItem):
     """One device: a box with a kind badge, model, name and a row per port group."""
 
@@ -44,10 +51,7 @@ class DeviceItem(QGraphicsItem):
         self.usage: dict[str, int] = {}
         self.wire_state: str | None = None  # None, "ok" or "refused" while wiring
         self.failed = False
-        rows = len(spec.ports) if spec is not None else 0
-        height = max(style.MIN_DEVICE_HEIGHT,
-                     style.HEADER_HEIGHT + rows * style.PORT_ROW_HEIGHT + 6)
-        self._rect = QRectF(0, 0, style.DEVICE_WIDTH, height)
+        self._rect = QRectF(0, 0, *device_size(spec))
         kind = spec.kind if spec is not None else ""
         self.accent = style.KIND_COLORS.get(kind, style.UNKNOWN_COLOR)
         self.badge = style.KIND_BADGES.get(kind, "?")

@@ -6,6 +6,9 @@ scene units, 4 px at 30 %), so the view paints, in viewport pixels:
 - the names of the groups whose frame is large enough on screen to hold them — the pod and the
   scalable units when fully zoomed out, then racks and tiers, then nodes — outermost first, each
   on a light pill, never overlapping a name already drawn (so the readable level wins);
+- in the far level, the link count and total capacity of each bundle between aggregate
+  blocks (and its hottest member's load under a heat map), and each block's counts under its
+  name (GPUs, devices, failed, power);
 - an outline around every selected item (or their common bounds when thousands are selected),
   two pixels wide whatever the zoom, since a selected box of 3 px is otherwise invisible.
 
@@ -27,7 +30,8 @@ MAX_OUTLINES = 400  # more selected items: one outline around all of them
 PILL = QColor(255, 255, 255, 215)
 LABEL_PAD = 3
 MIN_LABEL_PX = 36  # a frame narrower than this on screen gets no name (it would be "R…")
-KIND_SIZES = {"pod": 11.0, "fabric": 10.0, "su": 10.0, "rack": 9.0}  # points; others 8.5
+KIND_SIZES = {"pod": 11.0, "fabric": 10.0, "su": 10.0, "rack": 9.0, "bundle": 8.0}  # others 8.5
+MAX_BUNDLE_LABELS = 2000  # more bundles far out: no counts drawn on them
 
 
 _FONTS: dict[str, tuple[QFont, QFontMetrics]] = {}
@@ -43,8 +47,17 @@ def _font(kind: str) -> tuple[QFont, QFontMetrics]:
     return found
 
 
+def short_name(label: str) -> str:
+    """A label too long for its box, by its initials and its number ("Scalable unit 12" ->
+    "SU 12"), or the label itself when it does not end in a number."""
+    words = label.split()
+    if len(words) < 2 or not any(c.isdigit() for c in words[-1]):
+        return label
+    return "".join(w[0].upper() for w in words[:-1]) + " " + words[-1]
+
+
 def _screen(view: QGraphicsView, rect: QRectF) -> QRect:
-    return view.mapFromScene(rect).boundingRect()
+    return view.viewportTransform().mapRect(rect).toAlignedRect()
 
 
 def group_labels(view: QGraphicsView) -> list[tuple[QRect, str, str]]:
@@ -71,12 +84,25 @@ def group_labels(view: QGraphicsView) -> list[tuple[QRect, str, str]]:
         metrics = _font(item.kind)[1]
         height = metrics.height() + 2
         room = box.width() - 4 - 2 * LABEL_PAD
-        if room < MIN_LABEL_PX or box.height() < 2 * height:
+        block = getattr(item, "block", False)  # nothing inside to hide: a name fits snugly
+        if room < MIN_LABEL_PX or box.height() < (height + 4 if block else 2 * height):
             continue
         text = metrics.elidedText(item.label, Qt.TextElideMode.ElideRight, room)
+        if text != item.label:  # "Scalable u…" names nothing: "SU 12" does
+            short = short_name(item.label)
+            if metrics.horizontalAdvance(short) <= room:
+                text = short
         if text == "…" or len(text) < min(4, len(item.label)):
             continue
         width = metrics.horizontalAdvance(text) + 2 * LABEL_PAD
+        stats = getattr(item, "stats", None) if block else None
+        if stats is not None and box.height() >= 3 * height:
+            # an aggregate block says what it holds: GPUs, devices, failed, power
+            line = metrics.elidedText(stats.text(), Qt.TextElideMode.ElideRight, room)
+            if line != "…":
+                text += "\n" + line
+                width = max(width, metrics.horizontalAdvance(line) + 2 * LABEL_PAD)
+                height *= 2
         # the top-left corner of the frame, kept on screen while the frame is; under the
         # names already there when they sit in that corner (a pod's and its first SU's)
         rect = QRect(max(box.left() + 2, 2), max(box.top() + 2, 2), width, height)
@@ -92,6 +118,33 @@ def group_labels(view: QGraphicsView) -> list[tuple[QRect, str, str]]:
     return out
 
 
+def bundle_labels(view: QGraphicsView, avoid: list[QRect] | None = None
+                  ) -> list[tuple[QRect, str, object]]:
+    """(viewport rect, text, bundle) of the bundles between aggregate blocks (the far level):
+    link count and total capacity, and the hottest member's load under a heat map; none that
+    would overlap one already placed or a rectangle in `avoid` (the group names)."""
+    scene = view.scene()
+    if getattr(scene, "level", "") != "far" or len(scene.bundles) > MAX_BUNDLE_LABELS:
+        return []
+    metrics = _font("bundle")[1]
+    visible = view.viewport().rect()
+    placed: list[QRect] = list(avoid or ())
+    out = []
+    for bundle in sorted(scene.bundles.values(), key=lambda b: -b.count):
+        text = f"×{bundle.count:,} · {style.format_rate(bundle.bandwidth_gbps)}b/s"
+        if bundle.heat is not None and bundle.heat >= 0:
+            text += f" · peak {bundle.heat:.0%}"
+        centre = view.mapFromScene(bundle.midpoint())
+        width = metrics.horizontalAdvance(text) + 2 * LABEL_PAD
+        height = metrics.height() + 2
+        rect = QRect(centre.x() - width // 2, centre.y() - height // 2, width, height)
+        if not visible.contains(rect) or any(rect.intersects(p) for p in placed):
+            continue
+        placed.append(rect)
+        out.append((rect, text, bundle))
+    return out
+
+
 def paint_overlay(view: QGraphicsView, painter: QPainter) -> None:
     """Group names and selection outlines, in viewport pixels (call from drawForeground)."""
     if view.transform().m11() >= LABEL_BELOW_ZOOM:
@@ -100,7 +153,15 @@ def paint_overlay(view: QGraphicsView, painter: QPainter) -> None:
     painter.resetTransform()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
     _paint_selection(view, painter)
-    for rect, text, kind in group_labels(view):
+    names = group_labels(view)
+    for rect, text, bundle in bundle_labels(view, [r for r, _t, _k in names]):
+        painter.setPen(QPen(style.protocol_color(bundle.protocol), 1))
+        painter.setBrush(PILL)
+        painter.drawRoundedRect(rect, 3, 3)
+        painter.setPen(style.TEXT)
+        painter.setFont(_font("bundle")[0])
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+    for rect, text, kind in names:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(PILL)
         painter.drawRoundedRect(rect, 3, 3)
@@ -144,4 +205,5 @@ def _paint_selection(view: QGraphicsView, painter: QPainter) -> None:
         painter.drawRect(_screen(view, rect).adjusted(-pad, -pad, pad, pad))
 
 
-__all__ = ["forget_selection", "group_labels", "paint_overlay", "selection_rects"]
+__all__ = ["bundle_labels", "forget_selection", "group_labels", "paint_overlay",
+           "selection_rects"]

@@ -2,10 +2,12 @@
 
 `item_for_device`/`item_for_group` dicts map ids to items (as orange-canvas-core's scene
 does). Links are drawn as bundles between *visible endpoints*: a device, or the outermost
-collapsed group holding it. Groups collapse explicitly (`Group.collapsed`) or, in the overview
-shown when zoomed far out, implicitly for nodes and trays, so a SuperPOD draws as a few hundred
-boxes and bundles instead of thousands of ports. Small edits update only the items they touch;
-group frames are recomputed lazily (`flush()`).
+collapsed group holding it, and only those have items. Groups collapse explicitly
+(`Group.collapsed`), implicitly for nodes and trays in the overview shown when zoomed out, and,
+far out or off screen, SUs and switch tiers become aggregate blocks (`cells.py`,
+`structure.py`), so a 32k-GPU SuperPOD is a few thousand items instead of half a million. Events
+update only the items they touch (`mirror.py`); group frames and blocks are recomputed lazily
+(`flush()`).
 
 User intent leaves the scene as signals (see `interaction.py`) that the editor turns into
 commands.
@@ -20,35 +22,27 @@ from PySide6.QtCore import QPointF, QRectF, QTimer, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsScene
 
-from rackdesigner.model import (
-    DeviceAdded,
-    DeviceChanged,
-    DeviceRemoved,
-    Event,
-    GroupAdded,
-    GroupChanged,
-    GroupRemoved,
-    Layout,
-    LinkAdded,
-    LinkChanged,
-    LinkRemoved,
-)
+from rackdesigner.model import Layout
 from rackdesigner.model.failures import FailedSet
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.bundling import BundleIndex
-from rackdesigner.ui.canvas.failure_marks import FailureMarks, status_changed
+from rackdesigner.ui.canvas.cells import TURN_BUDGET_S, CellIndex
+from rackdesigner.ui.canvas.failure_marks import FailureMarks
+from rackdesigner.ui.canvas.far_wires import paint_far_wires, set_batched
 from rackdesigner.ui.canvas.heat import HeatMarks
 from rackdesigner.ui.canvas.interaction import CanvasTools
-from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
+from rackdesigner.ui.canvas.items import BUNDLE_TYPE, BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.labels import paint_count_labels, place_count_labels
+from rackdesigner.ui.canvas.mirror import EventMirror
+from rackdesigner.ui.canvas.structure import LEVELS, GroupStructure
 
 log = logging.getLogger(__name__)
 
-OVERVIEW_KINDS = ("node", "tray")
 LABELS_DELAY_MS = 80
 
 
-class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
+class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
+                QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -69,20 +63,24 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         self._link_key: dict[str, frozenset[str]] = {}
         self._endpoint_bundles: dict[str, set[frozenset[str]]] = defaultdict(set)
         self._link_info: dict[str, tuple[str | None, float]] = {}
-        self._chains: dict[str, tuple[str, ...]] = {}
-        self._endpoints: dict[str, str] = {}  # device -> visible endpoint (cache)
+        self._chains: dict[str, tuple[str, ...]] = {}  # group -> it and its ancestors
+        self._endpoints: dict[str, str | None] = {}  # group -> outermost collapsed around it
+        self._device_endpoints: dict[str, str] = {}  # device -> what it is drawn as
+        self._collapsed: dict[str, bool] = {}  # group -> collapsed now (structure.py)
+        self.level = "detail"  # of detail: "detail", "overview" or "far" (structure.py)
+        self._init_cells()
+        self.batched_wires = False  # far out the scene draws the wires (far_wires.py)
         self._dirty_groups: set[str] = set()
         self._failures_dirty = False
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(0)
-        self._flush_timer.timeout.connect(self.flush)
+        self._flush_timer.timeout.connect(self._on_flush_timer)
         # count pills are placed after a burst of changes (a drag, opening a file), not per wire
         self._labels_timer = QTimer(self)
         self._labels_timer.setSingleShot(True)
         self._labels_timer.setInterval(LABELS_DELAY_MS)
         self._labels_timer.timeout.connect(self.place_labels)
-        self.overview = False
         self.setBackgroundBrush(style.CANVAS_BG)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
 
@@ -118,7 +116,7 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         """Put dragged group frames back where the model says (after a move or a no-op)."""
         ids = self.item_for_group if group_ids is None else group_ids
         self._dirty_groups.update(g for g in ids if g in self.item_for_group)
-        self.flush()
+        self.flush(cells=False)
 
     def mousePressEvent(self, event) -> None:
         if not self.tools.press(event):
@@ -157,25 +155,26 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         self._endpoint_bundles.clear()
         self._link_info.clear()
         self._chains.clear()
-        self._endpoints.clear()
+        self._forget_endpoints()
+        self._collapsed.clear()
         self._dirty_groups.clear()
+        self._open_cells.clear()
+        self._area_pending = False
         self.failed_set = FailedSet()
         self.heat = None
         self.heat_legend = None  # clear() removed it
         self.layout = layout
+        self._find_cells()
         if layout is None:
             return
-        index = layout.index()  # port usage: the same facts the wiring tool and rules read
+        if self.lazy and self.level != "far":
+            self._open_cells = self._wanted_cells()
         for group in layout.groups():
             self._add_group_item(group.id)
-        for device in layout.devices():
-            item = self._add_device_item(device.id)
-            item.set_usage(index.port_usage(device.id))
         self._relayout_all()
-        self.refresh_failures()
 
     def _relayout_all(self) -> None:
-        """Recompute visibility, bundles and frames (collapse toggles, overview changes)."""
+        """Recompute every endpoint, item and bundle (a new document, a regrouping)."""
         assert self.layout is not None
         for key in list(self.bundles):
             self.removeItem(self.bundles.pop(key))
@@ -183,132 +182,46 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         self._link_key.clear()
         self._endpoint_bundles.clear()
         self._chains.clear()
-        self._endpoints.clear()
-        for device_id, item in self.item_for_device.items():
-            item.setVisible(self._endpoint(device_id) == device_id)
-        touched: set[frozenset[str]] = set()
-        for link in self.layout.links():
-            key = self._key(link)
-            if key is not None:
-                self._file_link(link.id, key)
-                touched.add(key)
+        self._forget_endpoints()
+        self._collapsed = {g.id: self._compute_collapsed(g.id) for g in self.layout.groups()}
+        self._sync_items([d.id for d in self.layout.devices()])
+        for device_id in [d for d in self.item_for_device if not self.layout.has_device(d)]:
+            self._drop_device_item(device_id)
+        self._rekey_many(self.layout.links())
         self._dirty_groups.update(self.item_for_group)
+        self.refresh_failures(everything=True)
         self.flush()
-        for key in touched:
-            self._refresh_bundle(key)
-        if self.failed_set:  # the bundles are new items
-            self.refresh_failures()
-        if self.heat is not None:
-            self.apply_heat()
         self._grow_scene_rect()
+
+    @property
+    def overview(self) -> bool:
+        """Nodes and trays are collapsed (the "overview" and "far" levels of detail)."""
+        return self.level != "detail"
+
+    @overview.setter
+    def overview(self, on: bool) -> None:  # before `set_layout`: no re-layout
+        self.level = "overview" if on else "detail"
 
     def set_overview(self, overview: bool) -> None:
         """Collapse nodes and trays implicitly (used when zoomed far out)."""
-        if overview != self.overview:
-            self.overview = overview
-            if self.layout is not None:
-                self._relayout_all()
+        self.set_level("overview" if overview else "detail")
 
-    # ---- mirroring events ------------------------------------------------------------------
-    def on_event(self, event: Event) -> None:
+    def set_level(self, level: str) -> None:
+        """"detail": every device; "overview": nodes and trays collapsed; "far": aggregate
+        blocks for SUs and switch tiers (`canvas.cells`) too."""
+        if level not in LEVELS:
+            raise ValueError(f"unknown level of detail {level!r}")
+        if level == self.level:
+            return
+        self.level = level
         if self.layout is None:
             return
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler is not None:
-            handler(event)
-        if status_changed(event, bool(self.failed_set)):
-            self._failures_dirty = True
+        if self.lazy:
+            self._close_all_cells()
+        self._sync_collapse()
+        self.flush(cells=not self.lazy)
+        if self._area_pending:
             self._flush_timer.start()
-        self._labels_timer.start()  # a box or a wire moved, came or went
-
-    def _repaint_if_first_or_last(self) -> None:
-        """The view draws an empty-canvas hint over the whole viewport: repaint all of it
-        when the first device arrives or the last one goes, or the hint stays on screen."""
-        if len(self.item_for_device) <= 1:
-            for view in self.views():
-                view.viewport().update()
-
-    def _on_DeviceAdded(self, event: DeviceAdded) -> None:
-        device = event.device
-        self._repaint_if_first_or_last()
-        item = self._add_device_item(device.id)
-        item.setVisible(self._endpoint(device.id) == device.id)
-        self._mark_groups(device.group)
-        self._grow_scene_rect(item.sceneBoundingRect())
-
-    def _on_DeviceRemoved(self, event: DeviceRemoved) -> None:
-        item = self.item_for_device.pop(event.device.id, None)
-        self._chains.pop(event.device.id, None)
-        self._endpoints.pop(event.device.id, None)
-        if item is not None:
-            self.forget_item(item)
-            self.removeItem(item)
-        self._mark_groups(event.device.group)
-        self._repaint_if_first_or_last()
-
-    def _on_DeviceChanged(self, event: DeviceChanged) -> None:
-        old, new = event.old, event.new
-        item = self.item_for_device.get(new.id)
-        if item is None:
-            return
-        if old.model != new.model:
-            self._on_DeviceRemoved(DeviceRemoved(old))
-            self._on_DeviceAdded(DeviceAdded(new))
-            for link in self.layout.links_of(new.id):
-                self._link_info.pop(link.id, None)
-                self._rekey(link)
-            self._update_usage(new.id)
-            return
-        item.set_label(new.label)
-        if old.pos != new.pos:
-            item.setPos(QPointF(*new.pos))
-            self._on_item_moved(item)
-            self._mark_groups(new.group)
-        if old.group != new.group:
-            self._chains.pop(new.id, None)
-            self._endpoints.pop(new.id, None)
-            item.setVisible(self._endpoint(new.id) == new.id)
-            for link in self.layout.links_of(new.id):
-                self._rekey(link)
-            self._mark_groups(old.group)
-            self._mark_groups(new.group)
-
-    def _on_LinkAdded(self, event: LinkAdded) -> None:
-        self._rekey(event.link)
-        self._update_usage(event.link.a.device, event.link.b.device)
-
-    def _on_LinkRemoved(self, event: LinkRemoved) -> None:
-        self._unfile_link(event.link.id)
-        self._link_info.pop(event.link.id, None)
-        self._update_usage(event.link.a.device, event.link.b.device)
-
-    def _on_LinkChanged(self, event: LinkChanged) -> None:
-        self._link_info.pop(event.new.id, None)
-        self._rekey(event.new)
-        self._update_usage(event.new.a.device, event.new.b.device)
-
-    def _on_GroupAdded(self, event: GroupAdded) -> None:
-        self._add_group_item(event.group.id)
-        self._mark_groups(event.group.id)
-
-    def _on_GroupRemoved(self, event: GroupRemoved) -> None:
-        item = self.item_for_group.pop(event.group.id, None)
-        if item is not None:
-            self.forget_item(item)
-            self.removeItem(item)
-        self._dirty_groups.discard(event.group.id)
-        self._mark_groups(event.group.parent)
-
-    def _on_GroupChanged(self, event: GroupChanged) -> None:
-        old, new = event.old, event.new
-        item = self.item_for_group.get(new.id)
-        if item is not None:
-            item.label, item.kind = new.label, new.kind
-            item.update()
-        if (old.collapsed, old.parent) != (new.collapsed, new.parent):
-            self._relayout_all()
-        else:
-            self._mark_groups(new.id)
 
     # ---- items ---------------------------------------------------------------------------
     def _add_device_item(self, device_id: str) -> DeviceItem:
@@ -316,9 +229,17 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         device = self.layout.device(device_id)
         item = DeviceItem(device.id, self.layout.spec(device.id), device.model, device.label)
         item.setPos(QPointF(*device.pos))
+        if device.id in self.failed_set.devices:
+            item.set_failed(True)
         self.addItem(item)
         self.item_for_device[device.id] = item
         return item
+
+    def _drop_device_item(self, device_id: str) -> None:
+        item = self.item_for_device.pop(device_id, None)
+        if item is not None:
+            self.forget_item(item)
+            self.removeItem(item)
 
     def _add_group_item(self, group_id: str) -> GroupItem:
         assert self.layout is not None
@@ -331,95 +252,84 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
     def _update_usage(self, *device_ids: str) -> None:
         assert self.layout is not None
         for device_id in device_ids:
-            item = self.item_for_device.get(device_id)
-            if item is None:
+            if not self.layout.has_device(device_id):
                 continue
-            item.set_usage(self.layout.index().port_usage(device_id))
-            group = self.layout.device(device_id).group
-            if group is not None and self._hidden_by(device_id) is not None:
-                self._mark_groups(group)
+            item = self.item_for_device.get(device_id)
+            if item is not None:
+                item.set_usage(self.layout.index().port_usage(device_id))
+                continue
+            hidden_by = self._hidden_by(device_id)
+            if hidden_by is not None and not self.is_block(hidden_by):
+                self._mark_groups(hidden_by, moved=False)  # its summary counts ports
 
     def _on_item_moved(self, item) -> None:
         endpoint = item.device_id if isinstance(item, DeviceItem) else item.group_id
         for key in self._endpoint_bundles.get(endpoint, ()):
             self._place_bundle(key)
 
-    # ---- group structure -------------------------------------------------------------------
-    def _chain(self, device_id: str) -> tuple[str, ...]:
-        """Groups holding a device, outermost first."""
-        chain = self._chains.get(device_id)
-        if chain is None:
-            assert self.layout is not None
-            groups = []
-            gid = self.layout.device(device_id).group
-            while gid is not None and self.layout.has_group(gid):
-                groups.append(gid)
-                gid = self.layout.group(gid).parent
-            chain = self._chains[device_id] = tuple(reversed(groups))
-        return chain
+    def item_standing_for(self, object_id: str):
+        """The item drawing a device, group or link: itself, or the collapsed group or block
+        holding it (for a link inside one collapsed group, that group)."""
+        layout = self.layout
+        if layout is None:
+            return None
+        if layout.has_device(object_id):
+            endpoint = self._endpoint(object_id)
+            return self.item_for_device.get(endpoint) or self.item_for_group.get(endpoint)
+        if layout.has_group(object_id):
+            item = self.item_for_group.get(object_id)
+            parent, outer = layout.group(object_id).parent, None
+            while parent is not None:
+                if self.is_collapsed(parent):
+                    outer = parent
+                parent = layout.group(parent).parent
+            return self.item_for_group.get(outer) if outer is not None else item
+        key = self._link_key.get(object_id)
+        if key is not None:
+            return self.bundles.get(key)
+        if layout.has_link(object_id):  # both ends inside one collapsed group or block
+            return self.item_standing_for(layout.link(object_id).a.device)
+        return None
 
-    def is_collapsed(self, group_id: str) -> bool:
-        assert self.layout is not None
-        group = self.layout.group(group_id)
-        return group.collapsed or (self.overview and group.kind in OVERVIEW_KINDS)
+    def _on_flush_timer(self) -> None:
+        """Deferred updates: one more cell opened per turn while some are pending."""
+        if self._area_pending:
+            self._apply_area(budget_s=TURN_BUDGET_S)
+        self.flush(cells=False)
 
-    def _endpoint(self, device_id: str) -> str:
-        endpoint = self._endpoints.get(device_id)
-        if endpoint is None:
-            endpoint = device_id
-            for gid in self._chain(device_id):
-                if self.is_collapsed(gid):
-                    endpoint = gid
-                    break
-            self._endpoints[device_id] = endpoint
-        return endpoint
-
-    def _hidden_by(self, device_id: str) -> str | None:
-        endpoint = self._endpoint(device_id)
-        return None if endpoint == device_id else endpoint
-
-    def _group_hidden(self, group_id: str) -> bool:
-        assert self.layout is not None
-        parent = self.layout.group(group_id).parent
-        while parent is not None:
-            if self.is_collapsed(parent):
-                return True
-            parent = self.layout.group(parent).parent
-        return False
-
-    def _group_depth(self, group_id: str) -> int:
-        assert self.layout is not None
-        depth, parent = 0, self.layout.group(group_id).parent
-        while parent is not None:
-            depth += 1
-            parent = self.layout.group(parent).parent
-        return depth
-
-    def _mark_groups(self, group_id: str | None) -> None:
-        """Mark a group and its ancestors for a frame update at the next `flush()`."""
-        assert self.layout is not None
-        while group_id is not None and self.layout.has_group(group_id):
-            self._dirty_groups.add(group_id)
-            group_id = self.layout.group(group_id).parent
-        if self._dirty_groups and not self._flush_timer.isActive():
-            self._flush_timer.start()
-
-    def flush(self) -> None:
-        """Bring group frames and collapsed boxes up to date (deepest groups first), then the
-        bundles' count pills."""
+    def flush(self, cells: bool = True) -> None:
+        """Open or close cells for the view's area (unless not `cells`), bring group frames and
+        blocks up to date (deepest groups first), then failures and the bundles' pills."""
         self._flush_timer.stop()
+        if self._area_pending and cells:
+            self._apply_area()
         self._flush_groups()
-        if self._failures_dirty or self.failed_set:  # a regrouping may have new bundles
+        if self._failures_dirty:
             self.refresh_failures()
-        if self.heat is not None:
-            self.apply_heat()
         if self._labels_timer.isActive():
             self.place_labels()
+        if self._area_pending:  # cells still to open, one per turn
+            self._flush_timer.start()
+
+    def set_batched_wires(self, on: bool) -> None:
+        """Draw the wires in one pass under the boxes (zoomed out) or bundle by bundle."""
+        if on != self.batched_wires:
+            self.batched_wires = on
+            set_batched(self.bundles.values(), on)
+
+    def paint_batched_wires(self, painter: QPainter, rect: QRectF) -> None:
+        if self.batched_wires and self.bundles:
+            paint_far_wires(self, painter, rect)
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # exports
+        super().drawBackground(painter, rect)
+        self.paint_batched_wires(painter, rect)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         if self.bundles and style.lod(painter) >= style.LOD_TEXT:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            paint_count_labels(painter, self.bundles.values(), rect)
+            shown = [item for item in self.items(rect) if item.type() == BUNDLE_TYPE]
+            paint_count_labels(painter, shown, rect)
 
     def place_labels(self) -> None:
         self._labels_timer.stop()
@@ -428,55 +338,10 @@ class RackScene(HeatMarks, FailureMarks, BundleIndex, QGraphicsScene):
         boxes = [item.sceneBoundingRect() for item in self.item_for_device.values()
                  if item.isVisible()]
         boxes += [item.sceneBoundingRect() for item in self.item_for_group.values()
-                  if item.collapsed and item.isVisible()]
+                  if item.collapsed and not item.block and item.isVisible()]
         place_count_labels(self.bundles.values(), boxes)
-
-    def _flush_groups(self) -> None:
-        if self.layout is None or not self._dirty_groups:
-            return
-        dirty = [g for g in self._dirty_groups if g in self.item_for_group]
-        self._dirty_groups.clear()
-        dirty.sort(key=self._group_depth, reverse=True)
-        for gid in dirty:
-            self._update_group_item(gid)
-            for key in self._endpoint_bundles.get(gid, ()):
-                self._place_bundle(key)
-
-    def _update_group_item(self, gid: str) -> None:
-        assert self.layout is not None
-        item = self.item_for_group[gid]
-        members = self.layout.group_devices(gid)
-        if not members or self._group_hidden(gid):
-            item.setVisible(False)
-            return
-        item.setVisible(True)
-        if self.is_collapsed(gid):
-            xs = [self.layout.device(d).pos for d in members]
-            top_left = QPointF(min(p[0] for p in xs), min(p[1] for p in xs))
-            item.set_collapsed_box(top_left, self._summary(members), len(members))
-            return
-        rect = QRectF()
-        for device_id in self.layout.group_devices(gid, recursive=False):
-            rect = rect.united(self.item_for_device[device_id].sceneBoundingRect())
-        for child in self.layout.group_children(gid):
-            child_item = self.item_for_group.get(child)
-            if child_item is not None and child_item.isVisible():
-                rect = rect.united(child_item.frame_rect())
-        m = style.GROUP_MARGIN
-        item.set_frame(rect.adjusted(-m, -m - style.GROUP_HEADER, m, m), self._group_depth(gid))
-
-    def _summary(self, members: list[str]) -> list[tuple[str, int, int]]:
-        total: dict[str, int] = defaultdict(int)
-        used: dict[str, int] = defaultdict(int)
-        for device_id in members:
-            item = self.item_for_device.get(device_id)
-            if item is None or item.spec is None:
-                continue
-            for group in item.spec.ports:
-                total[group.protocol] += group.count
-                used[group.protocol] += item.usage.get(group.name, 0)
-        return [(p, used[p], total[p]) for p in sorted(total, key=lambda p: -total[p])]
 
     def _grow_scene_rect(self, rect: QRectF | None = None) -> None:
         bounds = self.itemsBoundingRect() if rect is None else self.sceneRect().united(rect)
         self.setSceneRect(bounds.adjusted(-2000, -2000, 2000, 2000) if rect is None else bounds)
+

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.cells import MAX_OPEN_CELLS
 from rackdesigner.ui.canvas.heat import legend_height, paint_legend
 from rackdesigner.ui.canvas.minimap import MiniMap
 from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
@@ -34,6 +35,8 @@ MAX_ZOOM = 4.0
 GRID = 20.0
 FIT_MARGIN = 40.0  # scene units around the design when fitting
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
+FAR_ZOOM = 0.04  # below: SUs and switch tiers are aggregate blocks (canvas.cells)
+SHOW_ZOOM = 0.5  # going to an object selected inside a block: at least this close
 EMPTY_HINT = ("Drag a GPU, a switch or a whole system from the Palette to start.\n"
               "Wire devices by dragging from a port row to another device.")
 
@@ -65,6 +68,7 @@ class RackView(QGraphicsView):
         self._fit_timer.timeout.connect(self._fit_if_kept)
         self.minimap = MiniMap(self)
         self._selection_rects = None  # the overlay's outlines, until the selection changes
+        scene.lazy = True  # only the blocks on screen get items (canvas.cells)
         scene.selectionChanged.connect(self._on_scene_selection_changed)
         scene.changed.connect(self._on_scene_selection_changed)
 
@@ -96,6 +100,14 @@ class RackView(QGraphicsView):
         self.setTransformationAnchor(previous)
         self._zoom_changed()
 
+    def show_point(self, point: QPointF, zoom: float = SHOW_ZOOM) -> None:
+        """Centre on `point` at `zoom` or closer, with what is there drawn (a selection made
+        in a table while the design is aggregate blocks)."""
+        self.set_zoom(max(self.zoom(), zoom))
+        self.centerOn(point)
+        self.rack_scene().request_area(self.visible_scene_rect(), self.zoom())
+        self.rack_scene().flush()
+
     def zoom_in(self) -> None:
         self.set_zoom(self.zoom() * 1.25)
 
@@ -105,7 +117,7 @@ class RackView(QGraphicsView):
     def design_rect(self) -> QRectF:
         """The scene rectangle of everything drawn (top-level visible items), unpadded."""
         scene = self.rack_scene()
-        scene.flush()
+        scene.flush(cells=False)  # blocks cover their area: the bounds are right meanwhile
         rect = QRectF()
         for item in scene.items():
             if item.isVisible() and item.parentItem() is None:
@@ -114,14 +126,20 @@ class RackView(QGraphicsView):
 
     def fit(self) -> None:
         """Fit the whole design in the view (Ctrl+0), never above 100 %."""
-        rect = self.design_rect()
-        if rect.isEmpty():
-            rect = QRectF(-200, -150, 400, 300)
-        m = FIT_MARGIN
-        self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom() > 1.0:
-            self._set_zoom(1.0)
-        self._zoom_changed()
+        for _ in range(2):
+            rect = self.design_rect()
+            if rect.isEmpty():
+                rect = QRectF(-200, -150, 400, 300)
+            m = FIT_MARGIN
+            self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
+            if self.zoom() > 1.0:
+                self._set_zoom(1.0)
+            self._zoom_changed()
+            # the level of detail of the new zoom draws frames where blocks were (or the
+            # reverse), a little larger or smaller: fit once more to what is now drawn
+            self.rack_scene().flush()
+            if rect.contains(self.design_rect().adjusted(m / 2, m / 2, -m / 2, -m / 2)):
+                break
 
     def request_fit(self) -> None:
         """Fit the design once the view has its real size, and keep it fitted through the
@@ -143,10 +161,32 @@ class RackView(QGraphicsView):
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # Qt override
         super().scrollContentsBy(dx, dy)
         self.minimap.follow_view()
+        self._report_area()
+
+    def visible_scene_rect(self) -> QRectF:
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def _report_area(self) -> None:
+        """Tell the scene what is on screen: it opens the aggregate blocks there (debounced
+        to the next `flush`, so a pan opens them once it pauses)."""
+        if isinstance(self.scene(), RackScene):  # None while the window closes
+            self.rack_scene().request_area(self.visible_scene_rect(), self.zoom())
+
+    def level_for_zoom(self, zoom: float) -> str:
+        """The scene's level of detail at `zoom` (see `RackScene.set_level`)."""
+        scene = self.rack_scene()
+        layout = scene.layout
+        if layout is None or layout.device_count() <= OVERVIEW_MIN_DEVICES:
+            return "detail"
+        if scene.cells() and (zoom < FAR_ZOOM or scene.cells_meeting(
+                self.visible_scene_rect()) > MAX_OPEN_CELLS):
+            return "far"
+        return "overview" if zoom < style.OVERVIEW_ZOOM else "detail"
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.minimap.follow_view()
+        self._report_area()
         if self._keep_fitted:
             self._fit_timer.start()  # once per burst of resizes (window and docks settling)
 
@@ -157,10 +197,11 @@ class RackView(QGraphicsView):
 
     def _zoom_changed(self) -> None:
         scene = self.rack_scene()
-        overview = (self.zoom() < style.OVERVIEW_ZOOM
-                    and len(scene.item_for_device) > OVERVIEW_MIN_DEVICES)
-        if overview != scene.overview:
-            scene.set_overview(overview)
+        scene.set_batched_wires(self.zoom() < style.LOD_BOXES)
+        scene.request_area(self.visible_scene_rect(), self.zoom())
+        level = self.level_for_zoom(self.zoom())
+        if level != scene.level:
+            scene.set_level(level)  # opens the blocks on screen now, the area with it
         self.minimap.follow_view()
         self.zoom_changed.emit(self.zoom())
 
@@ -274,7 +315,8 @@ class RackView(QGraphicsView):
         """The scene's foreground (count pills); an empty design tells a first-time user where
         to start."""
         super().drawForeground(painter, rect)
-        if self.rack_scene().item_for_device:
+        layout = self.rack_scene().layout
+        if layout is not None and layout.device_count():
             paint_overlay(self, painter)
             if self.rack_scene().heat is not None:  # the heat map's legend, bottom left
                 painter.save()
@@ -294,6 +336,7 @@ class RackView(QGraphicsView):
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, style.CANVAS_BG)
         if self.zoom() < 0.5:
+            self.rack_scene().paint_batched_wires(painter, rect)
             return
         if self._grid_brush is None:
             # One dot per grid cell as a texture: the painter's transform scales it with the
