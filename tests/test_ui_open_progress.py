@@ -69,3 +69,19 @@ def test_cancel_keeps_the_open_design(qtbot, window, two_files):
     # and the next open works as usual
     assert window.open_file(second, ask=False)
     assert window.document.path == second
+
+
+def test_the_window_hands_the_gil_round_often_while_it_is_open(qtbot, tmp_path, catalog):
+    """Workers running pure Python must not starve the GUI thread's many small Python calls
+    (ui/heap.py): the switch interval is short while a window is open, as before after."""
+    import sys
+
+    from rackdesigner.ui.heap import GUI_SWITCH_INTERVAL_S
+
+    before = sys.getswitchinterval()
+    settings = QSettings(str(tmp_path / "s2.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(catalog=catalog, settings=settings)
+    qtbot.addWidget(win)
+    assert sys.getswitchinterval() <= GUI_SWITCH_INTERVAL_S
+    assert win.close()
+    assert sys.getswitchinterval() == before
