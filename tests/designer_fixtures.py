@@ -87,6 +87,29 @@ def make_window(qtbot, tmp_path, layout: Layout | None = None, show: bool = True
     return window
 
 
+def large_design_window(qtbot, tmp_path, layout: Layout, activate: bool = False):
+    """A 1600 x 1000 MainWindow on a copy of a generated design (its own catalog), shown and
+    fitted, settings in `tmp_path`; `activate` makes it the active window (shortcuts)."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from rackdesigner.ui import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(catalog=layout.catalog, settings=settings)
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window._set_document(layout.copy(), None)
+    window.resize(1600, 1000)
+    window.show()
+    qtbot.waitExposed(window)
+    if activate:
+        window.windowHandle().requestActivate()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.view.fit()
+    window.flush()
+    return window
+
+
 def viewport_point(view, x: float, y: float):
     """The viewport pixel showing scene point (x, y)."""
     from PySide6.QtCore import QPointF

@@ -5,9 +5,10 @@ group under the cursor, and a delete there asks first."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from designer_fixtures import large_design_window
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from rackdesigner.generators import generate
 from rackdesigner.ui import style
@@ -21,20 +22,7 @@ def superpod(catalog):
 
 @pytest.fixture
 def window(qtbot, tmp_path, superpod):
-    from rackdesigner.ui import MainWindow
-
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(catalog=superpod.catalog, settings=settings)
-    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
-    win._set_document(superpod.copy(), None)
-    win.resize(1600, 1000)
-    win.show()
-    qtbot.waitExposed(win)
-    win.windowHandle().requestActivate()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
-    win.view.fit()
-    win.flush()
-    return win
+    return large_design_window(qtbot, tmp_path, superpod, activate=True)
 
 
 def _labels(window) -> dict[str, str]:

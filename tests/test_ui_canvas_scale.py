@@ -5,7 +5,7 @@ zooming in opens the blocks on screen only; edits update the blocks and bundles 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
+from designer_fixtures import large_design_window
 from PySide6.QtWidgets import QApplication
 
 from rackdesigner.commands import RemoveItems
@@ -22,16 +22,7 @@ def superpod(catalog):
 
 @pytest.fixture
 def window(qtbot, tmp_path, superpod):
-    from rackdesigner.ui import MainWindow
-
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(catalog=superpod.catalog, settings=settings)
-    qtbot.addWidget(win, before_close_func=lambda w: w.document.undo_stack.setClean())
-    win._set_document(superpod.copy(), None)
-    win.resize(1600, 1000)
-    win.show()
-    qtbot.waitExposed(win)
-    win.view.fit()
+    win = large_design_window(qtbot, tmp_path, superpod)
     win.view.set_zoom(FAR_ZOOM * 0.9)  # far out: aggregate blocks
     win.flush()
     return win
