@@ -61,6 +61,17 @@ def test_an_edited_node_is_written_plainly_and_still_round_trips(superpod, catal
     assert dump_compact_text(back) == compact
 
 
+def test_document_settings_survive_the_compact_form(superpod, catalog):
+    from rackdesigner.commands import run, set_sharp
+
+    layout = superpod.copy()
+    run(layout, set_sharp(True))  # SHARP on: a document setting, written only when on
+    compact = dump_compact_text(layout)
+    back = parse_layout_text(compact, "c.yaml", catalog)
+    assert back.meta.sharp
+    assert dump_plain_text(back) == dump_plain_text(layout)
+
+
 def test_save_compact_is_atomic_and_load_layout_reads_it(superpod, tmp_path, monkeypatch):
     path = tmp_path / "pod.yaml"
     save_compact(superpod, path)

@@ -150,8 +150,7 @@ def _port(end: PortRef, cut: int) -> str:
 
 def dump_compact_text(layout: Layout) -> str:
     """The compact-form text of a layout (deterministic: the same design, the same bytes)."""
-    from rackdesigner.io.schema import CURRENT_VERSION
-    from rackdesigner.io.writer import _device_line, _group_line, _link_line, inline, scalar
+    from rackdesigner.io.writer import _device_line, _group_line, _link_line, head_lines, inline
 
     instances = _find_instances(layout)
     names: dict[tuple, str] = {}
@@ -161,14 +160,7 @@ def dump_compact_text(layout: Layout) -> str:
             base = inst.root.template or inst.root.kind
             used[base] = used.get(base, 0) + 1
             names[inst.signature] = base if used[base] == 1 else f"{base}-{used[base]}"
-    meta = layout.meta
-    out = [HEADER, f"schema_version: {CURRENT_VERSION}\n"]
-    if meta.name:
-        out.append(f"name: {scalar(meta.name)}\n")
-    if meta.description:
-        out.append(f"description: {scalar(meta.description)}\n")
-    for key, value in sorted(meta.extra):
-        out.append(f"{scalar(key)}: {inline(value)}\n")
+    out = head_lines(layout.meta, HEADER)
     templates = sorted(names.items(), key=lambda kv: _key(kv[1]))
     if templates:
         out.append("templates:\n")

@@ -49,10 +49,12 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
         raise builder.fail(top.line_of("schema_version"), f"this file uses schema_version "
                            f"{version}, written by a newer RackDesigner; this version reads up "
                            f"to {CURRENT_VERSION}. Upgrade RackDesigner to open it")
-    builder._check_keys(top, ("schema_version", "name", "description"), "layout")
+    builder._check_keys(top, ("schema_version", "name", "description", "sharp"), "layout")
     meta = Meta(name=builder._opt_str(top, "name", "layout"),
                 description=builder._opt_str(top, "description", "layout"),
-                extra=reader._extensions(top))
+                extra=reader._extensions(top),
+                sharp=builder._opt_bool(top, "sharp", "layout"))
+    catalog = builder.catalog = builder._catalog(top, meta)  # plus models the file embeds
     templates = _read_templates(doc, path, catalog, reader)
     groups: list[Group] = []
     devices: list[Device] = []
@@ -77,13 +79,7 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
         if device.group is not None and device.group not in group_ids:
             raise builder.fail(builder.lines.get(device.id), f"device {device.id}: group "
                                f"{device.group!r} is not defined")
-    device_ids = {d.id for d in devices}
-    resolved = []
-    for link in links:
-        if link.a.device in device_ids and link.b.device in device_ids:
-            resolved.append(link)
-        else:
-            layout.add_unresolved_link(link)
+    resolved = reader._resolved_links(layout, devices, links)
     # one new state for the whole design (per-object adds were half of the load at 100k)
     layout.add_all(ordered, devices, resolved, on_error=builder._refused)
     layout.source_path = path
@@ -141,17 +137,8 @@ def _expand(entry: Any, templates: dict[str, Any], builder: Any, groups: list[Gr
         raise builder.fail(entry.line_of("of"), f"{what}: 'of' must name a template of this "
                            f"file ({', '.join(templates) or 'none defined'}), got "
                            f"{entry.get('of')!r}")
-    pos = entry.get("pos", (0.0, 0.0))
-    from rackdesigner.io.reader import _finite_pair
-
-    xy = _finite_pair(pos)
-    if xy is None:
-        raise builder.fail(entry.line_of("pos"), f"{what}: 'pos' must be [x, y] with two "
-                           f"finite numbers, got {pos!r}")
-    u = entry.get("u")
-    if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
-        raise builder.fail(entry.line_of("u"), f"{what}: 'u' must be a whole number of rack "
-                           f"units, got {u!r}")
+    xy = builder._pos(entry, what)
+    u = builder._unit(entry, what)
     rack = builder._opt_ref(entry, "rack", what)
     groups.append(Group(root, builder._opt_str(entry, "name", what), t.kind,
                         builder._opt_ref(entry, "parent", what),

@@ -307,13 +307,7 @@ class _Builder:
                 layout.add_all(ordered, on_error=self._refused)  # the same message as before
                 raise self.fail(self.lines[device.id], f"device {device.id}: group "
                                 f"{device.group!r} is not defined{_close(device.group, layout)}")
-        device_ids = {d.id for d in devices}
-        resolved = []
-        for link in links:
-            if link.a.device in device_ids and link.b.device in device_ids:
-                resolved.append(link)
-            else:
-                layout.add_unresolved_link(link)  # design rules report it; saving keeps it
+        resolved = _resolved_links(layout, devices, links)
         # one new state; ids (syntax, uniqueness), parents, groups and link ends were all
         # checked above, so add_all need not check them again
         layout.add_all(ordered, devices, resolved, on_error=self._refused, checked=True)
@@ -429,15 +423,8 @@ class _Builder:
         if not isinstance(model, str) or not model:
             raise self.fail(e.line_of("model"), f"{what}: 'model' must name a catalog model "
                             f"(e.g. h100-sxm5), got {_short(model)}")
-        pos = e.get("pos", (0.0, 0.0))
-        xy = _finite_pair(pos)
-        if xy is None:
-            raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
-                            f"numbers, got {_short(pos)}")
-        u = e.get("u")
-        if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
-            raise self.fail(e.line_of("u"), f"{what}: 'u' must be a whole number of rack units "
-                            f"(1 = bottom), got {_short(u)}")
+        xy = self._pos(e, what)
+        u = self._unit(e, what)
         props = _extensions(e)
         if "power_budget_w" in e:  # a rack's own power budget (model/power.py BUDGET_PROP)
             budget = e.get("power_budget_w")
@@ -497,6 +484,23 @@ class _Builder:
             raise self.fail(e.line_of(key), f"{what}: '{key}' must be text, got "
                             f"{_short(value)} (put it in quotes)")
         return value
+
+    def _pos(self, e: _Entry, what: str) -> tuple[float, float]:
+        """The entry's `pos` ([0, 0] when absent): two finite numbers, or a located error."""
+        pos = e.get("pos", (0.0, 0.0))
+        xy = _finite_pair(pos)
+        if xy is None:
+            raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
+                            f"numbers, got {_short(pos)}")
+        return xy
+
+    def _unit(self, e: _Entry, what: str) -> int | None:
+        """The entry's rack unit `u` (None when absent): a whole number, or a located error."""
+        u = e.get("u")
+        if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
+            raise self.fail(e.line_of("u"), f"{what}: 'u' must be a whole number of rack units "
+                            f"(1 = bottom), got {_short(u)}")
+        return u
 
     def _opt_ref(self, e: _Entry, key: str, what: str) -> str | None:
         value = e.get(key)
@@ -614,6 +618,19 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):  # tuples come from !!omap / !!pairs
         return [_plain(v) for v in value]
     return value
+
+
+def _resolved_links(layout: Layout, devices: list[Device], links: list[Link]) -> list[Link]:
+    """The links whose two ends are devices of the file; the others are kept on `layout` as
+    unresolved (design rules report them; saving keeps them)."""
+    device_ids = {d.id for d in devices}
+    resolved = []
+    for link in links:
+        if link.a.device in device_ids and link.b.device in device_ids:
+            resolved.append(link)
+        else:
+            layout.add_unresolved_link(link)
+    return resolved
 
 
 def _kind(value: Any) -> str:

@@ -21,7 +21,7 @@ import yaml
 from rackdesigner.catalog.user import EMBED_KEY
 from rackdesigner.io import atomic, endcheck
 from rackdesigner.io.schema import CURRENT_VERSION
-from rackdesigner.model import Device, Group, Layout, Link, natural_key
+from rackdesigner.model import Device, Group, Layout, Link, Meta, natural_key
 from rackdesigner.model.items import ACTIVE
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -155,10 +155,11 @@ def dump_layout_text(layout: Layout) -> str:
     return dump_plain_text(layout)
 
 
-def dump_plain_text(layout: Layout) -> str:
-    """The plain form: one line per group, device and link."""
-    meta = layout.meta
-    out = [HEADER, f"schema_version: {CURRENT_VERSION}\n"]
+def head_lines(meta: Meta, header: str = HEADER) -> list[str]:
+    """The file's first lines, the same in both forms but for the `header` comment: schema
+    version, the document's settings and its extension keys (embedded user models as a
+    block)."""
+    out = [header, f"schema_version: {CURRENT_VERSION}\n"]
     if meta.name:
         out.append(f"name: {scalar(meta.name)}\n")
     if meta.description:
@@ -170,6 +171,12 @@ def dump_plain_text(layout: Layout) -> str:
             out.append(_block(key, value))
         else:
             out.append(f"{scalar(key)}: {inline(value)}\n")
+    return out
+
+
+def dump_plain_text(layout: Layout) -> str:
+    """The plain form: one line per group, device and link."""
+    out = head_lines(layout.meta)
     sections = (
         ("groups", list(layout.groups()), _group_line),
         ("devices", list(layout.devices()), _device_line),

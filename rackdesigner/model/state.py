@@ -183,12 +183,8 @@ never assigned after `_evolve` returns)."""
             changes["device_order"] = self.device_order.append(device.id)
         old_group = old.group if old is not None else None
         if old_group != device.group:
-            members = self.group_members
-            if old_group is not None:
-                members = _set_drop(members, old_group, device.id)
-            if device.group is not None:
-                members = _set_add(members, device.group, device.id)
-            changes["group_members"] = members
+            changes["group_members"] = _set_move(self.group_members, old_group, device.group,
+                                                 device.id)
         failed = _mark(self.failed, device, old)
         if failed is not self.failed:
             changes["failed"] = failed
@@ -262,12 +258,8 @@ never assigned after `_evolve` returns)."""
             changes["group_order"] = self.group_order.append(group.id)
         old_parent = old.parent if old is not None else None
         if old_parent != group.parent:
-            kids = self.group_kids
-            if old_parent is not None:
-                kids = _set_drop(kids, old_parent, group.id)
-            if group.parent is not None:
-                kids = _set_add(kids, group.parent, group.id)
-            changes["group_kids"] = kids
+            changes["group_kids"] = _set_move(self.group_kids, old_parent, group.parent,
+                                              group.id)
         failed = _mark(self.failed, group, old)
         if failed is not self.failed:
             changes["failed"] = failed
@@ -403,6 +395,13 @@ def _mark(failed: Map, new: Any, old: Any) -> Map:
 
 def _set_add(sets: Map, key: str, member: str) -> Map:
     return sets.set(key, sets.get(key, _EMPTY).set(member, None))
+
+
+def _set_move(sets: Map, old: str | None, new: str | None, member: str) -> Map:
+    """`member` filed under `new` instead of `old` (either may be None: not filed)."""
+    if old is not None:
+        sets = _set_drop(sets, old, member)
+    return _set_add(sets, new, member) if new is not None else sets
 
 
 def _set_drop(sets: Map, key: str, member: str) -> Map:

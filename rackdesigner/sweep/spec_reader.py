@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from rackdesigner.io.reader import _kind
 from rackdesigner.sweep.spec import (
     DEFAULT_SIZE,
     EDIT_KINDS,
@@ -324,9 +325,3 @@ def _key_node(mapping: yaml.Node, name: str) -> yaml.Node:
     return mapping
 
 
-def _kind(value: Any) -> str:
-    for kind, text in ((bool, "true/false"), (dict, "a mapping"), (list, "a list"),
-                       (str, "text"), (int, "a number"), (float, "a number")):
-        if isinstance(value, kind):
-            return text
-    return "nothing" if value is None else type(value).__name__
