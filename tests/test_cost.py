@@ -14,6 +14,7 @@ from rackdesigner.cost.locate import example_book_path, read_price_book
 from rackdesigner.generators import generate
 from rackdesigner.io import load_layout
 
+TWO_NODE = next(p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml")
 #: Every generator template at a small size (the reference designs).
 REFERENCE = [
     ("dgx-a100", {}), ("dgx-h100", {}), ("dgx-h200", {}), ("dgx-b200", {}), ("nvl72", {}),
@@ -87,7 +88,7 @@ support_percent_per_year: {value: 10, source: s, date: 2025}
 
 
 def test_a_fully_priced_design_is_complete_and_parts_of_systems_are_not_bought_twice():
-    layout = load_layout([p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml"][0])
+    layout = load_layout(TWO_NODE)
     report = design_cost(layout, _book(FULL))
     cap = report.capex
     assert report.complete and not report.headline().startswith("≥")
@@ -103,7 +104,7 @@ def test_a_fully_priced_design_is_complete_and_parts_of_systems_are_not_bought_t
 
 
 def test_removing_a_priced_part_lowers_capex_by_its_price():
-    layout = load_layout([p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml"][0])
+    layout = load_layout(TWO_NODE)
     book = _book(FULL.replace("spares_percent: {value: 10, source: s, date: 2025}\n", ""))
     before = design_cost(layout, book).capex.total
     switch = next(d.id for d in layout.devices() if d.model == "qm9700")
@@ -116,7 +117,7 @@ def test_removing_a_priced_part_lowers_capex_by_its_price():
 
 
 def test_an_unpriced_length_is_never_guessed():
-    layout = load_layout([p for p in example_paths() if p.name == "dgx-h100-2node-ib.yaml"][0])
+    layout = load_layout(TWO_NODE)
     short = FULL.replace("dac-ndr: {per_m: 100, fixed: 50,",
                          "dac-ndr: {by_length: [{up_to_m: 1, price: 80}],")
     report = design_cost(layout, _book(short))
