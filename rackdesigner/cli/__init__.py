@@ -38,6 +38,7 @@ VERB_MODULES = (
     "rackdesigner.cli.estimate_cmd",
     "rackdesigner.cli.whatif_cmd",
     "rackdesigner.cli.cost_cmd",
+    "rackdesigner.cli.compare_cmd",
 )
 
 
