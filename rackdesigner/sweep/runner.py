@@ -124,7 +124,13 @@ def _run_local(spec: SweepSpec, points: list[tuple[int, dict]], scheduler: str,
 def _run_distributed(spec: SweepSpec, points: list[tuple[int, dict]], scheduler: Any,
                      progress: Progress | None,
                      cancel: threading.Event | None) -> list[dict[str, Any]]:
-    from distributed import Client, as_completed
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise SweepRunError(f"running on the Dask cluster at {scheduler} needs dask.distributed,"
+                            " an optional part of RackDesigner: pip install "
+                            "'rackdesigner[cluster]' (local processes and threads need "
+                            "nothing extra)") from None
 
     own = not isinstance(scheduler, Client)
     if own:
