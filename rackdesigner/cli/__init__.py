@@ -36,7 +36,8 @@ class Verb(NamedTuple):
 VERBS: tuple[Verb, ...] = (
     Verb("catalog", "rackdesigner.cli.catalog_cmd",
          "list the device catalog, check or import your own models"),
-    Verb("validate", "rackdesigner.cli.validate_cmd", "check layout files against the design rules"),
+    Verb("validate", "rackdesigner.cli.validate_cmd",
+         "check layout files against the design rules"),
     Verb("examples", "rackdesigner.cli.examples_cmd",
          "print the paths of the bundled example layouts"),
     Verb("simulate", "rackdesigner.cli.simulate_cmd",
