@@ -9,6 +9,7 @@ cannot be written (a full disk, `validate F > /dev/full`): a message, never a tr
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -28,6 +29,9 @@ class Verb(NamedTuple):
     name: str
     module: str
     help: str
+    #: the garbage collector held off while the verb runs (see `main`); not for `sweep`, whose
+    #: process runs Dask's machinery for as long as the sweep lasts
+    holds_gc: bool = True
 
 
 #: The verbs, in `--help` order. Adding a verb = one row here + a module with `register(sub)`
@@ -55,7 +59,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("pack", "rackdesigner.cli.pack_cmd",
          "embed the user models a design uses, so it opens anywhere"),
     Verb("sweep", "rackdesigner.cli.sweep_cmd",
-         "run a design-space sweep on Dask (local processes or a cluster)"),
+         "run a design-space sweep on Dask (local processes or a cluster)", holds_gc=False),
     Verb("convert", "rackdesigner.cli.convert_cmd",
          "rewrite a layout in the plain or the compact form"),
     Verb("models", "rackdesigner.cli.models_cmd", "list the bundled training models"),
@@ -72,16 +76,11 @@ class UsageError(Exception):
 
 
 def load_layout_arg(path: str) -> Layout:
-    """Load a layout named on the command line; an unreadable file is a UsageError.
-
-    The design lives until the command ends, so it is frozen out of the garbage collector's
-    later heap walks (`model/gcpause.py`: about 1 s per full collection at 16k GPUs)."""
+    """Load a layout named on the command line; an unreadable file is a UsageError."""
     from rackdesigner.io import LayoutFileError, load_layout
-    from rackdesigner.model.gcpause import gc_paused
 
     try:
-        with gc_paused(freeze=True):
-            return load_layout(path)
+        return load_layout(path)
     except LayoutFileError as exc:
         raise UsageError(str(exc)) from None
 
@@ -135,16 +134,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"rackdesigner: error: {exc}", file=sys.stderr)
         return 2
-    verbs = {verb.name for verb in VERBS}
+    verbs = {verb.name: verb for verb in VERBS}
     if not args_list or (args_list[0] not in verbs and not args_list[0].startswith("-")):
         return _start_gui(args_list)
-    parser = build_parser(args_list[0] if args_list[0] in verbs else "")
+    verb = verbs.get(args_list[0])
+    parser = build_parser(verb.name if verb is not None else "")
     try:
         args = parser.parse_args(args_list)
         sys.stdout.flush()
     except OSError as exc:  # --help or --version into a full disk
         return _output_error(exc)
+    hold = verb is not None and verb.holds_gc and gc.isenabled()
     try:
+        if hold:
+            # A verb loads, builds or walks a whole design and exits: Python's cyclic collector
+            # would walk the growing heap again and again meanwhile (a third of a large
+            # design's load, half of its topology build) and find nothing, since the model
+            # makes no reference cycles; objects are still freed by reference counting. The
+            # library itself never touches the collector (issue 23 §5, `model/gcpause.py`).
+            gc.disable()
         status = int(args.run(args) or 0)
         sys.stdout.flush()
         return status
@@ -165,6 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"rackdesigner: error: {exc}", file=sys.stderr)
             return 2
         raise
+    finally:
+        if hold:
+            gc.enable()
 
 
 def _is_catalog_error(exc: Exception) -> bool:

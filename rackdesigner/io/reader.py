@@ -27,7 +27,6 @@ from rackdesigner.io.schema import (
     migrate,
 )
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
-from rackdesigner.model.gcpause import gc_paused
 from rackdesigner.model.items import ACTIVE, GROUP_KINDS, ID_PATTERN, STATUSES
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -128,9 +127,11 @@ def is_valid_id(value: object) -> bool:
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None,
                progress: fastread.Progress | None = None) -> Layout:
     """Build a Layout from YAML text or bytes; `path` labels messages. `progress(stage,
-    fraction)` is called now and then (it may raise `fastread.ReadCancelled` to stop)."""
-    with gc_paused():  # the collector's heap walks were a third of a large design's load
-        return _parse_text(raw, path, catalog, progress)
+    fraction)` is called now and then (it may raise `fastread.ReadCancelled` to stop).
+
+    On a large design, callers that can afford it hold the garbage collector off meanwhile
+    and freeze what they keep (`model/gcpause.py`; the CLI, the designer's open dialog)."""
+    return _parse_text(raw, path, catalog, progress)
 
 
 def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
