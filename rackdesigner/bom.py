@@ -22,12 +22,14 @@ import io
 from collections import Counter
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model import Layout, Link, PortRef
 
-INTERNAL_PROTOCOLS = ("nvlink", "pcie", "c2c")
-KIND_ORDER = ("system", "rack", "switch", "gpu", "cpu", "nvswitch", "nic", "dpu", "pcie_switch",
-              "chassis", "cable", "transceiver")
+#: links that stay inside a system (no cable to buy): every protocol but the network's
+INTERNAL_PROTOCOLS = tuple(p for p in vocabulary.PROTOCOL_NAMES
+                           if p not in vocabulary.protocols_of("network"))
+KIND_ORDER = vocabulary.KIND_NAMES  # the kind registry is in bill-of-materials order
 UNSPECIFIED = "unspecified"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog.spec import (
     KINDS,
     PROTOCOLS,
@@ -225,6 +226,15 @@ TOP_FIELDS = {
     "sources": (None, True),
     "notes": (_str, False),
 }
+#: a kind's own facts block (kinds declared with `facts` in `vocabulary/kinds.py`) is the
+#: top-level key named after the kind
+_FACT_CHECKERS: dict[str, Callable[[Any], Any]] = {"number": _num, "count": _pos_int,
+                                                   "text": _str}
+KIND_FACT_FIELDS: dict[str, dict[str, tuple[Callable[[Any], Any], bool]]] = {
+    k.name: {f.name: (_FACT_CHECKERS[f.type], f.required) for f in k.facts}
+    for k in vocabulary.KINDS.values() if k.facts
+}
+TOP_FIELDS.update({name: (None, False) for name in KIND_FACT_FIELDS})
 
 
 class _FileReader:
@@ -308,15 +318,26 @@ class _FileReader:
             kwargs["system"] = self._system(data["system"])
         if "stated" in data:
             kwargs["stated"] = self._stated(data["stated"])
+        kind = top.get("kind")
+        entry = vocabulary.KINDS.get(kind or "")
+        required_block = entry.block if entry is not None else None
+        if required_block and required_block not in data:
+            self.problem(required_block, f"missing (required for kind {kind!r})")
+        for block_kind, fields in KIND_FACT_FIELDS.items():
+            if block_kind in data and block_kind != kind:
+                self.problem(block_kind, f"a {block_kind!r} block belongs to kind {block_kind!r}, "
+                             f"not {kind!r}")
+            elif block_kind == kind:
+                if block_kind not in data:
+                    self.problem(block_kind, f"missing (required for kind {kind!r})")
+                else:
+                    b = self.block(data[block_kind], fields, block_kind)
+                    if b is not None:
+                        kwargs["facts"] = b
         for where, key in self.source_refs:
             if key not in sources:
                 self.problem(where, f"source {key!r} is not defined in 'sources'"
                              f"{_suggest(key, sources)}")
-        kind = top.get("kind")
-        required_block = {"gpu": "gpu", "rack": "rack", "cable": "cable",
-                          "transceiver": "transceiver", "system": "system"}.get(kind or "")
-        if required_block and required_block not in data:
-            self.problem(required_block, f"missing (required for kind {kind!r})")
         if self.problems:
             return None
         return DeviceSpec(sources=sources, file=self.file, **kwargs)

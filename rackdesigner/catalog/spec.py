@@ -11,21 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-KINDS = (
-    "gpu",
-    "cpu",
-    "nvswitch",
-    "switch",
-    "nic",
-    "dpu",
-    "pcie_switch",
-    "cable",
-    "transceiver",
-    "rack",
-    "chassis",
-    "system",
-)
-PROTOCOLS = ("nvlink", "infiniband", "ethernet", "pcie", "c2c")
+from rackdesigner.vocabulary import KIND_NAMES, PROTOCOL_NAMES
+
+#: the catalog's kinds and port protocols: the vocabulary registry's (`rackdesigner.vocabulary`)
+KINDS = KIND_NAMES
+PROTOCOLS = PROTOCOL_NAMES
 REDUCTIONS = ("nvls", "sharp")
 WIRING_PATTERNS = ("all", "zip", "block")
 
@@ -216,6 +206,14 @@ class DeviceSpec:
     extra: dict[str, Any] = field(default_factory=dict)
     #: True for a model from a user's catalog folder (catalog/user.py), not the shipped one.
     is_user: bool = False
+    #: the kind's own facts block, for kinds declared with `facts` in the kind registry
+    #: (`vocabulary/kinds.py`): `{"cooling_kw": 100.0, "source": "..."}` for a CDU
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def fact(self, name: str) -> Any:
+        """One field of the kind's own facts block (`spec.fact("cooling_kw")`), None when the
+        file does not give it."""
+        return self.facts.get(name)
 
     def port(self, name: str) -> PortGroup:
         for group in self.ports:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec, PortGroup
 from rackdesigner.model.items import Link, PortRef
 from rackdesigner.model.layout import Layout, natural_key
@@ -21,7 +22,7 @@ from rackdesigner.model.racks import RackIndex, Unit
 
 ERROR = "error"
 WARNING = "warning"
-HOST_PROTOCOLS = ("pcie", "c2c")
+HOST_PROTOCOLS = vocabulary.protocols_of("host")
 
 
 @dataclass(frozen=True, slots=True)
