@@ -67,6 +67,8 @@ VERBS: tuple[Verb, ...] = (
          "estimate LLM training step time, MFU, memory and energy on a design"),
     Verb("whatif", "rackdesigner.cli.whatif_cmd",
          "what a layout loses when parts fail (one scenario or every single failure)"),
+    Verb("cost", "rackdesigner.cli.cost_cmd",
+         "capex, energy, TCO, $/GPU-hour and cooling of a design (and cost to train)"),
 )
 VERB_MODULES = tuple(verb.module for verb in VERBS)
 

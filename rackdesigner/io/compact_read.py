@@ -27,7 +27,7 @@ from rackdesigner.model import Device, Group, Layout, Link
 from rackdesigner.model.items import GROUP_KINDS
 
 #: the keys of the compact form's head (the plain form's top keys less its sections)
-HEAD_KEYS = ("schema_version", "name", "description", "sharp")
+HEAD_KEYS = ("schema_version", "name", "description", "sharp", "site")
 
 
 def parse_compact(text: str, path: str, catalog: Catalog | None = None,
