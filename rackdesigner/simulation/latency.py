@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.scope import ScopeModel
-from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.topology import NIC_KINDS, Topology
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +193,7 @@ def _propagation_by_level(topo: Topology) -> tuple[dict[int, float], dict[int, f
     counts: dict[int, int] = defaultdict(int)
     longest: dict[int, float] = defaultdict(float)
     for (u, v), lengths in topo.link_lengths.items():
-        if topo.kind.get(u) in ("nic", "dpu"):
+        if topo.kind.get(u) in NIC_KINDS:
             level = 0
         else:
             level = min(topo.tier.get(u, 1), topo.tier.get(v, 1))
