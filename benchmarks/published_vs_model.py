@@ -310,13 +310,13 @@ def derive(runs: list[Run]) -> dict[str, float]:
         eth = [r for r in ring if "Ethernet" in r.data["fabric"]]
         rows = [row for row in compare_runs(eth) if row.simulated]
         if rows:
-            eth_family = T.family("ethernet")
-            saved_eth = eth_family
-            T.families()["ethernet"] = fam  # the InfiniBand model for the Ethernet runs
+            roce = T.DEFAULT_TRANSPORT["ethernet"]
+            saved_eth = T.families()[roce]
+            T.families()[roce] = fam  # the InfiniBand model for the Ethernet runs
             try:
                 rows = [row for row in compare_runs(eth) if row.simulated]
             finally:
-                T.families()["ethernet"] = saved_eth
+                T.families()[roce] = saved_eth
             out["roce_efficiency"] = statistics.mean(row.run.published / row.simulated
                                                      for row in rows)
         nvl = [r for r in cal if r.data["id"].startswith("gb200nvl72x")

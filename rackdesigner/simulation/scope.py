@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.topology import Topology
+from rackdesigner.vocabulary import protocols_of
 
 INF = float("inf")
 
@@ -73,7 +74,7 @@ class ScopeModel:
     p2p_factor: float = 1.0
     links_per_gpu: int = 0
     links_nominal: int = 0  # NVLink ports of the GPU model (catalog), wired or not
-    transport: str = "infiniband"  # port protocol of the fabric's switches (transport.py)
+    transport: str | None = None  # network protocol of the fabric's switches (transport.py)
 
     @property
     def n(self) -> int:
@@ -282,10 +283,10 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
         involved[t + 1] = nxt
         t += 1
     scope.involved = involved
-    protocols = {p.protocol for s in leaves for p in topo.specs[s].ports
-                 if p.protocol in ("infiniband", "ethernet")}
-    if protocols == {"ethernet"}:
-        scope.transport = "ethernet"
+    network = protocols_of("network")
+    protocols = {p.protocol for s in leaves for p in topo.specs[s].ports if p.protocol in network}
+    if len(protocols) == 1:  # a mixed fabric keeps NCCL's default transport
+        scope.transport = protocols.pop()
     switches = set().union(*involved.values()) if involved else set()
     scope.sharp_capable = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
     scope.sharp_missing = tuple(sorted({topo.specs[s].id for s in switches

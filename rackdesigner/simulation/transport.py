@@ -1,9 +1,10 @@
 """Transport families of the scale-out fabric (InfiniBand, Ethernet/RoCE) and the share of a NIC's
 rate NCCL keeps across them, from `resources/simulation/transport.yaml` (cited data).
 
-A family is named by the port protocol of the fabric's switches (the catalog's `protocol`), so a
-Spectrum-X design (SN5600, `ethernet`) and a Quantum-2 design (QM9700, `infiniband`) differ
-exactly where published measurements say they do: the per-NIC efficiency of NCCL's network
+A family is one of the vocabulary's transports (`rackdesigner.vocabulary.TRANSPORTS`); a fabric
+runs the first transport of its switches' port protocol, so a Spectrum-X design (SN5600,
+Ethernet) and a Quantum-2 design (QM9700, InfiniBand) differ exactly where published
+measurements say they do: the per-NIC efficiency of NCCL's network
 channels and its decline with the number of NVLink domains (nodes) a collective spans. The
 figures are fitted on the calibration runs only (`benchmarks/published_vs_model.py --derive`).
 """
@@ -17,9 +18,14 @@ from dataclasses import dataclass
 import yaml
 
 from rackdesigner._resources import resources_root
+from rackdesigner.vocabulary import TRANSPORTS
 
-INFINIBAND = "infiniband"
-ETHERNET = "ethernet"
+#: the transport a fabric of each network protocol runs (the first the registry lists for it)
+DEFAULT_TRANSPORT = {}
+for _t in TRANSPORTS.values():
+    DEFAULT_TRANSPORT.setdefault(_t.protocol, _t.name)
+#: NCCL's default transport, for a scope without a fabric
+BASE = next(iter(TRANSPORTS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,25 +64,32 @@ def families() -> dict[str, TransportFamily]:
     path = resources_root() / "simulation" / "transport.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     raw = data["families"]
-    ib = raw[INFINIBAND]
+    base = raw[BASE]
     out: dict[str, TransportFamily] = {}
     for name, fam in raw.items():
+        if name not in TRANSPORTS:
+            raise ValueError(f"{path}: {name!r} is not a transport of the vocabulary "
+                             f"({', '.join(TRANSPORTS)})")
+        fam = {**raw[fam["same_as"]], **fam} if fam.get("same_as") else fam
         scale = float(fam.get("roce_efficiency", 1.0) or 1.0)
 
         def pick(key: str, fam=fam, scale=scale) -> float:
             value = fam.get(key)
             if value is None:  # the InfiniBand figure, scaled by the family's own efficiency
-                value = ib[key] * (scale if key != "nic_efficiency_per_doubling" else 1.0)
+                value = base[key] * (scale if key != "nic_efficiency_per_doubling" else 1.0)
             return float(value)
         out[name] = TransportFamily(name, pick("nic_efficiency_2_domains"),
                                     pick("nic_efficiency_per_doubling"),
                                     pick("nic_efficiency_floor"),
-                                    float(fam.get("switch_latency_ns") or ib["switch_latency_ns"]),
+                                    float(fam.get("switch_latency_ns")
+                                          or base["switch_latency_ns"]),
                                     str(fam.get("source", "")))
     return out
 
 
 def family(name: str | None) -> TransportFamily:
-    """The family of a port protocol (InfiniBand when unknown: NCCL's default transport)."""
+    """The family of a transport (or of a network protocol's default transport); NCCL's default
+    transport when unknown."""
     table = families()
-    return table.get(name or INFINIBAND, table[INFINIBAND])
+    name = DEFAULT_TRANSPORT.get(name or "", name)
+    return table.get(name or BASE, table[BASE])
