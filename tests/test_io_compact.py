@@ -154,7 +154,7 @@ def test_a_large_file_opens_with_progress_read_on_a_worker(qtbot, tmp_path, supe
     qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
     window.show()
     assert window.open_file(path, ask=False)
-    progress = window.open_progress
+    progress = window.files.open_progress
     assert progress.shown and progress.read_in_worker
     assert progress.stages[0].startswith("reading")
     assert progress.stages[-1] == (f"drawing {superpod.device_count():,} devices and "

@@ -138,15 +138,6 @@ def test_a_bad_spec_is_refused_with_file_line_and_what_was_expected(text, line, 
     assert expected in str(info.value)
 
 
-def test_workload_is_refused_clearly_while_the_estimator_is_missing(monkeypatch):
-    from rackdesigner.sweep import estimate
-
-    monkeypatch.setattr(estimate, "estimator", lambda: None)
-    with pytest.raises(SweepSpecError, match=r"s.yaml:5: .*training-step estimator"):
-        parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\n"
-                   "grid: {sus: [1]}\nworkload: {model: llama3-8b, tp: 8}\n", "s.yaml")
-
-
 def test_base_design_with_parameterised_edits(tmp_path):
     layout = build_point_layout(parse_spec(SMALL), {"system": "dgx-h100", "switch": "qm9700",
                                                     "nodes": 2})

@@ -80,7 +80,7 @@ def test_delete_at_overview_asks_before_removing_many(window, qtbot):
     box = window.editor.confirm_box
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     assert layout.device_count() < before and not layout.has_group(su.id)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout.device_count() == before
 
 
@@ -104,5 +104,5 @@ def test_the_overview_map_shows_where_the_view_is_and_moves_it(window):
     minimap.flush()
     moved = minimap.view_rect()
     assert moved.center().x() > frame.center().x() and moved.center().y() > frame.center().y()
-    window.minimap_action.trigger()  # View → Overview Map off
+    window.actions_.minimap_action.trigger()  # View → Overview Map off
     assert not minimap.isVisible()

@@ -37,8 +37,8 @@ def test_drop_from_palette_places_a_device_on_the_grid(qtbot, tmp_path):
     assert device.pos[0] % 10 == 0 and device.pos[1] % 10 == 0
     assert abs(device.pos[0] + 75 - 403) <= 10
     assert "gpu-3" in window.scene.item_for_device
-    assert window.undo_action.text() == "&Undo Add Test GPU"
-    window.undo_action.trigger()
+    assert window.actions_.undo_action.text() == "&Undo Add Test GPU"
+    window.actions_.undo_action.trigger()
     assert not layout.has_device("gpu-3") and "gpu-3" not in window.scene.item_for_device
 
 
@@ -124,10 +124,10 @@ def test_move_with_the_mouse_then_undo_redo_to_equal_documents(qtbot, tmp_path):
     assert window.document.undo_stack.count() == 1
     item = window.scene.item_for_device["gpu-1"]
     assert (item.pos().x(), item.pos().y()) == (130.0, 60.0)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
     assert (item.pos().x(), item.pos().y()) == (0.0, 0.0)
-    window.redo_action.trigger()
+    window.actions_.redo_action.trigger()
     assert layout == moved
 
 
@@ -139,7 +139,7 @@ def test_moving_many_devices_is_one_undo_step(qtbot, tmp_path):
     drag(window.view, (20, 8), (60, 48))
     assert window.document.undo_stack.count() == 1
     assert layout.device("gpu-2").pos == (240.0, 40.0)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
 
 
@@ -153,8 +153,8 @@ def test_arrow_key_nudges_merge_into_one_step(qtbot, tmp_path):
     QTest.keyClick(window.view, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     assert layout.device("gpu-1").pos == (30.0, 1.0)
     assert window.document.undo_stack.count() == 1  # nudges of one selection merge
-    assert window.undo_action.text() == "&Undo Move gpu-1"
-    window.undo_action.trigger()
+    assert window.actions_.undo_action.text() == "&Undo Move gpu-1"
+    window.actions_.undo_action.trigger()
     assert layout.device("gpu-1").pos == (0.0, 0.0)
 
 
@@ -172,7 +172,7 @@ def test_delete_cascades_links_and_undo_restores(qtbot, tmp_path):
     assert "nvsw-1" not in window.scene.item_for_device
     assert not any(isinstance(i, BundleItem) and "nvsw-1" in i.key for i in window.scene.items())
     assert window.scene.item_for_device["gpu-1"].usage == {}
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
     assert window.scene.item_for_device["gpu-1"].usage == {"nvlink": 2}
     assert frozenset(("gpu-1", "nvsw-1")) in window.scene.bundles
@@ -203,7 +203,7 @@ def test_collapse_group_shows_one_box_and_rebundles(qtbot, tmp_path):
     assert frozenset((gid, "switch-1")) in scene.bundles
     assert not any(f"{gid}.gpu0" in key for key in scene.bundles)
     assert ("infiniband", 1, 2) in box.summary  # 2 NICs with one IB port each, 1 used
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert scene.shows(f"{gid}.gpu0")
     assert frozenset((f"{gid}.nic0", "switch-1")) in scene.bundles
 
@@ -238,7 +238,7 @@ def test_dragging_a_group_header_moves_its_members_in_one_step(qtbot, tmp_path):
     window.scene.flush()
     moved_frame = window.scene.item_for_group[gid].frame_rect()
     assert moved_frame.topLeft() == frame.topLeft() + QPointF(100, 50)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
     window.scene.flush()
     assert window.scene.item_for_group[gid].frame_rect() == frame
@@ -275,8 +275,8 @@ def test_small_edits_do_not_rebuild_the_scene(qtbot, tmp_path):
     bundles = dict(scene.bundles)
     window.editor.wire("gpu-2", "nvsw-1")
     window.editor.drop_model("tgpu", (900, 900))
-    window.undo_action.trigger()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert all(scene.item_for_device[k] is v for k, v in devices.items())
     assert all(scene.item_for_group[k] is v for k, v in groups.items())
     assert all(scene.bundles[k] is v for k, v in bundles.items())

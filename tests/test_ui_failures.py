@@ -69,9 +69,9 @@ def test_context_menu_offers_fail_and_restore_all(window, qtbot):
     texts = [a.text().replace("&", "") for a in menu.actions() if not a.isSeparator()]
     assert "Fail / Restore" in texts and "Restore All Failures" in texts
     menu.close()
-    window.fail_action.trigger()
+    window.actions_.fail_action.trigger()
     assert window.document.layout.device("leaf-1").status == "failed"
-    window.restore_all_action.trigger()
+    window.actions_.restore_all_action.trigger()
     assert window.document.layout.device("leaf-1").status == "active"
 
 
@@ -79,7 +79,7 @@ def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot
     from PySide6.QtCore import Qt
 
     panel = window.simulation_panel
-    window.heat_action.trigger()
+    window.actions_.heat_action.trigger()
     panel.flush()
     tab = panel.heat_tab
     assert tab.isVisible() and tab.heat is not None and tab.heat.collective == "all_to_all"
@@ -101,7 +101,7 @@ def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot
     tab.collective_combo.setCurrentText("all_reduce")
     panel.flush()
     assert tab.heat.collective == "all_reduce"
-    window.heat_action.trigger()
+    window.actions_.heat_action.trigger()
     assert all(b.heat is None for b in window.scene.bundles.values())
     assert window.scene.heat_title == ""
 
@@ -109,7 +109,7 @@ def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot
 def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot):
     from PySide6.QtCore import Qt
 
-    window.single_failures_action.trigger()
+    window.actions_.single_failures_action.trigger()
     dialog = window.single_failures_dialog
     dialog.kind_combo.setCurrentText("link")
     with qtbot.waitSignal(dialog.finished_rows, timeout=60_000) as done:
@@ -144,7 +144,7 @@ def test_a_failed_rack_greys_everything_in_it_and_restore_all_is_one_step(window
     assert all(window.scene.item_for_device[d].failed for d in inside)
     assert window.scene.item_for_group[rack].failed
     before = stack.count()
-    window.restore_all_action.trigger()
+    window.actions_.restore_all_action.trigger()
     window.scene.flush()
     assert stack.count() == before + 1
     assert not any(window.scene.item_for_device[d].failed for d in inside)
@@ -201,7 +201,7 @@ def test_a_failed_node_draws_no_power_in_its_rack(window):
 def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot):
     panel = window.simulation_panel
     tab = panel.heat_tab
-    window.heat_action.trigger()
+    window.actions_.heat_action.trigger()
     panel.flush()
     tab.collective_combo.setCurrentText("workload (TP/PP/DP/EP)")
     assert not tab.size_combo.isEnabled()
@@ -240,7 +240,7 @@ def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot
 def test_single_failures_add_the_workload_tab_job_change_when_it_has_one(window, qtbot):
     from PySide6.QtCore import Qt
 
-    window.single_failures_action.trigger()
+    window.actions_.single_failures_action.trigger()
     dialog = window.single_failures_dialog
     dialog.kind_combo.setCurrentText("node")
     with qtbot.waitSignal(dialog.finished_rows, timeout=60_000):

@@ -106,7 +106,7 @@ def test_keep_mine_keeps_the_edits_and_saving_then_replaces_the_disk(qtbot, tmp_
     qtbot.mouseClick(box.keep_button, Qt.MouseButton.LeftButton)
     assert window.document.layout.device(EDITED).name == "my edit"
     assert window.document.is_modified()
-    window.save_action.trigger()  # chosen already: no second question
+    window.actions_.save_action.trigger()  # chosen already: no second question
     assert _edited_name(design) == "my edit"
     assert not window.document.is_modified()
 
@@ -119,11 +119,11 @@ def test_save_over_a_file_changed_on_disk_asks_first(qtbot, tmp_path, design):
     theirs = design.read_bytes()
     seen: list[str] = []
     _answer_next_box("Cancel", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert "changed on disk since you opened it" in seen[0] and "devices added" in seen[0]
     assert design.read_bytes() == theirs and window.document.is_modified()
     _answer_next_box("Overwrite", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert _edited_name(design) == "my edit"
     assert not window.document.is_modified()
 
@@ -131,7 +131,7 @@ def test_save_over_a_file_changed_on_disk_asks_first(qtbot, tmp_path, design):
 def test_own_saves_are_not_reported_as_changes(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     window.file_watch.flush()
     assert not window.file_watch.check()
     assert window.file_prompt is None
@@ -146,11 +146,11 @@ def test_a_read_only_file_is_saved_only_when_confirmed(qtbot, tmp_path, design):
     before = design.read_bytes()
     seen: list[str] = []
     _answer_next_box("Cancel", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert "design.yaml is read-only" in seen[0]
     assert design.read_bytes() == before and window.document.is_modified()
     _answer_next_box("Save anyway", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert _edited_name(design) == "my edit"
     assert design.stat().st_mode & 0o777 == 0o444
 
@@ -183,7 +183,7 @@ def test_saving_where_nothing_can_be_written_says_so_and_stays_unsaved(
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     seen: list[str] = []
     _answer_next_box("OK", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert seen and seen[0].startswith("Cannot save|")
     assert f"{target} could not be saved" in seen[0] and "Save As" in seen[0]
     assert window.document.path is None and window.windowTitle().startswith("DGX H100 (example)")
@@ -209,7 +209,7 @@ def test_an_example_opens_as_an_untitled_copy_and_save_asks_where(qtbot, tmp_pat
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert asked == [str(tmp_path / "dgx-h100.yaml")]  # next to the user, not site-packages
     assert example.read_bytes() == original
     assert window.document.path == chosen and chosen.exists()

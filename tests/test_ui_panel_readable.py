@@ -66,7 +66,7 @@ def test_no_figure_is_clipped_at_any_dock_width(window, qtbot, tmp_path):
     ib = [lk.id for lk in window.document.layout.links()
           if "ib" in (lk.a.group + lk.b.group)][:4]
     window.editor.select_ids(ib)
-    window.delete_action.trigger()
+    window.actions_.delete_action.trigger()
     panel.flush()
     assert panel.headline.deltas
     QTest.mouseClick(panel.notes_bar.notes_button, Qt.MouseButton.LeftButton)

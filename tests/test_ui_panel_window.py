@@ -94,7 +94,7 @@ def test_a_partitioned_design_looks_broken_in_problems_status_bar_and_panel(wind
     finding = next(f for f in window.problems.findings if f.code == "gpus-unreachable")
     assert finding.severity == "error" and sentence in finding.message
     assert len(finding.objects) == 8
-    assert "8 of 16 GPUs cannot reach each other" in window.problems_label.text()
+    assert "8 of 16 GPUs cannot reach the others" in window.problems_label.text()
     assert panel.banner.isVisible() and sentence in panel.banner.text()
     window.document.undo_stack.undo()
     window.flush()

@@ -42,7 +42,7 @@ def test_rack_budget_is_set_in_the_inspector_saved_and_undone(qtbot, tmp_path):
     reopened = load_layout(path, layout.catalog)
     assert reopened.device("rack-1").props == layout.device("rack-1").props
 
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert "power_budget_w" not in dict(layout.device("rack-1").props)
     assert spin.value() == 0  # the inspector follows the model
     assert _power_findings(layout) == []

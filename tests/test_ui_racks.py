@@ -62,8 +62,8 @@ def test_drop_from_palette_into_a_slot_then_undo(qtbot, tmp_path):
     assert (added.rack, added.u) == ("rack-1", 20)  # snapped to the U under the pointer
     panel.flush()
     assert added.id in panel.scene.item_for_unit  # drawn in the elevation
-    assert "Rack A U20" in window.undo_action.text()
-    window.undo_action.trigger()
+    assert "Rack A U20" in window.actions_.undo_action.text()
+    window.actions_.undo_action.trigger()
     panel.flush()
     assert not layout.has_device(added.id) and added.id not in panel.scene.item_for_unit
 
@@ -95,7 +95,7 @@ def test_drag_a_unit_to_another_rack_is_one_undo_step(qtbot, tmp_path):
     assert (unit.rack, unit.u) == ("rack-2", 10)  # kept the grab offset: U4 -> U13 is +9
     assert {layout.device(m).rack for m in unit.members} == {"rack-2"}
     assert window.document.undo_stack.count() == steps + 1
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     unit = RackIndex(layout).units["node-1"]
     assert (unit.rack, unit.u) == ("rack-1", 1)
 
@@ -160,7 +160,7 @@ def test_place_unracked_from_the_dialog(qtbot, tmp_path):
     assert (device.rack, device.u) == ("rack-2", 1)
     panel.flush()
     assert panel.unracked.count() == 0
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     panel.flush()
     assert layout.device("switch-1").rack is None and panel.unracked.count() == 1
 
@@ -210,7 +210,7 @@ def test_dragging_a_rack_on_the_floor_moves_it_and_its_cables_follow(qtbot, tmp_
     assert after.y_m - before.y_m == pytest.approx(3.0, abs=0.2)
     link = window.document.layout.link("link-ib")
     assert link.cable is not None and link.length_m is not None and link.length_m >= 10
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert floor_spots(window.document.layout)["rack-2"] == before
 
 
@@ -275,7 +275,7 @@ def test_moving_several_units_keeps_their_spacing(qtbot, tmp_path):
     index = RackIndex(layout)
     assert index.units["node-1"].u == 21 and index.units["switch-1"].u == 32  # both +20
     assert window.document.undo_stack.count() == steps + 1
-    assert "2 units" in window.undo_action.text()
+    assert "2 units" in window.actions_.undo_action.text()
 
 
 def test_a_rack_dropped_on_the_elevations_joins_the_last_row(qtbot, tmp_path):
@@ -291,8 +291,8 @@ def test_a_rack_dropped_on_the_elevations_joins_the_last_row(qtbot, tmp_path):
     item = panel.unracked.item(0)
     _send_drop(panel.view, panel.unracked.mimeData([item]), _slot_point(panel, new, 1))
     assert (layout.device("switch-1").rack, layout.device("switch-1").u) == (new, 1)
-    window.undo_action.trigger()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     panel.flush()
     assert len(panel.scene.rack_order) == 2
 
@@ -328,8 +328,8 @@ def test_the_inspectors_u_of_a_system_part_moves_the_whole_system(qtbot, tmp_pat
     inspector.device_rack.activated.emit(inspector.device_rack.findData("rack-2"))
     assert {layout.device(m).rack for m in RackIndex(layout).units["node-1"].members} == {
         "rack-2"}
-    window.undo_action.trigger()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert {layout.device(m).u for m in RackIndex(layout).units["node-1"].members} == {1}
 
 
@@ -371,7 +371,7 @@ def test_a_failed_unit_is_greyed_in_the_elevation_and_restore_brings_it_back(qtb
     item = panel.scene.item_for_unit["node-1"]
     assert item.failed and "FAILED" in item.toolTip()
     assert picture() != intact  # greyed and hatched where it is mounted
-    window.restore_all_action.trigger()
+    window.actions_.restore_all_action.trigger()
     panel.flush()
     assert not panel.scene.item_for_unit["node-1"].failed
     assert picture() == intact

@@ -36,18 +36,18 @@ def test_enter_in_the_palette_offsets_each_new_device_and_selects_it(qtbot, tmp_
 def test_toolbar_undo_keeps_its_width_and_says_what_in_the_tooltip(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     toolbar = window.findChildren(QToolButton)
-    button = next(b for b in toolbar if b.defaultAction() is window.toolbar_undo)
+    button = next(b for b in toolbar if b.defaultAction() is window.actions_.toolbar_undo)
     width = button.sizeHint().width()
     assert not button.isEnabled()
     window.editor.select_ids(["gpu-2"])
-    window.delete_action.trigger()
+    window.actions_.delete_action.trigger()
     assert button.isEnabled() and button.text() == "Undo"
     assert button.sizeHint().width() == width
     assert "Delete" in button.toolTip() or "Remove" in button.toolTip()
     assert "Ctrl+Z" in button.toolTip()
     QTest.mouseClick(button, Qt.MouseButton.LeftButton)
     assert window.document.layout.has_device("gpu-2")
-    save = next(b for b in toolbar if b.defaultAction() is window.save_action)
+    save = next(b for b in toolbar if b.defaultAction() is window.actions_.save_action)
     assert "Ctrl+S" in save.toolTip()
 
 
@@ -65,9 +65,9 @@ def test_file_dialogs_start_next_to_the_design(qtbot, tmp_path, monkeypatch):
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake))
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(fake))
-    window.export_bom_dialog()
-    window.export_image_dialog()
-    window.open_dialog()
+    window.files.export_bom_dialog()
+    window.files.export_image_dialog()
+    window.files.open_dialog()
     window.simulation_panel.export_dialog("csv")
     assert len(starts) == 4
     assert all(str(folder) in s for s in starts), starts
@@ -91,7 +91,7 @@ def test_a_dropped_file_that_is_not_a_layout_says_why(qtbot, tmp_path):
 
 def test_about_names_version_licence_and_catalog_size(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
-    window.about_action.trigger()
+    window.actions_.about_action.trigger()
     box = window.about_box
     assert box.isVisible()
     text = box.text()

@@ -39,7 +39,7 @@ def _run(qtbot, sweep, spec: Path) -> None:
 def test_menu_runs_a_sweep_plots_it_and_a_click_opens_the_design(qtbot, window, tmp_path):
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC)
-    window.sweep_action.trigger()
+    window.actions_.sweep_action.trigger()
     sweep = window.sweep_window
     qtbot.waitExposed(sweep)
     _run(qtbot, sweep, spec)

@@ -69,9 +69,9 @@ def test_dirty_state_and_the_close_prompt(qtbot, tmp_path, monkeypatch):
     assert not window.close()
     assert window.isVisible() and "design.yaml" in asked[-1]
     # undoing back to the saved state makes the document clean again: no prompt
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert not window.isWindowModified()
-    window.redo_action.trigger()
+    window.actions_.redo_action.trigger()
     monkeypatch.setattr(QMessageBox, "warning", answer(QMessageBox.StandardButton.Discard))
     assert window.close()
     assert len(asked) == 2
@@ -113,7 +113,7 @@ def test_problems_follow_the_model(qtbot, tmp_path):
     problems.tree.itemClicked.emit(problems.tree.topLevelItem(row), 1)
     assert window.editor.selection()[1] == ["link-9"]  # clicking selects the link's bundle
     assert window.problems_label.errors >= 1 and "errors" in window.problems_label.text()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     problems.flush()
     assert not any(f.code == "protocol-mismatch" for f in problems.findings)
 
@@ -234,13 +234,13 @@ def test_inspector_edits_are_commands(qtbot, tmp_path):
     inspector = window.inspector
     assert inspector.stack.currentWidget() is inspector.device_page
     assert inspector.device_id.text() == "gpu-1"
-    window.rename_action.trigger()  # F2 focuses the name field
+    window.actions_.rename_action.trigger()  # F2 focuses the name field
     assert inspector.device_name.hasFocus()
     inspector.device_name.setText("first GPU")
     inspector.device_name.editingFinished.emit()
     assert layout.device("gpu-1").name == "first GPU"
     assert window.scene.item_for_device["gpu-1"].label == "first GPU"
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout.device("gpu-1").name == ""
     assert inspector.device_name.text() == ""  # the inspector follows the model
     # rack placement and U (spin-box scrubbing merges into one step)
@@ -271,10 +271,10 @@ def test_copy_paste_through_the_clipboard_and_duplicate(qtbot, tmp_path):
     assert len(pasted) == 2 and not pasted & {"gpu-1", "nvsw-1"}
     assert any(lk.a.device in pasted and lk.b.device in pasted for lk in layout.links())
     window.editor.select_ids(["gpu-2"])
-    window.duplicate_action.trigger()
+    window.actions_.duplicate_action.trigger()
     assert layout.device_count() == before + 3
     window.editor.select_ids(["switch-1"])
-    window.cut_action.trigger()
+    window.actions_.cut_action.trigger()
     assert not layout.has_device("switch-1")
     assert not window.editor.paste_text("not: [a layout")  # refused with a message
     assert "clipboard" in window.statusBar().currentMessage()
@@ -293,7 +293,7 @@ def test_group_ungroup_and_collapse_from_the_menu(qtbot, tmp_path):
     assert window.editor.ungroup_selection()
     assert list(layout.groups()) == []
     for _ in range(3):
-        window.undo_action.trigger()
+        window.actions_.undo_action.trigger()
     assert list(layout.groups()) == []
     assert layout == small_layout()
 
@@ -433,7 +433,7 @@ def test_inspector_sets_cable_and_length_on_a_whole_bundle(qtbot, tmp_path):
         inspector.link_length.setValue(metres)
     assert all(layout.link(k).length_m == 2.0 for k in bundle.link_ids)
     assert window.document.undo_stack.count() == steps + 1  # scrubbing merged
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert all(layout.link(k).length_m is None for k in bundle.link_ids)
 
 
@@ -469,9 +469,9 @@ def test_revert_and_open_recent(qtbot, tmp_path, monkeypatch):
     assert window.document.layout == small_layout() and not window.isWindowModified()
     other = _saved(tmp_path, "other.yaml")
     window.open_file(other)
-    recent = [a.text() for a in window.recent_menu.actions()]
+    recent = [a.text() for a in window.actions_.recent_menu.actions()]
     assert recent[:2] == [str(other.resolve()), str(path.resolve())]
-    window.recent_menu.actions()[1].trigger()
+    window.actions_.recent_menu.actions()[1].trigger()
     assert window.document.path == path.resolve() or window.document.path == path
 
 
@@ -572,8 +572,8 @@ def test_paste_into_another_window_through_the_clipboard(qtbot, tmp_path):
     source = make_window(qtbot, tmp_path, small_layout(), show=False)
     target = make_window(qtbot, tmp_path, show=False)
     source.editor.select_ids(["gpu-1", "nvsw-1"])
-    source.copy_action.trigger()
-    target.paste_action.trigger()
+    source.actions_.copy_action.trigger()
+    target.actions_.paste_action.trigger()
     layout = target.document.layout
     assert sorted(d.id for d in layout.devices()) == ["gpu-1", "nvsw-1"]  # ids were free
     assert layout.link("link-1").count == 2
@@ -584,13 +584,13 @@ def test_wire_mode_drags_from_the_device_body(qtbot, tmp_path):
     from designer_fixtures import drag
 
     window = make_window(qtbot, tmp_path, small_layout())
-    window.wire_mode_action.trigger()
+    window.actions_.wire_mode_action.trigger()
     assert window.scene.wire_mode
     x, y = window.document.layout.device("gpu-2").pos
     target = window.scene.item_for_device["nvsw-1"].center()
     drag(window.view, (x + 20, y + 8), (target.x(), target.y()))
     assert len(window.document.layout.links_of("gpu-2")) == 1
-    window.wire_mode_action.trigger()
+    window.actions_.wire_mode_action.trigger()
     assert not window.scene.wire_mode
 
 

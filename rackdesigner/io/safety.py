@@ -60,7 +60,7 @@ def exact_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> tuple[bool, int | 
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > limit:
-                    return True, event.start_mark.line + 1
+                    return True, _line(event)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.MarkedYAMLError as exc:
@@ -81,5 +81,11 @@ def node_count_exceeds(text: str, limit: int = MAX_NODES) -> tuple[bool, int | N
         if isinstance(event, node_events):
             nodes += 1
             if nodes > limit:
-                return True, event.start_mark.line + 1
+                return True, _line(event)
     return False, None
+
+
+def _line(event: yaml.Event) -> int | None:
+    """The 1-based line an event starts on (None when the parser gave no mark)."""
+    mark = event.start_mark
+    return mark.line + 1 if mark is not None else None
