@@ -40,6 +40,7 @@ def spec_file(tmp_path: Path, text: str, name: str = "spec.yaml") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_smallest_spec_from_the_issue_runs_and_figures_grow_with_the_design(tmp_path):
     spec = load_spec(spec_file(tmp_path, """\
         schema_version: 1
@@ -280,6 +281,7 @@ def test_cancel_stops_the_sweep_after_the_points_already_running():
     assert max(seen) < 8
 
 
+@pytest.mark.slow
 def test_workload_estimates_fill_their_columns_and_more_sus_train_faster():
     """A spec with `workload:` runs end to end through the real estimator: every estimate
     column is filled, twice the scalable units give about twice the tokens/s (same job, DP

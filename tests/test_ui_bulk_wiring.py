@@ -57,6 +57,7 @@ def _nic_rails(layout: Layout, node: str) -> list[str]:
                    and layout.device(d).model == "connectx-7"), key=natural_key)
 
 
+@pytest.mark.slow
 def test_dragging_a_node_onto_a_switch_connects_its_compute_nics(catalog, open_window):
     layout, (node,), (switch,) = _build(catalog, 1, 1)
     window = open_window(layout)
@@ -81,6 +82,7 @@ def test_dragging_a_node_onto_a_switch_connects_its_compute_nics(catalog, open_w
     assert layout.links_of(switch) == []
 
 
+@pytest.mark.slow
 def test_wire_rails_connects_nic_i_of_every_node_to_leaf_i(catalog, open_window, qtbot):
     layout, nodes, leaves = _build(catalog, 2, 8)
     window = open_window(layout)
@@ -105,6 +107,7 @@ def test_wire_rails_connects_nic_i_of_every_node_to_leaf_i(catalog, open_window,
     assert all(layout.links_of(leaf) == [] for leaf in leaves)
 
 
+@pytest.mark.slow
 def test_wire_rails_without_leaves_says_what_to_select(catalog, open_window):
     layout, nodes, _ = _build(catalog, 1, 1)
     window = open_window(layout)
@@ -114,6 +117,7 @@ def test_wire_rails_without_leaves_says_what_to_select(catalog, open_window):
     assert "leaf switches" in window.statusBar().currentMessage()
 
 
+@pytest.mark.slow
 def test_a_count_typed_while_drawing_sets_the_link_count(catalog, open_window):
     layout, _, (switch,) = _build(catalog, 1, 1)
     window = open_window(layout)

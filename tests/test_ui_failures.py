@@ -25,6 +25,7 @@ def _fail_leaf_with_f(window, qtbot):
     return window.simulation_panel.flush()
 
 
+@pytest.mark.slow
 def test_key_f_fails_the_leaf_and_the_panel_shows_what_it_costs(window, qtbot):
     stack = window.document.undo_stack
     before = stack.count()
@@ -54,6 +55,7 @@ def test_key_f_fails_the_leaf_and_the_panel_shows_what_it_costs(window, qtbot):
     assert live.result.to_dict() == intact
 
 
+@pytest.mark.slow
 def test_context_menu_offers_fail_and_restore_all(window, qtbot):
     from PySide6.QtGui import QContextMenuEvent
     from PySide6.QtWidgets import QApplication
@@ -75,6 +77,7 @@ def test_context_menu_offers_fail_and_restore_all(window, qtbot):
     assert window.document.layout.device("leaf-1").status == "active"
 
 
+@pytest.mark.slow
 def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot):
     from PySide6.QtCore import Qt
 
@@ -106,6 +109,7 @@ def test_heat_map_colours_links_lists_the_hottest_and_selects_them(window, qtbot
     assert window.scene.heat_title == ""
 
 
+@pytest.mark.slow
 def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot):
     from PySide6.QtCore import Qt
 
@@ -132,6 +136,7 @@ def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot
     dialog.close()
 
 
+@pytest.mark.slow
 def test_a_failed_rack_greys_everything_in_it_and_restore_all_is_one_step(window):
     from rackdesigner.commands.failures import set_status
 
@@ -151,6 +156,7 @@ def test_a_failed_rack_greys_everything_in_it_and_restore_all_is_one_step(window
     assert all(b.failed == "" for b in window.scene.bundles.values())
 
 
+@pytest.mark.slow
 def test_workload_estimate_compares_with_the_intact_design_under_failures(qtbot, tmp_path):
     from rackdesigner.commands.failures import restore_all, set_status
     from rackdesigner.ui.panel import SimulationPanel
@@ -182,6 +188,7 @@ def test_workload_estimate_compares_with_the_intact_design_under_failures(qtbot,
         intact.step_time_s)
 
 
+@pytest.mark.slow
 def test_a_failed_node_draws_no_power_in_its_rack(window):
     from rackdesigner.commands.failures import set_status
 
@@ -198,6 +205,7 @@ def test_a_failed_node_draws_no_power_in_its_rack(window):
     assert after == pytest.approx(live.result.power.by_rack[rack]["max_w"], rel=1e-6)
 
 
+@pytest.mark.slow
 def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot):
     panel = window.simulation_panel
     tab = panel.heat_tab
@@ -237,6 +245,7 @@ def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot
     assert tab.table.topLevelItem(0).text(4) == "all_to_all"
 
 
+@pytest.mark.slow
 def test_single_failures_add_the_workload_tab_job_change_when_it_has_one(window, qtbot):
     from PySide6.QtCore import Qt
 

@@ -79,6 +79,7 @@ def design(tmp_path) -> Path:
 
 # ---- issue 12 item 2: the open file changes on disk -----------------------------------------
 
+@pytest.mark.slow
 def test_a_changed_file_is_offered_for_reload_with_what_differs(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     devices_before = window.document.layout.device_count()
@@ -95,6 +96,7 @@ def test_a_changed_file_is_offered_for_reload_with_what_differs(qtbot, tmp_path,
     assert not window.document.is_modified()
 
 
+@pytest.mark.slow
 def test_keep_mine_keeps_the_edits_and_saving_then_replaces_the_disk(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
@@ -111,6 +113,7 @@ def test_keep_mine_keeps_the_edits_and_saving_then_replaces_the_disk(qtbot, tmp_
     assert not window.document.is_modified()
 
 
+@pytest.mark.slow
 def test_save_over_a_file_changed_on_disk_asks_first(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
@@ -139,6 +142,7 @@ def test_own_saves_are_not_reported_as_changes(qtbot, tmp_path, design):
 
 # ---- issue 12 item 3, issue 13 item 1: read-only files and folders --------------------------
 
+@pytest.mark.slow
 def test_a_read_only_file_is_saved_only_when_confirmed(qtbot, tmp_path, design):
     design.chmod(0o444)
     window = _window(qtbot, tmp_path, design)
@@ -329,6 +333,7 @@ def test_damaged_settings_are_reset_with_a_backup_and_one_line(qtbot, tmp_path):
     assert settings.store.value("settings_version") in (1, "1")
 
 
+@pytest.mark.slow
 def test_the_app_starts_with_a_damaged_settings_file(tmp_path):
     config = tmp_path / "config" / "RackDesigner"
     config.mkdir(parents=True)

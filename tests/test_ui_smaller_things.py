@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import make_window, small_layout
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -12,6 +13,7 @@ from rackdesigner import __version__
 from rackdesigner.io import save_layout
 
 
+@pytest.mark.slow
 def test_enter_in_the_palette_offsets_each_new_device_and_selects_it(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     palette = window.palette
@@ -33,6 +35,7 @@ def test_enter_in_the_palette_offsets_each_new_device_and_selects_it(qtbot, tmp_
     assert positions[1][0] > positions[0][0] and positions[2][1] > positions[1][1]
 
 
+@pytest.mark.slow
 def test_toolbar_undo_keeps_its_width_and_says_what_in_the_tooltip(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     toolbar = window.findChildren(QToolButton)
@@ -51,6 +54,7 @@ def test_toolbar_undo_keeps_its_width_and_says_what_in_the_tooltip(qtbot, tmp_pa
     assert "Ctrl+S" in save.toolTip()
 
 
+@pytest.mark.slow
 def test_file_dialogs_start_next_to_the_design(qtbot, tmp_path, monkeypatch):
     folder = tmp_path / "designs"
     folder.mkdir()
@@ -73,6 +77,7 @@ def test_file_dialogs_start_next_to_the_design(qtbot, tmp_path, monkeypatch):
     assert all(str(folder) in s for s in starts), starts
 
 
+@pytest.mark.slow
 def test_a_dropped_file_that_is_not_a_layout_says_why(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     text = tmp_path / "notes.txt"
@@ -101,6 +106,7 @@ def test_about_names_version_licence_and_catalog_size(qtbot, tmp_path):
     assert not box.isVisible()
 
 
+@pytest.mark.slow
 def test_problem_counts_are_drawn_icons_not_emoji(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     window.problems.flush()
@@ -125,6 +131,7 @@ def test_an_empty_inspector_gives_the_simulation_panel_the_room(qtbot, tmp_path)
     assert window.inspector.device_name.isVisible()
 
 
+@pytest.mark.slow
 def test_the_empty_canvas_hint_goes_when_the_first_device_arrives(qtbot, tmp_path):
     from PySide6.QtCore import QEvent, QObject
     from PySide6.QtGui import QRegion
