@@ -25,6 +25,7 @@ from rackdesigner.catalog.spec import (
     CableFacts,
     DeviceSpec,
     GpuFacts,
+    HeatSplit,
     NicFacts,
     PortGroup,
     Power,
@@ -184,6 +185,13 @@ RACK_FIELDS = {
     "budget_basis": (_str, False),
     "static_load_kg": (_opt_num, False),
     "load_source": (_str, False),
+    "air_cooling_w": (_opt_num, False),
+    "air_source": (_str, False),
+}
+HEAT_FIELDS = {
+    "liquid_fraction": (_num, True),
+    "source": (_str, True),
+    "note": (_str, False),
 }
 PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
 WIRING_FIELDS = {
@@ -223,6 +231,7 @@ TOP_FIELDS: dict[str, tuple[Callable[[Any], Any] | None, bool]] = {
     "rack": (None, False),
     "system": (None, False),
     "stated": (None, False),
+    "heat": (None, False),
     "sources": (None, True),
     "notes": (_str, False),
 }
@@ -269,7 +278,7 @@ class _FileReader:
                 out[key] = check(data[key])
             except _Bad as exc:
                 self.problem(where, str(exc))
-        for ref in ("source", "load_source"):
+        for ref in ("source", "load_source", "air_source"):
             if ref in out:
                 self.source_refs.append((f"{path}.{ref}".lstrip("."), out[ref]))
         return out
@@ -315,6 +324,14 @@ class _FileReader:
                     b["media"], b.get("protocols", ()), b.get("rate_gbps", 0.0),
                     b.get("max_length_m", 0.0), b.get("latency_ns_per_m", 0.0),
                     b.get("power_w_per_end"), b.get("transceiver"), b.get("source", ""))
+        if "heat" in data:
+            b = self.block(data["heat"], HEAT_FIELDS, "heat")
+            if b is not None and "liquid_fraction" in b:
+                if not 0.0 <= b["liquid_fraction"] <= 1.0:
+                    self.problem("heat.liquid_fraction", "must be from 0 to 1")
+                else:
+                    kwargs["heat"] = HeatSplit(b["liquid_fraction"], b.get("source", ""),
+                                               b.get("note", ""))
         if "system" in data:
             kwargs["system"] = self._system(data["system"])
         if "stated" in data:

@@ -134,6 +134,19 @@ class RackFacts:
     #: static load rating in kg, where the rack model publishes one (None: not published)
     static_load_kg: float | None = None
     load_source: str | None = None
+    #: heat the rack's air path can remove, W (its air-cooling limit; None: not stated). The
+    #: design may set a rack's own (`air_cooling_w` on the rack device, model/cooling.py).
+    air_cooling_w: float | None = None
+    air_source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HeatSplit:
+    """A published split of a device's heat between liquid and air (rack-scale systems)."""
+
+    liquid_fraction: float
+    source: str
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +214,8 @@ class DeviceSpec:
     rack: RackFacts | None = None
     system: SystemSpec | None = None
     stated: Stated | None = None
+    #: published liquid/air heat split; None: by `cooling` and part kinds (model/cooling.py)
+    heat: HeatSplit | None = None
     sources: dict[str, Source] = field(default_factory=dict)
     file: str = ""
     extra: dict[str, Any] = field(default_factory=dict)

@@ -216,6 +216,11 @@ class RackIndex:
                     rack, u, face, cooling or "air", spec.weight_kg, peak, is_group, known)
 
     # ---- queries ------------------------------------------------------------------------------
+    @property
+    def power_model(self) -> RackPower:
+        """The `RackPower` the index reads its racks' draw from (shared with cooling)."""
+        return self._power
+
     def power_by_rack(self) -> dict[str, tuple[float, float]]:
         """(typical, max) W per rack from `RackPower` (the power report's figures), once."""
         if self._by_rack is None:
