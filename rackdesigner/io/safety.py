@@ -55,9 +55,9 @@ def flow_depth_upper_bound(data: bytes) -> int:
     steps[(arr == ord("]")) | (arr == ord("}"))] = -1
     if not steps.any():
         return 0
-    depth = np.cumsum(steps)
-    lowest_before = np.minimum.accumulate(np.concatenate(([0], depth[:-1])))
-    return int((depth - lowest_before).max())
+    levels = np.cumsum(steps)
+    lowest_before = np.minimum.accumulate(np.concatenate(([0], levels[:-1])))
+    return int((levels - lowest_before).max())
 
 
 def might_nest_deeply(data: bytes, text: str) -> bool:
