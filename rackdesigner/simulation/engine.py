@@ -60,12 +60,12 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     design's own setting (`layout.meta.sharp`, off unless the user turned it on).
     `placement`: rank placement, "contiguous" (NCCL/Slurm default), "scattered" or "random".
     `loads_for`: (collective, bytes) whose per-link loads the result lists (None: none).
-    """
-    from rackdesigner.model.gcpause import gc_paused
 
-    with gc_paused():  # builds the topology of the whole design: no heap walks meanwhile
-        return _simulate(layout, scope, algorithm=algorithm, pue=pue, p2p=p2p, sharp=sharp,
-                         placement=placement, loads_for=loads_for)
+    A pass over the whole design: on a large one, callers that can afford it hold the garbage
+    collector off meanwhile (`model/gcpause.py`; the CLI, the designer's workers, sweep tasks).
+    """
+    return _simulate(layout, scope, algorithm=algorithm, pue=pue, p2p=p2p, sharp=sharp,
+                     placement=placement, loads_for=loads_for)
 
 
 def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: str,
