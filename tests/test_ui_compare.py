@@ -36,7 +36,7 @@ def test_compare_with_a_saved_design_marks_the_winners(window, tmp_path, qtbot):
     tapered = tmp_path / "tapered.yaml"
     save_layout(generate("rail-optimized", system="dgx-b200", nodes=128, switch="qm9700",
                          oversubscription=2), tapered)
-    window.compare_action.trigger()
+    window.actions_.compare_action.trigger()
     dialog = window.compare_dialog
     assert dialog.isVisible()
     dialog.add_paths([str(tapered), str(tapered)])  # listed once
