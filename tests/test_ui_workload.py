@@ -56,7 +56,7 @@ def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot, tmp_
     assert tab.axis.labels == ["this design (64 × h100-sxm5)", "baseline (64 × h100-sxm5)"]
     RemoveItems(devices=["spine-3", "spine-4"]).apply(tor)  # one designer edit
     after = tab.flush().estimate
-    assert after.breakdown["dp_exposed_s"] > 5 * before.breakdown["dp_exposed_s"]
+    assert after.breakdown["dp_exposed_s"] > 2.5 * before.breakdown["dp_exposed_s"]
     assert "(+" in tab.figure_text("step")  # slower than the baseline, shown as a delta
     stacked = sum(tab.bars[k].opts["height"][0] for k in tab.bars)
     assert stacked == pytest.approx(after.step_time_s, rel=1e-6)
