@@ -14,8 +14,9 @@ from pathlib import Path
 
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
+from rackdesigner.simulation import GroupCollectives
 from rackdesigner.workload import hardware as H
-from rackdesigner.workload.comm import CommError, CommModel
+from rackdesigner.workload.comm import CommError, CommModel, _group_id
 from rackdesigner.workload.job import Job, JobError
 from rackdesigner.workload.models import ModelSpec, resolve_model
 from rackdesigner.workload.profile import Profile, ProfileError, resolve_profile
@@ -38,9 +39,13 @@ class Estimator:
                 gpu_ids = [g for g in gpu_ids if g not in failed.devices]
         self.layout = layout
         self.model = resolve_model(model)
+        groups = GroupCollectives(layout)  # the topology every figure of the estimate reads
+        power_devices = None
         try:
-            ids = (CommModel.layout_gpus(layout, group) if gpu_ids is None
+            ids = (CommModel.layout_gpus(layout, group, groups) if gpu_ids is None
                    else CommModel.select_gpus(layout, gpu_ids))
+            if group is not None:
+                power_devices = layout.group_devices(_group_id(layout, group))
         except CommError as exc:
             raise EstimateError(str(exc)) from None
         label = (f"group {group}" if group else "the design" if gpu_ids is None
@@ -53,7 +58,7 @@ class Estimator:
             ids = ids[:gpus]
             label = f"the first {gpus:,} GPUs of {label}"
         self.label = label
-        self.comm = CommModel(layout, ids, pue)
+        self.comm = CommModel(layout, ids, pue, groups=groups, power_devices=power_devices)
         try:
             model_id = self.comm.gpu_model()
         except CommError as exc:
@@ -94,8 +99,8 @@ class Estimator:
                                tokens, time_if_too_big=time_if_too_big)
             power = self.comm.power_w()
             warnings = tuple(
-                ("energy is a lower bound: the " + m.text) if m.code == "power_incomplete"
-                else m.text for m in self.comm.whole().warnings())
+                ("energy is a lower bound: the " + text) if code == "power_incomplete"
+                else text for code, text in self.comm.warnings())
         except CommError as exc:
             raise EstimateError(str(exc)) from None
         messages = list(warnings)

@@ -11,6 +11,7 @@ does not divide.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from rackdesigner.workload.comm import GroupShape
@@ -146,12 +147,7 @@ class Job:
         talks to one neighbour at a time (1F1B: send forward and receive backward, or the
         reverse), so boundaries after even stages and after odd ones are two phases."""
         shape = self.groups()[key]
-        if key == "pp":
-            stage = n // self.pp
-            return tuple(tuple(s * stage + i for s in range(odd, self.pp - 1, 2)
-                               for i in range(stage)) for odd in (0, 1) if odd < self.pp - 1)
-        block = shape.stride * shape.size
-        return (tuple(b * block + j for b in range(n // block) for j in range(shape.stride)),)
+        return _concurrent(key, shape.stride, shape.size, self.pp, n)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "pp": self.pp, "cp": self.cp, "ep": self.ep, "vp": self.vp,
@@ -171,6 +167,17 @@ class Job:
             parts.append(f"EP{self.ep}")
         parts += [f"DP{self.dp}", f"mbs {self.mbs}", f"recompute {self.recompute}"]
         return " ".join(parts)
+
+
+@lru_cache(maxsize=1024)
+def _concurrent(key: str, stride: int, size: int, pp: int, n: int
+                ) -> tuple[tuple[int, ...], ...]:
+    if key == "pp":
+        stage = n // pp
+        return tuple(tuple(s * stage + i for s in range(odd, pp - 1, 2) for i in range(stage))
+                     for odd in (0, 1) if odd < pp - 1)
+    block = stride * size
+    return (tuple(b * block + j for b in range(n // block) for j in range(stride)),)
 
 
 __all__ = ["GRAD_DTYPES", "PRECISIONS", "RECOMPUTE", "SHARDING", "Job", "JobError"]

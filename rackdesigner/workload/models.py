@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +132,7 @@ class ModelSpec:
 
     @property
     def moe_layers(self) -> int:
-        return sum(self.is_moe_layer(i) for i in range(self.layers))
+        return _moe_layers(self)
 
     @property
     def dense_layers(self) -> int:
@@ -203,6 +204,11 @@ class ModelSpec:
             "source": self.source,
         }
         return out
+
+
+@lru_cache(maxsize=256)
+def _moe_layers(model: ModelSpec) -> int:
+    return sum(model.is_moe_layer(i) for i in range(model.layers))
 
 
 # ---- reading ---------------------------------------------------------------------------------
