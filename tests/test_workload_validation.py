@@ -9,10 +9,10 @@ import pytest
 from script_module import script_module
 
 #: Mean absolute error of the validation set when this gate was set (docs/workload.md):
-#: 13.3 % over 47 runs; the bound leaves room for engine changes of a point or so, no more.
-VALIDATION_MEAN_BOUND = 0.15
-#: ... and of the calibration set (11.1 % over 20 runs).
-CALIBRATION_MEAN_BOUND = 0.13
+#: 14.0 % over 47 runs; the bound leaves room for engine changes of a point or so, no more.
+VALIDATION_MEAN_BOUND = 0.155
+#: ... and of the calibration set (9.5 % over 20 runs).
+CALIBRATION_MEAN_BOUND = 0.11
 #: Dense runs of the validation set whose layouts the memory model may refuse (none).
 MAY_NOT_FIT: set[str] = {"Llama 3.1 405B, 256 GB200, FP8"}
 
