@@ -172,7 +172,6 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
         missing = [e.device for e in (link.a, link.b) if not layout.has_device(e.device)]
         out.append(Finding(ERROR, "missing-device",
                            f"link {link.id}: no device {', '.join(missing)}", (link.id,)))
-    used: dict[tuple[str, str], int] = defaultdict(int)
     owners: dict[tuple[str, str, int], str] = {}
     for link in layout.links():
         if link.a.device == link.b.device:
@@ -191,7 +190,6 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
                                    f"link {link.id}: {spec.id} has no port {end.group!r} "
                                    f"(its ports: {names})", (link.id, end.device)))
                 continue
-            used[(end.device, end.group)] += link.count
             if end.index is not None:
                 last = end.index + link.count - 1
                 if last >= group.count:
@@ -211,16 +209,12 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
         ga, gb = groups
         if ga is not None and gb is not None:
             out += _check_pair(link, ga, gb)
-    for device_id, group_name in used:
-        count = specs.index.port_usage(device_id).get(group_name, 0)
-        group = specs.index.port_group(device_id, group_name)
-        assert group is not None
-        if count > group.count:
-            out.append(Finding(ERROR, "ports-exhausted",
-                               f"{device_id}: {count} links on port group {group_name!r}, which "
-                               f"has {group.count} ports",
-                               (device_id, *[lk.id for lk in layout.links_of(device_id)
-                                             if lk.end(device_id).group == group_name][:20])))
+    for device_id, group_name, count, ports in specs.index.exhausted_ports():
+        out.append(Finding(ERROR, "ports-exhausted",
+                           f"{device_id}: {count} links on port group {group_name!r}, which "
+                           f"has {ports} ports",
+                           (device_id, *[lk.id for lk in layout.links_of(device_id)
+                                         if lk.end(device_id).group == group_name][:20])))
     return out
 
 

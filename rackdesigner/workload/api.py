@@ -16,7 +16,7 @@ from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import GroupCollectives
 from rackdesigner.workload import hardware as H
-from rackdesigner.workload.comm import CommError, CommModel, _group_id
+from rackdesigner.workload.comm import CommError, CommModel
 from rackdesigner.workload.job import Job, JobError
 from rackdesigner.workload.models import ModelSpec, resolve_model
 from rackdesigner.workload.profile import Profile, ProfileError, resolve_profile
@@ -45,7 +45,12 @@ class Estimator:
             ids = (CommModel.layout_gpus(layout, group, groups) if gpu_ids is None
                    else CommModel.select_gpus(layout, gpu_ids))
             if group is not None:
-                power_devices = layout.group_devices(_group_id(layout, group))
+                from rackdesigner.model.scope import ScopeError, find_group
+
+                try:
+                    power_devices = layout.group_devices(find_group(layout, group))
+                except ScopeError as exc:
+                    raise CommError(str(exc)) from None
         except CommError as exc:
             raise EstimateError(str(exc)) from None
         label = (f"group {group}" if group else "the design" if gpu_ids is None
