@@ -159,7 +159,7 @@ def _resolve(ref: str) -> Profile:
 
 def load_profile_file(path: str | Path, _chain: tuple[str, ...] = ()) -> Profile:
     node = _compose(path, ProfileError)
-    return _ProfileReader(str(path), Path(path).stem, _chain).read(node)
+    return _ProfileReader(str(path), Path(path).stem, _chain).profile(node)
 
 
 class _ProfileReader(_Reader):
@@ -189,7 +189,7 @@ class _ProfileReader(_Reader):
                             f"0, got {_short(v)}")
         return tuple(v)
 
-    def read(self, root: Any) -> Profile:
+    def profile(self, root: Any) -> Profile:
         if root is None:
             raise self.fail(None, "the file is empty; expected an efficiency profile "
                             "(schema_version: 1, name, base or the full set of keys)")
