@@ -14,7 +14,7 @@ VALIDATION_MEAN_BOUND = 0.155
 #: ... and of the calibration set (9.5 % over 20 runs).
 CALIBRATION_MEAN_BOUND = 0.11
 #: Dense runs of the validation set whose layouts the memory model may refuse (none).
-MAY_NOT_FIT: set[str] = {"Llama 3.1 405B, 256 GB200, FP8"}
+MAY_NOT_FIT: set[str] = set()
 
 
 @pytest.fixture(scope="module")

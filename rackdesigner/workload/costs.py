@@ -133,13 +133,17 @@ class LocalParams:
         return self.dense + self.expert
 
 
-def local_params(model: ModelSpec, job: Job) -> LocalParams:
-    ls = layers_per_stage(model, job)
+def local_params(model: ModelSpec, job: Job, layers: float | None = None,
+                 embedding: bool = True) -> LocalParams:
+    """Parameters on one GPU of a stage with `layers` transformer layers (default: the busiest
+    stage's ⌈L/PP⌉) and, with `embedding`, the input embedding or the output layer (both
+    without pipeline parallelism)."""
+    ls = layers_per_stage(model, job) if layers is None else layers
     share = moe_share(model)
     mlp_dense = model.mlp_params(model.ffn_hidden)
     per_layer_dense = (model.attn_params + (1 - share) * mlp_dense
                        + share * model.moe_layer_dense_params)
-    embed = model.vocab * model.hidden  # the first stage's embedding or the last's output layer
+    embed = model.vocab * model.hidden if embedding else 0
     if job.pp == 1:
         embed = model.embedding_params
     dense = (ls * per_layer_dense + embed) / job.tp
@@ -196,22 +200,10 @@ def moe_permute_bytes(model: ModelSpec, job: Job) -> float:
     return moe_share(model) * 2 * 2 * tokens * model.moe.top_k * model.hidden * 2.0
 
 
-def inflight_microbatches(job: Job) -> float:
-    """Micro-batches whose activations the first pipeline stage holds at the peak (1F1B: PP;
-    interleaved: PP x (1 + (PP - 1) / (PP x VP)), Korthikanti et al. 2022, section 4.2.3)."""
-    if job.pp == 1:
-        return 1.0
-    held = float(min(job.pp, job.microbatches))
-    if job.vp > 1:
-        held *= 1.0 + (job.pp - 1) / (job.pp * job.vp)
-    return held
-
-
 __all__ = [
     "LayerCosts",
     "LocalParams",
     "activation_bytes_per_layer",
-    "inflight_microbatches",
     "layer_costs",
     "layer_gemms",
     "layers_per_stage",

@@ -119,6 +119,13 @@ USABLE_SOURCE = ("usable HBM = the capacity the driver reports (nvidia-smi total
 #: Activations and the TP/SP/CP/EP/PP messages travel in bf16 (2 bytes) in both precisions.
 ACT_BYTES = 2
 
+def fp8_weight_bytes(gpu: GpuCompute) -> float:
+    """Bytes per parameter of FP8 weights: one, plus a transposed FP8 copy where FP8 GEMMs read
+    only the TN layout (Hopper; Transformer Engine `is_non_tn_fp8_gemm_supported()` is true from
+    compute capability 10.0, Blackwell, which reads any layout and keeps no transpose)."""
+    return 2.0 if gpu.arch == "hopper" else 1.0
+
+
 def usable_GB(capacity_GB: float) -> float:
     """HBM a job may fill: the capacity less the runtime reserve and fragmentation."""
     return max(0.0, capacity_GB * (1.0 - FRAGMENTATION) - RUNTIME_RESERVE_GB)
@@ -143,4 +150,5 @@ ASSUMPTIONS = (
     "(model assumption)",
 )
 
-__all__ = ["ASSUMPTIONS", "GpuCompute", "gpu_compute", "gpu_table", "usable_GB"]
+__all__ = ["ASSUMPTIONS", "GpuCompute", "fp8_weight_bytes", "gpu_compute", "gpu_table",
+           "usable_GB"]

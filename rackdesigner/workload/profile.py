@@ -42,7 +42,7 @@ ARCHS = ("ampere", "hopper", "blackwell")
 _TOP = ("schema_version", "name", "summary", "base", "attention", "attention_efficiency",
         "kernel_gap_us", "sequence_parallel", "ops", "fp8_casts_fused_into", "overlap",
         "grad_dtype", "weight_bytes", "optimizer_state_bytes", "optimizer_bytes_per_param",
-        "sources")
+        "fp8_param_gather", "sources")
 _OVERLAP = ("tp", "dp", "ep", "fsdp_prefetch", "comm_sms")
 _OP_KEYS = ("bytes", "kernels")
 
@@ -85,6 +85,7 @@ class Profile:
     optimizer_bytes: float  # HBM traffic of the optimizer step per local parameter
     sources: tuple[str, ...]
     path: str = ""
+    fp8_param_gather: bool = False  # FP8 jobs keep and gather the weights in FP8
 
     def op(self, name: str) -> OpCost:
         for key, cost in self.ops:
@@ -120,6 +121,7 @@ class Profile:
                 "grad_dtype": self.grad_dtype, "weight_bytes": self.weight_bytes,
                 "optimizer_state_bytes": self.optimizer_state_bytes,
                 "optimizer_bytes_per_param": self.optimizer_bytes,
+                "fp8_param_gather": self.fp8_param_gather,
                 "sources": list(self.sources)}
 
 
@@ -214,7 +216,8 @@ class _ProfileReader(_Reader):
             except ProfileError as exc:
                 raise self.fail(line, f"base {ref!r}: {exc}") from None
         else:
-            missing = [k for k in _TOP if k not in e and k not in ("base", "summary")]
+            missing = [k for k in _TOP if k not in e
+                       and k not in ("base", "summary", "fp8_param_gather")]
             if missing:
                 raise self.fail(root.start_mark.line + 1, "missing required keys "
                                 + ", ".join(missing) + " (or give base: a bundled profile)")
@@ -254,6 +257,8 @@ class _ProfileReader(_Reader):
             out["kernel_gap_us"] = self.number(*e["kernel_gap_us"], "kernel_gap_us", 0, 1000)
         if "sequence_parallel" in e:
             out["sequence_parallel"] = self.flag(e, "sequence_parallel", True)
+        if "fp8_param_gather" in e:
+            out["fp8_param_gather"] = self.flag(e, "fp8_param_gather", False)
         if "ops" in e:
             out["ops"] = self.ops(*e["ops"], dict(out.get("ops", ())))
         if "fp8_casts_fused_into" in e:
