@@ -13,8 +13,10 @@ from script_module import script_module
 VALIDATION_MEAN_BOUND = 0.155
 #: ... and of the calibration set (9.5 % over 20 runs).
 CALIBRATION_MEAN_BOUND = 0.11
-#: Dense runs of the validation set whose layouts the memory model may refuse (none).
-MAY_NOT_FIT: set[str] = set()
+#: Published layouts the memory model may refuse: NeMo 25.11's gpt-oss-120b on 64 H100 with
+#: micro-batch 4 recomputes the norms and the experts' activation (Megatron-Core's output-
+#: discarding `recompute_modules: [layernorm, moe_act]`), which the estimator does not model.
+MAY_NOT_FIT: set[str] = {"gpt-oss-120b, 64 H100 (25.11)"}
 
 
 @pytest.fixture(scope="module")

@@ -125,7 +125,7 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
              recompute: str = "selective", sharding: str = "optimizer",
              profile: str | None = None, grad_dtype: str | None = None,
              dp_overlap: bool | None = None, sequence_parallel: bool | None = None,
-             tokens: float | None = None,
+             etp: int | None = None, tokens: float | None = None,
              pue: float | None = None, time_if_too_big: bool = False) -> Estimate:
     """Estimate one training step of `model` on `layout` (a Layout or a layout file's path):
     on all its GPUs, a group's, listed GPU ids, or the first `gpus` of those.
@@ -143,7 +143,8 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
     est = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
     job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
               precision=precision, recompute=recompute, sharding=sharding, profile=profile,
-              grad_dtype=grad_dtype, dp_overlap=dp_overlap, sequence_parallel=sequence_parallel)
+              grad_dtype=grad_dtype, dp_overlap=dp_overlap, sequence_parallel=sequence_parallel,
+              etp=etp)
     return est.estimate(job, tokens, time_if_too_big=time_if_too_big)
 
 

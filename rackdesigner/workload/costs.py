@@ -83,9 +83,9 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
     up = 2 if model.ffn == "swiglu" else 1
 
     def mlp(name: str, ffn_hidden: float, share: float, groups: int = 1,
-            rows: float = m) -> list[Gemm]:
-        return [Gemm(name + ".fc1", rows, up * ffn_hidden / t, h, groups, share),
-                Gemm(name + ".fc2", rows, h, ffn_hidden / t, groups, share)]
+            rows: float = m, split: int = t) -> list[Gemm]:
+        return [Gemm(name + ".fc1", rows, up * ffn_hidden / split, h, groups, share),
+                Gemm(name + ".fc2", rows, h, ffn_hidden / split, groups, share)]
 
     share = moe_share(model)
     if share < 1.0:
@@ -96,8 +96,9 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
         if e.shared_experts:
             out += mlp("shared", e.shared_experts * e.expert_ffn_hidden, share)
         local = max(1, e.experts // job.ep)
-        rows = m * e.top_k * job.ep / e.experts  # tokens per local expert (balanced routing)
-        out += mlp("experts", e.expert_ffn_hidden, share, local, rows)
+        et = job.expert_tp  # the expert-TP group gathers its ranks' sequence-parallel tokens
+        rows = m / t * et * e.top_k * job.ep / e.experts  # per local expert (balanced routing)
+        out += mlp("experts", e.expert_ffn_hidden, share, local, rows, et)
     return tuple(out)
 
 
@@ -149,7 +150,8 @@ def local_params(model: ModelSpec, job: Job, layers: float | None = None,
     dense = (ls * per_layer_dense + embed) / job.tp
     expert = 0.0
     if model.moe:
-        expert = ls * share * model.moe.experts * model.expert_params / (job.tp * job.ep)
+        expert = (ls * share * model.moe.experts * model.expert_params
+                  / (job.expert_tp * job.ep))
     return LocalParams(dense, expert)
 
 

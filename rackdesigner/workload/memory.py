@@ -51,7 +51,7 @@ def _stage_memory(model: ModelSpec, job: Job, gpu: H.GpuCompute, profile: Profil
                   stage: Stage) -> Memory:
     lp = local_params(model, job, stage.layers, stage.embedding or stage.output)
     dp_dense = job.cp * (job.dp or 1)
-    dp_expert = max(1, dp_dense // job.ep)
+    dp_expert = max(1, job.tp * dp_dense // (job.expert_tp * job.ep))
     opt_div = (dp_dense, dp_expert) if job.sharding in ("optimizer", "full") else (1, 1)
     all_div = (dp_dense, dp_expert) if job.sharding == "full" else (1, 1)
     sharded = lp.dense / all_div[0] + lp.expert / all_div[1]

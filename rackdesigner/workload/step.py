@@ -50,7 +50,7 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak, profile=profile)
     shape = Job(tp=job.tp, cp=job.cp, ep=job.ep, mbs=job.mbs, seq=job.seq,
-                precision=job.precision, sequence_parallel=job.sp)
+                precision=job.precision, sequence_parallel=job.sp, etp=job.etp)
     lt, out_layer = layer_times(model, shape, gpu, profile)
     share = min(0.5, profile.comm_sms / gpu.sms)  # SMs an overlapped collective takes
     recompute = {"none": 0.0, "selective": lt.attn_f,
@@ -120,6 +120,13 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         ring = coll("cp_kv_all_gather", "all_gather", "cp", size)
         cp_mb = ls * (hidden(ring, lt.attn_f) + hidden(2.0 * ring, lt.attn_b))
     m = job.microbatches
+    # MoE dispatch on the host: dropless routing syncs each MoE layer's forward (and its
+    # recomputation), the GPU waits while the host issues the layer (profile moe.dispatch_host_us)
+    host_layer = 0.0
+    if model.moe is not None:
+        host_layer = (moe_share(model) * (2.0 if job.recompute == "full" else 1.0)
+                      * profile.moe_dispatch_us * 1e-6)
+    dispatch_mb = ls * host_layer
     # EP all-to-all
     ep_step = 0.0
     if model.moe is not None and job.ep > 1:
@@ -128,12 +135,14 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         passes = 6.0 if job.recompute == "full" else 4.0
         per_layer = moe_share(model) * passes * a2a
         if profile.ep_overlap and m >= 2:
-            ov = hidden(per_layer, layer_f + layer_b)
+            # behind another micro-batch's compute, and the host time it waits on (the
+            # communication stream runs while the compute stream waits for the host)
+            ov = hidden(per_layer, layer_f + layer_b + host_layer)
             ep_step = ls * (m * ov + (per_layer - ov))
         else:
             ep_step = ls * m * per_layer
     ep_mb = ep_step / m
-    stage_mb = compute_mb + tp_mb + cp_mb + ep_mb
+    stage_mb = compute_mb + tp_mb + cp_mb + ep_mb + dispatch_mb
     # PP
     bubble = pp_p2p = 0.0
     if job.pp > 1:
@@ -153,14 +162,15 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     if lp.expert > 0:
         dp_exposed += dp.exposed(lp.expert, "edp", lt, layer_f, layer_b, fwd, bwd, m)
     dp_n = job.cp * (job.dp or 1)
-    shard = (lp.dense / dp_n + lp.expert / max(1, dp_n // job.ep)) if job.sharding != "none" \
-        else lp.total
+    edp = max(1, job.tp * dp_n // (job.expert_tp * job.ep))
+    shard = (lp.dense / dp_n + lp.expert / edp) if job.sharding != "none" else lp.total
     optimizer = shard * profile.optimizer_bytes / (gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY)
     breakdown = {
         "compute_s": m * compute_mb,
         "tp_exposed_s": m * tp_mb,
         "cp_exposed_s": m * cp_mb,
         "ep_exposed_s": ep_step,
+        "moe_dispatch_s": m * dispatch_mb,
         "pp_bubble_s": bubble,
         "pp_p2p_s": pp_p2p,
         "dp_exposed_s": dp_exposed,
@@ -177,7 +187,7 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
           "launch_gaps_s": m * (ls * (lt.gap_f + lt.gap_b) + out.gap_f + out.gap_b)}
     return Estimate(model, job, gpu, mem, step, breakdown, detail,
                     model_flops_per_step(model, job), tokens, peak, hw,
-                    gemms=gemm_profiles(model, shape, gpu), profile=profile)
+                    gemms=gemm_profiles(model, shape, gpu, profile), profile=profile)
 
 
 _NO_LAYER = LayerTimes(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
