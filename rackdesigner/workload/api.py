@@ -14,9 +14,9 @@ from pathlib import Path
 
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
-from rackdesigner.simulation import GroupCollectives
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommError, CommModel
+from rackdesigner.workload.designcache import design_groups
 from rackdesigner.workload.job import Job, JobError
 from rackdesigner.workload.models import ModelSpec, resolve_model
 from rackdesigner.workload.profile import Profile, ProfileError, resolve_profile
@@ -39,7 +39,7 @@ class Estimator:
                 gpu_ids = [g for g in gpu_ids if g not in failed.devices]
         self.layout = layout
         self.model = resolve_model(model)
-        groups = GroupCollectives(layout)  # the topology every figure of the estimate reads
+        groups = design_groups(layout)  # the topology every figure reads (kept per state)
         power_devices = None
         try:
             ids = (CommModel.layout_gpus(layout, group, groups) if gpu_ids is None
