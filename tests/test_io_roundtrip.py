@@ -370,7 +370,14 @@ def test_crash_in_fsync_leaves_previous_file_and_no_temp(catalog, tmp_path, monk
 
 def test_unsaveable_layout_touches_nothing(catalog, tmp_path):
     path, before = _previous_file(catalog, tmp_path)
-    broken = _layout(catalog, [Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0))])
+    # the model refuses a NaN position (issue 24); a state built around it still cannot be saved
+    with pytest.raises(ValueError, match="finite"):
+        _layout(catalog, [Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0))])
+    from rackdesigner.model import Layout
+    from rackdesigner.model.state import DesignState
+
+    broken = Layout.from_state(DesignState().with_device(
+        Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0))), catalog)
     with pytest.raises(ValueError, match="gpu-1"):
         save_layout(broken, path)
     assert path.read_bytes() == before
