@@ -11,7 +11,8 @@ folder the next export of that folder removes.
 An existing folder is replaced only when it is empty, carries a manifest (an earlier export),
 or holds nothing but names the new export writes: an export pointed at a folder of other files
 (a home folder) is refused, never emptied. Importers check the manifest when it is there
-(`verify_manifest`): a folder whose files no longer match it is refused as a mixture.
+(`verify_manifest`): a folder missing a file of its export is refused as incomplete; files
+changed since the export (a hand edit, or another export's) are named in a note.
 """
 
 from __future__ import annotations
@@ -65,27 +66,32 @@ def write_folder(path: Path, fmt: str, write: Callable[[Path], ExportReport]) ->
     return report
 
 
-def verify_manifest(folder: Path) -> str | None:
-    """None when `folder` has no manifest or matches it; else what differs (a mixture)."""
+def verify_manifest(folder: Path) -> tuple[str | None, list[str]]:
+    """(why the folder cannot be read as one export, or None; the files changed since the
+    export). A file the manifest lists that is missing makes the folder incomplete (a
+    refusal); a changed file may be a hand edit, so it is only named."""
     manifest = folder / MANIFEST
     if not manifest.is_file():
-        return None
+        return None, []
     from rackdesigner.io.inputs import InputError, read_text
 
     try:
         data = json.loads(read_text(manifest, 16 * 2**20, "export manifest"))
         files = data["files"]
-        assert isinstance(files, dict)
-    except (InputError, ValueError, KeyError, TypeError, AssertionError):
-        return f"{manifest}: the export manifest is damaged"
-    for name, digest in files.items():
+        if not isinstance(files, dict):
+            raise TypeError
+    except (InputError, ValueError, KeyError, TypeError):
+        return f"{manifest}: the export manifest is damaged (delete it to read the folder " \
+            "as it is)", []
+    changed = []
+    for name, digest in sorted(files.items()):
         target = folder / str(name)
         if not target.is_file():
-            return f"{target}: listed in {MANIFEST} but missing (the folder is incomplete)"
+            return (f"{target}: listed in {MANIFEST} but missing: the folder holds part of an "
+                    "export (delete the manifest to read it anyway)"), []
         if _sha256(target) != digest:
-            return (f"{target}: differs from the export it came with ({MANIFEST}); the folder "
-                    "mixes files of different exports")
-    return None
+            changed.append(str(name))
+    return None, changed
 
 
 def _sha256(path: Path) -> str:

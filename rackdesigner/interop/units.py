@@ -74,6 +74,12 @@ class Inventory:
         return self.layout.spec(device)
 
 
+def _declared_kind(device) -> str:
+    """The kind of a device whose model is not in the catalog, where its import recorded one:
+    a switch found by ibnetdiscover stays a switch (`x-ib-type: Switch`)."""
+    return "switch" if dict(device.props).get("x-ib-type") == "Switch" else "unknown"
+
+
 def inventory(layout: Layout) -> Inventory:
     """Units and racks of a layout (see the module docstring)."""
     groups = {g.id: g for g in layout.groups()}
@@ -95,7 +101,7 @@ def inventory(layout: Layout) -> Inventory:
 
     for device in layout.devices():
         spec = layout.spec(device.id)
-        kind = spec.kind if spec is not None else "unknown"
+        kind = spec.kind if spec is not None else _declared_kind(device)
         if kind == "rack":
             racks[device.id] = device.label
             continue

@@ -185,11 +185,16 @@ def import_from(window: MainWindow, source: str, path: str | Path) -> bool:
             result = read_folder(path, window.catalog)
             layout = result.layout
             notes = [f"Device type {t!r} is not in the catalog: {len(n)} device(s) left out."
-                     for t, n in sorted(result.skipped.items())]
+                     for t, n in sorted(result.skipped.items())] + result.notes
             summary = f"{result.devices} devices, {result.cables} cables"
     except ValueError as exc:  # every importer's error is a located ValueError
         window.last_error = str(exc)
         QMessageBox.critical(window, "Cannot import", str(exc))
+        return False
+    except Exception as exc:  # a bug or the system (memory): a dialog, never a dead window
+        log.exception("import %s from %s failed", source, path)
+        window.last_error = f"{path}: cannot import: {type(exc).__name__}: {exc}"
+        QMessageBox.critical(window, "Cannot import", window.last_error)
         return False
     window._set_document(layout, None)
     window.status_message(f"Imported {Path(path).name}: {summary}")
@@ -253,9 +258,19 @@ def import_device_types_dialog(window: MainWindow) -> int:
         except NetboxTypeError as exc:
             QMessageBox.critical(window, "Cannot import the device type", str(exc))
             return len(written)
-        folder.mkdir(parents=True, exist_ok=True)
+        except Exception as exc:  # never a dead window
+            log.exception("device type import of %s failed", path)
+            QMessageBox.critical(window, "Cannot import the device type",
+                                 f"{path}: {type(exc).__name__}: {exc}")
+            return len(written)
         target = folder / f"{model['id']}.yaml"
-        write_atomic(target, dump(model))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, dump(model))
+        except OSError as exc:
+            QMessageBox.critical(window, "Cannot write the model",
+                                 f"{target}: {exc.strerror or exc}")
+            return len(written)
         written.append(target)
     QMessageBox.information(
         window, "Device types imported",
