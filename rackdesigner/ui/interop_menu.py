@@ -226,6 +226,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
         return 0
     folder = (user_catalog_dirs() or [platform_catalog_dir()])[0]
     written = []
+    warnings: list[str] = []
     for name in files:
         path = Path(name)
         try:
@@ -245,7 +246,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
                 gen = f"{rate:g}GbE" if protocol == "ethernet" else "custom"
                 answers[itype] = PortFacts(protocol, gen, rate, 4, "unspecified")
             try:
-                model = to_catalog_data(path, data, answers)
+                model = to_catalog_data(path, data, answers, warnings=warnings)
             except NetboxTypeError as exc:
                 if "--kind" not in str(exc):
                     raise
@@ -254,7 +255,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
                                                 list(KINDS), KINDS.index("switch"), False)
                 if not ok:
                     return len(written)
-                model = to_catalog_data(path, data, answers, kind)
+                model = to_catalog_data(path, data, answers, kind, warnings=warnings)
         except NetboxTypeError as exc:
             QMessageBox.critical(window, "Cannot import the device type", str(exc))
             return len(written)
@@ -276,6 +277,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
         window, "Device types imported",
         f"{len(written)} model(s) written to {folder}:\n"
         + "\n".join(f"  {p.name}" for p in written)
+        + "".join(f"\n\n{w}" for w in warnings)
         + "\n\nThey appear in the Palette the next time RackDesigner starts.")
     window.status_message(f"{len(written)} model(s) written to {folder}")
     return len(written)
