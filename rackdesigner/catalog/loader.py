@@ -38,6 +38,7 @@ from rackdesigner.catalog.spec import (
 )
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_FILE_BYTES = 4 * 2**20
 SCHEMA = "rackdesigner.device/1"
 
 
@@ -75,18 +76,43 @@ def _str(v: Any) -> str:
     return v
 
 
+#: No figure in a device file comes near these; larger ones are typos or hostile files (a
+#: port count of 10^9 made a NetBox export allocate for 19 s, a u_height of 1e11 drew racks
+#: a billion units tall).
+MAX_NUMBER = 1e9
+MAX_COUNT = 10**6
+
+
 def _num(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise _Bad(f"expected a number, got {v!r}")
-    if v != v or v in (float("inf"), float("-inf")) or v < 0:
+    try:
+        number = float(v)
+    except OverflowError:
+        raise _Bad("expected a finite number >= 0, got a number too large") from None
+    if number != number or number in (float("inf"), float("-inf")) or number < 0:
         raise _Bad(f"expected a finite number >= 0, got {v!r}")
-    return float(v)
+    if number > MAX_NUMBER:
+        raise _Bad(f"expected a number up to {MAX_NUMBER:g}, got {v!r}")
+    return number
 
 
 def _int(v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         raise _Bad(f"expected a whole number >= 0, got {v!r}")
+    if v > MAX_COUNT:
+        raise _Bad(f"expected a whole number up to {MAX_COUNT:,}, got {v!r}")
     return v
+
+
+def _at_most(check: Callable[[Any], Any], high: float, what: str) -> Callable[[Any], Any]:
+    def bounded(v: Any) -> Any:
+        value = check(v)
+        if value is not None and value > high:
+            raise _Bad(f"expected at most {high:g} {what}, got {v!r}")
+        return value
+
+    return bounded
 
 
 def _pos_int(v: Any) -> int:
@@ -140,8 +166,8 @@ PORT_FIELDS = {
     "name": (_str, True),
     "protocol": (_one_of(*PROTOCOLS), True),
     "generation": (lambda v: _str(str(v)), True),
-    "count": (_pos_int, True),
-    "lanes": (_pos_int, True),
+    "count": (_at_most(_pos_int, 4096, "ports in a group"), True),
+    "lanes": (_at_most(_pos_int, 64, "lanes"), True),
     "rate_gbps": (_num, True),
     "connector": (_str, True),
     "ports_per_connector": (_pos_int, False),
@@ -177,14 +203,15 @@ TRANSCEIVER_FIELDS = {
     "source": (_str, True),
 }
 RACK_FIELDS = {
-    "height_u": (_pos_int, True),
+    "height_u": (_at_most(_pos_int, 100, "rack units"), True),
     "power_budget_w": (_num, True),
     "source": (_str, True),
     "budget_basis": (_str, False),
     "static_load_kg": (_opt_num, False),
     "load_source": (_str, False),
 }
-PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
+PART_FIELDS = {"name": (_str, True), "model": (_str, True),
+               "count": (_at_most(_pos_int, 4096, "parts"), False)}
 WIRING_FIELDS = {
     "a": (_str, True),
     "a_port": (_str, True),
@@ -208,7 +235,7 @@ TOP_FIELDS = {
     "model": (_str, True),
     "description": (_str, False),
     "aliases": (_str_list, False),
-    "u_height": (_num, False),
+    "u_height": (_at_most(_num, 100, "rack units"), False),
     "weight_kg": (_opt_num, False),
     "airflow": (_str, False),
     "cooling": (_one_of("air", "liquid"), False),
@@ -389,17 +416,16 @@ class _FileReader:
 
 
 def read_spec_file(path: Path) -> tuple[DeviceSpec | None, list[CatalogProblem]]:
-    """Parse and validate one catalog file."""
+    """Parse and validate one catalog file (read under io/inputs.py's discipline: a regular
+    UTF-8 file of at most 4 MiB, YAML without aliases, tags or runaway nesting)."""
+    from rackdesigner.io.inputs import InputError, load_yaml, read_text
+
     name = path.name
     try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.load(text, Loader=SafeLoader)
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [CatalogProblem(name, "", f"cannot read: {exc}")]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        return None, [CatalogProblem(name, where, f"not valid YAML: {exc}")]
+        data = load_yaml(read_text(path, MAX_FILE_BYTES, "device model file"), name)
+    except InputError as exc:
+        where = f"line {exc.line}" if exc.line is not None else ""
+        return None, [CatalogProblem(name, where, exc.message)]
     reader = _FileReader(name)
     spec = reader.read(data)
     if spec is not None and path.stem != spec.id:

@@ -43,6 +43,10 @@ _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
          (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 _NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:eE+\-]*")
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: Explicit tags a plain-data file may carry (`!` is YAML's "non-specific" tag of a quoted
+#: scalar); anything else (!!python/..., !!binary, !custom) is refused.
+PLAIN_TAGS = frozenset({"!", *(f"tag:yaml.org,2002:{t}" for t in (
+    "str", "int", "float", "bool", "null", "map", "seq", "timestamp"))})
 
 
 class InputError(ValueError):
@@ -179,6 +183,11 @@ def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES
             if isinstance(event, yaml.AliasEvent):
                 raise _at(path, event, "anchors and aliases (&, *) are not allowed here "
                           "(write the values out)")
+            tag = getattr(event, "tag", None)
+            if tag is not None and tag not in PLAIN_TAGS:
+                short = tag.replace("tag:yaml.org,2002:", "!!")
+                raise _at(path, event, f"unsupported YAML tag ({short}); only plain mappings, "
+                          "lists, strings and numbers are read")
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > safety.MAX_DEPTH:
@@ -189,7 +198,7 @@ def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES
                 continue
             elif isinstance(event, yaml.ScalarEvent):
                 value = event.value
-                if (event.style is None and len(value) > MAX_DIGITS
+                if (not event.style and len(value) > MAX_DIGITS
                         and _NUMBERISH.fullmatch(value)
                         and sum(c.isdigit() for c in value) > MAX_DIGITS):
                     raise _at(path, event, f"number with {sum(c.isdigit() for c in value)} "
@@ -250,7 +259,9 @@ def yaml_error(path: str | os.PathLike, exc: yaml.YAMLError) -> InputError:
     context = getattr(exc, "context", None)
     if context:
         problem = f"{context}: {problem}"
-    if "could not determine a constructor" in problem:
+    if "nesting depth" in problem:  # libyaml >= 0.2.5 stops at its own limit while scanning
+        problem = f"structure nested more than {safety.MAX_DEPTH} levels deep"
+    elif "could not determine a constructor" in problem:
         problem = (f"unsupported YAML tag ({problem.split('tag ')[-1]}); only plain mappings, "
                    "lists, strings and numbers are read")
     elif not problem.startswith(("unsupported", "key ", "anchors", "structure", "number",
