@@ -68,7 +68,6 @@ def yaml_attacks() -> dict[str, bytes]:
 def special_files(folder: Path, name: str, cap: int) -> dict[str, Path]:
     """Paths that are not regular files (FIFO, character device, folder) and one regular file
     larger than `cap` (sparse: no disk used), named like the reader's input."""
-    stem, dot, suffix = name.rpartition(".")
     out: dict[str, Path] = {}
     fifo = folder / f"fifo-{name}"
     os.mkfifo(fifo)

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from hostile import assert_clean_refusal, run_cli, special_files, yaml_attacks
+
 from rackdesigner.catalog.loader import MAX_FILE_BYTES, read_spec_file
 from rackdesigner.interop.netbox_import import MAX_BYTES as TYPE_BYTES
 from rackdesigner.interop.netbox_import import NetboxTypeError, read_device_type, to_catalog_data

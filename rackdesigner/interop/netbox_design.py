@@ -198,9 +198,6 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
     cabled: dict[tuple[str, str], int] = {}  # (device, interface) -> line of its cable
     for line, row in _csv(cables_csv, {"side_a_device", "side_a_name", "side_b_device",
                                        "side_b_name"}):
-        if row["side_a_device"] in skipped or row["side_b_device"] in skipped:
-            continue
-        ends = []
         for side in ("a", "b"):
             interface = (row[f"side_{side}_device"], row[f"side_{side}_name"])
             if interface in cabled:
@@ -209,9 +206,13 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
                     f"cabled twice (first on line {cabled[interface]}); one cable per "
                     "interface")
             cabled[interface] = line
+        length = _length(row, f"{cables_csv}:{line}")
+        if row["side_a_device"] in skipped or row["side_b_device"] in skipped:
+            continue
+        ends = []
+        for side in ("a", "b"):
             ends.append(_end(layout, row[f"side_{side}_device"], row[f"side_{side}_name"],
                              f"{cables_csv}:{line}"))
-        length = _length(row, f"{cables_csv}:{line}")
         description = (row.get("description") or "").split(":", 1)[0].strip()
         cable = description if description in catalog else None
         label = row.get("label") or ""

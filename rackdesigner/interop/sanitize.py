@@ -6,7 +6,8 @@ spreadsheet, a Slurm controller, a simulator:
 
 * `cell` (CSV): a text cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return
   gets a leading `'`, so Excel, LibreOffice and Google Sheets show it as text instead of
-  evaluating it (OWASP, "CSV Injection"). Numbers stay numbers.
+  evaluating it (OWASP, "CSV Injection"); a carriage return inside becomes a newline, which the
+  csv writer quotes (a bare one would start a new row). Numbers stay numbers.
 * `xlsx_value` (XLSX): every text cell is written with the string type, never inferred (openpyxl
   turns a string that starts with `=` into a formula), and such text also carries Excel's quote
   prefix, as if the user had typed `'` before it.
@@ -28,8 +29,15 @@ _TOKEN = re.compile(r"[A-Za-z0-9_.\-\[\],:/]+")
 
 
 def cell(value: Any) -> Any:
-    """A CSV cell: text that a spreadsheet would evaluate is prefixed with `'`."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
+    """A CSV cell: text that a spreadsheet would evaluate is prefixed with `'`; a carriage
+    return becomes a newline (the csv module quotes a cell holding its line terminator, "\n",
+    but not a lone "\r", which spreadsheets take for a new row: `x\r=1+1` put a live
+    formula at the start of one)."""
+    if not isinstance(value, str):
+        return value
+    if "\r" in value:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    if value.startswith(FORMULA_START) or (value[:1] == "\n"):
         return "'" + value
     return value
 

@@ -156,6 +156,9 @@ def inventory(layout: Layout) -> Inventory:
 
 def protocol_of(layout: Layout, end: PortRef) -> str:
     spec = layout.spec(end.device) if layout.has_device(end.device) else None
+    if spec is None and layout.has_device(end.device) and dict(
+            layout.device(end.device).props).get("x-ib-type"):
+        return "infiniband"  # a node ibnetdiscover found, of a model the catalog lacks
     if spec is None or not spec.has_port(end.group):
         return "unknown"
     return spec.port(end.group).protocol

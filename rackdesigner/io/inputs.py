@@ -284,6 +284,8 @@ def finite_number(value: Any, what: str, *, low: float | None = None,
     Text is accepted when it is a plain decimal number (CSV and XML carry only text)."""
     if isinstance(value, str):
         text = value.strip()
+        if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise ValueError(f"{what} must be a finite number, got {_shown(value)}")
         if len(text) > MAX_DIGITS or not re.fullmatch(
                 r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d{1,4})?", text):
             raise ValueError(f"{what} must be a number, got {_shown(value)}")
