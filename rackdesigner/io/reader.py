@@ -28,7 +28,7 @@ from rackdesigner.io.schema import (
 )
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
 from rackdesigner.model.gcpause import gc_paused
-from rackdesigner.model.items import ACTIVE, GROUP_KINDS, ID_PATTERN, STATUSES
+from rackdesigner.model.items import ACTIVE, GROUP_KINDS, ID_PATTERN, MAX_COORD, STATUSES
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -491,7 +491,7 @@ class _Builder:
         xy = _finite_pair(pos)
         if xy is None:
             raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
-                            f"numbers, got {_short(pos)}")
+                            f"numbers within ±{MAX_COORD:g}, got {_short(pos)}")
         return xy
 
     def _unit(self, e: _Entry, what: str) -> int | None:
@@ -602,7 +602,9 @@ def _finite_pair(value: Any) -> tuple[float, float] | None:
     if not isinstance(value, list | tuple) or len(value) != 2:
         return None
     x, y = _finite_float(value[0]), _finite_float(value[1])
-    return None if x is None or y is None else (x, y)
+    if x is None or y is None or abs(x) > MAX_COORD or abs(y) > MAX_COORD:
+        return None  # past ±1e12 the canvas cannot draw (model/items.py)
+    return x, y
 
 
 def _extensions(entry: dict) -> tuple[tuple[str, Any], ...]:

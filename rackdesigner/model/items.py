@@ -29,6 +29,9 @@ STATUSES = (ACTIVE, FAILED)
 #: infinity reaching the canvas made every repaint raise and, in the minimap, crashed Qt).
 MAX_LINK_COUNT = 10**6
 MAX_U = 9999
+#: Coordinates beyond a trillion scene units are no drawing (the canvas segfaulted on two
+#: devices at ±1.7e308: the scene's width overflowed to infinity).
+MAX_COORD = 1e12
 
 
 def is_valid_id(value: object) -> bool:
@@ -40,8 +43,9 @@ def device_problem(device: Device) -> str | None:
     pos = device.pos
     if (not isinstance(pos, tuple | list) or len(pos) != 2
             or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                       and math.isfinite(v) for v in pos)):
-        return f"device {device.id!r}: position must be two finite numbers, got {pos!r}"
+                       and math.isfinite(v) and abs(v) <= MAX_COORD for v in pos)):
+        return (f"device {device.id!r}: position must be two finite numbers within "
+                f"±{MAX_COORD:g}, got {pos!r}")
     u = device.u
     if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u <= MAX_U):
         return f"device {device.id!r}: rack unit must be a whole number 1..{MAX_U}, got {u!r}"
