@@ -69,6 +69,19 @@ def _graph_data(text: str, key_name: str, value: str) -> str:
                   text, count=1)
 
 
+def _with_props(text: str, json_text: str) -> str:
+    """The text with a `props` key declared and set on the first node."""
+    from xml.sax.saxutils import escape
+
+    if 'attr.name="props"' in text:
+        return _node_data(text, "props", escape(json_text))
+    text = text.replace("<graph ", '<key id="pp" for="node" attr.name="props" '
+                        'attr.type="string" />\n<graph ', 1)
+    start = text.index("<node ")
+    close = text.index(">", start) + 1
+    return text[:close] + f'<data key="pp">{escape(json_text)}</data>' + text[close:]
+
+
 def _with_u(text: str, value: str) -> str:
     kid = re.search(r'<key id="(\w+)" for="node" attr.name="u"', text)[1]
     return re.sub(rf'<data key="{kid}">[^<]*</data>', f'<data key="{kid}">{value}</data>',
@@ -89,8 +102,12 @@ GRAPHML_CASES = {
     "count-10e12": (lambda t: _edge_data(t, "count", "1000000000000"), "whole number"),
     "count-text": (lambda t: _edge_data(t, "count", "many"), "whole number"),
     "count-zero": (lambda t: _edge_data(t, "count", "0"), "whole number"),
-    "props-list": (lambda t: _node_data(t, "model", "h100-sxm5").replace(
-        'attr.name="model"', 'attr.name="model"', 1), None),
+    "props-list": (lambda t: _with_props(t, "[1, 2]"), "JSON object"),
+    "props-deep": (lambda t: _with_props(t, '{"x-a": ' + "[" * 3000 + "]" * 3000 + "}"),
+                   "nested"),
+    "props-not-json": (lambda t: _with_props(t, "{x-a: 1"), "JSON"),
+    "props-not-extension": (lambda t: _with_props(t, '{"evil": 1}'), "would not open again"),
+    "props-extension": (lambda t: _with_props(t, '{"x-site": "hall 2"}'), None),
     "groups-not-json": (lambda t: _graph_data(t, "groups", "[{"), "JSON"),
     "groups-unknown-key": (lambda t: _graph_data(
         t, "groups", '[{&quot;id&quot;: &quot;g&quot;, &quot;evil&quot;: 1}]'), "expected"),

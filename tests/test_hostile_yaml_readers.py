@@ -202,3 +202,26 @@ def test_catalog_refuses_a_billion_ports_and_racks_a_billion_units_tall(tmp_path
     assert spec is None
     text = "\n".join(str(p) for p in problems)
     assert "u_height" in text and "ports[0].count" in text, text
+
+
+def test_layout_end_line_with_a_4300_digit_count_is_no_end_line(tmp_path, capsys):
+    """A 4,300+-digit integer in the end line raised ValueError (Python's digit limit): such a
+    line is no end line RackDesigner wrote, so a file that announces the check is cut short,
+    and any other file loads as if the comment were not there."""
+    from rackdesigner.cli import main
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    path = tmp_path / "d.yaml"
+    save_layout(generate("dgx-h100"), path)
+    lines = path.read_text().splitlines()
+    assert lines[-1].startswith("# end of layout:")
+    lines[-1] = f"# end of layout: {'9' * 4400} groups, 1 device, 1 link"
+    path.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "cut short" in err and err.startswith(f"{path}:")
+    path.write_text("\n".join(lines[1:]) + "\n")  # no announcement: the comment is a comment
+    assert main(["validate", str(path)]) in (0, 1)
+    assert "Traceback" not in capsys.readouterr().err

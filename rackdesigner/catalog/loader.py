@@ -367,8 +367,8 @@ class _FileReader:
         names: set[str] = set()
         for i, item in enumerate(data):
             b = self.block(item, PORT_FIELDS, f"ports[{i}]")
-            if b is None or len(b) < len([f for f, (_, r) in PORT_FIELDS.items() if r]):
-                continue
+            if b is None or not all(f in b for f, (_, r) in PORT_FIELDS.items() if r):
+                continue  # a required field missing or refused: already a problem
             if b["name"] in names:
                 self.problem(f"ports[{i}].name", f"duplicate port group name {b['name']!r}")
             names.add(b["name"])
