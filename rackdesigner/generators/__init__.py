@@ -170,10 +170,7 @@ def generate(template: str, catalog: Catalog | None = None, **options: Any) -> L
                 values[key] = catalog.resolve(values[key])
             except KeyError as exc:
                 raise GeneratorError(f"--{key}: {exc.args[0]}") from None
-    from rackdesigner.model.gcpause import gc_paused
-
-    with gc_paused():  # a whole design built: no heap walks meanwhile (2.7 -> 1.8 s at 16k)
-        return spec.build(catalog, **values)
+    return spec.build(catalog, **values)
 
 
 def describe_templates() -> str:

@@ -21,12 +21,13 @@ from typing import Any
 
 import yaml
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog.loader import SCHEMA
 from rackdesigner.catalog.user import spec_from_data
 from rackdesigner.interop.netbox_types import PortFacts, port_facts
 from rackdesigner.io.inputs import InputError, finite_number, load_yaml, read_text
 
-FABRIC = ("infiniband", "ethernet")
+FABRIC = vocabulary.protocols_of("network")
 #: A device type with at least this many fabric ports is taken for a switch (servers and
 #: adapters have fewer); below it the kind is asked.
 SWITCH_PORTS = 24

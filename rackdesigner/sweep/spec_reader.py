@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from rackdesigner.io.reader import _kind
+from rackdesigner.io.reader import value_kind
 from rackdesigner.sweep.spec import (
     DEFAULT_SIZE,
     EDIT_KINDS,
@@ -55,7 +55,7 @@ class SpecReader:
     def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
         if not isinstance(node, yaml.MappingNode):
             raise self.fail(node, f"{what} must be a mapping (key: value), got "
-                            f"{_kind(self.plain(node))}")
+                            f"{value_kind(self.plain(node))}")
         out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         for key, value in node.value:
             name = self.plain(key)
@@ -140,7 +140,7 @@ class SpecReader:
             return default
         value = self.plain(top[key][1])
         if not isinstance(value, str):
-            raise self.fail(top[key][1], f"'{key}' must be text, got {_kind(value)}")
+            raise self.fail(top[key][1], f"'{key}' must be text, got {value_kind(value)}")
         return value
 
     def template(self, node: yaml.Node) -> str:
@@ -175,7 +175,7 @@ class SpecReader:
             plain = self.plain(value)
             if isinstance(plain, dict | list):
                 raise self.fail(value, f"'{what}': {name} must be a single value, got "
-                                f"{_kind(plain)}")
+                                f"{value_kind(plain)}")
             out.append((name, plain))
         return tuple(out)
 
@@ -189,7 +189,7 @@ class SpecReader:
             for item, item_node in zip(plain, value.value, strict=True):
                 if isinstance(item, dict | list):
                     raise self.fail(item_node, f"'grid': {name}: each value must be a single "
-                                    f"value, got {_kind(item)}")
+                                    f"value, got {value_kind(item)}")
             out.append((name, tuple(plain)))
         return tuple(out)
 

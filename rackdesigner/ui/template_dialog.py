@@ -20,12 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import style
 
 #: Options that name a catalog model, and the device kinds they offer.
-MODEL_OPTIONS = {"system": ("system",), "switch": ("switch",), "endpoint": ("nic", "dpu")}
+MODEL_OPTIONS = {"system": ("system",), "switch": vocabulary.kinds_with_role("switch"),
+                 "endpoint": vocabulary.kinds_with_role("nic")}
 
 
 class TemplateDialog(QDialog):
@@ -127,11 +129,13 @@ class TemplateDialog(QDialog):
 
     def build(self) -> None:
         from rackdesigner.generators import GeneratorError, generate
+        from rackdesigner.model.gcpause import gc_paused
 
         values = {name: self.value_of(name) for name in self.fields}
         try:
-            self.result_layout = generate(self.template.currentData(), catalog=self.catalog,
-                                          **values)
+            with gc_paused():  # a whole design built at once: no heap walks meanwhile
+                self.result_layout = generate(self.template.currentData(),
+                                              catalog=self.catalog, **values)
         except (GeneratorError, ValueError, KeyError) as exc:
             self.error.setText(str(exc))
             return
