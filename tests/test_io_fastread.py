@@ -17,7 +17,7 @@ def _awkward_layout(catalog) -> Layout:
     layout.set_meta(name="Design: one", description="multi\nline")
     layout.add_group(Group("g-1", "yes", "node"))
     for i, name in enumerate(AWKWARD_NAMES):
-        layout.add_device(Device(f"gpu-{i}", "h100-sxm5", name, (i * 0.1, -1e11 / (i + 1) + 3e-9),
+        layout.add_device(Device(f"gpu-{i}", "h100-sxm5", name, (i * 0.1, -1e20 / (i + 1)),
                                  group="g-1"))
     layout.add_link(Link("l-1", PortRef("gpu-0", "nvlink"), PortRef("gpu-1", "nvlink", 3), 5,
                          "dac-ndr", 0.30000000000000004))

@@ -28,7 +28,13 @@ from typing import Any
 from rackdesigner.io.inputs import InputError, finite_number, read_bytes, whole_number
 from rackdesigner.io.safety import flow_depth_upper_bound
 from rackdesigner.model import Device, Group, Link, PortRef
-from rackdesigner.model.items import GROUP_KINDS, MAX_LINK_COUNT, MAX_U, is_valid_id
+from rackdesigner.model.items import (
+    GROUP_KINDS,
+    MAX_COORD,
+    MAX_LINK_COUNT,
+    MAX_U,
+    is_valid_id,
+)
 
 MAX_BYTES = 1024 * 2**20
 MAX_ELEMENTS = 5_000_000
@@ -221,7 +227,7 @@ class Values:
         if value is None or not value[0].strip():
             return default
         try:
-            return finite_number(value[0], f"{what}: {key!r}", low=-1e12, high=1e12)
+            return finite_number(value[0], f"{what}: {key!r}", low=-MAX_COORD, high=MAX_COORD)
         except ValueError as exc:
             raise self.fail(value[1], str(exc)) from None
 

@@ -686,7 +686,7 @@ def _finite_pair(value: Any) -> tuple[float, float] | None:
         return None
     x, y = _finite_float(value[0]), _finite_float(value[1])
     if x is None or y is None or abs(x) > MAX_COORD or abs(y) > MAX_COORD:
-        return None  # past ±1e12 the canvas cannot draw (model/items.py)
+        return None  # past ±1e150 the canvas cannot draw (model/items.py)
     return x, y
 
 

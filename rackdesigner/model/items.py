@@ -29,9 +29,10 @@ STATUSES = (ACTIVE, FAILED)
 #: infinity reaching the canvas made every repaint raise and, in the minimap, crashed Qt).
 MAX_LINK_COUNT = 10**6
 MAX_U = 9999
-#: Coordinates beyond a trillion scene units are no drawing (the canvas segfaulted on two
-#: devices at ±1.7e308: the scene's width overflowed to infinity).
-MAX_COORD = 1e12
+#: Coordinates past this are no drawing (the canvas segfaulted on two devices at ±1.7e308: the
+#: scene's width overflowed to infinity). 1e150 keeps every sum, difference and square the views
+#: compute finite, and every file saved so far loads (a golden file holds 1e20).
+MAX_COORD = 1e150
 
 
 def is_valid_id(value: object) -> bool:
