@@ -173,7 +173,8 @@ for _tag in ("binary", "set", "omap", "pairs"):
 _StrictLoader.add_constructor(None, _refuse_tag)  # any other tag (!!python/..., !custom)
 
 
-def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES) -> None:
+def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES,
+               invalid: str = "not valid YAML") -> None:
     """One pass over the parser's events: InputError at the first alias, the first nesting
     past `safety.MAX_DEPTH`, value number `max_nodes + 1`, or a plain number of more than
     MAX_DIGITS digits. Syntax errors are reported located too."""
@@ -209,10 +210,8 @@ def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES
             if nodes > max_nodes:
                 raise _at(path, event, f"more than {max_nodes:,} values; far larger than "
                           "any such file")
-    except yaml.MarkedYAMLError as exc:
-        raise yaml_error(path, exc) from None
     except yaml.YAMLError as exc:
-        raise yaml_error(path, exc) from None
+        raise yaml_error(path, exc, invalid) from None
 
 
 def load_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES) -> Any:
@@ -248,7 +247,8 @@ def scalar_value(node: Any) -> Any:
         raise ValueError(str(exc)) from None
 
 
-def yaml_error(path: str | os.PathLike, exc: yaml.YAMLError) -> InputError:
+def yaml_error(path: str | os.PathLike, exc: yaml.YAMLError,
+               invalid: str = "not valid YAML") -> InputError:
     """A YAML library error as a located InputError."""
     if isinstance(exc, yaml.reader.ReaderError):
         char = exc.character if isinstance(exc.character, str) else chr(exc.character)
@@ -266,7 +266,7 @@ def yaml_error(path: str | os.PathLike, exc: yaml.YAMLError) -> InputError:
                    "lists, strings and numbers are read")
     elif not problem.startswith(("unsupported", "key ", "anchors", "structure", "number",
                                  "more than")):
-        problem = f"invalid YAML: {problem}"
+        problem = f"{invalid}: {problem}"
     return InputError(path, problem, mark.line + 1 if mark else None,
                       mark.column + 1 if mark else None)
 

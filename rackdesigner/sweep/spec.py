@@ -118,7 +118,7 @@ def parse_spec(text: str, label: str = "<spec>", folder: str | os.PathLike = "."
     from rackdesigner.io.inputs import InputError, check_yaml
 
     try:  # aliases, deep nesting, 4,300-digit numbers refused before composing
-        check_yaml(text, label, max_nodes=100_000)
+        check_yaml(text, label, max_nodes=100_000, invalid="invalid YAML")
         node = yaml.compose(text, Loader=_Loader)
     except InputError as exc:
         raise SweepSpecError(label, exc.message, exc.line) from None
