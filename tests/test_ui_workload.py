@@ -30,6 +30,7 @@ def _manual(tab, **degrees):
         box.setValue(value)
 
 
+@pytest.mark.slow
 def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot, tmp_path):
     from PySide6.QtCore import Qt
 
@@ -62,6 +63,7 @@ def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot, tmp_
     assert stacked == pytest.approx(after.step_time_s, rel=1e-6)
 
 
+@pytest.mark.slow
 def test_workload_tab_explains_bad_jobs_and_refusals(make_panel, qtbot):
     from rackdesigner.generators import generate
 
@@ -80,6 +82,7 @@ def test_workload_tab_explains_bad_jobs_and_refusals(make_panel, qtbot):
     assert "does not fit" in tab.status.text()
 
 
+@pytest.mark.slow
 def test_workload_tab_best_layout_and_model_file(make_panel, qtbot, tmp_path):
     from rackdesigner.generators import generate
 
@@ -100,6 +103,7 @@ def test_workload_tab_best_layout_and_model_file(make_panel, qtbot, tmp_path):
     assert f"{path}:9" in tab.status.text()
 
 
+@pytest.mark.slow
 def test_pinned_baseline_stays_when_another_design_is_opened(make_panel):
     from rackdesigner.generators import generate
 
@@ -117,6 +121,7 @@ def test_pinned_baseline_stays_when_another_design_is_opened(make_panel):
     assert "(-" in tab.figure_text("step")
 
 
+@pytest.mark.slow
 def test_energy_follows_the_panels_pue(make_panel):
     from rackdesigner.generators import generate
 
@@ -131,6 +136,7 @@ def test_energy_follows_the_panels_pue(make_panel):
         before.energy_kWh_per_step * 2.0 / 1.3, rel=1e-3)
 
 
+@pytest.mark.slow
 def test_workload_follows_the_panels_selection_scope(make_panel):
     from rackdesigner._resources import example_paths
     from rackdesigner.io import load_layout

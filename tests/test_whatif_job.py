@@ -81,6 +81,7 @@ def test_cli_whatif_with_a_job(tmp_path, capsys, tor):
     assert "cannot run on the intact design" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_failure_outside_rank_0s_groups_still_slows_the_job():
     # two NVL72 racks, TP 8 groups in both: a switch tray of the second rack fails, so only
     # that rack's TP groups lose NVLink capacity — the step waits for them, not for rank 0's

@@ -101,6 +101,7 @@ def test_fewer_spines_expose_more_data_parallel_time(tmp_path):
     assert thin.breakdown["compute_s"] == pytest.approx(full.breakdown["compute_s"])
 
 
+@pytest.mark.slow
 def test_a_rail_optimized_pod_spares_dp_rings_but_not_expert_all_to_all(tmp_path):
     """On a 3-SU SuperPOD, rings cross the spines only at SU boundaries (the engine routes them
     under the rail leaves), so DP keeps its time when 12 of 16 spines go; an expert all-to-all
@@ -269,6 +270,7 @@ def test_tp_across_nvlink_domains_costs_about_what_megatron_measured(model, layo
     assert across.breakdown["tp_exposed_s"] > 2 * inside.breakdown["tp_exposed_s"]
     assert any("spans more than one NVLink domain" in m for m in across.messages)
 
+@pytest.mark.slow
 def test_cli_search_json_and_group_scope(tmp_path, capsys):
     path = tmp_path / "rack.yaml"
     save_layout(generate("nvl72"), path)
@@ -282,6 +284,7 @@ def test_cli_search_json_and_group_scope(tmp_path, capsys):
     assert doc["considered"] > doc["refused_memory"] >= 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", [["models"], ["estimate", "--model", "llama3-8b", "--tp", "8",
                                                "--gbs", "8", "--json"]])
 def test_workload_verbs_on_a_full_disk_exit_2(verb):

@@ -14,8 +14,6 @@ and no time. Nothing here makes a figure up.
 from __future__ import annotations
 
 import difflib
-import importlib
-from collections.abc import Callable
 from typing import Any
 
 from rackdesigner.workload.jobfile import token_count
@@ -33,25 +31,11 @@ CHOICES = {"precision": ("bf16", "fp8"), "recompute": ("none", "selective", "ful
 OPTIONS = ("model", "group", *DEGREES, *CHOICES, "tokens", "pue")
 
 
-def estimator() -> Callable[..., Any] | None:
-    """`rackdesigner.estimate` when this build has it, else None."""
-    module = importlib.import_module("rackdesigner")
-    try:  # a lazy attribute of the package
-        found = module.estimate
-    except (AttributeError, ImportError):
-        return None
-    return found if callable(found) else None
-
-
 def check_workload(value: Any) -> str | None:
     """Why a spec's `workload:` value cannot be used, or None when it can."""
     if not isinstance(value, dict) or not value:
         return ("'workload' must be a mapping of `rackdesigner estimate` options "
                 "(e.g. {model: llama3-70b, tp: 8, pp: 4, gbs: 1024, mbs: 1})")
-    if estimator() is None:
-        return ("'workload' needs the training-step estimator (rackdesigner.estimate), which "
-                "this RackDesigner does not have; remove 'workload' to sweep the fabric "
-                "figures only")
     for key in value:
         if key not in OPTIONS:
             close = difflib.get_close_matches(str(key), OPTIONS, n=1)
@@ -95,10 +79,7 @@ def estimate_columns(layout: Any, workload: dict[str, Any]) -> dict[str, Any]:
 
     Raises ValueError naming the estimate when the job cannot run on this point's GPUs (the
     point is then reported failed with that reason)."""
-    estimate = estimator()
-    if estimate is None:
-        raise RuntimeError("the training-step estimator (rackdesigner.estimate) is missing on "
-                           "this worker")
+    from rackdesigner.workload import estimate
     options = dict(workload)
     model = options.pop("model")
     if "tokens" in options:

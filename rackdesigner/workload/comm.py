@@ -70,27 +70,25 @@ class CommModel:
     @staticmethod
     def layout_gpus(layout: Layout, group: str | None = None) -> list[str]:
         """The GPUs of the layout (or of one group) in rank order: the layout's natural order."""
+        from rackdesigner.model.scope import ScopeError, group_gpus, is_gpu
+
         if group is None:
-            ids = [d.id for d in layout.devices()]
-        else:
-            ids = list(layout.group_devices(_group_id(layout, group)))
-        gpus = []
-        for d in ids:
-            spec = layout.spec(d)
-            if spec is not None and spec.kind == "gpu":
-                gpus.append(d)
-        return sorted(gpus, key=natural_key)
+            return sorted((d.id for d in layout.devices() if is_gpu(layout, d.id)),
+                          key=natural_key)
+        try:
+            return group_gpus(layout, group)
+        except ScopeError as exc:
+            raise CommError(str(exc)) from None
 
     @staticmethod
     def select_gpus(layout: Layout, ids: Sequence[str]) -> list[str]:
         """Chosen GPU ids in rank order; ids that are not GPUs of the layout are an error."""
-        out = []
-        for d in dict.fromkeys(ids):
-            spec = layout.spec(d) if layout.has_device(d) else None
-            if spec is None or spec.kind != "gpu":
-                raise CommError(f"{d!r} is not a GPU of this layout")
-            out.append(d)
-        return sorted(out, key=natural_key)
+        from rackdesigner.model.scope import ScopeError, select_gpus
+
+        try:
+            return select_gpus(layout, ids)
+        except ScopeError as exc:
+            raise CommError(str(exc)) from None
 
     def gpu_model(self) -> str:
         """The catalog id of the scope's GPUs (one model: mixed GPUs are refused)."""
@@ -265,16 +263,6 @@ class CommModel:
     def _describe(self, shape: GroupShape) -> str:
         ids = self._ids(shape)
         return f"{len(ids)} GPUs ({ids[0]} … {ids[-1]})" if len(ids) > 2 else " and ".join(ids)
-
-
-def _group_id(layout: Layout, name: str) -> str:
-    if layout.has_group(name):
-        return name
-    matches = [g.id for g in layout.groups() if g.name == name]
-    if len(matches) == 1:
-        return matches[0]
-    raise CommError(f"no group {name!r} in this layout" if not matches else
-                    f"several groups are named {name!r}: {', '.join(sorted(matches))} (use an id)")
 
 
 __all__ = ["CommError", "CommModel", "GroupShape"]
