@@ -455,9 +455,9 @@ class _FileReader:
 
 
 def read_spec_file(path: Path) -> tuple[DeviceSpec | None, list[CatalogProblem]]:
-    """Parse and validate one catalog file (read under io/inputs.py's discipline: a regular
+    """Parse and validate one catalog file (read under inputs.py's discipline: a regular
     UTF-8 file of at most 4 MiB, YAML without aliases, tags or runaway nesting)."""
-    from rackdesigner.io.inputs import InputError, load_yaml, read_text
+    from rackdesigner.inputs import InputError, load_yaml, read_text
 
     name = path.name
     try:

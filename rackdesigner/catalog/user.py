@@ -67,7 +67,7 @@ def read_user_dir(folder: Path) -> tuple[list[DeviceSpec], list[CatalogProblem]]
                                    "holds one YAML file per device model)")]
     if not folder.is_dir():
         return [], [CatalogProblem(str(folder), "", "is a file, not a catalog folder")]
-    from rackdesigner.io.inputs import InputError, regular_files
+    from rackdesigner.inputs import InputError, regular_files
 
     try:
         paths = regular_files(folder, ("*.yaml", "*.yml"))
@@ -151,7 +151,7 @@ def spec_from_data(data: Any, label: str) -> tuple[DeviceSpec | None, list[Catal
 def raw_user_file(spec: DeviceSpec) -> dict[str, Any] | None:
     """The parsed YAML of a user model's file (to embed it in a layout), or None."""
     from rackdesigner.catalog.loader import MAX_FILE_BYTES
-    from rackdesigner.io.inputs import InputError, load_yaml, read_text
+    from rackdesigner.inputs import InputError, load_yaml, read_text
 
     if not spec.is_user or not spec.file:
         return None

@@ -73,7 +73,7 @@ def verify_manifest(folder: Path) -> tuple[str | None, list[str]]:
     manifest = folder / MANIFEST
     if not manifest.is_file():
         return None, []
-    from rackdesigner.io.inputs import InputError, read_text
+    from rackdesigner.inputs import InputError, read_text
 
     try:
         data = json.loads(read_text(manifest, 16 * 2**20, "export manifest"))

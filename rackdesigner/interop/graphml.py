@@ -116,10 +116,10 @@ def read(path: str | Path, catalog: Catalog | None = None) -> Layout:
     """A layout from a GraphML file; RackDesigner's own attributes give back the full design,
     a graph from elsewhere needs a `model` attribute on every node (a catalog id). Every
     refusal is a GraphmlImportError `file:line: what was expected` (graphml_read.py)."""
+    from rackdesigner.inputs import InputError
     from rackdesigner.interop import graphml_read as gr
     from rackdesigner.interop.importcheck import unreadable_reason
     from rackdesigner.interop.sanitize import one_line
-    from rackdesigner.io.inputs import InputError
 
     label = str(path)
     try:

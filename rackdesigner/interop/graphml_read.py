@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rackdesigner.io.inputs import InputError, finite_number, read_bytes, whole_number
+from rackdesigner.inputs import InputError, finite_number, read_bytes, whole_number
 from rackdesigner.io.safety import flow_depth_upper_bound
 from rackdesigner.model import Device, Group, Link, PortRef
 from rackdesigner.model.items import (

@@ -63,7 +63,7 @@ def read_host_map(path: str | Path) -> dict[str, str]:
     Raises HostMapError naming file:line for a malformed line, a bad host name or a name
     given twice.
     """
-    from rackdesigner.io.inputs import InputError, read_text
+    from rackdesigner.inputs import InputError, read_text
 
     path = Path(path)
     try:  # a FIFO or device refused before it is read; at most 16 MiB

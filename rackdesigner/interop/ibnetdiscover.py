@@ -285,8 +285,8 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
 
 
 def import_file(path: str | Path, catalog: Catalog | None = None) -> ImportReport:
+    from rackdesigner.inputs import InputError, read_text
     from rackdesigner.interop.importcheck import unreadable_reason
-    from rackdesigner.io.inputs import InputError, read_text
 
     path = Path(path)
     try:

@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.interop.sanitize import FORMULA_START, one_line
-from rackdesigner.io.inputs import (
+from rackdesigner.inputs import (
     InputError,
     finite_number,
     load_yaml,
@@ -35,6 +34,7 @@ from rackdesigner.io.inputs import (
     regular_files,
     whole_number,
 )
+from rackdesigner.interop.sanitize import FORMULA_START, one_line
 from rackdesigner.model import Device, Layout, LayoutError, Link, Meta, PortRef, instantiate
 from rackdesigner.model.items import MAX_U
 

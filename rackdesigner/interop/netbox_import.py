@@ -24,8 +24,8 @@ import yaml
 from rackdesigner import vocabulary
 from rackdesigner.catalog.loader import SCHEMA
 from rackdesigner.catalog.user import spec_from_data
+from rackdesigner.inputs import InputError, finite_number, load_yaml, read_text
 from rackdesigner.interop.netbox_types import PortFacts, port_facts
-from rackdesigner.io.inputs import InputError, finite_number, load_yaml, read_text
 
 FABRIC = vocabulary.protocols_of("network")
 #: A device type with at least this many fabric ports is taken for a switch (servers and
@@ -41,7 +41,7 @@ class NetboxTypeError(ValueError):
 
 
 def read_device_type(path: Path) -> dict[str, Any]:
-    """A NetBox device type read under the input discipline (io/inputs.py): a regular UTF-8
+    """A NetBox device type read under the input discipline (inputs.py): a regular UTF-8
     file of at most 4 MiB, YAML without aliases, tags or runaway nesting."""
     try:
         data = load_yaml(read_text(path, MAX_BYTES, "NetBox device type"), path)

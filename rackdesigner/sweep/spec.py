@@ -108,10 +108,10 @@ class SweepSpec:
 
 def load_spec(path: str | os.PathLike) -> SweepSpec:
     """Read and check a spec file; `SweepSpecError` (located) for anything unusable."""
-    from rackdesigner.io.inputs import InputError, read_text
+    from rackdesigner.inputs import InputError, read_text
 
     label = os.fspath(path)
-    try:  # a FIFO or device is refused before it is read (io/inputs.py)
+    try:  # a FIFO or device is refused before it is read (rackdesigner/inputs.py)
         text = read_text(label, MAX_SPEC_BYTES, "sweep spec")
     except InputError as exc:
         raise SweepSpecError(label, exc.message, exc.line) from None
@@ -120,7 +120,7 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
 
 def parse_spec(text: str, label: str = "<spec>", folder: str | os.PathLike = ".") -> SweepSpec:
     """Parse spec text; `folder` is where a relative `base:` path is looked up."""
-    from rackdesigner.io.inputs import InputError, check_yaml
+    from rackdesigner.inputs import InputError, check_yaml
 
     try:  # aliases, deep nesting, 4,300-digit numbers refused before composing
         check_yaml(text, label, max_nodes=100_000, invalid="invalid YAML")

@@ -83,9 +83,9 @@ def load_job(path: str | Path) -> JobSpec:
 
 
 def parse_job(text: str, label: str = "<job>") -> JobSpec:
-    from rackdesigner.io.inputs import InputError, compose_yaml, scalar_value
+    from rackdesigner.inputs import InputError, compose_yaml, scalar_value
 
-    try:  # aliases, tags, deep nesting and 4,300-digit numbers refused (io/inputs.py)
+    try:  # aliases, tags, deep nesting and 4,300-digit numbers refused (rackdesigner/inputs.py)
         node = compose_yaml(text, label, max_nodes=10_000)
     except InputError as exc:
         raise JobFileError(f"{exc} (expected a YAML job file)") from None

@@ -213,10 +213,10 @@ def resolve_model(ref: str | ModelSpec) -> ModelSpec:
 
 
 def load_model_file(path: str | Path) -> ModelSpec:
-    """A model file, read under io/inputs.py's discipline: a regular UTF-8 file of at most
+    """A model file, read under rackdesigner/inputs.py's discipline: a regular UTF-8 file of at most
     1 MiB (checked before reading: a FIFO or /dev/zero is refused, not read), YAML without
     aliases, tags, runaway nesting or numbers of hundreds of digits."""
-    from rackdesigner.io.inputs import InputError, compose_yaml, read_text
+    from rackdesigner.inputs import InputError, compose_yaml, read_text
 
     p = Path(path)
     name = str(path)
@@ -255,7 +255,7 @@ class _Reader:
 
     def value(self, node: Any) -> Any:
         if isinstance(node, yaml.ScalarNode):
-            from rackdesigner.io.inputs import scalar_value
+            from rackdesigner.inputs import scalar_value
 
             try:
                 return scalar_value(node)

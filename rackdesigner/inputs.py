@@ -12,7 +12,7 @@ the same way:
   text must be UTF-8 (a UTF-16 or binary file is named as such, a bad byte is located);
 * `load_yaml` / `compose_yaml`: safe YAML whose event stream is checked first (one pass, no
   recursion): no aliases (a billion-laughs file expands in whatever walks it), no nesting past
-  `safety.MAX_DEPTH`, no more than `max_nodes` values, no plain number longer than
+  `MAX_DEPTH`, no more than `max_nodes` values, no plain number longer than
   `MAX_DIGITS` digits (Python refuses to convert 4,300+ digits with a ValueError), no tags
   beyond plain data, no duplicate keys;
 * `finite_number` / `whole_number`: the bounded values every reader hands to the model.
@@ -23,22 +23,22 @@ readers re-raise it as their own error type (their callers already catch those) 
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
+import stat
 from typing import Any
 
 import yaml
-
-from rackdesigner.io import safety
-from rackdesigner.io.atomic import NotRegularFileError
-from rackdesigner.io.regular import FileTooLargeError, read_regular
 
 #: A plain YAML number with more digits than this is refused (no figure any reader takes has
 #: more than a dozen; Python refuses to convert more than 4,300 with a ValueError).
 MAX_DIGITS = 64
 #: The values a small input file (a model, a job, a device type, a sweep spec) may hold.
 MAX_NODES = 200_000
+#: Deeper nesting only comes from broken or hostile files (the layout reader's limit too).
+MAX_DEPTH = 32
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
          (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 _NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:eE+\-]*")
@@ -70,6 +70,62 @@ class InputError(ValueError):
 
 
 # ---- files ---------------------------------------------------------------------------------
+class NotRegularFileError(OSError):
+    """The path names a folder, FIFO, socket or device, not a file that can be read or saved."""
+
+    def __init__(self, path: str | os.PathLike, kind: str) -> None:
+        super().__init__(errno.EINVAL, f"is a {kind}, not a regular file", os.fspath(path))
+        self.kind = kind
+
+
+def file_kind(mode: int) -> str:
+    """A readable name for the type of file `mode` (from `os.stat`) describes."""
+    for test, name in ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "folder"),
+                       (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"),
+                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+class FileTooLargeError(OSError):
+    """The file is larger than the reader accepts."""
+
+    def __init__(self, path: str | os.PathLike, size: int, limit: int) -> None:
+        super().__init__(f"is {_mib(size)}; at most {_mib(limit)} is read")
+        self.filename = os.fspath(path)
+        self.strerror = f"is {_mib(size)}; at most {_mib(limit)} is read"
+        self.size = size
+        self.limit = limit
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n:,} bytes"
+
+
+def read_regular(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """The bytes of the regular file `path`, at most `limit + 1` of them when `limit` is given.
+
+    Raises `NotRegularFileError` for a folder, FIFO, socket or device, `FileTooLargeError` when
+    the file is larger than `limit`, and `OSError` for anything else the system refuses.
+    """
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(path, file_kind(info.st_mode))
+        if limit is not None and info.st_size > limit:
+            raise FileTooLargeError(path, info.st_size, limit)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read() if limit is None else handle.read(limit + 1)
+    finally:
+        os.close(fd)
+    if limit is not None and len(data) > limit:  # grew while being read
+        raise FileTooLargeError(path, len(data), limit)
+    return data
+
+
 def read_bytes(path: str | os.PathLike, limit: int, what: str = "file") -> bytes:
     """The bytes of the regular file `path` (at most `limit`); InputError otherwise."""
     try:
@@ -131,13 +187,9 @@ def regular_files(folder: str | os.PathLike, patterns: tuple[str, ...] = ("*.yam
             mode = os.stat(path).st_mode
         except OSError as exc:
             raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-        import stat
-
         if stat.S_ISDIR(mode):
             continue
         if not stat.S_ISREG(mode):
-            from rackdesigner.io.atomic import file_kind
-
             raise InputError(path, f"is a {file_kind(mode)}, not a regular file")
         out.append(path)
     return out
@@ -176,7 +228,7 @@ _StrictLoader.add_constructor(None, _refuse_tag)  # any other tag (!!python/...,
 def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES,
                invalid: str = "not valid YAML") -> None:
     """One pass over the parser's events: InputError at the first alias, the first nesting
-    past `safety.MAX_DEPTH`, value number `max_nodes + 1`, or a plain number of more than
+    past `MAX_DEPTH`, value number `max_nodes + 1`, or a plain number of more than
     MAX_DIGITS digits. Syntax errors are reported located too."""
     depth = nodes = 0
     try:
@@ -191,8 +243,8 @@ def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES
                           "lists, strings and numbers are read")
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
-                if depth > safety.MAX_DEPTH:
-                    raise _at(path, event, f"structure nested more than {safety.MAX_DEPTH} "
+                if depth > MAX_DEPTH:
+                    raise _at(path, event, f"structure nested more than {MAX_DEPTH} "
                               "levels deep")
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
@@ -260,7 +312,7 @@ def yaml_error(path: str | os.PathLike, exc: yaml.YAMLError,
     if context:
         problem = f"{context}: {problem}"
     if "nesting depth" in problem:  # libyaml >= 0.2.5 stops at its own limit while scanning
-        problem = f"structure nested more than {safety.MAX_DEPTH} levels deep"
+        problem = f"structure nested more than {MAX_DEPTH} levels deep"
     elif "could not determine a constructor" in problem:
         problem = (f"unsupported YAML tag ({problem.split('tag ')[-1]}); only plain mappings, "
                    "lists, strings and numbers are read")
