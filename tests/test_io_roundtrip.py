@@ -382,8 +382,9 @@ def test_unsaveable_layout_touches_nothing(catalog, tmp_path):
     from rackdesigner.model import Layout
     from rackdesigner.model.state import DesignState
 
-    broken = Layout.from_state(DesignState().with_device(
-        Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0))), catalog)
+    broken = Layout(catalog)
+    broken._state = DesignState().with_device(  # around the model's check, as a bug might
+        Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0)))
     with pytest.raises(ValueError, match="gpu-1"):
         save_layout(broken, path)
     assert path.read_bytes() == before
