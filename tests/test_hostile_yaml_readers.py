@@ -17,6 +17,9 @@ import pytest
 from hostile import assert_clean_refusal, run_cli, special_files, yaml_attacks
 
 from rackdesigner.catalog.loader import MAX_FILE_BYTES, read_spec_file
+from rackdesigner.cost import PriceBookError
+from rackdesigner.cost.locate import MAX_BYTES as BOOK_BYTES
+from rackdesigner.cost.locate import read_price_book
 from rackdesigner.interop.netbox_import import MAX_BYTES as TYPE_BYTES
 from rackdesigner.interop.netbox_import import NetboxTypeError, read_device_type, to_catalog_data
 from rackdesigner.sweep.spec import MAX_SPEC_BYTES, SweepSpecError, load_spec
@@ -50,6 +53,7 @@ READERS = {
     "job": ("job.yaml", load_job, JobFileError, JOB_BYTES),
     "sweep": ("sweep.yaml", load_spec, SweepSpecError, MAX_SPEC_BYTES),
     "device-type": ("type.yaml", _device_type, NetboxTypeError, TYPE_BYTES),
+    "price-book": ("prices.yaml", read_price_book, PriceBookError, BOOK_BYTES),
 }
 
 
