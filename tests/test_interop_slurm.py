@@ -195,5 +195,5 @@ def test_topology_yaml_name_is_cut_between_words(superpod, tmp_path):
     export(layout, "slurm-tree", out)
     name = yaml.safe_load(out.read_text())[0]["topology"]
     assert len(name) <= 40 and "dgx-superpod-gb200-4-nvl72-racks-1-su".startswith(name)
-    words = "dgx superpod gb200 4 nvl72 racks 1 su 288 gpus".split()
+    words = ["dgx", "superpod", "gb200", "4", "nvl72", "racks", "1", "su", "288", "gpus"]
     assert name.split("-") == words[:len(name.split("-"))]
