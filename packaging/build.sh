@@ -81,8 +81,8 @@ rm -rf "$root/dist/rackdesigner"
 
 bundle="$root/dist/rackdesigner"
 echo "== adding desktop integration to $bundle"
-install -D -m 644 "$root/packaging/rackdesigner.desktop" \
-    "$bundle/share/applications/rackdesigner.desktop"
+install -D -m 644 "$root/packaging/io.github.rackdesigner.RackDesigner.desktop" \
+    "$bundle/share/applications/io.github.rackdesigner.RackDesigner.desktop"
 install -D -m 644 "$root/packaging/io.github.rackdesigner.RackDesigner.metainfo.xml" \
     "$bundle/share/metainfo/io.github.rackdesigner.RackDesigner.metainfo.xml"
 for png in "$root"/resources/icons/rackdesigner-*.png; do

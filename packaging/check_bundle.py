@@ -359,7 +359,7 @@ def check_install(checker: Checker, version: str, archive: Path | None) -> None:
     problems = []
     if run is None or run.stdout.strip() != f"rackdesigner {version}":
         problems.append("installed command does not report the version")
-    desktop = prefix / "share" / "applications" / "rackdesigner.desktop"
+    desktop = prefix / "share" / "applications" / "io.github.rackdesigner.RackDesigner.desktop"
     if f"Exec={installed} %f" not in desktop.read_text():
         problems.append("desktop entry does not point at the installed command")
     for tool, path in (("desktop-file-validate", desktop),
