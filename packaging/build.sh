@@ -50,7 +50,7 @@ src="$work/src"
 mkdir -p "$work"
 rm -rf "$src" "$work/wheel"
 mkdir -p "$src" "$work/wheel"
-sources="pyproject.toml setup.py README.md rackdesigner resources"
+sources="pyproject.toml setup.py README.md LICENSE THIRD-PARTY-NOTICES.md rackdesigner resources"
 if [ -n "$ref" ]; then
     echo "== exporting $ref ($(git -C "$root" rev-parse --short "$ref")) to $src"
     # shellcheck disable=SC2086
@@ -92,6 +92,8 @@ done
 install -D -m 644 "$root/resources/icons/rackdesigner.svg" \
     "$bundle/share/icons/hicolor/scalable/apps/rackdesigner.svg"
 install -m 755 "$root/packaging/install.sh" "$bundle/install.sh"
+echo "== license texts: $bundle/share/doc/rackdesigner (LICENSE, notices, every bundled component's)"
+(cd "$work" && "$build_python" "$root/packaging/licenses.py" "$bundle/share/doc/rackdesigner")
 
 archive="$root/dist/rackdesigner-$version-linux-$arch.tar.gz"
 echo "== archiving $archive"

@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from licenses import missing_notices  # noqa: E402 - packaging/licenses.py, standard library
+
 DIST = ROOT / "dist"
 BUNDLE = DIST / "rackdesigner"
 EXE = BUNDLE / "rackdesigner"
@@ -413,6 +416,11 @@ def main() -> int:
     checker.record(Result("archive", bool(archives),
                           f"{archives[0].name} ({_du(archives[0])})" if archives
                           else f"no dist/rackdesigner-{version}-linux-*.tar.gz"))
+
+    problems = missing_notices(BUNDLE / "share" / "doc" / "rackdesigner")
+    checker.record(Result("license and notices", not problems, "; ".join(problems) or
+                          "LICENSE, THIRD-PARTY-NOTICES.md and a license text for CPython, "
+                          "Qt/PySide6 and every bundled distribution"))
 
     checker.command("--version", ["--version"], check=lambda p: None
                     if p.stdout.strip() == f"rackdesigner {version}"

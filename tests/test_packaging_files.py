@@ -253,7 +253,7 @@ def _fake_bundle_archive(tmp_path: Path, version: str) -> Path:
     exe.write_text(f"#!/bin/sh\necho 'rackdesigner {version}'\n")
     exe.chmod(0o755)
     shutil.copy(PACKAGING / "install.sh", bundle / "install.sh")
-    shutil.copy(DESKTOP, bundle / "share" / "applications" / "io.github.rackdesigner.RackDesigner.desktop")
+    shutil.copy(DESKTOP, bundle / "share" / "applications" / DESKTOP.name)
     (bundle / "share" / "metainfo").mkdir()
     shutil.copy(METAINFO, bundle / "share" / "metainfo" / METAINFO.name)
     for png in ICONS.glob("rackdesigner-*.png"):

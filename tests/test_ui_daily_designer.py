@@ -19,3 +19,63 @@ def test_sharp_toggled_and_undone_with_a_selection_raises_nothing(qtbot, tmp_pat
     panel.flush()
     assert not window.document.layout.meta.sharp and not panel.sharp_check.isChecked()
     assert window.inspector.device_id.text().startswith("gpu-1")
+
+
+def _wheel(widget, steps: int = -1) -> None:
+    """One notch of the mouse wheel over the middle of `widget` (negative: towards the user)."""
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    local = QPointF(widget.rect().center())
+    event = QWheelEvent(local, QPointF(widget.mapToGlobal(local.toPoint())), QPoint(0, 0),
+                        QPoint(0, 120 * steps), Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_scrolls_the_panel_and_leaves_its_controls_alone(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.resize(1100, 620)  # a short dock: the figures and plots scroll
+    window.flush()
+    panel = window.simulation_panel
+    panel.flush()
+    bar = panel.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    tab_bar = panel.tabs.tabBar()
+    panel.tabs.setCurrentIndex(panel.tabs.indexOf(panel.workload))
+    before = bar.value()
+    _wheel(tab_bar)  # scrolling down the dock, the tab bar passes under the pointer
+    assert panel.tabs.currentWidget() is panel.workload
+    assert bar.value() > before
+    panel.tabs.setCurrentIndex(panel.tabs.indexOf(panel.heat_tab))
+    combo = panel.heat_tab.collective_combo
+    index = combo.currentIndex()
+    for steps in (-1, 1):
+        _wheel(combo, steps)
+        assert combo.currentIndex() == index
+    for control in (panel.algorithm_combo, panel.pue_spin):  # above the scrolled part
+        value = control.currentIndex() if control is panel.algorithm_combo else control.value()
+        _wheel(control)
+        assert value == (control.currentIndex() if control is panel.algorithm_combo
+                         else control.value())
+    # a focused control takes the wheel, as a user who clicked into it expects
+    combo.setFocus()
+    qtbot.waitUntil(combo.hasFocus)
+    _wheel(combo, -1)
+    assert combo.currentIndex() == index + 1
+
+
+def test_docks_keep_their_geometry_when_the_selection_changes(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.resize(1400, 900)
+    window.editor.select_ids([])
+    window.flush()
+    qtbot.wait(50)  # let the dock layout settle after the resize
+    docks = (window.inspector_dock, window.simulation_dock, window.palette_dock)
+    before = [d.geometry() for d in docks]
+    for ids in (["gpu-1"], ["link-1"], ["gpu-1", "gpu-2", "switch-1"], []):
+        window.editor.select_ids(ids)
+        window.flush()
+        qtbot.wait(20)
+        assert [d.geometry() for d in docks] == before, ids

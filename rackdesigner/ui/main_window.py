@@ -41,6 +41,7 @@ from rackdesigner.ui.panel import SimulationPanel
 from rackdesigner.ui.problems import ProblemsWidget
 from rackdesigner.ui.settings import Settings
 from rackdesigner.ui.status_icons import ProblemsStatus
+from rackdesigner.ui.wheel_guard import guard_wheel
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
@@ -166,8 +167,12 @@ class MainWindow(QMainWindow):
         self.history.setEmptyLabel("<opened>")
         self.palette_dock = self._dock("Palette", "palette", self.palette,
                                        Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.inspector_dock = self._dock("Inspector", "inspector", self.inspector,
+        # in a scroll area: what is selected never changes the dock's size (docks keep
+        # their geometry; the panel below must not jump between two clicks)
+        self.inspector_dock = self._dock("Inspector", "inspector",
+                                         window_layout.scrolled(self.inspector),
                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self._inspector_wheel_guard = guard_wheel(self.inspector)
         self.simulation_panel = SimulationPanel(parent=self)
         self.simulation_dock = self._dock("Simulation", "simulation", self.simulation_panel,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
@@ -317,7 +322,6 @@ class MainWindow(QMainWindow):
         selection = self.editor.selection()
         self.racks_panel.select_ids(selection[0], selection[2])
         self.inspector.show_selection(*selection)
-        window_layout.compact_inspector(self, not any(selection))
         self.selection_changed.emit(selection)
 
     def _on_racks_selection(self, ids: list) -> None:
@@ -358,7 +362,6 @@ class MainWindow(QMainWindow):
         if self._default_docks_pending:
             self._default_docks_pending = False
             window_layout.apply_default_dock_sizes(self)
-        window_layout.compact_inspector(self, not any(self.editor.selection()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():

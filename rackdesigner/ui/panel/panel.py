@@ -55,6 +55,7 @@ from rackdesigner.ui.panel.power import PowerPlot
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 from rackdesigner.ui.panel.workload import WorkloadTab
+from rackdesigner.ui.wheel_guard import guard_wheel
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
@@ -232,6 +233,9 @@ class SimulationPanel(QWidget):
         box.addLayout(row2)
         box.addLayout(row3)
         box.addWidget(self.scroll, 1)
+        # the wheel scrolls the panel; a drop-down, spin box or tab bar takes it only when
+        # focused (scrolling past one must not change it)
+        self._wheel_guard = guard_wheel(self, fallback=self.scroll)
 
     def _page(self, body: QWidget, *tools: QWidget) -> QWidget:
         """A tab page: a row of `tools` above `body`."""
