@@ -79,3 +79,25 @@ def test_docks_keep_their_geometry_when_the_selection_changes(qtbot, tmp_path):
         window.flush()
         qtbot.wait(20)
         assert [d.geometry() for d in docks] == before, ids
+
+
+def test_opening_a_file_shows_nothing_of_the_previous_design(qtbot, tmp_path):
+    from rackdesigner.io import save_layout
+
+    window = make_window(qtbot, tmp_path, small_layout())
+    panel = window.simulation_panel
+    panel.flush()
+    assert panel.current is not None and not panel.headline.isHidden()
+    window.view.set_zoom(4.0)  # zoomed in: the overview map shows the design
+    window.view.minimap.refresh()
+    assert window.view.minimap._pixmap is not None
+    path = tmp_path / "other.yaml"
+    save_layout(small_layout(), path)
+    assert window.files.open_file(path, ask=False)
+    # before the new design's figures exist: no figure, plot or overview of the old one
+    assert panel.current is None
+    assert panel.headline.isHidden()
+    assert window.view.minimap._pixmap is None and window.view.minimap.isHidden()
+    assert window.windowTitle().startswith("other.yaml")
+    panel.flush()
+    assert panel.current is not None and not panel.headline.isHidden()

@@ -271,6 +271,7 @@ class MainWindow(QMainWindow):
         # Large designs open fitted, hence zoomed out: start with aggregate blocks so the scene
         # is built small (fit() picks the level of detail of the fitted zoom).
         self.scene.level = "far" if layout.device_count() > OVERVIEW_MIN_DEVICES else "detail"
+        self.view.minimap.forget()  # nothing of the previous design under the new title
 
     def _after_document_replaced(self, layout: Layout) -> None:
         self._update_counts()

@@ -284,6 +284,9 @@ class SimulationPanel(QWidget):
         self.sharp_check.blockSignals(True)
         self.sharp_check.setChecked(bool(layout is not None and layout.meta.sharp))
         self.sharp_check.blockSignals(False)
+        if layout is not self.live.layout:  # a file opened: nothing of the previous design
+            self.current = None           # stays on screen until the new one's figures come
+            self._redraw()
         self.live.set_layout(layout, subscribe=subscribe)
         self.workload.set_layout(layout)
         self._update_scope_label()
