@@ -101,3 +101,38 @@ def test_opening_a_file_shows_nothing_of_the_previous_design(qtbot, tmp_path):
     assert window.windowTitle().startswith("other.yaml")
     panel.flush()
     assert panel.current is not None and not panel.headline.isHidden()
+
+
+def test_palette_places_systems_collapsed_in_free_space(qtbot, tmp_path):
+    from PySide6.QtTest import QTest
+
+    window = make_window(qtbot, tmp_path, small_layout())
+    palette = window.palette
+    palette.search.setText("Test node")
+    item = next(palette.tree.topLevelItem(i).child(j)
+                for i in range(palette.tree.topLevelItemCount())
+                for j in range(palette.tree.topLevelItem(i).childCount())
+                if not palette.tree.topLevelItem(i).child(j).isHidden())
+    palette.tree.setCurrentItem(item)
+    palette.tree.setFocus()
+    for _ in range(2):  # Enter (as a double-click) twice, the view not moved
+        QTest.keyClick(palette.tree, Qt.Key.Key_Return)
+        window.flush()
+    layout = window.document.layout
+    groups = [g for g in layout.groups() if g.template == "tnode"]
+    assert len(groups) == 2 and all(g.collapsed for g in groups)
+    assert sorted(g.id for g in groups) == ["tnode-1", "tnode-2"]
+    window.scene.flush()
+    boxes = [window.scene.item_for_group[g.id].frame_rect() for g in groups]
+    assert not boxes[0].intersects(boxes[1])
+    others = [window.scene.item_for_device[d].sceneBoundingRect()
+              for d in ("gpu-1", "gpu-2", "nvsw-1", "nic-1", "switch-1")]
+    assert not any(box.intersects(other) for box in boxes for other in others)
+    # a drop right onto an existing device goes beside it
+    target = window.scene.item_for_device["switch-1"].sceneBoundingRect().center()
+    before = {d.id for d in layout.devices()}
+    window.editor.drop_model("tgpu", (target.x(), target.y()))
+    window.scene.flush()
+    (new,) = {d.id for d in layout.devices()} - before
+    rect = window.scene.item_for_device[new].sceneBoundingRect()
+    assert not rect.intersects(window.scene.item_for_device["switch-1"].sceneBoundingRect())
