@@ -125,6 +125,15 @@ def test_import_menu_opens_a_live_fabric_as_a_new_document(qtbot, tmp_path, monk
     assert layout.device_count() == 12 and layout.link_count() == 13
     assert window.document.path is None  # a new, unsaved design
     assert "4 hosts with 8 HCAs" in window.statusBar().currentMessage()
+    # an import is unsaved work: '*' in the title, and replacing it asks (issue 26)
+    assert window.document.is_modified() and window.isWindowModified()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: asked.append(a[2])
+                        or QMessageBox.StandardButton.Cancel)
+    assert not window.files.open_file(sample, ask=True)
+    assert asked and window.document.layout is layout
+    monkeypatch.setattr(QMessageBox, "warning",
+                        lambda *a, **k: QMessageBox.StandardButton.Discard)
     # a garbled file: the located error, the open document untouched
     bad = tmp_path / "bad.txt"
     bad.write_text("Switch 4 \"S-0001\"\n[1] what\n")

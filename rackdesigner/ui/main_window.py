@@ -45,11 +45,13 @@ from rackdesigner.ui.wheel_guard import guard_wheel
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
-HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired).
-Wire: drag from a port row of a device to another device (or Alt+drag, or Wire Mode: W).
+HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired, collapsed).
+Wire: drag from a port row of a device to another device (or Wire Mode: W, or Ctrl+Shift+drag;
+Alt+drag too where the window manager does not take it).
 Green devices accept the wire; red ones refuse it, and the status bar says why.
 Type a number while dragging a wire for a link of that many ports.
-In bulk: Alt+drag a node onto a switch; or select nodes and leaves, Edit → Wire Rails….
+In bulk: Ctrl+Shift+drag (or Wire Mode) a node onto a switch;
+or select nodes and leaves, Edit → Wire Rails….
 Select: click, drag a rubber band, Ctrl+A. Move: drag, or the arrow keys (Shift: 1 px).
 Delete, Ctrl+D duplicate, Ctrl+C/X/V copy/cut/paste (as YAML), F2 rename.
 Groups: click the ▾/▸ button to collapse or expand, Ctrl+G group, Ctrl+Shift+G ungroup.
