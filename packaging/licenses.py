@@ -1,8 +1,8 @@
 """The license texts a bundle must carry, gathered from the Python that builds it.
 
 RackDesigner is Apache-2.0 (`LICENSE`). The one-folder bundle (packaging/build.sh) also ships
-CPython, Qt through PySide6/shiboken6 (LGPL-3.0), NumPy and SciPy (BSD, with their bundled
-OpenBLAS and compiler runtimes), networkx, dask and the rest of the dependency closure, and
+CPython, Qt through PySide6/shiboken6 (LGPL-3.0), NumPy (BSD, with its bundled OpenBLAS and
+compiler runtimes), networkx, dask and the rest of the dependency closure, and
 PyInstaller's bootloader. Their licenses require the texts to travel with the binaries, so
 `write_notices` puts, under the bundle's `share/doc/rackdesigner/`:
 
@@ -148,7 +148,7 @@ def missing_notices(doc_dir: Path) -> list[str]:
             folder = doc_dir / "licenses" / f"{row[0]}-{row[1]}"
             if not folder.is_dir() or not any(folder.iterdir()):
                 problems.append(f"no license text for {row[0]} {row[1]}")
-        for needed in ("pyside6-essentials", "shiboken6", "numpy", "scipy"):
+        for needed in ("pyside6-essentials", "shiboken6", "numpy"):
             if needed not in names:
                 problems.append(f"{needed} is not in licenses/INDEX.tsv")
         lgpl = doc_dir / "licenses"
