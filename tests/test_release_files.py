@@ -110,3 +110,31 @@ def test_sdist_carries_what_its_tests_need(tmp_path):
                    "packaging/check_bundle.py", "docs/file-format.md"):
         assert needed in names
     assert not any("__pycache__" in n for n in names)
+
+
+def test_the_lowest_versions_checked_are_the_bounds_pyproject_declares():
+    """`.ci/lowest` runs the suite on .ci/lowest-constraints.txt (issue 26: PySide6 6.8.0
+    and pyqtgraph 0.13.7 were declared but never tested); each pin is its bound."""
+    import tomllib
+
+    pins = {}
+    for line in (REPO / ".ci" / "lowest-constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[name.strip().lower()] = version.strip()
+    with (REPO / "pyproject.toml").open("rb") as file:
+        project = tomllib.load(file)["project"]
+    declared = {}
+    for requirement in project["dependencies"]:
+        m = re.match(r"([A-Za-z0-9_.-]+)(?:\[[^]]*\])?\s*>=\s*([0-9.]+)", requirement)
+        assert m, f"{requirement!r} has no lower bound"
+        declared[m.group(1).lower()] = m.group(2)
+    for name, bound in declared.items():
+        assert name in pins, f"{name} is not pinned in .ci/lowest-constraints.txt"
+        pinned = [int(p) for p in pins[name].split(".")]
+        wanted = [int(p) for p in bound.split(".")]
+        wanted += [0] * (len(pinned) - len(wanted))
+        assert pinned == wanted, f"{name}: pinned {pins[name]}, declared >= {bound}"
+    assert pins["shiboken6"] == pins["pyside6-essentials"]
+    script = (REPO / ".ci" / "lowest").read_text()
+    assert "-c .ci/lowest-constraints.txt" in script and "pytest" in script

@@ -47,3 +47,22 @@ def test_blocks_take_their_hottest_links_colour_when_fully_zoomed_out(qtbot, tmp
     assert abs(middle.hue() - hot.hue()) < 40, (middle.name(), hot.name())
     scene.set_heat(None)
     assert all(b.heat() is None for b in blocks)
+
+
+def test_a_block_too_small_for_its_name_is_named_beside_it(qtbot, tmp_path, superpod):
+    from rackdesigner.ui.canvas.overlay import group_labels
+
+    window = large_design_window(qtbot, tmp_path, superpod)
+    window.view.set_zoom(FAR_ZOOM * 0.3)
+    window.flush()
+    scene, view = window.scene, window.view
+    small = [item for item in scene.item_for_group.values() if item.block and item.isVisible()
+             and view.mapFromScene(item.frame_rect()).boundingRect().width() < 60]
+    assert small, "expected a spine tier block smaller than its name at this zoom"
+    labels = group_labels(view)
+    for item in small:
+        box = view.mapFromScene(item.frame_rect()).boundingRect()
+        beside = [rect for rect, text, _kind in labels
+                  if abs(rect.center().y() - box.center().y()) <= rect.height()
+                  and (rect.left() >= box.right() or rect.right() <= box.left())]
+        assert beside, item.label

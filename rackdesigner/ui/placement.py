@@ -30,6 +30,11 @@ def footprint(command: AddItems) -> QRectF:
         return QRectF()
     rect = QRectF(min(xs), min(ys), max(xs) - min(xs) + style.DEVICE_WIDTH,
                   max(ys) - min(ys) + style.MIN_DEVICE_HEIGHT)
+    top = [g for g in command.groups if g.parent is None]
+    if top and all(g.collapsed for g in top):  # one box at the members' top-left corner
+        rows = 4  # the box lists a few port protocols under its title
+        return QRectF(rect.left(), rect.top(), style.COLLAPSED_WIDTH,
+                      style.HEADER_HEIGHT + rows * style.PORT_ROW_HEIGHT + 6)
     if command.groups:  # a group's frame: its header above the members, a margin around
         rect = rect.adjusted(-10, -style.GROUP_HEADER - 10, 10, 10)
         rect.setWidth(max(rect.width(), style.COLLAPSED_WIDTH))
