@@ -8,7 +8,7 @@ import textwrap
 import networkx as nx
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from rackdesigner.catalog import bundled_catalog
 from rackdesigner.catalog.user import catalog_with_user
@@ -44,7 +44,10 @@ def test_export_menu_writes_each_format(qtbot, tmp_path, monkeypatch):
     window = _window(qtbot, tmp_path, bundled_catalog())
     window._set_document(generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700"),
                          None)
-    titles = [a.text() for a in window.menuBar().actions()[0].menu().actions()]
+    # the File menu by its title (QAction.menu() hands back a deleted wrapper in PySide6
+    # before 6.11.2 when an earlier test's menu had the same address)
+    file_menu = next(m for m in window.menuBar().findChildren(QMenu) if m.title() == "&File")
+    titles = [a.text() for a in file_menu.actions()]
     assert "Export &To" in titles
     target = tmp_path / "design.graphml"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",

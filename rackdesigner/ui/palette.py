@@ -135,7 +135,7 @@ def model_mime(model_id: str) -> QMimeData:
     return mime
 
 
-MIN_WIDTH = 170
+MIN_WIDTH = 140
 
 
 class PaletteWidget(QWidget):
