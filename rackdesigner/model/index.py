@@ -245,14 +245,33 @@ class DesignIndex:
     def _connect(self) -> Connectivity:
         island, nvl, conn = UnionFind(), UnionFind(), UnionFind()
         network: list[tuple[str, str]] = []
+        island_parent, nvl_parent = island.parent, nvl.parent
+
+        def join(parent: dict[str, str], a: str, b: str) -> None:
+            # UnionFind.union inlined (the hot loop of a large design): b's root becomes the
+            # root of a's, so the roots are the ones UnionFind gives
+            ra = a
+            while (p := parent.get(ra, ra)) != ra:
+                ra = p
+            rb = b
+            while (p := parent.get(rb, rb)) != rb:
+                rb = p
+            if ra != rb:
+                parent[ra] = rb
+            if a != ra:  # path compression
+                parent[a] = rb
+            if b != rb:
+                parent[b] = rb
+
         for c in self.carried():
             a, b = c.link.a.device, c.link.b.device
-            if c.protocol == NVLINK:
-                island.union(a, b)
-                nvl.union(a, b)
-            elif c.protocol in HOST_PROTOCOLS:
-                island.union(a, b)
-            elif c.protocol in NETWORK_PROTOCOLS:
+            protocol = c.protocol
+            if protocol == NVLINK:
+                join(island_parent, a, b)
+                join(nvl_parent, a, b)
+            elif protocol in HOST_PROTOCOLS:
+                join(island_parent, a, b)
+            elif protocol in NETWORK_PROTOCOLS:
                 network.append((a, b))
         find = island.find
         for a, b in network:

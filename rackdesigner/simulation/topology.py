@@ -137,8 +137,7 @@ class Topology:
         index = layout.index()
         kind = self.kind
         eff_cache: dict[str, float] = {}
-        for carried in index.carried():
-            link, ga, gb, protocol = carried.link, carried.a, carried.b, carried.protocol
+        for link, ga, gb, protocol in index.carried():
             a, b = link.a.device, link.b.device
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
             ka, kb = kind[a], kind[b]
@@ -161,9 +160,10 @@ class Topology:
             else:
                 self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
                                        f"{detail[1]}"))
+        port_use, state_use = self.port_use, index.state.port_use
         for device in self.specs:  # the same counts the design rules and the canvas read
-            for group, used in index.port_usage(device).items():
-                self.port_use[(device, group)] = used
+            for group, used in state_use.get(device, ()):  # (index.port_usage, without a dict)
+                port_use[(device, group)] = used
         conn = index.connectivity()
         island_of = conn.island_of
         for gpu in self.gpus:
