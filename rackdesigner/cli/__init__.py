@@ -49,7 +49,7 @@ VERBS: tuple[Verb, ...] = (
     Verb("generate", "rackdesigner.cli.generate_cmd",
          "write a reference design (DGX node, NVL72, SuperPOD) or a generated topology"),
     Verb("bom", "rackdesigner.cli.bom_cmd",
-         "bill of materials: parts per model, cables by type and length, transceivers"),
+         "bill of materials: parts per model, cables by type and length, transceivers, prices"),
     Verb("render", "rackdesigner.cli.render_cmd",
          "draw a layout (or its rack elevations) as PNG, SVG or PDF"),
     Verb("export", "rackdesigner.cli.export_cmd",
@@ -69,6 +69,8 @@ VERBS: tuple[Verb, ...] = (
          "what a layout loses when parts fail (one scenario or every single failure)"),
     Verb("cost", "rackdesigner.cli.cost_cmd",
          "capex, energy, TCO, $/GPU-hour and cooling of a design (and cost to train)"),
+    Verb("compare", "rackdesigner.cli.compare_cmd",
+         "designs side by side: bandwidth, power, heat, cost, and time and cost to train"),
 )
 VERB_MODULES = tuple(verb.module for verb in VERBS)
 

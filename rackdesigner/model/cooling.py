@@ -180,13 +180,10 @@ def _r(value: float | None) -> float | None:
 
 
 def cdu_capacity_w(spec: DeviceSpec | None) -> float | None:
-    """A CDU model's cooling capacity in W (its catalog `cdu` block), None when unknown."""
-    block = getattr(spec, "cdu", None) if spec is not None else None
-    for name in ("cooling_kw", "capacity_kw"):
-        value = getattr(block, name, None) if block is not None else None
-        if isinstance(value, int | float):
-            return float(value) * 1000.0
-    return None
+    """A CDU model's cooling capacity in W (its catalog `cdu: {cooling_kw}`), None when
+    unknown."""
+    value = spec.fact("cooling_kw") if spec is not None else None
+    return float(value) * 1000.0 if isinstance(value, int | float) else None
 
 
 def prop(device: Device, key: str):
@@ -219,9 +216,9 @@ class _Splitter:
         the innermost system around `group` that says how it is cooled."""
         if group in self._group:
             return self._group[group]
-        trail = []
+        trail: list[str] = []
         g = group
-        found = ("none", None, "")
+        found: tuple[str, float | None, str] = ("none", None, "")
         while g is not None and len(trail) < 256:
             if g in self._group:
                 found = self._group[g]

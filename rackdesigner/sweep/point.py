@@ -26,12 +26,15 @@ TRAILER = ("design_errors", "design_warnings", "status", "error")
 
 def figure_columns(spec: SweepSpec) -> list[str]:
     """The figure columns of a spec's results (after its parameters), in order."""
+    from rackdesigner.sweep.cost import COST_COLUMNS, JOB_COST_COLUMNS
     from rackdesigner.sweep.estimate import ESTIMATE_COLUMNS
 
     columns = list(HEADLINE)
     columns += busbw_columns(spec)
+    columns += COST_COLUMNS
     if spec.workload is not None:
         columns += ESTIMATE_COLUMNS
+        columns += JOB_COST_COLUMNS
     return columns + list(TRAILER)
 
 
@@ -67,11 +70,10 @@ def apply_edit(layout: Any, edit: Edit, params: dict[str, Any]) -> None:
     if not ids:
         raise ValueError(f"{edit.kind}: no device matches {', '.join(patterns)}")
     if edit.kind == "remove":
-        for device_id in ids:
-            for link in layout.links_of(device_id):
-                if layout.has_link(link.id):
-                    layout.remove_link(link.id)
-            layout.remove_device(device_id)
+        # the designer's Delete: links go along, devices in a removed rack are unracked
+        from rackdesigner.commands.edits import RemoveItems
+
+        RemoveItems(devices=ids).apply(layout)
     else:
         model = edit.model.format(**params)
         for device_id in ids:
@@ -99,11 +101,7 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
     from rackdesigner.simulation import simulate
 
     out: dict[str, Any] = {}
-    kinds: dict[str, int] = {}
-    catalog = layout.catalog
-    for device in layout.devices():
-        kind = catalog.get(device.model).kind if device.model in catalog else "unknown"
-        kinds[kind] = kinds.get(kind, 0) + 1
+    kinds, _ = layout.index().counts()  # devices per kind, as the status bar counts them
     findings = check_layout(layout)
     errors = [f for f in findings if f.severity == ERROR]
     result = simulate(layout, algorithm=spec.algorithm)
@@ -120,14 +118,18 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
     out["per_gpu_scale_out_GBps"] = _round(result.bandwidth.per_gpu_scale_out_GBps)
     columns = iter(busbw_columns(spec))
     for collective in spec.collectives:
-        by_size = {p.bytes: p for p in result.collective(collective)}
         for size in spec.sizes:
-            point = by_size.get(size)
+            point = result.point_at(collective, size)
             out[next(columns)] = _round(point.busbw_GBps) if point is not None else None
+    estimate = None
     if spec.workload is not None:
         from rackdesigner.sweep.estimate import estimate_columns
 
-        out.update(estimate_columns(layout, spec.workload))
+        estimate = estimate_columns(layout, spec.workload)
+        out.update(estimate)
+    from rackdesigner.sweep.cost import cost_columns
+
+    out.update(cost_columns(layout, spec, estimate))
     out["design_errors"] = len(errors)
     out["design_warnings"] = len(findings) - len(errors)
     if errors:

@@ -120,8 +120,18 @@ class SpecReader:
             if problem:
                 raise self.fail(top["workload"][0], problem)
             workload = self.plain(top["workload"][1])
+        cost: tuple = ()
+        prices_text, prices_label = None, ""
+        if "cost" in top:
+            from rackdesigner.sweep.cost import check_cost
+
+            problem, cost, prices_text, prices_label = check_cost(
+                self.plain(top["cost"][1]), self.folder)
+            if problem:
+                raise self.fail(top["cost"][0], problem)
         spec = SweepSpec(self.label, name, template, fixed, grid, listed, collectives, sizes,
-                         algorithm, base_text, base_label, edits, workload, lines)
+                         algorithm, base_text, base_label, edits, workload, lines, cost,
+                         prices_text, prices_label)
         if spec.count() > MAX_POINTS:
             raise self.fail(top.get("grid", top.get("points"))[0], f"{spec.count():,} points; "
                             f"a sweep may have at most {MAX_POINTS:,}")
