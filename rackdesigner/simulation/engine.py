@@ -221,11 +221,10 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     if power.estimated:
         note("power_estimates", "power includes labelled estimates (no published figure) for: "
              + ", ".join(power.estimated))
-    for rack, info_w in power.by_rack.items():
-        budget = info_w.get("budget_w")
-        if info_w.get("over_budget", bool(budget) and info_w.get("max_w", 0.0) > budget):
-            warn("rack_over_budget", f"{rack} draws up to {info_w['max_w'] / 1000:,.1f} kW, over "
-                 f"its {budget / 1000:,.1f} kW power budget")
+    for rack, draw in power.by_rack.items():
+        if draw.over_budget and draw.budget_w:
+            warn("rack_over_budget", f"{rack} draws up to {draw.max_w / 1000:,.1f} kW, over "
+                 f"its {draw.budget_w / 1000:,.1f} kW power budget")
     link_loads = _link_loads(topo, model, routed, curves, loads_for)
     return SimulationResult(info, bandwidth, MappingProxyType(curves), latency, power,
                             tuple(m.text for m in messages), algorithm, tuple(messages),
