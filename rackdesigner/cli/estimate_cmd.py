@@ -101,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
                 sys.stderr.write("\n")
         else:
             result = est.estimate(job, args.tokens)
-    except (EstimateError, ModelFileError, OSError) as exc:
+    except EstimateError as exc:  # the CLI names the option at fault its own way
+        option = getattr(exc, "option", None)
+        raise UsageError(f"--{option}: {exc}" if option else str(exc)) from None
+    except (ModelFileError, OSError) as exc:
         raise UsageError(str(exc)) from None
     if args.search:
         if args.json:

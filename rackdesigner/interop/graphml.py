@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 from xml.sax.saxutils import escape, quoteattr
 
 import networkx as nx
@@ -119,7 +120,8 @@ def read(path: str | Path, catalog: Catalog | None = None) -> Layout:
         graph = nx.read_graphml(str(path), force_multigraph=True)
     except (OSError, UnicodeDecodeError) as exc:
         raise GraphmlImportError(f"{path}: cannot read: {exc}") from None
-    except Exception as exc:  # ElementTree.ParseError, networkx.NetworkXError
+    except (ElementTree.ParseError, nx.NetworkXError, ValueError, KeyError) as exc:
+        # what a malformed file raises; anything else is a bug and propagates as one
         raise GraphmlImportError(f"{path}: not a valid GraphML file: {exc}") from None
     try:
         groups = [Group(**g) for g in json.loads(graph.graph.get("groups", "[]"))]
