@@ -27,8 +27,9 @@ ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu"
 #: The options of `rackdesigner.estimate` a spec may set (as on the command line).
 DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
 CHOICES = {"precision": ("bf16", "fp8"), "recompute": ("none", "selective", "full"),
-           "sharding": ("none", "optimizer", "full")}
-OPTIONS = ("model", "group", *DEGREES, *CHOICES, "tokens", "pue")
+           "sharding": ("none", "optimizer", "full"), "grad_dtype": ("fp32", "bf16"),
+           "dp_overlap": (True, False)}
+OPTIONS = ("model", "group", *DEGREES, *CHOICES, "profile", "tokens", "pue")
 
 
 def check_workload(value: Any) -> str | None:
@@ -53,6 +54,13 @@ def check_workload(value: Any) -> str | None:
         if key in value and value[key] not in allowed:
             return (f"'workload' option '{key}' must be one of {', '.join(allowed)}, "
                     f"got {value[key]!r}")
+    if "profile" in value:
+        from rackdesigner.workload.profile import resolve_profile
+
+        try:
+            resolve_profile(str(value["profile"]))
+        except ValueError as exc:
+            return f"'workload' profile: {exc}"
     if "group" in value and not isinstance(value["group"], str):
         return f"'workload' option 'group' must be a group name, got {value['group']!r}"
     if "pue" in value and (isinstance(value["pue"], bool)
