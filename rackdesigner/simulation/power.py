@@ -204,8 +204,8 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     total_t, total_m = totals
     racks: dict[str, RackDraw] = {}
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
-        spec = topo.specs.get(rack)
-        b = (rack_budget(layout.device(rack), spec) if layout.has_device(rack)
+        rack_spec = topo.specs.get(rack)
+        b = (rack_budget(layout.device(rack), rack_spec) if layout.has_device(rack)
              else rack_budget_none)
         typical, peak = rack_draw.get(rack, (0.0, 0.0))
         racks[rack] = RackDraw.of(typical, peak, b)
