@@ -124,6 +124,14 @@ class PowerReport:
         }
 
 
+def over_budget_warnings(power: PowerReport) -> list[tuple[str, str]]:
+    """(code, text) of every rack drawing more than its budget: the warning the simulation and
+    the workload estimator both give."""
+    return [("rack_over_budget", f"{rack} draws up to {draw.max_w / 1000:,.1f} kW, over its "
+             f"{draw.budget_w / 1000:,.1f} kW power budget")
+            for rack, draw in power.by_rack.items() if draw.over_budget and draw.budget_w]
+
+
 def format_power(watts: float) -> str:
     """Watts with a unit a planner reads at a glance (W, kW, MW)."""
     for unit, scale in (("MW", 1e6), ("kW", 1e3)):
