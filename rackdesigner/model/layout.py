@@ -40,7 +40,15 @@ from rackdesigner.model.events import (
     LinkRemoved,
     MetaChanged,
 )
-from rackdesigner.model.items import Device, Group, Link, Meta, is_valid_id
+from rackdesigner.model.items import (
+    Device,
+    Group,
+    Link,
+    Meta,
+    device_problem,
+    is_valid_id,
+    link_problem,
+)
 from rackdesigner.model.state import DesignState
 from rackdesigner.model.transaction import Transaction, inverse, step
 
@@ -57,7 +65,7 @@ Listener = Callable[[Event], None]
 # (`add_device`/`add_link`/`add_group` one by one and `add_all` in bulk, so an edit and a bulk
 # add are refused for the same reasons in the same words)
 
-def group_problem(group: Group, taken: Callable[[str], bool],
+def group_refusal(group: Group, taken: Callable[[str], bool],
                   has_group: Callable[[str], bool]) -> str | None:
     """Why `group` cannot join a design where `taken` ids are used, or None."""
     if not is_valid_id(group.id):
@@ -69,27 +77,29 @@ def group_problem(group: Group, taken: Callable[[str], bool],
     return None
 
 
-def device_problem(device: Device, taken: Callable[[str], bool],
+def device_refusal(device: Device, taken: Callable[[str], bool],
                    has_group: Callable[[str], bool]) -> str | None:
-    """Why `device` cannot join a design where `taken` ids are used, or None."""
+    """Why `device` cannot join a design where `taken` ids are used, or None: its id and
+    group here, its values (position, rack unit) by `model.items.device_problem`."""
     if not is_valid_id(device.id):
         return f"invalid device id {device.id!r} (letters, digits, . _ - only)"
     if taken(device.id):
         return f"id {device.id!r} is already used"
     if device.group is not None and not has_group(device.group):
         return f"device {device.id!r}: no group {device.group!r}"
-    return None
+    return device_problem(device)
 
 
-def link_problem(link: Link, taken: Callable[[str], bool],
+def link_refusal(link: Link, taken: Callable[[str], bool],
                  has_device: Callable[[str], bool]) -> str | None:
-    """Why `link` cannot join a design where `taken` ids are used, or None."""
+    """Why `link` cannot join a design where `taken` ids are used, or None: its id and ends
+    here, its values (count, length) by `model.items.link_problem`."""
     if not is_valid_id(link.id):
         return f"invalid link id {link.id!r}"
     if taken(link.id):
         return f"id {link.id!r} is already used"
-    if link.count < 1:
-        return f"link {link.id!r}: count must be >= 1"
+    if (problem := link_problem(link)) is not None:
+        return problem
     for end in (link.a, link.b):
         if not has_device(end.device):
             return f"link {link.id!r}: no device {end.device!r}"
@@ -289,8 +299,7 @@ class Layout:
     # ---- mutators: devices -------------------------------------------------------------
     def add_device(self, device: Device) -> Device:
         state = self._state
-        problem = device_problem(device, state.has_id, state.groups.__contains__)
-        if problem:
+        if (problem := device_refusal(device, state.has_id, state.groups.__contains__)):
             raise LayoutError(problem)
         self._state = state.with_device(device)
         self._emit(DeviceAdded(device))
@@ -314,6 +323,8 @@ class Layout:
             return old
         if new.group is not None and new.group not in self._state.groups:
             raise LayoutError(f"device {device_id!r}: no group {new.group!r}")
+        if (new.pos != old.pos or new.u != old.u) and (problem := device_problem(new)):
+            raise LayoutError(problem)
         self._state = self._state.with_device(new, old)
         self._emit(DeviceChanged(old, new))
         return new
@@ -321,8 +332,7 @@ class Layout:
     # ---- mutators: links ---------------------------------------------------------------
     def add_link(self, link: Link) -> Link:
         state = self._state
-        problem = link_problem(link, state.has_id, state.devices.__contains__)
-        if problem:
+        if (problem := link_refusal(link, state.has_id, state.devices.__contains__)):
             raise LayoutError(problem)
         self._state = state.with_link(link)
         self._emit(LinkAdded(link))
@@ -351,8 +361,8 @@ class Layout:
             return old
         if new.id != old.id or {new.a.device, new.b.device} != {old.a.device, old.b.device}:
             raise LayoutError("update_link cannot change a link's id or devices")
-        if new.count < 1:
-            raise LayoutError(f"link {link_id!r}: count must be >= 1")
+        if (problem := link_problem(new)) is not None:
+            raise LayoutError(problem)
         self._state = self._state.with_link(new, old)
         self._emit(LinkChanged(old, new))
         return new
@@ -360,7 +370,7 @@ class Layout:
     # ---- mutators: groups --------------------------------------------------------------
     def add_group(self, group: Group) -> Group:
         state = self._state
-        problem = group_problem(group, state.has_id, state.groups.__contains__)
+        problem = group_refusal(group, state.has_id, state.groups.__contains__)
         if problem:
             raise LayoutError(problem)
         self._state = state.with_group(group)
@@ -443,15 +453,15 @@ class Layout:
             return device_id in state.devices or device_id in new_devices
 
         for group in groups:  # the checks of add_group, add_device and add_link, in one pass
-            if problem := group_problem(group, taken, has_group):
+            if problem := group_refusal(group, taken, has_group):
                 refuse(group, problem)
             new_groups[group.id] = group
         for device in devices:
-            if problem := device_problem(device, taken, has_group):
+            if problem := device_refusal(device, taken, has_group):
                 refuse(device, problem)
             new_devices[device.id] = device
         for link in links:
-            if problem := link_problem(link, taken, has_device):
+            if problem := link_refusal(link, taken, has_device):
                 refuse(link, problem)
             new_links[link.id] = link
         self._state = state.with_all(list(new_groups.values()), list(new_devices.values()),
