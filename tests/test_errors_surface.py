@@ -60,7 +60,7 @@ def test_the_graphml_importer_does_not_call_its_own_bug_an_invalid_file(tmp_path
         graphml.read(path)
     monkeypatch.undo()
     path.write_text("<graphml")  # a malformed file is still told as one
-    with pytest.raises(graphml.GraphmlImportError, match="g.graphml"):
+    with pytest.raises(graphml.GraphmlImportError, match=r"g\.graphml"):
         graphml.read(path)
 
 
