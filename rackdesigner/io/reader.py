@@ -581,6 +581,8 @@ class EntryReader:
         if value is None:
             return NO_SITE
         line = doc.line_of("site")
+        if line is not None:  # design-level findings point here ("site:" is never an id)
+            self.lines["site:"] = line
         if not isinstance(value, dict) or not value:
             raise self.fail(line, "'site' must be a mapping such as {power_kw: 5000, "
                             f"cooling_kw: 4800}}, got {_short(value)}")

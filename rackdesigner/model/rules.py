@@ -35,6 +35,9 @@ class Finding:
     code: str
     message: str
     objects: tuple[str, ...] = ()
+    #: the top-level file key a design-level finding is about (`site`), where there is no
+    #: object to name; `Layout.source_lines["site:"]` is its line when read from a file
+    key: str = ""
 
     def __str__(self) -> str:
         return f"{self.severity}: {self.message}"
@@ -92,11 +95,11 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
                                (cdu.cdu,)))
         if cdu.over:
             assert cdu.capacity_w is not None
+            served = [r for r in cdu.serves if r in report.racks]
             out.append(Finding(ERROR, "cdu-capacity",
                                f"CDU {cdu.cdu} ({cdu.model}) carries {format_watts(cdu.liquid_w)}"
-                               f" of liquid heat from {', '.join(cdu.serves)}, above its "
-                               f"{format_watts(cdu.capacity_w)} capacity",
-                               (cdu.cdu, *[r for r in cdu.serves if r in report.racks])))
+                               f" of liquid heat from {', '.join(served)}, above its "
+                               f"{format_watts(cdu.capacity_w)} capacity", (cdu.cdu, *served)))
         elif cdu.capacity_w is None:
             out.append(Finding(WARNING, "cdu-capacity",
                                f"CDU {cdu.cdu} ({cdu.model}) has no published capacity: its "
@@ -119,12 +122,13 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
         out.append(Finding(ERROR, "site-power",
                            f"the design draws up to {format_watts(site.it_max_w)}, above the "
                            f"site's {format_watts(site.power_limit_w)} of IT power "
-                           f"({site.headline()})"))
+                           f"({site.headline()})", key="site"))
     if site.over_cooling:
         assert site.cooling_limit_w is not None
         out.append(Finding(ERROR, "site-cooling",
                            f"the design gives off up to {format_watts(site.heat_w)} of heat, "
-                           f"above the site's {format_watts(site.cooling_limit_w)} of cooling"))
+                           f"above the site's {format_watts(site.cooling_limit_w)} of cooling",
+                           key="site"))
     return out
 
 
