@@ -106,8 +106,8 @@ def test_sdist_carries_what_its_tests_need(tmp_path):
     wanted = set(tracked.stdout.split())
     assert wanted, "git listed nothing"
     assert not wanted - names, sorted(wanted - names)[:10]
-    for needed in ("tests/conftest.py", "tests/designer_fixtures.py", "LICENSE",
-                   "packaging/check_bundle.py", "docs/file-format.md"):
+    for needed in ("tests/conftest.py", "tests/designer_fixtures.py", "LICENSE", ".gitignore",
+                   "packaging/check_bundle.py", "docs/file-format.md", ".ci/lowest"):
         assert needed in names
     assert not any("__pycache__" in n for n in names)
 
