@@ -46,7 +46,11 @@ class FabricIndex:
         if held is not None and held[0]() is topo:
             return held[1]
         index = cls.build(topo)
-        _INDEXES[key] = (weakref.ref(topo, lambda _ref, k=key: _INDEXES.pop(k, None)), index)
+
+        def forget(_ref: weakref.ref, k: int = key) -> None:
+            _INDEXES.pop(k, None)
+
+        _INDEXES[key] = (weakref.ref(topo, forget), index)
         return index
 
     @classmethod
@@ -170,7 +174,7 @@ class LinkLoads:
 
         def visit(key: tuple[str, str], load: float, cap: float) -> None:
             nonlocal best, where
-            links = net_links.get(key, ())
+            links: Sequence[tuple[str, float]] = net_links.get(key, ())
             if len(links) == 1:
                 link_id, c = links[0]
                 value = load * c / (c or cap or 1.0)
