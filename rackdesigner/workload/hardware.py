@@ -150,7 +150,11 @@ ASSUMPTIONS = (
     "takes the profile's SMs from the compute it hides behind; CP ring exchange overlaps the "
     "attention core; 1F1B pipeline sends block (model assumptions)",
     USABLE_SOURCE,
-    "MoE tokens are balanced across experts (no dropping, no imbalance)",
+    "MoE tokens are balanced across experts (no dropping, no imbalance: NVIDIA's benchmarks "
+    "force-balance them); local experts run as the profile says (nemo-2025: one GEMM each on "
+    "Transformer Engine's 4 streams); dropless dispatch waits on the host for the profile's "
+    "moe.dispatch_host_us per MoE layer and micro-batch (nemo-2025: 7 ms, fitted on the "
+    "calibration set's MoE runs)",
     "energy: the design's devices at their maximum power for the whole step, times PUE "
     "(model assumption)",
 )
