@@ -48,6 +48,7 @@ def test_json_has_the_stable_keys_and_the_assumptions_given(capsys, tmp_path):
     assert data["prices"]["origin"] == f"--prices {book}"
 
 
+@pytest.mark.slow
 def test_a_job_adds_days_dollars_and_tokens_per_dollar(capsys, tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("model: llama3-8b\ntp: 8\ngbs: 72\n")

@@ -93,10 +93,15 @@ class Reachability:
     def partitioned(self) -> bool:
         return self.groups > 1
 
+    def headline(self) -> str:
+        """The sentence's short form, for the status bar: "8 of 16 GPUs cannot reach the
+        others"."""
+        return f"{len(self.unreachable)} of {len(self.gpus)} GPUs cannot reach the others"
+
     def describe(self) -> str:
-        """The one sentence Problems, the status bar and the panel all show."""
-        return (f"{len(self.unreachable)} of {len(self.gpus)} GPUs cannot reach the others "
-                f"({self.groups} disconnected groups; check NIC and switch links)")
+        """The one sentence Problems, the status bar's tip and the panel all show."""
+        return (f"{self.headline()} ({self.groups} disconnected groups; check NIC and switch "
+                f"links)")
 
 
 class DesignIndex:
@@ -123,12 +128,12 @@ class DesignIndex:
         self._reach: Reachability | None = None
         self._counts: tuple[Counter[str], int] | None = None
         self._models: Counter[str] | None = None
+        self._failed: Any = None
         if like is not None:  # the same design but for positions: its facets hold here too
             for name in self._MOVE_PROOF:
                 value = getattr(like, name)
                 setattr(self, name, dict(value) if isinstance(value, dict)
                         and name in ("_by_model", "_spec_of", "_groups") else value)
-        self._failed: Any = None
 
     # ---- per device ------------------------------------------------------------------------
     def spec(self, device_id: str) -> DeviceSpec | None:
@@ -174,11 +179,25 @@ class DesignIndex:
         return dict(self.state.port_use.get(device_id, ()))
 
     # ---- whole design -----------------------------------------------------------------------
+    def exhausted_ports(self) -> tuple[tuple[str, str, int, int], ...]:
+        """(device, port group, ports in use, ports it has) of every port group wired beyond
+        its port count, in device order: what the rules report and the simulation warns of."""
+        out = []
+        for device_id, usage in self.state.port_use.items():
+            for name, used in dict(usage).items():
+                group = self.port_group(device_id, name)
+                if group is not None and used > group.count:
+                    out.append((device_id, name, used, group.count))
+        order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
+        out.sort(key=lambda e: order.get(e[0], len(order)))
+        return tuple(out)
+
     def carried(self) -> tuple[CarriedLink, ...]:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
         with self._lock:
             if self._carried is None:
-                out, rejected = [], []
+                out: list[CarriedLink] = []
+                rejected: list[tuple[str, Link, Any]] = []
                 for link in self.state.link_list():
                     if link.a.device == link.b.device:
                         continue

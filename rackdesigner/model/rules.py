@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec, PortGroup
@@ -19,6 +20,9 @@ from rackdesigner.model.items import Link, PortRef
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import over_budget, rack_budget
 from rackdesigner.model.racks import RackIndex, Unit
+
+if TYPE_CHECKING:
+    from rackdesigner.model.cooling import CoolingReport
 
 ERROR = "error"
 WARNING = "warning"
@@ -53,20 +57,24 @@ def check_layout(layout: Layout) -> list[Finding]:
     return findings
 
 
-def check_racks(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
+def check_racks(layout: Layout, index: RackIndex | None = None,
+                cooling: CoolingReport | None = None) -> list[Finding]:
     """Only the rack rules (slots, power, load, cooling, CDUs, site): what the racks view marks
-    (which passes the `RackIndex` it drew from, so nothing is computed twice)."""
+    (which passes the `RackIndex` it drew from and the `CoolingReport` it draws, so nothing is
+    computed twice)."""
     index = index or RackIndex(layout)
-    return _check_racks(layout, _Specs(layout), index) + check_cooling(layout, index)
+    return _check_racks(layout, _Specs(layout), index) + check_cooling(layout, index, cooling)
 
 
-def check_cooling(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
+def check_cooling(layout: Layout, index: RackIndex | None = None,
+                  report: CoolingReport | None = None) -> list[Finding]:
     """Air-cooling limits of racks, CDU capacity and the racks CDUs serve, site power and
     cooling (model/cooling.py)."""
     from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
 
-    report = (cooling_report(layout) if index is None
-              else cooling_report(layout, index.power_model, index.power_by_rack()))
+    if report is None:
+        report = (cooling_report(layout) if index is None
+                  else cooling_report(layout, index.power_model, index.power_by_rack()))
     out: list[Finding] = []
     for rack_id, heat in report.racks.items():
         if heat.over_air_limit:
@@ -172,7 +180,6 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
         missing = [e.device for e in (link.a, link.b) if not layout.has_device(e.device)]
         out.append(Finding(ERROR, "missing-device",
                            f"link {link.id}: no device {', '.join(missing)}", (link.id,)))
-    used: dict[tuple[str, str], int] = defaultdict(int)
     owners: dict[tuple[str, str, int], str] = {}
     for link in layout.links():
         if link.a.device == link.b.device:
@@ -191,7 +198,6 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
                                    f"link {link.id}: {spec.id} has no port {end.group!r} "
                                    f"(its ports: {names})", (link.id, end.device)))
                 continue
-            used[(end.device, end.group)] += link.count
             if end.index is not None:
                 last = end.index + link.count - 1
                 if last >= group.count:
@@ -211,16 +217,12 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
         ga, gb = groups
         if ga is not None and gb is not None:
             out += _check_pair(link, ga, gb)
-    for device_id, group_name in used:
-        count = specs.index.port_usage(device_id).get(group_name, 0)
-        group = specs.index.port_group(device_id, group_name)
-        assert group is not None
-        if count > group.count:
-            out.append(Finding(ERROR, "ports-exhausted",
-                               f"{device_id}: {count} links on port group {group_name!r}, which "
-                               f"has {group.count} ports",
-                               (device_id, *[lk.id for lk in layout.links_of(device_id)
-                                             if lk.end(device_id).group == group_name][:20])))
+    for device_id, group_name, count, ports in specs.index.exhausted_ports():
+        out.append(Finding(ERROR, "ports-exhausted",
+                           f"{device_id}: {count} links on port group {group_name!r}, which "
+                           f"has {ports} ports",
+                           (device_id, *[lk.id for lk in layout.links_of(device_id)
+                                         if lk.end(device_id).group == group_name][:20])))
     return out
 
 

@@ -72,12 +72,14 @@ class Topology:
     # network links by end pair ((nic, switch) or sorted (switch, switch)): [(link id, GB/s)]
     net_links: dict[tuple[str, str], list[tuple[str, float]]] = field(
         default_factory=lambda: defaultdict(list))
-    # design-rule problems that change the figures: (device, port group) -> links used, for
-    # port groups wired beyond their port count, and links the models cannot use (code, link
-    # id, reason)
-    port_use: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    # design-rule problems that change the figures: links the models cannot use (code, link id,
+    # reason)
     bad_links: list[tuple[str, str, str]] = field(default_factory=list)
     gpus_near_nic: set[str] = field(default_factory=set)  # a NIC over host links, cabled or not
+    #: port groups wired beyond their port count and what reaches a NIC over host links: the
+    #: design index's (`DesignIndex.exhausted_ports`, `nic_reach`), as the rules read them
+    exhausted_ports: tuple[tuple[str, str, int, int], ...] = ()
+    nic_reach: frozenset[str] = frozenset()
     island_of: dict[str, str] = field(default_factory=dict)
     nvlink_domain_of: dict[str, str] = field(default_factory=dict)
     islands: dict[str, list[str]] = field(default_factory=dict)
@@ -176,17 +178,9 @@ class Topology:
             else:
                 self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
                                        f"{detail[1]}"))
-        # the same counts the design rules and the canvas read; only port groups wired beyond
-        # their port count are kept (the one rule they feed)
-        ports: dict[str, dict[str, int]] = {}
-        port_use, port_usage = self.port_use, index.port_usage
-        for device, spec in self.specs.items():
-            counts = ports.get(spec.id)
-            if counts is None:
-                counts = ports[spec.id] = {g.name: g.count for g in spec.ports}
-            for group, used in port_usage(device).items():
-                if used > counts.get(group, -1) >= 0:
-                    port_use[(device, group)] = used
+        # the design rules' facts, read from the same index (model/index.py)
+        self.exhausted_ports = index.exhausted_ports()
+        self.nic_reach = index.nic_reach()
         conn = index.connectivity()
         island_of, component_of, domain_of = (conn.island_of, conn.component_of,
                                               conn.nvlink_domain_of)
@@ -365,15 +359,14 @@ class Topology:
         beyond their port count, links the models cannot use, GPUs with no path to a NIC in a
         design of several islands (validate reports the same, with every object)."""
         out: list[tuple[str, str]] = []
-        for (device, group), used in self.port_use.items():
-            count = next(g.count for g in self.specs[device].ports if g.name == group)
+        for device, group, used, count in self.exhausted_ports:
             out.append(("ports-exhausted", f"{device}: {used} links on port group "
                         f"{group!r}, which has {count} ports (the figures count every "
                         "drawn link)"))
         out += [(code, text) for code, _, text in self.bad_links]
         if len(self.islands) > 1:
             for members in self.islands.values():
-                if not any(g in self.gpus_near_nic for g in members):
+                if not any(g in self.nic_reach for g in members):
                     out.append(("gpu-no-nic", f"{len(members)} GPU(s) of {members[0]}'s "
                                 "island have no PCIe/C2C path to any NIC: they get no "
                                 "scale-out bandwidth and cannot reach the other islands"))

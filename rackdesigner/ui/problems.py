@@ -39,9 +39,6 @@ DEBOUNCE_MS = 200
 MAX_ROWS = 2000
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole
 
-ProblemsResult = JobResult  # the name earlier code used
-
-
 def _check(snapshot: Layout | None, params: Any = None) -> tuple[Finding, ...]:
     """The worker's job: the findings of a snapshot (`check_layout` looked up at call time);
     it also derives the counts the status bar shows, so the GUI thread only reads them."""
