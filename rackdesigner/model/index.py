@@ -110,7 +110,8 @@ class DesignIndex:
     #: What an index holds that no device position changes: a state made from another by
     #: moves (`DesignState.with_device`) starts from that state's index with these.
     _MOVE_PROOF = ("_by_model", "_spec_of", "_groups", "_carried", "_rejected", "_connectivity",
-                   "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed")
+                   "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed",
+                   "_exhausted")
 
     def __init__(self, state: DesignState, catalog: Catalog,
                  like: DesignIndex | None = None) -> None:
@@ -129,6 +130,7 @@ class DesignIndex:
         self._counts: tuple[Counter[str], int] | None = None
         self._models: Counter[str] | None = None
         self._failed: Any = None
+        self._exhausted: tuple[tuple[str, str, int, int], ...] | None = None
         if like is not None:  # the same design but for positions: its facets hold here too
             for name in self._MOVE_PROOF:
                 value = getattr(like, name)
@@ -182,15 +184,18 @@ class DesignIndex:
     def exhausted_ports(self) -> tuple[tuple[str, str, int, int], ...]:
         """(device, port group, ports in use, ports it has) of every port group wired beyond
         its port count, in device order: what the rules report and the simulation warns of."""
-        out = []
-        for device_id, usage in self.state.port_use.items():
-            for name, used in dict(usage).items():
-                group = self.port_group(device_id, name)
-                if group is not None and used > group.count:
-                    out.append((device_id, name, used, group.count))
-        order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
-        out.sort(key=lambda e: order.get(e[0], len(order)))
-        return tuple(out)
+        with self._lock:
+            if self._exhausted is None:
+                out = []
+                for device_id, usage in self.state.port_use.items():
+                    for name, used in dict(usage).items():
+                        group = self.port_group(device_id, name)
+                        if group is not None and used > group.count:
+                            out.append((device_id, name, used, group.count))
+                order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
+                out.sort(key=lambda e: order.get(e[0], len(order)))
+                self._exhausted = tuple(out)
+            return self._exhausted
 
     def carried(self) -> tuple[CarriedLink, ...]:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
