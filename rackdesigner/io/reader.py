@@ -31,6 +31,7 @@ from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, P
 from rackdesigner.model.items import (
     ACTIVE,
     GROUP_KINDS,
+    MAX_COORD,
     NO_SITE,
     STATUSES,
     Site,
@@ -291,9 +292,9 @@ class EntryReader:
             self.check_end(end, (len(entries[0]), len(entries[1]), len(entries[2])))
         self.report("checking", 0.0)
         groups = [self.group(e) for e in entries[0]]
-        devices = self._items(entries[1], Device, self.device)
+        devices = self.items(entries[1], Device, self.device)
         self.report("checking", 0.3)
-        links = self._items(entries[2], Link, self.link)
+        links = self.items(entries[2], Link, self.link)
         return self.assemble(catalog, meta, groups, devices, links)
 
     # ---- the head and the whole -----------------------------------------------------------
@@ -382,7 +383,7 @@ class EntryReader:
         self.lines[object_id] = line
 
     # ---- entries -------------------------------------------------------------------------
-    def _items(self, entries: list, cls: type, convert: Callable[[Entry], Any]) -> list:
+    def items(self, entries: list, cls: type, convert: Callable[[Entry], Any]) -> list:
         """The model objects of one section: entries converted (checked key by key), objects
         the fast reader built already (`fastread.direct_*`) taken with their lines."""
         lines = self.lines
@@ -531,7 +532,7 @@ class EntryReader:
         xy = _finite_pair(pos)
         if xy is None:
             raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
-                            f"numbers, got {_short(pos)}")
+                            f"numbers within ±{MAX_COORD:g}, got {_short(pos)}")
         return xy
 
     def unit(self, e: Entry, what: str) -> int | None:
@@ -580,6 +581,8 @@ class EntryReader:
         if value is None:
             return NO_SITE
         line = doc.line_of("site")
+        if line is not None:  # design-level findings point here ("site:" is never an id)
+            self.lines["site:"] = line
         if not isinstance(value, dict) or not value:
             raise self.fail(line, "'site' must be a mapping such as {power_kw: 5000, "
                             f"cooling_kw: 4800}}, got {_short(value)}")
@@ -679,7 +682,9 @@ def _finite_pair(value: Any) -> tuple[float, float] | None:
     if not isinstance(value, list | tuple) or len(value) != 2:
         return None
     x, y = _finite_float(value[0]), _finite_float(value[1])
-    return None if x is None or y is None else (x, y)
+    if x is None or y is None or abs(x) > MAX_COORD or abs(y) > MAX_COORD:
+        return None  # past ±1e150 the canvas cannot draw (model/items.py)
+    return x, y
 
 
 def extensions(entry: dict) -> tuple[tuple[str, Any], ...]:

@@ -6,6 +6,8 @@ readable strings (`gpu-12`, `link-40`); geometry is tuples of floats.
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,10 +24,49 @@ FAILED = "failed"
 STATUSES = (ACTIVE, FAILED)
 
 
+#: Bounds every document keeps (the file reader refuses the same): a bundle of at most a
+#: million cables, rack units 1..9999, and coordinates that are finite numbers (a NaN or an
+#: infinity reaching the canvas made every repaint raise and, in the minimap, crashed Qt).
+MAX_LINK_COUNT = 10**6
+MAX_U = 9999
+#: Coordinates past this are no drawing (the canvas segfaulted on two devices at ±1.7e308: the
+#: scene's width overflowed to infinity). 1e150 keeps every sum, difference and square the views
+#: compute finite, and every file saved so far loads (a golden file holds 1e20).
+MAX_COORD = 1e150
+
+
 def is_valid_id(value: object) -> bool:
     """The id syntax of every object, matched in full (`re.match` with `$` would also accept a
     final "\\n"); the mutators and the file readers all check ids with this one function."""
     return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
+
+
+def device_problem(device: Device) -> str | None:
+    """Why `device` cannot be in a document (non-finite position, bad rack unit), or None."""
+    pos = device.pos
+    if (not isinstance(pos, tuple | list) or len(pos) != 2
+            or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                       and math.isfinite(v) and abs(v) <= MAX_COORD for v in pos)):
+        return (f"device {device.id!r}: position must be two finite numbers within "
+                f"±{MAX_COORD:g}, got {pos!r}")
+    u = device.u
+    if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u <= MAX_U):
+        return f"device {device.id!r}: rack unit must be a whole number 1..{MAX_U}, got {u!r}"
+    return None
+
+
+def link_problem(link: Link) -> str | None:
+    """Why `link` cannot be in a document (count, length), or None."""
+    count = link.count
+    if (isinstance(count, bool) or not isinstance(count, numbers.Integral)
+            or not 1 <= count <= MAX_LINK_COUNT):
+        return (f"link {link.id!r}: count must be a whole number 1..{MAX_LINK_COUNT:,}, got "
+                f"{count!r}")
+    length = link.length_m
+    if length is not None and (isinstance(length, bool) or not isinstance(length, numbers.Real)
+                               or not math.isfinite(length) or length < 0):
+        return f"link {link.id!r}: length must be a finite number of metres >= 0, got {length!r}"
+    return None
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -160,3 +201,34 @@ class Meta:
     sharp: bool = False
     #: The site's power and cooling limits (`Site`); empty when the design states none.
     site: Site = NO_SITE
+
+
+def fast_maker(cls: type) -> Any:
+    """A constructor of the frozen, slotted dataclass `cls` taking its fields positionally (and
+    by name, with the dataclass's defaults) that sets the slots directly.
+
+    A frozen dataclass's own `__init__` sets each field through `object.__setattr__`; a file
+    reader making 700,000 links and 1.4 million port references at 100k GPUs spent a third of
+    the time it takes to read a line there. This one sets the same slots through their
+    descriptors: the same object (equal, hashable, frozen afterwards) in about 60 % of the
+    time. It is made from `cls`'s fields, so a field added later is taken as well."""
+    from dataclasses import MISSING, fields
+
+    names = [f.name for f in fields(cls)]
+    if any(f.default_factory is not MISSING for f in fields(cls)):
+        raise TypeError(f"{cls.__name__}: fields with a default_factory are not supported")
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    params = []
+    for f in fields(cls):
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+        namespace[f"_s_{f.name}"] = cls.__dict__[f.name].__set__
+    body = "".join(f"    _s_{name}(o, {name})\n" for name in names)
+    source = f"def make({', '.join(params)}):\n    o = _new(_cls)\n{body}    return o\n"
+    exec(source, namespace)  # the way `dataclasses` itself writes `__init__`
+    make = namespace["make"]
+    make.__qualname__ = make.__name__ = f"make_{cls.__name__}"
+    return make

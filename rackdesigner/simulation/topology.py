@@ -97,7 +97,7 @@ class Topology:
     catalog: Catalog | None = None
     _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
     _leaf: dict[str, str | None] = field(default_factory=dict)
-    _nic_raw: dict[str, float] = field(default_factory=dict)
+    _nic_raw: dict[str, float] = field(default_factory=dict)  # asked after the build only
     rack_of: dict[str, str] = field(default_factory=dict)
 
     # ---- building -------------------------------------------------------------------------------
@@ -381,11 +381,12 @@ class Topology:
         return self._cables[model]
 
     def nic_raw(self, nic: str) -> float:
-        """Network-side capacity of a NIC, GB/s per direction (summed once per NIC)."""
-        rate = self._nic_raw.get(nic)
-        if rate is None:
-            rate = self._nic_raw[nic] = sum(self.nic_up.get(nic, {}).values())
-        return rate
+        """Network-side capacity of a NIC, GB/s per direction (summed once per NIC: the
+        analyses ask it per GPU and per rank, millions of times at 100k GPUs)."""
+        raw = self._nic_raw.get(nic)
+        if raw is None:
+            raw = self._nic_raw[nic] = sum(self.nic_up.get(nic, {}).values())
+        return raw
 
     def leaf_of(self, nic: str) -> str | None:
         """The switch a NIC's (first) network port is cabled to."""
