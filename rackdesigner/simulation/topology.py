@@ -249,9 +249,8 @@ class Topology:
         if link.length_m is not None:
             self.link_lengths[key].append(link.length_m)
         if link.cable is not None:
-            cable = self._cables.get(link.cable, False)
-            if cable is False:
-                cable = self.cable_spec(link.cable)
+            cables = self._cables
+            cable = cables[link.cable] if link.cable in cables else self.cable_spec(link.cable)
             if cable is not None and cable.cable is not None:
                 self.link_prop_ns_per_m[key] = cable.cable.latency_ns_per_m
 
