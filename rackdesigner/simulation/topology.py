@@ -278,9 +278,9 @@ class Topology:
         for gpu in self.gpus:
             paths = self.gpu_nics[gpu]
             if paths:
-                key = tuple(p.nic for p in paths)
-                self.primary_nic[gpu] = key[turn[key] % len(key)]
-                turn[key] += 1
+                nics = tuple(p.nic for p in paths)
+                self.primary_nic[gpu] = nics[turn[nics] % len(nics)]
+                turn[nics] += 1
 
     def _build_tiers(self) -> None:
         """Leaf = tier 1 (a switch with NICs); higher tiers by BFS over switch links."""
