@@ -94,6 +94,7 @@ def test_a_dropped_file_that_is_not_a_layout_says_why(qtbot, tmp_path):
     assert "notes.txt" in message and ".yaml" in message
 
 
+@pytest.mark.slow
 def test_about_names_version_licence_and_catalog_size(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     window.actions_.about_action.trigger()
@@ -117,6 +118,7 @@ def test_problem_counts_are_drawn_icons_not_emoji(qtbot, tmp_path):
     assert "⛔" not in status.error_count.text() + status.ok_text.text()
 
 
+@pytest.mark.slow
 def test_an_empty_inspector_gives_the_simulation_panel_the_room(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     window.resize(1600, 1000)
