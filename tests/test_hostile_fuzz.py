@@ -127,7 +127,7 @@ def test_fuzz_job_file(tmp_path):
 
 
 def test_fuzz_sweep_spec(tmp_path):
-    seed = (b"schema_version: 1\ntemplate: single-leaf\nfixed: {system: dgx-h100, switch: "
+    seed = (b"schema_version: 1\ngenerate: single-leaf\nfixed: {system: dgx-h100, switch: "
             b"qm9700}\ngrid:\n  nodes: [2, 4]\noutputs:\n  collectives: [all_reduce]\n")
     _fuzz(seed, load_spec, SweepSpecError, tmp_path, "spec.yaml")
 
