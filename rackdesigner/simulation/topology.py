@@ -98,6 +98,7 @@ class Topology:
     catalog: Catalog | None = None
     _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
     _leaf: dict[str, str | None] = field(default_factory=dict)
+    _nic_raw: dict[str, float] = field(default_factory=dict)  # asked after the build only
     rack_of: dict[str, str] = field(default_factory=dict)
 
     # ---- building -------------------------------------------------------------------------------
@@ -141,8 +142,7 @@ class Topology:
         index = layout.index()
         kind = self.kind
         eff_cache: dict[str, float] = {}
-        for carried in index.carried():
-            link, ga, gb, protocol = carried.link, carried.a, carried.b, carried.protocol
+        for link, ga, gb, protocol in index.carried():
             a, b = link.a.device, link.b.device
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
             ka, kb = kind[a], kind[b]
@@ -165,9 +165,10 @@ class Topology:
             else:
                 self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
                                        f"{detail[1]}"))
+        port_use, state_use = self.port_use, index.state.port_use
         for device in self.specs:  # the same counts the design rules and the canvas read
-            for group, used in index.port_usage(device).items():
-                self.port_use[(device, group)] = used
+            for group, used in state_use.get(device, ()):  # (index.port_usage, without a dict)
+                port_use[(device, group)] = used
         # the design rules' facts, read from the same index (model/index.py)
         self.exhausted_ports = index.exhausted_ports()
         self.nic_reach = index.nic_reach()
@@ -277,9 +278,9 @@ class Topology:
         for gpu in self.gpus:
             paths = self.gpu_nics[gpu]
             if paths:
-                key = tuple(p.nic for p in paths)
-                self.primary_nic[gpu] = key[turn[key] % len(key)]
-                turn[key] += 1
+                nics = tuple(p.nic for p in paths)
+                self.primary_nic[gpu] = nics[turn[nics] % len(nics)]
+                turn[nics] += 1
 
     def _build_tiers(self) -> None:
         """Leaf = tier 1 (a switch with NICs); higher tiers by BFS over switch links."""
@@ -351,8 +352,12 @@ class Topology:
         return self._cables[model]
 
     def nic_raw(self, nic: str) -> float:
-        """Network-side capacity of a NIC, GB/s per direction."""
-        return sum(self.nic_up.get(nic, {}).values())
+        """Network-side capacity of a NIC, GB/s per direction (summed once per NIC: the
+        analyses ask it per GPU and per rank, millions of times at 100k GPUs)."""
+        raw = self._nic_raw.get(nic)
+        if raw is None:
+            raw = self._nic_raw[nic] = sum(self.nic_up.get(nic, {}).values())
+        return raw
 
     def leaf_of(self, nic: str) -> str | None:
         """The switch a NIC's (first) network port is cabled to."""

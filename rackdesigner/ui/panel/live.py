@@ -65,6 +65,32 @@ class LiveResult:
     heat_for: Any = None  # the heat request this run answered
 
 
+@dataclass(frozen=True, slots=True)
+class LiveParams:
+    """What one run is asked: the options the panel shows, the heat map's traffic, and the
+    intact-design cache (`structure` counts the edits that are not a Fail / Restore)."""
+
+    scope: Scope
+    algorithm: str
+    pue: float | None
+    placement: str
+    heat: Any  # None, (collective, bytes) or ("workload", classes, WorkloadRequest)
+    structure: int
+    intact_cache: Any
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRun:
+    """What the worker computed on one snapshot (`error` says why there is no result)."""
+
+    result: SimulationResult | None
+    rack_split: dict[str, dict[str, float]]
+    error: str = ""
+    impact: MarkedImpact | None = None
+    heat: HeatMap | None = None
+    heat_error: str = ""
+
+
 def _status_only(event: Any) -> bool:
     """A Fail / Restore: the intact design (and its cached figures) did not change."""
     old, new = getattr(event, "old", None), getattr(event, "new", None)
@@ -72,16 +98,16 @@ def _status_only(event: Any) -> bool:
             and old.status != new.status and replace(old, status=new.status) == new)
 
 
-def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
-    """The worker's job on a snapshot: (result, rack split, error, impact). A bad input is an
-    error to show; anything else raises (the job logs the traceback and reports it).
-
-    `params` is (scope, algorithm, pue, placement, heat, structure, intact cache): `heat`
-    (collective, bytes) lists that traffic's per-link loads; with failures marked the intact
-    design is simulated too (or read from the cache, keyed by `structure` and the options)."""
-    scope, algorithm, pue, placement, heat, structure, intact_cache = params
+def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
+    """The worker's job on a snapshot. A bad input is an error to show; anything else raises
+    (the job logs the traceback and reports it). A `heat` of (collective, bytes) lists that
+    traffic's per-link loads; with failures marked the intact design is simulated too (or read
+    from the cache, keyed by `structure` and the options)."""
+    scope, algorithm, pue, placement = (params.scope, params.algorithm, params.pue,
+                                        params.placement)
+    heat, structure, intact_cache = params.heat, params.structure, params.intact_cache
     if snapshot is None:
-        return None, {}, "no design open", None, None, ""
+        return LiveRun(None, {}, "no design open")
     job_heat, heat_error = None, ""
     if heat is not None and heat[0] == "workload":  # a training job's traffic
         job_heat, heat_error = workload_heat(snapshot, heat[2], heat[1], scope)
@@ -95,7 +121,7 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
         else:
             result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
     except SimulationInputError as exc:
-        return None, {}, str(exc), None, job_heat, heat_error
+        return LiveRun(None, {}, str(exc), None, job_heat, heat_error)
     members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                and snapshot.has_group(scope) else None)
     # failed devices draw nothing: split the racks' power of the design simulated
@@ -108,8 +134,8 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
         impact = marked_impact(snapshot, result, intact, intact_cache,
                                (structure, scope, algorithm, pue, placement))
     except SimulationInputError as exc:
-        return None, {}, str(exc), None, job_heat, heat_error
-    return result, split, "", impact, job_heat, heat_error
+        return LiveRun(None, {}, str(exc), None, job_heat, heat_error)
+    return LiveRun(result, split, "", impact, job_heat, heat_error)
 
 
 def workload_heat(snapshot: Layout, req: Any, classes: tuple[str, ...],
@@ -132,15 +158,16 @@ def workload_heat(snapshot: Layout, req: Any, classes: tuple[str, ...],
 
 
 def _live(job: JobResult) -> LiveResult:
-    scope, algorithm = job.params[:2]
+    params: LiveParams = job.params
+    scope, algorithm = params.scope, params.algorithm
     if job.error:
         error = f"the simulation failed on this design ({job.error})"
         return LiveResult(job.request, job.revision, scope, algorithm, None, error, {},
                           job.elapsed_s)
-    result, split, error, impact, heat, heat_error = job.value
-    return LiveResult(job.request, job.revision, scope, algorithm, result, error, split,
-                      job.elapsed_s, impact=impact, heat=heat, heat_error=heat_error,
-                      heat_for=job.params[4])
+    run: LiveRun = job.value
+    return LiveResult(job.request, job.revision, scope, algorithm, run.result, run.error,
+                      run.rack_split, job.elapsed_s, impact=run.impact, heat=run.heat,
+                      heat_error=run.heat_error, heat_for=params.heat)
 
 
 class LiveSimulation(QObject):
@@ -242,8 +269,9 @@ class LiveSimulation(QObject):
 
     def request(self, *, immediate: bool = False) -> None:
         """Ask for a run reflecting the current state (trailing debounce unless `immediate`)."""
-        self.job.set_params((self._scope, self._algorithm, self._pue, self._placement,
-                             self._heat, self._structure, self._intact_cache))
+        self.job.set_params(LiveParams(self._scope, self._algorithm, self._pue,
+                                       self._placement, self._heat, self._structure,
+                                       self._intact_cache))
         self.job.request(immediate=immediate)
 
     # ---- results ----------------------------------------------------------------------------
