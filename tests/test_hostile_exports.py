@@ -69,6 +69,7 @@ def test_cabling_csv_cells_never_start_a_formula(hostile, tmp_path):
             _no_live_formula(value)
 
 
+@pytest.mark.slow
 def test_cabling_xlsx_has_no_formula_cells(hostile, tmp_path):
     from openpyxl import load_workbook
 
@@ -156,6 +157,7 @@ def test_dot_labels_cannot_end_their_string(hostile, tmp_path):
     assert kind == "graph" and nodes
 
 
+@pytest.mark.slow
 def test_graphml_round_trips_hostile_names(hostile, tmp_path):
     from rackdesigner.interop.graphml import read
 
@@ -179,6 +181,7 @@ def pod():
     return generate("superpod", system="dgx-h100", sus=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["netbox", "astra-sim"])
 def test_failed_folder_export_leaves_the_old_folder_intact(pod, fmt, tmp_path, monkeypatch):
     out = tmp_path / "export"

@@ -283,6 +283,7 @@ def test_ibnetdiscover_latin1_and_special_files(tmp_path):
         assert str(info.value).startswith(str(path)), (kind, str(info.value))
 
 
+@pytest.mark.slow
 def test_unknown_switches_stay_switches_for_slurm(tmp_path):
     """A QDR capture whose switches are in no catalog (issue 26, item 14): they import as
     unknown models but remain switches, so `export -f slurm-tree` writes the tree."""
