@@ -159,7 +159,7 @@ def test_cli_refuses_a_5000_digit_number_in_every_yaml_door(design, tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text(f"model: llama3-8b\ngbs: {digits}\n")
     spec = tmp_path / "spec.yaml"
-    spec.write_text(f"schema_version: 1\ntemplate: dgx-h100\ngrid: {{sus: [{digits}]}}\n")
+    spec.write_text(f"schema_version: 1\ngenerate: dgx-h100\ngrid: {{sus: [{digits}]}}\n")
     catalog = tmp_path / "catalog"
     catalog.mkdir()
     (catalog / "big.yaml").write_text(f"schema: rackdesigner.device/1\nid: big\nu_height: "
