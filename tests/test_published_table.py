@@ -67,6 +67,7 @@ def test_compares_a_run_with_the_engine_and_reports_the_error(pvm, capsys):
     assert out["summary"]["all"]["runs"] == 1
 
 
+@pytest.mark.slow
 def test_a_run_without_a_buildable_design_is_listed_with_its_reason(pvm):
     run = pvm.load_table(pvm.TABLE)[0]
     note = "no generator builds this system yet"
@@ -95,6 +96,7 @@ VALIDATION_BEYOND_15_MAX = 9
 CALIBRATION_MEAN_BOUND_PCT = 6.0
 
 
+@pytest.mark.slow
 def test_validation_error_does_not_rise_above_its_bound(pvm):
     runs = pvm.load_table(pvm.TABLE)
     sets = {r.data["set"] for r in runs}
@@ -127,6 +129,7 @@ def test_the_two_b200_stacks_bracket_the_model(pvm):
         assert abs(low.error_pct) < 15 and abs(high.error_pct) < 15, coll
 
 
+@pytest.mark.slow
 def test_the_derived_constants_are_what_the_calibration_runs_give(pvm):
     """`--derive` refits the constants from the calibration runs alone: the shipped values must
     be those (to the precision they are written with), so nobody tunes them by hand."""
