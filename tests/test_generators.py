@@ -325,6 +325,7 @@ def test_single_leaf_moves_the_leaf_out_of_a_rack_its_budget_cannot_hold(catalog
     assert four.device("leaf-1").rack != four.device("dgx-1.chassis").rack
 
 
+@pytest.mark.slow
 def test_rail_optimized_taper_keeps_the_nodes_and_halves_the_uplinks(catalog):
     from collections import Counter
 

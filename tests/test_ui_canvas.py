@@ -222,6 +222,7 @@ def test_collapse_group_shows_one_box_and_rebundles(qtbot, tmp_path):
     assert frozenset((f"{gid}.nic0", "switch-1")) in scene.bundles
 
 
+@pytest.mark.slow
 def test_item_types_know_ids_not_the_document(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
     item = window.scene.item_for_device["gpu-1"]
@@ -284,6 +285,7 @@ def test_wires_follow_a_moved_device(qtbot, tmp_path):
     assert window.scene.item_for_device["gpu-1"].center() in ends
 
 
+@pytest.mark.slow
 def test_small_edits_do_not_rebuild_the_scene(qtbot, tmp_path):
     window, _ = _node_window(qtbot, tmp_path)
     scene = window.scene
@@ -336,6 +338,7 @@ def test_zoom_keys(qtbot, tmp_path):
     assert abs(view.zoom() - 1.0) < 1e-6
 
 
+@pytest.mark.slow
 def test_wiring_onto_a_collapsed_group_picks_a_free_compatible_member(qtbot, tmp_path):
     window, gid = _node_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -353,6 +356,7 @@ def test_wiring_onto_a_collapsed_group_picks_a_free_compatible_member(qtbot, tmp
     assert box.wire_state is None
 
 
+@pytest.mark.slow
 def test_long_aligned_bundles_draw_as_arcs(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
     scene = window.scene
@@ -384,6 +388,7 @@ def test_pan_with_the_middle_button_and_space_drag(qtbot, tmp_path):
     assert view.dragMode() == view.DragMode.RubberBandDrag
 
 
+@pytest.mark.slow
 def test_wires_follow_while_dragging(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     view, viewport = window.view, window.view.viewport()
@@ -401,6 +406,7 @@ def test_wires_follow_while_dragging(qtbot, tmp_path):
     assert window.document.undo_stack.count() == 1
 
 
+@pytest.mark.slow
 def test_wiring_from_a_collapsed_group(qtbot, tmp_path):
     window, gid = _node_window(qtbot, tmp_path)
     layout = window.document.layout

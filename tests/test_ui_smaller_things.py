@@ -97,6 +97,7 @@ def test_a_dropped_file_that_is_not_a_layout_says_why(qtbot, tmp_path):
     assert "notes.txt" in message and ".yaml" in message
 
 
+@pytest.mark.slow
 def test_about_names_version_licence_and_catalog_size(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     window.actions_.about_action.trigger()
@@ -120,6 +121,7 @@ def test_problem_counts_are_drawn_icons_not_emoji(qtbot, tmp_path):
     assert "⛔" not in status.error_count.text() + status.ok_text.text()
 
 
+@pytest.mark.slow
 def test_a_selection_shows_its_page_in_the_inspector_without_moving_the_panel(qtbot,
                                                                              tmp_path):
     # issue 26 reversed issue 21's compact empty Inspector: the panel jumped ~300 px between

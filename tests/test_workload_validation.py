@@ -20,6 +20,9 @@ CALIBRATION_MEAN_BOUND = 0.14
 #: discarding `recompute_modules: [layernorm, moe_act]`), which the estimator does not model.
 MAY_NOT_FIT: set[str] = {"gpt-oss-120b, 64 H100 (25.11)"}
 
+# the published runs are simulated once per module (about 10 s quiet): the whole gate is slow
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def validation():

@@ -255,11 +255,12 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
             for nic in rail:
                 nic_out[nic] += rates[nic]
                 nic_in[nic] += rates[nic]
+            chains_of = [(nic, chain(leaf) if leaf else None)
+                         for nic, leaf in ((x, topo.leaf_of(x)) for x in rail)]
             for t in range(1, index.top + 1):
                 members: dict[str, list[str]] = defaultdict(list)
-                for nic in rail:
-                    leaf = topo.leaf_of(nic)
-                    dom = chain(leaf)[t - 1] if leaf else None
+                for nic, ch in chains_of:
+                    dom = ch[t - 1] if ch is not None else None
                     if dom is not None:
                         members[dom].append(nic)
                 if len(members) <= 1:
