@@ -107,7 +107,8 @@ class DesignIndex:
                    "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed")
 
     def __init__(self, state: DesignState, catalog: Catalog,
-                 like: DesignIndex | None = None) -> None:
+                 like: DesignIndex | None = None,
+                 minus: tuple[DesignIndex, Any] | None = None) -> None:
         self.state = state
         self.catalog = catalog
         self._lock = threading.RLock()
@@ -128,6 +129,10 @@ class DesignIndex:
                 setattr(self, name, dict(value) if isinstance(value, dict)
                         and name in ("_by_model", "_spec_of", "_groups") else value)
         self._failed: Any = None
+        #: (index of a state, `FailedSet`): this state is that one with the failed devices
+        #: and links left out (`model.failures.degraded`); links and connectivity are then
+        #: derived from that index's (`model/index_delta.py`), not from the whole design
+        self._minus = minus
 
     # ---- per device ------------------------------------------------------------------------
     def spec(self, device_id: str) -> DeviceSpec | None:
@@ -176,6 +181,11 @@ class DesignIndex:
     def carried(self) -> tuple[CarriedLink, ...]:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
         with self._lock:
+            if self._carried is None and self._minus is not None:
+                from rackdesigner.model.index_delta import carried_without
+
+                source, failed = self._minus
+                self._carried, self._rejected = carried_without(source, failed.links)
             if self._carried is None:
                 out, rejected = [], []
                 for link in self.state.link_list():
@@ -212,6 +222,12 @@ class DesignIndex:
 
     def connectivity(self) -> Connectivity:
         with self._lock:
+            if self._connectivity is None and self._minus is not None:
+                from rackdesigner.model.index_delta import connectivity_without
+
+                source, failed = self._minus
+                if source._connectivity is not None:
+                    self._connectivity = connectivity_without(self, source, failed)
             if self._connectivity is None:
                 self._connectivity = self._connect()
             return self._connectivity

@@ -71,7 +71,7 @@ class Layout:
         self._listeners: list[Listener] = []
         self._recording: list[Transaction] = []
         self._counters: dict[str, int] = {}
-        self._derived: tuple[DesignState, Any, Any] | None = None  # state, index, graph held
+        self._derived: tuple[DesignState, dict[str, Any]] | None = None  # values held
         self.revision = 0
         #: Where the document was loaded from and the line of each object (for messages).
         self.source_path: str | None = None
@@ -138,8 +138,8 @@ class Layout:
                 self._emit(event)
         finally:  # even if a listener raised: the design is the recorded one
             if target is not None:
-                if all(isinstance(e, DeviceChanged) and e.is_move for e in events):
-                    target.take_index_hint(start)  # undoing a move: the same derived facts
+                if all(_keeps_derived(e) for e in events):
+                    target.take_index_hint(start)  # undoing a move, a Fail: the same facts
                 self._state = target
 
     # ---- reading -----------------------------------------------------------------------
@@ -156,13 +156,21 @@ class Layout:
         self._hold(index=index)
         return index
 
-    def _hold(self, index: Any = None, graph: Any = None) -> None:
+    def derived(self, key: str, build: Callable[[DesignState, Any], Any]) -> Any:
+        """A value derived from the current state (`DesignState.derived`: built once, shared
+        by every Layout on that state), held while this Layout shows that state."""
+        value = self._state.derived(key, build)
+        self._hold(**{key: value})
+        return value
+
+    def _hold(self, **values: Any) -> None:
         """Keep the current state's derived values alive while this Layout shows that state
         (the state itself refers to them weakly, so the undo history does not keep them)."""
         held = self._derived
         if held is None or held[0] is not self._state:
-            held = (self._state, None, None)
-        self._derived = (self._state, index or held[1], graph if graph is not None else held[2])
+            held = (self._state, {})
+        held[1].update(values)
+        self._derived = held
 
     @property
     def meta(self) -> Meta:
@@ -486,6 +494,18 @@ class Layout:
     def __repr__(self) -> str:
         return (f"<Layout {self.meta.name!r}: {self.device_count()} devices, "
                 f"{self.link_count()} links, {len(self._state.groups)} groups>")
+
+
+def _keeps_derived(event: Event) -> bool:
+    """The event changes nothing a derived index or topology holds: positions, statuses, groups
+    (what `DesignState.take_index_hint` allows)."""
+    if isinstance(event, GroupChanged):
+        return True
+    if isinstance(event, DeviceChanged | LinkChanged):
+        return dataclasses.replace(event.old, status=event.new.status,
+                                   **({"pos": event.new.pos} if isinstance(event, DeviceChanged)
+                                      else {})) == event.new
+    return False
 
 
 def _replace(value: Any, changes: dict[str, Any], what: str) -> Any:

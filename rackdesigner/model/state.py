@@ -20,8 +20,9 @@ state on first use, so every reader of one state sees the same answer.
 
 from __future__ import annotations
 
+import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 
 _EMPTY: Map = Map()
 _KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
+#: Derived values a state may take over from one that differs by positions and statuses.
+HINTED = ("index", "topology")
+_DERIVE_LOCK = threading.RLock()
 
 
 class DesignState:
@@ -106,6 +110,8 @@ never assigned after `_evolve` returns)."""
         new.port_use = self.port_use if port_use is _KEEP else port_use
         new.failed = self.failed if failed is _KEEP else failed
         new._cache = {}
+        if links is _KEEP and link_order is _KEEP and "links" in self._cache:
+            new._cache["links"] = self._cache["links"]  # the same links in the same order
         return new
 
     # ---- reading ---------------------------------------------------------------------------
@@ -143,16 +149,28 @@ never assigned after `_evolve` returns)."""
         The state keeps only a weak reference: whoever reads the index (the Layout showing
         this state, a worker's snapshot) keeps it alive, while the states kept by the undo
         history do not keep a derived index each (100k+ objects at 4k GPUs)."""
-        ref = self._cache.get("index")
-        index = ref() if ref is not None else None
-        if index is None or index.catalog is not catalog:
-            from rackdesigner.model.index import DesignIndex
+        index = self._alive("index")
+        if index is not None and index.catalog is catalog:
+            return index
+        from rackdesigner.model.index import DesignIndex
 
-            like_ref = self._cache.get("index_like")  # a state this one differs from by moves
+        with _DERIVE_LOCK:
+            index = self._alive("index")
+            if index is not None and index.catalog is catalog:
+                return index
+            like_ref = self._cache.get("index_like")  # differs by moves and statuses only
             like = like_ref() if like_ref is not None else None
-            index = DesignIndex(self, catalog,
-                                like=like if like is not None and like.catalog is catalog
-                                else None)
+            if like is not None and like.catalog is not catalog:
+                like = None
+            minus = None  # this state is another with failed objects left out (`degraded`)
+            if like is None and "minus" in self._cache:
+                source_ref, failed = self._cache["minus"]
+                source = source_ref()
+                ref = source._ref("index") if source is not None else None
+                of = ref() if ref is not None else None
+                if of is not None and of.catalog is catalog:
+                    minus = (of, failed)
+            index = DesignIndex(self, catalog, like=like, minus=minus)
             self._cache["index"] = weakref.ref(index)
         return index
 
@@ -189,21 +207,65 @@ never assigned after `_evolve` returns)."""
         if failed is not self.failed:
             changes["failed"] = failed
         new = self._evolve(**changes)
-        if old is not None and old.pos != device.pos and replace(old, pos=device.pos) == device:
-            # a move: nothing the derived index holds depends on a position, so the new
-            # state's index may start from this one's (`index`)
+        if old is not None and replace(old, pos=device.pos, status=device.status) == device:
+            # a move or a Fail / Restore: nothing the derived index or the simulation's
+            # topology holds depends on a position or a status, so the new state's may start
+            # from this one's (`index`, `derived`)
             new.take_index_hint(self)
         return new
 
     def take_index_hint(self, other: DesignState) -> None:
-        """`other` differs from this state by device positions only: unless this state has
-        its index already, it may start from `other`'s (a cache hint, not a change)."""
-        own = self._cache.get("index")
-        if own is not None and own() is not None:
-            return
-        ref = other._cache.get("index") or other._cache.get("index_like")
-        if ref is not None:
-            self._cache["index_like"] = ref
+        """`other` differs from this state by device positions and statuses only (or by
+        groups, which no derived value reads): unless this state has them already, its
+        derived index may start from `other`'s and it may share `other`'s topology (a cache
+        hint, not a change)."""
+        for key in HINTED:
+            if self._alive(key) is not None:
+                continue
+            ref = other._ref(key)
+            if ref is not None:
+                self._cache[key + "_like"] = ref
+
+    def _ref(self, key: str) -> weakref.ref | None:
+        """A live weak reference to this state's `key` value, or to the one it may share."""
+        for name in (key, key + "_like"):
+            ref = self._cache.get(name)
+            if ref is not None and ref() is not None:
+                return ref
+        return None
+
+    def _alive(self, key: str) -> Any:
+        ref = self._cache.get(key)
+        return ref() if ref is not None else None
+
+    def derived(self, key: str, build: Callable[[DesignState, Any], Any]) -> Any:
+        """A value derived from this state (the simulation's topology), built on first use by
+        `build(state, hint)` and then shared while someone holds it: the state keeps only a
+        weak reference, like the index's. `hint` is what the state may start from: a value
+        of a state that differs by positions and statuses only (share it as is) as
+        ("like", value), or ("minus", value of the state this one is with failed objects
+        left out, that `FailedSet`, that state) — see `model.failures.degraded` — or None."""
+        value = self._alive(key)
+        if value is not None:
+            return value
+        with _DERIVE_LOCK:  # two workers asking at once build it once
+            value = self._alive(key)
+            if value is not None:
+                return value
+            hint: Any = None
+            like = self._ref(key)
+            if like is not None:
+                hint = ("like", like())
+            else:
+                minus = self._cache.get("minus")
+                source = minus[0]() if minus is not None else None
+                ref = source._ref(key) if source is not None else None
+                value_of = ref() if ref is not None else None
+                if value_of is not None:
+                    hint = ("minus", value_of, minus[1], source)
+            value = build(self, hint)
+            self._cache[key] = weakref.ref(value)
+            return value
 
     def without_device(self, device: Device) -> DesignState:
         changes: dict[str, Any] = {"devices": self.devices.delete(device.id),
@@ -221,6 +283,10 @@ never assigned after `_evolve` returns)."""
     def with_link(self, link: Link, old: Link | None = None) -> DesignState:
         failed = _mark(self.failed, link, old)
         if old is not None:
+            if replace(old, status=link.status) == link:  # a Fail / Restore: see with_device
+                new = self._evolve(links=self.links.set(link.id, link), failed=failed)
+                new.take_index_hint(self)
+                return new
             use = _use(_use(self.port_use, old, -1), link, +1)
             return self._evolve(links=self.links.set(link.id, link), port_use=use, failed=failed)
         by_device = self.links_by_device
@@ -263,7 +329,10 @@ never assigned after `_evolve` returns)."""
         failed = _mark(self.failed, group, old)
         if failed is not self.failed:
             changes["failed"] = failed
-        return self._evolve(**changes)
+        new = self._evolve(**changes)
+        if old is not None:  # no derived value reads groups (the failure closure is not kept)
+            new.take_index_hint(self)
+        return new
 
     def without_group(self, group: Group) -> DesignState:
         kids = self.group_kids

@@ -14,11 +14,19 @@ collective model. Nothing here enumerates GPU pairs; everything is linear in dev
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.model import Layout, Link, natural_key
-from rackdesigner.model.index import HOST_PROTOCOLS, NETWORK_PROTOCOLS, NIC_KINDS, UnionFind
+from rackdesigner.model.index import (
+    HOST_PROTOCOLS,
+    NETWORK_PROTOCOLS,
+    NIC_KINDS,
+    CarriedLink,
+    DesignIndex,
+    UnionFind,
+)
 from rackdesigner.simulation import constants as C
 
 
@@ -107,6 +115,27 @@ class Topology:
             return cls._build(layout)
 
     @classmethod
+    def of(cls, layout: Layout) -> Topology:
+        """The topology of `layout`'s current state, built once per state and then shared
+        while someone holds it (the simulation, the what-if analysis and the panel's
+        comparison read one); a state that differs by positions and statuses shares its
+        predecessor's, and a degraded design's (`model.failures.degraded`) is derived from
+        its whole design's (`simulation/topology_delta.py`). Nothing may change it."""
+        catalog = layout.catalog
+
+        def build(state: object, hint: tuple | None) -> Topology:
+            if hint is not None and hint[1].catalog is catalog:
+                if hint[0] == "like":
+                    return hint[1]
+                from rackdesigner.simulation.topology_delta import topology_without
+
+                return topology_without(hint[1], layout, hint[2], hint[3])
+            return cls.build(layout)
+
+        topo = layout.derived("topology", build)
+        return topo if topo.catalog is catalog else cls.build(layout)
+
+    @classmethod
     def _build(cls, layout: Layout) -> Topology:
         catalog = layout.catalog
         topo = cls(catalog=catalog)
@@ -139,9 +168,16 @@ class Topology:
         """Capacities per link; which links a protocol carries and who is joined to whom come
         from the design's derived index, the same facts the design rules read."""
         index = layout.index()
+        self._read_carried(index.carried())
+        self._read_rejected(index)
+        self._read_port_use(index)
+        self._read_connectivity(index)
+
+    def _read_carried(self, links: Iterable[CarriedLink]) -> None:
+        """Capacities of `links` (carried links, in the design's link order)."""
         kind = self.kind
         eff_cache: dict[str, float] = {}
-        for carried in index.carried():
+        for carried in links:
             link, ga, gb, protocol = carried.link, carried.a, carried.b, carried.protocol
             a, b = link.a.device, link.b.device
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
@@ -158,6 +194,8 @@ class Topology:
                         self.gpu_host_eff[gpu] += raw * factor
             elif protocol in NETWORK_PROTOCOLS:
                 self._add_network(a, b, ka, kb, raw, link)
+
+    def _read_rejected(self, index: DesignIndex) -> None:
         for code, link, detail in index.rejected():
             if code == "missing-port":
                 self.bad_links.append((code, link.id, f"link {link.id}: {detail.device} has no "
@@ -165,9 +203,14 @@ class Topology:
             else:
                 self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
                                        f"{detail[1]}"))
+
+    def _read_port_use(self, index: DesignIndex) -> None:
         for device in self.specs:  # the same counts the design rules and the canvas read
             for group, used in index.port_usage(device).items():
                 self.port_use[(device, group)] = used
+
+    def _read_connectivity(self, index: DesignIndex) -> None:
+        kind = self.kind
         conn = index.connectivity()
         island_of = conn.island_of
         for gpu in self.gpus:
@@ -225,15 +268,17 @@ class Topology:
             if cable is not None and cable.cable is not None:
                 self.link_prop_ns_per_m[key] = cable.cable.latency_ns_per_m
 
-    def _find_nics(self) -> None:
-        """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs)."""
+    def _find_nics(self, known: dict[str, tuple[list[NicPath], bool]] | None = None) -> None:
+        """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs).
+        `known`: GPUs whose (paths, near a NIC) are known already (a degraded design's GPUs
+        that no failure reached, `topology_delta.py`)."""
         kind, host_adj, nic_up = self.kind, self.host_adj, self.nic_up
         # the search depends only on the GPU's own host links (it never goes through a GPU), so
         # GPUs behind the same PCIe switch share one search
         memo: dict[tuple, tuple[list[NicPath], bool]] = {}
         for gpu in self.gpus:
             key = tuple(host_adj.get(gpu, ()))
-            hit = memo.get(key)
+            hit = memo.get(key) if known is None else known.get(gpu) or memo.get(key)
             if hit is not None:
                 found, near = hit
                 found = list(found)
