@@ -13,6 +13,11 @@
   each end: a twin-port OSFP cage carrying two 400G ports takes one 800G twin-port transceiver.
   The model is the catalog transceiver of the cable's family (same medium and reach) whose rate
   fills the cage (port rate x ports per connector); the cable's own transceiver otherwise.
+- Per group (`split=True`, what the cost breakdown reads): the same counts filed under each
+  part's top-level group (a pod, an SU, a fabric; `NO_GROUP` outside any), items as bought
+  (count less those in systems), a cable under its ends' group or `BETWEEN_GROUPS` when its ends
+  lie in two, a transceiver under the group of the device whose cage holds it. The groups'
+  counts add up to the totals.
 """
 
 from __future__ import annotations
@@ -22,13 +27,17 @@ import io
 from collections import Counter
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model import Layout, Link, PortRef
 
-INTERNAL_PROTOCOLS = ("nvlink", "pcie", "c2c")
-KIND_ORDER = ("system", "rack", "switch", "gpu", "cpu", "nvswitch", "nic", "dpu", "pcie_switch",
-              "chassis", "cable", "transceiver")
+#: links that stay inside a system (no cable to buy): every protocol but the network's
+INTERNAL_PROTOCOLS = tuple(p for p in vocabulary.PROTOCOL_NAMES
+                           if p not in vocabulary.protocols_of("network"))
+KIND_ORDER = vocabulary.KIND_NAMES  # the kind registry is in bill-of-materials order
 UNSPECIFIED = "unspecified"
+NO_GROUP = "(no group)"
+BETWEEN_GROUPS = "(between groups)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +64,22 @@ class BomTransceiver:
 
 
 @dataclass(frozen=True, slots=True)
+class BomGroup:
+    """What one top-level group holds (`bill_of_materials(split=True)`): items to buy per
+    model, cables per (type, media, length), transceivers per model."""
+
+    group: str
+    items: dict[str, int]
+    cables: dict[tuple[str, str, float | None], int]
+    transceivers: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
 class Bom:
     items: tuple[BomItem, ...]
     cables: tuple[BomCable, ...]
     transceivers: tuple[BomTransceiver, ...]
+    groups: tuple[BomGroup, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -91,7 +112,8 @@ class _Specs:
         return self._cache[model]
 
 
-def bill_of_materials(layout: Layout) -> Bom:
+def bill_of_materials(layout: Layout, *, split: bool = False) -> Bom:
+    """The layout's bill of materials; with `split`, also per top-level group (`Bom.groups`)."""
     specs = _Specs(layout.catalog)
     in_system: dict[str | None, bool] = {None: False}
 
@@ -119,6 +141,8 @@ def bill_of_materials(layout: Layout) -> Bom:
 
     counts: Counter[str] = Counter()
     nested: Counter[str] = Counter()
+    top = _TopGroups(layout) if split else None
+    bought: Counter[tuple[str, str]] = Counter()
     for group in layout.groups():
         spec = specs(group.template) if group.template else None
         if spec is None or spec.system is None:
@@ -126,11 +150,15 @@ def bill_of_materials(layout: Layout) -> Bom:
         counts[spec.id] += 1
         if inside(group.parent):
             nested[spec.id] += 1
+        elif top is not None:
+            bought[(top(group.id), spec.id)] += 1
     for device in layout.devices():
         counts[device.model] += 1
         spec = specs(device.model)
         if (spec is None or spec.kind != "rack") and inside(device.group):
             nested[device.model] += 1
+        elif top is not None:
+            bought[(top(device.group), device.model)] += 1
     items = []
     for model, count in counts.items():
         spec = specs(model)
@@ -138,8 +166,67 @@ def bill_of_materials(layout: Layout) -> Bom:
         items.append(BomItem(model, kind, count, nested[model],
                              spec.model if spec is not None else ""))
     items.sort(key=lambda i: (_kind_key(i.kind), i.model))
-    cables, transceivers = _cables(layout, specs)
-    return Bom(tuple(items), cables, transceivers)
+    filed: dict[str, tuple[Counter, Counter, Counter]] | None = None
+    if top is not None:
+        filed = {}
+        for (group, model), n in bought.items():
+            _filed(filed, group)[0][model] += n
+    cables, transceivers = _cables(layout, specs, top, filed)
+    groups = () if filed is None else tuple(
+        BomGroup(g, dict(i), dict(c), dict(t)) for g, (i, c, t) in sorted(filed.items()))
+    return Bom(tuple(items), cables, transceivers, groups)
+
+
+def _filed(filed: dict, group: str) -> tuple[Counter, Counter, Counter]:
+    if group not in filed:
+        filed[group] = (Counter(), Counter(), Counter())
+    return filed[group]
+
+
+class _TopGroups:
+    """The group a part is filed under: the top-level groups of the design, or, while there is
+    only one (a pod holding everything), that group's children (its SUs and spine tier) unless
+    they are system instances (a node's DGX boxes stay filed under the node's group)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        children: dict[str | None, list[str]] = {}
+        for g in layout.groups():
+            parent = g.parent if g.parent is not None and layout.has_group(g.parent) else None
+            children.setdefault(parent, []).append(g.id)
+        level = children.get(None, [])
+        while len(level) == 1 and children.get(level[0]) and not any(
+                layout.group(c).template for c in children[level[0]]):
+            level = children[level[0]]
+        self.roots = set(level)
+        self._top: dict[str | None, str] = {None: NO_GROUP}
+        self._device: dict[str, str] = {}
+
+    def __call__(self, group: str | None) -> str:
+        if group in self._top:
+            return self._top[group]
+        trail = []
+        g = group
+        while g is not None and g not in self._top and g not in self.roots \
+                and self.layout.has_group(g) and len(trail) < 256:
+            trail.append(g)
+            g = self.layout.group(g).parent
+        if g is not None and g in self.roots:
+            result = g
+        elif g is not None and g in self._top:
+            result = self._top[g]
+        else:  # the chain ended above the filing level (a part of the single top group)
+            result = trail[-1] if trail else NO_GROUP
+        for t in trail:
+            self._top[t] = result
+        self._top[group] = result
+        return result
+
+    def of_device(self, device: str) -> str:
+        if device not in self._device:
+            self._device[device] = self(self.layout.device(device).group
+                                        if self.layout.has_device(device) else None)
+        return self._device[device]
 
 
 def _port(specs: _Specs, layout: Layout, end: PortRef) -> PortGroup | None:
@@ -151,7 +238,8 @@ def _port(specs: _Specs, layout: Layout, end: PortRef) -> PortGroup | None:
     return spec.port(end.group)
 
 
-def _cables(layout: Layout, specs: _Specs
+def _cables(layout: Layout, specs: _Specs, top: _TopGroups | None = None,
+            filed: dict | None = None
             ) -> tuple[tuple[BomCable, ...], tuple[BomTransceiver, ...]]:
     cables: Counter[tuple[str, str, float | None]] = Counter()
     cages: dict[tuple[str, str, int | str], str] = {}
@@ -172,16 +260,30 @@ def _cables(layout: Layout, specs: _Specs
         if spec is None or spec.cable is None:
             if all(p is not None and p.protocol in INTERNAL_PROTOCOLS for p in ports):
                 continue
-            cables[(link.cable or UNSPECIFIED, "", link.length_m)] += link.count
+            key = (link.cable or UNSPECIFIED, "", link.length_m)
+            cables[key] += link.count
+            if top is not None:
+                _filed(filed, _link_group(top, link))[1][key] += link.count
             continue
         cables[(spec.id, spec.cable.media, length)] += link.count
+        if top is not None:
+            _filed(filed, _link_group(top, link))[1][(spec.id, spec.cable.media, length)] \
+                += link.count
         if spec.cable.transceiver:
             for end, port in zip((link.a, link.b), ports, strict=True):
                 _add_cages(cages, picks, specs, link, end, port, spec)
     cable_rows = tuple(BomCable(t, m, length, n) for (t, m, length), n in
                        sorted(cables.items(), key=lambda kv: (kv[0][0], kv[0][2] or 0.0)))
     optics = Counter(cages.values())
+    if top is not None:
+        for (device, _, _), model in cages.items():
+            _filed(filed, top.of_device(device))[2][model] += 1
     return cable_rows, tuple(BomTransceiver(m, n) for m, n in sorted(optics.items()))
+
+
+def _link_group(top: _TopGroups, link: Link) -> str:
+    a, b = top.of_device(link.a.device), top.of_device(link.b.device)
+    return a if a == b else BETWEEN_GROUPS
 
 
 class _DefaultCables:

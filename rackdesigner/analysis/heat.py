@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rackdesigner import vocabulary
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import SimulationResult, simulate
 from rackdesigner.simulation.loads import LinkLoad
 
 DEFAULT_COLLECTIVE = "all_to_all"
 DEFAULT_SIZE = 2**30
-HEAT_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                    "all_to_all", "send_recv")
+HEAT_COLLECTIVES = vocabulary.COLLECTIVE_NAMES
 
 
 @dataclass(frozen=True)

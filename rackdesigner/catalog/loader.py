@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog.spec import (
     KINDS,
     PROTOCOLS,
@@ -24,6 +25,7 @@ from rackdesigner.catalog.spec import (
     CableFacts,
     DeviceSpec,
     GpuFacts,
+    HeatSplit,
     NicFacts,
     PortGroup,
     Power,
@@ -183,6 +185,13 @@ RACK_FIELDS = {
     "budget_basis": (_str, False),
     "static_load_kg": (_opt_num, False),
     "load_source": (_str, False),
+    "air_cooling_w": (_opt_num, False),
+    "air_source": (_str, False),
+}
+HEAT_FIELDS = {
+    "liquid_fraction": (_num, True),
+    "source": (_str, True),
+    "note": (_str, False),
 }
 PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
 WIRING_FIELDS = {
@@ -222,9 +231,19 @@ TOP_FIELDS = {
     "rack": (None, False),
     "system": (None, False),
     "stated": (None, False),
+    "heat": (None, False),
     "sources": (None, True),
     "notes": (_str, False),
 }
+#: a kind's own facts block (kinds declared with `facts` in `vocabulary/kinds.py`) is the
+#: top-level key named after the kind
+_FACT_CHECKERS: dict[str, Callable[[Any], Any]] = {"number": _num, "count": _pos_int,
+                                                   "text": _str}
+KIND_FACT_FIELDS: dict[str, dict[str, tuple[Callable[[Any], Any], bool]]] = {
+    k.name: {f.name: (_FACT_CHECKERS[f.type], f.required) for f in k.facts}
+    for k in vocabulary.KINDS.values() if k.facts
+}
+TOP_FIELDS.update({name: (None, False) for name in KIND_FACT_FIELDS})
 
 
 class _FileReader:
@@ -259,7 +278,7 @@ class _FileReader:
                 out[key] = check(data[key])
             except _Bad as exc:
                 self.problem(where, str(exc))
-        for ref in ("source", "load_source"):
+        for ref in ("source", "load_source", "air_source"):
             if ref in out:
                 self.source_refs.append((f"{path}.{ref}".lstrip("."), out[ref]))
         return out
@@ -304,19 +323,38 @@ class _FileReader:
                     b["media"], b.get("protocols", ()), b.get("rate_gbps", 0.0),
                     b.get("max_length_m", 0.0), b.get("latency_ns_per_m", 0.0),
                     b.get("power_w_per_end"), b.get("transceiver"), b.get("source", ""))
+        if "heat" in data:
+            b = self.block(data["heat"], HEAT_FIELDS, "heat")
+            if b is not None and "liquid_fraction" in b:
+                if not 0.0 <= b["liquid_fraction"] <= 1.0:
+                    self.problem("heat.liquid_fraction", "must be from 0 to 1")
+                else:
+                    kwargs["heat"] = HeatSplit(b["liquid_fraction"], b.get("source", ""),
+                                               b.get("note", ""))
         if "system" in data:
             kwargs["system"] = self._system(data["system"])
         if "stated" in data:
             kwargs["stated"] = self._stated(data["stated"])
+        kind = top.get("kind")
+        entry = vocabulary.KINDS.get(kind or "")
+        required_block = entry.block if entry is not None else None
+        if required_block and required_block not in data:
+            self.problem(required_block, f"missing (required for kind {kind!r})")
+        for block_kind, fields in KIND_FACT_FIELDS.items():
+            if block_kind in data and block_kind != kind:
+                self.problem(block_kind, f"a {block_kind!r} block belongs to kind {block_kind!r}, "
+                             f"not {kind!r}")
+            elif block_kind == kind:
+                if block_kind not in data:
+                    self.problem(block_kind, f"missing (required for kind {kind!r})")
+                else:
+                    b = self.block(data[block_kind], fields, block_kind)
+                    if b is not None:
+                        kwargs["facts"] = b
         for where, key in self.source_refs:
             if key not in sources:
                 self.problem(where, f"source {key!r} is not defined in 'sources'"
                              f"{_suggest(key, sources)}")
-        kind = top.get("kind")
-        required_block = {"gpu": "gpu", "rack": "rack", "cable": "cable",
-                          "transceiver": "transceiver", "system": "system"}.get(kind or "")
-        if required_block and required_block not in data:
-            self.problem(required_block, f"missing (required for kind {kind!r})")
         if self.problems:
             return None
         return DeviceSpec(sources=sources, file=self.file, **kwargs)

@@ -11,21 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-KINDS = (
-    "gpu",
-    "cpu",
-    "nvswitch",
-    "switch",
-    "nic",
-    "dpu",
-    "pcie_switch",
-    "cable",
-    "transceiver",
-    "rack",
-    "chassis",
-    "system",
-)
-PROTOCOLS = ("nvlink", "infiniband", "ethernet", "pcie", "c2c")
+from rackdesigner.vocabulary import KIND_NAMES, PROTOCOL_NAMES
+
+#: the catalog's kinds and port protocols: the vocabulary registry's (`rackdesigner.vocabulary`)
+KINDS = KIND_NAMES
+PROTOCOLS = PROTOCOL_NAMES
 REDUCTIONS = ("nvls", "sharp")
 WIRING_PATTERNS = ("all", "zip", "block")
 
@@ -144,6 +134,19 @@ class RackFacts:
     #: static load rating in kg, where the rack model publishes one (None: not published)
     static_load_kg: float | None = None
     load_source: str | None = None
+    #: heat the rack's air path can remove, W (its air-cooling limit; None: not stated). The
+    #: design may set a rack's own (`air_cooling_w` on the rack device, model/cooling.py).
+    air_cooling_w: float | None = None
+    air_source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HeatSplit:
+    """A published split of a device's heat between liquid and air (rack-scale systems)."""
+
+    liquid_fraction: float
+    source: str
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,11 +214,21 @@ class DeviceSpec:
     rack: RackFacts | None = None
     system: SystemSpec | None = None
     stated: Stated | None = None
+    #: published liquid/air heat split; None: by `cooling` and part kinds (model/cooling.py)
+    heat: HeatSplit | None = None
     sources: dict[str, Source] = field(default_factory=dict)
     file: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     #: True for a model from a user's catalog folder (catalog/user.py), not the shipped one.
     is_user: bool = False
+    #: the kind's own facts block, for kinds declared with `facts` in the kind registry
+    #: (`vocabulary/kinds.py`): `{"cooling_kw": 100.0, "source": "..."}` for a CDU
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def fact(self, name: str) -> Any:
+        """One field of the kind's own facts block (`spec.fact("cooling_kw")`), None when the
+        file does not give it."""
+        return self.facts.get(name)
 
     def port(self, name: str) -> PortGroup:
         for group in self.ports:

@@ -37,6 +37,7 @@ VERB_MODULES = (
     "rackdesigner.cli.models_cmd",
     "rackdesigner.cli.estimate_cmd",
     "rackdesigner.cli.whatif_cmd",
+    "rackdesigner.cli.cost_cmd",
 )
 
 

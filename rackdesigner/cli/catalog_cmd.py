@@ -7,10 +7,10 @@ import json
 import sys
 from typing import Any
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import KINDS, CatalogError, DeviceSpec, default_catalog
 
-_PROTOCOL_NAMES = {"nvlink": "NVLink", "infiniband": "IB", "ethernet": "Eth", "pcie": "PCIe",
-                   "c2c": "C2C"}
+_PROTOCOL_NAMES = {p.name: p.short for p in vocabulary.PROTOCOLS.values()}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -10,12 +10,12 @@ import argparse
 import json
 import sys
 
+from rackdesigner import vocabulary
 from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
 
-_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-                "all_to_all", "send_recv")
-_ALGORITHMS = ("auto", "ring", "tree", "nvls", "nvls_tree", "collnet")
-PLACEMENTS = ("contiguous", "scattered", "random")
+_COLLECTIVES = vocabulary.COLLECTIVE_NAMES
+_ALGORITHMS = vocabulary.ALGORITHM_CHOICES
+PLACEMENTS = vocabulary.PLACEMENT_NAMES
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rackdesigner import vocabulary
 from rackdesigner.commands.edits import AddItems
 from rackdesigner.commands.wiring import PROTOCOL_NAMES, Refusal, cabled_link, free_ports
 from rackdesigner.generators.cabling import (
@@ -27,7 +28,8 @@ from rackdesigner.generators.cabling import (
 )
 from rackdesigner.model import Layout, Link, PortRef, natural_key
 
-FABRIC_PROTOCOLS = ("infiniband", "ethernet")
+NIC_KINDS = vocabulary.kinds_with_role("nic")
+FABRIC_PROTOCOLS = vocabulary.protocols_of("network")
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ def _fabric_port(layout: Layout, device_id: str) -> tuple[str, str] | None:
 def compute_nics(layout: Layout, group_id: str) -> list[str]:
     """The compute NICs of a node (or any group), in rail order."""
     nics = [d for d in layout.group_devices(group_id)
-            if (spec := layout.spec(d)) is not None and spec.kind in ("nic", "dpu")
+            if (spec := layout.spec(d)) is not None and spec.kind in NIC_KINDS
             and _fabric_port(layout, d) is not None]
     if not nics:
         return []

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 
+from rackdesigner import vocabulary
 from rackdesigner.commands.edits import AddItems
 from rackdesigner.model import Layout, instantiate
 
 GRID = 10.0
 
 #: Readable id prefixes per device kind (`gpu-3`, `nvsw-1`, `switch-2`).
-ID_PREFIX = {"gpu": "gpu", "cpu": "cpu", "nvswitch": "nvsw", "switch": "switch", "nic": "nic",
-             "dpu": "dpu", "pcie_switch": "pcisw", "rack": "rack", "chassis": "chassis",
-             "cable": "cable", "transceiver": "xcvr"}
+#: Systems take their own id (`dgx-h100-1`): a system's parts are named under it.
+ID_PREFIX = {k.name: k.id_prefix for k in vocabulary.KINDS.values() if k.name != "system"}
 
 
 def snap(pos: tuple[float, float], grid: float = GRID) -> tuple[float, float]:

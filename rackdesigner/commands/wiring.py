@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec, PortGroup
 from rackdesigner.commands.edits import AddItems
 from rackdesigner.generators.cabling import CableChoice, default_cable
 from rackdesigner.model import Layout, Link, PortRef
 
-PROTOCOL_ORDER = ("nvlink", "c2c", "infiniband", "ethernet", "pcie")
-PROTOCOL_NAMES = {"nvlink": "NVLink", "c2c": "C2C", "infiniband": "InfiniBand",
-                  "ethernet": "Ethernet", "pcie": "PCIe"}
+PROTOCOL_ORDER = vocabulary.PROTOCOL_NAMES  # the registry's order is the wiring preference
+PROTOCOL_NAMES = {p.name: p.label for p in vocabulary.PROTOCOLS.values()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec
 
 U_M = 0.04445
@@ -124,7 +125,7 @@ class CablePicker:
 # ---- links drawn by hand --------------------------------------------------------------------
 
 #: Cabled protocols: NVLink, PCIe and C2C links are board or backplane connections, not cables.
-CABLED_PROTOCOLS = ("infiniband", "ethernet")
+CABLED_PROTOCOLS = vocabulary.protocols_of("network")
 #: Canvas rows of racks: racks whose tops are within this many scene units stand in one row.
 CANVAS_ROW_TOLERANCE = 200.0
 #: Model assumption for a link with an end in no rack: an in-rack run of this length (a

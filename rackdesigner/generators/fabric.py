@@ -53,7 +53,14 @@ class SwitchRacks:
 
 
 def _network_budget(catalog: Catalog) -> float:
-    return catalog.get(NETWORK_RACK).rack.power_budget_w  # type: ignore[union-attr]
+    """What the switches of one network rack may draw: its power budget, and for an
+    air-cooled rack no more than its air-cooling limit (rule `rack-air-limit`)."""
+    spec = catalog.get(NETWORK_RACK)
+    rack = spec.rack
+    assert rack is not None
+    if spec.cooling != "liquid" and rack.air_cooling_w is not None:
+        return min(rack.power_budget_w, rack.air_cooling_w)
+    return rack.power_budget_w
 
 
 def switch_rack_watts(catalog: Catalog, model: str) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.generators.cabling import RACK_WIDTH_M, ROW_PITCH_M
 from rackdesigner.generators.clos import ClosPlan, plan_three_level, plan_two_level
@@ -82,7 +83,7 @@ def endpoint_model(catalog: Catalog, switch: DeviceSpec) -> DeviceSpec:
     """The adapter that matches a switch: same protocol, the closest rate, single port first."""
     port = switch.port(fabric_port(switch))
     best: tuple[tuple, DeviceSpec] | None = None
-    for spec in catalog.of_kind("nic", "dpu"):
+    for spec in catalog.of_kind(*vocabulary.kinds_with_role("nic")):
         for group in spec.ports_of(port.protocol):
             key = (abs(group.rate_gbps - port.rate_gbps), group.count, spec.id)
             if best is None or key < best[0]:
@@ -98,7 +99,7 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
     sw_spec = catalog.get(switch)
     sw_port = fabric_port(sw_spec)
     ep_spec = catalog.get(endpoint) if endpoint else endpoint_model(catalog, sw_spec)
-    if ep_spec.kind not in ("nic", "dpu"):
+    if ep_spec.kind not in vocabulary.kinds_with_role("nic"):
         raise GeneratorError(f"--endpoint must be a NIC model, {ep_spec.id} is a {ep_spec.kind}")
     ep_port = fabric_port(ep_spec)
     if ep_spec.port(ep_port).protocol != sw_spec.port(sw_port).protocol:

@@ -33,13 +33,14 @@ from pathlib import Path
 
 import yaml
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.netbox_types import device_type_yaml, interface_type
 from rackdesigner.interop.units import Inventory, cables, inventory, local_port
 from rackdesigner.model import Layout, natural_key
 
-FABRIC = ("infiniband", "ethernet")
+FABRIC = vocabulary.protocols_of("network")
 ROLES = {"host": ("GPU server", "76b900"), "switch": ("Fabric switch", "2196f3"),
          "frame": ("Rack system", "607d8b"),
          "nvswitch-tray": ("NVLink switch tray", "9c27b0"), "other": ("Other", "9e9e9e")}

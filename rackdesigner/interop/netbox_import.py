@@ -20,11 +20,12 @@ from typing import Any
 
 import yaml
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog.loader import SCHEMA, SafeLoader
 from rackdesigner.catalog.user import spec_from_data
 from rackdesigner.interop.netbox_types import PortFacts, port_facts
 
-FABRIC = ("infiniband", "ethernet")
+FABRIC = vocabulary.protocols_of("network")
 #: A device type with at least this many fabric ports is taken for a switch (servers and
 #: adapters have fewer); below it the kind is asked.
 SWITCH_PORTS = 24

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import yaml
 
-from rackdesigner import __version__
+from rackdesigner import __version__, vocabulary
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.hostlist import apply_host_map, compress
 from rackdesigner.interop.units import Inventory, inventory, protocol_of
 from rackdesigner.model import Layout, natural_key, nvlink_domains
 
-FABRIC_PROTOCOLS = ("infiniband", "ethernet")
+FABRIC_PROTOCOLS = vocabulary.protocols_of("network")
 
 
 def write(layout: Layout, path: Path, *, plugin: str = "tree",

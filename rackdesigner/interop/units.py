@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model import Layout, Link, PortRef, natural_key
 
-NOT_BOXES = ("rack", "cable", "transceiver")
-FABRIC_SWITCH_KINDS = ("switch",)
+NOT_BOXES = ("rack", *vocabulary.kinds_with_role("media"))
+FABRIC_SWITCH_KINDS = vocabulary.kinds_with_role("switch")
 
 
 @dataclass

@@ -49,11 +49,12 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
         raise builder.fail(top.line_of("schema_version"), f"this file uses schema_version "
                            f"{version}, written by a newer RackDesigner; this version reads up "
                            f"to {CURRENT_VERSION}. Upgrade RackDesigner to open it")
-    builder._check_keys(top, ("schema_version", "name", "description", "sharp"), "layout")
+    builder._check_keys(top, ("schema_version", "name", "description", "sharp", "site"),
+                        "layout")
     meta = Meta(name=builder._opt_str(top, "name", "layout"),
                 description=builder._opt_str(top, "description", "layout"),
                 extra=reader._extensions(top),
-                sharp=builder._opt_bool(top, "sharp", "layout"))
+                sharp=builder._opt_bool(top, "sharp", "layout"), site=builder._site(top))
     catalog = builder.catalog = builder._catalog(top, meta)  # plus models the file embeds
     templates = _read_templates(doc, path, catalog, reader)
     groups: list[Group] = []

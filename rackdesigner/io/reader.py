@@ -23,12 +23,20 @@ from rackdesigner.io.schema import (
     DEVICE_KEYS,
     GROUP_KEYS,
     LINK_KEYS,
+    SITE_KEYS,
     TOP_KEYS,
     migrate,
 )
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
 from rackdesigner.model.gcpause import gc_paused
-from rackdesigner.model.items import ACTIVE, GROUP_KINDS, ID_PATTERN, STATUSES
+from rackdesigner.model.items import (
+    ACTIVE,
+    GROUP_KINDS,
+    ID_PATTERN,
+    NO_SITE,
+    STATUSES,
+    Site,
+)
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -286,7 +294,7 @@ class _Builder:
         meta = Meta(name=self._opt_str(doc, "name", "layout"),
                     description=self._opt_str(doc, "description", "layout"),
                     extra=_extensions(doc),
-                    sharp=self._opt_bool(doc, "sharp", "layout"))
+                    sharp=self._opt_bool(doc, "sharp", "layout"), site=self._site(doc))
         layout = Layout(self._catalog(doc, meta), meta)
         entries = [self._entries(doc, name) for name in endcheck.SECTIONS]
         if end is not None:
@@ -440,6 +448,11 @@ class _Builder:
                                 f"got {_short(face)}")
             if face == "rear":
                 props = tuple(sorted((*props, ("face", "rear"))))
+        if "air_cooling_w" in e:  # a rack's own air-cooling limit (model/cooling.py)
+            props = tuple(sorted((*props, ("air_cooling_w", self._positive(
+                e, "air_cooling_w", what, "a positive number of watts (e.g. 40000)")))))
+        if "serves" in e:  # the racks a CDU serves (model/cooling.py)
+            props = tuple(sorted((*props, ("serves", self._id_list(e, "serves", what)))))
         if "floor" in e:  # a rack's place on the floor plan, metres (generators/cabling.py)
             spot = _finite_pair(e.get("floor"))
             if spot is None:
@@ -517,6 +530,43 @@ class _Builder:
             raise self.fail(e.line_of("status"), f"{what}: 'status' must be one of "
                             f"{', '.join(STATUSES)}, got {_short(value)}")
         return value
+
+    def _positive(self, e: _Entry, key: str, what: str, expected: str) -> float | int:
+        value = e.get(key)
+        if (isinstance(value, bool) or not isinstance(value, int | float)
+                or not math.isfinite(value) or value <= 0):
+            raise self.fail(e.line_of(key), f"{what}: '{key}' must be {expected}, got "
+                            f"{_short(value)}")
+        return value
+
+    def _id_list(self, e: _Entry, key: str, what: str) -> tuple[str, ...]:
+        value = e.get(key)
+        if not isinstance(value, list) or not all(is_valid_id(v) for v in value) \
+                or len(set(value)) != len(value):
+            raise self.fail(e.line_of(key), f"{what}: '{key}' must be a list of distinct ids "
+                            f"(e.g. [rack-1, rack-2]), got {_short(value)}")
+        return tuple(value)
+
+    def _site(self, doc: _Entry) -> Site:
+        """The `site:` limits (model.items.Site): positive finite kW figures."""
+        value = doc.get("site")
+        if value is None:
+            return NO_SITE
+        line = doc.line_of("site")
+        if not isinstance(value, dict) or not value:
+            raise self.fail(line, "'site' must be a mapping such as {power_kw: 5000, "
+                            f"cooling_kw: 4800}}, got {_short(value)}")
+        out = {}
+        for key, number in value.items():
+            if key not in SITE_KEYS:
+                raise self.fail(line, f"site: unknown key {_short(key)} (known keys: "
+                                f"{', '.join(SITE_KEYS)})")
+            if (isinstance(number, bool) or not isinstance(number, int | float)
+                    or not math.isfinite(number) or number <= 0):
+                raise self.fail(line, f"site: '{key}' must be a positive number of kW, got "
+                                f"{_short(number)}")
+            out[key] = float(number)
+        return Site(**out)
 
     def _opt_bool(self, e: _Entry, key: str, what: str) -> bool:
         value = e.get(key, False)

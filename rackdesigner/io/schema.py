@@ -12,10 +12,14 @@ from typing import Any
 
 CURRENT_VERSION = 1
 
-TOP_KEYS = ("schema_version", "name", "description", "sharp", "groups", "devices", "links")
+TOP_KEYS = ("schema_version", "name", "description", "sharp", "site", "groups", "devices",
+            "links")
+SITE_KEYS = ("power_kw", "cooling_kw")
+#: The price book a design carries (cost/locate.py), written as a block like embedded models.
+PRICES_KEY = "x-rackdesigner-prices"
 GROUP_KEYS = ("id", "name", "kind", "parent", "collapsed", "template", "status")
 DEVICE_KEYS = ("id", "model", "name", "pos", "rack", "u", "group", "power_budget_w", "face",
-               "floor", "status")
+               "floor", "air_cooling_w", "serves", "status")
 LINK_KEYS = ("id", "a", "b", "count", "cable", "length_m", "status")
 
 #: from_version -> function turning a document of that version into the next one.

@@ -20,7 +20,7 @@ import yaml
 
 from rackdesigner.catalog.user import EMBED_KEY
 from rackdesigner.io import atomic, endcheck
-from rackdesigner.io.schema import CURRENT_VERSION
+from rackdesigner.io.schema import CURRENT_VERSION, PRICES_KEY
 from rackdesigner.model import Device, Group, Layout, Link, Meta, natural_key
 from rackdesigner.model.items import ACTIVE
 
@@ -155,6 +155,10 @@ def dump_layout_text(layout: Layout) -> str:
     return dump_plain_text(layout)
 
 
+#: Extension keys written as a block (one key per line diffs better than one long line).
+BLOCK_KEYS = (EMBED_KEY, PRICES_KEY)
+
+
 def head_lines(meta: Meta, header: str = HEADER) -> list[str]:
     """The file's first lines, the same in both forms but for the `header` comment: schema
     version, the document's settings and its extension keys (embedded user models as a
@@ -166,8 +170,10 @@ def head_lines(meta: Meta, header: str = HEADER) -> list[str]:
         out.append(f"description: {scalar(meta.description)}\n")
     if meta.sharp:  # written only when on, so older files re-save byte-identically
         out.append("sharp: true\n")
+    if not meta.site.empty:  # likewise: only when the design states site limits
+        out.append(f"site: {inline(meta.site.to_dict())}\n")
     for key, value in sorted(meta.extra):
-        if key == EMBED_KEY and isinstance(value, dict):
+        if key in BLOCK_KEYS and isinstance(value, dict):
             out.append(_block(key, value))
         else:
             out.append(f"{scalar(key)}: {inline(value)}\n")

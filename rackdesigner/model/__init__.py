@@ -16,7 +16,7 @@ from rackdesigner.model.events import (
 )
 from rackdesigner.model.index import DesignIndex, Reachability
 from rackdesigner.model.instantiate import Parts, instantiate
-from rackdesigner.model.items import Device, Group, Link, Meta, PortRef, is_valid_id
+from rackdesigner.model.items import Device, Group, Link, Meta, PortRef, Site, is_valid_id
 from rackdesigner.model.layout import Layout, LayoutError, MissingError, natural_key
 from rackdesigner.model.rules import (
     ERROR,
@@ -56,6 +56,7 @@ __all__ = [
     "Parts",
     "PortRef",
     "Reachability",
+    "Site",
     "Transaction",
     "check_layout",
     "has_errors",

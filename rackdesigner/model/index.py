@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model.items import Link
 
@@ -33,9 +34,9 @@ if TYPE_CHECKING:
     from rackdesigner.model.state import DesignState
 
 NVLINK = "nvlink"
-HOST_PROTOCOLS = ("pcie", "c2c")
-NETWORK_PROTOCOLS = ("infiniband", "ethernet")
-NIC_KINDS = ("nic", "dpu")
+HOST_PROTOCOLS = vocabulary.protocols_of("host")
+NETWORK_PROTOCOLS = vocabulary.protocols_of("network")
+NIC_KINDS = vocabulary.kinds_with_role("nic")
 
 
 class UnionFind:

@@ -120,6 +120,33 @@ class Group:
 
 
 @dataclass(frozen=True, slots=True)
+class Site:
+    """The facility a design must fit (file key `site:`), in kW; None where not stated.
+
+    `power_kw` is the power the site delivers to IT equipment (critical IT load, what a data
+    hall's "5 MW" means), checked against the design's maximum IT draw; `cooling_kw` is the heat
+    the site removes, checked against the design's heat (all IT power ends as heat)."""
+
+    power_kw: float | None = None
+    cooling_kw: float | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.power_kw is None and self.cooling_kw is None
+
+    def to_dict(self) -> dict[str, float]:
+        out = {}
+        for key in ("power_kw", "cooling_kw"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = int(value) if float(value).is_integer() else float(value)
+        return out
+
+
+NO_SITE = Site()
+
+
+@dataclass(frozen=True, slots=True)
 class Meta:
     """Document-level properties."""
 
@@ -129,3 +156,5 @@ class Meta:
     #: In-network reduction (NVLS across nodes, CollNet/SHARP) is available to NCCL: the user
     #: runs the SHARP plugin with an aggregation manager. Off by default, as on most clusters.
     sharp: bool = False
+    #: The site's power and cooling limits (`Site`); empty when the design states none.
+    site: Site = NO_SITE

@@ -32,12 +32,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.items import Device, Link, PortRef
 from rackdesigner.model.layout import Layout
 
 #: Device kinds that draw no power of their own (containers; their parts draw it).
-NO_DRAW_KINDS = ("rack", "system")
+NO_DRAW_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.container)
 
 #: Device property (a key of a rack device in the layout file) holding the power budget the
 #: user set for that rack, in W. Saved only when set; a rack without it uses its model's

@@ -20,6 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.items import Device, Link
 from rackdesigner.model.layout import Layout, natural_key
@@ -29,6 +30,9 @@ FACE_PROP = "face"
 FACES = ("front", "rear")
 #: 1 W dissipated = 3.412142 BTU/h (definition of the British thermal unit per hour).
 BTU_PER_W = 3.412142
+
+#: kinds that hold other devices: they take no rack units themselves (their parts do)
+CONTAINER_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.container)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +169,7 @@ class RackIndex:
                 members[g].append(device)
                 continue
             s = spec(device.model)
-            if s is None or s.kind in ("rack", "system") or not s.u_height or s.u_height <= 0:
+            if s is None or s.kind in CONTAINER_KINDS or not s.u_height or s.u_height <= 0:
                 continue
             units.append(self._unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
@@ -198,7 +202,7 @@ class RackIndex:
         peak = 0.0
         for d in devices:
             s = self._spec(d.model)
-            if s is None or s.kind in ("rack", "system"):
+            if s is None or s.kind in CONTAINER_KINDS:
                 continue
             cooling = cooling or s.cooling
             peak += device_draw(s)[1]
@@ -212,6 +216,11 @@ class RackIndex:
                     rack, u, face, cooling or "air", spec.weight_kg, peak, is_group, known)
 
     # ---- queries ------------------------------------------------------------------------------
+    @property
+    def power_model(self) -> RackPower:
+        """The `RackPower` the index reads its racks' draw from (shared with cooling)."""
+        return self._power
+
     def power_by_rack(self) -> dict[str, tuple[float, float]]:
         """(typical, max) W per rack from `RackPower` (the power report's figures), once."""
         if self._by_rack is None:

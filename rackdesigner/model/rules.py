@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec, PortGroup
 from rackdesigner.model.items import Link, PortRef
 from rackdesigner.model.layout import Layout, natural_key
@@ -21,7 +22,7 @@ from rackdesigner.model.racks import RackIndex, Unit
 
 ERROR = "error"
 WARNING = "warning"
-HOST_PROTOCOLS = ("pcie", "c2c")
+HOST_PROTOCOLS = vocabulary.protocols_of("host")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,7 @@ def _check_layout(layout: Layout) -> list[Finding]:
     findings += _check_models(layout, specs)
     findings += _check_links(layout, specs)
     findings += _check_racks(layout, specs)
+    findings += check_cooling(layout)
     findings += _check_nic_reach(layout, specs)
     findings += _check_reachability(layout)
     findings.sort(key=lambda f: 0 if f.severity == ERROR else 1)
@@ -56,9 +58,70 @@ def _check_layout(layout: Layout) -> list[Finding]:
 
 
 def check_racks(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
-    """Only the rack rules (slots, power, load, cooling): what the racks view marks (which
-    passes the `RackIndex` it drew from, so nothing is computed twice)."""
-    return _check_racks(layout, _Specs(layout), index)
+    """Only the rack rules (slots, power, load, cooling, CDUs, site): what the racks view marks
+    (which passes the `RackIndex` it drew from, so nothing is computed twice)."""
+    index = index or RackIndex(layout)
+    return _check_racks(layout, _Specs(layout), index) + check_cooling(layout, index)
+
+
+def check_cooling(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
+    """Air-cooling limits of racks, CDU capacity and the racks CDUs serve, site power and
+    cooling (model/cooling.py)."""
+    from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
+
+    report = (cooling_report(layout) if index is None
+              else cooling_report(layout, index.power_model, index.power_by_rack()))
+    out: list[Finding] = []
+    for rack_id, heat in report.racks.items():
+        if heat.over_air_limit:
+            assert heat.air_limit_w is not None
+            out.append(Finding(ERROR, "rack-air-limit",
+                               f"rack {rack_id} sends {format_watts(heat.air_w)} of heat to air, "
+                               f"above its {format_watts(heat.air_limit_w)} air-cooling limit "
+                               f"({heat.air_basis}): use liquid-cooled systems, spread the "
+                               "load or set the rack's air_cooling_w", (rack_id,)))
+    for cdu in report.cdus:
+        for missing in cdu.missing:
+            what = ("no such device" if not layout.has_device(missing) else "not a rack")
+            out.append(Finding(ERROR, "cdu-serves-missing",
+                               f"CDU {cdu.cdu} serves {missing!r}, which is {what}",
+                               (cdu.cdu,)))
+        if cdu.over:
+            assert cdu.capacity_w is not None
+            out.append(Finding(ERROR, "cdu-capacity",
+                               f"CDU {cdu.cdu} ({cdu.model}) carries {format_watts(cdu.liquid_w)}"
+                               f" of liquid heat from {', '.join(cdu.serves)}, above its "
+                               f"{format_watts(cdu.capacity_w)} capacity",
+                               (cdu.cdu, *[r for r in cdu.serves if r in report.racks])))
+        elif cdu.capacity_w is None:
+            out.append(Finding(WARNING, "cdu-capacity",
+                               f"CDU {cdu.cdu} ({cdu.model}) has no published capacity: its "
+                               "load cannot be checked", (cdu.cdu,)))
+    for rack_id in report.unserved:
+        out.append(Finding(WARNING, "rack-no-cdu",
+                           f"rack {rack_id} sends {format_watts(report.racks[rack_id].liquid_w)}"
+                           " to liquid but no CDU serves it (list it in a CDU's serves)",
+                           (rack_id,)))
+    cdu_ids = {c.cdu for c in report.cdus}
+    for device in layout.devices():
+        if device.props and device.id not in cdu_ids and any(
+                k == SERVES_PROP for k, _ in device.props):
+            out.append(Finding(WARNING, "serves-not-cdu",
+                               f"device {device.id} lists racks it serves but is not a CDU",
+                               (device.id,)))
+    site = report.site
+    if site.over_power:
+        assert site.power_limit_w is not None
+        out.append(Finding(ERROR, "site-power",
+                           f"the design draws up to {format_watts(site.it_max_w)}, above the "
+                           f"site's {format_watts(site.power_limit_w)} of IT power "
+                           f"({site.headline()})"))
+    if site.over_cooling:
+        assert site.cooling_limit_w is not None
+        out.append(Finding(ERROR, "site-cooling",
+                           f"the design gives off up to {format_watts(site.heat_w)} of heat, "
+                           f"above the site's {format_watts(site.cooling_limit_w)} of cooling"))
+    return out
 
 
 def has_errors(findings: list[Finding]) -> bool:

@@ -27,11 +27,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.scope import INF, ScopeModel, log2i
 
-COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all")
-ALGORITHM_CHOICES = ("auto", "ring", "tree", "nvls", "nvls_tree", "collnet")
+COLLECTIVES = vocabulary.GROUP_COLLECTIVES
+ALGORITHM_CHOICES = vocabulary.ALGORITHM_CHOICES
 _P = {"LL": 0, "LL128": 1, "Simple": 2}
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.scope import ScopeModel
-from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.topology import NIC_KINDS, Topology
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +177,7 @@ def _propagation_by_level(topo: Topology) -> dict[int, float]:
     sums: dict[int, float] = defaultdict(float)
     counts: dict[int, int] = defaultdict(int)
     for (u, v), lengths in topo.link_lengths.items():
-        if topo.kind.get(u) in ("nic", "dpu"):
+        if topo.kind.get(u) in NIC_KINDS:
             level = 0
         else:
             level = min(topo.tier.get(u, 1), topo.tier.get(v, 1))

@@ -19,10 +19,11 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.model import natural_key
 from rackdesigner.simulation.topology import Topology
 
-PLACEMENTS = ("contiguous", "scattered", "random")
+PLACEMENTS = vocabulary.PLACEMENT_NAMES
 #: Seed of the `random` placement (any fixed value: the point is that a run repeats).
 RANDOM_SEED = 0
 

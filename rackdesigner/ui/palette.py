@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.interaction import MODEL_MIME
@@ -30,29 +31,14 @@ KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 3
 USER_ROLE = Qt.ItemDataRole.UserRole + 4  # True for a model from the user's catalog folder
 
-SHORT_PROTOCOL = {"nvlink": "NVLink", "c2c": "C2C", "infiniband": "IB", "ethernet": "Eth",
-                  "pcie": "PCIe"}
-CATEGORIES = ("Systems", "GPUs", "NVLink switching", "InfiniBand", "Ethernet", "NICs & DPUs",
-              "CPUs & PCIe", "Racks")
+SHORT_PROTOCOL = {p.name: p.short for p in vocabulary.PROTOCOLS.values()}
+CATEGORIES = vocabulary.PALETTE_SECTIONS
 
 
 def category(spec: DeviceSpec) -> str | None:
-    protocols = {g.protocol for g in spec.ports}
-    if spec.kind == "system":
-        return "Systems"
-    if spec.kind == "gpu":
-        return "GPUs"
-    if spec.kind == "nvswitch" or (spec.kind == "switch" and "nvlink" in protocols):
-        return "NVLink switching"
-    if spec.kind == "switch":
-        return "InfiniBand" if "infiniband" in protocols else "Ethernet"
-    if spec.kind in ("nic", "dpu"):
-        return "NICs & DPUs"
-    if spec.kind in ("cpu", "pcie_switch"):
-        return "CPUs & PCIe"
-    if spec.kind == "rack":
-        return "Racks"
-    return None  # cables, transceivers, chassis: properties of links and systems
+    """The model's Palette section, from the kind registry (None for cables, transceivers,
+    chassis: properties of links and systems)."""
+    return vocabulary.palette_section(spec.kind, (g.protocol for g in spec.ports))
 
 
 def _watts(w: float | None) -> str:
@@ -81,6 +67,10 @@ def figures(catalog: Catalog, spec: DeviceSpec) -> str:
         bits.append(f"{spec.rack.height_u}U")
         bits.append(f"{_watts(spec.rack.power_budget_w)} budget")
     else:
+        entry = vocabulary.KINDS.get(spec.kind)
+        for fact in entry.facts if entry is not None else ():
+            if fact.figure and spec.fact(fact.name) is not None:
+                bits.append(fact.figure.format(spec.fact(fact.name)))
         for group in spec.ports[:1]:
             name = SHORT_PROTOCOL.get(group.protocol, group.protocol)
             bits.append(f"{group.count}× {name} {style.format_rate(group.rate_gbps)}")
@@ -88,7 +78,7 @@ def figures(catalog: Catalog, spec: DeviceSpec) -> str:
         power = _watts(spec.power.max_w or spec.power.typical_w)
         if power:
             bits.append(power)
-        if spec.u_height and spec.kind in ("system", "switch"):
+        if spec.u_height and category(spec) is not None:
             bits.append(f"{spec.u_height:g}U")
     return " · ".join(bits)
 

@@ -9,32 +9,15 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
-PROTOCOL_COLORS = {
-    "nvlink": QColor("#5c9e00"),
-    "c2c": QColor("#9b59b6"),
-    "infiniband": QColor("#1f6fd1"),
-    "ethernet": QColor("#e07b16"),
-    "pcie": QColor("#7b8794"),
-}
-PROTOCOL_LABELS = {"nvlink": "NVLink", "c2c": "C2C", "infiniband": "InfiniBand",
-                   "ethernet": "Ethernet", "pcie": "PCIe"}
+from rackdesigner import vocabulary
+
+# colours, labels and badges of protocols and kinds are the vocabulary registry's
+PROTOCOL_COLORS = {p.name: QColor(p.color) for p in vocabulary.PROTOCOLS.values()}
+PROTOCOL_LABELS = {p.name: p.label for p in vocabulary.PROTOCOLS.values()}
 MIXED_COLOR = QColor("#52606d")
 
-KIND_COLORS = {
-    "gpu": QColor("#76b900"),
-    "nvswitch": QColor("#8e44ad"),
-    "switch": QColor("#1f6fd1"),
-    "nic": QColor("#e07b16"),
-    "dpu": QColor("#d35400"),
-    "cpu": QColor("#34495e"),
-    "pcie_switch": QColor("#7b8794"),
-    "rack": QColor("#2c3e50"),
-    "chassis": QColor("#95a5a6"),
-    "system": QColor("#16a085"),
-}
-KIND_BADGES = {"gpu": "GPU", "nvswitch": "NVS", "switch": "SW", "nic": "NIC", "dpu": "DPU",
-               "cpu": "CPU", "pcie_switch": "PCIe", "rack": "RACK", "chassis": "CHS",
-               "cable": "CBL", "transceiver": "XCVR", "system": "SYS"}
+KIND_COLORS = {k.name: QColor(k.color) for k in vocabulary.KINDS.values() if k.color}
+KIND_BADGES = {k.name: k.badge for k in vocabulary.KINDS.values()}
 UNKNOWN_COLOR = QColor("#c0392b")
 
 DEVICE_WIDTH = 150.0

@@ -20,12 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import style
 
 #: Options that name a catalog model, and the device kinds they offer.
-MODEL_OPTIONS = {"system": ("system",), "switch": ("switch",), "endpoint": ("nic", "dpu")}
+MODEL_OPTIONS = {"system": ("system",), "switch": vocabulary.kinds_with_role("switch"),
+                 "endpoint": vocabulary.kinds_with_role("nic")}
 
 
 class TemplateDialog(QDialog):

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from rackdesigner import vocabulary
 from rackdesigner.model import Layout
 from rackdesigner.model.power import NO_DRAW_KINDS, device_draw
 from rackdesigner.simulation import SimulationResult
@@ -22,9 +23,7 @@ REFERENCE_SIZES = tuple(2 ** e for e in range(20, 35))  # 1 MiB .. 16 GiB
 DEFAULT_REFERENCE = 2 ** 30
 
 # catalog kind -> power category of the stacked bars (see theme.POWER_CATEGORIES)
-KIND_CATEGORY = {"gpu": "gpu", "cpu": "system", "chassis": "system", "pcie_switch": "system",
-                 "switch": "switch", "nvswitch": "switch", "nic": "network", "dpu": "network",
-                 "transceiver": "optics", "cable": "optics"}
+KIND_CATEGORY = {k.name: k.power for k in vocabulary.KINDS.values()}
 
 
 def format_bytes(n: float) -> str:

@@ -13,29 +13,19 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 import pyqtgraph as pg
 import PySide6.QtCore  # noqa: F401  (binding chosen before pyqtgraph loads)
 
+from rackdesigner import vocabulary
+
 pg.setConfigOptions(antialias=True, background="w", foreground="#3e4c59")
 
-COLLECTIVE_COLORS = {
-    "all_reduce": "#1f6fd1",
-    "all_gather": "#2e9e44",
-    "reduce_scatter": "#e07b16",
-    "broadcast": "#8e44ad",
-    "reduce": "#c0392b",
-    "all_to_all": "#0e9aa7",
-    "send_recv": "#7b8794",
-}
-COLLECTIVE_LABELS = {
-    "all_reduce": "all_reduce", "all_gather": "all_gather", "reduce_scatter": "reduce_scatter",
-    "broadcast": "broadcast", "reduce": "reduce", "all_to_all": "all_to_all",
-    "send_recv": "send/recv",
-}
+COLLECTIVE_COLORS = {c.name: c.color for c in vocabulary.COLLECTIVES.values()}
+COLLECTIVE_LABELS = {c.name: c.label for c in vocabulary.COLLECTIVES.values()}
 ALGORITHM_COLORS = {
     "ring": (31, 111, 209, 22), "tree": (46, 158, 68, 22), "nvls": (118, 185, 0, 30),
     "nvls_tree": (142, 68, 173, 22), "collnet_direct": (224, 123, 22, 24),
     "collnet_chain": (224, 123, 22, 24), "p2p": (123, 135, 148, 20),
 }
 # Power categories (stacked bottom to top) and their colours.
-POWER_CATEGORIES = ("gpu", "system", "switch", "network", "optics", "other")
+POWER_CATEGORIES = vocabulary.POWER_CATEGORIES
 POWER_LABELS = {"gpu": "GPUs", "system": "CPU, chassis", "switch": "switches",
                 "network": "NICs, DPUs", "optics": "optics, cables", "other": "other"}
 POWER_COLORS = {"gpu": "#76b900", "system": "#52606d", "switch": "#1f6fd1",

@@ -25,15 +25,9 @@ HEADER_H = 78.0
 LOD_LABELS = 0.45
 LOD_SCALE = 0.7
 
-ROLE_COLORS = {
-    "compute": QColor("#76b900"),
-    "switch": QColor("#1f6fd1"),
-    "nvswitch": QColor("#8e44ad"),
-    "system": QColor("#16a085"),
-    "chassis": QColor("#95a5a6"),
-    "nic": QColor("#e07b16"),
-    "dpu": QColor("#d35400"),
-}
+#: a unit's colour: its kind's (the vocabulary registry's); "compute" (a system with GPUs)
+#: takes the GPU colour
+ROLE_COLORS = {**style.KIND_COLORS, "compute": style.KIND_COLORS["gpu"]}
 POWER_COLORS = {"ok": QColor("#27ae60"), "high": QColor("#e6a700"), "over": QColor("#d0312d")}
 EMPTY_U = QColor("#eef1f4")
 FRAME = QColor("#2c3e50")

@@ -1,0 +1,119 @@
+"""`rackdesigner cost FILE`: capex, energy, TCO, $/GPU-hour and cooling of a design, and with a
+training job the days and dollars to train (schema `rackdesigner.cost/1` with --json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rackdesigner.cli import UsageError, load_layout_arg
+
+
+def add_cost_options(parser: argparse.ArgumentParser) -> None:
+    """The price book and running-cost options `cost`, `compare` and `sweep` share."""
+    parser.add_argument("--prices", metavar="FILE",
+                        help="price book (default: $RACKDESIGNER_PRICES, the data folder's "
+                        "prices.yaml, the book embedded in the design, else the bundled "
+                        "example book of public figures)")
+    parser.add_argument("--years", type=float, metavar="N",
+                        help="years of operation for TCO and $/GPU-hour (default 5)")
+    parser.add_argument("--kwh-price", type=float, metavar="X",
+                        help="electricity price per kWh in the book's currency (default "
+                        "0.0806, the 2023 US industrial average, EIA)")
+    parser.add_argument("--pue", type=float, metavar="X",
+                        help="power usage effectiveness (default 1.3)")
+    parser.add_argument("--utilisation", type=float, metavar="U",
+                        help="share of the year the design draws its power, 0-1 (default 0.8, "
+                        "a model assumption)")
+    parser.add_argument("--power-basis", choices=("typical", "max"),
+                        help="draw the energy is computed from (default typical)")
+
+
+def assumptions_from(args: argparse.Namespace):
+    from rackdesigner.cost import Assumptions
+
+    values = {k: getattr(args, a) for k, a in (("years", "years"), ("kwh_price", "kwh_price"),
+                                                ("pue", "pue"), ("utilisation", "utilisation"),
+                                                ("power_basis", "power_basis"))
+              if getattr(args, a, None) is not None}
+    try:
+        return Assumptions(**values)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def price_book_for(layout, path: str | None):
+    """The price book in effect (cost/locate.py); a bad one is a UsageError naming the file
+    and line. Warnings (ids not in the catalog) go to stderr."""
+    import sys
+
+    from rackdesigner.cost import PriceBookError, find_price_book
+
+    try:
+        book = find_price_book(layout, path)
+    except PriceBookError as exc:
+        raise UsageError(str(exc)) from None
+    for warning in book.warnings:
+        print(f"rackdesigner: warning: {warning}", file=sys.stderr)
+    return book
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "cost",
+        help="capex, energy, TCO, $/GPU-hour and cooling of a design (and cost to train)",
+        description="Price a design's bill of materials from a price book, add yearly energy "
+        "and support, and report TCO over N years, $ per GPU-hour, heat to liquid and air, "
+        "and with --job the days, dollars and energy to train --tokens tokens. A total that "
+        "leaves parts unpriced is a lower bound and lists them. Exit status 0, or 2 when the "
+        "design, price book, job or an option is not usable.",
+    )
+    parser.add_argument("file", metavar="FILE", help="layout YAML file")
+    add_cost_options(parser)
+    parser.add_argument("--job", metavar="JOB.yaml",
+                        help="a training job file (as 'estimate --job'): adds days, cost and "
+                        "energy to train")
+    parser.add_argument("--tokens", metavar="T",
+                        help="tokens to train with --job, e.g. 15T (default: the job file's)")
+    parser.add_argument("--lines", action="store_true", help="list every priced line")
+    parser.add_argument("--json", action="store_true",
+                        help="machine-readable output (schema rackdesigner.cost/1)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rackdesigner.cli import load_job_arg
+    from rackdesigner.cost.text import format_report
+
+    assumptions = assumptions_from(args)
+    layout = load_layout_arg(args.file)
+    book = price_book_for(layout, args.prices)
+    job = load_job_arg(args.job) if args.job else None
+    tokens = None
+    if args.tokens is not None:
+        if job is None:
+            raise UsageError("--tokens goes with --job (the training job to cost)")
+        from rackdesigner.workload.jobfile import token_count
+
+        try:
+            tokens = token_count(args.tokens)
+        except ValueError as exc:
+            raise UsageError(f"--tokens: {exc}") from None
+    report = _report(layout, book, assumptions, job, tokens, args.file)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(format_report(report, lines=args.lines), end="")
+    return 0
+
+
+def _report(layout, book, assumptions, job, tokens, label):
+    from rackdesigner.cost import design_cost
+    from rackdesigner.workload.api import EstimateError
+
+    try:
+        return design_cost(layout, book, assumptions, job=job, tokens=tokens)
+    except EstimateError as exc:
+        raise UsageError(f"--job: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

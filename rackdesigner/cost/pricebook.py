@@ -1,0 +1,427 @@
+"""The price book: what each catalog item costs, with a source and date per price.
+
+A price book is a small YAML file (`docs/cost.md` has the format)::
+
+    schema_version: 1
+    name: Our 2025 quote
+    currency: USD
+    date: 2025-03-01
+    sources:
+      q1: {title: Vendor quote 2025-114, url: ""}
+    prices:
+      dgx-b200: {price: 515410, source: q1, date: 2025-02-10, basis: quote}
+      fiber-mm-ndr: {per_m: 2.5, fixed: 40, source: q1, date: 2025-02-10, basis: quote}
+      dac-ndr:
+        by_length: [{up_to_m: 1, price: 110}, {up_to_m: 3, price: 150}]
+        source: q1
+        date: 2025-02-10
+        basis: quote
+    installation_per_rack: {price: 6000, source: q1, date: 2025-02-10, basis: quote}
+    support_percent_per_year: {value: 12, source: q1, date: 2025-02-10, basis: quote}
+    spares_percent: {value: 3, source: q1, date: 2025-02-10, basis: quote}
+
+Reading follows the layout file's input discipline: a regular file of at most `MAX_BYTES`,
+safe YAML (no anchors or aliases, bounded nesting), finite numbers, and every problem raised
+as a `PriceBookError` that names the file, the line and what was expected. A price may not be
+negative or non-numeric, a currency must be a known ISO 4217 code and every price is in the
+book's one currency (RackDesigner never converts). An id that is not in the catalog is a
+*warning* (`PriceBook.warnings`): a book kept for several catalogs is still usable.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+SCHEMA_VERSION = 1
+MAX_BYTES = 2 * 1024 * 1024  # thousands of prices fit in a few hundred KiB
+BASES = ("list", "quote", "retail", "press", "analyst", "estimate")
+#: ISO 4217 codes a book may use (the common ones; an unknown code is refused, since a typo
+#: such as "USB" would otherwise pass as a currency of its own).
+CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY", "CHF", "CAD", "AUD", "NZD", "INR", "KRW",
+              "SGD", "HKD", "TWD", "SEK", "NOK", "DKK", "PLN", "CZK", "ILS", "AED", "SAR",
+              "BRL", "MXN", "ZAR")
+SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
+TOP_KEYS = ("schema_version", "name", "currency", "date", "note", "sources", "prices",
+            "installation_per_rack", "support_percent_per_year", "spares_percent")
+PRICE_KEYS = ("price", "per_m", "fixed", "by_length", "source", "date", "basis", "currency",
+              "note")
+PERCENT_KEYS = ("value", "source", "date", "basis", "note")
+SOURCE_KEYS = ("title", "url", "note", "date")
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+class PriceBookError(ValueError):
+    """A price book that cannot be used: `file:line: what was expected`."""
+
+
+@dataclass(frozen=True, slots=True)
+class PriceSource:
+    key: str
+    title: str
+    url: str = ""
+    note: str = ""
+    date: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """The price of one catalog item: per unit, or (cables) per metre or per length bucket."""
+
+    item: str
+    unit: float | None = None
+    per_m: float | None = None
+    fixed: float = 0.0  # with per_m: the part of a cable's price that does not grow with length
+    buckets: tuple[tuple[float, float], ...] = ()  # (up to metres, price), ascending
+    source: str = ""
+    date: str = ""
+    basis: str = ""
+    note: str = ""
+    line: int | None = None
+
+    @property
+    def by_length(self) -> bool:
+        return self.per_m is not None or bool(self.buckets)
+
+    def for_length(self, length_m: float | None) -> float | None:
+        """The price of one item of `length_m` metres; None when the length is needed and not
+        known, or longer than the longest bucket."""
+        if self.unit is not None:
+            return self.unit
+        if length_m is None:
+            return None
+        if self.per_m is not None:
+            return self.fixed + self.per_m * length_m
+        for up_to, price in self.buckets:
+            if length_m <= up_to + 1e-9:
+                return price
+        return None
+
+    def describe(self, symbol: str) -> str:
+        if self.unit is not None:
+            return f"{symbol}{self.unit:,.2f}"
+        if self.per_m is not None:
+            fixed = f"{symbol}{self.fixed:,.2f} + " if self.fixed else ""
+            return f"{fixed}{symbol}{self.per_m:,.2f}/m"
+        return ", ".join(f"≤{m:g} m {symbol}{p:,.2f}" for m, p in self.buckets)
+
+
+@dataclass(frozen=True, slots=True)
+class Percent:
+    value: float
+    source: str = ""
+    date: str = ""
+    basis: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    name: str
+    currency: str
+    date: str
+    prices: dict[str, Price]
+    sources: dict[str, PriceSource] = field(default_factory=dict)
+    installation_per_rack: Price | None = None
+    support_percent_per_year: Percent | None = None
+    spares_percent: Percent | None = None
+    note: str = ""
+    #: where it came from, for every output: "--prices FILE", "embedded in the design", ...
+    origin: str = ""
+    path: str = ""
+    warnings: tuple[str, ...] = ()
+    #: True for the bundled example book (public figures, not quotes): outputs label it
+    example: bool = False
+
+    @property
+    def symbol(self) -> str:
+        return SYMBOLS.get(self.currency, self.currency + " ")
+
+    def price(self, item: str) -> Price | None:
+        return self.prices.get(item)
+
+    def describe(self) -> str:
+        """One line for reports: which book, from where, in what currency and of what date."""
+        kind = " (example: public figures, not quotes)" if self.example else ""
+        where = f", {self.origin}" if self.origin else ""
+        return f"{self.name or 'price book'}{kind}, {self.currency}, {self.date}{where}"
+
+
+# ---- reading -------------------------------------------------------------------------------
+def parse_price_book(text: str, label: str = "<prices>", *,
+                     known: Callable[[str], bool] | None = None,
+                     suggest: Iterable[str] = (), line_offset: int = 0,
+                     inside: str | None = None) -> PriceBook:
+    """Check and build a price book from YAML `text` (`label` names it in messages).
+
+    `known(id)` says whether an id is in the catalog (an unknown one is warned about, with a
+    suggestion from `suggest`); `line_offset` is added to line numbers (a book embedded in a
+    layout file is parsed from the lines it starts at, `inside` naming the key that holds it).
+    """
+    from rackdesigner.io import safety
+
+    data = text.encode("utf-8", "surrogatepass")
+    if safety.might_nest_deeply(data, text):
+        deep, line = safety.exact_depth_exceeds(text, 16)
+        if deep:
+            at = f":{(line or 0) + line_offset}" if line else ""
+            raise PriceBookError(f"{label}{at}: nested too deeply for a price book")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise PriceBookError(f"{label}:{event.start_mark.line + 1 + line_offset}: "
+                                     "anchors and aliases (&, *) are not allowed in a price "
+                                     "book")
+        node = yaml.compose(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1 + line_offset}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise PriceBookError(f"{label}{where}: {problem} (expected a YAML price book)") from None
+    reader = _Reader(label, known, tuple(suggest), line_offset)
+    if inside is not None and node is not None:
+        node = reader.mapping(node, "layout", None)[inside][1]
+    return reader.book(node)
+
+
+class _Reader:
+    def __init__(self, label: str, known: Callable[[str], bool] | None,
+                 suggest: tuple[str, ...], offset: int) -> None:
+        self.label = label
+        self.known = known
+        self.suggest = suggest
+        self.offset = offset
+        self.seen: set[int] = set()
+        self.warnings: list[str] = []
+        self.currency = ""
+
+    def fail(self, node: yaml.Node | None, message: str) -> PriceBookError:
+        line = f":{node.start_mark.line + 1 + self.offset}" if node is not None else ""
+        return PriceBookError(f"{self.label}{line}: {message}")
+
+    def line(self, node: yaml.Node) -> int:
+        return node.start_mark.line + 1 + self.offset
+
+    def mapping(self, node: yaml.Node, what: str, keys: tuple[str, ...] | None
+                ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+        self._once(node)
+        if not isinstance(node, yaml.MappingNode):
+            raise self.fail(node, f"{what}: expected a mapping, got {_kind(node)}")
+        out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key, value in node.value:
+            name = self.scalar(key, what)
+            if not isinstance(name, str) or not name:
+                raise self.fail(key, f"{what}: keys must be names, got {name!r}")
+            if name in out:
+                raise self.fail(key, f"{what}: key {name!r} appears twice")
+            if keys is not None and name not in keys:
+                close = difflib.get_close_matches(name, keys, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise self.fail(key, f"{what}: unknown key {name!r}{hint}; expected one of "
+                                f"{', '.join(keys)}")
+            out[name] = (key, value)
+        return out
+
+    def _once(self, node: yaml.Node) -> None:
+        if id(node) in self.seen:
+            raise self.fail(node, "anchors and aliases (&, *) are not allowed in a price book")
+        self.seen.add(id(node))
+
+    def scalar(self, node: yaml.Node, what: str) -> Any:
+        self._once(node)
+        if not isinstance(node, yaml.ScalarNode):
+            raise self.fail(node, f"{what}: expected a single value, got {_kind(node)}")
+        try:
+            return yaml.SafeLoader("").construct_object(node, deep=True)
+        except yaml.YAMLError:
+            raise self.fail(node, f"{what}: unsupported value {node.value!r}") from None
+
+    def text(self, node: yaml.Node, what: str) -> str:
+        value = self.scalar(node, what)
+        if not isinstance(value, str):
+            raise self.fail(node, f"{what}: expected text, got {value!r}")
+        return value
+
+    def number(self, node: yaml.Node, what: str, *, high: float | None = None) -> float:
+        value = self.scalar(node, what)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(node, f"{what}: expected a number, got {value!r}")
+        value = float(value)
+        if not math.isfinite(value):
+            raise self.fail(node, f"{what}: expected a finite number, got {node.value}")
+        if value < 0:
+            raise self.fail(node, f"{what}: must not be negative, got {value:g}")
+        if high is not None and value > high:
+            raise self.fail(node, f"{what}: must be at most {high:g}, got {value:g}")
+        return value
+
+    def date(self, node: yaml.Node, what: str) -> str:
+        value = self.scalar(node, what)
+        if isinstance(value, _dt.date):
+            return value.isoformat()[:10]
+        if isinstance(value, int) and not isinstance(value, bool) and 1900 < value < 3000:
+            return str(value)
+        if isinstance(value, str) and _DATE.match(value.strip()):
+            return value.strip()
+        raise self.fail(node, f"{what}: expected a date such as 2025-03-01 or 2025-03, "
+                        f"got {value!r}")
+
+    # ---- the document ------------------------------------------------------------------
+    def book(self, node: yaml.Node | None) -> PriceBook:
+        if node is None:
+            raise self.fail(None, "the price book is empty (expected schema_version: 1, "
+                            "currency, date, prices)")
+        top = self.mapping(node, "price book", TOP_KEYS)
+        for required in ("schema_version", "currency", "date", "prices"):
+            if required not in top:
+                raise self.fail(node, f"missing {required!r} (a price book has "
+                                "schema_version, currency, date and prices)")
+        _key, value = top["schema_version"]
+        version = self.scalar(value, "schema_version")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise self.fail(value, f"schema_version must be a whole number >= 1, got "
+                            f"{version!r}")
+        if version > SCHEMA_VERSION:
+            raise self.fail(value, f"this price book uses schema_version {version}, written "
+                            f"for a newer RackDesigner (this one reads {SCHEMA_VERSION})")
+        self.currency = self._currency(top["currency"][1], "currency")
+        date = self.date(top["date"][1], "date")
+        name = self.text(top["name"][1], "name") if "name" in top else ""
+        note = self.text(top["note"][1], "note") if "note" in top else ""
+        sources = self._sources(top["sources"][1]) if "sources" in top else {}
+        refs: list[tuple[yaml.Node, str, str]] = []
+        prices: dict[str, Price] = {}
+        for item, (k, v) in self.mapping(top["prices"][1], "prices", None).items():
+            prices[item] = self._price(item, v, f"prices.{item}", refs)
+            if self.known is not None and not self.known(item):
+                close = difflib.get_close_matches(item, self.suggest, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                self.warnings.append(f"{self.label}:{self.line(k)}: prices.{item}: no catalog "
+                                     f"model {item!r}{hint}; its price is not used")
+        install = None
+        if "installation_per_rack" in top:
+            install = self._price("installation_per_rack", top["installation_per_rack"][1],
+                                  "installation_per_rack", refs, unit_only=True)
+        support = self._percent(top, "support_percent_per_year", refs)
+        spares = self._percent(top, "spares_percent", refs)
+        for at, what, ref in refs:
+            if ref not in sources:
+                close = difflib.get_close_matches(ref, list(sources), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise self.fail(at, f"{what}: source {ref!r} is not defined under "
+                                f"'sources'{hint}")
+        return PriceBook(name, self.currency, date, prices, sources, install, support, spares,
+                         note, warnings=tuple(self.warnings))
+
+    def _currency(self, node: yaml.Node, what: str) -> str:
+        value = self.scalar(node, what)
+        if not isinstance(value, str) or value.upper() not in CURRENCIES:
+            raise self.fail(node, f"{what}: unknown currency {value!r}; expected an ISO 4217 "
+                            f"code such as {', '.join(CURRENCIES[:6])}")
+        return value.upper()
+
+    def _sources(self, node: yaml.Node) -> dict[str, PriceSource]:
+        out = {}
+        for key, (_, v) in self.mapping(node, "sources", None).items():
+            entry = self.mapping(v, f"sources.{key}", SOURCE_KEYS)
+            if "title" not in entry:
+                raise self.fail(v, f"sources.{key}: missing 'title' (what the document is)")
+            fields = {k: (self.date(n, f"sources.{key}.{k}") if k == "date"
+                          else self.text(n, f"sources.{key}.{k}"))
+                      for k, (_, n) in entry.items()}
+            out[key] = PriceSource(key, **fields)
+        return out
+
+    def _provenance(self, entry: dict, what: str, node: yaml.Node,
+                    refs: list) -> dict[str, str]:
+        for required in ("source", "date"):
+            if required not in entry:
+                raise self.fail(node, f"{what}: missing {required!r} (every price says where "
+                                "it comes from and when)")
+        out = {"source": self.text(entry["source"][1], f"{what}.source"),
+               "date": self.date(entry["date"][1], f"{what}.date"), "basis": "", "note": ""}
+        refs.append((entry["source"][1], what, out["source"]))
+        if "basis" in entry:
+            basis = self.scalar(entry["basis"][1], f"{what}.basis")
+            if basis not in BASES:
+                raise self.fail(entry["basis"][1], f"{what}.basis: expected one of "
+                                f"{', '.join(BASES)}, got {basis!r}")
+            out["basis"] = basis
+        if "note" in entry:
+            out["note"] = self.text(entry["note"][1], f"{what}.note")
+        if "currency" in entry:
+            currency = self._currency(entry["currency"][1], f"{what}.currency")
+            if currency != self.currency:
+                raise self.fail(entry["currency"][1], f"{what}: priced in {currency} but the "
+                                f"book is in {self.currency}; RackDesigner does not convert "
+                                f"currencies: give every price in {self.currency}")
+        return out
+
+    def _price(self, item: str, node: yaml.Node, what: str, refs: list, *,
+               unit_only: bool = False) -> Price:
+        entry = self.mapping(node, what, PRICE_KEYS)
+        forms = [k for k in ("price", "per_m", "by_length") if k in entry]
+        if len(forms) != 1 or (unit_only and forms != ["price"]):
+            expected = "'price'" if unit_only else "one of 'price', 'per_m' or 'by_length'"
+            got = f" (it has {', '.join(forms)})" if forms else ""
+            raise self.fail(node, f"{what}: expected {expected}{got}")
+        if "fixed" in entry and "per_m" not in entry:
+            raise self.fail(entry["fixed"][0], f"{what}: 'fixed' goes with 'per_m' only")
+        meta = self._provenance(entry, what, node, refs)
+        line = self.line(node)
+        if "price" in entry:
+            return Price(item, unit=self.number(entry["price"][1], f"{what}.price"),
+                         line=line, **meta)
+        if "per_m" in entry:
+            fixed = self.number(entry["fixed"][1], f"{what}.fixed") if "fixed" in entry else 0.0
+            return Price(item, per_m=self.number(entry["per_m"][1], f"{what}.per_m"),
+                         fixed=fixed, line=line, **meta)
+        return Price(item, buckets=self._buckets(entry["by_length"][1], f"{what}.by_length"),
+                     line=line, **meta)
+
+    def _buckets(self, node: yaml.Node, what: str) -> tuple[tuple[float, float], ...]:
+        self._once(node)
+        if not isinstance(node, yaml.SequenceNode) or not node.value:
+            raise self.fail(node, f"{what}: expected a list of {{up_to_m: M, price: P}}")
+        out: list[tuple[float, float]] = []
+        for n, item in enumerate(node.value):
+            entry = self.mapping(item, f"{what}[{n}]", ("up_to_m", "price"))
+            if set(entry) != {"up_to_m", "price"}:
+                raise self.fail(item, f"{what}[{n}]: expected up_to_m and price")
+            up_to = self.number(entry["up_to_m"][1], f"{what}[{n}].up_to_m")
+            if up_to <= 0 or (out and up_to <= out[-1][0]):
+                raise self.fail(entry["up_to_m"][1], f"{what}[{n}].up_to_m: lengths must be "
+                                "positive and increasing")
+            out.append((up_to, self.number(entry["price"][1], f"{what}[{n}].price")))
+        return tuple(out)
+
+    def _percent(self, top: dict, key: str, refs: list) -> Percent | None:
+        if key not in top:
+            return None
+        node = top[key][1]
+        entry = self.mapping(node, key, PERCENT_KEYS)
+        if "value" not in entry:
+            raise self.fail(node, f"{key}: missing 'value' (a percentage, e.g. 12)")
+        value = self.number(entry["value"][1], f"{key}.value", high=100.0)
+        meta = self._provenance(entry, key, node, refs)
+        return Percent(value, meta["source"], meta["date"], meta["basis"], meta["note"])
+
+
+def _kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return f"{node.value!r}"
+
+
+__all__ = ["BASES", "CURRENCIES", "MAX_BYTES", "Percent", "Price", "PriceBook",
+           "PriceBookError", "PriceSource", "parse_price_book"]

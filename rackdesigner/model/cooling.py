@@ -1,0 +1,348 @@
+"""Cooling: where each device's heat goes (liquid or air), per rack against its air-cooling
+limit, per CDU against its capacity, and the design against its site's power and cooling.
+
+Heat is the maximum draw of `model.power` (every watt a device draws ends as heat; planning
+uses the maximum, as the rack budget does). Each device's heat is split:
+
+- by a **published split** (`heat: {liquid_fraction}` in the catalog) of the device or of the
+  system it is part of;
+- else, inside a **liquid-cooled system** (or for a device that is itself `cooling: liquid`),
+  by part kind: the parts on cold plates (GPUs, CPUs, NVLink switch chips, NICs, switch
+  ASICs) give their heat to liquid, everything else (the chassis entry's fans, power supplies,
+  memory and drives, DPUs) to air. This follows the GB200 NVL72 system description published
+  with MLCommons results ("liquid-cooled for CPU, GPU, CX7, NVLink switches; air-cooled for
+  the rest"; `PART_RULE_SOURCE`), and is stated in every report;
+- else all to air (an air-cooled device). Optics and cables at link ends are air.
+
+A rack's air-cooling limit is its own `air_cooling_w` (a rack device key), else its model's
+(`rack.air_cooling_w`, sourced in the catalog), else none. A CDU (catalog kind `cdu`) has a
+capacity and serves the racks its device lists (`serves: [rack-1, ...]`); a rack served by
+several CDUs spreads its liquid heat evenly over them. The site (`Meta.site`) states the IT
+power the facility delivers and the heat it removes.
+
+Pure functions of a layout: the design rules, the racks view, `rackdesigner cost` and the
+cost tab all read `cooling_report`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from rackdesigner.catalog import DeviceSpec
+from rackdesigner.model.items import Device
+from rackdesigner.model.layout import Layout, natural_key
+from rackdesigner.model.power import NO_DRAW_KINDS, RackPower, device_draw
+
+AIR_PROP = "air_cooling_w"
+SERVES_PROP = "serves"
+#: Part kinds that sit on cold plates in a liquid-cooled system.
+LIQUID_PARTS = ("gpu", "cpu", "nvswitch", "nic", "switch")
+PART_RULE_SOURCE = ("MLCommons inference results v6.1, Crusoe GB200-NVL72 system description: "
+                    "'Mix of Liquid-cooled (for CPU, GPU, CX7, NVLink Switches) and Air-cooled "
+                    "(for the rest of the components)'; https://github.com/mlcommons/"
+                    "inference_results_v6.1 closed/Crusoe/systems/"
+                    "GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json")
+
+
+@dataclass(frozen=True, slots=True)
+class RackHeat:
+    rack: str
+    liquid_w: float
+    air_w: float
+    air_limit_w: float | None
+    air_basis: str  # "set on the rack", "default of rack model X (source)", "no limit stated"
+    liquid_rack: bool
+
+    @property
+    def over_air_limit(self) -> bool:
+        return self.air_limit_w is not None and self.air_w > self.air_limit_w * (1 + 1e-6)
+
+
+@dataclass(frozen=True, slots=True)
+class CduLoad:
+    cdu: str
+    model: str
+    capacity_w: float | None
+    serves: tuple[str, ...]
+    missing: tuple[str, ...]  # listed ids that are not racks of the design
+    liquid_w: float
+
+    @property
+    def over(self) -> bool:
+        return self.capacity_w is not None and self.liquid_w > self.capacity_w * (1 + 1e-6)
+
+    @property
+    def share(self) -> float | None:
+        return self.liquid_w / self.capacity_w if self.capacity_w else None
+
+
+@dataclass(frozen=True, slots=True)
+class SiteUse:
+    power_limit_w: float | None
+    cooling_limit_w: float | None
+    it_max_w: float
+    heat_w: float
+
+    @property
+    def power_share(self) -> float | None:
+        return self.it_max_w / self.power_limit_w if self.power_limit_w else None
+
+    @property
+    def cooling_share(self) -> float | None:
+        return self.heat_w / self.cooling_limit_w if self.cooling_limit_w else None
+
+    @property
+    def over_power(self) -> bool:
+        return self.power_limit_w is not None and self.it_max_w > self.power_limit_w * (1 + 1e-6)
+
+    @property
+    def over_cooling(self) -> bool:
+        return (self.cooling_limit_w is not None
+                and self.heat_w > self.cooling_limit_w * (1 + 1e-6))
+
+    def headline(self) -> str:
+        """"uses 71 % of the site's 5 MW" (and of its cooling), or "" when no site is set."""
+        parts = []
+        if self.power_limit_w and self.power_share is not None:
+            parts.append(f"uses {100 * self.power_share:.0f} % of the site's "
+                         f"{format_watts(self.power_limit_w)}")
+        if self.cooling_limit_w and self.cooling_share is not None:
+            parts.append(f"{'' if parts else 'uses '}{100 * self.cooling_share:.0f} % of "
+                         f"{'its' if parts else 'the site' + chr(39) + 's'} "
+                         f"{format_watts(self.cooling_limit_w)} cooling")
+        return ", ".join(parts)
+
+
+def format_watts(watts: float) -> str:
+    """5 MW, 120 kW, 800 W: the unit a planner reads, trailing zeros dropped."""
+    for unit, scale in (("MW", 1e6), ("kW", 1e3)):
+        if abs(watts) >= scale:
+            return f"{watts / scale:,.2f}".rstrip("0").rstrip(".") + f" {unit}"
+    return f"{watts:,.0f} W"
+
+
+@dataclass(frozen=True)
+class CoolingReport:
+    racks: dict[str, RackHeat]
+    cdus: tuple[CduLoad, ...]
+    liquid_w: float
+    air_w: float
+    site: SiteUse
+    #: racks with liquid heat that no CDU serves (only when the design has CDUs)
+    unserved: tuple[str, ...] = ()
+    #: model -> how its heat was split ("published split: ...", "parts rule", "air-cooled")
+    basis: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def racks_over_air_limit(self) -> list[str]:
+        return [r for r, h in self.racks.items() if h.over_air_limit]
+
+    @property
+    def cdus_over_capacity(self) -> list[str]:
+        return [c.cdu for c in self.cdus if c.over]
+
+    def to_dict(self) -> dict:
+        return {
+            "liquid_kw": round(self.liquid_w / 1000, 3),
+            "air_kw": round(self.air_w / 1000, 3),
+            "racks_over_air_limit": self.racks_over_air_limit,
+            "cdus_over_capacity": self.cdus_over_capacity,
+            "racks": {r: {"liquid_kw": round(h.liquid_w / 1000, 3),
+                          "air_kw": round(h.air_w / 1000, 3),
+                          "air_limit_kw": None if h.air_limit_w is None
+                          else round(h.air_limit_w / 1000, 3),
+                          "air_limit_basis": h.air_basis,
+                          "over_air_limit": h.over_air_limit}
+                      for r, h in self.racks.items()},
+            "cdus": [{"id": c.cdu, "model": c.model, "serves": list(c.serves),
+                      "liquid_kw": round(c.liquid_w / 1000, 3),
+                      "capacity_kw": None if c.capacity_w is None
+                      else round(c.capacity_w / 1000, 3), "over_capacity": c.over,
+                      "missing_racks": list(c.missing)} for c in self.cdus],
+            "racks_without_cdu": list(self.unserved),
+            "site": {"power_kw": _kw(self.site.power_limit_w),
+                     "cooling_kw": _kw(self.site.cooling_limit_w),
+                     "power_share": _r(self.site.power_share),
+                     "cooling_share": _r(self.site.cooling_share),
+                     "headline": self.site.headline()},
+            "split_basis": dict(sorted(self.basis.items())),
+            "part_rule_source": PART_RULE_SOURCE,
+        }
+
+
+def _kw(watts: float | None) -> float | None:
+    return None if watts is None else round(watts / 1000, 3)
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def cdu_capacity_w(spec: DeviceSpec | None) -> float | None:
+    """A CDU model's cooling capacity in W (its catalog `cdu` block), None when unknown."""
+    block = getattr(spec, "cdu", None) if spec is not None else None
+    for name in ("cooling_kw", "capacity_kw"):
+        value = getattr(block, name, None) if block is not None else None
+        if isinstance(value, int | float):
+            return float(value) * 1000.0
+    return None
+
+
+def prop(device: Device, key: str):
+    for k, v in device.props:
+        if k == key:
+            return v
+    return None
+
+
+class _Splitter:
+    """The liquid fraction of each device (memoised per group chain and model)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.catalog = layout.catalog
+        self._specs: dict[str, DeviceSpec | None] = {}
+        self._group: dict[str | None, tuple[str, float | None, str]] = {
+            None: ("none", None, "")}
+        self.basis: dict[str, str] = {}
+
+    def spec(self, model: str | None) -> DeviceSpec | None:
+        if model is None:
+            return None
+        if model not in self._specs:
+            self._specs[model] = self.catalog.get(model) if model in self.catalog else None
+        return self._specs[model]
+
+    def system(self, group: str | None) -> tuple[str, float | None, str]:
+        """("published", fraction, model) / ("liquid", None, model) / ("none", None, "") for
+        the innermost system around `group` that says how it is cooled."""
+        if group in self._group:
+            return self._group[group]
+        trail = []
+        g = group
+        found = ("none", None, "")
+        while g is not None and len(trail) < 256:
+            if g in self._group:
+                found = self._group[g]
+                break
+            trail.append(g)
+            if not self.layout.has_group(g):
+                break
+            grp = self.layout.group(g)
+            spec = self.spec(grp.template)
+            if spec is not None and spec.heat is not None:
+                found = ("published", spec.heat.liquid_fraction, spec.id)
+                break
+            if spec is not None and spec.cooling == "liquid":
+                found = ("liquid", None, spec.id)
+                break
+            g = grp.parent
+        for t in trail:
+            self._group[t] = found
+        return found
+
+    def fraction(self, device: Device, spec: DeviceSpec) -> float:
+        if spec.heat is not None:
+            self.basis.setdefault(spec.id, f"published split ({spec.heat.source})")
+            return spec.heat.liquid_fraction
+        how, value, system = self.system(device.group)
+        if how == "published":
+            self.basis.setdefault(system, "published split of the system")
+            return float(value or 0.0)
+        if how == "liquid" or spec.cooling == "liquid":
+            self.basis.setdefault(system or spec.id, "liquid-cooled: cold-plated parts "
+                                  "(GPU, CPU, NVLink switch, NIC, switch) to liquid, the rest "
+                                  "to air")
+            return 1.0 if spec.kind in LIQUID_PARTS else 0.0
+        return 0.0
+
+
+def cooling_report(layout: Layout, power: RackPower | None = None,
+                   by_rack: dict[str, tuple[float, float]] | None = None) -> CoolingReport:
+    """Heat to liquid and to air, per rack, per CDU and against the site (module docstring).
+
+    `by_rack` is the racks' (typical, max) draw when the caller has it (`RackIndex`)."""
+    power = power or RackPower(layout)
+    drawn = power.draws() if by_rack is None else None
+    if by_rack is None:
+        assert drawn is not None
+        by_rack = drawn.by_rack
+    split = _Splitter(layout)
+    liquid_rack: dict[str, float] = defaultdict(float)
+    liquid = 0.0
+    device_total = 0.0
+    racks: dict[str, DeviceSpec] = {}
+    cdus: list[Device] = []
+    for device in layout.devices():
+        spec = split.spec(device.model)
+        if spec is None:
+            continue
+        if spec.rack is not None:
+            racks[device.id] = spec
+            continue
+        if spec.kind == "cdu":
+            cdus.append(device)
+        if spec.kind in NO_DRAW_KINDS:
+            continue
+        peak = device_draw(spec)[1]
+        device_total += peak
+        if not peak:
+            continue
+        share = split.fraction(device, spec) * peak
+        liquid += share
+        if share and device.rack is not None:
+            liquid_rack[device.rack] += share
+    ends = drawn.link_ends if drawn is not None else power.draws().link_ends
+    total = device_total + sum(m for _, _, m in ends.values())
+    rack_heat: dict[str, RackHeat] = {}
+    for rack_id in sorted(set(racks) | set(by_rack), key=natural_key):
+        if rack_id not in racks:
+            continue  # not a rack device (a broken file): the rules report it
+        spec = racks[rack_id]
+        peak = by_rack.get(rack_id, (0.0, 0.0))[1]
+        liq = min(liquid_rack.get(rack_id, 0.0), peak)
+        own = prop(layout.device(rack_id), AIR_PROP)
+        assert spec.rack is not None
+        if own is not None:
+            limit, basis = float(own), "set on the rack"
+        elif spec.rack.air_cooling_w is not None:
+            source = spec.sources.get(spec.rack.air_source or "")
+            limit = spec.rack.air_cooling_w
+            basis = f"default of rack model {spec.id}" + (f" ({source.title})" if source else "")
+        else:
+            limit, basis = None, "no air-cooling limit stated"
+        rack_heat[rack_id] = RackHeat(rack_id, liq, max(0.0, peak - liq), limit, basis,
+                                      spec.cooling == "liquid")
+    loads, unserved = _cdus(layout, cdus, split, rack_heat)
+    site = layout.meta.site
+    use = SiteUse(None if site.power_kw is None else site.power_kw * 1000,
+                  None if site.cooling_kw is None else site.cooling_kw * 1000, total, total)
+    return CoolingReport(rack_heat, loads, liquid, max(0.0, total - liquid), use, unserved,
+                         split.basis)
+
+
+def _cdus(layout: Layout, cdus: list[Device], split: _Splitter,
+          racks: dict[str, RackHeat]) -> tuple[tuple[CduLoad, ...], tuple[str, ...]]:
+    if not cdus:
+        return (), ()
+    serving: dict[str, int] = defaultdict(int)
+    served_by: dict[str, tuple[str, ...]] = {}
+    for cdu in cdus:
+        listed = prop(cdu, SERVES_PROP) or ()
+        served_by[cdu.id] = tuple(listed)
+        for rack in listed:
+            if rack in racks:
+                serving[rack] += 1
+    loads = []
+    for cdu in sorted(cdus, key=lambda d: natural_key(d.id)):
+        listed = served_by[cdu.id]
+        heat = sum(racks[r].liquid_w / serving[r] for r in listed if r in racks)
+        loads.append(CduLoad(cdu.id, cdu.model, cdu_capacity_w(split.spec(cdu.model)), listed,
+                             tuple(r for r in listed if r not in racks), heat))
+    unserved = tuple(r for r, h in racks.items() if h.liquid_w > 0 and not serving.get(r))
+    return tuple(loads), unserved
+
+
+__all__ = ["AIR_PROP", "LIQUID_PARTS", "PART_RULE_SOURCE", "SERVES_PROP", "CduLoad",
+           "CoolingReport", "RackHeat", "SiteUse", "cdu_capacity_w", "cooling_report"]

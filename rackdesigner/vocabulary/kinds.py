@@ -1,0 +1,151 @@
+"""Device kinds: what each catalog `kind:` is, for every layer that treats kinds differently.
+
+One `Kind` per kind, in bill-of-materials order. A kind says
+- where it sits in the Palette (`palette`; a fabric switch goes to its protocol's
+  `switch_section` instead, see `protocols.py`), its canvas colour and badge;
+- its `role`: what the simulation and the design rules make of it (`ROLES`);
+- `container`: a rack or a system holds other devices — it draws no power of its own and takes
+  no rack units itself (its parts do);
+- `power`: the live panel's power category its draw is stacked in;
+- `block`: the facts block its catalog files must carry (`gpu:`, `rack:`…), and `facts`: for a
+  kind without a typed block of its own, the fields of that block (`cdu: {cooling_kw: …}`),
+  which the loader validates and `DeviceSpec.fact()` reads.
+
+Adding a kind is its catalog files plus one entry here; `tests/test_vocabulary.py` checks the
+tables against the shipped catalog and against what reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import MappingProxyType
+
+#: What a kind is to the simulation and the rules.
+#: gpu, cpu, nvswitch (NVLink switch chip), switch (scale-out fabric switch), nic (fabric
+#: endpoint of a server: NIC or DPU), pcie_switch (host fabric inside a server), storage (a
+#: fabric endpoint that serves data, outside the collectives), management (out-of-band network,
+#: carries no training traffic), facility (power and cooling: PDUs, CDUs), enclosure (racks,
+#: systems, chassis), media (cables, transceivers: properties of links).
+ROLES = ("gpu", "cpu", "nvswitch", "switch", "nic", "pcie_switch", "storage", "management",
+         "facility", "enclosure", "media")
+
+#: Palette sections, top to bottom (a switch's section comes from its protocols).
+PALETTE_SECTIONS = ("Systems", "GPUs", "NVLink switching", "InfiniBand", "Ethernet",
+                    "NICs & DPUs", "CPUs & PCIe", "Storage", "Management", "Power & cooling",
+                    "Racks")
+
+#: Power categories of the live panel's stacked bars (bottom to top).
+POWER_CATEGORIES = ("gpu", "system", "switch", "network", "optics", "other")
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One field of a kind's own facts block: `number` (finite, >= 0), `count` (whole >= 1)
+    or `text`."""
+
+    name: str
+    type: str
+    required: bool = True
+    help: str = ""
+    #: how the Palette shows it in a model's one-line figures ("" = not shown)
+    figure: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str  # the catalog's `kind:` value
+    label: str  # "GPU"; plural `plural`
+    plural: str
+    badge: str  # the canvas badge (the kind's icon)
+    color: str | None  # canvas accent, Palette chip, Racks view unit (None: never drawn alone)
+    palette: str | None  # Palette section (None: not placed alone: cables, chassis…)
+    role: str  # one of ROLES
+    power: str  # one of POWER_CATEGORIES
+    id_prefix: str  # readable ids of placed devices: `gpu-3`, `nvsw-1`
+    container: bool = False
+    block: str | None = None  # a typed facts block the catalog file must carry
+    facts: tuple[Fact, ...] = ()
+
+
+KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
+    Kind("system", "system", "systems", "SYS", "#16a085", "Systems", "enclosure", "other",
+         "system", container=True, block="system"),
+    Kind("rack", "rack", "racks", "RACK", "#2c3e50", "Racks", "enclosure", "other", "rack",
+         container=True, block="rack"),
+    Kind("switch", "switch", "switches", "SW", "#1f6fd1", "Ethernet", "switch", "switch",
+         "switch"),
+    Kind("mgmt_switch", "management switch", "management switches", "MGMT", "#5d6d7e",
+         "Management", "management", "switch", "mgmt"),
+    Kind("storage", "storage system", "storage systems", "STOR", "#b7950b", "Storage",
+         "storage", "other", "storage",
+         facts=(Fact("read_GBps", "number", help="sequential read throughput, GB/s",
+                     figure="{:g} GB/s read"),
+                Fact("write_GBps", "number", help="sequential write throughput, GB/s"),
+                Fact("source", "text"))),
+    Kind("gpu", "GPU", "GPUs", "GPU", "#76b900", "GPUs", "gpu", "gpu", "gpu", block="gpu"),
+    Kind("cpu", "CPU", "CPUs", "CPU", "#34495e", "CPUs & PCIe", "cpu", "system", "cpu"),
+    Kind("nvswitch", "NVSwitch", "NVSwitches", "NVS", "#8e44ad", "NVLink switching",
+         "nvswitch", "switch", "nvsw"),
+    Kind("nic", "NIC", "NICs", "NIC", "#e07b16", "NICs & DPUs", "nic", "network", "nic"),
+    Kind("dpu", "DPU", "DPUs", "DPU", "#d35400", "NICs & DPUs", "nic", "network", "dpu"),
+    Kind("pcie_switch", "PCIe switch", "PCIe switches", "PCIe", "#7b8794", "CPUs & PCIe",
+         "pcie_switch", "system", "pcisw"),
+    Kind("chassis", "chassis", "chassis", "CHS", "#95a5a6", None, "enclosure", "system",
+         "chassis"),
+    Kind("pdu", "PDU", "PDUs", "PDU", "#a04000", "Power & cooling", "facility", "other", "pdu",
+         facts=(Fact("capacity_kw", "number", help="power the PDU can deliver, kW",
+                     figure="{:g} kW"),
+                Fact("voltage_v", "number", required=False, help="input voltage, V"),
+                Fact("current_a", "number", required=False,
+                     help="rated input current per phase, A"),
+                Fact("phases", "count", required=False),
+                Fact("outlets", "count", required=False),
+                Fact("source", "text"))),
+    Kind("cdu", "CDU", "CDUs", "CDU", "#2874a6", "Power & cooling", "facility", "other", "cdu",
+         facts=(Fact("cooling_kw", "number", help="heat the CDU removes at its rating, kW",
+                     figure="{:g} kW cooling"),
+                Fact("rated_at_c", "number", required=False,
+                     help="coolant temperature of that rating, °C"),
+                Fact("source", "text"))),
+    Kind("cable", "cable", "cables", "CBL", None, None, "media", "optics", "cable",
+         block="cable"),
+    Kind("transceiver", "transceiver", "transceivers", "XCVR", None, None, "media", "optics",
+         "xcvr", block="transceiver"),
+)})
+KIND_NAMES: tuple[str, ...] = tuple(KINDS)
+
+
+def kind(name: str) -> Kind:
+    """The entry of kind `name`; KeyError naming the known kinds when there is none."""
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise KeyError(f"unknown device kind {name!r} (expected one of "
+                       f"{', '.join(KINDS)})") from None
+
+
+def palette_section(kind_name: str, protocols: Iterable[str] = ()) -> str | None:
+    """The Palette section of a model of `kind_name` with ports of `protocols`: a fabric
+    switch's is its first protocol (in the protocol table's order) that names a switch section,
+    any other kind's its own `palette` (None: not placed alone)."""
+    from rackdesigner.vocabulary.protocols import PROTOCOLS
+
+    entry = KINDS.get(kind_name)
+    if entry is None:
+        return None
+    if entry.role == "switch":
+        present = set(protocols)
+        for p in PROTOCOLS.values():
+            if p.name in present and p.switch_section:
+                return p.switch_section
+    return entry.palette
+
+
+def kinds_with_role(*roles: str) -> tuple[str, ...]:
+    """The kinds playing any of `roles`, in table order (`kinds_with_role("nic")` ->
+    ("nic", "dpu"))."""
+    unknown = [r for r in roles if r not in ROLES]
+    if unknown:
+        raise KeyError(f"unknown role(s) {', '.join(unknown)} (expected {', '.join(ROLES)})")
+    return tuple(k.name for k in KINDS.values() if k.role in roles)

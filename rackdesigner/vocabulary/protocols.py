@@ -1,0 +1,72 @@
+"""Port protocols, the families they belong to, and the transports a fabric runs.
+
+A *family* says what a protocol is for, and so how every layer treats a link that carries it:
+
+- ``scale_up``: GPU-to-GPU fabric inside an NVLink domain (NVLink);
+- ``network``: the scale-out fabric between NICs and switches (InfiniBand, Ethernet) — cabled,
+  listed in the cabling plan, Slurm and NetBox exports, load-balanced by the simulation;
+- ``host``: links inside a server between GPUs, CPUs, NICs and PCIe switches (PCIe, C2C).
+
+The table's order is the wiring tool's preference when two devices share several protocols.
+A `Transport` is what runs over a network protocol (InfiniBand verbs, RoCE, Spectrum-X); switch
+and NIC catalog entries may name one (`transport:`), checked against `TRANSPORTS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+FAMILIES = ("scale_up", "network", "host")
+
+
+@dataclass(frozen=True, slots=True)
+class Protocol:
+    name: str  # the catalog's `protocol:` value
+    label: str  # in sentences and the Inspector: "InfiniBand"
+    short: str  # in one-line summaries (Palette, `catalog` listing): "IB"
+    color: str  # links and port bars on the canvas
+    family: str  # one of FAMILIES
+    #: the Palette section of a switch with ports of this protocol (None: not a switch fabric)
+    switch_section: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Transport:
+    name: str
+    protocol: str  # the network protocol it runs over
+    label: str
+
+
+PROTOCOLS: MappingProxyType[str, Protocol] = MappingProxyType({p.name: p for p in (
+    Protocol("nvlink", "NVLink", "NVLink", "#5c9e00", "scale_up", "NVLink switching"),
+    Protocol("c2c", "C2C", "C2C", "#9b59b6", "host"),
+    Protocol("infiniband", "InfiniBand", "IB", "#1f6fd1", "network", "InfiniBand"),
+    Protocol("ethernet", "Ethernet", "Eth", "#e07b16", "network", "Ethernet"),
+    Protocol("pcie", "PCIe", "PCIe", "#7b8794", "host"),
+)})
+PROTOCOL_NAMES: tuple[str, ...] = tuple(PROTOCOLS)
+
+TRANSPORTS: MappingProxyType[str, Transport] = MappingProxyType({t.name: t for t in (
+    Transport("ib", "infiniband", "InfiniBand"),
+    Transport("roce", "ethernet", "RoCE v2"),
+    Transport("spectrum-x", "ethernet", "Spectrum-X"),
+)})
+
+
+def protocol(name: str) -> Protocol:
+    """The entry of protocol `name`; KeyError naming the known ones when there is none."""
+    try:
+        return PROTOCOLS[name]
+    except KeyError:
+        raise KeyError(f"unknown protocol {name!r} (expected one of "
+                       f"{', '.join(PROTOCOLS)})") from None
+
+
+def protocols_of(family: str) -> tuple[str, ...]:
+    """The protocols of `family`, in table order (`protocols_of("network")` ->
+    ("infiniband", "ethernet"))."""
+    if family not in FAMILIES:
+        raise KeyError(f"unknown protocol family {family!r} (expected one of "
+                       f"{', '.join(FAMILIES)})")
+    return tuple(p.name for p in PROTOCOLS.values() if p.family == family)

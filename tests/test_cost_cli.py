@@ -1,0 +1,88 @@
+"""`rackdesigner cost`: text and JSON, options, and bad input as located errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rackdesigner._resources import examples_dir
+from rackdesigner.cli import main
+
+NVL72 = str(examples_dir() / "gb200-nvl72.yaml")
+TWO_NODE = str(examples_dir() / "dgx-h100-2node-ib.yaml")
+BOOK = """\
+schema_version: 1
+currency: USD
+date: 2025-01-01
+sources: {s: {title: t}}
+prices:
+  dgx-h100: {price: 300000, source: s, date: 2025}
+  qm9700: {price: 40000, source: s, date: 2025}
+"""
+
+
+def test_text_report_names_the_book_and_says_what_is_unpriced(capsys):
+    assert main(["cost", TWO_NODE]) == 0
+    out = capsys.readouterr().out
+    assert "bundled example book" in out and "not quotes" in out
+    assert "Capex        ≥ $" in out and "items without a price" in out
+    assert "Without a price" in out and "rack-42u" in out
+    assert "Per GPU-hour ≥ $" in out
+
+
+def test_json_has_the_stable_keys_and_the_assumptions_given(capsys, tmp_path):
+    book = tmp_path / "b.yaml"
+    book.write_text(BOOK)
+    assert main(["cost", TWO_NODE, "--prices", str(book), "--json", "--years", "3",
+                 "--kwh-price", "0.12", "--pue", "1.2", "--utilisation", "0.5"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == "rackdesigner.cost/1"
+    for key in ("capex", "opex_per_year", "tco", "usd_per_gpu_hour", "breakdown", "unpriced",
+                "complete", "cooling"):
+        assert key in data
+    assert data["capex"] == 640000
+    assert data["assumptions"]["years"] == 3 and data["assumptions"]["kwh_price"] == 0.12
+    assert data["assumptions"]["kwh_price_source"] == "set by the user"
+    assert data["tco"] == pytest.approx(data["capex"] + 3 * data["opex_per_year"], abs=0.05)
+    assert data["prices"]["origin"] == f"--prices {book}"
+
+
+def test_a_job_adds_days_dollars_and_tokens_per_dollar(capsys, tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text("model: llama3-8b\ntp: 8\ngbs: 72\n")
+    assert main(["cost", NVL72, "--job", str(job), "--tokens", "1T", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["time_to_train_days"] > 0 and data["cost_to_train"] > 0
+    assert data["tokens_per_usd"] > 0 and data["job"]["gpus"] == 72
+    assert main(["cost", NVL72, "--job", str(job), "--tokens", "1T"]) == 0
+    assert "Training     llama3-8b on 72 GPUs, 1T tokens:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--tokens", "1T"], "--tokens goes with --job"),
+    (["--utilisation", "2"], "utilisation must be a number from 0 to 1"),
+    (["--years", "0"], "years must be"),
+    (["--prices", "/nonexistent/book.yaml"], "/nonexistent/book.yaml: no such file"),
+])
+def test_bad_options_exit_2_with_a_message(args, words, capsys):
+    assert main(["cost", TWO_NODE, *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_a_bad_price_book_is_located_and_nothing_is_printed(capsys, tmp_path):
+    book = tmp_path / "b.yaml"
+    book.write_text(BOOK.replace("price: 40000", "price: -40000"))
+    assert main(["cost", TWO_NODE, "--prices", str(book)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{book}:7: prices.qm9700.price: must not be negative" in captured.err
+
+
+def test_ids_not_in_the_catalog_are_warned_about(capsys, tmp_path):
+    book = tmp_path / "b.yaml"
+    book.write_text(BOOK.replace("qm9700:", "qm9770:"))
+    assert main(["cost", TWO_NODE, "--prices", str(book)]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "qm9770" in err and "did you mean 'qm9700'" in err
