@@ -143,21 +143,27 @@ def main() -> int:
     targets = _targets(layout, args.targets)
     meter = StallMeter()
 
-    def timed(action, marked: bool) -> tuple[float, float]:
+    def timed(action, marked: bool) -> tuple[float, float, float]:
         meter.start()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         action()
         ok = _until(lambda: figures_shown(marked))
-        took = time.perf_counter() - t0
+        took, cpu = time.perf_counter() - t0, time.process_time() - c0
         _until(lambda: not problems.busy)
         stall = meter.stop()
         if not ok:
             print("  (timed out)")
-        return took, stall
+        return took, stall, cpu
 
-    print(f"{'target':<22} {'fail s':>7} {'restore s':>9} {'undo s':>7}   longest GUI freeze")
+    meter.start()  # the machine's own noise: the longest gap of an idle GUI thread
+    _until(lambda: False, 3.0)
+    print(f"idle GUI thread, 3 s: longest gap {meter.stop() * 1000:.0f} ms (load {_load()})")
+
+    print(f"{'target':<22} {'fail s':>7} {'restore s':>9} {'undo s':>7}   longest GUI freeze"
+          "   (process CPU s)")
     for what, oid in targets.items():
-        rows: dict[str, list[tuple[float, float]]] = {"fail": [], "restore": [], "undo": []}
+        rows: dict[str, list[tuple[float, float, float]]] = {"fail": [], "restore": [],
+                                                             "undo": []}
         def toggle(oid: str = oid) -> None:
             doc.push(toggle_failed(doc.layout, [oid]))
 
@@ -166,11 +172,13 @@ def main() -> int:
             rows["restore"].append(timed(toggle, False))
             timed(toggle, True)
             rows["undo"].append(timed(doc.undo_stack.undo, False))
-        med = {k: statistics.median(t for t, _ in v) for k, v in rows.items()}
-        worst = {k: max(s for _, s in v) * 1000 for k, v in rows.items()}
+        med = {k: statistics.median(r[0] for r in v) for k, v in rows.items()}
+        cpu = {k: statistics.median(r[2] for r in v) for k, v in rows.items()}
+        worst = {k: max(r[1] for r in v) * 1000 for k, v in rows.items()}
         print(f"{what + ' ' + oid:<22} {med['fail']:7.2f} {med['restore']:9.2f} "
               f"{med['undo']:7.2f}   {worst['fail']:.0f} / {worst['restore']:.0f} / "
-              f"{worst['undo']:.0f} ms   (load {_load()})")
+              f"{worst['undo']:.0f} ms   ({cpu['fail']:.2f} / {cpu['restore']:.2f} / "
+              f"{cpu['undo']:.2f}; load {_load()})")
 
     if not args.no_quit:
         su = targets.get("su") or next(iter(targets.values()))

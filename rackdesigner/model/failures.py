@@ -120,10 +120,14 @@ def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:
         out.remove_device(device_id)
     state = out.state
     state._cache["minus"] = (weakref.ref(source), failed)
+    # its devices and links listed once, from the source's lists (order kept): reading them
+    # through the order's tombstones cost several times as much, for every pass over them
     listed = source._cache.get("links")
-    if listed is not None:  # the source's link list without the failed links (order kept):
-        gone = failed.links  # a tenth of reading them through the order's tombstones
+    if listed is not None:
+        gone = failed.links
         state._cache["links"] = tuple(lk for lk in listed if lk.id not in gone)
+    gone = failed.devices
+    state._cache["devices"] = tuple(d for d in source.iter_devices() if d.id not in gone)
     with _DEGRADED_LOCK:
         source._cache["degraded"] = (key, state)  # the last one only: a what-if's N-1 walk
     return out

@@ -10,8 +10,9 @@ takes from the whole design's:
 - carried and rejected links: the same tuples without the failed links (order kept);
 - islands and NVLink domains: unchanged except those that lost a device or a link, which are
   joined again from their surviving members' own links;
-- components: joined again over the network links between islands (80,000 unions at 32k
-  GPUs instead of 300,000), or kept when no network link went and no island split.
+- components: joined again over the network links between islands (80,000 links at 32k GPUs
+  instead of 300,000, labelled with NumPy), or kept when no network link went and no island
+  split.
 
 The partitions equal a full derivation's (tests/test_index_delta.py); the root chosen to name
 a group may differ, which no reader depends on (they compare roots, never show them).
@@ -126,17 +127,36 @@ def _rejoin(index: DesignIndex, root_of: dict[str, str], touched: set[str],
 
 
 def _components(index: DesignIndex, island_of: dict[str, str]) -> dict[str, str]:
-    """Components: islands joined by the carried network links (as `DesignIndex._connect`)."""
-    conn = UnionFind()
+    """Components: islands joined by the carried network links (as `DesignIndex._connect`),
+    labelled with NumPy: each round hooks every link's larger label under its smaller one,
+    then follows the labels to their roots, until every link joins one label (a few rounds on
+    a fat tree; one Python pass over the links instead of two unions each)."""
+    import numpy as np
+
+    number = {root: i for i, root in enumerate(dict.fromkeys(island_of.values()))}
+    ends_a: list[int] = []
+    ends_b: list[int] = []
     for c in index.carried():
         if c.protocol in NETWORK_PROTOCOLS:
-            conn.union(island_of[c.link.a.device], island_of[c.link.b.device])
-    component: dict[str, str] = {}
-    out: dict[str, str] = {}
-    find = conn.find
-    for device, root in island_of.items():
-        comp = component.get(root)
-        if comp is None:
-            comp = component[root] = find(root)
-        out[device] = comp
-    return out
+            ends_a.append(number[island_of[c.link.a.device]])
+            ends_b.append(number[island_of[c.link.b.device]])
+    label = np.arange(len(number))
+    a = np.array(ends_a, dtype=np.int64)
+    b = np.array(ends_b, dtype=np.int64)
+    while a.size:
+        la, lb = label[a], label[b]
+        apart = la != lb
+        if not apart.any():
+            break
+        la, lb = la[apart], lb[apart]
+        low = np.minimum(la, lb)
+        np.minimum.at(label, la, low)  # a root hooks under a smaller label, never a cycle
+        np.minimum.at(label, lb, low)
+        while True:  # every label to its root
+            up = label[label]
+            if np.array_equal(up, label):
+                break
+            label = up
+    names = list(number)
+    of_root = {root: names[i] for root, i in zip(names, label.tolist(), strict=True)}
+    return {device: of_root[root] for device, root in island_of.items()}

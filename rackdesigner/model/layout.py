@@ -43,7 +43,7 @@ from rackdesigner.model.events import (
     MetaChanged,
 )
 from rackdesigner.model.items import Device, Group, Link, Meta, is_valid_id
-from rackdesigner.model.state import DesignState
+from rackdesigner.model.state import GROUP_PROOF, HINTED, DesignState
 from rackdesigner.model.transaction import Transaction, inverse, step
 
 if TYPE_CHECKING:
@@ -138,8 +138,10 @@ class Layout:
                 self._emit(event)
         finally:  # even if a listener raised: the design is the recorded one
             if target is not None:
-                if all(_keeps_derived(e) for e in events):
-                    target.take_index_hint(start)  # undoing a move, a Fail: the same facts
+                kept = [_keeps_derived(e) for e in events]
+                if all(kept):  # undoing a move, a Fail: the same derived facts
+                    target.take_index_hint(start, HINTED if all(k is HINTED for k in kept)
+                                           else GROUP_PROOF)
                 self._state = target
 
     # ---- reading -----------------------------------------------------------------------
@@ -496,16 +498,19 @@ class Layout:
                 f"{self.link_count()} links, {len(self._state.groups)} groups>")
 
 
-def _keeps_derived(event: Event) -> bool:
-    """The event changes nothing a derived index or topology holds: positions, statuses, groups
-    (what `DesignState.take_index_hint` allows)."""
+def _keeps_derived(event: Event) -> tuple[str, ...]:
+    """The derived values of the state before `event` that hold after it (what
+    `DesignState.take_index_hint` allows): all for a position or status change, the index and
+    topology for any group change, none otherwise."""
     if isinstance(event, GroupChanged):
-        return True
-    if isinstance(event, DeviceChanged | LinkChanged):
-        return dataclasses.replace(event.old, status=event.new.status,
-                                   **({"pos": event.new.pos} if isinstance(event, DeviceChanged)
-                                      else {})) == event.new
-    return False
+        old, new = event.old, event.new
+        same = dataclasses.replace(old, status=new.status, collapsed=new.collapsed) == new
+        return HINTED if same else GROUP_PROOF
+    if not isinstance(event, DeviceChanged | LinkChanged):
+        return ()
+    moved = {"pos": event.new.pos} if isinstance(event, DeviceChanged) else {}
+    same = dataclasses.replace(event.old, status=event.new.status, **moved) == event.new
+    return HINTED if same else ()
 
 
 def _replace(value: Any, changes: dict[str, Any], what: str) -> Any:

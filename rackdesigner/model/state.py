@@ -39,8 +39,11 @@ if TYPE_CHECKING:
 
 _EMPTY: Map = Map()
 _KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
-#: Derived values a state may take over from one that differs by positions and statuses.
-HINTED = ("index", "topology")
+#: Derived values a state may take over from one that differs by positions and statuses
+#: (the design rules' findings too: no rule reads a position or a status), and those it may
+#: take from one that differs by groups as well (no index or topology reads a group).
+HINTED = ("index", "topology", "findings")
+GROUP_PROOF = ("index", "topology")
 _DERIVE_LOCK = threading.RLock()
 
 
@@ -120,6 +123,9 @@ never assigned after `_evolve` returns)."""
                 or item_id in self.unresolved)
 
     def iter_devices(self) -> Iterator[Device]:
+        listed = self._cache.get("devices")  # a degraded design's, listed when it was made
+        if listed is not None:
+            return iter(listed)
         devices = self.devices
         return (devices[i] for i in self.device_order)
 
@@ -214,12 +220,12 @@ never assigned after `_evolve` returns)."""
             new.take_index_hint(self)
         return new
 
-    def take_index_hint(self, other: DesignState) -> None:
+    def take_index_hint(self, other: DesignState, keys: tuple[str, ...] = HINTED) -> None:
         """`other` differs from this state by device positions and statuses only (or by
-        groups, which no derived value reads): unless this state has them already, its
-        derived index may start from `other`'s and it may share `other`'s topology (a cache
-        hint, not a change)."""
-        for key in HINTED:
+        groups, which the values in `GROUP_PROOF` do not read): unless this state has them
+        already, its derived index may start from `other`'s and it may share `other`'s
+        topology and findings (a cache hint, not a change)."""
+        for key in keys:
             if self._alive(key) is not None:
                 continue
             ref = other._ref(key)
@@ -330,8 +336,11 @@ never assigned after `_evolve` returns)."""
         if failed is not self.failed:
             changes["failed"] = failed
         new = self._evolve(**changes)
-        if old is not None:  # no derived value reads groups (the failure closure is not kept)
-            new.take_index_hint(self)
+        if old is not None:  # neither the index nor the topology reads groups (nor the
+            # failure closure, which is not kept); the rules read all but status and folding
+            new.take_index_hint(self, HINTED if replace(old, status=group.status,
+                                                        collapsed=group.collapsed) == group
+                                else GROUP_PROOF)
         return new
 
     def without_group(self, group: Group) -> DesignState:

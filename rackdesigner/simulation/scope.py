@@ -101,7 +101,14 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
     for gpu in gpus:
         by_island[topo.island_of[gpu]].append(gpu)
     nic_raw: dict[str, float] = {}  # a NIC's network-side rate, shared by the GPUs behind it
-    islands = [_island(topo, members, nic_raw) for members in by_island.values()]
+    memo = topo.island_memo  # an island's figures depend on the topology and its GPUs only
+    islands = []
+    for members in by_island.values():
+        key = tuple(members)
+        island = memo.get(key)
+        if island is None:
+            island = memo[key] = _island(topo, members, nic_raw)
+        islands.append(island)
     scope = ScopeModel(gpus=list(gpus), islands=islands)
     archs = {topo.specs[g].gpu.architecture if topo.specs[g].gpu else "" for g in gpus}
     order = ["volta", "ampere", "hopper", "blackwell"]

@@ -103,6 +103,11 @@ class Topology:
     _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
     _leaf: dict[str, str | None] = field(default_factory=dict)
     rack_of: dict[str, str] = field(default_factory=dict)
+    #: island figures per island (its GPUs in scope, in order) -> `scope.Island`: a pure
+    #: function of the topology, kept so that every simulation of one topology computes each
+    #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
+    island_memo: dict[tuple[str, ...], object] = field(default_factory=dict, compare=False,
+                                                       repr=False)
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod

@@ -140,7 +140,21 @@ def _without(source: Topology, layout: Layout, failed: Any,
     topo._read_connectivity(index)
     topo._find_nics(_known_nics(source, topo, index, host_touched, touched))
     topo._build_tiers()
+    _keep_islands(source, topo, index, touched)
     return topo
+
+
+def _keep_islands(source: Topology, topo: Topology, index, touched: set[str]) -> None:
+    """`source`'s island figures that hold here: an island's figures read its GPUs' NVLink,
+    host links and NIC paths, its NVSwitches and its NICs' uplinks, all of which stay as
+    they were unless one of its devices lost a link or a device (`touched`); and the NIC
+    paths, which are `source`'s for every GPU of such an island (`_known_nics`)."""
+    island_of = index.connectivity().island_of
+    dirty = {island_of.get(d) for d in touched}
+    for key, island in source.island_memo.items():
+        root = island_of.get(key[0])
+        if root is not None and root not in dirty and all(g in island_of for g in key):
+            topo.island_memo[key] = island
 
 
 def _known_nics(source: Topology, topo: Topology, index, host_touched: set[str],
