@@ -42,8 +42,10 @@ TABLE = ROOT / "benchmarks" / "published" / "nccl_tests.yaml"
 SCHEMA = "rackdesigner.published-nccl-tests/1"
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv",
                "broadcast", "reduce")
-REQUIRED = {"id": str, "system": str, "nodes": int, "gpus_per_node": int, "fabric": str,
-            "collective": str, "size_bytes": int, "source": dict}
+REQUIRED = {"id": str, "set": str, "system": str, "nodes": int, "gpus_per_node": int,
+            "fabric": str, "collective": str, "size_bytes": int, "source": dict}
+#: calibration: a constant of the engine is fitted on the run; validation: it only checks
+SETS = ("calibration", "validation")
 DESIGN_KEYS = ("template", "algorithm", "sharp")
 #: message-size bands of the summary: latency region, the mid-size curve, large messages
 SIZE_BANDS = (("size<1M", 0, 1 << 20), ("size1M-128M", 1 << 20, 128 << 20),
@@ -95,7 +97,8 @@ class Row:
     def to_dict(self) -> dict[str, Any]:
         d = self.run.data
         err = self.error_pct
-        return {"id": d["id"], "collective": d["collective"], "size_bytes": d["size_bytes"],
+        return {"id": d["id"], "set": d["set"], "collective": d["collective"],
+                "size_bytes": d["size_bytes"],
                 "nodes": d["nodes"], "gpus": d["nodes"] * d["gpus_per_node"],
                 "figure": self.run.compare, "published": self.run.published,
                 "simulated": None if self.simulated is None else round(self.simulated, 3),
@@ -139,6 +142,9 @@ def load_table(path: Path) -> list[Run]:
         if rid in seen:
             raise TableError(f"{where}: id {rid!r} already used at line {seen[rid]}")
         seen[rid] = line
+        if entry["set"] not in SETS:
+            raise TableError(f"{where}: set must be one of {', '.join(SETS)}, "
+                             f"got {entry['set']!r}")
         if entry["collective"] not in COLLECTIVES:
             raise TableError(f"{where}: collective {entry['collective']!r} is not one of "
                              f"{', '.join(COLLECTIVES)}")
@@ -243,6 +249,7 @@ def summary(rows: list[Row]) -> dict[str, Any]:
                 "worst_error_pct": round(worst.error_pct, 2), "worst_id": worst.run.id}
 
     return {"all": stats(rows),
+            **{name: stats([r for r in rows if r.run.data["set"] == name]) for name in SETS},
             "single_node": stats([r for r in rows if not r.run.multi_node]),
             "multi_node": stats([r for r in rows if r.run.multi_node]),
             "bandwidth": stats([r for r in rows if r.run.compare == "busbw_GBps"]),
@@ -250,6 +257,90 @@ def summary(rows: list[Row]) -> dict[str, Any]:
             **{band: stats([r for r in rows if lo <= r.run.data["size_bytes"] < hi])
                for band, lo, hi in SIZE_BANDS},
             "skipped": sum(1 for r in rows if r.skipped)}
+
+
+def _fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares (intercept, slope) of y = a + b x."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
+    return my - b * mx, b
+
+
+def derive(runs: list[Run]) -> dict[str, float]:
+    """Refit the engine's constants that are derived from published runs, on the calibration
+    runs only (validation runs are never read here), and return them by name:
+
+    - per-NIC efficiency across domains (transport.yaml, infiniband): ring/all_gather runs over
+      InfiniBand between >= 2 nodes, measured / model with every share at 1.0, fitted as
+      e2 - d x log2(N / 2);
+    - RoCE efficiency (transport.yaml, ethernet): Ethernet ring runs, measured / the InfiniBand
+      model;
+    - multi-node NVLink network share (constants.MNNVL_TREE_NET_NICS): the NVL72 multi-rack runs
+      at 16 GiB, per-rack inter-domain rate / (per-NIC rate x its share);
+    - small-message floor (constants.SMALL_MESSAGE_FLOOR_US): per calibration time row, the
+      floor f with (f^p + t^p)^(1/p) = measured, t the model without a floor; the median.
+    """
+    import statistics
+
+    from rackdesigner.simulation import constants as C
+    from rackdesigner.simulation import transport as T
+
+    cal = [r for r in runs if r.data["set"] == "calibration"]
+    saved = (T.neutral, C.MNNVL_TREE_NET_NICS, C.SMALL_MESSAGE_FLOOR_US)
+    out: dict[str, float] = {}
+    try:
+        T.neutral, C.MNNVL_TREE_NET_NICS, C.SMALL_MESSAGE_FLOOR_US = True, 1e9, 0.0
+        ring = [r for r in cal if r.compare == "busbw_GBps" and r.data["nodes"] >= 2
+                and (r.data.get("design") or {}).get("algorithm") == "ring"
+                and r.data["gpus_per_node"] <= 8]
+        ib = [r for r in ring if "Ethernet" not in r.data["fabric"]]
+        rows = [row for row in compare_runs(ib) if row.simulated]
+        xs = [math.log2(row.run.data["nodes"] / 2) for row in rows]
+        ys = [row.run.published / row.simulated for row in rows]
+        e2, slope = _fit_line(xs, ys)
+        out["nic_efficiency_2_domains"], out["nic_efficiency_per_doubling"] = e2, -slope
+        out["nic_efficiency_floor"] = min(ys)
+        T.neutral = False
+        T.families.cache_clear()
+        fam = T.family("infiniband")
+        object.__setattr__(fam, "nic_efficiency_2_domains", e2)
+        object.__setattr__(fam, "nic_efficiency_per_doubling", -slope)
+        eth = [r for r in ring if "Ethernet" in r.data["fabric"]]
+        rows = [row for row in compare_runs(eth) if row.simulated]
+        if rows:
+            roce = T.DEFAULT_TRANSPORT["ethernet"]
+            saved_eth = T.families()[roce]
+            T.families()[roce] = fam  # the InfiniBand model for the Ethernet runs
+            try:
+                rows = [row for row in compare_runs(eth) if row.simulated]
+            finally:
+                T.families()[roce] = saved_eth
+            out["roce_efficiency"] = statistics.mean(row.run.published / row.simulated
+                                                     for row in rows)
+        nvl = [r for r in cal if r.data["id"].startswith("gb200nvl72x")
+               and r.data["size_bytes"] >= 16 << 30]
+        heads = []
+        for r in nvl:
+            n, racks = r.data["nodes"] * r.data["gpus_per_node"], r.data["nodes"] // 18
+            algbw = r.published * n / (2 * (n - 1))
+            per_rack = algbw * (2 if racks > 2 else 1)
+            heads.append(per_rack / (48.0 * fam.nic_efficiency(racks)))
+        if heads:
+            out["mnnvl_tree_net_nics"] = statistics.mean(heads)
+        times = [r for r in cal if r.compare == "time_us"]
+        floors = []
+        p = C.SMALL_MESSAGE_OVERLAP_POWER
+        for row in compare_runs(times):
+            if row.simulated and row.run.published > row.simulated:
+                floors.append((row.run.published ** p - row.simulated ** p) ** (1 / p))
+        if floors:
+            out["small_message_floor_us"] = statistics.median(floors)
+    finally:
+        T.neutral, C.MNNVL_TREE_NET_NICS, C.SMALL_MESSAGE_FLOOR_US = saved
+        T.families.cache_clear()
+    return out
 
 
 def _size(n: int) -> str:
@@ -260,7 +351,7 @@ def _size(n: int) -> str:
 
 
 def format_table(rows: list[Row], totals: dict[str, Any]) -> str:
-    head = (f"{'run':<34} {'coll':<14} {'size':>7} {'GPUs':>5} {'figure':<6} "
+    head = (f"{'run':<38} {'set':<4} {'coll':<14} {'size':>7} {'GPUs':>5} {'figure':<6} "
             f"{'published':>10} {'simulated':>10} {'error':>8}  engine")
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -269,11 +360,12 @@ def format_table(rows: list[Row], totals: dict[str, Any]) -> str:
         sim = "—" if r.simulated is None else f"{r.simulated:.2f}"
         err = "—" if r.error_pct is None else f"{r.error_pct:+.1f} %"
         tail = r.algorithm or f"skipped: {r.skipped}"
-        lines.append(f"{r.run.id:<34} {d['collective']:<14} {_size(d['size_bytes']):>7} "
+        lines.append(f"{r.run.id:<38} {d['set'][:3]:<4} {d['collective']:<14} "
+                     f"{_size(d['size_bytes']):>7} "
                      f"{d['nodes'] * d['gpus_per_node']:>5} {figure:<6} "
                      f"{r.run.published:>10.2f} {sim:>10} {err:>8}  {tail}")
     lines.append("")
-    for name in ("all", "single_node", "multi_node", "bandwidth", "latency",
+    for name in ("all", *SETS, "single_node", "multi_node", "bandwidth", "latency",
                  *(band for band, _, _ in SIZE_BANDS)):
         s = totals[name]
         if s["runs"]:
@@ -289,14 +381,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print rows and summary as JSON")
     parser.add_argument("--only", metavar="TEXT", help="runs whose id contains TEXT")
     parser.add_argument("--table", type=Path, default=TABLE, help="published table (YAML)")
+    parser.add_argument("--set", choices=SETS, help="only the calibration or validation runs")
+    parser.add_argument("--derive", action="store_true",
+                        help="refit the derived constants on the calibration runs and print them")
     args = parser.parse_args(argv)
     try:
         runs = load_table(args.table)
     except TableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.derive:
+        for name, value in derive(runs).items():
+            print(f"{name}: {value:.4f}")
+        return 0
     if args.only:
         runs = [r for r in runs if args.only in r.id]
+    if args.set:
+        runs = [r for r in runs if r.data["set"] == args.set]
     rows = compare_runs(runs)
     totals = summary(rows)
     if args.json:

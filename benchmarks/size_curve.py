@@ -63,7 +63,8 @@ def load_curves(path: Path) -> list[dict[str, Any]]:
         raise CurvesError(f"{path}: expected a non-empty list under curves:")
     for i, curve in enumerate(curves):
         where = f"{path}:{lines.get(i, '?')}"
-        for key in ("id", "gpus", "collective", "algorithm", "design", "source", "points"):
+        for key in ("id", "set", "gpus", "collective", "algorithm", "design", "source",
+                    "points"):
             if key not in curve:
                 raise CurvesError(f"{where}: curve has no {key!r}")
         points = curve["points"]
@@ -71,6 +72,8 @@ def load_curves(path: Path) -> list[dict[str, Any]]:
                 isinstance(k, int) and isinstance(v, (int, float)) and v > 0
                 for k, v in points.items()):
             raise CurvesError(f"{where}: points must map message sizes (bytes) to busbw GB/s")
+        if curve["set"] not in ("calibration", "validation"):
+            raise CurvesError(f"{where}: set must be calibration or validation")
         if not curve["source"].get("url"):
             raise CurvesError(f"{where}: curve {curve['id']!r}: source needs a url")
     return curves
@@ -102,7 +105,7 @@ def derive_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
     finally:
         C.NVLS_PIPELINE_FILL_WAVES = saved
     for curve, base, one in zip(curves, runs[0], runs[1], strict=True):
-        if curve["algorithm"] not in ("nvls", "nvls_tree"):
+        if curve["algorithm"] not in ("nvls", "nvls_tree") or curve["set"] != "calibration":
             continue
         num = den = 0.0
         n = 0
@@ -119,6 +122,34 @@ def derive_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
     total_num = sum(v[0] for v in per_curve.values())
     total_den = sum(v[1] for v in per_curve.values())
     return total_num / total_den, {k: v[0] / v[1] for k, v in per_curve.items()}
+
+
+def derive_level_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
+    """Least-squares `PIPELINE_FILL_WAVES_PER_LEVEL` over the calibration curves that span
+    several NVLink domains (the model's time is linear in it), each curve weighted equally."""
+    layouts: dict[str, Any] = {}
+    multi = [c for c in curves if c["set"] == "calibration" and c["id"].startswith("gb200nvl72x")]
+    saved = C.PIPELINE_FILL_WAVES_PER_LEVEL
+    try:
+        runs = []
+        for waves in (0.0, 1.0):
+            C.PIPELINE_FILL_WAVES_PER_LEVEL = waves
+            runs.append([model_times(c, layouts) for c in multi])
+    finally:
+        C.PIPELINE_FILL_WAVES_PER_LEVEL = saved
+    per_curve: dict[str, tuple[float, float]] = {}
+    for curve, base, one in zip(multi, runs[0], runs[1], strict=True):
+        num = den = 0.0
+        ranks = curve["gpus"]
+        factor = 2 * (ranks - 1) / ranks
+        for size, bus in curve["points"].items():
+            t_pub = size / (bus / factor * 1000.0)
+            t0, w = base[size][0], one[size][0] - base[size][0]
+            num += w * (t_pub - t0) / t_pub**2
+            den += w * w / t_pub**2
+        per_curve[curve["id"]] = (num / len(curve["points"]), den / len(curve["points"]))
+    total = sum(v[0] for v in per_curve.values()) / sum(v[1] for v in per_curve.values())
+    return total, {k: v[0] / v[1] for k, v in per_curve.items()}
 
 
 def compare(curves: list[dict[str, Any]]) -> list[tuple[str, int, float, float, str]]:
@@ -165,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{cid}: {v:.2f} waves")
         print(f"all NVLS curves, each weighted equally: {value:.3f} waves "
               f"(the engine uses {C.NVLS_PIPELINE_FILL_WAVES})")
+        level, per_level = derive_level_fill(curves)
+        for cid, v in per_level.items():
+            print(f"{cid}: {v:.2f} waves per tree level")
+        print(f"multi-domain curves, each weighted equally: {level:.3f} waves per level "
+              f"(the engine uses {C.PIPELINE_FILL_WAVES_PER_LEVEL})")
         return 0
     rows = compare(curves)
     current = None

@@ -19,6 +19,7 @@ Timings are wall-clock, single-threaded.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import sys
@@ -193,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", choices=("auto", "generators", "builder"), default="auto",
                         help="layouts from rackdesigner.generators (auto: when available) or "
                         "from this module's builder")
+    parser.add_argument("--gc", choices=("held", "on"), default="held",
+                        help="the garbage collector held off for the run, as the CLI does "
+                        "(default), or left on")
     args = parser.parse_args(argv)
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     print(f"{'GPUs':>6} {'devices':>8} {'links':>7} {'build s':>8} {'save s':>7} "
@@ -203,7 +207,14 @@ def main(argv: list[str] | None = None) -> int:
     def f(v, w, d=3):
         return f"{'-':>{w}}" if v is None else f"{v:>{w}.{d}f}"
 
-    for row in run(sizes, args.repeat, args.source):
+    from rackdesigner.model.gcpause import gc_paused
+
+    # measured as the CLI runs a verb: the collector held off (model/gcpause.py); `--gc on`
+    # leaves it on, as a script that embeds the library without opting in
+    pause = gc_paused() if args.gc == "held" else contextlib.nullcontext()
+    with pause:
+        rows = run(sizes, args.repeat, args.source)
+    for row in rows:
         print(f"{row['gpus']:>6} {row['devices']:>8} {row['links']:>7} {f(row['build_s'], 8)} "
               f"{f(row['save_s'], 7)} {f(row['load_s'], 7)} {f(row['graph_s'], 8)} "
               f"{f(row['simulate_s'], 10)} {f(row['simulate_cpu_s'], 9)} "

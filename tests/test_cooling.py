@@ -124,3 +124,51 @@ def test_bad_rack_and_cdu_keys_are_located(entry, words):
     with pytest.raises(LayoutFileError) as err:
         parse_layout_text(text, "keys.yaml")
     assert "keys.yaml:3" in str(err.value) and words in str(err.value)
+
+
+def _nvl72_racks(layout):
+    return [d.id for d in layout.devices() if d.model == "rack-48u"]
+
+
+def _add_cdu(layout, cdu_id, serves):
+    from rackdesigner.model import Device
+
+    layout.add_device(Device(cdu_id, "supermicro-inrack-cdu", props=(("serves", tuple(serves)),)))
+
+
+def test_a_cdu_undersized_for_its_nvl72_racks_is_flagged():
+    layout = generate("superpod", system="gb200-nvl72", racks=2)
+    racks = _nvl72_racks(layout)
+    assert len(racks) == 2
+    _add_cdu(layout, "cdu-1", racks[:1])
+    report = cooling_report(layout)
+    (load,) = report.cdus
+    assert load.capacity_w == 100_000 and load.liquid_w == pytest.approx(
+        report.racks[racks[0]].liquid_w)
+    assert not load.over  # one NVL72 rack: 97 kW to liquid on a 100 kW CDU
+    codes = _codes(check_layout(layout))
+    assert "cdu-capacity" not in codes
+    assert "rack-no-cdu" in codes  # the second rack's liquid heat has no CDU
+    layout.update_device("cdu-1", props=(("serves", tuple(racks)),))
+    findings = [f for f in check_layout(layout) if f.code == "cdu-capacity"]
+    assert len(findings) == 1 and findings[0].severity == "error"
+    assert findings[0].objects[0] == "cdu-1" and set(findings[0].objects[1:]) == set(racks)
+    assert "above its 100 kW capacity" in findings[0].message
+    assert cooling_report(layout).cdus_over_capacity == ["cdu-1"]
+    assert "cdu-capacity" in _codes(check_racks(layout))
+    # a second CDU on the same racks shares the load: both within capacity again
+    _add_cdu(layout, "cdu-2", racks)
+    report = cooling_report(layout)
+    assert not report.cdus_over_capacity
+    assert sum(c.liquid_w for c in report.cdus) == pytest.approx(report.liquid_w)
+
+
+def test_a_cdu_serving_a_rack_that_does_not_exist_is_an_error():
+    layout = generate("nvl72")
+    rack = _nvl72_racks(layout)[0]
+    _add_cdu(layout, "cdu-1", [rack, "rack-99", "nvl72-1.tray0.gpu0"])
+    found = [f for f in check_layout(layout) if f.code == "cdu-serves-missing"]
+    words = " | ".join(sorted(f.message for f in found))
+    assert len(found) == 2 and all(f.severity == "error" for f in found)
+    assert "serves 'rack-99', which is no such device" in words
+    assert "serves 'nvl72-1.tray0.gpu0', which is not a rack" in words

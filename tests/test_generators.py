@@ -313,3 +313,23 @@ def test_single_leaf_moves_the_leaf_out_of_a_rack_its_budget_cannot_hold(catalog
     assert check_layout(three) == [] and check_layout(four) == []
     assert three.device("leaf-1").rack == three.device("dgx-1.chassis").rack
     assert four.device("leaf-1").rack != four.device("dgx-1.chassis").rack
+
+
+def test_rail_optimized_taper_keeps_the_nodes_and_halves_the_uplinks(catalog):
+    from collections import Counter
+
+    from rackdesigner.generators import GeneratorError
+
+    full = generate("rail-optimized", catalog, system="dgx-b200", nodes=64, switch="qm9700")
+    half = generate("rail-optimized", catalog, system="dgx-b200", nodes=64, switch="qm9700",
+                    oversubscription=2)
+    kinds = [Counter(layout.catalog.get(d.model).kind for d in layout.devices())
+             for layout in (full, half)]
+    assert kinds[0]["gpu"] == kinds[1]["gpu"] == 512
+    spines = [sum(1 for d in layout.devices() if d.id.startswith("spine-"))
+              for layout in (full, half)]
+    assert spines == [8, 4]
+    assert "2:1 oversubscribed" in half.meta.name
+    with pytest.raises(GeneratorError, match="oversubscription must be 1 or more"):
+        generate("rail-optimized", catalog, system="dgx-b200", nodes=8, switch="qm9700",
+                 oversubscription=0.5)

@@ -61,6 +61,39 @@ def test_an_edited_node_is_written_plainly_and_still_round_trips(superpod, catal
     assert dump_compact_text(back) == compact
 
 
+def test_failed_parts_of_nodes_survive_the_compact_form(superpod, catalog):
+    """A what-if saved in the compact form: a failed node, a failed NIC inside another and a
+    failed NVLink inside a third come back failed (they were written as healthy copies)."""
+    layout = superpod.copy()
+    layout.update_group("dgx-3", status="failed")
+    layout.update_device("dgx-7.nic7", status="failed")
+    layout.update_link("dgx-9.l0", status="failed")
+    compact = dump_compact_text(layout)
+    back = parse_layout_text(compact, "c.yaml", catalog)
+    assert back.group("dgx-3").status == "failed"
+    assert back.device("dgx-7.nic7").status == "failed"
+    assert back.link("dgx-9.l0").status == "failed"
+    assert back == layout
+    assert dump_compact_text(back) == compact
+    assert dump_plain_text(back) == dump_plain_text(layout)
+
+
+def test_the_compact_reader_uses_only_the_readers_public_api():
+    """Issue 23 §6: one reader API, no private names across modules (`reader._Builder`...)."""
+    import ast
+    import inspect
+
+    from rackdesigner.io import compact_read
+
+    tree = ast.parse(inspect.getsource(compact_read))
+    private = [f"{node.value.id}.{node.attr}" for node in ast.walk(tree)
+               if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+               and node.value.id in ("reader", "fastread") and node.attr.startswith("_")]
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                for alias in node.names if alias.name.startswith("_")]
+    assert private == [] and imported == []
+
+
 def test_document_settings_survive_the_compact_form(superpod, catalog):
     from rackdesigner.commands import run, set_sharp
 

@@ -44,11 +44,11 @@ def test_fast_and_general_paths_agree_on_content_and_lines(catalog):
 
 
 def test_saved_files_take_the_fast_path(catalog):
-    from rackdesigner.io.reader import _Entry, _parse_line, _Seq
+    from rackdesigner.io.reader import Entry, Seq, parse_line
     from rackdesigner.io.safety import MAX_NODES
 
     for text in _texts(catalog):
-        assert fastread.read_canonical(text, _Entry, _Seq, _parse_line, MAX_NODES) is not None
+        assert fastread.read_canonical(text, Entry, Seq, parse_line, MAX_NODES) is not None
 
 
 @pytest.mark.parametrize("line, fragment", [
@@ -89,10 +89,10 @@ def test_a_broken_quoted_value_is_refused_on_both_paths():
 
 def _direct_counts(text: str) -> tuple[int, int]:
     """How many devices and links the fast reader built straight from their lines."""
-    from rackdesigner.io.reader import _DIRECT, _Entry, _parse_line, _Seq
+    from rackdesigner.io.reader import _DIRECT, Entry, Seq, parse_line
     from rackdesigner.io.safety import MAX_NODES
 
-    doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, MAX_NODES, _DIRECT, 1)
+    doc = fastread.read_canonical(text, Entry, Seq, parse_line, MAX_NODES, _DIRECT, 1)
     return (sum(type(d) is Device for d in doc.get("devices", ())),
             sum(type(k) is Link for k in doc.get("links", ())))
 

@@ -88,3 +88,53 @@ def test_a_worker_run_on_a_large_design_gives_the_collector_back(qtbot, catalog)
         assert gc.get_freeze_count() > 0  # the run's index: out of later collections
     finally:
         gc.unfreeze()
+
+
+def test_the_library_leaves_the_collector_alone(monkeypatch, tmp_path):
+    """Issue 23 §5: loading, checking, simulating, generating and the graph build never switch
+    the collector off or freeze the heap; the entry points decide (CLI, designer, sweep)."""
+    from rackdesigner.generators import generate
+    from rackdesigner.io import load_layout, save_layout
+    from rackdesigner.model import check_layout
+    from rackdesigner.simulation import simulate
+
+    touched: list[str] = []
+    monkeypatch.setattr(gc, "disable", lambda: touched.append("disable"))
+    monkeypatch.setattr(gc, "freeze", lambda: touched.append("freeze"))
+    layout = generate("superpod", system="dgx-h100", sus=1)
+    path = tmp_path / "pod.yaml"
+    save_layout(layout, path)
+    loaded = load_layout(path)
+    check_layout(loaded)
+    simulate(loaded)
+    assert loaded.graph.number_of_nodes() == loaded.device_count()
+    assert touched == []
+
+
+def test_a_cli_verb_runs_with_the_collector_held_and_gives_it_back(monkeypatch, capsys):
+    from rackdesigner._resources import example_paths
+    from rackdesigner.cli import main
+    from rackdesigner.model import check_layout
+
+    seen: list[bool] = []
+
+    def spy(layout):
+        seen.append(gc.isenabled())
+        return check_layout(layout)
+
+    monkeypatch.setattr("rackdesigner.cli.validate_cmd.check_layout", spy)
+    example = next(p for p in example_paths() if "dgx-h100-2node" in p.name)
+    assert main(["validate", str(example)]) == 0
+    assert seen == [False]
+    assert gc.isenabled()
+    capsys.readouterr()
+
+
+def test_a_sweep_point_runs_with_the_collector_held(monkeypatch):
+    from rackdesigner.sweep import runner
+
+    seen: list[bool] = []
+    monkeypatch.setattr(runner, "evaluate_point",
+                        lambda spec, index, params: seen.append(gc.isenabled()) or {})
+    runner.run_point(None, 0, {})
+    assert seen == [False] and gc.isenabled()

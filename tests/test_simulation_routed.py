@@ -97,8 +97,12 @@ def test_link_loads_list_the_drawn_links_with_their_utilisation(four_spines):
     spine_links = [e for e in info.entries if e.b.startswith("spine") or e.a.startswith("spine")]
     assert spine_links and all(e.capacity_GBps > 0 for e in spine_links)
     # the all-to-all runs as fast as the busiest spine link allows: nearly full, never over
-    # (NICs reach 48 of their 50 GB/s behind PCIe Gen5, so not quite 100 %)
-    assert 0.85 < max(e.utilisation for e in spine_links) <= 1.0 + 1e-9
+    # (NICs reach 48 of their 50 GB/s behind PCIe Gen5, and NCCL keeps the transport's share of
+    # that across 127 nodes, transport.yaml: so not quite 100 %)
+    from rackdesigner.simulation.transport import family
+
+    share = family("infiniband").nic_efficiency(127)
+    assert 0.85 * share < max(e.utilisation for e in spine_links) <= 1.0 + 1e-9
     # whatever the collective, the predicted rate never puts more on a link than it carries
     for name in ("all_reduce", "all_gather", "send_recv"):
         entries = simulate(four_spines, loads_for=(name, GiB)).link_loads.entries

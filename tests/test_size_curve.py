@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from rackdesigner.generators import generate
+from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import simulate
 from rackdesigner.simulation.collectives import nvls_chunk_bytes, small_size_channels
 
@@ -78,23 +79,45 @@ def test_small_ring_messages_run_on_fewer_channels(dgx_h100):
     assert times == sorted(times)
 
 
-def test_h100_nvls_curves_within_fifteen_percent_from_2_mib(curve_script):
+def test_h100_nvls_curves_within_twenty_percent_from_2_mib(curve_script):
     curves = [c for c in curve_script.load_curves(curve_script.CURVES)
               if c["id"].startswith("h100x8-nvls")]
     assert len(curves) == 2
     rows = curve_script.compare(curves)
     for cid, size, published, simulated, _ in rows:
         if size >= 2 * MiB:
-            assert abs(simulated - published) / published < 0.15, (cid, size)
+            assert abs(simulated - published) / published < 0.20, (cid, size)
+        if size >= GiB:
+            assert abs(simulated - published) / published < 0.03, (cid, size)
 
 
 def test_curves_file_errors_name_the_line(curve_script, tmp_path):
     bad = tmp_path / "curves.yaml"
     bad.write_text("schema: rackdesigner.published-nccl-curves/1\ncurves:\n"
-                   "  - id: x\n    gpus: 8\n    collective: all_reduce\n    algorithm: nvls\n"
+                   "  - id: x\n    set: calibration\n    gpus: 8\n"
+                   "    collective: all_reduce\n    algorithm: nvls\n"
                    "    design: {template: dgx-h100}\n    source: {url: u}\n"
                    "    points: {1048576: -3}\n", encoding="utf-8")
     with pytest.raises(curve_script.CurvesError, match=r"curves.yaml:3: points"):
         curve_script.load_curves(bad)
     assert curve_script.main(["--curves", str(bad)]) == 2
 
+
+
+def test_the_fill_constants_are_what_the_calibration_curves_give(curve_script):
+    """`size_curve.py --derive` refits both pipeline-fill constants from the calibration
+    curves alone; the shipped values must be those, so nobody tunes them by hand."""
+    curves = curve_script.load_curves(curve_script.CURVES)
+    waves, _ = curve_script.derive_fill(curves)
+    assert pytest.approx(waves, abs=0.05) == C.NVLS_PIPELINE_FILL_WAVES
+    per_level, by_curve = curve_script.derive_level_fill(curves)
+    assert set(by_curve) == {"gb200nvl72x2-coreweave", "gb200nvl72x20-coreweave"}
+    assert pytest.approx(per_level, abs=0.05) == C.PIPELINE_FILL_WAVES_PER_LEVEL
+
+
+def test_multi_rack_nvl72_curves_follow_the_published_ones(curve_script):
+    curves = [c for c in curve_script.load_curves(curve_script.CURVES)
+              if c["id"].startswith("gb200nvl72x")]
+    for cid, size, published, simulated, picked in curve_script.compare(curves):
+        assert abs(simulated - published) / published < 0.15, (cid, size)
+        assert picked.startswith("nvls_tree"), (cid, size, picked)

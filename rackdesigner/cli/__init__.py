@@ -9,36 +9,70 @@ cannot be written (a full disk, `validate F > /dev/full`): a message, never a tr
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rackdesigner import __version__
-from rackdesigner.catalog import CatalogError
 
 if TYPE_CHECKING:
     from rackdesigner.model import Layout
 
-VERB_MODULES = (
-    "rackdesigner.cli.catalog_cmd",
-    "rackdesigner.cli.validate_cmd",
-    "rackdesigner.cli.examples_cmd",
-    "rackdesigner.cli.simulate_cmd",
-    "rackdesigner.cli.generate_cmd",
-    "rackdesigner.cli.bom_cmd",
-    "rackdesigner.cli.render_cmd",
-    "rackdesigner.cli.export_cmd",
-    "rackdesigner.cli.import_cmd",
-    "rackdesigner.cli.pack_cmd",
-    "rackdesigner.cli.sweep_cmd",
-    "rackdesigner.cli.convert_cmd",
-    "rackdesigner.cli.models_cmd",
-    "rackdesigner.cli.estimate_cmd",
-    "rackdesigner.cli.whatif_cmd",
-    "rackdesigner.cli.cost_cmd",
+class Verb(NamedTuple):
+    """One verb of the command line: its name, the module that registers it (imported only
+    when the verb runs, or for a full parser) and the one-line help `rackdesigner --help`
+    shows without importing that module (a test checks it is the help the module registers)."""
+
+    name: str
+    module: str
+    help: str
+    #: the garbage collector held off while the verb runs (see `main`); not for `sweep`, whose
+    #: process runs Dask's machinery for as long as the sweep lasts
+    holds_gc: bool = True
+
+
+#: The verbs, in `--help` order. Adding a verb = one row here + a module with `register(sub)`
+#: that keeps its top-level imports light (heavy imports inside `run`): `rackdesigner VERB`
+#: imports that one module only, so `--version` and every verb start in well under 0.1 s.
+VERBS: tuple[Verb, ...] = (
+    Verb("catalog", "rackdesigner.cli.catalog_cmd",
+         "list the device catalog, check or import your own models"),
+    Verb("validate", "rackdesigner.cli.validate_cmd",
+         "check layout files against the design rules"),
+    Verb("examples", "rackdesigner.cli.examples_cmd",
+         "print the paths of the bundled example layouts"),
+    Verb("simulate", "rackdesigner.cli.simulate_cmd",
+         "predict bandwidth, NCCL collectives, latency and power of a layout"),
+    Verb("generate", "rackdesigner.cli.generate_cmd",
+         "write a reference design (DGX node, NVL72, SuperPOD) or a generated topology"),
+    Verb("bom", "rackdesigner.cli.bom_cmd",
+         "bill of materials: parts per model, cables by type and length, transceivers, prices"),
+    Verb("render", "rackdesigner.cli.render_cmd",
+         "draw a layout (or its rack elevations) as PNG, SVG or PDF"),
+    Verb("export", "rackdesigner.cli.export_cmd",
+         "write a design for Slurm, NetBox, a site team, graph tools or ASTRA-sim"),
+    Verb("import", "rackdesigner.cli.import_cmd",
+         "make a layout from a live fabric (ibnetdiscover) or a GraphML file"),
+    Verb("pack", "rackdesigner.cli.pack_cmd",
+         "embed the user models a design uses, so it opens anywhere"),
+    Verb("sweep", "rackdesigner.cli.sweep_cmd",
+         "run a design-space sweep on Dask (local processes or a cluster)", holds_gc=False),
+    Verb("convert", "rackdesigner.cli.convert_cmd",
+         "rewrite a layout in the plain or the compact form"),
+    Verb("models", "rackdesigner.cli.models_cmd", "list the bundled training models"),
+    Verb("estimate", "rackdesigner.cli.estimate_cmd",
+         "estimate LLM training step time, MFU, memory and energy on a design"),
+    Verb("whatif", "rackdesigner.cli.whatif_cmd",
+         "what a layout loses when parts fail (one scenario or every single failure)"),
+    Verb("cost", "rackdesigner.cli.cost_cmd",
+         "capex, energy, TCO, $/GPU-hour and cooling of a design (and cost to train)"),
+    Verb("compare", "rackdesigner.cli.compare_cmd",
+         "designs side by side: bandwidth, power, heat, cost, and time and cost to train"),
 )
+VERB_MODULES = tuple(verb.module for verb in VERBS)
 
 
 class UsageError(Exception):
@@ -46,16 +80,11 @@ class UsageError(Exception):
 
 
 def load_layout_arg(path: str) -> Layout:
-    """Load a layout named on the command line; an unreadable file is a UsageError.
-
-    The design lives until the command ends, so it is frozen out of the garbage collector's
-    later heap walks (`model/gcpause.py`: about 1 s per full collection at 16k GPUs)."""
+    """Load a layout named on the command line; an unreadable file is a UsageError."""
     from rackdesigner.io import LayoutFileError, load_layout
-    from rackdesigner.model.gcpause import gc_paused
 
     try:
-        with gc_paused(freeze=True):
-            return load_layout(path)
+        return load_layout(path)
     except LayoutFileError as exc:
         raise UsageError(str(exc)) from None
 
@@ -79,7 +108,10 @@ class _Parser(argparse.ArgumentParser):
             (file or sys.stderr).write(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. With `verb`, only that verb's module is imported and
+    registered; the others are listed by name and help line (enough for `--help`, `--version`
+    and telling a verb from a file). Without, every verb is registered in full."""
     parser = _Parser(
         prog="rackdesigner",
         description="Design GPU clusters and see their bandwidth, latency and power. "
@@ -91,14 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "shipped catalog for this run; repeatable; default: $RACKDESIGNER_CATALOG"
                         " or the platform data folder (see docs/interop.md)")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for name in VERB_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # verb not written yet
-                continue
-            raise
-        module.register(sub)
+    for entry in VERBS:
+        if verb is None or entry.name == verb:
+            importlib.import_module(entry.module).register(sub)
+        else:
+            sub.add_parser(entry.name, help=entry.help, add_help=False)
     return parser
 
 
@@ -109,23 +138,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"rackdesigner: error: {exc}", file=sys.stderr)
         return 2
-    parser = build_parser()
-    verbs = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()
+    verbs = {verb.name: verb for verb in VERBS}
     if not args_list or (args_list[0] not in verbs and not args_list[0].startswith("-")):
         return _start_gui(args_list)
+    verb = verbs.get(args_list[0])
+    parser = build_parser(verb.name if verb is not None else "")
     try:
         args = parser.parse_args(args_list)
         sys.stdout.flush()
     except OSError as exc:  # --help or --version into a full disk
         return _output_error(exc)
+    hold = verb is not None and verb.holds_gc and gc.isenabled()
     try:
+        if hold:
+            # A verb loads, builds or walks a whole design and exits: Python's cyclic collector
+            # would walk the growing heap again and again meanwhile (a third of a large
+            # design's load, half of its topology build) and find nothing, since the model
+            # makes no reference cycles; objects are still freed by reference counting. The
+            # library itself never touches the collector (issue 23 §5, `model/gcpause.py`).
+            gc.disable()
         status = int(args.run(args) or 0)
         sys.stdout.flush()
         return status
     except UsageError as exc:
-        print(f"rackdesigner: error: {exc}", file=sys.stderr)
-        return 2
-    except CatalogError as exc:
         print(f"rackdesigner: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -137,6 +172,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:  # the output cannot be written (full disk, /dev/full, I/O error)
         return _output_error(exc)
+    except Exception as exc:
+        if _is_catalog_error(exc):
+            print(f"rackdesigner: error: {exc}", file=sys.stderr)
+            return 2
+        raise
+    finally:
+        if hold:
+            gc.enable()
+
+
+def _is_catalog_error(exc: Exception) -> bool:
+    """A CatalogError (a bad user model: exit 2), asked without importing the catalog: when
+    it was never imported, nothing can have raised one."""
+    catalog = sys.modules.get("rackdesigner.catalog")
+    return catalog is not None and isinstance(exc, catalog.CatalogError)
 
 
 def _output_error(exc: OSError) -> int:
@@ -156,9 +206,6 @@ def _discard_stdout() -> None:
 def _apply_catalog_option(args: list[str]) -> list[str]:
     """Take the global `--catalog DIR` options out of `args` (they may stand anywhere, also
     before a file that opens the designer) and make their folders the user catalog."""
-    from rackdesigner.catalog import reset_default_catalog
-    from rackdesigner.catalog.user import ENV
-
     rest: list[str] = []
     dirs: list[str] = []
     i = 0
@@ -176,6 +223,9 @@ def _apply_catalog_option(args: list[str]) -> list[str]:
             rest.append(arg)
         i += 1
     if dirs:
+        from rackdesigner.catalog import reset_default_catalog
+        from rackdesigner.catalog.user import ENV
+
         for folder in dirs:
             if not os.path.isdir(folder):
                 raise UsageError(f"--catalog {folder}: no such folder")

@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from rackdesigner.cli import UsageError
-from rackdesigner.model.gcpause import gc_paused
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
     options = {name: getattr(args, name) for name in args._template_options
                if getattr(args, name) is not None}
     try:
-        with gc_paused(freeze=True):  # kept until the command ends (model/gcpause.py)
-            layout = generate(args.template, **options)
+        layout = generate(args.template, **options)
     except GeneratorError as exc:
         raise UsageError(str(exc)) from None
     from rackdesigner.io import save_layout

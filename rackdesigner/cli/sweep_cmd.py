@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--workers", type=int, metavar="N",
                         help="local worker processes or threads (default: one per core)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--prices", metavar="FILE",
+                        help="price book of the cost columns (overrides the spec's "
+                        "cost: {prices}); default: as 'rackdesigner cost' finds it")
     parser.set_defaults(run=run)
 
 
@@ -60,6 +63,18 @@ def run(args: argparse.Namespace) -> int:
         spec = load_spec(args.spec)
     except SweepSpecError as exc:
         raise UsageError(str(exc)) from None
+    if args.prices is not None:
+        import dataclasses
+
+        from rackdesigner.cost import PriceBookError, read_price_book
+
+        try:
+            read_price_book(args.prices)
+            with open(args.prices, encoding="utf-8") as handle:
+                text = handle.read()
+        except PriceBookError as exc:
+            raise UsageError(str(exc)) from None
+        spec = dataclasses.replace(spec, prices_text=text, prices_label=args.prices)
     bar = ProgressBar(sys.stderr) if not args.quiet and sys.stderr.isatty() else None
     try:
         result = run_sweep(spec, args.scheduler, workers=args.workers,

@@ -7,7 +7,6 @@ import sys
 
 from rackdesigner.io import LayoutFileError, load_layout
 from rackdesigner.model import ERROR, Layout, check_layout
-from rackdesigner.model.gcpause import gc_paused
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,8 +33,7 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     for path in args.files:
         try:
-            with gc_paused(freeze=True):  # as `load_layout_arg`: out of later GC walks
-                layout = load_layout(path)
+            layout = load_layout(path)
         except LayoutFileError as exc:
             print(f"{exc}", file=sys.stderr)
             status = 2

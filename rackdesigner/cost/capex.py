@@ -21,25 +21,30 @@ from rackdesigner.bom import UNSPECIFIED, Bom, bill_of_materials
 from rackdesigner.cost.pricebook import PriceBook
 from rackdesigner.model import Layout
 
-#: The money categories a planner asks about ("how much of it is network?"), by BOM kind.
-CATEGORY = {
-    "system": "compute", "gpu": "compute", "cpu": "compute", "chassis": "compute",
-    "switch": "network", "nic": "network", "dpu": "network", "nvswitch": "network",
-    "pcie_switch": "network", "cable": "network", "transceiver": "network",
-    "rack": "facility", "cdu": "facility", "pdu": "facility",
-    "installation": "services", "spares": "services",
+#: The money categories a planner asks about ("how much of it is network?"), by the kind
+#: registry's role of a kind (vocabulary/kinds.py); racks count as facility, other enclosures
+#: (systems, chassis) as compute.
+ROLE_CATEGORY = {
+    "gpu": "compute", "cpu": "compute", "pcie_switch": "compute", "enclosure": "compute",
+    "switch": "network", "nvswitch": "network", "nic": "network", "media": "network",
+    "management": "network", "storage": "storage", "facility": "facility",
 }
 CATEGORIES = ("compute", "network", "storage", "facility", "services", "other")
+SERVICES = ("installation", "spares")
 
 
 def category_of(kind: str) -> str:
-    if kind in CATEGORY:
-        return CATEGORY[kind]
-    if kind in ("storage",):
-        return "storage"
-    if kind.endswith("switch"):
-        return "network"
-    return "other"
+    """The money category of a BOM kind (or of the `installation` / `spares` lines)."""
+    from rackdesigner.vocabulary.kinds import KINDS
+
+    if kind in SERVICES:
+        return "services"
+    entry = KINDS.get(kind)
+    if entry is None:
+        return "other"
+    if entry.container and entry.block == "rack":
+        return "facility"
+    return ROLE_CATEGORY.get(entry.role, "other")
 
 
 @dataclass(frozen=True, slots=True)

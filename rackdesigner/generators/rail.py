@@ -70,7 +70,10 @@ class Reserved:
 
 
 def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
-              nodes_per_su: int | None = None, reserved: int = 0) -> RailPlan:
+              nodes_per_su: int | None = None, reserved: int = 0,
+              oversubscription: float = 1.0) -> RailPlan:
+    """The plan of `nodes` systems on rails of `switch`; `oversubscription` R keeps each leaf's
+    half-radix node ports and gives it 1/R as many uplinks (an R:1 taper above the leaves)."""
     sys_spec = catalog.get(system)
     if sys_spec.kind != "system":
         raise GeneratorError(f"{system} is not a system (try one of: "
@@ -93,16 +96,20 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
     if nps > down:
         raise GeneratorError(f"{nps} nodes per SU need {nps} leaf ports; {switch} leaves have "
                              f"{down} (half of {radix})")
+    if not oversubscription >= 1:
+        raise GeneratorError(f"--oversubscription must be 1 or more (down:up ratio), got "
+                             f"{oversubscription:g}")
+    up = max(1, math.floor((radix - down) / oversubscription + 1e-9))
     sus = math.ceil((nodes + reserved) / nps)
     leaves = sus * rails
     if leaves <= radix:
-        clos = plan_two_level(leaves, radix, down, radix - down)
+        clos = plan_two_level(leaves, radix, down, up)
     else:
         sus_per_pod = down // rails
         if sus_per_pod < 1:
             raise GeneratorError(f"{system} has {rails} rails; a three-level pod of {switch} "
                                  f"takes at most {down} leaves")
-        clos = plan_three_level(leaves, radix, down, radix - down, sus_per_pod * rails)
+        clos = plan_three_level(leaves, radix, down, up, sus_per_pod * rails)
     return RailPlan(sys_spec.id, sw_spec.id, nodes, rails, nps, sus, reserved, clos,
                     "" if nic_spec.id == own_nic else nic_spec.id)
 

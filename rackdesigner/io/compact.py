@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from rackdesigner.io import atomic, endcheck
 from rackdesigner.model import Group, Layout, PortRef, natural_key
+from rackdesigner.model.items import ACTIVE
 
 HEADER = ("# RackDesigner layout, compact form (format: docs/file-format.md#the-compact-form); "
           "its last line is the end check\n")
@@ -40,7 +41,7 @@ COMPACT_SECTIONS = ("templates", "template-groups", "template-devices", "templat
                     "instances")
 PLAIN_SECTIONS = ("groups", "devices", "links")
 TEMPLATE_KEYS = ("id", "kind", "template")
-INSTANCE_KEYS = ("id", "of", "name", "parent", "collapsed", "pos", "rack", "u")
+INSTANCE_KEYS = ("id", "of", "name", "parent", "collapsed", "pos", "rack", "u", "status")
 FORM = "compact"
 
 
@@ -124,7 +125,7 @@ def _signature(layout: Layout, inst: _Instance) -> bool:
     base_u = next((d.u for d in devices if d.u is not None), None)
     rel_groups = tuple(
         (g.id[cut:], g.name, g.kind, None if g.parent == root.id else g.parent[cut:],
-         g.collapsed, g.template)
+         g.collapsed, g.template, g.status)
         for g in sorted((layout.group(i) for i in inst.groups[1:]),
                         key=lambda g: _suffix_key(g.id[cut:])))
     rel_devices = []
@@ -136,9 +137,9 @@ def _signature(layout: Layout, inst: _Instance) -> bool:
         rel_devices.append((d.id[cut:], d.model, d.name, rel,
                             None if d.u is None else d.u - (base_u or 0),
                             None if d.group == root.id else d.group[cut:],  # type: ignore[index]
-                            d.props))
+                            d.props, d.status))
     rel_links = tuple((k.id[cut:], _port(k.a, cut), _port(k.b, cut), k.count, k.cable,
-                       k.length_m) for k in inst.links)
+                       k.length_m, k.status) for k in inst.links)
     inst.pos, inst.rack, inst.u = anchor.pos, anchor.rack, base_u
     inst.signature = (root.kind, root.template, rel_groups, tuple(rel_devices), rel_links)
     return True
@@ -179,6 +180,7 @@ def dump_compact_text(layout: Layout) -> str:
             pairs += [("pos", list(inst.pos))] if inst.pos != (0.0, 0.0) else []
             pairs += [("rack", inst.rack)] if inst.rack is not None else []
             pairs += [("u", inst.u)] if inst.u is not None else []
+            pairs += [("status", r.status)] if r.status != ACTIVE else []
             out.append(_flow(pairs, inline))
     taken_groups = {g for inst in instances for g in inst.groups}
     taken_devices = {d.id for inst in instances for d in inst.devices}
@@ -203,27 +205,30 @@ def dump_compact_text(layout: Layout) -> str:
 def _template_sections(templates: list[tuple[tuple, str]], inline) -> Iterable[str]:
     groups, devices, links = [], [], []
     for (_, _, rel_groups, rel_devices, rel_links), tid in templates:
-        for gid, name, kind, parent, collapsed, template in rel_groups:
+        for gid, name, kind, parent, collapsed, template, status in rel_groups:
             pairs: list[tuple[str, Any]] = [("of", tid), ("id", gid)]
             pairs += [("name", name)] if name else []
             pairs += [("kind", kind)] if kind != "group" else []
             pairs += [("parent", parent)] if parent is not None else []
             pairs += [("collapsed", True)] if collapsed else []
             pairs += [("template", template)] if template is not None else []
+            pairs += [("status", status)] if status != ACTIVE else []
             groups.append(_flow(pairs, inline))
-        for did, model, name, rel, du, group, props in rel_devices:
+        for did, model, name, rel, du, group, props, status in rel_devices:
             pairs = [("of", tid), ("id", did), ("model", model)]
             pairs += [("name", name)] if name else []
             pairs += [("pos", list(rel))] if rel != (0.0, 0.0) else []
             pairs += [("du", du)] if du is not None else []
             pairs += [("group", group)] if group is not None else []
+            pairs += [("status", status)] if status != ACTIVE else []
             pairs += sorted(props)
             devices.append(_flow(pairs, inline))
-        for lid, a, b, count, cable, length in rel_links:
+        for lid, a, b, count, cable, length, status in rel_links:
             pairs = [("of", tid), ("id", lid), ("a", a), ("b", b)]
             pairs += [("count", count)] if count != 1 else []
             pairs += [("cable", cable)] if cable is not None else []
             pairs += [("length_m", length)] if length is not None else []
+            pairs += [("status", status)] if status != ACTIVE else []
             links.append(_flow(pairs, inline))
     for name, lines in (("template-groups", groups), ("template-devices", devices),
                         ("template-links", links)):

@@ -9,6 +9,7 @@ check counts the expanded design.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from rackdesigner.catalog import Catalog
@@ -21,8 +22,12 @@ from rackdesigner.io.compact import (
     TEMPLATE_KEYS,
 )
 from rackdesigner.io.errors import LayoutFileError
-from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef
+from rackdesigner.io.reader import Entry, EntryReader, parse_line
+from rackdesigner.model import Device, Group, Layout, Link
 from rackdesigner.model.items import GROUP_KINDS
+
+#: the keys of the compact form's head (the plain form's top keys less its sections)
+HEAD_KEYS = ("schema_version", "name", "description", "sharp", "site")
 
 
 def parse_compact(text: str, path: str, catalog: Catalog | None = None,
@@ -32,61 +37,29 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
 
     `end` is the file's end check (`endcheck.read_end`): its counts are the expanded design's.
     """
-    from rackdesigner.io import reader
-
-    doc = _read_sections(text, path, reader, progress)
-    builder = reader._Builder(path, catalog, progress)
-    top = doc.pop("", reader._Entry())
-    version = top.get("schema_version")
-    if version is None:
-        raise builder.fail(1, "missing 'schema_version' (expected schema_version: 1)")
-    from rackdesigner.io.schema import CURRENT_VERSION
-
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise builder.fail(top.line_of("schema_version"), "schema_version must be a whole "
-                           f"number >= 1, got {version!r}")
-    if version > CURRENT_VERSION:
-        raise builder.fail(top.line_of("schema_version"), f"this file uses schema_version "
-                           f"{version}, written by a newer RackDesigner; this version reads up "
-                           f"to {CURRENT_VERSION}. Upgrade RackDesigner to open it")
-    builder._check_keys(top, ("schema_version", "name", "description", "sharp", "site"),
-                        "layout")
-    meta = Meta(name=builder._opt_str(top, "name", "layout"),
-                description=builder._opt_str(top, "description", "layout"),
-                extra=reader._extensions(top),
-                sharp=builder._opt_bool(top, "sharp", "layout"), site=builder._site(top))
-    catalog = builder.catalog = builder._catalog(top, meta)  # plus models the file embeds
-    templates = _read_templates(doc, path, catalog, reader)
+    doc = _read_sections(text, path, progress)
+    reader = EntryReader(path, catalog, progress)
+    top = doc.pop("", Entry())
+    reader.schema_version(top)
+    reader.check_keys(top, HEAD_KEYS, "layout")
+    meta = reader.meta(top)
+    catalog = reader.catalog = reader.catalog_of(top, meta)  # plus models the file embeds
+    templates = _read_templates(doc, path, catalog)
     groups: list[Group] = []
     devices: list[Device] = []
     links: list[Link] = []
     instances = doc.get("instances", ())
     for number, entry in enumerate(instances):
         if number % 512 == 0:
-            builder.report("expanding", number / max(1, len(instances)))
-        _expand(entry, templates, builder, groups, devices, links)
-    groups += [builder._group(e) for e in doc.get("groups", ())]
-    devices += [builder._device(e) for e in doc.get("devices", ())]
-    links += [builder._link(e) for e in doc.get("links", ())]
+            reader.report("expanding", number / max(1, len(instances)))
+        _expand(entry, templates, reader, groups, devices, links)
+    groups += [reader.group(e) for e in doc.get("groups", ())]
+    devices += [reader.device(e) for e in doc.get("devices", ())]
+    links += [reader.link(e) for e in doc.get("links", ())]
     if end is not None:
-        problem = endcheck.mismatch_message(end, (len(groups), len(devices), len(links)))
-        if problem is not None:
-            raise builder.fail(end.line, problem)
-    builder.report("building", 0.0)
-    layout = Layout(catalog, meta)
-    ordered = reader._parents_first(groups, builder)
-    group_ids = {g.id for g in ordered}
-    for device in devices:
-        if device.group is not None and device.group not in group_ids:
-            raise builder.fail(builder.lines.get(device.id), f"device {device.id}: group "
-                               f"{device.group!r} is not defined")
-    resolved = reader._resolved_links(layout, devices, links)
-    # one new state for the whole design (per-object adds were half of the load at 100k)
-    layout.add_all(ordered, devices, resolved, on_error=builder._refused)
-    layout.source_path = path
-    layout.source_lines = builder.lines
+        reader.check_end(end, (len(groups), len(devices), len(links)))
+    layout = reader.assemble(catalog, meta, groups, devices, links)
     layout.source_form = FORM  # type: ignore[attr-defined]  (saving keeps the form)
-    layout.revision = 0
     return layout
 
 
@@ -94,24 +67,23 @@ class _Template:
     __slots__ = ("devices", "groups", "id", "kind", "links", "template")
 
 
-def _read_templates(doc: dict, path: str, catalog: Catalog | None, reader) -> dict[str, Any]:
+def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, Any]:
     templates: dict[str, _Template] = {}
-    head = reader._Builder(path, catalog)
+    head = EntryReader(path, catalog)
     for e in doc.get("templates", ()):
-        head._check_keys(e, TEMPLATE_KEYS, "template")
+        head.check_keys(e, TEMPLATE_KEYS, "template")
         t = _Template()
-        t.id = head._id(e, "template")
-        t.kind = head._opt_str(e, "kind", f"template {t.id}") or "group"
+        t.id = head.take_id(e, "template")
+        t.kind = head.opt_str(e, "kind", f"template {t.id}") or "group"
         if t.kind not in GROUP_KINDS:
             raise head.fail(e.line_of("kind"), f"template {t.id}: kind {t.kind!r} is not one "
                             f"of {', '.join(GROUP_KINDS)}")
-        t.template = head._opt_ref(e, "template", f"template {t.id}")
+        t.template = head.opt_ref(e, "template", f"template {t.id}")
         t.groups, t.devices, t.links = [], [], []
         templates[t.id] = t
-    members: dict[str, Any] = {}
-    for section, attr, parse in (("template-groups", "groups", "_group"),
-                                 ("template-devices", "devices", "_device"),
-                                 ("template-links", "links", "_link")):
+    members: dict[str, EntryReader] = {}
+    for section, attr in (("template-groups", "groups"), ("template-devices", "devices"),
+                          ("template-links", "links")):
         for e in doc.get(section, ()):
             owner = e.pop("of", None)
             if owner not in templates:
@@ -121,64 +93,88 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None, reader) -> di
             if du is not None and (isinstance(du, bool) or not isinstance(du, int)):
                 raise head.fail(e.line, f"template {owner}: 'du' must be a whole number of "
                                 f"rack units, got {du!r}")
-            builder = members.setdefault(owner, reader._Builder(path, catalog))
-            item = getattr(builder, parse)(e)
-            getattr(templates[owner], attr).append((item, du, e.line))
+            reader = members.setdefault(owner, EntryReader(path, catalog))
+            read = {"groups": reader.group, "devices": reader.device, "links": reader.link}[attr]
+            item = read(e)
+            if attr == "links":
+                copy: Any = (_Copier(item, ("id", "a", "b")), _Copier(item.a, ("device",)),
+                             _Copier(item.b, ("device",)))
+            else:
+                copy = _Copier(item, _PLACED[attr])
+            getattr(templates[owner], attr).append((item, du, copy))
     return templates
 
 
-def _expand(entry: Any, templates: dict[str, Any], builder: Any, groups: list[Group],
+#: the fields an instance sets on a template's group and device (links: id and ends' devices)
+_PLACED = {"groups": ("id", "parent"), "devices": ("id", "pos", "rack", "u", "group")}
+
+
+class _Copier:
+    """Copies of one model object with some fields set anew, every other field (any added to
+    the model later too) kept as it is: `dataclasses.replace` at the cost of the constructor
+    (an instance of a 100k-GPU design's node template is ~120 objects, 12,800 times)."""
+
+    __slots__ = ("at", "cls", "values")
+
+    def __init__(self, item: Any, changed: tuple[str, ...]) -> None:
+        names = [f.name for f in fields(item)]
+        self.cls = type(item)
+        self.values = [getattr(item, name) for name in names]
+        self.at = tuple(names.index(name) for name in changed)
+
+    def __call__(self, *new: Any) -> Any:
+        values = self.values.copy()
+        for at, value in zip(self.at, new, strict=True):
+            values[at] = value
+        return self.cls(*values)
+
+
+def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups: list[Group],
             devices: list[Device], links: list[Link]) -> None:
-    builder._check_keys(entry, INSTANCE_KEYS, "instance")
-    root = builder._id(entry, "instance")
+    """One instance: its group, then its template's groups, devices and links with the
+    instance's id as their prefix, placed at its position, rack and U. Every other field of
+    a template's object is kept as the template has it (`_Copier`)."""
+    reader.check_keys(entry, INSTANCE_KEYS, "instance")
+    root = reader.take_id(entry, "instance")
     what = f"instance {root}"
     line = entry.line
     t = templates.get(entry.get("of"))
     if t is None:
-        raise builder.fail(entry.line_of("of"), f"{what}: 'of' must name a template of this "
-                           f"file ({', '.join(templates) or 'none defined'}), got "
-                           f"{entry.get('of')!r}")
-    xy = builder._pos(entry, what)
-    u = builder._unit(entry, what)
-    rack = builder._opt_ref(entry, "rack", what)
-    groups.append(Group(root, builder._opt_str(entry, "name", what), t.kind,
-                        builder._opt_ref(entry, "parent", what),
-                        builder._opt_bool(entry, "collapsed", what), t.template))
+        raise reader.fail(entry.line_of("of"), f"{what}: 'of' must name a template of this "
+                          f"file ({', '.join(templates) or 'none defined'}), got "
+                          f"{entry.get('of')!r}")
+    xy = reader.pos(entry, what)
+    u = reader.unit(entry, what)
+    rack = reader.opt_ref(entry, "rack", what)
+    groups.append(Group(root, reader.opt_str(entry, "name", what), t.kind,
+                        reader.opt_ref(entry, "parent", what),
+                        reader.opt_bool(entry, "collapsed", what), t.template,
+                        reader.status(entry, what)))
     prefix = root + "."
     x0, y0 = xy
-    for g, _, _ in t.groups:
+    claim = reader.claim
+    for g, _, copy in t.groups:
         gid = prefix + g.id
-        _claim(builder, gid, line)
-        groups.append(Group(gid, g.name, g.kind, root if g.parent is None else prefix + g.parent,
-                            g.collapsed, g.template))
-    for d, du, _ in t.devices:
+        claim(gid, line)
+        groups.append(copy(gid, root if g.parent is None else prefix + g.parent))
+    for d, du, copy in t.devices:
         did = prefix + d.id
-        _claim(builder, did, line)
+        claim(did, line)
         du_u = None if du is None else (u or 0) + du
         if du_u is not None and not 0 < du_u < 10**4:
-            raise builder.fail(line, f"{what}: device {d.id} would be at U{du_u}")
-        devices.append(Device(did, d.model, d.name, (x0 + d.pos[0], y0 + d.pos[1]), rack, du_u,
-                              root if d.group is None else prefix + d.group, d.props))
-    for k, _, _ in t.links:
+            raise reader.fail(line, f"{what}: device {d.id} would be at U{du_u}")
+        devices.append(copy(did, (x0 + d.pos[0], y0 + d.pos[1]), rack, du_u,
+                            root if d.group is None else prefix + d.group))
+    for k, _, (copy, copy_a, copy_b) in t.links:
         lid = prefix + k.id
-        _claim(builder, lid, line)
-        links.append(Link(lid, PortRef(prefix + k.a.device, k.a.group, k.a.index),
-                          PortRef(prefix + k.b.device, k.b.group, k.b.index), k.count, k.cable,
-                          k.length_m))
+        claim(lid, line)
+        links.append(copy(lid, copy_a(prefix + k.a.device), copy_b(prefix + k.b.device)))
 
 
-def _claim(builder: Any, object_id: str, line: int) -> None:
-    if object_id in builder.lines:
-        raise builder.fail(line, f"id {object_id!r} is used twice (first on line "
-                           f"{builder.lines[object_id]}); ids must be unique across groups, "
-                           "devices and links")
-    builder.lines[object_id] = line
-
-
-def _read_sections(text: str, path: str, reader,
+def _read_sections(text: str, path: str,
                    progress: fastread.Progress | None = None) -> dict[str, list]:
     """Section name -> entries (with lines); "" -> the top-level scalar keys."""
-    top = reader._Entry()
+    top = Entry()
     top.line = 1
     top.key_lines = {}
     doc: dict[str, Any] = {"": top}
@@ -191,16 +187,16 @@ def _read_sections(text: str, path: str, reader,
         if not line or line.startswith("#") or line.isspace():
             continue
         if line.startswith("- {") and line.endswith("}") and section is not None:
-            entry = reader._Entry()
+            entry = Entry()
             entry.line = number
             entry.key_lines = {}
             try:
                 for key, value in fastread.flow_pairs(line[3:-1]):
                     if key in entry:
-                        raise fastread._NotFast
+                        raise fastread.NotFast
                     entry[key] = value
-            except fastread._NotFast:
-                parsed = reader._parse_line(line, number)
+            except fastread.NotFast:
+                parsed = parse_line(line, number)
                 if not isinstance(parsed, list) or len(parsed) != 1 or not isinstance(
                         parsed[0], dict):
                     raise LayoutFileError(path, "expected one '- {key: value, ...}' entry on "
@@ -219,7 +215,7 @@ def _read_sections(text: str, path: str, reader,
             raise LayoutFileError(path, "expected 'key: value', a section name "
                                   f"({', '.join(known)}) or a '- {{...}}' entry", number)
         section = None
-        parsed = reader._parse_line(line, number)
+        parsed = parse_line(line, number)
         if not isinstance(parsed, dict) or len(parsed) != 1:
             raise LayoutFileError(path, "expected 'key: value' on one line", number)
         ((name, value),) = parsed.items()

@@ -37,8 +37,8 @@ _BOOLS = {"true": True, "false": False}
 _NO_KEY_LINES: dict[str, int] = {}
 
 
-class _NotFast(Exception):
-    pass
+class NotFast(Exception):
+    """A line this reader does not take: the caller reads it with YAML."""
 
 
 class ReadCancelled(Exception):
@@ -72,16 +72,16 @@ def _resolve(text: str) -> Any:
         if (_PLAIN.fullmatch(text) and not text.endswith(":")
                 and text.lower() not in _SPECIAL_WORDS):
             return text
-        raise _NotFast
+        raise NotFast
     if _INT.fullmatch(text):
         if len(text) > 300:
-            raise _NotFast
+            raise NotFast
         return int(text)
     if _FLOAT.fullmatch(text):
         if len(text) > 300:
-            raise _NotFast
+            raise NotFast
         return float(text)
-    raise _NotFast
+    raise NotFast
 
 
 def _entry_pairs(inner: str) -> list[tuple[str, Any]]:
@@ -90,15 +90,15 @@ def _entry_pairs(inner: str) -> list[tuple[str, Any]]:
     if pos is not None:
         items = pos.group(1).split(", ")
         if len(items) != 2:
-            raise _NotFast
+            raise NotFast
         pairs.append(("pos", [_scalar(items[0]), _scalar(items[1])]))
         inner = inner[: pos.start()] + inner[pos.end():]
     if _AWKWARD.search(inner) is not None:
-        raise _NotFast
+        raise NotFast
     for part in inner.split(", ") if inner else ():
         key, sep, value = part.partition(": ")
         if not sep or not _KEY.fullmatch(key):
-            raise _NotFast
+            raise NotFast
         pairs.append((key, _scalar(value)))
     return pairs
 
@@ -111,7 +111,7 @@ def _quoted_pairs(inner: str) -> list[tuple[str, Any]]:
     while i < n:
         j = inner.find(": ", i)
         if j < 0 or not _KEY.fullmatch(inner, i, j):
-            raise _NotFast
+            raise NotFast
         key = inner[i:j]
         i = j + 2
         first = inner[i:i + 1]
@@ -119,13 +119,13 @@ def _quoted_pairs(inner: str) -> list[tuple[str, Any]]:
             k = inner.find('"', i + 1)
             value: Any = inner[i + 1:k]
             if k < 0 or "\\" in value or not value.isprintable():  # escapes, tabs: YAML's job
-                raise _NotFast
+                raise NotFast
             i = k + 1
         elif first == "[":
             k = inner.find("]", i)
             items = inner[i + 1:k].split(", ") if k > 0 else []
             if len(items) != 2:
-                raise _NotFast
+                raise NotFast
             value = [_scalar(items[0]), _scalar(items[1])]
             i = k + 1
         else:
@@ -136,13 +136,13 @@ def _quoted_pairs(inner: str) -> list[tuple[str, Any]]:
         pairs.append((key, value))
         if i < n:
             if not inner.startswith(", ", i):
-                raise _NotFast
+                raise NotFast
             i += 2
     return pairs
 
 
 def flow_pairs(inner: str) -> list[tuple[str, Any]]:
-    """The pairs of one `- {...}` entry as the writer writes it; `_NotFast` for anything else."""
+    """The pairs of one `- {...}` entry as the writer writes it; `NotFast` for anything else."""
     if '"' in inner:
         return _quoted_pairs(inner)
     return _entry_pairs(inner)
@@ -204,9 +204,9 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
             try:
                 for key, value in flow_pairs(line[3:-1]):
                     if key in entry:
-                        raise _NotFast
+                        raise NotFast
                     entry[key] = value
-            except _NotFast:
+            except NotFast:
                 parsed = parse_line(line, number)
                 if not isinstance(parsed, list) or len(parsed) != 1:
                     return None
@@ -276,10 +276,10 @@ def _number(text: str) -> int | float:
     if "." in text:
         value = float(text)
         if value != value or value in (float("inf"), float("-inf")):
-            raise _NotFast
+            raise NotFast
         return value
     if text.startswith(("0", "-0")) and len(text.lstrip("-")) > 1:  # YAML 1.1 octal
-        raise _NotFast
+        raise NotFast
     return int(text)
 
 
@@ -294,7 +294,7 @@ def direct_device(line: str) -> Any | None:
         return None
     try:
         pos = (0.0, 0.0) if x is None else (float(_number(x)), float(_number(y)))
-    except _NotFast:
+    except NotFast:
         return None
     return Device(did, model, quoted if quoted is not None else (plain or ""), pos, rack,
                   None if u is None else int(u), group, (), status or "active")
@@ -314,7 +314,7 @@ def direct_link(line: str) -> Any | None:
     if length is not None:
         try:
             length = _number(length)
-        except _NotFast:
+        except NotFast:
             return None
         if length < 0:
             return None

@@ -28,7 +28,6 @@ from rackdesigner.io.schema import (
     migrate,
 )
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
-from rackdesigner.model.gcpause import gc_paused
 from rackdesigner.model.items import (
     ACTIVE,
     GROUP_KINDS,
@@ -50,7 +49,7 @@ _BOM_ENCODINGS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32
                   (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
-class _Entry(dict):
+class Entry(dict):
     """A mapping that remembers the line it started on and the line of each key."""
 
     __slots__ = ("key_lines", "line")
@@ -59,7 +58,7 @@ class _Entry(dict):
         return self.key_lines.get(key, self.line)
 
 
-class _Seq(list):
+class Seq(list):
     """A list that remembers the line it started on and the line of each item."""
 
     __slots__ = ("item_lines", "line")
@@ -76,7 +75,7 @@ class _LineLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         return super().construct_object(node, deep)
 
     def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
-        data = _Entry()
+        data = Entry()
         data.line = node.start_mark.line + 1
         data.key_lines = {}
         yield data
@@ -95,7 +94,7 @@ class _LineLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         data.update(self.construct_mapping(node))
 
     def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
-        data = _Seq()
+        data = Seq()
         data.line = node.start_mark.line + 1
         data.item_lines = [item.start_mark.line + 1 for item in node.value]
         yield data
@@ -136,9 +135,11 @@ def is_valid_id(value: object) -> bool:
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None,
                progress: fastread.Progress | None = None) -> Layout:
     """Build a Layout from YAML text or bytes; `path` labels messages. `progress(stage,
-    fraction)` is called now and then (it may raise `fastread.ReadCancelled` to stop)."""
-    with gc_paused():  # the collector's heap walks were a third of a large design's load
-        return _parse_text(raw, path, catalog, progress)
+    fraction)` is called now and then (it may raise `fastread.ReadCancelled` to stop).
+
+    On a large design, callers that can afford it hold the garbage collector off meanwhile
+    and freeze what they keep (`model/gcpause.py`; the CLI, the designer's open dialog)."""
+    return _parse_text(raw, path, catalog, progress)
 
 
 def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
@@ -166,10 +167,10 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
 
     if compact.is_compact(text):  # node templates placed N times (io/compact.py)
         return compact.parse_compact(text, path, catalog, end, progress)
-    doc = fastread.read_canonical(text, _Entry, _Seq, _parse_line, safety.MAX_NODES,
+    doc = fastread.read_canonical(text, Entry, Seq, parse_line, safety.MAX_NODES,
                                   _DIRECT, CURRENT_VERSION, progress)
     if doc is not None:
-        return _Builder(path, catalog, progress).build(doc, end)
+        return EntryReader(path, catalog, progress).build(doc, end)
     if len(data) > safety.MAX_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
@@ -210,7 +211,7 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
         raise LayoutFileError(path, f"invalid value: {exc}") from None
     except RecursionError:
         raise LayoutFileError(path, "structure nested too deeply") from None
-    return _Builder(path, catalog, progress).build(doc, end)
+    return EntryReader(path, catalog, progress).build(doc, end)
 
 
 _DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
@@ -230,7 +231,7 @@ def _bad_character(path: str, text: str, exc: yaml.reader.ReaderError) -> Layout
                            "an escape such as \\t or \\x07)", line, column)
 
 
-def _parse_line(line: str, number: int) -> Any | None:
+def parse_line(line: str, number: int) -> Any | None:
     """One line through the safe loader, its lines set to `number`; None if it must not be
     parsed alone (too long, possibly deeply nested, invalid: the general path will report it)."""
     if len(line) > 65536 or safety.might_nest_deeply(line.encode("utf-8", "surrogatepass"), line):
@@ -240,7 +241,7 @@ def _parse_line(line: str, number: int) -> Any | None:
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
     for item in value if isinstance(value, list) else (value,):
-        if isinstance(item, _Entry):
+        if isinstance(item, Entry):
             item.line = number
             item.key_lines = dict.fromkeys(item.key_lines, number)
     return value
@@ -255,7 +256,15 @@ def _char_at(text: str, line: int, column: int) -> str:
     return text[start + column: start + column + 1]
 
 
-class _Builder:
+class EntryReader:
+    """Turns a layout file's entries into model objects, each problem a `LayoutFileError` at
+    its line; and assembles the objects into a Layout. It is the one reader of layout content:
+    the plain form (`parse_text`) and the compact form (`compact_read`) both read their head,
+    groups, devices and links with it, so a new field is read (and checked) in one place.
+
+    `lines` maps every id taken so far to its line (ids are unique across groups, devices and
+    links); `take_id` and `claim` add to it."""
+
     def __init__(self, path: str, catalog: Catalog | None,
                  progress: fastread.Progress | None = None) -> None:
         self.path = path
@@ -271,12 +280,31 @@ class _Builder:
         return LayoutFileError(self.path, message, line)
 
     def build(self, doc: Any, end: endcheck.EndMark | None = None) -> Layout:
+        """The Layout of a plain-form document (`Entry` containers with lines)."""
         if doc is None:
             raise self.fail(None, "the file is empty; expected a layout mapping starting with "
                             f"'schema_version: {CURRENT_VERSION}'")
         if not isinstance(doc, dict):
             raise self.fail(getattr(doc, "line", None), "expected a mapping at the top "
-                            f"(schema_version, devices, links...), got {_kind(doc)}")
+                            f"(schema_version, devices, links...), got {value_kind(doc)}")
+        doc = migrate(doc, self.schema_version(doc))
+        self.check_keys(doc, TOP_KEYS, "layout")
+        meta = self.meta(doc)
+        catalog = self.catalog_of(doc, meta)
+        entries = [self._entries(doc, name) for name in endcheck.SECTIONS]
+        if end is not None:
+            self.check_end(end, (len(entries[0]), len(entries[1]), len(entries[2])))
+        self.report("checking", 0.0)
+        groups = [self.group(e) for e in entries[0]]
+        devices = self._items(entries[1], Device, self.device)
+        self.report("checking", 0.3)
+        links = self._items(entries[2], Link, self.link)
+        return self.assemble(catalog, meta, groups, devices, links)
+
+    # ---- the head and the whole -----------------------------------------------------------
+    def schema_version(self, doc: Entry) -> int:
+        """The document's `schema_version`: a whole number this version reads, or a located
+        error (a newer file says to upgrade)."""
         line = doc.line_of("schema_version")
         version = doc.get("schema_version")
         if version is None:
@@ -289,42 +317,45 @@ class _Builder:
             raise self.fail(line, f"this file uses schema_version {_short(version)}, written "
                             f"by a newer RackDesigner; this version reads up to "
                             f"{CURRENT_VERSION}. Upgrade RackDesigner to open it")
-        doc = migrate(doc, version)
-        self._check_keys(doc, TOP_KEYS, "layout")
-        meta = Meta(name=self._opt_str(doc, "name", "layout"),
-                    description=self._opt_str(doc, "description", "layout"),
-                    extra=_extensions(doc),
-                    sharp=self._opt_bool(doc, "sharp", "layout"), site=self._site(doc))
-        layout = Layout(self._catalog(doc, meta), meta)
-        entries = [self._entries(doc, name) for name in endcheck.SECTIONS]
-        if end is not None:
-            found = (len(entries[0]), len(entries[1]), len(entries[2]))
-            problem = endcheck.mismatch_message(end, found)
-            if problem is not None:
-                raise self.fail(end.line, problem)
-        self.report("checking", 0.0)
-        groups = [self._group(e) for e in entries[0]]
-        devices = self._items(entries[1], Device, self._device)
-        self.report("checking", 0.3)
-        links = self._items(entries[2], Link, self._link)
+        return version
+
+    def meta(self, doc: Entry) -> Meta:
+        """The layout's own fields (name, description, sharp, site, x-... extensions)."""
+        return Meta(name=self.opt_str(doc, "name", "layout"),
+                    description=self.opt_str(doc, "description", "layout"),
+                    extra=extensions(doc), sharp=self.opt_bool(doc, "sharp", "layout"),
+                    site=self.site(doc))
+
+    def check_end(self, end: endcheck.EndMark, found: tuple[int, int, int]) -> None:
+        """The file's end check against the (groups, devices, links) it holds."""
+        problem = endcheck.mismatch_message(end, found)
+        if problem is not None:
+            raise self.fail(end.line, problem)
+
+    def assemble(self, catalog: Catalog | None, meta: Meta, groups: list[Group],
+                 devices: list[Device], links: list[Link]) -> Layout:
+        """One Layout of the objects read (each id taken through this reader): groups parents
+        first, a device's group defined, links whose ends are missing kept as unresolved (the
+        design rules report them; saving keeps them), all in one new state."""
         self.report("building", 0.0)
+        layout = Layout(catalog, meta)
         ordered = _parents_first(groups, self)
         group_ids = {g.id for g in ordered}
         for device in devices:
             if device.group is not None and device.group not in group_ids:
-                layout.add_all(ordered, on_error=self._refused)  # the same message as before
-                raise self.fail(self.lines[device.id], f"device {device.id}: group "
+                layout.add_all(ordered, on_error=self.refused)  # the same message as before
+                raise self.fail(self.lines.get(device.id), f"device {device.id}: group "
                                 f"{device.group!r} is not defined{_close(device.group, layout)}")
         resolved = _resolved_links(layout, devices, links)
-        # one new state; ids (syntax, uniqueness), parents, groups and link ends were all
-        # checked above, so add_all need not check them again
-        layout.add_all(ordered, devices, resolved, on_error=self._refused, checked=True)
+        # ids (syntax, uniqueness), parents, groups and link ends were all checked above, so
+        # add_all need not check them again
+        layout.add_all(ordered, devices, resolved, on_error=self.refused, checked=True)
         layout.source_path = self.path
         layout.source_lines = self.lines
         layout.revision = 0
         return layout
 
-    def _catalog(self, doc: _Entry, meta: Meta) -> Catalog | None:
+    def catalog_of(self, doc: Entry, meta: Meta) -> Catalog | None:
         """The catalog to build with: the given one, plus user models the file carries under
         `x-rackdesigner-models` (catalog/user.py) that it lacks; invalid ones are located."""
         from rackdesigner.catalog.user import EMBED_KEY, catalog_with_embedded
@@ -344,18 +375,19 @@ class _Builder:
                             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
         return catalog
 
-    def _refused(self, item: Device | Link | Group, exc: LayoutError) -> None:
+    def refused(self, item: Device | Link | Group, exc: LayoutError) -> None:
         raise self.fail(self.lines.get(item.id), str(exc)) from None
 
-    def _add(self, adder: Callable[[Any], Any], item: Device | Link | Group) -> None:
-        """One object through a Layout mutator, a refusal located at its line (compact_read)."""
-        try:
-            adder(item)
-        except LayoutError as exc:
-            self._refused(item, exc)
+    def claim(self, object_id: str, line: int) -> None:
+        """Take an id made by the reader (the compact form's expanded ids) at `line`."""
+        if object_id in self.lines:
+            raise self.fail(line, f"id {object_id!r} is used twice (first on line "
+                            f"{self.lines[object_id]}); ids must be unique across groups, "
+                            "devices and links")
+        self.lines[object_id] = line
 
     # ---- entries -------------------------------------------------------------------------
-    def _items(self, entries: list, cls: type, convert: Callable[[_Entry], Any]) -> list:
+    def _items(self, entries: list, cls: type, convert: Callable[[Entry], Any]) -> list:
         """The model objects of one section: entries converted (checked key by key), objects
         the fast reader built already (`fastread.direct_*`) taken with their lines."""
         lines = self.lines
@@ -373,20 +405,20 @@ class _Builder:
             out.append(item)
         return out
 
-    def _entries(self, doc: _Entry, key: str) -> list[_Entry]:
+    def _entries(self, doc: Entry, key: str) -> list[Entry]:
         value = doc.get(key)
         if value is None:
             return []
         if not isinstance(value, list):
             raise self.fail(doc.line_of(key), f"'{key}' must be a list of mappings (one "
-                            f"'- {{id: ...}}' per entry), got {_kind(value)}")
+                            f"'- {{id: ...}}' per entry), got {value_kind(value)}")
         for index, item in enumerate(value):
             if not isinstance(item, dict | Device | Link):  # objects: fastread.direct_*
                 raise self.fail(value.item_lines[index], f"each entry of '{key}' must be a "
-                                f"mapping like {{id: ...}}, got {_kind(item)}: {_short(item)}")
+                                f"mapping like {{id: ...}}, got {value_kind(item)}: {_short(item)}")
         return value
 
-    def _check_keys(self, entry: _Entry, allowed: tuple[str, ...], what: str) -> None:
+    def check_keys(self, entry: Entry, allowed: tuple[str, ...], what: str) -> None:
         for key in entry:
             if not isinstance(key, str):
                 raise self.fail(entry.line, f"{what}: keys must be names, got {_short(key)}")
@@ -396,7 +428,7 @@ class _Builder:
                 raise self.fail(entry.line_of(key), f"{what}: unknown key {key!r}{hint} "
                                 f"(known keys: {', '.join(allowed)}, or x-... for extensions)")
 
-    def _id(self, entry: _Entry, what: str) -> str:
+    def take_id(self, entry: Entry, what: str) -> str:
         line = entry.line_of("id")
         value = entry.get("id")
         if value is None:
@@ -411,29 +443,29 @@ class _Builder:
         self.lines[value] = entry.line
         return value
 
-    def _group(self, e: _Entry) -> Group:
-        gid = self._id(e, "group")
+    def group(self, e: Entry) -> Group:
+        gid = self.take_id(e, "group")
         what = f"group {gid}"
-        self._check_keys(e, GROUP_KEYS, what)
-        kind = self._opt_str(e, "kind", what) or "group"
+        self.check_keys(e, GROUP_KEYS, what)
+        kind = self.opt_str(e, "kind", what) or "group"
         if kind not in GROUP_KINDS:
             raise self.fail(e.line_of("kind"), f"{what}: kind {kind!r} is not one of "
                             f"{', '.join(GROUP_KINDS)}")
-        return Group(gid, self._opt_str(e, "name", what), kind,
-                     self._opt_ref(e, "parent", what), self._opt_bool(e, "collapsed", what),
-                     self._opt_ref(e, "template", what), self._status(e, what))
+        return Group(gid, self.opt_str(e, "name", what), kind,
+                     self.opt_ref(e, "parent", what), self.opt_bool(e, "collapsed", what),
+                     self.opt_ref(e, "template", what), self.status(e, what))
 
-    def _device(self, e: _Entry) -> Device:
-        did = self._id(e, "device")
+    def device(self, e: Entry) -> Device:
+        did = self.take_id(e, "device")
         what = f"device {did}"
-        self._check_keys(e, DEVICE_KEYS, what)
+        self.check_keys(e, DEVICE_KEYS, what)
         model = e.get("model")
         if not isinstance(model, str) or not model:
             raise self.fail(e.line_of("model"), f"{what}: 'model' must name a catalog model "
                             f"(e.g. h100-sxm5), got {_short(model)}")
-        xy = self._pos(e, what)
-        u = self._unit(e, what)
-        props = _extensions(e)
+        xy = self.pos(e, what)
+        u = self.unit(e, what)
+        props = extensions(e)
         if "power_budget_w" in e:  # a rack's own power budget (model/power.py BUDGET_PROP)
             budget = e.get("power_budget_w")
             if (isinstance(budget, bool) or not isinstance(budget, (int, float))
@@ -449,24 +481,24 @@ class _Builder:
             if face == "rear":
                 props = tuple(sorted((*props, ("face", "rear"))))
         if "air_cooling_w" in e:  # a rack's own air-cooling limit (model/cooling.py)
-            props = tuple(sorted((*props, ("air_cooling_w", self._positive(
+            props = tuple(sorted((*props, ("air_cooling_w", self.positive(
                 e, "air_cooling_w", what, "a positive number of watts (e.g. 40000)")))))
         if "serves" in e:  # the racks a CDU serves (model/cooling.py)
-            props = tuple(sorted((*props, ("serves", self._id_list(e, "serves", what)))))
+            props = tuple(sorted((*props, ("serves", self.id_list(e, "serves", what)))))
         if "floor" in e:  # a rack's place on the floor plan, metres (generators/cabling.py)
             spot = _finite_pair(e.get("floor"))
             if spot is None:
                 raise self.fail(e.line_of("floor"), f"{what}: 'floor' must be [x, y] in metres "
                                 f"with two finite numbers, got {_short(e.get('floor'))}")
             props = tuple(sorted((*props, ("floor", (float(spot[0]), float(spot[1]))))))
-        return Device(did, model, self._opt_str(e, "name", what), xy,
-                      self._opt_ref(e, "rack", what), u, self._opt_ref(e, "group", what),
-                      props, self._status(e, what))
+        return Device(did, model, self.opt_str(e, "name", what), xy,
+                      self.opt_ref(e, "rack", what), u, self.opt_ref(e, "group", what),
+                      props, self.status(e, what))
 
-    def _link(self, e: _Entry) -> Link:
-        lid = self._id(e, "link")
+    def link(self, e: Entry) -> Link:
+        lid = self.take_id(e, "link")
         what = f"link {lid}"
-        self._check_keys(e, LINK_KEYS, what)
+        self.check_keys(e, LINK_KEYS, what)
         ends = []
         for side in ("a", "b"):
             value = e.get(side)
@@ -485,11 +517,11 @@ class _Builder:
         if length is not None and not (_finite_float(length) is not None and length >= 0):
             raise self.fail(e.line_of("length_m"), f"{what}: 'length_m' must be a number of "
                             f"metres (0 or more), got {_short(length)}")
-        return Link(lid, ends[0], ends[1], count, self._opt_ref(e, "cable", what), length,
-                    self._status(e, what))
+        return Link(lid, ends[0], ends[1], count, self.opt_ref(e, "cable", what), length,
+                    self.status(e, what))
 
     # ---- scalars -------------------------------------------------------------------------
-    def _opt_str(self, e: _Entry, key: str, what: str) -> str:
+    def opt_str(self, e: Entry, key: str, what: str) -> str:
         value = e.get(key)
         if value is None:
             return ""
@@ -498,7 +530,7 @@ class _Builder:
                             f"{_short(value)} (put it in quotes)")
         return value
 
-    def _pos(self, e: _Entry, what: str) -> tuple[float, float]:
+    def pos(self, e: Entry, what: str) -> tuple[float, float]:
         """The entry's `pos` ([0, 0] when absent): two finite numbers, or a located error."""
         pos = e.get("pos", (0.0, 0.0))
         xy = _finite_pair(pos)
@@ -507,7 +539,7 @@ class _Builder:
                             f"numbers, got {_short(pos)}")
         return xy
 
-    def _unit(self, e: _Entry, what: str) -> int | None:
+    def unit(self, e: Entry, what: str) -> int | None:
         """The entry's rack unit `u` (None when absent): a whole number, or a located error."""
         u = e.get("u")
         if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
@@ -515,7 +547,7 @@ class _Builder:
                             f"(1 = bottom), got {_short(u)}")
         return u
 
-    def _opt_ref(self, e: _Entry, key: str, what: str) -> str | None:
+    def opt_ref(self, e: Entry, key: str, what: str) -> str | None:
         value = e.get(key)
         if value is None:
             return None
@@ -524,14 +556,14 @@ class _Builder:
                             f". _ -), got {_short(value)}")
         return value
 
-    def _status(self, e: _Entry, what: str) -> str:
+    def status(self, e: Entry, what: str) -> str:
         value = e.get("status", ACTIVE)
         if value not in STATUSES:
             raise self.fail(e.line_of("status"), f"{what}: 'status' must be one of "
                             f"{', '.join(STATUSES)}, got {_short(value)}")
         return value
 
-    def _positive(self, e: _Entry, key: str, what: str, expected: str) -> float | int:
+    def positive(self, e: Entry, key: str, what: str, expected: str) -> float | int:
         value = e.get(key)
         if (isinstance(value, bool) or not isinstance(value, int | float)
                 or not math.isfinite(value) or value <= 0):
@@ -539,7 +571,7 @@ class _Builder:
                             f"{_short(value)}")
         return value
 
-    def _id_list(self, e: _Entry, key: str, what: str) -> tuple[str, ...]:
+    def id_list(self, e: Entry, key: str, what: str) -> tuple[str, ...]:
         value = e.get(key)
         if not isinstance(value, list) or not all(is_valid_id(v) for v in value) \
                 or len(set(value)) != len(value):
@@ -547,7 +579,7 @@ class _Builder:
                             f"(e.g. [rack-1, rack-2]), got {_short(value)}")
         return tuple(value)
 
-    def _site(self, doc: _Entry) -> Site:
+    def site(self, doc: Entry) -> Site:
         """The `site:` limits (model.items.Site): positive finite kW figures."""
         value = doc.get("site")
         if value is None:
@@ -568,7 +600,7 @@ class _Builder:
             out[key] = float(number)
         return Site(**out)
 
-    def _opt_bool(self, e: _Entry, key: str, what: str) -> bool:
+    def opt_bool(self, e: Entry, key: str, what: str) -> bool:
         value = e.get(key, False)
         if not isinstance(value, bool):
             raise self.fail(e.line_of(key), f"{what}: '{key}' must be true or false, got "
@@ -584,10 +616,10 @@ def _line_of_path(node: Any, model_id: str, path: str, default: int) -> int:
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
         steps.append(int(part[1:-1]) if part.startswith("[") else part)
     for step in steps:
-        if isinstance(step, str) and isinstance(node, _Entry) and step in node:
+        if isinstance(step, str) and isinstance(node, Entry) and step in node:
             line = node.line_of(step)
             node = node[step]
-        elif isinstance(step, int) and isinstance(node, _Seq) and step < len(node):
+        elif isinstance(step, int) and isinstance(node, Seq) and step < len(node):
             line = node.item_lines[step]
             node = node[step]
         else:
@@ -595,7 +627,7 @@ def _line_of_path(node: Any, model_id: str, path: str, default: int) -> int:
     return line
 
 
-def _parents_first(groups: list[Group], builder: _Builder) -> list[Group]:
+def _parents_first(groups: list[Group], builder: EntryReader) -> list[Group]:
     by_id = {g.id: g for g in groups}
     ordered: list[Group] = []
     state: dict[str, int] = {}
@@ -655,7 +687,7 @@ def _finite_pair(value: Any) -> tuple[float, float] | None:
     return None if x is None or y is None else (x, y)
 
 
-def _extensions(entry: dict) -> tuple[tuple[str, Any], ...]:
+def extensions(entry: dict) -> tuple[tuple[str, Any], ...]:
     """The `x-...` keys of a mapping as sorted plain data (tools' extensions, kept as they are)."""
     return tuple(sorted((k, _plain(v)) for k, v in entry.items()
                         if isinstance(k, str) and k.startswith("x-")))
@@ -683,7 +715,7 @@ def _resolved_links(layout: Layout, devices: list[Device], links: list[Link]) ->
     return resolved
 
 
-def _kind(value: Any) -> str:
+def value_kind(value: Any) -> str:
     for kind, text in ((bool, "true/false"), (dict, "a mapping"), (list, "a list"),
                        (str, "text"), (int, "a number"), (float, "a number")):
         if isinstance(value, kind):

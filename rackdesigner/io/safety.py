@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import yaml
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -28,6 +27,9 @@ MAX_NODES = 4_000_000
 #: Below this many bytes a file cannot hold MAX_NODES nodes (`{a,a,a,...` makes two per two bytes).
 COUNT_NODES_ABOVE = MAX_NODES
 _SUSPICIOUS_FLOW = 24
+_SHORT = 4096
+_OPEN = frozenset(b"[{")
+_CLOSE = frozenset(b"]}")
 _BLOCK_CHAIN = re.compile(r"(?:[-?:][ \t]+){16,}")
 _DEEP_INDENT = re.compile(r"^[ \t]{96,}\S", re.MULTILINE)
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -35,6 +37,18 @@ _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def flow_depth_upper_bound(data: bytes) -> int:
     """Largest rise of bracket depth anywhere in `data` (quotes ignored, so an upper bound)."""
+    if len(data) <= _SHORT:  # one line of a file (fastread): a loop, no numpy import
+        depth = lowest = rise = 0
+        for byte in data:
+            if byte in _OPEN:
+                depth += 1
+                rise = max(rise, depth - lowest)
+            elif byte in _CLOSE:
+                depth -= 1
+                lowest = min(lowest, depth)
+        return rise
+    import numpy as np  # whole hand-written files only: kept out of every start-up
+
     arr = np.frombuffer(data, dtype=np.uint8)
     steps = np.zeros(arr.shape, dtype=np.int32)
     steps[(arr == ord("[")) | (arr == ord("{"))] = 1

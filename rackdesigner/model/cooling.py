@@ -180,13 +180,10 @@ def _r(value: float | None) -> float | None:
 
 
 def cdu_capacity_w(spec: DeviceSpec | None) -> float | None:
-    """A CDU model's cooling capacity in W (its catalog `cdu` block), None when unknown."""
-    block = getattr(spec, "cdu", None) if spec is not None else None
-    for name in ("cooling_kw", "capacity_kw"):
-        value = getattr(block, name, None) if block is not None else None
-        if isinstance(value, int | float):
-            return float(value) * 1000.0
-    return None
+    """A CDU model's cooling capacity in W (its catalog `cdu: {cooling_kw}`), None when
+    unknown."""
+    value = spec.fact("cooling_kw") if spec is not None else None
+    return float(value) * 1000.0 if isinstance(value, int | float) else None
 
 
 def prop(device: Device, key: str):

@@ -10,12 +10,20 @@ values, dicts and tuples referring downwards), so pausing the collector while th
 saves the walks. Pauses nest and may come from several threads: the collector is switched back
 on (if it was on) when the last one ends.
 
+**Who pauses.** The collector is the process's, so the library never touches it (issue 23 §5:
+a notebook or a Dask worker that embeds `simulate`, `check_layout` or `load_layout` keeps its
+collector as it set it). The entry points opt in: the CLI holds it off for a verb's whole run
+(`cli.main`), the designer around its workers' runs (`ui/jobs.py`), its file reads
+(`ui/open_progress.py`) and its generate dialog, a sweep around each point (`sweep.runner.
+run_point`), the benchmarks as the CLI does. A script or notebook working on a large design
+does the same: `with gc_paused(): layout = load_layout(path); result = simulate(layout)`.
+
 Switched back on, the collector still walks once what the block built and kept (0.7 s for the
 16k design just loaded) and again in every later full collection (1 s each at 16k). A process
-that keeps the design it loaded to the end (a CLI verb, a benchmark) asks `freeze=True`: what
-is alive when the pause ends moves to the collector's permanent generation (`gc.freeze()`),
-out of every later walk; it is still freed by reference counting. The designer does the same
-on each document it opens (`ui/heap.py`, which unfreezes when the document is replaced).
+that keeps the design it loaded and goes on working (the designer) asks `freeze=True`: what is
+alive when the pause ends moves to the collector's permanent generation (`gc.freeze()`), out of
+every later walk; it is still freed by reference counting. The designer does the same on each
+document it opens (`ui/heap.py`, which unfreezes when the document is replaced).
 """
 
 from __future__ import annotations

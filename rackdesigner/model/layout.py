@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from rackdesigner.catalog import Catalog, DeviceSpec, default_catalog
 from rackdesigner.model.events import (
     DeviceAdded,
@@ -47,6 +45,8 @@ from rackdesigner.model.state import GROUP_PROOF, HINTED, DesignState
 from rackdesigner.model.transaction import Transaction, inverse, step
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from rackdesigner.model.index import DesignIndex
 
 Listener = Callable[[Event], None]

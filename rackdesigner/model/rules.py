@@ -37,14 +37,10 @@ class Finding:
 
 
 def check_layout(layout: Layout) -> list[Finding]:
-    """All findings for `layout`, errors first, then in object order."""
-    from rackdesigner.model.gcpause import gc_paused
+    """All findings for `layout`, errors first, then in object order.
 
-    with gc_paused():  # a pass over the whole design: no heap walks meanwhile (gcpause.py)
-        return _check_layout(layout)
-
-
-def _check_layout(layout: Layout) -> list[Finding]:
+    A pass over the whole design: on a large one, callers that can afford it hold the garbage
+    collector off meanwhile (`model/gcpause.py`; the CLI, the designer's workers)."""
     specs = _Specs(layout)
     findings: list[Finding] = []
     findings += _check_models(layout, specs)

@@ -162,7 +162,44 @@ NVLS_SLOW_MULTINODE_BW = 150.0
 #: curve weighted equally; per curve 2.15, 2.08, 1.66 and 4.25 waves). A wave is at most the
 #: message (a message smaller than one wave gives each operation less than a chunk).
 #: One constant for every NVLS design: no per-device or per-run factor.
-NVLS_PIPELINE_FILL_WAVES = 2.05
+NVLS_PIPELINE_FILL_WAVES = 1.31
+#: NVLS pipeline fill across NVLink domains, in waves per level of the inter-domain tree
+#: (NVLS-tree over N domains has ceil(log2 N) levels; the fill of one domain is
+#: `NVLS_PIPELINE_FILL_WAVES`). **Derived from published runs** (`benchmarks/size_curve.py
+#: --derive` over the calibration curves of CoreWeave's GB200 NVL72 2 and 20 racks): the fixed
+#: cost per call that their curves show (about 1.2 ms at 2 racks, 5 ms at 20) is this many
+#: waves of chunk x channels x heads at the plateau rate per tree level. Applied, as a model
+#: assumption, to every algorithm that pipelines chunks over a tree or ring of domains (tree:
+#: channels x chunk per wave; ring: the same, with the ring's ceil(log2 N) as its depth).
+PIPELINE_FILL_WAVES_PER_LEVEL = 1.94
+#: Step of a ring/tree channel's pipeline across domains, per protocol [LL, LL128, Simple]:
+#: the protocol's buffer / NCCL_STEPS (8), device.h: LL 8 lines x 512 threads x 8 steps x 16 B
+#: = 512 KiB -> 64 KiB; LL128 120 elements x 640 threads x 8 steps x 8 B = 4.7 MiB -> 600 KiB;
+#: Simple NCCL_BUFFSIZE 4 MiB -> 512 KiB. The unit the fill above counts, with the channels.
+NET_PIPELINE_CHUNK_BYTES = (64 * 1024, 600 * 1024, 512 * 1024)
+#: The largest NVLink domain one host (one OS instance, one NCCL "node" of PCIe topology)
+#: carries: an HGX/DGX board of 8 GPUs. An NVLink island of more GPUs spans several hosts
+#: (GB200 NVL72: 18 trays of 4), NCCL's multi-node NVLink (MNNVL). Model assumption.
+HOST_MAX_GPUS = 8
+#: NICs' worth of network rate NCCL's NVLS-tree (and tree) reaches between multi-node NVLink
+#: domains, per domain: **model assumption derived from published runs** until a mechanism is
+#: found in NCCL's source. CoreWeave's GB200 NVL72 all_reduce (NCCL 2.26.2, README at commit
+#: 0120901) gives an asymptotic algbw of about 417 GB/s on 2 racks (each rack exchanges S with
+#: the other) and 217 GB/s on 20 racks (a double binary tree: each rack moves 2 S), i.e. 417
+#: and 434 GB/s of inter-rack traffic per rack in both: about 9.5 ConnectX-7 NICs' worth at
+#: NCCL's 48 GB/s times the per-NIC share across that many racks (transport.yaml), not the
+#: rack's 72 (`published_vs_model.py --derive`). A domain with fewer NICs keeps all of them.
+MNNVL_TREE_NET_NICS = 9.49
+#: Small-message floor: the per-call time of the host side (kernel launch, the proxy's first
+#: post, the test's back-to-back issue) that NCCL's cost model leaves out; published 8-byte
+#: calls take 35 us on one 8-GPU node where NCCL's model says 15. It overlaps the GPUs' time
+#: only in part: time = (floor^p + t^p)^(1/p). **Derived from published small-size runs**
+#: (`benchmarks/published_vs_model.py --derive`: the median over the calibration rows compared
+#: as time of the floor each implies).
+SMALL_MESSAGE_FLOOR_US = 31.6
+#: ... p: 1 would add the floor to every call, infinity would make it a minimum; 2 is a model
+#: assumption (checked, not fitted: the validation rows at 1-16 MiB single-node sizes).
+SMALL_MESSAGE_OVERLAP_POWER = 2.0
 #: CollNet Direct on Hopper and later: busBw * .85 (collnet.cc).
 COLLNET_EFFICIENCY_SM90 = 0.85
 #: Ring Simple AllReduce across nodes: latency * 1.4 (SM80+) once bytes / (nCh * nRanks) >= 64

@@ -60,12 +60,12 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     design's own setting (`layout.meta.sharp`, off unless the user turned it on).
     `placement`: rank placement, "contiguous" (NCCL/Slurm default), "scattered" or "random".
     `loads_for`: (collective, bytes) whose per-link loads the result lists (None: none).
-    """
-    from rackdesigner.model.gcpause import gc_paused
 
-    with gc_paused():  # builds the topology of the whole design: no heap walks meanwhile
-        return _simulate(layout, scope, algorithm=algorithm, pue=pue, p2p=p2p, sharp=sharp,
-                         placement=placement, loads_for=loads_for)
+    A pass over the whole design: on a large one, callers that can afford it hold the garbage
+    collector off meanwhile (`model/gcpause.py`; the CLI, the designer's workers, sweep tasks).
+    """
+    return _simulate(layout, scope, algorithm=algorithm, pue=pue, p2p=p2p, sharp=sharp,
+                     placement=placement, loads_for=loads_for)
 
 
 def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: str,
@@ -140,8 +140,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         p2p_raw = p2p_max_flow(topo, a, b)
     classes, missing = latency_classes(topo, model)
     net = [c for c in classes if c.link_class == "net" and c.physical_us is not None]
-    lat_inter = (sum(c.physical_us * c.pairs for c in net) / sum(c.pairs for c in net)
-                 if net else 0.0)
+    # a ring or tree step waits for its slowest hop: the longest network path class counts
+    lat_inter = max((c.worst_us or c.physical_us for c in net), default=0.0)
     p2p_eff, same_island = _p2p_eff(topo, model, a, b)
     coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
     if not partitioned:

@@ -67,8 +67,8 @@ class GroupCollectives:
         route_scope(topo, model, self.placement, (nic_a, topo.primary_nic.get(b)))
         classes, _ = latency_classes(topo, model)
         net = [c for c in classes if c.link_class == "net" and c.physical_us is not None]
-        lat_inter = (sum(c.physical_us * c.pairs for c in net) / sum(c.pairs for c in net)
-                     if net else 0.0)
+        # a ring or tree step waits for its slowest hop: the longest network path counts
+        lat_inter = max((c.worst_us or c.physical_us for c in net), default=0.0)
         same = topo.island_of[a] == topo.island_of[b]
         p2p = model.islands[0].intra_eff if same else min(i.net_eff for i in model.islands)
         coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm)

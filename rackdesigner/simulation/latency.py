@@ -36,6 +36,9 @@ class LatencyClass:
     source: str = "device"  # "device" or "model"
     link_class: str = "net"  # nvlink, pcie or net: the MODEL_LATENCY_US entry that applies
     physical_us: float | None = None
+    #: `physical_us` with the longest cable of each level instead of the mean: what the slowest
+    #: hop of a ring or tree step sees (the collective model reads this; not in the JSON)
+    worst_us: float | None = None
 
     def to_dict(self) -> dict:
         lat = None if self.latency_us is None else round(self.latency_us, 4)
@@ -48,16 +51,19 @@ class LatencyClass:
 def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClass], set[str]]:
     """Pair classes (same island, same leaf, same pod, ...) with counts; models lacking data."""
     missing: set[str] = set()
-    # (name, hops, link class) -> [pairs, device part ns or None, complete, propagation ns]
+    # (name, hops, link class) -> [pairs, device part ns or None, complete, propagation ns,
+    # extra switches ns, longest propagation ns]
     classes: dict[tuple[str, int, str], list] = {}
 
     def add(name: str, hops: int, link_class: str, pairs: int, device_ns: float | None,
-            complete: bool, prop_ns: float = 0.0, extra_ns: float = 0.0) -> None:
+            complete: bool, prop_ns: float = 0.0, extra_ns: float = 0.0,
+            prop_max_ns: float | None = None) -> None:
         key = (name, hops, link_class)
         if key in classes:
             classes[key][0] += pairs
         else:
-            classes[key] = [pairs, device_ns, complete, prop_ns, extra_ns]
+            classes[key] = [pairs, device_ns, complete, prop_ns, extra_ns,
+                            prop_ns if prop_max_ns is None else prop_max_ns]
 
     for island in scope.islands:
         k = island.k
@@ -79,22 +85,26 @@ def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClas
     if scope.n_islands > 1:
         _network_classes(topo, scope, add, missing)
     out = []
-    for (name, hops, link_class), (pairs, device_ns, complete, prop_ns, extra_ns) in \
-            classes.items():
+    for (name, hops, link_class), (pairs, device_ns, complete, prop_ns, extra_ns,
+                                   prop_max_ns) in classes.items():
         if pairs <= 0:
             continue
         if complete:
             physical = (None if device_ns is None and prop_ns <= 0
                         else ((device_ns or 0.0) + prop_ns) / 1000.0)
+            worst = (None if physical is None
+                     else ((device_ns or 0.0) + prop_max_ns) / 1000.0)
             lat, source = physical, "device"
         else:
             # NCCL's per-step figure holds the NICs and one switch; every further switch
             # adds its own (published or model) latency, and cables their propagation
             physical = (None if prop_ns <= 0 and extra_ns <= 0
                         else (prop_ns + extra_ns) / 1000.0)
+            worst = None if physical is None else (prop_max_ns + extra_ns) / 1000.0
             lat = C.MODEL_LATENCY_US[link_class] + (prop_ns + extra_ns) / 1000.0
             source = "model"
-        out.append(LatencyClass(name, lat, pairs, hops, complete, source, link_class, physical))
+        out.append(LatencyClass(name, lat, pairs, hops, complete, source, link_class, physical,
+                                worst))
     out.sort(key=lambda c: (c.hops, c.latency_us or 0.0))
     return out, missing
 
@@ -134,7 +144,7 @@ def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> No
                 if leaf is not None:
                     leaf_of[g] = leaf
     nic_ns, nic_ok = _mean_latency(topo, nics, missing) if nics else (None, False)
-    prop = _propagation_by_level(topo)
+    prop, prop_max = _propagation_by_level(topo)
     cum_prev = 0
     total_cross = (scope.n * scope.n - sum(i.k * i.k for i in scope.islands)) // 2
     levels = len(topo.domains)
@@ -156,11 +166,13 @@ def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> No
         devices: list[float | None] = [nic_ns, nic_ns]
         complete = nic_ok
         props = [prop.get(0), prop.get(0)]
+        props_max = [prop_max.get(0), prop_max.get(0)]
         extra_ns = 0.0  # switches beyond the one NCCL's NET step already holds
         for level in range(1, t):
             sw, ok = _mean_latency(topo, scope.involved.get(level, set()), missing)
             devices += [sw, sw]
             props += [prop.get(level), prop.get(level)]
+            props_max += [prop_max.get(level), prop_max.get(level)]
             complete = complete and ok
             extra_ns += 2 * (sw if ok and sw is not None else C.MODEL_SWITCH_LATENCY_NS)
         sw, ok = _mean_latency(topo, scope.involved.get(t, set()), missing)
@@ -169,13 +181,17 @@ def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> No
         known = [x for x in devices if x is not None]
         device_ns = sum(known) if known else None
         prop_ns = sum(x for x in props if x is not None)  # links without a length: left out
-        add(topo.tier_name(t), 2 * t, "net", pairs, device_ns, complete, prop_ns, extra_ns)
+        prop_max_ns = sum(x for x in props_max if x is not None)
+        add(topo.tier_name(t), 2 * t, "net", pairs, device_ns, complete, prop_ns, extra_ns,
+            prop_max_ns)
 
 
-def _propagation_by_level(topo: Topology) -> dict[int, float]:
-    """Mean propagation delay (ns) of a link at each level: 0 = NIC-leaf, 1 = leaf-spine, ..."""
+def _propagation_by_level(topo: Topology) -> tuple[dict[int, float], dict[int, float]]:
+    """Mean and longest propagation delay (ns) of a link at each level: 0 = NIC-leaf,
+    1 = leaf-spine, ..."""
     sums: dict[int, float] = defaultdict(float)
     counts: dict[int, int] = defaultdict(int)
+    longest: dict[int, float] = defaultdict(float)
     for (u, v), lengths in topo.link_lengths.items():
         if topo.kind.get(u) in NIC_KINDS:
             level = 0
@@ -185,4 +201,5 @@ def _propagation_by_level(topo: Topology) -> dict[int, float]:
         for length in lengths:
             sums[level] += length * per_m
             counts[level] += 1
-    return {lv: sums[lv] / counts[lv] for lv in sums}
+            longest[level] = max(longest[level], length * per_m)
+    return {lv: sums[lv] / counts[lv] for lv in sums}, dict(longest)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation.topology import Topology
+from rackdesigner.vocabulary import protocols_of
 
 INF = float("inf")
 
@@ -72,6 +73,8 @@ class ScopeModel:
     tree_factor: float = 1.0
     p2p_factor: float = 1.0
     links_per_gpu: int = 0
+    links_nominal: int = 0  # NVLink ports of the GPU model (catalog), wired or not
+    transport: str | None = None  # network protocol of the fabric's switches (transport.py)
 
     @property
     def n(self) -> int:
@@ -93,6 +96,11 @@ class ScopeModel:
     def channels(self) -> int:
         """Ring/tree channels: about one per NVLink of a GPU (see constants.MAX_CHANNELS)."""
         return max(C.MIN_CHANNELS, min(C.MAX_CHANNELS, self.links_per_gpu))
+
+    @property
+    def nominal_channels(self) -> int:
+        """The channels of the GPU model with all its NVLink ports wired (catalog count)."""
+        return max(C.MIN_CHANNELS, min(C.MAX_CHANNELS, self.links_nominal))
 
 
 def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
@@ -117,6 +125,8 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
     sms = [topo.specs[g].gpu.sm for g in gpus if topo.specs[g].gpu]
     scope.sm = min(sms) if sms else 90
     scope.links_per_gpu = int(min((topo.nvl_links.get(g, 0) for g in gpus), default=0))
+    scope.links_nominal = int(min((sum(p.count for p in topo.specs[g].ports_of("nvlink"))
+                                   for g in gpus), default=0))
     if len(islands) > 1:
         _fabric_factors(topo, scope)
     return scope
@@ -280,6 +290,10 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
         involved[t + 1] = nxt
         t += 1
     scope.involved = involved
+    network = protocols_of("network")
+    protocols = {p.protocol for s in leaves for p in topo.specs[s].ports if p.protocol in network}
+    if len(protocols) == 1:  # a mixed fabric keeps NCCL's default transport
+        scope.transport = protocols.pop()
     switches = set().union(*involved.values()) if involved else set()
     scope.sharp_capable = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
     scope.sharp_missing = tuple(sorted({topo.specs[s].id for s in switches

@@ -112,12 +112,8 @@ class Topology:
     # ---- building -------------------------------------------------------------------------------
     @classmethod
     def build(cls, layout: Layout) -> Topology:
-        """The topology of `layout` (a pass over the whole design, with the garbage collector
-        held off: its heap walks were half of this at 16k GPUs, `model/gcpause.py`)."""
-        from rackdesigner.model.gcpause import gc_paused
-
-        with gc_paused():
-            return cls._build(layout)
+        """The topology of `layout` (a pass over the whole design)."""
+        return cls._build(layout)
 
     @classmethod
     def of(cls, layout: Layout) -> Topology:

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 #: Figures where less is better (cost, power, size); everything else is taken as more is better.
 LOWER_IS_BETTER = ("switches", "links", "cables", "transceivers", "racks", "power_max_w",
                    "power_typical_w", "step_time_s", "memory_per_gpu_GB", "energy_kWh_per_step",
-                   "time_to_train_days", "energy_MWh", "design_errors", "design_warnings")
+                   "time_to_train_days", "energy_MWh", "design_errors", "design_warnings",
+                   "capex", "unpriced_items", "tco", "usd_per_gpu_hour")
 
 
 def lower_is_better(column: str) -> bool:

@@ -26,12 +26,15 @@ TRAILER = ("design_errors", "design_warnings", "status", "error")
 
 def figure_columns(spec: SweepSpec) -> list[str]:
     """The figure columns of a spec's results (after its parameters), in order."""
+    from rackdesigner.sweep.cost import COST_COLUMNS, JOB_COST_COLUMNS
     from rackdesigner.sweep.estimate import ESTIMATE_COLUMNS
 
     columns = list(HEADLINE)
     columns += busbw_columns(spec)
+    columns += COST_COLUMNS
     if spec.workload is not None:
         columns += ESTIMATE_COLUMNS
+        columns += JOB_COST_COLUMNS
     return columns + list(TRAILER)
 
 
@@ -124,10 +127,15 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
         for size in spec.sizes:
             point = by_size.get(size)
             out[next(columns)] = _round(point.busbw_GBps) if point is not None else None
+    estimate = None
     if spec.workload is not None:
         from rackdesigner.sweep.estimate import estimate_columns
 
-        out.update(estimate_columns(layout, spec.workload))
+        estimate = estimate_columns(layout, spec.workload)
+        out.update(estimate)
+    from rackdesigner.sweep.cost import cost_columns
+
+    out.update(cost_columns(layout, spec, estimate))
     out["design_errors"] = len(errors)
     out["design_warnings"] = len(findings) - len(errors)
     if errors:

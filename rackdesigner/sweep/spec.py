@@ -24,7 +24,7 @@ SPEC_VERSION = 1
 MAX_SPEC_BYTES = 1 << 20
 MAX_POINTS = 100_000
 TOP_KEYS = ("schema_version", "name", "generate", "base", "fixed", "grid", "points", "edits",
-            "outputs", "workload")
+            "outputs", "workload", "cost")
 OUTPUT_KEYS = ("collectives", "sizes", "algorithm")
 EDIT_KINDS = ("remove", "set_model")
 SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 1000, "MB": 10**6,
@@ -70,6 +70,11 @@ class SweepSpec:
     edits: tuple[Edit, ...] = ()
     workload: Any = None
     lines: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
+    #: running-cost assumptions of the cost columns (`cost:` without `prices`), sorted pairs
+    cost: tuple[tuple[str, Any], ...] = ()
+    #: the price book's text and path when the spec (or `sweep --prices`) names one
+    prices_text: str | None = None
+    prices_label: str = ""
 
     def parameter_names(self) -> list[str]:
         """Every parameter, fixed first, in the order the spec writes them."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from rackdesigner.io.reader import _kind
+from rackdesigner.io.reader import value_kind
 from rackdesigner.sweep.spec import (
     DEFAULT_SIZE,
     EDIT_KINDS,
@@ -52,7 +52,7 @@ class SpecReader:
     def mapping(self, node: yaml.Node, what: str) -> dict[str, tuple[yaml.Node, yaml.Node]]:
         if not isinstance(node, yaml.MappingNode):
             raise self.fail(node, f"{what} must be a mapping (key: value), got "
-                            f"{_kind(self.plain(node))}")
+                            f"{value_kind(self.plain(node))}")
         out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
         for key, value in node.value:
             name = self.plain(key)
@@ -120,8 +120,18 @@ class SpecReader:
             if problem:
                 raise self.fail(top["workload"][0], problem)
             workload = self.plain(top["workload"][1])
+        cost: tuple = ()
+        prices_text, prices_label = None, ""
+        if "cost" in top:
+            from rackdesigner.sweep.cost import check_cost
+
+            problem, cost, prices_text, prices_label = check_cost(
+                self.plain(top["cost"][1]), self.folder)
+            if problem:
+                raise self.fail(top["cost"][0], problem)
         spec = SweepSpec(self.label, name, template, fixed, grid, listed, collectives, sizes,
-                         algorithm, base_text, base_label, edits, workload, lines)
+                         algorithm, base_text, base_label, edits, workload, lines, cost,
+                         prices_text, prices_label)
         if spec.count() > MAX_POINTS:
             raise self.fail(top.get("grid", top.get("points"))[0], f"{spec.count():,} points; "
                             f"a sweep may have at most {MAX_POINTS:,}")
@@ -137,7 +147,7 @@ class SpecReader:
             return default
         value = self.plain(top[key][1])
         if not isinstance(value, str):
-            raise self.fail(top[key][1], f"'{key}' must be text, got {_kind(value)}")
+            raise self.fail(top[key][1], f"'{key}' must be text, got {value_kind(value)}")
         return value
 
     def template(self, node: yaml.Node) -> str:
@@ -172,7 +182,7 @@ class SpecReader:
             plain = self.plain(value)
             if isinstance(plain, dict | list):
                 raise self.fail(value, f"'{what}': {name} must be a single value, got "
-                                f"{_kind(plain)}")
+                                f"{value_kind(plain)}")
             out.append((name, plain))
         return tuple(out)
 
@@ -186,7 +196,7 @@ class SpecReader:
             for item, item_node in zip(plain, value.value, strict=True):
                 if isinstance(item, dict | list):
                     raise self.fail(item_node, f"'grid': {name}: each value must be a single "
-                                    f"value, got {_kind(item)}")
+                                    f"value, got {value_kind(item)}")
             out.append((name, tuple(plain)))
         return tuple(out)
 

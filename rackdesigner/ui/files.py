@@ -241,8 +241,11 @@ class FileController(QObject):
         path = self.document.path
         if path is None:
             return
+        from rackdesigner.model.gcpause import gc_paused
+
         try:
-            theirs = load_layout(path, self.catalog)
+            with gc_paused():  # a whole design read: no heap walks meanwhile
+                theirs = load_layout(path, self.catalog)
             summary, readable = change_summary(self.document.layout, theirs), True
         except LayoutFileError as exc:
             theirs, summary, readable = None, exc.message, False

@@ -59,7 +59,7 @@ RESULTS_FILTER = "Sweep results (*.json *.csv);;All files (*)"
 SAVE_FILTER = "CSV (*.csv);;JSON (*.json);;Parquet (*.parquet)"
 DEFAULT_X = "power_max_w"
 DEFAULT_Y = "all_reduce_busbw_GBps"
-NOT_AXES = ("point", "status", "error")
+NOT_AXES = ("point", "status", "error", "capex_complete")
 PALETTE = ((31, 111, 209), (46, 158, 68), (224, 123, 22), (142, 68, 173), (14, 154, 167),
            (192, 57, 43), (123, 135, 148), (183, 149, 11))
 FRONT_COLOR = "#d62728"

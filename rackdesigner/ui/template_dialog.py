@@ -129,11 +129,13 @@ class TemplateDialog(QDialog):
 
     def build(self) -> None:
         from rackdesigner.generators import GeneratorError, generate
+        from rackdesigner.model.gcpause import gc_paused
 
         values = {name: self.value_of(name) for name in self.fields}
         try:
-            self.result_layout = generate(self.template.currentData(), catalog=self.catalog,
-                                          **values)
+            with gc_paused():  # a whole design built at once: no heap walks meanwhile
+                self.result_layout = generate(self.template.currentData(),
+                                              catalog=self.catalog, **values)
         except (GeneratorError, ValueError, KeyError) as exc:
             self.error.setText(str(exc))
             return

@@ -1,0 +1,95 @@
+"""Transport families of the scale-out fabric (InfiniBand, Ethernet/RoCE) and the share of a NIC's
+rate NCCL keeps across them, from `resources/simulation/transport.yaml` (cited data).
+
+A family is one of the vocabulary's transports (`rackdesigner.vocabulary.TRANSPORTS`); a fabric
+runs the first transport of its switches' port protocol, so a Spectrum-X design (SN5600,
+Ethernet) and a Quantum-2 design (QM9700, InfiniBand) differ exactly where published
+measurements say they do: the per-NIC efficiency of NCCL's network
+channels and its decline with the number of NVLink domains (nodes) a collective spans. The
+figures are fitted on the calibration runs only (`benchmarks/published_vs_model.py --derive`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import yaml
+
+from rackdesigner._resources import resources_root
+from rackdesigner.vocabulary import TRANSPORTS
+
+#: the transport a fabric of each network protocol runs (the first the registry lists for it)
+DEFAULT_TRANSPORT = {}
+for _t in TRANSPORTS.values():
+    DEFAULT_TRANSPORT.setdefault(_t.protocol, _t.name)
+#: NCCL's default transport, for a scope without a fabric
+BASE = next(iter(TRANSPORTS))
+
+
+@dataclass(frozen=True, slots=True)
+class TransportFamily:
+    """What NCCL keeps of a NIC's rate on one transport family (see transport.yaml)."""
+
+    name: str
+    nic_efficiency_2_domains: float
+    nic_efficiency_per_doubling: float
+    nic_efficiency_floor: float
+    switch_latency_ns: float
+    source: str
+
+    def nic_efficiency(self, domains: int) -> float:
+        """Share of NCCL's per-NIC rate a ring/tree channel pushes between `domains` NVLink
+        domains (1.0 inside one domain: no network)."""
+        if domains <= 1 or neutral:
+            return 1.0
+        eff = (self.nic_efficiency_2_domains
+               - self.nic_efficiency_per_doubling * math.log2(domains / 2.0))
+        return max(self.nic_efficiency_floor, min(1.0, eff))
+
+    def base_efficiency(self) -> float:
+        """The two-domain share: traffic that ends at the first switch (in-network reduction)
+        crosses no further tier, so it keeps this share at any scale."""
+        return 1.0 if neutral else self.nic_efficiency_2_domains
+
+
+#: Set by the calibration script to fit the efficiencies: every share is 1.0 while it is True.
+neutral = False
+
+
+@functools.lru_cache(maxsize=1)
+def families() -> dict[str, TransportFamily]:
+    """The transport families, read once from the shipped data file."""
+    path = resources_root() / "simulation" / "transport.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = data["families"]
+    base = raw[BASE]
+    out: dict[str, TransportFamily] = {}
+    for name, fam in raw.items():
+        if name not in TRANSPORTS:
+            raise ValueError(f"{path}: {name!r} is not a transport of the vocabulary "
+                             f"({', '.join(TRANSPORTS)})")
+        fam = {**raw[fam["same_as"]], **fam} if fam.get("same_as") else fam
+        scale = float(fam.get("roce_efficiency", 1.0) or 1.0)
+
+        def pick(key: str, fam=fam, scale=scale) -> float:
+            value = fam.get(key)
+            if value is None:  # the InfiniBand figure, scaled by the family's own efficiency
+                value = base[key] * (scale if key != "nic_efficiency_per_doubling" else 1.0)
+            return float(value)
+        out[name] = TransportFamily(name, pick("nic_efficiency_2_domains"),
+                                    pick("nic_efficiency_per_doubling"),
+                                    pick("nic_efficiency_floor"),
+                                    float(fam.get("switch_latency_ns")
+                                          or base["switch_latency_ns"]),
+                                    str(fam.get("source", "")))
+    return out
+
+
+def family(name: str | None) -> TransportFamily:
+    """The family of a transport (or of a network protocol's default transport); NCCL's default
+    transport when unknown."""
+    table = families()
+    name = DEFAULT_TRANSPORT.get(name or "", name)
+    return table.get(name or BASE, table[BASE])

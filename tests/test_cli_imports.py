@@ -1,0 +1,79 @@
+"""The command line imports only what a verb needs (issue 27: `rackdesigner --version` in well
+under 0.1 s, `simulate` of a 1k-GPU design in under 0.3 s, most of which was imports).
+
+Each check runs in a fresh interpreter and lists the heavy packages it ended up importing."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rackdesigner.cli import VERBS
+
+#: never needed before a verb asks for them (the GUI, plots, sweeps, graph tools)
+HEAVY = ("networkx", "scipy", "numpy", "PySide6", "pyqtgraph", "dask", "distributed", "yaml",
+         "openpyxl")
+
+
+def _imported_by(code: str) -> list[str]:
+    probe = (f"{code}\nimport json, sys\n"
+             f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _after_main(argv: list[str]) -> str:
+    return ("import contextlib, io\nfrom rackdesigner.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    try:\n        main({argv!r})\n    except SystemExit:\n        pass")
+
+
+def test_importing_the_cli_imports_nothing_heavy():
+    assert _imported_by("import rackdesigner.cli") == []
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["examples"]])
+def test_version_help_and_examples_import_nothing_heavy(argv):
+    assert _imported_by(_after_main(argv)) == []
+
+
+def test_simulate_imports_the_engine_only(tmp_path: Path):
+    """A whole report: no graph library, no compiled max-flow, no GUI, no Dask; the only
+    heavy package is YAML (the catalog's files)."""
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    path = tmp_path / "pod.yaml"
+    save_layout(generate("superpod", system="dgx-h100", sus=1), path)
+    assert _imported_by(_after_main(["simulate", str(path), "--json"])) == ["yaml"]
+    assert _imported_by(_after_main(["validate", str(path)])) == ["yaml"]
+
+
+def test_each_verb_row_is_the_verb_its_module_registers():
+    """The table's name and help line (shown by `--help` without importing the module) are
+    the ones the module registers in full."""
+    for verb in VERBS:
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        importlib.import_module(verb.module).register(sub)
+        (choice,) = [a for a in sub._choices_actions if a.dest == verb.name]
+        assert choice.help == verb.help, verb.name
+
+
+def test_a_verb_parses_its_options_with_only_its_module():
+    """`rackdesigner VERB --help` shows the verb's own options (its module, registered)."""
+    out = subprocess.run([sys.executable, "-m", "rackdesigner", "simulate", "--help"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    assert "--collective" in out.stdout
+    top = subprocess.run([sys.executable, "-m", "rackdesigner", "--help"],
+                         capture_output=True, text=True, timeout=120)
+    assert all(verb.name in top.stdout for verb in VERBS)
