@@ -119,3 +119,38 @@ def test_a_cancel_that_comes_after_the_run_never_reaches_later_code():
     assert (ok, value) == (True, 42) and not worker.cancel()  # nothing to stop any more
     total = sum(range(100_000))  # would raise here if a cancel had been left pending
     assert total > 0 and worker.run(lambda: "again") == (True, "again")
+
+
+def test_a_cancel_waits_until_the_worker_is_out_of_an_import(tmp_path, monkeypatch):
+    """An import holds a module lock in Python code: a run stopped inside one left the lock
+    held, and the next import of that module hung the designer. The cancel lands after it."""
+    import importlib
+    import sys
+    import time
+
+    from rackdesigner.ui.jobs import Worker
+
+    (tmp_path / "slow_import_for_cancel.py").write_text(
+        "import time\nend = time.monotonic() + 0.5\nwhile time.monotonic() < end:\n"
+        "    pass\nVALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("slow_import_for_cancel", None)
+    worker, started, out = Worker(), threading.Event(), []
+
+    def work():
+        started.set()
+        module = importlib.import_module("slow_import_for_cancel")
+        end = time.monotonic() + 20
+        while time.monotonic() < end:  # then a long computation, where the cancel lands
+            pass
+        return module.VALUE
+
+    thread = threading.Thread(target=lambda: out.append(worker.run(work)))
+    thread.start()
+    assert started.wait(5)
+    time.sleep(0.1)  # inside the module's body now
+    assert worker.cancel()
+    thread.join(10)
+    assert out == [(False, None)]  # stopped in the computation...
+    assert "slow_import_for_cancel" in sys.modules  # ...after the import had finished
+    assert importlib.import_module("slow_import_for_cancel").VALUE == 7

@@ -46,10 +46,7 @@ def topology_without(source: Topology, layout: Layout, failed: Any,
                      source_state: DesignState) -> Topology:
     """`Topology.build(layout)`, where `layout` is the design of `source` (whose state is
     `source_state`) without `failed.devices` and `failed.links` (a `FailedSet`)."""
-    from rackdesigner.model.gcpause import gc_paused
-
-    with gc_paused():
-        return _without(source, layout, failed, source_state)
+    return _without(source, layout, failed, source_state)
 
 
 def _without(source: Topology, layout: Layout, failed: Any,

@@ -33,7 +33,10 @@ dock, the live panel, and the views to come — follows the same rules, so they 
 from __future__ import annotations
 
 import ctypes
+import importlib
 import logging
+import os
+import sys
 import threading
 import time
 import traceback
@@ -110,11 +113,30 @@ def _raise_in(ident: int, exc: type[BaseException] | None) -> None:
         ctypes.c_ulong(ident), ctypes.py_object(exc) if exc is not None else None)
 
 
+#: Code that must not be interrupted half-way: Python-level locks that an exception between
+#: their acquire and release would leave held (importing a module, logging, `threading`'s
+#: conditions and events). A cancel waits until the worker is out of them.
+_UNINTERRUPTIBLE = ("<frozen importlib", os.path.dirname(logging.__file__),
+                    threading.__file__, importlib.__file__.rsplit(os.sep, 1)[0])
+
+
+def _interruptible(frame: Any) -> bool:
+    """The thread whose innermost frame is `frame` may be interrupted there (looking at the
+    frames of the run only, down to `Worker.run`)."""
+    while frame is not None and frame.f_code is not _RUN_CODE:
+        if frame.f_code.co_filename.startswith(_UNINTERRUPTIBLE):
+            return False
+        frame = frame.f_back
+    return True
+
+
 class Worker:
     """One run at a time on some thread, which another thread may stop (`cancel`).
 
-    At most one `Cancelled` is raised per run, and one sent too late to land (the run had
-    ended) is withdrawn before the thread goes on, so it never reaches other code."""
+    At most one `Cancelled` is raised per run, never while the run is inside code that holds a
+    Python-level lock (an import: a cancelled import left its module lock held and the next
+    import of that module hung), and one sent too late to land (the run had ended) is withdrawn
+    before the thread goes on, so it never reaches other code."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -146,14 +168,26 @@ class Worker:
     def running(self) -> bool:
         return self._ident is not None
 
-    def cancel(self) -> bool:
-        """Stop the run in flight (True), or do nothing when none is (False)."""
-        with self._lock:
-            if self._ident is None or self._sent:
+    def cancel(self, timeout_s: float = 10.0) -> bool:
+        """Stop the run in flight (True), or do nothing when none is (False). The worker
+        thread does not run while this looks at where it is (this thread holds the GIL), so
+        the exception lands at its next bytecode, outside any uninterruptible code; inside
+        such code this waits for it to come out (an import: milliseconds)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with self._lock:
+                if self._ident is None or self._sent:
+                    return False
+                if _interruptible(sys._current_frames().get(self._ident)):
+                    self._sent = True
+                    _raise_in(self._ident, Cancelled)
+                    return True
+            if time.monotonic() > deadline:
                 return False
-            self._sent = True
-            _raise_in(self._ident, Cancelled)
-            return True
+            time.sleep(0.002)  # let the worker get out of it
+
+
+_RUN_CODE = Worker.run.__code__
 
 
 class _Relay(QObject):
