@@ -142,6 +142,8 @@ class Layout:
                 if all(kept):  # undoing a move, a Fail: the same derived facts
                     target.take_index_hint(start, HINTED if all(k is HINTED for k in kept)
                                            else GROUP_PROOF)
+                # else what differs from the state left: derive from its values
+                target.take_edit_hint(start, [_touched(e) for e in events])
                 self._state = target
 
     # ---- reading -----------------------------------------------------------------------
@@ -496,6 +498,23 @@ class Layout:
     def __repr__(self) -> str:
         return (f"<Layout {self.meta.name!r}: {self.device_count()} devices, "
                 f"{self.link_count()} links, {len(self._state.groups)} groups>")
+
+
+def _touched(event: Event) -> tuple[str, Any]:
+    """(kind, id) of the object an event changed (`DesignState.edit_base`'s kinds)."""
+    if isinstance(event, DeviceAdded | DeviceRemoved):
+        return ("d", event.device.id)
+    if isinstance(event, LinkAdded | LinkRemoved):
+        return ("l", event.link.id)
+    if isinstance(event, GroupAdded | GroupRemoved):
+        return ("g", event.group.id)
+    if isinstance(event, DeviceChanged):
+        return ("d", event.new.id)
+    if isinstance(event, LinkChanged):
+        return ("l", event.new.id)
+    if isinstance(event, GroupChanged):
+        return ("g", event.new.id)
+    return ("m", None)
 
 
 def _keeps_derived(event: Event) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ by mounted unit (whole systems, faces) from `model/racks.py`, which the Racks ta
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rackdesigner import vocabulary
@@ -41,16 +42,41 @@ def check_layout(layout: Layout) -> list[Finding]:
 
     A pass over the whole design: on a large one, callers that can afford it hold the garbage
     collector off meanwhile (`model/gcpause.py`; the CLI, the designer's workers)."""
+    return check_parts(layout).findings()
+
+
+@dataclass
+class RuleParts:
+    """The findings of each rule group, and of each link and over-wired port group: what an
+    edit's re-check starts from (`model/findings.py` re-checks only what the edit touched)."""
+
+    models: list[Finding]
+    links: list[Finding]
+    racks: list[Finding]
+    cooling: list[Finding]
+    nic_reach: list[Finding]
+    reachability: list[Finding]
+    by_link: dict[str, list[Finding]]  # link id -> its findings (those with any)
+    exhausted: dict[tuple[str, str], Finding]  # (device, port group) -> ports-exhausted
+
+    def findings(self) -> list[Finding]:
+        """All findings: errors first, then by rule group and object order."""
+        out = [*self.models, *self.links, *self.racks, *self.cooling, *self.nic_reach,
+               *self.reachability]
+        out.sort(key=lambda f: 0 if f.severity == ERROR else 1)
+        return out
+
+
+def check_parts(layout: Layout) -> RuleParts:
+    """Every rule over the whole design, kept by rule group (see `RuleParts`)."""
     specs = _Specs(layout)
-    findings: list[Finding] = []
-    findings += _check_models(layout, specs)
-    findings += _check_links(layout, specs)
-    findings += _check_racks(layout, specs)
-    findings += check_cooling(layout)
-    findings += _check_nic_reach(layout, specs)
-    findings += _check_reachability(layout)
-    findings.sort(key=lambda f: 0 if f.severity == ERROR else 1)
-    return findings
+    by_link: dict[str, list[Finding]] = {}
+    exhausted: dict[tuple[str, str], Finding] = {}
+    return RuleParts(_check_models(layout, specs),
+                     _check_links(layout, specs, by_link, exhausted),
+                     _check_racks(layout, specs), check_cooling(layout),
+                     _check_nic_reach(layout, specs), _check_reachability(layout),
+                     by_link, exhausted)
 
 
 def check_racks(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
@@ -166,15 +192,41 @@ def _port_group(spec: DeviceSpec, end: PortRef) -> PortGroup | None:
     return None
 
 
-def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
-    out: list[Finding] = []
+def _check_links(layout: Layout, specs: _Specs, by_link: dict | None = None,
+                 exhausted: dict | None = None) -> list[Finding]:
+    """Unresolved links, each link's findings (in link order) and over-wired port groups.
+    `by_link` and `exhausted` collect the findings per link id and per (device, port group),
+    what the incremental check (`model/findings.py`) starts from."""
+    out = check_unresolved(layout)
+    used: dict[tuple[str, str], int] = defaultdict(int)
+    out += check_links_of(layout.links(), specs, {}, used, by_link)
+    for device_id, group_name in used:
+        finding = check_exhausted(layout, specs, device_id, group_name)
+        if finding is not None:
+            out.append(finding)
+            if exhausted is not None:
+                exhausted[(device_id, group_name)] = finding
+    return out
+
+
+def check_unresolved(layout: Layout) -> list[Finding]:
+    out = []
     for link in layout.unresolved_links:
         missing = [e.device for e in (link.a, link.b) if not layout.has_device(e.device)]
         out.append(Finding(ERROR, "missing-device",
                            f"link {link.id}: no device {', '.join(missing)}", (link.id,)))
-    used: dict[tuple[str, str], int] = defaultdict(int)
-    owners: dict[tuple[str, str, int], str] = {}
-    for link in layout.links():
+    return out
+
+
+def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
+                   used: dict[tuple[str, str], int] | None = None,
+                   by_link: dict | None = None) -> list[Finding]:
+    """The findings of `links` in order; `owners` ((device, group, index) -> link id) holds
+    the ports taken by the links checked before (a port taken twice is reported at the
+    second link); `used` counts the links per (device, port group)."""
+    out: list[Finding] = []
+    for link in links:
+        start = len(out)
         if link.a.device == link.b.device:
             out.append(Finding(ERROR, "self-link",
                                f"link {link.id}: both ends are on {link.a.device}", (link.id,)))
@@ -191,7 +243,8 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
                                    f"link {link.id}: {spec.id} has no port {end.group!r} "
                                    f"(its ports: {names})", (link.id, end.device)))
                 continue
-            used[(end.device, end.group)] += link.count
+            if used is not None:
+                used[(end.device, end.group)] += link.count
             if end.index is not None:
                 last = end.index + link.count - 1
                 if last >= group.count:
@@ -211,17 +264,23 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
         ga, gb = groups
         if ga is not None and gb is not None:
             out += _check_pair(link, ga, gb)
-    for device_id, group_name in used:
-        count = specs.index.port_usage(device_id).get(group_name, 0)
-        group = specs.index.port_group(device_id, group_name)
-        assert group is not None
-        if count > group.count:
-            out.append(Finding(ERROR, "ports-exhausted",
-                               f"{device_id}: {count} links on port group {group_name!r}, which "
-                               f"has {group.count} ports",
-                               (device_id, *[lk.id for lk in layout.links_of(device_id)
-                                             if lk.end(device_id).group == group_name][:20])))
+        if by_link is not None and len(out) > start:
+            by_link[link.id] = out[start:]
     return out
+
+
+def check_exhausted(layout: Layout, specs: _Specs, device_id: str, group_name: str
+                    ) -> Finding | None:
+    """A port group wired beyond its port count, or None."""
+    count = specs.index.port_usage(device_id).get(group_name, 0)
+    group = specs.index.port_group(device_id, group_name)
+    if group is None or count <= group.count:
+        return None
+    return Finding(ERROR, "ports-exhausted",
+                   f"{device_id}: {count} links on port group {group_name!r}, which "
+                   f"has {group.count} ports",
+                   (device_id, *[lk.id for lk in layout.links_of(device_id)
+                                 if lk.end(device_id).group == group_name][:20]))
 
 
 def _check_pair(link: Link, ga: PortGroup, gb: PortGroup) -> list[Finding]:
