@@ -79,7 +79,7 @@ def main() -> int:
             panel.flush()
             viewport.repaint()
             edit = time.perf_counter() - start
-            window.undo_action.trigger()
+            window.actions_.undo_action.trigger()
             panel.flush()
             print(f"{sus}-SU SuperPOD: {len(panel.scene.rack_order)} racks, "
                   f"{len(panel.scene.item_for_unit)} mounted units")

@@ -92,53 +92,22 @@ def model_times(curve: dict[str, Any], layouts: dict[str, Any]) -> dict[int, tup
             for p in result.collective(curve["collective"])}
 
 
-def derive_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
-    """Least-squares NVLS_PIPELINE_FILL_WAVES over the NVLS curves (each weighted equally)."""
+def _fit_constant(name: str, curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
+    """Least-squares value of the constant `name` (constants.py) over `curves`, each weighted
+    equally: the model's time at a size is linear in it (t = t0 + W x w, t0 with W = 0, w the
+    time of one unit), so the fit over the relative time error has a closed form. Also the value
+    each curve alone gives."""
     layouts: dict[str, Any] = {}
-    saved = C.NVLS_PIPELINE_FILL_WAVES
-    per_curve: dict[str, tuple[float, float]] = {}
+    saved = getattr(C, name)
     try:
         runs = []
-        for waves in (0.0, 1.0):
-            C.NVLS_PIPELINE_FILL_WAVES = waves
+        for value in (0.0, 1.0):
+            setattr(C, name, value)
             runs.append([model_times(c, layouts) for c in curves])
     finally:
-        C.NVLS_PIPELINE_FILL_WAVES = saved
-    for curve, base, one in zip(curves, runs[0], runs[1], strict=True):
-        if curve["algorithm"] not in ("nvls", "nvls_tree") or curve["set"] != "calibration":
-            continue
-        num = den = 0.0
-        n = 0
-        ranks = curve["gpus"]
-        busbw_factor = 2 * (ranks - 1) / ranks
-        for size, bus in curve["points"].items():
-            t_pub = size / (bus / busbw_factor * 1000.0)
-            t0 = base[size][0]
-            w = one[size][0] - t0
-            num += w * (t_pub - t0) / t_pub**2
-            den += w * w / t_pub**2
-            n += 1
-        per_curve[curve["id"]] = (num / n, den / n)
-    total_num = sum(v[0] for v in per_curve.values())
-    total_den = sum(v[1] for v in per_curve.values())
-    return total_num / total_den, {k: v[0] / v[1] for k, v in per_curve.items()}
-
-
-def derive_level_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
-    """Least-squares `PIPELINE_FILL_WAVES_PER_LEVEL` over the calibration curves that span
-    several NVLink domains (the model's time is linear in it), each curve weighted equally."""
-    layouts: dict[str, Any] = {}
-    multi = [c for c in curves if c["set"] == "calibration" and c["id"].startswith("gb200nvl72x")]
-    saved = C.PIPELINE_FILL_WAVES_PER_LEVEL
-    try:
-        runs = []
-        for waves in (0.0, 1.0):
-            C.PIPELINE_FILL_WAVES_PER_LEVEL = waves
-            runs.append([model_times(c, layouts) for c in multi])
-    finally:
-        C.PIPELINE_FILL_WAVES_PER_LEVEL = saved
+        setattr(C, name, saved)
     per_curve: dict[str, tuple[float, float]] = {}
-    for curve, base, one in zip(multi, runs[0], runs[1], strict=True):
+    for curve, base, one in zip(curves, runs[0], runs[1], strict=True):
         num = den = 0.0
         ranks = curve["gpus"]
         factor = 2 * (ranks - 1) / ranks
@@ -150,6 +119,20 @@ def derive_level_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, fl
         per_curve[curve["id"]] = (num / len(curve["points"]), den / len(curve["points"]))
     total = sum(v[0] for v in per_curve.values()) / sum(v[1] for v in per_curve.values())
     return total, {k: v[0] / v[1] for k, v in per_curve.items()}
+
+
+def derive_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
+    """Least-squares NVLS_PIPELINE_FILL_WAVES over the calibration NVLS curves."""
+    nvls = [c for c in curves if c["algorithm"] in ("nvls", "nvls_tree")
+            and c["set"] == "calibration"]
+    return _fit_constant("NVLS_PIPELINE_FILL_WAVES", nvls)
+
+
+def derive_level_fill(curves: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
+    """Least-squares `PIPELINE_FILL_WAVES_PER_LEVEL` over the calibration curves that span
+    several NVLink domains (the multi-rack NVL72 ones)."""
+    multi = [c for c in curves if c["set"] == "calibration" and c["id"].startswith("gb200nvl72x")]
+    return _fit_constant("PIPELINE_FILL_WAVES_PER_LEVEL", multi)
 
 
 def compare(curves: list[dict[str, Any]]) -> list[tuple[str, int, float, float, str]]:

@@ -124,7 +124,7 @@ def window(layout, repeat: int) -> None:
     print(f"Fail / Restore -> figures : median {statistics.median(toggles) * 1000:6.0f} ms, "
           f"max {max(toggles) * 1000:6.0f} ms (longest GUI stall "
           f"{max(stalls) * 1000:.0f} ms)")
-    win.heat_action.trigger()
+    win.actions_.heat_action.trigger()
     win.simulation_panel.flush()
     heat = win.simulation_panel.heat_tab.heat
     recolours = recolour_times(app, win, heat, repeat)

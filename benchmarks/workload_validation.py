@@ -1,56 +1,78 @@
 """Compare the workload estimator with published, measured training runs.
 
-    python3 benchmarks/workload_validation.py [--markdown]
+    python3 benchmarks/workload_validation.py [--set calibration|validation|all] [--markdown]
+                                              [--json FILE]
 
-Each run is rebuilt as a design with RackDesigner's own generators (the systems and fabrics the
-publications name), estimated with the published parallel layout, batch and precision, and the
-predicted throughput compared with the measured one. Error = predicted / measured - 1 (positive:
-the model is optimistic). No figure of the model is tuned per run; the same constants serve all.
-The table in docs/workload.md is this script's output.
+The runs, their sources and the split into a calibration set (what the model's constants were
+chosen against) and a validation set (runs added afterwards, that only check them) are in
+`benchmarks/workload_runs.yaml`. Each run is rebuilt as a design with RackDesigner's own
+generators (the systems and fabrics the publications name), estimated with the published
+parallel layout, batch, precision and the efficiency profile of the software that ran it, and
+the predicted throughput compared with the measured one. Error = predicted / measured - 1
+(positive: the model is optimistic). No figure of the model is tuned per run; the same
+constants and four named profiles serve all. The tables in docs/workload.md are this script's
+output.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from rackdesigner.generators import generate  # noqa: E402
-from rackdesigner.workload import estimate  # noqa: E402
+from rackdesigner.workload import estimate, resolve_model  # noqa: E402
 
 MODELS = HERE / "workload_models"
-KORTHIKANTI = ("Korthikanti et al. 2022 (arXiv:2205.05198) Tables 3 and 5: Selene, DGX A100 "
-               "80GB, 8x HDR 200G per node; selective recompute + sequence parallelism")
-NEMO_2509 = ("NeMo 25.09 performance summary (Megatron-Bridge docs/performance-summary-"
-             "archive.md, 25.09 container)")
-NEMO_2511 = "NeMo 25.11 performance summary (Megatron-Bridge docs/performance-summary.md)"
-NEMO_2602 = "NeMo 26.02 performance summary (Megatron-Bridge performance-summary-archive.md)"
-NARAYANAN_13 = ("Narayanan et al. 2021 (SC'21, arXiv:2104.04473) Figure 13, batch 128: Selene, DGX "
-                "A100 80GB, 8x HDR 200G per node; full recomputation, micro-batch 1, no data "
-                "parallelism; teraFLOP/s per GPU by the paper's Eq. (3), read off the plot (+-3)")
-NARAYANAN_15 = ("Narayanan et al. 2021 (SC'21, arXiv:2104.04473) Figure 15, batch 512: as Figure "
-                "13, pipeline 1, data parallel = 64 / TP, gradient all-reduce not overlapped "
-                "(DDP local); teraFLOP/s per GPU by Eq. (3), read off the plot (+-3)")
+RUNS_FILE = HERE / "workload_runs.yaml"
+UNITS = {"s": "s/step", "tok": "tok/s/GPU", "tf_eq3": "TFLOP/s/GPU"}
 
 
 @dataclass(frozen=True)
 class Run:
     name: str
+    set: str  # calibration | validation
     gpu: str
-    design: tuple  # (template, options)
-    model: str
+    stack: str  # efficiency profile
+    cluster: str
+    model: str  # bundled id or file
     job: dict
-    measured: float  # step seconds ("s"), tokens/s/GPU ("tok") or teraFLOP/s/GPU ("tf")
+    measured: float
     unit: str
-    source: str
-    kind: str  # dense / MoE
-    note: str = ""
-    flops_per_step: float = 0.0  # with unit "tf": the publication's FLOPs per step
+    source: str  # the full citation
+    kind: str = "dense"
+
+
+@dataclass(frozen=True)
+class Result:
+    run: Run
+    predicted: float
+    error: float
+    estimate: object
+
+
+def load_runs(path: Path = RUNS_FILE) -> list[Run]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    sources = data["sources"]
+    out = []
+    for r in data["runs"]:
+        model = r["model"]
+        if (MODELS / f"{model}.yaml").exists():
+            model = str(MODELS / f"{model}.yaml")
+        value, unit = r["measured"]
+        out.append(Run(r["name"], r["set"], r["gpu"], r["stack"], r["cluster"], model,
+                       dict(r["job"]), float(value), unit, sources[r["source"]],
+                       r.get("kind", "dense")))
+    return out
 
 
 def narayanan_flops(batch: int, layers: int, hidden: int, seq: int = 2048,
@@ -61,164 +83,147 @@ def narayanan_flops(batch: int, layers: int, hidden: int, seq: int = 2048,
                                                       + vocab / (16 * layers * hidden))
 
 
-def _m(name: str) -> str:
-    return str(MODELS / f"{name}.yaml")
+def cluster_design(cluster: str, gpus: int) -> tuple[str, dict]:
+    """The generator call that builds `cluster` with at least `gpus` GPUs."""
+    nodes = max(1, math.ceil(gpus / 8))
+    if cluster == "selene":
+        return "superpod", {"system": "dgx-a100", "nodes": nodes}
+    if cluster == "dgx-h100":
+        return (("dgx-h100", {}) if gpus <= 8 else
+                ("rail-optimized", {"system": "dgx-h100", "nodes": nodes, "switch": "qm9700"}))
+    if cluster == "dgx-b200":
+        return ("dgx-b200", {}) if gpus <= 8 else ("superpod", {"system": "dgx-b200",
+                                                                 "nodes": nodes})
+    if cluster == "nvl72":
+        racks = max(1, math.ceil(gpus / 72))
+        return ("nvl72", {}) if racks == 1 else ("superpod", {"system": "gb200-nvl72",
+                                                              "racks": racks})
+    raise ValueError(f"unknown cluster {cluster!r}")
 
 
-SP_A100 = ("superpod", {"system": "dgx-a100", "sus": 4})
-SP_A100_BIG = ("superpod", {"system": "dgx-a100", "sus": 14})
-H100_1 = ("dgx-h100", {})
-H100_8 = ("rail-optimized", {"system": "dgx-h100", "nodes": 8, "switch": "qm9700"})
-H100_128 = ("rail-optimized", {"system": "dgx-h100", "nodes": 128, "switch": "qm9700"})
-B200_1 = ("dgx-b200", {})
-B200_SU = ("superpod", {"system": "dgx-b200", "sus": 1})
-NVL72 = ("nvl72", {})
-
-RUNS = (
-    Run("GPT 22B, 8 A100", "A100", SP_A100, _m("gpt-22b"),
-        dict(gpus=8, tp=8, gbs=4, mbs=4), 1.10, "s", KORTHIKANTI, "dense"),
-    Run("GPT-3 175B, 64 A100", "A100", SP_A100, "gpt3-175b",
-        dict(gpus=64, tp=8, pp=8, vp=3, gbs=64), 13.75, "s", KORTHIKANTI, "dense"),
-    Run("GPT 530B, 280 A100", "A100", SP_A100, _m("gpt-530b"),
-        dict(gpus=280, tp=8, pp=35, vp=3, gbs=280), 37.83, "s", KORTHIKANTI, "dense"),
-    Run("GPT 1T, 512 A100", "A100", SP_A100, _m("gpt-1t"),
-        dict(gpus=512, tp=8, pp=64, gbs=512), 71.49, "s", KORTHIKANTI, "dense"),
-    Run("GPT 530B, 2,240 A100 (DP 8)", "A100", SP_A100_BIG, _m("gpt-530b"),
-        dict(gpus=2240, tp=8, pp=35, vp=3, gbs=2240, sharding="none"), 39.15, "s",
-        KORTHIKANTI, "dense", "the run did not overlap the gradient all-reduce; the model does"),
-    Run("GPT 162B, 64 A100, TP 8 (in the node)", "A100", SP_A100, _m("gpt-162b"),
-        dict(gpus=64, tp=8, pp=8, gbs=128, recompute="full"), 165, "tf", NARAYANAN_13,
-        "dense", flops_per_step=narayanan_flops(128, 32, 20480)),
-    Run("GPT 162B, 64 A100, TP 16 (2 nodes)", "A100", SP_A100, _m("gpt-162b"),
-        dict(gpus=64, tp=16, pp=4, gbs=128, recompute="full"), 146, "tf", NARAYANAN_13,
-        "dense, TP across NVLink domains", flops_per_step=narayanan_flops(128, 32, 20480)),
-    Run("GPT 162B, 64 A100, TP 32 (4 nodes)", "A100", SP_A100, _m("gpt-162b"),
-        dict(gpus=64, tp=32, pp=2, gbs=128, recompute="full"), 107, "tf", NARAYANAN_13,
-        "dense, TP across NVLink domains", flops_per_step=narayanan_flops(128, 32, 20480)),
-    Run("GPT 5.9B, 64 A100, TP 8 (in the node)", "A100", SP_A100, _m("gpt-5.9b"),
-        dict(gpus=64, tp=8, gbs=512, recompute="full", sharding="none"), 74, "tf",
-        NARAYANAN_15, "dense", flops_per_step=narayanan_flops(512, 32, 3840)),
-    Run("GPT 5.9B, 64 A100, TP 16 (2 nodes)", "A100", SP_A100, _m("gpt-5.9b"),
-        dict(gpus=64, tp=16, gbs=512, recompute="full", sharding="none"), 38, "tf",
-        NARAYANAN_15, "dense, TP across NVLink domains",
-        flops_per_step=narayanan_flops(512, 32, 3840)),
-    Run("GPT 5.9B, 64 A100, TP 32 (4 nodes)", "A100", SP_A100, _m("gpt-5.9b"),
-        dict(gpus=64, tp=32, gbs=512, recompute="full", sharding="none"), 21, "tf",
-        NARAYANAN_15, "dense, TP across NVLink domains",
-        flops_per_step=narayanan_flops(512, 32, 3840)),
-    Run("Llama 3 8B, 8 H100, FP8, FSDP", "H100", H100_1, "llama3-8b",
-        dict(gbs=128, mbs=1, sharding="full", precision="fp8"), 14079, "tok", NEMO_2509,
-        "dense"),
-    Run("Llama 3 70B, 64 H100, FP8", "H100", H100_8, "llama3-70b",
-        dict(tp=4, pp=8, vp=5, gbs=128, mbs=1, precision="fp8"), 1619, "tok", NEMO_2509,
-        "dense"),
-    Run("Llama 3.1 405B, 1,024 H100, FP8", "H100", H100_128, "llama3.1-405b",
-        dict(tp=8, pp=8, cp=2, vp=8, gbs=512, mbs=1, precision="fp8"), 302, "tok", NEMO_2509,
-        "dense"),
-    Run("DeepSeek-V3, 1,024 H100, FP8", "H100", H100_128, "deepseek-v3",
-        dict(tp=2, pp=8, vp=4, ep=64, gbs=8192, mbs=1, precision="fp8"), 1297, "tok",
-        NEMO_2509, "MoE", "dropless, balanced tokens"),
-    Run("Llama 3 8B, 8 B200, FP8", "B200", B200_1, "llama3-8b",
-        dict(gbs=128, mbs=2, precision="fp8"), 29994, "tok", NEMO_2509, "dense"),
-    Run("Llama 3.1 405B, 128 B200, FP8", "B200", B200_SU, "llama3.1-405b",
-        dict(gpus=128, tp=4, pp=8, cp=2, vp=8, gbs=64, mbs=1, precision="fp8"), 664, "tok",
-        NEMO_2509, "dense"),
-    Run("DeepSeek-V3, 256 B200, MXFP8", "B200", B200_SU, "deepseek-v3",
-        dict(pp=16, ep=8, gbs=4096, mbs=1, precision="fp8"), 2689, "tok", NEMO_2602, "MoE",
-        "MXFP8 modelled as FP8"),
-    Run("Llama 3 8B, 8 GB200, FP8", "GB200", NVL72, "llama3-8b",
-        dict(gpus=8, gbs=128, mbs=2, precision="fp8"), 31357, "tok", NEMO_2509, "dense"),
-    Run("Llama 3 70B, 64 GB200, MXFP8", "GB200", NVL72, "llama3-70b",
-        dict(gpus=64, tp=2, pp=4, vp=5, gbs=256, mbs=1, precision="fp8"), 3613, "tok",
-        NEMO_2602, "dense", "MXFP8 modelled as FP8"),
-)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--markdown", action="store_true", help="print the docs table")
-    args = parser.parse_args(argv)
-    designs: dict = {}
-    rows = []
-    start = time.perf_counter()
-    for run in RUNS:
-        key = (run.design[0], tuple(sorted(run.design[1].items())))
-        if key not in designs:
-            designs[key] = generate(run.design[0], **run.design[1])
-        e = estimate(designs[key], run.model, time_if_too_big=True, **run.job)
+def evaluate(runs: list[Run], designs: dict | None = None) -> list[Result]:
+    designs = {} if designs is None else designs
+    out = []
+    for run in runs:
+        key = cluster_design(run.cluster, run.job["gpus"])
+        design_key = (key[0], tuple(sorted(key[1].items())))
+        if design_key not in designs:
+            designs[design_key] = generate(key[0], **key[1])
+        e = estimate(designs[design_key], run.model, profile=run.stack, time_if_too_big=True,
+                     **run.job)
         if run.unit == "s":
             predicted = e.step_time_s
-            error = run.measured / predicted - 1  # throughput error
-        elif run.unit == "tf":
-            predicted = run.flops_per_step / e.step_time_s / e.gpus / 1e12
+            error = run.measured / predicted - 1  # as a throughput error
+        elif run.unit == "tf_eq3":
+            m = resolve_model(run.model)
+            flops = narayanan_flops(run.job["gbs"], m.layers, m.hidden, e.job.seq, m.vocab)
+            predicted = flops / e.step_time_s / e.gpus / 1e12
             error = predicted / run.measured - 1
         else:
             predicted = e.tokens_per_s / e.gpus
             error = predicted / run.measured - 1
-        rows.append((run, predicted, error, e))
-    errors = [abs(r[2]) for r in rows]
-    signed = [r[2] for r in rows]
-    if args.markdown:
-        print("| run | GPU | kind | layout | measured | estimated | error | MFU est. | "
-              "memory GB est. |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        for run, pred, err, e in rows:
-            unit = {"s": "s/step", "tok": "tok/s/GPU", "tf": "TFLOP/s/GPU"}[run.unit]
-            fmt = "{:,.2f}" if run.unit == "s" else "{:,.0f}"
-            est = fmt.format(pred)
-            mfu = f"{e.mfu:.0%}" if e.mfu else "-"
-            mem = f"{e.memory.total_GB:.0f}" + ("" if e.fits else " (refused)")
-            print(f"| {run.name} | {run.gpu} | {run.kind} | {e.job.label()} | "
-                  f"{fmt.format(run.measured)} {unit} | {est} | {err:+.0%} | {mfu} | {mem} |")
-        print(f"\nMean absolute error {sum(errors) / len(errors):.1%} over {len(errors)} runs "
-              f"(mean signed error {sum(signed) / len(signed):+.1%}).")
-        print()
-        print(generation_table(rows))
-        print()
-        print(tp_domain_table(rows))
-    else:
-        print(generation_table(rows))
-        print(tp_domain_table(rows))
-        for run, pred, err, e in rows:
-            status = f"predicted {pred:,.2f} vs measured {run.measured:,.2f} ({err:+.1%})"
-            if not e.fits:
-                status += "; the estimator would refuse it: " + e.memory.refusal()
-            b = e.breakdown
-            top = ", ".join(f"{k.removesuffix('_s')} {v:.2f}" for k, v in b.items() if v > 0)
-            print(f"{run.name:<38} {status}\n    {e.job.label()}; {top}")
-        print(f"\nmean |error| {sum(errors) / len(errors):.1%} over {len(errors)} runs, "
-              f"mean signed {sum(signed) / len(signed):+.1%} "
-              f"({time.perf_counter() - start:.0f} s)")
-    return 0
+        out.append(Result(run, predicted, error, e))
+    return out
 
 
-def generation_table(rows: list) -> str:
-    """Mean absolute and signed error and the worst run per GPU generation: a bias of one
-    generation shows here even when the overall mean hides it."""
-    out = ["| GPU | runs | mean abs. error | mean signed error | worst |", "|---|---|---|---|---|"]
-    for gpu in dict.fromkeys(r[0].gpu for r in rows):
-        errs = [(r[2], r[0].name) for r in rows if r[0].gpu == gpu]
-        worst = max(errs, key=lambda x: abs(x[0]))
-        out.append(f"| {gpu} | {len(errs)} | {sum(abs(e) for e, _ in errs) / len(errs):.1%} | "
-                   f"{sum(e for e, _ in errs) / len(errs):+.1%} | {worst[0]:+.0%} ({worst[1]}) |")
+def summary(results: list[Result]) -> dict:
+    if not results:
+        return {"runs": 0}
+    errs = [abs(r.error) for r in results]
+    worst = max(results, key=lambda r: abs(r.error))
+    return {"runs": len(results), "mean_abs": sum(errs) / len(errs),
+            "mean_signed": sum(r.error for r in results) / len(results),
+            "worst": worst.error, "worst_run": worst.run.name,
+            "within_15": sum(e <= 0.15 for e in errs),
+            "refused": sum(not r.estimate.fits for r in results)}
+
+
+def run_table(results: list[Result]) -> str:
+    out = ["| run | set | stack | layout | measured | estimated | error | MFU est. | "
+           "memory GB est. |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        e, run = r.estimate, r.run
+        fmt = "{:,.2f}" if run.unit == "s" else "{:,.0f}"
+        mfu = f"{e.mfu:.0%}" if e.mfu else "-"
+        mem = f"{e.memory.total_GB:.0f}" + ("" if e.fits else " (does not fit)")
+        out.append(f"| {run.name} | {run.set} | {run.stack} | {e.job.label()} | "
+                   f"{fmt.format(run.measured)} {UNITS[run.unit]} | {fmt.format(r.predicted)} | "
+                   f"{r.error:+.0%} | {mfu} | {mem} |")
     return "\n".join(out)
 
 
-def tp_domain_table(rows: list) -> str:
-    """Slowdown of each TP-across-NVLink-domains run against the TP-8 run of the same figure
-    (same model, GPUs and batch), measured vs estimated: the figure the scale-up question turns
-    on, free of the model's absolute level."""
+def group_table(results: list[Result], key, title: str) -> str:
+    out = [f"| {title} | runs | mean abs. error | mean signed | worst |", "|---|---|---|---|---|"]
+    for value in dict.fromkeys(key(r) for r in results):
+        s = summary([r for r in results if key(r) == value])
+        out.append(f"| {value} | {s['runs']} | {s['mean_abs']:.1%} | {s['mean_signed']:+.1%} | "
+                   f"{s['worst']:+.0%} ({s['worst_run']}) |")
+    return "\n".join(out)
+
+
+def tp_domain_table(results: list[Result]) -> str:
+    """Slowdown of each TP-across-NVLink-domains run against the TP-8 run of the same figure,
+    measured vs estimated: the figure the scale-up question turns on, free of the absolute
+    level."""
     out = ["| TP across NVLink domains | measured slowdown vs TP 8 in the node | estimated | "
            "estimated / measured |", "|---|---|---|---|"]
-    for run, pred, _err, _est in rows:
-        if "across NVLink" not in run.kind:
+    for r in results:
+        if r.run.kind != "tp-across":
             continue
-        base = next(r for r in rows if r[0].source == run.source and r[3].job.tp == 8)
-        measured = base[0].measured / run.measured
-        estimated = base[1] / pred
-        out.append(f"| {run.name} | {measured:.2f}x | {estimated:.2f}x | "
+        base = next(b for b in results if b.run.source == r.run.source
+                    and b.run.model == r.run.model and b.run.kind == "tp-inside")
+        measured = base.run.measured / r.run.measured
+        estimated = base.predicted / r.predicted
+        out.append(f"| {r.run.name} | {measured:.2f}x | {estimated:.2f}x | "
                    f"{estimated / measured:.2f} |")
     return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("calibration", "validation", "all"), default="all")
+    parser.add_argument("--markdown", action="store_true", help="print the docs tables")
+    parser.add_argument("--json", metavar="FILE", help="write every run's figures as JSON")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    runs = [r for r in load_runs() if args.set in ("all", r.set)]
+    results = evaluate(runs)
+    sets = {s: summary([r for r in results if r.run.set == s])
+            for s in ("calibration", "validation")}
+    if args.markdown:
+        print(run_table(results))
+        print()
+    else:
+        for r in results:
+            e = r.estimate
+            status = f"{r.predicted:,.2f} vs {r.run.measured:,.2f} {UNITS[r.run.unit]} " \
+                     f"({r.error:+.1%})" + ("" if e.fits else "; does not fit: "
+                                            + e.memory.refusal())
+            top = ", ".join(f"{k.removesuffix('_s')} {v:.2f}" for k, v in e.breakdown.items()
+                            if v > 0)
+            print(f"[{r.run.set[:3]}] {r.run.name:<40} {status}\n      {e.job.label()} "
+                  f"({r.run.stack}); {top}")
+    print(group_table(results, lambda r: r.run.set, "set"))
+    print()
+    print(group_table(results, lambda r: r.run.stack, "stack"))
+    print()
+    print(group_table(results, lambda r: r.run.gpu, "GPU"))
+    print()
+    print(tp_domain_table(results))
+    for name, s in sets.items():
+        if s["runs"]:
+            print(f"\n{name}: mean |error| {s['mean_abs']:.1%}, worst {s['worst']:+.1%} "
+                  f"({s['worst_run']}), {s['within_15']}/{s['runs']} within 15 %, "
+                  f"{s['refused']} do not fit")
+    print(f"({time.perf_counter() - start:.0f} s)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "sets": sets, "runs": [{"name": r.run.name, "set": r.run.set,
+                                    "stack": r.run.stack, "measured": r.run.measured,
+                                    "unit": r.run.unit, "predicted": r.predicted,
+                                    "error": r.error, "fits": r.estimate.fits}
+                                   for r in results]}, indent=2))
+    return 0
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ def main() -> int:
     window.grab().save(str(out / "screenshot-whatif.png"))
     window.editor.restore_all()
     window.scene.flush()
-    window.heat_action.trigger()
+    window.actions_.heat_action.trigger()
     panel.flush()
     window.view.fit()
     for _ in range(5):

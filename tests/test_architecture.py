@@ -39,6 +39,7 @@ BLOCK_QT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_core_imports_without_qt():
     """Everything but ui/ and the app entry must work where Qt cannot be imported."""
     result = subprocess.run([sys.executable, "-c", BLOCK_QT], capture_output=True, text=True,

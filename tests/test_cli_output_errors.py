@@ -23,6 +23,7 @@ def _cli(*args: str, stdout=subprocess.PIPE, **env: str) -> subprocess.Completed
                           env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **env})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["validate", EXAMPLE], ["simulate", "--json", EXAMPLE], ["bom", EXAMPLE], ["catalog"],
     ["examples"], ["generate", "dgx-h100", "-o", "-"], ["--version"],
@@ -35,6 +36,7 @@ def test_stdout_on_a_full_disk_is_a_message_and_exit_2(args):
                              "device\n")
 
 
+@pytest.mark.slow
 def test_output_files_that_are_devices_are_refused(tmp_path):
     for args in (["generate", "dgx-h100", "-o", "/dev/full"],
                  ["render", EXAMPLE, "-o", str(tmp_path / "x.png")]):
@@ -59,6 +61,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
 def test_render_on_a_full_disk_keeps_the_previous_image(tmp_path, suffix):
     image = tmp_path / f"design{suffix}"
@@ -76,6 +79,7 @@ def test_render_on_a_full_disk_keeps_the_previous_image(tmp_path, suffix):
     assert sorted(p.name for p in tmp_path.iterdir()) == [image.name]
 
 
+@pytest.mark.slow
 def test_render_refuses_coordinates_too_far_to_draw(tmp_path):
     layout = tmp_path / "far.yaml"
     layout.write_text("schema_version: 1\ndevices:\n"
@@ -88,6 +92,7 @@ def test_render_refuses_coordinates_too_far_to_draw(tmp_path):
     assert not (tmp_path / "far.png").exists()
 
 
+@pytest.mark.slow
 def test_generate_does_not_replace_a_read_only_file_and_writes_through_symlinks(tmp_path):
     protected = tmp_path / "protected.yaml"
     protected.write_text("mine\n")

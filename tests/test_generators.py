@@ -63,6 +63,7 @@ def test_every_device_is_placed_in_a_rack_and_grouped(template, options):
     assert len(positions) > 1  # laid out, not piled at the origin
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("template", "options"), CASES, ids=IDS)
 def test_yaml_round_trip_is_byte_identical(template, options, tmp_path):
     layout = generate(template, **options)

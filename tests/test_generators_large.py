@@ -43,6 +43,7 @@ def test_gb200_superpod_one_su_is_eight_nvl72_racks_on_a_rail_optimized_fabric()
     assert not [f for f in check_layout(layout) if f.severity == "error"]
 
 
+@pytest.mark.slow
 def test_gb200_superpod_partial_su_keeps_full_leaves_and_grows_a_core_tier():
     one = generate("superpod", system="gb200-nvl72", racks=1)
     assert kinds(one)["gpu"] == 72
@@ -87,6 +88,7 @@ def test_a_100k_gpu_superpod_is_planned_on_q3400(catalog):
     assert clos.switches <= 5 * 102_400 / 144 * 1.05
 
 
+@pytest.mark.slow
 def test_spectrum_x_superpod_puts_a_supernic_per_gpu_on_sn5600():
     ib = generate("superpod", system="dgx-h100", sus=1)
     eth = generate("superpod", system="dgx-h100", sus=1, switch="sn5600")

@@ -41,6 +41,7 @@ H100_TABLE = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("sus", "nodes", "gpus", "leaf", "spine", "node_cables", "ls_cables"),
                          H100_TABLE)
 def test_h100_superpod_matches_ra_table(sus, nodes, gpus, leaf, spine, node_cables, ls_cables):
@@ -77,6 +78,7 @@ def test_b200_superpod_plan_matches_ra_table(catalog, row):
     assert clos.levels == (3 if core else 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sus", [2, 16])
 def test_b200_superpod_built_matches_ra_table(sus):
     row = next(r for r in B200_TABLE if r[0] == sus)
@@ -92,6 +94,7 @@ def test_b200_superpod_built_matches_ra_table(sus):
     assert not has_errors(check_layout(layout))
 
 
+@pytest.mark.slow
 def test_largest_superpod_16384_gpus_builds_and_validates():
     layout = generate("superpod", system="dgx-b200", sus=64)
     n, g, switches, cables = census(layout)

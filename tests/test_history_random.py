@@ -7,6 +7,7 @@ import pytest
 from random_edits import RandomDesigner
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_random_edits_undo_to_the_start_and_redo_to_the_end(catalog, seed):
     designer = RandomDesigner(catalog, seed, check_every=60)

@@ -56,6 +56,7 @@ def test_csv_has_one_row_per_cable_sorted_by_rack(superpod, tmp_path):
     assert len(set(labels)) == len(labels)
 
 
+@pytest.mark.slow
 def test_xlsx_holds_the_same_rows_and_a_summary(superpod, tmp_path):
     csv_out, xlsx_out = tmp_path / "c.csv", tmp_path / "c.xlsx"
     export(superpod, "cabling", csv_out)

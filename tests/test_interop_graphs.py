@@ -41,6 +41,7 @@ def test_graphml_reads_with_networkx(superpod, tmp_path):
     assert set(gpus) <= component
 
 
+@pytest.mark.slow
 def test_graphml_round_trip_keeps_the_design(superpod, tmp_path):
     out = tmp_path / "pod.graphml"
     export(superpod, "graphml", out)

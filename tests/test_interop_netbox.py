@@ -164,6 +164,7 @@ def test_device_type_round_trip_keeps_ports(exported, tmp_path):
         original.manufacturer, original.model, original.u_height)
 
 
+@pytest.mark.slow
 def test_design_round_trip_through_netbox(tmp_path):
     """Exported to NetBox and imported back: the same boxes in the same racks and U, the
     same parts, and the same cables port for port (bundles re-formed)."""

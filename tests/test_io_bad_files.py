@@ -216,6 +216,7 @@ def test_random_bytes_are_refused(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_twenty_megabytes_of_junk(tmp_path, capsys):
     rng = random.Random(7)
     alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789 :-,[]{}#'\"\n"
@@ -228,6 +229,7 @@ def test_twenty_megabytes_of_junk(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_binary_junk_is_refused_at_once(tmp_path, capsys):
     rng = random.Random(3)
     data = bytes(rng.randrange(256) for _ in range(1 << 20)) * 20
@@ -235,11 +237,13 @@ def test_binary_junk_is_refused_at_once(tmp_path, capsys):
     _refused(path, capsys, None, "binary file")
 
 
+@pytest.mark.slow
 def test_files_over_the_size_limit_are_refused(tmp_path, capsys):
     path = _write(tmp_path, "big.yaml", b"#" * (safety.MAX_BYTES + 1))
     _refused(path, capsys, None, "MiB", "refused")
 
 
+@pytest.mark.slow
 def test_too_many_values_are_refused_before_composing(tmp_path, capsys):
     text = "schema_version: 1\nx-a: {" + "a," * (safety.MAX_NODES // 2 + 10) + "a}\n"
     path = _write(tmp_path, "many.yaml", text)
@@ -340,6 +344,7 @@ DEEP = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DEEP))
 def test_deep_nesting_is_refused(name, tmp_path, capsys):
     path = _write(tmp_path, f"{name}.yaml", DEEP[name])
@@ -366,6 +371,7 @@ else:
 _CLI = "import sys; from rackdesigner.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
+@pytest.mark.slow
 def test_deep_nesting_does_not_crash_the_process(tmp_path):
     """Unguarded, `[` x 200000 segfaults libyaml's composer; these children must exit 0."""
     for name in ("flow-lists", "flow-maps", "block-dashes", "deep-indentation",
@@ -442,6 +448,7 @@ def _mutate(data: bytes, rng: random.Random, gentle: bool = False) -> bytes:
     return bytes(buf)
 
 
+@pytest.mark.slow
 def test_fuzzed_files_load_or_raise_layout_file_error(catalog, tmp_path):
     seed = _seed_file(catalog)
     rng = random.Random(1130)
@@ -466,6 +473,7 @@ def test_fuzzed_files_load_or_raise_layout_file_error(catalog, tmp_path):
     assert outcomes["loaded"] > 10 and outcomes["refused"] > 100, outcomes
 
 
+@pytest.mark.slow
 def test_fuzzed_files_through_the_cli(catalog, tmp_path, capsys):
     seed = _seed_file(catalog)
     rng = random.Random(42)

@@ -22,6 +22,7 @@ def nvl72pod():
     return generate("superpod", system="gb200-nvl72", racks=3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "shorter"), [("superpod", 4), ("nvl72pod", 1.5)])
 def test_compact_form_is_much_shorter_and_loads_to_the_same_design(name, shorter, request,
                                                                     catalog):
@@ -142,6 +143,7 @@ def test_bad_compact_files_name_the_line(superpod, old, new, nth, message):
     assert message in str(info.value)
 
 
+@pytest.mark.slow
 def test_convert_verb_goes_both_ways_byte_for_byte(superpod, tmp_path, capsys):
     from rackdesigner.io import save_layout
 
@@ -155,6 +157,7 @@ def test_convert_verb_goes_both_ways_byte_for_byte(superpod, tmp_path, capsys):
     assert main(["convert", str(tmp_path / "missing.yaml"), "-o", str(tmp_path / "x")]) == 2
 
 
+@pytest.mark.slow
 def test_the_designer_saves_a_compact_file_back_in_the_compact_form(qtbot, tmp_path, superpod):
     from PySide6.QtCore import QSettings
 
@@ -172,6 +175,7 @@ def test_the_designer_saves_a_compact_file_back_in_the_compact_form(qtbot, tmp_p
     assert (tmp_path / "again.yaml").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_large_file_opens_with_progress_read_on_a_worker(qtbot, tmp_path, superpod,
                                                            monkeypatch):
     from PySide6.QtCore import QSettings
@@ -187,7 +191,7 @@ def test_a_large_file_opens_with_progress_read_on_a_worker(qtbot, tmp_path, supe
     qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
     window.show()
     assert window.open_file(path, ask=False)
-    progress = window.open_progress
+    progress = window.files.open_progress
     assert progress.shown and progress.read_in_worker
     assert progress.stages[0].startswith("reading")
     assert progress.stages[-1] == (f"drawing {superpod.device_count():,} devices and "

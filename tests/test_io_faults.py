@@ -41,6 +41,7 @@ def _example(name: str = "dgx-h100-2node-ib.yaml") -> Path:
 
 # ---- 1. the end check ---------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_cut_file_is_refused_by_validate_and_simulate(tmp_path):
     lines = _example().read_text(encoding="utf-8").splitlines(keepends=True)
     keep = int(len(lines) * 0.9)
@@ -103,6 +104,7 @@ def test_dates_under_extension_keys_are_kept():
 
 # ---- 6. special files -----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path):
     fifo = tmp_path / "layout.yaml"
     os.mkfifo(fifo)
@@ -202,6 +204,7 @@ def _temps(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if TEMP_MARK in p.name]
 
 
+@pytest.mark.slow
 def test_a_save_killed_with_sigkill_leaves_a_temp_the_next_save_removes(catalog, tmp_path):
     target = tmp_path / "design.yaml"
     saver = _saver_stopped_mid_save(target)
@@ -218,6 +221,7 @@ def test_a_save_killed_with_sigkill_leaves_a_temp_the_next_save_removes(catalog,
     assert load_layout(target, catalog) == layout
 
 
+@pytest.mark.slow
 def test_opening_in_the_designer_removes_a_crashed_saves_temp(qtbot, catalog, tmp_path):
     from PySide6.QtCore import QSettings
 
@@ -237,6 +241,7 @@ def test_opening_in_the_designer_removes_a_crashed_saves_temp(qtbot, catalog, tm
     assert _temps(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_a_temp_held_by_a_live_save_is_left_alone(catalog, tmp_path):
     target = tmp_path / "design.yaml"
     saver = _saver_stopped_mid_save(target)

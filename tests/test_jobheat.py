@@ -126,6 +126,7 @@ def test_a_bad_job_file_names_its_line():
     assert pasted.job.tp == 8 and pasted.gpus == 16
 
 
+@pytest.mark.slow
 def test_cli_renders_and_lists_the_job_loads(tmp_path, capsys, tor):
     design = tmp_path / "tor.yaml"
     design.write_text(dump_layout_text(tor))

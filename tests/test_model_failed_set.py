@@ -53,3 +53,18 @@ def test_undoing_a_failure_and_reloading_give_the_same_set(catalog):
     assert marked_failed(layout) == () and not closure(layout)
     layout.replay(tx, forward=True)
     assert marked_failed(layout) == _scan(layout) == ("gpu-6", "l-1")
+
+
+def test_a_move_carries_the_failure_closure_over_instead_of_recomputing_it(catalog):
+    """Moves change no failure: the moved state's index starts from its predecessor's closure
+    (model/index.py `_MOVE_PROOF`); it used to be reset right after being carried over."""
+    layout = _design(catalog)
+    layout.update_device("gpu-5", status="failed")
+    before = layout.index()
+    down = closure(layout)
+    layout.update_device("gpu-1", pos=(40.0, 80.0))
+    after = layout.index()
+    assert after is not before
+    assert after.failed(lambda: None) is down  # carried: the compute function is not called
+    layout.update_device("gpu-2", status="failed")  # not a move: computed afresh
+    assert closure(layout).devices == {"gpu-2", "gpu-5"}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
+
 from rackdesigner.model.gcpause import gc_paused
 
 
@@ -42,6 +44,7 @@ def test_a_disabled_collector_stays_disabled():
         gc.enable()
 
 
+@pytest.mark.slow
 def test_a_freeze_asked_by_any_pause_happens_when_the_last_one_ends():
     gc.unfreeze()
     try:
@@ -58,6 +61,7 @@ def test_a_freeze_asked_by_any_pause_happens_when_the_last_one_ends():
         gc.unfreeze()
 
 
+@pytest.mark.slow
 def test_a_worker_run_on_a_large_design_gives_the_collector_back(qtbot, catalog):
     """Runs hold the collector off and freeze what they leave on large designs; after the
     run (even one that failed) the collector runs again as before."""

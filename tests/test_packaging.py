@@ -34,6 +34,7 @@ def test_installed_package_finds_its_resources(tmp_path):
     assert info["examples"], "no example layouts were installed"
 
 
+@pytest.mark.slow
 def test_console_command_reports_version():
     from rackdesigner import __version__
 

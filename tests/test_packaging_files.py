@@ -156,12 +156,14 @@ def launcher(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
                           stdin=subprocess.DEVNULL)
 
 
+@pytest.mark.slow
 def test_launcher_runs_the_cli():
     result = launcher("--version")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"rackdesigner {rackdesigner.__version__}"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("rackdesigner.app") is None,
                     reason="the GUI is not in this tree yet")
 def test_launcher_smoke_test_quits_after_first_frame(tmp_path):

@@ -241,6 +241,7 @@ def test_a_missing_nic_cable_lowers_the_multi_node_bound(catalog):
     assert result.bandwidth.per_gpu_scale_out_GBps == pytest.approx(25.0)
 
 
+@pytest.mark.slow
 def test_an_oversubscribed_leaf_lowers_multi_node_figures(catalog):
     from rackdesigner.bench import build_cluster
 
@@ -268,6 +269,7 @@ def test_an_oversubscribed_leaf_lowers_multi_node_figures(catalog):
     assert a2a == pytest.approx(0.5 / (32 / 63), rel=0.01)
 
 
+@pytest.mark.slow
 def test_a_missing_uplink_slows_only_the_flows_that_cross_it(catalog):
     from rackdesigner.bench import build_cluster
 
@@ -432,6 +434,7 @@ def test_power_by_model_and_by_kind_add_up_to_the_total(catalog):
     assert power.facility_w == pytest.approx(power.total_max_w * C.DEFAULT_PUE)
 
 
+@pytest.mark.slow
 def test_bisection_of_a_non_blocking_three_tier_fat_tree(catalog):
     from rackdesigner.bench import build_cluster
 

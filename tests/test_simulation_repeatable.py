@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_busiest_link_is_named_the_same_in_every_process():
     # among equally loaded leaf domains the name used to follow Python's per-process string
     # hashing, so `simulate --json` of one design differed from run to run

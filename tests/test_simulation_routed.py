@@ -37,6 +37,7 @@ def four_spines(superpod):
     return layout
 
 
+@pytest.mark.slow
 def test_sharp_is_off_unless_the_design_turns_it_on(superpod):
     result = simulate(superpod)
     assert not result.sharp and superpod.meta.sharp is False
@@ -58,6 +59,7 @@ def test_a_forced_algorithm_that_cannot_run_is_an_error_naming_why(superpod):
         simulate(generate("dgx-h100"), algorithm="nvls_tree")
 
 
+@pytest.mark.slow
 def test_removing_12_of_16_spines_spares_the_ring_but_not_all_to_all(superpod, four_spines):
     full, cut = simulate(superpod), simulate(four_spines)
     # contiguous ranks: a rail ring crosses the spines only at SU boundaries
@@ -88,6 +90,7 @@ def test_halving_one_leafs_uplinks_does_not_halve_every_ring(superpod):
     assert after.bandwidth.oversubscription_worst["leaf"] > 1.5  # the leaf is 2:1 now
 
 
+@pytest.mark.slow
 def test_link_loads_list_the_drawn_links_with_their_utilisation(four_spines):
     result = simulate(four_spines, loads_for=("all_to_all", GiB))
     info = result.link_loads
@@ -148,6 +151,7 @@ def test_each_switch_tier_adds_latency(superpod):
     assert classes["spine"].latency_us > classes["leaf"].latency_us
 
 
+@pytest.mark.slow
 def test_small_all_to_all_scales_with_the_number_of_peers():
     small = simulate(generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700"))
     big = simulate(generate("superpod", system="dgx-h100", nodes=511))  # 4,088 GPUs

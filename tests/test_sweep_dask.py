@@ -88,6 +88,7 @@ def real_cluster(tmp_path):
             _stop(proc)
 
 
+@pytest.mark.slow
 def test_real_scheduler_and_worker_give_the_same_rows(real_cluster, reference, tmp_path,
                                                       capsys):
     spec = tmp_path / "spec.yaml"
@@ -101,6 +102,7 @@ def test_real_scheduler_and_worker_give_the_same_rows(real_cluster, reference, t
     assert data["rows"] == list(reference)
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
     from rackdesigner.sweep import runner
 
@@ -110,5 +112,6 @@ def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
         run_sweep(parse_spec(SPEC), "tcp://127.0.0.1:9")
 
 
+@pytest.mark.slow
 def test_local_processes_give_the_same_rows(reference):
     assert run_sweep(parse_spec(SPEC), "processes", workers=2).rows == reference

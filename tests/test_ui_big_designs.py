@@ -29,6 +29,7 @@ def _labels(window) -> dict[str, str]:
     return {text: kind for _rect, text, kind in group_labels(window.view)}
 
 
+@pytest.mark.slow
 def test_names_readable_at_each_zoom_level(window):
     view = window.view
     layout = window.document.layout
@@ -48,6 +49,7 @@ def test_names_readable_at_each_zoom_level(window):
     assert not image.isNull()
 
 
+@pytest.mark.slow
 def test_a_click_at_overview_zoom_selects_the_group_under_the_cursor(window):
     view = window.view
     layout = window.document.layout
@@ -64,6 +66,7 @@ def test_a_click_at_overview_zoom_selects_the_group_under_the_cursor(window):
                                               if g.parent == selected]
 
 
+@pytest.mark.slow
 def test_delete_at_overview_asks_before_removing_many(window, qtbot):
     layout = window.document.layout
     su = next(g for g in layout.groups() if g.kind == "su")
@@ -80,10 +83,11 @@ def test_delete_at_overview_asks_before_removing_many(window, qtbot):
     box = window.editor.confirm_box
     QTest.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
     assert layout.device_count() < before and not layout.has_group(su.id)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout.device_count() == before
 
 
+@pytest.mark.slow
 def test_the_overview_map_shows_where_the_view_is_and_moves_it(window):
     view = window.view
     minimap = view.minimap
@@ -104,5 +108,5 @@ def test_the_overview_map_shows_where_the_view_is_and_moves_it(window):
     minimap.flush()
     moved = minimap.view_rect()
     assert moved.center().x() > frame.center().x() and moved.center().y() > frame.center().y()
-    window.minimap_action.trigger()  # View → Overview Map off
+    window.actions_.minimap_action.trigger()  # View → Overview Map off
     assert not minimap.isVisible()

@@ -57,6 +57,7 @@ def _nic_rails(layout: Layout, node: str) -> list[str]:
                    and layout.device(d).model == "connectx-7"), key=natural_key)
 
 
+@pytest.mark.slow
 def test_dragging_a_node_onto_a_switch_connects_its_compute_nics(catalog, open_window):
     layout, (node,), (switch,) = _build(catalog, 1, 1)
     window = open_window(layout)
@@ -77,10 +78,11 @@ def test_dragging_a_node_onto_a_switch_connects_its_compute_nics(catalog, open_w
         _nic_rails(layout, node)
     assert all(lk.cable and lk.length_m for lk in links)
     assert window.document.undo_stack.count() == before + 1
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout.links_of(switch) == []
 
 
+@pytest.mark.slow
 def test_wire_rails_connects_nic_i_of_every_node_to_leaf_i(catalog, open_window, qtbot):
     layout, nodes, leaves = _build(catalog, 2, 8)
     window = open_window(layout)
@@ -101,19 +103,21 @@ def test_wire_rails_connects_nic_i_of_every_node_to_leaf_i(catalog, open_window,
     assert window.document.undo_stack.count() == before + 1
     bom = bill_of_materials(layout)
     assert bom.cable_count(UNSPECIFIED) == 0 and bom.cable_count() == 16
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert all(layout.links_of(leaf) == [] for leaf in leaves)
 
 
+@pytest.mark.slow
 def test_wire_rails_without_leaves_says_what_to_select(catalog, open_window):
     layout, nodes, _ = _build(catalog, 1, 1)
     window = open_window(layout)
     window.editor.select_ids(nodes)
-    window.wire_rails_action.trigger()
+    window.actions_.wire_rails_action.trigger()
     assert window.editor.bulk_dialog is None
     assert "leaf switches" in window.statusBar().currentMessage()
 
 
+@pytest.mark.slow
 def test_a_count_typed_while_drawing_sets_the_link_count(catalog, open_window):
     layout, _, (switch,) = _build(catalog, 1, 1)
     window = open_window(layout)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import drag, make_window, small_layout, viewport_point
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
@@ -24,6 +25,7 @@ def _send_drop(view, mime: QMimeData, scene_point: tuple[float, float]) -> None:
         QApplication.sendEvent(view.viewport(), event)
 
 
+@pytest.mark.slow
 def test_drop_from_palette_places_a_device_on_the_grid(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     assert "tgpu" in window.palette.entries()
@@ -37,11 +39,12 @@ def test_drop_from_palette_places_a_device_on_the_grid(qtbot, tmp_path):
     assert device.pos[0] % 10 == 0 and device.pos[1] % 10 == 0
     assert abs(device.pos[0] + 75 - 403) <= 10
     assert "gpu-3" in window.scene.item_for_device
-    assert window.undo_action.text() == "&Undo Add Test GPU"
-    window.undo_action.trigger()
+    assert window.actions_.undo_action.text() == "&Undo Add Test GPU"
+    window.actions_.undo_action.trigger()
     assert not layout.has_device("gpu-3") and "gpu-3" not in window.scene.item_for_device
 
 
+@pytest.mark.slow
 def test_drop_a_system_creates_a_wired_group(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     _send_drop(window.view, model_mime("tnode"), (200, 700))
@@ -67,6 +70,7 @@ def _center(window, device_id: str) -> tuple[float, float]:
     return (c.x(), c.y())
 
 
+@pytest.mark.slow
 def test_wire_compatible_devices_by_dragging_from_a_port(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -81,6 +85,7 @@ def test_wire_compatible_devices_by_dragging_from_a_port(qtbot, tmp_path):
     assert all(i.wire_state is None for i in window.scene.item_for_device.values())
 
 
+@pytest.mark.slow
 def test_wire_incompatible_devices_is_refused_with_the_reason(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -94,6 +99,7 @@ def test_wire_incompatible_devices_is_refused_with_the_reason(qtbot, tmp_path):
     assert window.document.undo_stack.count() == 0
 
 
+@pytest.mark.slow
 def test_wire_feedback_while_dragging(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     scene = window.scene
@@ -114,6 +120,7 @@ def test_wire_feedback_while_dragging(qtbot, tmp_path):
     QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton)
 
 
+@pytest.mark.slow
 def test_move_with_the_mouse_then_undo_redo_to_equal_documents(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -124,13 +131,14 @@ def test_move_with_the_mouse_then_undo_redo_to_equal_documents(qtbot, tmp_path):
     assert window.document.undo_stack.count() == 1
     item = window.scene.item_for_device["gpu-1"]
     assert (item.pos().x(), item.pos().y()) == (130.0, 60.0)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
     assert (item.pos().x(), item.pos().y()) == (0.0, 0.0)
-    window.redo_action.trigger()
+    window.actions_.redo_action.trigger()
     assert layout == moved
 
 
+@pytest.mark.slow
 def test_moving_many_devices_is_one_undo_step(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -139,10 +147,11 @@ def test_moving_many_devices_is_one_undo_step(qtbot, tmp_path):
     drag(window.view, (20, 8), (60, 48))
     assert window.document.undo_stack.count() == 1
     assert layout.device("gpu-2").pos == (240.0, 40.0)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
 
 
+@pytest.mark.slow
 def test_arrow_key_nudges_merge_into_one_step(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -153,11 +162,12 @@ def test_arrow_key_nudges_merge_into_one_step(qtbot, tmp_path):
     QTest.keyClick(window.view, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     assert layout.device("gpu-1").pos == (30.0, 1.0)
     assert window.document.undo_stack.count() == 1  # nudges of one selection merge
-    assert window.undo_action.text() == "&Undo Move gpu-1"
-    window.undo_action.trigger()
+    assert window.actions_.undo_action.text() == "&Undo Move gpu-1"
+    window.actions_.undo_action.trigger()
     assert layout.device("gpu-1").pos == (0.0, 0.0)
 
 
+@pytest.mark.slow
 def test_delete_cascades_links_and_undo_restores(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -172,12 +182,13 @@ def test_delete_cascades_links_and_undo_restores(qtbot, tmp_path):
     assert "nvsw-1" not in window.scene.item_for_device
     assert not any(isinstance(i, BundleItem) and "nvsw-1" in i.key for i in window.scene.items())
     assert window.scene.item_for_device["gpu-1"].usage == {}
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
     assert window.scene.item_for_device["gpu-1"].usage == {"nvlink": 2}
     assert frozenset(("gpu-1", "nvsw-1")) in window.scene.bundles
 
 
+@pytest.mark.slow
 def test_select_all_rubber_band_and_bundle_selection(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     window.editor.select_all()
@@ -188,6 +199,7 @@ def test_select_all_rubber_band_and_bundle_selection(qtbot, tmp_path):
     assert window.editor.selection()[0] == ["gpu-1", "gpu-2"]
 
 
+@pytest.mark.slow
 def test_collapse_group_shows_one_box_and_rebundles(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     window.editor.drop_model("tnode", (200, 700))
@@ -203,7 +215,7 @@ def test_collapse_group_shows_one_box_and_rebundles(qtbot, tmp_path):
     assert frozenset((gid, "switch-1")) in scene.bundles
     assert not any(f"{gid}.gpu0" in key for key in scene.bundles)
     assert ("infiniband", 1, 2) in box.summary  # 2 NICs with one IB port each, 1 used
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert scene.shows(f"{gid}.gpu0")
     assert frozenset((f"{gid}.nic0", "switch-1")) in scene.bundles
 
@@ -223,6 +235,7 @@ def _node_window(qtbot, tmp_path):
     return window, gid
 
 
+@pytest.mark.slow
 def test_dragging_a_group_header_moves_its_members_in_one_step(qtbot, tmp_path):
     window, gid = _node_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -238,12 +251,13 @@ def test_dragging_a_group_header_moves_its_members_in_one_step(qtbot, tmp_path):
     window.scene.flush()
     moved_frame = window.scene.item_for_group[gid].frame_rect()
     assert moved_frame.topLeft() == frame.topLeft() + QPointF(100, 50)
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout == original
     window.scene.flush()
     assert window.scene.item_for_group[gid].frame_rect() == frame
 
 
+@pytest.mark.slow
 def test_dragging_a_collapsed_group_moves_its_members(qtbot, tmp_path):
     window, gid = _node_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -259,6 +273,7 @@ def test_dragging_a_collapsed_group_moves_its_members(qtbot, tmp_path):
     assert (box.pos().x(), box.pos().y()) == (start[0] - 100 - 60, start[1] - 40 + 30)
 
 
+@pytest.mark.slow
 def test_wires_follow_a_moved_device(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     drag(window.view, (20, 8), (120, 48))
@@ -275,13 +290,14 @@ def test_small_edits_do_not_rebuild_the_scene(qtbot, tmp_path):
     bundles = dict(scene.bundles)
     window.editor.wire("gpu-2", "nvsw-1")
     window.editor.drop_model("tgpu", (900, 900))
-    window.undo_action.trigger()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert all(scene.item_for_device[k] is v for k, v in devices.items())
     assert all(scene.item_for_group[k] is v for k, v in groups.items())
     assert all(scene.bundles[k] is v for k, v in bundles.items())
 
 
+@pytest.mark.slow
 def test_zooming_far_out_switches_to_the_overview(qtbot, tmp_path):
     from rackdesigner.commands import add_model
 
@@ -306,6 +322,7 @@ def test_zooming_far_out_switches_to_the_overview(qtbot, tmp_path):
     assert not scene.overview and scene.shows(f"{node.id}.gpu0")
 
 
+@pytest.mark.slow
 def test_zoom_keys(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     view = window.view
@@ -344,6 +361,7 @@ def test_long_aligned_bundles_draw_as_arcs(qtbot, tmp_path):
     assert bundle.midpoint().x() > bundle._line.center().x() + 50
 
 
+@pytest.mark.slow
 def test_pan_with_the_middle_button_and_space_drag(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     view = window.view

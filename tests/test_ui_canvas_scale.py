@@ -49,6 +49,7 @@ def _between(layout, a: str, b: str) -> list[str]:
             or (lk.a.device in in_b and lk.b.device in in_a)]
 
 
+@pytest.mark.slow
 def test_far_out_each_su_is_one_block_with_its_gpu_count(window):
     scene, layout = window.scene, window.document.layout
     assert scene.level == "far"
@@ -68,6 +69,7 @@ def test_far_out_each_su_is_one_block_with_its_gpu_count(window):
     assert any(f"{_gpus(layout, sus[0]):,} GPUs" in text for text in texts)
 
 
+@pytest.mark.slow
 def test_links_between_two_blocks_are_one_bundle_with_their_count(window):
     scene, layout = window.scene, window.document.layout
     spine = _spine_cell(scene)
@@ -79,6 +81,7 @@ def test_links_between_two_blocks_are_one_bundle_with_their_count(window):
     assert labels[bundle.key].startswith(f"×{bundle.count:,}")
 
 
+@pytest.mark.slow
 def test_zooming_in_opens_only_the_blocks_on_screen(window):
     scene, view, layout = window.scene, window.view, window.document.layout
     leaf = _switch(layout, "su-1")
@@ -95,6 +98,7 @@ def test_zooming_in_opens_only_the_blocks_on_screen(window):
     assert not scene.shows(leaf) and scene.item_for_group["su-1"].block
 
 
+@pytest.mark.slow
 def test_failing_a_device_counts_in_its_block_and_undo_restores(window):
     scene, doc = window.scene, window.document
     layout = doc.layout
@@ -112,6 +116,7 @@ def test_failing_a_device_counts_in_its_block_and_undo_restores(window):
     assert block.stats.failed == 0
 
 
+@pytest.mark.slow
 def test_deleting_a_link_updates_its_bundle_and_undo_restores(window):
     scene, doc = window.scene, window.document
     spine = _spine_cell(scene)
@@ -131,6 +136,7 @@ def test_deleting_a_link_updates_its_bundle_and_undo_restores(window):
     assert bundle.count == count and link in bundle.link_ids
 
 
+@pytest.mark.slow
 def test_selecting_an_object_inside_a_block_goes_to_it(window):
     scene, view, layout = window.scene, window.view, window.document.layout
     leaf = _switch(layout, "su-2")
@@ -146,6 +152,7 @@ def _bundles(scene) -> dict:
     return {key: sorted(bundle.link_ids) for key, bundle in scene.bundles.items()}
 
 
+@pytest.mark.slow
 def test_zooming_panning_and_editing_keep_the_scene_as_a_fresh_build_draws_it(window):
     from rackdesigner.ui.canvas.scene import RackScene
 
@@ -174,6 +181,7 @@ def test_zooming_panning_and_editing_keep_the_scene_as_a_fresh_build_draws_it(wi
         assert set(fresh.item_for_device) == set(scene.item_for_device), (zoom, target)
 
 
+@pytest.mark.slow
 def test_a_bundle_between_blocks_shows_its_hottest_member_under_a_heat_map(window):
     from rackdesigner.analysis.heat import heat_map
 
@@ -188,6 +196,7 @@ def test_a_bundle_between_blocks_shows_its_hottest_member_under_a_heat_map(windo
     assert labels[bundle.key].endswith(f"peak {hottest:.0%}")
 
 
+@pytest.mark.slow
 def test_deleting_a_whole_su_and_undoing_it_brings_its_block_back(window):
     from rackdesigner.ui.canvas.scene import RackScene
 

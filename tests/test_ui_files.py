@@ -79,6 +79,7 @@ def design(tmp_path) -> Path:
 
 # ---- issue 12 item 2: the open file changes on disk -----------------------------------------
 
+@pytest.mark.slow
 def test_a_changed_file_is_offered_for_reload_with_what_differs(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     devices_before = window.document.layout.device_count()
@@ -95,6 +96,7 @@ def test_a_changed_file_is_offered_for_reload_with_what_differs(qtbot, tmp_path,
     assert not window.document.is_modified()
 
 
+@pytest.mark.slow
 def test_keep_mine_keeps_the_edits_and_saving_then_replaces_the_disk(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
@@ -106,11 +108,12 @@ def test_keep_mine_keeps_the_edits_and_saving_then_replaces_the_disk(qtbot, tmp_
     qtbot.mouseClick(box.keep_button, Qt.MouseButton.LeftButton)
     assert window.document.layout.device(EDITED).name == "my edit"
     assert window.document.is_modified()
-    window.save_action.trigger()  # chosen already: no second question
+    window.actions_.save_action.trigger()  # chosen already: no second question
     assert _edited_name(design) == "my edit"
     assert not window.document.is_modified()
 
 
+@pytest.mark.slow
 def test_save_over_a_file_changed_on_disk_asks_first(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
@@ -119,11 +122,11 @@ def test_save_over_a_file_changed_on_disk_asks_first(qtbot, tmp_path, design):
     theirs = design.read_bytes()
     seen: list[str] = []
     _answer_next_box("Cancel", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert "changed on disk since you opened it" in seen[0] and "devices added" in seen[0]
     assert design.read_bytes() == theirs and window.document.is_modified()
     _answer_next_box("Overwrite", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert _edited_name(design) == "my edit"
     assert not window.document.is_modified()
 
@@ -131,7 +134,7 @@ def test_save_over_a_file_changed_on_disk_asks_first(qtbot, tmp_path, design):
 def test_own_saves_are_not_reported_as_changes(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     window.file_watch.flush()
     assert not window.file_watch.check()
     assert window.file_prompt is None
@@ -139,6 +142,7 @@ def test_own_saves_are_not_reported_as_changes(qtbot, tmp_path, design):
 
 # ---- issue 12 item 3, issue 13 item 1: read-only files and folders --------------------------
 
+@pytest.mark.slow
 def test_a_read_only_file_is_saved_only_when_confirmed(qtbot, tmp_path, design):
     design.chmod(0o444)
     window = _window(qtbot, tmp_path, design)
@@ -146,11 +150,11 @@ def test_a_read_only_file_is_saved_only_when_confirmed(qtbot, tmp_path, design):
     before = design.read_bytes()
     seen: list[str] = []
     _answer_next_box("Cancel", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert "design.yaml is read-only" in seen[0]
     assert design.read_bytes() == before and window.document.is_modified()
     _answer_next_box("Save anyway", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert _edited_name(design) == "my edit"
     assert design.stat().st_mode & 0o777 == 0o444
 
@@ -183,7 +187,7 @@ def test_saving_where_nothing_can_be_written_says_so_and_stays_unsaved(
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     seen: list[str] = []
     _answer_next_box("OK", seen)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert seen and seen[0].startswith("Cannot save|")
     assert f"{target} could not be saved" in seen[0] and "Save As" in seen[0]
     assert window.document.path is None and window.windowTitle().startswith("DGX H100 (example)")
@@ -209,7 +213,7 @@ def test_an_example_opens_as_an_untitled_copy_and_save_asks_where(qtbot, tmp_pat
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
-    window.save_action.trigger()
+    window.actions_.save_action.trigger()
     assert asked == [str(tmp_path / "dgx-h100.yaml")]  # next to the user, not site-packages
     assert example.read_bytes() == original
     assert window.document.path == chosen and chosen.exists()
@@ -329,6 +333,7 @@ def test_damaged_settings_are_reset_with_a_backup_and_one_line(qtbot, tmp_path):
     assert settings.store.value("settings_version") in (1, "1")
 
 
+@pytest.mark.slow
 def test_the_app_starts_with_a_damaged_settings_file(tmp_path):
     config = tmp_path / "config" / "RackDesigner"
     config.mkdir(parents=True)

@@ -59,6 +59,7 @@ def test_first_run_window_is_sized_from_the_screen(qtbot, tmp_path):
     assert window.size() == first_run_geometry(screen).size()
 
 
+@pytest.mark.slow
 def test_first_run_docks_leave_the_canvas_most_of_the_window(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
     window.resize(1600, 1000)
@@ -83,6 +84,7 @@ def test_first_run_docks_leave_the_canvas_most_of_the_window(qtbot, tmp_path):
     assert window.problems_dock.width() == central.width()
 
 
+@pytest.mark.slow
 def test_saved_window_layout_wins_over_the_first_run_defaults(qtbot, tmp_path):
     from PySide6.QtCore import Qt
 
@@ -99,6 +101,7 @@ def test_saved_window_layout_wins_over_the_first_run_defaults(qtbot, tmp_path):
     qtbot.waitUntil(lambda: again.palette_dock.width() == 150)
 
 
+@pytest.mark.slow
 def test_a_dock_state_from_an_older_dock_set_falls_back_to_the_defaults(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
     window.settings.save_window_state(window.saveGeometry(), window.saveState(0))
@@ -124,6 +127,7 @@ def _fills_the_view(window) -> bool:
     return inside and share > 0.5 and _zoom_percent(window) > 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opened", ["before show", "while shown"])
 def test_an_opened_design_is_fitted_to_the_shown_view(qtbot, tmp_path, opened):
     window = _window(qtbot, tmp_path)
@@ -138,6 +142,7 @@ def test_an_opened_design_is_fitted_to_the_shown_view(qtbot, tmp_path, opened):
     assert window.scene.sceneRect().contains(window.view.design_rect())
 
 
+@pytest.mark.slow
 def test_the_fit_follows_resizes_until_the_user_zooms(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
     window.resize(1200, 800)
@@ -178,6 +183,7 @@ def test_the_application_names_its_desktop_entry_and_icon(qapp):
         qapp.setWindowIcon(saved[3])
 
 
+@pytest.mark.slow
 def test_going_to_an_object_ends_the_kept_fit(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
     window.resize(1200, 800)

@@ -3,6 +3,7 @@ only after edits that can change them)."""
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import make_window
 
 from rackdesigner.commands import AddItems, MoveDevices
@@ -14,6 +15,7 @@ def _choices(combo) -> list[tuple[str, str | None]]:
     return [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
 
 
+@pytest.mark.slow
 def test_racks_and_groups_offered_follow_the_design(qtbot, tmp_path):
     from designer_fixtures import make_catalog
 

@@ -40,6 +40,7 @@ def _window(qtbot, tmp_path, catalog):
     return window
 
 
+@pytest.mark.slow
 def test_export_menu_writes_each_format(qtbot, tmp_path, monkeypatch):
     window = _window(qtbot, tmp_path, bundled_catalog())
     window._set_document(generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700"),
@@ -64,6 +65,7 @@ def test_export_menu_writes_each_format(qtbot, tmp_path, monkeypatch):
     assert (tmp_path / "nb" / "06-devices.csv").exists()
 
 
+@pytest.mark.slow
 def test_export_that_cannot_be_done_says_why(qtbot, tmp_path, monkeypatch):
     window = _window(qtbot, tmp_path, bundled_catalog())
     window._set_document(generate("dgx-h100"), None)
@@ -98,6 +100,7 @@ def test_palette_marks_user_models(qtbot, tmp_path):
     assert palette.entries() == ["acme-x1"]
 
 
+@pytest.mark.slow
 def test_opening_a_design_with_missing_models_marks_them(qtbot, tmp_path):
     design = tmp_path / "d.yaml"
     design.write_text("schema_version: 1\ndevices:\n- {id: sw-1, model: acme-x1}\n"
@@ -114,6 +117,7 @@ def _no_modal_boxes(monkeypatch):
     monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: None)
 
 
+@pytest.mark.slow
 def test_import_menu_opens_a_live_fabric_as_a_new_document(qtbot, tmp_path, monkeypatch):
     from pathlib import Path
 
@@ -136,6 +140,7 @@ def test_import_menu_opens_a_live_fabric_as_a_new_document(qtbot, tmp_path, monk
     assert window.document.layout is layout
 
 
+@pytest.mark.slow
 def test_import_device_types_into_my_catalog(qtbot, tmp_path, monkeypatch):
     from pathlib import Path
 

@@ -4,6 +4,7 @@ Racks view coloured by its kind."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QSettings
 
 from rackdesigner.catalog import default_catalog
@@ -36,6 +37,7 @@ def test_new_kinds_have_their_palette_sections_and_figures(qtbot):
     assert "supermicro-inrack-cdu" in palette.entries()
 
 
+@pytest.mark.slow
 def test_new_kinds_are_units_of_the_racks_view(qtbot, tmp_path):
     from rackdesigner.ui import MainWindow
 

@@ -31,6 +31,7 @@ def two_files(tmp_path, catalog):
     return first, second
 
 
+@pytest.mark.slow
 def test_opening_shows_the_stages_and_a_rising_bar(window, two_files):
     _, second = two_files
     assert window.open_file(second, ask=False)
@@ -53,6 +54,7 @@ def _click_cancel_once_reading(qtbot, window) -> None:
     qtbot.mouseClick(progress.cancel_button, Qt.MouseButton.LeftButton)
 
 
+@pytest.mark.slow
 def test_cancel_keeps_the_open_design(qtbot, window, two_files):
     first, second = two_files
     assert window.open_file(first, ask=False)
@@ -71,6 +73,7 @@ def test_cancel_keeps_the_open_design(qtbot, window, two_files):
     assert window.document.path == second
 
 
+@pytest.mark.slow
 def test_the_window_hands_the_gil_round_often_while_it_is_open(qtbot, tmp_path, catalog):
     """Workers running pure Python must not starve the GUI thread's many small Python calls
     (ui/heap.py): the switch interval is short while a window is open, as before after."""

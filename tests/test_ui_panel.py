@@ -45,6 +45,7 @@ def _fig(panel, key):
     return {f.key: f for f in panel.figures()}[key]
 
 
+@pytest.mark.slow
 def test_panel_shows_figures_for_opened_example(make_panel):
     panel = make_panel(_example("dgx-h100.yaml"))
     live = panel.flush()
@@ -61,6 +62,7 @@ def test_panel_shows_figures_for_opened_example(make_panel):
     assert not panel.busy_label.isVisible()
 
 
+@pytest.mark.slow
 def test_removing_and_adding_nvlink_changes_scale_up(make_panel, qtbot):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -77,6 +79,7 @@ def test_removing_and_adding_nvlink_changes_scale_up(make_panel, qtbot):
     assert _fig(panel, "scale_up").value == pytest.approx(scale_up)
 
 
+@pytest.mark.slow
 def test_adding_an_infiniband_link_changes_scale_out(make_panel):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -92,6 +95,7 @@ def test_adding_an_infiniband_link_changes_scale_out(make_panel):
     assert _fig(panel, "bisection").value == before["bisection"]
 
 
+@pytest.mark.slow
 def test_removing_the_switch_splits_the_design(make_panel):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -112,6 +116,7 @@ def test_removing_the_switch_splits_the_design(make_panel):
     assert "busbw" not in panel.headline.deltas and "latency" not in panel.headline.deltas
 
 
+@pytest.mark.slow
 def test_burst_of_edits_is_one_recompute(make_panel):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -125,6 +130,7 @@ def test_burst_of_edits_is_one_recompute(make_panel):
     assert panel.current.revision == layout.revision
 
 
+@pytest.mark.slow
 def test_pure_moves_do_not_recompute(make_panel):
     layout = _example("dgx-h100.yaml")
     panel = make_panel(layout)
@@ -137,6 +143,7 @@ def test_pure_moves_do_not_recompute(make_panel):
     assert panel.live.runs == runs
 
 
+@pytest.mark.slow
 def test_stale_results_are_dropped(make_panel, qtbot):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -155,6 +162,7 @@ def test_stale_results_are_dropped(make_panel, qtbot):
     assert panel.current.result.scope.reachable_gpus == 8
 
 
+@pytest.mark.slow
 def test_pin_and_compare_shows_two_curves_and_deltas(make_panel):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -180,6 +188,7 @@ def test_pin_and_compare_shows_two_curves_and_deltas(make_panel):
     assert panel.headline.deltas == {}
 
 
+@pytest.mark.slow
 def test_scope_follows_the_selection(make_panel):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -202,6 +211,7 @@ def test_scope_follows_the_selection(make_panel):
     assert panel.current.scope is None and panel.headline.text_of("gpus") == "16"
 
 
+@pytest.mark.slow
 def test_scope_on_a_removed_group_shows_a_reason(make_panel):
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
@@ -214,6 +224,7 @@ def test_scope_on_a_removed_group_shows_a_reason(make_panel):
     assert "Cannot simulate" in panel.banner.text() and "dgx-2" in panel.banner.text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["empty", "no-gpus"])
 def test_design_without_gpus_shows_a_reason(make_panel, catalog, what):
     from rackdesigner.model import Device, Layout
@@ -230,6 +241,7 @@ def test_design_without_gpus_shows_a_reason(make_panel, catalog, what):
     assert panel.bandwidth.visible_curves() == {}
 
 
+@pytest.mark.slow
 def test_algorithm_choice_recomputes(make_panel):
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
@@ -240,6 +252,7 @@ def test_algorithm_choice_recomputes(make_panel):
     assert panel.bandwidth.region_names() == ["ring"]
 
 
+@pytest.mark.slow
 def test_hover_reads_exact_values(make_panel):
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
@@ -259,6 +272,7 @@ def test_size_axis_labels(qapp):
     assert axis.tickStrings(major, 1, 1) == ["8 B", "1 KiB", "1 MiB", "1 GiB", "16 GiB"]
 
 
+@pytest.mark.slow
 def test_exports(make_panel, tmp_path):
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
@@ -275,6 +289,7 @@ def test_exports(make_panel, tmp_path):
     assert saved["scope"]["gpus"] == 8
 
 
+@pytest.mark.slow
 def test_layout_replaced_follows_new_document(make_panel):
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
@@ -283,6 +298,7 @@ def test_layout_replaced_follows_new_document(make_panel):
     assert panel.headline.text_of("gpus") == "16"
 
 
+@pytest.mark.slow
 def test_the_worker_reads_a_snapshot_no_later_edit_can_change(make_panel, monkeypatch):
     """The snapshot is taken on the GUI thread when a run starts; an edit made while the worker
     runs changes the document, never what the worker reads (the run's result is then dropped)."""
@@ -316,6 +332,7 @@ def test_the_worker_reads_a_snapshot_no_later_edit_can_change(make_panel, monkey
     assert panel.current.revision == layout.revision
 
 
+@pytest.mark.slow
 def test_hover_with_the_mouse_shows_values(make_panel, qtbot):
     from PySide6.QtCore import QPoint, QPointF
     from PySide6.QtTest import QTest
@@ -331,6 +348,7 @@ def test_hover_with_the_mouse_shows_values(make_panel, qtbot):
     assert "GB/s" in plot.readout.text() and plot.cursor.value() == 20
 
 
+@pytest.mark.slow
 def test_power_bars_stack_to_each_rack_and_hover(make_panel, qtbot):
     from PySide6.QtCore import QPoint, QPointF
     from PySide6.QtTest import QTest
@@ -352,6 +370,7 @@ def test_power_bars_stack_to_each_rack_and_hover(make_panel, qtbot):
     assert budget_kw in power.readout.text()
 
 
+@pytest.mark.slow
 def test_export_menu_and_save_baseline_through_the_dialog(make_panel, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QFileDialog
 
@@ -375,6 +394,7 @@ def test_export_menu_and_save_baseline_through_the_dialog(make_panel, tmp_path, 
     assert messages[-1].startswith("Cannot export")
 
 
+@pytest.mark.slow
 def test_bisection_tile_names_its_bottleneck(make_panel):
     panel = make_panel(_example("dgx-h100-2node-ib.yaml"))
     panel.flush()

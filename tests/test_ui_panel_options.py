@@ -37,6 +37,7 @@ def _fig(panel, key):
 
 
 # ---- notes vs warnings ---------------------------------------------------------------------
+@pytest.mark.slow
 def test_plain_example_shows_notes_quietly_not_a_warning(make_panel, qtbot):
     from PySide6.QtCore import Qt
 
@@ -53,6 +54,7 @@ def test_plain_example_shows_notes_quietly_not_a_warning(make_panel, qtbot):
     assert not bar.notes_label.isVisible()
 
 
+@pytest.mark.slow
 def test_unreachable_gpus_are_a_warning_next_to_the_notes(make_panel):
     from rackdesigner.commands import RemoveItems
 
@@ -69,6 +71,7 @@ def test_unreachable_gpus_are_a_warning_next_to_the_notes(make_panel):
     assert panel.notes_bar.notes_button.isVisible()  # the notes stay, quietly
 
 
+@pytest.mark.slow
 def test_a_run_that_cannot_start_is_a_warning(make_panel):
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
@@ -79,6 +82,7 @@ def test_a_run_that_cannot_start_is_a_warning(make_panel):
 
 
 # ---- narrow docks --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_narrow_dock_shows_two_columns_and_the_minimum_width_drops(make_panel, qtbot):
     from rackdesigner.ui.panel.headline import COLUMNS
 
@@ -107,6 +111,7 @@ def test_narrow_dock_shows_two_columns_and_the_minimum_width_drops(make_panel, q
 
 
 # ---- PUE ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_pue_spin_box_recomputes_facility_power(make_panel, qtbot):
     from PySide6.QtCore import Qt
 
@@ -140,6 +145,7 @@ def test_pue_spin_box_recomputes_facility_power(make_panel, qtbot):
 
 
 # ---- algbw on demand -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_bandwidth_plot_shows_algbw_dotted_next_to_busbw(make_panel):
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
@@ -170,6 +176,7 @@ def test_bandwidth_plot_shows_algbw_dotted_next_to_busbw(make_panel):
 
 
 # ---- load a baseline -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_saved_baseline_loads_back_and_compares(make_panel, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QFileDialog
 
@@ -207,6 +214,7 @@ def test_saved_baseline_loads_back_and_compares(make_panel, tmp_path, monkeypatc
     assert pinned[0] == {}
 
 
+@pytest.mark.slow
 def test_simulate_json_output_loads_as_the_baseline(make_panel, tmp_path, capsys):
     from rackdesigner._resources import example_paths
     from rackdesigner.cli import main
@@ -223,6 +231,7 @@ def test_simulate_json_output_loads_as_the_baseline(make_panel, tmp_path, capsys
     assert panel.headline.deltas["gpus"] == "+8"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("content", "reason"), [
     (b"{not json", "not valid JSON (line 1"),
     (b"\xff\xfe\x00garbage", "not a text file"),
@@ -252,6 +261,7 @@ def test_a_bad_baseline_file_gives_a_clear_message(make_panel, tmp_path, content
     assert not panel.compare.error.isVisible()
 
 
+@pytest.mark.slow
 def test_a_rack_over_budget_is_a_warning(make_panel, tmp_path):
     from rackdesigner.catalog import load_catalog
     from rackdesigner.model import Device, Layout, Link, PortRef
@@ -283,6 +293,7 @@ def test_a_rack_over_budget_is_a_warning(make_panel, tmp_path):
 
 
 # ---- SHARP switch and rank placement -------------------------------------------------------
+@pytest.mark.slow
 def test_sharp_switch_is_a_design_setting_with_one_undo_step(make_panel, qtbot):
     from PySide6.QtCore import Qt
 
@@ -308,6 +319,7 @@ def test_sharp_switch_is_a_design_setting_with_one_undo_step(make_panel, qtbot):
     assert not layout.meta.sharp and not panel.sharp_check.isChecked()
 
 
+@pytest.mark.slow
 def test_placement_choice_reaches_the_engine(make_panel, qtbot):
     from PySide6.QtCore import Qt
 

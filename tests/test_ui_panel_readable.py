@@ -58,6 +58,7 @@ def _clipped(panel) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_no_figure_is_clipped_at_any_dock_width(window, qtbot, tmp_path):
     panel = window.simulation_panel
     QTest.mouseClick(panel.compare.pin_button, Qt.MouseButton.LeftButton)
@@ -66,7 +67,7 @@ def test_no_figure_is_clipped_at_any_dock_width(window, qtbot, tmp_path):
     ib = [lk.id for lk in window.document.layout.links()
           if "ib" in (lk.a.group + lk.b.group)][:4]
     window.editor.select_ids(ib)
-    window.delete_action.trigger()
+    window.actions_.delete_action.trigger()
     panel.flush()
     assert panel.headline.deltas
     QTest.mouseClick(panel.notes_bar.notes_button, Qt.MouseButton.LeftButton)
@@ -84,6 +85,7 @@ def test_no_figure_is_clipped_at_any_dock_width(window, qtbot, tmp_path):
     assert "dgx-h100-2node-ib.yaml" in text and "pinned" in text
 
 
+@pytest.mark.slow
 def test_a_baseline_from_another_design_is_labelled_with_its_file(window, tmp_path):
     panel = window.simulation_panel
     assert panel.pin_baseline()
@@ -100,6 +102,7 @@ def test_a_baseline_from_another_design_is_labelled_with_its_file(window, tmp_pa
     assert not panel.compare.label.isVisible()
 
 
+@pytest.mark.slow
 def test_a_baseline_pinned_on_an_example_is_labelled_with_its_title(window):
     panel = window.simulation_panel
     assert window.open_file(_example("dgx-h100.yaml"), ask=False)  # an untitled copy

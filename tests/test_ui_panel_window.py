@@ -19,12 +19,14 @@ def _text(window, key):
     return window.simulation_panel.headline.text_of(key)
 
 
+@pytest.mark.slow
 def test_panel_shows_the_opened_file(window):
     assert window.simulation_dock.widget() is window.simulation_panel
     assert _text(window, "gpus") == "16"
     assert window.simulation_panel.current.revision == window.document.layout.revision
 
 
+@pytest.mark.slow
 def test_deleting_the_switch_and_undo(window, qtbot):
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
@@ -42,6 +44,7 @@ def test_deleting_the_switch_and_undo(window, qtbot):
     assert panel.current.revision == window.document.layout.revision
 
 
+@pytest.mark.slow
 def test_scope_follows_the_canvas_selection(window):
     panel = window.simulation_panel
     assert not panel.scope_button.isEnabled()
@@ -62,6 +65,7 @@ def test_scope_follows_the_canvas_selection(window):
     assert panel.current.scope is None and _text(window, "gpus") == "16"
 
 
+@pytest.mark.slow
 def test_opening_another_file_resets_the_scope(window):
     from rackdesigner._resources import example_paths
 
@@ -77,6 +81,7 @@ def test_opening_another_file_resets_the_scope(window):
     assert not panel.scope_button.isChecked()
 
 
+@pytest.mark.slow
 def test_a_partitioned_design_looks_broken_in_problems_status_bar_and_panel(window, qtbot):
     """One derived index: Problems, the status bar and the panel say the same thing."""
     from PySide6.QtCore import Qt
@@ -94,7 +99,7 @@ def test_a_partitioned_design_looks_broken_in_problems_status_bar_and_panel(wind
     finding = next(f for f in window.problems.findings if f.code == "gpus-unreachable")
     assert finding.severity == "error" and sentence in finding.message
     assert len(finding.objects) == 8
-    assert "8 of 16 GPUs cannot reach each other" in window.problems_label.text()
+    assert "8 of 16 GPUs cannot reach the others" in window.problems_label.text()
     assert panel.banner.isVisible() and sentence in panel.banner.text()
     window.document.undo_stack.undo()
     window.flush()
@@ -103,6 +108,7 @@ def test_a_partitioned_design_looks_broken_in_problems_status_bar_and_panel(wind
     assert "cannot reach" not in window.problems_label.text()
 
 
+@pytest.mark.slow
 def test_gc_tuning_follows_every_replacement_and_is_undone(window):
     import gc
 
@@ -115,6 +121,7 @@ def test_gc_tuning_follows_every_replacement_and_is_undone(window):
     assert not window.heap.frozen and gc.get_freeze_count() == 0
 
 
+@pytest.mark.slow
 def test_sharp_switch_is_one_undo_step_saved_with_the_design(window, qtbot, tmp_path):
     from PySide6.QtCore import Qt
 

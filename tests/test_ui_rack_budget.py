@@ -3,6 +3,7 @@ saved in the file only when set, checked by the design rules."""
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import make_window, small_layout
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -15,6 +16,7 @@ def _power_findings(layout):
     return [f for f in check_layout(layout) if f.code == "rack-power"]
 
 
+@pytest.mark.slow
 def test_rack_budget_is_set_in_the_inspector_saved_and_undone(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -42,7 +44,7 @@ def test_rack_budget_is_set_in_the_inspector_saved_and_undone(qtbot, tmp_path):
     reopened = load_layout(path, layout.catalog)
     assert reopened.device("rack-1").props == layout.device("rack-1").props
 
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert "power_budget_w" not in dict(layout.device("rack-1").props)
     assert spin.value() == 0  # the inspector follows the model
     assert _power_findings(layout) == []

@@ -52,6 +52,7 @@ def _send_drop(view, mime, scene_point: QPointF) -> None:
         QApplication.sendEvent(view.viewport(), event)
 
 
+@pytest.mark.slow
 def test_drop_from_palette_into_a_slot_then_undo(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -62,12 +63,13 @@ def test_drop_from_palette_into_a_slot_then_undo(qtbot, tmp_path):
     assert (added.rack, added.u) == ("rack-1", 20)  # snapped to the U under the pointer
     panel.flush()
     assert added.id in panel.scene.item_for_unit  # drawn in the elevation
-    assert "Rack A U20" in window.undo_action.text()
-    window.undo_action.trigger()
+    assert "Rack A U20" in window.actions_.undo_action.text()
+    window.actions_.undo_action.trigger()
     panel.flush()
     assert not layout.has_device(added.id) and added.id not in panel.scene.item_for_unit
 
 
+@pytest.mark.slow
 def test_a_drop_on_an_occupied_slot_is_refused_with_the_reason(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -82,6 +84,7 @@ def test_a_drop_on_an_occupied_slot_is_refused_with_the_reason(qtbot, tmp_path):
     assert layout.device_count() == before
 
 
+@pytest.mark.slow
 def test_drag_a_unit_to_another_rack_is_one_undo_step(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -95,11 +98,12 @@ def test_drag_a_unit_to_another_rack_is_one_undo_step(qtbot, tmp_path):
     assert (unit.rack, unit.u) == ("rack-2", 10)  # kept the grab offset: U4 -> U13 is +9
     assert {layout.device(m).rack for m in unit.members} == {"rack-2"}
     assert window.document.undo_stack.count() == steps + 1
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     unit = RackIndex(layout).units["node-1"]
     assert (unit.rack, unit.u) == ("rack-1", 1)
 
 
+@pytest.mark.slow
 def test_a_drag_onto_the_top_of_the_rack_is_refused(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -112,6 +116,7 @@ def test_a_drag_onto_the_top_of_the_rack_is_refused(qtbot, tmp_path):
     assert "free" in panel.view.last_refusal or "beyond" in panel.view.last_refusal
 
 
+@pytest.mark.slow
 def test_selection_follows_between_racks_and_canvas(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     point = panel.view.mapFromScene(_slot_point(panel, "rack-1", 3))
@@ -131,6 +136,7 @@ def test_selection_follows_between_racks_and_canvas(qtbot, tmp_path):
     assert panel.selected_ids() == ["switch-1"]
 
 
+@pytest.mark.slow
 def test_place_unracked_from_the_dialog(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -160,11 +166,12 @@ def test_place_unracked_from_the_dialog(qtbot, tmp_path):
     assert (device.rack, device.u) == ("rack-2", 1)
     panel.flush()
     assert panel.unracked.count() == 0
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     panel.flush()
     assert layout.device("switch-1").rack is None and panel.unracked.count() == 1
 
 
+@pytest.mark.slow
 def test_rear_face_shows_what_is_mounted_at_the_back(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -181,6 +188,7 @@ def test_rear_face_shows_what_is_mounted_at_the_back(qtbot, tmp_path):
     assert "overlaps" in panel.view.last_refusal
 
 
+@pytest.mark.slow
 def test_dragging_a_rack_on_the_floor_moves_it_and_its_cables_follow(qtbot, tmp_path, catalog):
     from rackdesigner.generators.cabling import floor_spots
     from rackdesigner.model import Link, PortRef
@@ -210,10 +218,11 @@ def test_dragging_a_rack_on_the_floor_moves_it_and_its_cables_follow(qtbot, tmp_
     assert after.y_m - before.y_m == pytest.approx(3.0, abs=0.2)
     link = window.document.layout.link("link-ib")
     assert link.cable is not None and link.length_m is not None and link.length_m >= 10
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert floor_spots(window.document.layout)["rack-2"] == before
 
 
+@pytest.mark.slow
 def test_a_rule_broken_in_a_rack_is_marked_in_the_view_and_listed_in_problems(qtbot, tmp_path):
     layout = _rack_layout()
     layout.update_device("switch-1", rack="rack-1", u=3)  # inside the node's U1-U8 (a file)
@@ -228,6 +237,7 @@ def test_a_rule_broken_in_a_rack_is_marked_in_the_view_and_listed_in_problems(qt
     qtbot.waitUntil(lambda: any(f.code == "rack-overlap" for f in window.problems.findings))
 
 
+@pytest.mark.slow
 def test_render_racks_to_pdf_svg_and_png_headless(tmp_path, capsys):
     from rackdesigner.cli import main
     from rackdesigner.generators import generate
@@ -257,6 +267,7 @@ def test_render_racks_to_pdf_svg_and_png_headless(tmp_path, capsys):
     assert pdf.read_bytes() == data  # a refused render leaves the old file alone
 
 
+@pytest.mark.slow
 def test_moving_several_units_keeps_their_spacing(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -275,9 +286,10 @@ def test_moving_several_units_keeps_their_spacing(qtbot, tmp_path):
     index = RackIndex(layout)
     assert index.units["node-1"].u == 21 and index.units["switch-1"].u == 32  # both +20
     assert window.document.undo_stack.count() == steps + 1
-    assert "2 units" in window.undo_action.text()
+    assert "2 units" in window.actions_.undo_action.text()
 
 
+@pytest.mark.slow
 def test_a_rack_dropped_on_the_elevations_joins_the_last_row(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -291,12 +303,13 @@ def test_a_rack_dropped_on_the_elevations_joins_the_last_row(qtbot, tmp_path):
     item = panel.unracked.item(0)
     _send_drop(panel.view, panel.unracked.mimeData([item]), _slot_point(panel, new, 1))
     assert (layout.device("switch-1").rack, layout.device("switch-1").u) == (new, 1)
-    window.undo_action.trigger()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     panel.flush()
     assert len(panel.scene.rack_order) == 2
 
 
+@pytest.mark.slow
 def test_arrow_keys_move_the_selected_unit_one_u_and_stop_at_the_bottom(qtbot, tmp_path):
     window, panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -313,6 +326,7 @@ def test_arrow_keys_move_the_selected_unit_one_u_and_stop_at_the_bottom(qtbot, t
     assert "below U1" in view.last_refusal
 
 
+@pytest.mark.slow
 def test_the_inspectors_u_of_a_system_part_moves_the_whole_system(qtbot, tmp_path):
     window, _panel = _racks_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -328,11 +342,12 @@ def test_the_inspectors_u_of_a_system_part_moves_the_whole_system(qtbot, tmp_pat
     inspector.device_rack.activated.emit(inspector.device_rack.findData("rack-2"))
     assert {layout.device(m).rack for m in RackIndex(layout).units["node-1"].members} == {
         "rack-2"}
-    window.undo_action.trigger()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert {layout.device(m).u for m in RackIndex(layout).units["node-1"].members} == {1}
 
 
+@pytest.mark.slow
 def test_a_rack_dropped_on_the_floor_plan_stands_where_it_was_dropped(qtbot, tmp_path):
     from rackdesigner.generators.cabling import floor_spots
 
@@ -349,6 +364,7 @@ def test_a_rack_dropped_on_the_floor_plan_stands_where_it_was_dropped(qtbot, tmp
     assert new in panel.floor_scene.item_for_rack
 
 
+@pytest.mark.slow
 def test_a_failed_unit_is_greyed_in_the_elevation_and_restore_brings_it_back(qtbot, tmp_path):
     from PySide6.QtGui import QImage, QPainter
 
@@ -371,12 +387,13 @@ def test_a_failed_unit_is_greyed_in_the_elevation_and_restore_brings_it_back(qtb
     item = panel.scene.item_for_unit["node-1"]
     assert item.failed and "FAILED" in item.toolTip()
     assert picture() != intact  # greyed and hatched where it is mounted
-    window.restore_all_action.trigger()
+    window.actions_.restore_all_action.trigger()
     panel.flush()
     assert not panel.scene.item_for_unit["node-1"].failed
     assert picture() == intact
 
 
+@pytest.mark.slow
 def test_the_elevations_redraw_only_for_edits_they_show(qtbot, tmp_path):
     """A move on the canvas leaves the elevations as they are; Fail re-marks the unit in place;
     a new cable (power at both ends' racks) or a unit moved to another U rebuilds them."""
@@ -402,6 +419,7 @@ def test_the_elevations_redraw_only_for_edits_they_show(qtbot, tmp_path):
     assert panel.scene.item_for_unit["node-1"] is not unit  # a unit moved: rebuilt
 
 
+@pytest.mark.slow
 def test_a_cable_changes_only_the_power_of_the_racks_at_its_ends(qtbot, tmp_path, catalog):
     """Optics draw in the racks of both ends: the headers and budget marks follow a cable
     added, changed or removed as a full rebuild would show them, without one."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import make_window, small_layout
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -12,6 +13,7 @@ from rackdesigner import __version__
 from rackdesigner.io import save_layout
 
 
+@pytest.mark.slow
 def test_enter_in_the_palette_offsets_each_new_device_and_selects_it(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     palette = window.palette
@@ -33,24 +35,26 @@ def test_enter_in_the_palette_offsets_each_new_device_and_selects_it(qtbot, tmp_
     assert positions[1][0] > positions[0][0] and positions[2][1] > positions[1][1]
 
 
+@pytest.mark.slow
 def test_toolbar_undo_keeps_its_width_and_says_what_in_the_tooltip(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     toolbar = window.findChildren(QToolButton)
-    button = next(b for b in toolbar if b.defaultAction() is window.toolbar_undo)
+    button = next(b for b in toolbar if b.defaultAction() is window.actions_.toolbar_undo)
     width = button.sizeHint().width()
     assert not button.isEnabled()
     window.editor.select_ids(["gpu-2"])
-    window.delete_action.trigger()
+    window.actions_.delete_action.trigger()
     assert button.isEnabled() and button.text() == "Undo"
     assert button.sizeHint().width() == width
     assert "Delete" in button.toolTip() or "Remove" in button.toolTip()
     assert "Ctrl+Z" in button.toolTip()
     QTest.mouseClick(button, Qt.MouseButton.LeftButton)
     assert window.document.layout.has_device("gpu-2")
-    save = next(b for b in toolbar if b.defaultAction() is window.save_action)
+    save = next(b for b in toolbar if b.defaultAction() is window.actions_.save_action)
     assert "Ctrl+S" in save.toolTip()
 
 
+@pytest.mark.slow
 def test_file_dialogs_start_next_to_the_design(qtbot, tmp_path, monkeypatch):
     folder = tmp_path / "designs"
     folder.mkdir()
@@ -65,14 +69,15 @@ def test_file_dialogs_start_next_to_the_design(qtbot, tmp_path, monkeypatch):
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake))
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(fake))
-    window.export_bom_dialog()
-    window.export_image_dialog()
-    window.open_dialog()
+    window.files.export_bom_dialog()
+    window.files.export_image_dialog()
+    window.files.open_dialog()
     window.simulation_panel.export_dialog("csv")
     assert len(starts) == 4
     assert all(str(folder) in s for s in starts), starts
 
 
+@pytest.mark.slow
 def test_a_dropped_file_that_is_not_a_layout_says_why(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     text = tmp_path / "notes.txt"
@@ -91,7 +96,7 @@ def test_a_dropped_file_that_is_not_a_layout_says_why(qtbot, tmp_path):
 
 def test_about_names_version_licence_and_catalog_size(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
-    window.about_action.trigger()
+    window.actions_.about_action.trigger()
     box = window.about_box
     assert box.isVisible()
     text = box.text()
@@ -101,6 +106,7 @@ def test_about_names_version_licence_and_catalog_size(qtbot, tmp_path):
     assert not box.isVisible()
 
 
+@pytest.mark.slow
 def test_problem_counts_are_drawn_icons_not_emoji(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     window.problems.flush()
@@ -125,6 +131,7 @@ def test_an_empty_inspector_gives_the_simulation_panel_the_room(qtbot, tmp_path)
     assert window.inspector.device_name.isVisible()
 
 
+@pytest.mark.slow
 def test_the_empty_canvas_hint_goes_when_the_first_device_arrives(qtbot, tmp_path):
     from PySide6.QtCore import QEvent, QObject
     from PySide6.QtGui import QRegion

@@ -21,6 +21,7 @@ def _start(tmp_path, **env_extra) -> subprocess.CompletedProcess:
                           text=True, timeout=120, env=env, cwd=REPO)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("env", "names"), [
     ({"QT_QPA_PLATFORM": "xcb"}, "DISPLAY is unset"),
     ({"QT_QPA_PLATFORM": "nosuchplatform"}, "'nosuchplatform'"),

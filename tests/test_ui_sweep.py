@@ -36,10 +36,11 @@ def _run(qtbot, sweep, spec: Path) -> None:
         QTest.mouseClick(sweep.run_button, Qt.MouseButton.LeftButton)
 
 
+@pytest.mark.slow
 def test_menu_runs_a_sweep_plots_it_and_a_click_opens_the_design(qtbot, window, tmp_path):
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC)
-    window.sweep_action.trigger()
+    window.actions_.sweep_action.trigger()
     sweep = window.sweep_window
     qtbot.waitExposed(sweep)
     _run(qtbot, sweep, spec)
@@ -108,6 +109,7 @@ def test_a_results_file_is_plotted_without_running(qtbot, tmp_path):
     assert "missing.json" in sweep.status.text()
 
 
+@pytest.mark.slow
 def test_a_workload_sweep_plots_time_to_train_against_gpus(qtbot, tmp_path):
     """The window runs a spec with `workload:` and offers its estimate columns as axes; time
     to train is lower-is-better, so twice the SUs (more GPUs, fewer days) is the whole front

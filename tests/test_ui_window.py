@@ -22,6 +22,7 @@ def _saved(tmp_path, name="design.yaml"):
     return path
 
 
+@pytest.mark.slow
 def test_window_has_the_docks_and_status(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     titles = {d.windowTitle() for d in (window.palette_dock, window.inspector_dock,
@@ -34,6 +35,7 @@ def test_window_has_the_docks_and_status(qtbot, tmp_path):
     assert window.zoom_label.text().endswith("%")
 
 
+@pytest.mark.slow
 def test_save_and_reopen_gives_an_equal_document(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     assert window.open_file(_saved(tmp_path))
@@ -51,6 +53,7 @@ def test_save_and_reopen_gives_an_equal_document(qtbot, tmp_path):
     assert str(out.resolve()) in window.settings.recent_files()
 
 
+@pytest.mark.slow
 def test_dirty_state_and_the_close_prompt(qtbot, tmp_path, monkeypatch):
     window = make_window(qtbot, tmp_path)
     window.open_file(_saved(tmp_path))
@@ -69,14 +72,15 @@ def test_dirty_state_and_the_close_prompt(qtbot, tmp_path, monkeypatch):
     assert not window.close()
     assert window.isVisible() and "design.yaml" in asked[-1]
     # undoing back to the saved state makes the document clean again: no prompt
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert not window.isWindowModified()
-    window.redo_action.trigger()
+    window.actions_.redo_action.trigger()
     monkeypatch.setattr(QMessageBox, "warning", answer(QMessageBox.StandardButton.Discard))
     assert window.close()
     assert len(asked) == 2
 
 
+@pytest.mark.slow
 def test_opening_asks_first_and_a_bad_file_leaves_the_document_alone(qtbot, tmp_path,
                                                                    monkeypatch):
     window = make_window(qtbot, tmp_path)
@@ -98,6 +102,7 @@ def test_opening_asks_first_and_a_bad_file_leaves_the_document_alone(qtbot, tmp_
     assert window.document.layout == before and window.isWindowModified()
 
 
+@pytest.mark.slow
 def test_problems_follow_the_model(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     problems = window.problems
@@ -113,11 +118,12 @@ def test_problems_follow_the_model(qtbot, tmp_path):
     problems.tree.itemClicked.emit(problems.tree.topLevelItem(row), 1)
     assert window.editor.selection()[1] == ["link-9"]  # clicking selects the link's bundle
     assert window.problems_label.errors >= 1 and "errors" in window.problems_label.text()
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     problems.flush()
     assert not any(f.code == "protocol-mismatch" for f in problems.findings)
 
 
+@pytest.mark.slow
 def test_problems_recompute_is_debounced(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
     calls = []
@@ -155,6 +161,7 @@ class _GatedChecks:
         return self.real(layout)
 
 
+@pytest.mark.slow
 def test_problems_are_checked_on_a_worker_and_a_stale_result_is_dropped(qtbot, tmp_path,
                                                                         monkeypatch):
     gate = _GatedChecks(monkeypatch)
@@ -207,6 +214,7 @@ def test_problems_drop_a_result_for_an_older_revision_even_unasked(qtbot, monkey
     assert problems.shown_revision == layout.revision and problems.runs == 2
 
 
+@pytest.mark.slow
 def test_problems_flush_is_synchronous_while_a_run_is_in_flight(qtbot, tmp_path, monkeypatch):
     gate = _GatedChecks(monkeypatch)
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
@@ -227,6 +235,7 @@ def test_problems_flush_is_synchronous_while_a_run_is_in_flight(qtbot, tmp_path,
     assert any(f.code == "protocol-mismatch" for f in problems.findings)
 
 
+@pytest.mark.slow
 def test_inspector_edits_are_commands(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -234,13 +243,13 @@ def test_inspector_edits_are_commands(qtbot, tmp_path):
     inspector = window.inspector
     assert inspector.stack.currentWidget() is inspector.device_page
     assert inspector.device_id.text() == "gpu-1"
-    window.rename_action.trigger()  # F2 focuses the name field
+    window.actions_.rename_action.trigger()  # F2 focuses the name field
     assert inspector.device_name.hasFocus()
     inspector.device_name.setText("first GPU")
     inspector.device_name.editingFinished.emit()
     assert layout.device("gpu-1").name == "first GPU"
     assert window.scene.item_for_device["gpu-1"].label == "first GPU"
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert layout.device("gpu-1").name == ""
     assert inspector.device_name.text() == ""  # the inspector follows the model
     # rack placement and U (spin-box scrubbing merges into one step)
@@ -256,6 +265,7 @@ def test_inspector_edits_are_commands(qtbot, tmp_path):
     assert layout.link("link-1").count == 3
 
 
+@pytest.mark.slow
 def test_copy_paste_through_the_clipboard_and_duplicate(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -271,15 +281,16 @@ def test_copy_paste_through_the_clipboard_and_duplicate(qtbot, tmp_path):
     assert len(pasted) == 2 and not pasted & {"gpu-1", "nvsw-1"}
     assert any(lk.a.device in pasted and lk.b.device in pasted for lk in layout.links())
     window.editor.select_ids(["gpu-2"])
-    window.duplicate_action.trigger()
+    window.actions_.duplicate_action.trigger()
     assert layout.device_count() == before + 3
     window.editor.select_ids(["switch-1"])
-    window.cut_action.trigger()
+    window.actions_.cut_action.trigger()
     assert not layout.has_device("switch-1")
     assert not window.editor.paste_text("not: [a layout")  # refused with a message
     assert "clipboard" in window.statusBar().currentMessage()
 
 
+@pytest.mark.slow
 def test_group_ungroup_and_collapse_from_the_menu(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -293,11 +304,12 @@ def test_group_ungroup_and_collapse_from_the_menu(qtbot, tmp_path):
     assert window.editor.ungroup_selection()
     assert list(layout.groups()) == []
     for _ in range(3):
-        window.undo_action.trigger()
+        window.actions_.undo_action.trigger()
     assert list(layout.groups()) == []
     assert layout == small_layout()
 
 
+@pytest.mark.slow
 def test_export_png_and_svg(qtbot, tmp_path):
     from rackdesigner.ui.export import export_image
 
@@ -359,6 +371,7 @@ def test_render_verb_draws_headless(tmp_path):
     assert main(["render", str(layout_path), "-o", str(tmp_path / "d.gif")]) == 2
 
 
+@pytest.mark.slow
 def test_app_starts_and_quits_in_a_real_process(tmp_path):
     code = ("import sys; from rackdesigner.app import run_app; "
             "sys.exit(run_app(None, quit_after_ms=300))")
@@ -377,6 +390,7 @@ def test_main_window_is_importable_from_ui():
     assert Qt.Key.Key_F2  # keeps the Qt import honest
 
 
+@pytest.mark.slow
 def test_a_yaml_dropped_on_the_window_opens_it(qtbot, tmp_path):
     from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
     from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -395,6 +409,7 @@ def test_a_yaml_dropped_on_the_window_opens_it(qtbot, tmp_path):
     assert window.document.layout == small_layout()
 
 
+@pytest.mark.slow
 def test_window_layout_persists_between_runs(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     window.history_dock.raise_()
@@ -405,6 +420,7 @@ def test_window_layout_persists_between_runs(qtbot, tmp_path):
     assert again.settings.store.value("window/state") is not None
 
 
+@pytest.mark.slow
 def test_export_bill_of_materials_csv(qtbot, tmp_path):
     from rackdesigner.generators import generate
 
@@ -417,6 +433,7 @@ def test_export_bill_of_materials_csv(qtbot, tmp_path):
     assert "dgx-h100" in text.lower() and text.count("\n") > 3
 
 
+@pytest.mark.slow
 def test_inspector_sets_cable_and_length_on_a_whole_bundle(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     layout = window.document.layout
@@ -433,10 +450,11 @@ def test_inspector_sets_cable_and_length_on_a_whole_bundle(qtbot, tmp_path):
         inspector.link_length.setValue(metres)
     assert all(layout.link(k).length_m == 2.0 for k in bundle.link_ids)
     assert window.document.undo_stack.count() == steps + 1  # scrubbing merged
-    window.undo_action.trigger()
+    window.actions_.undo_action.trigger()
     assert all(layout.link(k).length_m is None for k in bundle.link_ids)
 
 
+@pytest.mark.slow
 def test_palette_search_and_keyboard_placement(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     palette = window.palette
@@ -454,6 +472,7 @@ def test_palette_search_and_keyboard_placement(qtbot, tmp_path):
     window.grab()  # paints the canvas, including the empty-design hint before the drop
 
 
+@pytest.mark.slow
 def test_revert_and_open_recent(qtbot, tmp_path, monkeypatch):
     window = make_window(qtbot, tmp_path)
     path = _saved(tmp_path)
@@ -469,12 +488,13 @@ def test_revert_and_open_recent(qtbot, tmp_path, monkeypatch):
     assert window.document.layout == small_layout() and not window.isWindowModified()
     other = _saved(tmp_path, "other.yaml")
     window.open_file(other)
-    recent = [a.text() for a in window.recent_menu.actions()]
+    recent = [a.text() for a in window.actions_.recent_menu.actions()]
     assert recent[:2] == [str(other.resolve()), str(path.resolve())]
-    window.recent_menu.actions()[1].trigger()
+    window.actions_.recent_menu.actions()[1].trigger()
     assert window.document.path == path.resolve() or window.document.path == path
 
 
+@pytest.mark.slow
 def test_every_shipped_system_drops_as_a_wired_group(qtbot, tmp_path):
     from PySide6.QtCore import QSettings
 
@@ -496,6 +516,7 @@ def test_every_shipped_system_drops_as_a_wired_group(qtbot, tmp_path):
     assert all(window.scene.item_for_group[g.id].isVisible() for g in roots)
 
 
+@pytest.mark.slow
 def test_editing_keys_in_text_fields_do_not_edit_the_design(qtbot, tmp_path):
     from PySide6.QtTest import QTest
 
@@ -529,6 +550,7 @@ def test_render_verb_overview_svg_and_bad_input(tmp_path, capsys):
     assert "bad.yaml" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_bulk_edits_and_selections_refresh_the_panels_once(qtbot, tmp_path, monkeypatch):
     from rackdesigner.commands import MoveDevices, add_model
 
@@ -560,6 +582,7 @@ def test_bulk_edits_and_selections_refresh_the_panels_once(qtbot, tmp_path, monk
     assert calls["selection"] == 1
 
 
+@pytest.mark.slow
 def test_choosing_the_current_value_adds_no_undo_step(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
     window.editor.select_ids(["switch-1"])
@@ -568,32 +591,35 @@ def test_choosing_the_current_value_adds_no_undo_step(qtbot, tmp_path):
     assert window.document.undo_stack.count() == 0 and not window.isWindowModified()
 
 
+@pytest.mark.slow
 def test_paste_into_another_window_through_the_clipboard(qtbot, tmp_path):
     source = make_window(qtbot, tmp_path, small_layout(), show=False)
     target = make_window(qtbot, tmp_path, show=False)
     source.editor.select_ids(["gpu-1", "nvsw-1"])
-    source.copy_action.trigger()
-    target.paste_action.trigger()
+    source.actions_.copy_action.trigger()
+    target.actions_.paste_action.trigger()
     layout = target.document.layout
     assert sorted(d.id for d in layout.devices()) == ["gpu-1", "nvsw-1"]  # ids were free
     assert layout.link("link-1").count == 2
     assert target.isWindowModified() and not source.isWindowModified()
 
 
+@pytest.mark.slow
 def test_wire_mode_drags_from_the_device_body(qtbot, tmp_path):
     from designer_fixtures import drag
 
     window = make_window(qtbot, tmp_path, small_layout())
-    window.wire_mode_action.trigger()
+    window.actions_.wire_mode_action.trigger()
     assert window.scene.wire_mode
     x, y = window.document.layout.device("gpu-2").pos
     target = window.scene.item_for_device["nvsw-1"].center()
     drag(window.view, (x + 20, y + 8), (target.x(), target.y()))
     assert len(window.document.layout.links_of("gpu-2")) == 1
-    window.wire_mode_action.trigger()
+    window.actions_.wire_mode_action.trigger()
     assert not window.scene.wire_mode
 
 
+@pytest.mark.slow
 def test_the_simulation_dock_takes_a_real_panel(qtbot, tmp_path):
     from PySide6.QtWidgets import QLabel
 

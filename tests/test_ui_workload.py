@@ -30,6 +30,7 @@ def _manual(tab, **degrees):
         box.setValue(value)
 
 
+@pytest.mark.slow
 def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot, tmp_path):
     from PySide6.QtCore import Qt
 
@@ -56,12 +57,13 @@ def test_workload_tab_estimates_and_follows_design_edits(make_panel, qtbot, tmp_
     assert tab.axis.labels == ["this design (64 × h100-sxm5)", "baseline (64 × h100-sxm5)"]
     RemoveItems(devices=["spine-3", "spine-4"]).apply(tor)  # one designer edit
     after = tab.flush().estimate
-    assert after.breakdown["dp_exposed_s"] > 5 * before.breakdown["dp_exposed_s"]
+    assert after.breakdown["dp_exposed_s"] > 2.5 * before.breakdown["dp_exposed_s"]
     assert "(+" in tab.figure_text("step")  # slower than the baseline, shown as a delta
     stacked = sum(tab.bars[k].opts["height"][0] for k in tab.bars)
     assert stacked == pytest.approx(after.step_time_s, rel=1e-6)
 
 
+@pytest.mark.slow
 def test_workload_tab_explains_bad_jobs_and_refusals(make_panel, qtbot):
     from rackdesigner.generators import generate
 
@@ -80,6 +82,7 @@ def test_workload_tab_explains_bad_jobs_and_refusals(make_panel, qtbot):
     assert "does not fit" in tab.status.text()
 
 
+@pytest.mark.slow
 def test_workload_tab_best_layout_and_model_file(make_panel, qtbot, tmp_path):
     from rackdesigner.generators import generate
 
@@ -100,6 +103,7 @@ def test_workload_tab_best_layout_and_model_file(make_panel, qtbot, tmp_path):
     assert f"{path}:9" in tab.status.text()
 
 
+@pytest.mark.slow
 def test_pinned_baseline_stays_when_another_design_is_opened(make_panel):
     from rackdesigner.generators import generate
 
@@ -117,6 +121,7 @@ def test_pinned_baseline_stays_when_another_design_is_opened(make_panel):
     assert "(-" in tab.figure_text("step")
 
 
+@pytest.mark.slow
 def test_energy_follows_the_panels_pue(make_panel):
     from rackdesigner.generators import generate
 
@@ -131,6 +136,7 @@ def test_energy_follows_the_panels_pue(make_panel):
         before.energy_kWh_per_step * 2.0 / 1.3, rel=1e-3)
 
 
+@pytest.mark.slow
 def test_workload_follows_the_panels_selection_scope(make_panel):
     from rackdesigner._resources import example_paths
     from rackdesigner.io import load_layout
@@ -149,3 +155,29 @@ def test_workload_follows_the_panels_selection_scope(make_panel):
     assert "does not divide the 2 GPUs" in (tab.flush().error or "")
     panel.scope_button.click()  # back to the whole design
     assert tab.flush().estimate.gpus == 16
+
+
+def test_the_stack_changes_the_estimate_and_a_layout_too_big_is_timed_and_marked(make_panel):
+    """Choosing Megatron 2021 instead of today's stack (unfused softmax, no TP overlap) makes
+    the same job slower; a manual layout that does not fit still shows its time, marked."""
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("dgx-h100"))
+    tab = panel.workload
+    tab.model_combo.setCurrentText("llama3-8b")
+    _manual(tab, tp=8, gbs=16)
+    assert tab.profile_combo.currentText() == "nemo-2025"
+    today = tab.flush().estimate
+    assert today.profile.id == "nemo-2025" and today.fits
+    tab.profile_combo.setCurrentText("megatron-2021")
+    old = tab.flush().estimate
+    assert old.profile.id == "megatron-2021" and old.step_time_s > today.step_time_s
+    assert tab.figure_text("step").endswith(("ms", "s"))  # fits: no mark
+    tab.profile_combo.setCurrentText("nemo-2025")
+    _manual(tab, tp=1, gbs=64, mbs=8)  # 8 x 8k tokens per GPU without recomputation
+    tab.recompute_combo.setCurrentText("none")
+    big = tab.flush().estimate
+    assert not big.fits and big.timed_anyway and big.step_time_s > 0
+    assert tab.figure_text("step").endswith("(does not fit)")
+    assert "does not fit" in tab.figure_text("memory")
+    assert "Does not fit in memory" in tab.status.text()

@@ -31,6 +31,7 @@ def sp1():
     return generate("superpod", system="dgx-h100", sus=1)
 
 
+@pytest.mark.slow
 def test_one_of_16_spines_costs_about_a_sixteenth_of_bisection_not_the_ring(sp4_whatif):
     spines = sp4_whatif.candidates("spine")
     assert len(spines) == 16
@@ -123,6 +124,7 @@ def test_status_is_saved_only_when_failed_and_bad_values_name_the_line(sp1):
     assert f"bad.yaml:{line}" in str(err.value) and "active, failed" in str(err.value)
 
 
+@pytest.mark.slow
 def test_each_simulates_one_per_symmetry_class_worst_first(sp4, sp4_whatif):
     rows = sp4_whatif.each("switch")
     assert sum(r.count for r in rows) == 48 and len(rows) < 8
@@ -142,6 +144,7 @@ def test_symmetry_keeps_different_objects_apart(sp1):
         assert len({m.split("-")[0] for m in members}) == 1  # leaves never with spines
 
 
+@pytest.mark.slow
 def test_cli_one_scenario_and_each_as_json(tmp_path, capsys, sp1):
     path = tmp_path / "sp1.yaml"
     path.write_text(dump_layout_text(sp1))
@@ -168,6 +171,7 @@ def test_cli_unknown_id_is_a_clear_error(tmp_path, capsys, sp1):
     assert main(["whatif", str(path), "--each", "nvswitch", "--top", "0"]) == 2
 
 
+@pytest.mark.slow
 def test_render_heat_draws_the_legend_and_rejects_a_bad_traffic(tmp_path, capsys, sp1):
     pytest.importorskip("PySide6")
     path = tmp_path / "sp1.yaml"
@@ -180,6 +184,7 @@ def test_render_heat_draws_the_legend_and_rejects_a_bad_traffic(tmp_path, capsys
     assert "COLLECTIVE[:SIZE]" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_each_shows_progress_on_a_terminal(tmp_path, capsys, monkeypatch, sp1):
     import sys
 

@@ -81,6 +81,7 @@ def test_cli_whatif_with_a_job(tmp_path, capsys, tor):
     assert "cannot run on the intact design" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_failure_outside_rank_0s_groups_still_slows_the_job():
     # two NVL72 racks, TP 8 groups in both: a switch tray of the second rack fails, so only
     # that rack's TP groups lose NVLink capacity — the step waits for them, not for rank 0's
@@ -92,7 +93,7 @@ def test_a_failure_outside_rank_0s_groups_still_slows_the_job():
     whatif = WhatIf(racks, job=JobSpec("llama3-70b", Job(tp=8, gbs=144)))
     tray = "nvl72-2.switch_tray0"
     impact = whatif.scenario([tray])
-    assert impact.job_delta["step_time_s"] > 0.005
+    assert impact.job_delta["step_time_s"] > 0.002  # TP overlapped with GEMMs: a few ms
     assert impact.job_delta["tokens_per_s"] < 0
     # the intact design is symmetric: one group simulated per shape; the degraded one adds
     # a group for the rack that lost its tray

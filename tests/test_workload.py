@@ -46,13 +46,18 @@ def test_bundled_models_have_their_published_parameter_counts():
     published = {  # billions: model cards and papers (total, active)
         "llama3-8b": (8.0, 8.0), "llama3-70b": (70.6, 70.6), "llama3.1-405b": (405, 405),
         "gpt3-175b": (175, 175), "mixtral-8x7b": (46.7, 12.9), "deepseek-v3": (671, 37),
+        "gpt-oss-120b": (116.83, 5.13),
     }
+    # the gpt-oss model card counts active parameters without the input embedding
+    without_input_embedding = {"gpt-oss-120b"}
     models = {m.id: m for m in bundled_models()}
     assert set(models) == set(published)
     for mid, (total, active) in published.items():
-        assert models[mid].params / 1e9 == pytest.approx(total, rel=0.015), mid
-        assert models[mid].active_params / 1e9 == pytest.approx(active, rel=0.02), mid
-        assert models[mid].source
+        m = models[mid]
+        assert m.params / 1e9 == pytest.approx(total, rel=0.015), mid
+        counted = m.active_params - (m.vocab * m.hidden if mid in without_input_embedding else 0)
+        assert counted / 1e9 == pytest.approx(active, rel=0.02), mid
+        assert m.source
 
 
 @pytest.mark.parametrize(("text", "line", "words"), [
@@ -91,16 +96,17 @@ def test_fewer_spines_expose_more_data_parallel_time(tmp_path):
     model = tmp_path / "small.yaml"
     model.write_text(SMALL_MODEL)
     tor = tor_cluster(nodes=8, spines=4)
-    full = estimate(tor, str(model), tp=1, gbs=64)
+    full = estimate(tor, str(model), tp=1, gbs=64, grad_dtype="fp32")
     remove_switches(tor, ["spine-3", "spine-4"])
-    thin = estimate(tor, str(model), tp=1, gbs=64)
+    thin = estimate(tor, str(model), tp=1, gbs=64, grad_dtype="fp32")
     assert thin.comm["dp_grad_reduce_scatter"]["busbw_GBps"] == pytest.approx(
         full.comm["dp_grad_reduce_scatter"]["busbw_GBps"] / 2, rel=0.1)
-    assert thin.breakdown["dp_exposed_s"] > 5 * full.breakdown["dp_exposed_s"]
-    assert thin.step_time_s > 1.2 * full.step_time_s
+    assert thin.breakdown["dp_exposed_s"] > 3 * full.breakdown["dp_exposed_s"]
+    assert thin.step_time_s > 1.15 * full.step_time_s
     assert thin.breakdown["compute_s"] == pytest.approx(full.breakdown["compute_s"])
 
 
+@pytest.mark.slow
 def test_a_rail_optimized_pod_spares_dp_rings_but_not_expert_all_to_all(tmp_path):
     """On a 3-SU SuperPOD, rings cross the spines only at SU boundaries (the engine routes them
     under the rail leaves), so DP keeps its time when 12 of 16 spines go; an expert all-to-all
@@ -143,9 +149,15 @@ def test_an_nvl72_runs_an_expert_parallel_moe_much_faster_than_8_gpu_nodes(tmp_p
 def test_recomputation_and_precision_move_time_and_memory_the_right_way(four_nodes):
     runs = {rc: estimate(four_nodes, "llama3-8b", tp=8, gbs=32, seq=2048, recompute=rc)
             for rc in ("none", "selective", "full")}
+    # fused attention never stores the s x s scores: selective recomputation saves nothing more
     assert (runs["full"].memory.activations_GB < runs["selective"].memory.activations_GB
-            < runs["none"].memory.activations_GB)
+            == runs["none"].memory.activations_GB)
     assert runs["full"].step_time_s > runs["selective"].step_time_s > runs["none"].step_time_s
+    # with Megatron 2021's unfused softmax the scores are stored unless recomputed
+    old = {rc: estimate(four_nodes, "llama3-8b", tp=8, gbs=32, seq=2048, recompute=rc,
+                        profile="megatron-2021") for rc in ("none", "selective", "full")}
+    assert (old["full"].memory.activations_GB < old["selective"].memory.activations_GB
+            < old["none"].memory.activations_GB)
     fp8 = estimate(four_nodes, "llama3-8b", tp=8, gbs=32, seq=2048, precision="fp8")
     assert fp8.step_time_s < runs["selective"].step_time_s
     assert 0.2 < runs["selective"].mfu < 0.8  # a plausible MFU, not a copy of the output
@@ -156,7 +168,8 @@ def test_a_job_that_does_not_fit_is_refused_with_the_figures(four_nodes):
     assert not e.fits and e.step_time_s is None
     d = e.to_dict()
     assert d["fits"] is False and d["step_time_s"] is None and d["memory_per_gpu_GB"] > 80
-    assert "does not fit" in d["refused"] and "80 GB HBM" in d["refused"]
+    assert "does not fit" in d["refused"] and "85.5 GB HBM" in d["refused"]  # 81,559 MiB
+    assert d["timed_anyway"] is False
     assert e.memory.weights_GB == pytest.approx(405.8e9 * 2 / 8 / 1e9, rel=0.02)
     sharded = estimate(four_nodes, "llama3-8b", tp=1, gbs=32, sharding="full")
     plain = estimate(four_nodes, "llama3-8b", tp=1, gbs=32, sharding="none")
@@ -214,7 +227,7 @@ def test_cli_models_lists_the_catalog(capsys):
     assert main(["models", "--json"]) == 0
     ids = [m["id"] for m in json.loads(capsys.readouterr().out)]
     assert ids == sorted(["llama3-8b", "llama3-70b", "llama3.1-405b", "gpt3-175b",
-                          "mixtral-8x7b", "deepseek-v3"])
+                          "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b"])
 
 
 def test_search_ranks_fitting_layouts_with_tp_inside_the_nvlink_domain(four_nodes):
@@ -269,6 +282,7 @@ def test_tp_across_nvlink_domains_costs_about_what_megatron_measured(model, layo
     assert across.breakdown["tp_exposed_s"] > 2 * inside.breakdown["tp_exposed_s"]
     assert any("spans more than one NVLink domain" in m for m in across.messages)
 
+@pytest.mark.slow
 def test_cli_search_json_and_group_scope(tmp_path, capsys):
     path = tmp_path / "rack.yaml"
     save_layout(generate("nvl72"), path)
@@ -282,6 +296,7 @@ def test_cli_search_json_and_group_scope(tmp_path, capsys):
     assert doc["considered"] > doc["refused_memory"] >= 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", [["models"], ["estimate", "--model", "llama3-8b", "--tp", "8",
                                                "--gbs", "8", "--json"]])
 def test_workload_verbs_on_a_full_disk_exit_2(verb):

@@ -70,8 +70,7 @@ def figures(result: SimulationResult, size: int = DEFAULT_SIZE) -> dict[str, flo
         "bisection_GBps": result.bandwidth.bisection_GBps,
     }
     for name in ("all_reduce", "all_to_all"):
-        points = result.collective(name)
-        point = min(points, key=lambda p: abs(p.bytes - size), default=None)
+        point = result.point_at(name, size)
         out[f"{name}_busbw_GBps"] = None if point is None else point.busbw_GBps
     out["power_max_w"] = result.power.total_max_w
     return out

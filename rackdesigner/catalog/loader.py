@@ -209,7 +209,7 @@ SYSTEM_FIELDS = {
     "source": (_str, True),
 }
 SOURCE_FIELDS = {"title": (_str, True), "url": (_str, False), "note": (_str, False)}
-TOP_FIELDS = {
+TOP_FIELDS: dict[str, tuple[Callable[[Any], Any] | None, bool]] = {
     "schema": (_one_of(SCHEMA), True),
     "id": (_str, True),
     "kind": (_one_of(*KINDS), True),
@@ -303,9 +303,10 @@ class _FileReader:
                                         p.get("max_includes_optics", False))
         if "ports" in data:
             kwargs["ports"] = self._ports(data["ports"])
-        simple = (("gpu", GPU_FIELDS, GpuFacts), ("nic", NIC_FIELDS, NicFacts),
-                  ("transceiver", TRANSCEIVER_FIELDS, TransceiverFacts),
-                  ("rack", RACK_FIELDS, RackFacts))
+        simple: tuple[tuple[str, dict[str, Any], Any], ...] = (
+            ("gpu", GPU_FIELDS, GpuFacts), ("nic", NIC_FIELDS, NicFacts),
+            ("transceiver", TRANSCEIVER_FIELDS, TransceiverFacts),
+            ("rack", RACK_FIELDS, RackFacts))
         for key, fields, cls in simple:
             if key in data:
                 b = self.block(data[key], fields, key)

@@ -42,8 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "estimate", help="estimate LLM training step time, MFU, memory and energy on a design",
         description="Estimate one training iteration of a transformer model on the GPUs of a "
         "layout: compute from FLOPs and the GPU's peak, communication from the simulation "
-        "engine on the drawn fabric, memory per GPU (a layout that does not fit is refused). "
-        "See docs/workload.md. Exit status 0, or 2 on bad input.")
+        "engine on the drawn fabric, memory per GPU (a layout that does not fit is refused, or "
+        "timed and marked with --time-anyway), under the software stack's efficiency profile. "
+        "See docs/workload.md. Exit status 0, 1 when the layout does not fit, 2 on bad input.")
     p.add_argument("file", metavar="FILE", help="layout YAML file")
     p.add_argument("--model", required=True, metavar="ID|FILE",
                    help="a bundled model id (see `rackdesigner models`) or a model file")
@@ -67,6 +68,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--sharding", choices=("none", "optimizer", "full"), default="optimizer",
                    help="none: plain DP; optimizer: ZeRO-1/distributed optimizer (default); "
                    "full: FSDP/ZeRO-3")
+    p.add_argument("--profile", metavar="ID|FILE",
+                   help="efficiency profile of the software stack: nemo-2025 (default), "
+                   "nemo-2024, megatron-2021, pytorch-fsdp or a profile file (`rackdesigner "
+                   "models --profiles`; docs/workload.md)")
+    p.add_argument("--grad-dtype", choices=("fp32", "bf16"),
+                   help="gradient buffer precision (default: the profile's)")
+    p.add_argument("--no-dp-overlap", dest="dp_overlap", action="store_const", const=False,
+                   help="do not overlap the data-parallel reduction with the backward pass "
+                   "(Megatron's 'local' DDP)")
+    p.add_argument("--time-anyway", action="store_true",
+                   help="time a layout that does not fit in memory too (marked as such)")
     p.add_argument("--tokens", type=_tokens, metavar="T",
                    help="tokens to train (e.g. 15T) for time to train and energy")
     p.add_argument("--pue", type=float, metavar="X", help="PUE for facility energy (default 1.3)")
@@ -88,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     layout = load_layout_arg(args.file)
     job = Job(tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, vp=args.vp, dp=args.dp,
               gbs=args.gbs, mbs=args.mbs, seq=args.seq, precision=args.precision,
-              recompute=args.recompute, sharding=args.sharding)
+              recompute=args.recompute, sharding=args.sharding, profile=args.profile,
+              grad_dtype=args.grad_dtype, dp_overlap=args.dp_overlap)
     try:
         est = Estimator(layout, args.model, gpus=args.gpus, group=args.group, pue=args.pue)
         if args.search:
@@ -100,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
             if sys.stderr.isatty():
                 sys.stderr.write("\n")
         else:
-            result = est.estimate(job, args.tokens)
+            est.profile_of(job)  # an unknown profile is a usage error before any work
+            result = est.estimate(job, args.tokens, time_if_too_big=args.time_anyway)
     except (EstimateError, ModelFileError, OSError) as exc:
         raise UsageError(str(exc)) from None
     if args.search:
@@ -119,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(report(result))
-    return 0 if result.fits else 1  # 1: the job does not fit this design (refused)
+    return 0 if result.fits else 1  # 1: the job does not fit this design (refused or marked)
 
 
 def _s(v: float | None) -> str:
@@ -133,24 +147,31 @@ def report(e) -> str:
     job = e.job
     lines = [f"{e.model.name} on {d['scope']['label']}: {e.gpus:,} x {e.gpu.model}, "
              f"{job.label()}, batch {job.gbs} x {job.seq} tokens, {job.precision}"]
+    if e.profile is not None:
+        lines.append(f"software stack: {e.profile.name} (profile {e.profile.id})")
     for m in d["messages"]:
         lines.append(f"  ! {m}")
-    from rackdesigner.workload.hardware import GEMM_EFFICIENCY
-
     mem = e.memory
-    lines.append(f"memory per GPU: {mem.total_GB:,.1f} / {mem.hbm_GB:g} GB (weights "
-                 f"{mem.weights_GB:,.1f}, gradients {mem.gradients_GB:,.1f}, optimizer "
-                 f"{mem.optimizer_GB:,.1f}, activations {mem.activations_GB:,.1f})")
-    if not e.fits:
-        lines.append("refused: the layout does not fit in memory (not timed)")
+    lines.append(f"memory per GPU: {mem.total_GB:,.1f} GB of {mem.usable_GB:,.1f} usable "
+                 f"({mem.hbm_GB:,.1f} GB HBM; weights {mem.weights_GB:,.1f}, gradients "
+                 f"{mem.gradients_GB:,.1f}, optimizer {mem.optimizer_GB:,.1f}, activations "
+                 f"{mem.activations_GB:,.1f})")
+    if not e.fits and e.step_time_s is None:
+        lines.append("refused: the layout does not fit in memory (not timed; --time-anyway "
+                     "times it)")
         return "\n".join(lines) + "\n"
+    mark = " (DOES NOT FIT: timed anyway)" if e.timed_anyway else ""
+    ceiling = e.gpu.gemm_efficiency(job.precision)
     lines += [
-        f"step time:      {_s(e.step_time_s)}",
+        f"step time:      {_s(e.step_time_s)}{mark}",
         f"tokens/s:       {d['tokens_per_s']:,.0f} ({d['tokens_per_s_per_gpu']:,.0f} per GPU)",
         f"model TFLOP/s:  {d['model_tflops_per_gpu']:,.0f} per GPU, MFU {e.mfu:.1%} of "
         f"{e.peak_tflops:g} TFLOPS {job.precision}",
         f"GEMMs:          {e.hardware.get('gemm_efficiency', 0.0):.0%} of peak on average "
-        f"(ceiling {GEMM_EFFICIENCY:.0%}: partial tiles and waves, HBM-bound shapes)",
+        f"(ceiling {ceiling:.0%}: partial tiles and waves, HBM-bound shapes)",
+        f"non-GEMM work:  attention {_s(e.hardware.get('attention_s', 0.0))}, memory-bound "
+        f"kernels {_s(e.hardware.get('memory_bound_s', 0.0))}, launch gaps "
+        f"{_s(e.hardware.get('launch_gaps_s', 0.0))} per step",
         *_gemm_lines(d["gemms"], e.gpu.sms, -(-e.model.layers // job.pp)),
         f"energy:         {d['energy_kWh_per_step']:,.3f} kWh per step "
         f"({e.power_w[1] / 1000:,.0f} kW facility)",

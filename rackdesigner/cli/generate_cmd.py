@@ -32,11 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def summary(layout) -> str:
-    kinds = {}
-    for device in layout.devices():
-        model = device.model
-        kind = layout.catalog.get(model).kind if model in layout.catalog else "unknown"
-        kinds[kind] = kinds.get(kind, 0) + 1
+    kinds, _ = layout.index().counts()  # devices per kind, as the status bar counts them
     return (f"{kinds.get('gpu', 0)} GPUs, {kinds.get('switch', 0)} switches, "
             f"{layout.link_count()} links, {kinds.get('rack', 0)} racks")
 

@@ -13,6 +13,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List the transformer models `estimate --model` takes by id (any other "
         "model: give the path of a model file, see docs/workload.md).")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
+    parser.add_argument("--profiles", action="store_true",
+                        help="list the efficiency profiles (software stacks) `estimate "
+                        "--profile` takes instead")
     parser.set_defaults(run=run)
 
 
@@ -20,6 +23,8 @@ def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError
     from rackdesigner.workload import ModelFileError, bundled_models
 
+    if args.profiles:
+        return _profiles(args)
     try:
         models = bundled_models()
     except ModelFileError as exc:
@@ -38,4 +43,26 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
                          + "\n")
+    return 0
+
+
+def _profiles(args: argparse.Namespace) -> int:
+    from rackdesigner.cli import UsageError
+    from rackdesigner.workload.profile import DEFAULT_PROFILE, ProfileError, bundled_profiles
+
+    try:
+        profiles = bundled_profiles()
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        json.dump([dict(p.to_dict(), default=p.id == DEFAULT_PROFILE) for p in profiles],
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for p in profiles:
+        default = " (default)" if p.id == DEFAULT_PROFILE else ""
+        overlap = ", ".join(k for k, on in (("TP", p.tp_overlap), ("DP", p.dp_overlap),
+                                             ("EP", p.ep_overlap)) if on) or "none"
+        sys.stdout.write(f"{p.id}{default}: {p.name}\n    attention {p.attention}, overlap "
+                         f"{overlap}, gradients {p.grad_dtype}\n")
     return 0

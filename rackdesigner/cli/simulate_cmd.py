@@ -230,7 +230,7 @@ def report(result, collective: str = "all_reduce", label: str = "") -> str:
             row.get("budget_source", ""), "")
         use = (f"{row['utilisation'] * 100:.0f}% of {budget / 1000:,.1f} kW"
                + (f", {source}" if source else "") if budget else "no budget")
-        flag = "  OVER BUDGET" if row.get("over_budget", budget and row["max_w"] > budget) else ""
+        flag = "  OVER BUDGET" if row["over_budget"] else ""
         lines.append(f"  rack {rack:<16} {row['max_w'] / 1000:,.1f} kW max ({use}){flag}")
     diagnostics = d.get("diagnostics") or [{"severity": "warning", "text": m}
                                            for m in d["messages"]]

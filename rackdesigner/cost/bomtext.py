@@ -16,7 +16,7 @@ PRICE_COLUMNS = ["unit_price", "total", "currency", "price_source", "price_date"
 
 
 def _lines(capex: Capex) -> dict[tuple, Line]:
-    out = {}
+    out: dict[tuple, Line] = {}
     for line in capex.lines:
         if line.section == "item":
             out[("item", line.model)] = line
@@ -35,7 +35,8 @@ def format_priced_table(bom: Bom, capex: Capex, book: PriceBook) -> str:
     lines = _lines(capex)
     sym = book.symbol
     out = io.StringIO()
-    rows = [("MODEL", "KIND", "COUNT", "IN SYSTEMS", "UNIT PRICE", "TOTAL")]
+    rows: list[tuple[str, ...]] = [("MODEL", "KIND", "COUNT", "IN SYSTEMS", "UNIT PRICE",
+                                    "TOTAL")]
     for i in bom.items:
         line = lines.get(("item", i.model))
         rows.append((i.model, i.kind, str(i.count), str(i.in_systems) if i.in_systems else "",

@@ -154,8 +154,8 @@ def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumption
     def busbw(name: str) -> float | None:
         if not result.scope.collectives_available:
             return None
-        points = [p for p in result.collective(name) if p.bytes == size]
-        return points[0].busbw_GBps if points else None
+        point = result.point_at(name, size)  # the one "busbw at size S" rule
+        return point.busbw_GBps if point is not None else None
 
     cost = design_cost(layout, book, assumptions, job=job, tokens=tokens, label=label)
     return DesignFigures(label, cost, result.scope.gpus, result.scope.largest_nvlink_domain,

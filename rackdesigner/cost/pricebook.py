@@ -177,7 +177,9 @@ def parse_price_book(text: str, label: str = "<prices>", *,
     try:
         for event in yaml.parse(text, Loader=loader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise PriceBookError(f"{label}:{event.start_mark.line + 1 + line_offset}: "
+                mark = event.start_mark
+                at = f":{mark.line + 1 + line_offset}" if mark is not None else ""
+                raise PriceBookError(f"{label}{at}: "
                                      "anchors and aliases (&, *) are not allowed in a price "
                                      "book")
         node = yaml.compose(text, Loader=loader)
@@ -377,15 +379,18 @@ class _Reader:
             raise self.fail(entry["fixed"][0], f"{what}: 'fixed' goes with 'per_m' only")
         meta = self._provenance(entry, what, node, refs)
         line = self.line(node)
+        unit, per_m, fixed = None, None, 0.0
+        buckets: tuple[tuple[float, float], ...] = ()
         if "price" in entry:
-            return Price(item, unit=self.number(entry["price"][1], f"{what}.price"),
-                         line=line, **meta)
-        if "per_m" in entry:
-            fixed = self.number(entry["fixed"][1], f"{what}.fixed") if "fixed" in entry else 0.0
-            return Price(item, per_m=self.number(entry["per_m"][1], f"{what}.per_m"),
-                         fixed=fixed, line=line, **meta)
-        return Price(item, buckets=self._buckets(entry["by_length"][1], f"{what}.by_length"),
-                     line=line, **meta)
+            unit = self.number(entry["price"][1], f"{what}.price")
+        elif "per_m" in entry:
+            per_m = self.number(entry["per_m"][1], f"{what}.per_m")
+            if "fixed" in entry:
+                fixed = self.number(entry["fixed"][1], f"{what}.fixed")
+        else:
+            buckets = self._buckets(entry["by_length"][1], f"{what}.by_length")
+        return Price(item, unit, per_m, fixed, buckets, meta["source"], meta["date"],
+                     meta["basis"], meta["note"], line)
 
     def _buckets(self, node: yaml.Node, what: str) -> tuple[tuple[float, float], ...]:
         self._once(node)

@@ -145,11 +145,9 @@ class CostReport:
 
     def breakdown(self) -> list[dict[str, Any]]:
         total = self.capex.total or 1.0
-        rows = [{"kind": kind, "category": category_of(kind), "capex": round(value, 2),
-                 "share": round(value / total, 4)}
-                for kind, value in self.capex.by_kind().items()]
-        rows.sort(key=lambda r: (-r["capex"], r["kind"]))
-        return rows
+        items = sorted(self.capex.by_kind().items(), key=lambda kv: (-kv[1], kv[0]))
+        return [{"kind": kind, "category": category_of(kind), "capex": round(value, 2),
+                 "share": round(value / total, 4)} for kind, value in items]
 
     # ---- output ----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -31,10 +31,10 @@ from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, P
 from rackdesigner.model.items import (
     ACTIVE,
     GROUP_KINDS,
-    ID_PATTERN,
     NO_SITE,
     STATUSES,
     Site,
+    is_valid_id,
 )
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -125,11 +125,6 @@ def _refuse_tag(loader: _LineLoader, node: yaml.Node) -> Any:
 # timestamps, which YAML reads from plain text, are kept; docs/file-format.md says so).
 for _tag in ("binary", "set", "omap", "pairs"):
     _LineLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
-
-
-def is_valid_id(value: object) -> bool:
-    """The model's id syntax, matched in full (`ID_PATTERN.match` also accepts a final "\n")."""
-    return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
 
 
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None,

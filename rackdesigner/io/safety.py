@@ -55,9 +55,9 @@ def flow_depth_upper_bound(data: bytes) -> int:
     steps[(arr == ord("]")) | (arr == ord("}"))] = -1
     if not steps.any():
         return 0
-    depth = np.cumsum(steps)
-    lowest_before = np.minimum.accumulate(np.concatenate(([0], depth[:-1])))
-    return int((depth - lowest_before).max())
+    levels = np.cumsum(steps)
+    lowest_before = np.minimum.accumulate(np.concatenate(([0], levels[:-1])))
+    return int((levels - lowest_before).max())
 
 
 def might_nest_deeply(data: bytes, text: str) -> bool:
@@ -74,7 +74,7 @@ def exact_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> tuple[bool, int | 
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > limit:
-                    return True, event.start_mark.line + 1
+                    return True, _line(event)
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.MarkedYAMLError as exc:
@@ -95,5 +95,11 @@ def node_count_exceeds(text: str, limit: int = MAX_NODES) -> tuple[bool, int | N
         if isinstance(event, node_events):
             nodes += 1
             if nodes > limit:
-                return True, event.start_mark.line + 1
+                return True, _line(event)
     return False, None
+
+
+def _line(event: yaml.Event) -> int | None:
+    """The 1-based line an event starts on (None when the parser gave no mark)."""
+    mark = event.start_mark
+    return mark.line + 1 if mark is not None else None

@@ -183,7 +183,7 @@ def head_lines(meta: Meta, header: str = HEADER) -> list[str]:
 def dump_plain_text(layout: Layout) -> str:
     """The plain form: one line per group, device and link."""
     out = head_lines(layout.meta)
-    sections = (
+    sections: tuple[tuple[str, list[Any], Any], ...] = (
         ("groups", list(layout.groups()), _group_line),
         ("devices", list(layout.devices()), _device_line),
         ("links", [*layout.links(), *layout.unresolved_links], _link_line),
@@ -211,7 +211,7 @@ def save_layout(layout: Layout, target: str | os.PathLike | IO[str], *,
     if hasattr(target, "write"):
         binary = isinstance(target, io.RawIOBase | io.BufferedIOBase) or "b" in str(
             getattr(target, "mode", ""))
-        target.write(text.encode("utf-8") if binary else text)  # type: ignore[union-attr]
+        target.write(text.encode("utf-8") if binary else text)  # type: ignore[union-attr,arg-type]
         return None
     return atomic.write_text(Path(target), text,  # type: ignore[arg-type]
                              allow_read_only=allow_read_only)

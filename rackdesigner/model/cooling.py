@@ -216,9 +216,9 @@ class _Splitter:
         the innermost system around `group` that says how it is cooled."""
         if group in self._group:
             return self._group[group]
-        trail = []
+        trail: list[str] = []
         g = group
-        found = ("none", None, "")
+        found: tuple[str, float | None, str] = ("none", None, "")
         while g is not None and len(trail) < 256:
             if g in self._group:
                 found = self._group[g]

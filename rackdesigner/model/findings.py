@@ -178,7 +178,7 @@ def _recheck_links(layout: Layout, specs: _Specs, base: RuleParts, before: Desig
     position = after.link_order.position
     ordered = [after.links[i] for i in sorted(seen, key=position)]
     found: dict[str, list[Finding]] = {}
-    check_links_of(ordered, specs, {}, None, found)
+    check_links_of(ordered, specs, {}, found)
     by_link = {k: v for k, v in base.by_link.items()
                if k not in again and k not in edit.links and k in after.links}
     for link_id in again:
@@ -195,7 +195,7 @@ def _recheck_links(layout: Layout, specs: _Specs, base: RuleParts, before: Desig
     out = list(unresolved)
     for link_id in sorted(by_link, key=position):
         out += by_link[link_id]
-    out += [exhausted[k] for k in sorted(exhausted, key=lambda k: _first_use(after, k))]
+    out += [exhausted[k] for k in sorted(exhausted, key=lambda k: _use_order(after, k))]
     return out, by_link, exhausted
 
 
@@ -213,14 +213,10 @@ def _links_on(state: DesignState, pairs: set[tuple[str, str]]) -> set[str]:
     return out
 
 
-def _first_use(state: DesignState, pair: tuple[str, str]) -> tuple[int, int]:
-    """Where the full check first counts a link on (device, group): its position, end."""
+def _use_order(state: DesignState, pair: tuple[str, str]) -> tuple[int, int]:
+    """Where `DesignIndex.exhausted_ports` lists (device, group): by device, then as the
+    state keeps the device's port usage."""
     device_id, group = pair
-    links = state.links
-    for link_id in state.link_ids_of(device_id):
-        link = links[link_id]
-        if link.a.device == device_id and link.a.group == group:
-            return state.link_order.position(link_id), 0
-        if link.b.device == device_id and link.b.group == group:
-            return state.link_order.position(link_id), 1
-    return (-1, 0)
+    groups = [name for name, _ in state.port_use.get(device_id, ())]
+    return (state.device_order.position(device_id),
+            groups.index(group) if group in groups else len(groups))

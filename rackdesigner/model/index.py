@@ -93,10 +93,15 @@ class Reachability:
     def partitioned(self) -> bool:
         return self.groups > 1
 
+    def headline(self) -> str:
+        """The sentence's short form, for the status bar: "8 of 16 GPUs cannot reach the
+        others"."""
+        return f"{len(self.unreachable)} of {len(self.gpus)} GPUs cannot reach the others"
+
     def describe(self) -> str:
-        """The one sentence Problems, the status bar and the panel all show."""
-        return (f"{len(self.unreachable)} of {len(self.gpus)} GPUs cannot reach the others "
-                f"({self.groups} disconnected groups; check NIC and switch links)")
+        """The one sentence Problems, the status bar's tip and the panel all show."""
+        return (f"{self.headline()} ({self.groups} disconnected groups; check NIC and switch "
+                f"links)")
 
 
 class DesignIndex:
@@ -125,12 +130,16 @@ class DesignIndex:
         self._reach: Reachability | None = None
         self._counts: tuple[Counter[str], int] | None = None
         self._models: Counter[str] | None = None
-        if like is not None:  # the same design but for positions: its facets hold here too
-            for name in self._MOVE_PROOF:
+        self._failed: Any = None
+        if like is not None:  # the same design but for positions and statuses: its facets
+            for name in self._MOVE_PROOF:  # hold here too...
                 value = getattr(like, name)
                 setattr(self, name, dict(value) if isinstance(value, dict)
                         and name in ("_by_model", "_spec_of", "_groups") else value)
-        self._failed: Any = None
+            other = like.state  # ...but the failure closure only if nothing it reads changed
+            if not (other.failed is state.failed and other.group_members is state.group_members
+                    and other.group_kids is state.group_kids):  # (a move changes none)
+                self._failed = None
         #: (index of a state, `FailedSet`): this state is that one with the failed devices
         #: and links left out (`model.failures.degraded`); links and connectivity are then
         #: derived from that index's (`model/index_delta.py`), not from the whole design
@@ -206,6 +215,19 @@ class DesignIndex:
         return dict(self.state.port_use.get(device_id, ()))
 
     # ---- whole design -----------------------------------------------------------------------
+    def exhausted_ports(self) -> tuple[tuple[str, str, int, int], ...]:
+        """(device, port group, ports in use, ports it has) of every port group wired beyond
+        its port count, in device order: what the rules report and the simulation warns of."""
+        out = []
+        for device_id, usage in self.state.port_use.items():
+            for name, used in dict(usage).items():
+                group = self.port_group(device_id, name)
+                if group is not None and used > group.count:
+                    out.append((device_id, name, used, group.count))
+        order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
+        out.sort(key=lambda e: order.get(e[0], len(order)))
+        return tuple(out)
+
     def carried(self) -> tuple[CarriedLink, ...]:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
         with self._lock:
@@ -224,10 +246,11 @@ class DesignIndex:
                 self._carried, self._rejected = tuple(out), tuple(rejected)
             return self._carried
 
-    def _classify(self, links: Iterable[Link]) -> tuple[list[CarriedLink], list[tuple]]:
+    def _classify(self, links: Iterable[Link]
+                  ) -> tuple[list[CarriedLink], list[tuple[str, Link, Any]]]:
         """`links` (in order) split into the carried and the rejected (see `rejected`)."""
         out: list[CarriedLink] = []
-        rejected: list[tuple] = []
+        rejected: list[tuple[str, Link, Any]] = []
         for link in links:
             if link.a.device == link.b.device:
                 continue

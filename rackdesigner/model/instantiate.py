@@ -73,9 +73,11 @@ def instantiate(
     else:
         _expand(catalog, spec, prefix, origin, rack, u, group, name, parts)
     if is_taken is not None:
-        for item in (*parts.groups, *parts.devices, *parts.links):
-            if is_taken(item.id):
-                raise ValueError(f"id {item.id!r} is already used in this layout")
+        ids = [*(g.id for g in parts.groups), *(d.id for d in parts.devices),
+               *(k.id for k in parts.links)]
+        for item_id in ids:
+            if is_taken(item_id):
+                raise ValueError(f"id {item_id!r} is already used in this layout")
     return parts
 
 

@@ -23,7 +23,9 @@ STATUSES = (ACTIVE, FAILED)
 
 
 def is_valid_id(value: object) -> bool:
-    return isinstance(value, str) and ID_PATTERN.match(value) is not None
+    """The id syntax of every object, matched in full (`re.match` with `$` would also accept a
+    final "\\n"); the mutators and the file readers all check ids with this one function."""
+    return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -44,7 +46,7 @@ class PortRef:
         if not isinstance(text, str) or text.count(":") != 1:
             raise ValueError(f"{_PORT_FORM}, got {text!r}")
         device, port = text.split(":")
-        m = _PORT_PATTERN.match(port)
+        m = _PORT_PATTERN.fullmatch(port)
         if not is_valid_id(device) or m is None:
             raise ValueError(f"{_PORT_FORM}, got {text!r}")
         index = m["index"]

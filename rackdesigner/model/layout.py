@@ -77,12 +77,6 @@ class Layout:
         self.source_path: str | None = None
         self.source_lines: dict[str, int] = {}
 
-    @classmethod
-    def from_state(cls, state: DesignState, catalog: Catalog | None = None) -> Layout:
-        layout = cls(catalog)
-        layout._state = state
-        return layout
-
     # ---- events ------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener(event)` after every change; returns a function that unsubscribes."""
@@ -470,8 +464,9 @@ class Layout:
         if not self._listeners and not self._recording:
             self.revision += len(groups) + len(devices) + len(links)
             return
-        for event in (*map(GroupAdded, groups), *map(DeviceAdded, devices),
-                      *map(LinkAdded, links)):
+        events: list[Event] = [*map(GroupAdded, groups), *map(DeviceAdded, devices),
+                               *map(LinkAdded, links)]
+        for event in events:
             self._emit(event)
 
     def copy(self) -> Layout:

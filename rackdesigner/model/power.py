@@ -162,8 +162,8 @@ class RackPower:
                 result = True
                 break
             group = g.parent if self.layout.has_group(g.parent or "") else None
-        for g in trail:
-            self._covered_group[g] = result
+        for group_id in trail:
+            self._covered_group[group_id] = result
         return result
 
     def _max_has_optics(self, device_id: str) -> bool:
@@ -285,6 +285,7 @@ class RackPower:
                 if entry is None or entry[0] is None:
                     continue  # an end on a device of unknown model is left out, as the device
                 spec, rack, group = entry
+                assert spec is not None  # checked above
                 covered = (covered_group[group] if group in covered_group
                            else self._group_covered(group))
                 if covered:

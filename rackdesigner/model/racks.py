@@ -24,7 +24,7 @@ from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.items import Device, Link
 from rackdesigner.model.layout import Layout, natural_key
-from rackdesigner.model.power import RackBudget, RackPower, device_draw, rack_budget
+from rackdesigner.model.power import RackBudget, RackPower, device_draw, over_budget, rack_budget
 
 FACE_PROP = "face"
 FACES = ("front", "rear")
@@ -97,7 +97,7 @@ class RackSummary:
         budget = self.budget.watts
         if not budget:
             return "ok"
-        if self.max_w > budget * (1 + 1e-6):
+        if over_budget(self.max_w, budget):
             return "over"
         return "high" if self.max_w > 0.8 * budget else "ok"
 
@@ -173,9 +173,9 @@ class RackIndex:
                 continue
             units.append(self._unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
-            g = layout.group(group_id)
-            label = g.label
-            if not g.name and "." in group_id:  # a part of a system: "tray 9"
+            group = layout.group(group_id)
+            label = group.label
+            if not group.name and "." in group_id:  # a part of a system: "tray 9"
                 label = re.sub(r"(\D)(\d+)$", r"\1 \2",
                                group_id.rsplit(".", 1)[1].replace("_", " "))
             units.append(self._unit(group_id, label, mounted_groups[group_id], devices, True))
@@ -376,7 +376,7 @@ def plan_unracked(layout: Layout, racks: Iterable[str], units: Iterable[str] | N
                 reasons.append(f"{s.label}: air-cooled")
                 continue
             budget = s.budget.watts
-            if budget is not None and s.max_w + extra[rack_id] + unit.max_w > budget * (1 + 1e-6):
+            if over_budget(s.max_w + extra[rack_id] + unit.max_w, budget):
                 reasons.append(f"{s.label}: power budget")
                 continue
             u = _first_fit(index, rack_id, unit.height_u, added[rack_id])

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec, PortGroup
@@ -20,6 +21,9 @@ from rackdesigner.model.items import Link, PortRef
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import over_budget, rack_budget
 from rackdesigner.model.racks import RackIndex, Unit
+
+if TYPE_CHECKING:
+    from rackdesigner.model.cooling import CoolingReport
 
 ERROR = "error"
 WARNING = "warning"
@@ -79,20 +83,24 @@ def check_parts(layout: Layout) -> RuleParts:
                      by_link, exhausted)
 
 
-def check_racks(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
+def check_racks(layout: Layout, index: RackIndex | None = None,
+                cooling: CoolingReport | None = None) -> list[Finding]:
     """Only the rack rules (slots, power, load, cooling, CDUs, site): what the racks view marks
-    (which passes the `RackIndex` it drew from, so nothing is computed twice)."""
+    (which passes the `RackIndex` it drew from and the `CoolingReport` it draws, so nothing is
+    computed twice)."""
     index = index or RackIndex(layout)
-    return _check_racks(layout, _Specs(layout), index) + check_cooling(layout, index)
+    return _check_racks(layout, _Specs(layout), index) + check_cooling(layout, index, cooling)
 
 
-def check_cooling(layout: Layout, index: RackIndex | None = None) -> list[Finding]:
+def check_cooling(layout: Layout, index: RackIndex | None = None,
+                  report: CoolingReport | None = None) -> list[Finding]:
     """Air-cooling limits of racks, CDU capacity and the racks CDUs serve, site power and
     cooling (model/cooling.py)."""
     from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
 
-    report = (cooling_report(layout) if index is None
-              else cooling_report(layout, index.power_model, index.power_by_rack()))
+    if report is None:
+        report = (cooling_report(layout) if index is None
+                  else cooling_report(layout, index.power_model, index.power_by_rack()))
     out: list[Finding] = []
     for rack_id, heat in report.racks.items():
         if heat.over_air_limit:
@@ -198,14 +206,12 @@ def _check_links(layout: Layout, specs: _Specs, by_link: dict | None = None,
     `by_link` and `exhausted` collect the findings per link id and per (device, port group),
     what the incremental check (`model/findings.py`) starts from."""
     out = check_unresolved(layout)
-    used: dict[tuple[str, str], int] = defaultdict(int)
-    out += check_links_of(layout.links(), specs, {}, used, by_link)
-    for device_id, group_name in used:
-        finding = check_exhausted(layout, specs, device_id, group_name)
-        if finding is not None:
-            out.append(finding)
-            if exhausted is not None:
-                exhausted[(device_id, group_name)] = finding
+    out += check_links_of(layout.links(), specs, {}, by_link)
+    for device_id, group_name, count, ports in specs.index.exhausted_ports():
+        finding = _exhausted(layout, device_id, group_name, count, ports)
+        out.append(finding)
+        if exhausted is not None:
+            exhausted[(device_id, group_name)] = finding
     return out
 
 
@@ -219,11 +225,10 @@ def check_unresolved(layout: Layout) -> list[Finding]:
 
 
 def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
-                   used: dict[tuple[str, str], int] | None = None,
                    by_link: dict | None = None) -> list[Finding]:
     """The findings of `links` in order; `owners` ((device, group, index) -> link id) holds
     the ports taken by the links checked before (a port taken twice is reported at the
-    second link); `used` counts the links per (device, port group)."""
+    second link); `by_link` collects each link's findings."""
     out: list[Finding] = []
     for link in links:
         start = len(out)
@@ -243,8 +248,6 @@ def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
                                    f"link {link.id}: {spec.id} has no port {end.group!r} "
                                    f"(its ports: {names})", (link.id, end.device)))
                 continue
-            if used is not None:
-                used[(end.device, end.group)] += link.count
             if end.index is not None:
                 last = end.index + link.count - 1
                 if last >= group.count:
@@ -271,14 +274,19 @@ def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
 
 def check_exhausted(layout: Layout, specs: _Specs, device_id: str, group_name: str
                     ) -> Finding | None:
-    """A port group wired beyond its port count, or None."""
+    """A port group wired beyond its port count (`DesignIndex.exhausted_ports`), or None."""
     count = specs.index.port_usage(device_id).get(group_name, 0)
     group = specs.index.port_group(device_id, group_name)
     if group is None or count <= group.count:
         return None
+    return _exhausted(layout, device_id, group_name, count, group.count)
+
+
+def _exhausted(layout: Layout, device_id: str, group_name: str, count: int, ports: int
+               ) -> Finding:
     return Finding(ERROR, "ports-exhausted",
                    f"{device_id}: {count} links on port group {group_name!r}, which "
-                   f"has {group.count} ports",
+                   f"has {ports} ports",
                    (device_id, *[lk.id for lk in layout.links_of(device_id)
                                  if lk.end(device_id).group == group_name][:20]))
 

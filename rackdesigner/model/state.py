@@ -286,7 +286,11 @@ never assigned after `_evolve` returns)."""
                 if of is not None and of.catalog is catalog:
                     minus = (of, failed)
             evolve = None  # made by edits from a state whose index is known
-            if like is None and minus is None:
+            if minus is not None:  # the failed objects are what changed, for other facets
+                failed = minus[1]
+                evolve = (minus[0], {"d": set(failed.devices), "l": set(failed.links),
+                                     "g": set(), "u": set(), "m": set()})
+            elif like is None:
                 found = self.edit_base("index")
                 if found is not None and found[0].catalog is catalog:
                     evolve = found
@@ -506,12 +510,12 @@ never assigned after `_evolve` returns)."""
                 (by_device.get(ad) or by_device.setdefault(ad, [])).append(lid)
                 if bd != ad:
                     (by_device.get(bd) or by_device.setdefault(bd, [])).append(lid)
-                for device, group in ((ad, a.group), (bd, b.group)):
-                    groups_of = use.get(device)
+                for end_device, port_group in ((ad, a.group), (bd, b.group)):
+                    groups_of = use.get(end_device)
                     if groups_of is None:
-                        use[device] = {group: n}
+                        use[end_device] = {port_group: n}
                     else:
-                        groups_of[group] = groups_of.get(group, 0) + n
+                        groups_of[port_group] = groups_of.get(port_group, 0) + n
             old_by, old_use = self.links_by_device, self.port_use
             changes["links"] = bulk_update(self.links, [(lk.id, lk) for lk in links])
             changes["links_by_device"] = bulk_update(

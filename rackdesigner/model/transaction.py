@@ -6,6 +6,7 @@ event) and `step` (the state after a recorded event). `Layout.transaction()` rec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from rackdesigner.model.events import (
     DeviceAdded,
@@ -50,7 +51,8 @@ def inverse(event: Event) -> Event:
         return GroupRemoved(event.group)
     if isinstance(event, GroupRemoved):
         return GroupAdded(event.group)
-    return type(event)(event.new, event.old)  # the *Changed events
+    changed: Any = event  # one of the *Changed events: (old, new) of one type
+    return type(event)(changed.new, changed.old)
 
 
 def step(state: DesignState, event: Event) -> DesignState:

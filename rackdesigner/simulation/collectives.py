@@ -24,7 +24,7 @@ from is what the algorithm's traffic pattern can push through *this* layout's li
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rackdesigner import vocabulary
@@ -52,6 +52,16 @@ class Point:
         return {"bytes": self.bytes, "time_us": round(self.time_us, 3),
                 "algbw_GBps": round(self.algbw_GBps, 3), "busbw_GBps": round(self.busbw_GBps, 3),
                 "algorithm": self.algorithm, "protocol": self.protocol}
+
+
+def point_at(points: Sequence[Point], size: float) -> Point | None:
+    """The row of a size curve for a message of `size` bytes: the row of that size, else the
+    first larger one (nccl-tests rounds a size between sweep steps up), else the largest row;
+    None for an empty curve. The one rule every reader of "busbw at size S" uses."""
+    for point in points:
+        if point.bytes >= size:
+            return point
+    return points[-1] if points else None
 
 
 @dataclass(frozen=True, slots=True)

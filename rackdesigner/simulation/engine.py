@@ -15,10 +15,15 @@ from collections import Counter
 from collections.abc import Iterable
 from types import MappingProxyType, SimpleNamespace
 
-from rackdesigner.model import Layout, natural_key
+from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import constants as C
-from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, COLLECTIVES, CollectiveModel
+from rackdesigner.simulation.collectives import (
+    ALGORITHM_CHOICES,
+    COLLECTIVES,
+    CollectiveModel,
+    point_at,
+)
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.placement import PLACEMENTS
@@ -252,7 +257,7 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
         return None
     name, size = loads_for
     points = curves.get(name, ())
-    point = next((p for p in points if p.bytes >= size), points[-1] if points else None)
+    point = point_at(points, size)
     if point is None or model.n_islands <= 1:
         return LinkLoadsInfo(name, size, None, None, None, 0.0)
     pattern, share = pattern_share(topo, model, name, point)
@@ -286,37 +291,20 @@ def design_rule_warnings(topo: Topology) -> list[tuple[str, str]]:
 
 
 def _resolve_scope(layout: Layout, topo: Topology, scope) -> tuple[list[str], set | None, str]:
+    """The scope's GPUs, group members and label; names are resolved by `model.scope`, as
+    the workload estimator resolves them."""
+    from rackdesigner.model.scope import ScopeError, find_group, group_gpus, select_gpus
+
     if scope is None:
         return list(topo.gpus), None, "the layout"
-    if isinstance(scope, str):
-        group = _find_group(layout, scope)
-        members = set(layout.group_devices(group))
-        gpus = sorted((d for d in members if topo.kind.get(d) == "gpu"), key=natural_key)
-        return gpus, members, f"group {scope}"
-    ids = list(dict.fromkeys(scope))
-    for g in ids:
-        if not layout.has_device(g):
-            raise SimulationInputError(f"no device {g!r} in this layout")
-        if topo.kind.get(g) != "gpu":
-            raise SimulationInputError(f"device {g!r} is not a GPU")
-    return sorted(ids, key=natural_key), None, f"{len(ids)} selected GPUs"
-
-
-def _find_group(layout: Layout, name: str) -> str:
-    if layout.has_group(name):
-        return name
-    matches = [g.id for g in layout.groups() if g.name == name]
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        raise SimulationInputError(f"several groups are named {name!r}: "
-                                   + ", ".join(sorted(matches)) + " (use an id)")
-    import difflib
-
-    names = [g.id for g in layout.groups()] + [g.name for g in layout.groups() if g.name]
-    close = difflib.get_close_matches(name, names, n=3)
-    hint = f" (did you mean {', '.join(close)}?)" if close else ""
-    raise SimulationInputError(f"no group {name!r} in this layout{hint}")
+    try:
+        if isinstance(scope, str):
+            members = set(layout.group_devices(find_group(layout, scope)))
+            return group_gpus(layout, scope), members, f"group {scope}"
+        ids = select_gpus(layout, scope)
+    except ScopeError as exc:
+        raise SimulationInputError(str(exc)) from None
+    return ids, None, f"{len(ids)} selected GPUs"
 
 
 def _scope_info(layout: Layout, topo: Topology, gpus: list[str], model: ScopeModel,

@@ -151,38 +151,6 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
                           f"({len(side_a)} of {len(ordered)} islands on one side)")
 
 
-def _relabel(values: dict[str, float], domain: dict[str, str]) -> dict[str, float]:
-    # a tier-t domain id is a switch id; the next level maps it through any leaf inside it
-    rep: dict[str, str] = {}
-    for leaf, dom in domain.items():
-        rep.setdefault(dom, leaf)
-    return {rep.get(dom, dom): v for dom, v in values.items() if v > 0}
-
-
-def _domain_uplinks(topo: Topology, t: int, domain: dict[str, str]) -> dict[str, float]:
-    """Uplink capacity out of each tier-t domain (sum over its tier-t switches)."""
-    out: dict[str, float] = defaultdict(float)
-    if t == 1:
-        for leaf in domain:
-            out[domain[leaf]] += topo.up_cap.get(leaf, 0.0)
-        return out
-    # tier-t switches belong to the domain of any leaf below them
-    member: dict[str, str] = {}
-    for leaf, dom in domain.items():
-        member[leaf] = dom
-    frontier = dict(member)
-    for level in range(2, t + 1):
-        nxt: dict[str, str] = {}
-        for s, dom in frontier.items():
-            for nbr in topo.sw_adj.get(s, ()):
-                if topo.tier.get(nbr) == level and nbr not in nxt:
-                    nxt[nbr] = dom
-        frontier = nxt
-    for s, dom in frontier.items():
-        out[dom] += topo.up_cap.get(s, 0.0)
-    return out
-
-
 def _nvlink_cut(topo: Topology, side_a: list[str], side_b: list[str]) -> float:
     if not side_a or not side_b:
         return 0.0

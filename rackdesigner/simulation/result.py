@@ -16,7 +16,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-from rackdesigner.simulation.collectives import Point
+from rackdesigner.simulation.collectives import Point, point_at
 from rackdesigner.simulation.latency import LatencyClass
 from rackdesigner.simulation.loads import LinkLoad
 from rackdesigner.simulation.power import PowerReport
@@ -176,6 +176,10 @@ class SimulationResult:
 
     def collective(self, name: str) -> tuple[Point, ...]:
         return self.collectives.get(name, ())
+
+    def point_at(self, name: str, size: float) -> Point | None:
+        """The row of collective `name` for `size` bytes (`collectives.point_at`'s rule)."""
+        return point_at(self.collective(name), size)
 
     def classified(self) -> tuple[Message, ...]:
         """Every message with its severity; a message the engine did not classify (a result

@@ -9,7 +9,7 @@ NICs themselves, which NCCL's own model already counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rackdesigner.simulation.collectives import Point
 from rackdesigner.simulation.loads import FabricIndex, LinkLoads, route
@@ -23,10 +23,6 @@ from rackdesigner.simulation.traffic import (
     ring_traffic,
     tree_traffic,
 )
-
-#: Which traffic pattern each collective's (algorithm) uses across islands.
-PATTERN_OF = {"ring": "ring", "tree": "tree", "nvls_tree": "tree", "all_to_all": "all_to_all",
-              "p2p": "p2p"}
 
 
 @dataclass(frozen=True)
@@ -61,14 +57,6 @@ def route_scope(topo: Topology, scope: ScopeModel, policy: str,
     scope.a2a_factor = factors["all_to_all"]
     scope.p2p_factor = factors["p2p"]
     return Routed(placement, index, loads, factors, bottleneck)
-
-
-def loads_at(routed: Routed, pattern: str, busbw_share: float) -> LinkLoads:
-    """The loads of `pattern` with every flow at `busbw_share` of its NIC rate."""
-    ll = routed.loads.get(pattern)
-    if ll is None:
-        return LinkLoads(pattern)
-    return ll.scaled(busbw_share) if busbw_share != 1.0 else replace(ll)
 
 
 def pattern_share(topo: Topology, scope: ScopeModel, name: str, point: Point

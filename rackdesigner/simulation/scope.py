@@ -125,8 +125,9 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
     sms = [topo.specs[g].gpu.sm for g in gpus if topo.specs[g].gpu]
     scope.sm = min(sms) if sms else 90
     scope.links_per_gpu = int(min((topo.nvl_links.get(g, 0) for g in gpus), default=0))
-    scope.links_nominal = int(min((sum(p.count for p in topo.specs[g].ports_of("nvlink"))
-                                   for g in gpus), default=0))
+    models = {topo.specs[g].id: topo.specs[g] for g in gpus}  # a few GPU models, not 16k GPUs
+    scope.links_nominal = int(min((sum(p.count for p in spec.ports_of("nvlink"))
+                                   for spec in models.values()), default=0))
     if len(islands) > 1:
         _fabric_factors(topo, scope)
     return scope

@@ -85,6 +85,10 @@ class Topology:
     port_use: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
     bad_links: list[tuple[str, str, str]] = field(default_factory=list)
     gpus_near_nic: set[str] = field(default_factory=set)  # a NIC over host links, cabled or not
+    #: port groups wired beyond their port count and what reaches a NIC over host links: the
+    #: design index's (`DesignIndex.exhausted_ports`, `nic_reach`), as the rules read them
+    exhausted_ports: tuple[tuple[str, str, int, int], ...] = ()
+    nic_reach: frozenset[str] = frozenset()
     island_of: dict[str, str] = field(default_factory=dict)
     nvlink_domain_of: dict[str, str] = field(default_factory=dict)
     islands: dict[str, list[str]] = field(default_factory=dict)
@@ -172,6 +176,7 @@ class Topology:
         self._read_carried(index.carried())
         self._read_rejected(index)
         self._read_port_use(index)
+        self._read_rule_facts(index)
         self._read_connectivity(index)
 
     def _read_carried(self, links: Iterable[CarriedLink]) -> None:
@@ -209,6 +214,11 @@ class Topology:
         for device in self.specs:  # the same counts the design rules and the canvas read
             for group, used in index.port_usage(device).items():
                 self.port_use[(device, group)] = used
+
+    def _read_rule_facts(self, index: DesignIndex) -> None:
+        # the design rules' facts, read from the same index (model/index.py)
+        self.exhausted_ports = index.exhausted_ports()
+        self.nic_reach = index.nic_reach()
 
     def _read_connectivity(self, index: DesignIndex) -> None:
         kind = self.kind
@@ -372,22 +382,14 @@ class Topology:
         beyond their port count, links the models cannot use, GPUs with no path to a NIC in a
         design of several islands (validate reports the same, with every object)."""
         out: list[tuple[str, str]] = []
-        ports: dict[tuple[str, str], int] = {}
-        for (device, group), used in self.port_use.items():
-            spec = self.specs[device]
-            key = (spec.id, group)
-            count = ports.get(key)
-            if count is None:
-                pg = next((g for g in spec.ports if g.name == group), None)
-                count = ports[key] = pg.count if pg is not None else -1
-            if used > count >= 0:
-                out.append(("ports-exhausted", f"{device}: {used} links on port group "
-                            f"{group!r}, which has {count} ports (the figures count every "
-                            "drawn link)"))
+        for device, group, used, count in self.exhausted_ports:
+            out.append(("ports-exhausted", f"{device}: {used} links on port group "
+                        f"{group!r}, which has {count} ports (the figures count every "
+                        "drawn link)"))
         out += [(code, text) for code, _, text in self.bad_links]
         if len(self.islands) > 1:
             for members in self.islands.values():
-                if not any(g in self.gpus_near_nic for g in members):
+                if not any(g in self.nic_reach for g in members):
                     out.append(("gpu-no-nic", f"{len(members)} GPU(s) of {members[0]}'s "
                                 "island have no PCIe/C2C path to any NIC: they get no "
                                 "scale-out bandwidth and cannot reach the other islands"))

@@ -134,6 +134,18 @@ def _without(source: Topology, layout: Layout, failed: Any,
             else:
                 topo.port_use.pop((device, group), None)
     topo._read_rejected(index)
+    # over-wired port groups: the source's, with the counts of the devices that lost a link
+    # (a failure only takes links away: none appears, order kept)
+    exhausted = []
+    for device, group, used, ports in source.exhausted_ports:
+        if device in gone:
+            continue
+        if device in touched:
+            used = index.port_usage(device).get(group, 0)
+        if used > ports:
+            exhausted.append((device, group, used, ports))
+    topo.exhausted_ports = tuple(exhausted)
+    topo.nic_reach = index.nic_reach()
     topo._read_connectivity(index)
     topo._find_nics(_known_nics(source, topo, index, host_touched, touched))
     topo._build_tiers()

@@ -21,7 +21,7 @@ from rackdesigner._resources import resources_root
 from rackdesigner.vocabulary import TRANSPORTS
 
 #: the transport a fabric of each network protocol runs (the first the registry lists for it)
-DEFAULT_TRANSPORT = {}
+DEFAULT_TRANSPORT: dict[str, str] = {}
 for _t in TRANSPORTS.values():
     DEFAULT_TRANSPORT.setdefault(_t.protocol, _t.name)
 #: NCCL's default transport, for a scope without a fabric

@@ -14,8 +14,6 @@ and no time. Nothing here makes a figure up.
 from __future__ import annotations
 
 import difflib
-import importlib
-from collections.abc import Callable
 from typing import Any
 
 from rackdesigner.workload.jobfile import token_count
@@ -29,18 +27,9 @@ ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu"
 #: The options of `rackdesigner.estimate` a spec may set (as on the command line).
 DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
 CHOICES = {"precision": ("bf16", "fp8"), "recompute": ("none", "selective", "full"),
-           "sharding": ("none", "optimizer", "full")}
-OPTIONS = ("model", "group", *DEGREES, *CHOICES, "tokens", "pue")
-
-
-def estimator() -> Callable[..., Any] | None:
-    """`rackdesigner.estimate` when this build has it, else None."""
-    module = importlib.import_module("rackdesigner")
-    try:  # a lazy attribute of the package
-        found = module.estimate
-    except (AttributeError, ImportError):
-        return None
-    return found if callable(found) else None
+           "sharding": ("none", "optimizer", "full"), "grad_dtype": ("fp32", "bf16"),
+           "dp_overlap": (True, False)}
+OPTIONS = ("model", "group", *DEGREES, *CHOICES, "profile", "tokens", "pue")
 
 
 def check_workload(value: Any) -> str | None:
@@ -48,10 +37,6 @@ def check_workload(value: Any) -> str | None:
     if not isinstance(value, dict) or not value:
         return ("'workload' must be a mapping of `rackdesigner estimate` options "
                 "(e.g. {model: llama3-70b, tp: 8, pp: 4, gbs: 1024, mbs: 1})")
-    if estimator() is None:
-        return ("'workload' needs the training-step estimator (rackdesigner.estimate), which "
-                "this RackDesigner does not have; remove 'workload' to sweep the fabric "
-                "figures only")
     for key in value:
         if key not in OPTIONS:
             close = difflib.get_close_matches(str(key), OPTIONS, n=1)
@@ -69,6 +54,13 @@ def check_workload(value: Any) -> str | None:
         if key in value and value[key] not in allowed:
             return (f"'workload' option '{key}' must be one of {', '.join(allowed)}, "
                     f"got {value[key]!r}")
+    if "profile" in value:
+        from rackdesigner.workload.profile import resolve_profile
+
+        try:
+            resolve_profile(str(value["profile"]))
+        except ValueError as exc:
+            return f"'workload' profile: {exc}"
     if "group" in value and not isinstance(value["group"], str):
         return f"'workload' option 'group' must be a group name, got {value['group']!r}"
     if "pue" in value and (isinstance(value["pue"], bool)
@@ -95,10 +87,7 @@ def estimate_columns(layout: Any, workload: dict[str, Any]) -> dict[str, Any]:
 
     Raises ValueError naming the estimate when the job cannot run on this point's GPUs (the
     point is then reported failed with that reason)."""
-    estimate = estimator()
-    if estimate is None:
-        raise RuntimeError("the training-step estimator (rackdesigner.estimate) is missing on "
-                           "this worker")
+    from rackdesigner.workload import estimate
     options = dict(workload)
     model = options.pop("model")
     if "tokens" in options:

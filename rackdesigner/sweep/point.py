@@ -70,11 +70,10 @@ def apply_edit(layout: Any, edit: Edit, params: dict[str, Any]) -> None:
     if not ids:
         raise ValueError(f"{edit.kind}: no device matches {', '.join(patterns)}")
     if edit.kind == "remove":
-        for device_id in ids:
-            for link in layout.links_of(device_id):
-                if layout.has_link(link.id):
-                    layout.remove_link(link.id)
-            layout.remove_device(device_id)
+        # the designer's Delete: links go along, devices in a removed rack are unracked
+        from rackdesigner.commands.edits import RemoveItems
+
+        RemoveItems(devices=ids).apply(layout)
     else:
         model = edit.model.format(**params)
         for device_id in ids:
@@ -102,11 +101,7 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
     from rackdesigner.simulation import simulate
 
     out: dict[str, Any] = {}
-    kinds: dict[str, int] = {}
-    catalog = layout.catalog
-    for device in layout.devices():
-        kind = catalog.get(device.model).kind if device.model in catalog else "unknown"
-        kinds[kind] = kinds.get(kind, 0) + 1
+    kinds, _ = layout.index().counts()  # devices per kind, as the status bar counts them
     findings = check_layout(layout)
     errors = [f for f in findings if f.severity == ERROR]
     result = simulate(layout, algorithm=spec.algorithm)
@@ -123,9 +118,8 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
     out["per_gpu_scale_out_GBps"] = _round(result.bandwidth.per_gpu_scale_out_GBps)
     columns = iter(busbw_columns(spec))
     for collective in spec.collectives:
-        by_size = {p.bytes: p for p in result.collective(collective)}
         for size in spec.sizes:
-            point = by_size.get(size)
+            point = result.point_at(collective, size)
             out[next(columns)] = _round(point.busbw_GBps) if point is not None else None
     estimate = None
     if spec.workload is not None:

@@ -55,6 +55,10 @@ class WindowActions:
         act(file_menu, "Export &Rack Elevations (PDF, SVG, PNG)…", files.export_racks_dialog,
             tip="Front or rear elevations of every rack, as the Racks tab shows them")
         act(file_menu, "Export &Bill of Materials (CSV)…", files.export_bom_dialog)
+        self.compare_action = act(file_menu, "&Compare With…", lambda: _open_compare(window),
+                                  QKeySequence("Ctrl+Shift+C"),
+                                  "The open design side by side with saved ones: bandwidth, "
+                                  "power, heat, cost, and time and cost to train")
         from rackdesigner.ui.interop_menu import add_export_menu, add_import_menu
 
         add_export_menu(window, file_menu)
@@ -217,6 +221,12 @@ class UndoToolAction(QAction):
         self.setEnabled(self._able)
         text = f"{self.verb} {self._what}" if self._able and self._what else self.verb
         self.setToolTip(f"{text} ({self.keys})" if self.keys else text)
+
+
+def _open_compare(window: MainWindow) -> None:
+    from rackdesigner.ui.compare_dialog import open_compare_dialog
+
+    open_compare_dialog(window)
 
 
 def _open_sweep(window: MainWindow) -> None:

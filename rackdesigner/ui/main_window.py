@@ -56,10 +56,6 @@ Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag.
 Overview map (Ctrl+M): click it to go there; zoomed far out, a click selects a group."""
 
 
-FILE_COMMANDS = ("new_document", "open_dialog", "save_as", "export_image_dialog",
-                 "export_bom_dialog", "mark_untitled_copy", "refresh_recent_menu", "open_progress")
-
-
 def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
@@ -100,19 +96,6 @@ class MainWindow(QMainWindow):
         self.document.set_layout(self.document.layout, None)
         if path is not None:
             self.files.open_file(path, ask=False)
-
-    def __getattr__(self, name: str):
-        """`window.undo_action`, `window.export_bom_dialog()`…: the actions live on
-        `WindowActions`, the file commands on `FileController` (names kept for scripts)."""
-        if name.endswith("_action") or name in ("recent_menu", "toolbar_undo", "toolbar_redo"):
-            owner = self.__dict__.get("actions_")
-        elif name in FILE_COMMANDS:
-            owner = self.__dict__.get("files")
-        else:
-            owner = None
-        if owner is None:
-            raise AttributeError(name)
-        return getattr(owner, name)
 
     # ---- files (the FileController's; kept here for scripts and tests) ---------------------
     @property
@@ -333,8 +316,7 @@ class MainWindow(QMainWindow):
         checked = self.problems.shown_snapshot
         if partition is not None and checked is not None:  # a partitioned design looks broken
             reach = checked.index().reachability()  # computed by the worker: free here
-            self.problems_label.set_partition(f"{len(reach.unreachable)} of {len(reach.gpus)} "
-                                              f"GPUs cannot reach each other", partition.message)
+            self.problems_label.set_partition(reach.headline(), partition.message)
         else:
             self.problems_label.set_partition("")
 

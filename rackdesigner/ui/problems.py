@@ -41,9 +41,6 @@ MAX_ROWS = 2000
 FRESH = "fresh"  # the job's parameter that checks a design from nothing
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole
 
-ProblemsResult = JobResult  # the name earlier code used
-
-
 def _check(snapshot: Layout | None, params: Any = None) -> list[Finding]:
     """The worker's job: the findings of a snapshot (`check_layout` looked up at call time),
     kept per state (`model/findings.py`: a move or a Fail reuses the findings of the state

@@ -8,15 +8,18 @@ another batch) reuse them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
+from rackdesigner.simulation import GroupCollectives
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommError, CommModel
 from rackdesigner.workload.job import Job, JobError
 from rackdesigner.workload.models import ModelSpec, resolve_model
+from rackdesigner.workload.profile import Profile, ProfileError, resolve_profile
 from rackdesigner.workload.result import Estimate
 from rackdesigner.workload.step import estimate_job
 
@@ -36,9 +39,18 @@ class Estimator:
                 gpu_ids = [g for g in gpu_ids if g not in failed.devices]
         self.layout = layout
         self.model = resolve_model(model)
+        groups = GroupCollectives(layout)  # the topology every figure of the estimate reads
+        power_devices = None
         try:
-            ids = (CommModel.layout_gpus(layout, group) if gpu_ids is None
+            ids = (CommModel.layout_gpus(layout, group, groups) if gpu_ids is None
                    else CommModel.select_gpus(layout, gpu_ids))
+            if group is not None:
+                from rackdesigner.model.scope import ScopeError, find_group
+
+                try:
+                    power_devices = layout.group_devices(find_group(layout, group))
+                except ScopeError as exc:
+                    raise CommError(str(exc)) from None
         except CommError as exc:
             raise EstimateError(str(exc)) from None
         label = (f"group {group}" if group else "the design" if gpu_ids is None
@@ -51,7 +63,7 @@ class Estimator:
             ids = ids[:gpus]
             label = f"the first {gpus:,} GPUs of {label}"
         self.label = label
-        self.comm = CommModel(layout, ids, pue)
+        self.comm = CommModel(layout, ids, pue, groups=groups, power_devices=power_devices)
         try:
             model_id = self.comm.gpu_model()
         except CommError as exc:
@@ -66,11 +78,20 @@ class Estimator:
     def gpus(self) -> int:
         return len(self.comm.gpus)
 
+    def profile_of(self, job: Job) -> Profile:
+        """The efficiency profile `job` names (the default when it names none)."""
+        try:
+            return resolve_profile(job.profile)
+        except ProfileError as exc:
+            raise EstimateError(str(exc)) from None
+
     def resolve(self, job: Job) -> Job:
         try:
             job = job.resolved(self.gpus, self.model)
         except JobError as exc:
             raise EstimateError(str(exc)) from None
+        if job.sequence_parallel is None:
+            job = replace(job, sequence_parallel=self.profile_of(job).sequence_parallel)
         if job.precision == "fp8" and self.gpu.fp8_tflops is None:
             raise EstimateError(f"{self.gpu.model} has no FP8 tensor cores: use --precision bf16")
         return job
@@ -79,12 +100,12 @@ class Estimator:
                  time_if_too_big: bool = False) -> Estimate:
         job = self.resolve(job)
         try:
-            est = estimate_job(self.model, job, self.comm, self.gpu, tokens,
-                               time_if_too_big=time_if_too_big)
+            est = estimate_job(self.model, job, self.comm, self.gpu, self.profile_of(job),
+                               tokens, time_if_too_big=time_if_too_big)
             power = self.comm.power_w()
             warnings = tuple(
-                ("energy is a lower bound: the " + m.text) if m.code == "power_incomplete"
-                else m.text for m in self.comm.whole().warnings())
+                ("energy is a lower bound: the " + text) if code == "power_incomplete"
+                else text for code, text in self.comm.warnings())
         except CommError as exc:
             raise EstimateError(str(exc)) from None
         messages = list(warnings)
@@ -102,14 +123,18 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
              cp: int = 1, ep: int = 1, vp: int = 1, dp: int | None = None, gbs: int = 1,
              mbs: int = 1, seq: int | None = None, precision: str = "bf16",
              recompute: str = "selective", sharding: str = "optimizer",
-             tokens: float | None = None, pue: float | None = None,
-             time_if_too_big: bool = False) -> Estimate:
+             profile: str | None = None, grad_dtype: str | None = None,
+             dp_overlap: bool | None = None, sequence_parallel: bool | None = None,
+             tokens: float | None = None,
+             pue: float | None = None, time_if_too_big: bool = False) -> Estimate:
     """Estimate one training step of `model` on `layout` (a Layout or a layout file's path):
     on all its GPUs, a group's, listed GPU ids, or the first `gpus` of those.
 
-    Raises `EstimateError` (degrees that do not divide, unknown model, GPUs that cannot reach
-    each other) or `ModelFileError` (a bad model file). A job that does not fit in memory is
-    returned with `fits` false and no step time.
+    `profile` names the software stack's efficiency profile (a bundled id such as `nemo-2025`,
+    the default, or a profile file). Raises `EstimateError` (degrees that do not divide,
+    unknown model or profile, GPUs that cannot reach each other) or `ModelFileError` (a bad
+    model file). A job that does not fit in memory is returned with `fits` false and no step
+    time, unless `time_if_too_big` (then it is timed and `timed_anyway` says so).
     """
     if not isinstance(layout, Layout):
         from rackdesigner.io import load_layout
@@ -117,7 +142,8 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
         layout = load_layout(Path(layout))
     est = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
     job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
-              precision=precision, recompute=recompute, sharding=sharding)
+              precision=precision, recompute=recompute, sharding=sharding, profile=profile,
+              grad_dtype=grad_dtype, dp_overlap=dp_overlap, sequence_parallel=sequence_parallel)
     return est.estimate(job, tokens, time_if_too_big=time_if_too_big)
 
 

@@ -12,14 +12,16 @@ not wired alike (a failed leaf, NIC or NVLink; a node with fewer NICs), every gr
 gets a wiring signature — per GPU: its NIC paths with each NIC's leaf uplink capacity, its NVLink
 capacity, its island's size — and one group per distinct signature is simulated; a synchronous
 step waits for its slowest group, so the slowest one counts. Power, the NVLink domain size and
-the design's warnings come from one `simulate` of the whole scope. `contention` routes every
+the design's warnings come from the same topology the group figures read (no `simulate` of the
+whole scope: at 16k GPUs that cost more than the estimate itself). `contention` routes every
 group of an exchange at once (simulation/families.py) and says how far the busiest network link
 falls short: the estimator stretches that exchange by the excess.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rackdesigner.model import Layout, natural_key
@@ -31,8 +33,11 @@ from rackdesigner.simulation import (
     SimulationResult,
     simulate,
 )
+from rackdesigner.simulation import constants as SC
+from rackdesigner.simulation.engine import design_rule_warnings
 from rackdesigner.simulation.families import peak_utilisation
 from rackdesigner.simulation.loads import FabricIndex
+from rackdesigner.simulation.power import PowerReport, power_report
 from rackdesigner.simulation.routing import pattern_share
 from rackdesigner.simulation.scope import ScopeModel
 
@@ -53,12 +58,17 @@ class GroupShape:
 class CommModel:
     """Collective times over groups of the scope's GPUs, cached by group shape."""
 
-    def __init__(self, layout: Layout, gpus: Sequence[str], pue: float | None = None) -> None:
+    def __init__(self, layout: Layout, gpus: Sequence[str], pue: float | None = None, *,
+                 groups: GroupCollectives | None = None,
+                 power_devices: Iterable[str] | None = None) -> None:
         self.layout = layout
         self.gpus = list(gpus)
         self.pue = pue
         self._whole: SimulationResult | None = None
-        self._groups: GroupCollectives | None = None
+        self._groups: GroupCollectives | None = groups
+        self._power_devices = None if power_devices is None else set(power_devices)
+        self._power: PowerReport | None = None
+        self._warnings: tuple[tuple[str, str], ...] | None = None
         self._points: dict[tuple[str, GroupShape, int], tuple[Point, ScopeModel | None]] = {}
         self._distinct: dict[GroupShape, list[GroupShape]] = {}
         self._unit_peaks: dict[tuple, tuple[float, str | None]] = {}
@@ -68,29 +78,31 @@ class CommModel:
 
     # ---- scope facts -------------------------------------------------------------------------
     @staticmethod
-    def layout_gpus(layout: Layout, group: str | None = None) -> list[str]:
-        """The GPUs of the layout (or of one group) in rank order: the layout's natural order."""
+    def layout_gpus(layout: Layout, group: str | None = None,
+                    groups: GroupCollectives | None = None) -> list[str]:
+        """The GPUs of the layout (or of one group) in rank order: the layout's natural order
+        (the topology's GPU list when `groups` has read it already)."""
+        from rackdesigner.model.scope import ScopeError, group_gpus, is_gpu
+
+        if group is None and groups is not None:
+            return list(groups.topo.gpus)
         if group is None:
-            ids = [d.id for d in layout.devices()]
-        else:
-            ids = list(layout.group_devices(_group_id(layout, group)))
-        gpus = []
-        for d in ids:
-            spec = layout.spec(d)
-            if spec is not None and spec.kind == "gpu":
-                gpus.append(d)
-        return sorted(gpus, key=natural_key)
+            return sorted((d.id for d in layout.devices() if is_gpu(layout, d.id)),
+                          key=natural_key)
+        try:
+            return group_gpus(layout, group)
+        except ScopeError as exc:
+            raise CommError(str(exc)) from None
 
     @staticmethod
     def select_gpus(layout: Layout, ids: Sequence[str]) -> list[str]:
         """Chosen GPU ids in rank order; ids that are not GPUs of the layout are an error."""
-        out = []
-        for d in dict.fromkeys(ids):
-            spec = layout.spec(d) if layout.has_device(d) else None
-            if spec is None or spec.kind != "gpu":
-                raise CommError(f"{d!r} is not a GPU of this layout")
-            out.append(d)
-        return sorted(out, key=natural_key)
+        from rackdesigner.model.scope import ScopeError, select_gpus
+
+        try:
+            return select_gpus(layout, ids)
+        except ScopeError as exc:
+            raise CommError(str(exc)) from None
 
     def gpu_model(self) -> str:
         """The catalog id of the scope's GPUs (one model: mixed GPUs are refused)."""
@@ -110,14 +122,50 @@ class CommModel:
         return self._whole
 
     def nvlink_domain(self) -> int:
-        return max(1, self.whole().scope.largest_nvlink_domain)
+        """GPUs of the scope's largest NVLink domain."""
+        topo = self.groups.topo
+        domains = Counter(topo.nvlink_domain_of[g] for g in self.gpus)
+        return max(1, max(domains.values(), default=0))
+
+    def power(self) -> PowerReport:
+        """The power of the design (or of the scope's group), as `simulate` reports it."""
+        if self._power is None:
+            pue = SC.DEFAULT_PUE if self.pue is None else float(self.pue)
+            if not 1.0 <= pue < 10.0:
+                raise CommError(f"PUE must be between 1 and 10, got {pue:g}")
+            self._power = power_report(self.layout, self.groups.topo, self._power_devices, pue)
+        return self._power
 
     def power_w(self) -> tuple[float, float]:
         """(IT power at the devices' maximum, facility power) in watts: the design's power,
         pro-rated by GPU count when the job uses only some of its GPUs."""
-        p = self.whole().power
+        p = self.power()
         share = len(self.gpus) / p.gpus if p.gpus > len(self.gpus) else 1.0
         return p.total_max_w * share, p.facility_w * share
+
+    def warnings(self) -> tuple[tuple[str, str], ...]:
+        """(code, text) of the design's problems that touch an estimate: unknown models,
+        design-rule errors that change the figures, power without a figure, racks over their
+        budget (the same texts `simulate` gives)."""
+        if self._warnings is not None:
+            return self._warnings
+        topo = self.groups.topo
+        out: list[tuple[str, str]] = []
+        if topo.unknown_models:
+            out.append(("unknown_models", "devices of unknown models are left out: "
+                        + ", ".join(sorted(topo.unknown_models))))
+        out += design_rule_warnings(topo)
+        p = self.power()
+        if not p.complete:
+            out.append(("power_incomplete", f"power total is a lower bound ({p.headline}): no "
+                        f"power figure in the catalog for {', '.join(p.without_power)}"))
+        for rack, info in p.by_rack.items():
+            budget = info.get("budget_w")
+            if info.get("over_budget", bool(budget) and info.get("max_w", 0.0) > budget):
+                out.append(("rack_over_budget", f"{rack} draws up to {info['max_w'] / 1000:,.1f} "
+                            f"kW, over its {budget / 1000:,.1f} kW power budget"))
+        self._warnings = tuple(out)
+        return self._warnings
 
     # ---- collectives -------------------------------------------------------------------------
     @property
@@ -265,16 +313,6 @@ class CommModel:
     def _describe(self, shape: GroupShape) -> str:
         ids = self._ids(shape)
         return f"{len(ids)} GPUs ({ids[0]} … {ids[-1]})" if len(ids) > 2 else " and ".join(ids)
-
-
-def _group_id(layout: Layout, name: str) -> str:
-    if layout.has_group(name):
-        return name
-    matches = [g.id for g in layout.groups() if g.name == name]
-    if len(matches) == 1:
-        return matches[0]
-    raise CommError(f"no group {name!r} in this layout" if not matches else
-                    f"several groups are named {name!r}: {', '.join(sorted(matches))} (use an id)")
 
 
 __all__ = ["CommError", "CommModel", "GroupShape"]

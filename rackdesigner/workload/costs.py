@@ -8,12 +8,16 @@ the output layer (logits) counts, the embedding lookup does not. Model FLOPs exc
 recomputation (MFU); hardware FLOPs include it.
 
 Activation memory follows Korthikanti et al. 2022 (arXiv:2205.05198, section 4), generalised
-from their GELU/MHA layer to SwiGLU, grouped-query attention and experts: per layer and token,
-in units of hidden-size bf16 elements, attention 7 + 4 x kv_heads/heads (11 for MHA), MLP
-3 + 2 x f/h x (2 for SwiGLU's gate and up outputs, 1 for GELU) + 2 x f/h (19 for GELU with 4h),
-two norms 4; plus 5 x heads x s / h for the softmax scores unless they are recomputed
-(selective recomputation or fused attention); full recomputation keeps only the layer input.
-With FP8, the inputs of the GEMMs are kept in FP8 (one byte), as Transformer Engine does.
+from their GELU/MHA layer to SwiGLU, grouped-query attention, experts and fused attention: per
+layer and token, in bytes per hidden-size element, attention: the QKV input 2, Q 2, K and V
+4 x kv_heads/heads, the attention output (the projection's input) 2, a dropout mask 1 when the
+model trains with dropout (11 for GPT's MHA); MLP: the fc1 input 2, its output 2 x f/h (x 2 for
+SwiGLU's gate and up), the fc2 input 2 x f/h, a dropout mask 1 (19 for GELU with 4h); two norm
+inputs 4. The s x s scores (softmax output 2, and with attention dropout its mask 1 and output
+2: 5 x heads x s / h) are stored only when attention is unfused and not recomputed: fused
+(FlashAttention) kernels recompute them from Q, K, V and the output in the backward pass. Full
+recomputation keeps only the layer input. With FP8, the GEMM inputs are kept in FP8 (one
+byte), and the fused attention still keeps its bf16 output beside the projection's FP8 copy.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ def layer_costs(model: ModelSpec, job: Job) -> LayerCosts:
                   if model.moe else 0)
     mlp_avg = (model.dense_layers * mlp_dense + model.moe_layers * moe_active) / model.layers
     gemm = 2.0 * tokens * (model.attn_params + mlp_avg) / split
-    core = 2.0 * tokens * job.seq * model.heads * (model.qk_dim + model.v_dim) / split
+    core = (2.0 * tokens * model.keys_per_query(job.seq) * model.heads
+            * (model.qk_dim + model.v_dim) / split)
     logits = 2.0 * tokens * model.hidden * model.vocab / split
     return LayerCosts(gemm, core, logits)
 
@@ -73,7 +78,8 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
                 Gemm("proj", m, h, model.heads * a.v_head_dim / t)]
     else:
         kv = model.kv_heads * model.head_dim
-        out += [Gemm("qkv", m, (h + 2 * kv) / t, h), Gemm("proj", m, h, h / t)]
+        q = model.q_width
+        out += [Gemm("qkv", m, (q + 2 * kv) / t, h), Gemm("proj", m, h, q / t)]
     up = 2 if model.ffn == "swiglu" else 1
 
     def mlp(name: str, ffn_hidden: float, share: float, groups: int = 1,
@@ -144,20 +150,27 @@ def local_params(model: ModelSpec, job: Job) -> LocalParams:
 
 
 # ---- activations -------------------------------------------------------------------------------
-def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None = None) -> float:
-    """Bytes one layer keeps for the backward pass, for one micro-batch, on one GPU."""
+def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None = None,
+                               flash: bool = True) -> float:
+    """Bytes one layer keeps for the backward pass, for one micro-batch, on one GPU (`flash`:
+    the attention kernel is fused and never stores the scores)."""
     recompute = recompute or job.recompute
     sbh = job.mbs * job.seq * model.hidden / (job.tp * job.cp)  # elements
     if recompute == "full":
         return 2.0 * sbh
-    kv_ratio = 1.0 if model.mla else model.kv_heads / model.heads
+    h = model.hidden
+    # widths relative to hidden (MLA: as an MHA layer; Megatron recomputes its up-projections)
+    q = 1.0 if model.mla else model.q_width / h
+    kv = 1.0 if model.mla else model.kv_heads * model.head_dim / h
     g = 1.0 if job.precision == "fp8" else 2.0  # GEMM inputs are kept in FP8 (Transformer Engine)
-    attn = g + 2.0 + 4.0 * kv_ratio + g + 1.0  # QKV input, Q, K, V, projection input, mask
+    mask = 1.0 if model.dropout > 0 else 0.0
+    # QKV input, Q, K and V, the attention output (+ its FP8 copy for the projection), mask
+    attn = g + 2.0 * q + 4.0 * kv + 2.0 * q + (2.0 - g) * q + mask
     up = 2.0 if model.ffn == "swiglu" else 1.0
 
     def mlp(ffn_hidden: int, copies: float) -> float:  # fc1 output, fc2 input, mask
-        fr = ffn_hidden / model.hidden
-        return copies * (1.0 + 2.0 * fr * up + g * fr)
+        fr = ffn_hidden / h
+        return copies * (mask + 2.0 * fr * up + g * fr)
 
     dense_mlp = g + mlp(model.ffn_hidden, 1.0)
     share = moe_share(model)
@@ -166,8 +179,11 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
         moe_mlp = g + mlp(model.moe.expert_ffn_hidden,
                           model.moe.top_k + model.moe.shared_experts)
     units = attn + (1 - share) * dense_mlp + share * moe_mlp + 4.0
-    if recompute == "none":
-        units += 5.0 * model.heads * job.seq / model.hidden
+    if recompute == "none" and not flash:  # softmax output (+ dropout mask and output)
+        units += (2.0 + 3.0 * (model.dropout > 0)) * model.heads * job.seq / h
+    if job.tp > 1 and not job.sp:  # without sequence parallelism every TP rank keeps the norm
+        # inputs, the dropout masks and the inputs of QKV and fc1 whole (Korthikanti, eq. 1)
+        units += (job.tp - 1) * (4.0 + 2.0 * mask + 2.0 * g)
     return units * sbh
 
 

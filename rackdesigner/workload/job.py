@@ -11,6 +11,7 @@ does not divide.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from rackdesigner.workload.comm import GroupShape
@@ -19,6 +20,7 @@ from rackdesigner.workload.models import ModelSpec
 PRECISIONS = ("bf16", "fp8")
 RECOMPUTE = ("none", "selective", "full")
 SHARDING = ("none", "optimizer", "full")
+GRAD_DTYPES = ("fp32", "bf16")
 
 
 class JobError(ValueError):
@@ -39,6 +41,10 @@ class Job:
     precision: str = "bf16"
     recompute: str = "selective"
     sharding: str = "optimizer"
+    profile: str | None = None  # efficiency profile id or file; None: the default
+    grad_dtype: str | None = None  # gradient buffer precision; None: the profile's
+    dp_overlap: bool | None = None  # overlap the DP reduction (False: Megatron's "local" DDP)
+    sequence_parallel: bool | None = None  # None: the profile's (Megatron 2021 had none)
 
     def resolved(self, gpus: int, model: ModelSpec) -> Job:
         """The job with DP and the sequence length filled in, checked against `gpus` and the
@@ -53,6 +59,8 @@ class Job:
             raise JobError(f"recompute must be one of {', '.join(RECOMPUTE)}")
         if self.sharding not in SHARDING:
             raise JobError(f"sharding must be one of {', '.join(SHARDING)}")
+        if self.grad_dtype is not None and self.grad_dtype not in GRAD_DTYPES:
+            raise JobError(f"grad_dtype must be one of {', '.join(GRAD_DTYPES)}")
         seq = model.seq_len if self.seq is None else self.seq
         if seq < 1:
             raise JobError(f"--seq must be at least 1, got {seq}")
@@ -111,6 +119,11 @@ class Job:
         return self.tp * self.pp * self.cp * (self.dp or 1)
 
     @property
+    def sp(self) -> bool:
+        """Sequence parallelism: norms, dropout and residuals on 1/TP of the tokens each."""
+        return self.sequence_parallel is not False
+
+    @property
     def microbatches(self) -> int:
         return self.gbs // (self.mbs * (self.dp or 1))
 
@@ -134,19 +147,15 @@ class Job:
         talks to one neighbour at a time (1F1B: send forward and receive backward, or the
         reverse), so boundaries after even stages and after odd ones are two phases."""
         shape = self.groups()[key]
-        if key == "pp":
-            stage = n // self.pp
-            return tuple(tuple(s * stage + i for s in range(odd, self.pp - 1, 2)
-                               for i in range(stage)) for odd in (0, 1) if odd < self.pp - 1)
-        block = shape.stride * shape.size
-        return (tuple(b * block + j for b in range(n // block) for j in range(shape.stride)),)
+        return _concurrent(key, shape.stride, shape.size, self.pp, n)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tp": self.tp, "pp": self.pp, "cp": self.cp, "ep": self.ep, "vp": self.vp,
                 "dp": self.dp, "gbs": self.gbs, "mbs": self.mbs, "seq": self.seq,
                 "microbatches": self.microbatches, "precision": self.precision,
                 "recompute": self.recompute, "sharding": self.sharding,
-                "sequence_parallel": self.tp > 1}
+                "sequence_parallel": self.tp > 1 and self.sp, "grad_dtype": self.grad_dtype,
+                "dp_overlap": self.dp_overlap}
 
     def label(self) -> str:
         parts = [f"TP{self.tp}", f"PP{self.pp}"]
@@ -160,4 +169,15 @@ class Job:
         return " ".join(parts)
 
 
-__all__ = ["PRECISIONS", "RECOMPUTE", "SHARDING", "Job", "JobError"]
+@lru_cache(maxsize=1024)
+def _concurrent(key: str, stride: int, size: int, pp: int, n: int
+                ) -> tuple[tuple[int, ...], ...]:
+    if key == "pp":
+        stage = n // pp
+        return tuple(tuple(s * stage + i for s in range(odd, pp - 1, 2) for i in range(stage))
+                     for odd in (0, 1) if odd < pp - 1)
+    block = stride * size
+    return (tuple(b * block + j for b in range(n // block) for j in range(stride)),)
+
+
+__all__ = ["GRAD_DTYPES", "PRECISIONS", "RECOMPUTE", "SHARDING", "Job", "JobError"]

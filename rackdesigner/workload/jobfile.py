@@ -22,13 +22,15 @@ from typing import Any
 
 import yaml
 
-from rackdesigner.workload.job import PRECISIONS, RECOMPUTE, SHARDING, Job
+from rackdesigner.workload.job import GRAD_DTYPES, PRECISIONS, RECOMPUTE, SHARDING, Job
 from rackdesigner.workload.models import resolve_model
 
 DEGREES = ("tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
-CHOICES = {"precision": PRECISIONS, "recompute": RECOMPUTE, "sharding": SHARDING}
+CHOICES = {"precision": PRECISIONS, "recompute": RECOMPUTE, "sharding": SHARDING,
+           "grad_dtype": GRAD_DTYPES}
+FLAGS = ("dp_overlap",)
 MAX_BYTES = 64 * 1024  # a job file is a dozen lines
-KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, "tokens", "pue")
+KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, *FLAGS, "profile", "tokens", "pue")
 
 
 class JobFileError(ValueError):
@@ -75,6 +77,11 @@ def load_job(path: str | Path) -> JobSpec:
         beside = Path(path).parent / model  # a model file next to the job file
         if beside.exists():
             spec = replace(spec, model=str(beside))
+    profile = Path(spec.job.profile or "")
+    if profile.suffix and not profile.is_absolute() and not profile.exists():
+        beside = Path(path).parent / profile  # a profile file next to the job file
+        if beside.exists():
+            spec = replace(spec, job=replace(spec.job, profile=str(beside)))
     return spec
 
 
@@ -114,9 +121,12 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
         elif name in CHOICES:
             if v not in CHOICES[name]:
                 raise fail(value, f"{name} must be one of {', '.join(CHOICES[name])}, got {v!r}")
-        elif name in ("model", "group"):
+        elif name in ("model", "group", "profile"):
             if not isinstance(v, str) or not v:
                 raise fail(value, f"{name} must be a name, got {v!r}")
+        elif name in FLAGS:
+            if not isinstance(v, bool):
+                raise fail(value, f"{name} must be true or false, got {v!r}")
         elif name == "pue":
             if isinstance(v, bool) or not isinstance(v, int | float) or not 1 <= v < 10:
                 raise fail(value, f"pue must be a number from 1 to 10, got {v!r}")
@@ -138,7 +148,14 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
             resolve_model(model)
         except ValueError as exc:
             raise fail(entries["model"][1], f"model: {exc}") from None
-    job = Job(**{k: values[k] for k in (*DEGREES, *CHOICES) if k in values})
+    if "profile" in values and not Path(values["profile"]).suffix:
+        from rackdesigner.workload.profile import resolve_profile
+
+        try:
+            resolve_profile(values["profile"])
+        except ValueError as exc:
+            raise fail(entries["profile"][1], f"profile: {exc}") from None
+    job = Job(**{k: values[k] for k in (*DEGREES, *CHOICES, *FLAGS, "profile") if k in values})
     return JobSpec(model, job, values.get("gpus"), values.get("group"), values.get("tokens"),
                    values.get("pue"), label, values)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,13 @@ from rackdesigner._resources import resources_root
 
 SCHEMA_VERSION = 1
 FFN_KINDS = ("gelu", "swiglu")
-_TOP_KEYS = ("schema_version", "name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden",
-             "ffn", "vocab", "seq_len", "moe", "mla", "tie_embeddings", "source")
+_TOP_KEYS = ("schema_version", "name", "layers", "hidden", "heads", "kv_heads", "head_dim",
+             "ffn_hidden", "ffn", "vocab", "seq_len", "moe", "mla", "sliding_window", "dropout",
+             "rope", "tie_embeddings", "source")
 _REQUIRED = ("schema_version", "name", "layers", "hidden", "heads", "ffn", "vocab", "seq_len",
              "source")
 _MOE_KEYS = ("experts", "top_k", "expert_ffn_hidden", "shared_experts", "every", "first_dense")
+_WINDOW_KEYS = ("window", "every")
 _MLA_KEYS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
              "v_head_dim")
 MAX_FILE_BYTES = 1024 * 1024
@@ -61,6 +64,15 @@ class MlaSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class WindowSpec:
+    """Sliding-window (banded) attention on every `every`-th layer (from the first): each query
+    attends to at most `window` keys (gpt-oss: window 128 on every second layer)."""
+
+    window: int
+    every: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class ModelSpec:
     id: str
     name: str
@@ -77,11 +89,29 @@ class ModelSpec:
     mla: MlaSpec | None = None
     tie_embeddings: bool = False
     path: str = ""
+    head_dim_: int = 0  # per-head width when it is not hidden / heads (gpt-oss: 64 x 64 > 2,880)
+    window: WindowSpec | None = None
+    dropout: float = 0.0  # hidden and attention dropout in training (GPT-2/3 era: 0.1)
+    rope: bool = True  # rotary position embeddings (a kernel per layer); False: learned/ALiBi
 
     # ---- shape -------------------------------------------------------------------------------
     @property
     def head_dim(self) -> int:
-        return self.hidden // self.heads
+        return self.head_dim_ or self.hidden // self.heads
+
+    @property
+    def q_width(self) -> int:
+        """Width of the queries (and of the attention output) of one layer, all heads."""
+        return self.heads * self.head_dim
+
+    def keys_per_query(self, seq: int) -> float:
+        """Keys each query scores, averaged over the layers, in the FLOP convention (causal
+        masking not halved): the sequence, or the window on sliding-window layers."""
+        if self.window is None:
+            return float(seq)
+        windowed = sum(1 for i in range(self.layers) if i % self.window.every == 0)
+        return (windowed * min(seq, self.window.window)
+                + (self.layers - windowed) * seq) / self.layers
 
     @property
     def qk_dim(self) -> int:
@@ -102,7 +132,7 @@ class ModelSpec:
 
     @property
     def moe_layers(self) -> int:
-        return sum(self.is_moe_layer(i) for i in range(self.layers))
+        return _moe_layers(self)
 
     @property
     def dense_layers(self) -> int:
@@ -120,7 +150,7 @@ class ModelSpec:
                     + a.kv_lora_rank * self.heads * (a.qk_nope_head_dim + a.v_head_dim)
                     + self.heads * a.v_head_dim * h)
         kv = self.kv_heads * self.head_dim
-        return 2 * h * h + 2 * h * kv
+        return 2 * h * self.q_width + 2 * h * kv
 
     def mlp_params(self, ffn_hidden: int) -> int:
         return (3 if self.ffn == "swiglu" else 2) * self.hidden * ffn_hidden
@@ -176,6 +206,11 @@ class ModelSpec:
         return out
 
 
+@lru_cache(maxsize=256)
+def _moe_layers(model: ModelSpec) -> int:
+    return sum(model.is_moe_layer(i) for i in range(model.layers))
+
+
 # ---- reading ---------------------------------------------------------------------------------
 def models_dir() -> Path:
     return resources_root() / "models"
@@ -206,27 +241,31 @@ def resolve_model(ref: str | ModelSpec) -> ModelSpec:
 
 
 def load_model_file(path: str | Path) -> ModelSpec:
+    return _Reader(str(path), Path(path).stem).read(_compose(path, ModelFileError))
+
+
+def _compose(path: str | Path, error: type[ModelFileError]) -> Any:
+    """The YAML node tree of a small data file (model, profile), or `error` saying why not."""
     p = Path(path)
     name = str(path)
     try:
         raw = p.read_bytes()
     except OSError as exc:
-        raise ModelFileError(name, f"cannot read the file ({exc.strerror or exc})") from None
+        raise error(name, f"cannot read the file ({exc.strerror or exc})") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise ModelFileError(name, f"the file is {len(raw):,} bytes; a model file is a few "
-                             "hundred bytes (limit 1 MiB)")
+        raise error(name, f"the file is {len(raw):,} bytes; this kind of file is a few "
+                    "hundred bytes (limit 1 MiB)")
     try:
         text = raw.decode("utf-8")
-        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        return yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except UnicodeDecodeError:
-        raise ModelFileError(name, "the file is not UTF-8 text") from None
+        raise error(name, "the file is not UTF-8 text") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise ModelFileError(name, f"not valid YAML: {exc.problem or exc}",
-                             mark.line + 1 if mark else None) from None
+        raise error(name, f"not valid YAML: {exc.problem or exc}",
+                    mark.line + 1 if mark else None) from None
     except yaml.YAMLError as exc:
-        raise ModelFileError(name, f"not valid YAML: {exc}") from None
-    return _Reader(name, p.stem).read(node)
+        raise error(name, f"not valid YAML: {exc}") from None
 
 
 class _Reader:
@@ -297,8 +336,10 @@ class _Reader:
                             f"(this RackDesigner reads {SCHEMA_VERSION})")
         hidden = self.integer(e, "hidden")
         heads = self.integer(e, "heads")
-        if hidden % heads:
-            raise self.fail(e["heads"][1], f"heads ({heads}) must divide hidden ({hidden})")
+        head_dim = self.integer(e, "head_dim", default=0, minimum=0)
+        if hidden % heads and not head_dim:
+            raise self.fail(e["heads"][1], f"heads ({heads}) must divide hidden ({hidden}), "
+                            "or give head_dim")
         kv_heads = self.integer(e, "kv_heads", default=heads)
         if kv_heads > heads or heads % kv_heads:
             raise self.fail(e["kv_heads"][1], f"kv_heads ({kv_heads}) must divide heads "
@@ -334,18 +375,37 @@ class _Reader:
                 if key not in a:
                     raise self.fail(line, f"mla is missing required key {key!r}")
             mla = MlaSpec(*(self.integer(a, k) for k in _MLA_KEYS))
-        tie = False
-        if "tie_embeddings" in e:
-            node, line = e["tie_embeddings"]
-            tie = self.value(node)
-            if not isinstance(tie, bool):
-                raise self.fail(line, f"tie_embeddings must be true or false, got {_short(tie)}")
+        window = None
+        if "sliding_window" in e:
+            node, line = e["sliding_window"]
+            w = self.mapping(node, _WINDOW_KEYS, "sliding_window", line)
+            if "window" not in w:
+                raise self.fail(line, "sliding_window is missing required key 'window'")
+            window = WindowSpec(self.integer(w, "window"), self.integer(w, "every", default=1))
+        dropout = 0.0
+        if "dropout" in e:
+            node, line = e["dropout"]
+            dropout = self.value(node)
+            if isinstance(dropout, bool) or not isinstance(dropout, int | float) \
+                    or not 0 <= dropout < 1:
+                raise self.fail(line, f"dropout must be a probability from 0 to below 1, got "
+                                f"{_short(dropout)}")
+        tie, rope = self.flag(e, "tie_embeddings", False), self.flag(e, "rope", True)
         return ModelSpec(
             id=self.stem, name=self.text(e, "name"), layers=layers, hidden=hidden, heads=heads,
             kv_heads=kv_heads, ffn_hidden=self.integer(e, "ffn_hidden", default=4 * hidden),
             ffn=ffn, vocab=self.integer(e, "vocab"), seq_len=self.integer(e, "seq_len"),
             source=self.text(e, "source"), moe=moe, mla=mla, tie_embeddings=tie,
-            path=self.path)
+            path=self.path, head_dim_=head_dim, window=window, dropout=float(dropout), rope=rope)
+
+    def flag(self, entries: dict, key: str, default: bool) -> bool:
+        if key not in entries:
+            return default
+        node, line = entries[key]
+        v = self.value(node)
+        if not isinstance(v, bool):
+            raise self.fail(line, f"{key} must be true or false, got {_short(v)}")
+        return v
 
 
 def _short(value: Any) -> str:
@@ -355,5 +415,5 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-__all__ = ["FFN_KINDS", "MlaSpec", "ModelFileError", "ModelSpec", "MoeSpec", "bundled_ids",
-           "bundled_models", "load_model_file", "models_dir", "resolve_model"]
+__all__ = ["FFN_KINDS", "MlaSpec", "ModelFileError", "ModelSpec", "MoeSpec", "WindowSpec",
+           "bundled_ids", "bundled_models", "load_model_file", "models_dir", "resolve_model"]

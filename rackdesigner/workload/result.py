@@ -8,6 +8,7 @@ from typing import Any
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.job import Job
 from rackdesigner.workload.models import ModelSpec
+from rackdesigner.workload.profile import Profile
 
 SCHEMA = "rackdesigner.estimate/1"
 BREAKDOWN_KEYS = ("compute_s", "tp_exposed_s", "cp_exposed_s", "ep_exposed_s", "pp_bubble_s",
@@ -36,7 +37,7 @@ class Memory:
 
     @property
     def usable_GB(self) -> float:
-        return self.hbm_GB * H.USABLE_HBM_FRACTION
+        return H.usable_GB(self.hbm_GB)
 
     @property
     def fits(self) -> bool:
@@ -51,8 +52,8 @@ class Memory:
     def refusal(self) -> str:
         return (f"does not fit: {self.total_GB:,.1f} GB per GPU (weights {self.weights_GB:,.1f}, "
                 f"gradients {self.gradients_GB:,.1f}, optimizer {self.optimizer_GB:,.1f}, "
-                f"activations {self.activations_GB:,.1f}) > {self.usable_GB:,.0f} GB usable of "
-                f"{self.hbm_GB:g} GB HBM")
+                f"activations {self.activations_GB:,.1f}) > {self.usable_GB:,.1f} GB usable of "
+                f"{self.hbm_GB:,.1f} GB HBM")
 
 
 @dataclass(frozen=True)
@@ -72,10 +73,16 @@ class Estimate:
     power_w: tuple[float, float] = (0.0, 0.0)  # (IT at max, facility)
     label: str = ""  # scope
     messages: tuple[str, ...] = ()
+    profile: Profile | None = None  # the efficiency profile it was estimated with
 
     @property
     def fits(self) -> bool:
         return self.memory.fits
+
+    @property
+    def timed_anyway(self) -> bool:
+        """Timed although it does not fit (`--time-anyway`): the time is marked as such."""
+        return not self.fits and self.step_time_s is not None
 
     @property
     def gpus(self) -> int:
@@ -125,6 +132,10 @@ class Estimate:
             "model_tflops_per_gpu": _r(self.model_flops / t / self.gpus / 1e12) if t else None,
             "mfu": _r(self.mfu, 3),
             "gemm_efficiency": _r(self.hardware.get("gemm_efficiency"), 3) if t else None,
+            "compute_detail": {k: _r(self.hardware.get(k, 0.0)) for k in (
+                "recompute_s", "attention_s", "memory_bound_s", "launch_gaps_s")} if t else {},
+            "profile": ({"id": self.profile.id, "name": self.profile.name}
+                        if self.profile else None),
             "gemms": [dict(g) for g in self.gemms] if t else [],
             "peak_tflops_per_gpu": self.peak_tflops,
             "breakdown": {k: _r(self.breakdown.get(k, 0.0)) if t else None
@@ -146,6 +157,7 @@ class Estimate:
             out["energy_MWh"] = _r(steps * ekwh / 1000) if ekwh else None
         if not self.fits:
             out["refused"] = self.memory.refusal()
+            out["timed_anyway"] = t is not None
         return out
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from rackdesigner.workload.api import EstimateError, Estimator
-from rackdesigner.workload.job import RECOMPUTE, Job, JobError
+from rackdesigner.workload.job import RECOMPUTE, Job
 from rackdesigner.workload.result import Estimate
 from rackdesigner.workload.step import memory_per_gpu
 
@@ -77,8 +77,8 @@ def candidates(est: Estimator, base: Job) -> list[Job]:
                                 job = replace(base, tp=t, pp=p, cp=c, ep=e, vp=vp, dp=None,
                                               mbs=mbs, recompute=rc)
                                 try:
-                                    out.append(job.resolved(n, model))
-                                except JobError:
+                                    out.append(est.resolve(job))
+                                except EstimateError:
                                     continue
     return out
 
@@ -96,7 +96,7 @@ def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
     for i, job in enumerate(jobs):
         if progress is not None and i % 64 == 0:
             progress(i, len(jobs))
-        if not memory_per_gpu(est.model, job, est.gpu.hbm_GB).fits:
+        if not memory_per_gpu(est.model, job, est.gpu, est.profile_of(job)).fits:
             refused += 1
             continue
         try:

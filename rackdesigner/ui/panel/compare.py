@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import (
@@ -38,6 +39,7 @@ class Baseline:
     when: str = ""
     source: str = ""  # the file it was loaded from ("" when pinned in this session)
     design: str = ""  # the design (file name) that was open when it was pinned
+    cost: Any = None  # the Cost tab's CostReport when pinned (None: loaded, or not costed)
 
     @property
     def origin(self) -> str:
@@ -53,15 +55,16 @@ class BaselineStore(QObject):
         super().__init__(parent)
         self.baseline: Baseline | None = None
 
-    def pin(self, live: LiveResult | None, design: str = "") -> bool:
-        """Keep `live` as the baseline; `design` names the document it was computed on."""
+    def pin(self, live: LiveResult | None, design: str = "", cost: Any = None) -> bool:
+        """Keep `live` as the baseline; `design` names the document it was computed on and
+        `cost` is its cost report (the Cost tab's), compared against too."""
         if live is None or live.result is None:
             return False
         scope = live.result.scope
         when = _dt.datetime.now().strftime("%H:%M:%S")
         of = f" of {design}" if design else ""
         self.baseline = Baseline(live, f"{scope.gpus:,} GPUs{of}, {scope.label}, pinned {when}",
-                                 when, design=design)
+                                 when, design=design, cost=cost)
         self.changed.emit()
         return True
 

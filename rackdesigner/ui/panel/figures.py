@@ -15,7 +15,7 @@ from typing import Any
 
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout
-from rackdesigner.model.power import NO_DRAW_KINDS, device_draw
+from rackdesigner.model.power import NO_DRAW_KINDS, device_draw, over_budget
 from rackdesigner.simulation import SimulationResult
 
 KIB = 1024
@@ -75,13 +75,6 @@ class Figure:
     explain: str = ""  # longer text for the tile's tooltip (e.g. the bisection's bottleneck)
 
 
-def point_at(result: SimulationResult, collective: str, nbytes: int):
-    for point in result.collective(collective):
-        if point.bytes == nbytes:
-            return point
-    return None
-
-
 def worst_oversubscription(result: SimulationResult) -> float | None:
     values = [v for v in result.bandwidth.oversubscription_worst.values() if v is not None]
     return max(values) if values else None
@@ -94,7 +87,7 @@ def racks_over_budget(result: SimulationResult) -> tuple[int, int]:
         budget = rack.get("budget_w")
         if budget:
             budgeted += 1
-            over += bool(rack.get("over_budget", rack.get("max_w", 0.0) > budget))
+            over += bool(rack.get("over_budget", over_budget(rack.get("max_w", 0.0), budget)))
     return over, budgeted
 
 
@@ -108,7 +101,7 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
         gpus_detail = f"{scope.reachable_gpus} reachable, {cut_off} cut off"
     elif has_gpus:
         gpus_detail = f"{scope.nodes} node{'s' * (scope.nodes != 1)}"
-    point = point_at(result, "all_reduce", reference)
+    point = result.point_at("all_reduce", reference)
     over = worst_oversubscription(result)
     n_over, n_budget = racks_over_budget(result)
     lat_text = "—"

@@ -59,7 +59,6 @@ class LiveResult:
     error: str = ""
     rack_split: dict[str, dict[str, float]] = field(default_factory=dict)
     elapsed_s: float = 0.0  # simulate + rack split, on the worker
-    torn: bool = False  # kept for readers of older results; a snapshot can no longer tear
     impact: MarkedImpact | None = None  # failures marked: the intact design and the losses
     #: the heat map of a training job's traffic, when the heat asked for is ("workload", ...)
     heat: HeatMap | None = None

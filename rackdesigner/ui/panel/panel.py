@@ -37,6 +37,7 @@ from rackdesigner.simulation.constants import DEFAULT_PUE
 from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
+from rackdesigner.ui.panel.cost_tab import CostTab, cost_figures
 from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
 from rackdesigner.ui.panel.failures import FailureBar
 from rackdesigner.ui.panel.figures import (
@@ -60,7 +61,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
 METRICS = (("busbw", "busbw"), ("algbw", "algbw"), ("busbw + algbw", "both"))
 PUE_MIN, PUE_MAX, PUE_STEP = 1.0, 3.0, 0.05
-TABS = ("bandwidth", "latency", "power", "workload")
+TABS = ("bandwidth", "latency", "power", "workload", "cost")
 
 
 class SimulationPanel(QWidget):
@@ -207,6 +208,12 @@ class SimulationPanel(QWidget):
                                              else {"debounce_ms": self._debounce_ms}))
         self.tabs.addTab(self.workload, "Workload")
         self.workload.job_changed.connect(self._on_workload_job_changed)
+        self.cost_tab = CostTab(self, **({} if self._debounce_ms is None
+                                         else {"debounce_ms": self._debounce_ms}))
+        self.cost_tab.command_sink = self._push_command
+        self.cost_tab.changed.connect(self._show_headline)
+        self.cost_tab.message.connect(self.message)
+        self.tabs.addTab(self.cost_tab, "Cost")
         self.tabs.addTab(self.heat_tab, "Heat")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
@@ -247,13 +254,14 @@ class SimulationPanel(QWidget):
         return page
 
     def show_tab(self, kind: str) -> None:
-        """Bring the "bandwidth", "latency", "power" or "workload" tab to the front."""
+        """Bring the "bandwidth", "latency", "power", "workload" or "cost" tab to the front."""
         self.tabs.setCurrentIndex(TABS.index(kind))
 
     # ---- inputs ------------------------------------------------------------------------------
     def follow_document(self, document) -> None:
         """Follow a `Document` through its `changed` and `replaced` signals only."""
         document.changed.connect(self.live.on_event)
+        document.changed.connect(self.cost_tab.live.on_event)
         document.replaced.connect(lambda layout: self._follow(document, layout))
         self._follow(document, document.layout)
 
@@ -282,6 +290,9 @@ class SimulationPanel(QWidget):
         self.sharp_check.blockSignals(False)
         self.live.set_layout(layout, subscribe=subscribe)
         self.workload.set_layout(layout)
+        self.cost_tab.set_layout(layout, folder)
+        if layout is not None and subscribe:
+            layout.subscribe(self.cost_tab.live.on_event)
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
@@ -369,6 +380,15 @@ class SimulationPanel(QWidget):
     def _on_pue_spin_changed(self, value: float) -> None:
         self.live.set_options(pue=round(value, 2))
         self.workload.set_pue(round(value, 2))
+        self.cost_tab.set_pue(round(value, 2))
+
+    def _push_command(self, command: Command) -> None:
+        """A document edit from a tab (Cost: embed a book, site limits): one undo step."""
+        layout = self.live.layout
+        if self.command_sink is not None:
+            self.command_sink(command)
+        elif layout is not None:
+            command.apply(layout)
 
     def _on_collective_action_toggled(self, checked: bool) -> None:
         self.collectives = [n for n, a in self.collective_actions.items() if a.isChecked()]
@@ -383,8 +403,11 @@ class SimulationPanel(QWidget):
 
     # ---- results -----------------------------------------------------------------------------
     def flush(self) -> LiveResult | None:
-        """Compute what is pending now and show it (tests, export, benchmarks)."""
-        return self.live.flush()
+        """Compute what is pending now and show it (tests, export, benchmarks): the
+        simulation's figures and the Cost tab's."""
+        live = self.live.flush()
+        self.cost_tab.flush()
+        return live
 
     def _on_live_busy_changed(self, busy: bool) -> None:
         self.busy_label.setVisible(busy)
@@ -408,10 +431,9 @@ class SimulationPanel(QWidget):
         result = live.result if live is not None else None
         base_live = self.store.baseline.live if self.store.baseline is not None else None
         baseline = base_live.result if base_live is not None else None
-        against = self.compare.against()
         impact = live.impact if live is not None else None
         if impact is not None:  # failures marked: compare with the intact design, always
-            baseline, against = impact.intact, "intact"
+            baseline = impact.intact
         self.failure_bar.show_impact(impact, result, self.reference)
         heat = None
         if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
@@ -433,14 +455,30 @@ class SimulationPanel(QWidget):
                                        f"Cannot simulate: {live.error}"))
         self.notes_bar.show_messages(messages)
         self.compare.pin_button.setEnabled(result is not None)
-        if result is not None:
-            self.headline.show_figures(headline(result, self.reference),
-                                       headline(baseline, self.reference) if baseline else None,
-                                       against)
-        self.headline.setVisible(result is not None)
+        self._show_headline()
         self.bandwidth.show_results(result, baseline, self.collectives)
         self.latency.show_results(result, baseline, self.collectives)
         self.power.show_results(result, live.rack_split if live is not None else {}, baseline)
+
+    def _show_headline(self) -> None:
+        """The headline tiles: the simulation's figures and the Cost tab's, with their deltas
+        to the baseline (or, with failures marked, to the intact design)."""
+        live = self.current
+        result = live.result if live is not None else None
+        impact = live.impact if live is not None else None
+        base = self.store.baseline
+        baseline = base.live.result if base is not None else None
+        base_cost = base.cost if base is not None and impact is None else None
+        against = self.compare.against()
+        if impact is not None:
+            baseline, against = impact.intact, "intact"
+        self.cost_tab.set_baseline(base_cost)
+        if result is not None:
+            self.headline.show_figures(
+                headline(result, self.reference) + self.cost_tab.figures(),
+                headline(baseline, self.reference) + cost_figures(base_cost)
+                if baseline else None, against)
+        self.headline.setVisible(result is not None)
 
     # ---- heat map --------------------------------------------------------------------------------
     def set_heat_enabled(self, on: bool) -> None:
@@ -465,12 +503,14 @@ class SimulationPanel(QWidget):
             self.heat_changed.emit(None)
 
     def _on_workload_job_changed(self) -> None:
+        job, _why = self.workload.job_spec()
+        self.cost_tab.set_training(job)
         if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
             self._on_heat_tab_heat_requested(self.heat_tab.traffic(), immediate=False)
 
     # ---- compare -----------------------------------------------------------------------------
     def pin_baseline(self) -> bool:
-        return self.store.pin(self.current, self.compare.design)
+        return self.store.pin(self.current, self.compare.design, cost=self.cost_tab.report())
 
     def load_baseline(self, path: str | Path) -> bool:
         """Compare against the result saved in `path` (False, and a message, if it is not one)."""
@@ -510,6 +550,7 @@ class SimulationPanel(QWidget):
         """Stop following the layout and wait for a run in flight (the window is closing)."""
         self.live.close()
         self.workload.close_tab()
+        self.cost_tab.close_tab()
 
 
 __all__ = ["SimulationPanel"]

@@ -140,9 +140,8 @@ class SweepPlot(QWidget):
         parts = [f"<b>{format_bytes(size)}</b>"]
         for name in self._shown:
             for result, tag in ((self._result, ""), (self._baseline, " (baseline)")):
-                p = next((q for q in result.collective(name) if q.bytes == size), None) \
-                    if result is not None else None
-                if p is None:
+                p = result.point_at(name, size) if result is not None else None
+                if p is None or p.bytes != size:  # a curve without this size (a shorter one)
                     continue
                 color = COLLECTIVE_COLORS[name]
                 parts.append(f"<span style='color:{color}'>■</span> {COLLECTIVE_LABELS[name]}"

@@ -32,8 +32,8 @@ from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.workload import Estimate, Job, bundled_ids
-from rackdesigner.workload.hardware import GEMM_EFFICIENCY
 from rackdesigner.workload.jobfile import JobSpec
+from rackdesigner.workload.profile import DEFAULT_PROFILE, bundled_profile_ids
 
 PARTS = (("compute_s", "compute", "#76b900"), ("tp_exposed_s", "TP", "#1f6fd1"),
          ("cp_exposed_s", "CP", "#8e44ad"), ("ep_exposed_s", "EP", "#0e9aa7"),
@@ -90,6 +90,12 @@ class WorkloadTab(QWidget):
         self.precision_combo.addItems(["bf16", "fp8"])
         self.recompute_combo = QComboBox(self)
         self.recompute_combo.addItems(["selective", "none", "full"])
+        self.profile_combo = QComboBox(self)
+        self.profile_combo.addItems(bundled_profile_ids())
+        self.profile_combo.setCurrentText(DEFAULT_PROFILE)
+        self.profile_combo.setToolTip(
+            "Software stack (efficiency profile): fused attention, kernel fusion and "
+            "communication overlap as that stack does them (docs/workload.md)")
         self.tp = _spin(1, 512, 1, "tensor-parallel degree (keep it inside an NVLink domain)")
         self.pp = _spin(1, 512, 1, "pipeline stages")
         self.vp = _spin(1, 64, 1, "virtual stages per GPU (interleaved 1F1B)")
@@ -106,10 +112,11 @@ class WorkloadTab(QWidget):
         self.tokens.setSuffix(" T tokens")
         self.tokens.setToolTip("Tokens to train, for time and energy to train")
         for combo in (self.model_combo, self.layout_combo, self.precision_combo,
-                      self.recompute_combo):
+                      self.recompute_combo, self.profile_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(3)
-        for combo in (self.layout_combo, self.precision_combo, self.recompute_combo):
+        for combo in (self.layout_combo, self.precision_combo, self.recompute_combo,
+                      self.profile_combo):
             combo.currentIndexChanged.connect(self._on_option_changed)
         for box in (self.tp, self.pp, self.vp, self.cp, self.ep, self.gbs, self.mbs,
                     self.tokens, self.gpus):
@@ -129,7 +136,7 @@ class WorkloadTab(QWidget):
                  ("Precision", self.precision_combo), ("Recompute", self.recompute_combo),
                  ("TP", self.tp), ("PP", self.pp), ("VP", self.vp), ("CP", self.cp),
                  ("EP", self.ep), ("GPUs", self.gpus), ("Batch", self.gbs), ("Micro", self.mbs),
-                 ("Train", self.tokens))
+                 ("Train", self.tokens), ("Stack", self.profile_combo))
         # two label/field pairs per row keep the dock narrow (the panel's two-column mode)
         for row, items in enumerate(pairs[i:i + 2] for i in range(0, len(pairs), 2)):
             for col, (text, widget) in enumerate(items):
@@ -194,7 +201,8 @@ class WorkloadTab(QWidget):
         job = Job(tp=self.tp.value(), pp=self.pp.value(), vp=self.vp.value(),
                   cp=self.cp.value(), ep=self.ep.value(), gbs=self.gbs.value(),
                   mbs=self.mbs.value(), precision=self.precision_combo.currentText(),
-                  recompute=self.recompute_combo.currentText())
+                  recompute=self.recompute_combo.currentText(),
+                  profile=self.profile_combo.currentText())
         name = self.model_combo.currentText()
         return WorkloadRequest(self._model_files.get(name, name), job, best=not manual,
                                tokens=self.tokens.value() * 1e12,
@@ -312,6 +320,9 @@ class WorkloadTab(QWidget):
                      f"{est.job.label()}"]
             if outcome.why:
                 lines.append(outcome.why)
+            if est.timed_anyway:
+                lines.append(f"<span style='color:{DOWN}'><b>Does not fit in memory:</b> the "
+                             "times below are what it would take if it did</span>")
             lines += [f"<span style='color:{DOWN}'>{m}</span>" for m in est.messages]
             self.status.setText("<br>".join(lines))
         values = self._values(est)
@@ -333,7 +344,7 @@ class WorkloadTab(QWidget):
         self.figure_labels["mfu"].setToolTip(
             "Model FLOPs per second / the GPU's dense peak."
             + (f" The step's GEMMs run at {gemm:.0%} of peak on average (ceiling "
-               f"{GEMM_EFFICIENCY:.0%}: small or "
+               f"{est.gpu.gemm_efficiency(est.job.precision):.0%}: small or "
                "heavily sharded GEMMs lose partial tiles and waves of SMs, thin ones wait on "
                "HBM; docs/workload.md)" if gemm else ""))
         rows = [(est, f"this design ({est.gpus} × {est.gpu.model})")] if timed else []
@@ -358,12 +369,13 @@ class WorkloadTab(QWidget):
         if est is None:
             return {}
         mem = est.memory
-        out = {"memory": (f"{mem.total_GB:,.0f} / {mem.hbm_GB:g} GB"
+        out = {"memory": (f"{mem.total_GB:,.0f} / {mem.usable_GB:,.0f} GB"
                           + ("" if mem.fits else " — does not fit"), mem.total_GB)}
         if est.step_time_s is None:
             return out
         d = est.to_dict()
-        out["step"] = (_seconds(est.step_time_s), est.step_time_s)
+        mark = " (does not fit)" if est.timed_anyway else ""
+        out["step"] = (_seconds(est.step_time_s) + mark, est.step_time_s)
         out["tokens"] = (f"{d['tokens_per_s']:,.0f}", d["tokens_per_s"])
         out["mfu"] = (f"{est.mfu:.1%}", est.mfu)
         if d.get("time_to_train_days") is not None:

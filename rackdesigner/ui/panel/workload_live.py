@@ -106,7 +106,8 @@ def _estimate(snapshot: Layout, req: WorkloadRequest,
         best = found.ranked[0]
         return WorkloadOutcome(0, 0, best.estimate, "",
                                f"best of {found.considered:,} layouts: {best.why}")
-    return WorkloadOutcome(0, 0, est.estimate(req.job, req.tokens))
+    # a manual layout that does not fit is still timed, and the tab marks it so
+    return WorkloadOutcome(0, 0, est.estimate(req.job, req.tokens, time_if_too_big=True))
 
 
 def _work(snapshot: Layout | None, req: WorkloadRequest | None) -> WorkloadOutcome:

@@ -14,9 +14,10 @@ from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsVi
 
 from rackdesigner.generators.cabling import RACK_WIDTH_M, floor_spots
 from rackdesigner.model import Layout
+from rackdesigner.model.cooling import RackHeat, cooling_report
 from rackdesigner.model.racks import RackIndex
 from rackdesigner.ui import style
-from rackdesigner.ui.racks.items import POWER_COLORS
+from rackdesigner.ui.racks.items import AIR_COLOR, LIQUID_COLOR, POWER_COLORS, heat_text
 
 CM = 100.0  # scene units per metre
 RACK_DEPTH_M = 1.2  # drawn depth of a rack (model assumption for the plan only)
@@ -24,16 +25,24 @@ SNAP_M = 0.1
 
 
 class FloorRackItem(QGraphicsItem):
-    def __init__(self, rack_id: str, label: str, state: str, faces_down: bool) -> None:
+    """A rack from above: its front coloured by power, its back split into heat to liquid and
+    heat to air (the air part red when over the rack's air-cooling limit)."""
+
+    def __init__(self, rack_id: str, label: str, state: str, faces_down: bool,
+                 heat: RackHeat | None = None) -> None:
         super().__init__()
         self.rack_id = rack_id
         self.label = label
         self.state = state
         self.faces_down = faces_down
+        self.heat = heat
         self._rect = QRectF(0, 0, RACK_WIDTH_M * CM, RACK_DEPTH_M * CM)
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
-        self.setToolTip(f"{label}: drag to move it on the floor")
+        tip = f"{label}: drag to move it on the floor"
+        if heat is not None:
+            tip += f"\n{heat_text(heat)}"
+        self.setToolTip(tip)
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)
@@ -47,6 +56,15 @@ class FloorRackItem(QGraphicsItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(POWER_COLORS[self.state])
         painter.drawRect(QRectF(0, front, self._rect.width(), 8))  # the front, coloured by power
+        h = self.heat
+        if h is not None and h.liquid_w + h.air_w > 0:  # the back: liquid | air
+            back = 0 if self.faces_down else self._rect.height() - 8
+            share = h.liquid_w / (h.liquid_w + h.air_w)
+            width = self._rect.width()
+            painter.setBrush(LIQUID_COLOR)
+            painter.drawRect(QRectF(0, back, width * share, 8))
+            painter.setBrush(POWER_COLORS["over"] if h.over_air_limit else AIR_COLOR)
+            painter.drawRect(QRectF(width * share, back, width * (1 - share), 8))
         painter.setPen(style.TEXT)
         painter.setFont(style.font(7))
         painter.save()
@@ -78,6 +96,7 @@ class FloorScene(QGraphicsScene):
             return
         index = RackIndex(self.layout)
         summaries = index.summaries()
+        heat = cooling_report(self.layout, index.power_model, index.power_by_rack()).racks
         spots = floor_spots(self.layout)
         rows = sorted({round(s.y_m, 3) for s in spots.values()})
         extent = {y: (min(s.x_m for s in spots.values() if round(s.y_m, 3) == y),
@@ -94,7 +113,8 @@ class FloorScene(QGraphicsScene):
             summary = summaries.get(rack_id)
             row = rows.index(round(spot.y_m, 3))
             item = FloorRackItem(rack_id, summary.label if summary else rack_id,
-                                 summary.power_state() if summary else "ok", row % 2 == 0)
+                                 summary.power_state() if summary else "ok", row % 2 == 0,
+                                 heat.get(rack_id))
             item.setPos(spot.x_m * CM, spot.y_m * CM)
             self.addItem(item)
             self.item_for_rack[rack_id] = item

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
+from rackdesigner.model.cooling import RackHeat
 from rackdesigner.model.racks import RackSummary, Unit
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
@@ -21,7 +22,7 @@ from rackdesigner.ui.canvas.failure_marks import paint_failed
 U_PX = 14.0
 RACK_W = round(482.6 / 44.45 * U_PX)  # true proportions of the 19-inch mounting width
 SCALE_W = 22.0  # U numbers left of the rack
-HEADER_H = 78.0
+HEADER_H = 92.0
 LOD_LABELS = 0.45
 LOD_SCALE = 0.7
 
@@ -29,6 +30,9 @@ LOD_SCALE = 0.7
 #: takes the GPU colour
 ROLE_COLORS = {**style.KIND_COLORS, "compute": style.KIND_COLORS["gpu"]}
 POWER_COLORS = {"ok": QColor("#27ae60"), "high": QColor("#e6a700"), "over": QColor("#d0312d")}
+#: heat to liquid and to air (the bars beside the power bar, and the floor plan)
+LIQUID_COLOR = QColor("#2874a6")
+AIR_COLOR = QColor("#e67e22")
 EMPTY_U = QColor("#eef1f4")
 FRAME = QColor("#2c3e50")
 
@@ -50,6 +54,15 @@ def power_text(s: RackSummary) -> str:
     return text
 
 
+def heat_text(h: RackHeat | None) -> str:
+    """"97.2 kW liquid · 22.8 kW air of 57.2 kW air limit"."""
+    if h is None:
+        return ""
+    limit = f" of {_kw(h.air_limit_w)} kW limit" if h.air_limit_w is not None else ""
+    over = " — OVER" if h.over_air_limit else ""
+    return f"heat {_kw(h.liquid_w)} kW liquid · {_kw(h.air_w)} kW air{limit}{over}"
+
+
 def weight_text(s: RackSummary) -> str:
     if not s.units:
         return "weight: empty"
@@ -62,14 +75,17 @@ def weight_text(s: RackSummary) -> str:
 
 
 class RackItem(QGraphicsItem):
-    """A rack: header (name, U used/free, power bar, heat, weight), frame and U scale."""
+    """A rack: header (name, U used/free, power bar, heat to liquid and air against the air
+    limit, weight), frame and U scale."""
 
-    def __init__(self, summary: RackSummary, face: str, problems: int = 0) -> None:
+    def __init__(self, summary: RackSummary, face: str, problems: int = 0,
+                 heat: RackHeat | None = None) -> None:
         super().__init__()
         self.rack_id = summary.id
         self.summary = summary
         self.face = face
         self.problems = problems
+        self.heat = heat
         self.frame_h = summary.height_u * U_PX
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(0)
@@ -90,7 +106,9 @@ class RackItem(QGraphicsItem):
             f"{summary.used_u.get(face, 0)}U used, {summary.height_u - summary.used_u.get(face, 0)}"
             f"U free ({face})\n"
             f"power {power_text(summary)}\nbudget: {summary.budget.basis}\n"
-            f"heat {heat[0]:,.0f} typ / {heat[1]:,.0f} max BTU/h\n{weight_text(summary)}")
+            f"heat {heat[0]:,.0f} typ / {heat[1]:,.0f} max BTU/h\n"
+            + (f"{heat_text(self.heat)} ({self.heat.air_basis})\n" if self.heat else "")
+            + weight_text(summary))
 
     def frame_rect(self) -> QRectF:
         return QRectF(0, 0, RACK_W, self.frame_h)
@@ -147,6 +165,8 @@ class RackItem(QGraphicsItem):
         painter.drawRect(QRectF(0, bar.y(), peak_w, bar.height()))
         painter.setBrush(color)
         painter.drawRect(QRectF(0, bar.y(), typ_w, bar.height()))
+        if not far and self.heat is not None:
+            self._paint_heat(painter, budget)
         if far:
             # the name (or id) sized to the column; when that is too small to read on screen,
             # only its number (racks of a row are read left to right)
@@ -174,11 +194,32 @@ class RackItem(QGraphicsItem):
         heat = s.heat_btu_h
         lines = [f"{s.model} · {used}U used · {s.height_u - used}U free",
                  f"{heat[1] / 1000:,.1f}k BTU/h max · {weight_text(s)}",
-                 power_text(s)]
+                 power_text(s), heat_text(self.heat)]
+        over_air = self.heat is not None and self.heat.over_air_limit
         for i, text in enumerate(lines):
-            painter.setPen(POWER_COLORS["over"] if i == 2 and state == "over" else style.TEXT_DIM)
+            red = (i == 2 and state == "over") or (i == 3 and over_air)
+            painter.setPen(POWER_COLORS["over"] if red else style.TEXT_DIM)
             painter.drawText(QRectF(0, -HEADER_H + 15 + i * 12, RACK_W + 40, 12),
                              Qt.AlignmentFlag.AlignLeft, text)
+
+    def _paint_heat(self, painter: QPainter, budget: float) -> None:
+        """Two thin bars above the power bar, on its scale: heat to liquid, heat to air with
+        the rack's air-cooling limit as a tick (the air bar red when over it)."""
+        h = self.heat
+        assert h is not None
+        scale = max(budget, h.liquid_w + h.air_w, h.air_limit_w or 0.0, 1.0)
+        painter.setPen(Qt.PenStyle.NoPen)
+        for y, watts, color in ((-22.0, h.liquid_w, LIQUID_COLOR),
+                                (-28.0, h.air_w, POWER_COLORS["over"] if h.over_air_limit
+                                 else AIR_COLOR)):
+            painter.setBrush(QColor("#e4e7eb"))
+            painter.drawRect(QRectF(0, y, RACK_W, 4))
+            painter.setBrush(color)
+            painter.drawRect(QRectF(0, y, min(1.0, watts / scale) * RACK_W, 4))
+        if h.air_limit_w is not None:
+            x = min(1.0, h.air_limit_w / scale) * RACK_W
+            painter.setPen(QPen(POWER_COLORS["over"], 1.5))
+            painter.drawLine(QPointF(x, -30.0), QPointF(x, -22.0))
 
     def type(self) -> int:
         return QGraphicsItem.UserType + 40

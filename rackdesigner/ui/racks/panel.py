@@ -129,9 +129,14 @@ class RacksPanel(QWidget):
         split.setStretchFactor(0, 5)
         split.setStretchFactor(1, 1)
         split.setSizes([800, 150])
+        # heat to liquid and air, and the site's share: red when over a site limit
+        self.site_label = QLabel(self)
+        self.site_label.setWordWrap(True)
+        self.site_label.setVisible(False)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.toolbar)
+        outer.addWidget(self.site_label)
         outer.addWidget(split)
         self._syncing = False
         self._fitted = False
@@ -209,11 +214,38 @@ class RacksPanel(QWidget):
         self._dirty = self._rebuild_pending = self._failures_pending = False
         self._link_changes = []
         self.scene.rebuild()
+        self._show_site()
         if self.tabs.currentWidget() is self.floor_view:
             self.floor_scene.rebuild()
         else:
             self._floor_dirty = True
         self._refresh_unracked()
+
+    def _show_site(self) -> None:
+        """The design's heat to liquid and to air, its racks over their air limit, and the
+        site's share ("uses 71 % of the site's 5 MW"), red with the site rules' findings."""
+        report = self.scene.cooling
+        if report is None or not self.scene.item_for_rack:
+            self.site_label.setVisible(False)
+            return
+        parts = [f"Heat {report.liquid_w / 1e3:,.1f} kW to liquid, "
+                 f"{report.air_w / 1e3:,.1f} kW to air"]
+        if report.racks_over_air_limit:
+            parts.append(f"over their air limit: {', '.join(report.racks_over_air_limit)}")
+        if report.cdus_over_capacity:
+            parts.append(f"CDUs over capacity: {', '.join(report.cdus_over_capacity)}")
+        site = report.site.headline()
+        if site:
+            parts.append(site)
+        problems = self.scene.site_findings
+        text = " · ".join(parts)
+        if problems:
+            text += " — " + "; ".join(f.message for f in problems)
+        self.site_label.setText(text)
+        red = problems or report.racks_over_air_limit or report.cdus_over_capacity
+        self.site_label.setStyleSheet(f"color: {'#c62828' if red else '#616e7c'}; "
+                                      "font-size: 8pt; padding: 2px 6px;")
+        self.site_label.setVisible(True)
 
     def _refresh_unracked(self) -> None:
         self.unracked.clear()

@@ -16,18 +16,22 @@ from PySide6.QtWidgets import QGraphicsScene
 
 from rackdesigner.generators.cabling import floor_spots
 from rackdesigner.model import Layout
+from rackdesigner.model.cooling import CoolingReport, cooling_report
 from rackdesigner.model.failures import closure
 from rackdesigner.model.items import Link
 from rackdesigner.model.layout import natural_key
 from rackdesigner.model.power import over_budget
 from rackdesigner.model.racks import RackIndex
-from rackdesigner.model.rules import check_racks
+from rackdesigner.model.rules import Finding, check_racks
 from rackdesigner.ui.racks.items import HEADER_H, RACK_W, SCALE_W, U_PX, RackItem, UnitItem
 
 RACK_GAP = 34.0
 ROW_GAP = 70.0
 RACK_PROBLEM_CODES = ("rack-overlap", "rack-height", "rack-power", "rack-load",
-                      "liquid-in-air-rack")
+                      "liquid-in-air-rack", "rack-air-limit", "cdu-capacity",
+                      "cdu-serves-missing")
+#: design-level findings the Racks view shows in its site line (no rack to mark)
+SITE_CODES = ("site-power", "site-cooling")
 
 
 class RacksScene(QGraphicsScene):
@@ -41,6 +45,8 @@ class RacksScene(QGraphicsScene):
         self.item_for_unit: dict[str, UnitItem] = {}
         self.rack_order: list[str] = []
         self.problem_units: set[str] = set()
+        self.cooling: CoolingReport | None = None
+        self.site_findings: list[Finding] = []
         self.setBackgroundBrush(QColor("#f4f6f8"))
 
     def set_layout(self, layout: Layout | None) -> None:
@@ -63,7 +69,11 @@ class RacksScene(QGraphicsScene):
             return
         index = self.index = RackIndex(layout)
         summaries = index.summaries()
-        findings = [f for f in check_racks(layout, index) if f.code in RACK_PROBLEM_CODES]
+        cooling = self.cooling = cooling_report(layout, index.power_model,
+                                                index.power_by_rack())
+        every = check_racks(layout, index, cooling)
+        self.site_findings = [f for f in every if f.code in SITE_CODES]
+        findings = [f for f in every if f.code in RACK_PROBLEM_CODES]
         self.problem_units = {o for f in findings for o in f.objects}
         self.rack_codes = defaultdict(set)  # rack or unit id -> its rack problems' codes
         for finding in findings:
@@ -81,7 +91,8 @@ class RacksScene(QGraphicsScene):
             tallest = 0.0
             for rack_id in row:
                 summary = summaries[rack_id]
-                rack = RackItem(summary, self.face, int(rack_id in self.problem_units))
+                rack = RackItem(summary, self.face, int(rack_id in self.problem_units),
+                                cooling.racks.get(rack_id))
                 rack.setPos(x, y)
                 self.addItem(rack)
                 self.item_for_rack[rack_id] = rack
@@ -125,6 +136,13 @@ class RacksScene(QGraphicsScene):
             codes.discard("rack-power")
             if over_budget(peak, summary.budget.watts):
                 codes.add("rack-power")
+            heat = item.heat
+            if heat is not None:  # link ends (optics, cables) draw, and heat, on the air side
+                heat = replace(heat, air_w=max(0.0, peak - heat.liquid_w))
+                codes.discard("rack-air-limit")
+                if heat.over_air_limit:
+                    codes.add("rack-air-limit")
+                item.heat = heat
             if codes:
                 self.problem_units.add(rack_id)
             else:

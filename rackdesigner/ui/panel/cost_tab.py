@@ -1,0 +1,459 @@
+"""The live panel's Cost tab: the design's capex, TCO, $/GPU-hour and heat, where the money
+goes, and what is unpriced — recomputed on a worker after each edit (`CostLive`).
+
+The price book, years, $/kWh, utilisation and power basis are set here (PUE follows the panel's
+Power tab); "Embed in the design" and "Site limits…" are document edits, pushed as one undo
+step each through `command_sink`. With a pinned baseline that carries a cost, the figures show
+their change against it; `figures()` gives the headline tiles (capex, $/GPU-hour) the panel
+shows beside the bandwidth figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from rackdesigner.commands import Command
+from rackdesigner.commands.settings import ChangeMeta
+from rackdesigner.cost import Assumptions, CostReport, format_money
+from rackdesigner.cost.capex import CATEGORIES
+from rackdesigner.model import Layout
+from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
+from rackdesigner.ui.panel.cost_live import CostLive, CostOutcome
+from rackdesigner.ui.panel.figures import Figure
+from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP, pg
+
+CATEGORY_COLORS = {"compute": "#76b900", "network": "#1f6fd1", "storage": "#b7950b",
+                   "facility": "#2c3e50", "services": "#8e44ad", "other": "#b8c2cc"}
+VIEWS = (("by category", "category"), ("by kind", "kind"), ("by group", "group"))
+
+
+def _spin(parent: QWidget, low: float, high: float, step: float, decimals: int, value: float,
+          tip: str, suffix: str = "") -> QDoubleSpinBox:
+    spin = QDoubleSpinBox(parent)
+    spin.setRange(low, high)
+    spin.setSingleStep(step)
+    spin.setDecimals(decimals)
+    spin.setValue(value)
+    spin.setSuffix(suffix)
+    spin.setToolTip(tip)
+    spin.setKeyboardTracking(False)
+    return spin
+
+
+def change_text(now: float | None, base: float | None, symbol: str) -> tuple[str, bool | None]:
+    """("+$1.20 M (+7 %)", better?) of a cost against the baseline's; ("", None) when equal."""
+    if now is None or base is None or abs(now - base) <= 1e-9 * max(1.0, abs(base)):
+        return "", None
+    diff = now - base
+    pct = f" ({diff / base * 100:+.0f} %)".replace("-", "−") if base else ""
+    sign = "+" if diff > 0 else "−"
+    return f"{sign}{format_money(abs(diff), symbol)}{pct}", diff < 0
+
+
+class CostTab(QWidget):
+    message = Signal(str)  # outcome of a file or design action, for the status bar
+    changed = Signal()  # new figures (the panel refreshes its headline tiles)
+
+    def __init__(self, parent: QWidget | None = None, *, debounce_ms: int | None = None) -> None:
+        super().__init__(parent)
+        self.live = CostLive(self, **({} if debounce_ms is None else
+                                      {"debounce_ms": debounce_ms}))
+        self.live.outcome_ready.connect(self._on_live_outcome_ready)
+        self.command_sink: Callable[[Command], object] | None = None
+        self.baseline: CostReport | None = None
+        self.current: CostOutcome | None = None
+        self.folder = ""
+        self._build()
+
+    # ---- construction ----------------------------------------------------------------------
+    def _build(self) -> None:
+        a = Assumptions()
+        self.book_label = QLabel("Prices: —", self)
+        self.book_label.setWordWrap(True)
+        self.book_label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        self.book_button = QToolButton(self)
+        self.book_button.setText("Price book")
+        self.book_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.book_button)
+        self.use_file_action = menu.addAction("Use a price book file…")
+        self.use_file_action.triggered.connect(self._on_use_file_triggered)
+        self.use_default_action = menu.addAction("Use the default book")
+        self.use_default_action.triggered.connect(lambda: self.use_book(None))
+        menu.addSeparator()
+        self.embed_action = menu.addAction("Embed this book in the design")
+        self.embed_action.triggered.connect(self._on_embed_triggered)
+        self.unembed_action = menu.addAction("Remove the embedded book")
+        self.unembed_action.triggered.connect(self._on_unembed_triggered)
+        self.book_button.setMenu(menu)
+        self.site_button = QToolButton(self)
+        self.site_button.setText("Site limits…")
+        self.site_button.setToolTip("The site's power and cooling (kW): the design is checked "
+                                    "against them (rules site-power, site-cooling)")
+        self.site_button.clicked.connect(self._on_site_button_clicked)
+        self.years_spin = _spin(self, 1, 20, 1, 0, a.years, "Years of operation for TCO and "
+                                "$ per GPU-hour", " y")
+        self.kwh_spin = _spin(self, 0, 2, 0.005, 4, a.kwh_price, "Electricity price per kWh in "
+                              "the book's currency (default: 2023 US industrial average, EIA)")
+        self.util_spin = _spin(self, 0, 100, 5, 0, a.utilisation * 100, "Share of the year the "
+                               "design draws its power (a model assumption)", " %")
+        self.basis_combo = QComboBox(self)
+        self.basis_combo.addItems(["typical", "max"])
+        self.basis_combo.setToolTip("Draw the energy is computed from")
+        self.pue = a.pue
+        for w in (self.years_spin, self.kwh_spin, self.util_spin):
+            w.valueChanged.connect(self._on_assumption_changed)
+        self.basis_combo.currentTextChanged.connect(self._on_assumption_changed)
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setStyleSheet(f"color: {TEXT}; font-size: 9pt;")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cooling = QLabel(self)
+        self.cooling.setWordWrap(True)
+        self.cooling.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        self.error = QLabel(self)
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {DOWN}; font-size: 8pt;")
+        self.error.setVisible(False)
+        self.view_combo = QComboBox(self)
+        for text, key in VIEWS:
+            self.view_combo.addItem(text, key)
+        self.view_combo.setToolTip("Where the capital cost goes")
+        self.view_combo.currentIndexChanged.connect(lambda _i: self._draw_chart())
+        self.axis = CategoryAxisItem()
+        self.chart = styled_plot("Capex", "share of capex, %", axis_items={"bottom": self.axis})
+        self.chart.setMinimumHeight(150)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brushes=[])
+        self.chart.getPlotItem().addItem(self.bars)
+        self.unpriced = QTreeWidget(self)
+        self.unpriced.setHeaderLabels(["Count", "Without a price", "Why"])
+        self.unpriced.setRootIsDecorated(False)
+        self.unpriced.setMinimumHeight(90)
+        self.unpriced.setAlternatingRowColors(True)
+
+        row1 = QHBoxLayout()
+        row1.addWidget(self.book_label, 1)
+        row1.addWidget(self.book_button)
+        row1.addWidget(self.site_button)
+        rows = []
+        for pairs in ((("Years", self.years_spin), ("$/kWh", self.kwh_spin)),
+                      (("Utilisation", self.util_spin), ("of", self.basis_combo))):
+            row = QHBoxLayout()  # two short rows: the tab fits a narrow dock
+            row.setSpacing(4)
+            for text, w in pairs:
+                label = QLabel(text, self)
+                label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+                row.addWidget(label)
+                row.addWidget(w)
+            row.addStretch(1)
+            rows.append(row)
+        row3 = QHBoxLayout()
+        row3.addWidget(self.view_combo)
+        row3.addStretch(1)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.setSpacing(4)
+        box.addLayout(row1)
+        for row in rows:
+            box.addLayout(row)
+        box.addWidget(self.error)
+        box.addWidget(self.summary)
+        box.addWidget(self.cooling)
+        box.addLayout(row3)
+        box.addWidget(self.chart, 2)
+        box.addWidget(self.unpriced, 1)
+
+    # ---- inputs ----------------------------------------------------------------------------
+    def set_layout(self, layout: Layout | None, folder: str = "") -> None:
+        self.folder = folder
+        self.live.set_layout(layout)
+
+    def set_pue(self, pue: float) -> None:
+        self.pue = pue
+        self._on_assumption_changed()
+
+    def set_training(self, job: Any) -> None:
+        """The Workload tab's job (a `JobSpec`, or None): adds the cost to train."""
+        self.live.set_inputs(training=job)
+
+    def set_baseline(self, report: CostReport | None) -> None:
+        self.baseline = report
+        self._show()
+
+    def use_book(self, path: str | None) -> None:
+        """Price with the book in `path` (None: the book in effect for the design)."""
+        self.live.set_inputs(book_path=path)
+        self.live.request(immediate=True)
+
+    def assumptions(self) -> Assumptions:
+        return Assumptions(years=self.years_spin.value(), kwh_price=self.kwh_spin.value(),
+                           pue=self.pue, utilisation=self.util_spin.value() / 100,
+                           power_basis=self.basis_combo.currentText())
+
+    def _on_assumption_changed(self, *_args: Any) -> None:
+        try:
+            assumptions = self.assumptions()
+        except ValueError as exc:
+            self.message.emit(str(exc))
+            return
+        self.live.set_inputs(assumptions=assumptions)
+
+    def flush(self) -> CostOutcome | None:
+        return self.live.flush()
+
+    def report(self) -> CostReport | None:
+        return self.current.report if self.current is not None else None
+
+    # ---- design edits ----------------------------------------------------------------------
+    def _push(self, command: Command) -> None:
+        layout = self.live.layout
+        if layout is None:
+            return
+        if self.command_sink is not None:
+            self.command_sink(command)
+        else:
+            command.apply(layout)
+        self.live.request(immediate=True)
+
+    def _on_use_file_triggered(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Use a price book", self.folder,
+                                              "Price books (*.yaml *.yml);;All files (*)")
+        if path:
+            self.use_book(path)
+
+    def embed_book(self, path: str | Path) -> bool:
+        """Embed the book in `path` in the design (one undo step); a bad book is said and the
+        design is left unchanged."""
+        from rackdesigner.cost import PriceBookError
+        from rackdesigner.cost.locate import with_embedded
+
+        layout = self.live.layout
+        if layout is None:
+            return False
+        try:
+            meta = with_embedded(layout.meta, path, layout.catalog)
+        except PriceBookError as exc:
+            self.message.emit(f"Cannot embed the price book: {exc}")
+            return False
+        self._push(ChangeMeta({"extra": meta.extra}, "Embed the price book in the design"))
+        self.message.emit(f"Embedded {Path(path).name} in the design")
+        return True
+
+    def _on_embed_triggered(self) -> None:
+        report = self.report()
+        book = report.book if report is not None else None
+        path = book.path if book is not None and book.origin != "embedded in the design" \
+            else ""
+        if not path:  # the book in use is the design's own: ask which file to embed
+            path, _ = QFileDialog.getOpenFileName(self, "Embed a price book", self.folder,
+                                                  "Price books (*.yaml *.yml)")
+        if path:
+            self.embed_book(path)
+
+    def remove_embedded(self) -> None:
+        from rackdesigner.cost.locate import EMBED_KEY
+
+        layout = self.live.layout
+        if layout is None or EMBED_KEY not in dict(layout.meta.extra):
+            return
+        extra = tuple(kv for kv in layout.meta.extra if kv[0] != EMBED_KEY)
+        self._push(ChangeMeta({"extra": extra}, "Remove the embedded price book"))
+
+    def _on_unembed_triggered(self) -> None:
+        self.remove_embedded()
+
+    def set_site(self, power_kw: float | None, cooling_kw: float | None) -> None:
+        from rackdesigner.model import Site
+
+        layout = self.live.layout
+        if layout is None:
+            return
+        site = Site(power_kw or None, cooling_kw or None)
+        if site != layout.meta.site:
+            self._push(ChangeMeta({"site": site}, "Set the site's power and cooling limits"))
+
+    def _on_site_button_clicked(self) -> None:
+        from rackdesigner.ui.panel.site_dialog import ask_site
+
+        layout = self.live.layout
+        if layout is None:
+            return
+        answer = ask_site(self, layout.meta.site)
+        if answer is not None:
+            self.set_site(*answer)
+
+    # ---- results ---------------------------------------------------------------------------
+    def _on_live_outcome_ready(self, outcome: CostOutcome) -> None:
+        self.current = outcome
+        self._show()
+        self.changed.emit()
+
+    def _show(self) -> None:
+        outcome = self.current
+        report = outcome.report if outcome is not None else None
+        self.error.setText(outcome.error if outcome is not None else "")
+        self.error.setVisible(bool(outcome is not None and outcome.error))
+        layout = self.live.layout
+        from rackdesigner.cost.locate import EMBED_KEY
+
+        embedded = layout is not None and EMBED_KEY in dict(layout.meta.extra)
+        self.unembed_action.setEnabled(embedded)
+        self.embed_action.setEnabled(report is not None)
+        if report is None:
+            self.summary.setText("")
+            self.cooling.setText("")
+            self.unpriced.clear()
+            self._draw_chart()
+            return
+        self.book_label.setText(f"Prices: {report.book.describe()}")
+        self.book_label.setToolTip("\n".join(report.notes))
+        self.summary.setText(self._summary_html(report, outcome.job_error))
+        self.cooling.setText(self._cooling_text(report))
+        self._fill_unpriced(report)
+        self._draw_chart()
+
+    def _summary_html(self, r: CostReport, job_error: str) -> str:
+        sym = r.book.symbol
+        bound = not r.complete
+        base = self.baseline
+
+        def with_delta(now: float | None, then: float | None) -> str:
+            if base is None:
+                return ""
+            text, good = change_text(now, then, sym)
+            if not text:
+                return f" <span style='color:{TEXT_DIM}'>(= baseline)</span>"
+            return f" <span style='color:{UP if good else DOWN}'>{text} vs baseline</span>"
+
+        per = r.usd_per_gpu_hour
+        parts = [f"<b>Capex {r.headline()}</b>"
+                 + with_delta(r.capex.total, base.capex.total if base else None),
+                 f"TCO {format_money(r.tco, sym, bound=bound)} over {r.assumptions.years:g} "
+                 "years" + with_delta(r.tco, base.tco if base else None),
+                 (f"{format_money(per, sym, bound=bound)} per GPU-hour" if per is not None
+                  else "no GPUs") + with_delta(per, base.usd_per_gpu_hour if base else None),
+                 f"energy {format_money(r.energy_per_year, sym)}/year "
+                 f"({r.energy_kwh_per_year / 1e3:,.0f} MWh at PUE {r.assumptions.pue:g})",
+                 f"support {format_money(r.support_per_year, sym, bound=bound)}/year"]
+        text = " · ".join(parts)
+        t = r.training
+        if t is not None and t.days() is not None:
+            cost = r.cost_to_train()
+            text += (f"<br>Train {t.model} on {t.gpus:,} GPUs: {t.days():,.1f} days, "
+                     f"{format_money(cost or 0.0, sym, bound=bound)}, "
+                     f"{r.tokens_per_usd() or 0:,.0f} tokens per {sym.strip()}, "
+                     f"{r.energy_per_token_j() or 0:.3g} J/token")
+        elif job_error:
+            text += f"<br><span style='color:{TEXT_DIM}'>Cost to train: {job_error}</span>"
+        return text
+
+    @staticmethod
+    def _cooling_text(r: CostReport) -> str:
+        c = r.cooling
+        text = (f"Heat: {c.liquid_w / 1e3:,.1f} kW to liquid, {c.air_w / 1e3:,.1f} kW to air")
+        if c.racks_over_air_limit:
+            text += f" · over their air limit: {', '.join(c.racks_over_air_limit)}"
+        if c.cdus_over_capacity:
+            text += f" · CDUs over capacity: {', '.join(c.cdus_over_capacity)}"
+        site = c.site.headline()
+        if site:
+            text += f" · {site}"
+        return text
+
+    def _fill_unpriced(self, r: CostReport) -> None:
+        self.unpriced.clear()
+        for line in r.capex.unpriced:
+            length = f" {line.length_m:g} m" if line.length_m is not None else ""
+            item = QTreeWidgetItem([f"{line.count:,}", f"{line.model}{length}", line.reason])
+            item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight)
+            self.unpriced.addTopLevelItem(item)
+        for column in range(3):
+            self.unpriced.resizeColumnToContents(column)
+        self.unpriced.setVisible(bool(r.capex.unpriced))
+
+    def breakdown(self) -> list[tuple[str, float]]:
+        """(label, capex) of the chart's bars, largest first."""
+        r = self.report()
+        if r is None:
+            return []
+        view = self.view_combo.currentData()
+        if view == "category":
+            data = {k: v for k, v in r.capex.by_category().items() if v > 0}
+            order = sorted(data, key=lambda k: (CATEGORIES.index(k) if k in CATEGORIES else 99))
+            return [(k, data[k]) for k in order]
+        if view == "kind":
+            items = r.capex.by_kind().items()
+        else:
+            names = r.capex.group_names
+            items = [(names.get(g, g), v) for g, v in r.capex.by_group.items()]
+        return sorted(((k, v) for k, v in items if v > 0), key=lambda kv: -kv[1])[:12]
+
+    def _draw_chart(self) -> None:
+        rows = self.breakdown()
+        r = self.report()
+        total = r.capex.total if r is not None and r.capex.total else 1.0
+        self.axis.labels = [label[:14] for label, _ in rows]
+        view = self.view_combo.currentData()
+        brushes = [CATEGORY_COLORS.get(label if view == "category" else
+                                       _category(label, view), "#1f6fd1") for label, _ in rows]
+        self.bars.setOpts(x=list(range(len(rows))), height=[100 * v / total for _, v in rows],
+                          brushes=[pg.mkBrush(b) for b in brushes])
+        item = self.chart.getPlotItem()
+        item.setXRange(-0.6, max(len(rows), 1) - 0.4, padding=0)
+        item.setYRange(0, 100, padding=0.02)
+        self.axis.picture = None
+        self.axis.update()
+
+    # ---- headline tiles --------------------------------------------------------------------
+    def figures(self) -> list[Figure]:
+        """The headline tile: capex, with $ per GPU-hour under it (lower is better); "—"
+        while there is no report (a bad price book: no figure rather than a stale one). One
+        tile, so the headline keeps its four rows of three."""
+        report = self.report()
+        if report is None:
+            why = self.current.error if self.current is not None else "computing…"
+            return [Figure("capex", "Capex", None, "—", "", False, why)]
+        return cost_figures(report)
+
+    def close_tab(self) -> None:
+        self.live.close()
+
+
+def _category(label: str, view: str) -> str:
+    from rackdesigner.cost.capex import category_of
+
+    return category_of(label) if view == "kind" else "compute"
+
+
+def cost_figures(report: CostReport | None) -> list[Figure]:
+    if report is None:
+        return []
+    sym = report.book.symbol
+    bound = not report.complete
+    per = report.usd_per_gpu_hour
+    detail = (f"{format_money(per, sym, bound=bound)} / GPU-hour" if per is not None
+              else f"TCO {format_money(report.tco, sym, bound=bound)}")
+    unpriced = (f"; {report.capex.unpriced_items:,} items without a price" if bound else "")
+    return [Figure("capex", "Capex", report.capex.total,
+                   format_money(report.capex.total, sym, bound=bound), detail, False,
+                   f"Prices: {report.book.describe()}{unpriced}")]
+
+
+__all__ = ["CostTab", "change_text", "cost_figures"]

@@ -1,0 +1,54 @@
+"""Checked contracts: the layer contract (import-linter) and mypy on the core packages, both
+configured in pyproject.toml and run here because CI runs exactly the README's test command."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rackdesigner
+
+PACKAGE_DIR = Path(rackdesigner.__file__).resolve().parent
+REPO = PACKAGE_DIR.parent
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not (REPO / "pyproject.toml").exists(), reason="needs the source tree"),
+]
+
+
+def _lint_imports(cwd: Path) -> subprocess.CompletedProcess:
+    pytest.importorskip("importlinter")
+    code = ("import sys; from importlinter.cli import lint_imports; "
+            "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True))")
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
+                          text=True, timeout=300, env={"PYTHONPATH": str(cwd), "PATH": ""})
+
+
+def test_layer_contract_is_kept():
+    result = _lint_imports(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_layer_contract_catches_an_upward_import(tmp_path):
+    """The contract can fail: the model importing the simulation breaks it."""
+    shutil.copytree(PACKAGE_DIR, tmp_path / "rackdesigner",
+                    ignore=shutil.ignore_patterns("__pycache__", "resources"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    model_init = tmp_path / "rackdesigner" / "model" / "__init__.py"
+    model_init.write_text(model_init.read_text() + "\nimport rackdesigner.simulation.engine\n")
+    result = _lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "rackdesigner.model -> rackdesigner.simulation" in result.stdout
+
+
+def test_mypy_is_clean_on_the_core(monkeypatch):
+    api = pytest.importorskip("mypy.api")
+    monkeypatch.chdir(REPO)  # the configured `files` are relative to the tree
+    stdout, stderr, status = api.run(["--config-file", str(REPO / "pyproject.toml"),
+                                      "--cache-dir", str(REPO / ".mypy_cache")])
+    assert status == 0, stdout + stderr

@@ -1,0 +1,158 @@
+"""Each fact computed once (issue 23 §2): the places that used to derive a fact themselves now
+read one function, so the CLI, the live panel (which shows the simulation's messages) and the
+Problems dock (the design rules) say the same thing about the same objects."""
+
+from __future__ import annotations
+
+import pytest
+
+from rackdesigner.cli import main
+from rackdesigner.commands.edits import RemoveItems
+from rackdesigner.io import LayoutFileError, dump_layout_text, parse_layout_text
+from rackdesigner.model import Device, Layout, LayoutError, Link, PortRef, check_layout
+from rackdesigner.model.items import is_valid_id
+from rackdesigner.model.power import over_budget, rack_budget
+from rackdesigner.model.racks import RackIndex
+from rackdesigner.simulation import SimulationInputError, simulate
+from rackdesigner.simulation.collectives import Point, point_at
+from rackdesigner.sweep.point import apply_edit
+from rackdesigner.sweep.spec import Edit
+from rackdesigner.workload.comm import CommError, CommModel
+
+
+def _save(layout: Layout, path) -> str:
+    path.write_text(dump_layout_text(layout))
+    return str(path)
+
+
+def test_an_id_with_a_final_newline_is_refused_by_mutators_bulk_add_and_reader(catalog):
+    assert is_valid_id("gpu-1") and not is_valid_id("gpu-1\n")
+    layout = Layout(catalog)
+    with pytest.raises(LayoutError, match="invalid device id"):
+        layout.add_device(Device("gpu-1\n", "h100-sxm5"))
+    with pytest.raises(LayoutError, match="invalid device id"):
+        layout.add_all([], [Device("gpu-1\n", "h100-sxm5")], [])
+    with pytest.raises(ValueError):
+        PortRef.parse("gpu-1:nvlink\n")
+    text = 'schema_version: 1\ndevices:\n  - {id: "gpu-1\\n", model: h100-sxm5}\n'
+    with pytest.raises(LayoutFileError, match="gpu-1"):
+        parse_layout_text(text, "d.yaml", catalog)
+
+
+def _racked(catalog) -> Layout:
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    layout.add_device(Device("leaf-1", "qm9700", rack="rack-1", u=10))
+    layout.add_device(Device("leaf-2", "qm9700", rack="rack-1", u=12))
+    layout.add_link(Link("l-1", PortRef("leaf-1", "ib"), PortRef("leaf-2", "ib")))
+    return layout
+
+
+def test_the_sweeps_remove_is_the_designers_delete(catalog):
+    by_sweep, by_designer = _racked(catalog), _racked(catalog)
+    apply_edit(by_sweep, Edit("remove", ("rack-*",)), {})
+    RemoveItems(devices=["rack-1"]).apply(by_designer)
+    assert dump_layout_text(by_sweep) == dump_layout_text(by_designer)
+    assert by_sweep.device("leaf-1").rack is None  # unracked, not pointing at a deleted rack
+    assert "bad-rack" not in {f.code for f in check_layout(by_sweep)}
+
+
+def _over_wired_and_cut_off(catalog) -> Layout:
+    """Two DGX-less GPUs: one NVLink port group wired beyond its 18 ports, no NIC anywhere."""
+    layout = Layout(catalog)
+    layout.add_device(Device("gpu-1", "h100-sxm5"))
+    layout.add_device(Device("gpu-2", "h100-sxm5"))
+    layout.add_device(Device("gpu-3", "h100-sxm5"))
+    layout.add_link(Link("l-1", PortRef("gpu-1", "nvlink"), PortRef("gpu-2", "nvlink"), 19))
+    return layout
+
+
+def test_rules_simulation_and_cli_agree_on_exhausted_ports_and_gpus_without_a_nic(
+        catalog, tmp_path, capsys):
+    layout = _over_wired_and_cut_off(catalog)
+    assert layout.index().exhausted_ports() == (("gpu-1", "nvlink", 19, 18),
+                                                ("gpu-2", "nvlink", 19, 18))
+    problems = {}
+    for f in check_layout(layout):
+        problems.setdefault(f.code, []).append(f)
+    assert [f.objects[0] for f in problems["ports-exhausted"]] == ["gpu-1", "gpu-2"]
+    assert {f.objects[0] for f in problems["gpu-no-nic"]} == {"gpu-1", "gpu-2", "gpu-3"}
+    result = simulate(layout)  # what the live panel shows
+    texts = {m.code: m.text for m in result.diagnostics}
+    assert "gpu-1: 19 links on port group 'nvlink', which has 18 ports" in \
+        texts["rule_ports_exhausted"]
+    assert "rule_gpu_no_nic" in texts
+    path = _save(layout, tmp_path / "d.yaml")
+    assert main(["validate", path]) != 0
+    out = capsys.readouterr().out
+    assert "gpu-1: 19 links on port group 'nvlink', which has 18 ports" in out
+    assert "gpu-no-nic" in out or "no path to a NIC" in out
+
+
+def test_simulation_and_estimator_resolve_a_scope_with_the_same_words(catalog):
+    layout = _over_wired_and_cut_off(catalog)
+    for scope, expected in (("no-such", "no group 'no-such' in this layout"),
+                            (["gpu-1", "nic-9"], "no device 'nic-9' in this layout")):
+        with pytest.raises(SimulationInputError) as sim:
+            simulate(layout, scope)
+        with pytest.raises(CommError) as est:
+            if isinstance(scope, str):
+                CommModel.layout_gpus(layout, scope)
+            else:
+                CommModel.select_gpus(layout, scope)
+        assert str(sim.value) == str(est.value) == expected
+
+
+def test_busbw_at_a_size_is_one_rule_for_engine_panel_whatif_and_sweep():
+    curve = tuple(Point(2 ** k, 1.0, 1.0, float(k), "ring", "Simple") for k in range(3, 8))
+    assert point_at(curve, 32).bytes == 32  # a sweep size: that row
+    assert point_at(curve, 33).bytes == 64  # between sizes: rounded up, as nccl-tests does
+    assert point_at(curve, 10 ** 9).bytes == 128  # beyond the curve: the largest row
+    assert point_at((), 8) is None
+    result = simulate(_racked_gpus())
+    for name in ("all_reduce", "all_to_all"):
+        rows = result.collective(name)
+        assert result.point_at(name, 3 * 2 ** 20) == point_at(rows, 3 * 2 ** 20)
+        assert result.point_at(name, 3 * 2 ** 20).bytes == 4 * 2 ** 20
+
+
+def _racked_gpus() -> Layout:
+    from rackdesigner._resources import example_paths
+    from rackdesigner.io import load_layout
+
+    return load_layout(next(p for p in example_paths() if p.name == "dgx-h100.yaml"))
+
+
+def test_over_budget_has_one_tolerance_for_rules_racks_view_and_placement(catalog):
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    budget = rack_budget(layout.device("rack-1"), catalog.get("rack-42u")).watts
+    assert budget
+    # a sum of many figures landing a rounding error above the budget is within it
+    assert not over_budget(budget * (1 + 1e-9), budget)
+    assert over_budget(budget * 1.01, budget)
+    summary = RackIndex(layout).summaries()["rack-1"]
+    import dataclasses
+
+    near = dataclasses.replace(summary, max_w=budget * (1 + 1e-9))
+    over = dataclasses.replace(summary, max_w=budget * 1.01)
+    assert near.power_state() == "high" and over.power_state() == "over"
+
+
+def test_the_partition_sentence_and_its_headline_are_one_text(catalog):
+    layout = _over_wired_and_cut_off(catalog)
+    reach = layout.index().reachability()
+    assert reach.partitioned
+    assert reach.describe().startswith(reach.headline())
+    finding = next(f for f in check_layout(layout) if f.code == "gpus-unreachable")
+    assert reach.describe() in finding.message
+    assert reach.describe() in " ".join(simulate(layout).messages)
+
+
+def test_counts_by_kind_come_from_the_index(catalog):
+    from rackdesigner.cli.generate_cmd import summary
+
+    layout = _racked(catalog)
+    kinds, _ = layout.index().counts()
+    assert (kinds["switch"], kinds["rack"]) == (2, 1)
+    assert summary(layout) == "0 GPUs, 2 switches, 1 links, 1 racks"
