@@ -98,7 +98,7 @@ def test_a_newer_request_stops_the_stale_run_and_its_result_comes_first(qtbot):
         calls.append(params)
         return spin(snapshot, params) if params == "slow" else "quick"
 
-    job = BackgroundJob(work, debounce_ms=0)
+    job = BackgroundJob(work, debounce_ms=0, cancel_stale=True)
     job.set_layout(small_layout())
     job.set_params("slow")
     job.request(immediate=True)

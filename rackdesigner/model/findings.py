@@ -14,8 +14,9 @@ after an edit:
   state that has them (`DesignState.edit_base`) and checks again only: the links that changed,
   the links of devices whose model changed, the other links on the port groups they touch
   (their port conflicts), those port groups' counts, the device models if a device of unknown
-  model came or went, and the index-based rules; the rack and cooling rules, which add up
-  power per rack, are checked again whenever devices, links or groups changed.
+  model came or went, and the index-based rules; the rack and cooling rules are checked again
+  whenever devices, links or groups changed, from the state's `RackIndex`, itself evolved by
+  the edit (`model/racks_evolve.py`: units and power per rack, the racks touched only).
 
 The result is the list `check_layout` gives, in the same order (tests/test_findings.py
 checks it after random edits). The Problems dock's last result holds the findings alive, so
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from rackdesigner.model.layout import Layout
+from rackdesigner.model.racks_evolve import rack_index
 from rackdesigner.model.rules import (
     Finding,
     RuleParts,
@@ -132,7 +134,8 @@ def recheck(layout: Layout, base: RuleParts, before: DesignState,
         models = _check_models(layout, specs)
     links, by_link, exhausted = _recheck_links(layout, specs, base, before, edit)
     if edit.devices or edit.links or edit.groups or edit.meta:
-        racks, cooling = _check_racks(layout, specs), check_cooling(layout)
+        rack = rack_index(layout)  # evolved from the earlier state's by the same edit
+        racks, cooling = _check_racks(layout, specs, rack), check_cooling(layout, rack)
     else:
         racks, cooling = base.racks, base.cooling
     structural = bool(edit.devices or edit.links)

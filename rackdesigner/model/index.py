@@ -380,7 +380,7 @@ class DesignIndex:
                 racks: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
                 for device in self.state.iter_devices():
                     span = self._span(device)
-                    if span is not None:
+                    if span is not None and device.rack is not None:
                         racks[device.rack].append(span)
                 for spans in racks.values():
                     spans.sort()

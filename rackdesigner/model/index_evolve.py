@@ -338,7 +338,7 @@ def _racks_full(index: DesignIndex) -> dict[str, list[tuple[int, int, str]]]:
     racks: dict[str, list[tuple[int, int, str]]] = {}
     for device in index.state.iter_devices():
         span = index._span(device)
-        if span is not None:
+        if span is not None and device.rack is not None:
             racks.setdefault(device.rack, []).append(span)
     for spans in racks.values():
         spans.sort()

@@ -522,7 +522,7 @@ def _keeps_derived(event: Event) -> tuple[str, ...]:
         return HINTED if same else GROUP_PROOF
     if not isinstance(event, DeviceChanged | LinkChanged):
         return ()
-    moved = {"pos": event.new.pos} if isinstance(event, DeviceChanged) else {}
+    moved: dict[str, Any] = {"pos": event.new.pos} if isinstance(event, DeviceChanged) else {}
     same = dataclasses.replace(event.old, status=event.new.status, **moved) == event.new
     return HINTED if same else ()
 

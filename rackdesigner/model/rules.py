@@ -73,12 +73,15 @@ class RuleParts:
 
 def check_parts(layout: Layout) -> RuleParts:
     """Every rule over the whole design, kept by rule group (see `RuleParts`)."""
+    from rackdesigner.model.racks_evolve import rack_index
+
     specs = _Specs(layout)
     by_link: dict[str, list[Finding]] = {}
     exhausted: dict[tuple[str, str], Finding] = {}
+    racks = rack_index(layout)  # one per state, shared with the Racks tab and cooling
     return RuleParts(_check_models(layout, specs),
                      _check_links(layout, specs, by_link, exhausted),
-                     _check_racks(layout, specs), check_cooling(layout),
+                     _check_racks(layout, specs, racks), check_cooling(layout, racks),
                      _check_nic_reach(layout, specs), _check_reachability(layout),
                      by_link, exhausted)
 
@@ -99,8 +102,11 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
     from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
 
     if report is None:
+        site = layout.meta.site  # its totals are a pass over every link: only when they count
+        totals = site.power_kw is not None or site.cooling_kw is not None
         report = (cooling_report(layout) if index is None
-                  else cooling_report(layout, index.power_model, index.power_by_rack()))
+                  else cooling_report(layout, index.power_model, index.power_by_rack(),
+                                      site_totals=totals))
     out: list[Finding] = []
     for rack_id, heat in report.racks.items():
         if heat.over_air_limit:

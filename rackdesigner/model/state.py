@@ -42,10 +42,10 @@ _KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
 #: Derived values a state may take over from one that differs by positions and statuses
 #: (the design rules' findings too: no rule reads a position or a status), and those it may
 #: take from one that differs by groups as well (no index or topology reads a group).
-HINTED = ("index", "topology", "findings")
+HINTED = ("index", "topology", "findings", "racks")
 GROUP_PROOF = ("index", "topology")
 #: Values a later state may be derived from by what changed since (`DesignState._pass_edit`).
-EDIT_BASES = ("index", "findings")
+EDIT_BASES = ("index", "findings", "racks")
 MAX_EDITS = 20_000  # past this many changed objects deriving is no cheaper than computing
 _DERIVE_LOCK = threading.RLock()
 
@@ -383,7 +383,7 @@ never assigned after `_evolve` returns)."""
                 source = minus[0]() if minus is not None else None
                 ref = source._ref(key) if source is not None else None
                 value_of = ref() if ref is not None else None
-                if value_of is not None:
+                if value_of is not None and minus is not None:
                     hint = ("minus", value_of, minus[1], source)
             value = build(self, hint)
             self._cache[key] = weakref.ref(value)

@@ -85,7 +85,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
         elif protocol in NETWORK_PROTOCOLS:
             network_lost = True
 
-    redo = set()  # ids of the surviving links of the devices read again
+    redo: set[str] = set()  # ids of the surviving links of the devices read again
     for device in host_touched:
         redo.update(layout.state.link_ids_of(device))
     host_links, net_links = [], []

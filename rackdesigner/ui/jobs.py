@@ -18,13 +18,14 @@ dock, the live panel, and the views to come — follows the same rules, so they 
 - **report errors**: an exception in the work is a bug: its traceback is logged and the result
   carries the message (`JobResult.error`), so the view can say it instead of going blank.
 
-- **cancel**: a run that a newer request made stale is stopped where it is (`cancel_stale`),
-  and closing the window stops the run in flight instead of waiting for it: a simulation of a
-  32k-GPU design takes seconds, and Quit sat 25-45 s behind it. Python cannot kill a thread,
-  but it can raise an exception in one (`PyThreadState_SetAsyncExc`, the mechanism behind
-  KeyboardInterrupt): the worker's next bytecode raises `Cancelled` and the run unwinds through
-  its `with`/`finally` blocks. Work runs on immutable snapshots and writes nothing but caches
-  that are complete or absent, so an unwound run leaves nothing half-done (`Worker`).
+- **cancel**: closing the window stops the run in flight instead of waiting for it: a
+  simulation of a 32k-GPU design takes seconds, and Quit sat 25-45 s behind it. Python cannot
+  kill a thread, but it can raise an exception in one (`PyThreadState_SetAsyncExc`, the
+  mechanism behind KeyboardInterrupt): the worker's next bytecode raises `Cancelled` and the
+  run unwinds through its `with`/`finally` blocks. Work runs on immutable snapshots and writes
+  nothing but caches that are complete or absent, so an unwound run leaves nothing half-done
+  (`Worker`). A run made stale by a newer request is stopped too when `cancel_stale` is set
+  (off by default: such a run's caches often serve the next one).
 
 `flush()` runs what is pending and waits for the newest result (processing events);
 `run_now()` computes on the GUI thread at once (what the Problems dock's `flush` does for tests).
@@ -168,15 +169,17 @@ class Worker:
     def running(self) -> bool:
         return self._ident is not None
 
-    def cancel(self, timeout_s: float = 10.0) -> bool:
+    def cancel(self, timeout_s: float = 10.0, *, again: bool = False) -> bool:
         """Stop the run in flight (True), or do nothing when none is (False). The worker
         thread does not run while this looks at where it is (this thread holds the GIL), so
         the exception lands at its next bytecode, outside any uninterruptible code; inside
-        such code this waits for it to come out (an import: milliseconds)."""
+        such code this waits for it to come out (an import: milliseconds). `again` sends it
+        once more: Python ignores an exception raised inside a weak-reference callback or a
+        `__del__` (it only reports it, see `_ignore_cancelled`), so the first may be lost."""
         deadline = time.monotonic() + timeout_s
         while True:
             with self._lock:
-                if self._ident is None or self._sent:
+                if self._ident is None or (self._sent and not again):
                     return False
                 if _interruptible(sys._current_frames().get(self._ident)):
                     self._sent = True
@@ -188,6 +191,21 @@ class Worker:
 
 
 _RUN_CODE = Worker.run.__code__
+
+
+def _ignore_cancelled(hook: Callable[[Any], None]) -> Callable[[Any], None]:
+    """`sys.unraisablehook` that passes over a `Cancelled` raised where Python ignores
+    exceptions (a weak-reference callback run while the worker freed an object): the run goes
+    on and is stopped again (`Worker.cancel(again=True)`); nothing to report."""
+
+    def unraisable(info: Any) -> None:
+        if not isinstance(info.exc_value, Cancelled):
+            hook(info)
+
+    return unraisable
+
+
+sys.unraisablehook = _ignore_cancelled(sys.unraisablehook)
 
 
 class _Relay(QObject):
@@ -203,7 +221,7 @@ class BackgroundJob(QObject):
 
     def __init__(self, work: Work, parent: QObject | None = None, *,
                  debounce_ms: int = DEBOUNCE_MS, follow_revision: bool = False,
-                 cancel_stale: bool = True) -> None:
+                 cancel_stale: bool = False) -> None:
         super().__init__(parent)
         self.work = work
         self.follow_revision = follow_revision
@@ -372,5 +390,10 @@ class BackgroundJob(QObject):
         self._closed = True
         self._timer.stop()
         self.cancel()
-        if not self._pool.waitForDone(timeout_ms):
-            log.warning("a background run did not stop within %d ms", timeout_ms)
+        waited = 0
+        while not self._pool.waitForDone(50):
+            waited += 50
+            if waited >= timeout_ms:
+                log.warning("a background run did not stop within %d ms", timeout_ms)
+                return
+            self._worker.cancel(again=True)  # the first landed where it was ignored
