@@ -229,13 +229,25 @@ class _TopGroups:
         return self._device[device]
 
 
-def _port(specs: _Specs, layout: Layout, end: PortRef) -> PortGroup | None:
-    if not layout.has_device(end.device):
-        return None
-    spec = specs(layout.device(end.device).model)
-    if spec is None or not spec.has_port(end.group):
-        return None
-    return spec.port(end.group)
+class _Ports:
+    """The port group at a link end, looked up once per (model, group): a design has few
+    models and many links (a pass over 150,000 links spent most of its time here)."""
+
+    def __init__(self, layout: Layout, specs: _Specs) -> None:
+        self.specs = specs
+        self.model = {d.id: d.model for d in layout.devices()}
+        self._groups: dict[tuple[str, str], PortGroup | None] = {}
+
+    def __call__(self, end: PortRef) -> PortGroup | None:
+        model = self.model.get(end.device)
+        if model is None:
+            return None
+        key = (model, end.group)
+        if key not in self._groups:
+            spec = self.specs(model)
+            self._groups[key] = (spec.port(end.group) if spec is not None
+                                 and spec.has_port(end.group) else None)
+        return self._groups[key]
 
 
 def _cables(layout: Layout, specs: _Specs, top: _TopGroups | None = None,
@@ -245,11 +257,12 @@ def _cables(layout: Layout, specs: _Specs, top: _TopGroups | None = None,
     cages: dict[tuple[str, str, int | str], str] = {}
     picks: dict[tuple[str, float, int], str] = {}
     defaults = _DefaultCables(layout)
+    port_of = _Ports(layout, specs)
     for link in layout.links():
         spec = specs(link.cable) if link.cable else None
         if spec is not None and spec.cable is not None and spec.cable.media == "pcb":
             continue
-        ports = [_port(specs, layout, link.a), _port(specs, layout, link.b)]
+        ports = [port_of(link.a), port_of(link.b)]
         length = link.length_m
         if spec is None and link.cable is None:
             if all(p is not None and p.protocol in INTERNAL_PROTOCOLS for p in ports):

@@ -43,6 +43,7 @@ def _row(table, key):
     return next(r for r in table.rows if r.key == key)
 
 
+@pytest.mark.slow
 def test_a_tapered_fabric_loses_bisection_and_all_to_all_and_costs_less(tapered):
     assert _row(tapered, "bisection_GBps").values[1] == pytest.approx(
         _row(tapered, "bisection_GBps").values[0] / 2)
@@ -66,6 +67,7 @@ def test_lower_bounds_win_only_maybe():
     assert tie.winner is None
 
 
+@pytest.mark.slow
 def test_text_json_and_csv_agree(tapered):
     text = tapered.format_table()
     assert "✓" in text and "1:1" in text and "2:1" in text
@@ -80,6 +82,7 @@ def test_text_json_and_csv_agree(tapered):
                                                                       abs=1e-3)
 
 
+@pytest.mark.slow
 def test_the_cli_compares_files_with_a_job(tmp_path, capsys):
     a, b = tmp_path / "nvl72.yaml", tmp_path / "b200.yaml"
     assert main(["generate", "nvl72", "-o", str(a)]) == 0
@@ -133,3 +136,27 @@ def test_bom_has_price_columns_and_a_total(tmp_path, capsys):
     assert data["prices"]["capex"] == 576000 and data["prices"]["unpriced_items"] == 17
     assert main(["bom", path, "--no-prices"]) == 0
     assert "UNIT PRICE" not in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_compare_runs_on_every_bundled_example_and_reference_design(tmp_path, capsys):
+    from rackdesigner._resources import example_paths
+    from rackdesigner.io import save_layout
+
+    files = [str(p) for p in example_paths()]
+    for name, (template, options) in {
+            "superpod-h100": ("superpod", {"system": "dgx-h100", "sus": 1}),
+            "superpod-nvl72": ("superpod", {"system": "gb200-nvl72", "racks": 2}),
+            "spectrum-x": ("superpod", {"system": "dgx-b200", "sus": 1, "switch": "sn5600"}),
+            "fat-tree": ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 64}),
+            "rail-2to1": ("rail-optimized", {"system": "dgx-h100", "nodes": 8,
+                                             "switch": "qm9700", "oversubscription": 2}),
+    }.items():
+        path = tmp_path / f"{name}.yaml"
+        save_layout(generate(template, **options), path)
+        files.append(str(path))
+    assert main(["compare", *files, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["designs"]) == len(files)
+    capex = next(r for r in data["rows"] if r["key"] == "capex")
+    assert all(v is not None and v >= 0 for v in capex["values"])

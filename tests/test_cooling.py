@@ -136,6 +136,7 @@ def _add_cdu(layout, cdu_id, serves):
     layout.add_device(Device(cdu_id, "supermicro-inrack-cdu", props=(("serves", tuple(serves)),)))
 
 
+@pytest.mark.slow
 def test_a_cdu_undersized_for_its_nvl72_racks_is_flagged():
     layout = generate("superpod", system="gb200-nvl72", racks=2)
     racks = _nvl72_racks(layout)

@@ -147,6 +147,7 @@ def test_running_cost_follows_the_stated_assumptions():
         Assumptions(pue=0.5)
 
 
+@pytest.mark.slow
 def test_a_training_job_costs_days_dollars_and_energy(example_book):
     from rackdesigner.workload.jobfile import parse_job
 

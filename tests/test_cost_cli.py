@@ -48,6 +48,7 @@ def test_json_has_the_stable_keys_and_the_assumptions_given(capsys, tmp_path):
     assert data["prices"]["origin"] == f"--prices {book}"
 
 
+@pytest.mark.slow
 def test_a_job_adds_days_dollars_and_tokens_per_dollar(capsys, tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text("model: llama3-8b\ntp: 8\ngbs: 72\n")
@@ -86,3 +87,21 @@ def test_ids_not_in_the_catalog_are_warned_about(capsys, tmp_path):
     assert main(["cost", TWO_NODE, "--prices", str(book)]) == 0
     err = capsys.readouterr().err
     assert "warning:" in err and "qm9770" in err and "did you mean 'qm9700'" in err
+
+
+def test_pack_embeds_a_price_book_that_cost_then_uses(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("RACKDESIGNER_PRICES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nodata"))
+    book = tmp_path / "b.yaml"
+    book.write_text(BOOK)
+    packed = tmp_path / "packed.yaml"
+    assert main(["pack", TWO_NODE, "-o", str(packed), "--prices", str(book)]) == 0
+    assert "and the price book" in capsys.readouterr().out
+    assert main(["cost", str(packed), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["prices"]["origin"] == "embedded in the design" and data["capex"] == 640000
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(BOOK.replace("currency: USD", "currency: USB"))
+    again = tmp_path / "again.yaml"
+    assert main(["pack", TWO_NODE, "-o", str(again), "--prices", str(bad)]) == 2
+    assert "unknown currency 'USB'" in capsys.readouterr().err and not again.exists()

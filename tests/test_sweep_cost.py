@@ -34,6 +34,7 @@ def _spec(tmp_path, cost: str):
         """), str(tmp_path / "spec.yaml"), tmp_path)
 
 
+@pytest.mark.slow
 def test_points_are_priced_with_the_spec_book_and_assumptions(tmp_path):
     spec = _spec(tmp_path, "cost: {prices: book.yaml, years: 4, kwh_price: 0.1}")
     assert spec.prices_text == BOOK

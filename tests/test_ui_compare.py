@@ -8,6 +8,7 @@ import csv
 import pytest
 
 pytest.importorskip("pytestqt")
+pytestmark = pytest.mark.slow  # window-level GUI
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("pytestqt")
+pytestmark = pytest.mark.slow  # window-level GUI
 
 
 def _window(qtbot, tmp_path, layout):

@@ -142,3 +142,20 @@ def test_assumptions_move_the_running_cost(panel):
     panel.pue_spin.setValue(1.5)
     tab.flush()
     assert tab.report().assumptions.pue == 1.5
+
+
+def test_a_large_design_is_priced_when_the_tab_is_shown(panel, monkeypatch):
+    from rackdesigner.commands import RemoveItems
+    from rackdesigner.ui.panel import cost_tab
+
+    monkeypatch.setattr(cost_tab, "LAZY_DEVICES", 10)  # this design counts as large
+    panel.show_tab("bandwidth")
+    tab = panel.cost_tab
+    runs = tab.live.job.runs
+    RemoveItems(groups=("dgx-2",)).apply(panel.live.layout)
+    panel.flush()
+    assert tab.stale and tab.live.job.runs == runs  # nothing priced while hidden
+    assert panel.headline.text_of("capex") == "—"  # no stale figure
+    panel.show_tab("cost")
+    tab.flush()
+    assert not tab.stale and "Capex ≥ $306,000" in tab.summary.text()

@@ -138,3 +138,26 @@ def test_a_workload_sweep_plots_time_to_train_against_gpus(qtbot, tmp_path):
     assert sorted(sweep.front) == [0, 1]
     one, two = sweep.rows
     assert two["time_to_train_days"] < one["time_to_train_days"]
+
+
+def test_cost_is_an_axis_and_the_front_is_performance_per_dollar(qtbot):
+    """Rows with cost columns (as a sweep writes them): capex is offered as an axis, lower is
+    better by default, and the front keeps the designs no other beats on both busbw and price."""
+    from rackdesigner.ui.sweep_window import SweepWindow
+
+    columns = ["point", "sus", "gpus", "capex", "capex_complete", "usd_per_gpu_hour",
+               "all_reduce_busbw_GBps", "status", "error"]
+    rows = [{"point": i + 1, "sus": s, "gpus": 256 * s, "capex": c, "capex_complete": True,
+             "usd_per_gpu_hour": c / 1e7, "all_reduce_busbw_GBps": b, "status": "ok",
+             "error": None}
+            for i, (s, c, b) in enumerate([(1, 10e6, 300.0), (2, 12e6, 350.0),
+                                           (3, 15e6, 340.0), (4, 8e6, 200.0)])]
+    sweep = SweepWindow()
+    qtbot.addWidget(sweep)
+    sweep.show_rows(columns, rows)
+    choices = [sweep.x_axis.itemText(i) for i in range(sweep.x_axis.count())]
+    assert {"capex", "usd_per_gpu_hour"} <= set(choices) and "capex_complete" not in choices
+    sweep.x_axis.setCurrentText("capex")
+    sweep.y_axis.setCurrentText("all_reduce_busbw_GBps")
+    assert sweep.x_lower.isChecked() and not sweep.y_lower.isChecked()
+    assert sorted(sweep.front) == [0, 1, 3]  # the 15 M point is beaten by the 12 M one

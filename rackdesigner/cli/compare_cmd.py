@@ -51,8 +51,7 @@ def parse_size(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rackdesigner.cli import load_job_arg
-    from rackdesigner.cli.cost_cmd import assumptions_from, price_book_for
+    from rackdesigner.cli.cost_cmd import assumptions_from, job_and_tokens, price_book_for
     from rackdesigner.cost.compare import compare, figures
     from rackdesigner.workload.api import EstimateError
 
@@ -60,17 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("compare needs two or more design files")
     size = parse_size(args.size)
     assumptions = assumptions_from(args)
-    job = load_job_arg(args.job) if args.job else None
-    tokens = None
-    if args.tokens is not None:
-        if job is None:
-            raise UsageError("--tokens goes with --job (the training job to compare)")
-        from rackdesigner.workload.jobfile import token_count
-
-        try:
-            tokens = token_count(args.tokens)
-        except ValueError as exc:
-            raise UsageError(f"--tokens: {exc}") from None
+    job, tokens = job_and_tokens(args, "compare")
     labels = _labels(args.files)
     designs = []
     for path, label in zip(args.files, labels, strict=True):

@@ -58,6 +58,23 @@ def price_book_for(layout, path: str | None):
     return book
 
 
+def job_and_tokens(args: argparse.Namespace, verb: str):
+    """(JobSpec or None, tokens or None) from `--job` and `--tokens`; bad ones are UsageErrors."""
+    from rackdesigner.cli import load_job_arg
+
+    job = load_job_arg(args.job) if args.job else None
+    if args.tokens is None:
+        return job, None
+    if job is None:
+        raise UsageError(f"--tokens goes with --job (the training job to {verb})")
+    from rackdesigner.workload.jobfile import token_count
+
+    try:
+        return job, token_count(args.tokens)
+    except ValueError as exc:
+        raise UsageError(f"--tokens: {exc}") from None
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "cost",
@@ -82,23 +99,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rackdesigner.cli import load_job_arg
     from rackdesigner.cost.text import format_report
 
     assumptions = assumptions_from(args)
     layout = load_layout_arg(args.file)
     book = price_book_for(layout, args.prices)
-    job = load_job_arg(args.job) if args.job else None
-    tokens = None
-    if args.tokens is not None:
-        if job is None:
-            raise UsageError("--tokens goes with --job (the training job to cost)")
-        from rackdesigner.workload.jobfile import token_count
-
-        try:
-            tokens = token_count(args.tokens)
-        except ValueError as exc:
-            raise UsageError(f"--tokens: {exc}") from None
+    job, tokens = job_and_tokens(args, "cost")
     report = _report(layout, book, assumptions, job, tokens, args.file)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))

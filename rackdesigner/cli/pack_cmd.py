@@ -3,7 +3,9 @@
 The models go into the layout under `x-rackdesigner-models` (catalog/user.py, EMBED_KEY), as
 their catalog files say them; wherever the packed file is opened, models missing from that
 machine's catalog come from the file. `--unpack DIR` writes the embedded models out as catalog
-files instead (to install them in a user catalog folder).
+files instead (to install them in a user catalog folder). `--prices BOOK.yaml` also embeds a
+price book (under `x-rackdesigner-prices`, cost/locate.py), checked first: the costs then
+travel with the design too.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("-o", "--output", metavar="OUT", help="packed layout to write (.yaml)")
     group.add_argument("--unpack", metavar="DIR", help="write the embedded models into DIR")
+    parser.add_argument("--prices", metavar="BOOK", help="also embed this price book (see "
+                        "'rackdesigner cost'); a bad book is refused and nothing is written")
     parser.set_defaults(run=run)
 
 
@@ -49,6 +53,14 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.suffix.lower() not in (".yaml", ".yml"):
         raise UsageError(f"{output}: the packed layout must end in .yaml")
+    if args.prices is not None:
+        from rackdesigner.cost import PriceBookError
+        from rackdesigner.cost.locate import with_embedded
+
+        try:
+            layout.set_meta(extra=with_embedded(layout.meta, args.prices, layout.catalog).extra)
+        except PriceBookError as exc:
+            raise UsageError(str(exc)) from None
     models = models_to_embed(layout)
     extra = dict(layout.meta.extra)
     if models:
@@ -61,5 +73,6 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{output}: {exc.strerror or exc}") from None
     names = ", ".join(models) if models else "none (it uses shipped models only)"
-    print(f"{output}: packed with {len(models)} user model(s): {names}")
+    book = f" and the price book {args.prices}" if args.prices else ""
+    print(f"{output}: packed with {len(models)} user model(s): {names}{book}")
     return 0

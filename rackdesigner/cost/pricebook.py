@@ -149,7 +149,7 @@ class PriceBook:
 
     def describe(self) -> str:
         """One line for reports: which book, from where, in what currency and of what date."""
-        kind = " (example: public figures, not quotes)" if self.example else ""
+        kind = " — an example, not quotes" if self.example else ""
         where = f", {self.origin}" if self.origin else ""
         return f"{self.name or 'price book'}{kind}, {self.currency}, {self.date}{where}"
 

@@ -102,6 +102,8 @@ class CompareDialog(QDialog):
         self.table = QTableWidget(self)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.against = QLabel(self)
         self.notes = QLabel(self)
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #616e7c; font-size: 8pt;")
@@ -111,7 +113,10 @@ class CompareDialog(QDialog):
         close = QPushButton("Close", self)
         close.clicked.connect(self.close)
         top = QHBoxLayout()
-        top.addWidget(self.files, 1)
+        left = QVBoxLayout()
+        left.addWidget(self.against)
+        left.addWidget(self.files, 1)
+        top.addLayout(left, 1)
         side = QVBoxLayout()
         for w in (self.add_button, self.remove_button, self.job_check, self.run_button):
             side.addWidget(w)
@@ -122,6 +127,7 @@ class CompareDialog(QDialog):
         bottom.addStretch(1)
         bottom.addWidget(close)
         box = QVBoxLayout(self)
+        self._show_against()
         box.addLayout(top)
         box.addWidget(self.status)
         box.addWidget(self.table, 1)
@@ -129,6 +135,18 @@ class CompareDialog(QDialog):
         box.addLayout(bottom)
 
     # ---- inputs ----------------------------------------------------------------------------
+    def _label(self) -> str:
+        document = self.window_.document
+        return document.path.name if document.path is not None else (
+            document.layout.meta.name or "this design")
+
+    def _show_against(self) -> None:
+        self.against.setText(f"The open design ({self._label()}, as it is now) against:")
+
+    def showEvent(self, event) -> None:  # Qt override: the open design may have changed
+        self._show_against()
+        super().showEvent(event)
+
     def add_paths(self, paths: list[str]) -> None:
         present = set(self.paths())
         for path in paths:
@@ -165,8 +183,7 @@ class CompareDialog(QDialog):
                                     f"{why or 'set the tokens to train there'}")
                 return
         document = window.document
-        label = document.path.name if document.path is not None else (
-            document.layout.meta.name or "this design")
+        label = self._label()
         self.job.set_layout(document.layout)
         self.job.set_params((label, self.paths(), cost.live.book_path, cost.assumptions(), job))
         self.job.request(immediate=True)

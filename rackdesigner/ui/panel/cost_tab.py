@@ -39,6 +39,11 @@ from rackdesigner.ui.panel.cost_live import CostLive, CostOutcome
 from rackdesigner.ui.panel.figures import Figure
 from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP, pg
 
+#: From this many devices (a design of ~4,000 GPUs and up), edits made while the tab is hidden
+#: are priced when it is shown: a full pricing costs ~1.5 s of worker time at 16k GPUs, which
+#: every edit would otherwise pay for a tab nobody is looking at.
+LAZY_DEVICES = 20_000
+
 CATEGORY_COLORS = {"compute": "#76b900", "network": "#1f6fd1", "storage": "#b7950b",
                    "facility": "#2c3e50", "services": "#8e44ad", "other": "#b8c2cc"}
 VIEWS = (("by category", "category"), ("by kind", "kind"), ("by group", "group"))
@@ -80,6 +85,7 @@ class CostTab(QWidget):
         self.baseline: CostReport | None = None
         self.current: CostOutcome | None = None
         self.folder = ""
+        self.stale = False  # edits arrived while hidden on a large design: price when shown
         self._build()
 
     # ---- construction ----------------------------------------------------------------------
@@ -183,7 +189,23 @@ class CostTab(QWidget):
     # ---- inputs ----------------------------------------------------------------------------
     def set_layout(self, layout: Layout | None, folder: str = "") -> None:
         self.folder = folder
+        self.stale = False
         self.live.set_layout(layout)
+
+    def on_event(self, event: Any) -> None:
+        """A design edit: recompute, or on a large design while hidden, when shown again."""
+        layout = self.live.layout
+        if (not self.isVisible() and layout is not None
+                and layout.device_count() >= LAZY_DEVICES):
+            self.stale = True
+            return
+        self.live.on_event(event)
+
+    def showEvent(self, event) -> None:  # Qt override: price what changed while hidden
+        super().showEvent(event)
+        if self.stale:
+            self.stale = False
+            self.live.request(immediate=True)
 
     def set_pue(self, pue: float) -> None:
         self.pue = pue
@@ -427,9 +449,11 @@ class CostTab(QWidget):
         while there is no report (a bad price book: no figure rather than a stale one). One
         tile, so the headline keeps its four rows of three."""
         report = self.report()
-        if report is None:
-            why = self.current.error if self.current is not None else "computing…"
-            return [Figure("capex", "Capex", None, "—", "", False, why)]
+        if report is None or self.stale:
+            why = ("the design changed: the Cost tab prices it when shown" if self.stale
+                   else self.current.error if self.current is not None else "computing…")
+            return [Figure("capex", "Capex", None, "—", "see the Cost tab" if self.stale
+                           else "", False, why)]
         return cost_figures(report)
 
     def close_tab(self) -> None:

@@ -261,7 +261,7 @@ class SimulationPanel(QWidget):
     def follow_document(self, document) -> None:
         """Follow a `Document` through its `changed` and `replaced` signals only."""
         document.changed.connect(self.live.on_event)
-        document.changed.connect(self.cost_tab.live.on_event)
+        document.changed.connect(self.cost_tab.on_event)
         document.replaced.connect(lambda layout: self._follow(document, layout))
         self._follow(document, document.layout)
 
@@ -292,7 +292,7 @@ class SimulationPanel(QWidget):
         self.workload.set_layout(layout)
         self.cost_tab.set_layout(layout, folder)
         if layout is not None and subscribe:
-            layout.subscribe(self.cost_tab.live.on_event)
+            layout.subscribe(self.cost_tab.on_event)
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],

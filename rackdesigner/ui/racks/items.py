@@ -32,7 +32,7 @@ ROLE_COLORS = {**style.KIND_COLORS, "compute": style.KIND_COLORS["gpu"]}
 POWER_COLORS = {"ok": QColor("#27ae60"), "high": QColor("#e6a700"), "over": QColor("#d0312d")}
 #: heat to liquid and to air (the bars beside the power bar, and the floor plan)
 LIQUID_COLOR = QColor("#2874a6")
-AIR_COLOR = QColor("#e67e22")
+AIR_COLOR = QColor("#9aa8b6")  # grey-blue: never mistaken for the power bar's amber
 EMPTY_U = QColor("#eef1f4")
 FRAME = QColor("#2c3e50")
 

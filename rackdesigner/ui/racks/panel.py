@@ -234,10 +234,10 @@ class RacksPanel(QWidget):
             parts.append(f"over their air limit: {', '.join(report.racks_over_air_limit)}")
         if report.cdus_over_capacity:
             parts.append(f"CDUs over capacity: {', '.join(report.cdus_over_capacity)}")
-        site = report.site.headline()
-        if site:
-            parts.append(site)
         problems = self.scene.site_findings
+        site = report.site.headline()
+        if site and not problems:  # a site rule's message already gives the share
+            parts.append(site)
         text = " · ".join(parts)
         if problems:
             text += " — " + "; ".join(f.message for f in problems)

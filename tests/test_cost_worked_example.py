@@ -1,0 +1,85 @@
+"""The worked comparison of docs/cost.md reproduces from its commands: the generate and compare
+lines of the doc are run as written, and what the doc concludes from each table holds (who wins
+which row, and by roughly what), not frozen figures."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from rackdesigner.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "cost.md"
+pytestmark = pytest.mark.slow
+
+
+def _commands(verb: str) -> list[list[str]]:
+    text = DOC.read_text(encoding="utf-8").split("## Worked example", 1)[1]
+    return [shlex.split(line.strip())[1:] for line in text.splitlines()
+            if re.match(rf"^\s{{4}}rackdesigner {verb} ", line)]
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory, monkeypatch_module):
+    folder = tmp_path_factory.mktemp("worked")
+    monkeypatch_module.chdir(folder)
+    for args in _commands("generate"):
+        assert main(args) == 0
+    out = {}
+    for args in _commands("compare"):
+        args = [str(ROOT / a) if a.startswith("docs/") else a for a in args]
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            assert main([*args, "--json"]) == 0
+        data = json.loads(buffer.getvalue())
+        out[(tuple(data["designs"]), Path(args[args.index("--job") + 1]).stem)] = {
+            r["key"]: r for r in data["rows"]}
+    return out
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("RACKDESIGNER_PRICES", raising=False)
+        yield mp
+
+
+def test_the_doc_has_its_four_comparisons():
+    assert len(_commands("generate")) == 5 and len(_commands("compare")) == 4
+
+
+def _ratio(row):
+    a, b = row["values"]
+    return a / b
+
+
+def test_nvl72_wins_the_moe_job_by_far_and_the_dense_one_by_little(tables):
+    moe = tables[(("nvl72-4racks", "dgx-b200-1su"), "moe-deepseek-v3")]
+    dense = tables[(("nvl72-4racks", "dgx-b200-1su"), "dense-llama3-70b")]
+    assert moe["tokens_per_s"]["winner"] == 0 and _ratio(moe["tokens_per_s"]) > 2
+    assert dense["tokens_per_s"]["winner"] == 0 and 1 < _ratio(dense["tokens_per_s"]) < 1.5
+    assert moe["liquid_kw"]["values"][0] > 300 and moe["liquid_kw"]["values"][1] == 0
+    assert moe["capex"]["lower_bound"] == [True, True]
+    assert moe["capex"]["winner_certain"] is False  # the doc's `?`
+
+
+def test_infiniband_beats_spectrum_x_on_busbw_not_on_the_dense_job(tables):
+    sx = tables[(("dgx-b200-1su", "dgx-b200-1su-spectrumx"), "dense-llama3-70b")]
+    assert sx["all_reduce_busbw_GBps"]["winner"] == 0
+    assert sx["tokens_per_s"]["winner"] is None  # within the tie margin
+
+
+def test_a_2_to_1_taper_halves_bisection_but_not_this_moe_job(tables):
+    t = tables[(("b200-4su-1to1", "b200-4su-2to1"), "moe-deepseek-v3-1024")]
+    assert t["bisection_GBps"]["values"][1] == pytest.approx(t["bisection_GBps"]["values"][0] / 2)
+    assert t["all_to_all_busbw_GBps"]["winner"] == 0
+    assert t["tokens_per_s"]["winner"] is None
+    assert [a - b for a, b in [t[k]["values"] for k in ("switches", "cables",
+                                                         "transceivers")]] == [8, 512, 512]
