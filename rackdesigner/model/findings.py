@@ -69,6 +69,9 @@ def findings(layout: Layout, check: Check = check_layout, *, fresh: bool = False
             return hint[1]
         if check is not check_layout:  # a replaced check (tests): no parts to start from
             return Findings(check(layout))
+        # the earlier state's index and racks, held while this one's are derived from them
+        # (the Layout lets go of a state's values once it holds the next state's)
+        pinned = [state.edit_base(key) for key in ("index", "racks")]  # noqa: F841
         found = None if fresh else state.edit_base("findings")
         if found is not None and found[0].parts is not None and found[0].state is not None:
             parts = recheck(layout, found[0].parts, found[0].state, found[1])

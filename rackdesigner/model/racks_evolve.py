@@ -101,9 +101,9 @@ def _evolved(layout: Layout, base: RackIndex, touched: dict[str, set]) -> RackIn
     new.units = dict(sorted(units.items(), key=lambda kv: natural_key(kv[0])))
     new.unit_of = unit_of
     new.by_rack = defaultdict(list, base.by_rack)
-    racks = {u.rack for i in old_units if (u := base.units[i]).rack is not None}
-    racks |= {u.rack for i in old_units | new_ids if (u := new.units.get(i)) is not None
-              and u.rack is not None}
+    racks = {r for i in old_units if (r := base.units[i].rack) is not None}
+    racks |= {r for i in old_units | new_ids if (unit := new.units.get(i)) is not None
+              and (r := unit.rack) is not None}
     for rack in racks:
         listed = [u for u in new.units.values() if u.rack == rack]
         if listed:

@@ -102,8 +102,8 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
     from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
 
     if report is None:
-        site = layout.meta.site  # its totals are a pass over every link: only when they count
-        totals = site.power_kw is not None or site.cooling_kw is not None
+        limits = layout.meta.site  # its totals are a pass over every link: only if they count
+        totals = limits.power_kw is not None or limits.cooling_kw is not None
         report = (cooling_report(layout) if index is None
                   else cooling_report(layout, index.power_model, index.power_by_rack(),
                                       site_totals=totals))

@@ -146,8 +146,8 @@ never assigned after `_evolve` returns)."""
 
     def take_edit_hint(self, other: DesignState, touched: list[tuple[str, Any]]) -> None:
         """This state differs from `other` in the `touched` objects only (an undo or redo ends
-        on a recorded state: its values may be derived from the state it left)."""
-        if any(self._alive(key) is not None for key in EDIT_BASES):
+        on a recorded state: its missing values may be derived from the state it left)."""
+        if all(self._alive(key) is not None for key in EDIT_BASES):
             return
         if any(other._alive(key) is not None for key in EDIT_BASES):
             node: Any = None

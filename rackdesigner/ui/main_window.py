@@ -359,6 +359,7 @@ class MainWindow(QMainWindow):
             dialog.done(0)
             dialog.wait()
         self.problems.close_problems()
+        self.racks_panel.close_panel()
         self.document.close()
         self.heap.release()
         event.accept()
