@@ -87,8 +87,9 @@ def test_render_refuses_coordinates_too_far_to_draw(tmp_path):
                       "- {id: gpu-2, model: h100-sxm5, pos: [-1.7e+308, 1.7e+308]}\n")
     result = _cli("render", str(layout), "-o", str(tmp_path / "far.png"))
     assert result.returncode == 2
-    assert f"{layout}:3: device gpu-1 is at [1.7e+308, -1.7e+308], too far away to draw" \
-        in result.stderr
+    # refused where it is read now (issue 24: no input reaches the canvas it would crash)
+    assert f"{layout}:3: device gpu-1: 'pos' must be [x, y] with two finite numbers within " \
+        "±1e+150, got [1.7e+308, -1.7e+308]" in result.stderr
     assert not (tmp_path / "far.png").exists()
 
 

@@ -103,10 +103,16 @@ def _awkward_names(catalog) -> Layout:
     return _layout(catalog, items, meta)
 
 
+def _drawable(value: float) -> tuple[float, float]:
+    from rackdesigner.model.items import MAX_COORD
+
+    return (value, -value) if abs(value) <= MAX_COORD else (value / 1e200, -value / 1e200)
+
+
 def _floats(catalog) -> Layout:
     items: list = [Device("a", "h100-sxm5"), Device("b", "h100-sxm5")]
-    for k, value in enumerate(FLOATS):
-        items.append(Device(f"d-{k}", "h100-sxm5", pos=(value, -value)))
+    for k, value in enumerate(FLOATS):  # positions stop at MAX_COORD (the canvas's limit)
+        items.append(Device(f"d-{k}", "h100-sxm5", pos=_drawable(value)))
         items.append(Link(f"l-{k}", PortRef("a", "nvlink"), PortRef("b", "nvlink"),
                           length_m=abs(value)))
     items.append(Device("zero", "h100-sxm5", pos=(-0.0, 1e20)))
@@ -194,7 +200,7 @@ def test_floats_read_back_to_the_same_value(catalog):
     layout = _floats(catalog)
     loaded = parse_layout_text(dump_layout_text(layout))
     for k, value in enumerate(FLOATS):
-        assert loaded.device(f"d-{k}").pos == (value, -value)
+        assert loaded.device(f"d-{k}").pos == _drawable(value)
         assert loaded.link(f"l-{k}").length_m == abs(value)
     assert "0.30000000000000004" in dump_layout_text(layout)
     assert loaded.device("zero").pos == (0.0, 1e20)
@@ -370,7 +376,15 @@ def test_crash_in_fsync_leaves_previous_file_and_no_temp(catalog, tmp_path, monk
 
 def test_unsaveable_layout_touches_nothing(catalog, tmp_path):
     path, before = _previous_file(catalog, tmp_path)
-    broken = _layout(catalog, [Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0))])
+    # the model refuses a NaN position (issue 24); a state built around it still cannot be saved
+    with pytest.raises(ValueError, match="finite"):
+        _layout(catalog, [Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0))])
+    from rackdesigner.model import Layout
+    from rackdesigner.model.state import DesignState
+
+    broken = Layout(catalog)
+    broken._state = DesignState().with_device(  # around the model's check, as a bug might
+        Device("gpu-1", "h100-sxm5", pos=(float("nan"), 0.0)))
     with pytest.raises(ValueError, match="gpu-1"):
         save_layout(broken, path)
     assert path.read_bytes() == before

@@ -40,6 +40,7 @@ from rackdesigner.catalog.spec import (
 )
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_FILE_BYTES = 4 * 2**20
 SCHEMA = "rackdesigner.device/1"
 
 
@@ -77,18 +78,43 @@ def _str(v: Any) -> str:
     return v
 
 
+#: No figure in a device file comes near these; larger ones are typos or hostile files (a
+#: port count of 10^9 made a NetBox export allocate for 19 s, a u_height of 1e11 drew racks
+#: a billion units tall).
+MAX_NUMBER = 1e9
+MAX_COUNT = 10**6
+
+
 def _num(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float):
         raise _Bad(f"expected a number, got {v!r}")
-    if v != v or v in (float("inf"), float("-inf")) or v < 0:
+    try:
+        number = float(v)
+    except OverflowError:
+        raise _Bad("expected a finite number >= 0, got a number too large") from None
+    if number != number or number in (float("inf"), float("-inf")) or number < 0:
         raise _Bad(f"expected a finite number >= 0, got {v!r}")
-    return float(v)
+    if number > MAX_NUMBER:
+        raise _Bad(f"expected a number up to {MAX_NUMBER:g}, got {v!r}")
+    return number
 
 
 def _int(v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         raise _Bad(f"expected a whole number >= 0, got {v!r}")
+    if v > MAX_COUNT:
+        raise _Bad(f"expected a whole number up to {MAX_COUNT:,}, got {v!r}")
     return v
+
+
+def _at_most(check: Callable[[Any], Any], high: float, what: str) -> Callable[[Any], Any]:
+    def bounded(v: Any) -> Any:
+        value = check(v)
+        if value is not None and value > high:
+            raise _Bad(f"expected at most {high:g} {what}, got {v!r}")
+        return value
+
+    return bounded
 
 
 def _pos_int(v: Any) -> int:
@@ -142,8 +168,8 @@ PORT_FIELDS = {
     "name": (_str, True),
     "protocol": (_one_of(*PROTOCOLS), True),
     "generation": (lambda v: _str(str(v)), True),
-    "count": (_pos_int, True),
-    "lanes": (_pos_int, True),
+    "count": (_at_most(_pos_int, 4096, "ports in a group"), True),
+    "lanes": (_at_most(_pos_int, 64, "lanes"), True),
     "rate_gbps": (_num, True),
     "connector": (_str, True),
     "ports_per_connector": (_pos_int, False),
@@ -179,7 +205,7 @@ TRANSCEIVER_FIELDS = {
     "source": (_str, True),
 }
 RACK_FIELDS = {
-    "height_u": (_pos_int, True),
+    "height_u": (_at_most(_pos_int, 100, "rack units"), True),
     "power_budget_w": (_num, True),
     "source": (_str, True),
     "budget_basis": (_str, False),
@@ -193,7 +219,8 @@ HEAT_FIELDS = {
     "source": (_str, True),
     "note": (_str, False),
 }
-PART_FIELDS = {"name": (_str, True), "model": (_str, True), "count": (_pos_int, False)}
+PART_FIELDS = {"name": (_str, True), "model": (_str, True),
+               "count": (_at_most(_pos_int, 4096, "parts"), False)}
 WIRING_FIELDS = {
     "a": (_str, True),
     "a_port": (_str, True),
@@ -217,7 +244,7 @@ TOP_FIELDS: dict[str, tuple[Callable[[Any], Any] | None, bool]] = {
     "model": (_str, True),
     "description": (_str, False),
     "aliases": (_str_list, False),
-    "u_height": (_num, False),
+    "u_height": (_at_most(_num, 100, "rack units"), False),
     "weight_kg": (_opt_num, False),
     "airflow": (_str, False),
     "cooling": (_one_of("air", "liquid"), False),
@@ -379,8 +406,8 @@ class _FileReader:
         names: set[str] = set()
         for i, item in enumerate(data):
             b = self.block(item, PORT_FIELDS, f"ports[{i}]")
-            if b is None or len(b) < len([f for f, (_, r) in PORT_FIELDS.items() if r]):
-                continue
+            if b is None or not all(f in b for f, (_, r) in PORT_FIELDS.items() if r):
+                continue  # a required field missing or refused: already a problem
             if b["name"] in names:
                 self.problem(f"ports[{i}].name", f"duplicate port group name {b['name']!r}")
             names.add(b["name"])
@@ -428,17 +455,16 @@ class _FileReader:
 
 
 def read_spec_file(path: Path) -> tuple[DeviceSpec | None, list[CatalogProblem]]:
-    """Parse and validate one catalog file."""
+    """Parse and validate one catalog file (read under inputs.py's discipline: a regular
+    UTF-8 file of at most 4 MiB, YAML without aliases, tags or runaway nesting)."""
+    from rackdesigner.inputs import InputError, load_yaml, read_text
+
     name = path.name
     try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.load(text, Loader=SafeLoader)
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [CatalogProblem(name, "", f"cannot read: {exc}")]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        return None, [CatalogProblem(name, where, f"not valid YAML: {exc}")]
+        data = load_yaml(read_text(path, MAX_FILE_BYTES, "device model file"), name)
+    except InputError as exc:
+        where = f"line {exc.line}" if exc.line is not None else ""
+        return None, [CatalogProblem(name, where, exc.message)]
     reader = _FileReader(name)
     spec = reader.read(data)
     if spec is not None and path.stem != spec.id:

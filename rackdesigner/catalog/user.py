@@ -29,7 +29,6 @@ from typing import Any
 from rackdesigner.catalog.loader import (
     CatalogError,
     CatalogProblem,
-    SafeLoader,
     _FileReader,
     read_spec_file,
 )
@@ -68,7 +67,13 @@ def read_user_dir(folder: Path) -> tuple[list[DeviceSpec], list[CatalogProblem]]
                                    "holds one YAML file per device model)")]
     if not folder.is_dir():
         return [], [CatalogProblem(str(folder), "", "is a file, not a catalog folder")]
-    for path in sorted([*folder.rglob("*.yaml"), *folder.rglob("*.yml")]):
+    from rackdesigner.inputs import InputError, regular_files
+
+    try:
+        paths = regular_files(folder, ("*.yaml", "*.yml"))
+    except InputError as exc:  # a FIFO or device among the files: reading it would block
+        return [], [CatalogProblem(exc.path, "", exc.message)]
+    for path in paths:
         spec, file_problems = read_spec_file(path)
         label = str(path)
         problems.extend(dataclasses.replace(p, file=label) for p in file_problems)
@@ -145,13 +150,14 @@ def spec_from_data(data: Any, label: str) -> tuple[DeviceSpec | None, list[Catal
 
 def raw_user_file(spec: DeviceSpec) -> dict[str, Any] | None:
     """The parsed YAML of a user model's file (to embed it in a layout), or None."""
-    import yaml
+    from rackdesigner.catalog.loader import MAX_FILE_BYTES
+    from rackdesigner.inputs import InputError, load_yaml, read_text
 
     if not spec.is_user or not spec.file:
         return None
     try:
-        data = yaml.load(Path(spec.file).read_text(encoding="utf-8"), Loader=SafeLoader)
-    except (OSError, yaml.YAMLError):
+        data = load_yaml(read_text(spec.file, MAX_FILE_BYTES, "device model file"), spec.file)
+    except InputError:
         return None
     return data if isinstance(data, dict) else None
 

@@ -29,6 +29,10 @@ def register_import(parser: argparse.ArgumentParser) -> None:
                    "type does not spell out, e.g. other=ethernet:400; repeatable")
     p.add_argument("--kind", choices=KINDS, help="kind of device (default: switch when it has "
                    "24 or more fabric ports, else asked)")
+    p.add_argument("--fabric", choices=("auto", "infiniband", "ethernet"), default="auto",
+                   help="protocol of the fabric ports: auto (default) takes the Ethernet-typed "
+                   "ports of a recognisable InfiniBand part (QM8700, SB7800, 'IB1/1' ports...) "
+                   "as InfiniBand and says so; infiniband or ethernet decides")
     p.add_argument("--force", action="store_true", help="replace models already in DIR")
     p.set_defaults(run=run_import)
 
@@ -81,6 +85,7 @@ def run_import(args: argparse.Namespace) -> int:
     written = []
     for name in args.files:
         path = Path(name)
+        warnings: list[str] = []
         try:
             data = read_device_type(path)
             for itype, names in unanswered(path, data):
@@ -92,7 +97,7 @@ def run_import(args: argparse.Namespace) -> int:
             kind = args.kind
             if kind is None and interactive:
                 try:
-                    model = to_catalog_data(path, data, answers, None)
+                    model = to_catalog_data(path, data, answers, None, args.fabric, warnings)
                 except NetboxTypeError as exc:
                     if "--kind" not in str(exc):
                         raise
@@ -100,14 +105,17 @@ def run_import(args: argparse.Namespace) -> int:
                     if kind not in KINDS:
                         raise UsageError(f"{path}: kind must be one of {', '.join(KINDS)}") \
                             from None
-                    model = to_catalog_data(path, data, answers, kind)
+                    warnings.clear()
+                    model = to_catalog_data(path, data, answers, kind, args.fabric, warnings)
             else:
-                model = to_catalog_data(path, data, answers, kind)
+                model = to_catalog_data(path, data, answers, kind, args.fabric, warnings)
         except NetboxTypeError as exc:
             raise UsageError(str(exc)) from None
         target = into / f"{model['id']}.yaml"
         if target.exists() and not args.force:
             raise UsageError(f"{target}: already exists (use --force to replace it)")
+        for warning in warnings:
+            print(f"rackdesigner: warning: {warning}", file=sys.stderr)
         into.mkdir(parents=True, exist_ok=True)
         write_atomic(target, dump(model))
         written.append(target)

@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
         for dtype, names in sorted(result.skipped.items()):
             print(f"rackdesigner: note: device type {dtype!r} is not in the catalog; "
                   f"{len(names)} device(s) left out ({', '.join(names[:3])})", file=sys.stderr)
+        for note in result.notes:
+            print(f"rackdesigner: note: {note}", file=sys.stderr)
         summary = (f"{output}: {result.devices} devices from NetBox ({layout.device_count()} "
                    f"with their parts), {result.cables} cables as {layout.link_count()} links")
     else:

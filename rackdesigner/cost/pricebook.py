@@ -173,6 +173,14 @@ def parse_price_book(text: str, label: str = "<prices>", *,
         if deep:
             at = f":{(line or 0) + line_offset}" if line else ""
             raise PriceBookError(f"{label}{at}: nested too deeply for a price book")
+    from rackdesigner.inputs import InputError, check_yaml
+
+    try:  # tags, 4,300-digit numbers (a ValueError deep in PyYAML) and runaway sizes refused
+        check_yaml(text, label, max_nodes=200_000)
+    except InputError as exc:
+        if not exc.message.startswith(("anchors and aliases", "not valid YAML")):
+            at = f":{exc.line + line_offset}" if exc.line is not None else ""  # else: below,
+            raise PriceBookError(f"{label}{at}: {exc.message}") from None  # in its own words
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         for event in yaml.parse(text, Loader=loader):

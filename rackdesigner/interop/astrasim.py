@@ -30,6 +30,7 @@ import yaml
 
 from rackdesigner import __version__
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
+from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Layout, nvlink_domains
 
 SYSTEM_DEFAULTS = {
@@ -115,9 +116,10 @@ def write(layout: Layout, path: Path) -> ExportReport:
                "npus_count": [d["npus"] for d in dims],
                "bandwidth": [round(d["bandwidth_GBps"], 3) for d in dims],
                "latency": [round(d["latency_ns"], 1) for d in dims]}
-    head = [f"# ASTRA-sim analytical network for: {layout.meta.name or 'RackDesigner design'}",
+    head = [f"# ASTRA-sim analytical network for: "
+            f"{one_line(layout.meta.name or 'RackDesigner design')}",
             f"# Written by RackDesigner {__version__} from its simulation (see README.txt).",
-            *[f"# dim {i + 1}: {d['what']}, {d['npus']} NPUs, {d['topology']}"
+            *[one_line(f"# dim {i + 1}: {d['what']}, {d['npus']} NPUs, {d['topology']}", 400)
               for i, d in enumerate(dims)],
             "# bandwidth: GB/s per link and direction; latency: ns"]
     body = yaml.safe_dump(network, default_flow_style=None, sort_keys=False)
@@ -128,7 +130,7 @@ def write(layout: Layout, path: Path) -> ExportReport:
               "reduce-scatter-implementation": algo, "all-to-all-implementation": algo}
     write_atomic(path / "system.json", json.dumps(system, indent=4) + "\n")
     readme = [
-        f"ASTRA-sim inputs for {layout.meta.name or 'a RackDesigner design'}",
+        f"ASTRA-sim inputs for {one_line(layout.meta.name or 'a RackDesigner design')}",
         "",
         "Run, e.g.: AstraSim_Analytical_Congestion_Unaware --network-configuration=network.yml"
         " --system-configuration=system.json --workload-configuration=<your workload>"

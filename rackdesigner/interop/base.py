@@ -1,7 +1,8 @@
 """The export registry: one entry per format, each a function of its own module.
 
 An exporter is `write(layout, path, **options) -> ExportReport`; it writes atomically (through
-`write_atomic` below, i.e. `rackdesigner.io.atomic`) and raises `ExportError` with a plain
+`write_atomic` below, i.e. `rackdesigner.io.atomic`; a folder export is written into a temporary
+sibling folder and swapped in whole, `folders.py`) and raises `ExportError` with a plain
 sentence when the design cannot be expressed in the target's format (no switches for a Slurm
 tree...).
 """
@@ -85,4 +86,8 @@ def export(layout: Layout, fmt: str, path: str | Path, **options: Any) -> Export
     module = importlib.import_module(f"rackdesigner.interop.{exporter.module}")
     if exporter.module == "slurm":
         options.setdefault("plugin", fmt.split("-", 1)[1])
+    if exporter.suffixes == ("",):
+        from rackdesigner.interop.folders import write_folder
+
+        return write_folder(path, fmt, lambda tmp: module.write(layout, tmp, **options))
     return module.write(layout, path, **options)

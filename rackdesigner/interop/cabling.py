@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rackdesigner.bom import _Specs, _transceiver_for
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
+from rackdesigner.interop.sanitize import cell, xlsx_value
 from rackdesigner.interop.units import Cable, Inventory, cables, inventory, local_port
 from rackdesigner.model import Layout, natural_key
 
@@ -90,7 +91,7 @@ def write(layout: Layout, path: Path) -> ExportReport:
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(table)
+        writer.writerows({k: cell(v) for k, v in r.items()} for r in table)
         write_atomic(path, buffer.getvalue())
     report = ExportReport([path], messages)
     racks = ({r["from_rack"] for r in table} | {r["to_rack"] for r in table}) - {""}
@@ -124,7 +125,6 @@ def _xlsx(layout: Layout, table: list[dict[str, object]]) -> bytes:
     """The workbook, streamed (openpyxl's write-only mode: about twice as fast as building
     cells in memory, which matters at 10,000+ cables)."""
     from openpyxl import Workbook
-    from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Font
     from openpyxl.utils import get_column_letter
 
@@ -133,12 +133,10 @@ def _xlsx(layout: Layout, table: list[dict[str, object]]) -> bytes:
     bold = Font(bold=True)
 
     def header(ws, names) -> list:
-        cells = []
-        for name in names:
-            cell = WriteOnlyCell(ws, value=name)
-            cell.font = bold
-            cells.append(cell)
-        return cells
+        return [xlsx_value(ws, name, bold) for name in names]
+
+    def line(ws, values) -> list:
+        return [xlsx_value(ws, v) for v in values]
 
     for i, column in enumerate(COLUMNS, 1):
         width = max(len(column), *(len(str(r[column])) for r in table[:500]))
@@ -147,15 +145,15 @@ def _xlsx(layout: Layout, table: list[dict[str, object]]) -> bytes:
     sheet.auto_filter.ref = f"A1:{get_column_letter(len(COLUMNS))}{len(table) + 1}"
     sheet.append(header(sheet, COLUMNS))
     for row in table:
-        sheet.append([row[c] for c in COLUMNS])
+        sheet.append(line(sheet, [row[c] for c in COLUMNS]))
     summary = book.create_sheet("Summary")
-    summary.append(["design", layout.meta.name or ""])
+    summary.append(line(summary, ["design", layout.meta.name or ""]))
     summary.append([])
     summary.append(header(summary, ("cable_type", "part", "length_m", "count")))
     counts = Counter((r["cable_type"], r["part"], r["length_m"]) for r in table)
     for (kind, part, length), n in sorted(counts.items(), key=lambda kv: (
             str(kv[0][0]), float(kv[0][2] or 0))):
-        summary.append([kind, part, length, n])
+        summary.append(line(summary, [kind, part, length, n]))
     summary.append(["total", "", "", len(table)])
     buffer = io.BytesIO()
     book.save(buffer)

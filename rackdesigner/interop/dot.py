@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from rackdesigner.interop.base import ExportReport, write_atomic
+from rackdesigner.interop.sanitize import one_line
 from rackdesigner.interop.units import cables, inventory
 from rackdesigner.model import Layout, natural_key
 
@@ -21,7 +22,10 @@ SHAPES = {"host": "box3d", "switch": "box", "nvswitch-tray": "box", "other": "el
 
 
 def quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT double-quoted string: backslashes and quotes escaped, a newline as `\\n`, other
+    control characters as spaces (nothing can end the string or the line)."""
+    lines = [one_line(part, 10_000) for part in str(text).split("\n")]
+    return '"' + "\\n".join(x.replace("\\", "\\\\").replace('"', '\\"') for x in lines) + '"'
 
 
 def write(layout: Layout, path: Path, *, level: str = "units") -> ExportReport:

@@ -22,7 +22,7 @@ import networkx as nx
 from rackdesigner.catalog import Catalog
 from rackdesigner.interop.base import ExportReport, write_atomic
 from rackdesigner.interop.units import inventory, protocol_of
-from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
+from rackdesigner.model import Group, Layout, LayoutError, Meta
 
 SCHEMA = "rackdesigner.graphml/1"
 
@@ -114,48 +114,43 @@ def write(layout: Layout, path: Path) -> ExportReport:
 
 def read(path: str | Path, catalog: Catalog | None = None) -> Layout:
     """A layout from a GraphML file; RackDesigner's own attributes give back the full design,
-    a graph from elsewhere needs a `model` attribute on every node (a catalog id)."""
+    a graph from elsewhere needs a `model` attribute on every node (a catalog id). Every
+    refusal is a GraphmlImportError `file:line: what was expected` (graphml_read.py)."""
+    from rackdesigner.inputs import InputError
+    from rackdesigner.interop import graphml_read as gr
+    from rackdesigner.interop.importcheck import unreadable_reason
+    from rackdesigner.interop.sanitize import one_line
+
+    label = str(path)
     try:
-        graph = nx.read_graphml(str(path), force_multigraph=True)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GraphmlImportError(f"{path}: cannot read: {exc}") from None
-    except Exception as exc:  # ElementTree.ParseError, networkx.NetworkXError
-        raise GraphmlImportError(f"{path}: not a valid GraphML file: {exc}") from None
-    try:
-        groups = [Group(**g) for g in json.loads(graph.graph.get("groups", "[]"))]
-        extra = json.loads(graph.graph.get("extensions", "{}"))
-    except (ValueError, TypeError) as exc:
-        raise GraphmlImportError(f"{path}: graph attribute 'groups' or 'extensions' is not "
-                                 f"RackDesigner JSON: {exc}") from None
-    meta = Meta(str(graph.graph.get("name", "")), str(graph.graph.get("description", "")),
-                tuple(sorted(extra.items())))
+        doc = gr.parse(path)
+        v = gr.Values(label)
+        groups = gr.groups_of(v, gr._get_graph(doc, "groups"))
+        extensions = gr._get_graph(doc, "extensions")
+        extra = v.json(extensions, "graph attribute 'extensions'", dict) if extensions else {}
+        ids = gr.device_ids(v, doc.nodes)
+        devices = [gr.device_of(v, e, ids[e.id]) for e in doc.nodes]
+        links = [gr.link_of(v, e, n, ids) for n, e in enumerate(doc.edges, 1)]
+    except InputError as exc:
+        raise GraphmlImportError(str(exc)) from None
+    name = doc.graph.get("name", ("", 0))[0]
+    description = doc.graph.get("description", ("", 0))[0]
+    meta = Meta(one_line(name), description, tuple(sorted(extra.items())))
     layout = Layout(catalog, meta)
-    devices = []
-    for node, attrs in graph.nodes(data=True):
-        if "model" not in attrs:
-            raise GraphmlImportError(f"{path}: node {node!r} has no 'model' attribute (the "
-                                     "catalog id of the device, e.g. h100-sxm5)")
-        u = attrs.get("u")
-        devices.append(Device(
-            str(node), str(attrs["model"]), str(attrs.get("name", "")),
-            (float(attrs.get("x", 0.0)), float(attrs.get("y", 0.0))),
-            attrs.get("rack"), int(u) if u is not None else None, attrs.get("group"),
-            tuple(sorted(json.loads(attrs["props"]).items())) if "props" in attrs else ()))
-    links = []
-    for n, (a, b, key, attrs) in enumerate(graph.edges(keys=True, data=True), 1):
-        try:
-            pa = PortRef.parse(attrs["a_port"]) if "a_port" in attrs else PortRef(a, "port")
-            pb = PortRef.parse(attrs["b_port"]) if "b_port" in attrs else PortRef(b, "port")
-        except ValueError as exc:
-            raise GraphmlImportError(f"{path}: edge {key!r}: {exc}") from None
-        length = attrs.get("length_m")
-        links.append(Link(str(attrs.get("link", key if isinstance(key, str) else f"link-{n}")),
-                          pa, pb, int(attrs.get("count", 1)), attrs.get("cable"),
-                          float(length) if length is not None else None))
+    lines = {d.id: e.line for d, e in zip(devices, doc.nodes, strict=True)}
+    lines.update({k.id: e.line for k, e in zip(links, doc.edges, strict=True)})
+
+    def locate(item, exc) -> None:
+        line = lines.get(item.id)
+        raise GraphmlImportError(f"{path}:{line}: {exc}" if line else f"{path}: {exc}")
+
     try:
-        layout.add_all(_parents_first(groups), devices, links)
+        layout.add_all(_parents_first(groups), devices, links, on_error=locate)
     except LayoutError as exc:
         raise GraphmlImportError(f"{path}: {exc}") from None
+    reason = unreadable_reason(layout)
+    if reason is not None:
+        raise GraphmlImportError(f"{path}: cannot import: {reason}")
     layout.revision = 0
     return layout
 

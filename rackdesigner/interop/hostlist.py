@@ -63,11 +63,13 @@ def read_host_map(path: str | Path) -> dict[str, str]:
     Raises HostMapError naming file:line for a malformed line, a bad host name or a name
     given twice.
     """
+    from rackdesigner.inputs import InputError, read_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HostMapError(f"{path}: cannot read: {exc}") from None
+    try:  # a FIFO or device refused before it is read; at most 16 MiB
+        text = read_text(path, 16 * 2**20, "host map")
+    except InputError as exc:
+        raise HostMapError(str(exc)) from None
     mapping: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -78,7 +80,7 @@ def read_host_map(path: str | Path) -> dict[str, str]:
             raise HostMapError(f"{path}:{number}: expected 'design-name host-name', got "
                                f"{raw.strip()!r}")
         design, host = fields
-        if not _HOSTNAME.match(host):
+        if not _HOSTNAME.fullmatch(host) or len(host) > 253:
             raise HostMapError(f"{path}:{number}: {host!r} is not a valid host name "
                                "(letters, digits, . _ -)")
         if design in mapping:

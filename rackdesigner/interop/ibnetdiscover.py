@@ -31,12 +31,16 @@ import yaml
 from rackdesigner import vocabulary
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog import Catalog
+from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
 
-_KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9A-Fa-f]+)")
-_NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9A-Fa-f]+)"\s*(?:#\s*(.*))?$')
-_PORT = re.compile(r'^\[(\d+)\](?:\(([0-9A-Fa-f]+)\))?\s+"([SHR]-[0-9A-Fa-f]+)"\[(\d+)\]'
-                   r'(?:\(([0-9A-Fa-f]+)\))?\s*(?:#\s*(.*))?$')
+_KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9A-Fa-f]{1,16})\b")
+_NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9A-Fa-f]{1,32})"\s*(?:#\s*(.*))?$')
+_PORT = re.compile(r'^\[(\d+)\](?:\(([0-9A-Fa-f]{1,32})\))?\s+"([SHR]-[0-9A-Fa-f]{1,32})"\[(\d+)\]'
+                   r'(?:\(([0-9A-Fa-f]{1,32})\))?\s*(?:#\s*(.*))?$')
+#: Port numbers are 8-bit in InfiniBand (a switch has at most 254 ports: ibnetdiscover(8)).
+MAX_PORTS = 255
+MAX_BYTES = 256 * 2**20
 _QUOTED = re.compile(r'"([^"]*)"')
 _SPEED = re.compile(r"\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
 _BAD_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
@@ -96,7 +100,8 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
             header[m[1]] = int(m[2], 16)
             continue
         if m := _NODE.match(line):
-            kind, nports, guid, comment = m[1], int(m[2]), m[3], m[4] or ""
+            kind, nports, guid, comment = m[1], _number(m[2], label, number), m[3], m[4] or ""
+            _check_quotes(comment, label, number)
             if guid in nodes:
                 raise IbnetdiscoverError(f"{label}:{number}: node {guid} is described twice "
                                          f"(first on line {nodes[guid].line})")
@@ -110,7 +115,8 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
             if current is None:
                 raise IbnetdiscoverError(f"{label}:{number}: port line outside a node block "
                                          "(expected a 'Switch' or 'Ca' line before it)")
-            port = int(m[1])
+            port = _number(m[1], label, number)
+            _check_quotes(m[6] or "", label, number)
             if not 1 <= port <= current.nports:
                 raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid}, "
                                          f"which has {current.nports} port(s)")
@@ -119,7 +125,7 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
                                          f"listed twice (first on line "
                                          f"{current.ports[port].line})")
             speed = _SPEED.search(m[6] or "")
-            current.ports[port] = Port(port, m[3], int(m[4]),
+            current.ports[port] = Port(port, m[3], _number(m[4], label, number),
                                        f"{speed[1]}x{speed[2]}" if speed else "", number)
             continue
         shown = raw if len(raw) <= 60 else raw[:57] + "..."
@@ -145,7 +151,26 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
                     f"{label}:{port.line}: {node.guid}[{port.number}] links to "
                     f"{port.peer}[{port.peer_port}], but that port's own line (block on line "
                     f"{peer.line}) {seen}")
+    if not last.ports:
+        raise IbnetdiscoverError(
+            f"{label}:{last.line}: the file ends in the block of {last.guid} with none of its "
+            "ports listed (is the file truncated? every node ibnetdiscover finds has a link)")
     return nodes
+
+
+def _number(text: str, label: str, line: int) -> int:
+    """A port number or count: at most 255 in InfiniBand (port numbers are 8-bit)."""
+    if len(text) > 3 or not 0 <= int(text) <= MAX_PORTS:
+        shown = text if len(text) <= 12 else f"{text[:9]}... ({len(text)} digits)"
+        raise IbnetdiscoverError(f"{label}:{line}: port number {shown} is out of range (0 to "
+                                 f"{MAX_PORTS}: InfiniBand port numbers are 8-bit)")
+    return int(text)
+
+
+def _check_quotes(comment: str, label: str, line: int) -> None:
+    if comment.count('"') % 2:
+        raise IbnetdiscoverError(f"{label}:{line}: a description is not closed by '\"' (is "
+                                 "the file truncated or garbled?)")
 
 
 @dataclass(frozen=True)
@@ -190,7 +215,7 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
     used: set[str] = set()
 
     def unique(base: str) -> str:
-        base = _BAD_ID.sub("-", base).strip("-.") or "node"
+        base = _BAD_ID.sub("-", base).strip("-._")[:120].strip("-._") or "node"
         candidate, n = base, 1
         while candidate in used:
             n += 1
@@ -225,9 +250,8 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
     host_names = sorted(hosts, key=natural_key)
     per_row = max(4, len(placed_leaves) or 4)
     for h, host in enumerate(host_names):
-        gid = unique(f"{host}.node") if host in used else host
-        used.add(gid)
-        layout.add_group(Group(gid, host, "node"))
+        gid = unique(host)
+        layout.add_group(Group(gid, one_line(host), "node"))
         x0, y0 = (h % per_row) * 260.0, 700.0 + (h // per_row) * 300.0
         for k, guid in enumerate(sorted(hosts[host], key=lambda g: natural_key(ids[g]))):
             _add_device(layout, ids[guid], nodes[guid], models[guid],
@@ -261,14 +285,20 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
 
 
 def import_file(path: str | Path, catalog: Catalog | None = None) -> ImportReport:
+    from rackdesigner.inputs import InputError, read_text
+    from rackdesigner.interop.importcheck import unreadable_reason
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise IbnetdiscoverError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise IbnetdiscoverError(f"{path}: cannot read: {exc}") from None
-    return to_layout(parse(text, str(path)), catalog, f"InfiniBand fabric from {path.name}")
+        text = read_text(path, MAX_BYTES, "ibnetdiscover output")
+    except InputError as exc:
+        raise IbnetdiscoverError(str(exc)) from None
+    report = to_layout(parse(text, str(path)), catalog,
+                       one_line(f"InfiniBand fabric from {path.name}"))
+    reason = unreadable_reason(report.layout)
+    if reason is not None:
+        raise IbnetdiscoverError(f"{path}: cannot import: {reason}")
+    return report
 
 
 def _switch_name(node: Node) -> str:
@@ -281,7 +311,9 @@ def _switch_name(node: Node) -> str:
 def _add_device(layout: Layout, did: str, node: Node, model: str | None,
                 pos: tuple[float, float], group: str | None) -> None:
     placeholder = f"unmatched-{node.devid:#06x}" if node.devid is not None else "unmatched"
-    props = (("x-ib-guid", node.guid[2:]), ("x-ib-description", node.description))
+    props = (("x-ib-description", node.description), ("x-ib-guid", node.guid[2:]))
+    if model is None:  # what the capture says the node is, for the exports (units.py)
+        props = (*props, ("x-ib-type", node.kind))
     layout.add_device(Device(did, model or placeholder, "", pos, None, None, group, props))
 
 

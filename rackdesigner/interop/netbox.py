@@ -37,6 +37,7 @@ from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.netbox_types import device_type_yaml, interface_type
+from rackdesigner.interop.sanitize import row
 from rackdesigner.interop.units import Inventory, cables, inventory, local_port
 from rackdesigner.model import Layout, natural_key
 
@@ -66,7 +67,7 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
         buffer = io.StringIO()
         w = csv.writer(buffer, lineterminator="\n")
         w.writerow(header)
-        w.writerows(rows)
+        w.writerows(row(r) for r in rows)
         target = path / name
         write_atomic(target, buffer.getvalue())
         report.files.append(target)

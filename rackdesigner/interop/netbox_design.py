@@ -19,17 +19,31 @@ model name → slug), devices (`06-devices.csv`) and cables (`07-cables.csv`).
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from rackdesigner.catalog import Catalog
+from rackdesigner.inputs import (
+    InputError,
+    finite_number,
+    load_yaml,
+    read_text,
+    regular_files,
+    whole_number,
+)
+from rackdesigner.interop.sanitize import FORMULA_START, one_line
 from rackdesigner.model import Device, Layout, LayoutError, Link, Meta, PortRef, instantiate
+from rackdesigner.model.items import MAX_U
 
 _BAD_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
+MAX_CSV_BYTES = 256 * 2**20
+MAX_TYPE_BYTES = 4 * 2**20
+#: NetBox's length units (dcim.choices.CableLengthUnitChoices) in metres.
+LENGTH_UNITS = {"": 1.0, "m": 1.0, "cm": 0.01, "km": 1000.0, "ft": 0.3048, "in": 0.0254,
+                "mi": 1609.344}
 
 
 class NetboxImportError(ValueError):
@@ -42,54 +56,110 @@ class NetboxImport:
     devices: int = 0
     cables: int = 0
     skipped: dict[str, list[str]] = field(default_factory=dict)  # device type -> devices
+    notes: list[str] = field(default_factory=list)
 
 
 def _csv(path: Path, required: set[str]) -> list[tuple[int, dict[str, str]]]:
+    """The rows of a CSV file as (line, {column: text}); every row must have the header's
+    number of fields. A leading `'` that an export put before `= + - @` (formula guard,
+    sanitize.py) is taken off again."""
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            missing = required - set(reader.fieldnames or ())
-            if missing:
-                raise NetboxImportError(f"{path}:1: missing column(s) "
-                                        f"{', '.join(sorted(missing))}")
-            return [(n, row) for n, row in enumerate(reader, 2)]
-    except FileNotFoundError:
-        raise NetboxImportError(f"{path}: no such file (expected the files "
-                                "'rackdesigner export -f netbox' writes)") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise NetboxImportError(f"{path}: cannot read: {exc}") from None
+        text = read_text(path, MAX_CSV_BYTES, "NetBox CSV file")
+    except InputError as exc:
+        if exc.message.startswith("no such"):
+            raise NetboxImportError(f"{path}: no such file (expected the files "
+                                    "'rackdesigner export -f netbox' writes)") from None
+        raise NetboxImportError(str(exc)) from None
+    rows: list[tuple[int, dict[str, str]]] = []
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = next(reader, None)
+        if header is None:
+            raise NetboxImportError(f"{path}:1: the file is empty (expected a header row)")
+        header = [h.strip() for h in header]
+        if len(set(header)) != len(header):
+            raise NetboxImportError(f"{path}:1: a column name appears twice")
+        missing = required - set(header)
+        if missing:
+            raise NetboxImportError(f"{path}:1: missing column(s) "
+                                    f"{', '.join(sorted(missing))}")
+        line = reader.line_num + 1
+        for fields in reader:
+            if fields and len(fields) != len(header):
+                raise NetboxImportError(f"{path}:{line}: {len(fields)} field(s), expected "
+                                        f"{len(header)} (one per column of line 1)")
+            if fields:
+                rows.append((line, {h: _unguard(f) for h, f in zip(header, fields,
+                                                                    strict=True)}))
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        raise NetboxImportError(f"{path}:{reader.line_num}: not valid CSV: {exc}") from None
+    return rows
+
+
+def _unguard(text: str) -> str:
+    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_START and text[1:2] else text
 
 
 def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImport:
+    from rackdesigner.interop.folders import verify_manifest
+    from rackdesigner.interop.importcheck import unreadable_reason
+
     folder = Path(folder)
     if not folder.is_dir():
         raise NetboxImportError(f"{folder}: not a folder of NetBox import files")
+    incomplete, changed = verify_manifest(folder)
+    if incomplete is not None:
+        raise NetboxImportError(incomplete)
     layout = Layout(catalog, Meta("Imported from NetBox", f"Imported from {folder.name}"))
     catalog = layout.catalog
     result = NetboxImport(layout)
+    if changed:
+        result.notes.append(f"{len(changed)} file(s) changed since the export wrote them "
+                            f"({', '.join(changed[:3])}{'...' if len(changed) > 3 else ''})")
     slugs: dict[str, str] = {}
-    for path in sorted((folder / "03-device-types").glob("*.yaml")):
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise NetboxImportError(f"{path}: not a readable device type: {exc}") from None
-        if isinstance(doc, dict) and "model" in doc and "slug" in doc:
-            slugs[str(doc["model"])] = str(doc["slug"])
+    type_dir = folder / "03-device-types"
+    try:
+        type_files = regular_files(type_dir, ("*.yaml", "*.yml"), recursive=False) \
+            if type_dir.is_dir() else []
+        for path in type_files:
+            doc = load_yaml(read_text(path, MAX_TYPE_BYTES, "NetBox device type"), path)
+            if isinstance(doc, dict) and isinstance(doc.get("model"), str) \
+                    and isinstance(doc.get("slug"), str):
+                slugs[doc["model"]] = doc["slug"]
+    except InputError as exc:
+        raise NetboxImportError(f"{exc} (a NetBox device type was expected)") from None
     racks: dict[str, str] = {}
     heights = {s.rack.height_u: s.id for s in catalog.of_kind("rack") if s.rack is not None}
-    for line, row in _csv(folder / "05-racks.csv", {"name", "u_height"}):
-        rid = _BAD_ID.sub("-", row["name"]).strip("-.") or f"rack-{line}"
+    racks_csv = folder / "05-racks.csv"
+    rack_lines: dict[str, tuple[int, str]] = {}  # rack id -> (line, NetBox name)
+    for line, row in _csv(racks_csv, {"name", "u_height"}):
+        name = row["name"]
+        rid = _BAD_ID.sub("-", name).strip("-._")[:120] or f"rack-{line}"
+        if rid in rack_lines:
+            first, other = rack_lines[rid]
+            raise NetboxImportError(f"{racks_csv}:{line}: rack {name!r} and rack {other!r} "
+                                    f"(line {first}) both become the id {rid!r}; rename one")
+        rack_lines[rid] = (line, name)
         try:
-            height = int(float(row["u_height"] or 42))
-        except ValueError:
-            raise NetboxImportError(f"{folder / '05-racks.csv'}:{line}: u_height must be a "
-                                    f"number, got {row['u_height']!r}") from None
+            height = whole_number(row["u_height"] or "42", "u_height", low=1, high=100)
+        except ValueError as exc:
+            raise NetboxImportError(f"{racks_csv}:{line}: {exc}") from None
         model = heights.get(height) or heights.get(42) or next(iter(heights.values()), "rack")
-        racks[row["name"]] = rid
-        layout.add_device(Device(rid, model, row["name"], (len(racks) * 1600.0, 0.0)))
+        racks[name] = rid
+        try:
+            layout.add_device(Device(rid, model, one_line(name), (len(racks) * 1600.0, 0.0)))
+        except LayoutError as exc:
+            raise NetboxImportError(f"{racks_csv}:{line}: {exc}") from None
     devices_csv = folder / "06-devices.csv"
     built: set[str] = set()  # devices made from a catalog system
     rows = _csv(devices_csv, {"name", "device_type"})
+    first_line: dict[str, int] = {}
+    for line, row in rows:
+        if row["name"] in first_line:
+            raise NetboxImportError(f"{devices_csv}:{line}: device {row['name']!r} is listed "
+                                    f"twice (first on line {first_line[row['name']]})")
+        first_line[row["name"]] = line
     for line, row in sorted(rows, key=lambda r: (r[1]["name"].count("."), r[0])):
         name = row["name"]
         slug = slugs.get(row["device_type"], row["device_type"])
@@ -97,7 +167,11 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
             result.skipped.setdefault(row["device_type"], []).append(name)
             continue
         rack = racks.get(row.get("rack", ""))
-        u = int(row["position"]) if row.get("position", "").isdigit() else None
+        try:
+            u = whole_number(row["position"], "position (rack unit)", low=1, high=MAX_U) \
+                if (row.get("position") or "").strip() else None
+        except ValueError as exc:
+            raise NetboxImportError(f"{devices_csv}:{line}: {exc}") from None
         parent = next((p for p in _prefixes(name) if p in built), None)
         if parent is not None:  # a tray of a rack-scale system: it came with the system
             if not layout.has_group(name):
@@ -121,15 +195,24 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
     skipped = {n for names in result.skipped.values() for n in names}
     cables_csv = folder / "07-cables.csv"
     bundles: dict[tuple, list] = defaultdict(list)
+    cabled: dict[tuple[str, str], int] = {}  # (device, interface) -> line of its cable
     for line, row in _csv(cables_csv, {"side_a_device", "side_a_name", "side_b_device",
                                        "side_b_name"}):
+        for side in ("a", "b"):
+            interface = (row[f"side_{side}_device"], row[f"side_{side}_name"])
+            if interface in cabled:
+                raise NetboxImportError(
+                    f"{cables_csv}:{line}: interface {interface[1]!r} of {interface[0]!r} is "
+                    f"cabled twice (first on line {cabled[interface]}); one cable per "
+                    "interface")
+            cabled[interface] = line
+        length = _length(row, f"{cables_csv}:{line}")
         if row["side_a_device"] in skipped or row["side_b_device"] in skipped:
             continue
         ends = []
         for side in ("a", "b"):
             ends.append(_end(layout, row[f"side_{side}_device"], row[f"side_{side}_name"],
                              f"{cables_csv}:{line}"))
-        length = float(row["length"]) if row.get("length") else None
         description = (row.get("description") or "").split(":", 1)[0].strip()
         cable = description if description in catalog else None
         label = row.get("label") or ""
@@ -146,9 +229,31 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
                 layout.new_id("link")
             a = PortRef(da, ga, run[0][0])
             b = PortRef(db, gb, run[0][1])
-            layout.add_link(Link(lid, a, b, len(run), cable, length))
+            try:
+                layout.add_link(Link(lid, a, b, len(run), cable, length))
+            except LayoutError as exc:
+                raise NetboxImportError(f"{cables_csv}:{run[0][2]}: {exc}") from None
+    reason = unreadable_reason(layout)
+    if reason is not None:
+        raise NetboxImportError(f"{folder}: cannot import: {reason}")
     layout.revision = 0
     return result
+
+
+def _length(row: dict[str, str], where: str) -> float | None:
+    """The cable's length in metres (NetBox gives a number and a unit), or None."""
+    text = (row.get("length") or "").strip()
+    if not text:
+        return None
+    unit = (row.get("length_unit") or "").strip().lower()
+    if unit not in LENGTH_UNITS:
+        raise NetboxImportError(f"{where}: length_unit {unit!r} is not one of NetBox's "
+                                f"({', '.join(u for u in LENGTH_UNITS if u)})")
+    try:
+        value = finite_number(text, "length", low=0, high=1e6)
+    except ValueError as exc:
+        raise NetboxImportError(f"{where}: {exc}") from None
+    return round(value * LENGTH_UNITS[unit], 6)
 
 
 def _prefixes(name: str) -> list[str]:
@@ -169,8 +274,11 @@ def _end(layout: Layout, device: str, interface: str, where: str) -> PortRef:
                                 f"{interface!r})" if part else
                                 f"{where}: no device {device!r}")
     group, _, index = port.rpartition(".")
-    if not group or not index.isdigit():
+    if not group or not re.fullmatch(r"[0-9]{1,6}", index):
         group, index = port, "0"
+    if not re.fullmatch(r"[A-Za-z][\w\-]*", group, re.ASCII):
+        raise NetboxImportError(f"{where}: interface {interface!r} is not a port name RackDesigner "
+                                "reads (e.g. ib.3 or nic0/ib.3)")
     spec = layout.spec(target)
     if spec is not None and not spec.has_port(group):
         raise NetboxImportError(f"{where}: {target} ({spec.id}) has no port group {group!r} "

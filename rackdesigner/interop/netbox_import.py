@@ -14,6 +14,7 @@ import". The result validates with the catalog loader before it is written.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,9 @@ from typing import Any
 import yaml
 
 from rackdesigner import vocabulary
-from rackdesigner.catalog.loader import SCHEMA, SafeLoader
+from rackdesigner.catalog.loader import SCHEMA
 from rackdesigner.catalog.user import spec_from_data
+from rackdesigner.inputs import InputError, finite_number, load_yaml, read_text
 from rackdesigner.interop.netbox_types import PortFacts, port_facts
 
 FABRIC = vocabulary.protocols_of("network")
@@ -31,6 +33,7 @@ FABRIC = vocabulary.protocols_of("network")
 SWITCH_PORTS = 24
 WEIGHT_KG = {"kg": 1.0, "g": 0.001, "lb": 0.45359237, "oz": 0.028349523125}
 LIBRARY_URL = "https://github.com/netbox-community/devicetype-library"
+MAX_BYTES = 4 * 2**20
 
 
 class NetboxTypeError(ValueError):
@@ -38,17 +41,12 @@ class NetboxTypeError(ValueError):
 
 
 def read_device_type(path: Path) -> dict[str, Any]:
+    """A NetBox device type read under the input discipline (inputs.py): a regular UTF-8
+    file of at most 4 MiB, YAML without aliases, tags or runaway nesting."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)
-    except FileNotFoundError:
-        raise NetboxTypeError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NetboxTypeError(f"{path}: cannot read: {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise NetboxTypeError(f"{path}{where}: not valid YAML: "
-                              f"{getattr(exc, 'problem', exc)}") from None
+        data = load_yaml(read_text(path, MAX_BYTES, "NetBox device type"), path)
+    except InputError as exc:
+        raise NetboxTypeError(str(exc)) from None
     if not isinstance(data, dict):
         raise NetboxTypeError(f"{path}: expected a NetBox device type (a mapping with "
                               "manufacturer, model, slug...)")
@@ -56,7 +54,48 @@ def read_device_type(path: Path) -> dict[str, Any]:
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise NetboxTypeError(f"{path}: {key}: missing (a NetBox device type has "
                                   "manufacturer, model and slug)")
+    for key, high in (("u_height", 100), ("weight", 10_000)):
+        if data.get(key) is not None:
+            try:
+                data[key] = finite_number(data[key], key, low=0, high=high)
+            except ValueError as exc:
+                raise NetboxTypeError(f"{path}: {exc}") from None
+            if data[key].is_integer():
+                data[key] = int(data[key])
+    for i, port in enumerate(data.get("power-ports") or []):
+        if not isinstance(port, dict):
+            continue
+        for key in ("maximum_draw", "allocated_draw"):
+            if port.get(key) is not None:
+                try:
+                    finite_number(port[key], f"power-ports[{i}].{key}", low=0, high=10**6)
+                except ValueError as exc:
+                    raise NetboxTypeError(f"{path}: {exc}") from None
     return data
+
+
+#: Signs that a device type is an InfiniBand part whatever its interface types say: the
+#: community library gives InfiniBand switches Ethernet types (QM8700: 200gbase-x-qsfp56).
+#: NVIDIA/Mellanox InfiniBand switch families by name or part number (Quantum: QM8700/8790,
+#: QM9700/9790, Q3400; Switch-IB: SB7700/7800/7890; director chassis CS7500/CS8500).
+IB_NAMES = re.compile(r"(?<![A-Za-z0-9])(?:M?QM[89]7\d\d|M?QM3\d{3}|Q3[0-9]{3}|M?SB7[7-8]\d\d"
+                      r"|M?CS[78][5-9]\d\d|Quantum(?:-2|-X)?|Switch-IB|InfiniBand)",
+                      re.IGNORECASE)
+#: InfiniBand 4x rates -> generation (IBTA), for Ethernet-typed ports of an InfiniBand part.
+IB_BY_RATE = {40: "QDR", 56: "FDR", 100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
+
+
+def infiniband_sign(data: dict[str, Any]) -> str | None:
+    """Why the device type looks like an InfiniBand part (None when nothing says so)."""
+    for key in ("model", "part_number", "slug", "comments", "description"):
+        value = data.get(key)
+        if isinstance(value, str) and (m := IB_NAMES.search(value)):
+            return f"its {key} names an InfiniBand part ({m[0]})"
+    names = [str(i.get("name", "")) for i in data.get("interfaces") or []
+             if isinstance(i, dict) and not i.get("mgmt_only")]
+    if names and all(re.match(r"IB\d", n) for n in names):
+        return f"its interfaces are named as InfiniBand ports ({names[0]}...)"
+    return None
 
 
 def fabric_interfaces(path: Path, data: dict[str, Any]) -> OrderedDict[str, list[str]]:
@@ -64,6 +103,9 @@ def fabric_interfaces(path: Path, data: dict[str, Any]) -> OrderedDict[str, list
     raw = data.get("interfaces") or []
     if not isinstance(raw, list):
         raise NetboxTypeError(f"{path}: interfaces: expected a list of {{name, type}}")
+    if len(raw) > 10_000:
+        raise NetboxTypeError(f"{path}: interfaces: {len(raw):,} entries; no device has that "
+                              "many")
     out: OrderedDict[str, list[str]] = OrderedDict()
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or "name" not in item or "type" not in item:
@@ -81,15 +123,44 @@ def unanswered(path: Path, data: dict[str, Any]) -> list[tuple[str, list[str]]]:
 
 
 def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFacts],
-                    kind: str | None = None) -> dict[str, Any]:
-    """The catalog file's data for a device type; NetboxTypeError when a question is open."""
+                    kind: str | None = None, fabric: str = "auto",
+                    warnings: list[str] | None = None) -> dict[str, Any]:
+    """The catalog file's data for a device type; NetboxTypeError when a question is open.
+
+    `fabric`: "auto" takes Ethernet-typed ports of a part that is recognisably InfiniBand
+    (`infiniband_sign`) as InfiniBand at the same rate and says so in `warnings`;
+    "infiniband" or "ethernet" decides for every fabric port."""
     groups: list[dict[str, Any]] = []
     answered = False
     names_taken: set[str] = set()
     interfaces = fabric_interfaces(path, data)
+    sign = infiniband_sign(data) if fabric == "auto" else None
     for itype, names in interfaces.items():
         facts = port_facts(itype)
         source = "netbox"
+        if facts is not None and facts.protocol == "ethernet" and (
+                fabric == "infiniband" or sign is not None):
+            rate = int(facts.rate_gbps)
+            if rate not in IB_BY_RATE:
+                raise NetboxTypeError(
+                    f"{path}: interfaces: type {itype!r} is Ethernet at {rate} Gb/s, but "
+                    f"{sign or 'you said it is InfiniBand'}, and no InfiniBand generation runs "
+                    f"at {rate} Gb/s; give the ports with --port {itype}=infiniband:GBPS or "
+                    "--fabric ethernet")
+            gen = IB_BY_RATE[rate]
+            facts = PortFacts("infiniband", gen, float(rate), 4, facts.connector)
+            source = "answer"
+            answered = True
+            if warnings is not None:
+                warnings.append(
+                    f"{path.name}: {len(names)} port(s) of type {itype!r} taken as InfiniBand "
+                    f"{gen} ({rate} Gb/s): NetBox calls them Ethernet, but "
+                    f"{sign or 'you said so (--fabric infiniband)'}; use --fabric ethernet if "
+                    "this unit runs Ethernet")
+        elif facts is not None and fabric == "ethernet" and facts.protocol == "infiniband":
+            facts = PortFacts("ethernet", f"{facts.rate_gbps:g}GbE", facts.rate_gbps, 4,
+                              facts.connector)
+            source, answered = "answer", True
         if facts is None:
             facts = answers.get(itype)
             if facts is None:
@@ -155,8 +226,9 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
                                           f"{data['model']} ({path.name})",
                                  "url": LIBRARY_URL}}
     if answered:
-        out["sources"]["answer"] = {"title": "Port protocol and rate given at import (the "
-                                             "NetBox interface type does not say them)"}
+        out["sources"]["answer"] = {"title": "Port protocol and rate given at import, or "
+                                             "taken as InfiniBand because the part is one (the "
+                                             "NetBox interface type does not say it)"}
     out["notes"] = ("Converted by 'rackdesigner catalog import-netbox'. NetBox has no switch "
                     "latency or in-network reduction facts: add a 'switch:' block with a "
                     "source when you have them.") if kind == "switch" else (

@@ -99,6 +99,32 @@ def device_type_yaml(spec: DeviceSpec, interfaces: list[tuple[str, str]], u_heig
     if interfaces:
         doc["interfaces"] = [{"name": n, "type": t} for n, t in interfaces]
     if power_w:
-        doc["power-ports"] = [{"name": "PSU", "type": "iec-60320-c20",
-                               "maximum_draw": round(power_w)}]
+        inlets = POWER_INLETS.get(spec.id)
+        if inlets is not None:  # a rack-scale system: its draw spread over its real inlets
+            share = round(power_w / inlets.count)
+            doc["power-ports"] = [{"name": inlets.name.format(n=n), "maximum_draw": share}
+                                  for n in range(1, inlets.count + 1)]
+        else:
+            doc["power-ports"] = [{"name": "PSU", "type": "iec-60320-c20",
+                                   "maximum_draw": round(power_w)}]
     return doc
+
+
+@dataclass(frozen=True)
+class PowerInlets:
+    count: int
+    name: str  # format with n = 1..count
+    rated_w: float
+    source: str
+
+
+#: Systems fed through more than one inlet, so that NetBox gets the rack's draw spread over
+#: them (a 120 kW NVL72 on one C20 is no plan a site team can use).
+POWER_INLETS = {
+    "gb200-nvl72": PowerInlets(
+        8, "power-shelf-{n}", 33000.0,
+        "NVIDIA Base Command Manager manual, 'BCM Power Shelf Integration' "
+        "(docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/"
+        "powershelf): the GB200 reference rack has 8 power shelves of 6 PSUs rated 5.5 kW, "
+        "33 kW per shelf"),
+}

@@ -25,6 +25,7 @@ import yaml
 from rackdesigner import __version__, vocabulary
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.hostlist import apply_host_map, compress
+from rackdesigner.interop.sanitize import config_token, one_line
 from rackdesigner.interop.units import Inventory, inventory, protocol_of
 from rackdesigner.model import Layout, natural_key, nvlink_domains
 
@@ -173,7 +174,7 @@ def block_entries(inv: Inventory, names: dict[str, str], report: ExportReport) -
 
 # ---- writing -----------------------------------------------------------------------------
 def _conf(plugin: str, layout: Layout, entries: list[tuple]) -> str:
-    title = layout.meta.name or "RackDesigner design"
+    title = one_line(layout.meta.name or "RackDesigner design")
     lines = [f"# Slurm topology.conf for topology/{plugin}: {title}",
              f"# Written by RackDesigner {__version__}; slurm.conf needs "
              f"TopologyPlugin=topology/{plugin}.", ""]
@@ -183,8 +184,13 @@ def _conf(plugin: str, layout: Layout, entries: list[tuple]) -> str:
             lines.append(f"BlockSizes={hostlist}")
             continue
         if comment:
-            lines.append(f"# {comment}")
-        lines.append(f"{key}={name} {'Nodes' if what == 'nodes' else 'Switches'}={hostlist}")
+            lines.append(f"# {one_line(comment, 400)}")
+        try:
+            lines.append(f"{key}={config_token(name, 'name')} "
+                         f"{'Nodes' if what == 'nodes' else 'Switches'}="
+                         f"{config_token(hostlist, 'host list')}")
+        except ValueError as exc:
+            raise ExportError(str(exc)) from None
     return "\n".join(lines) + "\n"
 
 

@@ -75,6 +75,12 @@ class Inventory:
         return self.layout.spec(device)
 
 
+def _declared_kind(device) -> str:
+    """The kind of a device whose model is not in the catalog, where its import recorded one:
+    a switch found by ibnetdiscover stays a switch (`x-ib-type: Switch`)."""
+    return "switch" if dict(device.props).get("x-ib-type") == "Switch" else "unknown"
+
+
 def inventory(layout: Layout) -> Inventory:
     """Units and racks of a layout (see the module docstring)."""
     groups = {g.id: g for g in layout.groups()}
@@ -96,7 +102,7 @@ def inventory(layout: Layout) -> Inventory:
 
     for device in layout.devices():
         spec = layout.spec(device.id)
-        kind = spec.kind if spec is not None else "unknown"
+        kind = spec.kind if spec is not None else _declared_kind(device)
         if kind == "rack":
             racks[device.id] = device.label
             continue
@@ -151,6 +157,9 @@ def inventory(layout: Layout) -> Inventory:
 
 def protocol_of(layout: Layout, end: PortRef) -> str:
     spec = layout.spec(end.device) if layout.has_device(end.device) else None
+    if spec is None and layout.has_device(end.device) and dict(
+            layout.device(end.device).props).get("x-ib-type"):
+        return "infiniband"  # a node ibnetdiscover found, of a model the catalog lacks
     if spec is None or not spec.has_port(end.group):
         return "unknown"
     return spec.port(end.group).protocol

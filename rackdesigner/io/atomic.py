@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from rackdesigner.inputs import NotRegularFileError, file_kind
+
 log = logging.getLogger(__name__)
 
 TEMP_MARK = "rackdesigner-"
@@ -50,24 +52,6 @@ class ReadOnlyFileError(PermissionError):
     def __init__(self, path: str | os.PathLike) -> None:
         super().__init__(errno.EACCES, "the file is read-only (no write permission); it was "
                          "left unchanged", os.fspath(path))
-
-
-class NotRegularFileError(OSError):
-    """The path names a folder, FIFO, socket or device, not a file that can be read or saved."""
-
-    def __init__(self, path: str | os.PathLike, kind: str) -> None:
-        super().__init__(errno.EINVAL, f"is a {kind}, not a regular file", os.fspath(path))
-        self.kind = kind
-
-
-def file_kind(mode: int) -> str:
-    """A readable name for the type of file `mode` (from `os.stat`) describes."""
-    for test, name in ((stat.S_ISREG, "regular file"), (stat.S_ISDIR, "folder"),
-                       (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"),
-                       (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device")):
-        if test(mode):
-            return name
-    return "special file"
 
 
 def real_target(path: str | os.PathLike) -> Path:

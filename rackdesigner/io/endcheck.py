@@ -25,7 +25,10 @@ from dataclasses import dataclass
 
 HEADER = "# RackDesigner layout (format: docs/file-format.md); its last line is the end check\n"
 _ANNOUNCEMENT = "its last line is the end check"
-_END = re.compile(r"# end of layout: (\d+) groups?, (\d+) devices?, (\d+) links?[ \t\r]*")
+#: Counts of at most 15 digits: a longer one is no count RackDesigner wrote (and Python refuses
+#: to convert 4,300+ digits), so the line is not taken as an end line.
+_END = re.compile(r"# end of layout: (\d{1,15}) groups?, (\d{1,15}) devices?, (\d{1,15}) "
+                  r"links?[ \t\r]*")
 SECTIONS = ("groups", "devices", "links")
 
 

@@ -31,6 +31,7 @@ from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, P
 from rackdesigner.model.items import (
     ACTIVE,
     GROUP_KINDS,
+    MAX_COORD,
     NO_SITE,
     STATUSES,
     Site,
@@ -531,7 +532,7 @@ class EntryReader:
         xy = _finite_pair(pos)
         if xy is None:
             raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
-                            f"numbers, got {_short(pos)}")
+                            f"numbers within ±{MAX_COORD:g}, got {_short(pos)}")
         return xy
 
     def unit(self, e: Entry, what: str) -> int | None:
@@ -679,7 +680,9 @@ def _finite_pair(value: Any) -> tuple[float, float] | None:
     if not isinstance(value, list | tuple) or len(value) != 2:
         return None
     x, y = _finite_float(value[0]), _finite_float(value[1])
-    return None if x is None or y is None else (x, y)
+    if x is None or y is None or abs(x) > MAX_COORD or abs(y) > MAX_COORD:
+        return None  # past ±1e150 the canvas cannot draw (model/items.py)
+    return x, y
 
 
 def extensions(entry: dict) -> tuple[tuple[str, Any], ...]:

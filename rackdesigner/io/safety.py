@@ -17,11 +17,13 @@ import re
 
 import yaml
 
+from rackdesigner import inputs
+
 MAX_BYTES = 64 * 1024 * 1024
 #: Files in the canonical one-line-per-entry form are read without composing YAML nodes
 #: (`fastread`), so they may be larger: a 100,000-GPU design is ~100 MiB.
 MAX_CANONICAL_BYTES = 1024 * 1024 * 1024
-MAX_DEPTH = 32
+MAX_DEPTH = inputs.MAX_DEPTH  # one limit for every YAML reader
 #: ~1.5 GB of composed nodes; a layout of 300,000 one-line devices has ~3.3 million.
 MAX_NODES = 4_000_000
 #: Below this many bytes a file cannot hold MAX_NODES nodes (`{a,a,a,...` makes two per two bytes).

@@ -6,6 +6,8 @@ readable strings (`gpu-12`, `link-40`); geometry is tuples of floats.
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,10 +24,49 @@ FAILED = "failed"
 STATUSES = (ACTIVE, FAILED)
 
 
+#: Bounds every document keeps (the file reader refuses the same): a bundle of at most a
+#: million cables, rack units 1..9999, and coordinates that are finite numbers (a NaN or an
+#: infinity reaching the canvas made every repaint raise and, in the minimap, crashed Qt).
+MAX_LINK_COUNT = 10**6
+MAX_U = 9999
+#: Coordinates past this are no drawing (the canvas segfaulted on two devices at ±1.7e308: the
+#: scene's width overflowed to infinity). 1e150 keeps every sum, difference and square the views
+#: compute finite, and every file saved so far loads (a golden file holds 1e20).
+MAX_COORD = 1e150
+
+
 def is_valid_id(value: object) -> bool:
     """The id syntax of every object, matched in full (`re.match` with `$` would also accept a
     final "\\n"); the mutators and the file readers all check ids with this one function."""
     return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
+
+
+def device_problem(device: Device) -> str | None:
+    """Why `device` cannot be in a document (non-finite position, bad rack unit), or None."""
+    pos = device.pos
+    if (not isinstance(pos, tuple | list) or len(pos) != 2
+            or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                       and math.isfinite(v) and abs(v) <= MAX_COORD for v in pos)):
+        return (f"device {device.id!r}: position must be two finite numbers within "
+                f"±{MAX_COORD:g}, got {pos!r}")
+    u = device.u
+    if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u <= MAX_U):
+        return f"device {device.id!r}: rack unit must be a whole number 1..{MAX_U}, got {u!r}"
+    return None
+
+
+def link_problem(link: Link) -> str | None:
+    """Why `link` cannot be in a document (count, length), or None."""
+    count = link.count
+    if (isinstance(count, bool) or not isinstance(count, numbers.Integral)
+            or not 1 <= count <= MAX_LINK_COUNT):
+        return (f"link {link.id!r}: count must be a whole number 1..{MAX_LINK_COUNT:,}, got "
+                f"{count!r}")
+    length = link.length_m
+    if length is not None and (isinstance(length, bool) or not isinstance(length, numbers.Real)
+                               or not math.isfinite(length) or length < 0):
+        return f"link {link.id!r}: length must be a finite number of metres >= 0, got {length!r}"
+    return None
 
 
 @dataclass(frozen=True, slots=True, order=True)

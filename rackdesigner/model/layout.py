@@ -40,7 +40,15 @@ from rackdesigner.model.events import (
     LinkRemoved,
     MetaChanged,
 )
-from rackdesigner.model.items import Device, Group, Link, Meta, is_valid_id
+from rackdesigner.model.items import (
+    Device,
+    Group,
+    Link,
+    Meta,
+    device_problem,
+    is_valid_id,
+    link_problem,
+)
 from rackdesigner.model.state import GROUP_PROOF, HINTED, DesignState
 from rackdesigner.model.transaction import Transaction, inverse, step
 
@@ -264,6 +272,8 @@ class Layout:
             raise LayoutError(f"id {device.id!r} is already used")
         if device.group is not None and device.group not in state.groups:
             raise LayoutError(f"device {device.id!r}: no group {device.group!r}")
+        if (problem := device_problem(device)) is not None:
+            raise LayoutError(problem)
         self._state = state.with_device(device)
         self._emit(DeviceAdded(device))
         return device
@@ -286,6 +296,8 @@ class Layout:
             return old
         if new.group is not None and new.group not in self._state.groups:
             raise LayoutError(f"device {device_id!r}: no group {new.group!r}")
+        if (new.pos != old.pos or new.u != old.u) and (problem := device_problem(new)):
+            raise LayoutError(problem)
         self._state = self._state.with_device(new, old)
         self._emit(DeviceChanged(old, new))
         return new
@@ -297,8 +309,8 @@ class Layout:
             raise LayoutError(f"invalid link id {link.id!r}")
         if state.has_id(link.id):
             raise LayoutError(f"id {link.id!r} is already used")
-        if link.count < 1:
-            raise LayoutError(f"link {link.id!r}: count must be >= 1")
+        if (problem := link_problem(link)) is not None:
+            raise LayoutError(problem)
         for end in (link.a, link.b):
             if end.device not in state.devices:
                 raise LayoutError(f"link {link.id!r}: no device {end.device!r}")
@@ -329,8 +341,8 @@ class Layout:
             return old
         if new.id != old.id or {new.a.device, new.b.device} != {old.a.device, old.b.device}:
             raise LayoutError("update_link cannot change a link's id or devices")
-        if new.count < 1:
-            raise LayoutError(f"link {link_id!r}: count must be >= 1")
+        if (problem := link_problem(new)) is not None:
+            raise LayoutError(problem)
         self._state = self._state.with_link(new, old)
         self._emit(LinkChanged(old, new))
         return new
@@ -434,14 +446,16 @@ class Layout:
             if (device.group is not None and device.group not in state.groups
                     and device.group not in new_groups):
                 refuse(device, f"device {device.id!r}: no group {device.group!r}")
+            if (problem := device_problem(device)) is not None:
+                refuse(device, problem)
             new_devices[device.id] = device
         for link in links:
             if not is_valid_id(link.id):
                 refuse(link, f"invalid link id {link.id!r}")
             if taken(link.id):
                 refuse(link, f"id {link.id!r} is already used")
-            if link.count < 1:
-                refuse(link, f"link {link.id!r}: count must be >= 1")
+            if (problem := link_problem(link)) is not None:
+                refuse(link, problem)
             for end in (link.a, link.b):
                 if end.device not in state.devices and end.device not in new_devices:
                     refuse(link, f"link {link.id!r}: no device {end.device!r}")

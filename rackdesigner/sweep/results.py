@@ -113,11 +113,12 @@ def read_results(path: str | os.PathLike) -> tuple[list[str], list[dict[str, Any
     """(columns, rows, meta) of a CSV or JSON results file; `ResultsError` if unreadable."""
     fmt = results_format(path)
     label = os.fspath(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{label}: cannot read: {getattr(exc, 'strerror', None) or exc}"
-                           ) from None
+    from rackdesigner.inputs import InputError, read_text
+
+    try:  # a FIFO or device refused before it is read; at most 1 GiB
+        text = read_text(path, 2**30, "sweep results file")
+    except InputError as exc:
+        raise ResultsError(str(exc)) from None
     if fmt == ".json":
         try:
             data = json.loads(text)

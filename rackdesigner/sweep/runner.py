@@ -67,6 +67,39 @@ def is_address(scheduler: str) -> bool:
     return "://" in scheduler or (":" in scheduler and scheduler not in LOCAL_SCHEDULERS)
 
 
+#: The protocols dask.distributed connects over (distributed.comm registry).
+PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+PROBE_TIMEOUT_S = 3.0
+
+
+def check_address(address: str) -> None:
+    """Refuse at once an address dask.distributed cannot use (`foo://bar` waited 20 s and then
+    raised), and one where nothing listens (`tcp://127.0.0.1:1` took 10 s to fail): a plain TCP
+    connection is tried first, with a short timeout."""
+    import socket
+
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme not in PROTOCOLS:
+        raise SweepRunError(f"scheduler address {address!r}: unknown protocol {scheme!r} "
+                            f"(expected {', '.join(p + '://' for p in PROTOCOLS)} HOST:PORT)")
+    if scheme in ("ucx", "inproc"):
+        return
+    host, colon, port_text = rest.rstrip("/").rpartition(":")
+    host = host.strip("[]")
+    if not colon or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise SweepRunError(f"scheduler address {address!r}: expected {scheme}://HOST:PORT "
+                            "(e.g. tcp://10.0.0.5:8786)")
+    try:
+        with socket.create_connection((host, int(port_text)), timeout=PROBE_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise SweepRunError(f"cannot reach the Dask scheduler at {address}: {reason} (is "
+                            "`dask scheduler` running there?)") from None
+
+
 def run_sweep(spec: SweepSpec, scheduler: Any = DEFAULT_SCHEDULER, *,
               workers: int | None = None, progress: Progress | None = None,
               cancel: threading.Event | None = None) -> SweepResult:
@@ -134,9 +167,10 @@ def _run_distributed(spec: SweepSpec, points: list[tuple[int, dict]], scheduler:
 
     own = not isinstance(scheduler, Client)
     if own:
+        check_address(scheduler)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:  # distributed raises OSError, TimeoutError, ValueError...
             raise SweepRunError(f"cannot reach the Dask scheduler at {scheduler}: {exc} "
                                 "(is `dask scheduler` running there?)") from None
     else:

@@ -108,29 +108,25 @@ class SweepSpec:
 
 def load_spec(path: str | os.PathLike) -> SweepSpec:
     """Read and check a spec file; `SweepSpecError` (located) for anything unusable."""
+    from rackdesigner.inputs import InputError, read_text
+
     label = os.fspath(path)
-    try:
-        with open(label, "rb") as handle:
-            data = handle.read(MAX_SPEC_BYTES + 1)
-    except FileNotFoundError:
-        raise SweepSpecError(label, "no such file") from None
-    except IsADirectoryError:
-        raise SweepSpecError(label, "is a folder, not a sweep spec") from None
-    except OSError as exc:
-        raise SweepSpecError(label, f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_SPEC_BYTES:
-        raise SweepSpecError(label, f"a sweep spec is at most {MAX_SPEC_BYTES // 1024} KiB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise SweepSpecError(label, "not UTF-8 text (a YAML sweep spec was expected)") from None
+    try:  # a FIFO or device is refused before it is read (rackdesigner/inputs.py)
+        text = read_text(label, MAX_SPEC_BYTES, "sweep spec")
+    except InputError as exc:
+        raise SweepSpecError(label, exc.message, exc.line) from None
     return parse_spec(text, label, Path(label).parent)
 
 
 def parse_spec(text: str, label: str = "<spec>", folder: str | os.PathLike = ".") -> SweepSpec:
     """Parse spec text; `folder` is where a relative `base:` path is looked up."""
-    try:
+    from rackdesigner.inputs import InputError, check_yaml
+
+    try:  # aliases, deep nesting, 4,300-digit numbers refused before composing
+        check_yaml(text, label, max_nodes=100_000, invalid="invalid YAML")
         node = yaml.compose(text, Loader=_Loader)
+    except InputError as exc:
+        raise SweepSpecError(label, exc.message, exc.line) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise SweepSpecError(label, f"invalid YAML: {exc.problem or exc}",

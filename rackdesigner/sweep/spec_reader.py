@@ -44,8 +44,11 @@ class SpecReader:
         if isinstance(node, yaml.SequenceNode):
             return [self.plain(v) for v in node.value]
         try:
-            return yaml.SafeLoader("").construct_object(node, deep=True)
-        except yaml.YAMLError:
+            value = yaml.SafeLoader("").construct_object(node, deep=True)
+            if isinstance(value, float) and value != value:
+                raise ValueError("NaN")
+            return value
+        except (yaml.YAMLError, ValueError, OverflowError):
             raise self.fail(node, f"unsupported value {node.value!r} (plain text, numbers "
                             "and true/false only)") from None
 

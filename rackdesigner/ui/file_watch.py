@@ -27,12 +27,12 @@ log = logging.getLogger(__name__)
 SETTLE_MS = 200  # editors and git write in several steps: check once they are done
 
 
-def _signature(path: Path) -> tuple[int, int, int] | None:
+def _signature(path: Path) -> tuple[int, int, int, int] | None:
     try:
         info = os.stat(path)
     except OSError:
         return None
-    return info.st_mtime_ns, info.st_size, info.st_ino
+    return info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns
 
 
 def _digest(path: Path) -> str | None:
@@ -91,9 +91,13 @@ class FileWatch(QObject):
     def changed_since_known(self) -> bool:
         """True when the file on disk is not the version last read or written here (nor one
         the user already chose to keep their version over)."""
-        if self.path is None or _signature(self.path) == self._signature:
+        if self.path is None:
             return False
+        # Same size and mtime does not mean the same bytes: a file rewritten in place with its
+        # old mtime restored keeps both (and its inode), so the content decides.
         digest = _digest(self.path)
+        if _signature(self.path) == self._signature and digest == self._digest:
+            return False
         return digest != self._digest and digest != self._kept_over
 
     def keep_mine(self) -> None:

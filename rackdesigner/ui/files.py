@@ -209,6 +209,14 @@ class FileController(QObject):
                                  "can write to.")
             self.status_message(f"Cannot save {path.name}: {exc.strerror or exc}")
             return False
+        except Exception as exc:  # a value the writer refuses (or a bug): say so, keep the design
+            log.exception("cannot save %s", path)
+            self.last_error = f"{path}: {exc}"
+            QMessageBox.critical(self.owner, "Cannot save", f"{path} could not be saved: "
+                                 f"{exc}.\n\nNothing was written; your changes are still here, "
+                                 "unsaved.")
+            self.status_message(f"Cannot save {path.name}: {exc}")
+            return False
         self.document.path = path
         self.document.untitled_title = ""
         self.document.undo_stack.setClean()

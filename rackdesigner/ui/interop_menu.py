@@ -185,11 +185,16 @@ def import_from(window: MainWindow, source: str, path: str | Path) -> bool:
             result = read_folder(path, window.catalog)
             layout = result.layout
             notes = [f"Device type {t!r} is not in the catalog: {len(n)} device(s) left out."
-                     for t, n in sorted(result.skipped.items())]
+                     for t, n in sorted(result.skipped.items())] + result.notes
             summary = f"{result.devices} devices, {result.cables} cables"
     except ValueError as exc:  # every importer's error is a located ValueError
         window.last_error = str(exc)
         QMessageBox.critical(window, "Cannot import", str(exc))
+        return False
+    except Exception as exc:  # a bug or the system (memory): a dialog, never a dead window
+        log.exception("import %s from %s failed", source, path)
+        window.last_error = f"{path}: cannot import: {type(exc).__name__}: {exc}"
+        QMessageBox.critical(window, "Cannot import", window.last_error)
         return False
     window._set_document(layout, None)
     window.status_message(f"Imported {Path(path).name}: {summary}")
@@ -221,6 +226,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
         return 0
     folder = (user_catalog_dirs() or [platform_catalog_dir()])[0]
     written = []
+    warnings: list[str] = []
     for name in files:
         path = Path(name)
         try:
@@ -240,7 +246,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
                 gen = f"{rate:g}GbE" if protocol == "ethernet" else "custom"
                 answers[itype] = PortFacts(protocol, gen, rate, 4, "unspecified")
             try:
-                model = to_catalog_data(path, data, answers)
+                model = to_catalog_data(path, data, answers, warnings=warnings)
             except NetboxTypeError as exc:
                 if "--kind" not in str(exc):
                     raise
@@ -249,18 +255,29 @@ def import_device_types_dialog(window: MainWindow) -> int:
                                                 list(KINDS), KINDS.index("switch"), False)
                 if not ok:
                     return len(written)
-                model = to_catalog_data(path, data, answers, kind)
+                model = to_catalog_data(path, data, answers, kind, warnings=warnings)
         except NetboxTypeError as exc:
             QMessageBox.critical(window, "Cannot import the device type", str(exc))
             return len(written)
-        folder.mkdir(parents=True, exist_ok=True)
+        except Exception as exc:  # never a dead window
+            log.exception("device type import of %s failed", path)
+            QMessageBox.critical(window, "Cannot import the device type",
+                                 f"{path}: {type(exc).__name__}: {exc}")
+            return len(written)
         target = folder / f"{model['id']}.yaml"
-        write_atomic(target, dump(model))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, dump(model))
+        except OSError as exc:
+            QMessageBox.critical(window, "Cannot write the model",
+                                 f"{target}: {exc.strerror or exc}")
+            return len(written)
         written.append(target)
     QMessageBox.information(
         window, "Device types imported",
         f"{len(written)} model(s) written to {folder}:\n"
         + "\n".join(f"  {p.name}" for p in written)
+        + "".join(f"\n\n{w}" for w in warnings)
         + "\n\nThey appear in the Palette the next time RackDesigner starts.")
     window.status_message(f"{len(written)} model(s) written to {folder}")
     return len(written)

@@ -11,7 +11,11 @@ and one warning line says so (also shown in the status bar, `reset_notice`).
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import stat
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,10 +42,66 @@ def _v0_to_v1(store: QSettings) -> None:
     store.remove("recent")
 
 
+#: A settings file larger than this is not ours (ours is a few KiB): it is set aside unread.
+MAX_SETTINGS_BYTES = 16 * 2**20
+
+
+def settings_files() -> list[Path]:
+    """The files QSettings("RackDesigner", "RackDesigner") reads on this platform (the
+    application's, then the organisation-wide fallback); [] where it uses no files."""
+    if sys.platform in ("win32", "darwin"):
+        return []  # the registry; a property list that Qt reads through CoreFoundation
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return [base / "RackDesigner" / "RackDesigner.conf", base / "RackDesigner.conf"]
+
+
+def unusable_settings_file() -> tuple[Path, str] | None:
+    """A settings file that must not be opened (Qt blocks for ever opening a FIFO, and reads a
+    device or a huge file whole): (path, why), checked with lstat/stat, never opened."""
+    for path in settings_files():
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            from rackdesigner.io.atomic import file_kind
+
+            return path, f"it is a {file_kind(info.st_mode)}, not a settings file"
+        if info.st_size > MAX_SETTINGS_BYTES:
+            return path, f"it is {info.st_size / 2**20:.0f} MiB, far larger than any settings"
+    return None
+
+
+def _default_store() -> tuple[QSettings, str]:
+    """The app's QSettings, with any unusable settings file moved aside first (and if it
+    cannot be moved, a store in a temporary folder for this run); (store, notice)."""
+    notice = ""
+    for _ in range(len(settings_files())):
+        bad = unusable_settings_file()
+        if bad is None:
+            break
+        path, why = bad
+        aside = path.with_name(f"{path.name}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            os.rename(path, aside)
+            notice = (f"Settings reset to defaults: {why} ({path}); it was moved to {aside}")
+        except OSError as exc:
+            tmp = Path(tempfile.mkdtemp(prefix="rackdesigner-settings-")) / "settings.conf"
+            notice = (f"Settings not kept this session: {why} ({path}) and it cannot be moved "
+                      f"({exc.strerror or exc})")
+            log.warning("%s", notice)
+            return QSettings(str(tmp), QSettings.Format.IniFormat), notice
+        log.warning("%s", notice)
+    return QSettings("RackDesigner", "RackDesigner"), notice
+
+
 class Settings:
     def __init__(self, store: QSettings | None = None) -> None:
-        self.store = store if store is not None else QSettings("RackDesigner", "RackDesigner")
-        self.reset_notice = ""
+        notice = ""
+        if store is None:
+            store, notice = _default_store()
+        self.store = store
+        self.reset_notice = notice
         problem = self._problem()
         if problem is not None:
             self.reset(problem)

@@ -30,6 +30,10 @@ CHOICES = {"precision": PRECISIONS, "recompute": RECOMPUTE, "sharding": SHARDING
            "grad_dtype": GRAD_DTYPES}
 FLAGS = ("dp_overlap",)
 MAX_BYTES = 64 * 1024  # a job file is a dozen lines
+#: Parallel degrees, batch sizes and GPU counts past this are typos or hostile files.
+MAX_DEGREE = 10**7
+#: 10^18 tokens: a million times the largest published training runs (~1.5e13).
+MAX_TOKENS = 1e18
 KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, *FLAGS, "profile", "tokens", "pue")
 
 
@@ -86,13 +90,12 @@ def load_job(path: str | Path) -> JobSpec:
 
 
 def parse_job(text: str, label: str = "<job>") -> JobSpec:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise JobFileError(f"{label}{where}: {problem} (expected a YAML job file)") from None
+    from rackdesigner.inputs import InputError, compose_yaml, scalar_value
+
+    try:  # aliases, tags, deep nesting and 4,300-digit numbers refused (rackdesigner/inputs.py)
+        node = compose_yaml(text, label, max_nodes=10_000)
+    except InputError as exc:
+        raise JobFileError(f"{exc} (expected a YAML job file)") from None
 
     def fail(n: yaml.Node | None, message: str) -> JobFileError:
         line = f":{n.start_mark.line + 1}" if n is not None else ""
@@ -112,12 +115,14 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise fail(key, f"unknown key {name!r}; {hint}(a job file takes: {', '.join(KEYS)})")
         try:
-            v = yaml.SafeLoader("").construct_object(value, deep=True)
-        except yaml.YAMLError:
-            raise fail(value, f"{name}: unsupported value") from None
+            v = scalar_value(value)
+        except ValueError:
+            raise fail(value, f"{name}: unsupported value (expected a single number or "
+                       "name)") from None
         if name in (*DEGREES, "gpus"):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise fail(value, f"{name} must be a whole number of at least 1, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_DEGREE:
+                raise fail(value, f"{name} must be a whole number from 1 to {MAX_DEGREE:,}, "
+                           f"got {_short(v)}")
         elif name in CHOICES:
             if v not in CHOICES[name]:
                 raise fail(value, f"{name} must be one of {', '.join(CHOICES[name])}, got {v!r}")
@@ -182,19 +187,30 @@ def token_count(value: Any) -> float:
     """A token count from a number or text such as `15T`, `500B`, `2e12` (job files, sweep
     specs)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            number = float("inf")
     elif isinstance(value, str):
         t = value.strip().lower()
         try:
+            if len(t) > 64:
+                raise ValueError
             number = float(t[:-1] if t[-1:] in _UNITS else t) * _UNITS.get(t[-1:], 1.0)
         except ValueError:
             raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}") \
                 from None
     else:
         raise ValueError(f"expected a token count such as 15T or 2e12, got {value!r}")
-    if not number > 0:
-        raise ValueError(f"the token count must be positive, got {value!r}")
+    if not 0 < number <= MAX_TOKENS:  # NaN and infinities fail too
+        raise ValueError(f"the token count must be positive and at most {MAX_TOKENS:.0e}, got "
+                         f"{_short(value)}")
     return number
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 __all__ = ["JobFileError", "JobSpec", "load_job", "parse_job", "token_count"]

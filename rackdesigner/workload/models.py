@@ -32,6 +32,13 @@ _WINDOW_KEYS = ("window", "every")
 _MLA_KEYS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
              "v_head_dim")
 MAX_FILE_BYTES = 1024 * 1024
+#: Bounds far above any published model (the largest have ~100-200 layers, hidden ~20k,
+#: vocab ~250k, 256 experts): a larger figure is a typo or a hostile file, and the estimator's
+#: per-layer work must stay bounded.
+MAX_INT = 10**9
+MAXIMA = {"layers": 10_000, "hidden": 1_000_000, "heads": 100_000, "kv_heads": 100_000,
+          "experts": 100_000, "top_k": 100_000, "every": 10_000, "first_dense": 10_000,
+          "shared_experts": 100_000, "seq_len": 100_000_000}
 
 
 class ModelFileError(ValueError):
@@ -245,27 +252,17 @@ def load_model_file(path: str | Path) -> ModelSpec:
 
 
 def _compose(path: str | Path, error: type[ModelFileError]) -> Any:
-    """The YAML node tree of a small data file (model, profile), or `error` saying why not."""
-    p = Path(path)
+    """The YAML node tree of a small data file (model, profile), or `error` saying why not.
+    Read under inputs.py's discipline: a regular UTF-8 file of at most 1 MiB (checked before
+    reading: a FIFO or /dev/zero is refused, not read), YAML without aliases, tags, runaway
+    nesting or numbers of hundreds of digits."""
+    from rackdesigner.inputs import InputError, compose_yaml, read_text
+
     name = str(path)
     try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise error(name, f"cannot read the file ({exc.strerror or exc})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise error(name, f"the file is {len(raw):,} bytes; this kind of file is a few "
-                    "hundred bytes (limit 1 MiB)")
-    try:
-        text = raw.decode("utf-8")
-        return yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except UnicodeDecodeError:
-        raise error(name, "the file is not UTF-8 text") from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise error(name, f"not valid YAML: {exc.problem or exc}",
-                    mark.line + 1 if mark else None) from None
-    except yaml.YAMLError as exc:
-        raise error(name, f"not valid YAML: {exc}") from None
+        return compose_yaml(read_text(Path(path), MAX_FILE_BYTES, "model file"), name)
+    except InputError as exc:
+        raise error(name, exc.message, exc.line) from None
 
 
 class _Reader:
@@ -296,7 +293,12 @@ class _Reader:
 
     def value(self, node: Any) -> Any:
         if isinstance(node, yaml.ScalarNode):
-            return yaml.safe_load(yaml.serialize(node))
+            from rackdesigner.inputs import scalar_value
+
+            try:
+                return scalar_value(node)
+            except ValueError as exc:
+                raise self.fail(node.start_mark.line + 1, str(exc)) from None
         return node
 
     def integer(self, entries: dict, key: str, *, default: int | None = None,
@@ -311,6 +313,9 @@ class _Reader:
             raise self.fail(line, f"{key} must be a whole number, got {_short(v)}")
         if v < minimum:
             raise self.fail(line, f"{key} must be at least {minimum}, got {v}")
+        high = MAXIMA.get(key, MAX_INT)
+        if v > high:  # `layers: 10**21` made `estimate` loop for ever
+            raise self.fail(line, f"{key} must be at most {high:,}, got {_short(v)}")
         return v
 
     def text(self, entries: dict, key: str) -> str:
