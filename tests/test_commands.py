@@ -1,4 +1,5 @@
-"""Commands are plain Python: apply then revert gives back an equal document."""
+"""Commands are plain Python: run, undone and redone through the history (the one undo
+mechanism: replaying what the transaction recorded) they give back equal documents."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from rackdesigner.commands import (
     ungroup,
     wire,
 )
+from rackdesigner.commands.history import History
 from rackdesigner.model import Device, LayoutError
 
 
@@ -33,15 +35,16 @@ def layout():
 
 
 def roundtrip(layout, command):
-    """Apply, revert, re-apply; return the document after apply."""
+    """Run, undo, redo; the document after the command and the history (after the redo)."""
+    history = History(layout)
     before = layout.copy()
-    command.apply(layout)
+    assert history.push(command)
     after = layout.copy()
-    command.revert(layout)
+    history.undo()
     assert layout == before
-    command.apply(layout)
+    history.redo()
     assert layout == after
-    return after
+    return after, history
 
 
 def test_add_model_places_a_device_snapped(layout):
@@ -64,10 +67,10 @@ def test_add_system_creates_a_wired_group(layout):
 
 def test_remove_device_cascades_links_and_rack_and_undo_restores(layout):
     command = RemoveItems(devices=["nvsw-1", "rack-1"])
-    after = roundtrip(layout, command)
+    after, history = roundtrip(layout, command)
     assert not after.has_link("link-1")
     assert after.device("switch-1").rack is None
-    command.revert(layout)
+    history.undo()
     assert layout.device("switch-1").rack == "rack-1"
     assert layout.link("link-1").count == 2
 
@@ -77,22 +80,23 @@ def test_remove_group_takes_members(layout):
     add.apply(layout)
     group_id = add.groups[0].id
     before = layout.copy()
-    command = RemoveItems(groups=[group_id])
-    command.apply(layout)
+    history = History(layout)
+    history.push(RemoveItems(groups=[group_id]))
     assert not layout.has_group(group_id)
     assert layout.device_count() == before.device_count() - 9
-    command.revert(layout)
+    history.undo()
     assert layout == before
 
 
 def test_move_merges_nudges(layout):
     first = MoveDevices({"gpu-1": ((0.0, 0.0), (10.0, 0.0))}, nudge=True)
     second = MoveDevices({"gpu-1": ((10.0, 0.0), (20.0, 0.0))}, nudge=True)
-    first.apply(layout)
-    second.apply(layout)
+    history = History(layout)
+    history.push(first)
+    history.push(second)
     assert first.merge_key() == second.merge_key()
-    assert first.merge(second)
-    first.revert(layout)
+    assert len(history.steps) == 1  # merged into one step
+    history.undo()
     assert layout.device("gpu-1").pos == (0.0, 0.0)
     assert MoveDevices({"gpu-1": ((0, 0), (1, 1))}).merge_key() is None
 
@@ -101,11 +105,12 @@ def test_change_item_roundtrip_and_merge(layout):
     a = change_device("gpu-1", name="first", mergeable=True)
     b = change_device("gpu-1", name="second", mergeable=True)
     before = layout.copy()
-    a.apply(layout)
-    b.apply(layout)
-    assert a.merge(b)
+    history = History(layout)
+    history.push(a)
+    history.push(b)
+    assert len(history.steps) == 1  # merged into one step
     assert layout.device("gpu-1").name == "second"
-    a.revert(layout)
+    history.undo()
     assert layout == before
     with pytest.raises(LayoutError):
         change_device("gpu-1", colour="red").apply(layout)
@@ -122,14 +127,14 @@ def test_macro_is_transactional(layout):
 
 def test_group_and_ungroup(layout):
     command = group_devices(layout, ["gpu-1", "gpu-2"], name="pair")
-    after = roundtrip(layout, command)
+    after, _ = roundtrip(layout, command)
     (group,) = list(after.groups())
     assert sorted(after.group_devices(group.id)) == ["gpu-1", "gpu-2"]
     back = ungroup(layout, group.id)
-    roundtrip(layout, back)
+    _, history = roundtrip(layout, back)
     assert list(layout.groups()) == []
     collapse = change_group(group.id, collapsed=True)
-    back.revert(layout)
+    history.undo()
     roundtrip(layout, collapse)
 
 
@@ -177,7 +182,7 @@ def test_copy_paste_gives_fresh_ids_and_keeps_internal_links(layout):
 
 def test_remove_link_only(layout):
     command = RemoveItems(links=["link-2"])
-    after = roundtrip(layout, command)
+    after, _ = roundtrip(layout, command)
     assert after.device_count() == layout.device_count()
     assert command.text == "Delete 1 link"
 
@@ -193,11 +198,12 @@ def test_macros_with_a_key_merge_their_children(layout):
     second = Macro("len", [change_link("link-1", mergeable=True, length_m=3.0),
                            change_link("link-2", mergeable=True, length_m=3.0)], key="k")
     before = layout.copy()
-    first.apply(layout)
-    second.apply(layout)
-    assert first.merge(second)
+    history = History(layout)
+    history.push(first)
+    history.push(second)
+    assert len(history.steps) == 1  # merged into one step
     assert layout.link("link-2").length_m == 3.0
-    first.revert(layout)
+    history.undo()
     assert layout == before
     assert not Macro("x", [], key=None).merge(Macro("x", [], key=None))
 

@@ -173,3 +173,26 @@ def test_a_cdu_serving_a_rack_that_does_not_exist_is_an_error():
     assert len(found) == 2 and all(f.severity == "error" for f in found)
     assert "serves 'rack-99', which is no such device" in words
     assert "serves 'nvl72-1.tray0.gpu0', which is not a rack" in words
+
+
+def test_validate_locates_cdu_and_site_findings_at_their_lines(tmp_path, capsys):
+    from rackdesigner.cli import main
+    from rackdesigner.io import save_layout
+    from rackdesigner.model import Device, Site
+
+    layout = generate("nvl72")
+    rack = _nvl72_racks(layout)[0]
+    layout.add_device(Device("cdu-1", "supermicro-inrack-cdu",
+                             props=(("serves", (rack, "rack-77")),)))
+    layout.set_meta(site=Site(power_kw=50))
+    path = tmp_path / "d.yaml"
+    save_layout(layout, path)
+    lines = path.read_text().splitlines()
+    site_line = next(n for n, t in enumerate(lines, 1) if t.startswith("site:"))
+    cdu_line = next(n for n, t in enumerate(lines, 1) if "id: cdu-1" in t)
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"d.yaml:{cdu_line}: error: CDU cdu-1 serves 'rack-77', which is no such device" \
+        in out
+    assert f"d.yaml:{site_line}: error: the design draws up to" in out
+    assert "uses 240 % of the site's 50 kW" in out

@@ -156,3 +156,24 @@ def test_counts_by_kind_come_from_the_index(catalog):
     kinds, _ = layout.index().counts()
     assert (kinds["switch"], kinds["rack"]) == (2, 1)
     assert summary(layout) == "0 GPUs, 2 switches, 1 links, 1 racks"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ([], [Device("d-1", "h100-sxm5", group="nope")], []),
+    lambda: ([], [Device("gpu-1", "h100-sxm5")], []),  # the id is taken
+    lambda: ([], [], [Link("l-9", PortRef("gpu-1", "nvlink"), PortRef("ghost", "nvlink"))]),
+    lambda: ([], [], [Link("l-9", PortRef("gpu-1", "nvlink"), PortRef("gpu-2", "nvlink"), 0)]),
+])
+def test_one_by_one_and_bulk_adds_refuse_with_the_same_words(catalog, make):
+    one, bulk = _over_wired_and_cut_off(catalog), _over_wired_and_cut_off(catalog)
+    groups, devices, links = make()
+    with pytest.raises(LayoutError) as single:
+        for g in groups:
+            one.add_group(g)
+        for d in devices:
+            one.add_device(d)
+        for k in links:
+            one.add_link(k)
+    with pytest.raises(LayoutError) as together:
+        bulk.add_all(groups, devices, links)
+    assert str(single.value) == str(together.value)

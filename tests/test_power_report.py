@@ -109,8 +109,8 @@ def test_a_rack_over_the_budget_the_user_set_is_flagged(catalog):
     _dgx(catalog, layout, "n2", "rack-1", 9)
     result = simulate(layout)
     rack = result.power.by_rack["rack-1"]
-    assert rack["budget_w"] == 15000 and rack["budget_source"] == "rack"
-    assert rack["over_budget"] and rack["max_w"] == pytest.approx(20400)
+    assert rack.budget_w == 15000 and rack.budget_source == "rack"
+    assert rack.over_budget and rack.max_w == pytest.approx(20400)
     assert any(m.code == "rack_over_budget" for m in result.warnings())
     assert "rack-power" in {f.code for f in check_layout(layout)}
 
@@ -121,8 +121,8 @@ def test_a_rack_with_no_user_budget_uses_the_published_default(catalog):
     _dgx(catalog, layout, "n1", "rack-1", 1)
     rack = simulate(layout).power.by_rack["rack-1"]
     default = catalog.get("rack-42u").rack
-    assert rack["budget_w"] == default.power_budget_w and rack["budget_source"] == "model"
-    assert rack["budget_basis"] == default.budget_basis
+    assert rack.budget_w == default.power_budget_w and rack.budget_source == "model"
+    assert rack.budget_basis == default.budget_basis
     # the default is a site figure, not four DGX H100 (the reference design's own draw), so a
     # full reference rack keeps headroom and a fifth system or a leaf is what flags it
     assert default.power_budget_w > 4 * 10200

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rackdesigner.bom import bill_of_materials
+from rackdesigner.commands.history import History
 from rackdesigner.commands.racks import mount, move_racks_on_floor, place_unracked
 from rackdesigner.generators import generate
 from rackdesigner.io import LayoutFileError, dump_layout_text, parse_layout_text
@@ -100,11 +101,11 @@ def test_mount_is_one_step_and_unmount_lists_the_unit_as_unracked(catalog):
     _rack(layout, "rack-2")
     _dgx(layout, "dgx-1", rack="rack-1", u=1)
     before = layout.content()
-    command = mount(layout, {"dgx-1": ("rack-2", 9, "front")})
-    command.apply(layout)
+    history = History(layout)
+    history.push(mount(layout, {"dgx-1": ("rack-2", 9, "front")}))
     assert RackIndex(layout).units["dgx-1"].rack == "rack-2"
     assert {layout.device(d).u for d in RackIndex(layout).units["dgx-1"].members} == {9}
-    command.revert(layout)
+    history.undo()
     assert layout.content() == before
     mount(layout, {"dgx-1": (None, None, "front")}).apply(layout)
     assert [u.id for u in RackIndex(layout).unracked()] == ["dgx-1"]
@@ -114,16 +115,16 @@ def test_moving_a_rack_on_the_floor_changes_the_bom_and_undo_restores_it(catalog
     layout = generate("superpod", catalog, system="dgx-h100", sus=1)
     bom_before = bill_of_materials(layout).cables
     before = layout.content()
-    command = move_racks_on_floor(layout, {"rack-1": (40.0, 30.0)})  # far down the hall
-    command.apply(layout)
+    history = History(layout)
+    history.push(move_racks_on_floor(layout, {"rack-1": (40.0, 30.0)}))  # far down the hall
     after = bill_of_materials(layout).cables
     assert after != bom_before
     longest = max(c.length_m or 0 for c in after)
     assert longest > max(c.length_m or 0 for c in bom_before)  # 70 m away: longer optics
-    command.revert(layout)
+    history.undo()
     assert layout.content() == before
     # the floor position is saved and read back
-    command.apply(layout)
+    history.redo()
     again = parse_layout_text(dump_layout_text(layout), catalog=catalog)
     assert again.device("rack-1").props == layout.device("rack-1").props
 

@@ -162,9 +162,9 @@ def test_rack_power_counts_the_optics_in_the_rack_like_the_simulation(catalog):
     assert len(power) == 1 and power[0].severity == ERROR
     assert "42.5 kW" in power[0].message and "set on the rack" in power[0].message
     rack = simulate(layout).power.by_rack["rack-1"]
-    assert rack["max_w"] == pytest.approx(40800 + 1720)
-    assert rack["typical_w"] == pytest.approx(40800 + 747 + 8 * 15.0 / 2)
-    assert rack["utilisation"] > 1.0 and rack["over_budget"]
+    assert rack.max_w == pytest.approx(40800 + 1720)
+    assert rack.typical_w == pytest.approx(40800 + 747 + 8 * 15.0 / 2)
+    assert rack.utilisation > 1.0 and rack.over_budget
 
 
 def test_rules_and_simulation_agree_on_every_rack(catalog):
@@ -176,9 +176,9 @@ def test_rules_and_simulation_agree_on_every_rack(catalog):
     layout = _full_rack_with_a_leaf(catalog, leaf_rack=None)
     assert "rack-power" not in _codes(layout)
     by_rack = simulate(layout).power.by_rack
-    assert by_rack["rack-1"]["utilisation"] == 1.0
+    assert by_rack["rack-1"].utilisation == 1.0
     assert {r: round(v[1], 1) for r, v in RackPower(layout).by_rack().items()} == {
-        r: v["max_w"] for r, v in by_rack.items()}
+        r: v.max_w for r, v in by_rack.items()}
 
 
 def test_gpu_without_nic_only_matters_with_several_nvlink_domains(catalog):

@@ -359,7 +359,7 @@ def test_power_sums_devices_cables_and_racks(tcat):
     assert p.per_gpu_w == pytest.approx((2 * 700 + cables) / 2)
     assert p.by_kind["gpu"] == pytest.approx(1400) and p.by_kind["cable"] == pytest.approx(cables)
     rack = p.by_rack["r1"]
-    assert rack["budget_w"] == 2000 and rack["utilisation"] == pytest.approx((1400 + 6) / 2000)
+    assert rack.budget_w == 2000 and rack.utilisation == pytest.approx((1400 + 6) / 2000)
 
 
 def test_shipped_systems_add_up_to_their_published_maximum(catalog):
@@ -547,8 +547,8 @@ def test_bench_rack_is_within_budget_in_simulation_and_validation(catalog):
     layout = build_cluster(4, catalog=catalog)
     power = simulate(layout).power
     rack = power.by_rack["rack-1"]
-    assert rack["max_w"] == pytest.approx(4 * 10200.0)
-    assert rack["utilisation"] <= 1.0
+    assert rack.max_w == pytest.approx(4 * 10200.0)
+    assert rack.utilisation <= 1.0
     assert power.optics_in_system_max == 32  # one transceiver per compute NIC
     assert "rack-power" not in {f.code for f in check_layout(layout)}
 

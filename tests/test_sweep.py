@@ -320,3 +320,17 @@ def test_a_workload_that_does_not_fit_in_memory_is_refused_not_timed():
     assert row["status"] == OK and row["fits"] is False
     assert row["step_time_s"] is None and row["tokens_per_s"] is None
     assert row["memory_per_gpu_GB"] > 80  # 70B with plain data parallelism on 80 GB GPUs
+
+
+def test_a_cluster_address_without_the_cluster_extra_says_which_extra(tmp_path, monkeypatch):
+    """dask.distributed is the optional extra [cluster] (issue 26 §19): without it, an address
+    is refused with the install command, and local schedulers still run."""
+    import sys
+
+    from rackdesigner.sweep import SweepRunError
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    spec = load_spec(spec_file(tmp_path, SMALL))
+    with pytest.raises(SweepRunError, match=r"rackdesigner\[cluster\]"):
+        run_sweep(spec, "tcp://127.0.0.1:1")
+    assert [r["nodes"] for r in run_sweep(spec, "synchronous").rows] == [1, 2, 9]

@@ -75,3 +75,43 @@ def test_an_air_cooled_rack_over_its_air_limit_is_marked(qtbot, tmp_path):
     assert "OVER" in item.toolTip() and "set on the rack" in item.toolTip()
     assert f"over their air limit: {rack}" in panel.site_label.text()
     qtbot.waitUntil(lambda: "rack-air-limit" in _codes(window), timeout=10_000)
+
+
+def test_the_inspector_sets_an_air_limit_and_the_racks_a_cdu_serves(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from rackdesigner.generators import generate
+    from rackdesigner.model import Device
+    from rackdesigner.model.cooling import AIR_PROP, SERVES_PROP
+
+    layout = generate("nvl72")
+    rack = next(d.id for d in layout.devices() if d.model == "rack-48u")
+    layout.add_device(Device("cdu-1", "supermicro-inrack-cdu"))
+    window = _window(qtbot, tmp_path, layout)
+    window.views.setCurrentWidget(window.view)  # select on the canvas, as a user would
+    rows = window.inspector.cooling_rows
+    form = window.inspector.device_form
+    window.editor.select_ids(["cdu-1"])
+    qtbot.waitUntil(lambda: form.isRowVisible(rows.serves), timeout=5000)
+    assert not form.isRowVisible(rows.air)
+    rows.serves.setFocus()
+    QTest.keyClicks(rows.serves, f"{rack}, rack-99")
+    QTest.keyClick(rows.serves, Qt.Key.Key_Return)
+    assert form.isRowVisible(rows.error) and "rack-99: no such device" in rows.error.text()
+    assert SERVES_PROP not in dict(layout.device("cdu-1").props)  # refused, nothing changed
+    rows.serves.setText(rack)
+    rows.serves.setModified(True)
+    QTest.keyClick(rows.serves, Qt.Key.Key_Return)
+    assert dict(layout.device("cdu-1").props)[SERVES_PROP] == (rack,)
+    assert not form.isRowVisible(rows.error)
+    # the NVL72's rack is drawn inside its collapsed system on the canvas: show it directly
+    window.inspector.show_selection([rack], [], [])
+    qtbot.waitUntil(lambda: form.isRowVisible(rows.air), timeout=5000)
+    assert "none stated" in rows.air.specialValueText()
+    rows.air.setValue(15.0)
+    assert dict(layout.device(rack).props)[AIR_PROP] == 15000
+    qtbot.waitUntil(lambda: "rack-air-limit" in _codes(window), timeout=10_000)
+    stack = window.document.undo_stack
+    stack.undo()
+    assert AIR_PROP not in dict(layout.device(rack).props)

@@ -101,14 +101,14 @@ def test_a_price_book_file_is_used_and_a_bad_one_is_said(panel, tmp_path):
 
 
 def test_embedding_a_book_and_site_limits_are_undoable_design_edits(panel, tmp_path):
+    from rackdesigner.commands.history import run
     from rackdesigner.cost.locate import EMBED_KEY
     from rackdesigner.model import Site
 
     pushed = []
 
-    def sink(command):
-        pushed.append(command)
-        command.apply(panel.live.layout)
+    def sink(command):  # what the window's Document.push does, minus the Qt undo stack
+        pushed.append(run(panel.live.layout, command))
 
     panel.command_sink = sink
     tab = panel.cost_tab
@@ -119,7 +119,7 @@ def test_embedding_a_book_and_site_limits_are_undoable_design_edits(panel, tmp_p
     assert EMBED_KEY in dict(layout.meta.extra) and len(pushed) == 1
     tab.flush()
     assert "embedded in the design" in tab.book_label.text()
-    pushed[0].revert(layout)
+    pushed[0].undo(layout)
     assert EMBED_KEY not in dict(layout.meta.extra)
     bad = tmp_path / "bad.yaml"
     bad.write_text(GOOD.replace("currency: EUR", "currency: EURO"))
@@ -128,7 +128,7 @@ def test_embedding_a_book_and_site_limits_are_undoable_design_edits(panel, tmp_p
     assert layout.meta.site == Site(10, None) and len(pushed) == 2
     _flush(panel)
     assert "uses 221 % of the site's 10 kW" in tab.cooling.text()
-    pushed[1].revert(layout)
+    pushed[1].undo(layout)
     assert layout.meta.site == Site()
 
 

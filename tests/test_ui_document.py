@@ -42,9 +42,6 @@ class _Buggy(Command):
         layout.update_device(device.id, name="half-done")
         return {}["missing key"]  # a KeyError that is a bug, not a refusal
 
-    def revert(self, layout):  # pragma: no cover - never recorded
-        raise AssertionError
-
 
 def test_a_bug_in_a_command_is_logged_told_and_leaves_the_design_unchanged(qtbot, caplog):
     layout = small_layout()

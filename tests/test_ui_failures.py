@@ -202,7 +202,7 @@ def test_a_failed_node_draws_no_power_in_its_rack(window):
     live = panel.flush()
     after = sum(live.rack_split[rack].values())
     assert after < before
-    assert after == pytest.approx(live.result.power.by_rack[rack]["max_w"], rel=1e-6)
+    assert after == pytest.approx(live.result.power.by_rack[rack].max_w, rel=1e-6)
 
 
 @pytest.mark.slow

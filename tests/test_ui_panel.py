@@ -358,14 +358,14 @@ def test_power_bars_stack_to_each_rack_and_hover(make_panel, qtbot):
     power = panel.power
     rack = next(iter(live.result.power.by_rack.values()))
     top = sum(bar.opts["height"][0] for bar in power.bars.values())
-    assert top == pytest.approx(rack["max_w"] / 1000, abs=1e-3)
+    assert top == pytest.approx(rack.max_w / 1000, abs=1e-3)
     _xs, ys = power.budget.getData()
-    assert list(ys) == [rack["budget_w"] / 1000] * 2
+    assert list(ys) == [rack.budget_w / 1000] * 2
     scene_pos = power.item.vb.mapViewToScene(QPointF(0, top / 2))
     pos = power.plot.mapFromScene(scene_pos)
     QTest.mouseMove(power.plot.viewport(), QPoint(pos.x(), pos.y()))
     qtbot.waitUntil(lambda: "rack-1" in power.readout.text(), timeout=5000)
-    budget_kw = f"budget {rack['budget_w'] / 1000:.1f} kW (model default)"
+    budget_kw = f"budget {rack.budget_w / 1000:.1f} kW (model default)"
     assert budget_kw in power.readout.text()
 
 

@@ -45,4 +45,4 @@ def test_headline_and_rack_split_of_an_example():
     assert figures["busbw"].detail.startswith(("nvls", "ring", "tree"))
     split = rack_power_by_category(layout, result, None)
     for rack, info in result.power.by_rack.items():
-        assert sum(split[rack].values()) == __import__("pytest").approx(info["max_w"], abs=0.1)
+        assert sum(split[rack].values()) == __import__("pytest").approx(info.max_w, abs=0.1)

@@ -297,13 +297,14 @@ def test_a_rack_over_budget_is_a_warning(make_panel, tmp_path):
 def test_sharp_switch_is_a_design_setting_with_one_undo_step(make_panel, qtbot):
     from PySide6.QtCore import Qt
 
+    from rackdesigner.commands.history import run
+
     layout = _example("dgx-h100-2node-ib.yaml")
     panel = make_panel(layout)
     pushed = []
 
     def sink(command):  # what the window's Document.push does, minus the Qt undo stack
-        command.apply(layout)
-        pushed.append(command)
+        pushed.append(run(layout, command))
 
     panel.command_sink = sink
     off = panel.flush()
@@ -314,7 +315,7 @@ def test_sharp_switch_is_a_design_setting_with_one_undo_step(make_panel, qtbot):
     assert len(pushed) == 1 and layout.meta.sharp and on.result.sharp
     # with in-network reduction allowed, NVLS across the two nodes (SHARP) takes over
     assert "nvls" in {p.algorithm for p in on.result.collective("all_reduce")}
-    pushed[0].revert(layout)  # undo: the switch follows the design
+    pushed[0].undo(layout)  # undo: the switch follows the design
     panel.flush()
     assert not layout.meta.sharp and not panel.sharp_check.isChecked()
 

@@ -73,7 +73,7 @@ def parse_heat(text: str) -> tuple[str, int]:
     """`all_to_all` or `all_to_all:64M` -> (collective, bytes); ValueError says the form."""
     name, _, size = text.partition(":")
     if name not in HEAT_COLLECTIVES:
-        raise ValueError(f"--heat: unknown collective {name!r} (choose from "
+        raise ValueError(f"unknown collective {name!r} (choose from "
                          f"{', '.join(HEAT_COLLECTIVES)}; e.g. all_to_all:1G)")
     if not size:
         return name, DEFAULT_SIZE
@@ -82,6 +82,6 @@ def parse_heat(text: str) -> tuple[str, int]:
     unit = t[-1:] if t[-1:] in units else ""
     number = t[: len(t) - len(unit)]
     if not number.isdigit() or int(number) <= 0:
-        raise ValueError(f"--heat: expected COLLECTIVE[:SIZE] with SIZE a whole number of "
+        raise ValueError(f"expected COLLECTIVE[:SIZE] with SIZE a whole number of "
                          f"bytes and an optional K, M or G (e.g. all_to_all:64M), got {text!r}")
     return name, int(number) * units[unit]

@@ -95,7 +95,7 @@ def parse_workload(text: str) -> tuple[str, ...] | None:
     chosen = tuple(dict.fromkeys(c.strip().upper() for c in rest.split(",") if c.strip()))
     bad = [c for c in chosen if c not in CLASSES]
     if bad or not chosen:
-        raise ValueError(f"--heat: expected workload or workload:CLASS[,CLASS] with classes "
+        raise ValueError(f"expected workload or workload:CLASS[,CLASS] with classes "
                          f"from {', '.join(c.lower() for c in CLASSES)}, got {text!r}")
     return chosen
 

@@ -115,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             est.profile_of(job)  # an unknown profile is a usage error before any work
             result = est.estimate(job, args.tokens, time_if_too_big=args.time_anyway)
-    except (EstimateError, ModelFileError, OSError) as exc:
+    except EstimateError as exc:  # the CLI names the option at fault its own way
+        option = getattr(exc, "option", None)
+        raise UsageError(f"--{option}: {exc}" if option else str(exc)) from None
+    except (ModelFileError, OSError) as exc:
         raise UsageError(str(exc)) from None
     if args.search:
         if args.json:

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         layout = generate(args.template, **options)
     except GeneratorError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(exc.for_cli()) from None
     from rackdesigner.io import save_layout
 
     line = f"{args.output}: {args.template}: {summary(layout)}"

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             classes = parse_workload(args.heat)
             heat = parse_heat(args.heat) if classes is None else None
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(f"--heat: {exc}") from None
     if classes is not None and args.job is None:
         raise UsageError("--heat workload needs --job FILE: the training job whose traffic to "
                          "draw (a YAML file of estimate options, e.g. model: llama3-70b, tp: 8, "

@@ -9,9 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 from rackdesigner import vocabulary
 from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
+
+if TYPE_CHECKING:
+    from rackdesigner.simulation import SimulationResult
 
 _COLLECTIVES = vocabulary.COLLECTIVE_NAMES
 _ALGORITHMS = vocabulary.ALGORITHM_CHOICES
@@ -168,87 +172,97 @@ def _num(value: float | None, unit: str = "", digits: int = 1) -> str:
     return f"{value:,.{digits}f}{unit}"
 
 
-def report(result, collective: str = "all_reduce", label: str = "") -> str:
-    """The human-readable report (key figures, messages, then the nccl-tests-like table)."""
-    d = result.to_dict()
-    s, b, lat, p = d["scope"], d["bandwidth"], d["latency"], d["power"]
-    lines = [f"{label or 'layout'}: {s['gpus']} GPUs in {s['nodes']} node(s), "
-             f"{s['nvlink_domains']} NVLink domain(s) (largest {s['largest_nvlink_domain']}); "
-             f"ranks {d.get('placement', 'contiguous')}, SHARP "
-             f"{'on' if d.get('sharp') else 'off'}"]
-    over = ", ".join(f"{tier} {ratio:g}:1" for tier, ratio in b["oversubscription"].items())
+def report(result: SimulationResult, collective: str = "all_reduce", label: str = "") -> str:
+    """The human-readable report (key figures, messages, then the nccl-tests-like table), read
+    from the typed result; figures take the rounding of the JSON form (`rounded`) first, so the
+    text and `--json` always show the same value."""
+    from rackdesigner.simulation.result import rounded as r
+
+    s, b, lat, p = result.scope, result.bandwidth, result.latency, result.power
+    lines = [f"{label or 'layout'}: {s.gpus} GPUs in {s.nodes} node(s), "
+             f"{s.nvlink_domains} NVLink domain(s) (largest {s.largest_nvlink_domain}); "
+             f"ranks {result.placement}, SHARP {'on' if result.sharp else 'off'}"]
+    over = ", ".join(f"{tier} {r(ratio, 4):g}:1" for tier, ratio in b.oversubscription.items())
+    scale_out = r(b.per_gpu_scale_out_GBps)
+
+    def p2p(key: str) -> Any:
+        value = b.p2p.get(key)
+        return r(value) if isinstance(value, float) else value
+
     lines += [
         "",
         "Bandwidth (hardware, per direction)",
-        f"  scale-up per GPU      {_num(b['per_gpu_scale_up_GBps'], ' GB/s')}",
-        f"  scale-out per GPU     {_num(b['per_gpu_scale_out_GBps'], ' GB/s')}"
+        f"  scale-up per GPU      {_num(r(b.per_gpu_scale_up_GBps), ' GB/s')}",
+        f"  scale-out per GPU     {_num(scale_out, ' GB/s')}"
         + ("  (slowest GPU: no NIC of its own is cabled to a switch)"
-           if not b["per_gpu_scale_out_GBps"] else "  (slowest GPU's own NIC share)"),
-        f"  bisection             {_num(b['bisection_GBps'], ' GB/s')}"
-        + (f"  (bottleneck: {b['bisection_bottleneck']})" if b.get("bisection_bottleneck")
-           else ""),
+           if not scale_out else "  (slowest GPU's own NIC share)"),
+        f"  bisection             {_num(r(b.bisection_GBps), ' GB/s')}"
+        + (f"  (bottleneck: {b.bisection_bottleneck})" if b.bisection_bottleneck else ""),
         f"  oversubscription      {over or 'none (no switch tiers in scope)'}",
-        f"  P2P {b['p2p']['a']} -> {b['p2p']['b']}: {_num(b['p2p']['GBps'], ' GB/s')} "
+        f"  P2P {p2p('a')} -> {p2p('b')}: {_num(p2p('GBps'), ' GB/s')} "
         "(one pair, NCCL send/recv); PXN/multi-NIC max flow "
-        f"{_num(b['p2p'].get('max_flow_GBps'), ' GB/s')}" if b["p2p"]["a"]
+        f"{_num(p2p('max_flow_GBps'), ' GB/s')}" if p2p("a")
         else "  P2P                   n/a",
         "",
         "Latency (GPU to GPU, physical path)",
-        f"  min / mean / max      {_num(lat['gpu_to_gpu_us']['min'], ' us', 3)} / "
-        f"{_num(lat['gpu_to_gpu_us']['mean'], ' us', 3)} / "
-        f"{_num(lat['gpu_to_gpu_us']['max'], ' us', 3)}; max hops {lat['max_hops']}",
+        f"  min / mean / max      {_num(r(lat.min_us, 4), ' us', 3)} / "
+        f"{_num(r(lat.mean_us, 4), ' us', 3)} / "
+        f"{_num(r(lat.max_us, 4), ' us', 3)}; max hops {lat.max_hops}",
     ]
-    for c in lat["histogram"]:
-        if c.get("source") == "model":
+    for c in lat.histogram:
+        if c.source == "model":
             partial = " (NCCL model figure: no published device latency)"
-        elif c["complete"] or c["latency_us"] is None:
+        elif c.complete or c.latency_us is None:
             partial = ""
         else:
             partial = " (partial data)"
-        lines.append(f"    {c['class']:<14} {_num(c['latency_us'], ' us', 3):>12}  "
-                     f"{c['pairs']:,} pairs, {c['hops']} hops{partial}")
-    small = ", ".join(f"{k} {v:g} us" for k, v in lat["collective_small_us"].items())
+        latency = None if c.latency_us is None else round(c.latency_us, 4)
+        lines.append(f"    {c.name:<14} {_num(latency, ' us', 3):>12}  "
+                     f"{c.pairs:,} pairs, {c.hops} hops{partial}")
+    small = ", ".join(f"{k} {r(v):g} us" for k, v in lat.collective_small_us.items())
     if small:
         lines.append(f"  8-byte collectives    {small}")
+    total_max, total_typ = round(p.total_max_w, 1), round(p.total_typical_w, 1)
+    per_gpu = None if p.per_gpu_w is None else round(p.per_gpu_w, 1)
     lines += [
         "",
-        f"Power (PUE {p['pue']:g})",
-        f"  design total (max)    {p.get('headline') or _num(p['total_max_w'] / 1000, ' kW')}",
-        f"  IT typical / max      {_num(p['total_typical_w'] / 1000, ' kW')} / "
-        f"{_num(p['total_max_w'] / 1000, ' kW')}"
-        + ("" if p.get("complete", True) else "  (lower bounds: "
-           + ", ".join(p.get("models_without_power", [])) + " have no figure)"),
-        f"  facility (max x PUE)  {_num(p['facility_w'] / 1000, ' kW')}",
-        f"  per GPU               {_num(p['per_gpu_w'], ' W', 0)}",
+        f"Power (PUE {p.pue:g})",
+        f"  design total (max)    {p.headline or _num(total_max / 1000, ' kW')}",
+        f"  IT typical / max      {_num(total_typ / 1000, ' kW')} / "
+        f"{_num(total_max / 1000, ' kW')}"
+        + ("" if p.complete else "  (lower bounds: "
+           + ", ".join(p.without_power) + " have no figure)"),
+        f"  facility (max x PUE)  {_num(round(p.facility_w, 1) / 1000, ' kW')}",
+        f"  per GPU               {_num(per_gpu, ' W', 0)}",
     ]
-    kinds = ", ".join(f"{k} {v / 1000:,.1f} kW" for k, v in p["by_kind"].items() if v)
+    kinds = ", ".join(f"{k} {round(v, 1) / 1000:,.1f} kW" for k, v in p.by_kind.items()
+                      if round(v, 1))
     if kinds:
         lines.append(f"  by kind               {kinds}")
-    for rack, row in p["by_rack"].items():
-        budget = row["budget_w"]
-        source = {"rack": "set on the rack", "model": "model default"}.get(
-            row.get("budget_source", ""), "")
-        use = (f"{row['utilisation'] * 100:.0f}% of {budget / 1000:,.1f} kW"
+    for rack, row in p.by_rack.items():
+        budget = row.budget_w
+        source = {"rack": "set on the rack", "model": "model default"}.get(row.budget_source, "")
+        use = (f"{(row.utilisation or 0.0) * 100:.0f}% of {budget / 1000:,.1f} kW"
                + (f", {source}" if source else "") if budget else "no budget")
-        flag = "  OVER BUDGET" if row["over_budget"] else ""
-        lines.append(f"  rack {rack:<16} {row['max_w'] / 1000:,.1f} kW max ({use}){flag}")
-    diagnostics = d.get("diagnostics") or [{"severity": "warning", "text": m}
-                                           for m in d["messages"]]
+        flag = "  OVER BUDGET" if row.over_budget else ""
+        lines.append(f"  rack {rack:<16} {row.max_w / 1000:,.1f} kW max ({use}){flag}")
+    diagnostics = result.classified()
     for severity, title in (("warning", "Warnings"), ("note", "Notes")):
-        texts = [x["text"] for x in diagnostics if x["severity"] == severity]
+        texts = [m.text for m in diagnostics if m.severity == severity]
         if texts:
             lines += ["", title] + [f"  - {t}" for t in texts]
-    rows = d["collectives"].get(collective, [])
-    lines += ["", f"{collective} ({s['reachable_gpus']} ranks, algorithm {d['algorithm']})"]
-    if not rows and s.get("unreachable_gpus"):
-        lines.append(f"  unavailable: {s['unreachable_gpus']} of {s['gpus']} GPUs cannot reach "
+    rows = result.collective(collective)
+    lines += ["", f"{collective} ({s.reachable_gpus} ranks, algorithm {result.algorithm})"]
+    if not rows and s.unreachable_gpus:
+        lines.append(f"  unavailable: {s.unreachable_gpus} of {s.gpus} GPUs cannot reach "
                      "the others")
     elif not rows:
         lines.append("  not applicable (fewer than two reachable GPUs)")
     else:
         lines.append(f"#{'size':>12} {'time(us)':>12} {'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"
                      f"  {'algorithm':<14} protocol")
-        for r in rows:
-            lines.append(f"{r['bytes']:>13} {r['time_us']:>12.2f} {r['algbw_GBps']:>12.2f} "
-                         f"{r['busbw_GBps']:>12.2f}  {r['algorithm']:<14} {r['protocol']}")
+        for pt in rows:
+            lines.append(f"{pt.bytes:>13} {round(pt.time_us, 3):>12.2f} "
+                         f"{round(pt.algbw_GBps, 3):>12.2f} {round(pt.busbw_GBps, 3):>12.2f}  "
+                         f"{pt.algorithm:<14} {pt.protocol}")
     return "\n".join(lines) + "\n"

@@ -21,7 +21,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def finding_line(layout: Layout, objects: tuple[str, ...]) -> int | None:
+def finding_line(layout: Layout, objects: tuple[str, ...], key: str = "") -> int | None:
+    """The file line of a finding: its first object's, or its top-level key's (`site:`)."""
+    if key and f"{key}:" in layout.source_lines:
+        return layout.source_lines[f"{key}:"]
     for object_id in objects:
         line = layout.source_lines.get(object_id)
         if line is not None:
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         for finding in findings:
             if args.quiet and finding.severity != ERROR:
                 continue
-            line = finding_line(layout, finding.objects)
+            line = finding_line(layout, finding.objects, finding.key)
             where = f"{path}:{line}" if line is not None else f"{path}:1"
             print(f"{where}: {finding.severity}: {finding.message}")
         if not args.quiet:

@@ -1,4 +1,5 @@
-"""Edits as plain-Python commands (`apply`/`revert`, merge keys); no Qt here.
+"""Edits as plain-Python commands (`apply`, merge keys; undo replays the recorded transaction,
+`history.py`); no Qt here.
 
 Every user edit in the designer is one of these, pushed on the one undo stack through the Qt
 adapter in `rackdesigner.ui.undo`.

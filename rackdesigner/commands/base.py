@@ -1,10 +1,11 @@
 """The command protocol every user edit follows, and the macro that groups edits.
 
-A command is plain Python: `apply(layout)` makes the change through the Layout's mutators,
-`revert(layout)` undoes it exactly. A command refuses by raising `LayoutError` (from a mutator
-or itself); `commands.history.run` applies it inside a transaction, so a refusal — or a bug —
-leaves the design exactly as it was, and the history undoes and redoes by replaying what the
-transaction recorded. Commands never open dialogs, touch widgets or push other
+A command is plain Python: `apply(layout)` makes the change through the Layout's mutators. A
+command refuses by raising `LayoutError` (from a mutator or itself); `commands.history.run`
+applies it inside a transaction, so a refusal — or a bug — leaves the design exactly as it was,
+and the history undoes and redoes by replaying what the transaction recorded: that is the one
+undo mechanism (a command has no `revert` of its own to drift from it). Commands never open
+dialogs, touch widgets or push other
 commands; the Qt undo adapter (`rackdesigner.ui.undo`) wraps them for the one `QUndoStack`.
 `merge_key()` lets rapid discrete edits (arrow-key nudges, spin-box scrubbing) collapse into
 one undo step: two consecutive commands with equal, non-None keys are merged with `merge()`.
@@ -21,14 +22,11 @@ log = logging.getLogger(__name__)
 
 
 class Command:
-    """Base class: subclasses set `text` and implement `apply` and `revert`."""
+    """Base class: subclasses set `text` and implement `apply`."""
 
     text: str = "Edit"
 
     def apply(self, layout: Layout) -> None:
-        raise NotImplementedError
-
-    def revert(self, layout: Layout) -> None:
         raise NotImplementedError
 
     def merge_key(self) -> Hashable | None:
@@ -48,10 +46,10 @@ class Command:
 
 
 class Macro(Command):
-    """Several commands as one undo step; applied in order, reverted in reverse order.
+    """Several commands as one undo step, applied in order.
 
-    Applying is transactional: when a child fails, the children already applied are reverted
-    before the error propagates, so a refused edit leaves the document untouched.
+    Applying is transactional: when a child fails, the children already applied are rolled
+    back before the error propagates, so a refused edit leaves the document untouched.
     """
 
     def __init__(self, text: str, children: Iterable[Command] = (),
@@ -64,10 +62,6 @@ class Macro(Command):
         with layout.transaction():  # a failing child undoes the children already applied
             for child in self.children:
                 child.apply(layout)
-
-    def revert(self, layout: Layout) -> None:
-        for child in reversed(self.children):
-            child.revert(layout)
 
     def is_noop(self) -> bool:
         return all(child.is_noop() for child in self.children)

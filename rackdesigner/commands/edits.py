@@ -1,7 +1,8 @@
 """The edits a designer makes: add, remove (with cascade), move, change properties, group.
 
-Removals capture everything they cascade (incident links, rack references, group members) when
-applied, so `revert` restores a document equal to the one before. Builders such as `ungroup`
+Removals cascade (incident links, rack references, group members) inside the command's
+transaction, so undo — the history replaying it — restores a document equal to the one before.
+Builders such as `ungroup`
 read the layout once to decide the children of a `Macro`; build them right before pushing.
 """
 
@@ -13,7 +14,6 @@ from typing import Any
 
 from rackdesigner.commands.base import Command, Macro
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link
-from rackdesigner.model.transaction import Transaction
 
 Point = tuple[float, float]
 
@@ -48,14 +48,6 @@ class AddItems(Command):
             for link in self.links:
                 layout.add_link(link)
 
-    def revert(self, layout: Layout) -> None:
-        for link in reversed(self.links):
-            layout.remove_link(link.id)
-        for device in reversed(self.devices):
-            layout.remove_device(device.id)
-        for group in reversed(self.groups):
-            layout.remove_group(group.id)
-
     def is_noop(self) -> bool:
         return not (self.groups or self.devices or self.links)
 
@@ -64,7 +56,7 @@ class RemoveItems(Command):
     """Remove devices, links and groups; a group goes with everything inside it.
 
     Cascades: links on removed devices; groups' member devices and sub-groups; `rack`/`u` of
-    devices placed in a removed rack (cleared, restored on undo).
+    devices placed in a removed rack (cleared; undo restores them with everything else).
     """
 
     def __init__(self, devices: Iterable[str] = (), links: Iterable[str] = (),
@@ -77,7 +69,6 @@ class RemoveItems(Command):
         self._devices: list[Device] = []
         self._groups: list[Group] = []  # children before parents
         self._unracked: list[Device] = []
-        self._tx: Transaction | None = None
 
     def _describe(self) -> str:
         parts = []
@@ -118,7 +109,7 @@ class RemoveItems(Command):
 
     def apply(self, layout: Layout) -> None:
         self._collect(layout)
-        with layout.transaction() as tx:
+        with layout.transaction():
             for link in self._links:
                 layout.remove_link(link.id)
             for device in self._unracked:
@@ -127,20 +118,6 @@ class RemoveItems(Command):
                 layout.remove_device(device.id)
             for group in self._groups:
                 layout.remove_group(group.id)
-        self._tx = tx
-
-    def revert(self, layout: Layout) -> None:
-        if self._tx is not None and layout.state is self._tx.after:
-            layout.replay(self._tx, forward=False)  # exact: links_of order included
-            return
-        for group in reversed(self._groups):
-            layout.add_group(group)
-        for device in reversed(self._devices):
-            layout.add_device(device)
-        for device in self._unracked:
-            layout.update_device(device.id, rack=device.rack, u=device.u)
-        for link in reversed(self._links):
-            layout.add_link(link)
 
     def is_noop(self) -> bool:
         return not (self.device_ids or self.link_ids or self.group_ids)
@@ -167,10 +144,6 @@ class MoveDevices(Command):
         with layout.transaction():
             for device_id, (_, new) in self.moves.items():
                 layout.update_device(device_id, pos=new)
-
-    def revert(self, layout: Layout) -> None:
-        for device_id, (old, _) in self.moves.items():
-            layout.update_device(device_id, pos=old)
 
     def merge_key(self) -> Hashable | None:
         return ("nudge", frozenset(self.moves)) if self.nudge else None
@@ -207,7 +180,6 @@ class ChangeItem(Command):
         self.changes = dict(changes)
         self.mergeable = mergeable
         self.text = text or f"Change {' and '.join(sorted(self.changes))} of {item_id}"
-        self._old: dict[str, Any] | None = None
 
     def _get(self, layout: Layout) -> Any:
         return getattr(layout, self.kind)(self.item_id)
@@ -220,14 +192,7 @@ class ChangeItem(Command):
         for name in self.changes:
             if not hasattr(current, name):
                 raise LayoutError(f"a {self.kind} has no field {name!r}")
-        old = {name: getattr(current, name) for name in self.changes}
         self._update(layout, self.changes)
-        if self._old is None:
-            self._old = old
-
-    def revert(self, layout: Layout) -> None:
-        assert self._old is not None, "revert before apply"
-        self._update(layout, self._old)
 
     def merge_key(self) -> Hashable | None:
         if not self.mergeable:

@@ -10,7 +10,8 @@ second).
 A `Step` is one undo entry: the command and what it did (`Transaction`: the states before and
 after and the events in between). Undo and redo replay the events (so every view follows, one
 event per change) and end on the recorded state itself, so they restore the design exactly —
-order of devices, links and `links_of` included — whatever the command's own `revert` does.
+order of devices, links and `links_of` included. This is the only undo mechanism: commands
+have no `revert` of their own that could drift from what undo does.
 
 `History` is the undo stack without Qt, for tests, scripts and the randomized apply/revert test;
 the designer's `Document` keeps the same `Step`s on a `QUndoStack` (`ui/undo.py`).

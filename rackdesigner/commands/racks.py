@@ -52,22 +52,18 @@ class MountUnits(Command):
     def apply(self, layout: Layout) -> None:
         self._set(layout, 1)
 
-    def revert(self, layout: Layout) -> None:
-        self._set(layout, 0)
-
     def is_noop(self) -> bool:
         return all(old == new for old, new in self.moves.values())
 
 
 class FollowCables(Command):
     """Give the cabled links of `devices` the cable and length their ends' current places call
-    for (`generators.cabling.default_cable`); computed when applied, restored when reverted."""
+    for (`generators.cabling.default_cable`); computed when first applied."""
 
     text = "Follow cables"
 
     def __init__(self, devices: Iterable[str]) -> None:
         self.devices = sorted(set(devices))
-        self._old: dict[str, tuple[str | None, float | None]] = {}
         self._new: dict[str, tuple[str | None, float | None]] = {}
 
     def apply(self, layout: Layout) -> None:
@@ -86,24 +82,17 @@ class FollowCables(Command):
                     if choice is None or choice.assumed:
                         continue
                     if (link.cable, link.length_m) != (choice.cable, choice.length_m):
-                        self._old[link.id] = (link.cable, link.length_m)
                         self._new[link.id] = (choice.cable, choice.length_m)
         for link_id, (cable, length) in self._new.items():
-            layout.update_link(link_id, cable=cable, length_m=length)
-
-    def revert(self, layout: Layout) -> None:
-        for link_id, (cable, length) in self._old.items():
             layout.update_link(link_id, cable=cable, length_m=length)
 
     def merge_key(self) -> Hashable | None:
         return ("follow", tuple(self.devices))
 
     def merge(self, other: Command) -> bool:
-        """Absorb a later recomputation of the same devices: the earliest old values, the
-        latest new ones."""
+        """Absorb a later recomputation of the same devices: the latest cables win."""
         if not isinstance(other, FollowCables) or other.devices != self.devices:
             return False
-        self._old = {**other._old, **self._old}
         self._new = {**self._new, **other._new}
         return True
 
@@ -194,9 +183,6 @@ class SetFloor(Command):
 
     def apply(self, layout: Layout) -> None:
         self._set(layout, 1)
-
-    def revert(self, layout: Layout) -> None:
-        self._set(layout, 0)
 
 
 def move_racks_on_floor(layout: Layout, moves: Mapping[str, tuple[float, float]]) -> Macro:

@@ -15,20 +15,13 @@ class ChangeMeta(Command):
     def __init__(self, changes: Mapping[str, Any], text: str = "") -> None:
         self.changes = dict(changes)
         self.text = text or f"Change {' and '.join(sorted(self.changes))} of the design"
-        self._old: dict[str, Any] | None = None
 
     def apply(self, layout: Layout) -> None:
         meta = layout.meta
         for name in self.changes:
             if not hasattr(meta, name):
                 raise LayoutError(f"the design has no setting {name!r}")
-        if self._old is None:
-            self._old = {name: getattr(meta, name) for name in self.changes}
         layout.set_meta(**self.changes)
-
-    def revert(self, layout: Layout) -> None:
-        assert self._old is not None, "revert before apply"
-        layout.set_meta(**self._old)
 
 
 def set_sharp(on: bool) -> ChangeMeta:

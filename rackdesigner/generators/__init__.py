@@ -159,10 +159,10 @@ def generate(template: str, catalog: Catalog | None = None, **options: Any) -> L
         try:
             value = option.type(value)
         except (TypeError, ValueError):
-            raise GeneratorError(f"--{key} expects {option.type.__name__}, got {value!r}") from None
+            raise GeneratorError(f"expects {option.type.__name__}, got {value!r}", key) from None
         if option.choices and value not in option.choices:
-            raise GeneratorError(f"--{key} must be one of "
-                                 f"{', '.join(map(str, option.choices))}, got {value!r}")
+            raise GeneratorError(f"must be one of "
+                                 f"{', '.join(map(str, option.choices))}, got {value!r}", key)
         values[key] = value
     missing = [o.name for o in spec.options if o.required and o.name not in values]
     if missing:
@@ -174,7 +174,7 @@ def generate(template: str, catalog: Catalog | None = None, **options: Any) -> L
             try:
                 values[key] = catalog.resolve(values[key])
             except KeyError as exc:
-                raise GeneratorError(f"--{key}: {exc.args[0]}") from None
+                raise GeneratorError(str(exc.args[0]), key) from None
     return spec.build(catalog, **values)
 
 

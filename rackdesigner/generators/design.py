@@ -31,7 +31,17 @@ from rackdesigner.model.instantiate import CELL_H, CELL_W
 
 
 class GeneratorError(ValueError):
-    """A request a generator cannot fulfil (bad option, impossible size); the message says why."""
+    """A request a generator cannot fulfil (bad option, impossible size); the message says why
+    in the design's words, and `option` names the template option at fault so that each
+    surface adds its own name for it (the CLI's `--sus`, the template dialog's field)."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+
+    def for_cli(self) -> str:
+        """The message as the command line shows it: `--sus: at least 1 ...`."""
+        return f"--{self.option}: {self}" if self.option else str(self)
 
 
 #: Largest fabric a generator builds (endpoints or GPU NICs): 131,072 keeps a design in the

@@ -37,8 +37,8 @@ ENDPOINT_COLUMNS = 4
 def leaf_split(radix: int, oversubscription: float) -> tuple[int, int]:
     """(down, up) ports of a leaf for a down:up ratio of at most `oversubscription`."""
     if not oversubscription >= 1:
-        raise GeneratorError(f"--oversubscription must be 1 or more (down:up ratio), got "
-                             f"{oversubscription:g}")
+        raise GeneratorError(f"oversubscription must be 1 or more (down:up ratio), got "
+                             f"{oversubscription:g}", "oversubscription")
     up = int(radix // (oversubscription + 1))
     if up < 1:
         raise GeneratorError(f"an oversubscription of {oversubscription:g} leaves no uplink on "
@@ -61,14 +61,14 @@ def plan_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | N
         raise GeneratorError(f"{switch} is not a switch (try one of: "
                              f"{', '.join(s.id for s in catalog.of_kind('switch'))})")
     if levels not in (2, 3):
-        raise GeneratorError(f"--levels must be 2 or 3, got {levels}")
+        raise GeneratorError(f"a fat tree has 2 or 3 switch levels, not {levels}", "levels")
     radix = spec.port(fabric_port(spec)).count
     down, up = leaf_split(radix, oversubscription)
     most = capacity(radix, levels, oversubscription)
     if endpoints is None:
         endpoints = most
     if endpoints < 1:
-        raise GeneratorError("--endpoints must be at least 1")
+        raise GeneratorError("a fat tree needs at least 1 endpoint", "endpoints")
     if endpoints > most:
         hint = "; use --levels 3" if levels == 2 else ""
         raise GeneratorError(f"{levels} levels of {radix}-port {spec.id} switches serve at most "
@@ -100,7 +100,8 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
     sw_port = fabric_port(sw_spec)
     ep_spec = catalog.get(endpoint) if endpoint else endpoint_model(catalog, sw_spec)
     if ep_spec.kind not in vocabulary.kinds_with_role("nic"):
-        raise GeneratorError(f"--endpoint must be a NIC model, {ep_spec.id} is a {ep_spec.kind}")
+        raise GeneratorError(f"the endpoint must be a NIC model, {ep_spec.id} is a {ep_spec.kind}",
+                             "endpoint")
     ep_port = fabric_port(ep_spec)
     if ep_spec.port(ep_port).protocol != sw_spec.port(sw_port).protocol:
         raise GeneratorError(f"{ep_spec.id} does not speak {sw_spec.id}'s protocol")

@@ -53,7 +53,7 @@ SOURCE = ("DGX SuperPOD GB200 reference architecture (SU = 8 DGX GB200 racks, ND
 def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None) -> Layout:
     """`racks` GB200 NVL72 racks on a rail-optimized, non-blocking compute fabric."""
     if racks < 1:
-        raise GeneratorError("--racks must be at least 1")
+        raise GeneratorError("at least 1 rack is needed", "racks")
     switch = switch or DEFAULT_SWITCH
     sw_spec = catalog.get(switch)
     if sw_spec.kind != "switch":

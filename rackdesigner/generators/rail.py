@@ -83,7 +83,7 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
         raise GeneratorError(f"{switch} is not a switch (try one of: "
                              f"{', '.join(s.id for s in catalog.of_kind('switch'))})")
     if nodes < 1:
-        raise GeneratorError("--nodes must be at least 1")
+        raise GeneratorError("at least 1 node is needed", "nodes")
     _, rails, nic_spec = compute_nic_part(catalog, system)
     check_size(nodes * rails, "fabric endpoints")
     own_nic = nic_spec.id
@@ -97,8 +97,8 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
         raise GeneratorError(f"{nps} nodes per SU need {nps} leaf ports; {switch} leaves have "
                              f"{down} (half of {radix})")
     if not oversubscription >= 1:
-        raise GeneratorError(f"--oversubscription must be 1 or more (down:up ratio), got "
-                             f"{oversubscription:g}")
+        raise GeneratorError(f"oversubscription must be 1 or more (down:up ratio), got "
+                             f"{oversubscription:g}", "oversubscription")
     up = max(1, math.floor((radix - down) / oversubscription + 1e-9))
     sus = math.ceil((nodes + reserved) / nps)
     leaves = sus * rails

@@ -76,11 +76,11 @@ def superpod_plan(catalog: Catalog, system: str, sus: int | None = None,
     per_su = preset.nodes_per_su if own else _endpoint_ports(catalog, switch)
     if sus is not None:  # the RA's SUs, whatever the switch: --sus 400 is 400 x 32 DGX B200
         if sus < 1:
-            raise GeneratorError("--sus must be at least 1")
+            raise GeneratorError("at least 1 scalable unit is needed", "sus")
         nodes = sus * preset.nodes_per_su - reserved.slots
     assert nodes is not None
     if nodes < 1:
-        raise GeneratorError("--nodes must be at least 1")
+        raise GeneratorError("at least 1 node is needed", "nodes")
     try:
         return plan_rail(catalog, system, nodes, switch or preset.switch, per_su,
                          reserved.slots)
@@ -97,7 +97,7 @@ def _endpoint_ports(catalog: Catalog, switch: str | None) -> int:
 
     spec = catalog.get(switch or "")
     if spec.kind != "switch":
-        raise GeneratorError(f"--switch: {switch} is not a switch (try q3400 or sn5600)")
+        raise GeneratorError(f"{switch} is not a switch (try q3400 or sn5600)", "switch")
     return spec.port(fabric_port(spec)).count // 2
 
 
@@ -118,7 +118,7 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
         if (sus is None) == (racks is None):
             raise GeneratorError("give either --racks N or --sus N")
         if sus is not None and sus < 1:
-            raise GeneratorError("--sus must be at least 1")
+            raise GeneratorError("at least 1 scalable unit is needed", "sus")
         return build_nvl72_superpod(catalog, racks if racks is not None else 8 * sus, switch)
     if racks is not None:
         raise GeneratorError("--racks is for --system gb200-nvl72; DGX SuperPODs take --sus "

@@ -144,7 +144,7 @@ def _single_leaf(catalog: Catalog, system: str, nodes: int, switch: str,
     check_protocols(nic_spec, nic_port, sw_spec, sw_port)
     radix = sw_spec.port(sw_port).count
     if nodes < 1:
-        raise GeneratorError("--nodes must be at least 1")
+        raise GeneratorError("at least 1 node is needed", "nodes")
     if nodes * rails > radix:
         raise GeneratorError(f"{nodes} x {system} need {nodes * rails} leaf ports; {switch} has "
                              f"{radix} (at most {radix // rails} nodes on one leaf)")

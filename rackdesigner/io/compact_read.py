@@ -9,6 +9,7 @@ check counts the expanded design.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import fields
 from typing import Any
 
@@ -22,10 +23,12 @@ from rackdesigner.io.compact import (
     TEMPLATE_KEYS,
 )
 from rackdesigner.io.errors import LayoutFileError
-from rackdesigner.io.reader import Entry, EntryReader, parse_line
+from rackdesigner.io.reader import Entry, EntryReader, Seq, parse_line
+from rackdesigner.io.schema import CURRENT_VERSION
 from rackdesigner.model import Device, Group, Layout, Link
-from rackdesigner.model.items import GROUP_KINDS
+from rackdesigner.model.items import GROUP_KINDS, fast_maker
 
+_DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
 #: the keys of the compact form's head (the plain form's top keys less its sections)
 HEAD_KEYS = ("schema_version", "name", "description", "sharp", "site")
 
@@ -54,8 +57,9 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
             reader.report("expanding", number / max(1, len(instances)))
         _expand(entry, templates, reader, groups, devices, links)
     groups += [reader.group(e) for e in doc.get("groups", ())]
-    devices += [reader.device(e) for e in doc.get("devices", ())]
-    links += [reader.link(e) for e in doc.get("links", ())]
+    # lines the fast reader took whole are objects already (fastread.direct_*)
+    devices += reader.items(doc.get("devices", []), Device, reader.device)
+    links += reader.items(doc.get("links", []), Link, reader.link)
     if end is not None:
         reader.check_end(end, (len(groups), len(devices), len(links)))
     layout = reader.assemble(catalog, meta, groups, devices, links)
@@ -114,11 +118,11 @@ class _Copier:
     the model later too) kept as it is: `dataclasses.replace` at the cost of the constructor
     (an instance of a 100k-GPU design's node template is ~120 objects, 12,800 times)."""
 
-    __slots__ = ("at", "cls", "values")
+    __slots__ = ("at", "make", "values")
 
     def __init__(self, item: Any, changed: tuple[str, ...]) -> None:
         names = [f.name for f in fields(item)]
-        self.cls = type(item)
+        self.make = _maker(type(item))
         self.values = [getattr(item, name) for name in names]
         self.at = tuple(names.index(name) for name in changed)
 
@@ -126,7 +130,12 @@ class _Copier:
         values = self.values.copy()
         for at, value in zip(self.at, new, strict=True):
             values[at] = value
-        return self.cls(*values)
+        return self.make(*values)
+
+
+@functools.cache
+def _maker(cls: type) -> Any:
+    return fast_maker(cls)
 
 
 def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups: list[Group],
@@ -152,14 +161,16 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
                         reader.status(entry, what)))
     prefix = root + "."
     x0, y0 = xy
-    claim = reader.claim
+    claim, lines = reader.claim, reader.lines
     for g, _, copy in t.groups:
         gid = prefix + g.id
         claim(gid, line)
         groups.append(copy(gid, root if g.parent is None else prefix + g.parent))
     for d, du, copy in t.devices:
         did = prefix + d.id
-        claim(did, line)
+        if did in lines:
+            claim(did, line)  # says where it was first
+        lines[did] = line
         du_u = None if du is None else (u or 0) + du
         if du_u is not None and not 0 < du_u < 10**4:
             raise reader.fail(line, f"{what}: device {d.id} would be at U{du_u}")
@@ -167,7 +178,9 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
                             root if d.group is None else prefix + d.group))
     for k, _, (copy, copy_a, copy_b) in t.links:
         lid = prefix + k.id
-        claim(lid, line)
+        if lid in lines:
+            claim(lid, line)
+        lines[lid] = line
         links.append(copy(lid, copy_a(prefix + k.a.device), copy_b(prefix + k.b.device)))
 
 
@@ -178,7 +191,8 @@ def _read_sections(text: str, path: str,
     top.line = 1
     top.key_lines = {}
     doc: dict[str, Any] = {"": top}
-    section: list | None = None
+    section: Seq | None = None
+    make: Any = None  # the plain sections' whole-line reader (fastread.direct_*), if any
     known = (*COMPACT_SECTIONS, *PLAIN_SECTIONS)
     total = text.count("\n") + 1
     for number, line in enumerate(fastread.split_lines(text), start=1):
@@ -186,6 +200,12 @@ def _read_sections(text: str, path: str,
             progress("reading", number / total)
         if not line or line.startswith("#") or line.isspace():
             continue
+        if make is not None and section is not None:
+            made = make(line)
+            if made is not None:
+                section.append(made)
+                section.item_lines.append(number)
+                continue
         if line.startswith("- {") and line.endswith("}") and section is not None:
             entry = Entry()
             entry.line = number
@@ -204,17 +224,22 @@ def _read_sections(text: str, path: str,
                                           "one line)", number) from None
                 entry = parsed[0]
             section.append(entry)
+            section.item_lines.append(number)
             continue
         key, sep, rest = line.partition(":")
         if key in known and sep and not rest.strip():
             if key in doc:
                 raise LayoutFileError(path, f"section '{key}' appears twice", number)
-            section = doc[key] = []
+            section = doc[key] = Seq()
+            section.line = number
+            section.item_lines = []
+            version = top.get("schema_version")
+            make = _DIRECT.get(key) if type(version) is int and version == CURRENT_VERSION else None
             continue
         if line[0] in " -\t" or not sep:
             raise LayoutFileError(path, "expected 'key: value', a section name "
                                   f"({', '.join(known)}) or a '- {{...}}' entry", number)
-        section = None
+        section = make = None
         parsed = parse_line(line, number)
         if not isinstance(parsed, dict) or len(parsed) != 1:
             raise LayoutFileError(path, "expected 'key: value' on one line", number)

@@ -23,7 +23,11 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from rackdesigner.model.items import Device, Link, PortRef
+from rackdesigner.model.items import Device, Link, PortRef, fast_maker
+
+_MAKE_DEVICE = fast_maker(Device)
+_MAKE_LINK = fast_maker(Link)
+_MAKE_PORT = fast_maker(PortRef)
 
 _SECTIONS = ("groups", "devices", "links")
 _KEY = re.compile(r"[A-Za-z_][\w-]*")
@@ -296,8 +300,8 @@ def direct_device(line: str) -> Any | None:
         pos = (0.0, 0.0) if x is None else (float(_number(x)), float(_number(y)))
     except NotFast:
         return None
-    return Device(did, model, quoted if quoted is not None else (plain or ""), pos, rack,
-                  None if u is None else int(u), group, (), status or "active")
+    return _MAKE_DEVICE(did, model, quoted if quoted is not None else (plain or ""), pos,
+                        rack, None if u is None else int(u), group, (), status or "active")
 
 
 def direct_link(line: str) -> Any | None:
@@ -318,6 +322,6 @@ def direct_link(line: str) -> Any | None:
             return None
         if length < 0:
             return None
-    return Link(lid, PortRef(ad, ag, None if ai is None else int(ai)),
-                PortRef(bd, bg, None if bi is None else int(bi)), n, cable, length,
-                status or "active")
+    return _MAKE_LINK(lid, _MAKE_PORT(ad, ag, None if ai is None else int(ai)),
+                      _MAKE_PORT(bd, bg, None if bi is None else int(bi)), n, cable, length,
+                      status or "active")

@@ -292,9 +292,9 @@ class EntryReader:
             self.check_end(end, (len(entries[0]), len(entries[1]), len(entries[2])))
         self.report("checking", 0.0)
         groups = [self.group(e) for e in entries[0]]
-        devices = self._items(entries[1], Device, self.device)
+        devices = self.items(entries[1], Device, self.device)
         self.report("checking", 0.3)
-        links = self._items(entries[2], Link, self.link)
+        links = self.items(entries[2], Link, self.link)
         return self.assemble(catalog, meta, groups, devices, links)
 
     # ---- the head and the whole -----------------------------------------------------------
@@ -383,7 +383,7 @@ class EntryReader:
         self.lines[object_id] = line
 
     # ---- entries -------------------------------------------------------------------------
-    def _items(self, entries: list, cls: type, convert: Callable[[Entry], Any]) -> list:
+    def items(self, entries: list, cls: type, convert: Callable[[Entry], Any]) -> list:
         """The model objects of one section: entries converted (checked key by key), objects
         the fast reader built already (`fastread.direct_*`) taken with their lines."""
         lines = self.lines
@@ -581,6 +581,8 @@ class EntryReader:
         if value is None:
             return NO_SITE
         line = doc.line_of("site")
+        if line is not None:  # design-level findings point here ("site:" is never an id)
+            self.lines["site:"] = line
         if not isinstance(value, dict) or not value:
             raise self.fail(line, "'site' must be a mapping such as {power_kw: 5000, "
                             f"cooling_kw: 4800}}, got {_short(value)}")

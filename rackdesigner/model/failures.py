@@ -50,7 +50,7 @@ def marked_failed(layout: Layout) -> tuple[str, ...]:
     for items, order in ((state.groups, state.group_order), (state.devices, state.device_order),
                          (state.links, state.link_order)):
         mine = [i for i in state.failed if i in items and items[i].status == FAILED]
-        out += sorted(mine, key=order.position)
+        out += order.ordered(mine)
     return tuple(out)
 
 

@@ -110,7 +110,8 @@ class DesignIndex:
     #: What an index holds that no device position changes: a state made from another by
     #: moves (`DesignState.with_device`) starts from that state's index with these.
     _MOVE_PROOF = ("_by_model", "_spec_of", "_groups", "_carried", "_rejected", "_connectivity",
-                   "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed")
+                   "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed",
+                   "_all_specs")
 
     def __init__(self, state: DesignState, catalog: Catalog,
                  like: DesignIndex | None = None,
@@ -130,6 +131,7 @@ class DesignIndex:
         self._reach: Reachability | None = None
         self._counts: tuple[Counter[str], int] | None = None
         self._models: Counter[str] | None = None
+        self._all_specs = False  # `_spec_of` holds every device (`_specs`)
         self._failed: Any = None
         if like is not None:  # the same design but for positions and statuses: its facets
             for name in self._MOVE_PROOF:  # hold here too...
@@ -157,6 +159,11 @@ class DesignIndex:
             self._spec_of = dict(base._spec_of)  # a copy in one step (others may be adding)
             for device_id in touched["d"]:
                 self._spec_of.pop(device_id, None)
+            if base._all_specs:  # complete again with the changed devices' specs
+                for device_id in touched["d"]:
+                    if device_id in state.devices:
+                        self.spec(device_id)
+                self._all_specs = True
 
     _EVOLVED = ("_carried", "_connectivity", "_nic_reach", "_racks", "_models", "_counts")
 
@@ -187,6 +194,21 @@ class DesignIndex:
             spec = self._by_model[model]
         self._spec_of[device_id] = spec
         return spec
+
+    def all_specs(self) -> dict[str, DeviceSpec | None]:
+        """Device id -> spec (None: unknown model) for every device at once, for passes over
+        the whole design (one pass over the devices; `spec` stays per device for the GUI
+        thread's few questions). Read only."""
+        spec_of = self._spec_of
+        if not self._all_specs:
+            by_model = self._by_model
+            catalog = self.catalog
+            for model in self.models():
+                if model not in by_model:
+                    by_model[model] = catalog.get(model) if model in catalog else None
+            spec_of.update((d.id, by_model[d.model]) for d in self.state.devices.values())
+            self._all_specs = True
+        return spec_of
 
     def kind(self, device_id: str) -> str | None:
         spec = self.spec(device_id)
@@ -219,9 +241,14 @@ class DesignIndex:
         """(device, port group, ports in use, ports it has) of every port group wired beyond
         its port count, in device order: what the rules report and the simulation warns of."""
         out = []
+        spec_of, groups = self.all_specs(), self._groups
         for device_id, usage in self.state.port_use.items():
-            for name, used in dict(usage).items():
-                group = self.port_group(device_id, name)
+            spec = spec_of.get(device_id)
+            if spec is None:
+                continue
+            for name, used in usage:  # (group, ports in use) pairs, one per group
+                key = (spec.id, name)
+                group = groups[key] if key in groups else self.port_group(device_id, name)
                 if group is not None and used > group.count:
                     out.append((device_id, name, used, group.count))
         order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
@@ -251,19 +278,28 @@ class DesignIndex:
         """`links` (in order) split into the carried and the rejected (see `rejected`)."""
         out: list[CarriedLink] = []
         rejected: list[tuple[str, Link, Any]] = []
-        for link in links:
-            if link.a.device == link.b.device:
+        spec_of = self.all_specs()
+        groups = self._groups
+        append = out.append
+        for link in links:  # the hot loop of a 700,000-link design
+            a, b = link.a, link.b
+            if a.device == b.device:
                 continue
-            ga = self.port_group(link.a.device, link.a.group)
-            gb = self.port_group(link.b.device, link.b.group)
+            sa, sb = spec_of.get(a.device), spec_of.get(b.device)
+            if sa is None or sb is None:
+                continue
+            key = (sa.id, a.group)
+            ga = groups[key] if key in groups else self.port_group(a.device, a.group)
+            key = (sb.id, b.group)
+            gb = groups[key] if key in groups else self.port_group(b.device, b.group)
             if ga is not None and gb is not None:
                 if ga.protocol == gb.protocol:
-                    out.append(CarriedLink(link, ga, gb, ga.protocol))
+                    append(CarriedLink(link, ga, gb, ga.protocol))
                 else:
-                    rejected.append(("protocol-mismatch", link, (ga.protocol, gb.protocol)))
-            elif self.spec(link.a.device) is not None and self.spec(
-                    link.b.device) is not None:
-                rejected.append(("missing-port", link, link.a if ga is None else link.b))
+                    rejected.append(("protocol-mismatch", link,
+                                     (ga.protocol, gb.protocol)))
+            else:
+                rejected.append(("missing-port", link, a if ga is None else b))
         return out, rejected
 
     def failed(self, compute: Callable[[], Any]) -> Any:
@@ -301,14 +337,33 @@ class DesignIndex:
     def _connect(self) -> Connectivity:
         island, nvl, conn = UnionFind(), UnionFind(), UnionFind()
         network: list[tuple[str, str]] = []
+        island_parent, nvl_parent = island.parent, nvl.parent
+
+        def join(parent: dict[str, str], a: str, b: str) -> None:
+            # UnionFind.union inlined (the hot loop of a large design): b's root becomes the
+            # root of a's, so the roots are the ones UnionFind gives
+            ra = a
+            while (p := parent.get(ra, ra)) != ra:
+                ra = p
+            rb = b
+            while (p := parent.get(rb, rb)) != rb:
+                rb = p
+            if ra != rb:
+                parent[ra] = rb
+            if a != ra:  # path compression
+                parent[a] = rb
+            if b != rb:
+                parent[b] = rb
+
         for c in self.carried():
             a, b = c.link.a.device, c.link.b.device
-            if c.protocol == NVLINK:
-                island.union(a, b)
-                nvl.union(a, b)
-            elif c.protocol in HOST_PROTOCOLS:
-                island.union(a, b)
-            elif c.protocol in NETWORK_PROTOCOLS:
+            protocol = c.protocol
+            if protocol == NVLINK:
+                join(island_parent, a, b)
+                join(nvl_parent, a, b)
+            elif protocol in HOST_PROTOCOLS:
+                join(island_parent, a, b)
+            elif protocol in NETWORK_PROTOCOLS:
                 network.append((a, b))
         find = island.find
         for a, b in network:
@@ -317,14 +372,20 @@ class DesignIndex:
         nvlink_of: dict[str, str] = {}
         component_of: dict[str, str] = {}
         gpus: list[str] = []
+        spec_of = self.all_specs()
+        island_parent, nvl_parent, conn_parent = island.parent, nvl.parent, conn.parent
+        nvl_find, conn_find = nvl.find, conn.find
         for device_id in self.state.device_order:
-            if self.spec(device_id) is None:
+            spec = spec_of.get(device_id)
+            if spec is None:
                 continue
-            root = find(device_id)
+            # a device no link joined is its own root in every set (most of a design's NICs
+            # and switches in the island and NVLink sets): no call for those
+            root = find(device_id) if device_id in island_parent else device_id
             island_of[device_id] = root
-            nvlink_of[device_id] = nvl.find(device_id)
-            component_of[device_id] = conn.find(root)
-            if self.kind(device_id) == "gpu":
+            nvlink_of[device_id] = nvl_find(device_id) if device_id in nvl_parent else device_id
+            component_of[device_id] = conn_find(root) if root in conn_parent else root
+            if spec.kind == "gpu":
                 gpus.append(device_id)
         from rackdesigner.model.layout import natural_key
 
@@ -354,11 +415,14 @@ class DesignIndex:
                     if c.protocol in HOST_PROTOCOLS:
                         host[c.link.a.device].append(c.link.b.device)
                         host[c.link.b.device].append(c.link.a.device)
-                reached = {d for d in self.state.device_order if self.kind(d) in NIC_KINDS}
+                spec_of = self.all_specs()
+                reached = {d for d, spec in spec_of.items()
+                           if spec is not None and spec.kind in NIC_KINDS}
                 queue = deque(reached)
                 while queue:
                     node = queue.popleft()
-                    if self.kind(node) == "gpu":
+                    spec = spec_of.get(node)
+                    if spec is not None and spec.kind == "gpu":
                         continue
                     for nbr in host.get(node, ()):
                         if nbr not in reached:

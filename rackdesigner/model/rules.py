@@ -36,6 +36,9 @@ class Finding:
     code: str
     message: str
     objects: tuple[str, ...] = ()
+    #: the top-level file key a design-level finding is about (`site`), where there is no
+    #: object to name; `Layout.source_lines["site:"]` is its line when read from a file
+    key: str = ""
 
     def __str__(self) -> str:
         return f"{self.severity}: {self.message}"
@@ -124,11 +127,11 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
                                (cdu.cdu,)))
         if cdu.over:
             assert cdu.capacity_w is not None
+            served = [r for r in cdu.serves if r in report.racks]
             out.append(Finding(ERROR, "cdu-capacity",
                                f"CDU {cdu.cdu} ({cdu.model}) carries {format_watts(cdu.liquid_w)}"
-                               f" of liquid heat from {', '.join(cdu.serves)}, above its "
-                               f"{format_watts(cdu.capacity_w)} capacity",
-                               (cdu.cdu, *[r for r in cdu.serves if r in report.racks])))
+                               f" of liquid heat from {', '.join(served)}, above its "
+                               f"{format_watts(cdu.capacity_w)} capacity", (cdu.cdu, *served)))
         elif cdu.capacity_w is None:
             out.append(Finding(WARNING, "cdu-capacity",
                                f"CDU {cdu.cdu} ({cdu.model}) has no published capacity: its "
@@ -151,12 +154,13 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
         out.append(Finding(ERROR, "site-power",
                            f"the design draws up to {format_watts(site.it_max_w)}, above the "
                            f"site's {format_watts(site.power_limit_w)} of IT power "
-                           f"({site.headline()})"))
+                           f"({site.headline()})", key="site"))
     if site.over_cooling:
         assert site.cooling_limit_w is not None
         out.append(Finding(ERROR, "site-cooling",
                            f"the design gives off up to {format_watts(site.heat_w)} of heat, "
-                           f"above the site's {format_watts(site.cooling_limit_w)} of cooling"))
+                           f"above the site's {format_watts(site.cooling_limit_w)} of cooling",
+                           key="site"))
     return out
 
 
@@ -236,6 +240,8 @@ def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
     the ports taken by the links checked before (a port taken twice is reported at the
     second link); `by_link` collects each link's findings."""
     out: list[Finding] = []
+    spec_of = specs.index.all_specs()
+    port_groups: dict[tuple[str, str], PortGroup | None] = {}  # (model, group name)
     for link in links:
         start = len(out)
         if link.a.device == link.b.device:
@@ -243,11 +249,16 @@ def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
                                f"link {link.id}: both ends are on {link.a.device}", (link.id,)))
         groups: list[PortGroup | None] = []
         for end in (link.a, link.b):
-            spec = specs(end.device)
-            group = _port_group(spec, end) if spec is not None else None
-            groups.append(group)
+            spec = spec_of.get(end.device)
             if spec is None:
+                groups.append(None)
                 continue
+            key = (spec.id, end.group)
+            if key in port_groups:
+                group = port_groups[key]
+            else:
+                group = port_groups[key] = _port_group(spec, end)
+            groups.append(group)
             if group is None:
                 names = ", ".join(g.name for g in spec.ports) or "none"
                 out.append(Finding(ERROR, "missing-port",
@@ -262,16 +273,17 @@ def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
                                        f"({end.group} has ports 0-{group.count - 1})",
                                        (link.id, end.device)))
                 for index in range(end.index, min(last, group.count - 1) + 1):
-                    key = (end.device, end.group, index)
-                    if key in owners:
+                    key3 = (end.device, end.group, index)
+                    if key3 in owners:
                         out.append(Finding(ERROR, "port-reused",
                                            f"port {end.device}:{end.group}.{index} is used by "
-                                           f"links {owners[key]} and {link.id}",
-                                           (owners[key], link.id, end.device)))
+                                           f"links {owners[key3]} and {link.id}",
+                                           (owners[key3], link.id, end.device)))
                     else:
-                        owners[key] = link.id
+                        owners[key3] = link.id
         ga, gb = groups
-        if ga is not None and gb is not None:
+        if ga is not None and gb is not None and (ga.protocol != gb.protocol
+                                                  or ga.rate_gbps != gb.rate_gbps):
             out += _check_pair(link, ga, gb)
         if by_link is not None and len(out) > start:
             by_link[link.id] = out[start:]

@@ -184,11 +184,17 @@ never assigned after `_evolve` returns)."""
                 or item_id in self.unresolved)
 
     def iter_devices(self) -> Iterator[Device]:
-        listed = self._cache.get("devices")  # a degraded design's, listed when it was made
-        if listed is not None:
-            return iter(listed)
-        devices = self.devices
-        return (devices[i] for i in self.device_order)
+        return iter(self.device_list())
+
+    def device_list(self) -> tuple[Device, ...]:
+        """All devices in insertion order (materialised once per state, as `link_list`: the
+        design rules and the simulation each walk every device several times)."""
+        cached = self._cache.get("devices")
+        if cached is None:
+            devices = self.devices
+            cached = tuple(devices[i] for i in self.device_order)
+            self._cache["devices"] = cached
+        return cached
 
     def link_list(self) -> tuple[Link, ...]:
         """All resolved links in creation order (materialised once per state; from an

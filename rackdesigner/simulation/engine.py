@@ -27,7 +27,7 @@ from rackdesigner.simulation.collectives import (
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.placement import PLACEMENTS
-from rackdesigner.simulation.power import power_report
+from rackdesigner.simulation.power import over_budget_warnings, power_report
 from rackdesigner.simulation.result import (
     NOTE,
     WARNING,
@@ -221,11 +221,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     if power.estimated:
         note("power_estimates", "power includes labelled estimates (no published figure) for: "
              + ", ".join(power.estimated))
-    for rack, info_w in power.by_rack.items():
-        budget = info_w.get("budget_w")
-        if info_w.get("over_budget", bool(budget) and info_w.get("max_w", 0.0) > budget):
-            warn("rack_over_budget", f"{rack} draws up to {info_w['max_w'] / 1000:,.1f} kW, over "
-                 f"its {budget / 1000:,.1f} kW power budget")
+    for code, text in over_budget_warnings(power):
+        warn(code, text)
     link_loads = _link_loads(topo, model, routed, curves, loads_for)
     return SimulationResult(info, bandwidth, MappingProxyType(curves), latency, power,
                             tuple(m.text for m in messages), algorithm, tuple(messages),

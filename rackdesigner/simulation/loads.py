@@ -17,7 +17,7 @@ reach 1 / utilisation of their NIC rate, which is the routed factor the collecti
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -146,7 +146,7 @@ class LinkLoads:
 
 def _split(topo: Topology | Any, key: tuple[str, str], load: float,
            cap: float) -> Iterator[LinkLoad]:
-    links = topo.net_links.get(key, ())
+    links: Sequence[tuple[str, float]] = topo.net_links.get(key, ())
     if len(links) == 1:
         link_id, c = links[0]
         yield LinkLoad(link_id, key[0], key[1], load * c / (c or cap or 1.0), c)

@@ -37,6 +37,30 @@ from rackdesigner.simulation.topology import Topology
 rack_budget_none = RackBudget(None, "none", "no budget")
 
 
+@dataclass(frozen=True, slots=True)
+class RackDraw:
+    """One rack's draw in scope (W) against its power budget (`model.power.rack_budget`)."""
+
+    max_w: float  # rounded to 0.1 W, as reported
+    typical_w: float
+    budget_w: float | None
+    budget_source: str  # "rack" (set on the rack), "model" (its default) or "none"
+    budget_basis: str
+    utilisation: float | None  # the maximum over the budget (None without a budget)
+    over_budget: bool  # `model.power.over_budget` of the unrounded maximum
+
+    @classmethod
+    def of(cls, typical: float, peak: float, budget: RackBudget) -> RackDraw:
+        watts = budget.watts
+        return cls(round(peak, 1), round(typical, 1), watts, budget.source, budget.basis,
+                   round(peak / watts, 4) if watts else None, over_budget(peak, watts))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_w": self.max_w, "typical_w": self.typical_w, "budget_w": self.budget_w,
+                "budget_source": self.budget_source, "budget_basis": self.budget_basis,
+                "utilisation": self.utilisation, "over_budget": self.over_budget}
+
+
 @dataclass(frozen=True)
 class PowerReport:
     total_typical_w: float
@@ -46,7 +70,7 @@ class PowerReport:
     by_kind: MappingProxyType  # kind -> max W
     by_kind_typical: MappingProxyType
     by_model: MappingProxyType  # model -> {"count", "typical_w", "max_w" (mean each), totals}
-    by_rack: MappingProxyType  # rack id -> {"max_w", "typical_w", "budget_w", "utilisation"}
+    by_rack: MappingProxyType[str, RackDraw]
     without_power: tuple[str, ...]  # models with no power figure (devices not covered)
     optics_in_system_max: int = 0  # link ends inside systems whose published max covers them
     devices_without_power: int = 0  # devices drawing 0 W for want of a figure (not covered)
@@ -89,7 +113,7 @@ class PowerReport:
             "by_kind": {k: round(v, 1) for k, v in self.by_kind.items()},
             "by_kind_typical": {k: round(v, 1) for k, v in self.by_kind_typical.items()},
             "by_model": {k: dict(v) for k, v in self.by_model.items()},
-            "by_rack": {k: dict(v) for k, v in self.by_rack.items()},
+            "by_rack": {k: v.to_dict() for k, v in self.by_rack.items()},
             "models_without_power": list(self.without_power),
             "devices_without_power": self.devices_without_power,
             "cable_ends_without_power": self.cable_ends_without_power,
@@ -98,6 +122,14 @@ class PowerReport:
             "models_with_estimates": list(self.estimated),
             "optics_in_system_max": self.optics_in_system_max,
         }
+
+
+def over_budget_warnings(power: PowerReport) -> list[tuple[str, str]]:
+    """(code, text) of every rack drawing more than its budget: the warning the simulation and
+    the workload estimator both give."""
+    return [("rack_over_budget", f"{rack} draws up to {draw.max_w / 1000:,.1f} kW, over its "
+             f"{draw.budget_w / 1000:,.1f} kW power budget")
+            for rack, draw in power.by_rack.items() if draw.over_budget and draw.budget_w]
 
 
 def format_power(watts: float) -> str:
@@ -178,19 +210,13 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     for (kind, model), (units, typical, peak) in drawn.link_ends.items():
         add(kind, model, units, typical, peak)
     total_t, total_m = totals
-    racks: dict[str, Any] = {}
+    racks: dict[str, RackDraw] = {}
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
-        spec = topo.specs.get(rack)
-        b = (rack_budget(layout.device(rack), spec) if layout.has_device(rack)
+        rack_spec = topo.specs.get(rack)
+        b = (rack_budget(layout.device(rack), rack_spec) if layout.has_device(rack)
              else rack_budget_none)
-        budget = b.watts
         typical, peak = rack_draw.get(rack, (0.0, 0.0))
-        racks[rack] = MappingProxyType({
-            "max_w": round(peak, 1), "typical_w": round(typical, 1),
-            "budget_w": budget, "budget_source": b.source, "budget_basis": b.basis,
-            "utilisation": round(peak / budget, 4) if budget else None,
-            "over_budget": over_budget(peak, budget),
-        })
+        racks[rack] = RackDraw.of(typical, peak, b)
     by_model = {}
     for model in sorted(counts):
         n = counts[model]

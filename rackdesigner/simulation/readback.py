@@ -15,10 +15,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from rackdesigner.model.power import over_budget
 from rackdesigner.simulation.collectives import Point
 from rackdesigner.simulation.latency import LatencyClass
 from rackdesigner.simulation.loads import LinkLoad
-from rackdesigner.simulation.power import PowerReport
+from rackdesigner.simulation.power import PowerReport, RackDraw
 from rackdesigner.simulation.result import (
     SCHEMA,
     BandwidthInfo,
@@ -190,7 +191,7 @@ def _power(p: dict[str, Any]) -> PowerReport:
         by_model=MappingProxyType({k: MappingProxyType(dict(_obj(v, f"power.by_model.{k}")))
                                    for k, v in _obj(p.get("by_model", {}),
                                                     "power.by_model").items()}),
-        by_rack=MappingProxyType({k: MappingProxyType(dict(_obj(v, f"power.by_rack.{k}")))
+        by_rack=MappingProxyType({k: _rack_draw(v, f"power.by_rack.{k}")
                                   for k, v in _obj(p.get("by_rack", {}),
                                                    "power.by_rack").items()}),
         without_power=tuple(p.get("models_without_power", ())),
@@ -232,3 +233,16 @@ def load_result(path: str | Path) -> SimulationResult:
 
 
 __all__ = ["ResultFormatError", "load_result", "result_from_dict"]
+
+
+def _rack_draw(data: Any, where: str) -> RackDraw:
+    """One rack's row; a file from before budgets had sources reads as "none"."""
+    d = _obj(data, where)
+    budget = _num(d.get("budget_w"), f"{where}.budget_w", optional=True)
+    peak = _num(d.get("max_w", 0.0), f"{where}.max_w") or 0.0
+    util = _num(d.get("utilisation"), f"{where}.utilisation", optional=True)
+    over = d.get("over_budget")
+    return RackDraw(peak, _num(d.get("typical_w", 0.0), f"{where}.typical_w") or 0.0, budget,
+                    str(d.get("budget_source", "none")), str(d.get("budget_basis", "")),
+                    util if util is not None or not budget else round(peak / budget, 4),
+                    over if isinstance(over, bool) else over_budget(peak, budget))

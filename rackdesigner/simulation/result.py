@@ -30,6 +30,10 @@ def _r(value: float | None, digits: int = 3) -> float | None:
     return round(value, digits)
 
 
+#: the rounding the JSON form applies to a figure (None for NaN and infinities); the text
+#: report applies the same before formatting, so both always show the same value
+rounded = _r
+
 WARNING = "warning"
 NOTE = "note"
 SEVERITIES = (WARNING, NOTE)

@@ -110,7 +110,7 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
         by_island[topo.island_of[gpu]].append(gpu)
     nic_raw: dict[str, float] = {}  # a NIC's network-side rate, shared by the GPUs behind it
     memo = topo.island_memo  # an island's figures depend on the topology and its GPUs only
-    islands = []
+    islands: list[Island] = []
     for members in by_island.values():
         key = tuple(members)
         island = memo.get(key)
@@ -118,11 +118,14 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
             island = memo[key] = _island(topo, members, nic_raw)
         islands.append(island)
     scope = ScopeModel(gpus=list(gpus), islands=islands)
-    archs = {topo.specs[g].gpu.architecture if topo.specs[g].gpu else "" for g in gpus}
+    facts = [f for g in gpus if (f := topo.specs[g].gpu) is not None]
+    archs = {f.architecture for f in facts}
+    if len(facts) < len(gpus):
+        archs.add("")
     order = ["volta", "ampere", "hopper", "blackwell"]
     known = [a for a in order if a in archs]
     scope.arch = known[0] if known else "hopper"
-    sms = [topo.specs[g].gpu.sm for g in gpus if topo.specs[g].gpu]
+    sms = [f.sm for f in facts]
     scope.sm = min(sms) if sms else 90
     scope.links_per_gpu = int(min((topo.nvl_links.get(g, 0) for g in gpus), default=0))
     models = {topo.specs[g].id: topo.specs[g] for g in gpus}  # a few GPU models, not 16k GPUs
@@ -164,7 +167,7 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
     switches = topo.nvswitches_of.get(root, set())
     island.has_nvswitch = bool(switches)
     archs_ok = all(
-        topo.specs[g].gpu is not None and topo.specs[g].gpu.architecture in C.NVLS_EFFICIENCY
+        (f := topo.specs[g].gpu) is not None and f.architecture in C.NVLS_EFFICIENCY
         for g in gpus)
     island.nvls = (k > 1 and switched and bool(switches) and archs_ok
                    and all(topo.specs[s].supports_nvls for s in switches)

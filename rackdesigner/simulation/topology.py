@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.model import Layout, Link, natural_key
@@ -106,12 +107,13 @@ class Topology:
     catalog: Catalog | None = None
     _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
     _leaf: dict[str, str | None] = field(default_factory=dict)
+    _nic_raw: dict[str, float] = field(default_factory=dict)  # asked after the build only
     rack_of: dict[str, str] = field(default_factory=dict)
     #: island figures per island (its GPUs in scope, in order) -> `scope.Island`: a pure
     #: function of the topology, kept so that every simulation of one topology computes each
     #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
-    island_memo: dict[tuple[str, ...], object] = field(default_factory=dict, compare=False,
-                                                       repr=False)
+    island_memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False,
+                                                    repr=False)
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod
@@ -183,8 +185,7 @@ class Topology:
         """Capacities of `links` (carried links, in the design's link order)."""
         kind = self.kind
         eff_cache: dict[str, float] = {}
-        for carried in links:
-            link, ga, gb, protocol = carried.link, carried.a, carried.b, carried.protocol
+        for link, ga, gb, protocol in links:
             a, b = link.a.device, link.b.device
             raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
             ka, kb = kind[a], kind[b]
@@ -211,9 +212,10 @@ class Topology:
                                        f"{detail[1]}"))
 
     def _read_port_use(self, index: DesignIndex) -> None:
+        port_use, state_use = self.port_use, index.state.port_use
         for device in self.specs:  # the same counts the design rules and the canvas read
-            for group, used in index.port_usage(device).items():
-                self.port_use[(device, group)] = used
+            for group, used in state_use.get(device, ()):  # (index.port_usage, without a dict)
+                port_use[(device, group)] = used
 
     def _read_rule_facts(self, index: DesignIndex) -> None:
         # the design rules' facts, read from the same index (model/index.py)
@@ -330,9 +332,9 @@ class Topology:
         for gpu in self.gpus:
             paths = self.gpu_nics[gpu]
             if paths:
-                key = tuple(p.nic for p in paths)
-                self.primary_nic[gpu] = key[turn[key] % len(key)]
-                turn[key] += 1
+                nics = tuple(p.nic for p in paths)
+                self.primary_nic[gpu] = nics[turn[nics] % len(nics)]
+                turn[nics] += 1
 
     def _build_tiers(self) -> None:
         """Leaf = tier 1 (a switch with NICs); higher tiers by BFS over switch links."""
@@ -404,8 +406,12 @@ class Topology:
         return self._cables[model]
 
     def nic_raw(self, nic: str) -> float:
-        """Network-side capacity of a NIC, GB/s per direction."""
-        return sum(self.nic_up.get(nic, {}).values())
+        """Network-side capacity of a NIC, GB/s per direction (summed once per NIC: the
+        analyses ask it per GPU and per rank, millions of times at 100k GPUs)."""
+        raw = self._nic_raw.get(nic)
+        if raw is None:
+            raw = self._nic_raw[nic] = sum(self.nic_up.get(nic, {}).values())
+        return raw
 
     def leaf_of(self, nic: str) -> str | None:
         """The switch a NIC's (first) network port is cabled to."""

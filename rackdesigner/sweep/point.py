@@ -89,7 +89,10 @@ def evaluate_point(spec: SweepSpec, index: int, params: dict[str, Any]) -> dict[
         layout = build_point_layout(spec, params)
         row.update(_figures(spec, layout))
     except Exception as exc:  # a failed point is data, not a crash
-        log.debug("sweep point %d failed", index, exc_info=True)
+        if _expected(exc):  # the design cannot be built or measured: the row says why
+            log.debug("sweep point %d failed", index, exc_info=True)
+        else:  # a bug: its traceback where someone will see it
+            log.warning("sweep point %d failed with an unexpected error", index, exc_info=True)
         row["status"] = FAILED
         row["error"] = _describe(exc)
     return row
@@ -148,10 +151,14 @@ def _round(value: float | None, digits: int = 3) -> float | None:
     return round(float(value), digits)
 
 
-def _describe(exc: BaseException) -> str:
-    from rackdesigner.generators import GeneratorError
+def _expected(exc: BaseException) -> bool:
+    """A failure the design or the spec explains (a generator refusing its options, a model
+    not in the catalog, a job that does not fit): anything else is a bug."""
+    return isinstance(exc, ValueError | KeyError)  # GeneratorError is a ValueError
 
+
+def _describe(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
-    if isinstance(exc, GeneratorError | ValueError | KeyError):
+    if _expected(exc):
         return text.strip("'\"") if isinstance(exc, KeyError) else text
     return f"{type(exc).__name__}: {text}"

@@ -33,6 +33,7 @@ from rackdesigner.model import Layout
 from rackdesigner.model.items import GROUP_KINDS
 from rackdesigner.model.power import budget_prop, with_budget_prop
 from rackdesigner.ui import style
+from rackdesigner.ui.inspector_cooling import CoolingRows
 from rackdesigner.ui.inspector_events import changes_choices as _changes_choices
 from rackdesigner.ui.inspector_events import touched_ids as _touched_ids
 
@@ -118,6 +119,7 @@ class InspectorWidget(QWidget):
                               ("Power budget", self.device_budget)):
             form.addRow(label, widget)
         self.device_form = form
+        self.cooling_rows = CoolingRows(form, self._push, lambda: self.layout_)
         self.device_name.editingFinished.connect(self._on_device_name_edited)
         self.device_budget.valueChanged.connect(self._on_device_budget_changed)
         self.device_rack.activated.connect(self._on_device_rack_activated)
@@ -270,6 +272,7 @@ class InspectorWidget(QWidget):
             self.device_budget.setToolTip(
                 "Power this rack may draw at most (its feeds' capacity). 0 uses the model's "
                 f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}.")
+        self.cooling_rows.show(device, spec)
         self.stack.setCurrentWidget(self.device_page)
 
     def _show_links(self, link_ids: list[str]) -> None:

@@ -3,10 +3,13 @@ design of a clicked point (after the usual unsaved-changes question)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from rackdesigner.sweep import SweepSpec
 from rackdesigner.ui.sweep_window import SweepWindow
+
+log = logging.getLogger(__name__)
 
 
 def open_sweep_window(window: Any) -> SweepWindow:
@@ -30,8 +33,13 @@ def open_point(window: Any, spec: SweepSpec, params: dict[str, Any]) -> bool:
         return False
     try:
         layout = build_point_layout(spec, params, window.catalog)
-    except Exception as exc:  # the point failed in the sweep too: say why
+    except (ValueError, KeyError) as exc:  # the point failed in the sweep too: say why
         window.status_message(f"Cannot build this point: {exc}")
+        return False
+    except Exception as exc:  # a bug: logged with its traceback, told, never a crash
+        log.warning("building sweep point %s failed", params, exc_info=True)
+        window.status_message(f"Cannot build this point (an internal error: "
+                              f"{type(exc).__name__}: {exc}; details in the log)")
         return False
     window._set_document(layout, None)
     window.status_message("Opened sweep point " + ", ".join(f"{k}={v}"

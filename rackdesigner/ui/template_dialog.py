@@ -136,7 +136,10 @@ class TemplateDialog(QDialog):
             with gc_paused():  # a whole design built at once: no heap walks meanwhile
                 self.result_layout = generate(self.template.currentData(),
                                               catalog=self.catalog, **values)
-        except (GeneratorError, ValueError, KeyError) as exc:
+        except GeneratorError as exc:  # the dialog names the field at fault its own way
+            self.error.setText(f"{exc.option.capitalize()}: {exc}" if exc.option else str(exc))
+            return
+        except (ValueError, KeyError) as exc:
             self.error.setText(str(exc))
             return
         self.accept()

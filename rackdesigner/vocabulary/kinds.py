@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from rackdesigner.vocabulary._table import entry
+
 #: What a kind is to the simulation and the rules.
 #: gpu, cpu, nvswitch (NVLink switch chip), switch (scale-out fabric switch), nic (fabric
 #: endpoint of a server: NIC or DPU), pcie_switch (host fabric inside a server), storage (a
@@ -118,11 +120,7 @@ KIND_NAMES: tuple[str, ...] = tuple(KINDS)
 
 def kind(name: str) -> Kind:
     """The entry of kind `name`; KeyError naming the known kinds when there is none."""
-    try:
-        return KINDS[name]
-    except KeyError:
-        raise KeyError(f"unknown device kind {name!r} (expected one of "
-                       f"{', '.join(KINDS)})") from None
+    return entry(KINDS, name, "device kind")
 
 
 def palette_section(kind_name: str, protocols: Iterable[str] = ()) -> str | None:

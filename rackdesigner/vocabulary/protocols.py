@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from rackdesigner.vocabulary._table import entry
+
 FAMILIES = ("scale_up", "network", "host")
 
 
@@ -56,11 +58,7 @@ TRANSPORTS: MappingProxyType[str, Transport] = MappingProxyType({t.name: t for t
 
 def protocol(name: str) -> Protocol:
     """The entry of protocol `name`; KeyError naming the known ones when there is none."""
-    try:
-        return PROTOCOLS[name]
-    except KeyError:
-        raise KeyError(f"unknown protocol {name!r} (expected one of "
-                       f"{', '.join(PROTOCOLS)})") from None
+    return entry(PROTOCOLS, name, "protocol")
 
 
 def protocols_of(family: str) -> tuple[str, ...]:

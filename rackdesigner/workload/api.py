@@ -25,7 +25,13 @@ from rackdesigner.workload.step import estimate_job
 
 
 class EstimateError(ValueError):
-    """The design, scope, model or job cannot be estimated (the message says why)."""
+    """The design, scope, model or job cannot be estimated (the message says why, in the
+    design's words; `option` names the setting at fault, for a surface to add its own name of
+    it: the CLI's `--gpus`, the Workload tab's field)."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 class Estimator:
@@ -59,7 +65,8 @@ class Estimator:
             raise EstimateError(f"{label} has no GPUs")
         if gpus is not None:
             if gpus < 1 or gpus > len(ids):
-                raise EstimateError(f"--gpus {gpus}: {label} has {len(ids):,} GPUs")
+                raise EstimateError(f"{gpus:,} GPUs asked for, but {label} has "
+                                    f"{len(ids):,}", option="gpus")
             ids = ids[:gpus]
             label = f"the first {gpus:,} GPUs of {label}"
         self.label = label

@@ -37,7 +37,7 @@ from rackdesigner.simulation import constants as SC
 from rackdesigner.simulation.engine import design_rule_warnings
 from rackdesigner.simulation.families import peak_utilisation
 from rackdesigner.simulation.loads import FabricIndex
-from rackdesigner.simulation.power import PowerReport, power_report
+from rackdesigner.simulation.power import PowerReport, over_budget_warnings, power_report
 from rackdesigner.simulation.routing import pattern_share
 from rackdesigner.simulation.scope import ScopeModel
 
@@ -159,11 +159,7 @@ class CommModel:
         if not p.complete:
             out.append(("power_incomplete", f"power total is a lower bound ({p.headline}): no "
                         f"power figure in the catalog for {', '.join(p.without_power)}"))
-        for rack, info in p.by_rack.items():
-            budget = info.get("budget_w")
-            if info.get("over_budget", bool(budget) and info.get("max_w", 0.0) > budget):
-                out.append(("rack_over_budget", f"{rack} draws up to {info['max_w'] / 1000:,.1f} "
-                            f"kW, over its {budget / 1000:,.1f} kW power budget"))
+        out += over_budget_warnings(p)
         self._warnings = tuple(out)
         return self._warnings
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout
-from rackdesigner.model.power import NO_DRAW_KINDS, device_draw, over_budget
+from rackdesigner.model.power import NO_DRAW_KINDS, device_draw
 from rackdesigner.simulation import SimulationResult
 
 KIB = 1024
@@ -84,10 +84,9 @@ def racks_over_budget(result: SimulationResult) -> tuple[int, int]:
     """(racks over their budget, racks with a budget)."""
     over = budgeted = 0
     for rack in result.power.by_rack.values():
-        budget = rack.get("budget_w")
-        if budget:
+        if rack.budget_w:
             budgeted += 1
-            over += bool(rack.get("over_budget", over_budget(rack.get("max_w", 0.0), budget)))
+            over += rack.over_budget
     return over, budgeted
 
 
@@ -204,7 +203,7 @@ def rack_power_by_category(layout: Layout, result: SimulationResult,
     out: dict[str, dict[str, float]] = {}
     for rack, info in result.power.by_rack.items():
         parts = dict(split.get(rack, {}))
-        rest = info.get("max_w", 0.0) - sum(parts.values())
+        rest = info.max_w - sum(parts.values())
         if rest > 0.05:
             parts["optics"] = parts.get("optics", 0.0) + rest
         out[rack] = parts

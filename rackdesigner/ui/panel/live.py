@@ -66,6 +66,32 @@ class LiveResult:
     heat_for: Any = None  # the heat request this run answered
 
 
+@dataclass(frozen=True, slots=True)
+class LiveParams:
+    """What one run is asked: the options the panel shows, the heat map's traffic, and the
+    intact-design cache (`structure` counts the edits that are not a Fail / Restore)."""
+
+    scope: Scope
+    algorithm: str
+    pue: float | None
+    placement: str
+    heat: Any  # None, (collective, bytes) or ("workload", classes, WorkloadRequest)
+    structure: int
+    intact_cache: Any
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRun:
+    """What the worker computed on one snapshot (`error` says why there is no result)."""
+
+    result: SimulationResult | None
+    rack_split: dict[str, dict[str, float]]
+    error: str = ""
+    impact: MarkedImpact | None = None
+    heat: HeatMap | None = None
+    heat_error: str = ""
+
+
 def _status_only(event: Any) -> bool:
     """A Fail / Restore: the intact design (and its cached figures) did not change."""
     old, new = getattr(event, "old", None), getattr(event, "new", None)
@@ -73,23 +99,22 @@ def _status_only(event: Any) -> bool:
             and old.status != new.status and replace(old, status=new.status) == new)
 
 
-def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
-    """The worker's job on a snapshot: (result, rack split, error, impact). A bad input is an
-    error to show; anything else raises (the job logs the traceback and reports it).
-
-    `params` is (scope, algorithm, pue, placement, heat, structure, intact cache): `heat`
-    (collective, bytes) lists that traffic's per-link loads; with failures marked the intact
-    design is simulated too (or read from the cache, keyed by `structure` and the options).
+def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
+    """The worker's job on a snapshot. A bad input is an error to show; anything else raises
+    (the job logs the traceback and reports it). A `heat` of (collective, bytes) lists that
+    traffic's per-link loads; with failures marked the intact design is simulated too (or read
+    from the cache, keyed by `structure` and the options).
 
     The intact design's run is kept in the cache (`IntactFigures`) whenever nothing is
     failed, so that failing something next compares with it at no cost, and derives the
     degraded design's index and topology from it (`model/index_delta.py`,
     `simulation/topology_delta.py`); and a run of a design with nothing failed whose
-    structure the cache holds — the Undo or Restore of a Fail — is the cached run itself.
-    """
-    scope, algorithm, pue, placement, heat, structure, intact_cache = params
+    structure the cache holds — the Undo or Restore of a Fail — is the cached run itself."""
+    scope, algorithm, pue, placement = (params.scope, params.algorithm, params.pue,
+                                        params.placement)
+    heat, structure, intact_cache = params.heat, params.structure, params.intact_cache
     if snapshot is None:
-        return None, {}, "no design open", None, None, ""
+        return LiveRun(None, {}, "no design open")
     job_heat, heat_error = None, ""
     if heat is not None and heat[0] == "workload":  # a training job's traffic
         job_heat, heat_error = workload_heat(snapshot, heat[2], heat[1], scope)
@@ -99,7 +124,7 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
     kept = intact_cache.get(key)
     if not down and kept is not None and kept.extra is not None and kept.extra[1] == heat:
         # back to the intact design (Undo or Restore of a Fail): its run, kept
-        return kept.result, kept.extra[0], "", None, job_heat, heat_error
+        return LiveRun(kept.result, kept.extra[0], "", None, job_heat, heat_error)
     # one degraded design per run, held while it lasts: the simulation, the rack split and the
     # comparison share its derived index and topology
     broken = degraded(snapshot, down)
@@ -114,7 +139,7 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
         else:
             result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
     except SimulationInputError as exc:
-        return None, {}, str(exc), None, job_heat, heat_error
+        return LiveRun(None, {}, str(exc), None, job_heat, heat_error)
     members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                and snapshot.has_group(scope) else None)
     # failed devices draw nothing: split the racks' power of the design simulated
@@ -122,7 +147,7 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
     if not down:  # the intact design: what the next Fail compares with
         intact_cache.clear()
         intact_cache[key] = IntactFigures(result, snapshot, (split, heat))
-        return result, split, "", None, job_heat, heat_error
+        return LiveRun(result, split, "", None, job_heat, heat_error)
 
     def intact(design: Layout) -> SimulationResult:
         return simulate(design, scope, algorithm=algorithm, pue=pue, placement=placement)
@@ -130,8 +155,8 @@ def _simulate(snapshot: Layout | None, params: tuple) -> tuple:
     try:
         impact = marked_impact(snapshot, result, intact, intact_cache, key)
     except SimulationInputError as exc:
-        return None, {}, str(exc), None, job_heat, heat_error
-    return result, split, "", impact, job_heat, heat_error
+        return LiveRun(None, {}, str(exc), None, job_heat, heat_error)
+    return LiveRun(result, split, "", impact, job_heat, heat_error)
 
 
 def workload_heat(snapshot: Layout, req: Any, classes: tuple[str, ...],
@@ -154,15 +179,16 @@ def workload_heat(snapshot: Layout, req: Any, classes: tuple[str, ...],
 
 
 def _live(job: JobResult) -> LiveResult:
-    scope, algorithm = job.params[:2]
+    params: LiveParams = job.params
+    scope, algorithm = params.scope, params.algorithm
     if job.error:
         error = f"the simulation failed on this design ({job.error})"
         return LiveResult(job.request, job.revision, scope, algorithm, None, error, {},
                           job.elapsed_s)
-    result, split, error, impact, heat, heat_error = job.value
-    return LiveResult(job.request, job.revision, scope, algorithm, result, error, split,
-                      job.elapsed_s, impact=impact, heat=heat, heat_error=heat_error,
-                      heat_for=job.params[4])
+    run: LiveRun = job.value
+    return LiveResult(job.request, job.revision, scope, algorithm, run.result, run.error,
+                      run.rack_split, job.elapsed_s, impact=run.impact, heat=run.heat,
+                      heat_error=run.heat_error, heat_for=params.heat)
 
 
 class LiveSimulation(QObject):
@@ -264,8 +290,9 @@ class LiveSimulation(QObject):
 
     def request(self, *, immediate: bool = False) -> None:
         """Ask for a run reflecting the current state (trailing debounce unless `immediate`)."""
-        self.job.set_params((self._scope, self._algorithm, self._pue, self._placement,
-                             self._heat, self._structure, self._intact_cache))
+        self.job.set_params(LiveParams(self._scope, self._algorithm, self._pue,
+                                       self._placement, self._heat, self._structure,
+                                       self._intact_cache))
         self.job.request(immediate=immediate)
 
     # ---- results ----------------------------------------------------------------------------

@@ -81,7 +81,7 @@ class PowerPlot(QWidget):
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
         seg_x, seg_y = [], []
         for i, rack in enumerate(racks):
-            budget = result.power.by_rack[rack].get("budget_w")
+            budget = result.power.by_rack[rack].budget_w
             if budget:
                 seg_x += [i - BAR_WIDTH / 2 - 0.08, i + BAR_WIDTH / 2 + 0.08]
                 seg_y += [budget / 1000] * 2
@@ -92,7 +92,7 @@ class PowerPlot(QWidget):
                 info = baseline.power.by_rack.get(rack)
                 if info is not None:
                     bx.append(i)
-                    bh.append(info.get("max_w", 0.0) / 1000)
+                    bh.append(info.max_w / 1000)
         self.baseline_bars.setOpts(x=bx, height=bh)
         self.item.setXRange(-0.6, max(len(racks), 1) - 0.4, padding=0)
         self.item.enableAutoRange(axis="y")
@@ -116,7 +116,7 @@ class PowerPlot(QWidget):
             text += f" · baseline {format_watts(baseline.power.total_max_w)} ({sign}" \
                     f"{format_watts(abs(diff))})"
         self.total.setText(text)
-        unracked = p.total_max_w - sum(v.get("max_w", 0.0) for v in p.by_rack.values())
+        unracked = p.total_max_w - sum(v.max_w for v in p.by_rack.values())
         note = f"{format_watts(unracked)} of devices not placed in a rack. " \
             if unracked > 1 else ""
         self.readout.setText(note + ("Hover a bar for its figures." if racks else
@@ -135,15 +135,15 @@ class PowerPlot(QWidget):
             return ""
         rack = self._racks[index]
         info = self._result.power.by_rack[rack]
-        parts = [f"<b>{rack}</b> {format_watts(info['max_w'])} max, "
-                 f"{format_watts(info['typical_w'])} typical"]
-        if info.get("budget_w"):
+        parts = [f"<b>{rack}</b> {format_watts(info.max_w)} max, "
+                 f"{format_watts(info.typical_w)} typical"]
+        if info.budget_w:
             source = {"rack": "set on the rack", "model": "model default"}.get(
-                info.get("budget_source", ""), "")
-            parts.append(f"budget {format_watts(info['budget_w'])}"
+                info.budget_source, "")
+            parts.append(f"budget {format_watts(info.budget_w)}"
                          + (f" ({source})" if source else "")
-                         + f": {100 * info['max_w'] / info['budget_w']:.0f}%"
-                         + (" <b>over</b>" if info.get("over_budget") else ""))
+                         + f": {100 * info.max_w / info.budget_w:.0f}%"
+                         + (" <b>over</b>" if info.over_budget else ""))
         split = self._split.get(rack, {})
         parts += [f"{POWER_LABELS[c]} {format_watts(split[c])}" for c in POWER_CATEGORIES
                   if split.get(c)]
