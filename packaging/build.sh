@@ -50,7 +50,7 @@ src="$work/src"
 mkdir -p "$work"
 rm -rf "$src" "$work/wheel"
 mkdir -p "$src" "$work/wheel"
-sources="pyproject.toml setup.py README.md rackdesigner resources"
+sources="pyproject.toml setup.py README.md LICENSE THIRD-PARTY-NOTICES.md rackdesigner resources"
 if [ -n "$ref" ]; then
     echo "== exporting $ref ($(git -C "$root" rev-parse --short "$ref")) to $src"
     # shellcheck disable=SC2086
@@ -81,8 +81,8 @@ rm -rf "$root/dist/rackdesigner"
 
 bundle="$root/dist/rackdesigner"
 echo "== adding desktop integration to $bundle"
-install -D -m 644 "$root/packaging/rackdesigner.desktop" \
-    "$bundle/share/applications/rackdesigner.desktop"
+install -D -m 644 "$root/packaging/io.github.rackdesigner.RackDesigner.desktop" \
+    "$bundle/share/applications/io.github.rackdesigner.RackDesigner.desktop"
 install -D -m 644 "$root/packaging/io.github.rackdesigner.RackDesigner.metainfo.xml" \
     "$bundle/share/metainfo/io.github.rackdesigner.RackDesigner.metainfo.xml"
 for png in "$root"/resources/icons/rackdesigner-*.png; do
@@ -92,6 +92,8 @@ done
 install -D -m 644 "$root/resources/icons/rackdesigner.svg" \
     "$bundle/share/icons/hicolor/scalable/apps/rackdesigner.svg"
 install -m 755 "$root/packaging/install.sh" "$bundle/install.sh"
+echo "== license texts: $bundle/share/doc/rackdesigner (LICENSE, notices, every bundled component's)"
+(cd "$work" && "$build_python" "$root/packaging/licenses.py" "$bundle/share/doc/rackdesigner")
 
 archive="$root/dist/rackdesigner-$version-linux-$arch.tar.gz"
 echo "== archiving $archive"

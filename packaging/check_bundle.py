@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from licenses import missing_notices  # noqa: E402 - packaging/licenses.py, standard library
+
 DIST = ROOT / "dist"
 BUNDLE = DIST / "rackdesigner"
 EXE = BUNDLE / "rackdesigner"
@@ -359,7 +362,7 @@ def check_install(checker: Checker, version: str, archive: Path | None) -> None:
     problems = []
     if run is None or run.stdout.strip() != f"rackdesigner {version}":
         problems.append("installed command does not report the version")
-    desktop = prefix / "share" / "applications" / "rackdesigner.desktop"
+    desktop = prefix / "share" / "applications" / "io.github.rackdesigner.RackDesigner.desktop"
     if f"Exec={installed} %f" not in desktop.read_text():
         problems.append("desktop entry does not point at the installed command")
     for tool, path in (("desktop-file-validate", desktop),
@@ -413,6 +416,11 @@ def main() -> int:
     checker.record(Result("archive", bool(archives),
                           f"{archives[0].name} ({_du(archives[0])})" if archives
                           else f"no dist/rackdesigner-{version}-linux-*.tar.gz"))
+
+    problems = missing_notices(BUNDLE / "share" / "doc" / "rackdesigner")
+    checker.record(Result("license and notices", not problems, "; ".join(problems) or
+                          "LICENSE, THIRD-PARTY-NOTICES.md and a license text for CPython, "
+                          "Qt/PySide6 and every bundled distribution"))
 
     checker.command("--version", ["--version"], check=lambda p: None
                     if p.stdout.strip() == f"rackdesigner {version}"

@@ -6,7 +6,7 @@
 #
 #   PREFIX/lib/rackdesigner/                 the bundle (executable + _internal/)
 #   PREFIX/bin/rackdesigner                  symlink to it (CLI verbs and the designer)
-#   PREFIX/share/applications/rackdesigner.desktop
+#   PREFIX/share/applications/io.github.rackdesigner.RackDesigner.desktop
 #   PREFIX/share/icons/hicolor/*/apps/rackdesigner.{png,svg}
 #   PREFIX/share/metainfo/io.github.rackdesigner.RackDesigner.metainfo.xml
 set -euo pipefail
@@ -37,7 +37,7 @@ refresh_caches() {
 
 if [ "$action" = uninstall ]; then
     rm -rf "$appdir"
-    rm -f "$prefix/bin/rackdesigner" "$prefix/share/applications/rackdesigner.desktop" \
+    rm -f "$prefix/bin/rackdesigner" "$prefix/share/applications/io.github.rackdesigner.RackDesigner.desktop" \
           "$prefix/share/metainfo/$metainfo" \
           "$prefix/share/icons/hicolor/scalable/apps/rackdesigner.svg"
     for s in $sizes; do rm -f "$prefix/share/icons/hicolor/${s}x${s}/apps/rackdesigner.png"; done
@@ -60,8 +60,8 @@ ln -sfn "$appdir/rackdesigner" "$prefix/bin/rackdesigner"
 
 sed -e "s|^Exec=rackdesigner|Exec=$prefix/bin/rackdesigner|" \
     -e "s|^TryExec=rackdesigner|TryExec=$prefix/bin/rackdesigner|" \
-    "$bundle/share/applications/rackdesigner.desktop" \
-    > "$prefix/share/applications/rackdesigner.desktop"
+    "$bundle/share/applications/io.github.rackdesigner.RackDesigner.desktop" \
+    > "$prefix/share/applications/io.github.rackdesigner.RackDesigner.desktop"
 cp "$bundle/share/metainfo/$metainfo" "$prefix/share/metainfo/$metainfo"
 for s in $sizes; do
     mkdir -p "$prefix/share/icons/hicolor/${s}x${s}/apps"
@@ -75,5 +75,5 @@ refresh_caches
 
 echo "RackDesigner installed in $appdir"
 echo "  command:      $prefix/bin/rackdesigner"
-echo "  menu entry:   $prefix/share/applications/rackdesigner.desktop"
+echo "  menu entry:   $prefix/share/applications/io.github.rackdesigner.RackDesigner.desktop"
 case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "  note: $prefix/bin is not on your PATH" ;; esac

@@ -12,7 +12,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 DEFAULT_EXAMPLE = "dgx-h100.yaml"
-DESKTOP_FILE_NAME = "rackdesigner"  # packaging/rackdesigner.desktop
+DESKTOP_FILE_NAME = "io.github.rackdesigner.RackDesigner"  # packaging/<this>.desktop
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)  # resources/icons/rackdesigner-N.png
 
 
@@ -33,7 +33,8 @@ def configure_application(app) -> None:
     """Name the application (QSettings' location), tie it to its desktop entry and set the icon.
 
     The desktop file name becomes the window's app id on Wayland, which the compositor matches
-    to `rackdesigner.desktop` for the dock icon and name: it must equal that file's stem.
+    to `io.github.rackdesigner.RackDesigner.desktop` for the dock icon and name: it must equal
+    that file's stem (and, for AppStream, the component id).
     """
     from PySide6.QtGui import QIcon
 

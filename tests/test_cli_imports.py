@@ -45,6 +45,7 @@ def test_version_help_and_examples_import_nothing_heavy(argv):
     assert _imported_by(_after_main(argv)) == []
 
 
+@pytest.mark.slow
 def test_simulate_imports_the_engine_only(tmp_path: Path):
     """A whole report: no graph library, no compiled max-flow, no GUI, no Dask; the only
     heavy package is YAML (the catalog's files)."""

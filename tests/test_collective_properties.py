@@ -68,6 +68,7 @@ def test_adding_a_node_never_speeds_any_collective_up(system, switch, ladder):
         previous, label = current, f"{system} x{nodes}"
 
 
+@pytest.mark.slow
 def test_adding_nvl72_racks_never_speeds_any_collective_up():
     previous = _curves(generate("nvl72"))
     for racks in (2, 3, 5):
@@ -77,6 +78,7 @@ def test_adding_nvl72_racks_never_speeds_any_collective_up():
         previous = current
 
 
+@pytest.mark.slow
 def test_twenty_nvl72_racks_are_slower_than_two_at_every_size():
     two = _curves(generate("superpod", system="gb200-nvl72", racks=2, switch="q3400"))
     twenty = _curves(generate("superpod", system="gb200-nvl72", racks=20, switch="q3400"))

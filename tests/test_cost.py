@@ -46,6 +46,7 @@ def _designs():
         yield label, lambda t=template, o=options: generate(t, **o)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, make", list(_designs()), ids=[n for n, _ in _designs()])
 def test_totals_are_the_sum_of_priced_parts(name, make, example_book):
     report = design_cost(make(), example_book)

@@ -83,3 +83,13 @@ def test_a_2_to_1_taper_halves_bisection_but_not_this_moe_job(tables):
     assert t["tokens_per_s"]["winner"] is None
     assert [a - b for a, b in [t[k]["values"] for k in ("switches", "cables",
                                                          "transceivers")]] == [8, 512, 512]
+    # the doc: the switches and optics the taper saves are the whole capex difference (its
+    # leaf-spine links are twin-port at both ends; the saved cables have no price), so the
+    # cheaper 2:1 fabric wins capex, with `?` since both totals leave parts out
+    from rackdesigner.cost.locate import example_book_path, read_price_book
+
+    book = read_price_book(example_book_path())
+    saved = t["capex"]["values"][0] - t["capex"]["values"][1]
+    assert saved == pytest.approx(8 * book.price("qm9700").unit
+                                  + 512 * book.price("mma4z00-ns").unit)
+    assert t["capex"]["winner"] == 1 and t["capex"]["winner_certain"] is False

@@ -22,6 +22,7 @@ def leaf_of(layout, nic: str) -> str:
     return link.b.device if link.a.device == nic else link.a.device
 
 
+@pytest.mark.slow
 def test_gb200_superpod_one_su_is_eight_nvl72_racks_on_a_rail_optimized_fabric():
     layout = generate("superpod", system="gb200-nvl72", racks=8)
     k = kinds(layout)

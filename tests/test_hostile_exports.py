@@ -21,7 +21,7 @@ from interop_helpers import parse_topology_conf
 from rackdesigner.generators import generate
 from rackdesigner.interop import ExportError, export
 from rackdesigner.interop.folders import MANIFEST
-from rackdesigner.interop.sanitize import FORMULA_START, cell, one_line
+from rackdesigner.interop.sanitize import FORMULA_START, cell, one_line, xml_text
 
 NAMES = [
     "=cmd|' /C calc'!A0",
@@ -35,6 +35,7 @@ NAMES = [
     "rack\rSwitchName=evil Nodes=ALL",
     "rack\u2028SwitchName=evil Nodes=ALL",
     "x\x85BlockName=evil Nodes=ALL",
+    "bell\x07nul\x00esc\x1b[31m",
 ]
 
 
@@ -68,6 +69,7 @@ def test_cabling_csv_cells_never_start_a_formula(hostile, tmp_path):
             _no_live_formula(value)
 
 
+@pytest.mark.slow
 def test_cabling_xlsx_has_no_formula_cells(hostile, tmp_path):
     from openpyxl import load_workbook
 
@@ -83,7 +85,7 @@ def test_cabling_xlsx_has_no_formula_cells(hostile, tmp_path):
                 if isinstance(c.value, str) and c.value.startswith(FORMULA_START):
                     assert c.quotePrefix, (sheet.title, c.coordinate, c.value)
                 seen_name |= isinstance(c.value, str) and c.value.replace(  # XML keeps no CR
-                    "\r", "\n") == name.replace("\r", "\n")
+                    "\r", "\n") == xml_text(name).replace("\r", "\n")
     assert seen_name  # the name is kept as text, not mangled (the Summary sheet's design)
 
 
@@ -155,6 +157,7 @@ def test_dot_labels_cannot_end_their_string(hostile, tmp_path):
     assert kind == "graph" and nodes
 
 
+@pytest.mark.slow
 def test_graphml_round_trips_hostile_names(hostile, tmp_path):
     from rackdesigner.interop.graphml import read
 
@@ -162,12 +165,13 @@ def test_graphml_round_trips_hostile_names(hostile, tmp_path):
     out = tmp_path / "d.graphml"
     export(layout, "graphml", out)
     again = read(out)
-    assert again.meta.name == one_line(name)
+    assert again.meta.name == one_line(xml_text(name))
 
 
 def test_sanitize_cell_and_one_line():
     assert cell("=1+1") == "'=1+1" and cell("ok") == "ok" and cell(-4) == -4
     assert cell("x\r=1+1") == "x\n=1+1" and cell("\r=1") == "'\n=1"
+    assert cell("a\x00b") == "a\ufffdb"
     assert one_line("a\nb\r\nc\u2028d\x85e\x00f") == "a b c d e f"
 
 
@@ -177,6 +181,7 @@ def pod():
     return generate("superpod", system="dgx-h100", sus=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["netbox", "astra-sim"])
 def test_failed_folder_export_leaves_the_old_folder_intact(pod, fmt, tmp_path, monkeypatch):
     out = tmp_path / "export"
@@ -248,3 +253,20 @@ def test_nvl72_power_is_spread_over_its_power_shelves(tmp_path):
     assert len(ports) == 8
     assert all(p["maximum_draw"] <= 33000 for p in ports)
     assert sum(p["maximum_draw"] for p in ports) == pytest.approx(120000, abs=8)
+
+
+def test_control_characters_keep_every_export_readable(tmp_path):
+    """A name holding a NUL, a bell or an escape sequence: XML 1.0 forbids them (GraphML and
+    XLSX were unreadable), NetBox's CSV reader takes a NUL for binary; they become U+FFFD."""
+    import networkx as nx
+    from openpyxl import load_workbook
+
+    from rackdesigner.interop.netbox_design import read_folder
+
+    layout = _hostile("bell\x07nul\x00esc\x1b[31m")
+    export(layout, "graphml", tmp_path / "d.graphml")
+    assert nx.read_graphml(tmp_path / "d.graphml").graph["name"].startswith("bell\ufffd")
+    export(layout, "cabling", tmp_path / "c.xlsx")
+    load_workbook(tmp_path / "c.xlsx")
+    export(layout, "netbox", tmp_path / "nb")
+    assert read_folder(tmp_path / "nb").devices

@@ -140,6 +140,10 @@ GRAPHML_CASES = {
         '<?xml version="1.0"?><!DOCTYPE g [<!ENTITY x SYSTEM "file:///etc/passwd">]>', 1),
         "DTD"),
     "not-xml": (lambda t: "this is not xml", "not a valid GraphML"),
+    "unknown-encoding": (lambda t: '<?xml version="1.0" encoding="u-f-8"?>\x00',
+                         "not a valid GraphML"),
+    "utf16-declared": (lambda t: t.replace('encoding="utf-8"', 'encoding="utf-16"', 1),
+                       "not a valid GraphML"),
     "empty": (lambda t: "", "not a valid GraphML"),
     "truncated": (lambda t: t[: len(t) // 2], "not a valid GraphML"),
     "no-graph": (lambda t: '<?xml version="1.0"?><graphml/>', "no <graph>"),
@@ -279,6 +283,7 @@ def test_ibnetdiscover_latin1_and_special_files(tmp_path):
         assert str(info.value).startswith(str(path)), (kind, str(info.value))
 
 
+@pytest.mark.slow
 def test_unknown_switches_stay_switches_for_slurm(tmp_path):
     """A QDR capture whose switches are in no catalog (issue 26, item 14): they import as
     unknown models but remain switches, so `export -f slurm-tree` writes the tree."""

@@ -122,6 +122,7 @@ def design(tmp_path_factory) -> Path:
     return folder / "d.yaml"
 
 
+@pytest.mark.slow
 def test_cli_never_waits_on_a_fifo_or_reads_a_device(design, tmp_path):
     """Each door's FIFO (issue 24 §6): a user catalog folder, a model file, a job file, a
     sweep spec, a NetBox device type, a host map. Every verb answers at once with exit 2."""
@@ -150,6 +151,7 @@ def test_cli_never_waits_on_a_fifo_or_reads_a_device(design, tmp_path):
         assert_clean_refusal(result, where)
 
 
+@pytest.mark.slow
 def test_cli_refuses_a_5000_digit_number_in_every_yaml_door(design, tmp_path):
     digits = "9" * 5000
     model = tmp_path / "big.yaml"
@@ -157,7 +159,7 @@ def test_cli_refuses_a_5000_digit_number_in_every_yaml_door(design, tmp_path):
     job = tmp_path / "job.yaml"
     job.write_text(f"model: llama3-8b\ngbs: {digits}\n")
     spec = tmp_path / "spec.yaml"
-    spec.write_text(f"schema_version: 1\ntemplate: dgx-h100\ngrid: {{sus: [{digits}]}}\n")
+    spec.write_text(f"schema_version: 1\ngenerate: dgx-h100\ngrid: {{sus: [{digits}]}}\n")
     catalog = tmp_path / "catalog"
     catalog.mkdir()
     (catalog / "big.yaml").write_text(f"schema: rackdesigner.device/1\nid: big\nu_height: "
@@ -174,6 +176,7 @@ def test_cli_refuses_a_5000_digit_number_in_every_yaml_door(design, tmp_path):
         assert "digits" in result.stderr, result.stderr
 
 
+@pytest.mark.slow
 def test_model_with_an_absurd_layer_count_is_refused_not_estimated(design, tmp_path):
     """`layers: 1e21` (here as the integer) made `estimate` loop for ever."""
     model = tmp_path / "m.yaml"

@@ -125,7 +125,16 @@ def test_astra_sim_two_dimensions_from_a_superpod(superpod, tmp_path, catalog):
         assert len(system[key]) == 2
     assert {"scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
             "preferred-dataset-splits", "collective-optimization", "local-mem-bw"} <= set(system)
-    assert "model assumption" in (out / "README.txt").read_text()
+    readme = (out / "README.txt").read_text()
+    assert "model assumption" in readme
+    # ASTRA-sim charges local reductions to local-mem-bw: the GPU's HBM, not a tutorial's 50
+    assert system["local-mem-bw"] == pytest.approx(3350.0)  # H100 SXM: 3.35 TB/s
+    # the remote-memory input its command line requires, and the trace attribute without
+    # which it runs nothing on two dimensions (issue 26)
+    remote = json.loads((out / "remote_memory.json").read_text())
+    assert remote == {"memory-type": "NO_MEMORY_EXPANSION"}
+    assert "--remote-memory-configuration=remote_memory.json" in readme
+    assert "involved_dim" in readme and "[true, true]" in readme
 
 
 def test_astra_sim_refuses_what_it_cannot_model(tmp_path, catalog):

@@ -140,3 +140,60 @@ def test_tree_without_switches_is_refused_plainly(catalog, tmp_path, capsys):
     save_layout(layout, design)
     assert main(["export", str(design), "-f", "slurm-tree", "-o", str(tmp_path / "t.conf")]) == 2
     assert "cannot export as slurm-tree" in capsys.readouterr().err
+
+
+def _slurm_levels(entries: list[dict[str, str]]) -> dict[str, int]:
+    """Each switch's Level as slurmctld computes it (`scontrol show topology`): 0 for a switch
+    with nodes, else one more than its highest child."""
+    children = {e["switchname"]: expand_hostlist(e["switches"]) for e in entries
+                if "switches" in e}
+    levels = {e["switchname"]: 0 for e in entries if "nodes" in e}
+
+    def level(name: str) -> int:
+        if name not in levels:
+            levels[name] = 1 + max(level(c) for c in children[name])
+        return levels[name]
+
+    for name in children:
+        level(name)
+    return levels
+
+
+def test_leaves_serving_no_node_do_not_become_a_tier_above_the_spines(catalog, tmp_path):
+    # 4 NVL72 racks on a fabric built for a whole SU (8 racks): 8 of the 20 leaves serve no
+    # node. slurmctld 22.05 read them as a Level=2 tier above the spines.
+    layout = generate("superpod", catalog, system="gb200-nvl72", racks=4)
+    out = tmp_path / "topology.conf"
+    report = export(layout, "slurm-tree", out)
+    entries = parse_topology_conf(out.read_text())
+    levels = _slurm_levels(entries)
+    assert max(levels.values()) == 1  # leaves (rail groups) and spines: two tiers, as drawn
+    listed = set(levels)
+    idle = {f"leaf-{n}" for n in range(13, 21)}
+    assert not idle & listed
+    assert any("leaf-[13-20]" in m and "left out" in m for m in report.messages)
+    nodes = [n for e in entries if "nodes" in e for n in expand_hostlist(e["nodes"])]
+    assert sorted(nodes) == sorted(_gpu_hosts(layout))
+
+
+def test_a_core_tier_that_joins_pods_stays(catalog, tmp_path):
+    # 120 DGX A100 on 40-port switches: beyond a two-level fabric, cores join the SUs' spines
+    layout = generate("rail-optimized", catalog, system="dgx-a100", nodes=120, switch="qm8700")
+    out = tmp_path / "topology.conf"
+    report = export(layout, "slurm-tree", out)
+    levels = _slurm_levels(parse_topology_conf(out.read_text()))
+    assert max(levels.values()) == 2
+    assert {s for s, v in levels.items() if v == 2} == {
+        d.id for d in layout.devices() if d.id.startswith("core-")}
+    assert not any("left out" in m for m in report.messages)
+
+
+def test_topology_yaml_name_is_cut_between_words(superpod, tmp_path):
+    layout = generate("superpod", system="gb200-nvl72", racks=4)
+    assert layout.meta.name == "DGX SuperPOD GB200, 4 NVL72 racks (1 SU, 288 GPUs)"
+    out = tmp_path / "topology.yaml"
+    export(layout, "slurm-tree", out)
+    name = yaml.safe_load(out.read_text())[0]["topology"]
+    assert len(name) <= 40 and "dgx-superpod-gb200-4-nvl72-racks-1-su".startswith(name)
+    words = ["dgx", "superpod", "gb200", "4", "nvl72", "racks", "1", "su", "288", "gpus"]
+    assert name.split("-") == words[:len(name.split("-"))]

@@ -35,6 +35,7 @@ def _texts(catalog) -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 def test_fast_and_general_paths_agree_on_content_and_lines(catalog):
     for text in _texts(catalog):
         fast, general = parse_layout_text(text), _general(text)
@@ -97,6 +98,7 @@ def _direct_counts(text: str) -> tuple[int, int]:
             sum(type(k) is Link for k in doc.get("links", ())))
 
 
+@pytest.mark.slow
 def test_a_generated_design_is_built_from_its_lines_as_yaml_would_build_it(catalog):
     from rackdesigner.generators import generate
 

@@ -31,7 +31,7 @@ PACKAGING = REPO / "packaging"
 ICONS = REPO / "resources" / "icons"
 APP_ID = "io.github.rackdesigner.RackDesigner"
 METAINFO = PACKAGING / f"{APP_ID}.metainfo.xml"
-DESKTOP = PACKAGING / "rackdesigner.desktop"
+DESKTOP = PACKAGING / "io.github.rackdesigner.RackDesigner.desktop"
 
 pytestmark = pytest.mark.skipif(not PACKAGING.is_dir(), reason="needs the source tree")
 
@@ -82,11 +82,28 @@ def test_metainfo_matches_project_and_desktop_entry():
     launchable = root.find("launchable")
     assert launchable.get("type") == "desktop-id"
     assert (PACKAGING / launchable.text).resolve() == DESKTOP.resolve()
+    # AppStream ties the component to its desktop entry by name: <id>.desktop (issue 26)
+    assert launchable.text == f"{APP_ID}.desktop"
     assert root.findtext("icon") == desktop_entry()["Icon"]
     assert root.findtext("provides/binary") == next(iter(project["scripts"]))
     newest = root.find("releases/release")
     assert newest.get("version") == rackdesigner.__version__ == project["version"], (
         "add a <release> for the new version at the top of the metainfo's <releases>")
+
+
+def test_metainfo_and_pyproject_say_where_the_project_lives():
+    root = ET.parse(METAINFO).getroot()
+    urls = {u.get("type"): u.text for u in root.findall("url")}
+    homepage = pyproject()["project"]["urls"]["Homepage"]
+    assert urls["homepage"] == homepage and homepage.startswith("https://")
+    assert urls["bugtracker"].startswith(homepage)
+    shots = root.findall("screenshots/screenshot")
+    assert shots and shots[0].get("type") == "default"
+    for shot in shots:
+        assert shot.findtext("caption")
+        image = shot.findtext("image")
+        assert image.startswith("https://")
+        assert (REPO / "docs" / image.rsplit("/", 1)[1]).is_file(), image
 
 
 def test_icon_svg_and_pngs_agree():
@@ -238,7 +255,7 @@ def _fake_bundle_archive(tmp_path: Path, version: str) -> Path:
     exe.write_text(f"#!/bin/sh\necho 'rackdesigner {version}'\n")
     exe.chmod(0o755)
     shutil.copy(PACKAGING / "install.sh", bundle / "install.sh")
-    shutil.copy(DESKTOP, bundle / "share" / "applications" / "rackdesigner.desktop")
+    shutil.copy(DESKTOP, bundle / "share" / "applications" / DESKTOP.name)
     (bundle / "share" / "metainfo").mkdir()
     shutil.copy(METAINFO, bundle / "share" / "metainfo" / METAINFO.name)
     for png in ICONS.glob("rackdesigner-*.png"):

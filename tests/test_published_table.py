@@ -67,6 +67,7 @@ def test_compares_a_run_with_the_engine_and_reports_the_error(pvm, capsys):
     assert out["summary"]["all"]["runs"] == 1
 
 
+@pytest.mark.slow
 def test_a_run_without_a_buildable_design_is_listed_with_its_reason(pvm):
     run = pvm.load_table(pvm.TABLE)[0]
     note = "no generator builds this system yet"
@@ -92,6 +93,7 @@ VALIDATION_WORST_BOUND_PCT = 60.0
 CALIBRATION_MEAN_BOUND_PCT = 6.5
 
 
+@pytest.mark.slow
 def test_validation_error_does_not_rise_above_its_bound(pvm):
     runs = pvm.load_table(pvm.TABLE)
     sets = {r.data["set"] for r in runs}
@@ -106,6 +108,7 @@ def test_validation_error_does_not_rise_above_its_bound(pvm):
     assert cal["mean_abs_error_pct"] <= CALIBRATION_MEAN_BOUND_PCT, cal
 
 
+@pytest.mark.slow
 def test_the_derived_constants_are_what_the_calibration_runs_give(pvm):
     """`--derive` refits the constants from the calibration runs alone: the shipped values must
     be those (to the precision they are written with), so nobody tunes them by hand."""

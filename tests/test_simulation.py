@@ -292,6 +292,7 @@ def test_a_missing_uplink_slows_only_the_flows_that_cross_it(catalog):
                                                                       rel=0.01)
 
 
+@pytest.mark.slow
 def test_latency_classes_count_every_pair_once(two_node, catalog):
     result = simulate(two_node)
     pairs = sum(c.pairs for c in result.latency.histogram)

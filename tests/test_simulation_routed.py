@@ -52,6 +52,7 @@ def test_sharp_is_off_unless_the_design_turns_it_on(superpod):
     assert simulate(layout).sharp
 
 
+@pytest.mark.slow
 def test_a_forced_algorithm_that_cannot_run_is_an_error_naming_why(superpod):
     with pytest.raises(SimulationInputError, match=r"SHARP.*off"):
         simulate(superpod, algorithm="collnet")
@@ -79,6 +80,7 @@ def test_removing_12_of_16_spines_spares_the_ring_but_not_all_to_all(superpod, f
     assert scattered < 0.4 * ring_cut
 
 
+@pytest.mark.slow
 def test_halving_one_leafs_uplinks_does_not_halve_every_ring(superpod):
     layout = superpod.copy()
     uplinks = [k for k in layout.links_of("leaf-1") if _other(k, "leaf-1").startswith("spine")]

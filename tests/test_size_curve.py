@@ -104,6 +104,7 @@ def test_curves_file_errors_name_the_line(curve_script, tmp_path):
 
 
 
+@pytest.mark.slow
 def test_the_fill_constants_are_what_the_calibration_curves_give(curve_script):
     """`size_curve.py --derive` refits both pipeline-fill constants from the calibration
     curves alone; the shipped values must be those, so nobody tunes them by hand."""
@@ -115,6 +116,7 @@ def test_the_fill_constants_are_what_the_calibration_curves_give(curve_script):
     assert pytest.approx(per_level, abs=0.05) == C.PIPELINE_FILL_WAVES_PER_LEVEL
 
 
+@pytest.mark.slow
 def test_multi_rack_nvl72_curves_follow_the_published_ones(curve_script):
     curves = [c for c in curve_script.load_curves(curve_script.CURVES)
               if c["id"].startswith("gb200nvl72x")]

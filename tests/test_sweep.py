@@ -62,6 +62,7 @@ def test_the_smallest_spec_from_the_issue_runs_and_figures_grow_with_the_design(
     assert one["all_reduce_busbw_GBps"] > 0
 
 
+@pytest.mark.slow
 def test_a_failed_point_is_kept_with_its_error_and_the_others_are_not_lost(tmp_path):
     spec = load_spec(spec_file(tmp_path, SMALL))
     result = run_sweep(spec, "synchronous")

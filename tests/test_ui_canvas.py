@@ -52,12 +52,14 @@ def test_drop_a_system_creates_a_wired_group(qtbot, tmp_path):
     (group,) = list(layout.groups())
     assert group.template == "tnode"
     assert len(layout.group_devices(group.id)) == 9
+    assert group.collapsed  # a system arrives as one block (issue 26)
+    assert window.document.undo_stack.count() == 1  # the drop is one undo step
+    window.editor.toggle_group(group.id)
     window.scene.flush()
     assert window.scene.item_for_group[group.id].isVisible()
     # parallel links between a GPU and an NVSwitch draw as one bundle with their count
     bundle = window.scene.bundles[frozenset((f"{group.id}.gpu0", f"{group.id}.nvsw0"))]
     assert bundle.count == 2
-    assert window.document.undo_stack.count() == 1
 
 
 def _port_row(window, device_id: str, row: int) -> tuple[float, float]:
@@ -202,7 +204,7 @@ def test_select_all_rubber_band_and_bundle_selection(qtbot, tmp_path):
 @pytest.mark.slow
 def test_collapse_group_shows_one_box_and_rebundles(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
-    window.editor.drop_model("tnode", (200, 700))
+    window.editor.drop_model("tnode", (200, 700), collapsed=False)
     layout = window.document.layout
     gid = next(layout.groups()).id
     window.editor.wire(f"{gid}.nic0", "switch-1")  # a link leaving the group
@@ -220,6 +222,7 @@ def test_collapse_group_shows_one_box_and_rebundles(qtbot, tmp_path):
     assert frozenset((f"{gid}.nic0", "switch-1")) in scene.bundles
 
 
+@pytest.mark.slow
 def test_item_types_know_ids_not_the_document(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
     item = window.scene.item_for_device["gpu-1"]
@@ -229,7 +232,7 @@ def test_item_types_know_ids_not_the_document(qtbot, tmp_path):
 
 def _node_window(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
-    window.editor.drop_model("tnode", (200, 700))
+    window.editor.drop_model("tnode", (200, 700), collapsed=False)
     gid = next(window.document.layout.groups()).id
     window.scene.flush()
     return window, gid
@@ -282,6 +285,7 @@ def test_wires_follow_a_moved_device(qtbot, tmp_path):
     assert window.scene.item_for_device["gpu-1"].center() in ends
 
 
+@pytest.mark.slow
 def test_small_edits_do_not_rebuild_the_scene(qtbot, tmp_path):
     window, _ = _node_window(qtbot, tmp_path)
     scene = window.scene
@@ -334,6 +338,7 @@ def test_zoom_keys(qtbot, tmp_path):
     assert abs(view.zoom() - 1.0) < 1e-6
 
 
+@pytest.mark.slow
 def test_wiring_onto_a_collapsed_group_picks_a_free_compatible_member(qtbot, tmp_path):
     window, gid = _node_window(qtbot, tmp_path)
     layout = window.document.layout
@@ -351,6 +356,7 @@ def test_wiring_onto_a_collapsed_group_picks_a_free_compatible_member(qtbot, tmp
     assert box.wire_state is None
 
 
+@pytest.mark.slow
 def test_long_aligned_bundles_draw_as_arcs(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
     scene = window.scene
@@ -382,6 +388,7 @@ def test_pan_with_the_middle_button_and_space_drag(qtbot, tmp_path):
     assert view.dragMode() == view.DragMode.RubberBandDrag
 
 
+@pytest.mark.slow
 def test_wires_follow_while_dragging(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout())
     view, viewport = window.view, window.view.viewport()
@@ -399,6 +406,7 @@ def test_wires_follow_while_dragging(qtbot, tmp_path):
     assert window.document.undo_stack.count() == 1
 
 
+@pytest.mark.slow
 def test_wiring_from_a_collapsed_group(qtbot, tmp_path):
     window, gid = _node_window(qtbot, tmp_path)
     layout = window.document.layout

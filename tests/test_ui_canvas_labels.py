@@ -3,6 +3,7 @@ names shortened before they are cut."""
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import make_window, small_layout
 from PySide6.QtCore import QRectF, QSettings
 from PySide6.QtGui import QFontMetrics, QImage, QPainter
@@ -30,6 +31,7 @@ def _pill(bundle) -> QRectF:
     return QRectF(p.x() - w / 2, p.y() - h / 2, w, h)
 
 
+@pytest.mark.slow
 def test_count_pills_of_a_dense_mesh_do_not_overlap(qtbot, tmp_path):
     window = _dgx_window(qtbot, tmp_path)
     scene = window.scene
@@ -48,6 +50,7 @@ def test_count_pills_of_a_dense_mesh_do_not_overlap(qtbot, tmp_path):
     assert len(mids) < len(counted)
 
 
+@pytest.mark.slow
 def test_pills_follow_edits_after_the_burst(qtbot, tmp_path):
     from rackdesigner.commands import MoveDevices
 
@@ -64,6 +67,7 @@ def test_pills_follow_edits_after_the_burst(qtbot, tmp_path):
     assert bundle.label_t is None or not _pill(bundle).intersects(box)
 
 
+@pytest.mark.slow
 def test_pills_are_painted_over_the_wires(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path, small_layout(), show=False)
     scene = window.scene

@@ -49,6 +49,7 @@ def _flush(panel):
     panel.cost_tab.flush()
 
 
+@pytest.mark.slow
 def test_the_cost_tab_shows_capex_what_is_unpriced_and_where_the_money_goes(panel):
     tab = panel.cost_tab
     assert "Capex ≥ $576,000, 17 items without a price" in tab.summary.text()
@@ -65,6 +66,7 @@ def test_the_cost_tab_shows_capex_what_is_unpriced_and_where_the_money_goes(pane
     assert dict(tab.breakdown()) == {"system": 540000, "switch": 36000}
 
 
+@pytest.mark.slow
 def test_a_pinned_baseline_shows_the_cost_change(panel, qtbot):
     from rackdesigner.commands import RemoveItems
 
@@ -78,6 +80,7 @@ def test_a_pinned_baseline_shows_the_cost_change(panel, qtbot):
     assert tile.delta.isVisible() and tile.delta.text().startswith("−47%")
 
 
+@pytest.mark.slow
 def test_a_price_book_file_is_used_and_a_bad_one_is_said(panel, tmp_path):
     tab = panel.cost_tab
     book = tmp_path / "book.yaml"
@@ -100,6 +103,7 @@ def test_a_price_book_file_is_used_and_a_bad_one_is_said(panel, tmp_path):
     assert not tab.error.isVisible() and "example" in tab.book_label.text()
 
 
+@pytest.mark.slow
 def test_embedding_a_book_and_site_limits_are_undoable_design_edits(panel, tmp_path):
     from rackdesigner.commands.history import run
     from rackdesigner.cost.locate import EMBED_KEY
@@ -132,6 +136,7 @@ def test_embedding_a_book_and_site_limits_are_undoable_design_edits(panel, tmp_p
     assert layout.meta.site == Site()
 
 
+@pytest.mark.slow
 def test_assumptions_move_the_running_cost(panel):
     tab = panel.cost_tab
     before = tab.report().tco
@@ -144,6 +149,7 @@ def test_assumptions_move_the_running_cost(panel):
     assert tab.report().assumptions.pue == 1.5
 
 
+@pytest.mark.slow
 def test_a_large_design_is_priced_when_the_tab_is_shown(panel, monkeypatch):
     from rackdesigner.commands import RemoveItems
     from rackdesigner.ui.panel import cost_tab

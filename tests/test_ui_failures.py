@@ -221,6 +221,10 @@ def test_heat_map_under_the_workload_tab_job_says_when_none_is_set(window, qtbot
     found = workload.current.estimate.job  # the best layout drawn, as the estimate found it
     assert tab.heat is not None and (found.dp == 1 or f"DP{found.dp}" in tab.heat.label)
     workload.layout_combo.setCurrentText("manual")
+    # "manual" starts from the layout the search found (issue 26), then TP 8 and nothing else
+    assert (workload.tp.value(), workload.pp.value()) == (found.tp, found.pp)
+    for box in (workload.pp, workload.cp, workload.vp, workload.ep):
+        box.setValue(1)
     workload.tp.setValue(8)
     panel.flush()
     heat = tab.heat

@@ -131,6 +131,7 @@ def test_save_over_a_file_changed_on_disk_asks_first(qtbot, tmp_path, design):
     assert not window.document.is_modified()
 
 
+@pytest.mark.slow
 def test_own_saves_are_not_reported_as_changes(qtbot, tmp_path, design):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
@@ -179,6 +180,7 @@ def unwritable_folder(tmp_path) -> Path:
     pytest.skip("no folder this user cannot write to")
 
 
+@pytest.mark.slow
 def test_saving_where_nothing_can_be_written_says_so_and_stays_unsaved(
         qtbot, tmp_path, unwritable_folder, monkeypatch):
     window = _window(qtbot, tmp_path)
@@ -196,6 +198,7 @@ def test_saving_where_nothing_can_be_written_says_so_and_stays_unsaved(
 
 # ---- issue 13 item 1: examples open as untitled copies --------------------------------------
 
+@pytest.mark.slow
 def test_an_example_opens_as_an_untitled_copy_and_save_asks_where(qtbot, tmp_path,
                                                                    monkeypatch):
     example = _example("dgx-h100.yaml")
@@ -221,6 +224,7 @@ def test_an_example_opens_as_an_untitled_copy_and_save_asks_where(qtbot, tmp_pat
     assert str(example.resolve()) not in window.settings.recent_files()
 
 
+@pytest.mark.slow
 def test_first_start_says_which_example_it_shows(qtbot, tmp_path):
     from rackdesigner.app import open_start_window
 
@@ -235,6 +239,7 @@ def test_first_start_says_which_example_it_shows(qtbot, tmp_path):
     assert f"this is the example {title}" in message and "Save asks where" in message
 
 
+@pytest.mark.slow
 def test_a_template_opens_as_an_untitled_copy(qtbot, tmp_path, monkeypatch):
     from rackdesigner.ui.template_dialog import TemplateDialog
 
@@ -256,6 +261,7 @@ def test_a_template_opens_as_an_untitled_copy(qtbot, tmp_path, monkeypatch):
 
 # ---- issue 12 items 5 and 6: opening never breaks the open design -----------------------------
 
+@pytest.mark.slow
 def test_failed_opens_leave_the_open_design_intact(qtbot, tmp_path, design, monkeypatch):
     window = _window(qtbot, tmp_path, design)
     _edit(window)
@@ -281,6 +287,7 @@ def test_failed_opens_leave_the_open_design_intact(qtbot, tmp_path, design, monk
     assert set(window.scene.item_for_device) == {d.id for d in before.devices()}
 
 
+@pytest.mark.slow
 def test_the_deepest_allowed_nesting_opens_and_draws(qtbot, tmp_path):
     from rackdesigner.io.reader import MAX_GROUP_DEPTH
 
@@ -305,6 +312,7 @@ def _fail_once(real):
     return set_layout
 
 
+@pytest.mark.slow
 def test_export_bom_failure_is_a_message_and_success_is_complete(qtbot, tmp_path, design,
                                                                  unwritable_folder):
     window = _window(qtbot, tmp_path, design)

@@ -53,6 +53,7 @@ def test_first_run_geometry_follows_the_screen(available, expected):
     assert abs(rect.center().x() - available.center().x()) <= 1
 
 
+@pytest.mark.slow
 def test_first_run_window_is_sized_from_the_screen(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
     screen = QGuiApplication.primaryScreen().availableGeometry()

@@ -40,6 +40,7 @@ def dialogs(monkeypatch):
     return shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["nan", "inf", "1e309", "-1.7e308"])
 def test_graphml_with_a_position_the_canvas_cannot_draw_is_refused(value, qtbot, tmp_path,
                                                                     dialogs):
@@ -65,6 +66,7 @@ def _set_first(text: str, kid: str, value: str) -> str:
     return text[:start] + value + text[end:]
 
 
+@pytest.mark.slow
 def test_an_unexpected_import_failure_is_a_dialog_not_a_dead_window(qtbot, tmp_path, dialogs,
                                                                    monkeypatch):
     from rackdesigner.interop import graphml
@@ -81,6 +83,7 @@ def test_an_unexpected_import_failure_is_a_dialog_not_a_dead_window(qtbot, tmp_p
     assert "MemoryError" in dialogs[-1][1] and "x.graphml" in dialogs[-1][1]
 
 
+@pytest.mark.slow
 def test_a_save_the_writer_refuses_is_a_dialog(qtbot, tmp_path, dialogs, monkeypatch):
     import rackdesigner.io as rio
 
@@ -97,6 +100,7 @@ def test_a_save_the_writer_refuses_is_a_dialog(qtbot, tmp_path, dialogs, monkeyp
     assert not target.exists()
 
 
+@pytest.mark.slow
 def test_in_place_rewrite_with_old_size_and_mtime_is_noticed_at_save(qtbot, tmp_path):
     window = _window(qtbot, tmp_path)
     path = tmp_path / "d.yaml"
@@ -116,6 +120,7 @@ def test_in_place_rewrite_with_old_size_and_mtime_is_noticed_at_save(qtbot, tmp_
     assert window.file_watch.changed_since_known()
 
 
+@pytest.mark.slow
 def test_a_fifo_settings_file_does_not_stop_the_app(tmp_path):
     """QSettings blocks for ever opening a FIFO: it is moved aside before Qt sees it."""
     config = tmp_path / "config"

@@ -8,7 +8,7 @@ import textwrap
 import networkx as nx
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from rackdesigner.catalog import bundled_catalog
 from rackdesigner.catalog.user import catalog_with_user
@@ -45,7 +45,10 @@ def test_export_menu_writes_each_format(qtbot, tmp_path, monkeypatch):
     window = _window(qtbot, tmp_path, bundled_catalog())
     window._set_document(generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700"),
                          None)
-    titles = [a.text() for a in window.menuBar().actions()[0].menu().actions()]
+    # the File menu by its title (QAction.menu() hands back a deleted wrapper in PySide6
+    # before 6.11.2 when an earlier test's menu had the same address)
+    file_menu = next(m for m in window.menuBar().findChildren(QMenu) if m.title() == "&File")
+    titles = [a.text() for a in file_menu.actions()]
     assert "Export &To" in titles
     target = tmp_path / "design.graphml"
     monkeypatch.setattr(QFileDialog, "getSaveFileName",
@@ -129,6 +132,15 @@ def test_import_menu_opens_a_live_fabric_as_a_new_document(qtbot, tmp_path, monk
     assert layout.device_count() == 12 and layout.link_count() == 13
     assert window.document.path is None  # a new, unsaved design
     assert "4 hosts with 8 HCAs" in window.statusBar().currentMessage()
+    # an import is unsaved work: '*' in the title, and replacing it asks (issue 26)
+    assert window.document.is_modified() and window.isWindowModified()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: asked.append(a[2])
+                        or QMessageBox.StandardButton.Cancel)
+    assert not window.files.open_file(sample, ask=True)
+    assert asked and window.document.layout is layout
+    monkeypatch.setattr(QMessageBox, "warning",
+                        lambda *a, **k: QMessageBox.StandardButton.Discard)
     # a garbled file: the located error, the open document untouched
     bad = tmp_path / "bad.txt"
     bad.write_text("Switch 4 \"S-0001\"\n[1] what\n")

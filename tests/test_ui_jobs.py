@@ -6,11 +6,13 @@ from __future__ import annotations
 import logging
 import threading
 
+import pytest
 from designer_fixtures import small_layout
 
 from rackdesigner.ui.jobs import BackgroundJob
 
 
+@pytest.mark.slow
 def test_a_burst_of_requests_is_one_run_on_the_state_of_its_start(qtbot):
     layout = small_layout()
     seen = []

@@ -160,8 +160,10 @@ def test_place_unracked_from_the_dialog(qtbot, tmp_path):
 
     QTimer.singleShot(10, answer)
     report = panel.place_unracked_dialog()
-    assert report is not None and report.startswith("1 placed")
-    assert seen and seen[0].startswith("1 placed")
+    assert report is not None and report.startswith("1 unit placed:")
+    # where it went, not only how many (issue 26)
+    assert "→ Rack B, U1" in report.splitlines()[1]
+    assert seen and seen[0] == report
     device = layout.device("switch-1")
     assert (device.rack, device.u) == ("rack-2", 1)
     panel.flush()

@@ -161,3 +161,25 @@ def test_cost_is_an_axis_and_the_front_is_performance_per_dollar(qtbot):
     sweep.y_axis.setCurrentText("all_reduce_busbw_GBps")
     assert sweep.x_lower.isChecked() and not sweep.y_lower.isChecked()
     assert sorted(sweep.front) == [0, 1, 3]  # the 15 M point is beaten by the 12 M one
+
+
+def test_the_legend_never_covers_a_point(qtbot, tmp_path):
+    """Issue 26: the legend sat in the plot's corner over a design's point."""
+    from rackdesigner.sweep import parse_spec, run_sweep, write_results
+    from rackdesigner.ui.sweep_window import SweepWindow
+
+    result = run_sweep(parse_spec(SPEC), "synchronous")
+    write_results(result, tmp_path / "r.csv")
+    sweep = SweepWindow()
+    qtbot.addWidget(sweep)
+    sweep.resize(700, 500)
+    sweep.show()
+    qtbot.waitExposed(sweep)
+    assert sweep.open_results(str(tmp_path / "r.csv"))
+    for colour in range(sweep.colour_by.count()):  # one legend entry, or one per value
+        sweep.colour_by.setCurrentIndex(colour)
+        qtbot.wait(50)
+        legend = sweep.legend.mapRectToScene(sweep.legend.boundingRect())
+        view = sweep.plot.getPlotItem().vb.mapRectToScene(
+            sweep.plot.getPlotItem().vb.boundingRect())
+        assert legend.height() > 0 and not legend.intersects(view), (legend, view)

@@ -157,6 +157,7 @@ def test_workload_follows_the_panels_selection_scope(make_panel):
     assert tab.flush().estimate.gpus == 16
 
 
+@pytest.mark.slow
 def test_the_stack_changes_the_estimate_and_a_layout_too_big_is_timed_and_marked(make_panel):
     """Choosing Megatron 2021 instead of today's stack (unfused softmax, no TP overlap) makes
     the same job slower; a manual layout that does not fit still shows its time, marked."""

@@ -60,6 +60,7 @@ def test_failed_nvl72_switch_tray_costs_every_gpu_a_ninth_of_scale_up():
     assert impact.after["largest_nvlink_domain"] == 72
 
 
+@pytest.mark.slow
 def test_failed_leaf_strands_no_gpu_on_a_rail_optimized_fabric_but_degrades_its_rail(sp1):
     whatif = WhatIf(sp1)
     leaves = whatif.candidates("leaf")
@@ -71,6 +72,7 @@ def test_failed_leaf_strands_no_gpu_on_a_rail_optimized_fabric_but_degrades_its_
     assert impact.degraded_gpus <= 2 * len(whatif._capacity) // len(leaves)
 
 
+@pytest.mark.slow
 def test_failing_every_spine_partitions_the_design_and_says_so(sp4, sp4_whatif):
     impact = sp4_whatif.scenario(sp4_whatif.candidates("spine"))
     assert impact.partitioned and impact.stranded_gpus > 0

@@ -259,6 +259,7 @@ def test_small_published_runs_are_estimated_within_a_plausible_band():
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("model", "layout_inside", "layout_across", "published"), [
     # Narayanan et al. 2021 (arXiv:2104.04473) Figure 13, batch 128: (p, t) = (8, 8) 165 and
     # (2, 32) 107 teraFLOP/s per GPU -> TP over four DGX A100 is 1.5x slower
@@ -339,6 +340,7 @@ def test_energy_says_when_it_is_a_lower_bound():
     assert not estimate(generate("dgx-h100"), "llama3-8b", tp=8, gbs=8).messages
 
 
+@pytest.mark.slow
 def test_no_layout_for_the_batch_says_which_batch_or_gpu_count_would_work():
     from rackdesigner.workload import EstimateError, Estimator, Job
     from rackdesigner.workload.search import search

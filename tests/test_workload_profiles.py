@@ -119,6 +119,7 @@ def test_a_7b_fsdp_run_without_recomputation_fits_on_8_h100(dgx_h100):
     assert e.memory.hbm_GB - 10 < e.memory.usable_GB < e.memory.hbm_GB - 3
 
 
+@pytest.mark.slow
 def test_nemos_405b_layout_on_1024_h100_fits():
     pod = generate("rail-optimized", system="dgx-h100", nodes=128, switch="qm9700")
     e = estimate(pod, "llama3.1-405b", tp=8, pp=8, cp=2, vp=8, gbs=512, precision="fp8")

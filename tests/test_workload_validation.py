@@ -16,6 +16,9 @@ CALIBRATION_MEAN_BOUND = 0.11
 #: Dense runs of the validation set whose layouts the memory model may refuse (none).
 MAY_NOT_FIT: set[str] = {"Llama 3.1 405B, 256 GB200, FP8"}
 
+# the published runs are simulated once per module (about 10 s quiet): the whole gate is slow
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def validation():

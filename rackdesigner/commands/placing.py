@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from rackdesigner import vocabulary
 from rackdesigner.commands.edits import AddItems
@@ -21,10 +22,11 @@ def snap(pos: tuple[float, float], grid: float = GRID) -> tuple[float, float]:
 
 
 def add_model(layout: Layout, model: str, pos: tuple[float, float], grid: float = GRID,
-              name: str = "") -> AddItems:
+              name: str = "", collapsed: bool = False) -> AddItems:
     """A command placing one instance of `model` with its top-left corner at `pos` (snapped).
 
-    A system becomes a group of its parts, wired inside as the catalog describes.
+    A system becomes a group of its parts, wired inside as the catalog describes; `collapsed`
+    draws it as one block (what the Palette places: a DGX expanded fills the view).
     """
     spec = layout.catalog.get(model)
     prefix_base = ID_PREFIX.get(spec.kind, re.sub(r"[^A-Za-z0-9]+", "-", spec.id).strip("-"))
@@ -36,7 +38,9 @@ def add_model(layout: Layout, model: str, pos: tuple[float, float], grid: float 
                                 is_taken=layout.has_id)
         except ValueError:
             continue
-        return AddItems(parts.groups, parts.devices, parts.links, text=f"Add {spec.model}")
+        groups = [replace(g, collapsed=True) if collapsed and g.parent is None else g
+                  for g in parts.groups]
+        return AddItems(groups, parts.devices, parts.links, text=f"Add {spec.model}")
     raise RuntimeError(f"no free id for a new {spec.id}")  # pragma: no cover
 
 

@@ -151,7 +151,8 @@ def price_design(layout: Layout, book: PriceBook, bom: Bom | None = None) -> Cap
             return
         if model == UNSPECIFIED:
             lines.append(Line(section, model, kind, count, None, length,
-                              "no cable type (its ends are not both in racks)"))
+                              "no cable type: the link names none, and an end is in no rack "
+                              "or no catalog cable fits its ports"))
             return
         unit, reason = price_of(model, length)
         unit_of[(model, length)] = unit

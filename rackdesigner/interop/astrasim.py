@@ -1,4 +1,5 @@
-"""ASTRA-sim inputs for the analytical network backend: network.yml and system.json.
+"""ASTRA-sim inputs for the analytical network backend: network.yml, system.json,
+remote_memory.json and a README.txt.
 
 Format: astra-network-analytical's `NetworkParser` reads `topology` (a list of `Ring`,
 `FullyConnected` or `Switch`, one per dimension), `npus_count` (ints > 1), `bandwidth` (GB/s
@@ -17,8 +18,15 @@ start from the same figures:
    the slowest GPU's NIC share, latency the pair-weighted mean of the fabric latency classes.
    ASTRA-sim's Switch is non-blocking: an oversubscribed fabric is reported, not modelled.
 
-The system knobs are not design facts: they are ASTRA-sim's example values (astra-sim
+`local-mem-bw` (GB/s) is the GPU's HBM bandwidth from its datasheet (resources/workload/
+gpu_compute.yaml): ASTRA-sim charges every chunk's local reduction and copy to it, so the
+tutorial's 50 GB/s made a collective 9-16x slower than the network alone allows (issue 26).
+The other system knobs are not design facts: they are ASTRA-sim's example values (astra-sim
 tutorials, `Ring_Ring_sys.json`), written as a model assumption in README.txt.
+`remote_memory.json` is the "no memory expansion" configuration ASTRA-sim requires on its
+command line. Its Chakra workload traces must give every collective an `involved_dim` with
+one boolean per dimension of network.yml (without it ASTRA-sim assumes one dimension and, on
+a two-dimension network, runs nothing and exits 0): README.txt says so, with an example.
 """
 
 from __future__ import annotations
@@ -39,11 +47,27 @@ SYSTEM_DEFAULTS = {
     "active-chunks-per-dimension": 1,
     "preferred-dataset-splits": 1,
     "collective-optimization": "localBWAware",
-    "local-mem-bw": 50,
     "boost-mode": 0,
 }
+#: ASTRA-sim's remote memory input (examples/network_analytical/remote_memory.json)
+REMOTE_MEMORY = {"memory-type": "NO_MEMORY_EXPANSION"}
 SYSTEM_SOURCE = ("ASTRA-sim's example system input github.com/astra-sim/tutorials "
                  "micro2024/astra-sim-demo/demo3/inputs/Ring_Ring_sys.json")
+
+
+def local_memory_GBps(layout: Layout) -> tuple[float, str]:
+    """ASTRA-sim's `local-mem-bw`: the slowest GPU's HBM bandwidth (GB/s) and its source."""
+    from rackdesigner.workload.hardware import gpu_compute
+
+    models = sorted({d.model for d in layout.devices()
+                     if layout.spec(d.id) is not None and layout.spec(d.id).kind == "gpu"})
+    known = [(c.hbm_TBps * 1000, c.model) for m in models if (c := gpu_compute(m)) is not None]
+    if not known:
+        raise ExportError("no HBM bandwidth is known for the design's GPUs "
+                          f"({', '.join(models) or 'none'}); ASTRA-sim's local-mem-bw needs it "
+                          "(resources/workload/gpu_compute.yaml)")
+    bandwidth, model = min(known)
+    return bandwidth, f"{model} HBM {bandwidth:g} GB/s (datasheet)"
 
 
 def dimensions(layout: Layout) -> tuple[list[dict], list[str]]:
@@ -111,6 +135,7 @@ def _scale_up_topology(layout: Layout, domain: set[str]) -> str:
 
 def write(layout: Layout, path: Path) -> ExportReport:
     dims, notes = dimensions(layout)
+    hbm, hbm_source = local_memory_GBps(layout)
     path.mkdir(parents=True, exist_ok=True)
     network = {"topology": [d["topology"] for d in dims],
                "npus_count": [d["npus"] for d in dims],
@@ -125,27 +150,58 @@ def write(layout: Layout, path: Path) -> ExportReport:
     body = yaml.safe_dump(network, default_flow_style=None, sort_keys=False)
     write_atomic(path / "network.yml", "\n".join(head) + "\n" + body)
     algo = ["direct" if d["topology"] == "FullyConnected" else "ring" for d in dims]
-    system = {**SYSTEM_DEFAULTS,
+    system = {**SYSTEM_DEFAULTS, "local-mem-bw": round(hbm, 3),
               "all-reduce-implementation": algo, "all-gather-implementation": algo,
               "reduce-scatter-implementation": algo, "all-to-all-implementation": algo}
     write_atomic(path / "system.json", json.dumps(system, indent=4) + "\n")
-    readme = [
+    write_atomic(path / "remote_memory.json", json.dumps(REMOTE_MEMORY, indent=4) + "\n")
+    write_atomic(path / "README.txt", "\n".join(_readme(layout, dims, notes, hbm_source))
+                 + "\n")
+    files = [path / name for name in ("network.yml", "system.json", "remote_memory.json",
+                                      "README.txt")]
+    shape = " x ".join(str(d["npus"]) for d in dims)
+    return ExportReport(files, notes, f"{path}/: ASTRA-sim network {shape} NPUs "
+                        f"({', '.join(d['topology'] for d in dims)})")
+
+
+def _readme(layout: Layout, dims: list[dict], notes: list[str], hbm_source: str) -> list[str]:
+    flags = ", ".join("true" for _ in dims)
+    return [
         f"ASTRA-sim inputs for {one_line(layout.meta.name or 'a RackDesigner design')}",
         "",
-        "Run, e.g.: AstraSim_Analytical_Congestion_Unaware --network-configuration=network.yml"
-        " --system-configuration=system.json --workload-configuration=<your workload>"
-        " --remote-memory-configuration=<RemoteMemory.json>",
+        "Run ASTRA-sim's analytical backend on them, in this folder:",
+        "",
+        "  AstraSim_Analytical_Congestion_Unaware --network-configuration=network.yml \\",
+        "      --system-configuration=system.json \\",
+        "      --remote-memory-configuration=remote_memory.json \\",
+        "      --workload-configuration=<trace prefix, e.g. workload/all_reduce>",
+        "",
+        "The workload is a set of Chakra execution traces, one per NPU (<prefix>.0.et ...",
+        f"<prefix>.{max(1, _npus(dims)) - 1}.et). IMPORTANT: every collective node of the traces "
+        f"needs an attribute involved_dim, a bool_list with one value per dimension of "
+        f"network.yml ({len(dims)} here: [{flags}] for a collective over all GPUs). Without it "
+        "ASTRA-sim assumes a one-dimension network; on this network it then runs nothing, "
+        "prints no 'sys[N] finished' line and still exits 0.",
+        "",
+        "RackDesigner writes such a trace and compares ASTRA-sim's time with its own simulate "
+        "(benchmarks/astrasim_vs_simulate.py in its source).",
         "",
         "network.yml comes from RackDesigner's simulation of the design:",
         *[f"  dim {i + 1}: {d['what']}: {d['topology']}, {d['npus']} NPUs, "
           f"{d['bandwidth_GBps']:g} GB/s, {d['latency_ns']:g} ns" for i, d in enumerate(dims)],
         "",
-        "system.json is NOT derived from the design (model assumption): its knobs are "
-        f"{SYSTEM_SOURCE}; collectives use ring (direct on FullyConnected).",
+        f"system.json: local-mem-bw is the GPU's HBM bandwidth ({hbm_source}); ASTRA-sim "
+        "charges each chunk's local reduction to it. The other knobs are NOT derived from the "
+        f"design (model assumption): {SYSTEM_SOURCE}; collectives use ring (direct on "
+        "FullyConnected).",
+        "remote_memory.json: ASTRA-sim's 'no memory expansion' input (required by its command "
+        "line; the design has no disaggregated memory).",
         *([""] + [f"Note: {n}" for n in notes] if notes else []),
     ]
-    write_atomic(path / "README.txt", "\n".join(readme) + "\n")
-    files = [path / "network.yml", path / "system.json", path / "README.txt"]
-    shape = " x ".join(str(d["npus"]) for d in dims)
-    return ExportReport(files, notes, f"{path}/: ASTRA-sim network {shape} NPUs "
-                        f"({', '.join(d['topology'] for d in dims)})")
+
+
+def _npus(dims: list[dict]) -> int:
+    total = 1
+    for d in dims:
+        total *= d["npus"]
+    return total

@@ -24,8 +24,8 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     targets refused). Text is UTF-8 with "\\n" line ends."""
     from rackdesigner.io import atomic
 
-    if isinstance(data, str):
-        return atomic.write_text(path, data)
+    if isinstance(data, str):  # a lone surrogate (no UTF-8 for it) becomes "?", not an error
+        return atomic.write_bytes(path, data.encode("utf-8", "replace"))
     return atomic.write_bytes(path, data)
 
 

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rackdesigner.interop.base import ExportError, ExportReport
+from rackdesigner.io.atomic import _sync_folder as _fsync_dir
 
 MANIFEST = ".rackdesigner-export.json"
 TEMP_MARK = "rackdesigner-"
@@ -180,16 +181,3 @@ def _fsync_tree(folder: Path) -> None:
                 os.close(fd)
     for d in [folder, *(p for p in folder.rglob("*") if p.is_dir())]:
         _fsync_dir(d)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

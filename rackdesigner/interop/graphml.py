@@ -21,6 +21,7 @@ import networkx as nx
 
 from rackdesigner.catalog import Catalog
 from rackdesigner.interop.base import ExportReport, write_atomic
+from rackdesigner.interop.sanitize import xml_text
 from rackdesigner.interop.units import inventory, protocol_of
 from rackdesigner.model import Group, Layout, LayoutError, Meta
 
@@ -102,7 +103,7 @@ def graphml_text(graph: nx.MultiGraph) -> str:
 def _xml(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return escape(repr(value) if isinstance(value, float) else str(value))
+    return escape(xml_text(repr(value) if isinstance(value, float) else str(value)))
 
 
 def write(layout: Layout, path: Path) -> ExportReport:

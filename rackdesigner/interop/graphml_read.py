@@ -100,6 +100,9 @@ class _Parser:
             reason = xml.parsers.expat.ErrorString(exc.code) if exc.code else str(exc)
             raise GraphmlError(self.path, f"not a valid GraphML file (XML: {reason})", exc.lineno,
                                exc.offset + 1) from None
+        except (LookupError, UnicodeError) as exc:  # an encoding the declaration names badly
+            raise GraphmlError(self.path, f"not a valid GraphML file (XML: {exc})",
+                               self.parser.CurrentLineNumber) from None
         if self.graphs == 0:
             raise GraphmlError(self.path, "no <graph> element: not a GraphML file")
         return Document(self.graph, self.nodes, self.edges)

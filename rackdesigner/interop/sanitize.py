@@ -15,6 +15,8 @@ spreadsheet, a Slurm controller, a simulator:
   or paragraph separators become spaces, so no text can end the line it is written on.
 * `config_token` (a value inside a directive, e.g. `SwitchName=...`): refused unless it is one
   plain token (no space, `=`, `#`, control character).
+* `xml_text` (GraphML, XLSX): characters XML 1.0 forbids (a control character in a name)
+  become U+FFFD, so the file stays readable.
 """
 
 from __future__ import annotations
@@ -26,6 +28,14 @@ from typing import Any
 #: OWASP's list: the characters a spreadsheet may take as the start of a formula or command.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _TOKEN = re.compile(r"[A-Za-z0-9_.\-\[\],:/]+")
+#: What XML 1.0 does not allow in a document (control characters but tab, newline and CR;
+#: lone surrogates; U+FFFE/U+FFFF): written raw, they make GraphML and XLSX files unreadable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """`text` with the characters XML 1.0 forbids replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def cell(value: Any) -> Any:
@@ -35,6 +45,7 @@ def cell(value: Any) -> Any:
     formula at the start of one)."""
     if not isinstance(value, str):
         return value
+    value = xml_text(value)  # a NUL or escape character is no text a CSV consumer reads
     if "\r" in value:
         value = value.replace("\r\n", "\n").replace("\r", "\n")
     if value.startswith(FORMULA_START) or (value[:1] == "\n"):
@@ -56,6 +67,7 @@ def xlsx_value(sheet: Any, value: Any, font: Any = None) -> Any:
 
     if isinstance(value, str):
         c = WriteOnlyCell(sheet)
+        value = xml_text(value)
         c._value = value  # the setter would infer a formula from a leading "="
         c.data_type = "s"  # never "f": a text cell is not a formula, whatever it starts with
         if dangerous(value):

@@ -129,11 +129,31 @@ def tree_entries(inv: Inventory, names: dict[str, str], report: ExportReport) ->
         for m in members:
             slurm_name[m] = label
         entries.append((label, "nodes", compress(names[h] for h in nodes), comment))
+    # Upper tiers, level by level. A switch reaches the nodes of its children; one that
+    # reaches no more than a single child already does adds no locality. Above the first
+    # tier that is a leaf built for nodes not (yet) drawn (a 4-rack GB200 design on a whole
+    # SU's fabric): it hangs off the spines, and listed it would be a Level=2 tier that does
+    # not exist. Such switches are left out, and said so.
+    reach: dict[str, frozenset] = {}
+    for nodes, members in by_nodes.items():
+        reach[slurm_name[members[0]]] = nodes
+    idle: list[str] = []
     for level in range(1, max(tier.values()) + 1):
         for s in sorted((s for s, t in tier.items() if t == level), key=natural_key):
+            children = {slurm_name[c] for c in up[s]
+                        if tier.get(c) == level - 1 and c in slurm_name}
+            covered = frozenset().union(*(reach[c] for c in children))
+            if not children or (level > 1 and any(reach[c] == covered for c in children)):
+                idle.append(s)
+                continue
             slurm_name[s] = s
-            children = {slurm_name[c] for c in up[s] if tier.get(c) == level - 1}
+            reach[s] = covered
             entries.append((s, "switches", compress(children), ""))
+    if idle:
+        report.messages.append(
+            f"{len(idle)} switch(es) above the tree reach no node that a switch below them "
+            f"does not already reach (leaves serving no node?) and are left out: "
+            f"{compress(idle)}")
     return entries
 
 
@@ -208,5 +228,14 @@ def _yaml(plugin: str, name: str, entries: list[tuple]) -> str:
     return head + yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+def _slug(text: str, limit: int = 40) -> str:
+    """A topology name from the design's: lower-case words joined by '-', at most `limit`
+    characters, cut between words (never inside a number: '...-288-gpus', not '...-28')."""
+    words = [w for w in re.split(r"[^a-z0-9]+", text.lower()) if w]
+    slug = ""
+    for word in words:
+        longer = f"{slug}-{word}" if slug else word
+        if len(longer) > limit:
+            break
+        slug = longer
+    return slug or "-".join(words)[:limit]

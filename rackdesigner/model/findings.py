@@ -77,6 +77,7 @@ def findings(layout: Layout, check: Check = check_layout, *, fresh: bool = False
             parts = recheck(layout, found[0].parts, found[0].state, found[1])
         else:
             parts = check_parts(layout)
+            _map_positions(state)
         out = Findings(parts.findings())
         out.parts, out.state = parts, state
         return out
@@ -217,6 +218,16 @@ def _links_on(state: DesignState, pairs: set[tuple[str, str]]) -> set[str]:
                     link.b.device == device_id and link.b.group in groups):
                 out.add(link_id)
     return out
+
+
+def _map_positions(state: DesignState) -> None:
+    """Map the state's orders' positions here, on the checking worker: an order read from a
+    file maps them only when first asked (`Order.position`), and the re-checks after the next
+    edits (and the Racks tab) sort what they touched by position (0.3 s at 32k GPUs)."""
+    for order in (state.device_order, state.link_order):
+        first = next(iter(order), None)
+        if first is not None:
+            order.position(first)
 
 
 def _use_order(state: DesignState, pair: tuple[str, str]) -> tuple[int, int]:

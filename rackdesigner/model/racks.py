@@ -357,9 +357,17 @@ class PlacementPlan:
     not_fitted: dict[str, str]  # unit id -> why
 
     def describe(self, index: RackIndex) -> str:
-        lines = [f"{len(self.moves)} placed"]
+        units = "unit" if len(self.moves) == 1 else "units"
+        lines = [f"{len(self.moves)} {units} placed" + (":" if self.moves else "")]
+        for unit_id, (rack, u) in list(self.moves.items())[:12]:  # where each went
+            unit = index.units[unit_id]
+            top = u + max(unit.height_u, 1) - 1
+            where = f"U{u}" if top == u else f"U{u}–{top}"
+            lines.append(f"  {unit.label} → {index.rack_label(rack)}, {where}")
+        if len(self.moves) > 12:
+            lines.append(f"  … and {len(self.moves) - 12} more")
         if self.not_fitted:
-            lines[0] += f", {len(self.not_fitted)} did not fit:"
+            lines.append(f"{len(self.not_fitted)} did not fit:")
             for unit_id, why in list(self.not_fitted.items())[:12]:
                 lines.append(f"  {index.units[unit_id].label}: {why}")
             if len(self.not_fitted) > 12:

@@ -189,12 +189,7 @@ never assigned after `_evolve` returns)."""
     def device_list(self) -> tuple[Device, ...]:
         """All devices in insertion order (materialised once per state, as `link_list`: the
         design rules and the simulation each walk every device several times)."""
-        cached = self._cache.get("devices")
-        if cached is None:
-            devices = self.devices
-            cached = tuple(devices[i] for i in self.device_order)
-            self._cache["devices"] = cached
-        return cached
+        return self._listed("devices", self.devices, self.device_order)
 
     def link_list(self) -> tuple[Link, ...]:
         """All resolved links in creation order (materialised once per state; from an
@@ -203,10 +198,15 @@ never assigned after `_evolve` returns)."""
         cached = self._cache.get("links")
         if cached is None:
             cached = self._links_by_edits()
-            if cached is None:
-                links = self.links
-                cached = tuple(links[i] for i in self.link_order)
-            self._cache["links"] = cached
+            if cached is not None:
+                self._cache["links"] = cached
+        return cached if cached is not None else self._listed("links", self.links,
+                                                              self.link_order)
+
+    def _listed(self, key: str, items: Map, order: Order) -> tuple[Any, ...]:
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._cache[key] = tuple(items[i] for i in order)
         return cached
 
     def _links_by_edits(self) -> tuple[Link, ...] | None:

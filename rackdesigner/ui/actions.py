@@ -101,7 +101,8 @@ class WindowActions:
         self.wire_mode_action.setCheckable(True)
         self.wire_mode_action.setShortcut(QKeySequence("W"))
         self.wire_mode_action.setStatusTip("Drag from any device to another to wire them "
-                                             "(or drag from a port row, or Alt+drag)")
+                                             "(or drag from a port row, or Ctrl+Shift+drag "
+                                             "or Alt+drag)")
         self.wire_mode_action.toggled.connect(lambda on: setattr(window.scene, "wire_mode", on))
         edit_menu.addAction(self.wire_mode_action)
         self.wire_rails_action = act(edit_menu, "Wire &Rails…", editor.wire_rails,

@@ -13,6 +13,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGraphicsItem
 
 from rackdesigner.commands import (
+    AddItems,
     Command,
     MoveDevices,
     Refusal,
@@ -25,7 +26,7 @@ from rackdesigner.commands import (
     ungroup,
     wire,
 )
-from rackdesigner.ui import style
+from rackdesigner.ui import placement, style
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.scene import RackScene
 from rackdesigner.ui.canvas.view import RackView
@@ -47,8 +48,6 @@ class Editor(QObject):
         self.scene = scene
         self.view = view
         self._paste_count = 0
-        self._center_spot: tuple[int, int] | None = None  # where Enter last placed a model
-        self._center_count = 0
         scene.model_dropped.connect(self.drop_model)
         scene.move_finished.connect(self._on_scene_move_finished)
         scene.wire_requested.connect(self.wire)
@@ -111,28 +110,33 @@ class Editor(QObject):
         self.selection_set.emit()
 
     # ---- adding ------------------------------------------------------------------------------
-    def drop_model(self, model: str, scene_pos: tuple[float, float]) -> bool:
-        """What a palette drop does: place `model` centred under the drop point."""
+    def drop_model(self, model: str, scene_pos: tuple[float, float],
+                   collapsed: bool = True) -> bool:
+        """What a palette drop does: place `model` centred under the drop point, or in the
+        nearest free space when something is drawn there; a system arrives `collapsed`."""
         x, y = scene_pos
-        return self.push(add_model(self.layout, model, (x - style.DEVICE_WIDTH / 2, y - 20)))
+        return self._place(model, x - style.DEVICE_WIDTH / 2, y - 20, collapsed) is not None
 
     def add_at_center(self, model: str) -> bool:
-        """Place `model` at the view centre (Palette Enter / double-click) and select it; each
-        further one placed without moving the view is offset, so they never stack unseen."""
+        """Place `model` at the view centre (Palette Enter / double-click), or the nearest
+        free space around it, and select it."""
         center = self.view.mapToScene(self.view.viewport().rect().center())
-        spot = (round(center.x()), round(center.y()))
-        self._center_count = self._center_count + 1 if spot == self._center_spot else 0
-        self._center_spot = spot
-        step = PASTE_STEP * self._center_count
-        x, y = center.x() + step, center.y() + step
-        command = add_model(self.layout, model, (x - style.DEVICE_WIDTH / 2, y - 20))
-        if not self.push(command):
+        command = self._place(model, center.x() - style.DEVICE_WIDTH / 2, center.y() - 20)
+        if command is None:
             return False
         self.select_ids([d.id for d in command.devices if d.group is None]
                         + [g.id for g in command.groups if g.parent is None])
-        after = self.view.mapToScene(self.view.viewport().rect().center())
-        self._center_spot = (round(after.x()), round(after.y()))  # showing it may scroll
         return True
+
+    def _place(self, model: str, x: float, y: float, collapsed: bool = True
+               ) -> AddItems | None:
+        """Add `model` at (x, y) moved into free space (a system as one block unless not
+        `collapsed`: expanded, a DGX fills the view)."""
+        command = add_model(self.layout, model, (x, y), collapsed=collapsed)
+        dx, dy = placement.free_offset(self.scene, placement.footprint(command))
+        if dx or dy:
+            command = placement.moved(command, dx, dy)
+        return command if self.push(command) else None
 
     # ---- wiring -------------------------------------------------------------------------------
     def wire(self, a: str, b: str, a_port: str | None = None, count: int = 1) -> bool:

@@ -19,9 +19,10 @@ def touched_ids(event: object) -> set[str]:
     ids: set[str] = set()
     for name in ("device", "link", "group", "old", "new"):
         item = getattr(event, name, None)
-        if item is None:
+        item_id = getattr(item, "id", None)  # a design-wide setting (Meta, SHARP) has none
+        if item_id is None:
             continue
-        ids.add(item.id)
+        ids.add(item_id)
         for end in (getattr(item, "a", None), getattr(item, "b", None)):
             if end is not None:
                 ids.add(end.device)

@@ -162,7 +162,10 @@ def import_dialog(window: MainWindow, source: str) -> bool:
 
 
 def import_from(window: MainWindow, source: str, path: str | Path) -> bool:
-    """Read a design from another tool's output into a new, unsaved document."""
+    """Read a design from another tool's output into a new, unsaved document (asking first
+    whether to save the open one; the import itself is unsaved: '*', Open asks)."""
+    if not window.maybe_save():
+        return False
     notes: list[str] = []
     try:
         if source == "ibnetdiscover":
@@ -197,6 +200,9 @@ def import_from(window: MainWindow, source: str, path: str | Path) -> bool:
         QMessageBox.critical(window, "Cannot import", window.last_error)
         return False
     window._set_document(layout, None)
+    window.files.mark_untitled_copy("imported", Path(path).stem)
+    window.document.undo_stack.resetClean()  # nothing saved yet: '*' and Open/Quit ask
+    window.files._update_title()
     window.status_message(f"Imported {Path(path).name}: {summary}")
     if notes:
         QMessageBox.information(window, "Imported", "\n\n".join([summary, *notes]))

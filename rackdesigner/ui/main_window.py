@@ -41,14 +41,17 @@ from rackdesigner.ui.panel import SimulationPanel
 from rackdesigner.ui.problems import ProblemsWidget
 from rackdesigner.ui.settings import Settings
 from rackdesigner.ui.status_icons import ProblemsStatus
+from rackdesigner.ui.wheel_guard import guard_wheel
 
 log = logging.getLogger(__name__)
 APP_NAME = "RackDesigner"
-HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired).
-Wire: drag from a port row of a device to another device (or Alt+drag, or Wire Mode: W).
+HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired, collapsed).
+Wire: drag from a port row of a device to another device (or Wire Mode: W, or Ctrl+Shift+drag;
+Alt+drag too where the window manager does not take it).
 Green devices accept the wire; red ones refuse it, and the status bar says why.
 Type a number while dragging a wire for a link of that many ports.
-In bulk: Alt+drag a node onto a switch; or select nodes and leaves, Edit → Wire Rails….
+In bulk: Ctrl+Shift+drag (or Wire Mode) a node onto a switch;
+or select nodes and leaves, Edit → Wire Rails….
 Select: click, drag a rubber band, Ctrl+A. Move: drag, or the arrow keys (Shift: 1 px).
 Delete, Ctrl+D duplicate, Ctrl+C/X/V copy/cut/paste (as YAML), F2 rename.
 Groups: click the ▾/▸ button to collapse or expand, Ctrl+G group, Ctrl+Shift+G ungroup.
@@ -149,8 +152,12 @@ class MainWindow(QMainWindow):
         self.history.setEmptyLabel("<opened>")
         self.palette_dock = self._dock("Palette", "palette", self.palette,
                                        Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.inspector_dock = self._dock("Inspector", "inspector", self.inspector,
+        # in a scroll area: what is selected never changes the dock's size (docks keep
+        # their geometry; the panel below must not jump between two clicks)
+        self.inspector_dock = self._dock("Inspector", "inspector",
+                                         window_layout.scrolled(self.inspector),
                                          Qt.DockWidgetArea.RightDockWidgetArea)
+        self._inspector_wheel_guard = guard_wheel(self.inspector)
         self.simulation_panel = SimulationPanel(parent=self)
         self.simulation_dock = self._dock("Simulation", "simulation", self.simulation_panel,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
@@ -249,6 +256,7 @@ class MainWindow(QMainWindow):
         # Large designs open fitted, hence zoomed out: start with aggregate blocks so the scene
         # is built small (fit() picks the level of detail of the fitted zoom).
         self.scene.level = "far" if layout.device_count() > OVERVIEW_MIN_DEVICES else "detail"
+        self.view.minimap.forget()  # nothing of the previous design under the new title
 
     def _after_document_replaced(self, layout: Layout) -> None:
         self._update_counts()
@@ -300,7 +308,6 @@ class MainWindow(QMainWindow):
         selection = self.editor.selection()
         self.racks_panel.select_ids(selection[0], selection[2])
         self.inspector.show_selection(*selection)
-        window_layout.compact_inspector(self, not any(selection))
         self.selection_changed.emit(selection)
 
     def _on_racks_selection(self, ids: list) -> None:
@@ -340,7 +347,6 @@ class MainWindow(QMainWindow):
         if self._default_docks_pending:
             self._default_docks_pending = False
             window_layout.apply_default_dock_sizes(self)
-        window_layout.compact_inspector(self, not any(self.editor.selection()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():

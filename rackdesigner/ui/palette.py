@@ -135,12 +135,18 @@ def model_mime(model_id: str) -> QMimeData:
     return mime
 
 
+MIN_WIDTH = 140
+
+
 class PaletteWidget(QWidget):
     model_activated = Signal(str)  # double-click / Enter: place at the view centre
 
     def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.catalog = catalog
+        # never narrower than a model's name can be read: a window made small once left the
+        # Palette ~50 px wide, and the dock state brought it back so on the next start
+        self.setMinimumWidth(MIN_WIDTH)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("Search models…")
         self.search.setClearButtonEnabled(True)

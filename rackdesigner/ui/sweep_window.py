@@ -155,7 +155,11 @@ class SweepWindow(QDialog):
         self.plot = pg.PlotWidget(self)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.getPlotItem().setMenuEnabled(False)
+        # the legend sits above the plotting area, in a margin kept for it, so it never covers
+        # a design's point (inside the view box it hid one, issue 26)
         self.legend = self.plot.addLegend(offset=(-10, -10))
+        self.legend.setParentItem(self.plot.getPlotItem())
+        self.legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-8, 2))
         self.scatters: list[pg.ScatterPlotItem] = []
         self.front_line = pg.PlotDataItem(pen=pg.mkPen(FRONT_COLOR, width=2),
                                           symbol="o", symbolSize=14, symbolPen=FRONT_COLOR,
@@ -321,6 +325,16 @@ class SweepWindow(QDialog):
                                   maximize_y=not self.y_lower.isChecked()) if x and y else []
         self.front_line.setData([xs[i] for i in self.front], [ys[i] for i in self.front])
         self.plot.getPlotItem().enableAutoRange()
+        self._keep_room_for_legend()
+
+    def _keep_room_for_legend(self) -> None:
+        """Lay the legend out in rows of up to three entries and make the plot's top margin
+        as tall as it is."""
+        entries = len(self.scatters) + 1  # and the Pareto front
+        self.legend.setColumnCount(min(3, entries))
+        self.legend.updateSize()
+        height = self.legend.boundingRect().height()
+        self.plot.getPlotItem().layout.setContentsMargins(0, height + 4, 0, 0)
 
     def drawn(self) -> int:
         """How many designs are drawn."""

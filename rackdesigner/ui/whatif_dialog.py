@@ -170,7 +170,8 @@ class SingleFailuresDialog(QDialog):
         job = rows[0].impact.job_intact if rows else None
         self.table.setHeaderLabels([c for c, _ in COLUMNS]
                                    + ([c for c, _ in JOB_COLUMNS] if job is not None else []))
-        self.status.setText(f"{total} objects in {len(rows)} classes, worst first. Click a row "
+        self.status.setText(f"{total} object{'s' * (total != 1)} in {len(rows)} "
+                            f"class{'es' * (len(rows) != 1)}, worst first. Click a row "
                             "to select its objects on the canvas. " + (
                                 f"Training job (Workload tab): {job.label}." if job is not None
                                 else "Set a job in the Workload tab to see what each failure "
@@ -201,6 +202,7 @@ class SingleFailuresDialog(QDialog):
             self.table.addTopLevelItem(item)
         self.table.setSortingEnabled(True)
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
+        self.table.resizeColumnToContents(0)  # what failed tells rows apart: never cut it
         self.finished_rows.emit(len(rows))
 
     def _on_table_selection_changed(self) -> None:

@@ -7,15 +7,19 @@ height: the bottom-left and bottom-right corners belong to the side areas), and 
 a short strip under the canvas, so the canvas gets most of the window. The dock sizes are applied
 once the window is shown, because `resizeDocks` needs the laid-out window to share space out.
 
+The docks then keep their geometry: the Inspector does not grow or shrink with what is selected
+(it scrolls instead), so the Simulation panel below it never jumps and the next click lands
+where the user aimed (issue 26: a selection pushed the panel ~300 px down).
+
 Later runs restore the saved geometry and dock state instead (`DOCK_STATE_VERSION` is bumped when
 the set of docks changes, so a stale saved arrangement falls back to this default once).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QFrame, QMainWindow, QScrollArea, QWidget
 
 DOCK_STATE_VERSION = 1
 SCREEN_SHARE = 0.85
@@ -47,6 +51,18 @@ def place_first_run(window: QMainWindow) -> None:
     window.setGeometry(first_run_geometry(screen.availableGeometry()))
 
 
+def scrolled(widget: QWidget) -> QScrollArea:
+    """`widget` in a frameless vertical scroll area: its dock keeps the size it is given
+    whatever the widget shows (an Inspector page of one line or of ten)."""
+    area = QScrollArea(widget.parentWidget())
+    area.setObjectName(f"{widget.objectName() or 'dock'}-scroll")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidget(widget)
+    return area
+
+
 def set_dock_corners(window: QMainWindow) -> None:
     """Side docks run the full height; bottom docks sit under the canvas only."""
     window.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -72,37 +88,3 @@ def apply_default_dock_sizes(window) -> None:
     window.resizeDocks([window.inspector_dock, window.simulation_dock],
                        [inspector, max(1, column - inspector)], Qt.Orientation.Vertical)
     window.resizeDocks([window.problems_dock], [bottom], Qt.Orientation.Vertical)
-
-
-QWIDGETSIZE_MAX = (1 << 24) - 1
-
-
-def compact_inspector(window, empty: bool) -> None:
-    """With nothing selected the Inspector shrinks to its one-line hint and the Simulation
-    panel below takes the room (its plots come above the fold at 1080p); a selection gives
-    the Inspector back the height it had."""
-    inspector, dock = window.inspector, window.inspector_dock
-    stacked = (not dock.isFloating() and not window.simulation_dock.isFloating()
-               and window.dockWidgetArea(dock) == window.dockWidgetArea(window.simulation_dock)
-               and not window.tabifiedDockWidgets(dock))
-    if not stacked:  # floating or tabbed: the Inspector keeps its size, no one to give it to
-        empty = False
-    if empty == getattr(window, "_inspector_compact", False):
-        return
-    window._inspector_compact = empty
-    if empty:
-        if dock.isVisible():
-            window._inspector_height = dock.height()
-        inspector.setMaximumHeight(inspector.empty.sizeHint().height() + 4)
-        return
-    inspector.setMaximumHeight(QWIDGETSIZE_MAX)
-    height = getattr(window, "_inspector_height", INSPECTOR_HEIGHT)
-
-    def restore() -> None:
-        if window._inspector_compact or not dock.isVisible():
-            return
-        column = dock.height() + window.simulation_dock.height()
-        window.resizeDocks([dock, window.simulation_dock],
-                           [height, max(1, column - height)], Qt.Orientation.Vertical)
-
-    QTimer.singleShot(0, window, restore)

@@ -57,24 +57,13 @@ class JobSpec:
 
 def load_job(path: str | Path) -> JobSpec:
     """Read and check a job file (see the module docstring); raises `JobFileError`."""
-    from rackdesigner.io.atomic import NotRegularFileError
-    from rackdesigner.io.regular import FileTooLargeError, read_regular
+    from rackdesigner.inputs import InputError, read_text
 
     label = str(path)
-    try:  # a FIFO or device is refused at once, never waited on
-        text = read_regular(path, MAX_BYTES).decode("utf-8")
-    except UnicodeDecodeError:
-        raise JobFileError(f"{label}: not UTF-8 text (expected a YAML job file)") from None
-    except NotRegularFileError as exc:
-        raise JobFileError(f"{label}: is a {exc.kind}, not a job file (give the path of a "
-                           "regular .yaml file)") from None
-    except FileTooLargeError:
-        raise JobFileError(f"{label}: too large for a job file (at most "
-                           f"{MAX_BYTES // 1024} KiB)") from None
-    except IsADirectoryError:
-        raise JobFileError(f"{label}: is a folder, not a job file") from None
-    except OSError as exc:
-        raise JobFileError(f"{label}: cannot read the job file: {exc.strerror or exc}") from None
+    try:  # a FIFO or device is refused at once, never waited on (inputs.py)
+        text = read_text(path, MAX_BYTES, "job file")
+    except InputError as exc:
+        raise JobFileError(str(exc)) from None
     spec = parse_job(text, label)
     model = Path(spec.model)
     if model.suffix and not model.is_absolute() and not model.exists():

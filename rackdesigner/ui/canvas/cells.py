@@ -46,14 +46,19 @@ class BlockStats:
     power_w: float = 0.0  # sum of the members' maximum power
 
     def text(self) -> str:
-        parts = [f"{self.gpus:,} GPUs" if self.gpus else f"{self.devices:,} devices"]
+        parts = [count(self.gpus, "GPU") if self.gpus else count(self.devices, "device")]
         if self.gpus:
-            parts.append(f"{self.devices:,} devices")
+            parts.append(count(self.devices, "device"))
         if self.failed:
             parts.append(f"{self.failed:,} failed")
         if self.power_w:
             parts.append(format_power(self.power_w))
         return " · ".join(parts)
+
+
+def count(n: int, one: str, many: str | None = None) -> str:
+    """'1 device', '2 devices', '1 switch', '3 switches' (thousands separated)."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 def format_power(watts: float) -> str:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
+from rackdesigner.ui.canvas.heat import heat_color
 
 GROUP_TYPE = QGraphicsItem.UserType + 2
 
@@ -129,6 +130,13 @@ class GroupItem(QGraphicsItem):
             path.addPath(stroker.createStroke(outline))
         return path
 
+    def heat(self) -> float | None:
+        """The hottest utilisation of a link touching this group under the heat map shown
+        (None: no heat map, or no loaded link)."""
+        scene = self.scene()
+        value = getattr(scene, "group_heat", {}).get(self.group_id) if scene else None
+        return value if value is not None and value >= 0 else None
+
     def set_failed(self, failed: bool) -> None:
         self.failed = failed
         self.update()
@@ -149,15 +157,18 @@ class GroupItem(QGraphicsItem):
             self._paint_block(painter, rect, selected, exposed)
             return
         if self.collapsed:
+            heat = self.heat()
+            hot = heat_color(heat) if heat is not None else None
             if lod < style.LOD_BOXES:
-                painter.fillRect(rect, style.SELECTION if selected else accent)
+                painter.fillRect(rect, style.SELECTION if selected else hot or accent)
                 return
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            pen = QPen(style.SELECTION if selected else accent, 2.5 if selected else 1.5)
+            pen = QPen(style.SELECTION if selected else hot or accent,
+                       2.5 if selected or hot else 1.5)
             if self.wire_state is not None:
                 pen = QPen(style.WIRE_OK if self.wire_state == "ok" else style.WIRE_BAD, 3.0)
             painter.setPen(pen)
-            painter.setBrush(QColor("#f0faf7"))
+            painter.setBrush(_mix(hot, QColor("#f0faf7"), 0.35) if hot else QColor("#f0faf7"))
             painter.drawRoundedRect(rect, 8, 8)
             if lod < style.LOD_TEXT:  # the view draws the name at screen size
                 return
@@ -170,7 +181,8 @@ class GroupItem(QGraphicsItem):
             painter.setFont(style.font(7))
             painter.drawText(QRectF(rect.left() + 8, rect.top() + 19, rect.width() - 12, 14),
                              Qt.AlignmentFlag.AlignVCenter,
-                             f"{self.kind} · {self.device_count} devices")
+                             f"{self.kind} · {self.device_count} device"
+                             f"{'s' * (self.device_count != 1)}")
             y = rect.top() + style.HEADER_HEIGHT
             painter.setFont(style.font(6.5))
             for protocol, used, total in self.summary:
@@ -209,6 +221,11 @@ class GroupItem(QGraphicsItem):
         that are down (the counts are written at screen size by the view's overlay)."""
         fill = BLOCK_FILL  # opaque: blending a whole screen of blocks costs more
         pen = QPen(style.SELECTION if selected else BLOCK_BORDER, 3 if selected else 0)
+        heat = self.heat()
+        if heat is not None:  # the heat map: the block in its hottest link's colour
+            fill = _mix(heat_color(heat), BLOCK_FILL, 0.55)
+            if not selected:
+                pen = QPen(heat_color(heat).darker(130), 2)
         if exposed is None or not _clipped_frame(painter, rect, exposed, pen, fill):
             painter.setPen(pen)
             painter.setBrush(fill)

@@ -100,10 +100,14 @@ def _paint_legend(painter: QPainter, title: str) -> None:
 
 
 class HeatMarks:
-    """Mixed into `RackScene`: colours the bundles by a `HeatMap` (None: normal colours)."""
+    """Mixed into `RackScene`: colours the bundles by a `HeatMap` (None: normal colours), and
+    each group by the hottest link touching a device inside it (`group_heat`), so a block or
+    a collapsed box shows its bottleneck at the zoom a user starts at (issue 26: fully zoomed
+    out only a line label said "peak 67 %")."""
 
     heat = None
     heat_legend: HeatLegendItem | None = None
+    group_heat: dict[str, float] = {}  # noqa: RUF012 - replaced, never mutated, per scene
     #: exported images carry the legend as a scene item above the design; the window's view
     #: paints it at screen size in a corner instead (`RackView.drawForeground`)
     legend_in_scene = False
@@ -123,6 +127,7 @@ class HeatMarks:
     def set_heat(self, heat) -> None:
         """Colour every bundle by its hottest member's utilisation (None turns it off)."""
         self.heat = heat
+        self.group_heat = self._group_heat(heat)
         self.apply_heat()
         if self.heat_legend is not None:
             self.removeItem(self.heat_legend)
@@ -137,6 +142,26 @@ class HeatMarks:
             self.addItem(self.heat_legend)
         for view in self.views():
             view.viewport().update()
+
+    def _group_heat(self, heat) -> dict[str, float]:
+        """Group id -> the highest utilisation of a link with an end inside the group (its
+        devices, at any depth): one pass over the loaded links."""
+        layout = getattr(self, "layout", None)
+        if heat is None or layout is None:
+            return {}
+        out: dict[str, float] = {}
+        for key, load in heat.loads.items():
+            if not layout.has_link(key):
+                continue
+            link = layout.link(key)
+            u = load.utilisation
+            for end in (link.a.device, link.b.device):
+                if not layout.has_device(end):
+                    continue
+                for gid in self._chain(end):
+                    if u > out.get(gid, -1.0):
+                        out[gid] = u
+        return out
 
     def apply_heat(self) -> None:
         for item in self.bundles.values():

@@ -346,7 +346,12 @@ class CanvasTools:
             scene.group_toggled.emit(item.group_id)
             event.accept()
             return True
-        alt = bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
+        mods = event.modifiers()
+        # Alt+drag, or Ctrl+Shift+drag where the window manager takes Alt+drag (it moves
+        # windows in Xfce, KDE, Openbox...)
+        alt = bool(mods & Qt.KeyboardModifier.AltModifier) or (
+            bool(mods & Qt.KeyboardModifier.ControlModifier)
+            and bool(mods & Qt.KeyboardModifier.ShiftModifier))
         if not (alt or self.wire.mode) and self._view_zoom() < style.LOD_BOXES:
             group = self._group_at(pos)
             if group is not None:  # not the hairline wire or 3-pixel box under the cursor

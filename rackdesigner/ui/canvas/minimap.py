@@ -50,6 +50,15 @@ class MiniMap(QFrame):
         if self.isVisible():
             self._timer.start()
 
+    def forget(self) -> None:
+        """Another design was opened: drop the previous one's picture at once (it is drawn
+        again for the new design once that is laid out), never show it under the new title."""
+        self._timer.stop()
+        self._pixmap = None
+        self._dirty = True
+        self.design = QRectF()
+        self.hide()
+
     def set_enabled_by_user(self, on: bool) -> None:
         self.enabled_by_user = on
         self.follow_view()

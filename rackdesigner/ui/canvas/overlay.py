@@ -60,6 +60,19 @@ def _screen(view: QGraphicsView, rect: QRectF) -> QRect:
     return view.viewportTransform().mapRect(rect).toAlignedRect()
 
 
+def _beside(view: QGraphicsView, box: QRect, label: str, metrics, height: int,
+            placed: list[QRect]) -> tuple[QRect, str] | None:
+    """A label right of (or else left of) a small block, clear of the labels placed."""
+    text = label if metrics.horizontalAdvance(label) <= 220 else short_name(label)
+    width = metrics.horizontalAdvance(text) + 2 * LABEL_PAD
+    viewport = view.viewport().rect()
+    for left in (box.right() + 6, box.left() - 6 - width):
+        rect = QRect(left, box.center().y() - height // 2, width, height)
+        if viewport.contains(rect) and not any(rect.intersects(p) for p in placed):
+            return rect, text
+    return None
+
+
 def group_labels(view: QGraphicsView) -> list[tuple[QRect, str, str]]:
     """(viewport rect, text, kind) of the group names readable at the current zoom."""
     scene = view.scene()
@@ -85,6 +98,13 @@ def group_labels(view: QGraphicsView) -> list[tuple[QRect, str, str]]:
         height = metrics.height() + 2
         room = box.width() - 4 - 2 * LABEL_PAD
         block = getattr(item, "block", False)  # nothing inside to hide: a name fits snugly
+        if block and (room < MIN_LABEL_PX or box.height() < height + 4):
+            # a block too small for its name (a spine tier's square): the name beside it
+            side = _beside(view, box, item.label, metrics, height, placed)
+            if side is not None:
+                placed.append(side[0])
+                out.append((side[0], side[1], item.kind))
+            continue
         if room < MIN_LABEL_PX or box.height() < (height + 4 if block else 2 * height):
             continue
         text = metrics.elidedText(item.label, Qt.TextElideMode.ElideRight, room)

@@ -143,6 +143,8 @@ class HeatTab(QWidget):
             self.table.addTopLevelItem(item)
         self.table.setSortingEnabled(True)
         self.table.sortItems(3, Qt.SortOrder.DescendingOrder)
+        for column in (0, 1):  # the link and its ends tell rows apart: never cut them
+            self.table.resizeColumnToContents(column)
 
     def _on_table_selection_changed(self) -> None:
         ids = [i.data(0, Qt.ItemDataRole.UserRole + 1) for i in self.table.selectedItems()]

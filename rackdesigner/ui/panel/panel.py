@@ -56,6 +56,7 @@ from rackdesigner.ui.panel.power import PowerPlot
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 from rackdesigner.ui.panel.workload import WorkloadTab
+from rackdesigner.ui.wheel_guard import guard_wheel
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
@@ -239,6 +240,9 @@ class SimulationPanel(QWidget):
         box.addLayout(row2)
         box.addLayout(row3)
         box.addWidget(self.scroll, 1)
+        # the wheel scrolls the panel; a drop-down, spin box or tab bar takes it only when
+        # focused (scrolling past one must not change it)
+        self._wheel_guard = guard_wheel(self, fallback=self.scroll)
 
     def _page(self, body: QWidget, *tools: QWidget) -> QWidget:
         """A tab page: a row of `tools` above `body`."""
@@ -288,6 +292,9 @@ class SimulationPanel(QWidget):
         self.sharp_check.blockSignals(True)
         self.sharp_check.setChecked(bool(layout is not None and layout.meta.sharp))
         self.sharp_check.blockSignals(False)
+        if layout is not self.live.layout:  # a file opened: nothing of the previous design
+            self.current = None           # stays on screen until the new one's figures come
+            self._redraw()
         self.live.set_layout(layout, subscribe=subscribe)
         self.workload.set_layout(layout)
         self.cost_tab.set_layout(layout, folder)

@@ -96,6 +96,9 @@ class PowerPlot(QWidget):
         self.baseline_bars.setOpts(x=bx, height=bh)
         self.item.setXRange(-0.6, max(len(racks), 1) - 0.4, padding=0)
         self.item.enableAutoRange(axis="y")
+        # now, not at the next paint: after an empty panel (a file just opened) the bars'
+        # new bounds would otherwise wait for a repaint to reach the y range
+        self.item.getViewBox().updateAutoRange()
         self.axis.picture = None
         self.axis.update()
         if result is None:

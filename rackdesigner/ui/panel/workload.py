@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -57,6 +57,14 @@ def _seconds(v: float) -> str:
 
 NO_JOB = ("No workload set: in the Workload tab choose a model and \"manual\" degrees, or let "
           "it find the best layout (open the tab); the heat map then draws that job's traffic.")
+
+
+def default_batch(gpus: int, least: int = 256) -> int:
+    """The smallest multiple of the design's node count (GPUs / 8, or the GPUs when they do
+    not come in eights) of at least `least` sequences: TP 8 inside each node leaves one
+    data-parallel rank per node, which then gets whole micro-batches."""
+    unit = gpus // 8 if gpus >= 8 and gpus % 8 == 0 else max(gpus, 1)
+    return max(unit, -(-least // unit) * unit)
 
 
 class WorkloadTab(QWidget):
@@ -115,9 +123,11 @@ class WorkloadTab(QWidget):
                       self.recompute_combo, self.profile_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(3)
-        for combo in (self.layout_combo, self.precision_combo, self.recompute_combo,
-                      self.profile_combo):
+        for combo in (self.precision_combo, self.recompute_combo, self.profile_combo):
             combo.currentIndexChanged.connect(self._on_option_changed)
+        self.layout_combo.currentIndexChanged.connect(self._on_layout_combo_changed)
+        self._gbs_chosen = False  # the user set the batch: a design opened keeps it
+        self.gbs.valueChanged.connect(self._on_gbs_changed)
         for box in (self.tp, self.pp, self.vp, self.cp, self.ep, self.gbs, self.mbs,
                     self.tokens, self.gpus):
             box.valueChanged.connect(self._on_option_changed)
@@ -188,8 +198,15 @@ class WorkloadTab(QWidget):
 
     # ---- inputs ------------------------------------------------------------------------------
     def set_layout(self, layout: Layout | None) -> None:
-        """Follow another document (the scope returns to the whole design, as the panel's)."""
+        """Follow another document (the scope returns to the whole design, as the panel's).
+        Unless the user chose a batch, it is one every data-parallel width of the design
+        can split: 256 sequences would not divide over a 4-SU SuperPOD's 127 nodes, and the
+        tab opened on "Cannot estimate" (issue 26)."""
         self._scope = None
+        if layout is not None and not self._gbs_chosen:
+            blocker = QSignalBlocker(self.gbs)
+            self.gbs.setValue(default_batch(layout.index().counts()[0]["gpu"]))
+            del blocker
         self.live.set_request(self.request())
         self.live.set_layout(layout)
 
@@ -217,6 +234,25 @@ class WorkloadTab(QWidget):
     def set_pue(self, pue: float) -> None:
         """The panel's PUE (Power tab): energy to train is facility energy."""
         self._pue = pue
+        self._on_option_changed()
+
+    def _on_gbs_changed(self, _value: int) -> None:
+        self._gbs_chosen = True
+
+    def _on_layout_combo_changed(self, _index: int) -> None:
+        """Going to "manual" starts from the layout the search found (its degrees shown),
+        not from TP 1 / PP 1."""
+        est = self.current.estimate if self.current is not None else None
+        if self.layout_combo.currentText() == "manual" and est is not None:
+            job = est.job
+            for box, value in ((self.tp, job.tp), (self.pp, job.pp), (self.vp, job.vp),
+                               (self.cp, job.cp), (self.ep, job.ep), (self.mbs, job.mbs)):
+                blocker = QSignalBlocker(box)
+                box.setValue(value)
+                del blocker
+            blocker = QSignalBlocker(self.recompute_combo)
+            self.recompute_combo.setCurrentText(job.recompute)
+            del blocker
         self._on_option_changed()
 
     def _on_option_changed(self, *_args) -> None:

@@ -64,6 +64,7 @@ class PlaceDialog(QDialog):
                  checked: set[str] | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Place unracked units")
+        self.setMinimumWidth(380)  # wide enough for its title in common window managers
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Fill these racks first-fit from the bottom, keeping each "
                                 "system whole and each rack within its U and power budget:"))
@@ -372,7 +373,10 @@ class RacksPanel(QWidget):
         if command is not None:
             self.command_requested.emit(command)
             self.refresh()
-        self.message.emit("Place unracked: " + report.splitlines()[0])
+        lines = report.splitlines()
+        where = "; ".join(line.strip() for line in lines[1:4] if "→" in line)
+        self.message.emit("Place unracked: " + lines[0].rstrip(":")
+                          + (f" ({where}{'; …' if len(lines) > 4 else ''})" if where else ""))
         return report
 
     def place_unracked_dialog(self) -> str | None:

@@ -1,0 +1,140 @@
+"""What a release carries besides the code (issue 26, items 15-17): the README's set-up that
+works on a distribution's own Python, the license and third-party notices, and an sdist that
+can run its own tests."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGING = REPO / "packaging"
+
+pytestmark = pytest.mark.skipif(not PACKAGING.is_dir(), reason="needs the source tree")
+
+
+def _licenses_module():
+    spec = importlib.util.spec_from_file_location("rd_licenses", PACKAGING / "licenses.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _setup_commands() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```\n(.*?)```", section, re.S)
+    return [b.strip() for b in blocks if "pip install" in b]
+
+
+def test_readme_has_two_setup_commands_that_need_no_system_pip():
+    commands = _setup_commands()
+    assert len(commands) == 2, commands
+    for command in commands:
+        assert len(command.splitlines()) == 1
+        # Debian/Ubuntu's own python3 refuses `pip install` outside a venv (PEP 668)
+        assert command.startswith("python3 -m venv .venv && .venv/bin/python -m pip install ")
+    run_app, run_tests = commands
+    assert run_app.endswith("&& .venv/bin/rackdesigner")
+    assert '".[test]"' in run_tests and run_tests.endswith(".venv/bin/python -m pytest")
+    ci = (REPO / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == run_tests, "CI runs exactly the README's test command"
+    assert ".venv/" in (REPO / ".gitignore").read_text().split()
+
+
+def test_license_is_the_apache_license_pyproject_names():
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text
+    pyproject = (REPO / "pyproject.toml").read_text()
+    assert 'license = "Apache-2.0"' in pyproject
+    assert '"LICENSE"' in pyproject and '"THIRD-PARTY-NOTICES.md"' in pyproject
+    notices = (REPO / "THIRD-PARTY-NOTICES.md").read_text(encoding="utf-8")
+    for name in ("CPython", "Qt", "LGPL", "NumPy", "PyInstaller"):
+        assert name in notices
+
+
+def test_every_bundled_distribution_gets_its_license_text(tmp_path):
+    """The collection build.sh runs, on this environment's packages (the bundle's are the
+    same closure): every dependency of rackdesigner has a license text, Qt's LGPL
+    included, and check_bundle's check accepts the result and refuses a gap."""
+    licenses = _licenses_module()
+    doc = tmp_path / "doc"
+    assert licenses.write_notices(doc) == []
+    assert licenses.missing_notices(doc) == []
+    index = (doc / "licenses" / "INDEX.tsv").read_text().splitlines()
+    names = {row.split("\t")[0] for row in index[1:]}
+    from importlib import metadata
+
+    requires = metadata.distribution("rackdesigner").requires or []
+    direct = {licenses.normalize(re.split(r"[ ;<>=!\[]", r, maxsplit=1)[0]) for r in requires
+              if "extra ==" not in r}
+    assert direct <= names, direct - names
+    assert (doc / "licenses" / "python" / "LICENSE.txt").read_text().count("PYTHON") > 0
+    lgpl = next((doc / "licenses").glob("pyside6-essentials-*/LGPL-3.0.txt"))
+    assert "GNU LESSER GENERAL PUBLIC LICENSE" in lgpl.read_text()
+    # a bundle without them fails check_bundle.py
+    for path in next((doc / "licenses").glob("networkx-*")).iterdir():
+        path.unlink()
+    (doc / "LICENSE").unlink()
+    problems = licenses.missing_notices(doc)
+    assert "LICENSE is missing" in problems
+    assert any(p.startswith("no license text for networkx") for p in problems)
+
+
+def test_sdist_carries_what_its_tests_need(tmp_path):
+    """`python -m build --sdist` uses setuptools' sdist with MANIFEST.in; the same command,
+    run directly, must pack conftest, the helper modules, tests/data, docs, benchmarks'
+    data and packaging/ (issue 26: the sdist could not run its tests)."""
+    result = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path)],
+                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    archive = next(tmp_path.glob("rackdesigner-*.tar.gz"))
+    with tarfile.open(archive) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    tracked = subprocess.run(["git", "ls-files", "tests", "docs", "benchmarks", "packaging",
+                              "resources", ".ci", "LICENSE", "THIRD-PARTY-NOTICES.md"],
+                             cwd=REPO, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    wanted = set(tracked.stdout.split())
+    assert wanted, "git listed nothing"
+    assert not wanted - names, sorted(wanted - names)[:10]
+    for needed in ("tests/conftest.py", "tests/designer_fixtures.py", "LICENSE", ".gitignore",
+                   "packaging/check_bundle.py", "docs/file-format.md", ".ci/lowest"):
+        assert needed in names
+    assert not any("__pycache__" in n for n in names)
+
+
+def test_the_lowest_versions_checked_are_the_bounds_pyproject_declares():
+    """`.ci/lowest` runs the suite on .ci/lowest-constraints.txt (issue 26: PySide6 6.8.0
+    and pyqtgraph 0.13.7 were declared but never tested); each pin is its bound."""
+    import tomllib
+
+    pins = {}
+    for line in (REPO / ".ci" / "lowest-constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[name.strip().lower()] = version.strip()
+    with (REPO / "pyproject.toml").open("rb") as file:
+        project = tomllib.load(file)["project"]
+    declared = {}
+    for requirement in project["dependencies"]:
+        m = re.match(r"([A-Za-z0-9_.-]+)(?:\[[^]]*\])?\s*>=\s*([0-9.]+)", requirement)
+        assert m, f"{requirement!r} has no lower bound"
+        declared[m.group(1).lower()] = m.group(2)
+    for name, bound in declared.items():
+        assert name in pins, f"{name} is not pinned in .ci/lowest-constraints.txt"
+        pinned = [int(p) for p in pins[name].split(".")]
+        wanted = [int(p) for p in bound.split(".")]
+        wanted += [0] * (len(pinned) - len(wanted))
+        assert pinned == wanted, f"{name}: pinned {pins[name]}, declared >= {bound}"
+    assert pins["shiboken6"] == pins["pyside6-essentials"]
+    script = (REPO / ".ci" / "lowest").read_text()
+    assert "-c .ci/lowest-constraints.txt" in script and "pytest" in script

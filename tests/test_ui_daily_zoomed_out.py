@@ -1,0 +1,68 @@
+"""Zoomed fully out, the heat map still shows where the bottleneck is (issue 26, item 7): each
+block and collapsed box takes the colour of the hottest link touching it."""
+
+from __future__ import annotations
+
+import pytest
+from designer_fixtures import large_design_window
+
+from rackdesigner.generators import generate
+from rackdesigner.ui.canvas.view import FAR_ZOOM
+
+
+@pytest.fixture(scope="module")
+def superpod(catalog):
+    return generate("superpod", catalog=catalog, system="dgx-h100", sus=2)
+
+
+def test_blocks_take_their_hottest_links_colour_when_fully_zoomed_out(qtbot, tmp_path,
+                                                                       superpod):
+    from rackdesigner.analysis.heat import heat_map
+    from rackdesigner.ui.canvas.group_item import BLOCK_FILL
+    from rackdesigner.ui.canvas.heat import heat_color
+
+    window = large_design_window(qtbot, tmp_path, superpod)
+    window.view.set_zoom(FAR_ZOOM * 0.5)  # the zoom a large design opens at, or further
+    window.flush()
+    scene, layout = window.scene, window.document.layout
+    blocks = [item for item in scene.item_for_group.values() if item.block and item.isVisible()]
+    assert len(blocks) >= 3  # two SUs and the spine tier
+    assert all(b.heat() is None for b in blocks)  # no heat map: plain blocks
+    heat = heat_map(layout, "all_to_all", 1 << 30)
+    scene.set_heat(heat)
+    window.flush()
+    for block in blocks:
+        inside = set(layout.group_devices(block.group_id))
+        expected = max(load.utilisation for key, load in heat.loads.items()
+                       if {layout.link(key).a.device, layout.link(key).b.device} & inside)
+        assert block.heat() == pytest.approx(expected)
+    # and it is what is painted: the middle of the hottest block is in its heat colour
+    block = max(blocks, key=lambda b: b.heat())
+    view = window.view
+    image = view.viewport().grab().toImage()
+    point = view.mapFromScene(block.frame_rect().center())
+    middle = image.pixelColor(point.x(), point.y())
+    assert middle != BLOCK_FILL
+    hot = heat_color(block.heat())
+    assert abs(middle.hue() - hot.hue()) < 40, (middle.name(), hot.name())
+    scene.set_heat(None)
+    assert all(b.heat() is None for b in blocks)
+
+
+def test_a_block_too_small_for_its_name_is_named_beside_it(qtbot, tmp_path, superpod):
+    from rackdesigner.ui.canvas.overlay import group_labels
+
+    window = large_design_window(qtbot, tmp_path, superpod)
+    window.view.set_zoom(FAR_ZOOM * 0.3)
+    window.flush()
+    scene, view = window.scene, window.view
+    small = [item for item in scene.item_for_group.values() if item.block and item.isVisible()
+             and view.mapFromScene(item.frame_rect()).boundingRect().width() < 60]
+    assert small, "expected a spine tier block smaller than its name at this zoom"
+    labels = group_labels(view)
+    for item in small:
+        box = view.mapFromScene(item.frame_rect()).boundingRect()
+        beside = [rect for rect, text, _kind in labels
+                  if abs(rect.center().y() - box.center().y()) <= rect.height()
+                  and (rect.left() >= box.right() or rect.right() <= box.left())]
+        assert beside, item.label
