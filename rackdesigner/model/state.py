@@ -157,26 +157,38 @@ never assigned after `_evolve` returns)."""
                 self._cache["edit"] = (weakref.ref(other), node)
 
     def edit_base(self, key: str) -> tuple[Any, dict[str, set]] | None:
-        """(the alive `key` value of the state this one was edited from, the ids touched since,
-        by kind) — see `_pass_edit` — or None."""
-        hint = self._cache.get("edit")
-        if hint is None:
-            return None
-        base = hint[0]()
-        value = base._alive(key) if base is not None else None
-        if value is None:
-            return None
+        """(the alive `key` value of the nearest earlier state that has one, the ids touched
+        since, by kind) — see `_pass_edit` — or None. The chain goes from base to base: a
+        state whose index was derived on the way (the canvas asks for it) is the base of the
+        next edits, and its own base may be the one whose rack index is known."""
         touched: dict[str, set] = {"d": set(), "l": set(), "g": set(), "u": set(), "m": set()}
-        node = hint[1]
-        while node is not None:
-            kind, ids = node[0]
-            if kind == "bulk":
-                for k, i in ids:
-                    touched[k].add(i)
-            else:
-                touched[kind].add(ids)
-            node = node[1]
-        return value, touched
+        state: DesignState = self
+        size = 0
+        seen = {id(self)}  # an undo's hint points forward: never around in a circle
+        while True:
+            hint = state._cache.get("edit")
+            if hint is None:
+                return None
+            node = hint[1]
+            size += node[2] if node is not None else 0
+            if size > MAX_EDITS:
+                return None
+            while node is not None:
+                kind, ids = node[0]
+                if kind == "bulk":
+                    for k, i in ids:
+                        touched[k].add(i)
+                else:
+                    touched[kind].add(ids)
+                node = node[1]
+            base = hint[0]()
+            if base is None or id(base) in seen:
+                return None
+            value = base._alive(key)
+            if value is not None:
+                return value, touched
+            seen.add(id(base))
+            state = base
 
     # ---- reading ---------------------------------------------------------------------------
     def has_id(self, item_id: str) -> bool:
