@@ -10,6 +10,8 @@ from rackdesigner.model import check_layout
 from rackdesigner.model import findings as findings_module
 from rackdesigner.model.findings import findings
 
+pytestmark = pytest.mark.slow  # large designs or many random edits
+
 
 @pytest.mark.parametrize("seed", [5, 17])
 def test_rechecked_findings_equal_a_full_check_after_random_edits(catalog, seed, monkeypatch):

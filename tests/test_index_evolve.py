@@ -14,6 +14,8 @@ from random_edits import RandomDesigner
 from rackdesigner.model import index_evolve
 from rackdesigner.model.index import DesignIndex
 
+pytestmark = pytest.mark.slow  # large designs or many random edits
+
 
 def _groups(mapping: dict[str, str]) -> set[frozenset[str]]:
     by: dict[str, set[str]] = {}

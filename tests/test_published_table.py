@@ -85,12 +85,15 @@ def test_multi_rack_nvl72_runs_count_as_multi_node(pvm):
 
 
 #: The CI gate of issue 22: the engine's error on the VALIDATION runs (nothing is fitted on
-#: them) may not rise above these bounds, set from the figures when the split was made
-#: (2026-12-01: mean |error| 10.2 %, worst 58.8 %, 52 runs; docs/simulation.md section 9).
-#: Lower them when the engine improves; raising them needs a reason in the docs.
-VALIDATION_MEAN_BOUND_PCT = 11.0
-VALIDATION_WORST_BOUND_PCT = 60.0
-CALIBRATION_MEAN_BOUND_PCT = 6.5
+#: them) may not rise above these bounds, set from today's figures (second pass, 2026-12-01:
+#: validation 75 runs, mean |error| 9.1 %, worst +58.8 %, 9 runs beyond 15 %; calibration 30
+#: runs, mean 5.5 %; docs/simulation.md section 9). Lower them when the engine improves;
+#: raising them needs a reason in the docs.
+VALIDATION_MEAN_BOUND_PCT = 9.5
+VALIDATION_WORST_BOUND_PCT = 59.5
+#: the acceptance check holds every run to 15 %: no more validation runs may fall outside it
+VALIDATION_BEYOND_15_MAX = 9
+CALIBRATION_MEAN_BOUND_PCT = 6.0
 
 
 @pytest.mark.slow
@@ -102,10 +105,28 @@ def test_validation_error_does_not_rise_above_its_bound(pvm):
     assert not [r.run.id for r in rows if r.skipped], "every published run must be compared"
     totals = pvm.summary(rows)
     val, cal = totals["validation"], totals["calibration"]
-    assert val["runs"] >= 40 and cal["runs"] >= 20
+    assert val["runs"] >= 70 and cal["runs"] >= 20
     assert val["mean_abs_error_pct"] <= VALIDATION_MEAN_BOUND_PCT, val
     assert abs(val["worst_error_pct"]) <= VALIDATION_WORST_BOUND_PCT, val
+    beyond = sorted(r.run.id for r in rows
+                    if r.run.data["set"] == "validation" and abs(r.error_pct) > 15.0)
+    assert len(beyond) <= VALIDATION_BEYOND_15_MAX, beyond
     assert cal["mean_abs_error_pct"] <= CALIBRATION_MEAN_BOUND_PCT, cal
+
+
+def test_the_two_b200_stacks_bracket_the_model(pvm):
+    """The same 4 nodes, rails and NCCL with NCCL's default IB settings and with the vendor's
+    (2 QPs per connection, adaptive routing for every message) differ by 25 %: a stack setting,
+    not a design property, so the model sits between them and neither is off by 15 %."""
+    runs = [r for r in pvm.load_table(pvm.TABLE) if "-ring-8g-fa-" in r.id]
+    rows = {r.run.id: r for r in pvm.compare_runs(runs)}
+    assert len(rows) == 6
+    for coll in ("all_reduce", "all_gather", "reduce_scatter"):
+        low = rows[f"b200x32-{coll}-ring-8g-fa-nccl-default-ib"]
+        high = rows[f"b200x32-{coll}-ring-8g-fa-vendor-ib"]
+        assert low.simulated == high.simulated  # one design, one figure
+        assert low.run.published < low.simulated < high.run.published, coll
+        assert abs(low.error_pct) < 15 and abs(high.error_pct) < 15, coll
 
 
 @pytest.mark.slow

@@ -10,6 +10,8 @@ from rackdesigner.model import racks_evolve
 from rackdesigner.model.racks import RackIndex
 from rackdesigner.model.racks_evolve import rack_index
 
+pytestmark = pytest.mark.slow  # large designs or many random edits
+
 
 def _facts(index: RackIndex) -> dict:
     return {

@@ -21,6 +21,8 @@ from rackdesigner.simulation import simulate
 from rackdesigner.simulation.topology import Topology
 from rackdesigner.simulation.topology_delta import DEVICE_FIELDS
 
+pytestmark = pytest.mark.slow  # large designs or many random edits
+
 DESIGNS = {
     "superpod-2": lambda: generate("superpod", system="dgx-h100", sus=2),
     "gb200": lambda: generate("superpod", system="gb200-nvl72", racks=3),

@@ -6,9 +6,12 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from designer_fixtures import make_window, small_layout
 
 from rackdesigner.commands.failures import set_status
+
+pytestmark = pytest.mark.slow  # large designs or many random edits
 
 
 def _slow(started: threading.Event, ended: list, real):

@@ -111,7 +111,7 @@ class DesignIndex:
     #: moves (`DesignState.with_device`) starts from that state's index with these.
     _MOVE_PROOF = ("_by_model", "_spec_of", "_groups", "_carried", "_rejected", "_connectivity",
                    "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed",
-                   "_all_specs")
+                   "_all_specs", "_exhausted")
 
     def __init__(self, state: DesignState, catalog: Catalog,
                  like: DesignIndex | None = None,
@@ -133,6 +133,7 @@ class DesignIndex:
         self._models: Counter[str] | None = None
         self._all_specs = False  # `_spec_of` holds every device (`_specs`)
         self._failed: Any = None
+        self._exhausted: tuple[tuple[str, str, int, int], ...] | None = None
         if like is not None:  # the same design but for positions and statuses: its facets
             for name in self._MOVE_PROOF:  # hold here too...
                 value = getattr(like, name)
@@ -240,20 +241,24 @@ class DesignIndex:
     def exhausted_ports(self) -> tuple[tuple[str, str, int, int], ...]:
         """(device, port group, ports in use, ports it has) of every port group wired beyond
         its port count, in device order: what the rules report and the simulation warns of."""
-        out = []
-        spec_of, groups = self.all_specs(), self._groups
-        for device_id, usage in self.state.port_use.items():
-            spec = spec_of.get(device_id)
-            if spec is None:
-                continue
-            for name, used in usage:  # (group, ports in use) pairs, one per group
-                key = (spec.id, name)
-                group = groups[key] if key in groups else self.port_group(device_id, name)
-                if group is not None and used > group.count:
-                    out.append((device_id, name, used, group.count))
-        order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
-        out.sort(key=lambda e: order.get(e[0], len(order)))
-        return tuple(out)
+        with self._lock:
+            if self._exhausted is None:
+                out = []
+                spec_of, groups = self.all_specs(), self._groups
+                for device_id, usage in self.state.port_use.items():
+                    spec = spec_of.get(device_id)
+                    if spec is None:
+                        continue
+                    for name, used in usage:  # (group, ports in use) pairs, one per group
+                        key = (spec.id, name)
+                        group = groups[key] if key in groups else self.port_group(device_id,
+                                                                                   name)
+                        if group is not None and used > group.count:
+                            out.append((device_id, name, used, group.count))
+                order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
+                out.sort(key=lambda e: order.get(e[0], len(order)))
+                self._exhausted = tuple(out)
+            return self._exhausted
 
     def carried(self) -> tuple[CarriedLink, ...]:
         """Links between distinct known devices whose ends agree on a protocol, in order."""

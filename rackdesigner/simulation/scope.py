@@ -143,13 +143,19 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
     in_scope = set(gpus)
     egress_eff, egress_raw = [], []
     switched = True
+    sw_eff, sw_raw, peer_eff, peer_raw = (topo.nvl_sw_eff, topo.nvl_sw_raw, topo.nvl_peer_eff,
+                                          topo.nvl_peer_raw)
     for g in gpus:
-        peers_eff = sum(v for p, v in topo.nvl_peer_eff.get(g, {}).items() if p in in_scope)
-        peers_raw = sum(v for p, v in topo.nvl_peer_raw.get(g, {}).items() if p in in_scope)
-        if topo.nvl_peer_eff.get(g):
+        pe = peer_eff.get(g)
+        if pe:
             switched = False
-        egress_eff.append(sum(topo.nvl_sw_eff.get(g, {}).values()) + peers_eff)
-        egress_raw.append(sum(topo.nvl_sw_raw.get(g, {}).values()) + peers_raw)
+            peers_eff = sum(v for p, v in pe.items() if p in in_scope)
+            peers_raw = sum(v for p, v in peer_raw.get(g, {}).items() if p in in_scope)
+        else:
+            peers_eff = peers_raw = 0.0
+        se, sr = sw_eff.get(g), sw_raw.get(g)
+        egress_eff.append((sum(se.values()) if se else 0.0) + peers_eff)
+        egress_raw.append((sum(sr.values()) if sr else 0.0) + peers_raw)
     island.nvlink_eff_min = min(egress_eff, default=0.0)
     island.nvlink_raw_min = min(egress_raw, default=0.0)
     island.rail_nics = list(dict.fromkeys(topo.primary_nic[g] for g in gpus
@@ -161,8 +167,8 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
             island.intra_eff = min(topo.gpu_host_eff.get(g, 0.0) for g in gpus)
             island.intra_raw = min(topo.gpu_host_raw.get(g, 0.0) for g in gpus)
         else:
-            island.intra_eff = _ring_rate(topo.nvl_sw_eff, topo.nvl_peer_eff, gpus, egress_eff)
-            island.intra_raw = _ring_rate(topo.nvl_sw_raw, topo.nvl_peer_raw, gpus, egress_raw)
+            island.intra_eff, island.intra_raw = _ring_rates(topo, gpus, egress_eff,
+                                                             egress_raw)
     root = topo.island_of[gpus[0]]
     switches = topo.nvswitches_of.get(root, set())
     island.has_nvswitch = bool(switches)
@@ -194,28 +200,36 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
     return island
 
 
-def _ring_rate(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:
-    """Ring rate of an island (see the module docstring); direct-NVLink islands of up to
-    `RING_SEARCH_MAX` GPUs try every ring order, as NCCL's search would, and keep the best.
+def _ring_rates(topo: Topology, gpus: list[str], egress_eff: list[float],
+                egress_raw: list[float]) -> tuple[float, float]:
+    """(NCCL-effective, raw) ring rate of an island (see the module docstring); direct-NVLink
+    islands of up to `RING_SEARCH_MAX` GPUs try every ring order, as NCCL's search would, and
+    keep the best.
 
     Islands wired alike (every DGX of a SuperPOD) share one computation: the key is the
-    island's wiring with switches and GPUs renamed by order of appearance."""
+    island's wiring with switches and GPUs renamed by order of appearance (both rates are
+    recorded per link together, so one key serves both)."""
+    sw_eff, sw_raw = topo.nvl_sw_eff, topo.nvl_sw_raw
+    peer_eff, peer_raw = topo.nvl_peer_eff, topo.nvl_peer_raw
     names: dict[str, int] = {}
     pos = {g: x for x, g in enumerate(gpus)}
+    empty: dict = {}
     shape = tuple(
-        (tuple((names.setdefault(s, len(names)), v) for s, v in sw.get(g, {}).items()),
-         tuple((pos.get(p, -1), v) for p, v in peer.get(g, {}).items()))
+        (tuple((names.setdefault(s, len(names)), v, sw_raw[g][s])
+               for s, v in sw_eff.get(g, empty).items()),
+         tuple((pos.get(p, -1), v, peer_raw[g][p]) for p, v in peer_eff.get(g, empty).items()))
         for g in gpus)
-    key = (shape, tuple(egress))
-    rate = _SHAPES.get(key)
-    if rate is None:
-        rate = _SHAPES[key] = _ring_rate_uncached(sw, peer, gpus, egress)
+    key = (shape, tuple(egress_eff), tuple(egress_raw))
+    rates = _SHAPES.get(key)
+    if rates is None:
+        rates = _SHAPES[key] = (_ring_rate_uncached(sw_eff, peer_eff, gpus, egress_eff),
+                                _ring_rate_uncached(sw_raw, peer_raw, gpus, egress_raw))
         if len(_SHAPES) > 4096:
             _SHAPES.clear()
-    return rate
+    return rates
 
 
-_SHAPES: dict[tuple, float] = {}
+_SHAPES: dict[tuple, tuple[float, float]] = {}
 
 
 def _ring_rate_uncached(sw: dict, peer: dict, gpus: list[str], egress: list[float]) -> float:

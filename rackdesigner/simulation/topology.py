@@ -81,9 +81,8 @@ class Topology:
     # network links by end pair ((nic, switch) or sorted (switch, switch)): [(link id, GB/s)]
     net_links: dict[tuple[str, str], list[tuple[str, float]]] = field(
         default_factory=lambda: defaultdict(list))
-    # design-rule problems that change the figures: (device, port group) -> links used, and
-    # links the models cannot use (code, link id, reason)
-    port_use: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    # design-rule problems that change the figures: links the models cannot use (code, link id,
+    # reason)
     bad_links: list[tuple[str, str, str]] = field(default_factory=list)
     gpus_near_nic: set[str] = field(default_factory=set)  # a NIC over host links, cabled or not
     #: port groups wired beyond their port count and what reaches a NIC over host links: the
@@ -146,26 +145,37 @@ class Topology:
     def _build(cls, layout: Layout) -> Topology:
         catalog = layout.catalog
         topo = cls(catalog=catalog)
-        by_model: dict[str, DeviceSpec | None] = {}
+        # per model, once: (spec, kind, CPU vendor); a SuperPOD has 61k devices of ~20 models
+        by_model: dict[str, tuple[DeviceSpec | None, str, str]] = {}
+        specs, kinds, rack_of, gpus = topo.specs, topo.kind, topo.rack_of, topo.gpus
+        vendor = topo.cpu_vendor
         for device in layout.devices():
             model = device.model
-            if model not in by_model:
-                by_model[model] = catalog.get(model) if model in catalog else None
-            spec = by_model[model]
+            entry = by_model.get(model)
+            if entry is None:
+                spec = catalog.get(model) if model in catalog else None
+                cpu = ""
+                if spec is not None and spec.kind == "cpu":
+                    maker = spec.manufacturer.lower()
+                    cpu = "amd" if "amd" in maker else "intel" if "intel" in maker else ""
+                entry = by_model[model] = (spec, spec.kind if spec is not None else "", cpu)
+            spec, kind, cpu = entry
             if spec is None:
                 topo.unknown_models.add(model)
                 continue
-            topo.specs[device.id] = spec
-            topo.kind[device.id] = spec.kind
+            did = device.id
+            specs[did] = spec
+            kinds[did] = kind
             if device.rack is not None:
-                topo.rack_of[device.id] = device.rack
-            if spec.kind == "gpu":
-                topo.gpus.append(device.id)
-            elif spec.kind == "cpu" and "amd" in spec.manufacturer.lower():
-                topo.cpu_vendor = "amd"
-            elif spec.kind == "cpu" and "intel" in spec.manufacturer.lower():
-                topo.cpu_vendor = "intel" if topo.cpu_vendor != "amd" else "amd"
-        topo.gpus.sort(key=natural_key)
+                rack_of[did] = device.rack
+            if kind == "gpu":
+                gpus.append(did)
+            elif cpu == "amd":
+                vendor = "amd"
+            elif cpu == "intel" and vendor != "amd":
+                vendor = "intel"
+        topo.cpu_vendor = vendor
+        gpus.sort(key=natural_key)
         topo._read_links(layout)
         topo._find_nics()
         topo._build_tiers()
@@ -177,7 +187,6 @@ class Topology:
         index = layout.index()
         self._read_carried(index.carried())
         self._read_rejected(index)
-        self._read_port_use(index)
         self._read_rule_facts(index)
         self._read_connectivity(index)
 
@@ -185,22 +194,25 @@ class Topology:
         """Capacities of `links` (carried links, in the design's link order)."""
         kind = self.kind
         eff_cache: dict[str, float] = {}
+        host_adj, gpu_host_raw, gpu_host_eff = self.host_adj, self.gpu_host_raw, self.gpu_host_eff
+        add_nvlink, add_network = self._add_nvlink, self._add_network
         for link, ga, gb, protocol in links:
             a, b = link.a.device, link.b.device
-            raw = link.count * min(ga.rate_gbps, gb.rate_gbps) / 8.0
+            ra, rb = ga.rate_gbps, gb.rate_gbps
+            raw = link.count * (ra if ra < rb else rb) / 8.0
             ka, kb = kind[a], kind[b]
             if protocol == "nvlink":
-                self._add_nvlink(a, b, ka, kb, raw, link, eff_cache)
+                add_nvlink(a, b, ka, kb, raw, link, eff_cache)
             elif protocol in HOST_PROTOCOLS:
                 factor = C.PCIE_EFFICIENCY if protocol == "pcie" else C.C2C_EFFICIENCY
-                self.host_adj[a].append((b, raw, raw * factor))
-                self.host_adj[b].append((a, raw, raw * factor))
+                host_adj[a].append((b, raw, raw * factor))
+                host_adj[b].append((a, raw, raw * factor))
                 for gpu in (a, b):
                     if kind[gpu] == "gpu":
-                        self.gpu_host_raw[gpu] += raw
-                        self.gpu_host_eff[gpu] += raw * factor
+                        gpu_host_raw[gpu] += raw
+                        gpu_host_eff[gpu] += raw * factor
             elif protocol in NETWORK_PROTOCOLS:
-                self._add_network(a, b, ka, kb, raw, link)
+                add_network(a, b, ka, kb, raw, link)
 
     def _read_rejected(self, index: DesignIndex) -> None:
         for code, link, detail in index.rejected():
@@ -211,12 +223,6 @@ class Topology:
                 self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
                                        f"{detail[1]}"))
 
-    def _read_port_use(self, index: DesignIndex) -> None:
-        port_use, state_use = self.port_use, index.state.port_use
-        for device in self.specs:  # the same counts the design rules and the canvas read
-            for group, used in state_use.get(device, ()):  # (index.port_usage, without a dict)
-                port_use[(device, group)] = used
-
     def _read_rule_facts(self, index: DesignIndex) -> None:
         # the design rules' facts, read from the same index (model/index.py)
         self.exhausted_ports = index.exhausted_ports()
@@ -225,18 +231,26 @@ class Topology:
     def _read_connectivity(self, index: DesignIndex) -> None:
         kind = self.kind
         conn = index.connectivity()
-        island_of = conn.island_of
+        island_of, component_of, domain_of = (conn.island_of, conn.component_of,
+                                              conn.nvlink_domain_of)
+        islands, my_island, my_component = self.islands, self.island_of, self.component_of
+        my_domain = self.nvlink_domain_of
         for gpu in self.gpus:
             root = island_of[gpu]
-            self.island_of[gpu] = root
-            self.islands.setdefault(root, []).append(gpu)
-            self.component_of[gpu] = conn.component_of[gpu]
-            self.nvlink_domain_of[gpu] = conn.nvlink_domain_of[gpu]
+            my_island[gpu] = root
+            members = islands.get(root)
+            if members is None:
+                islands[root] = [gpu]
+            else:
+                members.append(gpu)
+            my_component[gpu] = component_of[gpu]
+            my_domain[gpu] = domain_of[gpu]
+        nvswitches_of = self.nvswitches_of
         for device, k in kind.items():
             if k == "nvswitch":
-                self.nvswitches_of[island_of[device]].add(device)
+                nvswitches_of[island_of[device]].add(device)
             elif k in NIC_KINDS or k == "switch":
-                self.component_of[device] = conn.component_of[device]
+                my_component[device] = component_of[device]
 
     def _add_nvlink(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link,
                     eff_cache: dict[str, float]) -> None:
@@ -244,32 +258,39 @@ class Topology:
             a, b, ka, kb = b, a, kb, ka
         if ka != "gpu":
             return  # switch-to-switch NVLink: joins the island, carries no GPU port
-        model = self.specs[a].id
-        if model not in eff_cache:
-            eff_cache[model] = nvlink_eff_per_GBps(self.specs[a])
-        eff = raw * eff_cache[model]
-        self.nvl_links[a] += link.count
-        self.nvl_link_ids[a].append((link.id, b, raw))
+        spec = self.specs[a]
+        per_GBps = eff_cache.get(spec.id)
+        if per_GBps is None:
+            per_GBps = eff_cache[spec.id] = nvlink_eff_per_GBps(spec)
+        eff = raw * per_GBps
+        nvl_links, link_ids = self.nvl_links, self.nvl_link_ids
+        nvl_links[a] += link.count
+        link_ids[a].append((link.id, b, raw))
         if kb == "gpu":
-            self.nvl_links[b] += link.count
-            self.nvl_link_ids[b].append((link.id, a, raw))
+            nvl_links[b] += link.count
+            link_ids[b].append((link.id, a, raw))
+            peer_raw, peer_eff = self.nvl_peer_raw, self.nvl_peer_eff
             for x, y in ((a, b), (b, a)):
-                self.nvl_peer_raw[x][y] = self.nvl_peer_raw[x].get(y, 0.0) + raw
-                self.nvl_peer_eff[x][y] = self.nvl_peer_eff[x].get(y, 0.0) + eff
+                px, ex = peer_raw[x], peer_eff[x]
+                px[y] = px.get(y, 0.0) + raw
+                ex[y] = ex.get(y, 0.0) + eff
         else:
-            self.nvl_sw_raw[a][b] = self.nvl_sw_raw[a].get(b, 0.0) + raw
-            self.nvl_sw_eff[a][b] = self.nvl_sw_eff[a].get(b, 0.0) + eff
+            sr, se = self.nvl_sw_raw[a], self.nvl_sw_eff[a]
+            sr[b] = sr.get(b, 0.0) + raw
+            se[b] = se.get(b, 0.0) + eff
 
     def _add_network(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link) -> None:
         if ka in NIC_KINDS:
             a, b, ka, kb = b, a, kb, ka
         if kb in NIC_KINDS and ka == "switch":
-            self.nic_up[b][a] = self.nic_up[b].get(a, 0.0) + raw
+            up = self.nic_up[b]
+            up[a] = up.get(a, 0.0) + raw
             self.sw_nics[a].append(b)
             key = (b, a)
         elif ka == "switch" and kb == "switch":
-            self.sw_adj[a][b] = self.sw_adj[a].get(b, 0.0) + raw
-            self.sw_adj[b][a] = self.sw_adj[b].get(a, 0.0) + raw
+            adj = self.sw_adj
+            adj[a][b] = adj[a].get(b, 0.0) + raw
+            adj[b][a] = adj[b].get(a, 0.0) + raw
             key = (a, b) if a < b else (b, a)
         else:
             return
@@ -277,64 +298,69 @@ class Topology:
         if link.length_m is not None:
             self.link_lengths[key].append(link.length_m)
         if link.cable is not None:
-            cable = self.cable_spec(link.cable)
+            cables = self._cables
+            cable = cables[link.cable] if link.cable in cables else self.cable_spec(link.cable)
             if cable is not None and cable.cable is not None:
                 self.link_prop_ns_per_m[key] = cable.cable.latency_ns_per_m
 
-    def _find_nics(self, known: dict[str, tuple[list[NicPath], bool]] | None = None) -> None:
-        """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs).
-        `known`: GPUs whose (paths, near a NIC) are known already (a degraded design's GPUs
-        that no failure reached, `topology_delta.py`)."""
+    def _find_nics(self, known: dict[str, tuple[list[NicPath], bool, tuple[str, ...]]]
+                   | None = None) -> None:
+        """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs),
+        and its primary NIC (the rail): GPUs that tie on the same NICs take them in turn.
+        `known`: GPUs whose (paths, near a NIC, NIC names) are known already (a degraded
+        design's GPUs that no failure reached, `topology_delta.py`)."""
         kind, host_adj, nic_up = self.kind, self.host_adj, self.nic_up
+        gpu_nics, nic_users, primary, near_nic = (self.gpu_nics, self.nic_users,
+                                                  self.primary_nic, self.gpus_near_nic)
         # the search depends only on the GPU's own host links (it never goes through a GPU), so
         # GPUs behind the same PCIe switch share one search
-        memo: dict[tuple, tuple[list[NicPath], bool]] = {}
-        for gpu in self.gpus:
-            key = tuple(host_adj.get(gpu, ()))
-            hit = memo.get(key) if known is None else known.get(gpu) or memo.get(key)
-            if hit is not None:
-                found, near = hit
-                found = list(found)
-                if near:
-                    self.gpus_near_nic.add(gpu)
-                self.gpu_nics[gpu] = found
-                for path in found:
-                    self.nic_users[path.nic].append(gpu)
-                continue
-            found = []
-            frontier = [(gpu, float("inf"), float("inf"))]
-            seen = {gpu}
-            depth = 0
-            while frontier and not found and depth < 6:
-                depth += 1
-                nxt = []
-                for node, raw_b, eff_b in frontier:
-                    for nbr, raw, eff in host_adj.get(node, ()):
-                        if nbr in seen:
-                            continue
-                        seen.add(nbr)
-                        k = kind[nbr]
-                        r, e = min(raw_b, raw), min(eff_b, eff)
-                        if k in NIC_KINDS:
-                            self.gpus_near_nic.add(gpu)
-                            if nic_up.get(nbr):
-                                found.append(NicPath(nbr, r, e))
-                        elif k != "gpu":
-                            nxt.append((nbr, r, e))
-                frontier = nxt
-            found.sort(key=lambda p: natural_key(p.nic))
-            memo[key] = (found, gpu in self.gpus_near_nic)
-            self.gpu_nics[gpu] = found
-            for path in found:
-                self.nic_users[path.nic].append(gpu)
-        # primary NIC (the rail): GPUs that tie on the same NICs take them in turn
+        memo: dict[tuple, tuple[list[NicPath], bool, tuple[str, ...]]] = {}
         turn: dict[tuple[str, ...], int] = defaultdict(int)
         for gpu in self.gpus:
-            paths = self.gpu_nics[gpu]
-            if paths:
-                nics = tuple(p.nic for p in paths)
-                self.primary_nic[gpu] = nics[turn[nics] % len(nics)]
-                turn[nics] += 1
+            key = tuple(host_adj.get(gpu, ()))
+            hit = memo.get(key) if known is None else (known.get(gpu) or memo.get(key))
+            if hit is None:
+                hit = memo[key] = self._search_nics(gpu, kind, host_adj, nic_up)
+            found, near, names = hit
+            if near:
+                near_nic.add(gpu)
+            gpu_nics[gpu] = list(found)
+            for nic in names:
+                nic_users[nic].append(gpu)
+            if names:
+                primary[gpu] = names[turn[names] % len(names)]
+                turn[names] += 1
+
+    @staticmethod
+    def _search_nics(gpu: str, kind: dict, host_adj: dict, nic_up: dict
+                     ) -> tuple[list[NicPath], bool, tuple[str, ...]]:
+        """Breadth-first over host links from `gpu`: the NICs of the first level that has any
+        cabled NIC (natural order), whether any NIC (cabled or not) is that near, their names."""
+        found: list[NicPath] = []
+        near = False
+        frontier = [(gpu, float("inf"), float("inf"))]
+        seen = {gpu}
+        depth = 0
+        while frontier and not found and depth < 6:
+            depth += 1
+            nxt = []
+            for node, raw_b, eff_b in frontier:
+                for nbr, raw, eff in host_adj.get(node, ()):
+                    if nbr in seen:
+                        continue
+                    seen.add(nbr)
+                    k = kind[nbr]
+                    r = raw if raw < raw_b else raw_b
+                    e = eff if eff < eff_b else eff_b
+                    if k in NIC_KINDS:
+                        near = True
+                        if nic_up.get(nbr):
+                            found.append(NicPath(nbr, r, e))
+                    elif k != "gpu":
+                        nxt.append((nbr, r, e))
+            frontier = nxt
+        found.sort(key=lambda p: natural_key(p.nic))
+        return found, near, tuple(p.nic for p in found)
 
     def _build_tiers(self) -> None:
         """Leaf = tier 1 (a switch with NICs); higher tiers by BFS over switch links."""

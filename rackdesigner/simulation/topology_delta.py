@@ -119,20 +119,6 @@ def _without(source: Topology, layout: Layout, failed: Any,
         for name in NETWORK_FIELDS:
             setattr(topo, name, getattr(source, name))
 
-    topo.port_use = source.port_use.copy()
-    old_use = source_state.port_use
-    for device in gone:
-        for group, _ in old_use.get(device, ()):
-            topo.port_use.pop((device, group), None)
-    for device in touched:
-        if device not in topo.specs:
-            continue
-        now = index.port_usage(device)
-        for group, _ in old_use.get(device, ()):
-            if group in now:
-                topo.port_use[(device, group)] = now[group]
-            else:
-                topo.port_use.pop((device, group), None)
     topo._read_rejected(index)
     # over-wired port groups: the source's, with the counts of the devices that lost a link
     # (a failure only takes links away: none appears, order kept)
@@ -177,7 +163,8 @@ def _known_nics(source: Topology, topo: Topology, index, host_touched: set[str],
                  if source.nic_up.get(d) and not topo.nic_up.get(d))
     near = source.gpus_near_nic
     paths = source.gpu_nics
-    return {g: (paths[g], g in near) for g in topo.gpus if island_of[g] not in dirty}
+    return {g: (found, g in near, tuple(p.nic for p in found)) for g in topo.gpus
+            if island_of[g] not in dirty and (found := paths[g]) is not None}
 
 
 def _minus(mapping: dict, gone: frozenset[str]) -> dict:
