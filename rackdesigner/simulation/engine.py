@@ -90,7 +90,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         layout = degraded(layout, failed)
         if scope is not None and not isinstance(scope, str):
             scope = [g for g in scope if g not in failed.devices]
-    topo = Topology.build(layout)
+    topo = Topology.of(layout)  # once per state, shared (what-if, the panel)
     messages: list[Message] = []
 
     def warn(code: str, text: str) -> None:  # the design has a problem / a part is left out
