@@ -38,6 +38,7 @@ from rackdesigner.simulation.result import (
 from rackdesigner.simulation.routing import Routed, pattern_share, route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
+from rackdesigner.vocabulary.wording import SettingError
 
 NODE_GROUP_KINDS = ("node", "tray")
 #: The per-link loads a result lists unless asked otherwise: all_reduce at 1 GiB.
@@ -46,8 +47,17 @@ LOADS_SIZE = 2**30
 
 
 
-class SimulationInputError(ValueError):
-    """A scope, GPU pair, algorithm or PUE the layout cannot take (the message says why)."""
+#: the simulation's settings in the design's words (vocabulary/wording.py): the CLI names its
+#: options (`--sharp`), the panel its switch
+SIMULATION_WORDS = MappingProxyType({"sharp": "the design's SHARP setting",
+                                     "algorithm": "the algorithm"})
+
+
+class SimulationInputError(SettingError):
+    """A scope, GPU pair, algorithm or PUE the layout cannot take (the message says why, naming
+    settings as `{name}`)."""
+
+    DESIGN_WORDS = SIMULATION_WORDS
 
 
 def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
@@ -164,8 +174,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
              "SHARP plugin and an aggregation manager")
     elif model.n_islands > 1 and model.sharp_capable and not sharp_on:
         note("sharp_off", "in-network reduction (SHARP) is off for this design, as on most "
-             "clusters: multi-node figures use ring, tree and NVLS-tree; turn it on with "
-             "--sharp on or the panel's SHARP switch if the cluster runs the SHARP plugin")
+             "clusters: multi-node figures use ring, tree and NVLS-tree; turn the design's "
+             "SHARP setting on if the cluster runs the SHARP plugin")
     if placement != "contiguous":
         note("placement", f"ranks are placed {placement} over the nodes (default contiguous, "
              "as NCCL with Slurm's block distribution)")

@@ -14,13 +14,14 @@ from collections.abc import Iterable
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, Point
+from rackdesigner.simulation.engine import SimulationInputError
 from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.routing import route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
 
 
-class GroupError(ValueError):
+class GroupError(SimulationInputError):
     """GPUs that are not GPUs of the design, cannot reach each other, or an unknown choice."""
 
 
