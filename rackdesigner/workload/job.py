@@ -60,6 +60,13 @@ class Job:
     sequence_parallel: bool | None = None  # None: the profile's (Megatron 2021 had none)
     etp: int | None = None  # expert tensor parallelism; None: TP (Megatron-Core's default)
 
+    @property
+    def seq_len(self) -> int:
+        """The sequence length of a resolved job (`resolved` fills it in from the model)."""
+        if self.seq is None:
+            raise JobError("the job is not resolved: it has no sequence length yet")
+        return self.seq
+
     def resolved(self, gpus: int, model: ModelSpec) -> Job:
         """The job with DP and the sequence length filled in, checked against `gpus` and the
         model; raises `JobError` naming what does not fit."""
