@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                                    size=size))
         except EstimateError as exc:
             # the job file's keys name its settings (`gbs`, `tp`)
-            raise UsageError(f"{path}: --job: {exc.worded(lambda key: key)}") from None
+            raise UsageError(f"{path}: --job: {exc.worded(str)}") from None
         except ValueError as exc:
             raise UsageError(f"{path}: {exc}") from None
     table = compare(designs, size)

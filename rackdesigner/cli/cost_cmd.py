@@ -121,6 +121,6 @@ def _report(layout, book, assumptions, job, tokens, label):
         return design_cost(layout, book, assumptions, job=job, tokens=tokens)
     except EstimateError as exc:
         # the job file's keys name its settings (`gbs`, `tp`)
-        raise UsageError(f"--job: {exc.worded(lambda key: key)}") from None
+        raise UsageError(f"--job: {exc.worded(str)}") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None

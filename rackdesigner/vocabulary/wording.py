@@ -4,7 +4,8 @@ A core message that names a setting the user can change (a template's number of 
 pipeline degree, an import's port answers) writes it as a `{name}` placeholder; `SettingError`
 renders it in the design's words (`str(exc)`: "give either SUs or nodes", what the designer's
 fields and the Python API show) or in the command line's (`exc.for_cli()`: "give either --sus
-or --nodes"). A surface with its own labels renders them with `exc.worded(its_word)`.
+or --nodes"). A surface with its own labels renders them with `exc.worded(its_word)`; a file
+whose keys are the settings' names (a job file: `gpus`, `tp`) with `exc.worded(str)`.
 `option` names the one setting at fault, if any, for the surface to point at (the CLI prefixes
 `--sus: `, the template dialog its field's name).
 """
