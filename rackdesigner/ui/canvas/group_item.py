@@ -220,6 +220,12 @@ class GroupItem(QGraphicsItem):
         """A block: its area tinted, a border, and a grey band for the share of its devices
         that are down (the counts are written at screen size by the view's overlay)."""
         fill = BLOCK_FILL  # opaque: blending a whole screen of blocks costs more
+        scene = self.scene()
+        inset = getattr(scene, "block_inset_px", None) if scene is not None else None
+        if inset and (inset[0] or inset[1]):  # narrowed for the lanes beside it (far_lines)
+            lod = max(style.lod(painter), 1e-9)
+            rect = rect.adjusted(inset[0] / lod, inset[1] / lod, -inset[0] / lod,
+                                 -inset[1] / lod)
         pen = QPen(style.SELECTION if selected else BLOCK_BORDER, 3 if selected else 0)
         heat = self.heat()
         if heat is not None:  # the heat map: the block in its hottest link's colour
