@@ -30,6 +30,8 @@ from rackdesigner.ui.canvas.far_routes import (
 )
 from rackdesigner.ui.canvas.far_wires import wire_color
 
+ROUTE_MAX_BLOCKS = 80  # closer in than the far level, more blocks than this: not routed
+
 
 class FarLines:
     """The routed lines of a view: planned when its blocks change, drawn above them."""
@@ -63,6 +65,12 @@ class FarLines:
             if item is not None and item.block and item.isVisible():
                 r = item.frame_rect()
                 rects[gid] = (r.left(), r.top(), r.right(), r.bottom())
+        if scene.level != "far" and len(rects) > ROUTE_MAX_BLOCKS:
+            # zoomed in on a huge design: the blocks are the SUs off screen, and they open
+            # and close while the view moves; their lines stay as they were (under them)
+            self._drop(scene)
+            self._revision = revision
+            return None
         pairs = []
         for gid in rects:
             for key in scene._endpoint_bundles.get(gid, ()):
