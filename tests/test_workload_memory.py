@@ -4,6 +4,8 @@ must fit (Llama 3.1 405B on 256 GB200, NeMo 26.02)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rackdesigner.workload import hardware as H
@@ -12,6 +14,8 @@ from rackdesigner.workload.job import Job
 from rackdesigner.workload.memory import memory_per_gpu, weight_bytes
 from rackdesigner.workload.profile import resolve_profile
 from rackdesigner.workload.stages import accounted, candidates, inflight_layers, stages
+
+MODELS = Path(__file__).resolve().parent.parent / "benchmarks" / "workload_models"
 
 
 def _job(model, gpus, **kw) -> Job:
@@ -72,3 +76,24 @@ def test_fp8_weights_are_one_byte_on_blackwell_and_two_on_hopper():
     assert weight_bytes(fp8, H.gpu_compute("h100-sxm5"), nemo) == 2.0
     assert weight_bytes(Job(), H.gpu_compute("gb200-gpu"), nemo) == 2.0
     assert weight_bytes(fp8, H.gpu_compute("gb200-gpu"), resolve_profile("nemo-2024")) == 2.0
+
+
+def test_torchtitan_op_level_checkpointing_admits_batch_1_and_refuses_batch_2():
+    """torchtitan docs/performance.md: Llama 2 70B on 64 A100 80 GB with FSDP2 and 'selective op'
+    activation checkpointing ran at local batch 1 (355 WPS); local batch 2 ran out of memory (its
+    footnote). Under the pytorch-fsdp profile `selective` is that op-level policy (every second
+    matmul recomputed), which keeps less than Megatron's selective recomputation."""
+    model = resolve_model(str(MODELS / "llama2-70b.yaml"))
+    gpu = H.gpu_compute("a100-sxm4")
+    fsdp = resolve_profile("pytorch-fsdp")
+    assert fsdp.selective_recompute == "ops"
+
+    def mem(mbs: int, profile=fsdp):
+        job = Job(gbs=64 * mbs, mbs=mbs, recompute="selective", sharding="full").resolved(
+            64, model)
+        return memory_per_gpu(model, job, gpu, profile)
+
+    assert mem(1).fits, mem(1).refusal()
+    assert not mem(2).fits
+    megatron_style = mem(1, resolve_profile("nemo-2025"))  # attention core only: keeps more
+    assert megatron_style.activations_GB > 1.8 * mem(1).activations_GB

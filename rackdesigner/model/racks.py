@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Device, Link
+from rackdesigner.model.items import Device, Group, Link
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import RackBudget, RackPower, device_draw, over_budget, rack_budget
 
@@ -33,6 +33,27 @@ BTU_PER_W = 3.412142
 
 #: kinds that hold other devices: they take no rack units themselves (their parts do)
 CONTAINER_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.container)
+#: kinds whose 0U models go in a rack's side channel (vertical PDUs)
+SIDE_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.side_mount)
+#: the side channels of a rack, as the rear elevation shows them, filled in turn
+SIDES = ("right", "left")
+
+
+@dataclass(frozen=True, slots=True)
+class SideDevice:
+    """A 0U device in a rack's side channel (a vertical PDU): it takes no rack unit; the
+    rack's devices of a side-mounted kind fill the channels in turn, right then left (as
+    seen at the rear), one lane further out each round."""
+
+    id: str
+    label: str
+    model: str
+    model_name: str
+    kind: str
+    rack: str
+    side: str  # one of SIDES
+    lane: int  # 0 next to the rails, 1 outside it...
+    figures: str  # the kind's figures of the model: "22 kW"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +138,13 @@ def with_face(props: tuple, face: str) -> tuple:
     return tuple(sorted(kept))
 
 
+def unit_label(group: Group) -> str:
+    """A system's unit label: its group's, or "tray 9" for an unnamed part of a system."""
+    if not group.name and "." in group.id:
+        return re.sub(r"(\D)(\d+)$", r"\1 \2", group.id.rsplit(".", 1)[1].replace("_", " "))
+    return group.label
+
+
 class RackIndex:
     """Units, racks and occupancy of one layout revision (build once, query many times)."""
 
@@ -135,6 +163,7 @@ class RackIndex:
         self._spec = spec
         self._power = RackPower(layout)
         self._by_rack: dict[str, tuple[float, float]] | None = None
+        self._members: dict[str, list[str]] | None = None
         self.racks: dict[str, DeviceSpec] = {}
         for device in layout.devices():
             s = spec(device.model)
@@ -173,12 +202,8 @@ class RackIndex:
                 continue
             units.append(self._unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
-            group = layout.group(group_id)
-            label = group.label
-            if not group.name and "." in group_id:  # a part of a system: "tray 9"
-                label = re.sub(r"(\D)(\d+)$", r"\1 \2",
-                               group_id.rsplit(".", 1)[1].replace("_", " "))
-            units.append(self._unit(group_id, label, mounted_groups[group_id], devices, True))
+            units.append(self._unit(group_id, unit_label(layout.group(group_id)),
+                                    mounted_groups[group_id], devices, True))
         units.sort(key=lambda u: natural_key(u.id))
         self.units: dict[str, Unit] = {u.id: u for u in units}
         self.unit_of: dict[str, str] = dict(owner)
@@ -221,6 +246,16 @@ class RackIndex:
         """The `RackPower` the index reads its racks' draw from (shared with cooling)."""
         return self._power
 
+    def members(self) -> dict[str, list[str]]:
+        """Rack id -> the devices placed in it (`rack` set), in the design's order."""
+        if self._members is None:
+            members: dict[str, list[str]] = {}
+            for device_id, (_, rack, _) in self._power._devices().items():
+                if rack is not None:
+                    members.setdefault(rack, []).append(device_id)
+            self._members = members
+        return self._members
+
     def power_by_rack(self) -> dict[str, tuple[float, float]]:
         """(typical, max) W per rack from `RackPower` (the power report's figures), once."""
         if self._by_rack is None:
@@ -239,6 +274,36 @@ class RackIndex:
             t, m = by_rack.get(rack, (0.0, 0.0))
             by_rack[rack] = (t + dt, m + dm)
         return changed
+
+    def side_mounted(self, rack_id: str) -> tuple[SideDevice, ...]:
+        """The 0U devices in the rack's side channels, in design order (see `SideDevice`)."""
+        out: list[SideDevice] = []
+        layout = self.layout
+        for device_id in self.members().get(rack_id, ()):
+            if device_id in self.unit_of:
+                continue
+            device = layout.device(device_id)
+            spec = self._spec(device.model)
+            if spec is None or spec.kind not in SIDE_KINDS or (spec.u_height or 0) > 0:
+                continue
+            n = len(out)
+            out.append(SideDevice(device.id, device.label, spec.id, spec.model, spec.kind,
+                                  rack_id, SIDES[n % len(SIDES)], n // len(SIDES),
+                                  " · ".join(vocabulary.fact_figures(spec.kind, spec.fact))))
+        return tuple(out)
+
+    def unracked_side(self) -> list[Device]:
+        """Devices of a side-mounted kind (vertical PDUs) in no rack, in design order."""
+        layout = self.layout
+        counts, _ = layout.index().counts()
+        if not any(counts.get(k) for k in SIDE_KINDS):
+            return []
+        out = []
+        for device in layout.devices():
+            spec = self._spec(device.model) if device.rack is None else None
+            if spec is not None and spec.kind in SIDE_KINDS and not (spec.u_height or 0) > 0:
+                out.append(device)
+        return out
 
     def unracked(self) -> list[Unit]:
         return [u for u in self.units.values() if not u.placed]

@@ -193,6 +193,43 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
     return units * sbh
 
 
+def _op_checkpoint_matmuls(model: ModelSpec) -> list[float]:
+    """Output widths (relative to hidden) of a layer's matmuls in the order PyTorch runs them
+    (torchtitan's Llama: wq, wk, wv, wo, then w1, w3, w2; a GELU MLP: fc1, fc2). MoE layers count
+    their top-k experts' matmuls (and shared experts) in the MLP's place."""
+    h = model.hidden
+    kv = model.kv_heads * model.head_dim / h
+    out = [model.q_width / h, kv, kv, 1.0]
+    if model.moe is not None and moe_share(model) >= 0.5:
+        f = model.moe.expert_ffn_hidden * (model.moe.top_k + model.moe.shared_experts) / h
+    else:
+        f = model.ffn_hidden / h
+    out += [f, f, 1.0] if model.ffn == "swiglu" else [f, 1.0]
+    return out
+
+
+def op_checkpoint_bytes_per_layer(model: ModelSpec, job: Job) -> float:
+    """Bytes one layer keeps under PyTorch's op-level selective checkpointing as torchtitan
+    applies it (`selective_ac_option: op`): the outputs of the matmuls and of the fused
+    attention are saved except every second matmul, which is recomputed with everything else
+    (torchtitan `_apply_ac_to_transformer_block`: "Saves output of all compute ops, except every
+    second mm"); plus the block's input, the checkpoint's own. bf16 throughout."""
+    sbh = job.mbs * job.seq * model.hidden / (job.tp * job.cp)
+    saved = sum(w for i, w in enumerate(_op_checkpoint_matmuls(model)) if i % 2 == 0)
+    return 2.0 * (1.0 + saved + model.q_width / model.hidden) * sbh
+
+
+def op_checkpoint_recompute_share(model: ModelSpec) -> float:
+    """Share of a layer's matmul FLOPs the op-level policy recomputes (every second matmul; each
+    matmul's FLOPs scale with its output width, all take the hidden size in except wo and w2)."""
+    widths = _op_checkpoint_matmuls(model)
+    inner = [1.0] * len(widths)
+    inner[3] = model.q_width / model.hidden  # wo reads the attention output
+    inner[-1] = widths[-3] if model.ffn == "swiglu" else widths[-2]  # w2 / fc2 reads the MLP width
+    flops = [w * k for w, k in zip(widths, inner, strict=True)]
+    return sum(f for i, f in enumerate(flops) if i % 2 == 1) / sum(flops)
+
+
 def moe_permute_bytes(model: ModelSpec, job: Job) -> float:
     """HBM traffic of the MoE token permutation of one average layer, forward (one micro-batch,
     one GPU): dispatch and combine each read and write tokens x top-k x hidden bf16 values."""
@@ -214,4 +251,6 @@ __all__ = [
     "model_flops_per_step",
     "moe_permute_bytes",
     "moe_share",
+    "op_checkpoint_bytes_per_layer",
+    "op_checkpoint_recompute_share",
 ]

@@ -14,7 +14,11 @@ compared and the largest total is reported.
 from __future__ import annotations
 
 from rackdesigner.workload import hardware as H
-from rackdesigner.workload.costs import activation_bytes_per_layer, local_params
+from rackdesigner.workload.costs import (
+    activation_bytes_per_layer,
+    local_params,
+    op_checkpoint_bytes_per_layer,
+)
 from rackdesigner.workload.job import Job
 from rackdesigner.workload.models import ModelSpec
 from rackdesigner.workload.profile import Profile
@@ -63,7 +67,10 @@ def _stage_memory(model: ModelSpec, job: Job, gpu: H.GpuCompute, profile: Profil
         weights += (1 + profile.fsdp_prefetch) * H.WEIGHT_BYTES * layer
         grads += grad_bytes * layer  # one layer's unsharded gradient before its reduce-scatter
     optim = profile.optimizer_state_bytes * (lp.dense / opt_div[0] + lp.expert / opt_div[1])
-    per_layer = activation_bytes_per_layer(model, job, flash=profile.flash)
+    if job.recompute == "selective" and profile.selective_recompute == "ops":
+        per_layer = op_checkpoint_bytes_per_layer(model, job)
+    else:
+        per_layer = activation_bytes_per_layer(model, job, flash=profile.flash)
     acts = inflight_layers(job, stage) * per_layer
     if job.recompute == "full":  # the layer being recomputed holds its full activations
         acts += activation_bytes_per_layer(model, job, "selective", profile.flash)

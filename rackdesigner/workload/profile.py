@@ -33,6 +33,9 @@ SCHEMA_VERSION = 1
 DEFAULT_PROFILE = "nemo-2025"
 ATTENTION_KINDS = ("flash", "unfused")
 GRAD_DTYPES = ("fp32", "bf16")
+#: What `--recompute selective` recomputes under a stack: Megatron's attention core, or
+#: PyTorch's op-level selective checkpointing (every second matmul and the elementwise ops).
+SELECTIVE_KINDS = ("attention", "ops")
 #: Memory-bound operations a profile prices, per element of what they touch (docs/workload.md).
 OPS = ("norm", "residual", "dropout", "gelu", "swiglu", "rope", "fp8_cast", "softmax",
        "attn_dropout", "cross_entropy", "moe_permute", "moe_router")
@@ -42,7 +45,7 @@ ARCHS = ("ampere", "hopper", "blackwell")
 _TOP = ("schema_version", "name", "summary", "base", "attention", "attention_efficiency",
         "kernel_gap_us", "sequence_parallel", "ops", "fp8_casts_fused_into", "overlap",
         "grad_dtype", "weight_bytes", "optimizer_state_bytes", "optimizer_bytes_per_param",
-        "fp8_param_gather", "moe", "sources")
+        "fp8_param_gather", "moe", "selective_recompute", "sources")
 _OVERLAP = ("tp", "dp", "ep", "fsdp_prefetch", "comm_sms")
 _OP_KEYS = ("bytes", "kernels")
 _MOE = ("grouped_gemm_streams", "dispatch_host_us")
@@ -90,6 +93,7 @@ class Profile:
     moe_streams: int = 0  # grouped GEMM as one GEMM per local expert on this many streams (0: one
     #                        grouped kernel)
     moe_dispatch_us: float = 0.0  # host time per MoE layer and micro-batch the GPU waits for
+    selective_recompute: str = "attention"  # what `selective` recomputes (SELECTIVE_KINDS)
 
     def op(self, name: str) -> OpCost:
         for key, cost in self.ops:
@@ -128,6 +132,7 @@ class Profile:
                 "fp8_param_gather": self.fp8_param_gather,
                 "moe": {"grouped_gemm_streams": self.moe_streams,
                         "dispatch_host_us": self.moe_dispatch_us},
+                "selective_recompute": self.selective_recompute,
                 "sources": list(self.sources)}
 
 
@@ -223,7 +228,8 @@ class _ProfileReader(_Reader):
                 raise self.fail(line, f"base {ref!r}: {exc}") from None
         else:
             missing = [k for k in _TOP if k not in e
-                       and k not in ("base", "summary", "fp8_param_gather", "moe")]
+                       and k not in ("base", "summary", "fp8_param_gather", "moe",
+                                     "selective_recompute")]
             if missing:
                 raise self.fail(root.start_mark.line + 1, "missing required keys "
                                 + ", ".join(missing) + " (or give base: a bundled profile)")
@@ -263,6 +269,12 @@ class _ProfileReader(_Reader):
             out["kernel_gap_us"] = self.number(*e["kernel_gap_us"], "kernel_gap_us", 0, 1000)
         if "sequence_parallel" in e:
             out["sequence_parallel"] = self.flag(e, "sequence_parallel", True)
+        if "selective_recompute" in e:
+            node, line = e["selective_recompute"]
+            if self.value(node) not in SELECTIVE_KINDS:
+                raise self.fail(line, "selective_recompute must be one of "
+                                + ", ".join(SELECTIVE_KINDS))
+            out["selective_recompute"] = self.value(node)
         if "fp8_param_gather" in e:
             out["fp8_param_gather"] = self.flag(e, "fp8_param_gather", False)
         if "moe" in e:

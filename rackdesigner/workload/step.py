@@ -31,7 +31,12 @@ from __future__ import annotations
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommModel
 from rackdesigner.workload.compute import LayerTimes, gemm_profiles, layer_times
-from rackdesigner.workload.costs import local_params, model_flops_per_step, moe_share
+from rackdesigner.workload.costs import (
+    local_params,
+    model_flops_per_step,
+    moe_share,
+    op_checkpoint_recompute_share,
+)
 from rackdesigner.workload.job import Job
 from rackdesigner.workload.memory import GRAD_BYTES, grad_dtype, memory_per_gpu
 from rackdesigner.workload.models import ModelSpec
@@ -53,8 +58,10 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
                 precision=job.precision, sequence_parallel=job.sp, etp=job.etp)
     lt, out_layer = layer_times(model, shape, gpu, profile)
     share = min(0.5, profile.comm_sms / gpu.sms)  # SMs an overlapped collective takes
-    recompute = {"none": 0.0, "selective": lt.attn_f,
-                 "full": lt.forward}[job.recompute]
+    selective = lt.attn_f
+    if profile.selective_recompute == "ops":  # every second matmul and the elementwise kernels
+        selective = lt.gemm_f * op_checkpoint_recompute_share(model) + lt.elem_f + lt.gap_f
+    recompute = {"none": 0.0, "selective": selective, "full": lt.forward}[job.recompute]
     layer_f, layer_b = lt.forward, lt.backward + recompute
     # the pipeline's pace: the stage with the most work (stages.py: with the embedding and the
     # loss accounted, a middle stage's layers or the last stage's fewer plus the output layer)

@@ -21,17 +21,36 @@ from rackdesigner.model.failures import closure
 from rackdesigner.model.items import Link
 from rackdesigner.model.layout import natural_key
 from rackdesigner.model.power import over_budget
-from rackdesigner.model.racks import RackIndex
+from rackdesigner.model.racks import RackIndex, Unit
+from rackdesigner.model.racks_evolve import rack_index
 from rackdesigner.model.rules import Finding, check_racks
-from rackdesigner.ui.racks.items import HEADER_H, RACK_W, SCALE_W, U_PX, RackItem, UnitItem
+from rackdesigner.ui.racks.items import (
+    HEADER_H,
+    RACK_W,
+    SCALE_W,
+    SIDE_GAP,
+    SIDE_W,
+    U_PX,
+    RackItem,
+    SideItem,
+    UnitItem,
+    side_rect,
+)
 
-RACK_GAP = 34.0
+#: between racks: room for two lanes of side-channel strips on each side (0U PDUs)
+RACK_GAP = 4 * (SIDE_W + SIDE_GAP) + 6.0
 ROW_GAP = 70.0
 RACK_PROBLEM_CODES = ("rack-overlap", "rack-height", "rack-power", "rack-load",
                       "liquid-in-air-rack", "rack-air-limit", "cdu-capacity",
                       "cdu-serves-missing")
 #: design-level findings the Racks view shows in its site line (no rack to mark)
 SITE_CODES = ("site-power", "site-cooling")
+
+
+def rack_marks(layout: Layout, index: RackIndex) -> tuple[CoolingReport, list[Finding]]:
+    """The racks' heat and the rack rules' findings (what the elevations mark)."""
+    cooling = cooling_report(layout, index.power_model, index.power_by_rack())
+    return cooling, check_racks(layout, index, cooling)
 
 
 class RacksScene(QGraphicsScene):
@@ -43,10 +62,14 @@ class RacksScene(QGraphicsScene):
         self.index: RackIndex | None = None
         self.item_for_rack: dict[str, RackItem] = {}
         self.item_for_unit: dict[str, UnitItem] = {}
+        #: the 0U side-channel strips that can be selected (the rear's), by device id
+        self.item_for_side: dict[str, SideItem] = {}
         self.rack_order: list[str] = []
         self.problem_units: set[str] = set()
         self.cooling: CoolingReport | None = None
         self.site_findings: list[Finding] = []
+        self._unit_items: dict[str, UnitItem] = {}  # every unit item, the other face's too
+        self._side_items: dict[str, SideItem] = {}  # every strip, the front's outlines too
         self.setBackgroundBrush(QColor("#f4f6f8"))
 
     def set_layout(self, layout: Layout | None) -> None:
@@ -59,26 +82,21 @@ class RacksScene(QGraphicsScene):
 
     def rebuild(self) -> None:
         selected = {i.unit_id for i in self.selectedItems() if isinstance(i, UnitItem)}
+        selected |= {i.device_id for i in self.selectedItems() if isinstance(i, SideItem)}
         selected_racks = {i.rack_id for i in self.selectedItems() if isinstance(i, RackItem)}
         blocker = self.blockSignals(True)
         self.clear()
         self.item_for_rack, self.item_for_unit, self.rack_order = {}, {}, []
+        self.item_for_side, self._side_items = {}, {}
         layout = self.layout
         if layout is None:
             self.blockSignals(blocker)
             return
-        index = self.index = RackIndex(layout)
+        index = self.index = rack_index(layout)  # kept per state, evolved by each edit
         summaries = index.summaries()
-        cooling = self.cooling = cooling_report(layout, index.power_model,
-                                                index.power_by_rack())
-        every = check_racks(layout, index, cooling)
-        self.site_findings = [f for f in every if f.code in SITE_CODES]
-        findings = [f for f in every if f.code in RACK_PROBLEM_CODES]
-        self.problem_units = {o for f in findings for o in f.objects}
-        self.rack_codes = defaultdict(set)  # rack or unit id -> its rack problems' codes
-        for finding in findings:
-            for oid in finding.objects:
-                self.rack_codes[oid].add(finding.code)
+        cooling, every = rack_marks(layout, index)
+        self._take_marks(cooling, every)
+        self._unit_items = {}
         down = closure(layout).devices  # the same failure closure the simulation reads
         if self.per_row:
             order = list(summaries)
@@ -99,32 +117,142 @@ class RacksScene(QGraphicsScene):
                 self.rack_order.append(rack_id)
                 rack.setSelected(rack_id in selected_racks)
                 for unit in summary.units:
-                    if unit.u is None:
-                        continue
-                    item = UnitItem(unit, unit.id in self.problem_units,
-                                    ghost=unit.face != self.face,
-                                    failed=bool(down) and all(m in down for m in unit.members))
-                    item.setPos(x, y + (summary.height_u - unit.top) * U_PX)
-                    self.addItem(item)
-                    if not item.ghost:
-                        self.item_for_unit[unit.id] = item
-                        item.setSelected(unit.id in selected)
+                    self._add_unit(rack, unit, down, selected)
+                self._add_side(rack, down, selected)
                 x += RACK_W + SCALE_W + RACK_GAP
                 tallest = max(tallest, summary.height_u * U_PX)
             y += tallest + HEADER_H + ROW_GAP
         self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
         self.blockSignals(blocker)
 
+    def _add_unit(self, rack: RackItem, unit: Unit, down: frozenset[str] | set[str],
+                  selected: set[str]) -> None:
+        if unit.u is None:
+            return
+        item = UnitItem(unit, unit.id in self.problem_units, ghost=unit.face != self.face,
+                        failed=bool(down) and all(m in down for m in unit.members))
+        pos = rack.pos()
+        item.setPos(pos.x(), pos.y() + (rack.summary.height_u - unit.top) * U_PX)
+        self.addItem(item)
+        self._unit_items[unit.id] = item
+        if not item.ghost:
+            self.item_for_unit[unit.id] = item
+            item.setSelected(unit.id in selected)
+
+    def _add_side(self, rack: RackItem, down: frozenset[str] | set[str],
+                  selected: set[str]) -> None:
+        """The rack's 0U devices as strips in its side channels: selectable at the rear,
+        outlines from the front (they hang at the back of the rack)."""
+        assert self.index is not None
+        for device in self.index.side_mounted(rack.rack_id):
+            item = SideItem(device, side_rect(device, rack.frame_h), ghost=self.face != "rear",
+                            failed=device.id in down)
+            item.setPos(rack.pos())
+            self.addItem(item)
+            self._side_items[device.id] = item
+            if not item.ghost:
+                self.item_for_side[device.id] = item
+                item.setSelected(device.id in selected)
+
+    def _drop_side(self, rack_ids: set[str]) -> None:
+        """Take the side strips of these racks out (they are drawn again)."""
+        for device_id, item in list(self._side_items.items()):
+            if item.device.rack in rack_ids:
+                del self._side_items[device_id]
+                self.item_for_side.pop(device_id, None)
+                self.removeItem(item)
+
+    def _take_marks(self, cooling: CoolingReport, every: list[Finding]) -> None:
+        self.cooling = cooling
+        self.site_findings = [f for f in every if f.code in SITE_CODES]
+        findings = [f for f in every if f.code in RACK_PROBLEM_CODES]
+        self.problem_units = {o for f in findings for o in f.objects}
+        self.rack_codes = defaultdict(set)  # rack or unit id -> its rack problems' codes
+        for finding in findings:
+            for oid in finding.objects:
+                self.rack_codes[oid].add(finding.code)
+
+    def set_marks(self, cooling: CoolingReport, every: list[Finding]) -> None:
+        """The rack rules' marks and the racks' heat, checked off the GUI thread after an edit
+        that moved units (`rack_marks` on a worker): only the items whose mark changed."""
+        self._take_marks(cooling, every)
+        for rack_id, item in self.item_for_rack.items():
+            problems = int(rack_id in self.problem_units)
+            heat = cooling.racks.get(rack_id)
+            if problems != item.problems or heat != item.heat:
+                item.heat = heat
+                item.set_summary(item.summary, problems)
+        for unit_id, item in self._unit_items.items():
+            problem = unit_id in self.problem_units
+            if problem != item.problem:
+                item.problem = problem
+                item.update()
+
+    def apply_unit_changes(self, device_ids: set[str]) -> bool:
+        """Devices mounted elsewhere (rack, U, face): their units leave their old racks and
+        appear in their new ones, those racks' headers follow (the state's `RackIndex`,
+        evolved by the edit); the rest of the elevations stays (a rebuild took 2.4 s at 32k
+        GPUs). The rack marks follow later (`set_marks`); False when a rebuild was needed
+        instead (a rack itself changed)."""
+        old, layout = self.index, self.layout
+        if old is None or layout is None:
+            return False
+        new = rack_index(layout)
+        if new.racks != old.racks or any(d in new.racks for d in device_ids):
+            self.rebuild()
+            return False
+        units = {u for d in device_ids for u in (old.unit_of.get(d), new.unit_of.get(d))
+                 if u is not None}
+        racks = {u.rack for i in units for u in (old.units.get(i), new.units.get(i))
+                 if u is not None and u.rack is not None}
+        # a device outside every unit may be a 0U one: the racks it left and went to
+        loose = {r for d in device_ids if d not in old.unit_of and d not in new.unit_of
+                 for index in (old, new) if index.layout.has_device(d)
+                 and (r := index.layout.device(d).rack) is not None}
+        racks |= loose
+        self.index = new
+        blocker = self.blockSignals(True)
+        selected = {i.unit_id for i in self.selectedItems() if isinstance(i, UnitItem)}
+        selected |= {i.device_id for i in self.selectedItems() if isinstance(i, SideItem)}
+        self._drop_side(loose)
+        for unit_id in units:
+            item = self._unit_items.pop(unit_id, None)
+            self.item_for_unit.pop(unit_id, None)
+            if item is not None:
+                self.removeItem(item)
+        summaries = new.summaries()
+        down = closure(layout).devices
+        for rack_id in racks:
+            rack = self.item_for_rack.get(rack_id)
+            if rack is None:
+                continue
+            rack.set_summary(summaries[rack_id], rack.problems)
+        for unit_id in units:
+            unit = new.units.get(unit_id)
+            rack = self.item_for_rack.get(unit.rack) if unit is not None and unit.rack else None
+            if unit is not None and rack is not None:
+                self._add_unit(rack, unit, down, selected)
+        for rack_id in loose:
+            if rack_id in self.item_for_rack:
+                self._add_side(self.item_for_rack[rack_id], down, selected)
+        self.blockSignals(blocker)
+        return True
+
     def apply_link_changes(self, changes: list[tuple[Link, int]]) -> None:
         """Links added (+1) or removed (-1): only the power of the racks at their ends
         changes here (cables and optics draw there), with its power-budget mark; the rest
-        of the elevations stays (a rebuild took 1.4 s at 32k GPUs)."""
-        index = self.index
-        if index is None or self.layout is None:
+        of the elevations stays (a rebuild took 1.4 s at 32k GPUs). The figures are the
+        state's `RackIndex`'s, evolved by the edit (those racks added up again)."""
+        if self.index is None or self.layout is None:
             return
         touched: set[str] = set()
-        for link, sign in changes:
-            touched.update(index.add_link_power(link, sign))
+        devices = self.layout.state.devices
+        for link, _ in changes:
+            for end in (link.a.device, link.b.device):
+                device = devices.get(end)
+                if device is not None and device.rack is not None:
+                    touched.add(device.rack)
+        index = self.index = rack_index(self.layout)
         power = index.power_by_rack()
         for rack_id in touched:
             item = self.item_for_rack.get(rack_id)
@@ -157,6 +285,8 @@ class RacksScene(QGraphicsScene):
         down = closure(self.layout).devices
         for item in self.item_for_unit.values():
             item.set_failed(bool(down) and all(m in down for m in item.unit.members))
+        for side in self.item_for_side.values():
+            side.set_failed(side.device_id in down)
 
     # ---- geometry ---------------------------------------------------------------------------
     def slot_at(self, pos: QPointF) -> tuple[str, int] | None:
