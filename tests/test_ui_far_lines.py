@@ -86,6 +86,9 @@ def test_each_su_line_runs_to_the_spine_along_the_gutters(qtbot, tmp_path, super
     image = QImage(16, 16, QImage.Format.Format_ARGB32)
     painter = QPainter(image)
     assert paint_far_wires(scene, painter, scene.itemsBoundingRect()) == 0
+    # an exported image (no view to route them) still draws every one, straight
+    assert paint_far_wires(scene, painter, scene.itemsBoundingRect(),
+                           skip_routed=False) == len(lines)
     painter.end()
     # what a user sees: each line's first stretch outside its block is in the line's colour
     grab = view.viewport().grab().toImage()

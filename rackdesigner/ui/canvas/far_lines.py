@@ -51,6 +51,14 @@ class FarLines:
             self._drop(scene)
             return None
         revision = (scene.blocks_revision, id(scene.layout))
+        if (revision != self._revision and self.plan is not None
+                and getattr(scene, "_area_pending", False)):
+            # blocks are opening a few per turn while the view moves: the routes of the
+            # previous turn stand (those whose bundle is gone are not drawn) until they
+            # are all open, instead of re-planning every turn
+            bundles = scene.bundles
+            scene.routed_keys = frozenset(k for k in self.plan.routes if k in bundles)
+            revision = self._revision
         if revision == self._revision:  # no block or bundle changed: the same routes
             if self.plan is not None and self.plan.zoom != zoom:
                 self.plan.zoom = zoom

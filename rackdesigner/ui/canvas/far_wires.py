@@ -51,12 +51,14 @@ def set_batched(bundles, on: bool) -> None:
         bundle.setFlag(NO_CONTENTS, on)
 
 
-def paint_far_wires(scene: QGraphicsScene, painter: QPainter, rect: QRectF) -> int:
-    """Draw every batched bundle meeting `rect`; returns how many."""
+def paint_far_wires(scene: QGraphicsScene, painter: QPainter, rect: QRectF,
+                    skip_routed: bool = True) -> int:
+    """Draw every batched bundle meeting `rect` (but those the view routes itself, unless
+    not `skip_routed`: an export or the overview map draws them all); returns how many."""
     groups: dict[tuple[int, bool], list] = defaultdict(list)
     arcs: dict[tuple[int, bool], list] = defaultdict(list)
     selected = []
-    routed = getattr(scene, "routed_keys", ())  # drawn along the gutters (canvas.far_lines)
+    routed = getattr(scene, "routed_keys", ()) if skip_routed else ()  # canvas.far_lines
     for item in scene.items(rect, Qt.ItemSelectionMode.IntersectsItemBoundingRect):
         if item.type() != BUNDLE_TYPE or not item.flags() & NO_CONTENTS:
             continue

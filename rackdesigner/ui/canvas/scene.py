@@ -325,11 +325,13 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
             self.batched_wires = on
             set_batched(self.bundles.values(), on)
 
-    def paint_batched_wires(self, painter: QPainter, rect: QRectF) -> None:
+    def paint_batched_wires(self, painter: QPainter, rect: QRectF, on_view: bool = False
+                            ) -> None:
+        """The one-pass wires; for the view (`on_view`) without those it routes itself."""
         if self.batched_wires and self.bundles:
-            paint_far_wires(self, painter, rect)
+            paint_far_wires(self, painter, rect, skip_routed=on_view)
 
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # exports
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # exports, overview map
         super().drawBackground(painter, rect)
         self.paint_batched_wires(painter, rect)
 

@@ -344,7 +344,7 @@ class RackView(QGraphicsView):
         painter.fillRect(rect, style.CANVAS_BG)
         self.far_lines.update(self)  # before the wires and blocks are painted
         if self.zoom() < 0.5:
-            self.rack_scene().paint_batched_wires(painter, rect)
+            self.rack_scene().paint_batched_wires(painter, rect, on_view=True)
             return
         if self._grid_brush is None:
             # One dot per grid cell as a texture: the painter's transform scales it with the
