@@ -48,6 +48,12 @@ class Editor(QObject):
         self.scene = scene
         self.view = view
         self._paste_count = 0
+        # devices asked for by id (a rack chosen in the Racks view, a finding) that the canvas
+        # draws only through a collapsed group: that group is selected on the canvas, the
+        # devices are what the selection means, until the selection changes otherwise
+        self._stand_ins: dict[str, list[str]] = {}
+        self._selecting = False
+        scene.selectionChanged.connect(self._on_scene_selection_changed)
         scene.model_dropped.connect(self.drop_model)
         scene.move_finished.connect(self._on_scene_move_finished)
         scene.wire_requested.connect(self.wire)
@@ -67,7 +73,11 @@ class Editor(QObject):
 
     # ---- selection -------------------------------------------------------------------------
     def selection(self) -> tuple[list[str], list[str], list[str]]:
-        """Selected (devices, links, groups), devices inside collapsed groups included."""
+        """Selected (devices, links, groups), devices inside collapsed groups included.
+
+        A collapsed group selected by `select_ids` for devices it draws stands for those
+        devices (the NVL72 rack device chosen in the Racks view is the rack, not its whole
+        system) until the user selects something else."""
         devices: list[str] = []
         links: list[str] = []
         groups: list[str] = []
@@ -78,13 +88,36 @@ class Editor(QObject):
                 groups.append(item.group_id)
             elif isinstance(item, BundleItem):
                 links.extend(item.link_ids)
+        if self._stand_ins:
+            meant = [i for g in groups if g in self._stand_ins for i in self._stand_ins[g]]
+            groups = [g for g in groups if g not in self._stand_ins]
+            has_device = self.layout.has_device
+            devices = list({*devices, *(i for i in meant if has_device(i))})
+            groups = list({*groups, *(i for i in meant if not has_device(i))})
         return sorted(devices), sorted(links), sorted(groups)
 
+    def _on_scene_selection_changed(self) -> None:
+        if not self._selecting:
+            self._stand_ins = {}  # the user selected something else
+
     def select_ids(self, ids: tuple[str, ...] | list[str]) -> QGraphicsItem | None:
-        """Select the items standing for these ids (devices, links, groups) and show them."""
+        """Select the items standing for these ids (devices, links, groups) and show them.
+        A device (or group) drawn only through a collapsed group selects that group on the
+        canvas, and `selection()` reports what was asked for (its Inspector page, not the
+        outer group's)."""
+        self._selecting = True
+        try:
+            return self._select_ids(ids)
+        finally:
+            self._selecting = False
+
+    def _select_ids(self, ids: tuple[str, ...] | list[str]) -> QGraphicsItem | None:
         self.scene.clearSelection()
         self.scene.flush()
+        self._stand_ins = {}
         first = None
+        layout = self.layout
+        asked = set(ids)
         for object_id in ids:
             # itself, or the collapsed group or aggregate block it is drawn in
             item = self.scene.item_standing_for(object_id)
@@ -97,6 +130,9 @@ class Editor(QObject):
             if item is not None:
                 item.setSelected(True)
                 first = first or item
+                if (isinstance(item, GroupItem) and item.group_id not in asked
+                        and (layout.has_device(object_id) or layout.has_group(object_id))):
+                    self._stand_ins.setdefault(item.group_id, []).append(object_id)
         if first is not None:
             self.view.stop_keeping_fitted()  # the user went to something: a resize keeps it
             self.view.ensureVisible(first, 60, 60)

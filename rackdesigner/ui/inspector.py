@@ -6,6 +6,8 @@ never pushes a command. Spin boxes push mergeable commands: scrubbing is one und
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QSignalBlocker, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -63,6 +65,7 @@ def _set_combo(combo: QComboBox, items: list[tuple[str, str | None]], current: s
 
 class InspectorWidget(QWidget):
     command_requested = Signal(object)  # a plain Command
+    objects_requested = Signal(object)  # ids to select (a group's rack, from its page)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -159,10 +162,17 @@ class InspectorWidget(QWidget):
         self.group_kind.addItems(list(GROUP_KINDS))
         self.group_collapsed = QCheckBox("Show as one box")
         self.group_members = QLabel()
+        # the rack device of a system drawn as one box (an NVL72): a link to its own page
+        # (power budget, air limit, CDU), reachable without expanding the group
+        self.group_racks = QLabel()
+        self.group_racks.setWordWrap(True)
+        self.group_racks.setToolTip("Show this rack's own settings (power budget, cooling)")
+        self.group_racks.linkActivated.connect(lambda rack: self.objects_requested.emit([rack]))
         for label, widget in (("Id", self.group_id), ("Name", self.group_name),
                               ("Kind", self.group_kind), ("Collapsed", self.group_collapsed),
-                              ("Contents", self.group_members)):
+                              ("Contents", self.group_members), ("Rack", self.group_racks)):
             form.addRow(label, widget)
+        self.group_form = form
         self.group_name.editingFinished.connect(self._on_group_name_edited)
         self.group_kind.activated.connect(self._on_group_kind_activated)
         self.group_collapsed.toggled.connect(self._on_group_collapsed_toggled)
@@ -322,6 +332,13 @@ class InspectorWidget(QWidget):
             self.group_collapsed.setChecked(group.collapsed)
         self.group_members.setText(f"{len(layout.group_devices(group_id))} devices, "
                                    f"{len(layout.group_children(group_id))} sub-groups")
+        kind = layout.index().kind
+        racks = [d for d in layout.group_devices(group_id, recursive=False)
+                 if kind(d) == "rack"][:4]
+        self.group_racks.setText("<br>".join(
+            f'<a href="{html.escape(r, quote=True)}">{html.escape(layout.device(r).label)}</a>'
+            for r in racks))
+        self.group_form.setRowVisible(self.group_racks, bool(racks))
         self.stack.setCurrentWidget(self.group_page)
 
     def focus_name(self) -> bool:

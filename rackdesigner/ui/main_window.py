@@ -232,6 +232,7 @@ class MainWindow(QMainWindow):
         self.scene.selectionChanged.connect(self._selection_timer.start)
         self.editor.selection_set.connect(self.flush_selection)
         self.inspector.command_requested.connect(doc.push)
+        self.inspector.objects_requested.connect(self.editor.select_ids)
         self.palette.model_activated.connect(self.editor.add_at_center)
         self.problems.objects_activated.connect(self.editor.select_ids)
         self.problems.findings_changed.connect(self._on_problems_findings_changed)

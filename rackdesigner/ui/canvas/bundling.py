@@ -38,6 +38,7 @@ class BundleIndex:
         return frozenset((a, b))
 
     def _file_link(self, link_id: str, key: frozenset[str]) -> None:
+        self.blocks_revision += 1
         self._link_key[link_id] = key
         self._bundle_links[key].add(link_id)
         for endpoint in key:
@@ -47,6 +48,7 @@ class BundleIndex:
         key = self._link_key.pop(link_id, None)
         if key is None:
             return
+        self.blocks_revision += 1
         links = self._bundle_links[key]
         links.discard(link_id)
         if links:
@@ -64,6 +66,7 @@ class BundleIndex:
     def _rekey_many(self, links) -> None:
         """Re-file many links, then refresh each bundle that gained or lost one, once."""
         touched: set[frozenset[str]] = set()
+        self.blocks_revision += 1
         for link in links:
             old = self._link_key.get(link.id)
             key = self._key(link)
@@ -130,6 +133,7 @@ class BundleIndex:
             bandwidth += link.count * rate
         protocol = protocols.pop() if len(protocols) == 1 else None
         item.set_links(link_ids, count, protocol, bandwidth)
+        self.blocks_revision += 1
         if self.failed_set:
             state = self._bundle_state(link_ids, self.failed_set.links)
             if item.failed != state:

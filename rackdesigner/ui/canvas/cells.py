@@ -46,14 +46,18 @@ class BlockStats:
     power_w: float = 0.0  # sum of the members' maximum power
 
     def text(self) -> str:
+        return " · ".join(self.parts())
+
+    def parts(self) -> list[str]:
+        """The counts, most telling first (a narrow block shows the first few)."""
         parts = [count(self.gpus, "GPU") if self.gpus else count(self.devices, "device")]
-        if self.gpus:
-            parts.append(count(self.devices, "device"))
         if self.failed:
             parts.append(f"{self.failed:,} failed")
+        if self.gpus:
+            parts.append(count(self.devices, "device"))
         if self.power_w:
             parts.append(format_power(self.power_w))
-        return " · ".join(parts)
+        return parts
 
 
 def count(n: int, one: str, many: str | None = None) -> str:

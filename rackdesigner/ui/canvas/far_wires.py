@@ -5,7 +5,9 @@ overview spends ~0.1 ms per bundle in Python and in antialiased translucent line
 over a second for a frame. Instead the bundles then carry `ItemHasNoContents` (they stay
 selectable, hoverable and pickable) and the scene draws the ones meeting the exposed area
 under the boxes, grouped by pen: one `drawLines` call per colour, opaque and without
-antialiasing. Selected bundles are drawn on top in the selection colour.
+antialiasing. Selected bundles are drawn on top in the selection colour. Bundles between two
+aggregate blocks are left to the view, which routes them through the gutters between the
+blocks (`canvas.far_lines`, `RackScene.routed_keys`).
 """
 
 from __future__ import annotations
@@ -49,13 +51,18 @@ def set_batched(bundles, on: bool) -> None:
         bundle.setFlag(NO_CONTENTS, on)
 
 
-def paint_far_wires(scene: QGraphicsScene, painter: QPainter, rect: QRectF) -> int:
-    """Draw every batched bundle meeting `rect`; returns how many."""
+def paint_far_wires(scene: QGraphicsScene, painter: QPainter, rect: QRectF,
+                    skip_routed: bool = True) -> int:
+    """Draw every batched bundle meeting `rect` (but those the view routes itself, unless
+    not `skip_routed`: an export or the overview map draws them all); returns how many."""
     groups: dict[tuple[int, bool], list] = defaultdict(list)
     arcs: dict[tuple[int, bool], list] = defaultdict(list)
     selected = []
+    routed = getattr(scene, "routed_keys", ()) if skip_routed else ()  # canvas.far_lines
     for item in scene.items(rect, Qt.ItemSelectionMode.IntersectsItemBoundingRect):
         if item.type() != BUNDLE_TYPE or not item.flags() & NO_CONTENTS:
+            continue
+        if routed and item.key in routed:
             continue
         if item.isSelected():
             selected.append(item)

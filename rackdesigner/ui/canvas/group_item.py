@@ -143,18 +143,19 @@ class GroupItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        self._paint_group(painter, option)
+        self._paint_group(painter, option, widget is not None)
         if self.failed and self.collapsed:
             paint_failed(painter, self._rect, style.lod(painter) < style.LOD_BOXES)
 
-    def _paint_group(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
+    def _paint_group(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+                     on_view: bool = True) -> None:
         lod = style.lod(painter)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         rect = self._rect
         accent = style.KIND_COLORS.get("system")
         if self.block:
             exposed = option.exposedRect.adjusted(-20, -20, 20, 20)
-            self._paint_block(painter, rect, selected, exposed)
+            self._paint_block(painter, rect, selected, exposed, on_view)
             return
         if self.collapsed:
             heat = self.heat()
@@ -216,10 +217,16 @@ class GroupItem(QGraphicsItem):
         self._paint_toggle(painter)
 
     def _paint_block(self, painter: QPainter, rect: QRectF, selected: bool,
-                     exposed: QRectF | None = None) -> None:
+                     exposed: QRectF | None = None, on_view: bool = True) -> None:
         """A block: its area tinted, a border, and a grey band for the share of its devices
         that are down (the counts are written at screen size by the view's overlay)."""
         fill = BLOCK_FILL  # opaque: blending a whole screen of blocks costs more
+        scene = self.scene()
+        inset = getattr(scene, "block_inset_px", None) if scene is not None and on_view else None
+        if inset and (inset[0] or inset[1]):  # narrowed for the view's lanes (far_lines)
+            lod = max(style.lod(painter), 1e-9)
+            rect = rect.adjusted(inset[0] / lod, inset[1] / lod, -inset[0] / lod,
+                                 -inset[1] / lod)
         pen = QPen(style.SELECTION if selected else BLOCK_BORDER, 3 if selected else 0)
         heat = self.heat()
         if heat is not None:  # the heat map: the block in its hottest link's colour

@@ -70,6 +70,13 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self.level = "detail"  # of detail: "detail", "overview" or "far" (structure.py)
         self._init_cells()
         self.batched_wires = False  # far out the scene draws the wires (far_wires.py)
+        # set by the view before it paints (far_lines.py): the bundles between two blocks it
+        # routes along the gutters itself, and how much narrower blocks are drawn for lanes
+        self.routed_keys: frozenset = frozenset()
+        # bumped whenever a group's frame or block, or a bundle, changes: what the view
+        # draws over the blocks (routes, names) is recomputed only then
+        self.blocks_revision = 0
+        self.block_inset_px: tuple[float, float] = (0.0, 0.0)
         self._dirty_groups: set[str] = set()
         self._failures_dirty = False
         self._flush_timer = QTimer(self)
@@ -146,6 +153,7 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
     def set_layout(self, layout: Layout | None) -> None:
         """Rebuild every item for `layout` (opening a file; small edits use `on_event`)."""
         self.cancel_wiring()
+        self.blocks_revision += 1
         self.clear()
         self.item_for_device.clear()
         self.item_for_group.clear()
@@ -317,11 +325,13 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
             self.batched_wires = on
             set_batched(self.bundles.values(), on)
 
-    def paint_batched_wires(self, painter: QPainter, rect: QRectF) -> None:
+    def paint_batched_wires(self, painter: QPainter, rect: QRectF, on_view: bool = False
+                            ) -> None:
+        """The one-pass wires; for the view (`on_view`) without those it routes itself."""
         if self.batched_wires and self.bundles:
-            paint_far_wires(self, painter, rect)
+            paint_far_wires(self, painter, rect, skip_routed=on_view)
 
-    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # exports
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # exports, overview map
         super().drawBackground(painter, rect)
         self.paint_batched_wires(painter, rect)
 

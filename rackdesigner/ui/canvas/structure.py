@@ -276,6 +276,7 @@ class GroupStructure:
 
     def _update_group_item(self, gid: str) -> None:
         assert self.layout is not None
+        self.blocks_revision += 1
         item = self.item_for_group[gid]
         if self._group_hidden(gid):
             item.setVisible(False)

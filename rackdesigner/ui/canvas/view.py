@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.cells import MAX_OPEN_CELLS
+from rackdesigner.ui.canvas.far_lines import FarLines
 from rackdesigner.ui.canvas.heat import legend_height, paint_legend
 from rackdesigner.ui.canvas.minimap import MiniMap
 from rackdesigner.ui.canvas.overlay import forget_selection, paint_overlay
@@ -34,6 +35,7 @@ MIN_ZOOM = 0.01
 MAX_ZOOM = 4.0
 GRID = 20.0
 FIT_MARGIN = 40.0  # scene units around the design when fitting
+TITLE_ROOM_PX = 24  # fitted zoomed out: room above the design for its outermost name
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
 FAR_ZOOM = 0.04  # below: SUs and switch tiers are aggregate blocks (canvas.cells)
 SHOW_ZOOM = 0.5  # going to an object selected inside a block: at least this close
@@ -68,6 +70,7 @@ class RackView(QGraphicsView):
         self._fit_timer.timeout.connect(self._fit_if_kept)
         self.minimap = MiniMap(self)
         self._selection_rects = None  # the overlay's outlines, until the selection changes
+        self.far_lines = FarLines()  # lines between blocks, routed along the gutters
         scene.lazy = True  # only the blocks on screen get items (canvas.cells)
         scene.selectionChanged.connect(self._on_scene_selection_changed)
         scene.changed.connect(self._on_scene_selection_changed)
@@ -132,6 +135,10 @@ class RackView(QGraphicsView):
                 rect = QRectF(-200, -150, 400, 300)
             m = FIT_MARGIN
             self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
+            if self.zoom() < style.LOD_TEXT:  # the names at screen size: the design's own
+                top = TITLE_ROOM_PX / self.zoom()  # above it, covering none of the others
+                self.fitInView(rect.adjusted(-m, -m - top, m, m),
+                               Qt.AspectRatioMode.KeepAspectRatio)
             if self.zoom() > 1.0:
                 self._set_zoom(1.0)
             self._zoom_changed()
@@ -335,8 +342,9 @@ class RackView(QGraphicsView):
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, style.CANVAS_BG)
+        self.far_lines.update(self)  # before the wires and blocks are painted
         if self.zoom() < 0.5:
-            self.rack_scene().paint_batched_wires(painter, rect)
+            self.rack_scene().paint_batched_wires(painter, rect, on_view=True)
             return
         if self._grid_brush is None:
             # One dot per grid cell as a texture: the painter's transform scales it with the
