@@ -91,3 +91,91 @@ def test_estimator_and_heat_messages_leave_the_flags_to_the_cli(capsys, tmp_path
     assert main(["render", str(path), "--heat", "all_to_al:1G",
                  "-o", str(tmp_path / "x.png")]) == 2
     assert "--heat: unknown collective 'all_to_al'" in capsys.readouterr().err
+
+
+# ---- messages naming several settings: the core's words, each surface's names -----------------
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "resources" / "examples"
+IB_PAIR = EXAMPLES / "dgx-h100-2node-ib.yaml"
+
+
+def test_a_generator_message_naming_several_options_in_each_surfaces_words(qtbot, capsys,
+                                                                             tmp_path):
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui.template_dialog import TemplateDialog
+
+    with pytest.raises(GeneratorError) as info:
+        generate("superpod", system="dgx-h100")
+    assert str(info.value) == "give either the number of SUs or the number of nodes"
+    assert main(["generate", "superpod", "--system", "dgx-h100",
+                 "-o", str(tmp_path / "x.yaml")]) == 2
+    assert "give either --sus or --nodes" in capsys.readouterr().err
+    # the dialog names its fields, as it labels them
+    dialog = TemplateDialog(default_catalog())
+    qtbot.addWidget(dialog)
+    dialog.set_values("superpod", system="dgx-h100")
+    dialog.build()
+    assert dialog.error.text() == "give either “sus” or “nodes”"
+    assert "--" not in dialog.fields["sus"].toolTip() and "“nodes”" in \
+        dialog.fields["sus"].toolTip()
+    assert main(["generate", "--list"]) == 0
+    assert "(give this, --nodes or, for gb200-nvl72, --racks)" in capsys.readouterr().out
+
+
+def test_a_netbox_type_error_says_what_to_answer_and_the_cli_how(capsys, tmp_path):
+    from rackdesigner.interop.netbox_import import (
+        NetboxTypeError,
+        read_device_type,
+        to_catalog_data,
+    )
+
+    source = __import__("pathlib").Path(__file__).parent / "data" / "interop" / \
+        "netbox-acme-fabricbox-32.yaml"
+    with pytest.raises(NetboxTypeError) as info:
+        to_catalog_data(source, read_device_type(source), {})
+    assert "--" not in str(info.value) and "does not say its protocol and rate" in \
+        str(info.value)
+    assert (info.value.option, info.value.itype) == ("port", "other")
+    assert main(["catalog", "import-netbox", str(source), "--into", str(tmp_path / "c")]) == 2
+    assert "--port other=PROTOCOL:GBPS" in capsys.readouterr().err
+
+
+def test_job_settings_in_the_designs_words_the_tabs_labels_and_the_cli_options(capsys):
+    from rackdesigner.io import load_layout
+    from rackdesigner.ui.panel.workload_live import tab_text
+    from rackdesigner.workload import EstimateError, Estimator, Job
+
+    est = Estimator(load_layout(IB_PAIR), "llama3-8b", gpus=16)
+    with pytest.raises(EstimateError) as seq:
+        est.estimate(Job(gbs=16, seq=0))
+    assert str(seq.value) == "sequence length must be at least 1, got 0"
+    assert seq.value.for_cli() == "--seq must be at least 1, got 0"
+    with pytest.raises(EstimateError) as vp:
+        est.estimate(Job(gbs=16, vp=2))
+    assert str(vp.value) == "virtual stages (VP) need pipeline parallelism (PP > 1)"
+    with pytest.raises(EstimateError) as gpus:
+        est.estimate(Job(gbs=16, tp=3))
+    assert "(set GPUs to 15)" in str(gpus.value) and "--" not in str(gpus.value)
+    assert "(set GPUs to 15)" in tab_text(gpus.value)  # the Workload tab's label
+    assert main(["estimate", str(IB_PAIR), "--model", "llama3-8b", "--gpus", "16",
+                 "--gbs", "16", "--vp", "2"]) == 2
+    assert "virtual stages (--vp) need pipeline parallelism (--pp > 1)" in \
+        capsys.readouterr().err
+
+
+def test_the_sharp_messages_speak_of_the_design_and_the_cli_adds_its_option(capsys):
+    from rackdesigner.io import load_layout
+    from rackdesigner.simulation import SimulationInputError, simulate
+
+    layout = load_layout(IB_PAIR)
+    with pytest.raises(SimulationInputError) as info:
+        simulate(layout, algorithm="collnet")
+    assert "set the design's SHARP setting to on" in str(info.value)
+    assert "--" not in str(info.value) and "panel" not in str(info.value)
+    note = next(m.text for m in simulate(layout, loads_for=None).classified()
+                if m.code == "sharp_off")
+    assert "--" not in note and "the design's SHARP setting" in note
+    assert main(["simulate", str(IB_PAIR), "--algorithm", "collnet"]) == 2
+    assert "set --sharp to on" in capsys.readouterr().err
+    assert main(["simulate", str(IB_PAIR)]) == 0
+    assert "the SHARP plugin (--sharp on)" in capsys.readouterr().out

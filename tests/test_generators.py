@@ -271,13 +271,13 @@ def test_wrapping_keeps_the_floor_and_rack_elevation():
 
 @pytest.mark.parametrize(("template", "options", "message"), [
     ("nope", {}, "unknown template"),
-    ("superpod", {"system": "dgx-h100", "sus": 1, "levels": 2}, "no option --levels"),
-    ("fat-tree", {"switch": "qm9700"}, "needs --levels"),
+    ("superpod", {"system": "dgx-h100", "sus": 1, "levels": 2}, "no option 'levels'"),
+    ("fat-tree", {"switch": "qm9700"}, "needs the number of levels"),
     ("fat-tree", {"switch": "qm9700", "levels": 4}, "must be one of 2, 3"),
     ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 2049}, "at most 2048"),
     ("fat-tree", {"switch": "qm9700", "levels": 3, "endpoints": 65537}, "at most 65536"),
     ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 0}, "at least 1"),
-    ("fat-tree", {"switch": "q3400", "levels": 3}, "give --endpoints"),
+    ("fat-tree", {"switch": "q3400", "levels": 3}, "give the number of endpoints"),
     ("rail-optimized", {"system": "dgx-h100", "nodes": 20000, "switch": "q3400"},
      "more than the 131072"),
     ("fat-tree", {"switch": "qm9700", "levels": 2, "oversubscription": 0.5}, "1 or more"),

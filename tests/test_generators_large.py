@@ -62,10 +62,11 @@ def test_gb200_superpod_saves_and_reloads_byte_identically(tmp_path):
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"system": "gb200-nvl72", "nodes": 4}, "sized in racks"),
-    ({"system": "gb200-nvl72", "racks": 2, "sus": 1}, "either --racks N or --sus N"),
+    ({"system": "gb200-nvl72", "racks": 2, "sus": 1},
+     "either the number of racks or the number of SUs"),
     ({"system": "gb200-nvl72", "racks": 0}, "at least 1"),
-    ({"system": "dgx-h100", "racks": 2}, "--racks is for --system gb200-nvl72"),
-    ({"system": "dgx-b200", "sus": 400}, "add --switch q3400"),
+    ({"system": "dgx-h100", "racks": 2}, "the number of racks is for the gb200-nvl72 system"),
+    ({"system": "dgx-b200", "sus": 400}, "set the switch model to q3400"),
 ])
 def test_superpod_option_errors_say_what_to_do(options, message):
     with pytest.raises(GeneratorError, match=message):

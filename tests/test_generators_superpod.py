@@ -166,8 +166,9 @@ def test_superpod_placement_and_groups():
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"system": "dgx-h100"}, "either --sus N or --nodes N"),
-    ({"system": "dgx-h100", "sus": 1, "nodes": 3}, "either --sus N or --nodes N"),
+    ({"system": "dgx-h100"}, "either the number of SUs or the number of nodes"),
+    ({"system": "dgx-h100", "sus": 1, "nodes": 3},
+     "either the number of SUs or the number of nodes"),
     ({"system": "dgx-h100", "sus": 0}, "at least 1"),
     ({"system": "gb200-compute-tray", "sus": 1}, "no DGX SuperPOD reference design"),
     ({"system": "dgx-h100", "sus": 300}, "at most 64 pods"),

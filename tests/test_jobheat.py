@@ -148,7 +148,7 @@ def test_cli_renders_and_lists_the_job_loads(tmp_path, capsys, tor):
     assert main(["simulate", str(design), "--link-loads", "--job", str(job)]) == 2
     err = capsys.readouterr().err
     assert "cannot run on" in err and "3 does not divide the 32 GPUs" in err
-    assert "run it on 30 of them (gpus: 30 in a job file" in err  # the nearest size that runs
+    assert "run it on 30 of them (set gpus to 30)" in err  # the job file's key, its nearest size
 
 
 def test_a_job_file_is_read_only_when_regular_and_finds_its_model_file_beside_it(tmp_path):

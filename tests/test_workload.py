@@ -353,9 +353,11 @@ def test_no_layout_for_the_batch_says_which_batch_or_gpu_count_would_work():
     est = Estimator(five, "llama3-8b", gpus=37)  # prime, more than the 32 layers: DP = 37
     with pytest.raises(EstimateError) as refused:
         search(est, Job(gbs=256))
-    text = str(refused.value)
-    assert "a global batch of 222 or 259 works on these GPUs (Batch, --gbs)" in text
-    assert "256 works on 32 of them (GPUs, --gpus)" in text
+    text = str(refused.value)  # the design's words; the command line names its options
+    assert "a global batch of 222 or 259 works on these GPUs (global batch)" in text
+    assert "256 works on 32 of them (GPUs)" in text
+    cli = refused.value.for_cli()
+    assert "works on these GPUs (--gbs)" in cli and "256 works on 32 of them (--gpus)" in cli
     # and the suggestions do work
     assert search(est, Job(gbs=222)).considered > 0
     assert search(Estimator(five, "llama3-8b", gpus=32), Job(gbs=256)).considered > 0

@@ -190,7 +190,9 @@ def workload_heat(layout: Layout, spec: JobSpec, classes: Iterable[str] | None =
         estimator = Estimator(layout, spec.model, gpus=spec.gpus, group=spec.group,
                               pue=spec.pue)
         estimate = estimator.estimate(spec.job, spec.tokens, time_if_too_big=True)
-    except (EstimateError, ModelFileError) as exc:
+    except EstimateError as exc:  # a job file's settings are its keys (gpus, tp)
+        raise JobHeatError(exc.worded(str)) from None
+    except ModelFileError as exc:
         raise JobHeatError(str(exc)) from None
     return job_heat(estimator, estimate, classes), estimate
 

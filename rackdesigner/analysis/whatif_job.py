@@ -48,7 +48,9 @@ def job_outcome(layout: Layout, spec: JobSpec) -> JobOutcome:
         estimator = Estimator(layout, spec.model, gpus=spec.gpus, group=spec.group,
                               pue=spec.pue)
         est = estimator.estimate(spec.job, spec.tokens)
-    except (EstimateError, ModelFileError) as exc:
+    except EstimateError as exc:  # a job file's settings are its keys (gpus, tp)
+        return JobOutcome(error=exc.worded(str))
+    except ModelFileError as exc:
         return JobOutcome(error=str(exc))
     return outcome_of(est)
 

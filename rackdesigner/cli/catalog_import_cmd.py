@@ -66,6 +66,19 @@ def _ask(itype: str, names: list[str]):
     return PortFacts(protocol, gen, rate, 4, "unspecified")
 
 
+def _cli_text(exc) -> str:
+    """A device type's error as the command line says it: the answer it needs as an option."""
+    from rackdesigner.vocabulary.wording import cli_word
+
+    text = exc.worded(cli_word)
+    if exc.option == "port" and exc.itype:
+        return (f"{text}: give them with --port {exc.itype}=PROTOCOL:GBPS (e.g. --port "
+                f"{exc.itype}=infiniband:400 or --port {exc.itype}=ethernet:400)")
+    if exc.option == "kind":
+        return f"{text}: give it with --kind"
+    return text
+
+
 def run_import(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError
     from rackdesigner.interop.base import write_atomic
@@ -76,6 +89,7 @@ def run_import(args: argparse.Namespace) -> int:
         to_catalog_data,
         unanswered,
     )
+    from rackdesigner.vocabulary.wording import cli_word, worded
 
     answers = dict(_parse_answer(a) for a in args.port)
     into = Path(args.into)
@@ -99,7 +113,7 @@ def run_import(args: argparse.Namespace) -> int:
                 try:
                     model = to_catalog_data(path, data, answers, None, args.fabric, warnings)
                 except NetboxTypeError as exc:
-                    if "--kind" not in str(exc):
+                    if exc.option != "kind":
                         raise
                     kind = input(f"{path.name}: kind ({', '.join(KINDS)}): ").strip()
                     if kind not in KINDS:
@@ -110,12 +124,12 @@ def run_import(args: argparse.Namespace) -> int:
             else:
                 model = to_catalog_data(path, data, answers, kind, args.fabric, warnings)
         except NetboxTypeError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(_cli_text(exc)) from None
         target = into / f"{model['id']}.yaml"
         if target.exists() and not args.force:
             raise UsageError(f"{target}: already exists (use --force to replace it)")
         for warning in warnings:
-            print(f"rackdesigner: warning: {warning}", file=sys.stderr)
+            print(f"rackdesigner: warning: {worded(warning, cli_word)}", file=sys.stderr)
         into.mkdir(parents=True, exist_ok=True)
         write_atomic(target, dump(model))
         written.append(target)

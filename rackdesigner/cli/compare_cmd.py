@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
             designs.append(figures(label, layout, book, assumptions, job=job, tokens=tokens,
                                    size=size))
         except EstimateError as exc:
-            raise UsageError(f"{path}: --job: {exc}") from None
+            # the job file's keys name its settings (`gbs`, `tp`)
+            raise UsageError(f"{path}: --job: {exc.worded(str)}") from None
         except ValueError as exc:
             raise UsageError(f"{path}: {exc}") from None
     table = compare(designs, size)

@@ -120,6 +120,7 @@ def _report(layout, book, assumptions, job, tokens, label):
     try:
         return design_cost(layout, book, assumptions, job=job, tokens=tokens)
     except EstimateError as exc:
-        raise UsageError(f"--job: {exc}") from None
+        # the job file's keys name its settings (`gbs`, `tp`)
+        raise UsageError(f"--job: {exc.worded(str)}") from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -118,9 +118,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             est.profile_of(job)  # an unknown profile is a usage error before any work
             result = est.estimate(job, args.tokens, time_if_too_big=args.time_anyway)
-    except EstimateError as exc:  # the CLI names the option at fault its own way
-        option = getattr(exc, "option", None)
-        raise UsageError(f"--{option}: {exc}" if option else str(exc)) from None
+    except EstimateError as exc:  # the CLI names the settings its own way: `--gbs`
+        raise UsageError(exc.for_cli()) from None
     except (ModelFileError, OSError) as exc:
         raise UsageError(str(exc)) from None
     if args.search:

@@ -10,6 +10,7 @@ from rackdesigner.cli import UsageError
 
 def register(sub: argparse._SubParsersAction) -> None:
     from rackdesigner.generators import TEMPLATES
+    from rackdesigner.vocabulary.wording import cli_word, worded
 
     parser = sub.add_parser(
         "generate",
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         for option in template.options:
             seen.setdefault(option.name, option.help)
     for name, text in seen.items():
-        parser.add_argument(f"--{name}", metavar=name.upper(), help=text)
+        parser.add_argument(f"--{name}", metavar=name.upper(), help=worded(text, cli_word))
     parser.set_defaults(run=run, _template_options=tuple(seen))
 
 

@@ -94,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
                           p2p=tuple(args.p2p) if args.p2p else None,
                           sharp=None if args.sharp is None else args.sharp == "on",
                           placement=args.placement, loads_for=(args.collective, size))
-    except SimulationInputError as exc:
-        raise UsageError(str(exc)) from None
+    except SimulationInputError as exc:  # the CLI names the settings its own way: --sharp
+        raise UsageError(exc.for_cli()) from None
     job_loads = None
     if spec is not None:
         from rackdesigner.analysis.jobheat import JobHeatError, heat_doc, parse_workload
@@ -170,6 +170,10 @@ def _num(value: float | None, unit: str = "", digits: int = 1) -> str:
     if value is None:
         return "n/a"
     return f"{value:,.{digits}f}{unit}"
+
+
+#: what the command line adds to a result's message (the result speaks of the design)
+_CLI_HINTS = {"sharp_off": " (--sharp on)"}
 
 
 def report(result: SimulationResult, collective: str = "all_reduce", label: str = "") -> str:
@@ -248,7 +252,8 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
         lines.append(f"  rack {rack:<16} {row.max_w / 1000:,.1f} kW max ({use}){flag}")
     diagnostics = result.classified()
     for severity, title in (("warning", "Warnings"), ("note", "Notes")):
-        texts = [m.text for m in diagnostics if m.severity == severity]
+        texts = [m.text + _CLI_HINTS.get(m.code, "") for m in diagnostics
+                 if m.severity == severity]
         if texts:
             lines += ["", title] + [f"  - {t}" for t in texts]
     rows = result.collective(collective)

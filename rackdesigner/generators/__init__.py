@@ -15,6 +15,7 @@ from typing import Any
 from rackdesigner.catalog import Catalog, default_catalog
 from rackdesigner.generators.design import GeneratorError
 from rackdesigner.model import Layout
+from rackdesigner.vocabulary.wording import cli_word, worded
 
 __all__ = ["TEMPLATES", "GeneratorError", "Option", "Template", "describe_templates", "generate"]
 
@@ -105,8 +106,8 @@ TEMPLATES["superpod"] = Template(
     "(rail-optimized, non-blocking; leaf/spine, plus a core tier at 16+ SUs)",
     (Option("system", str, "dgx-h100, dgx-h200, dgx-b200, dgx-a100 or gb200-nvl72",
             required=True),
-     Option("sus", int, "number of scalable units (give this, --nodes or, for gb200-nvl72, "
-            "--racks)"),
+     Option("sus", int, "number of scalable units (give this, {nodes} or, for gb200-nvl72, "
+            "{racks})"),
      Option("nodes", int, "number of nodes (the fabric is built for whole SUs)"),
      Option("racks", int, "gb200-nvl72: number of NVL72 racks (8 per SU)"),
      Option("switch", str, "fabric switch instead of the RA's (q3400: XDR, beyond 65,536 "
@@ -153,8 +154,9 @@ def generate(template: str, catalog: Catalog | None = None, **options: Any) -> L
         if value is None:
             continue
         if key not in known:
-            takes = ", ".join("--" + o for o in known) or "no options"
-            raise GeneratorError(f"template {template!r} has no option --{key} (it takes {takes})")
+            takes = ", ".join("{" + o + "}" for o in known) or "no options"
+            raise GeneratorError(f"template {template!r} has no option {key!r} (it takes "
+                                 f"{takes})")
         option = known[key]
         try:
             value = option.type(value)
@@ -167,7 +169,7 @@ def generate(template: str, catalog: Catalog | None = None, **options: Any) -> L
     missing = [o.name for o in spec.options if o.required and o.name not in values]
     if missing:
         raise GeneratorError(f"template {template!r} needs "
-                             f"{', '.join('--' + m for m in missing)}")
+                             f"{', '.join('{' + m + '}' for m in missing)}")
     catalog = catalog if catalog is not None else default_catalog()
     for key in ("system", "switch", "endpoint"):
         if key in values:
@@ -186,5 +188,5 @@ def describe_templates() -> str:
         for o in t.options:
             need = " (required)" if o.required else ""
             kind = "|".join(map(str, o.choices)) if o.choices else o.type.__name__.upper()
-            lines.append(f"    --{o.name} {kind}: {o.help}{need}")
+            lines.append(f"    {cli_word(o.name)} {kind}: {worded(o.help, cli_word)}{need}")
     return "\n".join(lines) + "\n"

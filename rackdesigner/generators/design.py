@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.generators.cabling import (
@@ -28,20 +29,20 @@ from rackdesigner.generators.cabling import (
 from rackdesigner.generators.canvas import TARGET_ASPECT, Packed, Slot, pack_rack, place_racks
 from rackdesigner.model import Device, Group, Layout, Link, Meta, Parts, PortRef, instantiate
 from rackdesigner.model.instantiate import CELL_H, CELL_W
+from rackdesigner.vocabulary.wording import SettingError
 
 
-class GeneratorError(ValueError):
+class GeneratorError(SettingError):
     """A request a generator cannot fulfil (bad option, impossible size); the message says why
-    in the design's words, and `option` names the template option at fault so that each
-    surface adds its own name for it (the CLI's `--sus`, the template dialog's field)."""
+    in the design's words, naming template options as `{name}` so that each surface adds its
+    own name for them (the CLI's `--sus`, the template dialog's field; vocabulary/wording.py),
+    and `option` names the template option at fault."""
 
-    def __init__(self, message: str, option: str | None = None) -> None:
-        super().__init__(message)
-        self.option = option
-
-    def for_cli(self) -> str:
-        """The message as the command line shows it: `--sus: at least 1 ...`."""
-        return f"--{self.option}: {self}" if self.option else str(self)
+    DESIGN_WORDS = MappingProxyType({
+        "sus": "the number of SUs", "nodes": "the number of nodes",
+        "racks": "the number of racks", "levels": "the number of levels",
+        "endpoints": "the number of endpoints", "switch": "the switch model",
+        "system": "the system model"})
 
 
 #: Largest fabric a generator builds (endpoints or GPU NICs): 131,072 keeps a design in the

@@ -70,7 +70,7 @@ def plan_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | N
     if endpoints < 1:
         raise GeneratorError("a fat tree needs at least 1 endpoint", "endpoints")
     if endpoints > most:
-        hint = "; use --levels 3" if levels == 2 else ""
+        hint = "; set {levels} to 3" if levels == 2 else ""
         raise GeneratorError(f"{levels} levels of {radix}-port {spec.id} switches serve at most "
                              f"{most} endpoints at {down} per leaf; asked for {endpoints}{hint}")
     leaves = math.ceil(endpoints / down)
@@ -106,7 +106,7 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
     if ep_spec.port(ep_port).protocol != sw_spec.port(sw_port).protocol:
         raise GeneratorError(f"{ep_spec.id} does not speak {sw_spec.id}'s protocol")
     n_endpoints = endpoints if endpoints is not None else plan.leaves * plan.down
-    check_size(n_endpoints, "endpoints (give --endpoints to build part of the capacity)")
+    check_size(n_endpoints, "endpoints (give {endpoints} to build part of the capacity)")
     ratio = f", {oversubscription:g}:1 oversubscribed" if oversubscription != 1 else ""
     title = f"{levels}-level fat tree of {sw_spec.model}, {n_endpoints} endpoints{ratio}"
     b = DesignBuilder(catalog, title, f"{title}: {plan.leaves} leaves, {plan.spines} spines, "

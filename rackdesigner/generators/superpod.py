@@ -67,7 +67,7 @@ def superpod_plan(catalog: Catalog, system: str, sus: int | None = None,
         raise GeneratorError(f"no DGX SuperPOD reference design for {system!r} "
                              f"(choose one of: {known})")
     if (sus is None) == (nodes is None):
-        raise GeneratorError("give either --sus N or --nodes N")
+        raise GeneratorError("give either {sus} or {nodes}")
     preset = PRESETS[system]
     reserved = _reserved(catalog, preset, switch)
     # another switch: SUs of as many nodes as its leaves have endpoint ports (the B300-XDR RA's
@@ -86,9 +86,9 @@ def superpod_plan(catalog: Catalog, system: str, sus: int | None = None,
                          reserved.slots)
     except GeneratorError as exc:
         if switch is None and "three-level" in str(exc):
-            raise GeneratorError(f"{exc}; beyond that the reference architecture's "
-                                 f"{preset.switch} cannot go: add --switch q3400 (144-port XDR "
-                                 "switches)") from None
+            raise GeneratorError(f"{exc.template}; beyond that the reference architecture's "
+                                 f"{preset.switch} cannot go: set {{switch}} to q3400 (144-port "
+                                 "XDR switches)") from None
         raise
 
 
@@ -113,16 +113,16 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
                    switch: str | None = None) -> Layout:
     if system == NVL72:
         if nodes is not None:
-            raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give --racks N "
-                                 "(or --sus N, 8 racks each)")
+            raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give {racks} "
+                                 "(or {sus}, 8 racks each)")
         if (sus is None) == (racks is None):
-            raise GeneratorError("give either --racks N or --sus N")
+            raise GeneratorError("give either {racks} or {sus}")
         if sus is not None and sus < 1:
             raise GeneratorError("at least 1 scalable unit is needed", "sus")
         return build_nvl72_superpod(catalog, racks if racks is not None else 8 * sus, switch)
     if racks is not None:
-        raise GeneratorError("--racks is for --system gb200-nvl72; DGX SuperPODs take --sus "
-                             "or --nodes")
+        raise GeneratorError("{racks} is for the gb200-nvl72 system; DGX SuperPODs take {sus} "
+                             "or {nodes}")
     plan = superpod_plan(catalog, system, sus, nodes, switch)
     preset = PRESETS[system]
     spec = catalog.get(system)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -26,6 +27,7 @@ from rackdesigner.catalog.loader import SCHEMA
 from rackdesigner.catalog.user import spec_from_data
 from rackdesigner.inputs import InputError, finite_number, load_yaml, read_text
 from rackdesigner.interop.netbox_types import PortFacts, port_facts
+from rackdesigner.vocabulary.wording import SettingError
 
 FABRIC = vocabulary.protocols_of("network")
 #: A device type with at least this many fabric ports is taken for a switch (servers and
@@ -36,8 +38,19 @@ LIBRARY_URL = "https://github.com/netbox-community/devicetype-library"
 MAX_BYTES = 4 * 2**20
 
 
-class NetboxTypeError(ValueError):
-    """A device type cannot be turned into a model; the message is `file: key: ...`."""
+class NetboxTypeError(SettingError):
+    """A device type cannot be turned into a model; the message is `file: key: ...`, in the
+    design's words. `option` names the answer that would settle it ("port": the protocol and
+    rate of interface type `itype`; "kind": what the device is), for each surface to ask it
+    its own way (the CLI's `--port TYPE=PROTOCOL:GBPS` and `--kind`, the designer's dialogs)."""
+
+    DESIGN_WORDS = MappingProxyType({"fabric": "the fabric", "port": "the port answer",
+                                     "kind": "the kind"})
+
+    def __init__(self, message: str, option: str | None = None, itype: str | None = None
+                 ) -> None:
+        super().__init__(message, option)
+        self.itype = itype
 
 
 def read_device_type(path: Path) -> dict[str, Any]:
@@ -144,9 +157,9 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
             if rate not in IB_BY_RATE:
                 raise NetboxTypeError(
                     f"{path}: interfaces: type {itype!r} is Ethernet at {rate} Gb/s, but "
-                    f"{sign or 'you said it is InfiniBand'}, and no InfiniBand generation runs "
-                    f"at {rate} Gb/s; give the ports with --port {itype}=infiniband:GBPS or "
-                    "--fabric ethernet")
+                    f"{sign or 'it was said to be InfiniBand'}, and no InfiniBand generation "
+                    f"runs at {rate} Gb/s: say this type's protocol and rate, or take the unit "
+                    "as Ethernet", "port", itype)
             gen = IB_BY_RATE[rate]
             facts = PortFacts("infiniband", gen, float(rate), 4, facts.connector)
             source = "answer"
@@ -155,8 +168,8 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
                 warnings.append(
                     f"{path.name}: {len(names)} port(s) of type {itype!r} taken as InfiniBand "
                     f"{gen} ({rate} Gb/s): NetBox calls them Ethernet, but "
-                    f"{sign or 'you said so (--fabric infiniband)'}; use --fabric ethernet if "
-                    "this unit runs Ethernet")
+                    f"{sign or 'it was said to be InfiniBand ({fabric} infiniband)'}; if this "
+                    "unit runs Ethernet, import it with {fabric} ethernet")
         elif facts is not None and fabric == "ethernet" and facts.protocol == "infiniband":
             facts = PortFacts("ethernet", f"{facts.rate_gbps:g}GbE", facts.rate_gbps, 4,
                               facts.connector)
@@ -166,8 +179,7 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
             if facts is None:
                 raise NetboxTypeError(
                     f"{path}: interfaces: type {itype!r} ({len(names)} port(s), e.g. "
-                    f"{names[0]}) does not say its protocol and rate; give them with "
-                    f"--port {itype}=PROTOCOL:GBPS (e.g. --port {itype}=ethernet:400)")
+                    f"{names[0]}) does not say its protocol and rate: say them", "port", itype)
             source, answered = "answer", True
         if facts.protocol not in FABRIC:
             continue
@@ -186,8 +198,8 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
             kind = "switch"
         else:
             raise NetboxTypeError(f"{path}: has {fabric_ports} fabric port(s), so it is not "
-                                  "clearly a switch; say what it is with --kind (switch, nic, "
-                                  "dpu, chassis...)")
+                                  "clearly a switch: say what kind of device it is (switch, "
+                                  "nic, dpu, chassis...)", "kind")
     slug = str(data["slug"])
     out: dict[str, Any] = {
         "schema": SCHEMA, "id": slug, "kind": kind,

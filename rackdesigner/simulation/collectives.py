@@ -501,9 +501,9 @@ class CollectiveModel:
                 return (f"in-network reduction across nodes needs SHARP on every switch in "
                         f"scope ({missing} cannot)")
             if not s.sharp:
-                return ("in-network reduction (SHARP) is off for this design: turn it on "
-                        "(simulate --sharp on, or the panel's SHARP switch) only if the "
-                        "cluster runs NCCL's SHARP plugin with an aggregation manager")
+                return ("in-network reduction (SHARP) is off for this design: set {sharp} "
+                        "to on only if the cluster runs NCCL's SHARP plugin with an "
+                        "aggregation manager")
         if name == "collnet_direct":
             if s.n_islands <= 1:
                 return "CollNet reduces across nodes; all GPUs here share one NVLink island"

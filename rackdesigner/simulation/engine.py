@@ -22,7 +22,7 @@ from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, point_at
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
-from rackdesigner.simulation.latency import latency_classes
+from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
 from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.simulation.power import over_budget_warnings, power_report
 from rackdesigner.simulation.result import (
@@ -38,6 +38,7 @@ from rackdesigner.simulation.result import (
 from rackdesigner.simulation.routing import Routed, pattern_share, route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
+from rackdesigner.vocabulary.wording import SettingError
 
 NODE_GROUP_KINDS = ("node", "tray")
 #: The per-link loads a result lists unless asked otherwise: all_reduce at 1 GiB.
@@ -46,8 +47,17 @@ LOADS_SIZE = 2**30
 
 
 
-class SimulationInputError(ValueError):
-    """A scope, GPU pair, algorithm or PUE the layout cannot take (the message says why)."""
+#: the simulation's settings in the design's words (vocabulary/wording.py): the CLI names its
+#: options (`--sharp`), the panel its switch
+SIMULATION_WORDS = MappingProxyType({"sharp": "the design's SHARP setting",
+                                     "algorithm": "the algorithm"})
+
+
+class SimulationInputError(SettingError):
+    """A scope, GPU pair, algorithm or PUE the layout cannot take (the message says why, naming
+    settings as `{name}`)."""
+
+    DESIGN_WORDS = SIMULATION_WORDS
 
 
 def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
@@ -123,6 +133,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         warn(code, text)
     model = analyse(topo, reachable)
     model.sharp = sharp_on and model.sharp_capable
+    a: str | None
+    b: str | None
     if p2p is not None:
         a, b = p2p
         for g in (a, b):
@@ -141,9 +153,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     if a is not None and b is not None and topo.component_of[a] == topo.component_of[b]:
         p2p_raw = p2p_max_flow(topo, a, b)
     classes, missing = latency_classes(topo, model)
-    net = [c for c in classes if c.link_class == "net" and c.physical_us is not None]
-    # a ring or tree step waits for its slowest hop: the longest network path class counts
-    lat_inter = max((c.worst_us or c.physical_us for c in net), default=0.0)
+    lat_inter = slowest_network_step_us(classes)
     p2p_eff, same_island = _p2p_eff(topo, model, a, b)
     coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
     if not partitioned:
@@ -164,8 +174,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
              "SHARP plugin and an aggregation manager")
     elif model.n_islands > 1 and model.sharp_capable and not sharp_on:
         note("sharp_off", "in-network reduction (SHARP) is off for this design, as on most "
-             "clusters: multi-node figures use ring, tree and NVLS-tree; turn it on with "
-             "--sharp on or the panel's SHARP switch if the cluster runs the SHARP plugin")
+             "clusters: multi-node figures use ring, tree and NVLS-tree; turn the design's "
+             "SHARP setting on if the cluster runs the SHARP plugin")
     if placement != "contiguous":
         note("placement", f"ranks are placed {placement} over the nodes (default contiguous, "
              "as NCCL with Slurm's block distribution)")
@@ -183,6 +193,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
             + ") instead of device figures, because these have no published latency: "
             + ", ".join(sorted(missing)))
     over, worst = oversubscription(topo, model)
+    bottleneck: str | None
     if partitioned:
         bis, bottleneck = 0.0, "the design is partitioned: some GPUs cannot reach the others"
     else:
@@ -201,12 +212,12 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         bisection_bottleneck=bottleneck,
         routed_factors=MappingProxyType(dict(routed.factors)),
     )
-    timed = [c for c in classes if c.latency_us is not None]
-    pairs = sum(c.pairs for c in timed)
+    timed = [(c.latency_us, c.pairs) for c in classes if c.latency_us is not None]
+    pairs = sum(n for _, n in timed)
     latency = LatencyInfo(
-        min_us=min((c.latency_us for c in timed), default=None),
-        mean_us=(sum(c.latency_us * c.pairs for c in timed) / pairs) if pairs else None,
-        max_us=max((c.latency_us for c in timed), default=None),
+        min_us=min((t for t, _ in timed), default=None),
+        mean_us=(sum(t * n for t, n in timed) / pairs) if pairs else None,
+        max_us=max((t for t, _ in timed), default=None),
         max_hops=max((c.hops for c in classes), default=0),
         histogram=tuple(classes),
         collective_small_us=MappingProxyType(

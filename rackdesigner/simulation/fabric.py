@@ -23,7 +23,7 @@ from collections import defaultdict
 from rackdesigner.model import natural_key
 from rackdesigner.simulation.latency import LatencyClass, latency_classes
 from rackdesigner.simulation.maxflow import Arcs, min_cut
-from rackdesigner.simulation.scope import ScopeModel
+from rackdesigner.simulation.scope import Island, ScopeModel
 from rackdesigner.simulation.topology import NIC_KINDS, Topology
 
 __all__ = ["LatencyClass", "bisection", "latency_classes", "oversubscription", "p2p_max_flow"]
@@ -43,7 +43,8 @@ def oversubscription(topo: Topology, scope: ScopeModel) -> tuple[dict[str, float
         agg[name] = down / up
         ratios = [topo.down_cap.get(s, 0.0) / topo.up_cap[s] if topo.up_cap.get(s) else None
                   for s in switches]
-        worst[name] = None if any(r is None for r in ratios) else max(ratios, default=0.0)
+        known = [r for r in ratios if r is not None]
+        worst[name] = None if len(known) < len(ratios) else max(known, default=0.0)
     return agg, worst
 
 
@@ -83,7 +84,7 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
     ordered = sorted(scope.islands, key=signature)
     target = scope.n / 2
     count = 0
-    side_a = []
+    side_a: list[Island] = []
     for island in ordered:
         if count + island.k > target and side_a:
             break
@@ -95,7 +96,9 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
     def add(u: str, v: str, cap: float) -> None:
         for x, y in ((u, v), (v, u)):
             heads = arcs[x]
-            heads[y] = heads.get(y, 0.0) + cap
+            before = heads.get(y, 0.0)
+            assert before is not None  # unbounded arcs start at A or end at B only
+            heads[y] = before + cap
 
     # islands with the same capacity toward the same switches on the same side are one node
     # (a SuperPOD's 32 nodes of a scalable unit): the flow is the same, the graph far smaller
@@ -118,10 +121,10 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
         side = "A" if id(island) in a_ids else "B"
         key = (side, tuple(sorted((sw, round(cap * scale, 6)) for sw, cap in caps.items())))
         merged[key] += 1
-    for n_node, ((side, caps), count) in enumerate(merged.items()):
+    for n_node, ((side, node_caps), weight) in enumerate(merged.items()):
         node = f"island:{n_node}"
-        for sw, cap in caps:
-            add(node, sw, cap * count)
+        for sw, cap in node_caps:
+            add(node, sw, cap * weight)
         if side == "A":
             arcs["A"][node] = None  # unbounded
         else:
@@ -136,18 +139,19 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
         return 0.0, "no path between the halves"
     kinds: dict[str, list[float]] = defaultdict(list)
     for u in reach:
-        for v, cap in arcs.get(u, {}).items():
-            if v in reach or cap is None:
+        for v, arc_cap in arcs.get(u, {}).items():
+            if v in reach or arc_cap is None:
                 continue
-            if u.startswith("island:") or v.startswith("island:"):
+            a, b = str(u), str(v)  # switch and island nodes: the graph's nodes are names
+            if a.startswith("island:") or b.startswith("island:"):
                 kind = "NIC links (node to leaf)"
             else:
-                tu, tv = topo.tier.get(u, 0), topo.tier.get(v, 0)
+                tu, tv = topo.tier.get(a, 0), topo.tier.get(b, 0)
                 lo, hi = sorted((tu, tv))
                 kind = f"{topo.tier_name(lo)}-{topo.tier_name(hi)} links"
-            kinds[kind].append(cap)
-    kind, caps = max(kinds.items(), key=lambda kv: sum(kv[1]))
-    return float(value), (f"{kind} carry {sum(caps):,.0f} of the cut's {value:,.0f} GB/s "
+            kinds[kind].append(arc_cap)
+    kind, cut = max(kinds.items(), key=lambda kv: sum(kv[1]))
+    return float(value), (f"{kind} carry {sum(cut):,.0f} of the cut's {value:,.0f} GB/s "
                           f"({len(side_a)} of {len(ordered)} islands on one side)")
 
 
@@ -182,7 +186,9 @@ def p2p_max_flow(topo: Topology, a: str, b: str) -> float:
     def add(u: str, v: str, cap: float) -> None:
         for x, y in ((u, v), (v, u)):
             heads = arcs[x]
-            heads[y] = heads.get(y, 0.0) + cap
+            before = heads.get(y, 0.0)
+            assert before is not None  # unbounded arcs start at A or end at B only
+            heads[y] = before + cap
 
     islands = {topo.island_of[a], topo.island_of[b]}
     nvlink_only = len(islands) == 1 and bool(topo.nvl_links.get(a)) and bool(

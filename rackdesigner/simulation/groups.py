@@ -14,13 +14,14 @@ from collections.abc import Iterable
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, Point
-from rackdesigner.simulation.latency import latency_classes
+from rackdesigner.simulation.engine import SimulationInputError
+from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
 from rackdesigner.simulation.routing import route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
 
 
-class GroupError(ValueError):
+class GroupError(SimulationInputError):
     """GPUs that are not GPUs of the design, cannot reach each other, or an unknown choice."""
 
 
@@ -62,9 +63,7 @@ class GroupCollectives:
         nic_a = topo.primary_nic.get(a)
         route_scope(topo, model, self.placement, (nic_a, topo.primary_nic.get(b)))
         classes, _ = latency_classes(topo, model)
-        net = [c for c in classes if c.link_class == "net" and c.physical_us is not None]
-        # a ring or tree step waits for its slowest hop: the longest network path counts
-        lat_inter = max((c.worst_us or c.physical_us for c in net), default=0.0)
+        lat_inter = slowest_network_step_us(classes)
         same = topo.island_of[a] == topo.island_of[b]
         p2p = model.islands[0].intra_eff if same else min(i.net_eff for i in model.islands)
         coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm)

@@ -49,6 +49,13 @@ class LatencyClass:
                 "link_class": self.link_class, "physical_us": phys}
 
 
+def slowest_network_step_us(classes: list[LatencyClass]) -> float:
+    """A ring or tree step waits for its slowest hop: the latency (µs) of the longest network
+    path class, with its longest cable (`worst_us`) when known; 0 without network classes."""
+    return max((c.worst_us or c.physical_us for c in classes
+                if c.link_class == "net" and c.physical_us is not None), default=0.0)
+
+
 def latency_classes(topo: Topology, scope: ScopeModel) -> tuple[list[LatencyClass], set[str]]:
     """Pair classes (same island, same leaf, same pod, ...) with counts; models lacking data."""
     missing: set[str] = set()

@@ -40,12 +40,15 @@ class ResultFormatError(ValueError):
     """The text is not a simulation result this version can read (the message says why)."""
 
 
-def _num(value: Any, where: str, *, optional: bool = False) -> float | None:
-    if value is None and optional:
-        return None
+def _num(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ResultFormatError(f"{where} should be a number, not {value!r}")
     return float(value)
+
+
+def _opt_num(value: Any, where: str) -> float | None:
+    """A number, or None where the result writes null."""
+    return None if value is None else _num(value, where)
 
 
 def _int(value: Any, where: str) -> int:
@@ -101,10 +104,10 @@ def _build(data: dict[str, Any]) -> SimulationResult:
         per_gpu_scale_out_GBps=_num(_get(b, "per_gpu_scale_out_GBps", "bandwidth"),
                                     "bandwidth.per_gpu_scale_out_GBps"),
         bisection_GBps=_num(_get(b, "bisection_GBps", "bandwidth"), "bandwidth.bisection_GBps"),
-        oversubscription=MappingProxyType({k: _num(v, f"oversubscription.{k}", optional=True)
+        oversubscription=MappingProxyType({k: _opt_num(v, f"oversubscription.{k}")
                                            for k, v in over.items()}),
         oversubscription_worst=MappingProxyType(
-            {k: _num(v, f"oversubscription_worst.{k}", optional=True) for k, v in worst.items()}),
+            {k: _opt_num(v, f"oversubscription_worst.{k}") for k, v in worst.items()}),
         fabric_factor=_num(b.get("fabric_factor", 1.0), "bandwidth.fabric_factor"),
         p2p=MappingProxyType(dict(_obj(b.get("p2p", {}), "bandwidth.p2p"))),
         bisection_bottleneck=(None if b.get("bisection_bottleneck") is None
@@ -122,9 +125,9 @@ def _build(data: dict[str, Any]) -> SimulationResult:
     lat = _obj(_get(data, "latency", ""), "latency")
     g2g = _obj(lat.get("gpu_to_gpu_us", {}), "latency.gpu_to_gpu_us")
     latency = LatencyInfo(
-        min_us=_num(g2g.get("min"), "latency min", optional=True),
-        mean_us=_num(g2g.get("mean"), "latency mean", optional=True),
-        max_us=_num(g2g.get("max"), "latency max", optional=True),
+        min_us=_opt_num(g2g.get("min"), "latency min"),
+        mean_us=_opt_num(g2g.get("mean"), "latency mean"),
+        max_us=_opt_num(g2g.get("max"), "latency max"),
         max_hops=_int(lat.get("max_hops", 0), "latency.max_hops"),
         histogram=tuple(_latency_class(_obj(c, "latency.histogram[]"))
                         for c in lat.get("histogram", [])),
@@ -169,18 +172,18 @@ def _point(p: dict[str, Any], where: str) -> Point:
 
 def _latency_class(c: dict[str, Any]) -> LatencyClass:
     return LatencyClass(name=str(_get(c, "class", "latency.histogram[]")),
-                        latency_us=_num(c.get("latency_us"), "latency_us", optional=True),
+                        latency_us=_opt_num(c.get("latency_us"), "latency_us"),
                         pairs=_int(c.get("pairs", 0), "pairs"), hops=_int(c.get("hops", 0),
                                                                           "hops"),
                         complete=bool(c.get("complete", True)),
                         source=str(c.get("source", "device")),
                         link_class=str(c.get("link_class", "net")),
-                        physical_us=_num(c.get("physical_us"), "physical_us", optional=True))
+                        physical_us=_opt_num(c.get("physical_us"), "physical_us"))
 
 
 def _power(p: dict[str, Any]) -> PowerReport:
     total_max = _num(_get(p, "total_max_w", "power"), "power.total_max_w")
-    per_gpu = _num(p.get("per_gpu_w"), "power.per_gpu_w", optional=True)
+    per_gpu = _opt_num(p.get("per_gpu_w"), "power.per_gpu_w")
     gpus = round(total_max / per_gpu) if per_gpu else 0  # not written: what per_gpu_w implies
     return PowerReport(
         total_typical_w=_num(_get(p, "total_typical_w", "power"), "power.total_typical_w"),
@@ -238,9 +241,9 @@ __all__ = ["ResultFormatError", "load_result", "result_from_dict"]
 def _rack_draw(data: Any, where: str) -> RackDraw:
     """One rack's row; a file from before budgets had sources reads as "none"."""
     d = _obj(data, where)
-    budget = _num(d.get("budget_w"), f"{where}.budget_w", optional=True)
+    budget = _opt_num(d.get("budget_w"), f"{where}.budget_w")
     peak = _num(d.get("max_w", 0.0), f"{where}.max_w") or 0.0
-    util = _num(d.get("utilisation"), f"{where}.utilisation", optional=True)
+    util = _opt_num(d.get("utilisation"), f"{where}.utilisation")
     over = d.get("over_budget")
     return RackDraw(peak, _num(d.get("typical_w", 0.0), f"{where}.typical_w") or 0.0, budget,
                     str(d.get("budget_source", "none")), str(d.get("budget_basis", "")),

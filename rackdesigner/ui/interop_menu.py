@@ -254,7 +254,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
             try:
                 model = to_catalog_data(path, data, answers, warnings=warnings)
             except NetboxTypeError as exc:
-                if "--kind" not in str(exc):
+                if exc.option != "kind":
                     raise
                 kind, ok = QInputDialog.getItem(window, "Kind of device",
                                                 f"{path.name}: what kind of device is it?",
@@ -283,7 +283,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
         window, "Device types imported",
         f"{len(written)} model(s) written to {folder}:\n"
         + "\n".join(f"  {p.name}" for p in written)
-        + "".join(f"\n\n{w}" for w in warnings)
+        + "".join(f"\n\n{NetboxTypeError.in_design_words(w)}" for w in warnings)
         + "\n\nThey appear in the Palette the next time RackDesigner starts.")
     window.status_message(f"{len(written)} model(s) written to {folder}")
     return len(written)

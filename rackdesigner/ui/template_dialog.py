@@ -30,6 +30,11 @@ MODEL_OPTIONS = {"system": ("system",), "switch": vocabulary.kinds_with_role("sw
                  "endpoint": vocabulary.kinds_with_role("nic")}
 
 
+
+def _field_word(name: str) -> str:
+    """A template option as this dialog names it: its field's label, quoted."""
+    return f"“{name}”"
+
 class TemplateDialog(QDialog):
     def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,7 +79,7 @@ class TemplateDialog(QDialog):
         template = self.templates[self.template.currentData()]
         self.summary.setText(template.summary)
         for option in template.options:
-            hint = option.help
+            hint = vocabulary.worded(option.help, _field_word)
             choices = self._choices(option)
             edit: QLineEdit | QComboBox
             if choices is not None:
@@ -137,7 +142,8 @@ class TemplateDialog(QDialog):
                 self.result_layout = generate(self.template.currentData(),
                                               catalog=self.catalog, **values)
         except GeneratorError as exc:  # the dialog names the field at fault its own way
-            self.error.setText(f"{exc.option.capitalize()}: {exc}" if exc.option else str(exc))
+            text = exc.worded(_field_word)
+            self.error.setText(f"{exc.option.capitalize()}: {text}" if exc.option else text)
             return
         except (ValueError, KeyError) as exc:
             self.error.setText(str(exc))

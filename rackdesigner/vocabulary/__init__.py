@@ -55,6 +55,7 @@ from rackdesigner.vocabulary.protocols import (
     protocol,
     protocols_of,
 )
+from rackdesigner.vocabulary.wording import SettingError, cli_word, worded
 
 __all__ = [
     "ALGORITHMS",
@@ -84,7 +85,9 @@ __all__ = [
     "Placement",
     "Protocol",
     "Ring",
+    "SettingError",
     "Transport",
+    "cli_word",
     "collective",
     "collective_names",
     "fact_figures",
@@ -94,4 +97,5 @@ __all__ = [
     "palette_section",
     "protocol",
     "protocols_of",
+    "worded",
 ]

@@ -14,24 +14,23 @@ from pathlib import Path
 
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
+from rackdesigner.vocabulary.wording import SettingError
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommError, CommModel
 from rackdesigner.workload.designcache import design_groups
-from rackdesigner.workload.job import Job, JobError
+from rackdesigner.workload.job import JOB_WORDS, Job, JobError
 from rackdesigner.workload.models import ModelSpec, resolve_model
 from rackdesigner.workload.profile import Profile, ProfileError, resolve_profile
 from rackdesigner.workload.result import Estimate
 from rackdesigner.workload.step import estimate_job
 
 
-class EstimateError(ValueError):
+class EstimateError(SettingError):
     """The design, scope, model or job cannot be estimated (the message says why, in the
-    design's words; `option` names the setting at fault, for a surface to add its own name of
-    it: the CLI's `--gpus`, the Workload tab's field)."""
+    design's words, naming settings as `{name}`; `option` names the setting at fault, for a
+    surface to add its own name of it: the CLI's `--gpus`, the Workload tab's field)."""
 
-    def __init__(self, message: str, option: str | None = None) -> None:
-        super().__init__(message)
-        self.option = option
+    DESIGN_WORDS = JOB_WORDS
 
 
 class Estimator:
@@ -96,11 +95,12 @@ class Estimator:
         try:
             job = job.resolved(self.gpus, self.model)
         except JobError as exc:
-            raise EstimateError(str(exc)) from None
+            raise EstimateError(exc.template, exc.option) from None
         if job.sequence_parallel is None:
             job = replace(job, sequence_parallel=self.profile_of(job).sequence_parallel)
         if job.precision == "fp8" and self.gpu.fp8_tflops is None:
-            raise EstimateError(f"{self.gpu.model} has no FP8 tensor cores: use --precision bf16")
+            raise EstimateError(f"{self.gpu.model} has no FP8 tensor cores: set {{precision}} "
+                                "to bf16")
         return job
 
     def estimate(self, job: Job, tokens: float | None = None, *,

@@ -202,6 +202,7 @@ class CommModel:
                 q = self._member_point(collective, member, int(size_bytes))
                 if found is None or q[0].time_us > found[0].time_us:
                     found = q
+            assert found is not None  # every shape has at least one group
             self._points[key] = found
         return found
 

@@ -40,14 +40,14 @@ class LayerCosts:
 
 
 def layer_costs(model: ModelSpec, job: Job) -> LayerCosts:
-    tokens = job.mbs * job.seq
+    tokens = job.mbs * job.seq_len
     split = job.tp * job.cp
     mlp_dense = model.mlp_params(model.ffn_hidden)
     moe_active = (model.moe_layer_dense_params + model.moe.top_k * model.expert_params
                   if model.moe else 0)
     mlp_avg = (model.dense_layers * mlp_dense + model.moe_layers * moe_active) / model.layers
     gemm = 2.0 * tokens * (model.attn_params + mlp_avg) / split
-    core = (2.0 * tokens * model.keys_per_query(job.seq) * model.heads
+    core = (2.0 * tokens * model.keys_per_query(job.seq_len) * model.heads
             * (model.qk_dim + model.v_dim) / split)
     logits = 2.0 * tokens * model.hidden * model.vocab / split
     return LayerCosts(gemm, core, logits)
@@ -63,7 +63,7 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
     layer's local experts (experts / EP, each with its share of the EP group's routed tokens)
     run as one grouped GEMM. `count` weighs dense-MLP and MoE GEMMs by their share of the
     layers. Their FLOPs add up to `layer_costs(...).gemm`."""
-    m = job.mbs * job.seq / job.cp
+    m = job.mbs * job.seq_len / job.cp
     t = job.tp
     h = model.hidden
     out: list[Gemm] = []
@@ -103,7 +103,7 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
 
 
 def logits_gemm(model: ModelSpec, job: Job) -> Gemm:
-    return Gemm("logits", job.mbs * job.seq / job.cp, model.vocab / job.tp, model.hidden)
+    return Gemm("logits", job.mbs * job.seq_len / job.cp, model.vocab / job.tp, model.hidden)
 
 
 def model_flops_per_step(model: ModelSpec, job: Job) -> float:
@@ -161,7 +161,7 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
     """Bytes one layer keeps for the backward pass, for one micro-batch, on one GPU (`flash`:
     the attention kernel is fused and never stores the scores)."""
     recompute = recompute or job.recompute
-    sbh = job.mbs * job.seq * model.hidden / (job.tp * job.cp)  # elements
+    sbh = job.mbs * job.seq_len * model.hidden / (job.tp * job.cp)  # elements
     if recompute == "full":
         return 2.0 * sbh
     h = model.hidden
@@ -186,7 +186,7 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
                           model.moe.top_k + model.moe.shared_experts)
     units = attn + (1 - share) * dense_mlp + share * moe_mlp + 4.0
     if recompute == "none" and not flash:  # softmax output (+ dropout mask and output)
-        units += (2.0 + 3.0 * (model.dropout > 0)) * model.heads * job.seq / h
+        units += (2.0 + 3.0 * (model.dropout > 0)) * model.heads * job.seq_len / h
     if job.tp > 1 and not job.sp:  # without sequence parallelism every TP rank keeps the norm
         # inputs, the dropout masks and the inputs of QKV and fc1 whole (Korthikanti, eq. 1)
         units += (job.tp - 1) * (4.0 + 2.0 * mask + 2.0 * g)
@@ -214,7 +214,7 @@ def op_checkpoint_bytes_per_layer(model: ModelSpec, job: Job) -> float:
     attention are saved except every second matmul, which is recomputed with everything else
     (torchtitan `_apply_ac_to_transformer_block`: "Saves output of all compute ops, except every
     second mm"); plus the block's input, the checkpoint's own. bf16 throughout."""
-    sbh = job.mbs * job.seq * model.hidden / (job.tp * job.cp)
+    sbh = job.mbs * job.seq_len * model.hidden / (job.tp * job.cp)
     saved = sum(w for i, w in enumerate(_op_checkpoint_matmuls(model)) if i % 2 == 0)
     return 2.0 * (1.0 + saved + model.q_width / model.hidden) * sbh
 
@@ -235,7 +235,7 @@ def moe_permute_bytes(model: ModelSpec, job: Job) -> float:
     one GPU): dispatch and combine each read and write tokens x top-k x hidden bf16 values."""
     if model.moe is None:
         return 0.0
-    tokens = job.mbs * job.seq / (job.tp * job.cp)
+    tokens = job.mbs * job.seq_len / (job.tp * job.cp)
     return moe_share(model) * 2 * 2 * tokens * model.moe.top_k * model.hidden * 2.0
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
+from rackdesigner.vocabulary.wording import SettingError
 from rackdesigner.workload.comm import GroupShape
 from rackdesigner.workload.models import ModelSpec
 
@@ -23,8 +25,19 @@ SHARDING = ("none", "optimizer", "full")
 GRAD_DTYPES = ("fp32", "bf16")
 
 
-class JobError(ValueError):
-    """Parallel degrees, batch or options that cannot run (the message says which and why)."""
+#: a job's settings in the design's words (vocabulary/wording.py); the CLI says `--tp`, the
+#: Workload tab its fields' labels
+JOB_WORDS = MappingProxyType({
+    "tp": "TP", "pp": "PP", "cp": "CP", "ep": "EP", "vp": "VP", "dp": "DP", "etp": "expert TP",
+    "gbs": "global batch", "mbs": "micro-batch", "seq": "sequence length", "gpus": "GPUs",
+    "precision": "precision"})
+
+
+class JobError(SettingError):
+    """Parallel degrees, batch or options that cannot run (the message says which and why,
+    naming the job's settings as `{name}`: vocabulary/wording.py)."""
+
+    DESIGN_WORDS = JOB_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +60,13 @@ class Job:
     sequence_parallel: bool | None = None  # None: the profile's (Megatron 2021 had none)
     etp: int | None = None  # expert tensor parallelism; None: TP (Megatron-Core's default)
 
+    @property
+    def seq_len(self) -> int:
+        """The sequence length of a resolved job (`resolved` fills it in from the model)."""
+        if self.seq is None:
+            raise JobError("the job is not resolved: it has no sequence length yet")
+        return self.seq
+
     def resolved(self, gpus: int, model: ModelSpec) -> Job:
         """The job with DP and the sequence length filled in, checked against `gpus` and the
         model; raises `JobError` naming what does not fit."""
@@ -55,7 +75,8 @@ class Job:
             if name == "etp" and value is None:
                 continue
             if not isinstance(value, int) or value < 1:
-                raise JobError(f"--{name} must be a whole number of at least 1, got {value!r}")
+                raise JobError(f"{{{name}}} must be a whole number of at least 1, got "
+                               f"{value!r}")
         if self.precision not in PRECISIONS:
             raise JobError(f"precision must be one of {', '.join(PRECISIONS)}")
         if self.recompute not in RECOMPUTE:
@@ -66,13 +87,12 @@ class Job:
             raise JobError(f"grad_dtype must be one of {', '.join(GRAD_DTYPES)}")
         seq = model.seq_len if self.seq is None else self.seq
         if seq < 1:
-            raise JobError(f"--seq must be at least 1, got {seq}")
+            raise JobError(f"{{seq}} must be at least 1, got {seq}")
         mp = self.tp * self.pp * self.cp
         if self.dp is None:
             if gpus % mp:
                 fit = gpus // mp * mp
-                hint = (f"; run it on {fit:,} of them (gpus: {fit} in a job file, --gpus {fit} "
-                        "on the command line)" if fit else "")
+                hint = f"; run it on {fit:,} of them (set {{gpus}} to {fit})" if fit else ""
                 raise JobError(f"TP x PP x CP = {self.tp} x {self.pp} x {self.cp} = {mp} does not "
                                f"divide the {gpus:,} GPUs{hint}")
             dp = gpus // mp
@@ -88,7 +108,7 @@ class Job:
             raise JobError(f"PP {self.pp} exceeds the model's {model.layers} layers")
         if self.vp > 1:
             if self.pp == 1:
-                raise JobError("virtual stages (--vp) need pipeline parallelism (--pp > 1)")
+                raise JobError("virtual stages ({vp}) need pipeline parallelism ({pp} > 1)")
             if self.pp * self.vp > model.layers:
                 raise JobError(f"PP x VP = {self.pp * self.vp} exceeds the model's "
                                f"{model.layers} layers")

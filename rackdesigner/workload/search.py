@@ -86,7 +86,8 @@ def candidates(est: Estimator, base: Job) -> list[Job]:
 def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
            progress: Callable[[int, int], None] | None = None) -> SearchResult:
     if base.precision == "fp8" and est.gpu.fp8_tflops is None:
-        raise EstimateError(f"{est.gpu.model} has no FP8 tensor cores: use --precision bf16")
+        raise EstimateError(f"{est.gpu.model} has no FP8 tensor cores: set {{precision}} to "
+                            "bf16")
     jobs = candidates(est, base)
     if not jobs:
         raise EstimateError(f"no valid layout of {est.gpus:,} GPUs for a global batch of "
@@ -132,8 +133,8 @@ def _data_parallel_degrees(est: Estimator, base: Job, gpus: int, max_pp: int) ->
 
 
 def _what_would_work(est: Estimator, base: Job) -> str:
-    """'; a global batch of A or B works here, or N of the GPUs' — the nearest fixes, said in
-    both the designer's words (Batch, GPUs) and the command line's (--gbs, --gpus)."""
+    """'; a global batch of A or B works here, or N of the GPUs' — the nearest fixes, naming
+    the settings to change as `{gbs}`, `{gpus}` (each surface words them: vocabulary/wording.py)."""
     n, gbs = est.gpus, base.gbs
     batches: list[int] = []
     fewer = None
@@ -150,10 +151,10 @@ def _what_would_work(est: Estimator, base: Job) -> str:
     hints = []
     if batches:
         hints.append(f"a global batch of {' or '.join(f'{b:,}' for b in batches)} works on "
-                     f"these GPUs (Batch, --gbs)")
+                     f"these GPUs ({{gbs}})")
     if fewer is not None:
-        hints.append(f"{gbs:,} works on {fewer:,} of them (GPUs, --gpus)")
-    return "; " + ", or ".join(hints) if hints else ": try another global batch (Batch, --gbs)"
+        hints.append(f"{gbs:,} works on {fewer:,} of them ({{gpus}})")
+    return "; " + ", or ".join(hints) if hints else ": try another global batch ({gbs})"
 
 
 def _why(e: Estimate, best: Estimate | None) -> str:
@@ -163,7 +164,7 @@ def _why(e: Estimate, best: Estimate | None) -> str:
              f"exposed comm {e.exposed_comm_s() / t:.0%}",
              f"bubble {b['pp_bubble_s'] / t:.0%}",
              f"memory {e.memory.total_GB:.0f}/{e.memory.hbm_GB:g} GB"]
-    if best is not None and best is not e and best.step_time_s:
+    if best is not None and best is not e and best.step_time_s and e.step_time_s is not None:
         diffs = {k: b[k] - best.breakdown[k] for k in b}
         worst = max(diffs, key=lambda k: diffs[k])
         if diffs[worst] > 0:

@@ -75,7 +75,7 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
 
     g = job.groups()
     act = H.ACT_BYTES
-    tokens_gpu = job.mbs * job.seq / job.cp  # tokens of one micro-batch on a CP rank
+    tokens_gpu = job.mbs * job.seq_len / job.cp  # tokens of one micro-batch on a CP rank
     detail: dict[str, dict] = {}
 
     def coll(name: str, what: str, group: str, size: float) -> float:
@@ -123,7 +123,7 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     if job.cp > 1:
         kv_width = (model.heads * (model.qk_dim + model.v_dim) if model.mla
                     else 2 * model.kv_heads * model.head_dim)
-        size = job.mbs * job.seq * kv_width / job.tp * act
+        size = job.mbs * job.seq_len * kv_width / job.tp * act
         ring = coll("cp_kv_all_gather", "all_gather", "cp", size)
         cp_mb = ls * (hidden(ring, lt.attn_f) + hidden(2.0 * ring, lt.attn_b))
     m = job.microbatches
@@ -139,8 +139,8 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     if model.moe is not None and job.ep > 1:
         size = tokens_gpu / job.tp * model.moe.top_k * model.hidden * act
         a2a = coll("ep_all_to_all", "all_to_all", "ep", size)
-        passes = 6.0 if job.recompute == "full" else 4.0
-        per_layer = moe_share(model) * passes * a2a
+        a2a_passes = 6.0 if job.recompute == "full" else 4.0
+        per_layer = moe_share(model) * a2a_passes * a2a
         if profile.ep_overlap and m >= 2:
             # behind another micro-batch's compute, and the host time it waits on (the
             # communication stream runs while the compute stream waits for the host)

@@ -26,6 +26,17 @@ from rackdesigner.workload import Estimate, EstimateError, Estimator, Job, Model
 from rackdesigner.workload.search import search
 
 log = logging.getLogger(__name__)
+
+#: the job's settings as the Workload tab labels its fields (the rest in the design's words)
+TAB_WORDS = {"gbs": "Batch", "mbs": "Micro", "gpus": "GPUs", "precision": "Precision",
+             "tp": "TP", "pp": "PP", "vp": "VP", "cp": "CP", "ep": "EP"}
+
+
+def tab_text(exc: Exception) -> str:
+    """An estimate's error as the Workload tab says it: its settings by the tab's labels."""
+    if isinstance(exc, EstimateError):
+        return exc.worded(lambda name: TAB_WORDS.get(name) or exc.design_word(name))
+    return str(exc)
 DEBOUNCE_MS = 250
 
 
@@ -71,7 +82,7 @@ def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> Worklo
             except (EstimateError, ModelFileError) as exc:
                 named = ", ".join(down.marked[:3]) + (" …" if len(down.marked) > 3 else "")
                 return WorkloadOutcome(request_id, snapshot.revision, None,
-                                       f"with {named} failed: {exc}",
+                                       f"with {named} failed: {tab_text(exc)}",
                                        elapsed_s=time.perf_counter() - start,
                                        intact=intact.estimate, failed=down.marked)
             return replace(outcome, request=request_id, revision=snapshot.revision,
@@ -81,7 +92,7 @@ def run_request(request_id: int, layout: Layout, req: WorkloadRequest) -> Worklo
         return replace(outcome, request=request_id, revision=snapshot.revision,
                        elapsed_s=time.perf_counter() - start)
     except (EstimateError, ModelFileError) as exc:
-        error = str(exc)
+        error = tab_text(exc)
     except Exception as exc:  # a bug must not take the designer down: say it, log it
         log.exception("workload estimate failed")
         error = f"the estimate failed ({type(exc).__name__}: {exc})"

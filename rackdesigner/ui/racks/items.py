@@ -229,32 +229,27 @@ class RackItem(QGraphicsItem):
         return QGraphicsItem.UserType + 40
 
 
-class UnitItem(QGraphicsItem):
-    """A mounted unit: a box spanning its U with its name and model, coloured by role."""
+class _MountedItem(QGraphicsItem):
+    """Something mounted in a rack, drawn as a box in its kind's colour: selectable on the face
+    shown, a dashed outline seen through the rack from the other face (`ghost`), greyed and
+    hatched when marked failed."""
 
-    def __init__(self, unit: Unit, problem: bool = False, ghost: bool = False,
-                 failed: bool = False) -> None:
+    def __init__(self, rect: QRectF, ghost: bool, failed: bool, problem: bool = False) -> None:
         super().__init__()
-        self.unit_id = unit.id
-        self.unit = unit
         self.problem = problem
         self.ghost = ghost
         self.failed = failed  # marked failed (or in a failed group or rack): greyed, hatched
-        self._rect = QRectF(1, 0, RACK_W - 2, unit.height_u * U_PX)
+        self._rect = rect
         if not ghost:
             self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(5 if not ghost else 1)
         self._set_tip()
 
     def _set_tip(self) -> None:
-        unit = self.unit
-        self.setToolTip(f"{unit.label}\n{unit.model_name} ({unit.model}), {unit.height_u}U\n"
-                        f"U{unit.u}–U{unit.top}, {unit.face}"
-                        + (", liquid-cooled" if unit.cooling == "liquid" else "")
-                        + (" — FAILED" if self.failed else ""))
+        raise NotImplementedError
 
     def set_failed(self, failed: bool) -> None:
-        """Greyed and hatched or not (a Fail / Restore: nothing else about the unit changed)."""
+        """Greyed and hatched or not (a Fail / Restore: nothing else about it changed)."""
         if failed != self.failed:
             self.failed = failed
             self._set_tip()
@@ -263,15 +258,13 @@ class UnitItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        color = role_color(self.unit.role)
-        rect = self._rect.adjusted(0, 0.5, 0, -0.5)
-        if self.ghost:  # mounted on the other face: seen through the rack
+    def _paint_box(self, painter: QPainter, lod: float, color: QColor, rect: QRectF) -> bool:
+        """The box (or the outline of a ghost); True when labels are to be drawn on it."""
+        if self.ghost:
             painter.setPen(QPen(QColor("#b8c2cc"), 0, Qt.PenStyle.DashLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect)
-            return
+            return False
         fill = QColor(color)
         fill.setAlpha(200)
         painter.setBrush(QBrush(fill))
@@ -283,7 +276,29 @@ class UnitItem(QGraphicsItem):
         painter.drawRect(rect)
         if self.failed:
             paint_failed(painter, rect, far=lod < LOD_LABELS)
-        if lod < LOD_LABELS:
+        return lod >= LOD_LABELS
+
+
+class UnitItem(_MountedItem):
+    """A mounted unit: a box spanning its U with its name and model, coloured by role."""
+
+    def __init__(self, unit: Unit, problem: bool = False, ghost: bool = False,
+                 failed: bool = False) -> None:
+        self.unit_id = unit.id
+        self.unit = unit
+        super().__init__(QRectF(1, 0, RACK_W - 2, unit.height_u * U_PX), ghost, failed, problem)
+
+    def _set_tip(self) -> None:
+        unit = self.unit
+        self.setToolTip(f"{unit.label}\n{unit.model_name} ({unit.model}), {unit.height_u}U\n"
+                        f"U{unit.u}–U{unit.top}, {unit.face}"
+                        + (", liquid-cooled" if unit.cooling == "liquid" else "")
+                        + (" — FAILED" if self.failed else ""))
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        rect = self._rect.adjusted(0, 0.5, 0, -0.5)
+        if not self._paint_box(painter, lod, role_color(self.unit.role), rect):
             return
         painter.setPen(QColor("#ffffff"))
         painter.setFont(style.font(7, True))
@@ -319,23 +334,16 @@ def side_rect(device: SideDevice, frame_h: float) -> QRectF:
     return QRectF(x, U_PX, SIDE_W, max(U_PX, frame_h - 2 * U_PX))
 
 
-class SideItem(QGraphicsItem):
+class SideItem(_MountedItem):
     """A 0U device in a rack's side channel (a vertical PDU): an upright strip beside the
     rear elevation with its name and capacity, selectable there; an outline seen from the
     front."""
 
     def __init__(self, device: SideDevice, rect: QRectF, ghost: bool = False,
                  failed: bool = False) -> None:
-        super().__init__()
         self.device_id = device.id
         self.device = device
-        self.ghost = ghost
-        self.failed = failed
-        self._rect = rect
-        if not ghost:
-            self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setZValue(5 if not ghost else 1)
-        self._set_tip()
+        super().__init__(rect, ghost, failed)
 
     def _set_tip(self) -> None:
         device = self.device
@@ -344,39 +352,14 @@ class SideItem(QGraphicsItem):
                         + f"\n0U, {device.side} side channel at the rear"
                         + (" — FAILED" if self.failed else ""))
 
-    def set_failed(self, failed: bool) -> None:
-        if failed != self.failed:
-            self.failed = failed
-            self._set_tip()
-            self.update()
-
     def text(self) -> str:
         """What the strip reads: its name and capacity ("pdu-1 · 22 kW")."""
         return " · ".join(x for x in (self.device.label, self.device.figures) if x)
 
-    def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-2, -2, 2, 2)
-
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         rect = self._rect
-        if self.ghost:  # at the rear: seen through the rack from the front
-            painter.setPen(QPen(QColor("#b8c2cc"), 0, Qt.PenStyle.DashLine))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRect(rect)
-            return
-        color = role_color(self.device.kind)
-        fill = QColor(color)
-        fill.setAlpha(200)
-        painter.setBrush(QBrush(fill))
-        selected = self.isSelected()
-        pen = QPen(style.SELECTION if selected else color.darker(140), 3 if selected else 1)
-        pen.setCosmetic(lod < LOD_LABELS)
-        painter.setPen(pen)
-        painter.drawRect(rect)
-        if self.failed:
-            paint_failed(painter, rect, far=lod < LOD_LABELS)
-        if lod < LOD_LABELS:
+        if not self._paint_box(painter, lod, role_color(self.device.kind), rect):
             return
         painter.save()  # the text runs up the strip, as on the PDU's own label
         painter.translate(rect.left(), rect.bottom())

@@ -267,24 +267,26 @@ class RacksView(QGraphicsView):
                 return item
         return None
 
+    def _select_pressed(self, item, event: QMouseEvent) -> None:
+        """A press on an item selects it (Ctrl adds it to the selection)."""
+        if not item.isSelected():
+            if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                self.racks.clearSelection()
+            item.setSelected(True)
+
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.MiddleButton:
             self._pan_from = event.position()
             return
+        left = event.button() == Qt.MouseButton.LeftButton
         side = self._side_at(event.position().toPoint())
-        if event.button() == Qt.MouseButton.LeftButton and side is not None:
-            if not side.isSelected():
-                if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-                    self.racks.clearSelection()
-                side.setSelected(True)
+        if left and side is not None:
+            self._select_pressed(side, event)
             self._drag = {"side": side.device, "target": None}
             return
         item = self._unit_at(event.position().toPoint())
-        if event.button() == Qt.MouseButton.LeftButton and item is not None:
-            if not item.isSelected():
-                if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-                    self.racks.clearSelection()
-                item.setSelected(True)
+        if left and item is not None:
+            self._select_pressed(item, event)
             slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
             self._drag = {"anchor": item.unit, "start": slot, "target": None, "moved": False}
             return
