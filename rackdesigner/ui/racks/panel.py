@@ -164,7 +164,7 @@ class RacksPanel(QWidget):
         self._link_changes: list[tuple[Link, int]] = []  # (link, +1 added / -1 removed)
         self._unit_changes: set[str] = set()  # devices mounted elsewhere
         # the rack marks after units moved, checked off the GUI thread (0.5 s at 32k GPUs)
-        self._marks = BackgroundJob(_marks, self, debounce_ms=0, follow_revision=True)
+        self._marks = BackgroundJob(_marks, self, debounce_ms=1, follow_revision=True)
         self._marks.result_ready.connect(self._on_marks_result_ready)
         self.rear_action.toggled.connect(self._on_rear_toggled)
         self.fit_action.triggered.connect(lambda checked=False: self.fit())
@@ -239,10 +239,11 @@ class RacksPanel(QWidget):
             self._floor_dirty = True
         moved, self._unit_changes = self._unit_changes, set()
         if moved:
-            if self.scene.apply_unit_changes(moved):
-                self._marks.request(immediate=True)
+            incremental = self.scene.apply_unit_changes(moved)
             self._refresh_unracked()
             self._floor_dirty = True
+            if incremental:  # after this pass: the worker would hold the GIL meanwhile
+                self._marks.request()
         if self._failures_pending:
             self._failures_pending = False
             self.scene.refresh_failures()
