@@ -20,7 +20,7 @@ key in another order) makes it take the entry path above, so errors keep their w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from rackdesigner.model.items import Device, Link, PortRef, fast_maker
@@ -167,7 +167,8 @@ def split_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
 
 def read_canonical(text: str, entry_cls: type, seq_cls: type,
                    parse_line: Callable[[str, int], Any | None],
-                   max_entries: int, direct: dict[str, Callable[[str], Any]] | None = None,
+                   max_entries: int,
+                   direct: Mapping[str, Callable[[str], Any | None]] | None = None,
                    direct_version: int = 1, progress: Progress | None = None) -> Any | None:
     """The document as `entry_cls`/`seq_cls` containers with lines, or None if not canonical.
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from operator import attrgetter
 from collections.abc import Callable, Iterator
-from typing import Any
+from operator import attrgetter
+from typing import Any, cast
 
 import yaml
 
@@ -84,7 +84,7 @@ class SourceLines(dict):
     def _settled(self) -> SourceLines:
         while self._bulk:
             ids, lines = self._bulk.pop()
-            self.update(zip(ids, lines))
+            self.update(zip(ids, lines, strict=True))
         return self
 
     def __contains__(self, key: object) -> bool:
@@ -136,6 +136,8 @@ class Entry(dict):
     """A mapping that remembers the line it started on and the line of each key."""
 
     __slots__ = ("key_lines", "line")
+    key_lines: dict[str, int]
+    line: int
 
     def line_of(self, key: str) -> int:
         return self.key_lines.get(key, self.line)
@@ -145,6 +147,8 @@ class Seq(list):
     """A list that remembers the line it started on and the line of each item."""
 
     __slots__ = ("item_lines", "line")
+    item_lines: list[int]
+    line: int
 
 
 class _LineLoader(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -255,15 +259,15 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
                               "(files RackDesigner saved may be larger)")
     try:
         if safety.might_nest_deeply(data, text):
-            too_deep, line = safety.exact_depth_exceeds(text)
+            too_deep, deep_line = safety.exact_depth_exceeds(text)
             if too_deep:
                 raise LayoutFileError(path, f"structure nested more than {safety.MAX_DEPTH} "
-                                      "levels deep; a layout has at most 4", line)
+                                      "levels deep; a layout has at most 4", deep_line)
         if len(data) > safety.COUNT_NODES_ABOVE:
-            too_many, line = safety.node_count_exceeds(text)
+            too_many, many_line = safety.node_count_exceeds(text)
             if too_many:
                 raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
-                                      "larger than any layout RackDesigner can open", line)
+                                      "larger than any layout RackDesigner can open", many_line)
         doc = yaml.load(text, Loader=_LineLoader)  # _LineLoader is a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -271,8 +275,9 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
         if exc.context:
             problem = f"{exc.context}: {problem}"
         if "could not determine a constructor" in (exc.problem or ""):
-            problem = (f"unsupported YAML tag ({exc.problem.split('tag ')[-1]}); layout files "
-                       "hold plain mappings, lists, strings and numbers only")
+            tag = (exc.problem or "").split("tag ")[-1]
+            problem = (f"unsupported YAML tag ({tag}); layout files hold plain mappings, lists, "
+                       "strings and numbers only")
         elif mark is not None and _char_at(text, mark.line, mark.column) == "\t":
             problem += " (a tab: YAML is indented with spaces, never tabs)"
         elif (exc.context_mark is not None and exc.problem_mark is not None
@@ -367,7 +372,7 @@ class EntryReader:
         if not isinstance(doc, dict):
             raise self.fail(getattr(doc, "line", None), "expected a mapping at the top "
                             f"(schema_version, devices, links...), got {value_kind(doc)}")
-        doc = migrate(doc, self.schema_version(doc))
+        doc = cast(Entry, migrate(doc, self.schema_version(cast(Entry, doc))))
         self.check_keys(doc, TOP_KEYS, "layout")
         meta = self.meta(doc)
         catalog = self.catalog_of(doc, meta)
@@ -479,7 +484,7 @@ class EntryReader:
         self.lines[object_id] = line
 
     # ---- entries -------------------------------------------------------------------------
-    def items(self, entries: list, cls: type, convert: Callable[[Entry], Any]) -> list:
+    def items(self, entries: list[Any], cls: Any, convert: Callable[[Entry], Any]) -> list[Any]:
         """The model objects of one section: entries converted (checked key by key), objects
         the fast reader built already (`fastread.direct_*`) taken with their lines."""
         lines = self.lines
@@ -501,8 +506,8 @@ class EntryReader:
             out.append(item)
         return out
 
-    def _items_in_bulk(self, entries: list, item_lines: list[int], cls: type,
-                       convert: Callable[[Entry], Any]) -> list | None:
+    def _items_in_bulk(self, entries: list[Any], item_lines: list[int], cls: type,
+                       convert: Callable[[Entry], Any]) -> list[Any] | None:
         """`items` with the ids of the objects the fast reader built checked all at once
         (a dict of them, which the new state keeps: `by_id`); None, with nothing taken, when
         anything is wrong (`items` then finds the first problem in line order)."""
@@ -542,7 +547,8 @@ class EntryReader:
             return value  # objects: fastread.direct_*; entries: mappings
         for index, item in enumerate(value):
             if not isinstance(item, dict | Device | Link):
-                raise self.fail(value.item_lines[index], f"each entry of '{key}' must be a "
+                lines = getattr(value, "item_lines", [doc.line] * len(value))
+                raise self.fail(lines[index], f"each entry of '{key}' must be a "
                                 f"mapping like {{id: ...}}, got {value_kind(item)}: {_short(item)}")
         return value
 
@@ -634,7 +640,7 @@ class EntryReader:
                 if isinstance(value, str) and not _PORT_TEXT.fullmatch(value):
                     raise ValueError(f"expected 'device:port' (e.g. gpu-1:nvlink or "
                                      f"leaf-1:ib.3), got {value!r}")
-                ends.append(PortRef.parse(value))
+                ends.append(PortRef.parse(cast(str, value)))  # not text: it says so
             except ValueError as exc:
                 raise self.fail(e.line_of(side), f"{what}: '{side}': {exc}") from None
         count = e.get("count", 1)

@@ -129,6 +129,8 @@ class Layout:
         self.revision = 0
         #: Where the document was loaded from and the line of each object (for messages).
         self.source_path: str | None = None
+        #: the form it was read in ("plain" or "compact", io/compact.py): saving keeps it
+        self.source_form = "plain"
         self.source_lines: Mapping[str, int] = {}  # object id -> line (io.reader.SourceLines)
 
     # ---- events ------------------------------------------------------------------------

@@ -187,7 +187,7 @@ never assigned after `_evolve` returns)."""
         """All resolved links in creation order (materialised once per state)."""
         return self._listed("links", self.links, self.link_order)
 
-    def _listed(self, key: str, items: Map, order: Order) -> tuple[Any, ...]:
+    def _listed(self, key: str, items: AnyMap, order: Order) -> tuple[Any, ...]:
         cached = self._cache.get(key)
         if cached is None:
             cached = self._cache[key] = tuple(items[i] for i in order)
@@ -468,7 +468,7 @@ def _merge_use(pairs: tuple[tuple[str, int], ...], added: dict[str, int]) -> tup
     return tuple(out)
 
 
-def _sets_add(sets: Map, added: dict[str, list[str]]) -> Map:
+def _sets_add(sets: AnyMap, added: dict[str, list[str]]) -> AnyMap:
     """`_set_add` of every member of `added` (key -> members), at once."""
     if not added:
         return sets
@@ -477,7 +477,7 @@ def _sets_add(sets: Map, added: dict[str, list[str]]) -> Map:
                               for key, members in added.items()))
 
 
-def _use(port_use: Map, link: Link, sign: int) -> Map:
+def _use(port_use: AnyMap, link: Link, sign: int) -> AnyMap:
     """Port usage with `link`'s ends added (sign +1) or taken away (-1)."""
     for end in (link.a, link.b):
         port_use = port_use.set(end.device, _bump(port_use.get(end.device, ()), end.group,
@@ -485,7 +485,7 @@ def _use(port_use: Map, link: Link, sign: int) -> Map:
     return port_use
 
 
-def _mark(failed: Map, new: Any, old: Any) -> Map:
+def _mark(failed: AnyMap, new: Any, old: Any) -> AnyMap:
     """The failed-id set after `old` (or nothing) became `new` (or nothing)."""
     was = old is not None and old.status != "active"
     now = new is not None and new.status != "active"
@@ -494,18 +494,18 @@ def _mark(failed: Map, new: Any, old: Any) -> Map:
     return failed.set(new.id, None) if now else failed.delete(old.id)
 
 
-def _set_add(sets: Map, key: str, member: str) -> Map:
+def _set_add(sets: AnyMap, key: str, member: str) -> AnyMap:
     return sets.set(key, sets.get(key, _EMPTY).set(member, None))
 
 
-def _set_move(sets: Map, old: str | None, new: str | None, member: str) -> Map:
+def _set_move(sets: AnyMap, old: str | None, new: str | None, member: str) -> AnyMap:
     """`member` filed under `new` instead of `old` (either may be None: not filed)."""
     if old is not None:
         sets = _set_drop(sets, old, member)
     return _set_add(sets, new, member) if new is not None else sets
 
 
-def _set_drop(sets: Map, key: str, member: str) -> Map:
+def _set_drop(sets: AnyMap, key: str, member: str) -> AnyMap:
     current = sets.get(key)
     if current is None or member not in current:
         return sets
