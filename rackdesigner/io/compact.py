@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from rackdesigner.io import atomic, endcheck
+from rackdesigner.io import endcheck
 from rackdesigner.model import Device, Group, Layout, Link, PortRef, natural_key
 from rackdesigner.model.items import ACTIVE
 
@@ -256,6 +256,8 @@ def _flow(pairs: list[tuple[str, Any]], inline) -> str:
 
 def save_compact(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
     """Write `layout` in the compact form to a path (atomically) or an open text file."""
+    from rackdesigner.io import atomic
+
     text = dump_compact_text(layout)
     if hasattr(target, "write"):
         target.write(text)  # type: ignore[union-attr]

@@ -252,10 +252,13 @@ def _read_sections(text: str, path: str,
             raise LayoutFileError(path, "expected 'key: value', a section name "
                                   f"({', '.join(known)}) or a '- {{...}}' entry", number)
         section = make = None
-        parsed = parse_line(line, number)
-        if not isinstance(parsed, dict) or len(parsed) != 1:
-            raise LayoutFileError(path, "expected 'key: value' on one line", number)
-        ((name, value),) = parsed.items()
+        pair = fastread.top_pair(line)
+        if pair is None:
+            parsed = parse_line(line, number)
+            if not isinstance(parsed, dict) or len(parsed) != 1:
+                raise LayoutFileError(path, "expected 'key: value' on one line", number)
+            pair = next(iter(parsed.items()))
+        name, value = pair
         if name in top:
             raise LayoutFileError(path, f"key {name!r} appears twice", number)
         top[name] = value

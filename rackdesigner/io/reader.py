@@ -8,13 +8,12 @@ missing devices, overfull racks...) are *not* load errors: the file loads and th
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Callable, Iterator
 from operator import attrgetter
-from typing import Any, cast
-
-import yaml
+from typing import TYPE_CHECKING, Any, cast
 
 from rackdesigner.catalog import Catalog
 from rackdesigner.io import endcheck, fastread, safety
@@ -39,7 +38,9 @@ from rackdesigner.model.items import (
     is_valid_id,
 )
 
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
 
 
 #: The model's port syntax (`PortRef.parse`), matched in full: its `$` also accepts a final "\n".
@@ -151,67 +152,74 @@ class Seq(list):
     line: int
 
 
-class _LineLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe loader that records lines, refuses anchors/aliases and duplicate keys."""
+@functools.cache
+def _line_loader() -> Any:
+    """The safe loader that records lines and refuses anchors, aliases and duplicate keys.
+    PyYAML is imported here, on first use: a file in the canonical form is read without it
+    (`fastread`), and `rackdesigner simulate` then never spends the 10 ms of its import."""
+    import yaml
 
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        if node in self.constructed_objects or node in self.recursive_objects:
-            raise yaml.constructor.ConstructorError(
-                None, None, "anchors and aliases (&, *) are not allowed in layout files",
-                node.start_mark)
-        return super().construct_object(node, deep)
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
-        data = Entry()
-        data.line = node.start_mark.line + 1
-        data.key_lines = {}
-        yield data
-        seen: dict[tuple[str, str], int] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                continue
-            key_line = key_node.start_mark.line + 1
-            if (key_node.tag, key_node.value) in seen:
+    class _LineLoader(base):  # type: ignore[misc, valid-type]
+        def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+            if node in self.constructed_objects or node in self.recursive_objects:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key_node.value!r} appears twice in one mapping (first "
-                    f"on line {seen[key_node.tag, key_node.value]}); each key may appear once",
-                    key_node.start_mark)
-            seen[key_node.tag, key_node.value] = key_line
-            data.key_lines.setdefault(key_node.value, key_line)
-        data.update(self.construct_mapping(node))
+                    None, None, "anchors and aliases (&, *) are not allowed in layout files",
+                    node.start_mark)
+            return super().construct_object(node, deep)
 
-    def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
-        data = Seq()
-        data.line = node.start_mark.line + 1
-        data.item_lines = [item.start_mark.line + 1 for item in node.value]
-        yield data
-        data.extend(self.construct_sequence(node))
+        def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[no-untyped-def]
+            data = Entry()
+            data.line = node.start_mark.line + 1
+            data.key_lines = {}
+            yield data
+            seen: dict[tuple[str, str], int] = {}
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key_line = key_node.start_mark.line + 1
+                if (key_node.tag, key_node.value) in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key_node.value!r} appears twice in one mapping "
+                        f"(first on line {seen[key_node.tag, key_node.value]}); each key may "
+                        "appear once", key_node.start_mark)
+                seen[key_node.tag, key_node.value] = key_line
+                data.key_lines.setdefault(key_node.value, key_line)
+            data.update(self.construct_mapping(node))
 
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:  # type: ignore[override]
-        try:
-            return super().construct_yaml_int(node)
-        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-            digits = sum(c.isdigit() for c in node.value)
-            raise yaml.constructor.ConstructorError(
-                None, None, f"number with {digits} digits is too large (expected a number of "
-                "a sensible size)", node.start_mark) from None
+        def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[no-untyped-def]
+            data = Seq()
+            data.line = node.start_mark.line + 1
+            data.item_lines = [item.start_mark.line + 1 for item in node.value]
+            yield data
+            data.extend(self.construct_sequence(node))
+
+        def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+            try:
+                return super().construct_yaml_int(node)
+            except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+                digits = sum(c.isdigit() for c in node.value)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"number with {digits} digits is too large (expected a number "
+                    "of a sensible size)", node.start_mark) from None
+
+    _LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_yaml_map)
+    _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_seq)
+    _LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
+    # Binary data, sets and ordered pairs are not plain data: refused like any other tag
+    # (dates and timestamps, which YAML reads from plain text, are kept; docs/file-format.md)
+    for tag in ("binary", "set", "omap", "pairs"):
+        _LineLoader.add_constructor(f"tag:yaml.org,2002:{tag}", _refuse_tag)
+    return _LineLoader
 
 
-_LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_yaml_map)
-_LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_seq)
-_LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
+def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
+    import yaml
 
-
-def _refuse_tag(loader: _LineLoader, node: yaml.Node) -> Any:
     short = node.tag.replace("tag:yaml.org,2002:", "!!")
     raise yaml.constructor.ConstructorError(
         None, None, f"could not determine a constructor for the tag {short}", node.start_mark)
-
-
-# Binary data, sets and ordered pairs are not plain data: refused like any other tag (dates and
-# timestamps, which YAML reads from plain text, are kept; docs/file-format.md says so).
-for _tag in ("binary", "set", "omap", "pairs"):
-    _LineLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
 
 
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None,
@@ -257,6 +265,8 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
                               "(files RackDesigner saved may be larger)")
+    import yaml  # the general path: not the canonical form `fastread` reads without it
+
     try:
         if safety.might_nest_deeply(data, text):
             too_deep, deep_line = safety.exact_depth_exceeds(text)
@@ -268,7 +278,7 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
             if too_many:
                 raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
                                       "larger than any layout RackDesigner can open", many_line)
-        doc = yaml.load(text, Loader=_LineLoader)  # _LineLoader is a SafeLoader subclass
+        doc = yaml.load(text, Loader=_line_loader())  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or str(exc)
@@ -319,8 +329,10 @@ def parse_line(line: str, number: int) -> Any | None:
     parsed alone (too long, possibly deeply nested, invalid: the general path will report it)."""
     if len(line) > 65536 or safety.might_nest_deeply(line.encode("utf-8", "surrogatepass"), line):
         return None
+    import yaml
+
     try:
-        value = yaml.load(line, Loader=_LineLoader)  # _LineLoader is a SafeLoader subclass
+        value = yaml.load(line, Loader=_line_loader())  # a SafeLoader subclass
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
     for item in value if isinstance(value, list) else (value,):
