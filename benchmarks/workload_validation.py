@@ -10,7 +10,7 @@ generators (the systems and fabrics the publications name), estimated with the p
 parallel layout, batch, precision and the efficiency profile of the software that ran it, and
 the predicted throughput compared with the measured one. Error = predicted / measured - 1
 (positive: the model is optimistic). No figure of the model is tuned per run; the same
-constants and four named profiles serve all. The tables in docs/workload.md are this script's
+constants and five named profiles serve all. The tables in docs/workload.md are this script's
 output.
 """
 
@@ -204,6 +204,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{r.run.set[:3]}] {r.run.name:<40} {status}\n      {e.job.label()} "
                   f"({r.run.stack}); {top}")
     print(group_table(results, lambda r: r.run.set, "set"))
+    print()
+    print(group_table(results, lambda r: f"{r.run.set}, "
+                      + ("MoE" if r.run.kind == "moe" else "dense"), "set, kind"))
+    print()
+    print(group_table([r for r in results if r.run.set == "validation" and r.run.gpu in
+                       ("A100", "H100") and r.run.stack in ("megatron-2021", "nemo-2024",
+                                                             "pytorch-fsdp",
+                                                             "llm-foundry-2023")],
+                      lambda r: "validation, 2021-24 stacks on A100/H100", "subset"))
     print()
     print(group_table(results, lambda r: r.run.stack, "stack"))
     print()

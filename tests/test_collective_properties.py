@@ -120,3 +120,19 @@ def test_ethernet_differs_from_infiniband_where_measurements_do():
     # inside one node nothing crosses the fabric: identical
     one = simulate(generate("dgx-h100"), loads_for=None).collective("all_reduce")[-1]
     assert one.busbw_GBps > big_ib.busbw_GBps
+
+
+def test_a_spectrum_x_spine_path_is_slower_than_a_quantum_2_one_by_its_switches():
+    # neither switch has a catalog latency, so each takes its transport family's published
+    # figure (transport.yaml: Quantum 130 ns, Spectrum 300 ns); a spine path crosses two
+    # switches more than a leaf path, plus its cables
+    def spine_over_leaf(switch):
+        result = simulate(generate("rail-optimized", system="dgx-h100", nodes=64, switch=switch),
+                          loads_for=None)
+        by_name = {c.name: c for c in result.latency.histogram}
+        return by_name["spine"].latency_us - by_name["leaf"].latency_us
+
+    ib, eth = spine_over_leaf("qm9700"), spine_over_leaf("sn5600")
+    assert ib >= 2 * 0.130 - 1e-9
+    assert eth >= 2 * 0.300 - 1e-9
+    assert eth > ib

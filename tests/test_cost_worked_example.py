@@ -63,7 +63,9 @@ def _ratio(row):
 def test_nvl72_wins_the_moe_job_by_far_and_the_dense_one_by_little(tables):
     moe = tables[(("nvl72-4racks", "dgx-b200-1su"), "moe-deepseek-v3")]
     dense = tables[(("nvl72-4racks", "dgx-b200-1su"), "dense-llama3-70b")]
-    assert moe["tokens_per_s"]["winner"] == 0 and _ratio(moe["tokens_per_s"]) > 2
+    # NeMo 26.02 measures DeepSeek-V3 on 256 GB200 vs 256 DGX B200 at 1.47x (each with its own
+    # layout); the scale-up window for an EP job is 1.4-2.6x
+    assert moe["tokens_per_s"]["winner"] == 0 and 1.4 < _ratio(moe["tokens_per_s"]) < 2.6
     assert dense["tokens_per_s"]["winner"] == 0 and 1 < _ratio(dense["tokens_per_s"]) < 1.5
     assert moe["liquid_kw"]["values"][0] > 300 and moe["liquid_kw"]["values"][1] == 0
     assert moe["capex"]["lower_bound"] == [True, True]

@@ -276,3 +276,35 @@ def test_single_failures_add_the_workload_tab_job_change_when_it_has_one(window,
               for i in range(dialog.table.topLevelItemCount())]
     assert values and all(-0.6 < v < -0.4 for v in values)
     dialog.close()
+
+
+def test_fail_costs_one_simulation_and_undo_or_restore_none(qtbot, monkeypatch):
+    """The panel keeps the intact design's run: failing compares with it without simulating it
+    again, and the Undo or Restore of the Fail shows it again without any simulation."""
+    from rackdesigner.commands.failures import toggle_failed
+    from rackdesigner.commands.history import History
+    from rackdesigner.generators import generate
+    from rackdesigner.ui.panel import SimulationPanel
+    from rackdesigner.ui.panel import live as live_module
+
+    layout = generate("superpod", system="dgx-h100", sus=1)
+    panel = SimulationPanel(layout, debounce_ms=0)
+    qtbot.addWidget(panel, before_close_func=lambda w: w.close_panel())
+    intact = panel.flush().result.to_dict()
+    runs = []
+    real = live_module.simulate
+    monkeypatch.setattr(live_module, "simulate",
+                        lambda *a, **k: runs.append(1) or real(*a, **k))
+    history = History(layout)
+    leaf = next(d.id for d in layout.devices() if d.id.startswith("leaf"))
+    history.push(toggle_failed(layout, [leaf]))
+    failed = panel.flush()
+    assert failed.impact is not None and len(runs) == 1  # the intact run was kept
+    assert failed.impact.intact.to_dict() == intact and failed.impact.degraded_gpus > 0
+    history.undo()
+    back = panel.flush()
+    assert back.impact is None and len(runs) == 1 and back.result.to_dict() == intact
+    history.redo()
+    history.push(toggle_failed(layout, [leaf]))  # Restore: a new command, the same design
+    restored = panel.flush()
+    assert restored.impact is None and restored.result.to_dict() == intact

@@ -59,3 +59,100 @@ def test_problems_say_when_the_rules_could_not_be_checked(qtbot, monkeypatch):
     with qtbot.waitSignal(widget.findings_changed, timeout=5000):
         widget.set_layout(small_layout())
     assert "could not be checked" in widget.summary.text() and "KeyError" in widget.summary.text()
+
+
+def _spin(started: threading.Event, finished: list, seconds: float = 20.0):
+    """Work that runs Python for `seconds` unless stopped (what a 32k-GPU simulation does)."""
+    import time
+
+    def work(snapshot, params):
+        started.set()
+        end = time.monotonic() + seconds
+        n = 0
+        while time.monotonic() < end:
+            n += 1
+        finished.append(n)
+        return n
+
+    return work
+
+
+def test_closing_stops_a_long_run_at_once_instead_of_waiting_for_it(qtbot):
+    import time
+
+    started, finished = threading.Event(), []
+    job = BackgroundJob(_spin(started, finished), debounce_ms=0)
+    job.set_layout(small_layout())
+    job.request(immediate=True)
+    assert started.wait(5) and job.in_flight
+    begin = time.monotonic()
+    job.close()
+    assert time.monotonic() - begin < 2.0  # the run takes 20 s
+    assert job.cancelled == 1 and finished == []
+
+
+def test_a_newer_request_stops_the_stale_run_and_its_result_comes_first(qtbot):
+    started, finished = threading.Event(), []
+    spin = _spin(started, finished)
+    calls = []
+
+    def work(snapshot, params):
+        calls.append(params)
+        return spin(snapshot, params) if params == "slow" else "quick"
+
+    job = BackgroundJob(work, debounce_ms=0, cancel_stale=True)
+    job.set_layout(small_layout())
+    job.set_params("slow")
+    job.request(immediate=True)
+    assert started.wait(5)
+    job.set_params("fast")
+    with qtbot.waitSignal(job.result_ready, timeout=5000) as got:
+        job.request(immediate=True)  # the slow run is stale: stopped, not waited for
+    assert got.args[0].value == "quick" and job.cancelled == 1 and job.dropped == 1
+    assert finished == [] and calls == ["slow", "fast"]
+    job.close()
+
+
+def test_a_cancel_that_comes_after_the_run_never_reaches_later_code():
+    from rackdesigner.ui.jobs import Worker
+
+    worker = Worker()
+    ok, value = worker.run(lambda: 41 + 1)
+    assert (ok, value) == (True, 42) and not worker.cancel()  # nothing to stop any more
+    total = sum(range(100_000))  # would raise here if a cancel had been left pending
+    assert total > 0 and worker.run(lambda: "again") == (True, "again")
+
+
+def test_a_cancel_waits_until_the_worker_is_out_of_an_import(tmp_path, monkeypatch):
+    """An import holds a module lock in Python code: a run stopped inside one left the lock
+    held, and the next import of that module hung the designer. The cancel lands after it."""
+    import importlib
+    import sys
+    import time
+
+    from rackdesigner.ui.jobs import Worker
+
+    (tmp_path / "slow_import_for_cancel.py").write_text(
+        "import time\nend = time.monotonic() + 0.5\nwhile time.monotonic() < end:\n"
+        "    pass\nVALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("slow_import_for_cancel", None)
+    worker, started, out = Worker(), threading.Event(), []
+
+    def work():
+        started.set()
+        module = importlib.import_module("slow_import_for_cancel")
+        end = time.monotonic() + 20
+        while time.monotonic() < end:  # then a long computation, where the cancel lands
+            pass
+        return module.VALUE
+
+    thread = threading.Thread(target=lambda: out.append(worker.run(work)))
+    thread.start()
+    assert started.wait(5)
+    time.sleep(0.1)  # inside the module's body now
+    assert worker.cancel()
+    thread.join(10)
+    assert out == [(False, None)]  # stopped in the computation...
+    assert "slow_import_for_cancel" in sys.modules  # ...after the import had finished
+    assert importlib.import_module("slow_import_for_cancel").VALUE == 7

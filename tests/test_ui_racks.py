@@ -398,7 +398,7 @@ def test_a_failed_unit_is_greyed_in_the_elevation_and_restore_brings_it_back(qtb
 @pytest.mark.slow
 def test_the_elevations_redraw_only_for_edits_they_show(qtbot, tmp_path):
     """A move on the canvas leaves the elevations as they are; Fail re-marks the unit in place;
-    a new cable (power at both ends' racks) or a unit moved to another U rebuilds them."""
+    a unit mounted elsewhere moves its own item only (and its racks' headers)."""
     from rackdesigner.commands import MoveDevices
     from rackdesigner.commands.failures import set_status
 
@@ -418,7 +418,9 @@ def test_the_elevations_redraw_only_for_edits_they_show(qtbot, tmp_path):
     assert panel.scene.item_for_unit["node-1"] is unit and not unit.failed
     doc.push(mount(layout, {"switch-1": ("rack-2", 1, "front")}, panel.scene.index))
     panel.flush()
-    assert panel.scene.item_for_unit["node-1"] is not unit  # a unit moved: rebuilt
+    assert panel.scene.item_for_unit["node-1"] is unit  # another unit moved: not rebuilt
+    assert panel.scene.item_for_unit["switch-1"].unit.rack == "rack-2"
+    _assert_units_as_rebuilt(panel)
 
 
 @pytest.mark.slow
@@ -475,3 +477,44 @@ def _assert_as_rebuilt(panel) -> None:
     assert shown.keys() == rebuilt.keys()
     for rack, (typical, peak, problems) in rebuilt.items():
         assert shown[rack] == (pytest.approx(typical), pytest.approx(peak), problems)
+
+
+def _elevations(panel) -> dict:
+    scene = panel.scene
+    return {
+        "racks": {r: (i.summary.units, i.summary.used_u, i.summary.typical_w, i.summary.max_w,
+                      i.problems, i.heat, i.pos().x(), i.pos().y())
+                  for r, i in scene.item_for_rack.items()},
+        "units": {u: (i.unit, i.problem, i.ghost, i.failed, i.pos().x(), i.pos().y())
+                  for u, i in scene._unit_items.items()},
+        "unracked": [panel.unracked.item(i).text() for i in range(panel.unracked.count())],
+    }
+
+
+def _assert_units_as_rebuilt(panel) -> None:
+    """Units, racks' headers, marks and the Unracked list are what a rebuild would show."""
+    shown = _elevations(panel)
+    panel.refresh()
+    assert shown == _elevations(panel)
+
+
+def test_units_moved_in_the_racks_tab_update_in_place_as_a_rebuild_would_show(qtbot, tmp_path):
+    """Mount, move to the other rack, to the rear, unrack and undo: each updates the units it
+    moved and their racks (no rebuild: 2.4 s at 32k GPUs), and the elevations, marks and the
+    Unracked list equal a rebuild's after each."""
+    window, panel = _racks_window(qtbot, tmp_path)
+    doc, layout = window.document, window.document.layout
+    rack_2 = panel.scene.item_for_rack["rack-2"]
+    steps = [{"switch-1": ("rack-2", 3, "front")}, {"node-1": ("rack-2", 10, "front")},
+             {"switch-1": ("rack-2", 3, "rear")}, {"node-1": ("rack-1", 40, "front")},
+             {"switch-1": (None, None, "front")}]
+    for placements in steps:
+        doc.push(mount(layout, placements, panel.scene.index))
+        panel.flush()
+        assert panel.scene.item_for_rack["rack-2"] is rack_2  # updated, not rebuilt
+        _assert_units_as_rebuilt(panel)
+        rack_2 = panel.scene.item_for_rack["rack-2"]
+    while doc.undo_stack.canUndo():
+        doc.undo_stack.undo()
+        panel.flush()
+        _assert_units_as_rebuilt(panel)

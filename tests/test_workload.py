@@ -46,7 +46,8 @@ def test_bundled_models_have_their_published_parameter_counts():
     published = {  # billions: model cards and papers (total, active)
         "llama3-8b": (8.0, 8.0), "llama3-70b": (70.6, 70.6), "llama3.1-405b": (405, 405),
         "gpt3-175b": (175, 175), "mixtral-8x7b": (46.7, 12.9), "deepseek-v3": (671, 37),
-        "gpt-oss-120b": (116.83, 5.13),
+        "gpt-oss-120b": (116.83, 5.13), "qwen3-30b-a3b": (30.5, 3.3),
+        "qwen3-235b-a22b": (235, 22),
     }
     # the gpt-oss model card counts active parameters without the input embedding
     without_input_embedding = {"gpt-oss-120b"}
@@ -143,7 +144,9 @@ def test_an_nvl72_runs_an_expert_parallel_moe_much_faster_than_8_gpu_nodes(tmp_p
     assert on_rack.comm["ep_all_to_all"]["busbw_GBps"] > 5 * on_nodes.comm["ep_all_to_all"][
         "busbw_GBps"]
     assert on_rack.breakdown["ep_exposed_s"] < on_nodes.breakdown["ep_exposed_s"] / 5
-    assert on_rack.step_time_s < on_nodes.step_time_s / 2
+    # what the MoE layer costs both alike (host dispatch, router, expert GEMMs) stays: the rack
+    # is faster by at least the 1.4x the scale-up check asks of an EP-64 job
+    assert on_rack.step_time_s < on_nodes.step_time_s / 1.4
 
 
 def test_recomputation_and_precision_move_time_and_memory_the_right_way(four_nodes):
@@ -199,7 +202,7 @@ def test_cli_estimate_json_has_the_documented_schema(tmp_path, four_nodes, capsy
                 "mfu", "memory_per_gpu_GB", "fits", "energy_kWh_per_step",
                 "time_to_train_days", "energy_MWh"):
         assert doc[key] is not None, key
-    assert set(doc["breakdown"]) == {"compute_s", "tp_exposed_s", "cp_exposed_s",
+    assert set(doc["breakdown"]) == {"compute_s", "tp_exposed_s", "cp_exposed_s", "moe_dispatch_s",
                                      "ep_exposed_s", "pp_bubble_s", "pp_p2p_s",
                                      "dp_exposed_s", "optimizer_s"}
     assert doc["parallelism"]["dp"] == 2 and doc["parallelism"]["microbatches"] == 32
@@ -227,7 +230,8 @@ def test_cli_models_lists_the_catalog(capsys):
     assert main(["models", "--json"]) == 0
     ids = [m["id"] for m in json.loads(capsys.readouterr().out)]
     assert ids == sorted(["llama3-8b", "llama3-70b", "llama3.1-405b", "gpt3-175b",
-                          "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b"])
+                          "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b", "qwen3-30b-a3b",
+                          "qwen3-235b-a22b"])
 
 
 def test_search_ranks_fitting_layouts_with_tp_inside_the_nvlink_domain(four_nodes):

@@ -196,12 +196,14 @@ def test_overlapping_the_expert_all_to_all_narrows_the_nvl72_vs_dgx_b200_gap(gpt
     assert 1.4 <= overlapped < rack.tokens_per_s / exposed.tokens_per_s
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22: 1.4-2.6x asked; 2.68x after the simulation's "
-                   "all-to-all rework (docs/workload.md, the scale-up question)")
 def test_gpt_oss_on_an_nvl72_rack_vs_eight_dgx_b200_lands_near_the_published_ratio(
         gpt_oss_estimates):
     """NVIDIA's NeMo 26.02 performance summary: gpt-oss-120b, 64 GPUs, EP 64, micro-batch 4,
     global batch 1,280: 15,784 tokens/s/GPU on GB200 NVL72 vs 8,047 on DGX B200 (1.96x; part
-    of it the GB200's higher clock). The issue asks for 1.4-2.6x."""
+    of it the GB200's higher clock). The issue asks for 1.4-2.6x. What the MoE layer costs
+    both systems alike (the host's dropless dispatch, the router, the per-expert GEMMs) is
+    what brings the ratio from 2.7x (all-to-all alone) into that window."""
     rack, nodes, _ = gpt_oss_estimates
     assert 1.4 <= rack.tokens_per_s / nodes.tokens_per_s <= 2.6
+    for e in (rack, nodes):
+        assert e.breakdown["moe_dispatch_s"] > 0

@@ -9,12 +9,16 @@ import pytest
 from script_module import script_module
 
 #: Mean absolute error of the validation set when this gate was set (docs/workload.md):
-#: 14.0 % over 47 runs; the bound leaves room for engine changes of a point or so, no more.
-VALIDATION_MEAN_BOUND = 0.155
-#: ... and of the calibration set (9.5 % over 20 runs).
-CALIBRATION_MEAN_BOUND = 0.11
-#: Dense runs of the validation set whose layouts the memory model may refuse (none).
-MAY_NOT_FIT: set[str] = {"Llama 3.1 405B, 256 GB200, FP8"}
+#: 10.7 % over 59 runs (was 14.0 % over 47 before the MoE, memory and pipeline-split work);
+#: the bound leaves room for engine changes of under a point, no more (the issue asks 12 %).
+VALIDATION_MEAN_BOUND = 0.115
+#: ... and of the calibration set (13.3 % over 31 runs: its 13 MoE runs are where the MoE
+#: dispatch constant was fitted, 20.6 % mean; its 18 dense runs 8.1 %).
+CALIBRATION_MEAN_BOUND = 0.14
+#: Published layouts the memory model may refuse: NeMo 25.11's gpt-oss-120b on 64 H100 with
+#: micro-batch 4 recomputes the norms and the experts' activation (Megatron-Core's output-
+#: discarding `recompute_modules: [layernorm, moe_act]`), which the estimator does not model.
+MAY_NOT_FIT: set[str] = {"gpt-oss-120b, 64 H100 (25.11)"}
 
 # the published runs are simulated once per module (about 10 s quiet): the whole gate is slow
 pytestmark = pytest.mark.slow

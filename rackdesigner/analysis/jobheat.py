@@ -117,7 +117,7 @@ def job_heat(estimator: Estimator, estimate: Estimate,
     n = len(ranks)
     groups = comm.groups
     topo = groups.topo
-    index = FabricIndex.build(topo)
+    index = FabricIndex.of(topo)
     best: dict[str, tuple[float, LinkLoad, str]] = {}
     summaries: list[ExchangeHeat] = []
     shapes = job.groups()

@@ -161,7 +161,7 @@ class WhatIf:
                                   f"{self.job_intact.error}")
         self.intact_result = simulate(self.layout, **self.sim)
         self.intact = figures(self.intact_result, size)
-        self._capacity = gpu_capacity(Topology.build(self.layout))
+        self._capacity = gpu_capacity(Topology.of(self.layout))
 
     def scenario(self, failed_ids: Iterable[str]) -> Impact:
         """The design with `failed_ids` (devices, links, groups; what they contain goes too)."""
@@ -173,7 +173,7 @@ class WhatIf:
         broken = degraded(self.layout, down)
         result = simulate(broken, **self.sim)
         after = figures(result, self.size)
-        cap = gpu_capacity(Topology.build(broken))
+        cap = gpu_capacity(Topology.of(broken))
         failed_gpus = sum(1 for g in self._capacity if g in down.devices)
         degraded_gpus = sum(1 for g, (up, net) in cap.items()
                             if up < self._capacity[g][0] - _TOL
@@ -207,7 +207,7 @@ class WhatIf:
             if kind == "switch":
                 ids = switches
             else:
-                tier = Topology.build(layout).tier
+                tier = Topology.of(layout).tier
                 want = (lambda t: t == 1) if kind == "leaf" else (lambda t: t >= 2)
                 ids = [s for s in switches if tier.get(s) is not None and want(tier[s])]
         return sorted(ids, key=natural_key)
@@ -345,14 +345,32 @@ class MarkedImpact:
         return self.stranded_gpus > 0
 
 
+class IntactFigures:
+    """The intact design's simulation (and, on first use, each GPU's capacity) kept across
+    Fail / Restore / Undo by the live panel: `layout` is held so that the degraded designs'
+    index and topology can be derived from the intact one's (`model/index_delta.py`)."""
+
+    def __init__(self, result: SimulationResult, layout: Layout, extra: Any = None) -> None:
+        self.result = result
+        self.layout = layout
+        self.extra = extra  # what the caller keeps beside (the panel: its rack split)
+        self._capacity: dict[str, tuple[float, float]] | None = None
+
+    def capacity(self) -> dict[str, tuple[float, float]]:
+        if self._capacity is None:
+            self._capacity = gpu_capacity(Topology.of(self.layout))
+        return self._capacity
+
+
 def marked_impact(layout: Layout, result: SimulationResult,
                   simulate_intact: Callable[[Layout], SimulationResult],
                   cache: dict | None = None, cache_key: object = None) -> MarkedImpact | None:
     """Compare `result` (the simulation of `layout`, failures left out) with the intact design.
 
     `simulate_intact` runs the simulation with the same scope and options; `cache` keeps the
-    intact figures under `cache_key` (the document's revision ignoring status changes), so
-    toggling failures costs one simulation, not two. None when nothing is marked failed.
+    intact figures (`IntactFigures`) under `cache_key` (the document's revision ignoring
+    status changes), so toggling failures costs one simulation, not two. None when nothing is
+    marked failed.
     """
     down = closure(layout)
     if not down:
@@ -360,13 +378,14 @@ def marked_impact(layout: Layout, result: SimulationResult,
     hit = cache.get(cache_key) if cache is not None and cache_key is not None else None
     if hit is None:
         intact_layout = restored(layout)
-        hit = (simulate_intact(intact_layout), gpu_capacity(Topology.build(intact_layout)))
+        hit = IntactFigures(simulate_intact(intact_layout), intact_layout)
         if cache is not None and cache_key is not None:
             cache.clear()
             cache[cache_key] = hit
-    intact, capacity = hit
-    cap = gpu_capacity(Topology.build(degraded(layout, down)))
+    capacity = hit.capacity()
+    cap = gpu_capacity(Topology.of(degraded(layout, down)))
     worse = sum(1 for g, (up, net) in cap.items() if g in capacity
                 and (up < capacity[g][0] - _TOL or net < capacity[g][1] - _TOL))
     failed_gpus = sum(1 for g in capacity if g in down.devices)
-    return MarkedImpact(down.marked, intact, failed_gpus, result.scope.unreachable_gpus, worse)
+    return MarkedImpact(down.marked, hit.result, failed_gpus, result.scope.unreachable_gpus,
+                        worse)

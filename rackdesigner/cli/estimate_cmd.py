@@ -55,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        ("ep", "expert")):
         p.add_argument(f"--{name}", type=_positive, default=1, metavar=name[0].upper(),
                        help=f"{what}-parallel degree (default 1)")
+    p.add_argument("--etp", type=_positive, metavar="E",
+                   help="expert tensor-parallel degree of MoE layers (default: TP; NeMo's MoE "
+                   "recipes use 1: experts whole, EP folded over TP x CP x DP)")
     p.add_argument("--vp", type=_positive, default=1, metavar="V",
                    help="virtual pipeline stages per GPU (interleaved 1F1B; default 1)")
     p.add_argument("--dp", type=_positive, metavar="D",
@@ -101,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     job = Job(tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, vp=args.vp, dp=args.dp,
               gbs=args.gbs, mbs=args.mbs, seq=args.seq, precision=args.precision,
               recompute=args.recompute, sharding=args.sharding, profile=args.profile,
-              grad_dtype=args.grad_dtype, dp_overlap=args.dp_overlap)
+              grad_dtype=args.grad_dtype, dp_overlap=args.dp_overlap, etp=args.etp)
     try:
         est = Estimator(layout, args.model, gpus=args.gpus, group=args.group, pue=args.pue)
         if args.search:

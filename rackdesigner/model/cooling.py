@@ -256,10 +256,14 @@ class _Splitter:
 
 
 def cooling_report(layout: Layout, power: RackPower | None = None,
-                   by_rack: dict[str, tuple[float, float]] | None = None) -> CoolingReport:
+                   by_rack: dict[str, tuple[float, float]] | None = None, *,
+                   site_totals: bool = True) -> CoolingReport:
     """Heat to liquid and to air, per rack, per CDU and against the site (module docstring).
 
-    `by_rack` is the racks' (typical, max) draw when the caller has it (`RackIndex`)."""
+    `by_rack` is the racks' (typical, max) draw when the caller has it (`RackIndex`).
+    `site_totals` False leaves out what needs every link end's draw — the design's total
+    (the site's use) and its heat to liquid and air, all 0 then — for a caller that reads
+    none of them (the design rules of a site without limits, after each edit)."""
     power = power or RackPower(layout)
     drawn = power.draws() if by_rack is None else None
     if by_rack is None:
@@ -290,8 +294,11 @@ def cooling_report(layout: Layout, power: RackPower | None = None,
         liquid += share
         if share and device.rack is not None:
             liquid_rack[device.rack] += share
-    ends = drawn.link_ends if drawn is not None else power.draws().link_ends
-    total = device_total + sum(m for _, _, m in ends.values())
+    if site_totals:
+        ends = drawn.link_ends if drawn is not None else power.draws().link_ends
+        total = device_total + sum(m for _, _, m in ends.values())
+    else:
+        total = liquid = 0.0
     rack_heat: dict[str, RackHeat] = {}
     for rack_id in sorted(set(racks) | set(by_rack), key=natural_key):
         if rack_id not in racks:

@@ -15,11 +15,15 @@ disagree on what a failure takes down.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rackdesigner.model.items import ACTIVE, FAILED
 from rackdesigner.model.layout import Layout
+
+_DEGRADED_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,16 +96,40 @@ def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:
     """`layout` as the simulation sees it: failed devices and links left out.
 
     Returns `layout` itself when nothing is failed (no copy: the intact design is cheap).
+    The degraded state is made once per state and failure set (the panel's worker asks for
+    it three times per run) and remembers the state it was cut from: its derived index and
+    topology are then derived from that state's instead of from nothing
+    (`model/index_delta.py`, `simulation/topology_delta.py`).
     """
     failed = closure(layout) if failed is None else failed
     if not failed.devices and not failed.links:
         return layout
+    source = layout.state
+    key = (failed.devices, failed.links)
+    with _DEGRADED_LOCK:
+        kept = source._cache.get("degraded")
+        if kept is not None and kept[0] == key:
+            out = layout.copy()
+            out._state = kept[1]
+            return out
     out = layout.copy()
     for link_id in failed.links:
         if out.has_link(link_id):
             out.remove_link(link_id)
     for device_id in failed.devices:
         out.remove_device(device_id)
+    state = out.state
+    state._cache["minus"] = (weakref.ref(source), failed)
+    # its devices and links listed once, from the source's lists (order kept): reading them
+    # through the order's tombstones cost several times as much, for every pass over them
+    listed = source._cache.get("links")
+    if listed is not None:
+        gone = failed.links
+        state._cache["links"] = tuple(lk for lk in listed if lk.id not in gone)
+    gone = failed.devices
+    state._cache["devices"] = tuple(d for d in source.iter_devices() if d.id not in gone)
+    with _DEGRADED_LOCK:
+        source._cache["degraded"] = (key, state)  # the last one only: a what-if's N-1 walk
     return out
 
 

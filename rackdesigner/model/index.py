@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
-from rackdesigner.model.items import Link
+from rackdesigner.model.items import Device, Link
 
 if TYPE_CHECKING:
     from rackdesigner.model.state import DesignState
@@ -114,7 +114,9 @@ class DesignIndex:
                    "_all_specs", "_exhausted")
 
     def __init__(self, state: DesignState, catalog: Catalog,
-                 like: DesignIndex | None = None) -> None:
+                 like: DesignIndex | None = None,
+                 minus: tuple[DesignIndex, Any] | None = None,
+                 evolve: tuple[DesignIndex, dict[str, set]] | None = None) -> None:
         self.state = state
         self.catalog = catalog
         self._lock = threading.RLock()
@@ -132,11 +134,50 @@ class DesignIndex:
         self._all_specs = False  # `_spec_of` holds every device (`_specs`)
         self._failed: Any = None
         self._exhausted: tuple[tuple[str, str, int, int], ...] | None = None
-        if like is not None:  # the same design but for positions: its facets hold here too
-            for name in self._MOVE_PROOF:
+        if like is not None:  # the same design but for positions and statuses: its facets
+            for name in self._MOVE_PROOF:  # hold here too...
                 value = getattr(like, name)
                 setattr(self, name, dict(value) if isinstance(value, dict)
                         and name in ("_by_model", "_spec_of", "_groups") else value)
+            other = like.state  # ...but the failure closure only if nothing it reads changed
+            if not (other.failed is state.failed and other.group_members is state.group_members
+                    and other.group_kids is state.group_kids):  # (a move changes none)
+                self._failed = None
+        #: (index of a state, `FailedSet`): this state is that one with the failed devices
+        #: and links left out (`model.failures.degraded`); links and connectivity are then
+        #: derived from that index's (`model/index_delta.py`), not from the whole design
+        self._minus = minus
+        #: (index of an earlier state, ids changed since by kind): this state's facets are
+        #: derived from that index's by what changed (`model/index_evolve.py`)
+        self._evolve: tuple[DesignIndex, dict[str, set]] | None = evolve
+        if evolve is not None:
+            base, touched = evolve
+            # the earlier index is held until this one's facets are derived; it lets go of
+            # its own (a chain of indexes each holding the one before would keep them all)
+            base._evolve = None
+            self._by_model = dict(base._by_model)
+            self._groups = dict(base._groups)
+            self._spec_of = dict(base._spec_of)  # a copy in one step (others may be adding)
+            for device_id in touched["d"]:
+                self._spec_of.pop(device_id, None)
+            if base._all_specs:  # complete again with the changed devices' specs
+                for device_id in touched["d"]:
+                    if device_id in state.devices:
+                        self.spec(device_id)
+                self._all_specs = True
+
+    _EVOLVED = ("_carried", "_connectivity", "_nic_reach", "_racks", "_models", "_counts")
+
+    def _evolving(self, facet: str) -> tuple[DesignIndex, dict[str, set]] | None:
+        """(the earlier index, what changed) when this index evolves from one that has
+        `facet` computed (None: derive it from nothing). Once every facet that can evolve
+        is derived, the earlier index is let go."""
+        evolve = self._evolve
+        if evolve is None:
+            return None
+        if all(getattr(self, name) is not None for name in self._EVOLVED if name != facet):
+            self._evolve = None  # this is the last one
+        return evolve if getattr(evolve[0], facet) is not None else None
 
     # ---- per device ------------------------------------------------------------------------
     def spec(self, device_id: str) -> DeviceSpec | None:
@@ -222,33 +263,49 @@ class DesignIndex:
     def carried(self) -> tuple[CarriedLink, ...]:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
         with self._lock:
+            if self._carried is None and self._minus is not None:
+                from rackdesigner.model.index_delta import carried_without
+
+                source, failed = self._minus
+                self._carried, self._rejected = carried_without(source, failed.links)
+            evolving = self._evolving("_carried") if self._carried is None else None
+            if evolving is not None:
+                from rackdesigner.model.index_evolve import carried_evolved
+
+                self._carried, self._rejected = carried_evolved(self, *evolving)
             if self._carried is None:
-                out: list[CarriedLink] = []
-                rejected: list[tuple[str, Link, Any]] = []
-                spec_of = self.all_specs()
-                groups = self._groups
-                append = out.append
-                for link in self.state.link_list():  # the hot loop of a 700,000-link design
-                    a, b = link.a, link.b
-                    if a.device == b.device:
-                        continue
-                    sa, sb = spec_of.get(a.device), spec_of.get(b.device)
-                    if sa is None or sb is None:
-                        continue
-                    key = (sa.id, a.group)
-                    ga = groups[key] if key in groups else self.port_group(a.device, a.group)
-                    key = (sb.id, b.group)
-                    gb = groups[key] if key in groups else self.port_group(b.device, b.group)
-                    if ga is not None and gb is not None:
-                        if ga.protocol == gb.protocol:
-                            append(CarriedLink(link, ga, gb, ga.protocol))
-                        else:
-                            rejected.append(("protocol-mismatch", link,
-                                             (ga.protocol, gb.protocol)))
-                    else:
-                        rejected.append(("missing-port", link, a if ga is None else b))
+                out, rejected = self._classify(self.state.link_list())
                 self._carried, self._rejected = tuple(out), tuple(rejected)
             return self._carried
+
+    def _classify(self, links: Iterable[Link]
+                  ) -> tuple[list[CarriedLink], list[tuple[str, Link, Any]]]:
+        """`links` (in order) split into the carried and the rejected (see `rejected`)."""
+        out: list[CarriedLink] = []
+        rejected: list[tuple[str, Link, Any]] = []
+        spec_of = self.all_specs()
+        groups = self._groups
+        append = out.append
+        for link in links:  # the hot loop of a 700,000-link design
+            a, b = link.a, link.b
+            if a.device == b.device:
+                continue
+            sa, sb = spec_of.get(a.device), spec_of.get(b.device)
+            if sa is None or sb is None:
+                continue
+            key = (sa.id, a.group)
+            ga = groups[key] if key in groups else self.port_group(a.device, a.group)
+            key = (sb.id, b.group)
+            gb = groups[key] if key in groups else self.port_group(b.device, b.group)
+            if ga is not None and gb is not None:
+                if ga.protocol == gb.protocol:
+                    append(CarriedLink(link, ga, gb, ga.protocol))
+                else:
+                    rejected.append(("protocol-mismatch", link,
+                                     (ga.protocol, gb.protocol)))
+            else:
+                rejected.append(("missing-port", link, a if ga is None else b))
+        return out, rejected
 
     def failed(self, compute: Callable[[], Any]) -> Any:
         """The state's failure closure (`model.failures.closure`: what its failed objects take
@@ -267,6 +324,17 @@ class DesignIndex:
 
     def connectivity(self) -> Connectivity:
         with self._lock:
+            if self._connectivity is None and self._minus is not None:
+                from rackdesigner.model.index_delta import connectivity_without
+
+                source, failed = self._minus
+                if source._connectivity is not None:
+                    self._connectivity = connectivity_without(self, source, failed)
+            evolving = self._evolving("_connectivity") if self._connectivity is None else None
+            if evolving is not None:
+                from rackdesigner.model.index_evolve import connectivity_evolved
+
+                self._connectivity = connectivity_evolved(self, *evolving)
             if self._connectivity is None:
                 self._connectivity = self._connect()
             return self._connectivity
@@ -341,6 +409,11 @@ class DesignIndex:
         """Devices with a host-link (PCIe, C2C) path from a NIC or DPU that does not pass
         through a GPU (the GPUs in it can send to the network through that NIC)."""
         with self._lock:
+            evolving = self._evolving("_nic_reach") if self._nic_reach is None else None
+            if evolving is not None and evolving[0]._connectivity is not None:
+                from rackdesigner.model.index_evolve import nic_reach_evolved
+
+                self._nic_reach = nic_reach_evolved(self, *evolving)
             if self._nic_reach is None:
                 host: dict[str, list[str]] = defaultdict(list)
                 for c in self.carried():
@@ -367,21 +440,31 @@ class DesignIndex:
         """Rack id -> (lowest U, top U, device id) of the devices placed in it, sorted; only
         devices with a U position, a known height and a rack that is a known rack model."""
         with self._lock:
+            evolving = self._evolving("_racks") if self._racks is None else None
+            if evolving is not None:
+                from rackdesigner.model.index_evolve import racks_evolved
+
+                self._racks = racks_evolved(self, *evolving)
             if self._racks is None:
                 racks: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
                 for device in self.state.iter_devices():
-                    if device.rack is None or device.u is None:
-                        continue
-                    rack_spec, spec = self.spec(device.rack), self.spec(device.id)
-                    if rack_spec is None or rack_spec.rack is None or spec is None:
-                        continue
-                    height = round(spec.u_height or 0)
-                    if height > 0:
-                        racks[device.rack].append((device.u, device.u + height - 1, device.id))
+                    span = self._span(device)
+                    if span is not None and device.rack is not None:
+                        racks[device.rack].append(span)
                 for spans in racks.values():
                     spans.sort()
                 self._racks = dict(racks)
             return self._racks
+
+    def _span(self, device: Device) -> tuple[int, int, str] | None:
+        """(lowest U, top U, id) of a device placed in a known rack with a known height."""
+        if device.rack is None or device.u is None:
+            return None
+        rack_spec, spec = self.spec(device.rack), self.spec(device.id)
+        if rack_spec is None or rack_spec.rack is None or spec is None:
+            return None
+        height = round(spec.u_height or 0)
+        return (device.u, device.u + height - 1, device.id) if height > 0 else None
 
     def counts(self) -> tuple[Counter[str], int]:
         """Devices per kind ("?" for unknown models) and the number of links (bundles count
@@ -394,12 +477,25 @@ class DesignIndex:
             for model, n in self.models().items():
                 spec = self.catalog.get(model) if model in self.catalog else None
                 kinds[spec.kind if spec is not None else "?"] += n
-            counts = self._counts = (kinds, sum(lk.count for lk in self.state.links.values()))
+            links = None
+            evolving = self._evolving("_counts")
+            if evolving is not None:
+                from rackdesigner.model.index_evolve import links_evolved
+
+                links = links_evolved(self, *evolving)
+            if links is None:
+                links = sum(lk.count for lk in self.state.links.values())
+            counts = self._counts = (kinds, links)
         return counts
 
     def models(self) -> Counter[str]:
         """Devices per model id (unknown models included: opening names them)."""
         models = self._models  # lock-free as `counts`
+        evolving = self._evolving("_models") if models is None else None
+        if evolving is not None:
+            from rackdesigner.model.index_evolve import models_evolved
+
+            models = self._models = models_evolved(self, *evolving)
         if models is None:
             models = self._models = Counter(d.model for d in self.state.devices.values())
         return models

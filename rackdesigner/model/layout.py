@@ -50,7 +50,7 @@ from rackdesigner.model.items import (
     is_valid_id,
     link_problem,
 )
-from rackdesigner.model.state import DesignState
+from rackdesigner.model.state import GROUP_PROOF, HINTED, DesignState
 from rackdesigner.model.transaction import Transaction, inverse, step
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ class Layout:
         self._listeners: list[Listener] = []
         self._recording: list[Transaction] = []
         self._counters: dict[str, int] = {}
-        self._derived: tuple[DesignState, Any, Any] | None = None  # state, index, graph held
+        self._derived: tuple[DesignState, dict[str, Any]] | None = None  # values held
         self.revision = 0
         #: Where the document was loaded from and the line of each object (for messages).
         self.source_path: str | None = None
@@ -188,8 +188,12 @@ class Layout:
                 self._emit(event)
         finally:  # even if a listener raised: the design is the recorded one
             if target is not None:
-                if all(isinstance(e, DeviceChanged) and e.is_move for e in events):
-                    target.take_index_hint(start)  # undoing a move: the same derived facts
+                kept = [_keeps_derived(e) for e in events]
+                if all(kept):  # undoing a move, a Fail: the same derived facts
+                    target.take_index_hint(start, HINTED if all(k is HINTED for k in kept)
+                                           else GROUP_PROOF)
+                # else what differs from the state left: derive from its values
+                target.take_edit_hint(start, [_touched(e) for e in events])
                 self._state = target
 
     # ---- reading -----------------------------------------------------------------------
@@ -206,13 +210,21 @@ class Layout:
         self._hold(index=index)
         return index
 
-    def _hold(self, index: Any = None, graph: Any = None) -> None:
+    def derived(self, key: str, build: Callable[[DesignState, Any], Any]) -> Any:
+        """A value derived from the current state (`DesignState.derived`: built once, shared
+        by every Layout on that state), held while this Layout shows that state."""
+        value = self._state.derived(key, build)
+        self._hold(**{key: value})
+        return value
+
+    def _hold(self, **values: Any) -> None:
         """Keep the current state's derived values alive while this Layout shows that state
         (the state itself refers to them weakly, so the undo history does not keep them)."""
         held = self._derived
         if held is None or held[0] is not self._state:
-            held = (self._state, None, None)
-        self._derived = (self._state, index or held[1], graph if graph is not None else held[2])
+            held = (self._state, {})
+        held[1].update(values)
+        self._derived = held
 
     @property
     def meta(self) -> Meta:
@@ -522,6 +534,38 @@ class Layout:
     def __repr__(self) -> str:
         return (f"<Layout {self.meta.name!r}: {self.device_count()} devices, "
                 f"{self.link_count()} links, {len(self._state.groups)} groups>")
+
+
+def _touched(event: Event) -> tuple[str, Any]:
+    """(kind, id) of the object an event changed (`DesignState.edit_base`'s kinds)."""
+    if isinstance(event, DeviceAdded | DeviceRemoved):
+        return ("d", event.device.id)
+    if isinstance(event, LinkAdded | LinkRemoved):
+        return ("l", event.link.id)
+    if isinstance(event, GroupAdded | GroupRemoved):
+        return ("g", event.group.id)
+    if isinstance(event, DeviceChanged):
+        return ("d", event.new.id)
+    if isinstance(event, LinkChanged):
+        return ("l", event.new.id)
+    if isinstance(event, GroupChanged):
+        return ("g", event.new.id)
+    return ("m", None)
+
+
+def _keeps_derived(event: Event) -> tuple[str, ...]:
+    """The derived values of the state before `event` that hold after it (what
+    `DesignState.take_index_hint` allows): all for a position or status change, the index and
+    topology for any group change, none otherwise."""
+    if isinstance(event, GroupChanged):
+        old, new = event.old, event.new
+        same = dataclasses.replace(old, status=new.status, collapsed=new.collapsed) == new
+        return HINTED if same else GROUP_PROOF
+    if not isinstance(event, DeviceChanged | LinkChanged):
+        return ()
+    moved: dict[str, Any] = {"pos": event.new.pos} if isinstance(event, DeviceChanged) else {}
+    same = dataclasses.replace(event.old, status=event.new.status, **moved) == event.new
+    return HINTED if same else ()
 
 
 def _replace(value: Any, changes: dict[str, Any], what: str) -> Any:

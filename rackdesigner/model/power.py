@@ -235,6 +235,29 @@ class RackPower:
             out.append((entry[1], draw.typical_w, draw.max_w))
         return out
 
+    def rack_sums(self, racks: set[str], devices: Iterable[str], links: Iterable[Link]
+                  ) -> dict[str, tuple[float, float]]:
+        """(typical, max) W of `racks`, added up as `draws` adds them: first `devices` (those
+        placed in them, in the design's order), then the ends of `links` (those with an end
+        in them, in link order). A rack's figure after an edit, without a pass over the whole
+        design, and to the last bit the figure `draws` gives (`RackIndex` evolving)."""
+        typ: dict[str, float] = defaultdict(float)
+        peak: dict[str, float] = defaultdict(float)
+        index = self._devices()
+        for device_id in devices:
+            spec, rack, _ = index[device_id]
+            if rack not in racks or spec is None or spec.kind in NO_DRAW_KINDS:
+                continue
+            t, m = device_draw(spec)
+            typ[rack] += t
+            peak[rack] += m
+        for link in links:
+            for rack, t, m in self.rack_draws(link):
+                if rack in racks:
+                    typ[rack] += t
+                    peak[rack] += m
+        return {r: (typ[r], peak[r]) for r in peak}
+
     def draws(self, devices: Iterable[str] | None = None) -> Draws:
         """Per-rack sums and per-model link-end totals, in one pass over devices and links.
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Device, Link
+from rackdesigner.model.items import Device, Group, Link
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import RackBudget, RackPower, device_draw, over_budget, rack_budget
 
@@ -117,6 +117,13 @@ def with_face(props: tuple, face: str) -> tuple:
     return tuple(sorted(kept))
 
 
+def unit_label(group: Group) -> str:
+    """A system's unit label: its group's, or "tray 9" for an unnamed part of a system."""
+    if not group.name and "." in group.id:
+        return re.sub(r"(\D)(\d+)$", r"\1 \2", group.id.rsplit(".", 1)[1].replace("_", " "))
+    return group.label
+
+
 class RackIndex:
     """Units, racks and occupancy of one layout revision (build once, query many times)."""
 
@@ -135,6 +142,7 @@ class RackIndex:
         self._spec = spec
         self._power = RackPower(layout)
         self._by_rack: dict[str, tuple[float, float]] | None = None
+        self._members: dict[str, list[str]] | None = None
         self.racks: dict[str, DeviceSpec] = {}
         for device in layout.devices():
             s = spec(device.model)
@@ -173,12 +181,8 @@ class RackIndex:
                 continue
             units.append(self._unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
-            group = layout.group(group_id)
-            label = group.label
-            if not group.name and "." in group_id:  # a part of a system: "tray 9"
-                label = re.sub(r"(\D)(\d+)$", r"\1 \2",
-                               group_id.rsplit(".", 1)[1].replace("_", " "))
-            units.append(self._unit(group_id, label, mounted_groups[group_id], devices, True))
+            units.append(self._unit(group_id, unit_label(layout.group(group_id)),
+                                    mounted_groups[group_id], devices, True))
         units.sort(key=lambda u: natural_key(u.id))
         self.units: dict[str, Unit] = {u.id: u for u in units}
         self.unit_of: dict[str, str] = dict(owner)
@@ -220,6 +224,16 @@ class RackIndex:
     def power_model(self) -> RackPower:
         """The `RackPower` the index reads its racks' draw from (shared with cooling)."""
         return self._power
+
+    def members(self) -> dict[str, list[str]]:
+        """Rack id -> the devices placed in it (`rack` set), in the design's order."""
+        if self._members is None:
+            members: dict[str, list[str]] = {}
+            for device_id, (_, rack, _) in self._power._devices().items():
+                if rack is not None:
+                    members.setdefault(rack, []).append(device_id)
+            self._members = members
+        return self._members
 
     def power_by_rack(self) -> dict[str, tuple[float, float]]:
         """(typical, max) W per rack from `RackPower` (the power report's figures), once."""

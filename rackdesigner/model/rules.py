@@ -11,6 +11,7 @@ by mounted unit (whole systems, faces) from `model/racks.py`, which the Racks ta
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,16 +49,44 @@ def check_layout(layout: Layout) -> list[Finding]:
 
     A pass over the whole design: on a large one, callers that can afford it hold the garbage
     collector off meanwhile (`model/gcpause.py`; the CLI, the designer's workers)."""
+    return check_parts(layout).findings()
+
+
+@dataclass
+class RuleParts:
+    """The findings of each rule group, and of each link and over-wired port group: what an
+    edit's re-check starts from (`model/findings.py` re-checks only what the edit touched)."""
+
+    models: list[Finding]
+    links: list[Finding]
+    racks: list[Finding]
+    cooling: list[Finding]
+    nic_reach: list[Finding]
+    reachability: list[Finding]
+    by_link: dict[str, list[Finding]]  # link id -> its findings (those with any)
+    exhausted: dict[tuple[str, str], Finding]  # (device, port group) -> ports-exhausted
+
+    def findings(self) -> list[Finding]:
+        """All findings: errors first, then by rule group and object order."""
+        out = [*self.models, *self.links, *self.racks, *self.cooling, *self.nic_reach,
+               *self.reachability]
+        out.sort(key=lambda f: 0 if f.severity == ERROR else 1)
+        return out
+
+
+def check_parts(layout: Layout) -> RuleParts:
+    """Every rule over the whole design, kept by rule group (see `RuleParts`)."""
+    from rackdesigner.model.racks_evolve import rack_index
+
     specs = _Specs(layout)
-    findings: list[Finding] = []
-    findings += _check_models(layout, specs)
-    findings += _check_links(layout, specs)
-    findings += _check_racks(layout, specs)
-    findings += check_cooling(layout)
-    findings += _check_nic_reach(layout, specs)
-    findings += _check_reachability(layout)
-    findings.sort(key=lambda f: 0 if f.severity == ERROR else 1)
-    return findings
+    by_link: dict[str, list[Finding]] = {}
+    exhausted: dict[tuple[str, str], Finding] = {}
+    racks = rack_index(layout)  # one per state, shared with the Racks tab and cooling
+    return RuleParts(_check_models(layout, specs),
+                     _check_links(layout, specs, by_link, exhausted),
+                     _check_racks(layout, specs, racks), check_cooling(layout, racks),
+                     _check_nic_reach(layout, specs), _check_reachability(layout),
+                     by_link, exhausted)
 
 
 def check_racks(layout: Layout, index: RackIndex | None = None,
@@ -76,8 +105,11 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
     from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
 
     if report is None:
+        limits = layout.meta.site  # its totals are a pass over every link: only if they count
+        totals = limits.power_kw is not None or limits.cooling_kw is not None
         report = (cooling_report(layout) if index is None
-                  else cooling_report(layout, index.power_model, index.power_by_rack()))
+                  else cooling_report(layout, index.power_model, index.power_by_rack(),
+                                      site_totals=totals))
     out: list[Finding] = []
     for rack_id, heat in report.racks.items():
         if heat.over_air_limit:
@@ -178,16 +210,40 @@ def _port_group(spec: DeviceSpec, end: PortRef) -> PortGroup | None:
     return None
 
 
-def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
-    out: list[Finding] = []
+def _check_links(layout: Layout, specs: _Specs, by_link: dict | None = None,
+                 exhausted: dict | None = None) -> list[Finding]:
+    """Unresolved links, each link's findings (in link order) and over-wired port groups.
+    `by_link` and `exhausted` collect the findings per link id and per (device, port group),
+    what the incremental check (`model/findings.py`) starts from."""
+    out = check_unresolved(layout)
+    out += check_links_of(layout.links(), specs, {}, by_link)
+    for device_id, group_name, count, ports in specs.index.exhausted_ports():
+        finding = _exhausted(layout, device_id, group_name, count, ports)
+        out.append(finding)
+        if exhausted is not None:
+            exhausted[(device_id, group_name)] = finding
+    return out
+
+
+def check_unresolved(layout: Layout) -> list[Finding]:
+    out = []
     for link in layout.unresolved_links:
         missing = [e.device for e in (link.a, link.b) if not layout.has_device(e.device)]
         out.append(Finding(ERROR, "missing-device",
                            f"link {link.id}: no device {', '.join(missing)}", (link.id,)))
-    owners: dict[tuple[str, str, int], str] = {}
+    return out
+
+
+def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
+                   by_link: dict | None = None) -> list[Finding]:
+    """The findings of `links` in order; `owners` ((device, group, index) -> link id) holds
+    the ports taken by the links checked before (a port taken twice is reported at the
+    second link); `by_link` collects each link's findings."""
+    out: list[Finding] = []
     spec_of = specs.index.all_specs()
     port_groups: dict[tuple[str, str], PortGroup | None] = {}  # (model, group name)
-    for link in layout.links():
+    for link in links:
+        start = len(out)
         if link.a.device == link.b.device:
             out.append(Finding(ERROR, "self-link",
                                f"link {link.id}: both ends are on {link.a.device}", (link.id,)))
@@ -229,13 +285,28 @@ def _check_links(layout: Layout, specs: _Specs) -> list[Finding]:
         if ga is not None and gb is not None and (ga.protocol != gb.protocol
                                                   or ga.rate_gbps != gb.rate_gbps):
             out += _check_pair(link, ga, gb)
-    for device_id, group_name, count, ports in specs.index.exhausted_ports():
-        out.append(Finding(ERROR, "ports-exhausted",
-                           f"{device_id}: {count} links on port group {group_name!r}, which "
-                           f"has {ports} ports",
-                           (device_id, *[lk.id for lk in layout.links_of(device_id)
-                                         if lk.end(device_id).group == group_name][:20])))
+        if by_link is not None and len(out) > start:
+            by_link[link.id] = out[start:]
     return out
+
+
+def check_exhausted(layout: Layout, specs: _Specs, device_id: str, group_name: str
+                    ) -> Finding | None:
+    """A port group wired beyond its port count (`DesignIndex.exhausted_ports`), or None."""
+    count = specs.index.port_usage(device_id).get(group_name, 0)
+    group = specs.index.port_group(device_id, group_name)
+    if group is None or count <= group.count:
+        return None
+    return _exhausted(layout, device_id, group_name, count, group.count)
+
+
+def _exhausted(layout: Layout, device_id: str, group_name: str, count: int, ports: int
+               ) -> Finding:
+    return Finding(ERROR, "ports-exhausted",
+                   f"{device_id}: {count} links on port group {group_name!r}, which "
+                   f"has {ports} ports",
+                   (device_id, *[lk.id for lk in layout.links_of(device_id)
+                                 if lk.end(device_id).group == group_name][:20]))
 
 
 def _check_pair(link: Link, ga: PortGroup, gb: PortGroup) -> list[Finding]:

@@ -20,8 +20,9 @@ state on first use, so every reader of one state sees the same answer.
 
 from __future__ import annotations
 
+import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,15 @@ if TYPE_CHECKING:
 
 _EMPTY: Map = Map()
 _KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
+#: Derived values a state may take over from one that differs by positions and statuses
+#: (the design rules' findings too: no rule reads a position or a status), and those it may
+#: take from one that differs by groups as well (no index or topology reads a group).
+HINTED = ("index", "topology", "findings", "racks")
+GROUP_PROOF = ("index", "topology")
+#: Values a later state may be derived from by what changed since (`DesignState._pass_edit`).
+EDIT_BASES = ("index", "findings", "racks")
+MAX_EDITS = 20_000  # past this many changed objects deriving is no cheaper than computing
+_DERIVE_LOCK = threading.RLock()
 
 
 class DesignState:
@@ -87,7 +97,7 @@ never assigned after `_evolve` returns)."""
                 group_order: Any = _KEEP, unresolved_order: Any = _KEEP,
                 links_by_device: Any = _KEEP, group_members: Any = _KEEP,
                 group_kids: Any = _KEEP, port_use: Any = _KEEP,
-                failed: Any = _KEEP) -> DesignState:
+                failed: Any = _KEEP, edit: Any = None) -> DesignState:
         """A new state with the given fields, sharing every other one. States are never
         changed after this (by convention: plain slots keep this the hot path of every edit)."""
         if (self._links_by_device is None or self._port_use is None
@@ -111,6 +121,15 @@ never assigned after `_evolve` returns)."""
         new._port_use = self._port_use if port_use is _KEEP else port_use
         new.failed = self.failed if failed is _KEEP else failed
         new._cache = {}
+        if links is _KEEP and link_order is _KEEP:
+            if "links" in self._cache:
+                new._cache["links"] = self._cache["links"]  # the same links in the same order
+            else:
+                new._cache["links_from"] = (weakref.ref(self), None)
+        elif edit is not None and edit[0] == "l":  # one link added, removed or changed
+            new._cache["links_from"] = (weakref.ref(self), edit[1])
+        if edit is not None:
+            self._pass_edit(new, edit)
         return new
 
     # ---- derived maps (made on first use for a state read from a file) -------------------
@@ -170,6 +189,69 @@ never assigned after `_evolve` returns)."""
             if isinstance(found, DictMap):
                 found.as_map()
 
+    # ---- what changed since a state whose derived values are known -------------------------
+    def _pass_edit(self, new: DesignState, edit: Any) -> None:
+        """Remember in `new` which objects differ from the nearest earlier state that had
+        derived values (its index or findings) when `new` was made: ("edit", (that state,
+        touched)), `touched` a linked list of (kind, id) — kind "d" device, "l" link,
+        "g" group, "u" unresolved link, "m" meta — so that `new`'s values can be derived
+        from that state's by the objects that changed (`model/index_evolve.py`,
+        `model/findings.py`) instead of from nothing. A bulk edit is one entry of ids."""
+        size = len(edit[1]) if edit[0] == "bulk" else 1
+        if any(self._alive(key) is not None for key in EDIT_BASES):
+            new._cache["edit"] = (weakref.ref(self), (edit, None, size))
+            return
+        hint = self._cache.get("edit")
+        if hint is not None and hint[1][2] + size <= MAX_EDITS:
+            base, touched = hint
+            new._cache["edit"] = (base, (edit, touched, touched[2] + size))
+
+    def take_edit_hint(self, other: DesignState, touched: list[tuple[str, Any]]) -> None:
+        """This state differs from `other` in the `touched` objects only (an undo or redo ends
+        on a recorded state: its missing values may be derived from the state it left)."""
+        if all(self._alive(key) is not None for key in EDIT_BASES):
+            return
+        if any(other._alive(key) is not None for key in EDIT_BASES):
+            node: Any = None
+            for n, item in enumerate(touched, 1):
+                node = (item, node, n)
+            if node is not None and node[2] <= MAX_EDITS:
+                self._cache["edit"] = (weakref.ref(other), node)
+
+    def edit_base(self, key: str) -> tuple[Any, dict[str, set]] | None:
+        """(the alive `key` value of the nearest earlier state that has one, the ids touched
+        since, by kind) — see `_pass_edit` — or None. The chain goes from base to base: a
+        state whose index was derived on the way (the canvas asks for it) is the base of the
+        next edits, and its own base may be the one whose rack index is known."""
+        touched: dict[str, set] = {"d": set(), "l": set(), "g": set(), "u": set(), "m": set()}
+        state: DesignState = self
+        size = 0
+        seen = {id(self)}  # an undo's hint points forward: never around in a circle
+        while True:
+            hint = state._cache.get("edit")
+            if hint is None:
+                return None
+            node = hint[1]
+            size += node[2] if node is not None else 0
+            if size > MAX_EDITS:
+                return None
+            while node is not None:
+                kind, ids = node[0]
+                if kind == "bulk":
+                    for k, i in ids:
+                        touched[k].add(i)
+                else:
+                    touched[kind].add(ids)
+                node = node[1]
+            base = hint[0]()
+            if base is None or id(base) in seen:
+                return None
+            value = base._alive(key)
+            if value is not None:
+                return value, touched
+            seen.add(id(base))
+            state = base
+
     # ---- reading ---------------------------------------------------------------------------
     def has_id(self, item_id: str) -> bool:
         return (item_id in self.devices or item_id in self.links or item_id in self.groups
@@ -184,14 +266,66 @@ never assigned after `_evolve` returns)."""
         return self._listed("devices", self.devices, self.device_order)
 
     def link_list(self) -> tuple[Link, ...]:
-        """All resolved links in creation order (materialised once per state)."""
-        return self._listed("links", self.links, self.link_order)
+        """All resolved links in creation order (materialised once per state; from an
+        earlier state's list and the links changed since when there is one: reading 300,000
+        links through the order's tombstones after a cable was removed took 0.4 s)."""
+        cached = self._cache.get("links")
+        if cached is None:
+            cached = self._links_by_edits()
+            if cached is not None:
+                self._cache["links"] = cached
+        return cached if cached is not None else self._listed("links", self.links,
+                                                              self.link_order)
 
     def _listed(self, key: str, items: AnyMap, order: Order) -> tuple[Any, ...]:
         cached = self._cache.get(key)
         if cached is None:
             cached = self._cache[key] = tuple(items[i] for i in order)
         return cached
+
+    def _links_by_edits(self) -> tuple[Link, ...] | None:
+        """The link list from the nearest earlier state that has one, through the links
+        added (at the end of the order), removed and changed (in place) since."""
+        steps: list[tuple[DesignState, DesignState, str | None]] = []
+        state = self
+        base = None
+        while len(steps) < MAX_EDITS:
+            hint = state._cache.get("links_from")
+            if hint is None:
+                return None
+            prev = hint[0]()
+            if prev is None:
+                return None
+            steps.append((prev, state, hint[1]))
+            base = prev._cache.get("links")
+            if base is not None:
+                break
+            state = prev
+        if base is None:
+            return None
+        removed: set[str] = set()
+        replaced: dict[str, Link] = {}
+        appended: dict[str, Link] = {}
+        for prev, now, link_id in reversed(steps):
+            if link_id is None:
+                continue
+            a, b = prev.links.get(link_id), now.links.get(link_id)
+            if a is None and b is not None:
+                appended[link_id] = b
+            elif a is not None and b is None:
+                if link_id in appended:
+                    del appended[link_id]
+                else:
+                    removed.add(link_id)
+                    replaced.pop(link_id, None)
+            elif a is not None and b is not None:
+                if link_id in appended:
+                    appended[link_id] = b
+                else:
+                    replaced[link_id] = b
+        if removed or replaced:
+            base = tuple(replaced.get(lk.id, lk) for lk in base if lk.id not in removed)
+        return base + tuple(appended.values()) if appended else base
 
     def iter_groups(self) -> Iterator[Group]:
         groups = self.groups
@@ -210,16 +344,37 @@ never assigned after `_evolve` returns)."""
         The state keeps only a weak reference: whoever reads the index (the Layout showing
         this state, a worker's snapshot) keeps it alive, while the states kept by the undo
         history do not keep a derived index each (100k+ objects at 4k GPUs)."""
-        ref = self._cache.get("index")
-        index = ref() if ref is not None else None
-        if index is None or index.catalog is not catalog:
-            from rackdesigner.model.index import DesignIndex
+        index = self._alive("index")
+        if index is not None and index.catalog is catalog:
+            return index
+        from rackdesigner.model.index import DesignIndex
 
-            like_ref = self._cache.get("index_like")  # a state this one differs from by moves
+        with _DERIVE_LOCK:
+            index = self._alive("index")
+            if index is not None and index.catalog is catalog:
+                return index
+            like_ref = self._cache.get("index_like")  # differs by moves and statuses only
             like = like_ref() if like_ref is not None else None
-            index = DesignIndex(self, catalog,
-                                like=like if like is not None and like.catalog is catalog
-                                else None)
+            if like is not None and like.catalog is not catalog:
+                like = None
+            minus = None  # this state is another with failed objects left out (`degraded`)
+            if like is None and "minus" in self._cache:
+                source_ref, failed = self._cache["minus"]
+                source = source_ref()
+                ref = source._ref("index") if source is not None else None
+                of = ref() if ref is not None else None
+                if of is not None and of.catalog is catalog:
+                    minus = (of, failed)
+            evolve = None  # made by edits from a state whose index is known
+            if minus is not None:  # the failed objects are what changed, for other facets
+                failed = minus[1]
+                evolve = (minus[0], {"d": set(failed.devices), "l": set(failed.links),
+                                     "g": set(), "u": set(), "m": set()})
+            elif like is None:
+                found = self.edit_base("index")
+                if found is not None and found[0].catalog is catalog:
+                    evolve = found
+            index = DesignIndex(self, catalog, like=like, minus=minus, evolve=evolve)
             self._cache["index"] = weakref.ref(index)
         return index
 
@@ -242,7 +397,8 @@ never assigned after `_evolve` returns)."""
     # ---- new states ------------------------------------------------------------------------
     def with_device(self, device: Device, old: Device | None = None) -> DesignState:
         """`device` added (old None) or replacing `old` (same id, order kept)."""
-        changes: dict[str, Any] = {"devices": self.devices.set(device.id, device)}
+        changes: dict[str, Any] = {"devices": self.devices.set(device.id, device),
+                                   "edit": ("d", device.id)}
         if old is None:
             changes["device_order"] = self.device_order.append(device.id)
         old_group = old.group if old is not None else None
@@ -253,25 +409,70 @@ never assigned after `_evolve` returns)."""
         if failed is not self.failed:
             changes["failed"] = failed
         new = self._evolve(**changes)
-        if old is not None and old.pos != device.pos and replace(old, pos=device.pos) == device:
-            # a move: nothing the derived index holds depends on a position, so the new
-            # state's index may start from this one's (`index`)
+        if old is not None and replace(old, pos=device.pos, status=device.status) == device:
+            # a move or a Fail / Restore: nothing the derived index or the simulation's
+            # topology holds depends on a position or a status, so the new state's may start
+            # from this one's (`index`, `derived`)
             new.take_index_hint(self)
         return new
 
-    def take_index_hint(self, other: DesignState) -> None:
-        """`other` differs from this state by device positions only: unless this state has
-        its index already, it may start from `other`'s (a cache hint, not a change)."""
-        own = self._cache.get("index")
-        if own is not None and own() is not None:
-            return
-        ref = other._cache.get("index") or other._cache.get("index_like")
-        if ref is not None:
-            self._cache["index_like"] = ref
+    def take_index_hint(self, other: DesignState, keys: tuple[str, ...] = HINTED) -> None:
+        """`other` differs from this state by device positions and statuses only (or by
+        groups, which the values in `GROUP_PROOF` do not read): unless this state has them
+        already, its derived index may start from `other`'s and it may share `other`'s
+        topology and findings (a cache hint, not a change)."""
+        for key in keys:
+            if self._alive(key) is not None:
+                continue
+            ref = other._ref(key)
+            if ref is not None:
+                self._cache[key + "_like"] = ref
+
+    def _ref(self, key: str) -> weakref.ref | None:
+        """A live weak reference to this state's `key` value, or to the one it may share."""
+        for name in (key, key + "_like"):
+            ref = self._cache.get(name)
+            if ref is not None and ref() is not None:
+                return ref
+        return None
+
+    def _alive(self, key: str) -> Any:
+        ref = self._cache.get(key)
+        return ref() if ref is not None else None
+
+    def derived(self, key: str, build: Callable[[DesignState, Any], Any]) -> Any:
+        """A value derived from this state (the simulation's topology), built on first use by
+        `build(state, hint)` and then shared while someone holds it: the state keeps only a
+        weak reference, like the index's. `hint` is what the state may start from: a value
+        of a state that differs by positions and statuses only (share it as is) as
+        ("like", value), or ("minus", value of the state this one is with failed objects
+        left out, that `FailedSet`, that state) — see `model.failures.degraded` — or None."""
+        value = self._alive(key)
+        if value is not None:
+            return value
+        with _DERIVE_LOCK:  # two workers asking at once build it once
+            value = self._alive(key)
+            if value is not None:
+                return value
+            hint: Any = None
+            like = self._ref(key)
+            if like is not None:
+                hint = ("like", like())
+            else:
+                minus = self._cache.get("minus")
+                source = minus[0]() if minus is not None else None
+                ref = source._ref(key) if source is not None else None
+                value_of = ref() if ref is not None else None
+                if value_of is not None and minus is not None:
+                    hint = ("minus", value_of, minus[1], source)
+            value = build(self, hint)
+            self._cache[key] = weakref.ref(value)
+            return value
 
     def without_device(self, device: Device) -> DesignState:
         changes: dict[str, Any] = {"devices": self.devices.delete(device.id),
-                                   "device_order": self.device_order.remove(device.id)}
+                                   "device_order": self.device_order.remove(device.id),
+                                   "edit": ("d", device.id)}
         if device.id in self.links_by_device:
             changes["links_by_device"] = self.links_by_device.delete(device.id)
         if device.id in self.port_use:
@@ -285,15 +486,21 @@ never assigned after `_evolve` returns)."""
     def with_link(self, link: Link, old: Link | None = None) -> DesignState:
         failed = _mark(self.failed, link, old)
         if old is not None:
+            if replace(old, status=link.status) == link:  # a Fail / Restore: see with_device
+                new = self._evolve(links=self.links.set(link.id, link), failed=failed,
+                                   edit=("l", link.id))
+                new.take_index_hint(self)
+                return new
             use = _use(_use(self.port_use, old, -1), link, +1)
-            return self._evolve(links=self.links.set(link.id, link), port_use=use, failed=failed)
+            return self._evolve(links=self.links.set(link.id, link), port_use=use, failed=failed,
+                                edit=("l", link.id))
         by_device = self.links_by_device
         for device_id in dict.fromkeys((link.a.device, link.b.device)):
             by_device = by_device.set(device_id, (*by_device.get(device_id, ()), link.id))
         return self._evolve(links=self.links.set(link.id, link),
                             link_order=self.link_order.append(link.id),
                             links_by_device=by_device, port_use=_use(self.port_use, link, +1),
-                            failed=failed)
+                            failed=failed, edit=("l", link.id))
 
     def without_link(self, link: Link) -> DesignState:
         by_device = self.links_by_device
@@ -303,21 +510,23 @@ never assigned after `_evolve` returns)."""
         return self._evolve(links=self.links.delete(link.id),
                             link_order=self.link_order.remove(link.id),
                             links_by_device=by_device, port_use=_use(self.port_use, link, -1),
-                            failed=_mark(self.failed, None, link))
+                            failed=_mark(self.failed, None, link), edit=("l", link.id))
 
     def with_unresolved(self, link: Link) -> DesignState:
         order = self.unresolved_order
         if link.id not in order:
             order = order.append(link.id)
         return self._evolve(unresolved=self.unresolved.set(link.id, link),
-                            unresolved_order=order)
+                            unresolved_order=order, edit=("u", link.id))
 
     def without_unresolved(self, link_id: str) -> DesignState:
         return self._evolve(unresolved=self.unresolved.delete(link_id),
-                            unresolved_order=self.unresolved_order.remove(link_id))
+                            unresolved_order=self.unresolved_order.remove(link_id),
+                            edit=("u", link_id))
 
     def with_group(self, group: Group, old: Group | None = None) -> DesignState:
-        changes: dict[str, Any] = {"groups": self.groups.set(group.id, group)}
+        changes: dict[str, Any] = {"groups": self.groups.set(group.id, group),
+                                   "edit": ("g", group.id)}
         if old is None:
             changes["group_order"] = self.group_order.append(group.id)
         old_parent = old.parent if old is not None else None
@@ -327,7 +536,13 @@ never assigned after `_evolve` returns)."""
         failed = _mark(self.failed, group, old)
         if failed is not self.failed:
             changes["failed"] = failed
-        return self._evolve(**changes)
+        new = self._evolve(**changes)
+        if old is not None:  # neither the index nor the topology reads groups (nor the
+            # failure closure, which is not kept); the rules read all but status and folding
+            new.take_index_hint(self, HINTED if replace(old, status=group.status,
+                                                        collapsed=group.collapsed) == group
+                                else GROUP_PROOF)
+        return new
 
     def without_group(self, group: Group) -> DesignState:
         kids = self.group_kids
@@ -341,7 +556,7 @@ never assigned after `_evolve` returns)."""
         return self._evolve(groups=self.groups.delete(group.id),
                             group_order=self.group_order.remove(group.id),
                             group_kids=kids, group_members=members,
-                            failed=_mark(self.failed, None, group))
+                            failed=_mark(self.failed, None, group), edit=("g", group.id))
 
     def with_all(self, groups: list[Group], devices: list[Device],
                  links: list[Link], *, lazy: bool = False,
@@ -399,7 +614,14 @@ never assigned after `_evolve` returns)."""
                   if item.status != "active"]
         if marked:
             changes["failed"] = bulk_update(self.failed, ((i, None) for i in marked))
-        return self._evolve(**changes) if changes else self
+        if not changes:
+            return self
+        added = len(groups) + len(devices) + len(links)
+        if added <= MAX_EDITS:
+            changes["edit"] = ("bulk", [*(("g", g.id) for g in groups),
+                                        *(("d", d.id) for d in devices),
+                                        *(("l", lk.id) for lk in links)])
+        return self._evolve(**changes)
 
     def _loaded(self, groups: list[Group], devices: list[Device], links: list[Link],
                 by_id: tuple[dict[str, Device], dict[str, Link]] | None) -> DesignState:
@@ -433,7 +655,7 @@ never assigned after `_evolve` returns)."""
         return new
 
     def with_meta(self, meta: Meta) -> DesignState:
-        return self._evolve(meta=meta)
+        return self._evolve(meta=meta, edit=("m", None))
 
     def content(self) -> tuple[Meta, dict[str, Device], dict[str, Link], dict[str, Group]]:
         links = {link.id: link for link in self.link_list()}

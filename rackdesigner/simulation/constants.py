@@ -256,12 +256,9 @@ MODEL_LATENCY_US: dict[str, float] = {
     "net": HW_LATENCY_US["net"]["ring"][0],
 }
 
-#: Port-to-port latency of a scale-out switch without a published figure, ns, for each switch a
-#: path crosses beyond the one NCCL's NET step already holds (a 3-tier path adds 4 switches).
-#: Model value: NVIDIA's "sub-130 ns" port-to-port figure for the Quantum (HDR) switch family,
-#: as quoted in hardware.md (the newer Quantum-X800 is quoted "< 100 ns"); the result's notes
-#: say when it is used.
-MODEL_SWITCH_LATENCY_NS = 130.0
+#: Port-to-port latency of a scale-out switch without a published figure: its transport family's
+#: `switch_latency_ns` (resources/simulation/transport.yaml, simulation/transport.py), for each
+#: switch a path crosses beyond the one NCCL's NET step already holds (a 3-tier path adds 4).
 
 # --- power ----------------------------------------------------------------------------------
 #: Power usage effectiveness when the user does not give one. 1.3 is a stated default: between

@@ -18,6 +18,7 @@ from types import MappingProxyType, SimpleNamespace
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import constants as C
+from rackdesigner.simulation import transport
 from rackdesigner.simulation.collectives import (
     ALGORITHM_CHOICES,
     COLLECTIVES,
@@ -93,7 +94,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         layout = degraded(layout, failed)
         if scope is not None and not isinstance(scope, str):
             scope = [g for g in scope if g not in failed.devices]
-    topo = Topology.build(layout)
+    topo = Topology.of(layout)  # once per state, shared (what-if, the panel)
     messages: list[Message] = []
 
     def warn(code: str, text: str) -> None:  # the design has a problem / a part is left out
@@ -179,7 +180,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
             "model_latency",
             "GPU-to-GPU latency of " + ", ".join(c.name for c in modelled)
             + f" uses NCCL's per-step model figure ({figures}; hwLat ring LL"
-            + (f", plus {C.MODEL_SWITCH_LATENCY_NS:g} ns per extra switch (model value)"
+            + (f", plus {transport.family(model.transport).switch_latency_ns:g} ns per extra "
+               f"switch (its transport family's model value)"
                if any(c.hops > 2 and c.link_class == "net" for c in modelled) else "")
             + ") instead of device figures, because these have no published latency: "
             + ", ".join(sorted(missing)))

@@ -70,12 +70,8 @@ def peak_utilisation(topo: Topology, index: FabricIndex, members: Sequence[Seque
     """(load / capacity, "link (end – end)") of the busiest network link when every group of
     `members` runs `pattern` at once with each flow at its NIC's full rate; (0.0, None) without
     network traffic."""
-    peak, where = 0.0, None
-    for load in route(topo, index, family_traffic(topo, members, pattern)).entries(topo, index):
-        u = load.utilisation
-        if u > peak:
-            peak, where = u, f"{load.link} ({load.a} – {load.b})"
-    return peak, where
+    peak, link = route(topo, index, family_traffic(topo, members, pattern)).peak(topo, index)
+    return peak, (None if link is None else f"{link[0]} ({link[1]} – {link[2]})")
 
 
 __all__ = ["family_traffic", "islands_of", "peak_utilisation"]

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from rackdesigner.simulation import constants as C
+from rackdesigner.simulation import transport
 from rackdesigner.simulation.scope import ScopeModel
 from rackdesigner.simulation.topology import NIC_KINDS, Topology
 
@@ -148,6 +149,8 @@ def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> No
     cum_prev = 0
     total_cross = (scope.n * scope.n - sum(i.k * i.k for i in scope.islands)) // 2
     levels = len(topo.domains)
+    # a switch without a catalog figure takes its transport family's (transport.yaml)
+    family_ns = transport.family(scope.transport).switch_latency_ns
     for t in range(1, levels + 1):
         domain = topo.domains[t - 1]
         count: dict[str, int] = defaultdict(int)
@@ -174,7 +177,7 @@ def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> No
             props += [prop.get(level), prop.get(level)]
             props_max += [prop_max.get(level), prop_max.get(level)]
             complete = complete and ok
-            extra_ns += 2 * (sw if ok and sw is not None else C.MODEL_SWITCH_LATENCY_NS)
+            extra_ns += 2 * (sw if ok and sw is not None else family_ns)
         sw, ok = _mean_latency(topo, scope.involved.get(t, set()), missing)
         devices.append(sw)
         complete = complete and ok

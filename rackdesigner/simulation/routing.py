@@ -39,7 +39,7 @@ def route_scope(topo: Topology, scope: ScopeModel, policy: str,
     """Reorder `scope.islands` by the placement, route every pattern, set the scope's factors."""
     placement = place(topo, [i.gpus for i in scope.islands], policy)
     scope.islands = [scope.islands[i] for i in placement.order]
-    index = FabricIndex.build(topo)
+    index = FabricIndex.of(topo)
     rails = rail_nics([i.rail_nics for i in scope.islands])
     patterns = {"ring": ring_traffic(rails), "tree": tree_traffic(rails),
                 "all_to_all": all_to_all_traffic(rails), "p2p": p2p_traffic(*p2p_nics)}

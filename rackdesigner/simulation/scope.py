@@ -109,7 +109,14 @@ def analyse(topo: Topology, gpus: list[str]) -> ScopeModel:
     for gpu in gpus:
         by_island[topo.island_of[gpu]].append(gpu)
     nic_raw: dict[str, float] = {}  # a NIC's network-side rate, shared by the GPUs behind it
-    islands = [_island(topo, members, nic_raw) for members in by_island.values()]
+    memo = topo.island_memo  # an island's figures depend on the topology and its GPUs only
+    islands: list[Island] = []
+    for members in by_island.values():
+        key = tuple(members)
+        island = memo.get(key)
+        if island is None:
+            island = memo[key] = _island(topo, members, nic_raw)
+        islands.append(island)
     scope = ScopeModel(gpus=list(gpus), islands=islands)
     facts = [f for g in gpus if (f := topo.specs[g].gpu) is not None]
     archs = {f.architecture for f in facts}

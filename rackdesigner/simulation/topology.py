@@ -14,11 +14,20 @@ collective model. Nothing here enumerates GPU pairs; everything is linear in dev
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.model import Layout, Link, natural_key
-from rackdesigner.model.index import HOST_PROTOCOLS, NETWORK_PROTOCOLS, NIC_KINDS, UnionFind
+from rackdesigner.model.index import (
+    HOST_PROTOCOLS,
+    NETWORK_PROTOCOLS,
+    NIC_KINDS,
+    CarriedLink,
+    DesignIndex,
+    UnionFind,
+)
 from rackdesigner.simulation import constants as C
 
 
@@ -99,12 +108,38 @@ class Topology:
     _leaf: dict[str, str | None] = field(default_factory=dict)
     _nic_raw: dict[str, float] = field(default_factory=dict)  # asked after the build only
     rack_of: dict[str, str] = field(default_factory=dict)
+    #: island figures per island (its GPUs in scope, in order) -> `scope.Island`: a pure
+    #: function of the topology, kept so that every simulation of one topology computes each
+    #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
+    island_memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False,
+                                                    repr=False)
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod
     def build(cls, layout: Layout) -> Topology:
         """The topology of `layout` (a pass over the whole design)."""
         return cls._build(layout)
+
+    @classmethod
+    def of(cls, layout: Layout) -> Topology:
+        """The topology of `layout`'s current state, built once per state and then shared
+        while someone holds it (the simulation, the what-if analysis and the panel's
+        comparison read one); a state that differs by positions and statuses shares its
+        predecessor's, and a degraded design's (`model.failures.degraded`) is derived from
+        its whole design's (`simulation/topology_delta.py`). Nothing may change it."""
+        catalog = layout.catalog
+
+        def build(state: object, hint: tuple | None) -> Topology:
+            if hint is not None and hint[1].catalog is catalog:
+                if hint[0] == "like":
+                    return hint[1]
+                from rackdesigner.simulation.topology_delta import topology_without
+
+                return topology_without(hint[1], layout, hint[2], hint[3])
+            return cls.build(layout)
+
+        topo = layout.derived("topology", build)
+        return topo if topo.catalog is catalog else cls.build(layout)
 
     @classmethod
     def _build(cls, layout: Layout) -> Topology:
@@ -150,11 +185,18 @@ class Topology:
         """Capacities per link; which links a protocol carries and who is joined to whom come
         from the design's derived index, the same facts the design rules read."""
         index = layout.index()
+        self._read_carried(index.carried())
+        self._read_rejected(index)
+        self._read_rule_facts(index)
+        self._read_connectivity(index)
+
+    def _read_carried(self, links: Iterable[CarriedLink]) -> None:
+        """Capacities of `links` (carried links, in the design's link order)."""
         kind = self.kind
         eff_cache: dict[str, float] = {}
         host_adj, gpu_host_raw, gpu_host_eff = self.host_adj, self.gpu_host_raw, self.gpu_host_eff
         add_nvlink, add_network = self._add_nvlink, self._add_network
-        for link, ga, gb, protocol in index.carried():
+        for link, ga, gb, protocol in links:
             a, b = link.a.device, link.b.device
             ra, rb = ga.rate_gbps, gb.rate_gbps
             raw = link.count * (ra if ra < rb else rb) / 8.0
@@ -171,6 +213,8 @@ class Topology:
                         gpu_host_eff[gpu] += raw * factor
             elif protocol in NETWORK_PROTOCOLS:
                 add_network(a, b, ka, kb, raw, link)
+
+    def _read_rejected(self, index: DesignIndex) -> None:
         for code, link, detail in index.rejected():
             if code == "missing-port":
                 self.bad_links.append((code, link.id, f"link {link.id}: {detail.device} has no "
@@ -178,9 +222,14 @@ class Topology:
             else:
                 self.bad_links.append((code, link.id, f"link {link.id} joins {detail[0]} to "
                                        f"{detail[1]}"))
+
+    def _read_rule_facts(self, index: DesignIndex) -> None:
         # the design rules' facts, read from the same index (model/index.py)
         self.exhausted_ports = index.exhausted_ports()
         self.nic_reach = index.nic_reach()
+
+    def _read_connectivity(self, index: DesignIndex) -> None:
+        kind = self.kind
         conn = index.connectivity()
         island_of, component_of, domain_of = (conn.island_of, conn.component_of,
                                               conn.nvlink_domain_of)
@@ -254,9 +303,12 @@ class Topology:
             if cable is not None and cable.cable is not None:
                 self.link_prop_ns_per_m[key] = cable.cable.latency_ns_per_m
 
-    def _find_nics(self) -> None:
+    def _find_nics(self, known: dict[str, tuple[list[NicPath], bool, tuple[str, ...]]]
+                   | None = None) -> None:
         """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs),
-        and its primary NIC (the rail): GPUs that tie on the same NICs take them in turn."""
+        and its primary NIC (the rail): GPUs that tie on the same NICs take them in turn.
+        `known`: GPUs whose (paths, near a NIC, NIC names) are known already (a degraded
+        design's GPUs that no failure reached, `topology_delta.py`)."""
         kind, host_adj, nic_up = self.kind, self.host_adj, self.nic_up
         gpu_nics, nic_users, primary, near_nic = (self.gpu_nics, self.nic_users,
                                                   self.primary_nic, self.gpus_near_nic)
@@ -266,7 +318,7 @@ class Topology:
         turn: dict[tuple[str, ...], int] = defaultdict(int)
         for gpu in self.gpus:
             key = tuple(host_adj.get(gpu, ()))
-            hit = memo.get(key)
+            hit = memo.get(key) if known is None else (known.get(gpu) or memo.get(key))
             if hit is None:
                 hit = memo[key] = self._search_nics(gpu, kind, host_adj, nic_up)
             found, near, names = hit

@@ -25,7 +25,7 @@ ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu"
                     "energy_MWh")
 
 #: The options of `rackdesigner.estimate` a spec may set (as on the command line).
-DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
+DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq", "etp")
 CHOICES = {"precision": ("bf16", "fp8"), "recompute": ("none", "selective", "full"),
            "sharding": ("none", "optimizer", "full"), "grad_dtype": ("fp32", "bf16"),
            "dp_overlap": (True, False)}

@@ -18,13 +18,27 @@ dock, the live panel, and the views to come — follows the same rules, so they 
 - **report errors**: an exception in the work is a bug: its traceback is logged and the result
   carries the message (`JobResult.error`), so the view can say it instead of going blank.
 
+- **cancel**: closing the window stops the run in flight instead of waiting for it: a
+  simulation of a 32k-GPU design takes seconds, and Quit sat 25-45 s behind it. Python cannot
+  kill a thread, but it can raise an exception in one (`PyThreadState_SetAsyncExc`, the
+  mechanism behind KeyboardInterrupt): the worker's next bytecode raises `Cancelled` and the
+  run unwinds through its `with`/`finally` blocks. Work runs on immutable snapshots and writes
+  nothing but caches that are complete or absent, so an unwound run leaves nothing half-done
+  (`Worker`). A run made stale by a newer request is stopped too when `cancel_stale` is set
+  (off by default: such a run's caches often serve the next one).
+
 `flush()` runs what is pending and waits for the newest result (processing events);
 `run_now()` computes on the GUI thread at once (what the Problems dock's `flush` does for tests).
 """
 
 from __future__ import annotations
 
+import ctypes
+import importlib
 import logging
+import os
+import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -87,6 +101,113 @@ def execute(work: Work, request: int, snapshot: Layout | None, params: Any) -> J
                      time.perf_counter() - start)
 
 
+CANCELLED = "cancelled"
+
+
+class Cancelled(BaseException):  # like KeyboardInterrupt: `except Exception` lets it by
+    """Raised in a worker thread whose run was cancelled (`Worker.cancel`)."""
+
+
+def _raise_in(ident: int, exc: type[BaseException] | None) -> None:
+    """Make thread `ident` raise `exc` at its next bytecode (None: forget one not raised)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(ident), ctypes.py_object(exc) if exc is not None else None)
+
+
+#: Code that must not be interrupted half-way: Python-level locks that an exception between
+#: their acquire and release would leave held (importing a module, logging, `threading`'s
+#: conditions and events). A cancel waits until the worker is out of them.
+_UNINTERRUPTIBLE = ("<frozen importlib", os.path.dirname(logging.__file__),
+                    threading.__file__, importlib.__file__.rsplit(os.sep, 1)[0])
+
+
+def _interruptible(frame: Any) -> bool:
+    """The thread whose innermost frame is `frame` may be interrupted there (looking at the
+    frames of the run only, down to `Worker.run`)."""
+    while frame is not None and frame.f_code is not _RUN_CODE:
+        if frame.f_code.co_filename.startswith(_UNINTERRUPTIBLE):
+            return False
+        frame = frame.f_back
+    return True
+
+
+class Worker:
+    """One run at a time on some thread, which another thread may stop (`cancel`).
+
+    At most one `Cancelled` is raised per run, never while the run is inside code that holds a
+    Python-level lock (an import: a cancelled import left its module lock held and the next
+    import of that module hung), and one sent too late to land (the run had ended) is withdrawn
+    before the thread goes on, so it never reaches other code."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ident: int | None = None
+        self._sent = False
+
+    def run(self, fn: Callable[[], Any]) -> tuple[bool, Any]:
+        """`fn()` on the calling thread: (True, its value), or (False, None) if cancelled."""
+        ident = threading.get_ident()
+        with self._lock:
+            self._ident, self._sent = ident, False
+        ok, value = False, None
+        try:  # noqa: SIM105 (no Python-level context manager here: it could be interrupted)
+            value, ok = fn(), True
+        except Cancelled:
+            pass
+        try:
+            self._end(ident)
+        except Cancelled:  # it landed on the way out: nothing is pending any more
+            self._end(ident)
+        return ok, value
+
+    def _end(self, ident: int) -> None:
+        with self._lock:
+            self._ident = None
+            _raise_in(ident, None)
+
+    @property
+    def running(self) -> bool:
+        return self._ident is not None
+
+    def cancel(self, timeout_s: float = 10.0, *, again: bool = False) -> bool:
+        """Stop the run in flight (True), or do nothing when none is (False). The worker
+        thread does not run while this looks at where it is (this thread holds the GIL), so
+        the exception lands at its next bytecode, outside any uninterruptible code; inside
+        such code this waits for it to come out (an import: milliseconds). `again` sends it
+        once more: Python ignores an exception raised inside a weak-reference callback or a
+        `__del__` (it only reports it, see `_ignore_cancelled`), so the first may be lost."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with self._lock:
+                if self._ident is None or (self._sent and not again):
+                    return False
+                if _interruptible(sys._current_frames().get(self._ident)):
+                    self._sent = True
+                    _raise_in(self._ident, Cancelled)
+                    return True
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)  # let the worker get out of it
+
+
+_RUN_CODE = Worker.run.__code__
+
+
+def _ignore_cancelled(hook: Callable[[Any], None]) -> Callable[[Any], None]:
+    """`sys.unraisablehook` that passes over a `Cancelled` raised where Python ignores
+    exceptions (a weak-reference callback run while the worker freed an object): the run goes
+    on and is stopped again (`Worker.cancel(again=True)`); nothing to report."""
+
+    def unraisable(info: Any) -> None:
+        if not isinstance(info.exc_value, Cancelled):
+            hook(info)
+
+    return unraisable
+
+
+sys.unraisablehook = _ignore_cancelled(sys.unraisablehook)
+
+
 class _Relay(QObject):
     """Lives on the GUI thread; the worker emits through it, so delivery is queued."""
 
@@ -99,10 +220,15 @@ class BackgroundJob(QObject):
     busy_changed = Signal(bool)  # a run is pending or in flight
 
     def __init__(self, work: Work, parent: QObject | None = None, *,
-                 debounce_ms: int = DEBOUNCE_MS, follow_revision: bool = False) -> None:
+                 debounce_ms: int = DEBOUNCE_MS, follow_revision: bool = False,
+                 cancel_stale: bool = False) -> None:
         super().__init__(parent)
         self.work = work
         self.follow_revision = follow_revision
+        #: a newer request stops the run in flight (its result would be dropped anyway)
+        self.cancel_stale = cancel_stale
+        self.cancelled = 0  # runs stopped before their end
+        self._worker = Worker()
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._timer = QTimer(self)
@@ -146,6 +272,8 @@ class BackgroundJob(QObject):
         self._request += 1
         self._pending = True
         self._set_busy(True)
+        if self.cancel_stale and self._in_flight is not None and self._worker.cancel():
+            self.cancelled += 1
         if immediate:
             self._timer.stop()
             self._start_pending()
@@ -161,8 +289,16 @@ class BackgroundJob(QObject):
         snapshot = self._layout.snapshot() if self._layout is not None else None  # GUI thread
         self._in_flight = request
         self.runs += 1
-        work, relay = self.work, self._relay
-        self._pool.start(lambda: relay.finished.emit(execute(work, request, snapshot, params)))
+        work, relay, worker = self.work, self._relay, self._worker
+        revision = snapshot.revision if snapshot is not None else 0
+
+        def task() -> None:
+            ok, result = worker.run(lambda: execute(work, request, snapshot, params))
+            if not ok:
+                result = JobResult(request, snapshot, revision, params, None, CANCELLED)
+            relay.finished.emit(result)
+
+        self._pool.start(task)
 
     def _is_current(self, result: JobResult) -> bool:
         if result.request != self._request:
@@ -242,8 +378,22 @@ class BackgroundJob(QObject):
                 log.warning("BackgroundJob.flush timed out after %d ms", timeout_ms)
         return self.latest
 
-    def close(self) -> None:
-        """Stop and wait for a run in flight (the window is closing)."""
+    def cancel(self) -> bool:
+        """Stop the run in flight now (its result is dropped); False when none is running."""
+        stopped = self._worker.cancel()
+        self.cancelled += stopped
+        return stopped
+
+    def close(self, timeout_ms: int = 10_000) -> None:
+        """Stop the run in flight and wait for its thread to let go (the window is closing):
+        the run unwinds at its next bytecode, so this returns at once."""
         self._closed = True
         self._timer.stop()
-        self._pool.waitForDone()
+        self.cancel()
+        waited = 0
+        while not self._pool.waitForDone(50):
+            waited += 50
+            if waited >= timeout_ms:
+                log.warning("a background run did not stop within %d ms", timeout_ms)
+                return
+            self._worker.cancel(again=True)  # the first landed where it was ignored

@@ -355,15 +355,27 @@ class MainWindow(QMainWindow):
         state = self.saveState(window_layout.DOCK_STATE_VERSION)
         self.settings.save_window_state(self.saveGeometry(), state)
         self.settings.sync()
+        if self.background_busy():  # a run may take seconds at 32k GPUs: stop it, say so
+            self.status_message("Quitting: stopping the simulation and the design-rule "
+                                "check running in the background…")
+            self.statusBar().repaint()
         self.simulation_panel.close_panel()
         dialog = getattr(self, "single_failures_dialog", None)
         if dialog is not None:  # cancel a run in flight and wait for its thread
             dialog.done(0)
             dialog.wait()
         self.problems.close_problems()
+        self.racks_panel.close_panel()
         self.document.close()
         self.heap.release()
         event.accept()
+
+    def background_busy(self) -> bool:
+        """A simulation, an estimate, a rule check or a single-failure analysis is running."""
+        dialog = getattr(self, "single_failures_dialog", None)
+        return bool(self.simulation_panel.live.busy or self.problems.busy
+                    or self.simulation_panel.workload.live.job.busy
+                    or (dialog is not None and dialog.running))
 
     def dragEnterEvent(self, event) -> None:
         # any local file is accepted, so a file that is not a layout gets a reason on drop

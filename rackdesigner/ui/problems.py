@@ -32,21 +32,25 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.model import ERROR, Finding, Layout, check_layout
+from rackdesigner.model.findings import findings
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 200
 MAX_ROWS = 2000
+FRESH = "fresh"  # the job's parameter that checks a design from nothing
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole
 
-def _check(snapshot: Layout | None, params: Any = None) -> tuple[Finding, ...]:
-    """The worker's job: the findings of a snapshot (`check_layout` looked up at call time);
-    it also derives the counts the status bar shows, so the GUI thread only reads them."""
+def _check(snapshot: Layout | None, params: Any = None) -> list[Finding]:
+    """The worker's job: the findings of a snapshot (`check_layout` looked up at call time),
+    kept per state (`model/findings.py`: a move or a Fail reuses the findings of the state
+    before it; `params` "fresh" checks from nothing: a design just opened, Refresh); it also
+    derives the counts the status bar shows, so the GUI thread only reads them."""
     if snapshot is None:
-        return ()
-    findings = tuple(check_layout(snapshot))
+        return []
+    found = findings(snapshot, check_layout, fresh=params == FRESH)
     snapshot.index().counts()
-    return findings
+    return found
 
 
 class ProblemsWidget(QWidget):
@@ -91,10 +95,13 @@ class ProblemsWidget(QWidget):
     def set_layout(self, layout: Layout) -> None:
         """Follow another design: start a run at once (no debounce for a file just opened)."""
         self.job.set_layout(layout)
+        self.job.set_params(FRESH)
         self.job.request(immediate=True)
 
     def schedule(self, event: object = None) -> None:
-        """A model change happened: recompute after the debounce delay."""
+        """A model change happened: recompute after the debounce delay (an edit that cannot
+        change a finding — a move, a Fail — shows the findings kept for the state before)."""
+        self.job.set_params(None)
         self.job.request()
 
     @property
@@ -117,6 +124,7 @@ class ProblemsWidget(QWidget):
 
     def refresh(self) -> None:
         """Recompute now (synchronously) whatever the state."""
+        self.job.set_params(FRESH)
         self.job.run_now()
 
     def close_problems(self) -> None:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from rackdesigner.analysis.whatif import KINDS, WhatIf, WhatIfError
 from rackdesigner.model import Layout
+from rackdesigner.ui.jobs import Worker
 from rackdesigner.workload.jobfile import JobSpec
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,7 @@ class SingleFailuresDialog(QDialog):
         self._relay.progress.connect(self._on_relay_progress)
         self._relay.finished.connect(self._on_relay_finished)
         self._cancel = threading.Event()
+        self._worker = Worker()
         self.rows = []
 
     def run(self) -> None:
@@ -120,24 +122,30 @@ class SingleFailuresDialog(QDialog):
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.status.setText(f"Simulating every single {kind} failure…")
-        relay, cancel = self._relay, self._cancel
+        relay, cancel, worker = self._relay, self._cancel, self._worker
 
-        def job() -> None:
+        def analyse() -> object:
             try:
                 whatif = WhatIf(snapshot, job=spec)
                 if not whatif.candidates(kind):
-                    relay.finished.emit(f"This design has no object of kind {kind}.")
-                    return
-                rows = whatif.each(kind, progress=lambda d, t: relay.progress.emit(d, t),
+                    return f"This design has no object of kind {kind}."
+                return whatif.each(kind, progress=lambda d, t: relay.progress.emit(d, t),
                                    cancelled=cancel.is_set)
-                relay.finished.emit(rows)
             except WhatIfError as exc:  # the Workload tab's job cannot run on this design
-                relay.finished.emit(f"The Workload tab's job: {exc}")
+                return f"The Workload tab's job: {exc}"
             except Exception as exc:  # say it; never take the designer down
                 log.exception("single-failure analysis failed")
-                relay.finished.emit(f"The analysis failed: {type(exc).__name__}: {exc}")
+                return f"The analysis failed: {type(exc).__name__}: {exc}"
+
+        def job() -> None:
+            ok, rows = worker.run(analyse)  # closing the dialog stops it where it is
+            relay.finished.emit(rows if ok else "The analysis was stopped.")
 
         self._pool.start(job)
+
+    @property
+    def running(self) -> bool:
+        return self._pool.activeThreadCount() > 0
 
     def wait(self) -> None:
         """Block until a run in flight is done (tests; closing)."""
@@ -206,4 +214,5 @@ class SingleFailuresDialog(QDialog):
 
     def done(self, result: int) -> None:  # Qt override: cancel a run when closed
         self._cancel.set()
+        self._worker.cancel()  # now, not after the scenario it is simulating
         super().done(result)

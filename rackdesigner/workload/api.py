@@ -14,9 +14,9 @@ from pathlib import Path
 
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
-from rackdesigner.simulation import GroupCollectives
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommError, CommModel
+from rackdesigner.workload.designcache import design_groups
 from rackdesigner.workload.job import Job, JobError
 from rackdesigner.workload.models import ModelSpec, resolve_model
 from rackdesigner.workload.profile import Profile, ProfileError, resolve_profile
@@ -45,7 +45,7 @@ class Estimator:
                 gpu_ids = [g for g in gpu_ids if g not in failed.devices]
         self.layout = layout
         self.model = resolve_model(model)
-        groups = GroupCollectives(layout)  # the topology every figure of the estimate reads
+        groups = design_groups(layout)  # the topology every figure reads (kept per state)
         power_devices = None
         try:
             ids = (CommModel.layout_gpus(layout, group, groups) if gpu_ids is None
@@ -132,7 +132,7 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
              recompute: str = "selective", sharding: str = "optimizer",
              profile: str | None = None, grad_dtype: str | None = None,
              dp_overlap: bool | None = None, sequence_parallel: bool | None = None,
-             tokens: float | None = None,
+             etp: int | None = None, tokens: float | None = None,
              pue: float | None = None, time_if_too_big: bool = False) -> Estimate:
     """Estimate one training step of `model` on `layout` (a Layout or a layout file's path):
     on all its GPUs, a group's, listed GPU ids, or the first `gpus` of those.
@@ -150,7 +150,8 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
     est = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
     job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
               precision=precision, recompute=recompute, sharding=sharding, profile=profile,
-              grad_dtype=grad_dtype, dp_overlap=dp_overlap, sequence_parallel=sequence_parallel)
+              grad_dtype=grad_dtype, dp_overlap=dp_overlap, sequence_parallel=sequence_parallel,
+              etp=etp)
     return est.estimate(job, tokens, time_if_too_big=time_if_too_big)
 
 

@@ -40,6 +40,7 @@ from rackdesigner.simulation.loads import FabricIndex
 from rackdesigner.simulation.power import PowerReport, over_budget_warnings, power_report
 from rackdesigner.simulation.routing import pattern_share
 from rackdesigner.simulation.scope import ScopeModel
+from rackdesigner.workload.designcache import design_groups, power_cache, scope_cache
 
 
 class CommError(ValueError):
@@ -69,10 +70,13 @@ class CommModel:
         self._power_devices = None if power_devices is None else set(power_devices)
         self._power: PowerReport | None = None
         self._warnings: tuple[tuple[str, str], ...] | None = None
-        self._points: dict[tuple[str, GroupShape, int], tuple[Point, ScopeModel | None]] = {}
-        self._distinct: dict[GroupShape, list[GroupShape]] = {}
-        self._unit_peaks: dict[tuple, tuple[float, str | None]] = {}
-        self._kinds: list[int] | None = None
+        # figures of this scope, shared by the estimators of one design state (designcache.py)
+        store = scope_cache(self.groups, self.gpus)
+        self._points: dict[tuple[str, GroupShape, int], tuple[Point, ScopeModel | None]] = \
+            store.setdefault("points", {})
+        self._distinct: dict[GroupShape, list[GroupShape]] = store.setdefault("distinct", {})
+        self._unit_peaks: dict[tuple, tuple[float, str | None]] = store.setdefault("peaks", {})
+        self._store = store
         self._fabric: FabricIndex | None = None
         self.simulations = 0  # engine evaluations (distinct group shape, collective and size)
 
@@ -133,7 +137,13 @@ class CommModel:
             pue = SC.DEFAULT_PUE if self.pue is None else float(self.pue)
             if not 1.0 <= pue < 10.0:
                 raise CommError(f"PUE must be between 1 and 10, got {pue:g}")
-            self._power = power_report(self.layout, self.groups.topo, self._power_devices, pue)
+            cache = power_cache(self.groups)
+            key = (None if self._power_devices is None else frozenset(self._power_devices), pue)
+            report = cache.get(key)
+            if report is None:
+                report = cache[key] = power_report(self.layout, self.groups.topo,
+                                                   self._power_devices, pue)
+            self._power = report
         return self._power
 
     def power_w(self) -> tuple[float, float]:
@@ -168,7 +178,7 @@ class CommModel:
     def groups(self) -> GroupCollectives:
         """The engine's group figures on this design (built once)."""
         if self._groups is None:
-            self._groups = GroupCollectives(self.layout)
+            self._groups = design_groups(self.layout)
         return self._groups
 
     def ids(self, shape: GroupShape) -> list[str]:
@@ -215,7 +225,7 @@ class CommModel:
         unit = self._unit_peaks.get(key)
         if unit is None:
             if self._fabric is None:
-                self._fabric = FabricIndex.build(topo)
+                self._fabric = FabricIndex.of(topo)
             unit = (0.0, None)
             for phase in phases:
                 members = [[self.gpus[s + i * shape.stride] for i in range(shape.size)]
@@ -252,28 +262,30 @@ class CommModel:
         """Per rank, a small number naming its GPU's wiring signature (equal numbers: wired
         alike): its NIC paths with each NIC's uplink and leaf-uplink capacity, its NVLink
         capacity, its island's size."""
-        if self._kinds is None:
-            topo = self.groups.topo
-            nic_sig: dict[str, tuple] = {}
+        kinds = self._store.get("kinds")
+        if kinds is not None:
+            return kinds
+        topo = self.groups.topo
+        nic_sig: dict[str, tuple] = {}
 
-            def nic(path) -> tuple:
-                v = nic_sig.get(path.nic)
-                if v is None:
-                    v = nic_sig[path.nic] = (
-                        round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
-                        round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
-                return (round(path.raw, 3), *v)
+        def nic(path) -> tuple:
+            v = nic_sig.get(path.nic)
+            if v is None:
+                v = nic_sig[path.nic] = (
+                    round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
+                    round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
+            return (round(path.raw, 3), *v)
 
-            numbers: dict[tuple, int] = {}
-            kinds = []
-            for g in self.gpus:
-                sig = (tuple(sorted(nic(p) for p in topo.gpu_nics.get(g, ()))),
-                       round(sum(topo.nvl_sw_raw.get(g, {}).values())
-                             + sum(topo.nvl_peer_raw.get(g, {}).values()), 3),
-                       len(topo.islands.get(topo.island_of.get(g, ""), ())))
-                kinds.append(numbers.setdefault(sig, len(numbers)))
-            self._kinds = kinds
-        return self._kinds
+        numbers: dict[tuple, int] = {}
+        kinds = []
+        for g in self.gpus:
+            sig = (tuple(sorted(nic(p) for p in topo.gpu_nics.get(g, ()))),
+                   round(sum(topo.nvl_sw_raw.get(g, {}).values())
+                         + sum(topo.nvl_peer_raw.get(g, {}).values()), 3),
+                   len(topo.islands.get(topo.island_of.get(g, ""), ())))
+            kinds.append(numbers.setdefault(sig, len(numbers)))
+        self._store["kinds"] = kinds
+        return kinds
 
     def _member_point(self, collective: str, shape: GroupShape, size: int
                       ) -> tuple[Point, ScopeModel | None]:

@@ -22,7 +22,7 @@ precision), the GPU and the profile, so it is cached across a search.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rackdesigner.workload import gemm as G
@@ -77,12 +77,12 @@ def layer_times(model: ModelSpec, shape: Job, gpu: H.GpuCompute, profile: Profil
     """(average layer, output layer) for `shape`'s degrees, micro-batch, sequence and
     precision."""
     dev = device(gpu, shape.precision)
-    gemms = layer_gemms(model, shape)
+    gemms = _with_streams(layer_gemms(model, shape), profile)
     gemm_f, gemm_b = G.forward_s(gemms, dev), G.backward_s(gemms, dev)
     flops = 3.0 * sum(g.flops for g in gemms)
     attn_f, attn_b, attn_k = _attention(model, shape, gpu, profile)
     elem_f, elem_b, kern_f, kern_b = _memory_bound(model, shape, gemms, profile)
-    n_gemm = sum(g.count for g in gemms)
+    n_gemm = sum(g.kernels for g in gemms)
     gap = profile.kernel_gap_us * 1e-6
     hbm = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
     layer = LayerTimes(gemm_f, gemm_b, attn_f, attn_b, elem_f / hbm, elem_b / hbm,
@@ -98,13 +98,24 @@ def layer_times(model: ModelSpec, shape: Job, gpu: H.GpuCompute, profile: Profil
     return layer, out
 
 
+def _with_streams(gemms: tuple[G.Gemm, ...], profile: Profile) -> tuple[G.Gemm, ...]:
+    """The local experts' GEMMs as the stack runs them (profile `moe.grouped_gemm_streams`)."""
+    if not profile.moe_streams:
+        return gemms
+    return tuple(replace(g, streams=profile.moe_streams) if g.name.startswith("experts.") else g
+                 for g in gemms)
+
+
 @lru_cache(maxsize=1024)
-def gemm_profiles(model: ModelSpec, job: Job, gpu: H.GpuCompute) -> tuple[dict, ...]:
+def gemm_profiles(model: ModelSpec, job: Job, gpu: H.GpuCompute,
+                  profile: Profile | None = None) -> tuple[dict, ...]:
     """Every GEMM of one average layer (`per: layer`; forward, input and weight gradient) and of
     the output layer (`per: stage`, on the last pipeline stage) for one micro-batch on one GPU:
     shape, tiles, waves, bound and share of the ceiling (`gemm.profile`)."""
     dev = device(gpu, job.precision)
-    return tuple([{**p, "per": "layer"} for p in G.profiles(layer_gemms(model, job), dev)]
+    gemms = layer_gemms(model, job) if profile is None else _with_streams(
+        layer_gemms(model, job), profile)
+    return tuple([{**p, "per": "layer"} for p in G.profiles(gemms, dev)]
                  + [{**p, "per": "stage"} for p in G.profiles((logits_gemm(model, job),), dev)])
 
 
@@ -209,6 +220,8 @@ def _memory_bound(model: ModelSpec, job: Job, gemms: tuple[G.Gemm, ...], profile
     if model.moe is not None:
         routed = local * model.moe.top_k * h * moe_share(model)
         add("moe_permute", routed, moe_share(model))
+        # the router's softmax / top-k over its logits (fp32), on the SP rank's tokens
+        add("moe_router", local * model.moe.experts * moe_share(model), moe_share(model))
     return byte_f, byte_b, kern_f, kern_b
 
 

@@ -83,9 +83,9 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
     up = 2 if model.ffn == "swiglu" else 1
 
     def mlp(name: str, ffn_hidden: float, share: float, groups: int = 1,
-            rows: float = m) -> list[Gemm]:
-        return [Gemm(name + ".fc1", rows, up * ffn_hidden / t, h, groups, share),
-                Gemm(name + ".fc2", rows, h, ffn_hidden / t, groups, share)]
+            rows: float = m, split: int = t) -> list[Gemm]:
+        return [Gemm(name + ".fc1", rows, up * ffn_hidden / split, h, groups, share),
+                Gemm(name + ".fc2", rows, h, ffn_hidden / split, groups, share)]
 
     share = moe_share(model)
     if share < 1.0:
@@ -96,8 +96,9 @@ def layer_gemms(model: ModelSpec, job: Job) -> tuple[Gemm, ...]:
         if e.shared_experts:
             out += mlp("shared", e.shared_experts * e.expert_ffn_hidden, share)
         local = max(1, e.experts // job.ep)
-        rows = m * e.top_k * job.ep / e.experts  # tokens per local expert (balanced routing)
-        out += mlp("experts", e.expert_ffn_hidden, share, local, rows)
+        et = job.expert_tp  # the expert-TP group gathers its ranks' sequence-parallel tokens
+        rows = m / t * et * e.top_k * job.ep / e.experts  # per local expert (balanced routing)
+        out += mlp("experts", e.expert_ffn_hidden, share, local, rows, et)
     return tuple(out)
 
 
@@ -133,19 +134,24 @@ class LocalParams:
         return self.dense + self.expert
 
 
-def local_params(model: ModelSpec, job: Job) -> LocalParams:
-    ls = layers_per_stage(model, job)
+def local_params(model: ModelSpec, job: Job, layers: float | None = None,
+                 embedding: bool = True) -> LocalParams:
+    """Parameters on one GPU of a stage with `layers` transformer layers (default: the busiest
+    stage's ⌈L/PP⌉) and, with `embedding`, the input embedding or the output layer (both
+    without pipeline parallelism)."""
+    ls = layers_per_stage(model, job) if layers is None else layers
     share = moe_share(model)
     mlp_dense = model.mlp_params(model.ffn_hidden)
     per_layer_dense = (model.attn_params + (1 - share) * mlp_dense
                        + share * model.moe_layer_dense_params)
-    embed = model.vocab * model.hidden  # the first stage's embedding or the last's output layer
+    embed = model.vocab * model.hidden if embedding else 0
     if job.pp == 1:
         embed = model.embedding_params
     dense = (ls * per_layer_dense + embed) / job.tp
     expert = 0.0
     if model.moe:
-        expert = ls * share * model.moe.experts * model.expert_params / (job.tp * job.ep)
+        expert = (ls * share * model.moe.experts * model.expert_params
+                  / (job.expert_tp * job.ep))
     return LocalParams(dense, expert)
 
 
@@ -187,6 +193,43 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
     return units * sbh
 
 
+def _op_checkpoint_matmuls(model: ModelSpec) -> list[float]:
+    """Output widths (relative to hidden) of a layer's matmuls in the order PyTorch runs them
+    (torchtitan's Llama: wq, wk, wv, wo, then w1, w3, w2; a GELU MLP: fc1, fc2). MoE layers count
+    their top-k experts' matmuls (and shared experts) in the MLP's place."""
+    h = model.hidden
+    kv = model.kv_heads * model.head_dim / h
+    out = [model.q_width / h, kv, kv, 1.0]
+    if model.moe is not None and moe_share(model) >= 0.5:
+        f = model.moe.expert_ffn_hidden * (model.moe.top_k + model.moe.shared_experts) / h
+    else:
+        f = model.ffn_hidden / h
+    out += [f, f, 1.0] if model.ffn == "swiglu" else [f, 1.0]
+    return out
+
+
+def op_checkpoint_bytes_per_layer(model: ModelSpec, job: Job) -> float:
+    """Bytes one layer keeps under PyTorch's op-level selective checkpointing as torchtitan
+    applies it (`selective_ac_option: op`): the outputs of the matmuls and of the fused
+    attention are saved except every second matmul, which is recomputed with everything else
+    (torchtitan `_apply_ac_to_transformer_block`: "Saves output of all compute ops, except every
+    second mm"); plus the block's input, the checkpoint's own. bf16 throughout."""
+    sbh = job.mbs * job.seq * model.hidden / (job.tp * job.cp)
+    saved = sum(w for i, w in enumerate(_op_checkpoint_matmuls(model)) if i % 2 == 0)
+    return 2.0 * (1.0 + saved + model.q_width / model.hidden) * sbh
+
+
+def op_checkpoint_recompute_share(model: ModelSpec) -> float:
+    """Share of a layer's matmul FLOPs the op-level policy recomputes (every second matmul; each
+    matmul's FLOPs scale with its output width, all take the hidden size in except wo and w2)."""
+    widths = _op_checkpoint_matmuls(model)
+    inner = [1.0] * len(widths)
+    inner[3] = model.q_width / model.hidden  # wo reads the attention output
+    inner[-1] = widths[-3] if model.ffn == "swiglu" else widths[-2]  # w2 / fc2 reads the MLP width
+    flops = [w * k for w, k in zip(widths, inner, strict=True)]
+    return sum(f for i, f in enumerate(flops) if i % 2 == 1) / sum(flops)
+
+
 def moe_permute_bytes(model: ModelSpec, job: Job) -> float:
     """HBM traffic of the MoE token permutation of one average layer, forward (one micro-batch,
     one GPU): dispatch and combine each read and write tokens x top-k x hidden bf16 values."""
@@ -196,22 +239,10 @@ def moe_permute_bytes(model: ModelSpec, job: Job) -> float:
     return moe_share(model) * 2 * 2 * tokens * model.moe.top_k * model.hidden * 2.0
 
 
-def inflight_microbatches(job: Job) -> float:
-    """Micro-batches whose activations the first pipeline stage holds at the peak (1F1B: PP;
-    interleaved: PP x (1 + (PP - 1) / (PP x VP)), Korthikanti et al. 2022, section 4.2.3)."""
-    if job.pp == 1:
-        return 1.0
-    held = float(min(job.pp, job.microbatches))
-    if job.vp > 1:
-        held *= 1.0 + (job.pp - 1) / (job.pp * job.vp)
-    return held
-
-
 __all__ = [
     "LayerCosts",
     "LocalParams",
     "activation_bytes_per_layer",
-    "inflight_microbatches",
     "layer_costs",
     "layer_gemms",
     "layers_per_stage",
@@ -220,4 +251,6 @@ __all__ = [
     "model_flops_per_step",
     "moe_permute_bytes",
     "moe_share",
+    "op_checkpoint_bytes_per_layer",
+    "op_checkpoint_recompute_share",
 ]

@@ -44,6 +44,13 @@ class Gemm:
     k: float
     groups: int = 1
     count: float = 1.0
+    streams: int = 0  # 0: the groups run as one grouped kernel; else one GEMM per group, this
+    #                   many at a time (Transformer Engine's GroupedLinear: 4 streams)
+
+    @property
+    def kernels(self) -> float:
+        """Kernel launches of all its instances."""
+        return self.count * (self.groups if self.streams else 1)
 
     @property
     def flops(self) -> float:
@@ -51,11 +58,13 @@ class Gemm:
 
     def dgrad(self) -> Gemm:
         """Backward, gradient of the input: dA[m x k] = dC[m x n] . B^T."""
-        return Gemm(self.name + ".dgrad", self.m, self.k, self.n, self.groups, self.count)
+        return Gemm(self.name + ".dgrad", self.m, self.k, self.n, self.groups, self.count,
+                    self.streams)
 
     def wgrad(self) -> Gemm:
         """Backward, gradient of the weight: dB[k x n] = A^T . dC (inner dimension m)."""
-        return Gemm(self.name + ".wgrad", self.k, self.n, self.m, self.groups, self.count)
+        return Gemm(self.name + ".wgrad", self.k, self.n, self.m, self.groups, self.count,
+                    self.streams)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +84,11 @@ def tiles(m: float, n: float) -> int:
     return min(math.ceil(m / a) * math.ceil(n / b), math.ceil(m / b) * math.ceil(n / a))
 
 
-def waves(m: float, n: float, sms: int, groups: int = 1) -> int:
+def waves(m: float, n: float, sms: int, groups: int = 1, streams: int = 0) -> int:
+    """Waves of tiles: all groups' tiles packed together (one grouped kernel), or, with
+    `streams`, rounds of that many GEMMs sharing the SMs, each round a whole number of waves."""
+    if streams and groups > streams:
+        return math.ceil(groups / streams) * math.ceil(streams * tiles(m, n) / sms)
     return math.ceil(groups * tiles(m, n) / sms)
 
 
@@ -84,7 +97,8 @@ def compute_time_s(g: Gemm, dev: Device) -> float:
     if g.m <= 0 or g.n <= 0 or g.k <= 0:
         return 0.0
     tile_flops = 2.0 * TILE[0] * TILE[1] * g.k
-    return waves(g.m, g.n, dev.sms, g.groups) * tile_flops / (dev.flops_per_s / dev.sms)
+    return (waves(g.m, g.n, dev.sms, g.groups, g.streams) * tile_flops
+            / (dev.flops_per_s / dev.sms))
 
 
 def memory_time_s(g: Gemm, dev: Device, out_bytes: float | None = None) -> float:
@@ -123,7 +137,7 @@ def profile(g: Gemm, dev: Device, out_bytes: float | None = None) -> dict[str, o
     ideal = 2.0 * g.m * g.n * g.k * g.groups / dev.flops_per_s
     return {"gemm": g.name, "m": round(g.m), "n": round(g.n), "k": round(g.k),
             "groups": g.groups, "tiles": g.groups * tiles(g.m, g.n),
-            "waves": waves(g.m, g.n, dev.sms, g.groups),
+            "waves": waves(g.m, g.n, dev.sms, g.groups, g.streams),
             "bound": "hbm" if hbm_s > math_s else "math",
             "time_us": round(g.count * t * 1e6, 2),
             "of_ceiling": round(ideal / t, 3) if t else 0.0}

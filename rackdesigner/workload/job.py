@@ -45,12 +45,15 @@ class Job:
     grad_dtype: str | None = None  # gradient buffer precision; None: the profile's
     dp_overlap: bool | None = None  # overlap the DP reduction (False: Megatron's "local" DDP)
     sequence_parallel: bool | None = None  # None: the profile's (Megatron 2021 had none)
+    etp: int | None = None  # expert tensor parallelism; None: TP (Megatron-Core's default)
 
     def resolved(self, gpus: int, model: ModelSpec) -> Job:
         """The job with DP and the sequence length filled in, checked against `gpus` and the
         model; raises `JobError` naming what does not fit."""
-        for name in ("tp", "pp", "cp", "ep", "vp", "gbs", "mbs"):
+        for name in ("tp", "pp", "cp", "ep", "vp", "gbs", "mbs", "etp"):
             value = getattr(self, name)
+            if name == "etp" and value is None:
+                continue
             if not isinstance(value, int) or value < 1:
                 raise JobError(f"--{name} must be a whole number of at least 1, got {value!r}")
         if self.precision not in PRECISIONS:
@@ -97,13 +100,18 @@ class Job:
                            f"{seq} (sequence parallelism splits it across TP)")
         if model.moe is None and self.ep > 1:
             raise JobError(f"EP {self.ep} needs a mixture-of-experts model; {model.name} is dense")
+        etp = self.tp if self.etp is None else self.etp
         if model.moe is not None:
             if model.moe.experts % self.ep:
                 raise JobError(f"EP {self.ep} does not divide the model's {model.moe.experts} "
                                "experts")
-            if (dp * self.cp) % self.ep:
-                raise JobError(f"EP {self.ep} does not divide DP x CP = {dp} x {self.cp} = "
-                               f"{dp * self.cp} (experts are spread over data-parallel ranks)")
+            ranks = self.tp * self.cp * dp
+            if ranks % (etp * self.ep):
+                raise JobError(f"expert TP x EP = {etp} x {self.ep} = {etp * self.ep} does not "
+                               f"divide TP x CP x DP = {self.tp} x {self.cp} x {dp} = {ranks} "
+                               "(experts are spread over the ranks of a pipeline stage)")
+            if etp > self.tp and etp % self.tp:
+                raise JobError(f"expert TP {etp} must divide or be a multiple of TP {self.tp}")
         if self.gbs % (self.mbs * dp):
             raise JobError(f"micro-batch x DP = {self.mbs} x {dp} = {self.mbs * dp} does not "
                            f"divide the global batch {self.gbs}")
@@ -111,7 +119,7 @@ class Job:
         if self.vp > 1 and m % self.pp:
             raise JobError(f"with virtual stages the {m} micro-batches per step must be a "
                            f"multiple of PP {self.pp} (global batch / (micro-batch x DP))")
-        return replace(self, dp=dp, seq=seq)
+        return replace(self, dp=dp, seq=seq, etp=etp if model.moe is not None else self.etp)
 
     # ---- derived (on a resolved job) ---------------------------------------------------------
     @property
@@ -127,16 +135,22 @@ class Job:
     def microbatches(self) -> int:
         return self.gbs // (self.mbs * (self.dp or 1))
 
+    @property
+    def expert_tp(self) -> int:
+        return self.tp if self.etp is None else self.etp
+
     def groups(self) -> dict[str, GroupShape]:
-        """Shapes of rank 0's groups (see the module docstring for the order)."""
-        t, c, d, e = self.tp, self.cp, self.dp or 1, self.ep
+        """Shapes of rank 0's groups (see the module docstring for the order). Experts fold
+        over a stage's TP x CP x DP ranks as Megatron-Core's MoE parallel folding does: expert TP
+        innermost, then EP, then the expert-data-parallel rest."""
+        t, c, d, e, et = self.tp, self.cp, self.dp or 1, self.ep, self.expert_tp
         n = self.gpus
         return {
             "tp": GroupShape(1, t),
             "cp": GroupShape(t, c),
-            "ep": GroupShape(t, e),  # expert TP = TP, EP right after it (over CP x DP ranks)
+            "ep": GroupShape(et, e),
             "dp": GroupShape(t, c * d),  # dense gradients reduce over DP x CP
-            "edp": GroupShape(t * e, c * d // e),  # expert gradients over the rest
+            "edp": GroupShape(et * e, max(1, t * c * d // (et * e))),  # expert gradients
             "pp": GroupShape(n // self.pp, 2),  # neighbouring stages
         }
 
@@ -155,7 +169,7 @@ class Job:
                 "microbatches": self.microbatches, "precision": self.precision,
                 "recompute": self.recompute, "sharding": self.sharding,
                 "sequence_parallel": self.tp > 1 and self.sp, "grad_dtype": self.grad_dtype,
-                "dp_overlap": self.dp_overlap}
+                "dp_overlap": self.dp_overlap, "expert_tp": self.etp}
 
     def label(self) -> str:
         parts = [f"TP{self.tp}", f"PP{self.pp}"]
@@ -165,6 +179,8 @@ class Job:
             parts.append(f"CP{self.cp}")
         if self.ep > 1:
             parts.append(f"EP{self.ep}")
+        if self.etp is not None and self.etp != self.tp:
+            parts.append(f"ETP{self.etp}")
         parts += [f"DP{self.dp}", f"mbs {self.mbs}", f"recompute {self.recompute}"]
         return " ".join(parts)
 

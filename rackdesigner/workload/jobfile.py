@@ -25,7 +25,7 @@ import yaml
 from rackdesigner.workload.job import GRAD_DTYPES, PRECISIONS, RECOMPUTE, SHARDING, Job
 from rackdesigner.workload.models import resolve_model
 
-DEGREES = ("tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq")
+DEGREES = ("tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq", "etp")
 CHOICES = {"precision": PRECISIONS, "recompute": RECOMPUTE, "sharding": SHARDING,
            "grad_dtype": GRAD_DTYPES}
 FLAGS = ("dp_overlap",)

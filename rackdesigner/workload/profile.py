@@ -33,18 +33,22 @@ SCHEMA_VERSION = 1
 DEFAULT_PROFILE = "nemo-2025"
 ATTENTION_KINDS = ("flash", "unfused")
 GRAD_DTYPES = ("fp32", "bf16")
+#: What `--recompute selective` recomputes under a stack: Megatron's attention core, or
+#: PyTorch's op-level selective checkpointing (every second matmul and the elementwise ops).
+SELECTIVE_KINDS = ("attention", "ops")
 #: Memory-bound operations a profile prices, per element of what they touch (docs/workload.md).
 OPS = ("norm", "residual", "dropout", "gelu", "swiglu", "rope", "fp8_cast", "softmax",
-       "attn_dropout", "cross_entropy", "moe_permute")
+       "attn_dropout", "cross_entropy", "moe_permute", "moe_router")
 #: Operations whose output may carry the FP8 cast of the next GEMM's input (no cast kernel).
 CAST_FUSIBLE = ("norm", "activation", "attention")
 ARCHS = ("ampere", "hopper", "blackwell")
 _TOP = ("schema_version", "name", "summary", "base", "attention", "attention_efficiency",
         "kernel_gap_us", "sequence_parallel", "ops", "fp8_casts_fused_into", "overlap",
         "grad_dtype", "weight_bytes", "optimizer_state_bytes", "optimizer_bytes_per_param",
-        "sources")
+        "fp8_param_gather", "moe", "selective_recompute", "sources")
 _OVERLAP = ("tp", "dp", "ep", "fsdp_prefetch", "comm_sms")
 _OP_KEYS = ("bytes", "kernels")
+_MOE = ("grouped_gemm_streams", "dispatch_host_us")
 
 
 class ProfileError(ModelFileError):
@@ -85,6 +89,11 @@ class Profile:
     optimizer_bytes: float  # HBM traffic of the optimizer step per local parameter
     sources: tuple[str, ...]
     path: str = ""
+    fp8_param_gather: bool = False  # FP8 jobs keep and gather the weights in FP8
+    moe_streams: int = 0  # grouped GEMM as one GEMM per local expert on this many streams (0: one
+    #                        grouped kernel)
+    moe_dispatch_us: float = 0.0  # host time per MoE layer and micro-batch the GPU waits for
+    selective_recompute: str = "attention"  # what `selective` recomputes (SELECTIVE_KINDS)
 
     def op(self, name: str) -> OpCost:
         for key, cost in self.ops:
@@ -120,6 +129,10 @@ class Profile:
                 "grad_dtype": self.grad_dtype, "weight_bytes": self.weight_bytes,
                 "optimizer_state_bytes": self.optimizer_state_bytes,
                 "optimizer_bytes_per_param": self.optimizer_bytes,
+                "fp8_param_gather": self.fp8_param_gather,
+                "moe": {"grouped_gemm_streams": self.moe_streams,
+                        "dispatch_host_us": self.moe_dispatch_us},
+                "selective_recompute": self.selective_recompute,
                 "sources": list(self.sources)}
 
 
@@ -214,7 +227,9 @@ class _ProfileReader(_Reader):
             except ProfileError as exc:
                 raise self.fail(line, f"base {ref!r}: {exc}") from None
         else:
-            missing = [k for k in _TOP if k not in e and k not in ("base", "summary")]
+            missing = [k for k in _TOP if k not in e
+                       and k not in ("base", "summary", "fp8_param_gather", "moe",
+                                     "selective_recompute")]
             if missing:
                 raise self.fail(root.start_mark.line + 1, "missing required keys "
                                 + ", ".join(missing) + " (or give base: a bundled profile)")
@@ -254,6 +269,22 @@ class _ProfileReader(_Reader):
             out["kernel_gap_us"] = self.number(*e["kernel_gap_us"], "kernel_gap_us", 0, 1000)
         if "sequence_parallel" in e:
             out["sequence_parallel"] = self.flag(e, "sequence_parallel", True)
+        if "selective_recompute" in e:
+            node, line = e["selective_recompute"]
+            if self.value(node) not in SELECTIVE_KINDS:
+                raise self.fail(line, "selective_recompute must be one of "
+                                + ", ".join(SELECTIVE_KINDS))
+            out["selective_recompute"] = self.value(node)
+        if "fp8_param_gather" in e:
+            out["fp8_param_gather"] = self.flag(e, "fp8_param_gather", False)
+        if "moe" in e:
+            node, line = e["moe"]
+            o = self.mapping(node, _MOE, "moe", line)
+            if "grouped_gemm_streams" in o:
+                out["moe_streams"] = self.integer(o, "grouped_gemm_streams", minimum=0)
+            if "dispatch_host_us" in o:
+                out["moe_dispatch_us"] = self.number(*o["dispatch_host_us"],
+                                                     "moe.dispatch_host_us", 0, 1e6)
         if "ops" in e:
             out["ops"] = self.ops(*e["ops"], dict(out.get("ops", ())))
         if "fp8_casts_fused_into" in e:

@@ -11,8 +11,8 @@ from rackdesigner.workload.models import ModelSpec
 from rackdesigner.workload.profile import Profile
 
 SCHEMA = "rackdesigner.estimate/1"
-BREAKDOWN_KEYS = ("compute_s", "tp_exposed_s", "cp_exposed_s", "ep_exposed_s", "pp_bubble_s",
-                  "pp_p2p_s", "dp_exposed_s", "optimizer_s")
+BREAKDOWN_KEYS = ("compute_s", "tp_exposed_s", "cp_exposed_s", "ep_exposed_s",
+                  "moe_dispatch_s", "pp_bubble_s", "pp_p2p_s", "dp_exposed_s", "optimizer_s")
 
 
 def _r(value: float | None, digits: int = 4) -> float | None:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 
 from rackdesigner.workload.api import EstimateError, Estimator
 from rackdesigner.workload.job import RECOMPUTE, Job
+from rackdesigner.workload.memory import memory_per_gpu
 from rackdesigner.workload.result import Estimate
-from rackdesigner.workload.step import memory_per_gpu
 
 MBS_CHOICES = (1, 2, 4)
 VP_CHOICES = (1, 2, 4, 8)

@@ -32,53 +32,17 @@ from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommModel
 from rackdesigner.workload.compute import LayerTimes, gemm_profiles, layer_times
 from rackdesigner.workload.costs import (
-    activation_bytes_per_layer,
-    inflight_microbatches,
-    layers_per_stage,
     local_params,
     model_flops_per_step,
     moe_share,
+    op_checkpoint_recompute_share,
 )
 from rackdesigner.workload.job import Job
+from rackdesigner.workload.memory import GRAD_BYTES, grad_dtype, memory_per_gpu
 from rackdesigner.workload.models import ModelSpec
 from rackdesigner.workload.profile import Profile
-from rackdesigner.workload.result import Estimate, Memory
-
-GB = 1e9
-GRAD_BYTES = {"fp32": 4, "bf16": 2}
-
-
-def grad_dtype(job: Job, profile: Profile) -> str:
-    return job.grad_dtype or profile.grad_dtype
-
-
-def memory_per_gpu(model: ModelSpec, job: Job, gpu: H.GpuCompute, profile: Profile) -> Memory:
-    """Weights, gradients, optimizer states and activations on the busiest GPU (resolved job)."""
-    lp = local_params(model, job)
-    dp_dense = job.cp * (job.dp or 1)
-    dp_expert = max(1, dp_dense // job.ep)
-    opt_div = (dp_dense, dp_expert) if job.sharding in ("optimizer", "full") else (1, 1)
-    all_div = (dp_dense, dp_expert) if job.sharding == "full" else (1, 1)
-    sharded = lp.dense / all_div[0] + lp.expert / all_div[1]
-    weights = profile.weight_bytes * sharded
-    grad_bytes = GRAD_BYTES[grad_dtype(job, profile)]
-    grads = grad_bytes * sharded
-    ls = layers_per_stage(model, job)
-    if job.sharding == "full":  # FSDP gathers a layer's bf16 weights (and the prefetched ones)
-        layer = lp.total / ls
-        weights += (1 + profile.fsdp_prefetch) * H.WEIGHT_BYTES * layer
-        grads += grad_bytes * layer  # one layer's unsharded gradient before its reduce-scatter
-    optim = profile.optimizer_state_bytes * (lp.dense / opt_div[0] + lp.expert / opt_div[1])
-    per_layer = activation_bytes_per_layer(model, job, flash=profile.flash)
-    first = ls * per_layer * inflight_microbatches(job)
-    if job.recompute == "full":  # the layer being recomputed holds its full activations
-        first += activation_bytes_per_layer(model, job, "selective", profile.flash)
-    logits = 4.0 * job.mbs * job.seq * model.vocab / (job.tp * job.cp)  # fp32 logits
-    last = ls * per_layer + logits
-    if job.pp == 1:
-        last += first - ls * per_layer
-    activations = max(first, last)
-    return Memory(weights / GB, grads / GB, optim / GB, activations / GB, gpu.capacity_GB)
+from rackdesigner.workload.result import Estimate
+from rackdesigner.workload.stages import candidates
 
 
 def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
@@ -91,13 +55,20 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     if not mem.fits and not time_if_too_big:
         return Estimate(model, job, gpu, mem, None, {}, {}, 0.0, tokens, peak, profile=profile)
     shape = Job(tp=job.tp, cp=job.cp, ep=job.ep, mbs=job.mbs, seq=job.seq,
-                precision=job.precision, sequence_parallel=job.sp)
-    lt, out = layer_times(model, shape, gpu, profile)
-    ls = layers_per_stage(model, job)
+                precision=job.precision, sequence_parallel=job.sp, etp=job.etp)
+    lt, out_layer = layer_times(model, shape, gpu, profile)
     share = min(0.5, profile.comm_sms / gpu.sms)  # SMs an overlapped collective takes
-    recompute = {"none": 0.0, "selective": lt.attn_f,
-                 "full": lt.forward}[job.recompute]
+    selective = lt.attn_f
+    if profile.selective_recompute == "ops":  # every second matmul and the elementwise kernels
+        selective = lt.gemm_f * op_checkpoint_recompute_share(model) + lt.elem_f + lt.gap_f
+    recompute = {"none": 0.0, "selective": selective, "full": lt.forward}[job.recompute]
     layer_f, layer_b = lt.forward, lt.backward + recompute
+    # the pipeline's pace: the stage with the most work (stages.py: with the embedding and the
+    # loss accounted, a middle stage's layers or the last stage's fewer plus the output layer)
+    ls, with_out = max(candidates(model, job),
+                       key=lambda c: c[0] * (layer_f + layer_b) + (
+                           out_layer.forward + out_layer.backward if c[1] else 0.0))
+    out = out_layer if with_out else _NO_LAYER
     fwd = ls * layer_f + out.forward
     bwd = ls * layer_b + out.backward
     compute_mb = fwd + bwd
@@ -156,6 +127,13 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         ring = coll("cp_kv_all_gather", "all_gather", "cp", size)
         cp_mb = ls * (hidden(ring, lt.attn_f) + hidden(2.0 * ring, lt.attn_b))
     m = job.microbatches
+    # MoE dispatch on the host: dropless routing syncs each MoE layer's forward (and its
+    # recomputation), the GPU waits while the host issues the layer (profile moe.dispatch_host_us)
+    host_layer = 0.0
+    if model.moe is not None:
+        host_layer = (moe_share(model) * (2.0 if job.recompute == "full" else 1.0)
+                      * profile.moe_dispatch_us * 1e-6)
+    dispatch_mb = ls * host_layer
     # EP all-to-all
     ep_step = 0.0
     if model.moe is not None and job.ep > 1:
@@ -164,12 +142,14 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         passes = 6.0 if job.recompute == "full" else 4.0
         per_layer = moe_share(model) * passes * a2a
         if profile.ep_overlap and m >= 2:
-            ov = hidden(per_layer, layer_f + layer_b)
+            # behind another micro-batch's compute, and the host time it waits on (the
+            # communication stream runs while the compute stream waits for the host)
+            ov = hidden(per_layer, layer_f + layer_b + host_layer)
             ep_step = ls * (m * ov + (per_layer - ov))
         else:
             ep_step = ls * m * per_layer
     ep_mb = ep_step / m
-    stage_mb = compute_mb + tp_mb + cp_mb + ep_mb
+    stage_mb = compute_mb + tp_mb + cp_mb + ep_mb + dispatch_mb
     # PP
     bubble = pp_p2p = 0.0
     if job.pp > 1:
@@ -179,22 +159,25 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         sends = 2.0 * m if job.vp == 1 else 2.0 * (job.pp - 1) * job.vp
         pp_p2p = sends * p2p
     # DP
-    lp = local_params(model, job)
+    lp = local_params(model, job, ls, with_out)
     grad_bytes = GRAD_BYTES[grad_dtype(job, profile)]
     overlap = profile.dp_overlap if job.dp_overlap is None else job.dp_overlap
-    dp = _DataParallel(job, coll, hidden, grad_bytes, overlap, profile.fsdp_prefetch, ls)
+    # the distributed optimizer gathers the weights it keeps: FP8 ones in FP8 (fp8_param_gather)
+    gather = 1 if job.precision == "fp8" and profile.fp8_param_gather else H.WEIGHT_BYTES
+    dp = _DataParallel(job, coll, hidden, grad_bytes, overlap, profile.fsdp_prefetch, ls, gather)
     dp_exposed = dp.exposed(lp.dense, "dp", lt, layer_f, layer_b, fwd, bwd, m)
     if lp.expert > 0:
         dp_exposed += dp.exposed(lp.expert, "edp", lt, layer_f, layer_b, fwd, bwd, m)
     dp_n = job.cp * (job.dp or 1)
-    shard = (lp.dense / dp_n + lp.expert / max(1, dp_n // job.ep)) if job.sharding != "none" \
-        else lp.total
+    edp = max(1, job.tp * dp_n // (job.expert_tp * job.ep))
+    shard = (lp.dense / dp_n + lp.expert / edp) if job.sharding != "none" else lp.total
     optimizer = shard * profile.optimizer_bytes / (gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY)
     breakdown = {
         "compute_s": m * compute_mb,
         "tp_exposed_s": m * tp_mb,
         "cp_exposed_s": m * cp_mb,
         "ep_exposed_s": ep_step,
+        "moe_dispatch_s": m * dispatch_mb,
         "pp_bubble_s": bubble,
         "pp_p2p_s": pp_p2p,
         "dp_exposed_s": dp_exposed,
@@ -211,17 +194,21 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
           "launch_gaps_s": m * (ls * (lt.gap_f + lt.gap_b) + out.gap_f + out.gap_b)}
     return Estimate(model, job, gpu, mem, step, breakdown, detail,
                     model_flops_per_step(model, job), tokens, peak, hw,
-                    gemms=gemm_profiles(model, shape, gpu), profile=profile)
+                    gemms=gemm_profiles(model, shape, gpu, profile), profile=profile)
+
+
+_NO_LAYER = LayerTimes(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 class _DataParallel:
     """Exposed time of the data-parallel exchanges of one kind of parameter (dense or expert)."""
 
     def __init__(self, job: Job, coll, hidden, grad_bytes: int, overlap: bool, prefetch: int,
-                 layers: int) -> None:
+                 layers: float, gather_bytes: int = H.WEIGHT_BYTES) -> None:
         self.job, self.coll, self.hidden = job, coll, hidden
         self.grad_bytes, self.overlap, self.prefetch, self.layers = (grad_bytes, overlap,
                                                                      prefetch, layers)
+        self.gather_bytes = gather_bytes
 
     def exposed(self, params: float, group: str, lt: LayerTimes, layer_f: float,
                 layer_b: float, fwd: float, bwd: float, m: int) -> float:
@@ -229,7 +216,7 @@ class _DataParallel:
         if job.groups()[group].size <= 1 or params <= 0:
             return 0.0
         grads = params * self.grad_bytes
-        weights = params * H.WEIGHT_BYTES
+        weights = params * (H.WEIGHT_BYTES if job.sharding == "full" else self.gather_bytes)
         bucket = min(1.0, H.DDP_BUCKET_PARAMS / params)
         if job.sharding == "full":
             per_layer = 1.0 / self.layers

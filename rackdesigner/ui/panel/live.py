@@ -33,10 +33,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from rackdesigner.analysis.heat import HeatMap
-from rackdesigner.analysis.whatif import MarkedImpact, marked_impact
+from rackdesigner.analysis.whatif import IntactFigures, MarkedImpact, marked_impact
 from rackdesigner.model import Layout
-from rackdesigner.model.failures import degraded
+from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import SimulationInputError, SimulationResult, simulate
+from rackdesigner.simulation.topology import Topology
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.panel.figures import rack_power_by_category
 
@@ -102,7 +103,13 @@ def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
     """The worker's job on a snapshot. A bad input is an error to show; anything else raises
     (the job logs the traceback and reports it). A `heat` of (collective, bytes) lists that
     traffic's per-link loads; with failures marked the intact design is simulated too (or read
-    from the cache, keyed by `structure` and the options)."""
+    from the cache, keyed by `structure` and the options).
+
+    The intact design's run is kept in the cache (`IntactFigures`) whenever nothing is
+    failed, so that failing something next compares with it at no cost, and derives the
+    degraded design's index and topology from it (`model/index_delta.py`,
+    `simulation/topology_delta.py`); and a run of a design with nothing failed whose
+    structure the cache holds — the Undo or Restore of a Fail — is the cached run itself."""
     scope, algorithm, pue, placement = (params.scope, params.algorithm, params.pue,
                                         params.placement)
     heat, structure, intact_cache = params.heat, params.structure, params.intact_cache
@@ -112,6 +119,17 @@ def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
     if heat is not None and heat[0] == "workload":  # a training job's traffic
         job_heat, heat_error = workload_heat(snapshot, heat[2], heat[1], scope)
         heat = None
+    key = (structure, scope, algorithm, pue, placement)
+    down = closure(snapshot)
+    kept = intact_cache.get(key)
+    if not down and kept is not None and kept.extra is not None and kept.extra[1] == heat:
+        # back to the intact design (Undo or Restore of a Fail): its run, kept
+        return LiveRun(kept.result, kept.extra[0], "", None, job_heat, heat_error)
+    # one degraded design per run, held while it lasts: the simulation, the rack split and the
+    # comparison share its derived index and topology
+    broken = degraded(snapshot, down)
+    if down:
+        Topology.of(broken)
     try:
         if heat is not None:  # the heat map's traffic: its per-link list built here, off the GUI
             result = simulate(snapshot, scope, algorithm=algorithm, pue=pue,
@@ -125,14 +143,17 @@ def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
     members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
                and snapshot.has_group(scope) else None)
     # failed devices draw nothing: split the racks' power of the design simulated
-    split = rack_power_by_category(degraded(snapshot), result, members)
+    split = rack_power_by_category(broken, result, members)
+    if not down:  # the intact design: what the next Fail compares with
+        intact_cache.clear()
+        intact_cache[key] = IntactFigures(result, snapshot, (split, heat))
+        return LiveRun(result, split, "", None, job_heat, heat_error)
 
     def intact(design: Layout) -> SimulationResult:
         return simulate(design, scope, algorithm=algorithm, pue=pue, placement=placement)
 
     try:
-        impact = marked_impact(snapshot, result, intact, intact_cache,
-                               (structure, scope, algorithm, pue, placement))
+        impact = marked_impact(snapshot, result, intact, intact_cache, key)
     except SimulationInputError as exc:
         return LiveRun(None, {}, str(exc), None, job_heat, heat_error)
     return LiveRun(result, split, "", impact, job_heat, heat_error)

@@ -37,6 +37,7 @@ from rackdesigner.workload.profile import DEFAULT_PROFILE, bundled_profile_ids
 
 PARTS = (("compute_s", "compute", "#76b900"), ("tp_exposed_s", "TP", "#1f6fd1"),
          ("cp_exposed_s", "CP", "#8e44ad"), ("ep_exposed_s", "EP", "#0e9aa7"),
+         ("moe_dispatch_s", "MoE dispatch", "#c0392b"),
          ("pp_bubble_s", "bubble", "#b8c2cc"), ("pp_p2p_s", "PP send", "#7b8794"),
          ("dp_exposed_s", "DP", "#e07b16"), ("optimizer_s", "optimizer", "#52606d"))
 LOAD_FILE = "Load file…"

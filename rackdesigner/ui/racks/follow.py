@@ -21,13 +21,15 @@ from rackdesigner.model.items import Link
 FULL = "full"
 FAILURES = "failures"
 LINKS = "links"
+UNITS = "units"
 
 
 def racks_scope(event: object) -> str | None:
     """What a model event changes in the elevations: None (nothing they show: a position on
     the canvas, a link's status, a group folded), FAILURES (only which units are failed),
-    LINKS (a cable came, went or changed: the power of the racks at its ends), or FULL
-    (units, racks, labels: rebuild). Unknown events rebuild."""
+    LINKS (a cable came, went or changed: the power of the racks at its ends), UNITS (a
+    device's rack, U or face: its unit and the racks it left and went to), or FULL (units,
+    racks, labels: rebuild). Unknown events rebuild."""
     if event is None:
         return FULL
     if isinstance(event, MetaChanged):
@@ -45,6 +47,9 @@ def racks_scope(event: object) -> str | None:
             return FAILURES
         if isinstance(event, LinkChanged):
             return LINKS
+        if isinstance(event, DeviceChanged) and changed <= ignored | {"status", "rack", "u",
+                                                                      "props"}:
+            return UNITS  # mounted elsewhere (or on the other face): its units and racks
     return FULL
 
 

@@ -33,10 +33,11 @@ from rackdesigner.commands.racks import (
 from rackdesigner.model import Layout
 from rackdesigner.model.items import Link
 from rackdesigner.model.layout import natural_key
+from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.racks.floor import FloorScene, FloorView
-from rackdesigner.ui.racks.follow import FULL, LINKS, link_changes, racks_scope
+from rackdesigner.ui.racks.follow import FULL, LINKS, UNITS, link_changes, racks_scope
 from rackdesigner.ui.racks.items import RackItem, UnitItem
-from rackdesigner.ui.racks.scene import RacksScene
+from rackdesigner.ui.racks.scene import RacksScene, rack_marks
 from rackdesigner.ui.racks.view import UNIT_MIME, RacksView
 
 
@@ -85,6 +86,16 @@ class PlaceDialog(QDialog):
     def chosen(self) -> list[str]:
         return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())
                 if self.list.item(i).checkState() == Qt.CheckState.Checked]
+
+
+def _marks(snapshot: Layout | None, params: object = None) -> tuple | None:
+    """The worker's job: the racks' heat and the rack rules' findings of a snapshot (from its
+    `RackIndex`, evolved by the edit: what the elevations mark)."""
+    if snapshot is None:
+        return None
+    from rackdesigner.model.racks_evolve import rack_index
+
+    return rack_marks(snapshot, rack_index(snapshot))
 
 
 class RacksPanel(QWidget):
@@ -149,6 +160,10 @@ class RacksPanel(QWidget):
         self._timer.timeout.connect(self._on_timer)
         self._rebuild_pending = self._failures_pending = False
         self._link_changes: list[tuple[Link, int]] = []  # (link, +1 added / -1 removed)
+        self._unit_changes: set[str] = set()  # devices mounted elsewhere
+        # the rack marks after units moved, checked off the GUI thread (0.5 s at 32k GPUs)
+        self._marks = BackgroundJob(_marks, self, debounce_ms=0, follow_revision=True)
+        self._marks.result_ready.connect(self._on_marks_result_ready)
         self.rear_action.toggled.connect(self._on_rear_toggled)
         self.fit_action.triggered.connect(lambda checked=False: self.fit())
         self.place_action.triggered.connect(lambda checked=False: self.place_unracked_dialog())
@@ -166,6 +181,7 @@ class RacksPanel(QWidget):
     # The panel builds only while it is shown: a hidden Racks tab costs an edit nothing.
     def set_layout(self, layout: Layout) -> None:
         self.layout_doc = layout
+        self._marks.set_layout(layout)
         self.scene.layout = layout
         self.floor_scene.layout = layout
         self._dirty = True
@@ -183,6 +199,8 @@ class RacksPanel(QWidget):
             self._rebuild_pending = True
         elif scope == LINKS:
             self._link_changes.extend(link_changes(event))
+        elif scope == UNITS:
+            self._unit_changes.add(event.new.id)
         else:
             self._failures_pending = True
         if self.isVisible():
@@ -195,6 +213,16 @@ class RacksPanel(QWidget):
             self._on_timer()
         elif self._dirty and self.isVisible():
             self.refresh()
+        if self._marks.busy:
+            self._marks.flush()
+
+    def close_panel(self) -> None:
+        """Stop the marks' worker (the window is closing)."""
+        self._marks.close()
+
+    def _on_marks_result_ready(self, result: JobResult) -> None:
+        if result.ok and result.value is not None and not self._rebuild_pending:
+            self.scene.set_marks(*result.value)
 
     def _on_timer(self) -> None:
         if self._rebuild_pending or (self._link_changes
@@ -206,6 +234,12 @@ class RacksPanel(QWidget):
         if changes:
             self.scene.apply_link_changes(changes)
             self._floor_dirty = True
+        moved, self._unit_changes = self._unit_changes, set()
+        if moved:
+            if self.scene.apply_unit_changes(moved):
+                self._marks.request(immediate=True)
+            self._refresh_unracked()
+            self._floor_dirty = True
         if self._failures_pending:
             self._failures_pending = False
             self.scene.refresh_failures()
@@ -214,6 +248,7 @@ class RacksPanel(QWidget):
         self._timer.stop()
         self._dirty = self._rebuild_pending = self._failures_pending = False
         self._link_changes = []
+        self._unit_changes = set()
         self.scene.rebuild()
         self._show_site()
         if self.tabs.currentWidget() is self.floor_view:
@@ -304,7 +339,7 @@ class RacksPanel(QWidget):
         assert self.layout_doc is not None
         placements = {unit: (rack, u, self.scene.face) for unit, (rack, u) in moves.items()}
         self.command_requested.emit(mount(self.layout_doc, placements, self.scene.index))
-        self.refresh()
+        self.flush()  # the units that moved and their racks, not a rebuild
 
     def set_face_of(self, unit_ids: list[str], face: str) -> bool:
         """Move units to the other face of their rack (same U), or out of it (face "")."""
@@ -323,7 +358,7 @@ class RacksPanel(QWidget):
                 return False
             placements[unit_id] = (unit.rack, unit.u, face)
         self.command_requested.emit(mount(self.layout_doc, placements, index))
-        self.refresh()
+        self.flush()
         return True
 
     def _on_racks_dropped(self, moves: dict) -> None:
