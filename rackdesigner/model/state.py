@@ -178,6 +178,10 @@ never assigned after `_evolve` returns)."""
             found = self._group_members = _sets_add(_EMPTY, members)
         return found
 
+    def port_use_if_made(self) -> AnyMap | None:
+        """`port_use` if this state has it (kept by edits, or made once asked), else None."""
+        return self._port_use
+
     def _derive(self) -> tuple[AnyMap, ...]:
         return self.links_by_device, self.port_use, self.group_members
 
