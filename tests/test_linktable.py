@@ -117,3 +117,27 @@ def test_small_designs_do_not_import_numpy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "False", out.stderr
+
+
+@pytest.mark.parametrize("seed", [4])
+def test_the_topology_reads_a_large_designs_devices_as_the_plain_pass(catalog, seed,
+                                                                      monkeypatch):
+    from rackdesigner.simulation.topology import Topology
+
+    layout = _broken(catalog, seed)
+    layout.add_device(Device("rack-x", "rack-42u"))
+    built = {}
+    for arrays in (False, True):
+        monkeypatch.setattr(index_module, "_ARRAY_MIN_LINKS", 0 if arrays else 10**12)
+        topo = Topology.build(layout.copy())  # a fresh index per build
+        built[arrays] = topo
+        assert (layout.copy().index().link_table() is not None) == arrays
+    plain, arrays_topo = built[False], built[True]
+    for name in ("specs", "kind", "rack_of", "gpus", "cpu_vendor", "unknown_models",
+                 "gpu_nics", "primary_nic", "tier"):
+        got, want = getattr(arrays_topo, name), getattr(plain, name)
+        assert got == want, name
+        if isinstance(want, dict):
+            assert list(got) == list(want), name  # the same order
+    # islands: the same members in the same order, named by other roots
+    assert list(arrays_topo.islands.values()) == list(plain.islands.values())

@@ -76,6 +76,7 @@ class LinkTable:
         self.count = np.fromiter(map(_COUNT, links), dtype=np.int64, count=n)
         # the catalog's facts: a spec per model, a port group per (model, group name)
         model_of, models = _codes(list(map(_MODEL, devices)))
+        self.model_names = models
         by_model = index.model_specs(models)
         self.specs: list[DeviceSpec | None] = by_model
         self.model_of = model_of
@@ -108,6 +109,10 @@ class LinkTable:
         self.proto_b = self.pg_protocol[self.pgb]
         self._carried_mask: np.ndarray | None = None
 
+    def known_rows(self) -> list[int]:
+        """The rows of the devices whose model the catalog knows, in order."""
+        return np.flatnonzero(self.known).tolist()
+
     def unknown_devices(self) -> list[int]:
         """The rows of the devices whose model the catalog does not know, in order."""
         return np.flatnonzero(~self.known).tolist()
@@ -132,10 +137,10 @@ class LinkTable:
         carried = self.carried_mask()
         at = np.flatnonzero(carried).tolist()
         links, groups, protocols = self.links, self.port_groups, self.protocols
-        picked = _pick(links, at)
-        out = list(map(CarriedLink, picked, _pick(groups, self.pga[carried].tolist()),
-                       _pick(groups, self.pgb[carried].tolist()),
-                       _pick(protocols, self.proto_a[carried].tolist())))
+        picked = pick(links, at)
+        out = list(map(CarriedLink, picked, pick(groups, self.pga[carried].tolist()),
+                       pick(groups, self.pgb[carried].tolist()),
+                       pick(protocols, self.proto_a[carried].tolist())))
         both = (self.a != self.b) & self.known[self.a] & self.known[self.b]
         rejected: list[tuple[str, Link, Any]] = []
         for i in np.flatnonzero(both & ~carried).tolist():
@@ -168,13 +173,13 @@ class LinkTable:
         component = components(n, island[net[0]], island[net[1]], start=island)
         ids = self.ids
         known = np.flatnonzero(self.known).tolist()
-        keys = ids if len(known) == n else _pick(ids, known)
+        keys = ids if len(known) == n else pick(ids, known)
 
         def named(label: np.ndarray) -> dict[str, str]:
             roots = label.tolist() if len(known) == n else label[self.known].tolist()
-            return dict(zip(keys, _pick(ids, roots), strict=True))
+            return dict(zip(keys, pick(ids, roots), strict=True))
 
-        gpus = _pick(ids, np.flatnonzero(self.is_gpu & self.known).tolist())
+        gpus = pick(ids, np.flatnonzero(self.is_gpu & self.known).tolist())
         gpus.sort(key=natural_key)
         return Connectivity(named(island), named(nvlink), named(component), tuple(gpus))
 
@@ -193,7 +198,7 @@ class LinkTable:
             frontier = np.zeros_like(reached)
             frontier[new] = True
             frontier &= ~self.is_gpu
-        return frozenset(_pick(self.ids, np.flatnonzero(reached).tolist()))
+        return frozenset(pick(self.ids, np.flatnonzero(reached).tolist()))
 
     # ---- ports ---------------------------------------------------------------------------------
     def exhausted(self, order: Any = None) -> tuple[tuple[str, str, int, int], ...]:
@@ -286,7 +291,7 @@ class LinkTable:
         return np.unique(occurrence[again] // 2), first
 
 
-def _pick(items: Any, at: list[int]) -> list[Any]:
+def pick(items: Any, at: list[int]) -> list[Any]:
     """`[items[i] for i in at]` at C speed."""
     if not at:
         return []
