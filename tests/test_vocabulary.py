@@ -118,6 +118,10 @@ def test_a_kind_added_by_registry_entry_and_data_alone_reaches_bom_power_racks_a
         assert "rack-overlap" in {f.code for f in check_layout(layout)}
     else:
         assert "x-1" not in index.units  # zero-U: on the rack's side rails, no slot
+        assert vocabulary.KINDS[kind_name].side_mount
+        side = index.side_mounted("rack-1")
+        assert [(d.id, d.side, d.lane) for d in side] == [("x-1", "right", 0)]
+        assert side[0].figures == " · ".join(vocabulary.fact_figures(kind_name, spec.fact))
     # power: its published draw is in the rack's sum (none published: nothing added)
     assert summary.typical_w == pytest.approx(spec.power.typical_or_max_w)
 

@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from rackdesigner import vocabulary
 from rackdesigner.analysis.heat import HeatMap
 from rackdesigner.model import Layout
 from rackdesigner.simulation.families import family_traffic, islands_of
@@ -218,11 +219,12 @@ def _nvlink_rate(collective: str, busbw: float, n: int, k: int, islands: int) ->
     """Per-direction NVLink rate of one GPU of a group (see the module docstring)."""
     if k < 2 or busbw <= 0 or busbw == float("inf"):
         return 0.0
-    if collective == "send_recv":
+    entry = vocabulary.collective(collective)
+    if not entry.group:  # one pair: NVLink only inside an island
         return busbw if islands == 1 else 0.0
     if islands == 1:
         return busbw
-    if collective == "all_to_all":
+    if entry.traffic:  # every peer: k - 1 inside, and its share of the data for the n - k outside
         return busbw * ((k - 1) + (n - k) * (k - 1) / k) / (n - 1)
     return busbw * (k - 1) / k
 

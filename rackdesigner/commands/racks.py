@@ -218,6 +218,30 @@ def add_mounted(layout: Layout, model: str, rack: str, u: int, face: str = "fron
     return added
 
 
+def add_side_mounted(layout: Layout, model: str, rack: str,
+                     pos: tuple[float, float] = (0.0, 0.0)) -> Command:
+    """A palette drop of a 0U model (a vertical PDU) on a rack: the device in the rack's side
+    channel (rack set, no U), as one undo step."""
+    import dataclasses
+
+    from rackdesigner.commands.placing import add_model
+
+    added = add_model(layout, model, pos)
+    added.devices = [dataclasses.replace(d, rack=rack, u=None) for d in added.devices]
+    added.text = f"{added.text} in the side channel of {layout.device(rack).label}"
+    return added
+
+
+def set_side_rack(layout: Layout, device_id: str, rack: str | None) -> Command:
+    """A 0U device to another rack's side channel, or out of its rack (`rack` None)."""
+    from rackdesigner.commands.edits import change_device
+
+    label = layout.device(device_id).label
+    text = (f"Mount {label} in the side channel of {layout.device(rack).label}" if rack
+            else f"Unrack {label}")
+    return change_device(device_id, text, False, rack=rack, u=None)
+
+
 def add_rack(layout: Layout, model: str, at: tuple[float, float] | None = None) -> Macro:
     """A new rack at floor position `at` (metres), or at the end of the last floor row; on the
     canvas right of the last rack. One undo step; racks still placed from the canvas are pinned

@@ -33,6 +33,27 @@ BTU_PER_W = 3.412142
 
 #: kinds that hold other devices: they take no rack units themselves (their parts do)
 CONTAINER_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.container)
+#: kinds whose 0U models go in a rack's side channel (vertical PDUs)
+SIDE_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.side_mount)
+#: the side channels of a rack, as the rear elevation shows them, filled in turn
+SIDES = ("right", "left")
+
+
+@dataclass(frozen=True, slots=True)
+class SideDevice:
+    """A 0U device in a rack's side channel (a vertical PDU): it takes no rack unit; the
+    rack's devices of a side-mounted kind fill the channels in turn, right then left (as
+    seen at the rear), one lane further out each round."""
+
+    id: str
+    label: str
+    model: str
+    model_name: str
+    kind: str
+    rack: str
+    side: str  # one of SIDES
+    lane: int  # 0 next to the rails, 1 outside it...
+    figures: str  # the kind's figures of the model: "22 kW"
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +274,36 @@ class RackIndex:
             t, m = by_rack.get(rack, (0.0, 0.0))
             by_rack[rack] = (t + dt, m + dm)
         return changed
+
+    def side_mounted(self, rack_id: str) -> tuple[SideDevice, ...]:
+        """The 0U devices in the rack's side channels, in design order (see `SideDevice`)."""
+        out: list[SideDevice] = []
+        layout = self.layout
+        for device_id in self.members().get(rack_id, ()):
+            if device_id in self.unit_of:
+                continue
+            device = layout.device(device_id)
+            spec = self._spec(device.model)
+            if spec is None or spec.kind not in SIDE_KINDS or (spec.u_height or 0) > 0:
+                continue
+            n = len(out)
+            out.append(SideDevice(device.id, device.label, spec.id, spec.model, spec.kind,
+                                  rack_id, SIDES[n % len(SIDES)], n // len(SIDES),
+                                  " · ".join(vocabulary.fact_figures(spec.kind, spec.fact))))
+        return tuple(out)
+
+    def unracked_side(self) -> list[Device]:
+        """Devices of a side-mounted kind (vertical PDUs) in no rack, in design order."""
+        layout = self.layout
+        counts, _ = layout.index().counts()
+        if not any(counts.get(k) for k in SIDE_KINDS):
+            return []
+        out = []
+        for device in layout.devices():
+            spec = self._spec(device.model) if device.rack is None else None
+            if spec is not None and spec.kind in SIDE_KINDS and not (spec.u_height or 0) > 0:
+                out.append(device)
+        return out
 
     def unracked(self) -> list[Unit]:
         return [u for u in self.units.values() if not u.placed]

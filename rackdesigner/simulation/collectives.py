@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from rackdesigner import vocabulary
 from rackdesigner.simulation import constants as C
@@ -166,14 +167,8 @@ def with_floor(time_us: float) -> float:
 
 
 def busbw_factor(collective: str, n: int) -> float:
-    """nccl-tests' busbw / algbw factor."""
-    if n <= 1:
-        return 1.0
-    if collective == "all_reduce":
-        return 2.0 * (n - 1) / n
-    if collective in ("all_gather", "reduce_scatter", "all_to_all"):
-        return (n - 1) / n
-    return 1.0
+    """nccl-tests' busbw / algbw factor (the collective's `busbw` in the vocabulary)."""
+    return vocabulary.collective(collective).busbw_factor(n)
 
 
 class CollectiveModel:
@@ -219,18 +214,17 @@ class CollectiveModel:
 
     # ---- candidates per algorithm ----------------------------------------------------------
     def candidates(self, coll: str) -> list[_Candidate]:
-        s = self.s
-        if s.n <= 1:
+        """Every way NCCL could run `coll` here (the algorithms its vocabulary entry lists;
+        a point-to-point exchange by what crosses the network)."""
+        entry = vocabulary.collective(coll)
+        if self.s.n <= 1:
             return []
-        if coll == "all_to_all":
-            return self._all_to_all()
-        if coll == "send_recv":
-            return self._send_recv()
-        out = self._ring(coll)
-        if coll == "all_reduce":
-            out += self._tree() + self._nvls_tree() + self._collnet()
-        if coll in ("all_reduce", "all_gather", "reduce_scatter"):
-            out += self._nvls(coll)
+        if entry.traffic:
+            return _P2P[entry.traffic](self)
+        ring = vocabulary.RINGS[entry.ring]
+        out: list[_Candidate] = []
+        for algorithm in entry.algorithms:
+            out += _ALGORITHMS[algorithm](self, ring)
         return [c for c in out if c.algbw > 0]
 
     def _ring_busbw(self) -> float:
@@ -245,10 +239,9 @@ class CollectiveModel:
             best = min(best, net, intra)
         return best
 
-    def _ring(self, coll: str) -> list[_Candidate]:
+    def _ring(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s, n, nodes = self.s, self.s.n, self.s.n_islands
-        nsteps = 2 * (n - 1) if coll == "all_reduce" else n - 1 if coll in (
-            "all_gather", "reduce_scatter") else n
+        nsteps = ring.steps(n)
         ch = s.channels
         base_bw = self._ring_busbw()
         out = []
@@ -264,18 +257,17 @@ class CollectiveModel:
             lat = C.BASE_LATENCY_US["ring"][p]
             intra = C.HW_LATENCY_US[self.intra_hw]["ring"][p]
             inter = self._inter_lat("ring", p, intra)
-            if coll in ("broadcast", "reduce"):
+            if not ring.passes:  # a chain from or to a root: one step per rank
                 step = intra if p != 2 else C.HW_LATENCY_US[self.intra_hw]["tree"][p]
                 lat += nsteps * step
             else:
                 if nodes > 1:
                     overhead = C.NET_OVERHEAD_US.get(self.cpu_vendor, 1.0) * (3 if p == 2 else 1)
                     intra = max(intra, overhead)
-                n_inter = (0 if nodes <= 1 else 2 * (nodes - 1) if coll == "all_reduce"
-                           else nodes - 1)
+                n_inter = 0 if nodes <= 1 else ring.passes * (nodes - 1)
                 lat += (nsteps - n_inter) * intra + n_inter * inter
             adjust = None
-            if coll == "all_reduce" and proto == "Simple" and nodes > 1:
+            if ring.plateau and proto == "Simple" and nodes > 1:
                 threshold = 64 * ch * n
 
                 def adjust(size: int, lat: float, bw: float, t=threshold) -> tuple[float, float]:
@@ -286,7 +278,7 @@ class CollectiveModel:
                                   share=_channel_share(ch, p, threshold)))
         return out
 
-    def _tree(self) -> list[_Candidate]:
+    def _tree(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s, n, nodes = self.s, self.s.n, self.s.n_islands
         # across more than two domains every domain is an inner node of one of NCCL's two
         # binary trees: its NICs carry the data twice (up to the parent, down to two children
@@ -334,28 +326,29 @@ class CollectiveModel:
             return 0  # transport/nvls.cc ncclNvlsInit: no NVLS for 2 GPUs or fewer
         return min(C.NVLS_MAX_ARITY, local)
 
-    def _nvls_busbw(self, coll: str) -> tuple[int, float]:
+    def _nvls_busbw(self, passes: int) -> tuple[int, float]:
         """(channels, NVLS busBw inside the islands): the slowest GPU's NVLink rate (hardware,
         per direction) x the architecture's measured NVLS busbw per GB/s of NVLink
-        (constants.NVLS_BUSBW_PER_NVLINK, from published runs); proportional to the links a
-        GPU actually has. AllGather/ReduceScatter: half, x (ppn - 1) / ppn, as nvls.cc."""
+        (constants.NVLS_BUSBW_PER_NVLINK, from published AllReduce runs: both passes);
+        proportional to the links a GPU actually has. One pass (AllGather/ReduceScatter):
+        half, x (ppn - 1) / ppn, as nvls.cc."""
         n_ch = self._nvls_channels()
         ratio = C.NVLS_BUSBW_PER_NVLINK.get(self.s.arch, 0.0)
         if n_ch == 0 or ratio <= 0:
             return 0, 0.0
         bus = ratio * min(i.nvlink_raw_min for i in self.s.islands)
-        if coll == "all_reduce":
+        if passes == 2:
             return n_ch, bus
         ppn = min(i.k for i in self.s.islands)
         return n_ch, bus / 2.0 * (ppn - 1) / ppn
 
-    def _nvls(self, coll: str) -> list[_Candidate]:
+    def _nvls(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s = self.s
-        _, bus = self._nvls_busbw(coll)
+        _, bus = self._nvls_busbw(ring.passes)
         if bus <= 0:
             return []
         n = s.n
-        if coll == "all_reduce":
+        if ring.passes == 2:  # the whole reduction in the switch: across nodes with SHARP
             algbw = bus * n / (2 * (n - 1))
             if s.n_islands > 1:
                 if not s.sharp:
@@ -367,7 +360,7 @@ class CollectiveModel:
             algbw = bus * n / (n - 1)
         intra = C.HW_LATENCY_US["nvlink"]["nvls"][2]
         lat = intra + (self._inter_lat("nvls", 2, intra) if s.n_islands > 1 else 0.0)
-        heads, _ = self._nvls_busbw(coll)
+        heads, _ = self._nvls_busbw(ring.passes)
         max_chunk = C.NVLS_CHUNK_BYTES
         if s.n_islands > 1:
             n_ch = min(C.NVLS_EXEC_CHANNELS_MULTINODE.get(s.arch, 16), s.channels)
@@ -379,9 +372,9 @@ class CollectiveModel:
         fill = _fill(lambda size: nvls_chunk_bytes(size, ops, max_chunk), ops)
         return [_Candidate("nvls", "Simple", lat, algbw, fill=fill)]
 
-    def _nvls_tree(self) -> list[_Candidate]:
+    def _nvls_tree(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s = self.s
-        n_ch, bus = self._nvls_busbw("all_reduce")
+        n_ch, bus = self._nvls_busbw(ring.passes)
         if bus <= 0 or s.n_islands <= 1:
             return []
         n = s.n
@@ -417,7 +410,7 @@ class CollectiveModel:
         return _fill(lambda size: chunk, channels,
                      lambda: C.PIPELINE_FILL_WAVES_PER_LEVEL * levels)
 
-    def _collnet(self) -> list[_Candidate]:
+    def _collnet(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s = self.s
         if (s.n_islands <= 1 or not s.sharp or s.k > C.COLLNET_MAX_LOCAL_RANKS
                 or not all(i.has_nvswitch or i.k == 1 for i in s.islands)):
@@ -485,10 +478,14 @@ class CollectiveModel:
                            min(bw * C.RING_LL_FACTOR, self.ll_max)),
                 _Candidate("p2p", "Simple", self._p2p_lat(2, remote), bw)]
 
-    def unavailable(self, algorithm: str) -> str | None:
-        """Why AllReduce cannot run `algorithm` on this scope (None when it can)."""
-        name = "collnet_direct" if algorithm == "collnet" else algorithm
-        if algorithm == "auto" or any(c.algorithm == name for c in self.candidates("all_reduce")):
+    def unavailable(self, algorithm: str, collective: str | None = None) -> str | None:
+        """Why `collective` (default: the first collective `algorithm` can run, AllReduce for
+        every NCCL algorithm) cannot run `algorithm` on this scope (None when it can)."""
+        name = vocabulary.ALGORITHMS[algorithm].nccl
+        coll = collective or vocabulary.first_running(name)
+        if coll is None or name not in vocabulary.collective(coll).algorithms:
+            return None  # auto, or an algorithm this collective never runs: the fastest runs
+        if any(c.algorithm == name for c in self.candidates(coll)):
             return None
         s = self.s
         if s.n <= 1:
@@ -521,16 +518,16 @@ class CollectiveModel:
         if not cands:
             return []
         forced = self.algorithm
+        entry = vocabulary.collective(coll)
         if forced != "auto":
-            name = "collnet_direct" if forced == "collnet" else forced
+            name = vocabulary.ALGORITHMS[forced].nccl
             chosen = [c for c in cands if c.algorithm == name]
             if chosen:
                 cands = chosen
-            elif coll not in ("all_to_all", "send_recv"):
+            elif not entry.traffic:  # point-to-point exchanges have no algorithm to choose
                 self.messages.append(f"{coll}: algorithm {forced} is not available here; "
                                      f"using the fastest available")
-        n = self.s.n if coll != "send_recv" else 2
-        factor = busbw_factor(coll, n)
+        factor = entry.busbw_factor(self.s.n if entry.group else 2)
         out = []
         for size in sizes:
             # each candidate's time as published runs show it: NCCL's cost model (latency +
@@ -555,3 +552,14 @@ class CollectiveModel:
             algbw = size / (t * 1000.0)
             out.append(Point(size, t, algbw, algbw * factor, c.algorithm, c.protocol))
         return out
+
+
+#: the candidates of each NCCL algorithm a collective may list (vocabulary/collectives.py)
+_ALGORITHMS: MappingProxyType[
+    str, Callable[[CollectiveModel, vocabulary.Ring], list[_Candidate]]] = MappingProxyType({
+        "ring": CollectiveModel._ring, "tree": CollectiveModel._tree,
+        "nvls_tree": CollectiveModel._nvls_tree, "collnet_direct": CollectiveModel._collnet,
+        "nvls": CollectiveModel._nvls})
+#: the candidates of a point-to-point exchange, by what crosses the network
+_P2P: MappingProxyType[str, Callable[[CollectiveModel], list[_Candidate]]] = MappingProxyType({
+    "all_to_all": CollectiveModel._all_to_all, "p2p": CollectiveModel._send_recv})

@@ -15,16 +15,12 @@ from collections import Counter
 from collections.abc import Iterable
 from types import MappingProxyType, SimpleNamespace
 
+from rackdesigner import vocabulary
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport
-from rackdesigner.simulation.collectives import (
-    ALGORITHM_CHOICES,
-    COLLECTIVES,
-    CollectiveModel,
-    point_at,
-)
+from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, point_at
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.placement import PLACEMENTS
@@ -83,7 +79,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     if placement not in PLACEMENTS:
         raise SimulationInputError(f"unknown placement {placement!r} "
                                    f"(choose from {', '.join(PLACEMENTS)})")
-    if loads_for is not None and loads_for[0] not in (*COLLECTIVES, "send_recv"):
+    if loads_for is not None and loads_for[0] not in vocabulary.collective_names():
         raise SimulationInputError(f"unknown collective {loads_for[0]!r} for the link loads")
     pue = C.DEFAULT_PUE if pue is None else float(pue)
     if not (pue >= 1.0 and pue < 10.0):
@@ -151,11 +147,12 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     p2p_eff, same_island = _p2p_eff(topo, model, a, b)
     coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
     if not partitioned:
-        reason = coll.unavailable(algorithm)
+        reason = coll.unavailable(algorithm)  # judged on the first collective it runs
         if reason is not None:
-            raise SimulationInputError(f"algorithm {algorithm} cannot run all_reduce on "
+            judged = vocabulary.first_running(vocabulary.ALGORITHMS[algorithm].nccl)
+            raise SimulationInputError(f"algorithm {algorithm} cannot run {judged} on "
                                        f"{label}: {reason}")
-    curves = {name: tuple(coll.sweep(name)) for name in (*COLLECTIVES, "send_recv")}
+    curves = {name: tuple(coll.sweep(name)) for name in vocabulary.collective_names()}
     if partitioned:  # figures over a subset would look better than the whole: none at all
         curves = {name: () for name in curves}
     for text in dict.fromkeys(coll.messages):  # a forced algorithm that cannot run here

@@ -14,7 +14,7 @@ exchange by that excess (workload/comm.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rackdesigner.simulation.loads import FabricIndex, route
 from rackdesigner.simulation.topology import Topology
@@ -41,28 +41,32 @@ def _rails(topo: Topology, islands: list[list[str]]) -> list[list[str]]:
                                          if g in topo.primary_nic)) for isl in islands])
 
 
+def _pair(topo: Topology, gpus: Sequence[str], islands: list[list[str]]) -> Traffic:
+    """send/recv between a group's first and last GPU."""
+    return p2p_traffic(topo.primary_nic.get(gpus[0]), topo.primary_nic.get(gpus[-1]))
+
+
+#: one group's traffic, by pattern (the names `Traffic.pattern` and the routed results use)
+_GROUP_TRAFFIC: dict[str, Callable[[Topology, Sequence[str], list[list[str]]], Traffic]] = {
+    "ring": lambda topo, gpus, islands: ring_traffic(_rails(topo, islands)),
+    "tree": lambda topo, gpus, islands: tree_traffic(_rails(topo, islands)),
+    "all_to_all": lambda topo, gpus, islands: all_to_all_traffic(_rails(topo, islands)),
+    "p2p": _pair,
+}
+
+
 def family_traffic(topo: Topology, members: Sequence[Sequence[str]], pattern: str) -> Traffic:
     """The traffic of every group (`members`: each group's GPUs in rank order) of an exchange
     running `pattern` (ring, tree, all_to_all or p2p), as one `Traffic` to route."""
-    flows: list = []
-    rails: list = []
+    build = _GROUP_TRAFFIC.get(pattern)
+    parts: list[Traffic] = []
     for gpus in members:
         islands = islands_of(topo, gpus)
-        if len(islands) < 2:
-            continue
-        by_island = _rails(topo, islands)
-        if pattern == "ring":
-            flows += ring_traffic(by_island).flows
-        elif pattern == "tree":
-            flows += tree_traffic(by_island).flows
-        elif pattern == "all_to_all":
-            rails += all_to_all_traffic(by_island).rails
-        elif pattern == "p2p":
-            a, b = gpus[0], gpus[-1]
-            flows += p2p_traffic(topo.primary_nic.get(a), topo.primary_nic.get(b)).flows
-    if pattern == "all_to_all":
-        return Traffic(pattern, rails=tuple(rails), uniform_rails=True)
-    return Traffic(pattern, tuple(flows))
+        if build is not None and len(islands) >= 2:
+            parts.append(build(topo, gpus, islands))
+    return Traffic(pattern, tuple(f for t in parts for f in t.flows),
+                   tuple(r for t in parts for r in t.rails),
+                   uniform_rails=any(t.uniform_rails for t in parts))
 
 
 def peak_utilisation(topo: Topology, index: FabricIndex, members: Sequence[Sequence[str]],

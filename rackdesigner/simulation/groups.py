@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rackdesigner import vocabulary
 from rackdesigner.model import Layout, natural_key
-from rackdesigner.simulation.collectives import (
-    ALGORITHM_CHOICES,
-    COLLECTIVES,
-    CollectiveModel,
-    Point,
-)
+from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, Point
 from rackdesigner.simulation.latency import latency_classes
 from rackdesigner.simulation.routing import route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
@@ -47,7 +43,7 @@ class GroupCollectives:
                  algorithm: str = "auto") -> tuple[Point, ScopeModel | None]:
         """`point` and the group's scope model (islands in rank order, routed factors; None for
         a one-GPU group): what the workload heat map needs to scale the group's traffic."""
-        if collective not in (*COLLECTIVES, "send_recv"):
+        if collective not in vocabulary.collective_names():
             raise GroupError(f"unknown collective {collective!r}")
         if algorithm not in ALGORITHM_CHOICES:
             raise GroupError(f"unknown algorithm {algorithm!r}")
@@ -72,9 +68,9 @@ class GroupCollectives:
         same = topo.island_of[a] == topo.island_of[b]
         p2p = model.islands[0].intra_eff if same else min(i.net_eff for i in model.islands)
         coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm)
-        reason = coll.unavailable(algorithm) if collective == "all_reduce" else None
+        reason = coll.unavailable(algorithm, collective)
         if reason is not None:
-            raise GroupError(f"algorithm {algorithm} cannot run all_reduce here: {reason}")
+            raise GroupError(f"algorithm {algorithm} cannot run {collective} here: {reason}")
         points = coll.sweep(collective, (int(size),))
         if not points:
             raise GroupError(f"{collective} does not apply to these GPUs")

@@ -9,8 +9,10 @@ NICs themselves, which NCCL's own model already counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from rackdesigner import vocabulary
 from rackdesigner.simulation.collectives import Point
 from rackdesigner.simulation.loads import FabricIndex, LinkLoads, route
 from rackdesigner.simulation.placement import Placement, place
@@ -59,22 +61,35 @@ def route_scope(topo: Topology, scope: ScopeModel, policy: str,
     return Routed(placement, index, loads, factors, bottleneck)
 
 
+def _all_to_all_share(scope: ScopeModel, point: Point, m: int, nic: float) -> float:
+    """A rail NIC carries its island's k GPUs' data for the (n - k) / n of peers outside."""
+    k = scope.k
+    return k * point.algbw_GBps * (scope.n - k) / scope.n / (m * nic) if m and nic else 0.0
+
+
+def _pair_share(scope: ScopeModel, point: Point, m: int, nic: float) -> float:
+    return point.busbw_GBps / nic if nic else 0.0
+
+
+#: share of NIC rate of a point-to-point exchange, by what crosses the network
+#: (a collective's `traffic` in the vocabulary, which is also the pattern's name)
+_P2P_SHARE: dict[str, Callable[[ScopeModel, Point, int, float], float]] = {
+    "all_to_all": _all_to_all_share, "p2p": _pair_share}
+
+
 def pattern_share(topo: Topology, scope: ScopeModel, name: str, point: Point
                   ) -> tuple[str | None, float]:
     """Which traffic pattern `name` (a collective, or send_recv) runs across islands at
     `point`'s algorithm, and the share of each flow's NIC rate it pushes at the rate the model
     predicts (pattern None: no routed network traffic, e.g. in-network reduction)."""
-    pattern = {"ring": "ring", "tree": "tree", "nvls_tree": "tree"}.get(point.algorithm)
+    traffic = vocabulary.collective(name).traffic
+    pattern = traffic or {"ring": "ring", "tree": "tree", "nvls_tree": "tree"}.get(
+        point.algorithm)
     m = max((len(i.rail_nics) for i in scope.islands), default=0)
     nic = min((topo.nic_raw(x) for i in scope.islands for x in i.rail_nics), default=0.0)
     share = 0.0
-    if name == "all_to_all":
-        pattern = "all_to_all"
-        k = scope.k
-        share = k * point.algbw_GBps * (scope.n - k) / scope.n / (m * nic) if m and nic else 0.0
-    elif name == "send_recv":
-        pattern = "p2p"
-        share = point.busbw_GBps / nic if nic else 0.0
+    if traffic:
+        share = _P2P_SHARE[traffic](scope, point, m, nic)
     elif pattern == "tree" and m and nic:
         # a tree node's NIC sends about 2 S / m per rail beyond two islands (up to the parent
         # and down to two children over the two trees), S / m between two

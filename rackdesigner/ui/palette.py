@@ -67,10 +67,7 @@ def figures(catalog: Catalog, spec: DeviceSpec) -> str:
         bits.append(f"{spec.rack.height_u}U")
         bits.append(f"{_watts(spec.rack.power_budget_w)} budget")
     else:
-        entry = vocabulary.KINDS.get(spec.kind)
-        for fact in entry.facts if entry is not None else ():
-            if fact.figure and spec.fact(fact.name) is not None:
-                bits.append(fact.figure.format(spec.fact(fact.name)))
+        bits += vocabulary.fact_figures(spec.kind, spec.fact)
         for group in spec.ports[:1]:
             name = SHORT_PROTOCOL.get(group.protocol, group.protocol)
             bits.append(f"{group.count}× {name} {style.format_rate(group.rate_gbps)}")

@@ -6,6 +6,9 @@ One `Kind` per kind, in bill-of-materials order. A kind says
 - its `role`: what the simulation and the design rules make of it (`ROLES`);
 - `container`: a rack or a system holds other devices — it draws no power of its own and takes
   no rack units itself (its parts do);
+- `side_mount`: a 0U device placed in a rack goes in the rack's side channel, upright at the
+  rear as real racks mount vertical PDUs: the Racks view draws it as a strip beside the rear
+  elevation and it takes no rack unit;
 - `power`: the live panel's power category its draw is stacked in;
 - `block`: the facts block its catalog files must carry (`gpu:`, `rack:`…), and `facts`: for a
   kind without a typed block of its own, the fields of that block (`cdu: {cooling_kw: …}`),
@@ -17,7 +20,7 @@ tables against the shipped catalog and against what reads them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -66,6 +69,7 @@ class Kind:
     power: str  # one of POWER_CATEGORIES
     id_prefix: str  # readable ids of placed devices: `gpu-3`, `nvsw-1`
     container: bool = False
+    side_mount: bool = False
     block: str | None = None  # a typed facts block the catalog file must carry
     facts: tuple[Fact, ...] = ()
 
@@ -96,7 +100,7 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
     Kind("chassis", "chassis", "chassis", "CHS", "#95a5a6", None, "enclosure", "system",
          "chassis"),
     Kind("pdu", "PDU", "PDUs", "PDU", "#a04000", "Power & cooling", "facility", "other", "pdu",
-         facts=(Fact("capacity_kw", "number", help="power the PDU can deliver, kW",
+         side_mount=True, facts=(Fact("capacity_kw", "number", help="power the PDU can deliver, kW",
                      figure="{:g} kW"),
                 Fact("voltage_v", "number", required=False, help="input voltage, V"),
                 Fact("current_a", "number", required=False,
@@ -116,6 +120,18 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
          "xcvr", block="transceiver"),
 )})
 KIND_NAMES: tuple[str, ...] = tuple(KINDS)
+
+
+def fact_figures(kind_name: str, fact: Callable[[str], object]) -> list[str]:
+    """A model's own figures as its kind shows them ("22 kW", "90 GB/s read"): each fact of
+    the kind with a `figure`, read with `fact(name)` (None: not in the model's data)."""
+    entry = KINDS.get(kind_name)
+    out = []
+    for f in entry.facts if entry is not None else ():
+        value = fact(f.name)
+        if f.figure and value is not None:
+            out.append(f.figure.format(value))
+    return out
 
 
 def kind(name: str) -> Kind:

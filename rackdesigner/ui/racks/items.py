@@ -15,7 +15,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
 from rackdesigner.model.cooling import RackHeat
-from rackdesigner.model.racks import RackSummary, Unit
+from rackdesigner.model.racks import RackSummary, SideDevice, Unit
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
 
@@ -25,6 +25,10 @@ SCALE_W = 22.0  # U numbers left of the rack
 HEADER_H = 92.0
 LOD_LABELS = 0.45
 LOD_SCALE = 0.7
+#: the 0U side channels: a vertical strip `SIDE_W` wide per lane, `SIDE_GAP` apart, right of
+#: the frame and left of the U scale (the racks' spacing leaves room for two lanes a side)
+SIDE_W = 10.0
+SIDE_GAP = 3.0
 
 #: a unit's colour: its kind's (the vocabulary registry's); "compute" (a system with GPUs)
 #: takes the GPU colour
@@ -302,3 +306,88 @@ class UnitItem(QGraphicsItem):
 
     def type(self) -> int:
         return QGraphicsItem.UserType + 41
+
+
+def side_rect(device: SideDevice, frame_h: float) -> QRectF:
+    """Where a 0U device's strip stands, in its rack's coordinates: its channel and lane,
+    the frame's height less a U at each end (a vertical PDU runs the rack's height)."""
+    step = SIDE_W + SIDE_GAP
+    if device.side == "right":
+        x = RACK_W + SIDE_GAP + device.lane * step
+    else:
+        x = -SCALE_W - step - device.lane * step
+    return QRectF(x, U_PX, SIDE_W, max(U_PX, frame_h - 2 * U_PX))
+
+
+class SideItem(QGraphicsItem):
+    """A 0U device in a rack's side channel (a vertical PDU): an upright strip beside the
+    rear elevation with its name and capacity, selectable there; an outline seen from the
+    front."""
+
+    def __init__(self, device: SideDevice, rect: QRectF, ghost: bool = False,
+                 failed: bool = False) -> None:
+        super().__init__()
+        self.device_id = device.id
+        self.device = device
+        self.ghost = ghost
+        self.failed = failed
+        self._rect = rect
+        if not ghost:
+            self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setZValue(5 if not ghost else 1)
+        self._set_tip()
+
+    def _set_tip(self) -> None:
+        device = self.device
+        self.setToolTip(f"{device.label}\n{device.model_name} ({device.model})"
+                        + (f", {device.figures}" if device.figures else "")
+                        + f"\n0U, {device.side} side channel at the rear"
+                        + (" — FAILED" if self.failed else ""))
+
+    def set_failed(self, failed: bool) -> None:
+        if failed != self.failed:
+            self.failed = failed
+            self._set_tip()
+            self.update()
+
+    def text(self) -> str:
+        """What the strip reads: its name and capacity ("pdu-1 · 22 kW")."""
+        return " · ".join(x for x in (self.device.label, self.device.figures) if x)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        rect = self._rect
+        if self.ghost:  # at the rear: seen through the rack from the front
+            painter.setPen(QPen(QColor("#b8c2cc"), 0, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(rect)
+            return
+        color = role_color(self.device.kind)
+        fill = QColor(color)
+        fill.setAlpha(200)
+        painter.setBrush(QBrush(fill))
+        selected = self.isSelected()
+        pen = QPen(style.SELECTION if selected else color.darker(140), 3 if selected else 1)
+        pen.setCosmetic(lod < LOD_LABELS)
+        painter.setPen(pen)
+        painter.drawRect(rect)
+        if self.failed:
+            paint_failed(painter, rect, far=lod < LOD_LABELS)
+        if lod < LOD_LABELS:
+            return
+        painter.save()  # the text runs up the strip, as on the PDU's own label
+        painter.translate(rect.left(), rect.bottom())
+        painter.rotate(-90)
+        painter.setPen(QColor("#ffffff"))
+        painter.setFont(style.font(6.5, True))
+        along = QRectF(4, 0, rect.height() - 8, rect.width())
+        text = painter.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
+                                                int(along.width()))
+        painter.drawText(along, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.restore()
+
+    def type(self) -> int:
+        return QGraphicsItem.UserType + 42

@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
 from rackdesigner.commands.racks import (
     add_mounted,
     add_rack,
+    add_side_mounted,
     mount,
     move_racks_on_floor,
     place_unracked,
+    set_side_rack,
 )
 from rackdesigner.model import Layout
 from rackdesigner.model.items import Link
@@ -36,7 +38,7 @@ from rackdesigner.model.layout import natural_key
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.racks.floor import FloorScene, FloorView
 from rackdesigner.ui.racks.follow import FULL, LINKS, UNITS, link_changes, racks_scope
-from rackdesigner.ui.racks.items import RackItem, UnitItem
+from rackdesigner.ui.racks.items import RackItem, SideItem, UnitItem
 from rackdesigner.ui.racks.scene import RacksScene, rack_marks
 from rackdesigner.ui.racks.view import UNIT_MIME, RacksView
 
@@ -169,6 +171,7 @@ class RacksPanel(QWidget):
         self.place_action.triggered.connect(lambda checked=False: self.place_unracked_dialog())
         self.view.model_dropped.connect(self._on_model_dropped)
         self.view.units_moved.connect(self._on_units_moved)
+        self.view.side_dropped.connect(self._on_side_dropped)
         self.view.rack_dropped.connect(self._on_rack_dropped)
         self.view.face_requested.connect(self.set_face_of)
         self.view.message.connect(self.message)
@@ -294,6 +297,14 @@ class RacksPanel(QWidget):
             item = QListWidgetItem(f"{unit.label} · {unit.height_u}U", self.unracked)
             item.setData(Qt.ItemDataRole.UserRole, unit.id)
             item.setToolTip(f"{unit.model_name}: drag into a rack slot")
+        loose = index.unracked_side()
+        for device in loose:
+            item = QListWidgetItem(f"{device.label} · 0U", self.unracked)
+            item.setData(Qt.ItemDataRole.UserRole, device.id)
+            item.setToolTip(f"{self.layout_doc.spec(device.id).model}: drag onto a rack "
+                            "(its side channel)" if self.layout_doc is not None else "")
+        if loose:
+            self.unracked_label.setText(f"Unracked ({len(units) + len(loose)})")
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -324,6 +335,15 @@ class RacksPanel(QWidget):
         self.command_requested.emit(add_mounted(self.layout_doc, model, rack_id, u,
                                                 self.scene.face))
         self.refresh()
+
+    def _on_side_dropped(self, which: str, value: str, rack_id: str) -> None:
+        """A 0U model or device (a vertical PDU) to a rack's side channel, or out of its rack."""
+        assert self.layout_doc is not None
+        if which == "model":
+            self.command_requested.emit(add_side_mounted(self.layout_doc, value, rack_id))
+        else:
+            self.command_requested.emit(set_side_rack(self.layout_doc, value, rack_id or None))
+        self.flush()
 
     def _on_rack_dropped(self, model: str) -> None:
         assert self.layout_doc is not None
@@ -401,6 +421,8 @@ class RacksPanel(QWidget):
         for item in self.scene.selectedItems():
             if isinstance(item, UnitItem):
                 out.append(item.unit_id)
+            elif isinstance(item, SideItem):
+                out.append(item.device_id)
             elif isinstance(item, RackItem):
                 out.append(item.rack_id)
         return sorted(out, key=natural_key)
@@ -424,6 +446,10 @@ class RacksPanel(QWidget):
                 item = self.scene.item_for_unit.get(unit_id or "")
                 if item is not None:
                     item.setSelected(True)
+            for device_id in devices:
+                side = self.scene.item_for_side.get(device_id)
+                if side is not None:
+                    side.setSelected(True)
             for rack_id in wanted & set(self.scene.item_for_rack):
                 self.scene.item_for_rack[rack_id].setSelected(True)
             chosen = self.scene.selectedItems()

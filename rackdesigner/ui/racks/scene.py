@@ -24,9 +24,21 @@ from rackdesigner.model.power import over_budget
 from rackdesigner.model.racks import RackIndex, Unit
 from rackdesigner.model.racks_evolve import rack_index
 from rackdesigner.model.rules import Finding, check_racks
-from rackdesigner.ui.racks.items import HEADER_H, RACK_W, SCALE_W, U_PX, RackItem, UnitItem
+from rackdesigner.ui.racks.items import (
+    HEADER_H,
+    RACK_W,
+    SCALE_W,
+    SIDE_GAP,
+    SIDE_W,
+    U_PX,
+    RackItem,
+    SideItem,
+    UnitItem,
+    side_rect,
+)
 
-RACK_GAP = 34.0
+#: between racks: room for two lanes of side-channel strips on each side (0U PDUs)
+RACK_GAP = 4 * (SIDE_W + SIDE_GAP) + 6.0
 ROW_GAP = 70.0
 RACK_PROBLEM_CODES = ("rack-overlap", "rack-height", "rack-power", "rack-load",
                       "liquid-in-air-rack", "rack-air-limit", "cdu-capacity",
@@ -50,11 +62,14 @@ class RacksScene(QGraphicsScene):
         self.index: RackIndex | None = None
         self.item_for_rack: dict[str, RackItem] = {}
         self.item_for_unit: dict[str, UnitItem] = {}
+        #: the 0U side-channel strips that can be selected (the rear's), by device id
+        self.item_for_side: dict[str, SideItem] = {}
         self.rack_order: list[str] = []
         self.problem_units: set[str] = set()
         self.cooling: CoolingReport | None = None
         self.site_findings: list[Finding] = []
         self._unit_items: dict[str, UnitItem] = {}  # every unit item, the other face's too
+        self._side_items: dict[str, SideItem] = {}  # every strip, the front's outlines too
         self.setBackgroundBrush(QColor("#f4f6f8"))
 
     def set_layout(self, layout: Layout | None) -> None:
@@ -67,10 +82,12 @@ class RacksScene(QGraphicsScene):
 
     def rebuild(self) -> None:
         selected = {i.unit_id for i in self.selectedItems() if isinstance(i, UnitItem)}
+        selected |= {i.device_id for i in self.selectedItems() if isinstance(i, SideItem)}
         selected_racks = {i.rack_id for i in self.selectedItems() if isinstance(i, RackItem)}
         blocker = self.blockSignals(True)
         self.clear()
         self.item_for_rack, self.item_for_unit, self.rack_order = {}, {}, []
+        self.item_for_side, self._side_items = {}, {}
         layout = self.layout
         if layout is None:
             self.blockSignals(blocker)
@@ -101,6 +118,7 @@ class RacksScene(QGraphicsScene):
                 rack.setSelected(rack_id in selected_racks)
                 for unit in summary.units:
                     self._add_unit(rack, unit, down, selected)
+                self._add_side(rack, down, selected)
                 x += RACK_W + SCALE_W + RACK_GAP
                 tallest = max(tallest, summary.height_u * U_PX)
             y += tallest + HEADER_H + ROW_GAP
@@ -120,6 +138,29 @@ class RacksScene(QGraphicsScene):
         if not item.ghost:
             self.item_for_unit[unit.id] = item
             item.setSelected(unit.id in selected)
+
+    def _add_side(self, rack: RackItem, down: frozenset[str] | set[str],
+                  selected: set[str]) -> None:
+        """The rack's 0U devices as strips in its side channels: selectable at the rear,
+        outlines from the front (they hang at the back of the rack)."""
+        assert self.index is not None
+        for device in self.index.side_mounted(rack.rack_id):
+            item = SideItem(device, side_rect(device, rack.frame_h), ghost=self.face != "rear",
+                            failed=device.id in down)
+            item.setPos(rack.pos())
+            self.addItem(item)
+            self._side_items[device.id] = item
+            if not item.ghost:
+                self.item_for_side[device.id] = item
+                item.setSelected(device.id in selected)
+
+    def _drop_side(self, rack_ids: set[str]) -> None:
+        """Take the side strips of these racks out (they are drawn again)."""
+        for device_id, item in list(self._side_items.items()):
+            if item.device.rack in rack_ids:
+                del self._side_items[device_id]
+                self.item_for_side.pop(device_id, None)
+                self.removeItem(item)
 
     def _take_marks(self, cooling: CoolingReport, every: list[Finding]) -> None:
         self.cooling = cooling
@@ -164,9 +205,16 @@ class RacksScene(QGraphicsScene):
                  if u is not None}
         racks = {u.rack for i in units for u in (old.units.get(i), new.units.get(i))
                  if u is not None and u.rack is not None}
+        # a device outside every unit may be a 0U one: the racks it left and went to
+        loose = {r for d in device_ids if d not in old.unit_of and d not in new.unit_of
+                 for index in (old, new) if index.layout.has_device(d)
+                 and (r := index.layout.device(d).rack) is not None}
+        racks |= loose
         self.index = new
         blocker = self.blockSignals(True)
         selected = {i.unit_id for i in self.selectedItems() if isinstance(i, UnitItem)}
+        selected |= {i.device_id for i in self.selectedItems() if isinstance(i, SideItem)}
+        self._drop_side(loose)
         for unit_id in units:
             item = self._unit_items.pop(unit_id, None)
             self.item_for_unit.pop(unit_id, None)
@@ -184,6 +232,9 @@ class RacksScene(QGraphicsScene):
             rack = self.item_for_rack.get(unit.rack) if unit is not None and unit.rack else None
             if unit is not None and rack is not None:
                 self._add_unit(rack, unit, down, selected)
+        for rack_id in loose:
+            if rack_id in self.item_for_rack:
+                self._add_side(self.item_for_rack[rack_id], down, selected)
         self.blockSignals(blocker)
         return True
 
@@ -234,6 +285,8 @@ class RacksScene(QGraphicsScene):
         down = closure(self.layout).devices
         for item in self.item_for_unit.values():
             item.set_failed(bool(down) and all(m in down for m in item.unit.members))
+        for side in self.item_for_side.values():
+            side.set_failed(side.device_id in down)
 
     # ---- geometry ---------------------------------------------------------------------------
     def slot_at(self, pos: QPointF) -> tuple[str, int] | None:

@@ -11,8 +11,9 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsRectItem, QGraphicsView
 
+from rackdesigner.model.racks import SIDE_KINDS, SIDES, SideDevice
 from rackdesigner.ui.canvas.interaction import MODEL_MIME
-from rackdesigner.ui.racks.items import UnitItem
+from rackdesigner.ui.racks.items import SideItem, UnitItem, side_rect
 from rackdesigner.ui.racks.scene import RacksScene
 
 UNIT_MIME = "application/x-rackdesigner-unit"
@@ -26,6 +27,9 @@ class RacksView(QGraphicsView):
     model_dropped = Signal(str, str, int)  # model, rack, u
     rack_dropped = Signal(str)  # a rack model: add one at the end of the last row
     units_moved = Signal(object)  # {unit id: (rack, u)}
+    #: a 0U model ("model", catalog id) or device ("device", id) to a rack's side channel
+    #: (rack "" takes the device out of its rack)
+    side_dropped = Signal(str, str, str)
     face_requested = Signal(object, str)  # unit ids, "front" / "rear" / "" (take out of racks)
     zoom_changed = Signal(float)
 
@@ -125,9 +129,43 @@ class RacksView(QGraphicsView):
                        "(drop it on the canvas)")
         return max(1, round(spec.u_height)), None
 
+    def _side_payload(self, payload: tuple[str, str] | None) -> tuple[str, str] | None:
+        """("model", id) or ("device", id) when what is dragged goes in a side channel (a 0U
+        model or device of a side-mounted kind: a vertical PDU)."""
+        layout = self.racks.layout
+        if payload is None or layout is None:
+            return None
+        kind, value = payload
+        if kind == "model":
+            spec = layout.catalog.get(value) if value in layout.catalog else None
+            which = "model"
+        else:
+            spec = layout.spec(value) if layout.has_device(value) else None
+            which = "device"
+        if spec is None or spec.kind not in SIDE_KINDS or (spec.u_height or 0) > 0:
+            return None
+        return which, value
+
+    def _side_ghost(self, rack_id: str, device_id: str | None) -> None:
+        """Outline the lane a 0U device dropped on `rack_id` takes (the next free one)."""
+        index = self.racks.index
+        rack = self.racks.item_for_rack.get(rack_id)
+        if index is None or rack is None:
+            return
+        n = sum(1 for d in index.side_mounted(rack_id) if d.id != device_id)
+        spot = SideDevice("", "", "", "", "", rack_id, SIDES[n % len(SIDES)], n // len(SIDES),
+                          "")
+        ghost = QGraphicsRectItem(side_rect(spot, rack.frame_h).translated(rack.pos()))
+        ghost.setBrush(OK)
+        ghost.setPen(QPen(QColor("#27ae60"), 2))
+        ghost.setZValue(50)
+        self.racks.addItem(ghost)
+        self._ghosts.append(ghost)
+        self.message.emit(f"{spot.side} side channel of {index.rack_label(rack_id)} (0U, rear)")
+
     def _drop_target(self, event) -> tuple[str, int, int, str | None] | None:
         payload = self._payload(event)
-        if payload is None:
+        if payload is None or self._side_payload(payload) is not None:
             return None
         height, why = self._height(*payload)
         slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
@@ -161,6 +199,14 @@ class RacksView(QGraphicsView):
             event.acceptProposedAction()
             self.message.emit("Drop to add the rack at the end of the last row")
             return
+        side = self._side_payload(self._payload(event))
+        if side is not None:  # a vertical PDU: the rack's side channel, no U
+            event.acceptProposedAction()
+            self._clear_ghosts()
+            slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
+            if slot is not None:
+                self._side_ghost(slot[0], side[1] if side[0] == "device" else None)
+            return
         target = self._drop_target(event)
         event.acceptProposedAction()
         if target is None:
@@ -183,6 +229,16 @@ class RacksView(QGraphicsView):
             self.rack_dropped.emit(self._payload(event)[1])  # type: ignore[index]
             return
         payload = self._payload(event)
+        side = self._side_payload(payload)
+        if side is not None:
+            self._clear_ghosts()
+            slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
+            if slot is None:
+                event.ignore()
+                return
+            event.acceptProposedAction()
+            self.side_dropped.emit(side[0], side[1], slot[0])
+            return
         target = self._drop_target(event) if payload is not None else None
         self._clear_ghosts()
         if payload is None or target is None:
@@ -205,9 +261,23 @@ class RacksView(QGraphicsView):
                 return item
         return None
 
+    def _side_at(self, pos) -> SideItem | None:
+        for item in self.items(pos):
+            if isinstance(item, SideItem) and not item.ghost:
+                return item
+        return None
+
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.MiddleButton:
             self._pan_from = event.position()
+            return
+        side = self._side_at(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and side is not None:
+            if not side.isSelected():
+                if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                    self.racks.clearSelection()
+                side.setSelected(True)
+            self._drag = {"side": side.device, "target": None}
             return
         item = self._unit_at(event.position().toPoint())
         if event.button() == Qt.MouseButton.LeftButton and item is not None:
@@ -257,6 +327,15 @@ class RacksView(QGraphicsView):
             self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
             self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
             return
+        if self._drag is not None and "side" in self._drag:  # a strip to another rack
+            slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
+            self._clear_ghosts()
+            device = self._drag["side"]
+            self._drag["target"] = None
+            if slot is not None and slot[0] != device.rack:
+                self._drag["target"] = slot[0]
+                self._side_ghost(slot[0], device.id)
+            return
         if self._drag is not None:
             slot = self.racks.slot_at(self.mapToScene(event.position().toPoint()))
             if slot is None or self._drag["start"] is None:
@@ -275,6 +354,12 @@ class RacksView(QGraphicsView):
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if self._pan_from is not None and event.button() == Qt.MouseButton.MiddleButton:
             self._pan_from = None
+            return
+        if self._drag is not None and "side" in self._drag:
+            drag, self._drag = self._drag, None
+            self._clear_ghosts()
+            if drag["target"] is not None:
+                self.side_dropped.emit("device", drag["side"].id, drag["target"])
             return
         if self._drag is not None:
             drag, self._drag = self._drag, None
@@ -311,6 +396,13 @@ class RacksView(QGraphicsView):
     def contextMenuEvent(self, event) -> None:
         from PySide6.QtWidgets import QMenu
 
+        side = self._side_at(event.pos())
+        if side is not None:
+            menu = QMenu(self)
+            menu.addAction("Take out of the rack (Unracked)",
+                           lambda: self.side_dropped.emit("device", side.device_id, ""))
+            menu.exec(event.globalPos())
+            return
         item = self._unit_at(event.pos())
         if item is None:
             return
