@@ -24,13 +24,15 @@ readers re-raise it as their own error type (their callers already catch those) 
 from __future__ import annotations
 
 import errno
+import functools
 import math
 import os
 import re
 import stat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 #: A plain YAML number with more digits than this is refused (no figure any reader takes has
 #: more than a dozen; Python refuses to convert more than 4,300 with a ValueError).
@@ -42,7 +44,6 @@ MAX_DEPTH = 32
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
          (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 _NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:eE+\-]*")
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: Explicit tags a plain-data file may carry (`!` is YAML's "non-specific" tag of a quoted
 #: scalar); anything else (!!python/..., !!binary, !custom) is refused.
 PLAIN_TAGS = frozenset({"!", *(f"tag:yaml.org,2002:{t}" for t in (
@@ -196,33 +197,45 @@ def regular_files(folder: str | os.PathLike, patterns: tuple[str, ...] = ("*.yam
 
 
 # ---- YAML ----------------------------------------------------------------------------------
-class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
-    """Safe loader: duplicate keys and non-plain tags refused (aliases are refused before)."""
+@functools.cache
+def _loaders() -> tuple[Any, Any]:
+    """(PyYAML's safe loader, the C one where built; the strict loader made from it). PyYAML
+    is imported here, on first use: 10 ms that a command reading only layouts and the cached
+    catalog (`catalog/filecache.py`), such as `rackdesigner simulate`, never spends."""
+    import yaml
 
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                key = (key_node.tag, key_node.value)
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"key {key_node.value!r} appears twice in one mapping "
-                        f"(first on line {seen[key]}); each key may appear once",
-                        key_node.start_mark)
-                seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep)
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class _StrictLoader(base):  # type: ignore[misc, valid-type]
+        """Safe loader: duplicate keys and non-plain tags refused (aliases are refused
+        before)."""
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    key = (key_node.tag, key_node.value)
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"key {key_node.value!r} appears twice in one mapping "
+                            f"(first on line {seen[key]}); each key may appear once",
+                            key_node.start_mark)
+                    seen[key] = key_node.start_mark.line + 1
+            return super().construct_mapping(node, deep)
+
+    for tag in ("binary", "set", "omap", "pairs"):
+        _StrictLoader.add_constructor(f"tag:yaml.org,2002:{tag}", _refuse_tag)
+    _StrictLoader.add_constructor(None, _refuse_tag)  # any other tag (!!python/..., !custom)
+    return base, _StrictLoader
 
 
 def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
+    import yaml
+
     short = str(node.tag).replace("tag:yaml.org,2002:", "!!")
     raise yaml.constructor.ConstructorError(
         None, None, f"unsupported YAML tag ({short}); only plain mappings, lists, strings and "
         "numbers are read", node.start_mark)
-
-
-for _tag in ("binary", "set", "omap", "pairs"):
-    _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _refuse_tag)
-_StrictLoader.add_constructor(None, _refuse_tag)  # any other tag (!!python/..., !custom)
 
 
 def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES,
@@ -230,9 +243,11 @@ def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES
     """One pass over the parser's events: InputError at the first alias, the first nesting
     past `MAX_DEPTH`, value number `max_nodes + 1`, or a plain number of more than
     MAX_DIGITS digits. Syntax errors are reported located too."""
+    import yaml
+
     depth = nodes = 0
     try:
-        for event in yaml.parse(text, Loader=_Base):
+        for event in yaml.parse(text, Loader=_loaders()[0]):
             if isinstance(event, yaml.AliasEvent):
                 raise _at(path, event, "anchors and aliases (&, *) are not allowed here "
                           "(write the values out)")
@@ -268,9 +283,11 @@ def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES
 
 def load_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES) -> Any:
     """Plain data of a YAML text, checked by `check_yaml` first; InputError when refused."""
+    import yaml
+
     check_yaml(text, path, max_nodes=max_nodes)
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
+        return yaml.load(text, Loader=_loaders()[1])  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise yaml_error(path, exc) from None
     except (ValueError, OverflowError, RecursionError) as exc:
@@ -279,9 +296,11 @@ def load_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES)
 
 def compose_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES) -> Any:
     """The composed node tree (lines kept) of a checked YAML text; InputError when refused."""
+    import yaml
+
     check_yaml(text, path, max_nodes=max_nodes)
     try:
-        return yaml.compose(text, Loader=_Base)
+        return yaml.compose(text, Loader=_loaders()[0])
     except yaml.YAMLError as exc:
         raise yaml_error(path, exc) from None
 
@@ -289,10 +308,12 @@ def compose_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NOD
 def scalar_value(node: Any) -> Any:
     """The plain value of a composed scalar node (int, float, bool, None, str, date); a
     non-plain tag or a value Python cannot convert raises ValueError."""
+    import yaml
+
     if not isinstance(node, yaml.ScalarNode):
         raise ValueError("not a single value")
     try:
-        return _StrictLoader("").construct_object(node, deep=True)
+        return _loaders()[1]("").construct_object(node, deep=True)
     except yaml.YAMLError as exc:
         raise ValueError(getattr(exc, "problem", None) or str(exc)) from None
     except (OverflowError, RecursionError) as exc:
@@ -302,6 +323,8 @@ def scalar_value(node: Any) -> Any:
 def yaml_error(path: str | os.PathLike, exc: yaml.YAMLError,
                invalid: str = "not valid YAML") -> InputError:
     """A YAML library error as a located InputError."""
+    import yaml
+
     if isinstance(exc, yaml.reader.ReaderError):
         char = exc.character if isinstance(exc.character, str) else chr(exc.character)
         return InputError(path, f"a control character (U+{ord(char):04X}) in the text; only "

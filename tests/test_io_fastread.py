@@ -169,3 +169,50 @@ def test_reading_reports_progress_and_can_be_cancelled(catalog):
 def test_lines_split_a_piece_at_a_time_are_the_lines(text):
     for chunk in (1, 2, 3, 7, 1 << 20):
         assert list(fastread.split_lines(text, chunk)) == text.split("\n")
+
+
+def test_sections_read_whole_check_ids_as_line_by_line(tmp_path):
+    """Ids of sections the fast reader builds whole are checked in bulk: a repeated id (within
+    a section, across sections, next to entries it reads key by key) is still reported at its
+    line, naming the first."""
+    from rackdesigner.generators import generate
+    from rackdesigner.io import LayoutFileError, load_layout, save_layout
+
+    path = tmp_path / "d.yaml"
+    save_layout(generate("superpod", system="dgx-h100", nodes=16), path)
+    lines = path.read_text().splitlines(keepends=True)
+    links = [i for i, line in enumerate(lines) if line.startswith("- {id: ") and ", a: " in line]
+    devices = [i for i, line in enumerate(lines) if line.startswith("- {id: ")
+               and ", model: " in line]
+    first_link_id = lines[links[0]].split(",")[0][7:]
+    first_device_id = lines[devices[0]].split(",")[0][7:]
+    cases = [
+        (links[90], lines[links[90]].replace(lines[links[90]].split(",")[0][7:], first_link_id,
+                                             1), links[0]),
+        (links[95], lines[links[95]].replace(lines[links[95]].split(",")[0][7:],
+                                             first_device_id, 1), devices[0]),
+        (devices[70], lines[devices[70]].replace(lines[devices[70]].split(",")[0][7:],
+                                                 first_device_id, 1).replace(
+                                                     "}", ", x-note: \"key by key\"}"),
+         devices[0]),
+    ]
+    for at, line, first in cases:
+        broken = list(lines)
+        broken[at] = line
+        path.write_text("".join(broken))
+        with pytest.raises(LayoutFileError) as err:
+            load_layout(path)
+        assert err.value.line == at + 1 and f"first on line {first + 1}" in str(err.value)
+
+
+def test_lines_of_a_section_read_whole_are_found(tmp_path):
+    from rackdesigner.generators import generate
+    from rackdesigner.io import load_layout, save_layout
+
+    path = tmp_path / "d.yaml"
+    save_layout(generate("superpod", system="dgx-h100", nodes=16), path)
+    text = path.read_text().splitlines()
+    layout = load_layout(path)
+    for item in (*list(layout.links())[::97], *list(layout.devices())[::53]):
+        assert text[layout.source_lines[item.id] - 1].startswith(f"- {{id: {item.id},")
+    assert "no-such-id" not in layout.source_lines

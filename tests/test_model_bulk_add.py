@@ -94,3 +94,59 @@ def test_undoing_and_redoing_a_move_keeps_the_derived_facts_right(catalog):
         assert layout.index().connectivity() == fresh.connectivity()
         assert layout.device(device.id).pos == (device.pos if not forward else
                                                 (device.pos[0] + 40.0, device.pos[1]))
+
+
+def _derived(layout):
+    state = layout.state
+    return ({d: tuple(v) for d, v in state.links_by_device.items()},
+            {d: tuple(v) for d, v in state.port_use.items()},
+            {g: set(m) for g, m in state.group_members.items()})
+
+
+def test_a_file_read_state_derives_what_a_built_one_keeps(catalog):
+    """A state read from a file (dict-backed maps, links per device, port use and group
+    members made on first use) equals the state the mutators build, derived maps included,
+    and edits from it (which first make what it left for later) equal edits of that one."""
+    groups, devices, links, design = _pieces(catalog)
+    built = Layout(catalog, design.meta)
+    built.add_all(groups, devices, links)
+    read = Layout(catalog, design.meta)
+    read.add_all(groups, devices, links, checked=True)
+    assert read.state._port_use is None  # nothing derived yet
+    assert read == built and _derived(read) == _derived(built)
+    for layout in (read, built):
+        layout.remove_link(links[3].id)
+        layout.update_device(devices[5].id, group=None)
+        layout.add_link(links[3])
+    assert read == built and _derived(read) == _derived(built)
+    assert read.state.devices == built.state.devices  # a trie and a dict-backed map compare
+
+
+def test_settle_makes_everything_a_first_edit_would(catalog):
+    from rackdesigner.model.order import DictMap
+
+    groups, devices, links, design = _pieces(catalog)
+    read = Layout(catalog, design.meta)
+    read.add_all(groups, devices, links, checked=True)
+    state = read.state
+    assert isinstance(state.links, DictMap) and state.links._map is None
+    read.settle()
+    assert state._links_by_device is not None and state.links._map is not None
+    assert dict(state.links.as_map()) == dict(state.links.items())
+
+
+def test_a_dict_backed_map_answers_as_a_trie():
+    import pickle
+
+    from immutables import Map
+
+    from rackdesigner.model.order import DictMap
+
+    plain = {f"d{i}": i for i in range(50)}
+    dm, trie = DictMap(dict(plain)), Map(plain)
+    assert dm == trie and trie == dm and len(dm) == 50 and "d3" in dm and dm["d7"] == 7
+    assert dm.get("nope") is None and set(dm) == set(trie) and dict(dm.items()) == plain
+    edited = dm.set("x", 1).delete("d0")
+    assert isinstance(edited, Map) and len(edited) == 50 and "x" in edited
+    assert dict(dm.items()) == plain  # the dict-backed map itself never changes
+    assert pickle.loads(pickle.dumps(dm)) == dm

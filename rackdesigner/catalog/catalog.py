@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from rackdesigner._resources import catalog_dir
+from rackdesigner.catalog.filecache import ParsedFiles
 from rackdesigner.catalog.loader import CatalogError, CatalogProblem, read_spec_file
 from rackdesigner.catalog.spec import DeviceSpec
 
@@ -134,15 +135,20 @@ class Catalog:
 
 def load_catalog(paths: Iterable[Path] | None = None) -> Catalog:
     """Load and validate catalog files (default: the shipped catalog); raises CatalogError."""
-    if paths is None:
-        paths = sorted(catalog_dir().rglob("*.yaml"))
+    cache = None
+    if paths is None:  # the shipped files: their parsed data is kept between runs
+        folder = catalog_dir()
+        paths = sorted(folder.rglob("*.yaml"))
+        cache = ParsedFiles(folder, "catalog")
     specs: list[DeviceSpec] = []
     problems: list[CatalogProblem] = []
     for path in paths:
-        spec, file_problems = read_spec_file(Path(path))
+        spec, file_problems = read_spec_file(Path(path), cache)
         problems.extend(file_problems)
         if spec is not None:
             specs.append(spec)
+    if cache is not None:
+        cache.save()
     if problems:
         raise CatalogError(problems)
     return Catalog(specs)

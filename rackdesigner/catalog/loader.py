@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from rackdesigner import vocabulary
+from rackdesigner.catalog.filecache import MISSING, ParsedFiles
 from rackdesigner.catalog.spec import (
     KINDS,
     PROTOCOLS,
@@ -39,7 +38,6 @@ from rackdesigner.catalog.spec import (
     WiringRule,
 )
 
-SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_FILE_BYTES = 4 * 2**20
 SCHEMA = "rackdesigner.device/1"
 
@@ -454,20 +452,28 @@ class _FileReader:
         return Stated(values, str(data["source"]))
 
 
-def read_spec_file(path: Path) -> tuple[DeviceSpec | None, list[CatalogProblem]]:
+def read_spec_file(path: Path, cache: ParsedFiles | None = None
+                   ) -> tuple[DeviceSpec | None, list[CatalogProblem]]:
     """Parse and validate one catalog file (read under inputs.py's discipline: a regular
-    UTF-8 file of at most 4 MiB, YAML without aliases, tags or runaway nesting)."""
-    from rackdesigner.inputs import InputError, load_yaml, read_text
-
+    UTF-8 file of at most 4 MiB, YAML without aliases, tags or runaway nesting). With a
+    `cache` (`catalog/filecache.py`), data the file parsed to before, as it is now, is taken
+    from there, and validated all the same."""
     name = path.name
-    try:
-        data = load_yaml(read_text(path, MAX_FILE_BYTES, "device model file"), name)
-    except InputError as exc:
-        where = f"line {exc.line}" if exc.line is not None else ""
-        return None, [CatalogProblem(name, where, exc.message)]
+    data = cache.get(path) if cache is not None else MISSING
+    parsed = data is MISSING
+    if parsed:
+        from rackdesigner.inputs import InputError, load_yaml, read_text
+
+        try:
+            data = load_yaml(read_text(path, MAX_FILE_BYTES, "device model file"), name)
+        except InputError as exc:
+            where = f"line {exc.line}" if exc.line is not None else ""
+            return None, [CatalogProblem(name, where, exc.message)]
     reader = _FileReader(name)
     spec = reader.read(data)
     if spec is not None and path.stem != spec.id:
         reader.problem("id", f"id {spec.id!r} must equal the file name {path.stem!r}")
         spec = None
+    if cache is not None and parsed and not reader.problems:
+        cache.put(path, data)
     return spec, reader.problems

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from rackdesigner.io import save_layout
 
-    layout.source_form = form  # type: ignore[attr-defined]  (save_layout writes this form)
+    layout.source_form = form  # save_layout writes this form
     try:
         save_layout(layout, args.output)
     except OSError as exc:

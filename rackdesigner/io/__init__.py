@@ -4,19 +4,44 @@
 
 from __future__ import annotations
 
+import importlib
 import os
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.io import atomic, safety
-from rackdesigner.io.atomic import NotRegularFileError, ReadOnlyFileError, write_bytes, write_text
+from rackdesigner.inputs import NotRegularFileError
+from rackdesigner.io import safety
 from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.io.fastread import Progress, ReadCancelled
 from rackdesigner.io.reader import parse_text
 from rackdesigner.io.regular import FileTooLargeError, read_regular
 from rackdesigner.io.schema import CURRENT_VERSION
-from rackdesigner.io.writer import dump_layout_text, save_layout
 from rackdesigner.model import Layout
+
+if TYPE_CHECKING:
+    from rackdesigner.io import atomic
+    from rackdesigner.io.atomic import ReadOnlyFileError, write_bytes, write_text
+    from rackdesigner.io.writer import dump_layout_text, save_layout
+
+#: Names of the writing side, imported when first asked for: a command that only reads a
+#: design (`rackdesigner simulate`) does not import the atomic writer (logging, tempfile,
+#: fcntl) or the YAML writer.
+_LAZY = {"atomic": ("rackdesigner.io.atomic", None),
+         "ReadOnlyFileError": ("rackdesigner.io.atomic", "ReadOnlyFileError"),
+         "write_bytes": ("rackdesigner.io.atomic", "write_bytes"),
+         "write_text": ("rackdesigner.io.atomic", "write_text"),
+         "dump_layout_text": ("rackdesigner.io.writer", "dump_layout_text"),
+         "save_layout": ("rackdesigner.io.writer", "save_layout")}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name, attr = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "CURRENT_VERSION",

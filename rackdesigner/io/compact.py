@@ -31,8 +31,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
-from rackdesigner.io import atomic, endcheck
-from rackdesigner.model import Group, Layout, PortRef, natural_key
+from rackdesigner.io import endcheck
+from rackdesigner.model import Device, Group, Layout, Link, PortRef, natural_key
 from rackdesigner.model.items import ACTIVE
 
 HEADER = ("# RackDesigner layout, compact form (format: docs/file-format.md#the-compact-form); "
@@ -52,7 +52,18 @@ def is_compact(text: str) -> bool:
 
 # ---- writing ---------------------------------------------------------------------------------
 class _Instance:
+    """One group written as an instance of a template (see the module docstring)."""
+
     __slots__ = ("devices", "groups", "links", "pos", "prefix", "rack", "root", "signature", "u")
+    devices: list[Device]
+    groups: list[str]  # the root's id, then its sub-groups' (breadth-first)
+    links: list[Link]
+    pos: tuple[float, float]
+    prefix: str
+    rack: str | None
+    root: Group
+    signature: tuple[Any, ...]
+    u: int | None
 
 
 def _key(text: str) -> tuple:
@@ -124,7 +135,8 @@ def _signature(layout: Layout, inst: _Instance) -> bool:
     ax, ay = anchor.pos
     base_u = next((d.u for d in devices if d.u is not None), None)
     rel_groups = tuple(
-        (g.id[cut:], g.name, g.kind, None if g.parent == root.id else g.parent[cut:],
+        (g.id[cut:], g.name, g.kind,
+         None if g.parent is None or g.parent == root.id else g.parent[cut:],
          g.collapsed, g.template, g.status)
         for g in sorted((layout.group(i) for i in inst.groups[1:]),
                         key=lambda g: _suffix_key(g.id[cut:])))
@@ -136,7 +148,7 @@ def _signature(layout: Layout, inst: _Instance) -> bool:
             return False
         rel_devices.append((d.id[cut:], d.model, d.name, rel,
                             None if d.u is None else d.u - (base_u or 0),
-                            None if d.group == root.id else d.group[cut:],  # type: ignore[index]
+                            None if d.group is None or d.group == root.id else d.group[cut:],
                             d.props, d.status))
     rel_links = tuple((k.id[cut:], _port(k.a, cut), _port(k.b, cut), k.count, k.cable,
                        k.length_m, k.status) for k in inst.links)
@@ -166,9 +178,9 @@ def dump_compact_text(layout: Layout) -> str:
     if templates:
         out.append("templates:\n")
         for (kind, template, *_), tid in templates:
-            pairs = [("id", tid)] + ([("kind", kind)] if kind != "group" else [])
-            pairs += [("template", template)] if template else []
-            out.append(_flow(pairs, inline))
+            head = [("id", tid)] + ([("kind", kind)] if kind != "group" else [])
+            head += [("template", template)] if template else []
+            out.append(_flow(head, inline))
         out.extend(_template_sections(templates, inline))
         out.append("instances:\n")
         for inst in instances:
@@ -185,17 +197,18 @@ def dump_compact_text(layout: Layout) -> str:
     taken_groups = {g for inst in instances for g in inst.groups}
     taken_devices = {d.id for inst in instances for d in inst.devices}
     taken_links = {k.id for inst in instances for k in inst.links}
-    sections = (
-        ("groups", [g for g in layout.groups() if g.id not in taken_groups], _group_line),
-        ("devices", [d for d in layout.devices() if d.id not in taken_devices], _device_line),
-        ("links", [k for k in (*layout.links(), *layout.unresolved_links)
-                   if k.id not in taken_links], _link_line),
-    )
-    for name, items, line in sections:
-        if items:
-            items.sort(key=lambda item: _key(item.id))
+    plain_groups = sorted((g for g in layout.groups() if g.id not in taken_groups),
+                          key=lambda g: _key(g.id))
+    plain_devices = sorted((d for d in layout.devices() if d.id not in taken_devices),
+                           key=lambda d: _key(d.id))
+    plain_links = sorted((k for k in (*layout.links(), *layout.unresolved_links)
+                          if k.id not in taken_links), key=lambda k: _key(k.id))
+    for name, lines in (("groups", [_group_line(g) for g in plain_groups]),
+                        ("devices", [_device_line(d) for d in plain_devices]),
+                        ("links", [_link_line(k) for k in plain_links])):
+        if lines:
             out.append(f"{name}:\n")
-            out.extend(line(item) for item in items)
+            out.extend(lines)
     # the end check counts the design's groups, devices and links, as the plain form does
     out.append(endcheck.end_line(sum(1 for _ in layout.groups()), layout.device_count(),
                                  layout.link_count() + len(layout.unresolved_links)))
@@ -243,6 +256,8 @@ def _flow(pairs: list[tuple[str, Any]], inline) -> str:
 
 def save_compact(layout: Layout, target: str | os.PathLike | IO[str]) -> None:
     """Write `layout` in the compact form to a path (atomically) or an open text file."""
+    from rackdesigner.io import atomic
+
     text = dump_compact_text(layout)
     if hasattr(target, "write"):
         target.write(text)  # type: ignore[union-attr]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import fields
-from typing import Any
+from typing import Any, cast
 
 from rackdesigner.catalog import Catalog
 from rackdesigner.io import endcheck, fastread
@@ -43,6 +43,7 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
     doc = _read_sections(text, path, progress)
     reader = EntryReader(path, catalog, progress)
     top = doc.pop("", Entry())
+    assert isinstance(top, Entry)
     reader.schema_version(top)
     reader.check_keys(top, HEAD_KEYS, "layout")
     meta = reader.meta(top)
@@ -63,12 +64,21 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
     if end is not None:
         reader.check_end(end, (len(groups), len(devices), len(links)))
     layout = reader.assemble(catalog, meta, groups, devices, links)
-    layout.source_form = FORM  # type: ignore[attr-defined]  (saving keeps the form)
+    layout.source_form = FORM  # saving keeps the form
     return layout
 
 
 class _Template:
+    """A node written once: its kind and catalog template, and its groups, devices and links
+    (each with its `du` and its `_Copier`s)."""
+
     __slots__ = ("devices", "groups", "id", "kind", "links", "template")
+    devices: list[tuple[Device, int | None, _Copier]]
+    groups: list[tuple[Group, None, _Copier]]
+    id: str
+    kind: str
+    links: list[tuple[Link, None, tuple[_Copier, _Copier, _Copier]]]
+    template: str | None
 
 
 def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, Any]:
@@ -99,7 +109,7 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
                                 f"rack units, got {du!r}")
             reader = members.setdefault(owner, EntryReader(path, catalog))
             read = {"groups": reader.group, "devices": reader.device, "links": reader.link}[attr]
-            item = read(e)
+            item: Any = read(e)
             if attr == "links":
                 copy: Any = (_Copier(item, ("id", "a", "b")), _Copier(item.a, ("device",)),
                              _Copier(item.b, ("device",)))
@@ -122,7 +132,8 @@ class _Copier:
 
     def __init__(self, item: Any, changed: tuple[str, ...]) -> None:
         names = [f.name for f in fields(item)]
-        self.make = _maker(type(item))
+        cls: Any = type(item)
+        self.make = _maker(cls)
         self.values = [getattr(item, name) for name in names]
         self.at = tuple(names.index(name) for name in changed)
 
@@ -134,7 +145,7 @@ class _Copier:
 
 
 @functools.cache
-def _maker(cls: type) -> Any:
+def _maker(cls: Any) -> Any:
     return fast_maker(cls)
 
 
@@ -147,7 +158,8 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
     root = reader.take_id(entry, "instance")
     what = f"instance {root}"
     line = entry.line
-    t = templates.get(entry.get("of"))
+    of = entry.get("of")
+    t = templates.get(of) if isinstance(of, str) else None
     if t is None:
         raise reader.fail(entry.line_of("of"), f"{what}: 'of' must name a template of this "
                           f"file ({', '.join(templates) or 'none defined'}), got "
@@ -222,7 +234,7 @@ def _read_sections(text: str, path: str,
                     raise LayoutFileError(path, "expected one '- {key: value, ...}' entry on "
                                           "this line (the compact form keeps each entry on "
                                           "one line)", number) from None
-                entry = parsed[0]
+                entry = cast(Entry, parsed[0])  # the line loader's mappings are entries
             section.append(entry)
             section.item_lines.append(number)
             continue
@@ -240,10 +252,13 @@ def _read_sections(text: str, path: str,
             raise LayoutFileError(path, "expected 'key: value', a section name "
                                   f"({', '.join(known)}) or a '- {{...}}' entry", number)
         section = make = None
-        parsed = parse_line(line, number)
-        if not isinstance(parsed, dict) or len(parsed) != 1:
-            raise LayoutFileError(path, "expected 'key: value' on one line", number)
-        ((name, value),) = parsed.items()
+        pair = fastread.top_pair(line)
+        if pair is None:
+            parsed = parse_line(line, number)
+            if not isinstance(parsed, dict) or len(parsed) != 1:
+                raise LayoutFileError(path, "expected 'key: value' on one line", number)
+            pair = next(iter(parsed.items()))
+        name, value = pair
         if name in top:
             raise LayoutFileError(path, f"key {name!r} appears twice", number)
         top[name] = value

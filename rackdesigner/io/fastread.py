@@ -20,7 +20,7 @@ key in another order) makes it take the entry path above, so errors keep their w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from rackdesigner.model.items import Device, Link, PortRef, fast_maker
@@ -152,6 +152,25 @@ def flow_pairs(inner: str) -> list[tuple[str, Any]]:
     return _entry_pairs(inner)
 
 
+def top_pair(line: str) -> tuple[str, Any] | None:
+    """`key: value` at the top level as the writer writes it: a plain scalar `_scalar` takes,
+    or double-quoted printable text without escapes; None for anything else (YAML reads it:
+    importing PyYAML alone costs a command 10 ms)."""
+    key, sep, value = line.partition(": ")
+    if not sep or not _KEY.fullmatch(key) or key.lower() in _SPECIAL_WORDS:
+        return None
+    if value[:1] == '"':
+        inner = value[1:-1]
+        if (len(value) < 2 or value[-1] != '"' or '"' in inner or "\\" in inner
+                or not inner.isprintable()):
+            return None
+        return key, inner
+    try:
+        return key, _scalar(value)
+    except NotFast:
+        return None
+
+
 def split_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
     """`text.split("\n")`, a megabyte at a time: one split of a 40 MB file held the GIL, hence
     the designer's GUI thread, for a third of a second while a worker was opening it."""
@@ -167,7 +186,8 @@ def split_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
 
 def read_canonical(text: str, entry_cls: type, seq_cls: type,
                    parse_line: Callable[[str, int], Any | None],
-                   max_entries: int, direct: dict[str, Callable[[str], Any]] | None = None,
+                   max_entries: int,
+                   direct: Mapping[str, Callable[[str], Any | None]] | None = None,
                    direct_version: int = 1, progress: Progress | None = None) -> Any | None:
     """The document as `entry_cls`/`seq_cls` containers with lines, or None if not canonical.
 
@@ -237,10 +257,13 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
         if line[0] in " -\t" or not sep:
             return None
         section = make = None
-        parsed = parse_line(line, number)
-        if not isinstance(parsed, dict) or len(parsed) != 1:
-            return None
-        ((top_key, value),) = parsed.items()
+        pair = top_pair(line)
+        if pair is None:
+            parsed = parse_line(line, number)
+            if not isinstance(parsed, dict) or len(parsed) != 1:
+                return None
+            pair = next(iter(parsed.items()))
+        top_key, value = pair
         if top_key in doc or top_key in _SECTIONS:
             return None
         doc[top_key] = value

@@ -14,10 +14,12 @@ nodes counted from the event stream before anything is composed.
 from __future__ import annotations
 
 import re
-
-import yaml
+from typing import TYPE_CHECKING
 
 from rackdesigner import inputs
+
+if TYPE_CHECKING:
+    import yaml
 
 MAX_BYTES = 64 * 1024 * 1024
 #: Files in the canonical one-line-per-entry form are read without composing YAML nodes
@@ -34,7 +36,13 @@ _OPEN = frozenset(b"[{")
 _CLOSE = frozenset(b"]}")
 _BLOCK_CHAIN = re.compile(r"(?:[-?:][ \t]+){16,}")
 _DEEP_INDENT = re.compile(r"^[ \t]{96,}\S", re.MULTILINE)
-_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _parser() -> type:
+    """PyYAML's safe loader (the C one where built); PyYAML is imported on first use."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def flow_depth_upper_bound(data: bytes) -> int:
@@ -70,9 +78,11 @@ def might_nest_deeply(data: bytes, text: str) -> bool:
 
 def exact_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> tuple[bool, int | None]:
     """Walk the parser's events; (True, line) as soon as nesting passes `limit`."""
+    import yaml
+
     depth = 0
     try:
-        for event in yaml.parse(text, Loader=_Parser):
+        for event in yaml.parse(text, Loader=_parser()):
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > limit:
@@ -91,9 +101,11 @@ def exact_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> tuple[bool, int | 
 
 def node_count_exceeds(text: str, limit: int = MAX_NODES) -> tuple[bool, int | None]:
     """Count nodes from the parser's events (none are kept); (True, line) past `limit`."""
+    import yaml
+
     nodes = 0
     node_events = (yaml.ScalarEvent, yaml.CollectionStartEvent, yaml.AliasEvent)
-    for event in yaml.parse(text, Loader=_Parser):
+    for event in yaml.parse(text, Loader=_parser()):
         if isinstance(event, node_events):
             nodes += 1
             if nodes > limit:

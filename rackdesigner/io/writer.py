@@ -9,6 +9,7 @@ Saving to a path is atomic and writes through symlinks (`atomic.write_text`).
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import os
@@ -16,15 +17,12 @@ import re
 from pathlib import Path
 from typing import IO, Any
 
-import yaml
-
 from rackdesigner.catalog.user import EMBED_KEY
 from rackdesigner.io import atomic, endcheck
 from rackdesigner.io.schema import CURRENT_VERSION, PRICES_KEY
 from rackdesigner.model import Device, Group, Layout, Link, Meta, natural_key
 from rackdesigner.model.items import ACTIVE
 
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-/:]*$")
 _RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "none", "~"}
 HEADER = endcheck.HEADER
@@ -51,7 +49,9 @@ def scalar(value: Any) -> str:
     text = str(value)
     if _PLAIN.match(text) and text.lower() not in _RESERVED and not text.endswith(":"):
         return text
-    dumped = yaml.dump(text, Dumper=_Dumper, default_style='"', allow_unicode=True,
+    import yaml  # on first use: most text is plain and never needs it
+
+    dumped = yaml.dump(text, Dumper=_dumper(), default_style='"', allow_unicode=True,
                        width=1 << 30)
     return dumped.strip().removesuffix("...").strip()
 
@@ -69,7 +69,9 @@ def inline(value: Any) -> str:
         return scalar(value)
     # Other safe-loadable values (dates, !!binary, !!set): PyYAML's own form, inside a flow
     # list so that it stays on one line.
-    dumped = yaml.dump([value], Dumper=_Dumper, default_flow_style=True, allow_unicode=True,
+    import yaml
+
+    dumped = yaml.dump([value], Dumper=_dumper(), default_flow_style=True, allow_unicode=True,
                        width=1 << 30, sort_keys=True).strip()
     return dumped[1:-1]
 
@@ -132,17 +134,29 @@ def _link_line(k: Link) -> str:
     return _flow(pairs)
 
 
-class _NoAliasDumper(_Dumper):  # type: ignore[misc, valid-type]
-    """Layout files refuse anchors and aliases; repeated values are written out again."""
+@functools.cache
+def _dumper(aliases: bool = True) -> Any:
+    """PyYAML's safe dumper (the C one where built), imported on first use; `aliases=False`:
+    one that writes repeated values out again (layout files refuse anchors and aliases)."""
+    import yaml
 
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
+    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    if aliases:
+        return base
+
+    class _NoAliasDumper(base):  # type: ignore[misc, valid-type]
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return _NoAliasDumper
 
 
 def _block(key: str, value: dict) -> str:
     """A top-level mapping in block style (the user models a packed layout carries: one key
     per line diffs better than one very long line). Keys sorted, so the bytes are stable."""
-    return yaml.dump({key: value}, Dumper=_NoAliasDumper, sort_keys=True,
+    import yaml
+
+    return yaml.dump({key: value}, Dumper=_dumper(aliases=False), sort_keys=True,
                      default_flow_style=False, allow_unicode=True, width=100)
 
 

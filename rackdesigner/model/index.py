@@ -31,12 +31,15 @@ from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model.items import Device, Link
 
 if TYPE_CHECKING:
+    from rackdesigner.model.linktable import LinkTable
     from rackdesigner.model.state import DesignState
 
 NVLINK = "nvlink"
 HOST_PROTOCOLS = vocabulary.protocols_of("host")
 NETWORK_PROTOCOLS = vocabulary.protocols_of("network")
 NIC_KINDS = vocabulary.kinds_with_role("nic")
+#: `model/linktable.ARRAY_MIN_LINKS` (repeated: that module imports NumPy)
+_ARRAY_MIN_LINKS = 40_000
 
 
 class UnionFind:
@@ -134,6 +137,7 @@ class DesignIndex:
         self._all_specs = False  # `_spec_of` holds every device (`_specs`)
         self._failed: Any = None
         self._exhausted: tuple[tuple[str, str, int, int], ...] | None = None
+        self._table: LinkTable | None = None  # a large design's links as arrays (`link_table`)
         if like is not None:  # the same design but for positions and statuses: its facets
             for name in self._MOVE_PROOF:  # hold here too...
                 value = getattr(like, name)
@@ -211,18 +215,42 @@ class DesignIndex:
             self._all_specs = True
         return spec_of
 
+    def model_specs(self, models: Iterable[str]) -> list[DeviceSpec | None]:
+        """The spec of each catalog model named (None: unknown), looked up once per model."""
+        by_model, catalog = self._by_model, self.catalog
+        out = []
+        for model in models:
+            if model not in by_model:
+                by_model[model] = catalog.get(model) if model in catalog else None
+            out.append(by_model[model])
+        return out
+
+    def spec_port_group(self, spec: DeviceSpec, name: str) -> PortGroup | None:
+        """The port group `name` of a spec (None: it has none), looked up once per pair."""
+        key = (spec.id, name)
+        if key not in self._groups:
+            self._groups[key] = next((g for g in spec.ports if g.name == name), None)
+        return self._groups[key]
+
+    def link_table(self) -> LinkTable | None:
+        """The links as NumPy columns (`model/linktable.py`) for a design of at least
+        `ARRAY_MIN_LINKS` links, made once; None for a smaller one (the plain passes)."""
+        if len(self.state.links) < _ARRAY_MIN_LINKS:
+            return None
+        with self._lock:
+            if self._table is None:
+                from rackdesigner.model.linktable import LinkTable
+
+                self._table = LinkTable(self)
+            return self._table
+
     def kind(self, device_id: str) -> str | None:
         spec = self.spec(device_id)
         return spec.kind if spec is not None else None
 
     def port_group(self, device_id: str, name: str) -> PortGroup | None:
         spec = self.spec(device_id)
-        if spec is None:
-            return None
-        key = (spec.id, name)
-        if key not in self._groups:
-            self._groups[key] = next((g for g in spec.ports if g.name == name), None)
-        return self._groups[key]
+        return None if spec is None else self.spec_port_group(spec, name)
 
     def protocol(self, link: Link) -> str | None:
         """The protocol a link carries (both ends agree), else None."""
@@ -242,6 +270,11 @@ class DesignIndex:
         """(device, port group, ports in use, ports it has) of every port group wired beyond
         its port count, in device order: what the rules report and the simulation warns of."""
         with self._lock:
+            table = self.link_table() if self._exhausted is None else None
+            if table is not None:
+                use = self.state.port_use_if_made()  # kept by edits: its order of groups
+                self._exhausted = table.exhausted(
+                    None if use is None else (lambda d: [g for g, _ in use.get(d, ())]))
             if self._exhausted is None:
                 out = []
                 spec_of, groups = self.all_specs(), self._groups
@@ -274,7 +307,9 @@ class DesignIndex:
 
                 self._carried, self._rejected = carried_evolved(self, *evolving)
             if self._carried is None:
-                out, rejected = self._classify(self.state.link_list())
+                table = self.link_table()
+                out, rejected = (table.classify() if table is not None
+                                 else self._classify(self.state.link_list()))
                 self._carried, self._rejected = tuple(out), tuple(rejected)
             return self._carried
 
@@ -340,6 +375,9 @@ class DesignIndex:
             return self._connectivity
 
     def _connect(self) -> Connectivity:
+        table = self.link_table()
+        if table is not None:
+            return table.connect()
         island, nvl, conn = UnionFind(), UnionFind(), UnionFind()
         network: list[tuple[str, str]] = []
         island_parent, nvl_parent = island.parent, nvl.parent
@@ -414,6 +452,9 @@ class DesignIndex:
                 from rackdesigner.model.index_evolve import nic_reach_evolved
 
                 self._nic_reach = nic_reach_evolved(self, *evolving)
+            table = self.link_table() if self._nic_reach is None else None
+            if table is not None:
+                self._nic_reach = table.nic_reach()
             if self._nic_reach is None:
                 host: dict[str, list[str]] = defaultdict(list)
                 for c in self.carried():

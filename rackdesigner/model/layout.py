@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -129,7 +129,9 @@ class Layout:
         self.revision = 0
         #: Where the document was loaded from and the line of each object (for messages).
         self.source_path: str | None = None
-        self.source_lines: dict[str, int] = {}
+        #: the form it was read in ("plain" or "compact", io/compact.py): saving keeps it
+        self.source_form = "plain"
+        self.source_lines: Mapping[str, int] = {}  # object id -> line (io.reader.SourceLines)
 
     # ---- events ------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -432,17 +434,20 @@ class Layout:
     def add_all(self, groups: Iterable[Group] = (), devices: Iterable[Device] = (),
                 links: Iterable[Link] = (),
                 on_error: Callable[[Device | Link | Group, LayoutError], None] | None = None,
-                *, checked: bool = False) -> None:
+                *, checked: bool = False,
+                by_id: tuple[dict[str, Device], dict[str, Link]] | None = None) -> None:
         """Add groups (parents first), then devices, then links, as one new state.
 
         Each object is checked as its mutator would; the first refusal raises (through
         `on_error(item, exc)` when given, e.g. to name the file line) and nothing is added.
         `checked=True` skips that for a caller that has made every one of those checks itself
-        (the file reader, into an empty document: half a second at 32k GPUs).
+        (the file reader, into an empty document: half a second at 32k GPUs); such a caller
+        may hand over the devices and links by id as it made them for its checks (`by_id`,
+        the same objects in the same order), which the new state then files as they are.
         Events are emitted after the new state is in place, one per object, in order."""
         state = self._state
         if checked and not (state.devices or state.links or state.groups or state.unresolved):
-            self._add_checked(list(groups), list(devices), list(links))
+            self._add_checked(list(groups), list(devices), list(links), by_id)
             return
         new_groups: dict[str, Group] = {}
         new_devices: dict[str, Device] = {}
@@ -489,9 +494,9 @@ class Layout:
         for link in new_links.values():
             self._emit(LinkAdded(link))
 
-    def _add_checked(self, groups: list[Group], devices: list[Device], links: list[Link]
-                     ) -> None:
-        self._state = self._state.with_all(groups, devices, links)
+    def _add_checked(self, groups: list[Group], devices: list[Device], links: list[Link],
+                     by_id: tuple[dict[str, Device], dict[str, Link]] | None = None) -> None:
+        self._state = self._state.with_all(groups, devices, links, lazy=True, by_id=by_id)
         if not self._listeners and not self._recording:
             self.revision += len(groups) + len(devices) + len(links)
             return
@@ -499,6 +504,11 @@ class Layout:
                                *map(LinkAdded, links)]
         for event in events:
             self._emit(event)
+
+    def settle(self) -> None:
+        """Prepare a design just read from a file for editing (`DesignState.settle`): what its
+        first edit would otherwise make on the GUI thread (0.3 s at 32k GPUs), made now."""
+        self._state.settle()
 
     def copy(self) -> Layout:
         """A Layout on the same (immutable) state with no listeners: O(1). Edits on either side

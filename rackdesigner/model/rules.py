@@ -11,7 +11,7 @@ by mounted unit (whole systems, faces) from `model/racks.py`, which the Racks ta
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -187,7 +187,10 @@ USER_MODEL_HINT = ("; if it is someone's own model, add their catalog folder (--
 def _check_models(layout: Layout, specs: _Specs) -> list[Finding]:
     out = []
     explained: set[str] = set()
-    for device in layout.devices():
+    table = specs.index.link_table()
+    devices = (layout.devices() if table is None  # a large design: its unknown ones only
+               else (layout.device(table.ids[i]) for i in table.unknown_devices()))
+    for device in devices:
         if specs(device.id) is None:
             try:
                 layout.catalog.get(device.model)
@@ -216,7 +219,7 @@ def _check_links(layout: Layout, specs: _Specs, by_link: dict | None = None,
     `by_link` and `exhausted` collect the findings per link id and per (device, port group),
     what the incremental check (`model/findings.py`) starts from."""
     out = check_unresolved(layout)
-    out += check_links_of(layout.links(), specs, {}, by_link)
+    out += _all_links_checked(layout, specs, by_link)
     for device_id, group_name, count, ports in specs.index.exhausted_ports():
         finding = _exhausted(layout, device_id, group_name, count, ports)
         out.append(finding)
@@ -242,52 +245,89 @@ def check_links_of(links: Iterable[Link], specs: _Specs, owners: dict,
     out: list[Finding] = []
     spec_of = specs.index.all_specs()
     port_groups: dict[tuple[str, str], PortGroup | None] = {}  # (model, group name)
+
+    def taken(port: tuple[str, str, int], link_id: str, end: int) -> str | None:
+        owner = owners.get(port)
+        if owner is None:
+            owners[port] = link_id
+        return owner
+
     for link in links:
-        start = len(out)
-        if link.a.device == link.b.device:
-            out.append(Finding(ERROR, "self-link",
-                               f"link {link.id}: both ends are on {link.a.device}", (link.id,)))
-        groups: list[PortGroup | None] = []
-        for end in (link.a, link.b):
-            spec = spec_of.get(end.device)
-            if spec is None:
-                groups.append(None)
-                continue
-            key = (spec.id, end.group)
-            if key in port_groups:
-                group = port_groups[key]
-            else:
-                group = port_groups[key] = _port_group(spec, end)
-            groups.append(group)
-            if group is None:
-                names = ", ".join(g.name for g in spec.ports) or "none"
-                out.append(Finding(ERROR, "missing-port",
-                                   f"link {link.id}: {spec.id} has no port {end.group!r} "
-                                   f"(its ports: {names})", (link.id, end.device)))
-                continue
-            if end.index is not None:
-                last = end.index + link.count - 1
-                if last >= group.count:
-                    out.append(Finding(ERROR, "port-range",
-                                       f"link {link.id}: port {end} out of range "
-                                       f"({end.group} has ports 0-{group.count - 1})",
-                                       (link.id, end.device)))
-                for index in range(end.index, min(last, group.count - 1) + 1):
-                    key3 = (end.device, end.group, index)
-                    if key3 in owners:
-                        out.append(Finding(ERROR, "port-reused",
-                                           f"port {end.device}:{end.group}.{index} is used by "
-                                           f"links {owners[key3]} and {link.id}",
-                                           (owners[key3], link.id, end.device)))
-                    else:
-                        owners[key3] = link.id
-        ga, gb = groups
-        if ga is not None and gb is not None and (ga.protocol != gb.protocol
-                                                  or ga.rate_gbps != gb.rate_gbps):
-            out += _check_pair(link, ga, gb)
-        if by_link is not None and len(out) > start:
-            by_link[link.id] = out[start:]
+        _link_findings(link, spec_of, port_groups, taken, out, by_link)
     return out
+
+
+def _all_links_checked(layout: Layout, specs: _Specs, by_link: dict | None) -> list[Finding]:
+    """`check_links_of` every link of the design, in order. A large one's links are first
+    sifted with NumPy (`LinkTable.link_checks`): only those with a finding are checked one by
+    one, each port taken twice answered by the end that took it first."""
+    table = specs.index.link_table()
+    if table is None:
+        return check_links_of(layout.links(), specs, {}, by_link)
+    flagged, first = table.link_checks()
+    out: list[Finding] = []
+    spec_of = specs.index.all_specs()
+    port_groups: dict[tuple[str, str], PortGroup | None] = {}
+    links = table.links
+    at = 0
+
+    def taken(port: tuple[str, str, int], link_id: str, end: int) -> str | None:
+        owner = first.get(port)  # (first end as link * 2 + end, its link), ports taken twice
+        return owner[1] if owner is not None and owner[0] < at * 2 + end else None
+
+    for at in flagged:
+        _link_findings(links[at], spec_of, port_groups, taken, out, by_link)
+    return out
+
+
+def _link_findings(link: Link, spec_of: dict[str, DeviceSpec | None],
+                   port_groups: dict[tuple[str, str], PortGroup | None],
+                   taken: Callable[[tuple[str, str, int], str, int], str | None],
+                   out: list[Finding], by_link: dict | None) -> None:
+    """One link's findings, appended to `out` (and filed in `by_link`); `taken(port, link
+    id, end)` is the link that took the port before this end, or None (it is this link's)."""
+    start = len(out)
+    if link.a.device == link.b.device:
+        out.append(Finding(ERROR, "self-link",
+                           f"link {link.id}: both ends are on {link.a.device}", (link.id,)))
+    groups: list[PortGroup | None] = []
+    for end_no, end in enumerate((link.a, link.b)):
+        spec = spec_of.get(end.device)
+        if spec is None:
+            groups.append(None)
+            continue
+        key = (spec.id, end.group)
+        if key in port_groups:
+            group = port_groups[key]
+        else:
+            group = port_groups[key] = _port_group(spec, end)
+        groups.append(group)
+        if group is None:
+            names = ", ".join(g.name for g in spec.ports) or "none"
+            out.append(Finding(ERROR, "missing-port",
+                               f"link {link.id}: {spec.id} has no port {end.group!r} "
+                               f"(its ports: {names})", (link.id, end.device)))
+            continue
+        if end.index is not None:
+            last = end.index + link.count - 1
+            if last >= group.count:
+                out.append(Finding(ERROR, "port-range",
+                                   f"link {link.id}: port {end} out of range "
+                                   f"({end.group} has ports 0-{group.count - 1})",
+                                   (link.id, end.device)))
+            for index in range(end.index, min(last, group.count - 1) + 1):
+                owner = taken((end.device, end.group, index), link.id, end_no)
+                if owner is not None:
+                    out.append(Finding(ERROR, "port-reused",
+                                       f"port {end.device}:{end.group}.{index} is used by "
+                                       f"links {owner} and {link.id}",
+                                       (owner, link.id, end.device)))
+    ga, gb = groups
+    if ga is not None and gb is not None and (ga.protocol != gb.protocol
+                                              or ga.rate_gbps != gb.rate_gbps):
+        out += _check_pair(link, ga, gb)
+    if by_link is not None and len(out) > start:
+        by_link[link.id] = out[start:]
 
 
 def check_exhausted(layout: Layout, specs: _Specs, device_id: str, group_name: str

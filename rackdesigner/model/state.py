@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from immutables import Map
 
 from rackdesigner.model.items import Device, Group, Link, Meta
-from rackdesigner.model.order import Order, bulk_update
+from rackdesigner.model.order import AnyMap, DictMap, Order, bulk_update
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -57,37 +57,38 @@ never assigned after `_evolve` returns)."""
     __slots__ = (
         "__weakref__",
         "_cache",
+        "_group_members",
+        "_links_by_device",
+        "_port_use",
         "device_order",
         "devices",
         "failed",
         "group_kids",
-        "group_members",
         "group_order",
         "groups",
         "link_order",
         "links",
-        "links_by_device",
         "meta",
-        "port_use",
         "unresolved",
         "unresolved_order",
     )
 
     def __init__(self, meta: Meta | None = None) -> None:
         self.meta = meta if meta is not None else Meta()
-        self.devices: Map = _EMPTY  # id -> Device
-        self.links: Map = _EMPTY  # id -> Link (both devices exist)
-        self.groups: Map = _EMPTY  # id -> Group
-        self.unresolved: Map = _EMPTY  # id -> Link whose devices are missing (loading only)
+        self.devices: AnyMap = _EMPTY  # id -> Device
+        self.links: AnyMap = _EMPTY  # id -> Link (both devices exist)
+        self.groups: AnyMap = _EMPTY  # id -> Group
+        self.unresolved: AnyMap = _EMPTY  # id -> Link whose devices are missing (loading only)
         self.device_order = Order()
         self.link_order = Order()
         self.group_order = Order()
         self.unresolved_order = Order()
-        self.links_by_device: Map = _EMPTY  # device id -> (link id, ...) in creation order
-        self.group_members: Map = _EMPTY  # group id -> Map(device id -> None)
-        self.group_kids: Map = _EMPTY  # group id -> Map(group id -> None)
-        self.port_use: Map = _EMPTY  # device id -> ((port group, ports in use), ...)
-        self.failed: Map = _EMPTY  # id -> None: groups, devices and links marked failed
+        # derived from the links and devices (see the properties below); None: not yet made
+        self._links_by_device: AnyMap | None = _EMPTY  # device id -> (link id, ...), in order
+        self._group_members: AnyMap | None = _EMPTY  # group id -> Map(device id -> None)
+        self._port_use: AnyMap | None = _EMPTY  # device id -> ((port group, ports in use), ...)
+        self.group_kids: AnyMap = _EMPTY  # group id -> Map(group id -> None)
+        self.failed: AnyMap = _EMPTY  # id -> None: groups, devices and links marked failed
         self._cache: dict[str, Any] = {}
 
     def _evolve(self, *,
@@ -99,6 +100,9 @@ never assigned after `_evolve` returns)."""
                 failed: Any = _KEEP, edit: Any = None) -> DesignState:
         """A new state with the given fields, sharing every other one. States are never
         changed after this (by convention: plain slots keep this the hot path of every edit)."""
+        if (self._links_by_device is None or self._port_use is None
+                or self._group_members is None):  # a state read from a file: its successors
+            self._derive()  # are made from its derived maps, never left to derive their own
         new = DesignState.__new__(DesignState)
         new.meta = self.meta if meta is _KEEP else meta
         new.devices = self.devices if devices is _KEEP else devices
@@ -110,10 +114,11 @@ never assigned after `_evolve` returns)."""
         new.group_order = self.group_order if group_order is _KEEP else group_order
         new.unresolved_order = (self.unresolved_order if unresolved_order is _KEEP
                                 else unresolved_order)
-        new.links_by_device = self.links_by_device if links_by_device is _KEEP else links_by_device
-        new.group_members = self.group_members if group_members is _KEEP else group_members
+        new._links_by_device = (self._links_by_device if links_by_device is _KEEP
+                                else links_by_device)
+        new._group_members = self._group_members if group_members is _KEEP else group_members
         new.group_kids = self.group_kids if group_kids is _KEEP else group_kids
-        new.port_use = self.port_use if port_use is _KEEP else port_use
+        new._port_use = self._port_use if port_use is _KEEP else port_use
         new.failed = self.failed if failed is _KEEP else failed
         new._cache = {}
         if links is _KEEP and link_order is _KEEP:
@@ -126,6 +131,67 @@ never assigned after `_evolve` returns)."""
         if edit is not None:
             self._pass_edit(new, edit)
         return new
+
+    # ---- derived maps (made on first use for a state read from a file) -------------------
+    @property
+    def links_by_device(self) -> AnyMap:
+        """Device id -> the ids of its links, in creation order."""
+        found = self._links_by_device
+        if found is None:
+            by_device: dict[str, list[str]] = {}
+            for link in self.link_list():
+                a, b, lid = link.a.device, link.b.device, link.id
+                (by_device.get(a) or by_device.setdefault(a, [])).append(lid)
+                if b != a:
+                    (by_device.get(b) or by_device.setdefault(b, [])).append(lid)
+            found = self._links_by_device = DictMap({d: tuple(ids) for d, ids in
+                                                     by_device.items()})
+        return found
+
+    @property
+    def port_use(self) -> AnyMap:
+        """Device id -> ((port group, ports in use), ...): the counts of its links' ends."""
+        found = self._port_use
+        if found is None:
+            use: dict[str, dict[str, int]] = {}
+            for link in self.link_list():
+                n = link.count
+                for end in (link.a, link.b):
+                    groups_of = use.get(end.device)
+                    if groups_of is None:
+                        use[end.device] = {end.group: n}
+                    else:
+                        groups_of[end.group] = groups_of.get(end.group, 0) + n
+            found = self._port_use = DictMap({d: tuple(added.items()) for d, added in
+                                              use.items()})
+        return found
+
+    @property
+    def group_members(self) -> AnyMap:
+        """Group id -> Map(device id -> None) of the devices directly in it."""
+        found = self._group_members
+        if found is None:
+            members: dict[str, list[str]] = {}
+            for device in self.device_list():
+                if device.group is not None:
+                    members.setdefault(device.group, []).append(device.id)
+            found = self._group_members = _sets_add(_EMPTY, members)
+        return found
+
+    def port_use_if_made(self) -> AnyMap | None:
+        """`port_use` if this state has it (kept by edits, or made once asked), else None."""
+        return self._port_use
+
+    def _derive(self) -> tuple[AnyMap, ...]:
+        return self.links_by_device, self.port_use, self.group_members
+
+    def settle(self) -> None:
+        """Make now what a state read from a file leaves for first use (its derived maps, the
+        tries of its dict-backed maps), so that the first edit does not: the designer asks this
+        on the worker that opened the file. A cache only: the content does not change."""
+        for found in (*self._derive(), self.devices, self.links, self.groups):
+            if isinstance(found, DictMap):
+                found.as_map()
 
     # ---- what changed since a state whose derived values are known -------------------------
     def _pass_edit(self, new: DesignState, edit: Any) -> None:
@@ -215,7 +281,7 @@ never assigned after `_evolve` returns)."""
         return cached if cached is not None else self._listed("links", self.links,
                                                               self.link_order)
 
-    def _listed(self, key: str, items: Map, order: Order) -> tuple[Any, ...]:
+    def _listed(self, key: str, items: AnyMap, order: Order) -> tuple[Any, ...]:
         cached = self._cache.get(key)
         if cached is None:
             cached = self._cache[key] = tuple(items[i] for i in order)
@@ -497,11 +563,17 @@ never assigned after `_evolve` returns)."""
                             failed=_mark(self.failed, None, group), edit=("g", group.id))
 
     def with_all(self, groups: list[Group], devices: list[Device],
-                 links: list[Link]) -> DesignState:
+                 links: list[Link], *, lazy: bool = False,
+                 by_id: tuple[dict[str, Device], dict[str, Link]] | None = None) -> DesignState:
         """Many new (already validated) objects at once: one new state, not one per object.
 
         Each map gets one bulk update (the per-object updates of the mutators took most of a
-        16k-GPU load); the result equals adding the objects one by one, orders included."""
+        16k-GPU load); the result equals adding the objects one by one, orders included.
+        `lazy` (a file read into an empty state): plain dicts instead of tries, and the maps
+        derived from the links and devices made when first asked for (`_loaded`; `by_id`:
+        the devices and links already filed by id, in order)."""
+        if lazy and not (self.devices or self.links or self.groups or self.unresolved):
+            return self._loaded(groups, devices, links, by_id)
         changes: dict[str, Any] = {}
         if groups:
             kids: dict[str, list[str]] = {}
@@ -555,6 +627,37 @@ never assigned after `_evolve` returns)."""
                                         *(("l", lk.id) for lk in links)])
         return self._evolve(**changes)
 
+    def _loaded(self, groups: list[Group], devices: list[Device], links: list[Link],
+                by_id: tuple[dict[str, Device], dict[str, Link]] | None) -> DesignState:
+        """`with_all` into an empty state, as a file reader does: the objects are filed in
+        dicts (`DictMap`) and the state's lists are the given ones; links per device, port use
+        and group members are made on first use (a validate or simulate of a 100k-GPU design
+        reads none of them whole; the designer settles them on its reading worker). Equal to
+        the state `with_all` makes, orders included."""
+        group_ids = [g.id for g in groups]
+        if by_id is None:
+            by_id = ({d.id: d for d in devices}, {lk.id: lk for lk in links})
+        device_map, link_map = by_id
+        device_ids, link_ids = list(device_map), list(link_map)
+        kids: dict[str, list[str]] = {}
+        for group in groups:
+            if group.parent is not None:
+                kids.setdefault(group.parent, []).append(group.id)
+        marked = [item.id for items in (groups, devices, links) for item in items
+                  if item.status != "active"]
+        new = self._evolve(
+            groups=DictMap(dict(zip(group_ids, groups, strict=True))),
+            devices=DictMap(device_map), links=DictMap(link_map),
+            group_order=self.group_order.extend(group_ids),
+            device_order=self.device_order.extend(device_ids),
+            link_order=self.link_order.extend(link_ids),
+            group_kids=_sets_add(self.group_kids, kids),
+            failed=bulk_update(self.failed, [(i, None) for i in marked]))
+        new._links_by_device = new._port_use = new._group_members = None
+        new._cache["devices"] = tuple(devices)
+        new._cache["links"] = tuple(links)
+        return new
+
     def with_meta(self, meta: Meta) -> DesignState:
         return self._evolve(meta=meta, edit=("m", None))
 
@@ -591,7 +694,7 @@ def _merge_use(pairs: tuple[tuple[str, int], ...], added: dict[str, int]) -> tup
     return tuple(out)
 
 
-def _sets_add(sets: Map, added: dict[str, list[str]]) -> Map:
+def _sets_add(sets: AnyMap, added: dict[str, list[str]]) -> AnyMap:
     """`_set_add` of every member of `added` (key -> members), at once."""
     if not added:
         return sets
@@ -600,7 +703,7 @@ def _sets_add(sets: Map, added: dict[str, list[str]]) -> Map:
                               for key, members in added.items()))
 
 
-def _use(port_use: Map, link: Link, sign: int) -> Map:
+def _use(port_use: AnyMap, link: Link, sign: int) -> AnyMap:
     """Port usage with `link`'s ends added (sign +1) or taken away (-1)."""
     for end in (link.a, link.b):
         port_use = port_use.set(end.device, _bump(port_use.get(end.device, ()), end.group,
@@ -608,7 +711,7 @@ def _use(port_use: Map, link: Link, sign: int) -> Map:
     return port_use
 
 
-def _mark(failed: Map, new: Any, old: Any) -> Map:
+def _mark(failed: AnyMap, new: Any, old: Any) -> AnyMap:
     """The failed-id set after `old` (or nothing) became `new` (or nothing)."""
     was = old is not None and old.status != "active"
     now = new is not None and new.status != "active"
@@ -617,18 +720,18 @@ def _mark(failed: Map, new: Any, old: Any) -> Map:
     return failed.set(new.id, None) if now else failed.delete(old.id)
 
 
-def _set_add(sets: Map, key: str, member: str) -> Map:
+def _set_add(sets: AnyMap, key: str, member: str) -> AnyMap:
     return sets.set(key, sets.get(key, _EMPTY).set(member, None))
 
 
-def _set_move(sets: Map, old: str | None, new: str | None, member: str) -> Map:
+def _set_move(sets: AnyMap, old: str | None, new: str | None, member: str) -> AnyMap:
     """`member` filed under `new` instead of `old` (either may be None: not filed)."""
     if old is not None:
         sets = _set_drop(sets, old, member)
     return _set_add(sets, new, member) if new is not None else sets
 
 
-def _set_drop(sets: Map, key: str, member: str) -> Map:
+def _set_drop(sets: AnyMap, key: str, member: str) -> AnyMap:
     current = sets.get(key)
     if current is None or member not in current:
         return sets

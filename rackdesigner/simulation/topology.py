@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.model import Layout, Link, natural_key
@@ -29,6 +29,9 @@ from rackdesigner.model.index import (
     UnionFind,
 )
 from rackdesigner.simulation import constants as C
+
+if TYPE_CHECKING:
+    from rackdesigner.model.linktable import LinkTable
 
 
 def nvlink_eff_per_GBps(spec: DeviceSpec) -> float:
@@ -145,6 +148,13 @@ class Topology:
     def _build(cls, layout: Layout) -> Topology:
         catalog = layout.catalog
         topo = cls(catalog=catalog)
+        table = layout.index().link_table()
+        if table is not None:  # a large design: the devices' facts from its columns
+            topo._read_devices(layout, table)
+            topo._read_links(layout)
+            topo._find_nics()
+            topo._build_tiers()
+            return topo
         # per model, once: (spec, kind, CPU vendor); a SuperPOD has 61k devices of ~20 models
         by_model: dict[str, tuple[DeviceSpec | None, str, str]] = {}
         specs, kinds, rack_of, gpus = topo.specs, topo.kind, topo.rack_of, topo.gpus
@@ -180,6 +190,38 @@ class Topology:
         topo._find_nics()
         topo._build_tiers()
         return topo
+
+    def _read_devices(self, layout: Layout, table: LinkTable) -> None:
+        """`_build`'s pass over the devices, from the index's columns (`model/linktable.py`):
+        the same specs, kinds, racks, GPUs in natural order, CPU vendor and unknown models,
+        made per model rather than per device."""
+        from rackdesigner.model.linktable import pick
+
+        specs = table.specs  # per model (None: unknown)
+        known = [i for i, spec in enumerate(specs) if spec is not None]
+        self.unknown_models.update(m for m, spec in zip(table.model_names, specs, strict=True)
+                                   if spec is None)
+        rows = table.known_rows()
+        ids = table.ids
+        device_ids = ids if len(rows) == len(ids) else pick(ids, rows)
+        models = table.model_of.tolist() if len(rows) == len(ids) else table.model_of[
+            rows].tolist()
+        self.specs.update(zip(device_ids, pick(specs, models), strict=True))
+        kinds = [spec.kind if spec is not None else "" for spec in specs]
+        self.kind.update(zip(device_ids, pick(kinds, models), strict=True))
+        self.rack_of.update((d.id, d.rack) for d in layout.devices()
+                            if d.rack is not None and d.id in self.specs)
+        self.gpus.extend(layout.index().connectivity().gpus)  # known GPUs, natural order
+        vendor = self.cpu_vendor
+        for m in known:  # as the per-device pass: AMD over Intel over other, by model
+            spec = specs[m]
+            if spec is not None and spec.kind == "cpu":
+                maker = spec.manufacturer.lower()
+                if "amd" in maker:
+                    vendor = "amd"
+                elif "intel" in maker and vendor != "amd":
+                    vendor = "intel"
+        self.cpu_vendor = vendor
 
     def _read_links(self, layout: Layout) -> None:
         """Capacities per link; which links a protocol carries and who is joined to whom come
@@ -359,7 +401,8 @@ class Topology:
                     elif k != "gpu":
                         nxt.append((nbr, r, e))
             frontier = nxt
-        found.sort(key=lambda p: natural_key(p.nic))
+        if len(found) > 1:
+            found.sort(key=lambda p: natural_key(p.nic))
         return found, near, tuple(p.nic for p in found)
 
     def _build_tiers(self) -> None:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-
-import yaml
+from typing import Any
 
 from rackdesigner._resources import resources_root
+from rackdesigner.catalog.filecache import parsed_file
 from rackdesigner.vocabulary import TRANSPORTS
 
 #: the transport a fabric of each network protocol runs (the first the registry lists for it)
@@ -62,7 +62,7 @@ neutral = False
 def families() -> dict[str, TransportFamily]:
     """The transport families, read once from the shipped data file."""
     path = resources_root() / "simulation" / "transport.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = parsed_file(path, _safe_load, "simulation")  # kept parsed between runs
     raw = data["families"]
     base = raw[BASE]
     out: dict[str, TransportFamily] = {}
@@ -85,6 +85,12 @@ def families() -> dict[str, TransportFamily]:
                                           or base["switch_latency_ns"]),
                                     str(fam.get("source", "")))
     return out
+
+
+def _safe_load(text: str) -> Any:
+    import yaml
+
+    return yaml.safe_load(text)
 
 
 def family(name: str | None) -> TransportFamily:

@@ -174,6 +174,7 @@ class OpenProgress:
                 with gc_paused(freeze=True):
                     value: object = load_layout(path, catalog=catalog, progress=report)
                     value.index().counts()  # what the status bar and the open message read
+                    value.settle()  # what the first edit would make on the GUI thread
             except Exception as exc:  # handed back to the GUI thread and raised there
                 value = exc
             relay.finished.emit(value)

@@ -1,0 +1,327 @@
+"""The links of one design state as NumPy columns: the whole-design passes of large designs.
+
+A 102,400-GPU design has 356,000 devices and 708,000 links. The derived index's whole-design
+facets (which links carry a protocol, islands and components, which devices reach a NIC,
+over-wired port groups) and the rules' per-link checks each walked every link in Python, with
+a few dictionary lookups per link: together about six seconds of `validate`. Here the links are
+read once into columns (device rows of both ends, port-group codes, port indexes, counts) and
+each facet is array arithmetic over them; only what a reader needs as objects (the carried
+links, a finding's text) is made in Python, for the links it concerns.
+
+Every facet equals the one the plain passes in `model/index.py` and `model/rules.py` give, item
+for item and in the same order (tests/test_linktable.py compares them on generated and broken
+designs), but for the names of sets: here each island, NVLink domain and component is named by
+its first device in device order, there by whichever root the unions left (no reader depends
+on which member names a set). Designs below `ARRAY_MIN_LINKS` links take the plain passes:
+there NumPy's import would cost more than it saves (`rackdesigner simulate` of a 1k-GPU design
+is held under 0.3 s).
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter, itemgetter
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rackdesigner import vocabulary
+
+if TYPE_CHECKING:
+    from rackdesigner.catalog import DeviceSpec, PortGroup
+    from rackdesigner.model.index import CarriedLink, Connectivity, DesignIndex
+    from rackdesigner.model.items import Link
+
+#: Designs with fewer links take the plain passes (no NumPy import).
+ARRAY_MIN_LINKS = 40_000
+
+_A, _B = attrgetter("a"), attrgetter("b")
+_DEVICE, _GROUP, _INDEX = attrgetter("device"), attrgetter("group"), attrgetter("index")
+_COUNT, _ID, _MODEL = attrgetter("count"), attrgetter("id"), attrgetter("model")
+NVLINK = "nvlink"
+HOST_PROTOCOLS = vocabulary.protocols_of("host")
+NETWORK_PROTOCOLS = vocabulary.protocols_of("network")
+NIC_KINDS = vocabulary.kinds_with_role("nic")
+
+
+def _codes(values: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Each value's number among the distinct values (in first-seen order) and those values."""
+    names = list(dict.fromkeys(values))
+    number = {name: i for i, name in enumerate(names)}
+    return np.fromiter(map(number.__getitem__, values), dtype=np.int64, count=len(values)), names
+
+
+class LinkTable:
+    """The columns of one state's links and devices, with the catalog's facts about them (the
+    spec of each device, the port group of each link end); made by the state's index once."""
+
+    def __init__(self, index: DesignIndex) -> None:
+        state = index.state
+        devices = state.device_list()
+        links: tuple[Link, ...] = state.link_list()
+        self.links = links
+        self.ids: list[str] = list(map(_ID, devices))
+        row = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        ends_a, ends_b = list(map(_A, links)), list(map(_B, links))
+        n = len(links)
+        self.a = np.fromiter(map(row.__getitem__, map(_DEVICE, ends_a)), np.int64, count=n)
+        self.b = np.fromiter(map(row.__getitem__, map(_DEVICE, ends_b)), np.int64, count=n)
+        names_a, names_b = list(map(_GROUP, ends_a)), list(map(_GROUP, ends_b))
+        groups, self.group_names = _codes(names_a + names_b)
+        self.ga, self.gb = groups[:n], groups[n:]
+        # a port index, or -1 for an end that names none (`device:group`)
+        self.ia = np.array(list(map(_INDEX, ends_a)), dtype=np.float64)
+        self.ib = np.array(list(map(_INDEX, ends_b)), dtype=np.float64)
+        self.ia = np.where(np.isnan(self.ia), -1, self.ia).astype(np.int64)
+        self.ib = np.where(np.isnan(self.ib), -1, self.ib).astype(np.int64)
+        self.count = np.fromiter(map(_COUNT, links), dtype=np.int64, count=n)
+        # the catalog's facts: a spec per model, a port group per (model, group name)
+        model_of, models = _codes(list(map(_MODEL, devices)))
+        self.model_names = models
+        by_model = index.model_specs(models)
+        self.specs: list[DeviceSpec | None] = by_model
+        self.model_of = model_of
+        known_model = np.array([s is not None for s in by_model], dtype=bool)
+        self.known = known_model[model_of] if len(model_of) else np.zeros(0, dtype=bool)
+        kinds = [s.kind if s is not None else "" for s in by_model]
+        self.is_gpu = np.array([k == "gpu" for k in kinds], dtype=bool)[model_of]
+        self.is_nic = np.array([k in NIC_KINDS for k in kinds], dtype=bool)[model_of]
+        # every (model, group name) pair: a few dozen, looked up once each
+        self.port_groups: list[PortGroup] = []
+        lookup = np.full((max(len(by_model), 1), max(len(self.group_names), 1)), -1,
+                         dtype=np.int64)
+        for m, spec in enumerate(by_model):
+            for g, name in enumerate(self.group_names):
+                group = None if spec is None else index.spec_port_group(spec, name)
+                if group is not None:
+                    lookup[m, g] = len(self.port_groups)
+                    self.port_groups.append(group)
+        # -1: an unknown device, or no such port group
+        self.pga = lookup[model_of[self.a], self.ga] if n else np.zeros(0, dtype=np.int64)
+        self.pgb = lookup[model_of[self.b], self.gb] if n else np.zeros(0, dtype=np.int64)
+        protocols = list(dict.fromkeys(g.protocol for g in self.port_groups))
+        self.protocols = protocols
+        number = {p: i for i, p in enumerate(protocols)}
+        self.pg_protocol = np.array([number[g.protocol] for g in self.port_groups] + [-1],
+                                    dtype=np.int64)  # [-1]: the entry of "no port group"
+        self.pg_count = np.array([g.count for g in self.port_groups] + [0], dtype=np.int64)
+        self.pg_rate = np.array([g.rate_gbps for g in self.port_groups] + [0.0])
+        self.proto_a = self.pg_protocol[self.pga]
+        self.proto_b = self.pg_protocol[self.pgb]
+        self._carried_mask: np.ndarray | None = None
+
+    def known_rows(self) -> list[int]:
+        """The rows of the devices whose model the catalog knows, in order."""
+        return np.flatnonzero(self.known).tolist()
+
+    def unknown_devices(self) -> list[int]:
+        """The rows of the devices whose model the catalog does not know, in order."""
+        return np.flatnonzero(~self.known).tolist()
+
+    # ---- carried and rejected links ------------------------------------------------------------
+    def _protocol_codes(self, names: tuple[str, ...] | str) -> list[int]:
+        wanted = (names,) if isinstance(names, str) else names
+        return [i for i, p in enumerate(self.protocols) if p in wanted]
+
+    def carried_mask(self) -> np.ndarray:
+        """Links between distinct known devices whose ends agree on a protocol."""
+        if self._carried_mask is None:
+            both = (self.a != self.b) & self.known[self.a] & self.known[self.b]
+            self._carried_mask = (both & (self.pga >= 0) & (self.pgb >= 0)
+                                  & (self.proto_a == self.proto_b))
+        return self._carried_mask
+
+    def classify(self) -> tuple[list[CarriedLink], list[tuple[str, Link, Any]]]:
+        """`DesignIndex._classify` of every link: the carried links and the rejected ones."""
+        from rackdesigner.model.index import CarriedLink
+
+        carried = self.carried_mask()
+        at = np.flatnonzero(carried).tolist()
+        links, groups, protocols = self.links, self.port_groups, self.protocols
+        picked = pick(links, at)
+        out = list(map(CarriedLink, picked, pick(groups, self.pga[carried].tolist()),
+                       pick(groups, self.pgb[carried].tolist()),
+                       pick(protocols, self.proto_a[carried].tolist())))
+        both = (self.a != self.b) & self.known[self.a] & self.known[self.b]
+        rejected: list[tuple[str, Link, Any]] = []
+        for i in np.flatnonzero(both & ~carried).tolist():
+            link, ga, gb = links[i], int(self.pga[i]), int(self.pgb[i])
+            if ga >= 0 and gb >= 0:
+                rejected.append(("protocol-mismatch", link,
+                                 (groups[ga].protocol, groups[gb].protocol)))
+            else:
+                rejected.append(("missing-port", link, link.a if ga < 0 else link.b))
+        return out, rejected
+
+    # ---- who is joined to whom -----------------------------------------------------------------
+    def _edges(self, protocols: tuple[str, ...] | str) -> tuple[np.ndarray, np.ndarray]:
+        mask = self.carried_mask() & np.isin(self.proto_a, self._protocol_codes(protocols))
+        return self.a[mask], self.b[mask]
+
+    def connect(self) -> Connectivity:
+        """`DesignIndex._connect`: islands (NVLink and host links), NVLink domains and
+        components (islands joined by network links), each set named by its first device."""
+        from rackdesigner.model.index import Connectivity
+        from rackdesigner.model.layout import natural_key
+
+        n = len(self.ids)
+        nvl = self._edges(NVLINK)
+        host = self._edges(HOST_PROTOCOLS)
+        net = self._edges(NETWORK_PROTOCOLS)
+        island = components(n, np.concatenate((nvl[0], host[0])),
+                            np.concatenate((nvl[1], host[1])))
+        nvlink = components(n, *nvl)
+        component = components(n, island[net[0]], island[net[1]], start=island)
+        ids = self.ids
+        known = np.flatnonzero(self.known).tolist()
+        keys = ids if len(known) == n else pick(ids, known)
+
+        def named(label: np.ndarray) -> dict[str, str]:
+            roots = label.tolist() if len(known) == n else label[self.known].tolist()
+            return dict(zip(keys, pick(ids, roots), strict=True))
+
+        gpus = pick(ids, np.flatnonzero(self.is_gpu & self.known).tolist())
+        gpus.sort(key=natural_key)
+        return Connectivity(named(island), named(nvlink), named(component), tuple(gpus))
+
+    def nic_reach(self) -> frozenset[str]:
+        """`DesignIndex.nic_reach`: devices a NIC reaches over host links, not through GPUs."""
+        ha, hb = self._edges(HOST_PROTOCOLS)
+        src, dst = np.concatenate((ha, hb)), np.concatenate((hb, ha))
+        reached = self.is_nic & self.known
+        frontier = reached & ~self.is_gpu
+        while src.size:
+            step = frontier[src] & ~reached[dst]
+            new = dst[step]
+            if not new.size:
+                break
+            reached[new] = True
+            frontier = np.zeros_like(reached)
+            frontier[new] = True
+            frontier &= ~self.is_gpu
+        return frozenset(pick(self.ids, np.flatnonzero(reached).tolist()))
+
+    # ---- ports ---------------------------------------------------------------------------------
+    def exhausted(self, order: Any = None) -> tuple[tuple[str, str, int, int], ...]:
+        """`DesignIndex.exhausted_ports`: port groups wired beyond their port count, in device
+        order, a device's groups in the order `order(device)` lists them (the state's port
+        use, when it has it) or else in the order its links first name them."""
+        width = max(len(self.group_names), 1)
+        # link ends in order (a before b): (device, group) as one number, ports it takes
+        keys = np.stack((self.a * width + self.ga, self.b * width + self.gb), axis=1).ravel()
+        counts = np.repeat(self.count, 2)
+        size = len(self.ids) * width
+        used = np.bincount(keys, weights=counts, minlength=size).astype(np.int64)
+        # each (device, group)'s port group: the same at every end naming it
+        group_of = np.full(size, -1, dtype=np.int64)
+        group_of[keys] = np.stack((self.pga, self.pgb), axis=1).ravel()
+        over = np.flatnonzero((group_of >= 0) & (used > self.pg_count[group_of]))
+        if over.size:  # where its links first name it: the order of a device's groups
+            ends = np.flatnonzero(np.isin(keys, over))
+            first = dict(zip(keys[ends].tolist()[::-1], ends.tolist()[::-1], strict=True))
+        found = sorted((int(k) // width, first[k], k) for k in over.tolist())
+        out = [(self.ids[r], self.group_names[k % width], int(used[k]),
+                int(self.pg_count[group_of[k]])) for r, _, k in found]
+        if order is not None and out:  # a device's groups as the state's port use lists them
+            by_device: dict[str, list[tuple[str, str, int, int]]] = {}
+            for entry in out:  # in device order
+                by_device.setdefault(entry[0], []).append(entry)
+            out = []
+            for device, entries in by_device.items():
+                rank = {name: i for i, name in enumerate(order(device))}
+                out += sorted(entries, key=lambda e: rank.get(e[1], len(rank)))
+        return tuple(out)
+
+    def link_checks(self) -> tuple[list[int], dict[tuple[str, str, int], tuple[int, str]]]:
+        """What the rules' per-link checks need to look at: the links (in order) that have a
+        finding (a self-link, an end naming no port group of its model, a port beyond its
+        group, a port another link took first, ends of other protocols or rates), and for
+        each port taken more than once (device, group, port) -> (the end that took it
+        first, as link * 2 + end, and that link's id)."""
+        a_known, b_known = self.known[self.a], self.known[self.b]
+        pga, pgb, count = self.pga, self.pgb, self.count
+        flag = self.a == self.b
+        flag |= (a_known & (pga < 0)) | (b_known & (pgb < 0))
+        for pg, index in ((pga, self.ia), (pgb, self.ib)):
+            flag |= (pg >= 0) & (index >= 0) & (index + count - 1 >= self.pg_count[pg])
+        both = (pga >= 0) & (pgb >= 0)
+        flag |= both & ((self.proto_a != self.proto_b)
+                        | (self.pg_rate[pga] != self.pg_rate[pgb]))
+        taken = self._ports_taken_twice()
+        reused, first = taken
+        if reused.size:
+            flag[reused] = True
+        return np.flatnonzero(flag).tolist(), first
+
+    def _ports_taken_twice(self) -> tuple[np.ndarray, dict[tuple[str, str, int], tuple[int, str]]]:
+        """(links with a port an earlier end took, {port: (first end, its link id)})."""
+        width = len(self.group_names)
+        ends: list[tuple[np.ndarray, ...]] = []
+        for side, (rows, grp, pg, index) in enumerate(((self.a, self.ga, self.pga, self.ia),
+                                                       (self.b, self.gb, self.pgb, self.ib))):
+            has = np.flatnonzero((pg >= 0) & (index >= 0))
+            last = np.minimum(index[has] + self.count[has] - 1, self.pg_count[pg[has]] - 1)
+            span = np.maximum(last - index[has] + 1, 0)
+            occurrence = np.repeat(has * 2 + side, span)
+            starts = np.repeat(index[has], span)
+            offsets = np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span)
+            port = starts + offsets
+            key_group = np.repeat(rows[has] * width + grp[has], span)
+            ends.append((occurrence, key_group, port))
+        occurrence = np.concatenate([e[0] for e in ends])
+        key_group = np.concatenate([e[1] for e in ends])
+        port = np.concatenate([e[2] for e in ends])
+        if not occurrence.size:
+            return np.zeros(0, dtype=np.int64), {}
+        top = int(port.max()) + 1
+        keys = key_group * top + port
+        order = np.lexsort((occurrence, keys))
+        keys, occurrence = keys[order], occurrence[order]
+        again = np.flatnonzero(keys[1:] == keys[:-1]) + 1
+        if not again.size:
+            return np.zeros(0, dtype=np.int64), {}
+        # the first occurrence of each key taken again: the start of its run of equal keys
+        heads = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        run = np.searchsorted(heads, again, side="right") - 1
+        first: dict[tuple[str, str, int], tuple[int, str]] = {}
+        for s in np.unique(heads[run]).tolist():
+            key, o = int(keys[s]), int(occurrence[s])
+            group_key, p = divmod(key, top)
+            device_row, g = divmod(group_key, width)
+            first[(self.ids[device_row], self.group_names[g], p)] = (o, self.links[o // 2].id)
+        return np.unique(occurrence[again] // 2), first
+
+
+def pick(items: Any, at: list[int]) -> list[Any]:
+    """`[items[i] for i in at]` at C speed."""
+    if not at:
+        return []
+    if len(at) == 1:
+        return [items[at[0]]]
+    return list(itemgetter(*at)(items))
+
+
+def components(n: int, a: np.ndarray, b: np.ndarray, start: np.ndarray | None = None
+               ) -> np.ndarray:
+    """Each of `n` nodes' set (labelled by its smallest member, or by the smallest label of
+    `start` when given) once the edges (a[i], b[i]) join them: each round hooks every edge's
+    larger label under its smaller one, then follows labels to their roots, until every edge
+    joins one label (a few rounds on the graphs of a design: NVLink and PCIe inside a node, a
+    fat tree's few tiers)."""
+    label = np.arange(n, dtype=np.int64) if start is None else start.copy()
+    if start is not None:  # labels must be roots: a label's own label is itself
+        label = label[label]
+    while a.size:
+        la, lb = label[a], label[b]
+        apart = la != lb
+        if not apart.any():
+            break
+        la, lb = la[apart], lb[apart]
+        low = np.minimum(la, lb)
+        np.minimum.at(label, la, low)  # a root hooks under a smaller label: never a cycle
+        np.minimum.at(label, lb, low)
+        while True:  # every label to its root
+            up = label[label]
+            if np.array_equal(up, label):
+                break
+            label = up
+    return label
