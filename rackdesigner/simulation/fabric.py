@@ -60,7 +60,8 @@ def bisection_cut(topo: Topology, scope: ScopeModel) -> tuple[float, str | None]
     the leaves their NICs sit on and the first ones up to half of the GPUs form side A, so with
     an odd island count side A is the smaller. The capacity is the maximum flow from A to B on
     the drawn fabric (islands -> their NICs' leaves -> switch links), `maxflow.min_cut`
-    (plain-Python Dinic); the bottleneck names the kind of link that carries most of the minimum cut.
+    (plain-Python Dinic); the bottleneck names the kind of link that carries most of the
+    minimum cut.
     """
     if scope.n < 2:
         return 0.0, None
