@@ -116,6 +116,10 @@ class Topology:
     #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
     island_memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False,
                                                     repr=False)
+    #: a degraded design's topology derived from its whole design's (`topology_delta.py`):
+    #: (that topology, the GPUs whose own figures may differ from theirs there)
+    delta: tuple[Topology, frozenset[str]] | None = field(default=None, compare=False,
+                                                          repr=False)
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod
