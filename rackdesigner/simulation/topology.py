@@ -117,6 +117,9 @@ class Topology:
     #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
     island_memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False,
                                                     repr=False)
+    #: other pure functions of the whole topology, by name, made on first use (e.g. the
+    #: propagation delay per fabric level, `latency._propagation_by_level`)
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod

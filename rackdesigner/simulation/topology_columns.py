@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rackdesigner.model.linktable import LinkTable
     from rackdesigner.simulation.topology import Topology
 
-_ID = attrgetter("id")
+_ID, _LENGTH, _CABLE = attrgetter("id"), attrgetter("length_m"), attrgetter("cable")
 
 
 def read_carried(topo: Topology, table: LinkTable) -> None:
@@ -112,10 +112,16 @@ def _network(topo: Topology, table: LinkTable, at: np.ndarray, a: np.ndarray, b:
     ids = table.ids
     nic_up, sw_nics, sw_adj = topo.nic_up, topo.sw_nics, topo.sw_adj
     net_links, lengths, prop = topo.net_links, topo.link_lengths, topo.link_prop_ns_per_m
-    cables = topo._cables
-    for link, x, y, r, up in zip(pick(table.links, at.tolist()), pick(ids, a.tolist()),
-                                 pick(ids, b.tolist()), raw.tolist(), to_nic.tolist(),
-                                 strict=True):
+    links = pick(table.links, at.tolist())
+    # a cable model's propagation delay, looked up once per model (None: no figure)
+    per_m: dict[str | None, float | None] = {None: None}
+    for model in set(map(_CABLE, links)) - {None}:
+        cable = topo.cable_spec(model)  # type: ignore[arg-type]
+        per_m[model] = (cable.cable.latency_ns_per_m
+                        if cable is not None and cable.cable is not None else None)
+    for lid, x, y, r, up, length, cable in zip(
+            map(_ID, links), pick(ids, a.tolist()), pick(ids, b.tolist()), raw.tolist(),
+            to_nic.tolist(), map(_LENGTH, links), map(_CABLE, links), strict=True):
         if up:
             ups = nic_up[y]
             ups[x] = ups.get(x, 0.0) + r
@@ -126,10 +132,10 @@ def _network(topo: Topology, table: LinkTable, at: np.ndarray, a: np.ndarray, b:
             ax[y] = ax.get(y, 0.0) + r
             ay[x] = ay.get(x, 0.0) + r
             key = (x, y) if x < y else (y, x)
-        net_links[key].append((link.id, r))
-        if link.length_m is not None:
-            lengths[key].append(link.length_m)
-        if link.cable is not None:
-            cable = cables[link.cable] if link.cable in cables else topo.cable_spec(link.cable)
-            if cable is not None and cable.cable is not None:
-                prop[key] = cable.cable.latency_ns_per_m
+        net_links[key].append((lid, r))
+        if length is not None:
+            lengths[key].append(length)
+        if cable is not None:
+            ns = per_m[cable]
+            if ns is not None:
+                prop[key] = ns
