@@ -13,6 +13,10 @@ prints the shipped model, then two experiments, each restoring the shipped const
    (2.21.5: 14 us, `src/graph/tuning.cc` at tag v2.21.5-1 line 77) instead of today's 20.9;
 3. NCCL's per-call base latency (`BASE_LATENCY_US`, tuning.cc `baseLat`) taken as part of the
    per-call floor rather than added to it (set to 0, the floor refitted on the calibration rows);
+4. the NVLS and NVLS-tree steps taken as NCCL's tree Simple steps over the same links (NVLink
+   4.0 us, network 14 us: tuning.cc at commit 5067397 lines 159 and 171) instead of NCCL's
+   25 / 18 / 20.9 us, with the two pipeline fills refitted on their calibration curves
+   (`size_curve.py`'s derivations, fill first) and the floor refitted; the size curves too;
 
 and then, for each overlap power p of the per-call floor (`SMALL_MESSAGE_OVERLAP_POWER`, a
 model assumption), the floor refitted on the calibration rows exactly as `published_vs_model.py
@@ -37,6 +41,7 @@ for path in (ROOT, ROOT / "benchmarks"):
         sys.path.insert(0, str(path))
 
 import published_vs_model as pvm  # noqa: E402
+import size_curve  # noqa: E402
 
 from rackdesigner.simulation import constants as C  # noqa: E402
 
@@ -95,6 +100,30 @@ def base_latency_in_floor(runs: list[pvm.Run]) -> dict[str, Any]:
     return _scan_entry(rows, floor)
 
 
+def nvls_steps_as_tree_simple(runs: list[pvm.Run],
+                              curves: list[dict[str, Any]]) -> dict[str, Any]:
+    """Both sets and the curves with NVLS/NVLS-tree steps at NCCL's tree Simple step of the
+    same link class, the fills and the floor refitted."""
+    hw = {cls: dict(algos) for cls, algos in C.HW_LATENCY_US.items()}
+    for cls in ("nvlink", "net"):
+        step = C.HW_LATENCY_US[cls]["tree"][2]
+        hw[cls]["nvls"] = hw[cls]["nvls_tree"] = (0.0, 0.0, step)
+    with _constants(HW_LATENCY_US=hw):
+        fill, _ = size_curve.derive_fill(curves)
+        with _constants(NVLS_PIPELINE_FILL_WAVES=fill):
+            level, _ = size_curve.derive_level_fill(curves)
+            with _constants(PIPELINE_FILL_WAVES_PER_LEVEL=level):
+                floor = pvm.derive(runs)["small_message_floor_us"]
+                with _constants(SMALL_MESSAGE_FLOOR_US=floor):
+                    rows = pvm.compare_runs(runs)
+                    bands = size_curve.band_summary(size_curve.compare(curves))
+    entry = _scan_entry(rows, floor)
+    entry.update(fill_waves=round(fill, 2), fill_waves_per_level=round(level, 2), curves=bands,
+                 beyond_15=sorted(r.run.id for r in rows if r.run.data["set"] == "validation"
+                                  and r.error_pct is not None and abs(r.error_pct) > 15.0))
+    return entry
+
+
 def _scan_entry(rows: list[pvm.Row], floor: float) -> dict[str, Any]:
     totals = pvm.summary(rows)
     beyond = sum(1 for r in rows if r.run.data["set"] == "validation"
@@ -127,8 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         runs = pvm.load_table(args.table)
+        curves = size_curve.load_curves(size_curve.CURVES)
         powers = [float(p) for p in args.powers.split(",")]
-    except pvm.TableError as exc:
+    except (pvm.TableError, size_curve.CurvesError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ValueError:
@@ -149,6 +179,14 @@ def main(argv: list[str] | None = None) -> int:
               f"({NVLS_TREE_NET_LATENCY_2_21_US:g} us): {err:+.1f} %")
     print("\nNCCL's base latency inside the per-call floor (0, floor refitted):")
     _print_scan(base_latency_in_floor(runs))
+    shipped_bands = size_curve.band_summary(size_curve.compare(curves))
+    print("\nshipped size curves: " + "; ".join(shipped_bands))
+    nvls = nvls_steps_as_tree_simple(runs, curves)
+    print(f"\nNVLS/NVLS-tree steps as NCCL's tree Simple steps (fill {nvls['fill_waves']} waves, "
+          f"{nvls['fill_waves_per_level']} per level):")
+    _print_scan(nvls)
+    print("    validation beyond 15 %: " + ", ".join(nvls["beyond_15"]))
+    print("    size curves: " + "; ".join(nvls["curves"]))
     print("\noverlap power p of the per-call floor, floor refitted on the calibration rows:")
     for scan in overlap_scan(runs, powers):
         _print_scan(scan, f"p={scan['power']:g}: ")

@@ -9,7 +9,7 @@ from script_module import script_module
 from rackdesigner.simulation import constants as C
 
 TOUCHED = ("SMALL_MESSAGE_FLOOR_US", "SMALL_MESSAGE_OVERLAP_POWER", "BASE_LATENCY_US",
-           "HW_LATENCY_US")
+           "HW_LATENCY_US", "NVLS_PIPELINE_FILL_WAVES", "PIPELINE_FILL_WAVES_PER_LEVEL")
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +56,10 @@ def test_the_shipped_overlap_power_reproduces_the_shipped_floor_and_figures(clas
     assert other["validation_mean_pct"] > totals["validation"]["mean_abs_error_pct"]
     nvls = classes.nvls_tree_with_nccl_2_21(runs)
     assert set(nvls) == {"h100x16-all_reduce-nvls_tree-8b"}
+    # NVLS steps at the tree Simple steps: the forced NVLS-tree 8-byte call comes within 15 %
+    curves = classes.size_curve.load_curves(classes.size_curve.CURVES)
+    steps = classes.nvls_steps_as_tree_simple(runs, curves)
+    assert abs(steps["rows"]["h100x16-all_reduce-nvls_tree-8b"]) < 15
     assert _shipped() == before
 
 
