@@ -82,21 +82,39 @@ def test_docks_keep_their_geometry_when_the_selection_changes(qtbot, tmp_path):
 
 
 def test_opening_a_file_shows_nothing_of_the_previous_design(qtbot, tmp_path):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
     from rackdesigner.io import save_layout
 
     window = make_window(qtbot, tmp_path, small_layout())
     panel = window.simulation_panel
+    panel.set_heat_enabled(True)
     panel.flush()
     assert panel.current is not None and not panel.headline.isHidden()
+    assert panel.heat_tab.heat is not None  # the loads of this design
+    panel.show_tab("bandwidth")
+    qtbot.wait(10)
+    tabs_at = panel.tabs.mapTo(panel, panel.tabs.rect().topLeft())
     window.view.set_zoom(4.0)  # zoomed in: the overview map shows the design
     window.view.minimap.refresh()
     assert window.view.minimap._pixmap is not None
     path = tmp_path / "other.yaml"
     save_layout(small_layout(), path)
     assert window.files.open_file(path, ask=False)
-    # before the new design's figures exist: no figure, plot or overview of the old one
+    # before the new design's figures exist: no figure, plot, hottest link or overview of
+    # the old one
     assert panel.current is None
     assert panel.headline.isHidden()
+    assert panel.heat_tab.heat is None and not panel.heat_tab.table.topLevelItemCount()
+    assert "this design" in panel.heat_tab.summary.text()
+    assert window.scene.heat is None
+    assert "note" not in panel.notes_bar.notes_button.text()
+    # and the tabs under the figures stay where the user's next click goes (they jumped up
+    # by the figures' height, then back)
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    assert panel.current is None
+    assert panel.tabs.mapTo(panel, panel.tabs.rect().topLeft()) == tabs_at
     assert window.view.minimap._pixmap is None and window.view.minimap.isHidden()
     assert window.windowTitle().startswith("other.yaml")
     panel.flush()

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's QWIDGETSIZE_MAX: no maximum height
+
 from rackdesigner.simulation.result import WARNING, Message
 from rackdesigner.ui.panel.theme import TEXT_DIM
 
@@ -66,8 +68,19 @@ class NotesBar(QWidget):
         self.warnings: tuple[str, ...] = ()
         self.notes: tuple[str, ...] = ()
 
+    def hold(self) -> None:
+        """Nothing to say yet (a file is opening): the texts go, the bar keeps its height so
+        what is under it in the panel stays where the user's next click goes."""
+        self.setFixedHeight(self.height() if self.isVisible() else 0)
+        for label in (self.warning, self.notes_label):
+            label.setText("")
+            label.setToolTip("")
+        self.notes_button.setText("…")
+
     def show_messages(self, messages: Sequence[Message]) -> None:
         """Show `messages` (a result's `classified()`, plus any reason it could not run)."""
+        self.setMinimumHeight(0)
+        self.setMaximumHeight(QWIDGETSIZE_MAX)
         self.warnings = tuple(m.text for m in messages if m.severity == WARNING)
         self.notes = tuple(m.text for m in messages if m.severity != WARNING)
         text = ""
