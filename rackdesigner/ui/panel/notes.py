@@ -15,12 +15,11 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's QWIDGETSIZE_MAX: no maximum height
-
 from rackdesigner.simulation.result import WARNING, Message
 from rackdesigner.ui.panel.theme import TEXT_DIM
 
 BANNER_CHARS = 120
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's QWIDGETSIZE_MAX: no maximum height
 WARNING_STYLE = ("background: #fff8e1; color: #5d4300; border: 1px solid #f0d98c;"
                  " border-radius: 3px; padding: 3px 6px; font-size: 8pt;")
 NOTES_STYLE = f"color: {TEXT_DIM}; font-size: 8pt; padding: 0 4px 2px 16px;"
