@@ -66,3 +66,32 @@ def test_a_block_too_small_for_its_name_is_named_beside_it(qtbot, tmp_path, supe
                   if abs(rect.center().y() - box.center().y()) <= rect.height()
                   and (rect.left() >= box.right() or rect.right() <= box.left())]
         assert beside, item.label
+
+
+def test_the_heat_legend_covers_no_block_of_a_fitted_design(qtbot, tmp_path, superpod):
+    """At 32k GPUs the legend (bottom left of the view) hid the last row of SU names: a design
+    kept fitted makes room under it when the heat map is turned on, and gives it back."""
+    from PySide6.QtCore import QRect
+
+    from rackdesigner.analysis.heat import heat_map
+    from rackdesigner.ui.canvas.heat import legend_height
+    from rackdesigner.ui.canvas.overlay import group_labels
+    from rackdesigner.ui.canvas.view import LEGEND_MARGIN_PX
+
+    window = large_design_window(qtbot, tmp_path, superpod)
+    window.resize(1600, 560)  # a wide window: the design fills the view's height
+    window.view.request_fit()  # what opening a file does: fitted until the user zooms
+    window.flush()
+    scene, view, layout = window.scene, window.view, window.document.layout
+    fitted = view.zoom()
+    scene.set_heat(heat_map(layout, "all_to_all", 1 << 30))
+    window.flush()
+    height = legend_height(scene.heat_title)
+    legend = QRect(int(LEGEND_MARGIN_PX),
+                   int(view.viewport().height() - height - LEGEND_MARGIN_PX), 420, int(height))
+    design = view.mapFromScene(view.design_rect()).boundingRect()
+    assert not legend.intersects(design), (legend, design)
+    assert not any(legend.intersects(rect) for rect, _t, _k in group_labels(view))
+    scene.set_heat(None)
+    window.flush()
+    assert view.zoom() == pytest.approx(fitted, rel=0.02)  # the room given back

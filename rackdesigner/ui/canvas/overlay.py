@@ -58,7 +58,7 @@ def paint_overlay(view: QGraphicsView, painter: QPainter) -> None:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(PILL)
         painter.drawRoundedRect(label.rect, 3, 3)
-        font, metrics = label_font(label.kind)
+        font, metrics = label_font("small" if label.small else label.kind)
         painter.setFont(font)
         height = metrics.height()
         top = label.rect.top() + 1
