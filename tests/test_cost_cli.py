@@ -105,3 +105,10 @@ def test_pack_embeds_a_price_book_that_cost_then_uses(capsys, tmp_path, monkeypa
     again = tmp_path / "again.yaml"
     assert main(["pack", TWO_NODE, "-o", str(again), "--prices", str(bad)]) == 2
     assert "unknown currency 'USB'" in capsys.readouterr().err and not again.exists()
+
+
+def test_one_unpriced_part_is_counted_in_the_singular(capsys):
+    # the NVL72 example prices everything but its one rack: "1 item", never "1 items"
+    assert main(["cost", NVL72]) == 0
+    out = capsys.readouterr().out
+    assert "Without a price (1 item)" in out and "1 items" not in out
