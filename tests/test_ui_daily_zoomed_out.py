@@ -95,3 +95,28 @@ def test_the_heat_legend_covers_no_block_of_a_fitted_design(qtbot, tmp_path, sup
     scene.set_heat(None)
     window.flush()
     assert view.zoom() == pytest.approx(fitted, rel=0.02)  # the room given back
+
+
+@pytest.mark.slow
+def test_an_su_name_hides_none_of_its_nvl72_racks(qtbot, tmp_path, catalog):
+    """Fitted, the 4-rack GB200 NVL72 SuperPOD draws its racks as small boxes along the top
+    of the SU's frame: the SU's name, written in the frame's corner, hid two of the four."""
+    from rackdesigner.ui.canvas.names import screen_rect
+    from rackdesigner.ui.canvas.overlay import group_labels
+
+    layout = generate("superpod", catalog=catalog, system="gb200-nvl72", racks=4)
+    window = large_design_window(qtbot, tmp_path, layout)
+    window.resize(1180, 750)  # the first window on a 1600 x 1000 screen
+    window.view.fit()
+    window.flush()
+    view, scene = window.view, window.scene
+    racks = [g.id for g in layout.groups() if g.template == "gb200-nvl72"]
+    boxes = {gid: screen_rect(view, scene.item_for_group[gid].frame_rect()) for gid in racks}
+    assert len(boxes) == 4 and all(scene.item_for_group[g].isVisible() for g in racks)
+    labels = group_labels(view)
+    su = next(g for g in layout.groups() if g.kind == "su")
+    assert any(text.splitlines()[0] in (su.label, "SU 1") for _r, text, _k in labels)
+    for rect, text, _kind in labels:
+        for gid, box in boxes.items():
+            over = rect.intersected(box)
+            assert over.width() <= 4 or over.height() <= 4, (text, gid)

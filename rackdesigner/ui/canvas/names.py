@@ -144,7 +144,7 @@ class _Placer:
                  blocks: list[QRect] | None = None) -> None:
         self.viewport = view.viewport().rect()
         self.boxes = boxes
-        self.blocks = blocks or []  # aggregate blocks: a frame's name covers none of them
+        self.blocks = blocks or []  # blocks and boxes: a frame's name covers none of them
         self._cells: dict[tuple[int, int], list[QRect]] = {}
 
     def _span(self, rect: QRect):
@@ -176,9 +176,10 @@ class _Placer:
                        if b != own and not b.contains(own) and not own.contains(b))
 
     def clear(self, rect: QRect, frame: QRect) -> bool:
-        """A frame's name over none of the aggregate blocks it holds but their edge, when it
-        holds several (a pod's name over its first SU took the place of that SU's own
-        name); over its only one it stands for it (the spine tier's one rack)."""
+        """A frame's name over none of the blocks or collapsed boxes it holds but their edge,
+        when it holds several (a pod's name over its first SU took the place of that SU's
+        own name; an SU's hid two of its four NVL72 racks); over its only one it stands for
+        it (the spine tier's one rack)."""
         held = [b for b in self.blocks if frame.contains(b)]
         if len(held) < 2:
             return True
@@ -305,7 +306,7 @@ def _place_labels(view: QGraphicsView, scene) -> list[Label]:
         candidates.append((scene._group_depth(gid), gid, item, box))
     candidates.sort(key=lambda c: (c[0], natural_key(c[1])))  # SU 2 before SU 10
     placer = _Placer(view, [c[3] for c in candidates],
-                     [c[3] for c in candidates if getattr(c[2], "block", False)])
+                     [c[3] for c in candidates if c[2].collapsed])
     links = _far_links(view)
     heat_shown = getattr(scene, "heat", None) is not None
     out: list[Label] = []
@@ -422,8 +423,8 @@ def _frame_label(placer: _Placer, item, box: QRect, outermost: bool) -> Label | 
     width = box.width() - 4 - 2 * LABEL_PAD
     if metrics.horizontalAdvance(item.label) <= width:
         rect = placer.corner(box, full, line)
-        return (Label(rect, [item.label], item.kind)
-                if rect is not None and placer.clear(rect, box) else None)
+        if rect is not None and placer.clear(rect, box):
+            return Label(rect, [item.label], item.kind)
     run_on = QRect(max(box.left() + 2, 2), max(box.top() + 2, 2), full, line)
     if placer.free(run_on, box) and placer.clear(run_on, box):
         return Label(run_on, [item.label], item.kind)
@@ -432,6 +433,9 @@ def _frame_label(placer: _Placer, item, box: QRect, outermost: bool) -> Label | 
             rect = placer.corner(box, metrics.horizontalAdvance(short) + 2 * LABEL_PAD, line)
             if rect is not None and placer.clear(rect, box):
                 return Label(rect, [short], item.kind)
+    above = QRect(max(box.left(), 2), box.top() - line - 1, full, line)  # over its top edge
+    if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
+        return Label(above, [item.label], item.kind)
     return None
 
 
