@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from designer_fixtures import large_design_window
+from PySide6.QtCore import Qt
 
 from rackdesigner.generators import generate
 from rackdesigner.ui.canvas.view import FAR_ZOOM
@@ -84,6 +85,11 @@ def test_the_heat_legend_covers_no_block_of_a_fitted_design(qtbot, tmp_path, sup
     window.flush()
     scene, view, layout = window.scene, window.view, window.document.layout
     fitted = view.zoom()
+    # Ctrl+Shift+H turns it on: its Ctrl and Shift alone reach the view first
+    from PySide6.QtTest import QTest
+    for key in (Qt.Key.Key_Control, Qt.Key.Key_Shift):
+        QTest.keyPress(view, key)
+        QTest.keyRelease(view, key)
     scene.set_heat(heat_map(layout, "all_to_all", 1 << 30))
     window.flush()
     height = legend_height(scene.heat_title)

@@ -35,6 +35,8 @@ MIN_ZOOM = 0.01
 MAX_ZOOM = 4.0
 GRID = 20.0
 FIT_MARGIN = 40.0  # scene units around the design when fitting
+MODIFIER_KEYS = (Qt.Key.Key_Control, Qt.Key.Key_Shift, Qt.Key.Key_Alt, Qt.Key.Key_Meta,
+                 Qt.Key.Key_AltGr)
 LEGEND_MARGIN_PX = 10.0  # the heat map's legend from the viewport's bottom-left corner
 TITLE_ROOM_PX = 24  # fitted zoomed out: room above the design for its outermost name
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
@@ -259,8 +261,9 @@ class RackView(QGraphicsView):
 
     # ---- pan and keys ------------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        self.stop_keeping_fitted()
         key = event.key()
+        if key not in MODIFIER_KEYS:  # Ctrl of Ctrl+Shift+H (heat map) is not the user moving
+            self.stop_keeping_fitted()
         if key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_down = True
             self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
