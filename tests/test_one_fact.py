@@ -177,3 +177,128 @@ def test_one_by_one_and_bulk_adds_refuse_with_the_same_words(catalog, make):
     with pytest.raises(LayoutError) as together:
         bulk.add_all(groups, devices, links)
     assert str(single.value) == str(together.value)
+
+
+# ---- one validation of an object's values: mutators, bulk add and both file forms -------------
+
+_HOSTILE_POS = ["1.0e+151", ".nan", ".inf", "x", "true", "1" + "0" * 400]
+_HOSTILE_U = ["0", "10000", "true", "1.5"]
+_HOSTILE_COUNT = ["0", "1000001", "true"]
+_HOSTILE_LENGTH = ["-1", ".nan", "true", "1" + "0" * 400]
+
+
+def _plain(pos: str = "1, 2", u: str | None = None, count: str = "2",
+           length: str = "3") -> str:
+    rack = f", rack: rack-1, u: {u}" if u is not None else ""
+    return ("schema_version: 1\ndevices:\n- {id: rack-1, model: rack-42u}\n"
+            f"- {{id: sw-1, model: qm9700, pos: [{pos}]{rack}}}\n- {{id: sw-2, model: qm9700}}\n"
+            f"links:\n- {{id: link-1, a: sw-1:ib, b: sw-2:ib, count: {count}, length_m: {length}}}"
+            "\n# end of layout: 0 groups, 3 devices, 1 link\n")
+
+
+def _refused_by_mutator(catalog, **values) -> bool:
+    import yaml
+
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    layout.add_device(Device("sw-2", "qm9700"))
+    pos = yaml.safe_load(f"[{values.get('pos', '1, 2')}]")
+    u = yaml.safe_load(values["u"]) if "u" in values else None
+    try:
+        layout.add_device(Device("sw-1", "qm9700", pos=tuple(pos), rack="rack-1" if u else None,
+                                 u=u))
+        layout.add_link(Link("link-1", PortRef("sw-1", "ib"), PortRef("sw-2", "ib"),
+                             yaml.safe_load(values.get("count", "2")), None,
+                             yaml.safe_load(values.get("length", "3"))))
+    except LayoutError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize(("key", "value"), [("pos", f"{v}, 0") for v in _HOSTILE_POS]
+                         + [("u", v) for v in _HOSTILE_U]
+                         + [("count", v) for v in _HOSTILE_COUNT]
+                         + [("length", v) for v in _HOSTILE_LENGTH]
+                         + [("pos", "1.0e+150, -1.0e+150"), ("u", "9999"), ("count", "1000000"),
+                            ("length", "0")])
+def test_the_reader_refuses_a_value_exactly_when_the_mutators_do(catalog, key, value):
+    refused = _refused_by_mutator(catalog, **{key: value})
+    try:
+        parse_layout_text(_plain(**{key: value}), catalog=catalog)
+    except LayoutFileError as exc:
+        assert refused, f"the reader refused what a mutator takes: {exc}"
+        assert ":4:" in str(exc) or ":7:" in str(exc)  # located on the object's line
+    else:
+        assert not refused, "the reader took what every mutator refuses"
+
+
+def test_a_compact_instance_cannot_place_its_devices_past_the_models_bound(catalog):
+    from rackdesigner.generators import generate
+    from rackdesigner.io.compact import dump_compact_text
+
+    text = dump_compact_text(generate("single-leaf", system="dgx-h100", nodes=2,
+                                      switch="qm9700", catalog=catalog))
+    assert parse_layout_text(text, catalog=catalog).device_count() > 0
+    # each within the bound, their sum (the device's place) past it: refused by the model's own
+    # check (Layout.add_all), on the instance's line
+    far = text.replace("pos: [0, 1200]", "pos: [1.0e+150, 1200]").replace(
+        "id: cpu1, model: xeon-8480c, pos: [170, 360]",
+        "id: cpu1, model: xeon-8480c, pos: [1.0e+150, 360]")
+    assert far.count("1.0e+150") == 2
+    line = next(n for n, t in enumerate(far.splitlines(), 1) if "1.0e+150, 1200" in t)
+    with pytest.raises(LayoutFileError, match=rf":{line}: device 'dgx-1.cpu1': position must "
+                       r"be two finite numbers within"):
+        parse_layout_text(far, catalog=catalog)
+
+
+_BAD_DEVICES = [Device("d-x", "m", pos=(float("nan"), 0.0)), Device("d-x", "m", pos=(0.0, 1e151)),
+                Device("d-x", "m", pos=(-1e151, 0.0)), Device("d-x", "m", pos=(10**400, 0.0)),
+                Device("d-x", "m", pos=(float("inf"), float("-inf"))),
+                Device("d-x", "m", pos=(True, 0.0)), Device("d-x", "m", pos=(1.0, 2.0, 3.0)),
+                Device("d-x", "m", pos="ab"), Device("d-x", "m", pos={1.0: 0, 2.0: 0}),
+                Device("d-x", "m", pos=("1", 0.0)), Device("d-x", "m", u=0),
+                Device("d-x", "m", u=True), Device("d-x", "m", u=10**4), Device("d-x", "m", u=2.0)]
+_BAD_LINKS = [Link("l-x", PortRef("a", "p"), PortRef("b", "p"), count)
+              for count in (0, True, 10**6 + 1, 2.0)] + [
+              Link("l-x", PortRef("a", "p"), PortRef("b", "p"), 1, None, length)
+              for length in (-1.0, float("nan"), float("inf"), True, 10**400, "3")]
+
+
+@pytest.mark.parametrize("bad", _BAD_DEVICES + _BAD_LINKS, ids=repr)
+def test_the_bulk_checks_refuse_exactly_what_one_object_checks_refuse(bad):
+    from rackdesigner.model.items import (
+        device_problem,
+        first_device_problem,
+        first_link_problem,
+        link_problem,
+    )
+
+    one, first = ((device_problem, first_device_problem) if isinstance(bad, Device)
+                  else (link_problem, first_link_problem))
+    good = ([Device(f"d-{i}", "m", pos=(i * 1e149, -i), u=i + 1) for i in range(10)]
+            if isinstance(bad, Device) else
+            [Link(f"l-{i}", PortRef("a", "p"), PortRef("b", "p"), i + 1, None,
+                  None if i % 2 else i * 0.5) for i in range(10)])
+    assert first(good) is None and all(one(item) is None for item in good)
+    assert one(bad) is not None
+    assert first([*good[:4], bad, *good[4:], bad]) == (bad, one(bad))  # the first, same words
+
+
+def test_the_readers_trusted_add_checks_values_with_the_mutators_words(catalog):
+    device = Device("sw-1", "qm9700", pos=(0.0, float("nan")))
+    with pytest.raises(LayoutError) as single:
+        Layout(catalog).add_device(device)
+    told = []
+    with pytest.raises(LayoutError) as bulk:
+        Layout(catalog).add_all([], [Device("sw-0", "qm9700"), device], [], checked=True,
+                                on_error=lambda item, exc: told.append(item))
+    assert str(bulk.value) == str(single.value) and told == [device]
+    link = Link("l-1", PortRef("sw-0", "ib"), PortRef("sw-1", "ib"), 1, None, -2.0)
+    layout = Layout(catalog)
+    layout.add_all([], [Device("sw-0", "qm9700"), Device("sw-1", "qm9700")], [])
+    with pytest.raises(LayoutError) as single:
+        layout.add_link(link)
+    with pytest.raises(LayoutError) as bulk:
+        Layout(catalog).add_all([], [Device("sw-0", "qm9700"), Device("sw-1", "qm9700")], [link],
+                                checked=True)
+    assert str(bulk.value) == str(single.value)

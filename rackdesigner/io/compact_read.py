@@ -26,7 +26,7 @@ from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.io.reader import Entry, EntryReader, Seq, parse_line
 from rackdesigner.io.schema import CURRENT_VERSION
 from rackdesigner.model import Device, Group, Layout, Link
-from rackdesigner.model.items import GROUP_KINDS, fast_maker
+from rackdesigner.model.items import GROUP_KINDS, MAX_U, fast_maker
 
 _DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
 #: the keys of the compact form's head (the plain form's top keys less its sections)
@@ -184,7 +184,7 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
             claim(did, line)  # says where it was first
         lines[did] = line
         du_u = None if du is None else (u or 0) + du
-        if du_u is not None and not 0 < du_u < 10**4:
+        if du_u is not None and not 0 < du_u <= MAX_U:
             raise reader.fail(line, f"{what}: device {d.id} would be at U{du_u}")
         devices.append(copy(did, (x0 + d.pos[0], y0 + d.pos[1]), rack, du_u,
                             root if d.group is None else prefix + d.group))
