@@ -9,10 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import attrgetter
 from typing import Any
 
 #: The characters of an id, and an id: a letter or digit first (the file readers, the importers
@@ -114,59 +111,6 @@ def link_problem(link: Link) -> str | None:
     length = link.length_m
     if not length_ok(length):
         return f"link {link.id!r}: length must be a finite number of metres >= 0, got {length!r}"
-    return None
-
-
-# ---- the same checks over many objects at once (`Layout.add_all`, a file's 100k-GPU design) ---
-# A few passes in C over one field of every object (its types, then its distinct values or its
-# sum and extremes) tell that every object passes; only when they cannot are the objects checked
-# one by one, which finds the first refused in order with the words of a single add.
-_POS_OF, _U_OF = attrgetter("pos"), attrgetter("u")
-_COUNT_OF, _LENGTH_OF = attrgetter("count"), attrgetter("length_m")
-_NONE = type(None)
-
-
-def first_device_problem(devices: Sequence[Device]) -> tuple[Device, str] | None:
-    """`device_problem` of many devices: the first refused and why, or None."""
-    if _positions_ok(list(map(_POS_OF, devices))) and _all_ok(
-            list(map(_U_OF, devices)), {int, _NONE}, rack_unit_ok):
-        return None
-    return _first(devices, device_problem)
-
-
-def first_link_problem(links: Sequence[Link]) -> tuple[Link, str] | None:
-    """`link_problem` of many links: the first refused and why, or None."""
-    if _all_ok(list(map(_COUNT_OF, links)), {int}, link_count_ok) and _all_ok(
-            list(map(_LENGTH_OF, links)), {float, int, _NONE}, length_ok):
-        return None
-    return _first(links, link_problem)
-
-
-def _all_ok(values: list[Any], types: set[type], ok: Callable[[Any], bool]) -> bool:
-    """Every value of one of `types` (bool is none of them) and each distinct one `ok`
-    (values equal across these types get the same answer, so one check stands for all)."""
-    return set(map(type, values)) <= types and all(map(ok, set(values)))
-
-
-def _positions_ok(positions: list[Any]) -> bool:
-    """Every one a pair of coordinates (`position`): a finite sum says no NaN and no infinity,
-    the extremes the bound; an int too large for a float raises on the way (checked then)."""
-    if not set(map(type, positions)) <= {tuple, list} or set(map(len, positions)) - {2}:
-        return False
-    values = list(chain.from_iterable(positions))
-    if not set(map(type, values)) <= {float, int}:
-        return False
-    try:
-        return not values or (math.isfinite(sum(values))
-                              and min(values) >= -MAX_COORD and max(values) <= MAX_COORD)
-    except OverflowError:
-        return False
-
-
-def _first(items: Sequence[Any], problem: Callable[[Any], str | None]) -> tuple[Any, str] | None:
-    for item in items:
-        if (found := problem(item)) is not None:
-            return item, found
     return None
 
 
