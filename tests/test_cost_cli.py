@@ -130,3 +130,10 @@ def test_the_example_books_note_speaks_of_the_design_not_an_option():
     layout = load_layout(TWO_NODE)
     notes = design_cost(layout, find_price_book(layout, None)).notes
     assert any("EXAMPLE book" in n for n in notes) and not any("--" in n for n in notes)
+
+
+def test_one_unpriced_part_is_counted_in_the_singular(capsys):
+    # the NVL72 example prices everything but its one rack: "1 item", never "1 items"
+    assert main(["cost", NVL72]) == 0
+    out = capsys.readouterr().out
+    assert "Without a price (1 item)" in out and "1 items" not in out

@@ -141,3 +141,13 @@ def test_a_kind_facts_block_is_validated_with_file_and_key(tmp_path):
     spec, problems = read_spec_file(path)
     assert [str(p) for p in problems] == [
         "my-cdu.yaml: cdu: missing (required for kind 'cdu')"]
+
+
+def test_a_count_takes_its_noun_in_the_right_number():
+    from rackdesigner.vocabulary.wording import counted
+
+    assert counted(1, "link") == "1 link"
+    assert counted(0, "link") == "0 links"
+    assert counted(1024, "device") == "1,024 devices"
+    assert counted(1024, "device", grouped=False) == "1024 devices"
+    assert counted(2, "switch", "switches") == "2 switches"

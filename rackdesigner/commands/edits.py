@@ -14,12 +14,9 @@ from typing import Any
 
 from rackdesigner.commands.base import Command, Macro
 from rackdesigner.model import Device, Group, Layout, LayoutError, Link
+from rackdesigner.vocabulary.wording import counted
 
 Point = tuple[float, float]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class AddItems(Command):
@@ -34,10 +31,10 @@ class AddItems(Command):
 
     def _describe(self) -> str:
         if self.links and not self.devices and not self.groups:
-            return "Wire" if len(self.links) == 1 else f"Add {_plural(len(self.links), 'link')}"
+            return "Wire" if len(self.links) == 1 else f"Add {counted(len(self.links), 'link')}"
         if len(self.devices) == 1 and not self.groups:
             return f"Add {self.devices[0].model}"
-        return f"Add {_plural(len(self.devices), 'device')}"
+        return f"Add {counted(len(self.devices), 'device')}"
 
     def apply(self, layout: Layout) -> None:
         with layout.transaction():  # one event after each object, as views expect
@@ -73,11 +70,11 @@ class RemoveItems(Command):
     def _describe(self) -> str:
         parts = []
         if self.group_ids:
-            parts.append(_plural(len(self.group_ids), "group"))
+            parts.append(counted(len(self.group_ids), "group"))
         if self.device_ids:
-            parts.append(_plural(len(self.device_ids), "device"))
+            parts.append(counted(len(self.device_ids), "device"))
         if self.link_ids:
-            parts.append(_plural(len(self.link_ids), "link"))
+            parts.append(counted(len(self.link_ids), "link"))
         return "Delete " + (", ".join(parts) or "nothing")
 
     def _collect(self, layout: Layout) -> None:
@@ -135,7 +132,7 @@ class MoveDevices(Command):
         self.nudge = nudge
         self.stamp = time.monotonic()
         self.text = "Move " + (self._name() if len(self.moves) == 1
-                               else _plural(len(self.moves), "device"))
+                               else counted(len(self.moves), "device"))
 
     def _name(self) -> str:
         return next(iter(self.moves))
@@ -232,7 +229,7 @@ def group_devices(layout: Layout, device_ids: Iterable[str], name: str = "",
     group = Group(layout.new_id("group"), name, kind, parent)
     children: list[Command] = [AddItems(groups=[group])]
     children += [change_device(d, group=group.id) for d in ids]
-    return Macro(f"Group {_plural(len(ids), 'device')}", children)
+    return Macro(f"Group {counted(len(ids), 'device')}", children)
 
 
 def ungroup(layout: Layout, group_id: str) -> Macro:

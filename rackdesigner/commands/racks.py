@@ -20,6 +20,7 @@ from rackdesigner.generators.cabling import (
 )
 from rackdesigner.model import Layout, LayoutError
 from rackdesigner.model.racks import FACES, RackIndex, face_of, plan_unracked, with_face
+from rackdesigner.vocabulary.wording import counted
 
 Slot = tuple[str | None, int | None, str]  # (rack, u, face)
 
@@ -97,10 +98,6 @@ class FollowCables(Command):
         return True
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def mount(layout: Layout, placements: Mapping[str, Slot], index: RackIndex | None = None,
           text: str = "", mergeable: bool = False) -> Macro:
     """One undo step putting units (system groups or devices, by unit id) at (rack, u, face);
@@ -122,7 +119,7 @@ def mount(layout: Layout, placements: Mapping[str, Slot], index: RackIndex | Non
             moves[member] = (old, new)
     if not text:
         labels = [index.units[u].label for u in placements]
-        what = labels[0] if len(labels) == 1 else _plural(len(labels), "unit")
+        what = labels[0] if len(labels) == 1 else counted(len(labels), "unit")
         racks = {slot[0] for slot in placements.values()}
         if racks == {None}:
             text = f"Unrack {what}"
@@ -160,7 +157,7 @@ def place_unracked(layout: Layout, racks: Iterable[str], units: Iterable[str] | 
     if not plan.moves:
         return None, report
     placements = {u: (rack, slot, "front") for u, (rack, slot) in plan.moves.items()}
-    return mount(layout, placements, index, f"Place {_plural(len(plan.moves), 'unit')}"), report
+    return mount(layout, placements, index, f"Place {counted(len(plan.moves), 'unit')}"), report
 
 
 class SetFloor(Command):
@@ -199,7 +196,7 @@ def move_racks_on_floor(layout: Layout, moves: Mapping[str, tuple[float, float]]
             changes[rack_id] = (None, (spot.x_m, spot.y_m))
     moved = [d.id for d in layout.devices() if d.rack in moves]
     names = [layout.device(r).label for r in moves]
-    text = f"Move {names[0] if len(names) == 1 else _plural(len(names), 'rack')} on the floor"
+    text = f"Move {names[0] if len(names) == 1 else counted(len(names), 'rack')} on the floor"
     return Macro(text, [SetFloor(changes, text), FollowCables(moved)])
 
 

@@ -25,6 +25,7 @@ from rackdesigner.cost.assumptions import Assumptions
 from rackdesigner.cost.pricebook import PriceBook
 from rackdesigner.cost.report import CostReport, design_cost, format_money
 from rackdesigner.model import Layout
+from rackdesigner.vocabulary.wording import counted
 
 SCHEMA = "rackdesigner.compare/1"
 GiB = 1 << 30
@@ -216,8 +217,8 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
     notes = []
     for d in designs:
         if not d.cost.complete:
-            notes.append(f"{d.label}: costs are lower bounds, {d.cost.capex.unpriced_items:,} "
-                         "items without a price")
+            notes.append(f"{d.label}: costs are lower bounds, "
+                         f"{counted(d.cost.capex.unpriced_items, 'item')} without a price")
         t = d.cost.training
         if t is not None and t.tokens_per_s is None:
             notes.append(f"{d.label}: the job has no step time ("

@@ -31,6 +31,7 @@ from rackdesigner.cost.capex import Capex, category_of, price_design
 from rackdesigner.cost.pricebook import PriceBook
 from rackdesigner.model import Layout
 from rackdesigner.model.cooling import CoolingReport, cooling_report
+from rackdesigner.vocabulary.wording import counted
 
 SCHEMA = "rackdesigner.cost/1"
 
@@ -54,8 +55,8 @@ def headline(total: float, unpriced_items: int, symbol: str = "$") -> str:
     """"$41.2 M", or "≥ $41.2 M, 96 items without a price"."""
     if not unpriced_items:
         return format_money(total, symbol)
-    return (f"{format_money(total, symbol, bound=True)}, {unpriced_items:,} "
-            f"item{'s' * (unpriced_items != 1)} without a price")
+    return (f"{format_money(total, symbol, bound=True)}, "
+            f"{counted(unpriced_items, 'item')} without a price")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from rackdesigner.cost.report import CostReport, format_money, headline
+from rackdesigner.vocabulary.wording import counted
 
 
 def format_count(value: float) -> str:
@@ -83,7 +84,7 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
             w(f"  {cap.group_names.get(g, g)[:28]:<28} {format_money(value, sym):>14}  "
               f"{_pct(value / total):>5}\n")
     if cap.unpriced:
-        w(f"\nWithout a price ({cap.unpriced_items:,} items)\n")
+        w(f"\nWithout a price ({counted(cap.unpriced_items, 'item')})\n")
         for line in cap.unpriced:
             length = f" {line.length_m:g} m" if line.length_m is not None else ""
             w(f"  {line.count:>7,} x {line.model}{length} ({line.kind}): {line.reason}\n")

@@ -10,6 +10,7 @@ check counts the expanded design.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, cast
 
@@ -75,6 +76,10 @@ def parse_compact(text: str, path: str, catalog: Catalog | None = None,
     return layout
 
 
+#: `_copier`'s functions: the changed fields in, the copy out
+_Copier = Callable[..., Any]
+
+
 class _Template:
     """A node written once: its kind and catalog template, and its groups, devices and links
     (each with its `du` and its `_Copier`s)."""
@@ -134,10 +139,10 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
             read = {"groups": reader.group, "devices": reader.device, "links": reader.link}[attr]
             item: Any = read(e)
             if attr == "links":
-                copy: Any = (_Copier(item, ("id", "a", "b")), _Copier(item.a, ("device",)),
-                             _Copier(item.b, ("device",)))
+                copy: Any = (_copier(item, ("id", "a", "b")), _copier(item.a, ("device",)),
+                             _copier(item.b, ("device",)))
             else:
-                copy = _Copier(item, _PLACED[attr])
+                copy = _copier(item, _PLACED[attr])
             getattr(templates[owner], attr).append((item, du, copy))
     return templates
 
@@ -146,25 +151,24 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
 _PLACED = {"groups": ("id", "parent"), "devices": ("id", "pos", "rack", "u", "group")}
 
 
-class _Copier:
-    """Copies of one model object with some fields set anew, every other field (any added to
-    the model later too) kept as it is: `dataclasses.replace` at the cost of the constructor
-    (an instance of a 100k-GPU design's node template is ~120 objects, 12,800 times)."""
-
-    __slots__ = ("at", "make", "values")
-
-    def __init__(self, item: Any, changed: tuple[str, ...]) -> None:
-        names = [f.name for f in fields(item)]
-        cls: Any = type(item)
-        self.make = _maker(cls)
-        self.values = [getattr(item, name) for name in names]
-        self.at = tuple(names.index(name) for name in changed)
-
-    def __call__(self, *new: Any) -> Any:
-        values = self.values.copy()
-        for at, value in zip(self.at, new, strict=True):
-            values[at] = value
-        return self.make(*values)
+def _copier(item: Any, changed: tuple[str, ...]) -> _Copier:
+    """A function making copies of `item` with the fields `changed` set anew (its arguments,
+    in that order), every other field (any added to the model later too) kept as it is:
+    `dataclasses.replace` at the cost of the constructor (an instance of a 100k-GPU design's
+    node template is ~120 objects, 12,800 times). Written as source, as `fast_maker` is, so a
+    copy is one call with the kept values bound as keyword defaults."""
+    namespace: dict[str, Any] = {"_make_": _maker(cast(Any, type(item)))}
+    args, kept = [], []
+    for i, f in enumerate(fields(item)):
+        if f.name in changed:
+            args.append(f"_n{changed.index(f.name)}")
+        else:
+            namespace[f"_v{i}"] = getattr(item, f.name)
+            args.append(f"_v{i}")
+            kept.append(f"_v{i}=_v{i}")
+    params = ", ".join([*(f"_n{j}" for j in range(len(changed))), "*", "_make=_make_", *kept])
+    exec(f"def copy({params}):\n    return _make({', '.join(args)})\n", namespace)
+    return cast(_Copier, namespace["copy"])
 
 
 @functools.cache
@@ -199,13 +203,14 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
     if not t.within_bounds(x0, y0):
         _refuse_position(reader, t, root, (x0, y0), line)
     claim, lines = reader.claim, reader.lines
+    has = lines.has()  # membership at C speed (nothing is filed in bulk meanwhile)
     for g, _, copy in t.groups:
         gid = prefix + g.id
         claim(gid, line)
         groups.append(copy(gid, root if g.parent is None else prefix + g.parent))
     for d, du, copy in t.devices:
         did = prefix + d.id
-        if did in lines:
+        if has(did):
             claim(did, line)  # says where it was first
         lines[did] = line
         du_u = None if du is None else (u or 0) + du
@@ -215,7 +220,7 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
                             root if d.group is None else prefix + d.group))
     for k, _, (copy, copy_a, copy_b) in t.links:
         lid = prefix + k.id
-        if lid in lines:
+        if has(lid):
             claim(lid, line)
         lines[lid] = line
         links.append(copy(lid, copy_a(prefix + k.a.device), copy_b(prefix + k.b.device)))

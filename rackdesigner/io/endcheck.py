@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rackdesigner.vocabulary.wording import counted
+
 HEADER = "# RackDesigner layout (format: docs/file-format.md); its last line is the end check\n"
 _ANNOUNCEMENT = "its last line is the end check"
 #: Counts of at most 15 digits: a longer one is no count RackDesigner wrote (and Python refuses
@@ -42,12 +44,9 @@ class EndMark:
 
 
 def end_line(groups: int, devices: int, links: int) -> str:
-    return (f"# end of layout: {_plural(groups, 'group')}, {_plural(devices, 'device')}, "
-            f"{_plural(links, 'link')}\n")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    counts = (counted(groups, "group", grouped=False), counted(devices, "device", grouped=False),
+              counted(links, "link", grouped=False))
+    return f"# end of layout: {', '.join(counts)}\n"
 
 
 def read_end(text: str) -> EndMark:
@@ -77,7 +76,7 @@ def mismatch_message(mark: EndMark, found: tuple[int, int, int]) -> str | None:
     """None when the end line's counts match `found`, else what differs."""
     if mark.counts is None or mark.counts == found:
         return None
-    diffs = [f"expected {_plural(want, name[:-1])}, found {got}"
+    diffs = [f"expected {counted(want, name[:-1])}, found {got}"
              for name, want, got in zip(SECTIONS, mark.counts, found, strict=True)
              if want != got]
     return ("end check failed: " + "; ".join(diffs) + ". Lines are missing from the file, or "

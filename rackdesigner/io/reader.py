@@ -96,6 +96,11 @@ class SourceLines(dict):
     def __contains__(self, key: object) -> bool:
         return dict.__contains__(self._settled() if self._bulk else self, key)
 
+    def has(self) -> Callable[[object], bool]:
+        """`in`, as a plain dict's (the bulk sections filed first), for a loop asking it per
+        object that files nothing in bulk meanwhile."""
+        return functools.partial(dict.__contains__, self._settled())
+
     def __getitem__(self, key: str) -> int:
         return dict.__getitem__(self._settled() if self._bulk else self, key)
 

@@ -83,8 +83,11 @@ class LinkTable:
         known_model = np.array([s is not None for s in by_model], dtype=bool)
         self.known = known_model[model_of] if len(model_of) else np.zeros(0, dtype=bool)
         kinds = [s.kind if s is not None else "" for s in by_model]
+        self.kinds = kinds  # per model
+        self.devices = devices
         self.is_gpu = np.array([k == "gpu" for k in kinds], dtype=bool)[model_of]
         self.is_nic = np.array([k in NIC_KINDS for k in kinds], dtype=bool)[model_of]
+        self.is_switch = np.array([k == "switch" for k in kinds], dtype=bool)[model_of]
         # every (model, group name) pair: a few dozen, looked up once each
         self.port_groups: list[PortGroup] = []
         lookup = np.full((max(len(by_model), 1), max(len(self.group_names), 1)), -1,
@@ -136,21 +139,26 @@ class LinkTable:
 
         carried = self.carried_mask()
         at = np.flatnonzero(carried).tolist()
-        links, groups, protocols = self.links, self.port_groups, self.protocols
-        picked = pick(links, at)
+        groups, protocols = self.port_groups, self.protocols
+        picked = pick(self.links, at)
         out = list(map(CarriedLink, picked, pick(groups, self.pga[carried].tolist()),
                        pick(groups, self.pgb[carried].tolist()),
                        pick(protocols, self.proto_a[carried].tolist())))
+        return out, self.rejected()
+
+    def rejected(self) -> list[tuple[str, Link, Any]]:
+        """`DesignIndex.rejected`: links between distinct known devices that carry nothing."""
+        links, groups = self.links, self.port_groups
         both = (self.a != self.b) & self.known[self.a] & self.known[self.b]
         rejected: list[tuple[str, Link, Any]] = []
-        for i in np.flatnonzero(both & ~carried).tolist():
+        for i in np.flatnonzero(both & ~self.carried_mask()).tolist():
             link, ga, gb = links[i], int(self.pga[i]), int(self.pgb[i])
             if ga >= 0 and gb >= 0:
                 rejected.append(("protocol-mismatch", link,
                                  (groups[ga].protocol, groups[gb].protocol)))
             else:
                 rejected.append(("missing-port", link, link.a if ga < 0 else link.b))
-        return out, rejected
+        return rejected
 
     # ---- who is joined to whom -----------------------------------------------------------------
     def _edges(self, protocols: tuple[str, ...] | str) -> tuple[np.ndarray, np.ndarray]:

@@ -198,7 +198,15 @@ def _network_classes(topo: Topology, scope: ScopeModel, add, missing: set) -> No
 
 def _propagation_by_level(topo: Topology) -> tuple[dict[int, float], dict[int, float]]:
     """Mean and longest propagation delay (ns) of a link at each level: 0 = NIC-leaf,
-    1 = leaf-spine, ..."""
+    1 = leaf-spine, ... (a pass over every network link: made once per topology, every
+    scope and collective of it asks)."""
+    found = topo.memo.get("propagation")
+    if found is None:
+        found = topo.memo["propagation"] = _propagation(topo)
+    return found
+
+
+def _propagation(topo: Topology) -> tuple[dict[int, float], dict[int, float]]:
     sums: dict[int, float] = defaultdict(float)
     counts: dict[int, int] = defaultdict(int)
     longest: dict[int, float] = defaultdict(float)

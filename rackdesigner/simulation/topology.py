@@ -110,12 +110,16 @@ class Topology:
     _cables: dict[str, DeviceSpec | None] = field(default_factory=dict)
     _leaf: dict[str, str | None] = field(default_factory=dict)
     _nic_raw: dict[str, float] = field(default_factory=dict)  # asked after the build only
+    _nic_split: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # likewise
     rack_of: dict[str, str] = field(default_factory=dict)
     #: island figures per island (its GPUs in scope, in order) -> `scope.Island`: a pure
     #: function of the topology, kept so that every simulation of one topology computes each
     #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
     island_memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False,
                                                     repr=False)
+    #: other pure functions of the whole topology, by name, made on first use (e.g. the
+    #: propagation delay per fabric level, `latency._propagation_by_level`)
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod
@@ -149,9 +153,9 @@ class Topology:
         catalog = layout.catalog
         topo = cls(catalog=catalog)
         table = layout.index().link_table()
-        if table is not None:  # a large design: the devices' facts from its columns
+        if table is not None:  # a large design: the devices' and links' facts from its columns
             topo._read_devices(layout, table)
-            topo._read_links(layout)
+            topo._read_links(layout, table)
             topo._find_nics()
             topo._build_tiers()
             return topo
@@ -209,8 +213,8 @@ class Topology:
         self.specs.update(zip(device_ids, pick(specs, models), strict=True))
         kinds = [spec.kind if spec is not None else "" for spec in specs]
         self.kind.update(zip(device_ids, pick(kinds, models), strict=True))
-        self.rack_of.update((d.id, d.rack) for d in layout.devices()
-                            if d.rack is not None and d.id in self.specs)
+        devices = table.devices if len(rows) == len(ids) else pick(table.devices, rows)
+        self.rack_of.update((d.id, d.rack) for d in devices if d.rack is not None)
         self.gpus.extend(layout.index().connectivity().gpus)  # known GPUs, natural order
         vendor = self.cpu_vendor
         for m in known:  # as the per-device pass: AMD over Intel over other, by model
@@ -223,12 +227,18 @@ class Topology:
                     vendor = "intel"
         self.cpu_vendor = vendor
 
-    def _read_links(self, layout: Layout) -> None:
+    def _read_links(self, layout: Layout, table: LinkTable | None = None) -> None:
         """Capacities per link; which links a protocol carries and who is joined to whom come
         from the design's derived index, the same facts the design rules read."""
         index = layout.index()
-        self._read_carried(index.carried())
-        self._read_rejected(index)
+        if table is not None:
+            from rackdesigner.simulation.topology_columns import read_carried
+
+            read_carried(self, table)
+            self._read_rejected(table.rejected())
+        else:
+            self._read_carried(index.carried())
+            self._read_rejected(index.rejected())
         self._read_rule_facts(index)
         self._read_connectivity(index)
 
@@ -256,8 +266,8 @@ class Topology:
             elif protocol in NETWORK_PROTOCOLS:
                 add_network(a, b, ka, kb, raw, link)
 
-    def _read_rejected(self, index: DesignIndex) -> None:
-        for code, link, detail in index.rejected():
+    def _read_rejected(self, rejected: Iterable[tuple[str, Link, Any]]) -> None:
+        for code, link, detail in rejected:
             if code == "missing-port":
                 self.bad_links.append((code, link.id, f"link {link.id}: {detail.device} has no "
                                        f"port group {detail.group!r}"))
@@ -481,6 +491,17 @@ class Topology:
         if raw is None:
             raw = self._nic_raw[nic] = sum(self.nic_up.get(nic, {}).values())
         return raw
+
+    def nic_split(self, nic: str) -> list[tuple[str, float]]:
+        """(switch, share of the NIC's network-side rate) per switch a NIC is cabled to (made
+        once per NIC: every routed pattern asks it)."""
+        out = self._nic_split.get(nic)
+        if out is None:
+            ups = self.nic_up.get(nic, {})
+            total = sum(ups.values())
+            out = [(sw, cap / total) for sw, cap in ups.items()] if total else []
+            self._nic_split[nic] = out
+        return out
 
     def leaf_of(self, nic: str) -> str | None:
         """The switch a NIC's (first) network port is cabled to."""

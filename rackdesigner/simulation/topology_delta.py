@@ -119,7 +119,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
         for name in NETWORK_FIELDS:
             setattr(topo, name, getattr(source, name))
 
-    topo._read_rejected(index)
+    topo._read_rejected(index.rejected())
     # over-wired port groups: the source's, with the counts of the devices that lost a link
     # (a failure only takes links away: none appears, order kept)
     exhausted = []

@@ -96,29 +96,34 @@ def tree_traffic(rails_by_island: list[list[str]]) -> Traffic:
     n = len(rails_by_island)
     if n < 2:
         return Traffic("tree")
-    flows = []
+    pairs: list[tuple[str, str]] = []  # (child's NIC, parent's NIC) per tree edge and rail
     m = max(len(x) for x in rails_by_island)
     for child, parent in tree_edges(n):
         a, b = rails_by_island[child], rails_by_island[parent]
         if not a or not b:
             continue
-        for r in range(m):
-            x, y = a[r % len(a)], b[r % len(b)]
-            flows.append((x, y, 0.5))
-            flows.append((y, x, 0.5))
-    return Traffic("tree", tuple(_at_most_one_nic_rate(flows)))
+        if len(a) == m and len(b) == m:
+            pairs += zip(a, b, strict=True)
+        else:
+            pairs += ((a[r % len(a)], b[r % len(b)]) for r in range(m))
+    return Traffic("tree", tuple(_at_most_one_nic_rate(pairs)))
 
 
-def _at_most_one_nic_rate(flows: list[Flow]) -> list[Flow]:
-    """Scale the flows so no NIC sends or receives more than its rate (an interior tree node
-    talks to its parent and two children through one NIC: NCCL's tree model already counts
-    that bottleneck, the fabric should only see what the NICs can push). Tree flows come in
-    both directions, so a NIC's sending and receiving totals are the same."""
-    total: dict[str, float] = {}
-    for src, _, w in flows:
-        total[src] = total.get(src, 0.0) + w
-    return [(src, dst, w / max(1.0, total[src], total.get(dst, 0.0)))
-            for src, dst, w in flows]
+def _at_most_one_nic_rate(pairs: list[tuple[str, str]]) -> list[Flow]:
+    """Each tree edge's two flows (half a NIC's rate each way), scaled so no NIC sends or
+    receives more than its rate (an interior tree node talks to its parent and two children
+    through one NIC: NCCL's tree model already counts that bottleneck, the fabric should only
+    see what the NICs can push). The flows come in both directions, so a NIC's sending and
+    receiving totals are the same: half its rate per edge it is on."""
+    edges: dict[str, int] = {}
+    for x, y in pairs:
+        edges[x] = edges.get(x, 0) + 1
+        edges[y] = edges.get(y, 0) + 1
+    flows: list[Flow] = []
+    for x, y in pairs:
+        w = 0.5 / max(1.0, 0.5 * edges[x], 0.5 * edges[y])
+        flows += ((x, y, w), (y, x, w))
+    return flows
 
 
 def all_to_all_traffic(rails_by_island: list[list[str]]) -> Traffic:

@@ -63,3 +63,10 @@ class SettingError(ValueError):
         """The message as the command line shows it: `--sus: at least 1 ...`."""
         text = self.worded(cli_word)
         return f"{cli_word(self.option)}: {text}" if self.option else text
+
+
+def counted(n: int, word: str, plural: str | None = None, *, grouped: bool = True) -> str:
+    """"1 link", "2 links", "1,024 devices" ("1024 devices" not `grouped`, as a file's end
+    line writes it): a count and its noun in the right number."""
+    number = f"{n:,}" if grouped else str(n)
+    return f"{number} {word if n == 1 else (plural or word + 's')}"

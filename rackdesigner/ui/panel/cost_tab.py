@@ -38,6 +38,7 @@ from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.cost_live import CostLive, CostOutcome
 from rackdesigner.ui.panel.figures import Figure
 from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP, pg
+from rackdesigner.vocabulary.wording import counted
 
 #: From this many devices (a design of ~4,000 GPUs and up), edits made while the tab is hidden
 #: are priced when it is shown: a full pricing costs ~1.5 s of worker time at 16k GPUs, which
@@ -474,7 +475,8 @@ def cost_figures(report: CostReport | None) -> list[Figure]:
     per = report.usd_per_gpu_hour
     detail = (f"{format_money(per, sym, bound=bound)} / GPU-hour" if per is not None
               else f"TCO {format_money(report.tco, sym, bound=bound)}")
-    unpriced = (f"; {report.capex.unpriced_items:,} items without a price" if bound else "")
+    unpriced = (f"; {counted(report.capex.unpriced_items, 'item')} without a price"
+                if bound else "")
     return [Figure("capex", "Capex", report.capex.total,
                    format_money(report.capex.total, sym, bound=bound), detail, False,
                    f"Prices: {report.book.describe()}{unpriced}")]
