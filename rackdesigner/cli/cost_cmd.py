@@ -64,6 +64,9 @@ def job_and_tokens(args: argparse.Namespace, verb: str):
 
     job = load_job_arg(args.job) if args.job else None
     if args.tokens is None:
+        if job is not None and not job.tokens:  # the core says it in the design's words
+            raise UsageError("--job: a training job needs the tokens to train: give --tokens "
+                             "(e.g. 15T) or 'tokens:' in the job file")
         return job, None
     if job is None:
         raise UsageError(f"--tokens goes with --job (the training job to {verb})")
