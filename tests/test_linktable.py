@@ -141,3 +141,34 @@ def test_the_topology_reads_a_large_designs_devices_as_the_plain_pass(catalog, s
             assert list(got) == list(want), name  # the same order
     # islands: the same members in the same order, named by other roots
     assert list(arrays_topo.islands.values()) == list(plain.islands.values())
+
+
+def test_a_status_change_shares_the_columns_and_carried_links_of_the_state_before(monkeypatch):
+    """A Fail makes a new state whose index is the one before's (statuses read by no facet):
+    the link columns and carried links it had not made yet are made there, once, so that
+    each Fail's degraded design derives from them instead of reading the design again."""
+    from rackdesigner.commands import History
+    from rackdesigner.commands.failures import set_status
+
+    monkeypatch.setattr(index_module, "_ARRAY_MIN_LINKS", 0)
+    layout = generate("superpod", system="dgx-h100", sus=1)
+    history = History(layout)
+    intact = layout.index()
+    table = intact.link_table()  # what the intact design's topology reads (no carried links)
+    leaf = next(d.id for d in layout.devices() if d.id.startswith("leaf"))
+    made = []
+    real = DesignIndex.carried
+
+    def counted(self):
+        if self._carried is None:
+            made.append(self)
+        return real(self)
+
+    monkeypatch.setattr(DesignIndex, "carried", counted)
+    for _ in range(3):
+        history.push(set_status(layout, [leaf], "failed"))
+        failed = layout.index()
+        assert failed is not intact and failed.link_table() is table
+        assert failed.carried() is intact.carried()
+        history.undo()
+    assert sum(1 for i in made if i is intact) == 1  # made once, on the state before

@@ -369,6 +369,9 @@ class IntactFigures:
         self.layout = layout
         self.extra = extra  # what the caller keeps beside (the panel: its rack split)
         self._capacity: dict[str, tuple[float, float]] | None = None
+        # held: a state keeps its derived index weakly, and each degraded design's index is
+        # derived from this one (its link columns and carried links made once, not per Fail)
+        self.index = layout.index()
 
     def capacity(self) -> dict[str, tuple[float, float]]:
         if self._capacity is None:

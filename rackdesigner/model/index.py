@@ -114,7 +114,7 @@ class DesignIndex:
     #: moves (`DesignState.with_device`) starts from that state's index with these.
     _MOVE_PROOF = ("_by_model", "_spec_of", "_groups", "_carried", "_rejected", "_connectivity",
                    "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed",
-                   "_all_specs", "_exhausted")
+                   "_all_specs", "_exhausted", "_table")
 
     def __init__(self, state: DesignState, catalog: Catalog,
                  like: DesignIndex | None = None,
@@ -138,11 +138,16 @@ class DesignIndex:
         self._failed: Any = None
         self._exhausted: tuple[tuple[str, str, int, int], ...] | None = None
         self._table: LinkTable | None = None  # a large design's links as arrays (`link_table`)
+        self._like: DesignIndex | None = None  # see `like`
         if like is not None:  # the same design but for positions and statuses: its facets
             for name in self._MOVE_PROOF:  # hold here too...
                 value = getattr(like, name)
                 setattr(self, name, dict(value) if isinstance(value, dict)
                         and name in ("_by_model", "_spec_of", "_groups") else value)
+            # ...and the carried links and link columns it has not made yet, made there once
+            # (the root of a chain of such states: none holds more than that one)
+            if like._carried is None or like._table is None:
+                self._like = like._like if like._like is not None else like
             other = like.state  # ...but the failure closure only if nothing it reads changed
             if not (other.failed is state.failed and other.group_members is state.group_members
                     and other.group_kids is state.group_kids):  # (a move changes none)
@@ -238,6 +243,8 @@ class DesignIndex:
         if len(self.state.links) < _ARRAY_MIN_LINKS:
             return None
         with self._lock:
+            if self._table is None and self._like is not None:
+                self._table = self._like.link_table()
             if self._table is None:
                 from rackdesigner.model.linktable import LinkTable
 
@@ -296,6 +303,8 @@ class DesignIndex:
     def carried(self) -> tuple[CarriedLink, ...]:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
         with self._lock:
+            if self._carried is None and self._like is not None:
+                self._carried, self._rejected = self._like.carried(), self._like._rejected
             if self._carried is None and self._minus is not None:
                 from rackdesigner.model.index_delta import carried_without
 
