@@ -156,3 +156,50 @@ def test_a_cancel_waits_until_the_worker_is_out_of_an_import(tmp_path, monkeypat
     assert out == [(False, None)]  # stopped in the computation...
     assert "slow_import_for_cancel" in sys.modules  # ...after the import had finished
     assert importlib.import_module("slow_import_for_cancel").VALUE == 7
+
+
+def test_a_soon_request_runs_once_the_edit_is_whole_without_the_debounce(qtbot):
+    """A Fail is one discrete edit: its run starts at the GUI thread's next idle moment (after
+    the command's last event), not after the debounce; a debounced request waiting already
+    is not cut short by it (a gesture's stream stays one run)."""
+    from rackdesigner.commands import History
+    from rackdesigner.commands.failures import set_status
+
+    layout = small_layout()
+    history = History(layout)
+    seen = []
+    job = BackgroundJob(lambda snapshot, params: seen.append(snapshot.state), debounce_ms=60_000)
+    job.set_layout(layout)
+    device = next(iter(layout.devices())).id
+    layout.subscribe(lambda event: job.request(soon=True))
+    history.push(set_status(layout, [device], "failed"))
+    assert job.runs == 0  # not inside the push
+    qtbot.waitUntil(lambda: len(seen) == 1, timeout=5000)
+    assert seen == [layout.state]  # the state after the whole command
+    job.request()  # debounced (a minute)...
+    job.request(soon=True)  # ...and joined, not cut short
+    qtbot.wait(50)
+    assert job.runs == 1 and job.busy
+    job.close()
+
+
+def test_the_live_panel_runs_a_fail_at_once_and_debounces_other_edits(qtbot):
+    from rackdesigner.commands import History
+    from rackdesigner.commands.edits import change_link
+    from rackdesigner.commands.failures import set_status
+    from rackdesigner.ui.panel.live import LiveSimulation
+
+    layout = small_layout()
+    history = History(layout)
+    live = LiveSimulation(layout, debounce_ms=60_000)
+    qtbot.waitUntil(lambda: live.runs == 1 and not live.job.in_flight, timeout=10_000)
+    device = next(iter(layout.devices()))
+    history.push(set_status(layout, [device.id], "failed"))
+    qtbot.waitUntil(lambda: live.runs == 2, timeout=10_000)  # no minute's debounce
+    qtbot.waitUntil(lambda: not live.job.in_flight, timeout=10_000)
+    link = next(iter(layout.links()))
+    history.push(change_link(link.id, length_m=7.0))  # debounced (a minute)
+    history.push(set_status(layout, [device.id], "active"))  # joins the waiting request
+    qtbot.wait(50)
+    assert live.runs == 2 and live.busy
+    live.job.close()

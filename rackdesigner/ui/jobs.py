@@ -234,6 +234,7 @@ class BackgroundJob(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
+        self.debounce_ms = debounce_ms
         self._timer.timeout.connect(self._start_pending)
         self._relay = _Relay(self)
         self._relay.finished.connect(self._on_worker_finished)
@@ -265,8 +266,10 @@ class BackgroundJob(QObject):
         """Parameters handed to the work with the snapshot (scope, options…)."""
         self._params = params
 
-    def request(self, *, immediate: bool = False) -> None:
-        """Ask for a run reflecting the current design (trailing debounce unless `immediate`)."""
+    def request(self, *, immediate: bool = False, soon: bool = False) -> None:
+        """Ask for a run reflecting the current design (trailing debounce unless `immediate`;
+        `soon`: when the GUI thread is next idle, i.e. once the edit being made is whole —
+        unless a debounced request is waiting, which it then joins)."""
         if self._closed:
             return
         self._request += 1
@@ -277,8 +280,10 @@ class BackgroundJob(QObject):
         if immediate:
             self._timer.stop()
             self._start_pending()
+        elif soon and not (self._timer.isActive() and self._timer.interval() > 0):
+            self._timer.start(0)
         else:
-            self._timer.start()  # restarting is the debounce
+            self._timer.start(self.debounce_ms)  # restarting is the debounce
 
     # ---- running ----------------------------------------------------------------------------
     def _start_pending(self) -> None:

@@ -283,17 +283,21 @@ class LiveSimulation(QObject):
             self.request()
 
     def on_event(self, event: Any) -> None:
-        if not _status_only(event):
+        status = _status_only(event)
+        if not status:
             self._structure += 1
         if getattr(event, "affects_simulation", True):
-            self.request()
+            # a Fail / Restore (or its Undo) is one discrete step, never a gesture's stream:
+            # its run starts once the command is whole, without the debounce
+            self.request(soon=status)
 
-    def request(self, *, immediate: bool = False) -> None:
-        """Ask for a run reflecting the current state (trailing debounce unless `immediate`)."""
+    def request(self, *, immediate: bool = False, soon: bool = False) -> None:
+        """Ask for a run reflecting the current state (trailing debounce unless `immediate`
+        or `soon`: see `BackgroundJob.request`)."""
         self.job.set_params(LiveParams(self._scope, self._algorithm, self._pue,
                                        self._placement, self._heat, self._structure,
                                        self._intact_cache))
-        self.job.request(immediate=immediate)
+        self.job.request(immediate=immediate, soon=soon)
 
     # ---- results ----------------------------------------------------------------------------
     def _on_job_result_ready(self, job: JobResult) -> None:
