@@ -152,15 +152,23 @@ def floor_spots(layout) -> dict[str, FloorSpot]:
     apart) — the same floor model the generators place racks on."""
     racks = []
     placed: dict[str, FloorSpot] = {}
-    for device in layout.devices():
-        spec = layout.spec(device.id)
-        if spec is None or spec.rack is None:
+    catalog = layout.catalog
+    height_of: dict[str, int | None] = {}  # per model: a rack's height, None for other kinds
+    for device in layout.devices():  # (122,000 devices at 32k GPUs: one lookup per model)
+        model = device.model
+        if model in height_of:
+            height = height_of[model]
+        else:
+            spec = catalog.get(model) if model in catalog else None
+            height = height_of[model] = (spec.rack.height_u if spec is not None
+                                         and spec.rack is not None else None)
+        if height is None:
             continue
         at = floor_of(device)
         if at is not None:
-            placed[device.id] = FloorSpot(at[0], at[1], spec.rack.height_u)
+            placed[device.id] = FloorSpot(at[0], at[1], height)
         else:
-            racks.append((device.pos[1], device.pos[0], device.id, spec.rack.height_u))
+            racks.append((device.pos[1], device.pos[0], device.id, height))
     racks.sort()
     rows: list[list[tuple[float, str, int]]] = []
     row_top = None
