@@ -199,12 +199,17 @@ def main() -> int:
         window.close()
 
     if args.each:
+        import resource
+
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "rackdesigner", "whatif", path, "--each",
                                args.each], capture_output=True, text=True, timeout=1800)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         lines = proc.stdout.strip().splitlines()
         print(f"rackdesigner whatif FILE --each {args.each}: "
-              f"{time.perf_counter() - t0:.1f} s wall (exit {proc.returncode}, "
+              f"{time.perf_counter() - t0:.1f} s wall, {cpu:.1f} s CPU (exit {proc.returncode}, "
               f"{len(lines)} lines; load {_load()})")
         if proc.returncode:
             print(proc.stderr[-2000:])

@@ -203,3 +203,52 @@ def test_the_live_panel_runs_a_fail_at_once_and_debounces_other_edits(qtbot):
     qtbot.wait(50)
     assert live.runs == 2 and live.busy
     live.job.close()
+
+
+def test_a_run_yields_to_the_job_it_is_told_to_for_a_while_not_for_ever(qtbot, monkeypatch):
+    from rackdesigner.ui import jobs
+
+    monkeypatch.setattr(jobs, "YIELD_MAX_MS", 200)
+    layout = small_layout()
+    first_busy = [True]
+    job = BackgroundJob(lambda snapshot, params: snapshot.revision, debounce_ms=0)
+    job.set_layout(layout)
+    job.yield_to = lambda: first_busy[0]
+    job.request(immediate=True)
+    assert job.runs == 0 and job.busy  # waits while the other is busy...
+    first_busy[0] = False
+    qtbot.waitUntil(lambda: job.runs == 1, timeout=5000)  # ...and starts once it is not
+    qtbot.waitUntil(lambda: not job.busy, timeout=5000)
+    first_busy[0] = True  # busy for good: the run starts after YIELD_MAX_MS all the same
+    with qtbot.waitSignal(job.result_ready, timeout=5000):
+        job.request(immediate=True)
+    assert job.runs == 2
+    job.close()
+
+
+def test_the_window_shows_problems_before_the_panel_runs_after_an_edit(qtbot, tmp_path):
+    """The panel's run yields to the Problems check: after an edit the findings of the new
+    revision are shown before the panel's run of it starts."""
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.commands.edits import change_link
+    from rackdesigner.ui import MainWindow
+
+    window = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    doc, live, problems = window.document, window.simulation_panel.live, window.problems
+    doc.set_layout(small_layout(), None)
+    qtbot.waitUntil(lambda: not live.busy and not problems.busy, timeout=20_000)
+    seen = []
+    real_work = live.job.work
+
+    def work(snapshot, params):  # on the worker: were that revision's findings shown?
+        seen.append(problems.shown_revision == snapshot.revision)
+        return real_work(snapshot, params)
+
+    live.job.work = work
+    link = next(iter(doc.layout.links()))
+    doc.push(change_link(link.id, length_m=9.0))
+    doc.undo_stack.setClean()  # closing asks nothing
+    qtbot.waitUntil(lambda: bool(seen) and not live.busy and not problems.busy, timeout=20_000)
+    assert seen == [True] and problems.shown_revision == doc.layout.revision

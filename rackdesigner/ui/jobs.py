@@ -214,6 +214,12 @@ class _Relay(QObject):
     finished = Signal(object)
 
 
+#: how long a run waits for the job it yields to (`BackgroundJob.yield_to`), and how often
+#: it looks again
+YIELD_MAX_MS = 1500
+YIELD_STEP_MS = 10
+
+
 class BackgroundJob(QObject):
     result_ready = Signal(object)  # JobResult for the newest request
     result_dropped = Signal(object)  # JobResult that a newer request (or edit) made stale
@@ -248,6 +254,11 @@ class BackgroundJob(QObject):
         self.latest: JobResult | None = None
         self.runs = 0  # worker runs started
         self.dropped = 0  # results discarded because they were stale
+        #: while this says so (another job's run, quicker and waited on: the Problems check),
+        #: a run waits for it, up to `YIELD_MAX_MS`: two runs of one process share one
+        #: interpreter lock, and the quick one would take as long as the slow one
+        self.yield_to: Callable[[], bool] | None = None
+        self._yielded_ms = 0
 
     # ---- inputs -----------------------------------------------------------------------------
     @property
@@ -289,6 +300,12 @@ class BackgroundJob(QObject):
     def _start_pending(self) -> None:
         if not self._pending or self._in_flight is not None or self._closed:
             return
+        if (self.yield_to is not None and self._yielded_ms < YIELD_MAX_MS
+                and self.yield_to()):
+            self._yielded_ms += YIELD_STEP_MS
+            self._timer.start(YIELD_STEP_MS)
+            return
+        self._yielded_ms = 0
         self._pending = False
         request, params = self._request, self._params
         snapshot = self._layout.snapshot() if self._layout is not None else None  # GUI thread

@@ -19,6 +19,7 @@ selects and shows.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -51,6 +52,15 @@ def _check(snapshot: Layout | None, params: Any = None) -> list[Finding]:
     found = findings(snapshot, check_layout, fresh=params == FRESH)
     snapshot.index().counts()
     return found
+
+
+def _keeps_findings(event: object) -> bool:
+    """A move or a status change (Fail / Restore): no rule reads either."""
+    if getattr(event, "is_move", False):
+        return True
+    old, new = getattr(event, "old", None), getattr(event, "new", None)
+    return (old is not None and new is not None and hasattr(new, "status")
+            and old.status != new.status and replace(old, status=new.status) == new)
 
 
 class ProblemsWidget(QWidget):
@@ -100,9 +110,10 @@ class ProblemsWidget(QWidget):
 
     def schedule(self, event: object = None) -> None:
         """A model change happened: recompute after the debounce delay (an edit that cannot
-        change a finding — a move, a Fail — shows the findings kept for the state before)."""
+        change a finding — a move, a Fail — shows the findings kept for the state before, as
+        soon as the edit is whole: no check to wait for)."""
         self.job.set_params(None)
-        self.job.request()
+        self.job.request(soon=_keeps_findings(event))
 
     @property
     def busy(self) -> bool:
