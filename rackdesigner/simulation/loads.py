@@ -243,13 +243,11 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
             c = chains[leaf] = index.chain(topo, leaf)
         return c
 
-    raw: dict[str, float] = {}
+    raw = topo.nic_raw_known()  # shared by every pattern routed on this topology
 
     def nic_rate(nic: str) -> float:
         r = raw.get(nic)
-        if r is None:
-            r = raw[nic] = topo.nic_raw(nic)
-        return r
+        return topo.nic_raw(nic) if r is None else r
 
     split = topo.nic_split
 
@@ -283,7 +281,7 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
     for src, dst, weight in traffic.flows:  # the hot loop: 400,000 tree flows at 100k GPUs
         rate = raw.get(src)
         if rate is None:
-            rate = raw[src] = topo.nic_raw(src)
+            rate = topo.nic_raw(src)
         amount = weight * rate
         nic_out[src] += amount
         nic_in[dst] += amount
