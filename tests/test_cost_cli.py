@@ -107,6 +107,31 @@ def test_pack_embeds_a_price_book_that_cost_then_uses(capsys, tmp_path, monkeypa
     assert "unknown currency 'USB'" in capsys.readouterr().err and not again.exists()
 
 
+def test_a_job_without_tokens_is_worded_by_each_surface(capsys, tmp_path):
+    from rackdesigner.cost import design_cost, find_price_book
+    from rackdesigner.io import load_layout
+    from rackdesigner.workload.jobfile import load_job
+
+    job = tmp_path / "job.yaml"
+    job.write_text("model: llama3-8b\ngpus: 72\ntp: 8\ngbs: 512\nmbs: 1\n")
+    assert main(["cost", NVL72, "--job", str(job)]) == 2
+    err = capsys.readouterr().err
+    assert "--job: a training job needs the tokens to train: give --tokens (e.g. 15T)" in err
+    layout = load_layout(NVL72)
+    with pytest.raises(ValueError) as core:  # the core in the design's words, no option
+        design_cost(layout, find_price_book(layout), job=load_job(str(job)))
+    assert "tokens to train" in str(core.value) and "--" not in str(core.value)
+
+
+def test_the_example_books_note_speaks_of_the_design_not_an_option():
+    from rackdesigner.cost import design_cost, find_price_book
+    from rackdesigner.io import load_layout
+
+    layout = load_layout(TWO_NODE)
+    notes = design_cost(layout, find_price_book(layout, None)).notes
+    assert any("EXAMPLE book" in n for n in notes) and not any("--" in n for n in notes)
+
+
 def test_one_unpriced_part_is_counted_in_the_singular(capsys):
     # the NVL72 example prices everything but its one rack: "1 item", never "1 items"
     assert main(["cost", NVL72]) == 0

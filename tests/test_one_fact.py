@@ -177,3 +177,113 @@ def test_one_by_one_and_bulk_adds_refuse_with_the_same_words(catalog, make):
     with pytest.raises(LayoutError) as together:
         bulk.add_all(groups, devices, links)
     assert str(single.value) == str(together.value)
+
+
+# ---- one validation of an object's values: mutators, bulk add and both file forms -------------
+
+_HOSTILE_POS = ["1.0e+151", ".nan", ".inf", "x", "true", "1" + "0" * 400]
+_HOSTILE_U = ["0", "10000", "true", "1.5"]
+_HOSTILE_COUNT = ["0", "1000001", "true"]
+_HOSTILE_LENGTH = ["-1", ".nan", "true", "1" + "0" * 400]
+
+
+def _plain(pos: str = "1, 2", u: str | None = None, count: str = "2",
+           length: str = "3") -> str:
+    rack = f", rack: rack-1, u: {u}" if u is not None else ""
+    return ("schema_version: 1\ndevices:\n- {id: rack-1, model: rack-42u}\n"
+            f"- {{id: sw-1, model: qm9700, pos: [{pos}]{rack}}}\n- {{id: sw-2, model: qm9700}}\n"
+            f"links:\n- {{id: link-1, a: sw-1:ib, b: sw-2:ib, count: {count}, length_m: {length}}}"
+            "\n# end of layout: 0 groups, 3 devices, 1 link\n")
+
+
+def _refused_by_mutator(catalog, **values) -> bool:
+    import yaml
+
+    layout = Layout(catalog)
+    layout.add_device(Device("rack-1", "rack-42u"))
+    layout.add_device(Device("sw-2", "qm9700"))
+    pos = yaml.safe_load(f"[{values.get('pos', '1, 2')}]")
+    u = yaml.safe_load(values["u"]) if "u" in values else None
+    try:
+        layout.add_device(Device("sw-1", "qm9700", pos=tuple(pos), rack="rack-1" if u else None,
+                                 u=u))
+        layout.add_link(Link("link-1", PortRef("sw-1", "ib"), PortRef("sw-2", "ib"),
+                             yaml.safe_load(values.get("count", "2")), None,
+                             yaml.safe_load(values.get("length", "3"))))
+    except LayoutError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize(("key", "value"), [("pos", f"{v}, 0") for v in _HOSTILE_POS]
+                         + [("u", v) for v in _HOSTILE_U]
+                         + [("count", v) for v in _HOSTILE_COUNT]
+                         + [("length", v) for v in _HOSTILE_LENGTH]
+                         + [("pos", "1.0e+150, -1.0e+150"), ("u", "9999"), ("count", "1000000"),
+                            ("length", "0")])
+def test_the_reader_refuses_a_value_exactly_when_the_mutators_do(catalog, key, value):
+    refused = _refused_by_mutator(catalog, **{key: value})
+    try:
+        parse_layout_text(_plain(**{key: value}), catalog=catalog)
+    except LayoutFileError as exc:
+        assert refused, f"the reader refused what a mutator takes: {exc}"
+        assert ":4:" in str(exc) or ":7:" in str(exc)  # located on the object's line
+    else:
+        assert not refused, "the reader took what every mutator refuses"
+
+
+def test_a_compact_instance_cannot_place_its_devices_past_the_models_bound(catalog):
+    from rackdesigner.generators import generate
+    from rackdesigner.io.compact import dump_compact_text
+
+    text = dump_compact_text(generate("single-leaf", system="dgx-h100", nodes=2,
+                                      switch="qm9700", catalog=catalog))
+    assert parse_layout_text(text, catalog=catalog).device_count() > 0
+    # each within the bound, their sum (the device's place) past it: refused in the model's
+    # words (items.device_problem), on the instance's line
+    far = text.replace("pos: [0, 1200]", "pos: [1.0e+150, 1200]").replace(
+        "id: cpu1, model: xeon-8480c, pos: [170, 360]",
+        "id: cpu1, model: xeon-8480c, pos: [1.0e+150, 360]")
+    assert far.count("1.0e+150") == 2
+    line = next(n for n, t in enumerate(far.splitlines(), 1) if "1.0e+150, 1200" in t)
+    with pytest.raises(LayoutFileError, match=rf":{line}: instance dgx-1: device 'dgx-1.cpu1': "
+                       r"position must be two finite numbers within"):
+        parse_layout_text(far, catalog=catalog)
+    # at the bound itself every device stands: taken, as the mutators would
+    near = text.replace("pos: [0, 1200]", "pos: [1.0e+150, 1200]")
+    assert parse_layout_text(near, catalog=catalog).device("dgx-1.cpu1").pos[0] == 1e150 + 170
+
+
+#: Lines at the edges of what the fast line reader takes whole (fastread.direct_*): the
+#: longest numbers its patterns match, the model's bounds and just past them.
+_EDGE_DEVICES = [
+    "- {id: d-1, model: m, pos: [99999999999999999999, -99999999999999999999]}",
+    "- {id: d-1, model: m, pos: [1.0e+150, -1.0e+150], rack: r-1, u: 9999}",
+    "- {id: d-1, model: m, pos: [1.1e+150, 0.0]}", "- {id: d-1, model: m, pos: [1.0e+999, 0]}",
+    "- {id: d-1, model: m, pos: [-0.0, 0.0], rack: r-1, u: 1}",
+    "- {id: d-1, model: m, pos: [0.0, 0.0], rack: r-1, u: 10000}",
+    "- {id: d-1, model: m, pos: [00000000000000000001, 0.0]}",
+]
+_EDGE_LINKS = [
+    "- {id: l-1, a: d-1:p, b: d-2:p, count: 9999999}",
+    "- {id: l-1, a: d-1:p, b: d-2:p, count: 1000000, length_m: 1.0e+150}",
+    "- {id: l-1, a: d-1:p, b: d-2:p, count: 1000001}",
+    "- {id: l-1, a: d-1:p, b: d-2:p, length_m: 99999999999999999999}",
+    "- {id: l-1, a: d-1:p, b: d-2:p, length_m: -0.0}",
+    "- {id: l-1, a: d-1:p, b: d-2:p, length_m: 1.0e+999}",
+]
+
+
+@pytest.mark.parametrize("line", _EDGE_DEVICES + _EDGE_LINKS)
+def test_what_the_fast_line_reader_builds_the_model_takes(line):
+    """The reader's fast path builds model objects without the entry checks: whatever it
+    builds must pass the model's own (a bound changed in model/items.py fails here)."""
+    from rackdesigner.io import fastread
+    from rackdesigner.model.items import device_problem, link_problem
+
+    device = "model:" in line
+    built = (fastread.direct_device if device else fastread.direct_link)(line)
+    if built is not None:
+        assert (device_problem if device else link_problem)(built) is None, built
+    assert any(fastread.direct_device(t) is not None for t in _EDGE_DEVICES)
+    assert any(fastread.direct_link(t) is not None for t in _EDGE_LINKS)

@@ -83,7 +83,7 @@ def test_pills_are_painted_over_the_wires(qtbot, tmp_path):
     assert centre.lightness() > 200, centre.name()
 
 
-def test_long_model_names_drop_their_qualifier_before_being_cut():
+def test_long_model_names_drop_their_qualifier_before_being_cut(qapp):  # fonts need an app
     metrics = QFontMetrics(style.font(7.5, True))
     width = metrics.horizontalAdvance("NVSwitch (third gen")
     assert short_title("NVSwitch (third generation)", metrics, width) == "NVSwitch"

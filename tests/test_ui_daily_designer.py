@@ -82,21 +82,39 @@ def test_docks_keep_their_geometry_when_the_selection_changes(qtbot, tmp_path):
 
 
 def test_opening_a_file_shows_nothing_of_the_previous_design(qtbot, tmp_path):
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
     from rackdesigner.io import save_layout
 
     window = make_window(qtbot, tmp_path, small_layout())
     panel = window.simulation_panel
+    panel.set_heat_enabled(True)
     panel.flush()
     assert panel.current is not None and not panel.headline.isHidden()
+    assert panel.heat_tab.heat is not None  # the loads of this design
+    panel.show_tab("bandwidth")
+    qtbot.wait(10)
+    tabs_at = panel.tabs.mapTo(panel, panel.tabs.rect().topLeft())
     window.view.set_zoom(4.0)  # zoomed in: the overview map shows the design
     window.view.minimap.refresh()
     assert window.view.minimap._pixmap is not None
     path = tmp_path / "other.yaml"
     save_layout(small_layout(), path)
     assert window.files.open_file(path, ask=False)
-    # before the new design's figures exist: no figure, plot or overview of the old one
+    # before the new design's figures exist: no figure, plot, hottest link or overview of
+    # the old one
     assert panel.current is None
     assert panel.headline.isHidden()
+    assert panel.heat_tab.heat is None and not panel.heat_tab.table.topLevelItemCount()
+    assert "this design" in panel.heat_tab.summary.text()
+    assert window.scene.heat is None
+    assert "note" not in panel.notes_bar.notes_button.text()
+    # and the tabs under the figures stay where the user's next click goes (they jumped up
+    # by the figures' height, then back)
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    assert panel.current is None
+    assert panel.tabs.mapTo(panel, panel.tabs.rect().topLeft()) == tabs_at
     assert window.view.minimap._pixmap is None and window.view.minimap.isHidden()
     assert window.windowTitle().startswith("other.yaml")
     panel.flush()
@@ -136,3 +154,38 @@ def test_palette_places_systems_collapsed_in_free_space(qtbot, tmp_path):
     (new,) = {d.id for d in layout.devices()} - before
     rect = window.scene.item_for_device[new].sceneBoundingRect()
     assert not rect.intersects(window.scene.item_for_device["switch-1"].sceneBoundingRect())
+
+
+def test_a_system_is_not_placed_inside_an_expanded_one(qtbot, tmp_path):
+    """The stock example shows its DGX H100 expanded; a DGX B200 double-clicked in the Palette
+    with the view on the empty middle of that frame (beside the NVSwitches) arrived there,
+    inside the other system's frame, reading as a part of it (issue 26, item 6)."""
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.generators import generate
+    from rackdesigner.ui import MainWindow
+
+    layout = generate("dgx-h100")
+    window = MainWindow(catalog=layout.catalog,
+                        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window._set_document(layout, None)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.flush()
+    scene, view = window.scene, window.view
+    node = next(g for g in layout.groups() if g.kind == "node")
+    frame = scene.item_for_group[node.id].frame_rect()
+    nvswitches = [scene.item_for_device[d.id].sceneBoundingRect() for d in layout.devices()
+                  if d.group == node.id and layout.catalog.get(d.model).kind == "nvswitch"]
+    right = max(r.right() for r in nvswitches)
+    spot = (right + frame.right()) / 2, nvswitches[0].center().y()  # no device drawn there
+    view.set_zoom(1.0)
+    view.centerOn(*spot)
+    before = {g.id for g in layout.groups()}
+    assert window.editor.add_at_center("dgx-b200")
+    window.flush()
+    (new,) = {g.id for g in layout.groups() if g.parent is None} - before
+    box = scene.item_for_group[new].frame_rect()
+    assert not box.intersects(frame), (box, frame)

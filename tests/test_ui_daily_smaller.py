@@ -104,3 +104,25 @@ def test_the_workload_tab_opens_on_a_job_that_fits_and_manual_keeps_its_layout(q
     tab.gbs.setValue(512)
     panel.set_layout(generate("dgx-h100"), "one.yaml")
     assert tab.gbs.value() == 512
+
+
+def test_unsaved_changes_to_an_example_name_the_example(qtbot, tmp_path, monkeypatch):
+    """The bundled example, edited, then File ▸ Open: "Save your changes to the new layout?"
+    read as if some other, new design were meant (issue 26, re-tried as a new user)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    window = make_window(qtbot, tmp_path, small_layout())
+    window.files.mark_untitled_copy("example", "dgx-h100")
+    asked = []
+
+    def warning(parent, title, text, *args):
+        asked.append(text)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "warning", warning)
+    window.editor.select_ids(["gpu-1"])
+    window.editor.delete_selection()
+    assert window.document.is_modified()
+    assert not window.files.maybe_save()  # cancelled: the design stays
+    assert asked == [f"Save your changes to {window.document.untitled_title}?"]
+    assert "example" in asked[0]

@@ -124,6 +124,11 @@ def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot
     # worst first: the row on top strands GPUs or loses the most
     top = dialog.rows[0].impact
     assert all(r.impact.severity() <= top.severity() for r in dialog.rows)
+    # what failed tells the rows apart: its column is never cut (issue 26, item 8)
+    metrics = dialog.table.fontMetrics()
+    widest = max(metrics.horizontalAdvance(dialog.table.topLevelItem(i).text(0))
+                 for i in range(dialog.table.topLevelItemCount()))
+    assert dialog.table.columnWidth(0) >= widest
     # sort by a figure column, then click a row: its links are selected on the canvas
     dialog.table.sortItems(2, Qt.SortOrder.DescendingOrder)
     item = dialog.table.topLevelItem(0)

@@ -210,3 +210,37 @@ def test_node_boxes_at_27_percent_are_named(qtbot, tmp_path, superpod4):
     texts = {text for _r, text, _k in labels}
     for node in nodes:
         assert {node.label, *short_forms(node.label)} & texts, node.label
+
+
+def test_every_su_is_named_in_its_own_block_at_32k_size(qtbot, tmp_path, superpod16):
+    """A 32k-GPU SuperPOD fitted in the default window draws its SUs 47 x 18 px: too small
+    for "SU 18" in the SU type, every SU was named beside its block, in the long form, over
+    its neighbour, and every second SU went unnamed (issue 26, item 7). Here the 16-SU one
+    is drawn at that size."""
+    from rackdesigner.ui.canvas.overlay import group_labels, short_forms
+
+    window = large_design_window(qtbot, tmp_path, superpod16)
+    view, layout = window.view, window.document.layout
+    sus = [g for g in layout.groups() if g.kind == "su"]
+    for _ in range(3):  # below the zoom the user can set: as fitted at 32k
+        view.viewport().grab()
+        width = min(view.far_lines.drawn_rect(view, s.id).width() for s in sus)
+        factor = 46.0 / width
+        view.scale(factor, factor)
+        view._zoom_changed()
+        window.flush()
+    view.viewport().grab()
+    far = view.far_lines
+    drawn = {s.id: far.drawn_rect(view, s.id).toAlignedRect() for s in sus}
+    assert 44 <= min(r.width() for r in drawn.values()) <= 48
+    assert min(r.height() for r in drawn.values()) <= 18
+    labels = group_labels(view)
+    _assert_labels_whole_and_apart(labels)
+    by_text = {text.splitlines()[0]: rect for rect, text, kind in labels if kind == "su"}
+    for su in sus:
+        rect = next((by_text[f] for f in (su.label, *short_forms(su.label)) if f in by_text),
+                    None)
+        assert rect is not None, (su.label, sorted(by_text))
+        assert drawn[su.id].contains(rect), (su.label, rect, drawn[su.id])
+    for rect, _text, _kind in labels:  # no name over another SU's block
+        assert sum(rect.intersects(r) for r in drawn.values()) <= 1, _text

@@ -50,7 +50,7 @@ def price_book_for(layout, path: str | None):
     from rackdesigner.cost import PriceBookError, find_price_book
 
     try:
-        book = find_price_book(layout, path)
+        book = find_price_book(layout, path, chosen_as=f"--prices {path}" if path else None)
     except PriceBookError as exc:
         raise UsageError(str(exc)) from None
     for warning in book.warnings:
@@ -64,6 +64,9 @@ def job_and_tokens(args: argparse.Namespace, verb: str):
 
     job = load_job_arg(args.job) if args.job else None
     if args.tokens is None:
+        if job is not None and not job.tokens:  # the core says it in the design's words
+            raise UsageError("--job: a training job needs the tokens to train: give --tokens "
+                             "(e.g. 15T) or 'tokens:' in the job file")
         return job, None
     if job is None:
         raise UsageError(f"--tokens goes with --job (the training job to {verb})")

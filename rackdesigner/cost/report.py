@@ -231,7 +231,7 @@ def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None
         notes.append(f"energy is a lower bound: power {power.headline}")
     if book.example:
         notes.append("prices from the bundled EXAMPLE book: public press, analyst and retail "
-                     "figures, not quotes; use --prices for your own")
+                     "figures, not quotes; price with a book of your own")
     training = None
     if job is not None:
         training = _training(layout, job, tokens, a)
@@ -245,8 +245,8 @@ def _training(layout: Layout, job: Any, tokens: float | None, a: Assumptions) ->
 
     tokens = tokens or job.tokens
     if not tokens:
-        raise ValueError("a training job needs the tokens to train: give --tokens (e.g. 15T) "
-                         "or 'tokens:' in the job file")
+        raise ValueError("a training job needs the tokens to train (e.g. 15T); this one "
+                         "gives none")
     est = Estimator(layout, job.model, gpus=job.gpus, group=job.group,
                     pue=a.pue).estimate(job.job, tokens)
     return Training(est.model.id, est.gpus, float(tokens), est.tokens_per_s, est.step_time_s,

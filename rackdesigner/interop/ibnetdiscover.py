@@ -33,6 +33,7 @@ from rackdesigner._resources import resources_root
 from rackdesigner.catalog import Catalog
 from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
+from rackdesigner.model.items import ID_CHARS
 
 _KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9A-Fa-f]{1,16})\b")
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9A-Fa-f]{1,32})"\s*(?:#\s*(.*))?$')
@@ -43,7 +44,7 @@ MAX_PORTS = 255
 MAX_BYTES = 256 * 2**20
 _QUOTED = re.compile(r'"([^"]*)"')
 _SPEED = re.compile(r"\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
-_BAD_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
+_BAD_ID = re.compile(rf"[^{ID_CHARS}]+")
 _FORMS = ("a node line (Switch N \"S-guid\" / Ca N \"H-guid\"), a port line ([N] \"GUID\"[M]) "
           "or a header (vendid=0x..., devid=0x..., switchguid=0x...)")
 

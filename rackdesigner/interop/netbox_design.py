@@ -36,9 +36,9 @@ from rackdesigner.inputs import (
 )
 from rackdesigner.interop.sanitize import FORMULA_START, one_line
 from rackdesigner.model import Device, Layout, LayoutError, Link, Meta, PortRef, instantiate
-from rackdesigner.model.items import MAX_U
+from rackdesigner.model.items import ID_CHARS, MAX_U, is_valid_id
 
-_BAD_ID = re.compile(r"[^A-Za-z0-9_.\-]+")
+_BAD_ID = re.compile(rf"[^{ID_CHARS}]+")
 MAX_CSV_BYTES = 256 * 2**20
 MAX_TYPE_BYTES = 4 * 2**20
 #: NetBox's length units (dcim.choices.CableLengthUnitChoices) in metres.
@@ -225,7 +225,7 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
             bundles.items(), key=lambda kv: kv[1][0][2]):
         for run in _runs(sorted(members)):
             number += 1
-            lid = label if label and not layout.has_id(label) and _valid(label) else \
+            lid = label if label and not layout.has_id(label) and is_valid_id(label) else \
                 layout.new_id("link")
             a = PortRef(da, ga, run[0][0])
             b = PortRef(db, gb, run[0][1])
@@ -260,10 +260,6 @@ def _prefixes(name: str) -> list[str]:
     """`a.b.c` -> [`a.b`, `a`]: the devices a NetBox device may be a part of."""
     parts = name.split(".")
     return [".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1)]
-
-
-def _valid(text: str) -> bool:
-    return re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\-]*", text) is not None
 
 
 def _end(layout: Layout, device: str, interface: str, where: str) -> PortRef:

@@ -27,7 +27,14 @@ from rackdesigner.io.errors import LayoutFileError
 from rackdesigner.io.reader import Entry, EntryReader, Seq, parse_line
 from rackdesigner.io.schema import CURRENT_VERSION
 from rackdesigner.model import Device, Group, Layout, Link
-from rackdesigner.model.items import GROUP_KINDS, fast_maker
+from rackdesigner.model.items import (
+    GROUP_KINDS,
+    MAX_COORD,
+    MAX_U,
+    device_problem,
+    fast_maker,
+    position,
+)
 
 _DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
 #: the keys of the compact form's head (the plain form's top keys less its sections)
@@ -77,13 +84,28 @@ class _Template:
     """A node written once: its kind and catalog template, and its groups, devices and links
     (each with its `du` and its `_Copier`s)."""
 
-    __slots__ = ("devices", "groups", "id", "kind", "links", "template")
+    __slots__ = ("devices", "extent", "groups", "id", "kind", "links", "template")
     devices: list[tuple[Device, int | None, _Copier]]
     groups: list[tuple[Group, None, _Copier]]
     id: str
     kind: str
     links: list[tuple[Link, None, tuple[_Copier, _Copier, _Copier]]]
     template: str | None
+    extent: tuple[float, float, float, float] | None
+
+    def within_bounds(self, x0: float, y0: float) -> bool:
+        """Would every device stand within the model's bound (`items.position`) at (x0, y0)?
+        The extremes of the sums are the sums of the extremes (a float sum keeps the order of
+        its terms), so one check per instance decides what checking each device would."""
+        if self.devices and self.extent is None:
+            xs = [d.pos[0] for d, _, _ in self.devices]
+            ys = [d.pos[1] for d, _, _ in self.devices]
+            self.extent = (min(xs), max(xs), min(ys), max(ys))
+        if self.extent is None:
+            return True
+        lo_x, hi_x, lo_y, hi_y = self.extent
+        return (x0 + lo_x >= -MAX_COORD and x0 + hi_x <= MAX_COORD
+                and y0 + lo_y >= -MAX_COORD and y0 + hi_y <= MAX_COORD)
 
 
 def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, Any]:
@@ -99,6 +121,7 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
                             f"of {', '.join(GROUP_KINDS)}")
         t.template = head.opt_ref(e, "template", f"template {t.id}")
         t.groups, t.devices, t.links = [], [], []
+        t.extent = None
         templates[t.id] = t
     members: dict[str, EntryReader] = {}
     for section, attr in (("template-groups", "groups"), ("template-devices", "devices"),
@@ -177,6 +200,8 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
                         reader.status(entry, what)))
     prefix = root + "."
     x0, y0 = xy
+    if not t.within_bounds(x0, y0):
+        _refuse_position(reader, t, root, (x0, y0), line)
     claim, lines = reader.claim, reader.lines
     has = lines.has()  # membership at C speed (nothing is filed in bulk meanwhile)
     for g, _, copy in t.groups:
@@ -189,7 +214,7 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
             claim(did, line)  # says where it was first
         lines[did] = line
         du_u = None if du is None else (u or 0) + du
-        if du_u is not None and not 0 < du_u < 10**4:
+        if du_u is not None and not 0 < du_u <= MAX_U:
             raise reader.fail(line, f"{what}: device {d.id} would be at U{du_u}")
         devices.append(copy(did, (x0 + d.pos[0], y0 + d.pos[1]), rack, du_u,
                             root if d.group is None else prefix + d.group))
@@ -199,6 +224,17 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
             claim(lid, line)
         lines[lid] = line
         links.append(copy(lid, copy_a(prefix + k.a.device), copy_b(prefix + k.b.device)))
+
+
+def _refuse_position(reader: EntryReader, t: _Template, root: str, xy: tuple[float, float],
+                     line: int) -> None:
+    """The located error, in the model's words, for the first device of the instance at `xy`
+    that would stand past the model's bound."""
+    for d, _, _ in t.devices:
+        pos = (xy[0] + d.pos[0], xy[1] + d.pos[1])
+        if position(pos) is None:
+            problem = device_problem(Device(f"{root}.{d.id}", d.model, pos=pos))
+            raise reader.fail(line, f"instance {root}: {problem}")
 
 
 def _read_sections(text: str, path: str,

@@ -23,7 +23,15 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from rackdesigner.model.items import Device, Link, PortRef, fast_maker
+from rackdesigner.model.items import (
+    ID_CHARS,
+    MAX_COORD,
+    MAX_LINK_COUNT,
+    Device,
+    Link,
+    PortRef,
+    fast_maker,
+)
 
 _MAKE_DEVICE = fast_maker(Device)
 _MAKE_LINK = fast_maker(Link)
@@ -277,7 +285,7 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
 # ---- whole lines straight to model objects ----------------------------------------------------
 # Plain scalars that YAML reads as text (letters first: never a number, date or null), numbers
 # in the two forms `_INT` / `_FLOAT` accept, and double-quoted text without escapes.
-_ID = r"[A-Za-z][A-Za-z0-9_.\-]*"
+_ID = rf"[A-Za-z][{ID_CHARS}]*"  # an id (model/items.py) YAML reads as text
 _NUM = r"-?[0-9]{1,20}(?:\.[0-9]{0,20}(?:[eE][-+][0-9]{1,3})?)?"
 _DEVICE_LINE = re.compile(
     rf"- \{{id: ({_ID}), model: ({_ID})(?:, name: (?:\"([^\"\\]*)\"|({_ID})))?"
@@ -302,7 +310,7 @@ def _special(*words: str | None) -> bool:
 def _number(text: str) -> int | float:
     if "." in text:
         value = float(text)
-        if value != value or not -1e150 <= value <= 1e150:  # NaN, infinities, past MAX_COORD
+        if value != value or not -MAX_COORD <= value <= MAX_COORD:  # NaN, infinities, too far
             raise NotFast
         return value
     if text.startswith(("0", "-0")) and len(text.lstrip("-")) > 1:  # YAML 1.1 octal
@@ -336,7 +344,7 @@ def direct_link(line: str) -> Any | None:
     if lid in _SPECIAL_SPELLINGS or cable in _SPECIAL_SPELLINGS:
         return None
     n = 1 if count is None else int(count)
-    if n > 10**6:
+    if n > MAX_LINK_COUNT:
         return None
     if length is not None:
         try:

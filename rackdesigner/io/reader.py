@@ -31,11 +31,16 @@ from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, P
 from rackdesigner.model.items import (
     ACTIVE,
     GROUP_KINDS,
+    ID_TEXT,
     MAX_COORD,
     NO_SITE,
     STATUSES,
     Site,
     is_valid_id,
+    length_ok,
+    link_count_ok,
+    position,
+    rack_unit_ok,
 )
 
 if TYPE_CHECKING:
@@ -44,7 +49,7 @@ if TYPE_CHECKING:
 
 
 #: The model's port syntax (`PortRef.parse`), matched in full: its `$` also accepts a final "\n".
-_PORT_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*:[A-Za-z][\w\-]*(?:\.\d+)?")
+_PORT_TEXT = re.compile(rf"{ID_TEXT}:[A-Za-z][\w\-]*(?:\.\d+)?")
 #: Groups nest pod > SU > rack > node in real designs; deeper chains only come from broken or
 #: hostile files and would exhaust recursion in the views.
 MAX_GROUP_DEPTH = 64
@@ -637,7 +642,7 @@ class EntryReader:
         if "serves" in e:  # the racks a CDU serves (model/cooling.py)
             props = tuple(sorted((*props, ("serves", self.id_list(e, "serves", what)))))
         if "floor" in e:  # a rack's place on the floor plan, metres (generators/cabling.py)
-            spot = _finite_pair(e.get("floor"))
+            spot = position(e.get("floor"))
             if spot is None:
                 raise self.fail(e.line_of("floor"), f"{what}: 'floor' must be [x, y] in metres "
                                 f"with two finite numbers, got {_short(e.get('floor'))}")
@@ -661,11 +666,11 @@ class EntryReader:
             except ValueError as exc:
                 raise self.fail(e.line_of(side), f"{what}: '{side}': {exc}") from None
         count = e.get("count", 1)
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10**6:
+        if not link_count_ok(count):  # the model's own checks (model/items.py), worded here
             raise self.fail(e.line_of("count"), f"{what}: 'count' must be a whole number >= 1, "
                             f"got {_short(count)}")
         length = e.get("length_m")
-        if length is not None and not (_finite_float(length) is not None and length >= 0):
+        if not length_ok(length):
             raise self.fail(e.line_of("length_m"), f"{what}: 'length_m' must be a number of "
                             f"metres (0 or more), got {_short(length)}")
         return Link(lid, ends[0], ends[1], count, self.opt_ref(e, "cable", what), length,
@@ -684,7 +689,7 @@ class EntryReader:
     def pos(self, e: Entry, what: str) -> tuple[float, float]:
         """The entry's `pos` ([0, 0] when absent): two finite numbers, or a located error."""
         pos = e.get("pos", (0.0, 0.0))
-        xy = _finite_pair(pos)
+        xy = position(pos)  # the model's own check (model/items.py), worded here
         if xy is None:
             raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
                             f"numbers within ±{MAX_COORD:g}, got {_short(pos)}")
@@ -693,7 +698,7 @@ class EntryReader:
     def unit(self, e: Entry, what: str) -> int | None:
         """The entry's rack unit `u` (None when absent): a whole number, or a located error."""
         u = e.get("u")
-        if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u < 10**4):
+        if not rack_unit_ok(u):
             raise self.fail(e.line_of("u"), f"{what}: 'u' must be a whole number of rack units "
                             f"(1 = bottom), got {_short(u)}")
         return u
@@ -815,31 +820,6 @@ def _parents_first(groups: list[Group], builder: EntryReader) -> list[Group]:
 def _close(name: str, layout: Layout) -> str:
     close = difflib.get_close_matches(name, [g.id for g in layout.groups()], n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _finite_float(value: Any) -> float | None:
-    """A number as a finite float, or None (text, true/false, .inf, .nan, ints past 1e308)."""
-    if not _is_number(value):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _finite_pair(value: Any) -> tuple[float, float] | None:
-    """`[x, y]` as two finite floats, or None."""
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        return None
-    x, y = _finite_float(value[0]), _finite_float(value[1])
-    if x is None or y is None or abs(x) > MAX_COORD or abs(y) > MAX_COORD:
-        return None  # past ±1e150 the canvas cannot draw (model/items.py)
-    return x, y
 
 
 def extensions(entry: dict) -> tuple[tuple[str, Any], ...]:

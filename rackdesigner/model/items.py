@@ -12,7 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+#: The characters of an id, and an id: a letter or digit first (the file readers, the importers
+#: that make ids from other tools' names and the fast reader's line patterns all build on these).
+ID_CHARS = r"A-Za-z0-9_.\-"
+ID_TEXT = rf"[A-Za-z0-9][{ID_CHARS}]*"
+ID_PATTERN = re.compile(ID_TEXT)
 _PORT_PATTERN = re.compile(r"^(?P<group>[A-Za-z][\w\-]*?)(?:\.(?P<index>\d+))?$")
 
 _PORT_FORM = "expected 'device:port' (e.g. gpu-1:nvlink or leaf-1:ib.3)"
@@ -41,16 +45,59 @@ def is_valid_id(value: object) -> bool:
     return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
 
 
+def finite(value: object) -> float | None:
+    """A number as a finite float, or None (text, true/false, NaN, an infinity, an int too
+    large for a float)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def coordinate(value: object) -> float | None:
+    """A coordinate as a finite float within ±MAX_COORD, or None."""
+    number = finite(value)
+    return number if number is not None and abs(number) <= MAX_COORD else None
+
+
+def position(value: object) -> tuple[float, float] | None:
+    """`[x, y]` / `(x, y)` as two coordinates, or None: what a device's `pos` may be."""
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        return None
+    x, y = coordinate(value[0]), coordinate(value[1])
+    return None if x is None or y is None else (x, y)
+
+
+def rack_unit_ok(u: object) -> bool:
+    """A device's rack unit: none, or a whole number 1..MAX_U."""
+    return u is None or (not isinstance(u, bool) and isinstance(u, int) and 0 < u <= MAX_U)
+
+
+def link_count_ok(count: object) -> bool:
+    """A link's count of cables: a whole number 1..MAX_LINK_COUNT."""
+    return (not isinstance(count, bool) and isinstance(count, numbers.Integral)
+            and 1 <= int(count) <= MAX_LINK_COUNT)
+
+
+def length_ok(length: object) -> bool:
+    """A link's length: none, or a finite number of metres >= 0."""
+    return length is None or ((metres := finite(length)) is not None and metres >= 0)
+
+
+# The one validation of an object's values: the mutators, `Layout.add_all` and the file readers
+# (which word the same decisions with the file's keys and lines) all decide with the functions
+# above, so a document can hold nothing one of them would refuse.
 def device_problem(device: Device) -> str | None:
     """Why `device` cannot be in a document (non-finite position, bad rack unit), or None."""
     pos = device.pos
-    if (not isinstance(pos, tuple | list) or len(pos) != 2
-            or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                       and math.isfinite(v) and abs(v) <= MAX_COORD for v in pos)):
+    if position(pos) is None:
         return (f"device {device.id!r}: position must be two finite numbers within "
                 f"±{MAX_COORD:g}, got {pos!r}")
     u = device.u
-    if u is not None and (isinstance(u, bool) or not isinstance(u, int) or not 0 < u <= MAX_U):
+    if not rack_unit_ok(u):
         return f"device {device.id!r}: rack unit must be a whole number 1..{MAX_U}, got {u!r}"
     return None
 
@@ -58,13 +105,11 @@ def device_problem(device: Device) -> str | None:
 def link_problem(link: Link) -> str | None:
     """Why `link` cannot be in a document (count, length), or None."""
     count = link.count
-    if (isinstance(count, bool) or not isinstance(count, numbers.Integral)
-            or not 1 <= count <= MAX_LINK_COUNT):
+    if not link_count_ok(count):
         return (f"link {link.id!r}: count must be a whole number 1..{MAX_LINK_COUNT:,}, got "
                 f"{count!r}")
     length = link.length_m
-    if length is not None and (isinstance(length, bool) or not isinstance(length, numbers.Real)
-                               or not math.isfinite(length) or length < 0):
+    if not length_ok(length):
         return f"link {link.id!r}: length must be a finite number of metres >= 0, got {length!r}"
     return None
 

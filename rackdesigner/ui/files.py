@@ -295,7 +295,8 @@ class FileController(QObject):
         """Ask about unsaved changes; True when it is fine to discard the current document."""
         if not self.document.is_modified():
             return True
-        name = self.document.path.name if self.document.path else "the new layout"
+        doc = self.document  # an example's copy by its title ("DGX H100 (example)")
+        name = doc.path.name if doc.path else doc.untitled_title or "the new layout"
         answer = QMessageBox.warning(
             self.owner, "Unsaved changes", f"Save your changes to {name}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard

@@ -4,14 +4,16 @@ A double-click in the Palette placed the new system at the view centre, on top o
 already there; a drop landed wherever the pointer was (issue 26). `free_offset` looks for
 the nearest place around the requested one where the new item's footprint (its devices as
 laid out, or its collapsed block) meets no device or group already drawn, on rings of
-footprint-sized steps around the spot, nearest first.
+footprint-sized steps around the spot, nearest first. The inside of an expanded system or
+rack is no free space either: a second DGX dropped between the first one's GPUs and NICs
+read as a part of it (an expanded frame picks clicks only on its header and border).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QGraphicsScene
 
 from rackdesigner.commands.edits import AddItems
@@ -20,6 +22,8 @@ from rackdesigner.ui.canvas.items import DeviceItem, GroupItem
 
 GAP = 30.0  # clear space kept around a new item
 RINGS = 12  # how far to look (in footprints) before giving up and using the spot asked for
+SOLID_FRAMES = ("node", "tray", "rack")  # expanded, their whole frame is taken; a pod's or
+# an SU's is an area where new items may go between its members
 
 
 def footprint(command: AddItems) -> QRectF:
@@ -49,8 +53,13 @@ def moved(command: AddItems, dx: float, dy: float, grid: float = 10.0) -> AddIte
 
 
 def occupied(scene: QGraphicsScene, rect: QRectF) -> bool:
-    return any(isinstance(item, DeviceItem | GroupItem) and item.isVisible()
-               for item in scene.items(rect))
+    """Whether `rect` meets a device, a collapsed group or the frame of an expanded system
+    or rack (`SOLID_FRAMES`) drawn on `scene`."""
+    if any(isinstance(item, DeviceItem | GroupItem) and item.isVisible()
+           for item in scene.items(rect)):
+        return True
+    return any(isinstance(item, GroupItem) and item.isVisible() and item.kind in SOLID_FRAMES
+               for item in scene.items(rect, Qt.ItemSelectionMode.IntersectsItemBoundingRect))
 
 
 def free_offset(scene: QGraphicsScene, rect: QRectF) -> tuple[float, float]:

@@ -37,6 +37,9 @@ EXIT_STATUS = 2
 #: Qt prints this whenever the xcb plugin fails, whatever the cause (no display included):
 #: repeated to a user whose libxcb-cursor0 is installed it sends them the wrong way.
 CURSOR_HINT = "xcb-cursor0 or libxcb-cursor0 is needed"
+#: Qt ends its last word with this; the cause is the display or a system library, never the
+#: installed application, so it is not passed on.
+REINSTALL_HINT = "Reinstalling the application may fix this problem."
 
 
 def missing_packages() -> list[str]:
@@ -90,7 +93,7 @@ def _details(messages: list[str], missing: list[str] | None) -> list[str]:
     hint when that library is installed."""
     lines = []
     for message in messages:
-        first = message.splitlines()[0] if message else ""
+        first = message.splitlines()[0].replace(REINSTALL_HINT, "").strip() if message else ""
         if not first or (CURSOR_HINT in first and "libxcb-cursor0" not in (missing or ())):
             continue
         lines.append(f"rackdesigner:   Qt said: {first}")

@@ -123,7 +123,7 @@ def _attention(model: ModelSpec, job: Job, gpu: H.GpuCompute, profile: Profile
                ) -> tuple[float, float, tuple[int, int]]:
     """Forward and backward seconds of the attention core of one average layer and its kernel
     launches."""
-    b, s, cp, tp = job.mbs, job.seq or model.seq_len, job.cp, job.tp
+    b, s, cp, tp = job.mbs, job.seq_len, job.cp, job.tp
     heads = model.heads / tp
     qk, v = model.qk_dim, model.v_dim
     if profile.flash:
@@ -169,7 +169,7 @@ def _memory_bound(model: ModelSpec, job: Job, gemms: tuple[G.Gemm, ...], profile
     """HBM bytes (forward, backward) and kernel launches (forward, backward) of one average
     layer's memory-bound kernels."""
     h = model.hidden
-    tokens = job.mbs * (job.seq or model.seq_len) / job.cp  # the micro-batch's, on this CP rank
+    tokens = job.mbs * job.seq_len / job.cp  # the micro-batch's, on this CP rank
     local = tokens / job.tp if job.sp else tokens  # sequence parallelism: 1/TP of them each
     byte_f = byte_b = kern_f = kern_b = 0.0
 

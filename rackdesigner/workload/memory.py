@@ -75,7 +75,7 @@ def _stage_memory(model: ModelSpec, job: Job, gpu: H.GpuCompute, profile: Profil
     if job.recompute == "full":  # the layer being recomputed holds its full activations
         acts += activation_bytes_per_layer(model, job, "selective", profile.flash)
     if stage.output:  # fp32 logits of the micro-batch whose loss is computed
-        acts += 4.0 * job.mbs * (job.seq or model.seq_len) * model.vocab / (job.tp * job.cp)
+        acts += 4.0 * job.mbs * job.seq_len * model.vocab / (job.tp * job.cp)
     return Memory(weights / GB, grads / GB, optim / GB, acts / GB, gpu.capacity_GB)
 
 

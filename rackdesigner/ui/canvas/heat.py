@@ -126,6 +126,7 @@ class HeatMarks:
 
     def set_heat(self, heat) -> None:
         """Colour every bundle by its hottest member's utilisation (None turns it off)."""
+        toggled = (heat is None) != (self.heat is None)
         self.heat = heat
         self.group_heat = self._group_heat(heat)
         self.apply_heat()
@@ -142,6 +143,8 @@ class HeatMarks:
             self.addItem(self.heat_legend)
         for view in self.views():
             view.viewport().update()
+            if toggled and hasattr(view, "legend_changed"):
+                view.legend_changed()
 
     def _group_heat(self, heat) -> dict[str, float]:
         """Group id -> the highest utilisation of a link with an end inside the group (its

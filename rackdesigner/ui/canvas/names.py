@@ -6,8 +6,10 @@ scene units, 4 px at 30 %), so the view writes, in viewport pixels (`overlay` pa
 - the names of the groups large enough on screen to hold them — the pod and the scalable
   units when fully zoomed out, then racks and tiers, then nodes — outermost first, each on a
   light pill, never overlapping a name already written (so the readable level wins) and never
-  cut: whole, wrapped over lines, run on over free canvas, under a node's box, or a short
-  form ("SU 12"); what fits in no form is left out;
+  cut: whole, wrapped over lines, run on over free canvas, under a node's box, a short form
+  ("SU 12"), or that form in a smaller type inside a block (a 32k-GPU SuperPOD's SUs are
+  47 x 18 px fitted: named beside, every second one went unnamed); what fits in no form is
+  left out; a frame's name covers no aggregate block (a pod's name took its first SU's place);
 - in each aggregate block, under its name, its counts (GPUs, failed, devices, power) and, far
   out, the link count and total capacity of each line leaving it (with its hottest member's
   load under a heat map), as many lines as the block holds.
@@ -21,98 +23,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRect, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGraphicsView
 
+from rackdesigner.model import natural_key
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.group_item import GROUP_TYPE
+from rackdesigner.ui.canvas.name_forms import (
+    _name_lines,
+    _pack,
+    label_font,
+    short_forms,
+)
 
 LABEL_BELOW_ZOOM = style.LOD_TEXT
 LABEL_PAD = 3
 MIN_LABEL_PX = 36  # a frame narrower than this on screen gets no name (it would be "R…")
-KIND_SIZES = {"pod": 11.0, "fabric": 10.0, "su": 10.0, "rack": 9.0, "bundle": 8.0}  # others 8.5
 MAX_BUNDLE_LABELS = 2000  # more bundles far out: no counts written for them
+BLOCK_EDGE = 4  # px of a block a frame's name may cover
 LINK_MARK = 14  # px before a block's line about a link: a dash in the line's colour
-
-
-_FONTS: dict[str, tuple[QFont, QFontMetrics]] = {}
-
-
-def label_font(kind: str) -> tuple[QFont, QFontMetrics]:
-    """The label font of a group kind and its metrics (made once: a QFontMetrics per group
-    per frame was most of the overlay's cost)."""
-    found = _FONTS.get(kind)
-    if found is None:
-        font = style.font(KIND_SIZES.get(kind, 8.5), True)
-        found = _FONTS[kind] = (font, QFontMetrics(font))
-    return found
-
-
-def short_name(label: str) -> str:
-    """A label too long for its box, by its initials and its number ("Scalable unit 12" ->
-    "SU 12"), or the label itself when it does not end in a number."""
-    words = label.split()
-    if len(words) < 2 or not any(c.isdigit() for c in words[-1]):
-        return label
-    return "".join(w[0].upper() for w in words[:-1]) + " " + words[-1]
-
-
-def short_forms(label: str) -> list[str]:
-    """Shorter names for a numbered label, most telling first: its last words ("SU1 DGX H100
-    20" -> "DGX H100 20"), its initials ("Scalable unit 12" -> "SU 12"), its last two words.
-    A label that does not end in a number has none: it is never cut ("Spine an…")."""
-    words = label.split()
-    if len(words) < 2 or not any(c.isdigit() for c in words[-1]):
-        return []
-    out = [" ".join(words[i:]) for i in range(1, len(words) - 2)]
-    out.append(short_name(label))
-    out.append(" ".join(words[-2:]))
-    return list(dict.fromkeys(f for f in out if f != label))
 
 
 def screen_rect(view: QGraphicsView, rect: QRectF) -> QRect:
     return view.viewportTransform().mapRect(rect).toAlignedRect()
-
-
-def _pack(parts: list[str], metrics: QFontMetrics, width: int) -> list[str]:
-    """`parts` joined with " · " into lines no wider than `width`; a part that fits no line
-    ends the list (it is left out with the rest, never cut)."""
-    lines: list[str] = []
-    for part in parts:
-        if metrics.horizontalAdvance(part) > width:
-            break
-        if lines and metrics.horizontalAdvance(lines[-1] + " · " + part) <= width:
-            lines[-1] += " · " + part
-        else:
-            lines.append(part)
-    return lines
-
-
-def _wrap(label: str, metrics: QFontMetrics, width: int, max_lines: int) -> list[str] | None:
-    """The label's words in lines no wider than `width`, or None (a word too wide, too many
-    lines)."""
-    lines: list[str] = []
-    for word in label.split():
-        if metrics.horizontalAdvance(word) > width:
-            return None
-        if lines and metrics.horizontalAdvance(lines[-1] + " " + word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return lines if 0 < len(lines) <= max_lines else None
-
-
-def _name_lines(label: str, metrics: QFontMetrics, width: int, max_lines: int
-                ) -> list[str] | None:
-    """The name in `width`: whole, word-wrapped (up to `max_lines`), or a short form."""
-    if width <= 0 or max_lines < 1:
-        return None
-    if metrics.horizontalAdvance(label) <= width:
-        return [label]
-    wrapped = _wrap(label, metrics, width, max_lines) if max_lines > 1 else None
-    if wrapped is not None and not wrapped[-1].isdigit():  # "Scalable unit / 12": "SU 12"
-        return wrapped
-    return next(([f] for f in short_forms(label) if metrics.horizontalAdvance(f) <= width), None)
 
 
 @dataclass
@@ -123,6 +56,7 @@ class Label:
     lines: list[str]
     kind: str
     links: list[tuple[int, int, object]] = field(default_factory=list)  # first, last, bundle
+    small: bool = False  # written in the "small" type (a short name inside a small block)
 
     @property
     def text(self) -> str:
@@ -134,9 +68,11 @@ class _Placer:
 
     CELL = 64  # px: labels placed are bucketed by cell
 
-    def __init__(self, view: QGraphicsView, boxes: list[QRect]) -> None:
+    def __init__(self, view: QGraphicsView, boxes: list[QRect],
+                 blocks: list[QRect] | None = None) -> None:
         self.viewport = view.viewport().rect()
         self.boxes = boxes
+        self.blocks = blocks or []  # blocks and boxes: a frame's name covers none of them
         self._cells: dict[tuple[int, int], list[QRect]] = {}
 
     def _span(self, rect: QRect):
@@ -167,6 +103,20 @@ class _Placer:
         return not any(rect.intersects(b) for b in self.boxes  # but its own and around it
                        if b != own and not b.contains(own) and not own.contains(b))
 
+    def clear(self, rect: QRect, frame: QRect) -> bool:
+        """A frame's name over none of the blocks or collapsed boxes it holds but their edge,
+        when it holds several (a pod's name over its first SU took the place of that SU's
+        own name; an SU's hid two of its four NVL72 racks); over its only one it stands for
+        it (the spine tier's one rack)."""
+        held = [b for b in self.blocks if frame.contains(b)]
+        if len(held) < 2:
+            return True
+        for block in held:
+            over = rect.intersected(block)
+            if over.width() > BLOCK_EDGE and over.height() > BLOCK_EDGE:
+                return False
+        return True
+
     def corner(self, box: QRect, width: int, height: int) -> QRect | None:
         """The box's top-left corner (kept on screen), or under the names already there."""
         rect = QRect(max(box.left() + 2, 2), max(box.top() + 2, 2), width, height)
@@ -187,9 +137,13 @@ class _Placer:
     def beside(self, box: QRect, label: str, metrics: QFontMetrics, height: int
                ) -> tuple[QRect, str] | None:
         """Right of (or else left of) a block too small for its name, clear of the other
-        names — and of the other blocks where there is room, else over their edge."""
+        names — and of the other blocks where there is room, else over their edge in the
+        shortest form (covering as little of a neighbour as it can)."""
+        forms = [label, *short_forms(label)]
         for strict in (True, False):
-            for text in (label, *short_forms(label)):
+            if not strict:
+                forms.sort(key=metrics.horizontalAdvance)
+            for text in forms:
                 width = metrics.horizontalAdvance(text) + 2 * LABEL_PAD
                 if width > 220 + 2 * LABEL_PAD:
                     continue
@@ -278,8 +232,9 @@ def _place_labels(view: QGraphicsView, scene) -> list[Label]:
         box = (far.drawn_rect(view, gid).toAlignedRect() if gid in drawn
                else screen_rect(view, frame))
         candidates.append((scene._group_depth(gid), gid, item, box))
-    candidates.sort(key=lambda c: (c[0], c[1]))
-    placer = _Placer(view, [c[3] for c in candidates])
+    candidates.sort(key=lambda c: (c[0], natural_key(c[1])))  # SU 2 before SU 10
+    placer = _Placer(view, [c[3] for c in candidates],
+                     [c[3] for c in candidates if c[2].collapsed])
     links = _far_links(view)
     heat_shown = getattr(scene, "heat", None) is not None
     out: list[Label] = []
@@ -303,6 +258,10 @@ def _block_label(placer: _Placer, item, box: QRect, bundles, heat_shown: bool
     width = box.width() - 4 - 2 * LABEL_PAD
     rows = (box.height() - 6) // line
     name = _name_lines(item.label, metrics, width, rows) if width >= MIN_LABEL_PX else None
+    if name is None:
+        small = _small_label(placer, item, box)
+        if small is not None:
+            return small
     if name is None:  # a block too small for its name (a spine tier's square): beside it
         side = placer.beside(box, item.label, metrics, line + 2)
         return Label(side[0], [side[1]], item.kind) if side is not None else None
@@ -335,6 +294,22 @@ def _block_label(placer: _Placer, item, box: QRect, bundles, heat_shown: bool
             return None
         lines = lines[:-1]
         spans = [(f, min(last, len(lines) - 1), b) for f, last, b in spans if f < len(lines)]
+
+
+def _small_label(placer: _Placer, item, box: QRect) -> Label | None:
+    """A short name in the small type, inside a block too small for the kind's own type."""
+    metrics = label_font("small")[1]
+    height = metrics.height()
+    if box.height() < height:
+        return None
+    for text in short_forms(item.label):
+        width = metrics.horizontalAdvance(text) + 2
+        if width + 2 > box.width():
+            continue
+        rect = QRect(box.left() + 1, box.top() + (box.height() - height) // 2, width, height)
+        if placer.free(rect):
+            return Label(rect, [text], item.kind, small=True)
+    return None
 
 
 def _box_label(placer: _Placer, item, box: QRect) -> Label | None:
@@ -376,15 +351,19 @@ def _frame_label(placer: _Placer, item, box: QRect, outermost: bool) -> Label | 
     width = box.width() - 4 - 2 * LABEL_PAD
     if metrics.horizontalAdvance(item.label) <= width:
         rect = placer.corner(box, full, line)
-        return Label(rect, [item.label], item.kind) if rect is not None else None
+        if rect is not None and placer.clear(rect, box):
+            return Label(rect, [item.label], item.kind)
     run_on = QRect(max(box.left() + 2, 2), max(box.top() + 2, 2), full, line)
-    if placer.free(run_on, box):
+    if placer.free(run_on, box) and placer.clear(run_on, box):
         return Label(run_on, [item.label], item.kind)
     for short in short_forms(item.label):
         if metrics.horizontalAdvance(short) <= width:
             rect = placer.corner(box, metrics.horizontalAdvance(short) + 2 * LABEL_PAD, line)
-            if rect is not None:
+            if rect is not None and placer.clear(rect, box):
                 return Label(rect, [short], item.kind)
+    above = QRect(max(box.left(), 2), box.top() - line - 1, full, line)  # over its top edge
+    if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
+        return Label(above, [item.label], item.kind)
     return None
 
 

@@ -25,17 +25,15 @@ from PySide6.QtWidgets import QGraphicsView
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.far_lines import paint_far_lines
 from rackdesigner.ui.canvas.far_wires import wire_color
+from rackdesigner.ui.canvas.name_forms import label_font, short_forms, short_name
 from rackdesigner.ui.canvas.names import (
     LABEL_BELOW_ZOOM,
     LINK_MARK,
     Label,
     bundle_labels,
     group_labels,
-    label_font,
     place_labels,
     screen_rect,
-    short_forms,
-    short_name,
 )
 
 MAX_OUTLINES = 400  # more selected items: one outline around all of them
@@ -58,7 +56,7 @@ def paint_overlay(view: QGraphicsView, painter: QPainter) -> None:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(PILL)
         painter.drawRoundedRect(label.rect, 3, 3)
-        font, metrics = label_font(label.kind)
+        font, metrics = label_font("small" if label.small else label.kind)
         painter.setFont(font)
         height = metrics.height()
         top = label.rect.top() + 1

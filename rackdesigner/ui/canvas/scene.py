@@ -352,6 +352,11 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         place_count_labels(self.bundles.values(), boxes)
 
     def _grow_scene_rect(self, rect: QRectF | None = None) -> None:
+        """Room around the design to scroll over: 2,000 units, or a quarter of the design's
+        size (fitted far out, 2,000 units were ~27 px: no room for the heat map's legend)."""
         bounds = self.itemsBoundingRect() if rect is None else self.sceneRect().united(rect)
-        self.setSceneRect(bounds.adjusted(-2000, -2000, 2000, 2000) if rect is None else bounds)
+        if rect is None:
+            m = max(2000.0, 0.25 * max(bounds.width(), bounds.height()))
+            bounds = bounds.adjusted(-m, -m, m, m)
+        self.setSceneRect(bounds)
 

@@ -35,6 +35,9 @@ MIN_ZOOM = 0.01
 MAX_ZOOM = 4.0
 GRID = 20.0
 FIT_MARGIN = 40.0  # scene units around the design when fitting
+MODIFIER_KEYS = (Qt.Key.Key_Control, Qt.Key.Key_Shift, Qt.Key.Key_Alt, Qt.Key.Key_Meta,
+                 Qt.Key.Key_AltGr)
+LEGEND_MARGIN_PX = 10.0  # the heat map's legend from the viewport's bottom-left corner
 TITLE_ROOM_PX = 24  # fitted zoomed out: room above the design for its outermost name
 OVERVIEW_MIN_DEVICES = 200  # smaller designs never switch to the overview
 FAR_ZOOM = 0.04  # below: SUs and switch tiers are aggregate blocks (canvas.cells)
@@ -135,10 +138,13 @@ class RackView(QGraphicsView):
                 rect = QRectF(-200, -150, 400, 300)
             m = FIT_MARGIN
             self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
-            if self.zoom() < style.LOD_TEXT:  # the names at screen size: the design's own
-                top = TITLE_ROOM_PX / self.zoom()  # above it, covering none of the others
-                self.fitInView(rect.adjusted(-m, -m - top, m, m),
-                               Qt.AspectRatioMode.KeepAspectRatio)
+            # the names at screen size: the design's own above it, covering none of the
+            # others; the heat map's legend under it, covering no block (at 32k GPUs it hid
+            # the last row of SU names)
+            top = TITLE_ROOM_PX if self.zoom() < style.LOD_TEXT else 0.0
+            bottom = self._legend_room()
+            if top or bottom:
+                self._fit_between(rect.adjusted(-m, -m, m, m), top, bottom)
             if self.zoom() > 1.0:
                 self._set_zoom(1.0)
             self._zoom_changed()
@@ -147,6 +153,37 @@ class RackView(QGraphicsView):
             self.rack_scene().flush()
             if rect.contains(self.design_rect().adjusted(m / 2, m / 2, -m / 2, -m / 2)):
                 break
+
+    def _fit_between(self, rect: QRectF, top: float, bottom: float) -> None:
+        """Fit `rect` in the viewport less `top` and `bottom` pixels (fitInView's margins);
+        again if a scroll bar came or went meanwhile (the viewport changed size)."""
+        for _ in range(2):
+            shown = self.viewport().rect()
+            area = shown.adjusted(2, 2, -2, -2)
+            height = max(area.height() - top - bottom, 20.0)
+            zoom = min(area.width() / max(rect.width(), 1.0),
+                       height / max(rect.height(), 1.0))
+            self.resetTransform()
+            self.scale(zoom, zoom)
+            centre = rect.center()
+            centre.setY(centre.y() - (top - bottom) / 2 / zoom)
+            wanted = QRectF(0, 0, shown.width() / zoom, shown.height() / zoom)
+            wanted.moveCenter(centre)
+            self.rack_scene()._grow_scene_rect(wanted)  # far out, 2,000 units are ~27 px
+            self.centerOn(centre)
+            if self.viewport().rect() == shown:
+                break
+
+    def _legend_room(self) -> float:
+        """Viewport pixels the heat map's legend takes at the bottom (0 with no heat map)."""
+        scene = self.rack_scene()
+        if scene.heat is None or scene.legend_in_scene:
+            return 0.0
+        return legend_height(scene.heat_title) + 2 * LEGEND_MARGIN_PX
+
+    def legend_changed(self) -> None:
+        """The heat map was turned on or off: a design kept fitted makes room for its legend."""
+        self._fit_if_kept()
 
     def request_fit(self) -> None:
         """Fit the design once the view has its real size, and keep it fitted through the
@@ -224,8 +261,9 @@ class RackView(QGraphicsView):
 
     # ---- pan and keys ------------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        self.stop_keeping_fitted()
         key = event.key()
+        if key not in MODIFIER_KEYS:  # Ctrl of Ctrl+Shift+H (heat map) is not the user moving
+            self.stop_keeping_fitted()
         if key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_down = True
             self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
@@ -329,8 +367,8 @@ class RackView(QGraphicsView):
                 painter.save()
                 painter.resetTransform()
                 title = self.rack_scene().heat_title
-                paint_legend(painter, 10.0, self.viewport().height() - legend_height(title)
-                             - 10.0, title)
+                paint_legend(painter, LEGEND_MARGIN_PX, self.viewport().height()
+                             - legend_height(title) - LEGEND_MARGIN_PX, title)
                 painter.restore()
             return
         painter.save()

@@ -19,6 +19,7 @@ from rackdesigner.simulation.result import WARNING, Message
 from rackdesigner.ui.panel.theme import TEXT_DIM
 
 BANNER_CHARS = 120
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's QWIDGETSIZE_MAX: no maximum height
 WARNING_STYLE = ("background: #fff8e1; color: #5d4300; border: 1px solid #f0d98c;"
                  " border-radius: 3px; padding: 3px 6px; font-size: 8pt;")
 NOTES_STYLE = f"color: {TEXT_DIM}; font-size: 8pt; padding: 0 4px 2px 16px;"
@@ -66,8 +67,19 @@ class NotesBar(QWidget):
         self.warnings: tuple[str, ...] = ()
         self.notes: tuple[str, ...] = ()
 
+    def hold(self) -> None:
+        """Nothing to say yet (a file is opening): the texts go, the bar keeps its height so
+        what is under it in the panel stays where the user's next click goes."""
+        self.setFixedHeight(self.height() if self.isVisible() else 0)
+        for label in (self.warning, self.notes_label):
+            label.setText("")
+            label.setToolTip("")
+        self.notes_button.setText("…")
+
     def show_messages(self, messages: Sequence[Message]) -> None:
         """Show `messages` (a result's `classified()`, plus any reason it could not run)."""
+        self.setMinimumHeight(0)
+        self.setMaximumHeight(QWIDGETSIZE_MAX)
         self.warnings = tuple(m.text for m in messages if m.severity == WARNING)
         self.notes = tuple(m.text for m in messages if m.severity != WARNING)
         text = ""

@@ -62,6 +62,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
 METRICS = (("busbw", "busbw"), ("algbw", "algbw"), ("busbw + algbw", "both"))
 PUE_MIN, PUE_MAX, PUE_STEP = 1.0, 3.0, 0.05
+WAITING = "Computing the loads of this design…"  # the Heat tab while a file opens
 TABS = ("bandwidth", "latency", "power", "workload", "cost")
 
 
@@ -186,6 +187,9 @@ class SimulationPanel(QWidget):
         self.notes_bar = NotesBar(self)
         self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
         self.headline = HeadlineWidget(self)
+        keep = self.headline.sizePolicy()  # hidden while a file opens, it keeps its place: the
+        keep.setRetainSizeWhenHidden(True)  # tabs under it do not jump up and back (issue 26)
+        self.headline.setSizePolicy(keep)
         self.failure_bar = FailureBar(self)
         self.heat_tab = HeatTab(self)
         self.heat_tab.heat_requested.connect(self._on_heat_tab_heat_requested)
@@ -443,7 +447,11 @@ class SimulationPanel(QWidget):
             baseline = impact.intact
         self.failure_bar.show_impact(impact, result, self.reference)
         heat = None
-        if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
+        if live is None and self.live.layout is not None:  # a file opened: no other's loads
+            self.heat_tab.show_heat(None, WAITING if self.heat_tab.enabled_check.isChecked()
+                                    else "")
+            self.heat_changed.emit(None)
+        elif self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
             if (live is not None and live.heat_for == self._workload_heat
                     and (live.heat is not None or live.heat_error)):
                 self.heat_tab.show_heat(live.heat, live.heat_error)
@@ -460,7 +468,10 @@ class SimulationPanel(QWidget):
         if live is not None and live.error:
             messages.insert(0, Message("cannot_simulate", WARNING,
                                        f"Cannot simulate: {live.error}"))
-        self.notes_bar.show_messages(messages)
+        if live is None and self.live.layout is not None:
+            self.notes_bar.hold()
+        else:
+            self.notes_bar.show_messages(messages)
         self.compare.pin_button.setEnabled(result is not None)
         self._show_headline()
         self.bandwidth.show_results(result, baseline, self.collectives)
