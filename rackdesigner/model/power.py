@@ -143,8 +143,9 @@ class RackPower:
     def _devices(self) -> dict[str, tuple[DeviceSpec | None, str | None, str | None]]:
         """device id -> (spec, rack, group), built in one pass."""
         if self._dev is None:
-            spec = self.spec
-            self._dev = {d.id: (spec(d.model), d.rack, d.group) for d in self.layout.devices()}
+            spec, known = self.spec, self._specs
+            self._dev = {d.id: (known[m] if (m := d.model) in known else spec(m), d.rack,
+                                d.group) for d in self.layout.devices()}
         return self._dev
 
     def _group_covered(self, group: str | None) -> bool:
