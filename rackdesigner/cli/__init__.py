@@ -142,6 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in verbs and not args_list[0].startswith("-")):
         return _start_gui(args_list)
     verb = verbs.get(args_list[0])
+    # No verb does linear algebra, but NumPy's OpenBLAS starts a worker thread per core when a
+    # large design's columns import it, and spins it: 0.1 s of CPU per process on a 2-core
+    # machine, taken from whatever else runs there. A value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser(verb.name if verb is not None else "")
     try:
         args = parser.parse_args(args_list)

@@ -415,7 +415,10 @@ class Topology:
                     elif k != "gpu":
                         nxt.append((nbr, r, e))
             frontier = nxt
-        if len(found) > 1:
+        if len(found) == 2:  # two NICs behind one PCIe switch: the common case
+            if natural_key(found[1].nic) < natural_key(found[0].nic):
+                found.reverse()
+        elif len(found) > 2:
             found.sort(key=lambda p: natural_key(p.nic))
         return found, near, tuple(p.nic for p in found)
 
