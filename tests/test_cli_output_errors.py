@@ -18,9 +18,12 @@ EXAMPLE = str(next(p for p in example_paths() if p.name == "dgx-h100.yaml"))
 
 
 def _cli(*args: str, stdout=subprocess.PIPE, **env: str) -> subprocess.CompletedProcess[str]:
+    # as a user's shell runs it: stdout to a file is block-buffered (PYTHONUNBUFFERED, set on
+    # some CI and build machines, hid that `--version > /dev/full` failed only at exit, 120)
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     return subprocess.run([sys.executable, "-m", "rackdesigner", *args], cwd=REPO,
                           stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=180,
-                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **env})
+                          env={**base, "QT_QPA_PLATFORM": "offscreen", **env})
 
 
 @pytest.mark.slow
