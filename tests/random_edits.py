@@ -144,7 +144,7 @@ class RandomDesigner:
         devices = [d.id for d in layout.devices()]
         links = [lk.id for lk in layout.links()]
         groups = [g.id for g in layout.groups()]
-        choice = rng.randrange(14)
+        choice = rng.randrange(15)
         if choice in (0, 10) and len(devices) > self.max_devices:
             choice = 3  # keep the design small enough that each step stays cheap
         if choice == 0:
@@ -188,6 +188,10 @@ class RandomDesigner:
                 return "badfield", change_device(rng.choice(devices), colour="red")
         if choice == 13 and devices:
             return "regroup", change_device(rng.choice(devices), group=rng.choice([None, *groups]))
+        if choice == 14 and links:  # another cable or length: the same ports (a mount's cables)
+            cables = [None, *sorted(s.id for s in layout.catalog.of_kind("cable", "transceiver"))]
+            return "cable", change_link(rng.choice(links), cable=rng.choice(cables),
+                                        length_m=rng.choice([None, 0.5, 3.0, 40.0]))
         return "noop", None
 
     # ---- steps ----------------------------------------------------------------------------

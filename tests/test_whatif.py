@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from rackdesigner.analysis.symmetry import classes
+from rackdesigner.analysis.symmetry import classes, device_colours
 from rackdesigner.analysis.whatif import WhatIf
 from rackdesigner.cli import main
 from rackdesigner.generators import generate
@@ -144,6 +144,17 @@ def test_symmetry_keeps_different_objects_apart(sp1):
     groups = classes(sp1, [d.id for d in sp1.devices() if sp1.spec(d.id).kind == "switch"])
     for members in groups:
         assert len({m.split("-")[0] for m in members}) == 1  # leaves never with spines
+
+
+@pytest.mark.parametrize("design", ["sp4", "nvl72", "fat-tree"])
+def test_colours_refined_with_numpy_are_the_colours_of_the_tuples(design, sp4):
+    layout = {"sp4": lambda: sp4,
+              "nvl72": lambda: generate("superpod", system="gb200-nvl72", racks=2),
+              "fat-tree": lambda: generate("fat-tree", switch="qm9700", levels=3,
+                                           endpoints=64)}[design]()
+    tuples = device_colours(layout, array_min_links=10**9)
+    assert device_colours(layout, array_min_links=0) == tuples
+    assert 1 < len(set(tuples.values())) < len(tuples)  # some alike, not all
 
 
 @pytest.mark.slow

@@ -22,9 +22,15 @@ from collections.abc import Iterable
 
 from rackdesigner.model import Layout, natural_key
 
+#: Designs with at least this many links refine their colours with NumPy (`_colours_numpy`).
+ARRAY_MIN_LINKS = 20_000
 
-def device_colours(layout: Layout, max_rounds: int = 32) -> dict[str, int]:
+
+def device_colours(layout: Layout, max_rounds: int = 32,
+                   array_min_links: int = ARRAY_MIN_LINKS) -> dict[str, int]:
     """Colour refinement of the devices; equal colour = structurally interchangeable."""
+    if layout.link_count() >= array_min_links:
+        return _colours_numpy(layout, max_rounds)
     intern: dict[object, int] = {}
 
     def code(value: object) -> int:
@@ -47,6 +53,54 @@ def device_colours(layout: Layout, max_rounds: int = 32) -> dict[str, int]:
             break
         n_classes = n_new
     return colour
+
+
+def _colours_numpy(layout: Layout, max_rounds: int) -> dict[str, int]:
+    """`device_colours`, each round's multisets sorted with NumPy: the same colours, numbered
+    alike (a device's new colour is its colour and its sorted (neighbour colour, label) codes,
+    numbered in device order as they first appear). A 32k-GPU SuperPOD's eight rounds over
+    606,000 link ends took 3 s as tuples."""
+    import numpy as np
+
+    ids: list[str] = []
+    first: dict[object, int] = {}
+    start: list[int] = []
+    for device in layout.devices():
+        ids.append(device.id)
+        start.append(first.setdefault(("model", device.model), len(first)))
+    at = {device_id: i for i, device_id in enumerate(ids)}
+    labels: dict[tuple[str, str, int], int] = {}
+    a_end: list[int] = []
+    b_end: list[int] = []
+    a_lab: list[int] = []
+    b_lab: list[int] = []
+    for link in layout.links():
+        a, b = link.a, link.b
+        a_end.append(at[a.device])
+        b_end.append(at[b.device])
+        a_lab.append(labels.setdefault((a.group, b.group, link.count), len(labels)))
+        b_lab.append(labels.setdefault((b.group, a.group, link.count), len(labels)))
+    # each link end as (device, neighbour, label); grouped by device
+    src = np.array(a_end + b_end, dtype=np.int64)
+    dst = np.array(b_end + a_end, dtype=np.int64)
+    lab = np.array(a_lab + b_lab, dtype=np.int64)
+    n = len(ids)
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(src, minlength=n)))).tolist()
+    colour = np.array(start, dtype=np.int64)
+    n_classes = len(set(start))
+    width = max(len(labels), 1)
+    for _ in range(max_rounds):
+        pair = colour[dst] * width + lab  # (neighbour colour, label), ordered as the tuples
+        sorted_pairs = pair[np.lexsort((pair, src))]
+        intern: dict[tuple[int, bytes], int] = {}
+        own = colour.tolist()
+        new = [intern.setdefault((own[i], sorted_pairs[bounds[i]:bounds[i + 1]].tobytes()),
+                                 len(intern)) for i in range(n)]
+        colour = np.array(new, dtype=np.int64)
+        if len(intern) == n_classes:
+            break
+        n_classes = len(intern)
+    return dict(zip(ids, colour.tolist(), strict=True))
 
 
 def link_colour(layout: Layout, colour: dict[str, int], link_id: str) -> tuple:

@@ -89,16 +89,30 @@ def deltas(intact: dict[str, float | None], after: dict[str, float | None]
     return out
 
 
-def gpu_capacity(topo: Topology) -> dict[str, tuple[float, float]]:
-    """Per GPU: (NVLink GB/s, NIC GB/s to the fabric), the figures a lost NVLink or NIC lowers."""
+def gpu_capacity(topo: Topology, known: tuple[Topology, dict] | None = None
+                 ) -> dict[str, tuple[float, float]]:
+    """Per GPU: (NVLink GB/s, NIC GB/s to the fabric), the figures a lost NVLink or NIC lowers.
+
+    `known` is (a topology, its capacities): when `topo` is a failure's delta on that one
+    (`Topology.delta`), the GPUs outside the islands that lost something take theirs."""
     out = {}
+    delta = topo.delta
+    if known is not None and delta is not None and delta[0] is known[0]:
+        redo, earlier = delta[1], known[1]
+        for gpu in topo.gpus:
+            out[gpu] = _capacity_of(topo, gpu) if gpu in redo else earlier[gpu]
+        return out
     for gpu in topo.gpus:
-        up = sum(topo.nvl_sw_raw.get(gpu, {}).values()) + sum(
-            topo.nvl_peer_raw.get(gpu, {}).values())
-        net = sum(min(p.raw, sum(topo.nic_up.get(p.nic, {}).values()))
-                  for p in topo.gpu_nics.get(gpu, ()))
-        out[gpu] = (up, net)
+        out[gpu] = _capacity_of(topo, gpu)
     return out
+
+
+def _capacity_of(topo: Topology, gpu: str) -> tuple[float, float]:
+    up = sum(topo.nvl_sw_raw.get(gpu, {}).values()) + sum(
+        topo.nvl_peer_raw.get(gpu, {}).values())
+    net = sum(min(p.raw, sum(topo.nic_up.get(p.nic, {}).values()))
+              for p in topo.gpu_nics.get(gpu, ()))
+    return up, net
 
 
 @dataclass(frozen=True)
@@ -173,7 +187,7 @@ class WhatIf:
         broken = degraded(self.layout, down)
         result = simulate(broken, **self.sim)
         after = figures(result, self.size)
-        cap = gpu_capacity(Topology.of(broken))
+        cap = gpu_capacity(Topology.of(broken), (Topology.of(self.layout), self._capacity))
         failed_gpus = sum(1 for g in self._capacity if g in down.devices)
         degraded_gpus = sum(1 for g, (up, net) in cap.items()
                             if up < self._capacity[g][0] - _TOL
@@ -383,7 +397,8 @@ def marked_impact(layout: Layout, result: SimulationResult,
             cache.clear()
             cache[cache_key] = hit
     capacity = hit.capacity()
-    cap = gpu_capacity(Topology.of(degraded(layout, down)))
+    cap = gpu_capacity(Topology.of(degraded(layout, down)),
+                       (Topology.of(hit.layout), capacity))
     worse = sum(1 for g, (up, net) in cap.items() if g in capacity
                 and (up < capacity[g][0] - _TOL or net < capacity[g][1] - _TOL))
     failed_gpus = sum(1 for g in capacity if g in down.devices)

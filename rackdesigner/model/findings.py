@@ -26,7 +26,7 @@ the next edit's re-check finds them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from rackdesigner.model.layout import Layout
 from rackdesigner.model.racks_evolve import rack_index
@@ -96,6 +96,8 @@ class _Edit:
     groups: bool  # a group came, went or changed (but for folding and status)
     unresolved: bool  # an unresolved link came or went
     meta: bool
+    rewired: set[str] = field(default_factory=set)  # ... of those: came, went, or changed
+    # ends or count (not only cable or length: the ports it takes are the same)
 
 
 def _edit(before: DesignState, after: DesignState, touched: dict[str, set]) -> _Edit:
@@ -115,6 +117,8 @@ def _edit(before: DesignState, after: DesignState, touched: dict[str, set]) -> _
                 out.unresolved = True
             continue
         out.links.add(link_id)
+        if a is None or b is None or (a.a, a.b, a.count) != (b.a, b.b, b.count):
+            out.rewired.add(link_id)
     for group_id in touched["g"]:
         a, b = before.groups.get(group_id), after.groups.get(group_id)
         if a != b and (a is None or b is None
@@ -142,7 +146,9 @@ def recheck(layout: Layout, base: RuleParts, before: DesignState,
         racks, cooling = _check_racks(layout, specs, rack), check_cooling(layout, rack)
     else:
         racks, cooling = base.racks, base.cooling
-    structural = bool(edit.devices or edit.links)
+    # islands, NIC reach and reachability follow the wiring and the devices' models only (a
+    # Racks-tab mount moves a unit and lets its cables follow: neither)
+    structural = bool(edit.models or edit.rewired)
     nic_reach = _check_nic_reach(layout, specs) if structural else base.nic_reach
     reach = _check_reachability(layout) if structural else base.reachability
     return RuleParts(models, links, racks, cooling, nic_reach, reach, by_link, exhausted)
@@ -157,11 +163,12 @@ def _recheck_links(layout: Layout, specs: _Specs, base: RuleParts, before: Desig
     after = layout.state
     if not edit.links and not edit.models and not edit.unresolved and not edit.devices:
         return base.links, base.by_link, base.exhausted
-    # the port groups whose links or counts may have changed: both ends of every changed
-    # link, in both states, and every group of a device whose model changed
+    # the port groups whose links or counts may have changed: both ends of every rewired
+    # link, in both states, and every group of a device whose model changed (a link whose
+    # cable or length alone changed takes the same ports: only its own checks change)
     pairs: set[tuple[str, str]] = set()
     for state in (before, after):
-        for link_id in edit.links:
+        for link_id in edit.rewired:
             link = state.links.get(link_id)
             if link is not None:
                 pairs.add((link.a.device, link.a.group))
@@ -177,11 +184,12 @@ def _recheck_links(layout: Layout, specs: _Specs, base: RuleParts, before: Desig
     for device_id in edit.models:
         again.update(after.link_ids_of(device_id))
     again.update(_links_on(after, pairs))
-    seen = set(again)
-    for link_id in list(again):
+    ends: set[tuple[str, str]] = set()
+    for link_id in again:
         link = after.links[link_id]
-        seen.update(_links_on(after, {(link.a.device, link.a.group),
-                                      (link.b.device, link.b.group)}))
+        ends.add((link.a.device, link.a.group))
+        ends.add((link.b.device, link.b.group))
+    seen = again | _links_on(after, ends)
     position = after.link_order.position
     ordered = [after.links[i] for i in sorted(seen, key=position)]
     found: dict[str, list[Finding]] = {}

@@ -99,6 +99,23 @@ def changes(index: DesignIndex, base: DesignIndex, touched: dict[str, set]) -> C
     return out
 
 
+def wiring(index: DesignIndex, base: DesignIndex, touched: dict[str, set]) -> Changes:
+    """`changes` as far as islands, components and NIC reach can tell: a device that kept its
+    model and a link that kept its ends (a cable or length followed a Racks-tab mount) join
+    what they joined before (a protocol is the ends' port groups' on the devices' models)."""
+    cached = getattr(index, "_wiring", None)
+    if cached is not None:
+        return cached
+    ch = changes(index, base, touched)
+    before, after = base.state.links, index.state.links
+    rewired = {i for i in ch.links_changed
+               if (before[i].a, before[i].b) != (after[i].a, after[i].b)}
+    out = Changes(ch.devices_gone, ch.devices_new, set(ch.models_changed),
+                  ch.models_changed, ch.links_gone, ch.links_new, rewired)
+    index._wiring = out  # type: ignore[attr-defined]
+    return out
+
+
 def carried_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]
                     ) -> tuple[tuple[CarriedLink, ...], tuple[tuple, ...]]:
     """`index`'s carried and rejected links from `base`'s (see the module docstring): the
@@ -169,7 +186,7 @@ def _dirty(index: DesignIndex, base: DesignIndex, ch: Changes) -> set[str]:
 def connectivity_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]
                          ) -> Connectivity:
     """`index`'s islands, NVLink domains and components from `base`'s."""
-    ch = changes(index, base, touched)
+    ch = wiring(index, base, touched)
     src = base.connectivity()
     state = index.state
     if not ch.devices and not ch.links:
@@ -263,7 +280,7 @@ def _joins_nvlink(protocol: str | None) -> bool:
 def nic_reach_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]
                       ) -> frozenset[str]:
     """`index`'s NIC reach from `base`'s: searched again in the changed islands only."""
-    ch = changes(index, base, touched)
+    ch = wiring(index, base, touched)
     earlier = base.nic_reach()
     if not ch.devices and not ch.links:
         return earlier

@@ -117,6 +117,10 @@ class Topology:
     #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
     island_memo: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False,
                                                     repr=False)
+    #: a degraded design's topology derived from its whole design's (`topology_delta.py`):
+    #: (that topology, the GPUs whose own figures may differ from theirs there)
+    delta: tuple[Topology, frozenset[str]] | None = field(default=None, compare=False,
+                                                          repr=False)
     #: other pure functions of the whole topology, by name, made on first use (e.g. the
     #: propagation delay per fabric level, `latency._propagation_by_level`)
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)

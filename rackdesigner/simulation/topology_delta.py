@@ -15,7 +15,9 @@ same `Topology` as `Topology.build(degraded)` from `source` (the whole design's)
   exactly a full build's; otherwise shared;
 - port usage: `source`'s without the failed devices, the changed devices' counts read again;
 - rule problems, connectivity (from the degraded state's index, itself derived as a delta:
-  `model/index_delta.py`), NIC paths and tiers: computed as `Topology.build` does.
+  `model/index_delta.py`), NIC paths and tiers: computed as `Topology.build` does;
+- `delta`: `source` and the GPUs of the islands that lost a link or a device, the only ones
+  whose per-GPU figures (NVLink, NIC paths and their uplinks) can differ from `source`'s.
 
 The one difference from a full build: a device whose first NVLink or host link failed keeps
 its place in those per-device maps (a full build would list it later). Nothing iterates those
@@ -136,6 +138,9 @@ def _without(source: Topology, layout: Layout, failed: Any,
     topo._find_nics(_known_nics(source, topo, index, host_touched, touched))
     topo._build_tiers()
     _keep_islands(source, topo, index, touched)
+    island_of = index.connectivity().island_of
+    dirty = {island_of.get(d) for d in touched}
+    topo.delta = (source, frozenset(g for g in topo.gpus if island_of.get(g) in dirty))
     return topo
 
 
