@@ -40,6 +40,19 @@ def test_stdout_on_a_full_disk_is_a_message_and_exit_2(args):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("args", [["--help"], ["catalog"], ["generate", "dgx-h100", "-o", "-"]],
+                         ids=" ".join)
+def test_a_reader_that_goes_away_ends_the_output_quietly(args):
+    """`rackdesigner catalog | head -1`: the reader has what it wanted; no message, exit 0
+    (the pipe is closed before the command writes, as when `head` has already exited)."""
+    read, write = os.pipe()
+    os.close(read)
+    with os.fdopen(write, "w") as closed:
+        result = _cli(*args, stdout=closed)
+    assert (result.returncode, result.stderr.strip()) == (0, ""), result.stderr
+
+
+@pytest.mark.slow
 def test_output_files_that_are_devices_are_refused(tmp_path):
     for args in (["generate", "dgx-h100", "-o", "/dev/full"],
                  ["render", EXAMPLE, "-o", str(tmp_path / "x.png")]):

@@ -150,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()  # still be buffered (stdout to a file), so the flush is here,
             raise               # not in the interpreter's exit (exit 120, "Exception ignored")
         sys.stdout.flush()
+    except BrokenPipeError:  # `rackdesigner --help | head -1`: the reader has what it wanted
+        _discard_stdout()
+        return 0
     except OSError as exc:  # --help or --version into a full disk
         return _output_error(exc)
     hold = verb is not None and verb.holds_gc and gc.isenabled()
