@@ -338,7 +338,11 @@ class RackPower:
                 if covered:
                     covered_units += count
                     continue
-                share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
+                if kind == "transceiver":
+                    ppc = self._ppc.get((spec.id, end.group))
+                    share = 1.0 / (self._ports_per_connector(end) if ppc is None else ppc)
+                else:
+                    share = 1.0
                 t, m = unit_t * share * count, unit_m * share * count
                 if kind == "transceiver" and spec.power.max_includes_optics:
                     m = 0.0  # the device's published maximum includes its cages' optics

@@ -496,6 +496,11 @@ class Topology:
             raw = self._nic_raw[nic] = sum(self.nic_up.get(nic, {}).values())
         return raw
 
+    def nic_raw_known(self) -> dict[str, float]:
+        """The NICs `nic_raw` has summed so far (NIC -> GB/s): read it with `.get` in a loop
+        that asks per flow, and ask `nic_raw` for a NIC it lacks (which files it there)."""
+        return self._nic_raw
+
     def nic_split(self, nic: str) -> list[tuple[str, float]]:
         """(switch, share of the NIC's network-side rate) per switch a NIC is cabled to (made
         once per NIC: every routed pattern asks it)."""

@@ -279,11 +279,22 @@ class CommModel:
 
         numbers: dict[tuple, int] = {}
         kinds = []
+        # GPUs behind one PCIe switch share their NIC paths (the same objects: one search
+        # in `Topology._find_nics`), so their part of the signature is made once
+        by_paths: dict[tuple[int, ...], tuple] = {}
+        gpu_nics, sw_raw, peer_raw = topo.gpu_nics, topo.nvl_sw_raw, topo.nvl_peer_raw
+        islands, island_of = topo.islands, topo.island_of
+        empty: dict[str, float] = {}
         for g in self.gpus:
-            sig = (tuple(sorted(nic(p) for p in topo.gpu_nics.get(g, ()))),
-                   round(sum(topo.nvl_sw_raw.get(g, {}).values())
-                         + sum(topo.nvl_peer_raw.get(g, {}).values()), 3),
-                   len(topo.islands.get(topo.island_of.get(g, ""), ())))
+            paths = gpu_nics.get(g, ())
+            key = tuple(map(id, paths))
+            part = by_paths.get(key)
+            if part is None:
+                part = by_paths[key] = tuple(sorted(nic(p) for p in paths))
+            sig = (part,
+                   round(sum(sw_raw.get(g, empty).values())
+                         + sum(peer_raw.get(g, empty).values()), 3),
+                   len(islands.get(island_of.get(g, ""), ())))
             kinds.append(numbers.setdefault(sig, len(numbers)))
         self._store["kinds"] = kinds
         return kinds
