@@ -148,8 +148,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser(verb.name if verb is not None else "")
     try:
-        args = parser.parse_args(args_list)
+        try:
+            args = parser.parse_args(args_list)
+        except SystemExit:  # --help, --version: printed, then argparse exits; the text may
+            sys.stdout.flush()  # still be buffered (stdout to a file), so the flush is here,
+            raise               # not in the interpreter's exit (exit 120, "Exception ignored")
         sys.stdout.flush()
+    except BrokenPipeError:  # `rackdesigner --help | head -1`: the reader has what it wanted
+        _discard_stdout()
+        return 0
     except OSError as exc:  # --help or --version into a full disk
         return _output_error(exc)
     hold = verb is not None and verb.holds_gc and gc.isenabled()
