@@ -280,8 +280,10 @@ class CommModel:
         numbers: dict[tuple, int] = {}
         kinds = []
         # GPUs behind one PCIe switch share their NIC paths (the same objects: one search
-        # in `Topology._find_nics`), so their part of the signature is made once
-        by_paths: dict[tuple[int, ...], tuple] = {}
+        # in `Topology._find_nics`), so their part of the signature is made once, and stands
+        # in the signature as its number (distinct parts, distinct numbers: the same kinds)
+        by_paths: dict[tuple[int, ...], int] = {}
+        parts: dict[tuple, int] = {}
         gpu_nics, sw_raw, peer_raw = topo.gpu_nics, topo.nvl_sw_raw, topo.nvl_peer_raw
         islands, island_of = topo.islands, topo.island_of
         empty: dict[str, float] = {}
@@ -290,7 +292,8 @@ class CommModel:
             key = tuple(map(id, paths))
             part = by_paths.get(key)
             if part is None:
-                part = by_paths[key] = tuple(sorted(nic(p) for p in paths))
+                whole = tuple(sorted(nic(p) for p in paths))
+                part = by_paths[key] = parts.setdefault(whole, len(parts))
             sig = (part,
                    round(sum(sw_raw.get(g, empty).values())
                          + sum(peer_raw.get(g, empty).values()), 3),
