@@ -19,7 +19,8 @@ next), stages in order: generate, save, load (the file just saved), validate (th
 clock *and* CPU (user+sys) seconds: on a shared machine the CPU time is the steadier figure.
 Peak memory is the child's peak resident set (`ru_maxrss`) after each stage, so it only grows.
 `--form compact` saves and loads the compact form (`rackdesigner.io.compact`); `both` does
-each. The child holds the garbage collector off as `rackdesigner VERB` does (`cli.main`;
+each. The child keeps NumPy's BLAS to one thread and holds the garbage collector off as
+`rackdesigner VERB` does (`cli.main`;
 `--gc on` leaves it on, as a script embedding the library without `gc_paused` would).
 `--reuse` loads a design file already in `--out` instead of generating and saving it again.
 Targets: issue 18, each stage < 30 s and < 6 GB at ~100k GPUs, < 3 s at 16k; issue 27, at
@@ -121,7 +122,8 @@ def main() -> int:
             extra = ["--gc", args.gc] + (["--reuse"] if args.reuse else [])
             done = subprocess.run([sys.executable, __file__, "--child", size, form, folder,
                                    *extra],
-                                  capture_output=True, text=True)
+                                  capture_output=True, text=True,
+                                  env={"OPENBLAS_NUM_THREADS": "1", **os.environ})
             if done.returncode != 0:
                 print(f"{size} {form}: failed\n{done.stderr}", file=sys.stderr)
                 return 1

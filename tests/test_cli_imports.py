@@ -81,3 +81,26 @@ def test_a_verb_parses_its_options_with_only_its_module():
     top = subprocess.run([sys.executable, "-m", "rackdesigner", "--help"],
                          capture_output=True, text=True, timeout=120)
     assert all(verb.name in top.stdout for verb in VERBS)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+@pytest.mark.parametrize("preset", [None, "2"])
+def test_a_verb_keeps_numpy_to_one_thread_unless_told(preset, monkeypatch):
+    """A verb that reads a large design imports NumPy, whose OpenBLAS would start and spin a
+    worker thread per core (0.1 s of CPU per process); no verb does linear algebra, so the
+    command line asks for one, unless the user said otherwise."""
+    import os
+
+    if preset is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
+    probe = (_after_main(["examples"]) + "\nimport os, numpy\n"
+             "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    setting, threads = out.stdout.split()
+    assert setting == (preset or "1")
+    if preset is None:
+        assert int(threads) == 1

@@ -176,8 +176,9 @@ def test_where_the_book_comes_from(tmp_path, monkeypatch):
     assert find_price_book(layout).name == "test book"
     other = tmp_path / "other.yaml"
     other.write_text(GOOD.replace("test book", "flag book"))
-    found = find_price_book(layout, other)
-    assert found.name == "flag book" and found.origin == f"--prices {other}"
+    found = find_price_book(layout, other)  # the Cost tab's pick: the design's words
+    assert found.name == "flag book" and found.origin == f"file {other}"
+    assert find_price_book(layout, other, chosen_as="--prices x").origin == "--prices x"
 
 
 def test_an_embedded_book_travels_with_the_file_and_its_errors_are_located(tmp_path):

@@ -251,3 +251,44 @@ def test_rack_scale_system_round_trip_keeps_its_nvlink_domain(tmp_path):
     assert {d.id: d.u for d in again.devices() if ".tray" in d.id} == trays_u
     assert {(str(k.a), str(k.b), k.count) for k in again.links()} == {
         (str(k.a), str(k.b), k.count) for k in layout.links()}
+
+
+def _community_type(model: str, part: str, itype: str, ports: int) -> str:
+    """A device type as the NetBox community library writes one: fabric ports `swpN` of an
+    Ethernet `itype` (the library's way for InfiniBand parts too) and a management port."""
+    lines = ["manufacturer: Mellanox", f"model: {model}", f"slug: mellanox-{part.lower()}",
+             f"part_number: {part}", "u_height: 1", "is_full_depth: true", "interfaces:"]
+    lines += [f"  - name: swp{i}\n    type: {itype}" for i in range(1, ports + 1)]
+    lines += ["  - name: mgmt0\n    type: 1000base-t\n    mgmt_only: true"]
+    return "\n".join(lines) + "\n"
+
+
+def test_community_infiniband_switches_typed_ethernet_import_as_infiniband(tmp_path, capsys):
+    """The community library describes QM8700/QM8790/SB7800 ports with Ethernet types: they
+    became Ethernet switches silently and then built "valid" fabrics (issue 26, item 12). An
+    InfiniBand part is recognised by its name/part number, taken as InfiniBand with a warning;
+    --fabric ethernet keeps them Ethernet; a real Ethernet switch stays Ethernet, unwarned."""
+    cases = {"qm8700.yaml": ("Quantum QM8700", "MQM8700-HS2F", "200gbase-x-qsfp56", 40),
+             "sb7800.yaml": ("Switch-IB 2 SB7800", "MSB7800-ES2F", "100gbase-x-qsfp28", 36),
+             "sn2700.yaml": ("Spectrum SN2700", "MSN2700-CS2F", "100gbase-x-qsfp28", 32)}
+    for name, args in cases.items():
+        (tmp_path / name).write_text(_community_type(*args))
+    into = tmp_path / "catalog"
+    assert main(["catalog", "import-netbox", *(str(tmp_path / n) for n in cases),
+                 "--into", str(into)]) == 0
+    err = capsys.readouterr().err
+    specs = {s.id: s for s in read_user_dir(into)[0]}
+    fabric = {sid: [(p.protocol, p.generation, p.count) for p in s.ports
+                    if p.protocol in ("infiniband", "ethernet")] for sid, s in specs.items()}
+    assert fabric == {"mellanox-mqm8700-hs2f": [("infiniband", "HDR", 40)],
+                      "mellanox-msb7800-es2f": [("infiniband", "EDR", 36)],
+                      "mellanox-msn2700-cs2f": [("ethernet", fabric["mellanox-msn2700-cs2f"][0][1],
+                                                 32)]}
+    assert "qm8700.yaml" in err and "sb7800.yaml" in err and "taken as InfiniBand" in err
+    assert "sn2700.yaml" not in err
+    # the user who knows the unit runs Ethernet says so
+    again = tmp_path / "again"
+    assert main(["catalog", "import-netbox", str(tmp_path / "qm8700.yaml"), "--into",
+                 str(again), "--fabric", "ethernet"]) == 0
+    (spec,) = read_user_dir(again)[0]
+    assert {p.protocol for p in spec.ports} == {"ethernet"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from designer_fixtures import make_window, small_layout
 from PySide6.QtCore import QSettings, Qt
 
@@ -106,6 +107,7 @@ def test_the_workload_tab_opens_on_a_job_that_fits_and_manual_keeps_its_layout(q
     assert tab.gbs.value() == 512
 
 
+@pytest.mark.slow
 def test_unsaved_changes_to_an_example_name_the_example(qtbot, tmp_path, monkeypatch):
     """The bundled example, edited, then File ▸ Open: "Save your changes to the new layout?"
     read as if some other, new design were meant (issue 26, re-tried as a new user)."""

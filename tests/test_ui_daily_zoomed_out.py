@@ -69,6 +69,7 @@ def test_a_block_too_small_for_its_name_is_named_beside_it(qtbot, tmp_path, supe
         assert beside, item.label
 
 
+@pytest.mark.slow
 def test_the_heat_legend_covers_no_block_of_a_fitted_design(qtbot, tmp_path, superpod):
     """At 32k GPUs the legend (bottom left of the view) hid the last row of SU names: a design
     kept fitted makes room under it when the heat map is turned on, and gives it back."""

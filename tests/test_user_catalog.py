@@ -12,6 +12,7 @@ from rackdesigner.catalog import default_catalog, reset_default_catalog
 from rackdesigner.catalog.user import ENV, platform_catalog_dir
 from rackdesigner.cli import main
 from rackdesigner.io import LayoutFileError, load_layout
+from rackdesigner.model import check_layout
 
 SWITCH = textwrap.dedent("""\
     schema: rackdesigner.device/1
@@ -123,6 +124,9 @@ def test_missing_user_model_loads_marked_unknown(user_env, design, capsys):
     assert main(["validate", str(design)]) == 1
     out = capsys.readouterr().out
     assert "unknown device model 'acme-x1'" in out and "--catalog DIR" in out
+    # the rule itself (what the Problems dock shows) speaks of the design, not of options
+    told = [f.message for f in check_layout(layout) if f.code == "unknown-model"]
+    assert any("catalog folder" in m for m in told) and not any("--" in m for m in told)
     assert main(["simulate", str(design)]) == 0
     assert main(["bom", str(design)]) == 0
 

@@ -63,6 +63,7 @@ def test_families_and_roles_answer_what_the_layers_used_to_spell_out():
         vocabulary.kind("cdu2")
     with pytest.raises(KeyError, match="unknown role"):
         vocabulary.kinds_with_role("fabric")
+    assert sorted(vocabulary.COOLING_KINDS) == ["cdu"]  # serve racks' liquid heat
     assert "send_recv" not in vocabulary.GROUP_COLLECTIVES
     assert vocabulary.COLLECTIVE_NAMES[-1] == "send_recv"
 

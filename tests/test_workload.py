@@ -246,6 +246,10 @@ def test_search_ranks_fitting_layouts_with_tp_inside_the_nvlink_domain(four_node
     assert found.refused > 0  # e.g. TP1 PP1 cannot hold 70B
     assert found.simulations < found.considered  # engine figures shared across layouts
     assert "exposed comm" in found.ranked[0].why
+    # memory as the Workload tab's headline says it: whole GB of the usable HBM
+    best = found.ranked[0].estimate.memory
+    assert (f"memory {best.total_GB:.0f} of {best.usable_GB:.0f} GB usable"
+            in found.ranked[0].why)
 
 
 def test_small_published_runs_are_estimated_within_a_plausible_band():

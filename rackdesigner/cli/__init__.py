@@ -142,10 +142,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in verbs and not args_list[0].startswith("-")):
         return _start_gui(args_list)
     verb = verbs.get(args_list[0])
+    # No verb does linear algebra, but NumPy's OpenBLAS starts a worker thread per core when a
+    # large design's columns import it, and spins it: 0.1 s of CPU per process on a 2-core
+    # machine, taken from whatever else runs there. A value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser(verb.name if verb is not None else "")
     try:
-        args = parser.parse_args(args_list)
+        try:
+            args = parser.parse_args(args_list)
+        except SystemExit:  # --help, --version: printed, then argparse exits; the text may
+            sys.stdout.flush()  # still be buffered (stdout to a file), so the flush is here,
+            raise               # not in the interpreter's exit (exit 120, "Exception ignored")
         sys.stdout.flush()
+    except BrokenPipeError:  # `rackdesigner --help | head -1`: the reader has what it wanted
+        _discard_stdout()
+        return 0
     except OSError as exc:  # --help or --version into a full disk
         return _output_error(exc)
     hold = verb is not None and verb.holds_gc and gc.isenabled()

@@ -50,7 +50,7 @@ def price_book_for(layout, path: str | None):
     from rackdesigner.cost import PriceBookError, find_price_book
 
     try:
-        book = find_price_book(layout, path)
+        book = find_price_book(layout, path, chosen_as=f"--prices {path}" if path else None)
     except PriceBookError as exc:
         raise UsageError(str(exc)) from None
     for warning in book.warnings:

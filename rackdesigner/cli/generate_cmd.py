@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     line = f"{args.output}: {args.template}: {summary(layout)}"
     if args.output == "-":  # the YAML on stdout, the summary on stderr
         save_layout(layout, sys.stdout)
+        sys.stdout.flush()  # written (or refused: a full disk) before the summary says so
         print(line, file=sys.stderr)
         return 0
     try:

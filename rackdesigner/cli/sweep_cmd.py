@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
     if args.output == "-":
         sys.stdout.write(to_csv(result))
+        sys.stdout.flush()  # written (or refused: a full disk) before the summary says so
     else:
         try:
             write_results(result, args.output)

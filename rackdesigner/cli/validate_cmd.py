@@ -7,6 +7,10 @@ import sys
 
 from rackdesigner.io import LayoutFileError, load_layout
 from rackdesigner.model import ERROR, Layout, check_layout
+from rackdesigner.model.rules import USER_MODEL_HINT
+
+#: How the command line adds a catalog folder and packs a design (the rule's hint says what)
+CLI_MODEL_HINT = ": --catalog DIR or RACKDESIGNER_CATALOG, 'rackdesigner pack'"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
                 continue
             line = finding_line(layout, finding.objects, finding.key)
             where = f"{path}:{line}" if line is not None else f"{path}:1"
-            print(f"{where}: {finding.severity}: {finding.message}")
+            hint = CLI_MODEL_HINT if finding.message.endswith(USER_MODEL_HINT) else ""
+            print(f"{where}: {finding.severity}: {finding.message}{hint}")
         if not args.quiet:
             warnings = len(findings) - errors
             print(f"{path}: {errors} error(s), {warnings} warning(s); "

@@ -157,12 +157,15 @@ def _locate_in_file(path: str | None, checks: dict[str, Any]) -> PriceBookError 
 
 
 def find_price_book(layout: Layout | None = None, explicit: str | os.PathLike | None = None,
-                    catalog: Catalog | None = None) -> PriceBook:
-    """The price book in effect for `layout` (see the module docstring)."""
+                    catalog: Catalog | None = None, *, chosen_as: str | None = None
+                    ) -> PriceBook:
+    """The price book in effect for `layout` (see the module docstring). `chosen_as` is how a
+    surface names the `explicit` book's origin (the CLI: `--prices FILE`); by default the
+    design's words, `file FILE` (what the Cost tab shows of a book the user picked)."""
     if catalog is None and layout is not None:
         catalog = layout.catalog
     if explicit is not None:
-        return read_price_book(explicit, catalog, f"--prices {explicit}")
+        return read_price_book(explicit, catalog, chosen_as or f"file {explicit}")
     env = os.environ.get(ENV)
     if env:
         return read_price_book(env, catalog, f"{ENV}={env}")

@@ -33,6 +33,7 @@ from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.items import Device
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import NO_DRAW_KINDS, RackPower, device_draw
+from rackdesigner.vocabulary import COOLING_FACT, COOLING_KINDS
 
 AIR_PROP = "air_cooling_w"
 SERVES_PROP = "serves"
@@ -182,7 +183,7 @@ def _r(value: float | None) -> float | None:
 def cdu_capacity_w(spec: DeviceSpec | None) -> float | None:
     """A CDU model's cooling capacity in W (its catalog `cdu: {cooling_kw}`), None when
     unknown."""
-    value = spec.fact("cooling_kw") if spec is not None else None
+    value = spec.fact(COOLING_FACT) if spec is not None else None
     return float(value) * 1000.0 if isinstance(value, int | float) else None
 
 
@@ -282,7 +283,7 @@ def cooling_report(layout: Layout, power: RackPower | None = None,
         if spec.rack is not None:
             racks[device.id] = spec
             continue
-        if spec.kind == "cdu":
+        if spec.kind in COOLING_KINDS:
             cdus.append(device)
         if spec.kind in NO_DRAW_KINDS:
             continue

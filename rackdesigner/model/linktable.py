@@ -68,11 +68,8 @@ class LinkTable:
         names_a, names_b = list(map(_GROUP, ends_a)), list(map(_GROUP, ends_b))
         groups, self.group_names = _codes(names_a + names_b)
         self.ga, self.gb = groups[:n], groups[n:]
-        # a port index, or -1 for an end that names none (`device:group`)
-        self.ia = np.array(list(map(_INDEX, ends_a)), dtype=np.float64)
-        self.ib = np.array(list(map(_INDEX, ends_b)), dtype=np.float64)
-        self.ia = np.where(np.isnan(self.ia), -1, self.ia).astype(np.int64)
-        self.ib = np.where(np.isnan(self.ib), -1, self.ib).astype(np.int64)
+        self._ends: tuple[Any, Any] = (ends_a, ends_b)  # for the port indexes (the rules')
+        self._ports: tuple[np.ndarray, np.ndarray] | None = None
         self.count = np.fromiter(map(_COUNT, links), dtype=np.int64, count=n)
         # the catalog's facts: a spec per model, a port group per (model, group name)
         model_of, models = _codes(list(map(_MODEL, devices)))
@@ -111,6 +108,26 @@ class LinkTable:
         self.proto_a = self.pg_protocol[self.pga]
         self.proto_b = self.pg_protocol[self.pgb]
         self._carried_mask: np.ndarray | None = None
+
+    @property
+    def ia(self) -> np.ndarray:
+        """The port index of each link's a end, or -1 for an end that names none
+        (`device:group`); made on first use (the rules' port checks, not the simulation)."""
+        return self._port_indexes()[0]
+
+    @property
+    def ib(self) -> np.ndarray:
+        """As `ia`, for the b ends."""
+        return self._port_indexes()[1]
+
+    def _port_indexes(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._ports is None:
+            made = []
+            for ends in self._ends:
+                index = np.array(list(map(_INDEX, ends)), dtype=np.float64)
+                made.append(np.where(np.isnan(index), -1, index).astype(np.int64))
+            self._ports, self._ends = (made[0], made[1]), ((), ())
+        return self._ports
 
     def known_rows(self) -> list[int]:
         """The rows of the devices whose model the catalog knows, in order."""

@@ -143,8 +143,9 @@ class RackPower:
     def _devices(self) -> dict[str, tuple[DeviceSpec | None, str | None, str | None]]:
         """device id -> (spec, rack, group), built in one pass."""
         if self._dev is None:
-            spec = self.spec
-            self._dev = {d.id: (spec(d.model), d.rack, d.group) for d in self.layout.devices()}
+            spec, known = self.spec, self._specs
+            self._dev = {d.id: (known[m] if (m := d.model) in known else spec(m), d.rack,
+                                d.group) for d in self.layout.devices()}
         return self._dev
 
     def _group_covered(self, group: str | None) -> bool:
@@ -338,7 +339,11 @@ class RackPower:
                 if covered:
                     covered_units += count
                     continue
-                share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
+                if kind == "transceiver":
+                    ppc = self._ppc.get((spec.id, end.group))
+                    share = 1.0 / (self._ports_per_connector(end) if ppc is None else ppc)
+                else:
+                    share = 1.0
                 t, m = unit_t * share * count, unit_m * share * count
                 if kind == "transceiver" and spec.power.max_includes_optics:
                     m = 0.0  # the device's published maximum includes its cages' optics

@@ -179,9 +179,10 @@ class _Specs:
         return self.index.spec(device_id)
 
 
-USER_MODEL_HINT = ("; if it is someone's own model, add their catalog folder (--catalog DIR "
-                   "or RACKDESIGNER_CATALOG) or open a copy made by 'rackdesigner pack' "
-                   "(docs/interop.md)")
+#: What to do about a model the catalog lacks, in the design's words (the Problems dock shows it
+#: as it is; the CLI adds its options: cli/validate_cmd.py).
+USER_MODEL_HINT = ("; if it is someone's own model, add their catalog folder or open a copy of "
+                   "the design packed with its models (docs/interop.md)")
 
 
 def _check_models(layout: Layout, specs: _Specs) -> list[Finding]:

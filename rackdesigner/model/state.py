@@ -284,7 +284,7 @@ never assigned after `_evolve` returns)."""
     def _listed(self, key: str, items: AnyMap, order: Order) -> tuple[Any, ...]:
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._cache[key] = tuple(items[i] for i in order)
+            cached = self._cache[key] = tuple(map(items.__getitem__, order))
         return cached
 
     def _links_by_edits(self) -> tuple[Link, ...] | None:

@@ -1,7 +1,10 @@
 """Collective figures for any set of GPUs of one design, cheaply and repeatedly (the workload
 estimator asks "how long does all_reduce of S bytes take over this data-parallel group?").
 
-`GroupCollectives(layout)` reads the design's structure once; `point(gpus, collective, size)`
+`GroupCollectives(layout)` reads the design's structure once (the engine topology of the
+design's state, `Topology.of`: the one `simulate` of the same state built, if it ran first — the
+designer's panel before its Workload tab, a sweep point's simulation before its estimate);
+`point(gpus, collective, size)`
 then runs only the stages that depend on the group — its islands, placement, routed traffic and
 NCCL's cost model — for one size. Islands wired alike share their ring computation, so a
 symmetric group of thousands of GPUs costs milliseconds, and nothing enumerates GPU pairs.
@@ -30,7 +33,7 @@ class GroupCollectives:
 
     def __init__(self, layout: Layout, *, sharp: bool | None = None,
                  placement: str = "contiguous") -> None:
-        self.topo = Topology.build(layout)
+        self.topo = Topology.of(layout)
         self.sharp = bool(layout.meta.sharp) if sharp is None else bool(sharp)
         self.placement = placement
 

@@ -189,13 +189,23 @@ class LinkLoads:
                 if u > best:
                     best, where = u, (link_id, key[0], key[1])
 
-        nic_out, nic_in = self.nic_out, self.nic_in
+        nic_out, nic_in, nic_up = self.nic_out, self.nic_in, topo.nic_up
+        empty: dict[str, float] = {}
         for nic in (*nic_out, *(x for x in nic_in if x not in nic_out)):
-            ups = topo.nic_up.get(nic, {})
+            ups = nic_up.get(nic, empty)
             total = sum(ups.values())
+            busier = max(nic_out.get(nic, 0.0), nic_in.get(nic, 0.0))
             for sw, cap in ups.items():
                 share = cap / total if total else 0.0
-                visit((nic, sw), max(nic_out.get(nic, 0.0), nic_in.get(nic, 0.0)) * share, cap)
+                load = busier * share
+                links: Sequence[tuple[str, float]] = net_links.get((nic, sw), ())
+                if len(links) != 1:
+                    visit((nic, sw), load, cap)
+                    continue
+                link_id, c = links[0]  # `visit` written out for a NIC's one cable (16k times)
+                u = load * c / (c or cap or 1.0) / c if c > 0 else 0.0
+                if u > best:
+                    best, where = u, (link_id, nic, sw)
         for key in (*self.up, *(k for k in self.down if k not in self.up)):
             cap_total = index.up_cap.get(key, 0.0)
             if cap_total <= 0:
@@ -233,13 +243,11 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
             c = chains[leaf] = index.chain(topo, leaf)
         return c
 
-    raw: dict[str, float] = {}
+    raw = topo.nic_raw_known()  # shared by every pattern routed on this topology
 
     def nic_rate(nic: str) -> float:
         r = raw.get(nic)
-        if r is None:
-            r = raw[nic] = topo.nic_raw(nic)
-        return r
+        return topo.nic_raw(nic) if r is None else r
 
     split = topo.nic_split
 
@@ -273,7 +281,7 @@ def route(topo: Topology, index: FabricIndex, traffic: Traffic) -> LinkLoads:
     for src, dst, weight in traffic.flows:  # the hot loop: 400,000 tree flows at 100k GPUs
         rate = raw.get(src)
         if rate is None:
-            rate = raw[src] = topo.nic_raw(src)
+            rate = topo.nic_raw(src)
         amount = weight * rate
         nic_out[src] += amount
         nic_in[dst] += amount

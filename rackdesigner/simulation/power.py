@@ -183,7 +183,8 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
         totals[0] += typical
         totals[1] += peak
 
-    for device_id, spec in topo.specs.items():
+    total_t = total_m = 0.0
+    for device_id, spec in topo.specs.items():  # `add` written out: 356,000 devices at 100k
         if chosen is not None and device_id not in chosen:
             continue
         kind = spec.kind
@@ -203,7 +204,15 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
                 device_id):
             without.add(model)
             missing += 1
-        add(kind, model, 1, *draw[model])
+        typical, peak = draw[model]
+        counts[model] += 1
+        model_t[model] += typical
+        model_m[model] += peak
+        by_kind[kind] += peak
+        by_kind_t[kind] += typical
+        total_t += typical
+        total_m += peak
+    totals[0], totals[1] = total_t, total_m
     drawn = rp.draws(chosen)
     rack_draw, covered_ends = drawn.by_rack, drawn.covered_units
     without.update(drawn.unpowered_ends)

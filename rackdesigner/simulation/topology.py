@@ -415,7 +415,10 @@ class Topology:
                     elif k != "gpu":
                         nxt.append((nbr, r, e))
             frontier = nxt
-        if len(found) > 1:
+        if len(found) == 2:  # two NICs behind one PCIe switch: the common case
+            if natural_key(found[1].nic) < natural_key(found[0].nic):
+                found.reverse()
+        elif len(found) > 2:
             found.sort(key=lambda p: natural_key(p.nic))
         return found, near, tuple(p.nic for p in found)
 
@@ -495,6 +498,11 @@ class Topology:
         if raw is None:
             raw = self._nic_raw[nic] = sum(self.nic_up.get(nic, {}).values())
         return raw
+
+    def nic_raw_known(self) -> dict[str, float]:
+        """The NICs `nic_raw` has summed so far (NIC -> GB/s): read it with `.get` in a loop
+        that asks per flow, and ask `nic_raw` for a NIC it lacks (which files it there)."""
+        return self._nic_raw
 
     def nic_split(self, nic: str) -> list[tuple[str, float]]:
         """(switch, share of the NIC's network-side rate) per switch a NIC is cabled to (made

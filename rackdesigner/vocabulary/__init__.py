@@ -33,6 +33,8 @@ from rackdesigner.vocabulary.collectives import (
     first_running,
 )
 from rackdesigner.vocabulary.kinds import (
+    COOLING_FACT,
+    COOLING_KINDS,
     KIND_NAMES,
     KINDS,
     PALETTE_SECTIONS,
@@ -63,6 +65,8 @@ __all__ = [
     "BUSBW_FACTORS",
     "COLLECTIVES",
     "COLLECTIVE_NAMES",
+    "COOLING_FACT",
+    "COOLING_KINDS",
     "FAMILIES",
     "GROUP_COLLECTIVES",
     "KINDS",

@@ -120,6 +120,11 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
          "xcvr", block="transceiver"),
 )})
 KIND_NAMES: tuple[str, ...] = tuple(KINDS)
+#: The fact of a kind that cools racks (a CDU's `cdu: {cooling_kw: …}`): a device of a kind whose
+#: facts give it serves the racks it lists (`serves:`) with that capacity (model/cooling.py).
+COOLING_FACT = "cooling_kw"
+COOLING_KINDS: frozenset[str] = frozenset(
+    k.name for k in KINDS.values() if any(f.name == COOLING_FACT for f in k.facts))
 
 
 def fact_figures(kind_name: str, fact: Callable[[str], object]) -> list[str]:

@@ -279,11 +279,25 @@ class CommModel:
 
         numbers: dict[tuple, int] = {}
         kinds = []
+        # GPUs behind one PCIe switch share their NIC paths (the same objects: one search
+        # in `Topology._find_nics`), so their part of the signature is made once, and stands
+        # in the signature as its number (distinct parts, distinct numbers: the same kinds)
+        by_paths: dict[tuple[int, ...], int] = {}
+        parts: dict[tuple, int] = {}
+        gpu_nics, sw_raw, peer_raw = topo.gpu_nics, topo.nvl_sw_raw, topo.nvl_peer_raw
+        islands, island_of = topo.islands, topo.island_of
+        empty: dict[str, float] = {}
         for g in self.gpus:
-            sig = (tuple(sorted(nic(p) for p in topo.gpu_nics.get(g, ()))),
-                   round(sum(topo.nvl_sw_raw.get(g, {}).values())
-                         + sum(topo.nvl_peer_raw.get(g, {}).values()), 3),
-                   len(topo.islands.get(topo.island_of.get(g, ""), ())))
+            paths = gpu_nics.get(g, ())
+            key = tuple(map(id, paths))
+            part = by_paths.get(key)
+            if part is None:
+                whole = tuple(sorted(nic(p) for p in paths))
+                part = by_paths[key] = parts.setdefault(whole, len(parts))
+            sig = (part,
+                   round(sum(sw_raw.get(g, empty).values())
+                         + sum(peer_raw.get(g, empty).values()), 3),
+                   len(islands.get(island_of.get(g, ""), ())))
             kinds.append(numbers.setdefault(sig, len(numbers)))
         self._store["kinds"] = kinds
         return kinds

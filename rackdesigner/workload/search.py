@@ -163,7 +163,7 @@ def _why(e: Estimate, best: Estimate | None) -> str:
     parts = [f"compute {b['compute_s'] / t:.0%}",
              f"exposed comm {e.exposed_comm_s() / t:.0%}",
              f"bubble {b['pp_bubble_s'] / t:.0%}",
-             f"memory {e.memory.total_GB:.0f}/{e.memory.hbm_GB:g} GB"]
+             f"memory {e.memory.total_GB:.0f} of {e.memory.usable_GB:.0f} GB usable"]
     if best is not None and best is not e and best.step_time_s and e.step_time_s is not None:
         diffs = {k: b[k] - best.breakdown[k] for k in b}
         worst = max(diffs, key=lambda k: diffs[k])
