@@ -310,6 +310,10 @@ class DesignIndex:
 
                 source, failed = self._minus
                 self._carried, self._rejected = carried_without(source, failed.links)
+            if self._carried is None and self._evolve is not None:
+                base = self._evolve[0]
+                if base._carried is None and base._table is not None:
+                    base.carried()  # from its columns: cheaper than this state's own columns
             evolving = self._evolving("_carried") if self._carried is None else None
             if evolving is not None:
                 from rackdesigner.model.index_evolve import carried_evolved
