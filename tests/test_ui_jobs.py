@@ -214,15 +214,19 @@ def test_a_run_yields_to_the_job_it_is_told_to_for_a_while_not_for_ever(qtbot, m
     job = BackgroundJob(lambda snapshot, params: snapshot.revision, debounce_ms=0)
     job.set_layout(layout)
     job.yield_to = lambda: first_busy[0]
-    job.request(immediate=True)
-    assert job.runs == 0 and job.busy  # waits while the other is busy...
+    job.request(immediate=True)  # immediate: starts now whatever the other does
+    assert job.runs == 1
+    qtbot.waitUntil(lambda: not job.busy, timeout=5000)
+    job.request()
+    qtbot.wait(30)
+    assert job.runs == 1 and job.busy  # waits while the other is busy...
     first_busy[0] = False
-    qtbot.waitUntil(lambda: job.runs == 1, timeout=5000)  # ...and starts once it is not
+    qtbot.waitUntil(lambda: job.runs == 2, timeout=5000)  # ...and starts once it is not
     qtbot.waitUntil(lambda: not job.busy, timeout=5000)
     first_busy[0] = True  # busy for good: the run starts after YIELD_MAX_MS all the same
     with qtbot.waitSignal(job.result_ready, timeout=5000):
-        job.request(immediate=True)
-    assert job.runs == 2
+        job.request()
+    assert job.runs == 3
     job.close()
 
 

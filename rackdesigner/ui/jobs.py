@@ -290,17 +290,19 @@ class BackgroundJob(QObject):
             self.cancelled += 1
         if immediate:
             self._timer.stop()
-            self._start_pending()
+            self._start_pending(yielding=False)
         elif soon and not (self._timer.isActive() and self._timer.interval() > 0):
             self._timer.start(0)
         else:
             self._timer.start(self.debounce_ms)  # restarting is the debounce
 
     # ---- running ----------------------------------------------------------------------------
-    def _start_pending(self) -> None:
+    def _start_pending(self, yielding: bool = True) -> None:
+        """Start the pending request's run (if none is in flight); unless `yielding` is off
+        (an immediate request), after the job it yields to (`yield_to`)."""
         if not self._pending or self._in_flight is not None or self._closed:
             return
-        if (self.yield_to is not None and self._yielded_ms < YIELD_MAX_MS
+        if (yielding and self.yield_to is not None and self._yielded_ms < YIELD_MAX_MS
                 and self.yield_to()):
             self._yielded_ms += YIELD_STEP_MS
             self._timer.start(YIELD_STEP_MS)
