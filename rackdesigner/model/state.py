@@ -625,7 +625,15 @@ never assigned after `_evolve` returns)."""
             changes["edit"] = ("bulk", [*(("g", g.id) for g in groups),
                                         *(("d", d.id) for d in devices),
                                         *(("l", lk.id) for lk in links)])
-        return self._evolve(**changes)
+        new = self._evolve(**changes)
+        # into a state without devices (links): the list is the given one, as `_loaded` files it
+        # (a generated design's first simulate or estimate read 150k links back through the
+        # tries: 0.07 s at 16k GPUs)
+        if devices and not self.device_order and len(new.device_order) == len(devices):
+            new._cache["devices"] = tuple(devices)
+        if links and not self.link_order and len(new.link_order) == len(links):
+            new._cache["links"] = tuple(links)
+        return new
 
     def _loaded(self, groups: list[Group], devices: list[Device], links: list[Link],
                 by_id: tuple[dict[str, Device], dict[str, Link]] | None) -> DesignState:

@@ -210,14 +210,20 @@ def _propagation(topo: Topology) -> tuple[dict[int, float], dict[int, float]]:
     sums: dict[int, float] = defaultdict(float)
     counts: dict[int, int] = defaultdict(int)
     longest: dict[int, float] = defaultdict(float)
-    for (u, v), lengths in topo.link_lengths.items():
-        if topo.kind.get(u) in NIC_KINDS:
-            level = 0
-        else:
-            level = min(topo.tier.get(u, 1), topo.tier.get(v, 1))
-        per_m = topo.link_prop_ns_per_m.get((u, v), C.DEFAULT_PROPAGATION_NS_PER_M)
-        for length in lengths:
-            sums[level] += length * per_m
-            counts[level] += 1
-            longest[level] = max(longest[level], length * per_m)
+    kind, tier, per_m_of = topo.kind, topo.tier, topo.link_prop_ns_per_m
+    default = C.DEFAULT_PROPAGATION_NS_PER_M
+    for key, lengths in topo.link_lengths.items():  # ~20,000 network links at 16k GPUs
+        if not lengths:
+            continue
+        u, v = key
+        level = 0 if kind.get(u) in NIC_KINDS else min(tier.get(u, 1), tier.get(v, 1))
+        per_m = per_m_of.get(key, default)
+        total, most = sums[level], longest[level]
+        for length in lengths:  # the same sums, in the same order
+            ns = length * per_m
+            total += ns
+            if ns > most:
+                most = ns
+        sums[level], longest[level] = total, most
+        counts[level] += len(lengths)
     return {lv: sums[lv] / counts[lv] for lv in sums}, dict(longest)

@@ -189,16 +189,19 @@ class LinkLoads:
                 if u > best:
                     best, where = u, (link_id, key[0], key[1])
 
-        nic_out, nic_in, nic_up = self.nic_out, self.nic_in, topo.nic_up
-        empty: dict[str, float] = {}
+        nic_out, nic_in = self.nic_out, self.nic_in
+        # per NIC, (switch, share, capacity, cables) of each uplink: the same for every
+        # pattern routed on this topology, so made once per NIC and kept in its memo
+        rows_of = topo.memo.get("nic_uplinks")
+        if rows_of is None:
+            rows_of = topo.memo["nic_uplinks"] = {}
         for nic in (*nic_out, *(x for x in nic_in if x not in nic_out)):
-            ups = nic_up.get(nic, empty)
-            total = sum(ups.values())
+            rows = rows_of.get(nic)
+            if rows is None:
+                rows = rows_of[nic] = _uplink_rows(topo, nic)
             busier = max(nic_out.get(nic, 0.0), nic_in.get(nic, 0.0))
-            for sw, cap in ups.items():
-                share = cap / total if total else 0.0
+            for sw, share, cap, links in rows:
                 load = busier * share
-                links: Sequence[tuple[str, float]] = net_links.get((nic, sw), ())
                 if len(links) != 1:
                     visit((nic, sw), load, cap)
                     continue
@@ -214,6 +217,17 @@ class LinkLoads:
             for sw, upper, cap in index.uplinks.get(key, ()):
                 visit((sw, upper) if sw < upper else (upper, sw), load * cap / cap_total, cap)
         return best, where
+
+
+def _uplink_rows(topo: Topology | Any, nic: str
+                 ) -> tuple[tuple[str, float, float, Sequence[tuple[str, float]]], ...]:
+    """(switch, share of the NIC's load, capacity, its cables) per network port group a NIC
+    is cabled to (`LinkLoads.peak`)."""
+    ups = topo.nic_up.get(nic, {})
+    total = sum(ups.values())
+    net_links = topo.net_links
+    return tuple((sw, cap / total if total else 0.0, cap, net_links.get((nic, sw), ()))
+                 for sw, cap in ups.items())
 
 
 def _split(topo: Topology | Any, key: tuple[str, str], load: float,

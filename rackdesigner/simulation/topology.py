@@ -33,6 +33,8 @@ from rackdesigner.simulation import constants as C
 if TYPE_CHECKING:
     from rackdesigner.model.linktable import LinkTable
 
+_DIGITS = "0123456789"
+
 
 def nvlink_eff_per_GBps(spec: DeviceSpec) -> float:
     """NCCL's usable fraction of a GPU's raw NVLink rate (per-link table by SM generation)."""
@@ -416,7 +418,14 @@ class Topology:
                         nxt.append((nbr, r, e))
             frontier = nxt
         if len(found) == 2:  # two NICs behind one PCIe switch: the common case
-            if natural_key(found[1].nic) < natural_key(found[0].nic):
+            a, b = found[0].nic, found[1].nic
+            # "….nic0" and "….nic1" (equal but for a last digit: the same digit runs, the last
+            # one's number decided by that digit) without two keys made for 16k NICs
+            if (len(a) == len(b) and a[-1] in _DIGITS and b[-1] in _DIGITS
+                    and a[:-1] == b[:-1]):
+                if b[-1] < a[-1]:
+                    found.reverse()
+            elif natural_key(b) < natural_key(a):
                 found.reverse()
         elif len(found) > 2:
             found.sort(key=lambda p: natural_key(p.nic))

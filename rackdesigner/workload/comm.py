@@ -272,8 +272,8 @@ class CommModel:
         def nic(path) -> tuple:
             v = nic_sig.get(path.nic)
             if v is None:
-                v = nic_sig[path.nic] = (
-                    round(sum(topo.nic_up.get(path.nic, {}).values()), 3),
+                v = nic_sig[path.nic] = (  # `nic_raw`: the sum routing reads again
+                    round(topo.nic_raw(path.nic), 3),
                     round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
             return (round(path.raw, 3), *v)
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 import yaml
 
 from rackdesigner._resources import resources_root
+from rackdesigner.catalog.filecache import parsed_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,7 @@ class GpuCompute:
 @lru_cache(maxsize=1)
 def gpu_table() -> dict[str, GpuCompute]:
     path = resources_root() / "workload" / "gpu_compute.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = parsed_file(path, yaml.safe_load, "workload")  # kept parsed between runs
     out = {}
     for model, d in data["gpus"].items():
         eff = d.get("gemm_efficiency") or {}
