@@ -16,8 +16,9 @@ VALIDATION_MEAN_BOUND = 0.115
 #: dispatch constant was fitted, 20.6 % mean; its 18 dense runs 8.1 %).
 CALIBRATION_MEAN_BOUND = 0.14
 #: Published layouts the memory model may refuse: NeMo 25.11's gpt-oss-120b on 64 H100 with
-#: micro-batch 4 recomputes the norms and the experts' activation (Megatron-Core's output-
-#: discarding `recompute_modules: [layernorm, moe_act]`), which the estimator does not model.
+#: micro-batch 4, 88 GB with its recipe's `recompute_modules: [layernorm, moe_act]` (105 GB
+#: without). The table's row is inconsistent (GA 2 needs MBS x DP = 256, PP 4 leaves DP 16) and
+#: the recipe's H100 preset keeps micro-batch 1, at which it fits (docs/workload.md).
 MAY_NOT_FIT: set[str] = {"gpt-oss-120b, 64 H100 (25.11)"}
 
 # the published runs are simulated once per module (about 10 s quiet): the whole gate is slow
