@@ -192,7 +192,7 @@ class LinkLoads:
         nic_out, nic_in = self.nic_out, self.nic_in
         # per NIC, (switch, share, capacity, cables) of each uplink: the same for every
         # pattern routed on this topology, so made once per NIC and kept in its memo
-        rows_of = topo.memo.get("nic_uplinks")
+        rows_of: dict[str, _UplinkRows] | None = topo.memo.get("nic_uplinks")
         if rows_of is None:
             rows_of = topo.memo["nic_uplinks"] = {}
         for nic in (*nic_out, *(x for x in nic_in if x not in nic_out)):
@@ -219,8 +219,11 @@ class LinkLoads:
         return best, where
 
 
-def _uplink_rows(topo: Topology | Any, nic: str
-                 ) -> tuple[tuple[str, float, float, Sequence[tuple[str, float]]], ...]:
+#: (switch, share of the NIC's load, capacity, its cables) per switch a NIC is cabled to
+_UplinkRows = tuple[tuple[str, float, float, Sequence[tuple[str, float]]], ...]
+
+
+def _uplink_rows(topo: Topology | Any, nic: str) -> _UplinkRows:
     """(switch, share of the NIC's load, capacity, its cables) per network port group a NIC
     is cabled to (`LinkLoads.peak`)."""
     ups = topo.nic_up.get(nic, {})
