@@ -227,7 +227,7 @@ def _uplink_rows(topo: Topology | Any, nic: str) -> _UplinkRows:
     """(switch, share of the NIC's load, capacity, its cables) per network port group a NIC
     is cabled to (`LinkLoads.peak`)."""
     ups = topo.nic_up.get(nic, {})
-    total = sum(ups.values())
+    total = topo.nic_raw(nic)  # sum(ups.values()), made once per NIC
     net_links = topo.net_links
     return tuple((sw, cap / total if total else 0.0, cap, net_links.get((nic, sw), ()))
                  for sw, cap in ups.items())

@@ -519,7 +519,7 @@ class Topology:
         out = self._nic_split.get(nic)
         if out is None:
             ups = self.nic_up.get(nic, {})
-            total = sum(ups.values())
+            total = self.nic_raw(nic)  # the same sum, made once per NIC
             out = [(sw, cap / total) for sw, cap in ups.items()] if total else []
             self._nic_split[nic] = out
         return out
