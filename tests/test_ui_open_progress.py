@@ -119,6 +119,8 @@ def test_the_first_edit_is_readied_after_the_canvas_not_before(qtbot, window, tw
     device = next(d for d in layout.devices() if d.pos is not None)
     window.document.push(MoveDevices({device.id: (device.pos, (device.pos[0] + 20.0,
                                                                device.pos[1]))}))
+    assert window.files.settling is None  # started once the event loop has painted
+    qtbot.waitUntil(lambda: window.files.settling is not None)
     window.files.settling.join(30)
     assert not window.files.settling.is_alive()
     assert opened._links_by_device is not None and opened._port_use is not None

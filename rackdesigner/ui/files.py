@@ -18,7 +18,7 @@ import logging
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from rackdesigner.catalog import Catalog
@@ -112,8 +112,10 @@ class FileController(QObject):
                 self._update_title()
                 progress.close()
                 return self._open_failed(path, f"{path}: the design cannot be shown: {exc!r}")
-        if progress.read_in_worker:  # a large design: ready its first edit meanwhile
-            self.settling = settle_later(layout)
+        if progress.read_in_worker:  # a large design: ready its first edit once it is drawn
+            # (from the event loop: after the canvas's first paint, which it would slow)
+            self.settling = None
+            QTimer.singleShot(0, lambda: setattr(self, "settling", settle_later(layout)))
         if example:
             self.mark_untitled_copy("example", Path(path).stem)
             self.status_message(f"Opened the example {self.document.untitled_title} as an "
