@@ -179,7 +179,9 @@ class OpenProgress:
                 with gc_paused(freeze=True):
                     value: object = load_layout(path, catalog=catalog, progress=report)
                     value.index().counts()  # what the status bar and the open message read
-                    value.state.group_members  # noqa: B018 what the canvas's groups read first
+                    state = value.state  # and what the canvas reads first: the lists of
+                    state.device_list(), state.link_list()  # devices and links in order,
+                    state.group_members  # noqa: B018 the groups' members
             except Exception as exc:  # handed back to the GUI thread and raised there
                 value = exc
             relay.finished.emit(value)
