@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in results:
             e = r.estimate
             status = f"{r.predicted:,.2f} vs {r.run.measured:,.2f} {UNITS[r.run.unit]} " \
-                     f"({r.error:+.1%})" + ("" if e.fits else "; does not fit: "
+                     f"({r.error:+.1%})" + ("" if e.fits else "; "
                                             + e.memory.refusal())
             top = ", ".join(f"{k.removesuffix('_s')} {v:.2f}" for k, v in e.breakdown.items()
                             if v > 0)

@@ -383,6 +383,25 @@ def test_app_starts_and_quits_in_a_real_process(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
+def test_the_rackdesigner_command_ends_at_once_after_its_window_closed(tmp_path):
+    # as `rackdesigner` runs it: the window saves its settings, then the process ends with the
+    # app's code without the interpreter's teardown (an atexit hook never runs), a line already
+    # printed is out
+    code = ("import atexit, sys; from rackdesigner.app import run_app; "
+            "atexit.register(lambda: print('torn down', flush=True)); print('started'); "
+            "run_app(None, quit_after_ms=300, exit_at_once=True); print('not reached')")
+    env = {"QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
+           "XDG_CONFIG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["started"]
+    assert "Traceback" not in result.stderr
+    saved = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*.conf"))
+    assert "geometry" in saved.lower()  # the window's settings were written before the exit
+
+
 def test_main_window_is_importable_from_ui():
     from rackdesigner.ui import MainWindow
 

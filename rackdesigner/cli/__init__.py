@@ -255,7 +255,7 @@ def _start_gui(args: list[str]) -> int:
         print(f"rackdesigner: the designer is not available here ({exc}); "
               "use a verb, see 'rackdesigner --help'", file=sys.stderr)
         return 2
-    return run_app(args[0] if args else None)
+    return run_app(args[0] if args else None, exit_at_once=True)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,18 @@ def _positive(text: str) -> int:
     return value
 
 
+def _modules(text: str) -> tuple[str, ...]:
+    from rackdesigner.workload.job import RECOMPUTE_MODULES
+
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",")))
+    for name in names:
+        if name not in RECOMPUTE_MODULES:
+            raise argparse.ArgumentTypeError(
+                f"unknown module {name[:40]!r} (Megatron-Core's recompute_modules the "
+                f"estimator models: {', '.join(RECOMPUTE_MODULES)})")
+    return names
+
+
 def _tokens(text: str) -> float:
     units = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
     t = text.strip().lower()
@@ -68,6 +80,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="sequence length (default: the model's)")
     p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16")
     p.add_argument("--recompute", choices=("none", "selective", "full"), default="selective")
+    p.add_argument("--recompute-modules", type=_modules, metavar="M,M",
+                   help="what selective recomputation recomputes, by Megatron-Core's "
+                   "recompute_modules: core_attn, layernorm (the MoE pre-MLP norm), moe_act "
+                   "(the experts' activation); default: the profile's")
     p.add_argument("--sharding", choices=("none", "optimizer", "full"), default="optimizer",
                    help="none: plain DP; optimizer: ZeRO-1/distributed optimizer (default); "
                    "full: FSDP/ZeRO-3")
@@ -104,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     job = Job(tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, vp=args.vp, dp=args.dp,
               gbs=args.gbs, mbs=args.mbs, seq=args.seq, precision=args.precision,
               recompute=args.recompute, sharding=args.sharding, profile=args.profile,
-              grad_dtype=args.grad_dtype, dp_overlap=args.dp_overlap, etp=args.etp)
+              grad_dtype=args.grad_dtype, dp_overlap=args.dp_overlap, etp=args.etp,
+              recompute_modules=args.recompute_modules)
     try:
         est = Estimator(layout, args.model, gpus=args.gpus, group=args.group, pue=args.pue)
         if args.search:

@@ -98,6 +98,10 @@ class Estimator:
             raise EstimateError(exc.template, exc.option) from None
         if job.sequence_parallel is None:
             job = replace(job, sequence_parallel=self.profile_of(job).sequence_parallel)
+        if job.recompute_modules is not None and self.profile_of(job).selective_recompute == "ops":
+            raise EstimateError("{recompute_modules} are Megatron-Core's; the "
+                                f"{self.profile_of(job).id} profile recomputes operations "
+                                "(`selective_recompute: ops`)")
         if job.precision == "fp8" and self.gpu.fp8_tflops is None:
             raise EstimateError(f"{self.gpu.model} has no FP8 tensor cores: set {{precision}} "
                                 "to bf16")
@@ -132,7 +136,8 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
              recompute: str = "selective", sharding: str = "optimizer",
              profile: str | None = None, grad_dtype: str | None = None,
              dp_overlap: bool | None = None, sequence_parallel: bool | None = None,
-             etp: int | None = None, tokens: float | None = None,
+             etp: int | None = None, recompute_modules: Sequence[str] | None = None,
+             tokens: float | None = None,
              pue: float | None = None, time_if_too_big: bool = False) -> Estimate:
     """Estimate one training step of `model` on `layout` (a Layout or a layout file's path):
     on all its GPUs, a group's, listed GPU ids, or the first `gpus` of those.
@@ -151,7 +156,8 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
     job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
               precision=precision, recompute=recompute, sharding=sharding, profile=profile,
               grad_dtype=grad_dtype, dp_overlap=dp_overlap, sequence_parallel=sequence_parallel,
-              etp=etp)
+              etp=etp, recompute_modules=None if recompute_modules is None
+              else tuple(recompute_modules))
     return est.estimate(job, tokens, time_if_too_big=time_if_too_big)
 
 

@@ -98,6 +98,32 @@ def layer_times(model: ModelSpec, shape: Job, gpu: H.GpuCompute, profile: Profil
     return layer, out
 
 
+def module_recompute_s(model: ModelSpec, shape: Job, gpu: H.GpuCompute, profile: Profile,
+                       modules: tuple[str, ...]) -> float:
+    """Seconds of one average layer's recomputed forward of Megatron-Core's output-discarding
+    `recompute_modules` (costs.recomputed_module_units frees their outputs): the MoE layers'
+    pre-MLP norm (`layernorm`) and the experts' activation (`moe_act`), priced as
+    `_memory_bound` prices their forward (the profile's bytes per element and kernels)."""
+    if model.moe is None:
+        return 0.0
+    hbm = gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY
+    gap = profile.kernel_gap_us * 1e-6
+    share = moe_share(model)
+    seconds = 0.0
+    if "layernorm" in modules:
+        tokens = shape.mbs * shape.seq_len / shape.cp
+        local = tokens / shape.tp if shape.sp else tokens
+        c = profile.op("norm")
+        seconds += share * (local * model.hidden * c.bytes_fwd / hbm + c.kernels_fwd * gap)
+    if "moe_act" in modules:
+        up = 2 if model.ffn == "swiglu" else 1
+        fc1 = [g for g in layer_gemms(model, shape) if g.name == "experts.fc1"]
+        c = profile.op("swiglu" if model.ffn == "swiglu" else "gelu")
+        seconds += sum(g.m * g.n / up * g.groups * g.count for g in fc1) * c.bytes_fwd / hbm
+        seconds += sum(g.count for g in fc1) * c.kernels_fwd * gap
+    return seconds
+
+
 def _with_streams(gemms: tuple[G.Gemm, ...], profile: Profile) -> tuple[G.Gemm, ...]:
     """The local experts' GEMMs as the stack runs them (profile `moe.grouped_gemm_streams`)."""
     if not profile.moe_streams:
@@ -225,4 +251,5 @@ def _memory_bound(model: ModelSpec, job: Job, gemms: tuple[G.Gemm, ...], profile
     return byte_f, byte_b, kern_f, kern_b
 
 
-__all__ = ["FLASH_BACKWARD_FLOPS", "LayerTimes", "device", "gemm_profiles", "layer_times"]
+__all__ = ["FLASH_BACKWARD_FLOPS", "LayerTimes", "device", "gemm_profiles", "layer_times",
+           "module_recompute_s"]

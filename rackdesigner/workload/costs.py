@@ -185,12 +185,35 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
         moe_mlp = g + mlp(model.moe.expert_ffn_hidden,
                           model.moe.top_k + model.moe.shared_experts)
     units = attn + (1 - share) * dense_mlp + share * moe_mlp + 4.0
-    if recompute == "none" and not flash:  # softmax output (+ dropout mask and output)
+    mods = job.recompute_modules if recompute == "selective" else None
+    units -= recomputed_module_units(model, job, mods)
+    if (recompute == "none" or "core_attn" not in (mods or ("core_attn",))) and not flash:
+        # softmax output (+ dropout mask and output)
         units += (2.0 + 3.0 * (model.dropout > 0)) * model.heads * job.seq_len / h
     if job.tp > 1 and not job.sp:  # without sequence parallelism every TP rank keeps the norm
         # inputs, the dropout masks and the inputs of QKV and fc1 whole (Korthikanti, eq. 1)
         units += (job.tp - 1) * (4.0 + 2.0 * mask + 2.0 * g)
     return units * sbh
+
+
+def recomputed_module_units(model: ModelSpec, job: Job,
+                            modules: tuple[str, ...] | None) -> float:
+    """Bytes per hidden-size element (as `activation_bytes_per_layer` counts them) of one
+    average layer that Megatron-Core's output-discarding recomputation frees
+    (`recompute_modules`; NVIDIA/Megatron-LM transformer_layer.py, moe/experts.py):
+    `layernorm` the pre-MLP norm's output, the MoE block's input (Transformer Engine fuses the
+    other norms into the next linear layer, an IdentityOp Megatron-Core does not recompute);
+    `moe_act` the routed experts' activation output, the fc2 input of each of the top-k copies.
+    Dense models free nothing."""
+    if not modules or model.moe is None:
+        return 0.0
+    g = 1.0 if job.precision == "fp8" else 2.0
+    units = 0.0
+    if "layernorm" in modules:
+        units += g
+    if "moe_act" in modules:
+        units += model.moe.top_k * g * model.moe.expert_ffn_hidden / model.hidden
+    return moe_share(model) * units
 
 
 def _op_checkpoint_matmuls(model: ModelSpec) -> list[float]:
@@ -253,4 +276,5 @@ __all__ = [
     "moe_share",
     "op_checkpoint_bytes_per_layer",
     "op_checkpoint_recompute_share",
+    "recomputed_module_units",
 ]

@@ -23,6 +23,11 @@ PRECISIONS = ("bf16", "fp8")
 RECOMPUTE = ("none", "selective", "full")
 SHARDING = ("none", "optimizer", "full")
 GRAD_DTYPES = ("fp32", "bf16")
+#: Megatron-Core's `recompute_modules` (with `recompute_granularity: selective`) the estimator's
+#: activation and time terms separate: the attention core (normal checkpointing), and the
+#: output-discarding recomputation of the pre-MLP norm and the experts' activation
+#: (NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py, `recompute_modules`).
+RECOMPUTE_MODULES = ("core_attn", "layernorm", "moe_act")
 
 
 #: a job's settings in the design's words (vocabulary/wording.py); the CLI says `--tp`, the
@@ -59,6 +64,9 @@ class Job:
     dp_overlap: bool | None = None  # overlap the DP reduction (False: Megatron's "local" DDP)
     sequence_parallel: bool | None = None  # None: the profile's (Megatron 2021 had none)
     etp: int | None = None  # expert tensor parallelism; None: TP (Megatron-Core's default)
+    #: what `selective` recomputes, by Megatron-Core's module names (RECOMPUTE_MODULES); None:
+    #: the profile's `selective_recompute`
+    recompute_modules: tuple[str, ...] | None = None
 
     @property
     def seq_len(self) -> int:
@@ -81,6 +89,18 @@ class Job:
             raise JobError(f"precision must be one of {', '.join(PRECISIONS)}")
         if self.recompute not in RECOMPUTE:
             raise JobError(f"recompute must be one of {', '.join(RECOMPUTE)}")
+        modules = self.recompute_modules
+        if modules is not None:
+            unknown = [m for m in modules if m not in RECOMPUTE_MODULES]
+            if unknown:
+                name = str(unknown[0]).translate({ord("{"): None, ord("}"): None})[:40]
+                raise JobError(f"{{recompute_modules}}: unknown module {name!r} (the "
+                               f"estimator models Megatron-Core's "
+                               f"{', '.join(RECOMPUTE_MODULES)})")
+            if self.recompute != "selective":
+                raise JobError("{recompute_modules} need {recompute} selective (Megatron-Core "
+                               f"applies them only then), not {self.recompute}")
+            modules = tuple(dict.fromkeys(modules))
         if self.sharding not in SHARDING:
             raise JobError(f"sharding must be one of {', '.join(SHARDING)}")
         if self.grad_dtype is not None and self.grad_dtype not in GRAD_DTYPES:
@@ -139,7 +159,8 @@ class Job:
         if self.vp > 1 and m % self.pp:
             raise JobError(f"with virtual stages the {m} micro-batches per step must be a "
                            f"multiple of PP {self.pp} (global batch / (micro-batch x DP))")
-        return replace(self, dp=dp, seq=seq, etp=etp if model.moe is not None else self.etp)
+        return replace(self, dp=dp, seq=seq, etp=etp if model.moe is not None else self.etp,
+                       recompute_modules=modules)
 
     # ---- derived (on a resolved job) ---------------------------------------------------------
     @property
@@ -189,7 +210,9 @@ class Job:
                 "microbatches": self.microbatches, "precision": self.precision,
                 "recompute": self.recompute, "sharding": self.sharding,
                 "sequence_parallel": self.tp > 1 and self.sp, "grad_dtype": self.grad_dtype,
-                "dp_overlap": self.dp_overlap, "expert_tp": self.etp}
+                "dp_overlap": self.dp_overlap, "expert_tp": self.etp,
+                **({} if self.recompute_modules is None
+                   else {"recompute_modules": list(self.recompute_modules)})}
 
     def label(self) -> str:
         parts = [f"TP{self.tp}", f"PP{self.pp}"]
@@ -202,6 +225,8 @@ class Job:
         if self.etp is not None and self.etp != self.tp:
             parts.append(f"ETP{self.etp}")
         parts += [f"DP{self.dp}", f"mbs {self.mbs}", f"recompute {self.recompute}"]
+        if self.recompute_modules is not None:
+            parts.append(f"[{', '.join(self.recompute_modules)}]")
         return " ".join(parts)
 
 
@@ -216,4 +241,5 @@ def _concurrent(key: str, stride: int, size: int, pp: int, n: int
     return (tuple(b * block + j for b in range(n // block) for j in range(stride)),)
 
 
-__all__ = ["GRAD_DTYPES", "PRECISIONS", "RECOMPUTE", "SHARDING", "Job", "JobError"]
+__all__ = ["GRAD_DTYPES", "PRECISIONS", "RECOMPUTE", "RECOMPUTE_MODULES", "SHARDING", "Job",
+           "JobError"]

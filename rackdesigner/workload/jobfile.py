@@ -22,7 +22,14 @@ from typing import Any
 
 import yaml
 
-from rackdesigner.workload.job import GRAD_DTYPES, PRECISIONS, RECOMPUTE, SHARDING, Job
+from rackdesigner.workload.job import (
+    GRAD_DTYPES,
+    PRECISIONS,
+    RECOMPUTE,
+    RECOMPUTE_MODULES,
+    SHARDING,
+    Job,
+)
 from rackdesigner.workload.models import resolve_model
 
 DEGREES = ("tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq", "etp")
@@ -34,7 +41,8 @@ MAX_BYTES = 64 * 1024  # a job file is a dozen lines
 MAX_DEGREE = 10**7
 #: 10^18 tokens: a million times the largest published training runs (~1.5e13).
 MAX_TOKENS = 1e18
-KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, *FLAGS, "profile", "tokens", "pue")
+KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, *FLAGS, "profile", "tokens", "pue",
+        "recompute_modules")
 
 
 class JobFileError(ValueError):
@@ -103,6 +111,9 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
             close = difflib.get_close_matches(name, KEYS, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise fail(key, f"unknown key {name!r}; {hint}(a job file takes: {', '.join(KEYS)})")
+        if name == "recompute_modules":  # a list, or names separated by commas
+            values[name] = _modules(value, fail)
+            continue
         try:
             v = scalar_value(value)
         except ValueError:
@@ -149,9 +160,35 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
             resolve_profile(values["profile"])
         except ValueError as exc:
             raise fail(entries["profile"][1], f"profile: {exc}") from None
-    job = Job(**{k: values[k] for k in (*DEGREES, *CHOICES, *FLAGS, "profile") if k in values})
+    job = Job(**{k: values[k] for k in (*DEGREES, *CHOICES, *FLAGS, "profile",
+                                         "recompute_modules") if k in values})
     return JobSpec(model, job, values.get("gpus"), values.get("group"), values.get("tokens"),
                    values.get("pue"), label, values)
+
+
+def _modules(node: yaml.Node, fail) -> tuple[str, ...]:
+    """`recompute_modules`: Megatron-Core's module names (job.RECOMPUTE_MODULES), as a YAML
+    list or one comma-separated name; each unknown name is refused at its line."""
+    from rackdesigner.inputs import scalar_value
+
+    items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    out: list[str] = []
+    for item in items:
+        try:
+            v = scalar_value(item)
+        except ValueError:
+            raise fail(item, "recompute_modules: expected module names such as "
+                       "[layernorm, moe_act]") from None
+        for name in (str(v).split(",") if v is not None else [""]):
+            name = name.strip()
+            if name not in RECOMPUTE_MODULES:
+                close = difflib.get_close_matches(name, RECOMPUTE_MODULES, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise fail(item, f"recompute_modules: unknown module {_short(name)}; {hint}"
+                           f"(Megatron-Core's modules the estimator models: "
+                           f"{', '.join(RECOMPUTE_MODULES)})")
+            out.append(name)
+    return tuple(dict.fromkeys(out))
 
 
 def _mapping(node: yaml.Node, fail) -> dict[str, tuple[yaml.Node, yaml.Node]]:

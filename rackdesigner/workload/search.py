@@ -75,7 +75,9 @@ def candidates(est: Estimator, base: Job) -> list[Job]:
                         for mbs in MBS_CHOICES:
                             for rc in RECOMPUTE:
                                 job = replace(base, tp=t, pp=p, cp=c, ep=e, vp=vp, dp=None,
-                                              mbs=mbs, recompute=rc)
+                                              mbs=mbs, recompute=rc,
+                                              recompute_modules=base.recompute_modules
+                                              if rc == "selective" else None)
                                 try:
                                     out.append(est.resolve(job))
                                 except EstimateError:

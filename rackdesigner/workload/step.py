@@ -30,7 +30,12 @@ from __future__ import annotations
 
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommModel
-from rackdesigner.workload.compute import LayerTimes, gemm_profiles, layer_times
+from rackdesigner.workload.compute import (
+    LayerTimes,
+    gemm_profiles,
+    layer_times,
+    module_recompute_s,
+)
 from rackdesigner.workload.costs import (
     local_params,
     model_flops_per_step,
@@ -61,6 +66,9 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     selective = lt.attn_f
     if profile.selective_recompute == "ops":  # every second matmul and the elementwise kernels
         selective = lt.gemm_f * op_checkpoint_recompute_share(model) + lt.elem_f + lt.gap_f
+    elif job.recompute_modules is not None:  # Megatron-Core's recompute_modules, by module
+        selective = ((lt.attn_f if "core_attn" in job.recompute_modules else 0.0)
+                     + module_recompute_s(model, shape, gpu, profile, job.recompute_modules))
     recompute = {"none": 0.0, "selective": selective, "full": lt.forward}[job.recompute]
     layer_f, layer_b = lt.forward, lt.backward + recompute
     # the pipeline's pace: the stage with the most work (stages.py: with the embedding and the
