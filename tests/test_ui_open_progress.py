@@ -88,3 +88,55 @@ def test_the_window_hands_the_gil_round_often_while_it_is_open(qtbot, tmp_path, 
     assert sys.getswitchinterval() <= GUI_SWITCH_INTERVAL_S
     assert win.close()
     assert sys.getswitchinterval() == before
+
+
+@pytest.mark.slow
+def test_the_first_edit_is_readied_after_the_canvas_not_before(qtbot, window, two_files):
+    """The read hands the design over as read (the canvas needs no tries); the window draws
+    it whole, then a worker makes what the first edit needs (`Layout.settle`), on the state
+    that was opened: an edit meanwhile is the window's own and is not touched."""
+    from rackdesigner.commands import MoveDevices
+    from rackdesigner.model.order import DictMap
+
+    _, second = two_files
+    seen = []
+
+    def on_replaced(layout) -> None:  # the views follow the read design here
+        state = layout.state
+        seen.append((state, isinstance(state.devices, DictMap) and state.devices._map is None,
+                     isinstance(state.links, DictMap) and state.links._map is None))
+
+    window.document.replaced.connect(on_replaced)
+    assert window.open_file(second, ask=False)
+    opened, devices_plain, links_plain = seen[-1]
+    assert devices_plain and links_plain  # not settled before the views followed
+    layout = window.document.layout
+    scene = window.scene
+    # the canvas shows the design: every link filed where a fresh look puts it (the relayout
+    # finds each device's end once per pass)
+    assert scene._link_key and scene.bundles
+    assert all(scene._link_key.get(lk.id) == scene._key(lk) for lk in layout.links())
+    device = next(d for d in layout.devices() if d.pos is not None)
+    window.document.push(MoveDevices({device.id: (device.pos, (device.pos[0] + 20.0,
+                                                               device.pos[1]))}))
+    assert window.files.settling is None  # started once the event loop has painted
+    qtbot.waitUntil(lambda: window.files.settling is not None)
+    window.files.settling.join(30)
+    assert not window.files.settling.is_alive()
+    assert opened._links_by_device is not None and opened._port_use is not None
+    assert opened.devices._map is not None and opened.links._map is not None
+    assert dict(opened.links.as_map()) == dict(opened.links.items())
+    assert window.document.layout.state is not opened  # the edit stands on its own state
+    assert window.document.layout.device(device.id).pos[0] == device.pos[0] + 20.0
+    window.document.undo_stack.undo()
+    assert window.document.layout.device(device.id).pos == device.pos
+
+
+def test_a_small_file_is_not_settled_on_a_worker(qtbot, tmp_path, catalog):
+    path = tmp_path / "small.yaml"
+    save_layout(generate("superpod", system="dgx-h100", sus=1, catalog=catalog), path)
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(catalog=catalog, settings=settings)
+    qtbot.addWidget(win)
+    assert win.open_file(path, ask=False)
+    assert not win.files.open_progress.read_in_worker and win.files.settling is None

@@ -15,9 +15,10 @@ a failed save leaves it unsaved (dirty) and says why.
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from rackdesigner.catalog import Catalog
@@ -44,6 +45,7 @@ class FileController(QObject):
         self.scene = scene
         self.recent_menu: QMenu | None = None
         self.last_error = ""
+        self.settling: threading.Thread | None = None  # settle_later of the last open
         self.file_watch = file_watch.FileWatch(self)
         self.file_prompt: QMessageBox | None = None
         self.file_watch.changed_on_disk.connect(self._on_file_watch_changed_on_disk)
@@ -74,7 +76,7 @@ class FileController(QObject):
         A bundled example opens as an untitled copy ("DGX H100 (example)"): Save asks where.
         """
         from rackdesigner.io import LayoutFileError, ReadCancelled
-        from rackdesigner.ui.open_progress import OpenProgress
+        from rackdesigner.ui.open_progress import OpenProgress, settle_later
 
         if ask and not self.maybe_save():
             return False
@@ -110,6 +112,10 @@ class FileController(QObject):
                 self._update_title()
                 progress.close()
                 return self._open_failed(path, f"{path}: the design cannot be shown: {exc!r}")
+        if progress.read_in_worker:  # a large design: ready its first edit once it is drawn
+            # (from the event loop: after the canvas's first paint, which it would slow)
+            self.settling = None
+            QTimer.singleShot(0, lambda: setattr(self, "settling", settle_later(layout)))
         if example:
             self.mark_untitled_copy("example", Path(path).stem)
             self.status_message(f"Opened the example {self.document.untitled_title} as an "
