@@ -128,10 +128,11 @@ def _rejoin(index: DesignIndex, root_of: dict[str, str], touched: set[str],
 
 def _components(index: DesignIndex, island_of: dict[str, str]) -> dict[str, str]:
     """Components: islands joined by the carried network links (as `DesignIndex._connect`),
-    labelled with NumPy: each round hooks every link's larger label under its smaller one,
-    then follows the labels to their roots, until every link joins one label (a few rounds on
-    a fat tree; one Python pass over the links instead of two unions each)."""
+    labelled with NumPy (`linktable.components`: one Python pass over the links instead of
+    two unions each)."""
     import numpy as np
+
+    from rackdesigner.model.linktable import components
 
     number = {root: i for i, root in enumerate(dict.fromkeys(island_of.values()))}
     ends_a: list[int] = []
@@ -140,23 +141,8 @@ def _components(index: DesignIndex, island_of: dict[str, str]) -> dict[str, str]
         if c.protocol in NETWORK_PROTOCOLS:
             ends_a.append(number[island_of[c.link.a.device]])
             ends_b.append(number[island_of[c.link.b.device]])
-    label = np.arange(len(number))
-    a = np.array(ends_a, dtype=np.int64)
-    b = np.array(ends_b, dtype=np.int64)
-    while a.size:
-        la, lb = label[a], label[b]
-        apart = la != lb
-        if not apart.any():
-            break
-        la, lb = la[apart], lb[apart]
-        low = np.minimum(la, lb)
-        np.minimum.at(label, la, low)  # a root hooks under a smaller label, never a cycle
-        np.minimum.at(label, lb, low)
-        while True:  # every label to its root
-            up = label[label]
-            if np.array_equal(up, label):
-                break
-            label = up
+    label = components(len(number), np.array(ends_a, dtype=np.int64),
+                       np.array(ends_b, dtype=np.int64))
     names = list(number)
     of_root = {root: names[i] for root, i in zip(names, label.tolist(), strict=True)}
     return {device: of_root[root] for device, root in island_of.items()}
