@@ -34,29 +34,11 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from stall_meter import StallMeter
-
-
-def _load() -> str:
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+from stall_meter import StallMeter, load_average, process_until
 
 
 def _until(predicate, timeout_s: float = 180.0) -> bool:
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    deadline = time.perf_counter() + timeout_s
-    loop = QEventLoop()
-    timer = QTimer()
-    timer.setInterval(2)
-    timer.timeout.connect(loop.quit)
-    timer.start()
-    while not predicate():
-        if time.perf_counter() > deadline:
-            timer.stop()
-            return False
-        loop.exec()
-    timer.stop()
-    return True
+    return process_until(predicate, timeout_s, tick_ms=2)  # a 2 ms tick: the edits are short
 
 
 def main() -> int:
@@ -83,7 +65,7 @@ def main() -> int:
 
         path = os.path.join(folder, "design.yaml")
         save_layout(generate("superpod", system="dgx-h100", sus=args.sus), path)
-    print(f"load average before: {_load()}")
+    print(f"load average before: {load_average()}")
     settings = QSettings(os.path.join(folder, "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings)
     window.resize(1600, 1000)
@@ -108,7 +90,7 @@ def main() -> int:
           f"links ({os.path.getsize(path) / 1e6:.1f} MB)")
     print(f"open: canvas usable {usable:.2f} s ({usable_cpu:.2f} s CPU), figures {figures:.2f} s, "
           f"findings {findings:.2f} s ({time.process_time() - cpu0:.2f} s CPU); longest GUI "
-          f"freeze {stall * 1000:.0f} ms (load {_load()})")
+          f"freeze {stall * 1000:.0f} ms (load {load_average()})")
 
     kind = layout.index().kind
     cable = next(lk.id for lk in layout.links()
@@ -157,7 +139,7 @@ def main() -> int:
         print(f"{name:<16} {statistics.median(shown):10.2f} {statistics.median(undone):7.2f} "
               f"{statistics.median(checks):8.2f}   "
               f"{(statistics.median(racks_ms) if racks_ms else 0):12.0f} "
-              f"{max(stalls) * 1000:9.0f}   (load {_load()})")
+              f"{max(stalls) * 1000:9.0f}   (load {load_average()})")
     doc.undo_stack.setClean()
     window.close()
     return 0

@@ -36,29 +36,7 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from stall_meter import StallMeter
-
-
-def _load() -> str:
-    return " ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
-def _until(predicate, timeout_s: float = 180.0) -> bool:
-    """Process events until `predicate()` holds (or the timeout)."""
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    deadline = time.perf_counter() + timeout_s
-    loop = QEventLoop()
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(loop.quit)
-    timer.start()
-    while not predicate():
-        if time.perf_counter() > deadline:
-            return False
-        loop.exec()
-    timer.stop()
-    return True
+from stall_meter import StallMeter, load_average, process_until
 
 
 def _targets(layout, wanted: list[str]) -> dict[str, str]:
@@ -115,7 +93,7 @@ def main() -> int:
 
         path = os.path.join(folder, "design.yaml")
         save_layout(generate("superpod", system="dgx-h100", sus=args.sus), path)
-    print(f"load average before: {_load()}")
+    print(f"load average before: {load_average()}")
     settings = QSettings(os.path.join(folder, "s.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings)
     window.resize(1600, 1000)
@@ -135,7 +113,7 @@ def main() -> int:
             return True
         return (live.impact is not None) == marked
 
-    _until(lambda: figures_shown() and not problems.busy)
+    process_until(lambda: figures_shown() and not problems.busy)
     print(f"open until figures and findings: {time.perf_counter() - start:.1f} s")
     layout = doc.layout
     print(f"{layout.meta.name}: {layout.device_count():,} devices, {layout.link_count():,} "
@@ -147,17 +125,17 @@ def main() -> int:
         meter.start()
         t0, c0 = time.perf_counter(), time.process_time()
         action()
-        ok = _until(lambda: figures_shown(marked))
+        ok = process_until(lambda: figures_shown(marked))
         took, cpu = time.perf_counter() - t0, time.process_time() - c0
-        _until(lambda: not problems.busy)
+        process_until(lambda: not problems.busy)
         stall = meter.stop()
         if not ok:
             print("  (timed out)")
         return took, stall, cpu
 
     meter.start()  # the machine's own noise: the longest gap of an idle GUI thread
-    _until(lambda: False, 3.0)
-    print(f"idle GUI thread, 3 s: longest gap {meter.stop() * 1000:.0f} ms (load {_load()})")
+    process_until(lambda: False, 3.0)
+    print(f"idle GUI thread, 3 s: longest gap {meter.stop() * 1000:.0f} ms (load {load_average()})")
 
     print(f"{'target':<22} {'fail s':>7} {'restore s':>9} {'undo s':>7}   longest GUI freeze"
           "   (process CPU s)")
@@ -178,13 +156,13 @@ def main() -> int:
         print(f"{what + ' ' + oid:<22} {med['fail']:7.2f} {med['restore']:9.2f} "
               f"{med['undo']:7.2f}   {worst['fail']:.0f} / {worst['restore']:.0f} / "
               f"{worst['undo']:.0f} ms   ({cpu['fail']:.2f} / {cpu['restore']:.2f} / "
-              f"{cpu['undo']:.2f}; load {_load()})")
+              f"{cpu['undo']:.2f}; load {load_average()})")
 
     if not args.no_quit:
         su = targets.get("su") or next(iter(targets.values()))
         doc.push(toggle_failed(doc.layout, [su]))
         panel.live.request(immediate=True)  # start the run now, without waiting for it
-        _until(lambda: panel.live.job.in_flight, 5)
+        process_until(lambda: panel.live.job.in_flight, 5)
         time.sleep(0.3)  # the worker is well inside its run
         said: list[str] = []
         window.statusBar().messageChanged.connect(said.append)
@@ -210,7 +188,7 @@ def main() -> int:
         lines = proc.stdout.strip().splitlines()
         print(f"rackdesigner whatif FILE --each {args.each}: "
               f"{time.perf_counter() - t0:.1f} s wall, {cpu:.1f} s CPU (exit {proc.returncode}, "
-              f"{len(lines)} lines; load {_load()})")
+              f"{len(lines)} lines; load {load_average()})")
         if proc.returncode:
             print(proc.stderr[-2000:])
     return 0
