@@ -20,7 +20,7 @@ a group may differ, which no reader depends on (they compare roots, never show t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rackdesigner.model.index import (
@@ -87,6 +87,22 @@ def connectivity_without(index: DesignIndex, source: DesignIndex, failed: Any) -
     return Connectivity(island_of, nvlink_of, component_of, gpus)
 
 
+def joined_inside(index: DesignIndex, order: Iterable[str], inside: set[str],
+                  joins: Callable[[str | None], bool]) -> UnionFind:
+    """The devices of `inside` joined by their links to each other whose protocol `joins`
+    (visited in `order`, which fixes the roots)."""
+    state = index.state
+    links, link_ids_of = state.links, state.link_ids_of
+    uf = UnionFind()
+    for device in order:
+        for link_id in link_ids_of(device):
+            link = links[link_id]
+            other = link.b.device if link.a.device == device else link.a.device
+            if other in inside and other != device and joins(index.protocol(link)):
+                uf.union(device, other)
+    return uf
+
+
 def _minus(mapping: dict[str, str], gone: Iterable[str]) -> dict[str, str]:
     out = dict(mapping)  # a copy keeps the order (the state's device order)
     for key in gone:
@@ -105,18 +121,9 @@ def _rejoin(index: DesignIndex, root_of: dict[str, str], touched: set[str],
     for device, root in root_of.items():
         if root in touched and device not in gone:
             members.setdefault(root, []).append(device)
-    state = index.state
-    links, link_ids_of = state.links, state.link_ids_of
     split = False
     for survivors in members.values():
-        inside = set(survivors)
-        uf = UnionFind()
-        for device in survivors:
-            for link_id in link_ids_of(device):
-                link = links[link_id]
-                other = link.b.device if link.a.device == device else link.a.device
-                if other in inside and other != device and joins(index.protocol(link)):
-                    uf.union(device, other)
+        uf = joined_inside(index, survivors, set(survivors), joins)
         roots = set()
         for device in survivors:
             root = uf.find(device)

@@ -37,9 +37,8 @@ from rackdesigner.model.index import (
     NVLINK,
     CarriedLink,
     Connectivity,
-    UnionFind,
 )
-from rackdesigner.model.index_delta import _components
+from rackdesigner.model.index_delta import _components, joined_inside
 
 if TYPE_CHECKING:
     from rackdesigner.model.index import DesignIndex
@@ -248,14 +247,7 @@ def _regroup(index: DesignIndex, base: DesignIndex, root_of: dict[str, str],
     for device in members:
         if device not in inside:
             out.pop(device, None)
-    uf = UnionFind()
-    links, link_ids_of = state.links, state.link_ids_of
-    for device in inside:
-        for link_id in link_ids_of(device):
-            link = links[link_id]
-            other = link.b.device if link.a.device == device else link.a.device
-            if other in inside and other != device and joins(index.protocol(link)):
-                uf.union(device, other)
+    uf = joined_inside(index, inside, inside, joins)
     old_groups: dict[str, set[str]] = {}
     new_groups: dict[str, set[str]] = {}
     for device in inside:
