@@ -39,6 +39,7 @@ from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.netbox_types import device_type_yaml, interface_type
 from rackdesigner.interop.sanitize import row
 from rackdesigner.interop.units import Inventory, cables, inventory, local_port
+from rackdesigner.io.names import UnsafeNameError, path_inside
 from rackdesigner.model import Layout, natural_key
 
 FABRIC = vocabulary.protocols_of("network")
@@ -80,7 +81,10 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
     type_dir = path / FILES[2]
     type_dir.mkdir(exist_ok=True)
     for slug, doc in sorted(types.items()):
-        target = type_dir / f"{slug}.yaml"
+        try:  # a model id is free text (a user or embedded model): never a path
+            target = path_inside(type_dir, slug, ".yaml")
+        except UnsafeNameError as exc:
+            raise ExportError(f"device type of catalog model {exc}") from None
         write_atomic(target, "---\n" + yaml.safe_dump(doc, sort_keys=False))
         report.files.append(target)
     table(FILES[3], ["name", "slug", "status"], [[site_name, _slug(site_name), "planned"]])

@@ -225,6 +225,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
         unanswered,
     )
     from rackdesigner.interop.netbox_types import PortFacts
+    from rackdesigner.io.names import UnsafeNameError, path_inside
 
     files, _ = QFileDialog.getOpenFileNames(window, "NetBox device types", "",
                                             "NetBox device types (*.yaml *.yml)")
@@ -270,7 +271,12 @@ def import_device_types_dialog(window: MainWindow) -> int:
             QMessageBox.critical(window, "Cannot import the device type",
                                  f"{path}: {type(exc).__name__}: {exc}")
             return len(written)
-        target = folder / f"{model['id']}.yaml"
+        try:
+            target = path_inside(folder, model["id"], ".yaml")
+        except UnsafeNameError as exc:
+            QMessageBox.critical(window, "Cannot import the device type",
+                                 f"{path}: slug: {exc}")
+            return len(written)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             write_atomic(target, dump(model))
