@@ -38,6 +38,7 @@ from rackdesigner.ui import style
 from rackdesigner.ui.inspector_cooling import CoolingRows
 from rackdesigner.ui.inspector_events import changes_choices as _changes_choices
 from rackdesigner.ui.inspector_events import touched_ids as _touched_ids
+from rackdesigner.ui.plain_text import plain
 
 NONE = "(none)"
 
@@ -280,8 +281,8 @@ class InspectorWidget(QWidget):
                 self.device_budget.setSpecialValueText(f"default {default:,.1f} kW")
                 self.device_budget.setValue(own / 1000 if own is not None else 0.0)
             self.device_budget.setToolTip(
-                "Power this rack may draw at most (its feeds' capacity). 0 uses the model's "
-                f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}.")
+                plain("Power this rack may draw at most (its feeds' capacity). 0 uses the model's "
+                f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}."))
         self.cooling_rows.show(device, spec)
         self.stack.setCurrentWidget(self.device_page)
 

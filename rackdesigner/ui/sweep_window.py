@@ -52,6 +52,7 @@ from rackdesigner.sweep import (
 from rackdesigner.sweep.pareto import lower_is_better
 from rackdesigner.sweep.point import HEADLINE
 from rackdesigner.ui.panel.theme import pg
+from rackdesigner.ui.plain_text import plain
 
 log = logging.getLogger(__name__)
 SPEC_FILTER = "Sweep specs (*.yaml *.yml);;All files (*)"
@@ -193,7 +194,7 @@ class SweepWindow(QDialog):
         try:
             spec = load_spec(path)
         except SweepSpecError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(plain(str(exc)))
             self.run_finished.emit()
             return False
         self.spec = spec
@@ -203,7 +204,7 @@ class SweepWindow(QDialog):
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, spec.count())
         self.progress.setValue(0)
-        self.status.setText(f"Running {spec.count()} points on {scheduler}…")
+        self.status.setText(plain(f"Running {spec.count()} points on {scheduler}…"))
         relay = self._relay
 
         def job() -> None:
@@ -238,11 +239,11 @@ class SweepWindow(QDialog):
             self.save_button.setEnabled(True)
             self.show_rows(list(result.columns), list(result.rows))
             bad = len(result.not_ok())
-            self.status.setText(f"{len(result.rows)} points in {result.elapsed_s:.1f} s on "
+            self.status.setText(plain(f"{len(result.rows)} points in {result.elapsed_s:.1f} s on "
                                 f"{result.scheduler}" + (f"; {bad} not ok" if bad else "")
-                                + ". Click a point to open its design.")
+                                + ". Click a point to open its design."))
         else:
-            self.status.setText(str(result))
+            self.status.setText(plain(str(result)))
         self.run_finished.emit()
 
     def wait(self) -> None:
@@ -278,9 +279,10 @@ class SweepWindow(QDialog):
         self.colour_by.setCurrentText(varied[0] if varied else "")
         self.colour_by.blockSignals(False)
         failed = [r for r in rows if r.get("status") == FAILED]
-        self.failures.setText("" if not failed else f"{len(failed)} failed point(s): " + "; ".join(
+        self.failures.setText(plain(
+            "" if not failed else f"{len(failed)} failed point(s): " + "; ".join(
             f"point {r.get('point')} ({self._params_text(r)}): {r.get('error')}"
-            for r in failed[:8]) + (" …" if len(failed) > 8 else ""))
+            for r in failed[:8]) + (" …" if len(failed) > 8 else "")))
         self.redraw()
 
     def _set_directions(self) -> None:
@@ -373,7 +375,7 @@ class SweepWindow(QDialog):
             return
         row = self.rows[points[0].data()]
         params = {n: row.get(n) for n in self.spec.parameter_names()}
-        self.status.setText(f"Opening point {row.get('point')} ({self._params_text(row)})…")
+        self.status.setText(plain(f"Opening point {row.get('point')} ({self._params_text(row)})…"))
         self.design_requested.emit(self.spec, params)
 
     # ---- files --------------------------------------------------------------------------------
@@ -392,7 +394,7 @@ class SweepWindow(QDialog):
         try:
             columns, rows, meta = read_results(path)
         except ResultsError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(plain(str(exc)))
             return False
         self.spec = None
         spec_path = meta.get("spec")
@@ -403,9 +405,9 @@ class SweepWindow(QDialog):
             except SweepSpecError:
                 self.spec = None
         self.show_rows(columns, rows)
-        self.status.setText(f"{Path(path).name}: {len(rows)} points"
+        self.status.setText(plain(f"{Path(path).name}: {len(rows)} points"
                             + ("" if self.spec is None else
-                               ". Click a point to open its design."))
+                               ". Click a point to open its design.")))
         return True
 
     def _on_save_results_clicked(self) -> None:
@@ -414,9 +416,9 @@ class SweepWindow(QDialog):
         if path and self.result is not None:
             try:
                 write_results(self.result, path)
-                self.status.setText(f"Saved {Path(path).name}")
+                self.status.setText(plain(f"Saved {Path(path).name}"))
             except ResultsError as exc:
-                self.status.setText(str(exc))
+                self.status.setText(plain(str(exc)))
 
 
 def _parameters(columns: list[str]) -> list[str]:
