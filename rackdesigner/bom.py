@@ -22,7 +22,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections import Counter
 from dataclasses import dataclass
@@ -386,13 +385,11 @@ def _table(out: io.StringIO, rows: list[tuple[str, ...]]) -> None:
 
 
 def format_csv(bom: Bom) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["section", "model", "kind", "length_m", "count", "in_systems"])
-    for i in bom.items:
-        writer.writerow(["item", i.model, i.kind, "", i.count, i.in_systems])
-    for c in bom.cables:
-        writer.writerow(["cable", c.type, c.media, _length(c.length_m), c.count, ""])
-    for t in bom.transceivers:
-        writer.writerow(["transceiver", t.model, "transceiver", "", t.count, ""])
-    return out.getvalue()
+    from rackdesigner.io.sanitize import csv_text
+
+    return csv_text([["section", "model", "kind", "length_m", "count", "in_systems"],
+                     *(["item", i.model, i.kind, "", i.count, i.in_systems] for i in bom.items),
+                     *(["cable", c.type, c.media, _length(c.length_m), c.count, ""]
+                       for c in bom.cables),
+                     *(["transceiver", t.model, "transceiver", "", t.count, ""]
+                       for t in bom.transceivers)])

@@ -34,6 +34,8 @@ from rackdesigner.model.items import (
     ID_TEXT,
     MAX_COORD,
     NO_SITE,
+    SITE_KW_MAX,
+    SITE_KW_MIN,
     STATUSES,
     Site,
     is_valid_id,
@@ -755,6 +757,9 @@ class EntryReader:
                     or not math.isfinite(number) or number <= 0):
                 raise self.fail(line, f"site: '{key}' must be a positive number of kW, got "
                                 f"{_short(number)}")
+            if not SITE_KW_MIN <= number <= SITE_KW_MAX:
+                raise self.fail(line, f"site: '{key}' must be from {SITE_KW_MIN:g} to "
+                                f"{SITE_KW_MAX:,.0f} kW, got {_short(number)}")
             out[key] = float(number)
         return Site(**out)
 

@@ -1,4 +1,10 @@
-"""What exports do to text a user typed, so their consumers never execute it.
+"""What every writer does to text a user typed, so its consumers never execute it.
+
+It lives in io/ (below bom, cost, sweep, interop and ui) so that every tabular writer — the
+exports, `bom --format csv`, the priced bill, sweep results, `compare --csv`, the designer's
+CSV exports — goes through the same functions: `csv_text` is the one CSV writer (each cell
+through `cell`), `xlsx_value` the one XLSX cell maker. tests/test_hostile_names_tables.py fails
+when a module writes CSV with the csv module directly.
 
 Names (a design's, a rack's, a device's) are free text: `=cmd|' /C calc'!A0` or a newline
 followed by `SwitchName=evil Nodes=ALL` are valid names. The files RackDesigner writes go to a
@@ -16,13 +22,23 @@ spreadsheet, a Slurm controller, a simulator:
 * `config_token` (a value inside a directive, e.g. `SwitchName=...`): refused unless it is one
   plain token (no space, `=`, `#`, control character).
 * `xml_text` (GraphML, XLSX): characters XML 1.0 forbids (a control character in a name)
-  become U+FFFD, so the file stays readable.
+  become U+FFFD, so the file stays readable; `xml_document` does the same to a whole document
+  written by someone else's code (Qt's SVG generator writes a name's ESC or NUL raw), also to
+  character references such as `&#27;`.
+* `terminal` (text reports on a terminal): control characters but line ends and tabs (ESC
+  starts an ANSI sequence that colours or rewrites lines, NUL, C1), bidirectional overrides and
+  other format characters, and line/paragraph separators are shown as escapes (`\\x1b`,
+  `\\u202e`), so no name can colour, reorder or hide text; `shown` does the same to one name and
+  also escapes its line breaks, so a name cannot forge a line of a report or listing.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 #: OWASP's list: the characters a spreadsheet may take as the start of a formula or command.
@@ -31,6 +47,48 @@ _TOKEN = re.compile(r"[A-Za-z0-9_.\-\[\],:/]+")
 #: What XML 1.0 does not allow in a document (control characters but tab, newline and CR;
 #: lone surrogates; U+FFFE/U+FFFF): written raw, they make GraphML and XLSX files unreadable.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+_CHAR_REF = re.compile(r"&#(x[0-9A-Fa-f]+|[0-9]+);")
+_HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
+
+
+def xml_document(data: bytes) -> bytes:
+    """A UTF-8 XML document with every character (and character reference) XML 1.0 forbids
+    replaced by U+FFFD: well-formed whatever text was drawn into it."""
+    text = xml_text(data.decode("utf-8", errors="replace"))
+
+    def ref(match: re.Match[str]) -> str:
+        digits = match.group(1)
+        code = int(digits[1:], 16) if digits[0] == "x" else int(digits)
+        ok = code < 0x110000 and not _NOT_XML.match(chr(code))
+        return match.group(0) if ok else "&#xFFFD;"
+
+    return _CHAR_REF.sub(ref, text).encode("utf-8")
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+        else f"\\U{code:08x}"
+
+
+def terminal(text: str) -> str:
+    """A text report safe to print: hidden characters shown as escapes, line ends and tabs
+    kept."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch in "\n\t" or unicodedata.category(ch) not in _HIDDEN
+                   else _escape(ch) for ch in text)
+
+
+def shown(name: Any) -> str:
+    """One name for a text report or listing: every hidden character, line ends included,
+    shown as an escape."""
+    text = str(name)
+    if text.isprintable():
+        return text
+    return "".join(_escape(ch) if unicodedata.category(ch) in _HIDDEN else ch for ch in text)
 
 
 def xml_text(text: str) -> str:
@@ -48,13 +106,36 @@ def cell(value: Any) -> Any:
     value = xml_text(value)  # a NUL or escape character is no text a CSV consumer reads
     if "\r" in value:
         value = value.replace("\r\n", "\n").replace("\r", "\n")
-    if value.startswith(FORMULA_START) or (value[:1] == "\n"):
-        return "'" + value
-    return value
+    return "'" + value if _needs_guard(value) else value
+
+
+def _needs_guard(text: str) -> bool:
+    """Starts with a formula character or a line break, or is such text behind quotes (so
+    that a name that really starts with `'=` survives `uncell` unchanged)."""
+    while text[:1] == "'":
+        text = text[1:]
+        if text[:1] not in ("'", "\n", *FORMULA_START) or not text:
+            return False
+    return bool(text) and (text[:1] == "\n" or text.startswith(FORMULA_START))
+
+
+def uncell(text: str) -> str:
+    """The text `cell` was given: the `'` it put before a guarded cell is taken off (the
+    readers of our own CSV files, so a name round-trips: `uncell(cell(x)) == x`)."""
+    return text[1:] if text[:1] == "'" and _needs_guard(text[1:]) else text
 
 
 def row(values: list[Any]) -> list[Any]:
     return [cell(v) for v in values]
+
+
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    """CSV (comma, `\\n` line ends, minimal quoting) of `rows`, every cell through `cell`: the
+    one CSV writer of the program."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerows(row(list(r)) for r in rows)
+    return out.getvalue()
 
 
 def dangerous(value: Any) -> bool:
