@@ -16,21 +16,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hostile import switch_model
 
 from rackdesigner.catalog.user import ENV
 from rackdesigner.cli import main
 from rackdesigner.io.names import MAX_NAME_BYTES, UnsafeNameError, check_file_name, path_inside
 
 SOURCE = Path(__file__).parents[1] / "tests" / "data" / "interop" / "netbox-acme-fabricbox-32.yaml"
-SWITCH = {
-    "schema": "rackdesigner.device/1", "id": "acme-x1", "kind": "switch",
-    "manufacturer": "Acme", "model": "X1 800G switch", "u_height": 2,
-    "power": {"max_w": 1500, "source": "ds"},
-    "ports": [{"name": "eth", "protocol": "ethernet", "generation": "800GbE", "count": 64,
-               "lanes": 8, "rate_gbps": 800, "connector": "osfp", "source": "ds"}],
-    "switch": {"latency_ns": 700, "source": "ds"},
-    "sources": {"ds": {"title": "Acme X1 datasheet"}},
-}
+SWITCH = switch_model()
 
 
 def hostile_ids(victim: Path) -> dict[str, str]:
