@@ -181,7 +181,7 @@ class CompareDialog(QDialog):
             job, why = panel.workload.job_spec()
             if job is None or not job.tokens:
                 self.status.setText(plain(f"The Workload tab has no job to compare: "
-                                    f"{why or 'set the tokens to train there'}"))
+                                          f"{why or 'set the tokens to train there'}"))
                 return
         document = window.document
         label = self._label()
@@ -208,8 +208,8 @@ class CompareDialog(QDialog):
             return
         self.comparison = value
         self.status.setText(plain(f"{len(value.designs)} designs compared in "
-                            f"{result.elapsed_s:.1f} s — ✓ best of the row, ? best so far but "
-                            "a lower bound (parts without a price)"))
+                                  f"{result.elapsed_s:.1f} s — ✓ best of the row, ? best so "
+                                  "far but a lower bound (parts without a price)"))
         self._fill(value)
         self.save_button.setEnabled(True)
 
@@ -232,7 +232,7 @@ class CompareDialog(QDialog):
                     item.setBackground(QBrush(WIN if row.certain else MAYBE))
                     item.setFont(bold)
                     item.setToolTip(plain("best of the row" if row.certain else
-                                    "best so far, but it leaves parts without a price out"))
+                                          "best so far, but it leaves parts without a price out"))
                 self.table.setItem(r, c, item)
         self.notes.setText(plain("\n".join(comparison.notes)))
 

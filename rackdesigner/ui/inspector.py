@@ -282,7 +282,7 @@ class InspectorWidget(QWidget):
                 self.device_budget.setValue(own / 1000 if own is not None else 0.0)
             self.device_budget.setToolTip(
                 plain("Power this rack may draw at most (its feeds' capacity). 0 uses the model's "
-                f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}."))
+                      f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}."))
         self.cooling_rows.show(device, spec)
         self.stack.setCurrentWidget(self.device_page)
 

@@ -292,8 +292,8 @@ def import_device_types_dialog(window: MainWindow) -> int:
     QMessageBox.information(
         window, "Device types imported",
         plain(f"{len(written)} model(s) written to {folder}:\n"
-        + "\n".join(f"  {p.name}" for p in written)
-        + "".join(f"\n\n{NetboxTypeError.in_design_words(w)}" for w in warnings)
-        + "\n\nThey appear in the Palette the next time RackDesigner starts."))
+              + "\n".join(f"  {p.name}" for p in written)
+              + "".join(f"\n\n{NetboxTypeError.in_design_words(w)}" for w in warnings)
+              + "\n\nThey appear in the Palette the next time RackDesigner starts."))
     window.status_message(f"{len(written)} model(s) written to {folder}")
     return len(written)

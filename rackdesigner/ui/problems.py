@@ -170,7 +170,7 @@ class ProblemsWidget(QWidget):
             self.summary.setText("No problems found.")
         else:
             self.summary.setText(plain(f"{errors} error(s), {warnings} warning(s)"
-                                 + (f" — showing the first {MAX_ROWS}"
+                                       + (f" — showing the first {MAX_ROWS}"
                                     if len(items) < len(findings) else "")))
         self.findings_changed.emit(errors, warnings)
 

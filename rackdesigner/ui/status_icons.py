@@ -89,7 +89,7 @@ class ProblemsStatus(QWidget):
         self.ok_icon.setVisible(not problems)
         self.ok_text.setVisible(not problems)
         self.setToolTip(plain(f"{errors} error{'s' * (errors != 1)}, {warnings} "
-                        f"warning{'s' * (warnings != 1)} (the Problems dock lists them)"))
+                              f"warning{'s' * (warnings != 1)} (the Problems dock lists them)"))
         self.setVisible(True)
 
     def set_partition(self, text: str, detail: str = "") -> None:

@@ -240,8 +240,8 @@ class SweepWindow(QDialog):
             self.show_rows(list(result.columns), list(result.rows))
             bad = len(result.not_ok())
             self.status.setText(plain(f"{len(result.rows)} points in {result.elapsed_s:.1f} s on "
-                                f"{result.scheduler}" + (f"; {bad} not ok" if bad else "")
-                                + ". Click a point to open its design."))
+                                      f"{result.scheduler}" + (f"; {bad} not ok" if bad else "")
+                                      + ". Click a point to open its design."))
         else:
             self.status.setText(plain(str(result)))
         self.run_finished.emit()
@@ -406,7 +406,7 @@ class SweepWindow(QDialog):
                 self.spec = None
         self.show_rows(columns, rows)
         self.status.setText(plain(f"{Path(path).name}: {len(rows)} points"
-                            + ("" if self.spec is None else
+                                  + ("" if self.spec is None else
                                ". Click a point to open its design.")))
         return True
 

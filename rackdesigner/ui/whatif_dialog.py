@@ -172,8 +172,8 @@ class SingleFailuresDialog(QDialog):
         self.table.setHeaderLabels([c for c, _ in COLUMNS]
                                    + ([c for c, _ in JOB_COLUMNS] if job is not None else []))
         self.status.setText(plain(f"{total} object{'s' * (total != 1)} in {len(rows)} "
-                            f"class{'es' * (len(rows) != 1)}, worst first. Click a row "
-                            "to select its objects on the canvas. " + (
+                                  f"class{'es' * (len(rows) != 1)}, worst first. Click a row "
+                                  "to select its objects on the canvas. " + (
                                 f"Training job (Workload tab): {job.label}." if job is not None
                                 else "Set a job in the Workload tab to see what each failure "
                                 "costs it.")))

@@ -48,7 +48,7 @@ class FigureTile(QFrame):
         self.detail.setVisible(bool(figure.detail))
         self.setToolTip(plain(f"{figure.label}: {figure.text}" + (f" ({figure.detail})"
                                                              if figure.detail else "")
-                        + (f"\n{figure.explain}" if figure.explain else "")))
+                              + (f"\n{figure.explain}" if figure.explain else "")))
         if change is None:
             self.delta.setText("")
         else:

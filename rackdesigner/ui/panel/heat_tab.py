@@ -125,15 +125,15 @@ class HeatTab(QWidget):
         if heat.label:  # a training job: what ran, how utilisation is defined
             parts = ", ".join(f"{x.name} {x.peak:.0%}" for x in heat.exchanges)
             self.summary.setText(plain(f"{heat.label}: {len(heat.loads):,} links loaded (NVLink "
-                                 f"too), peak {heat.peak:.0%}. Exchanges (busiest link): "
-                                 f"{parts or 'none'}. Model: {ASSUMPTION}. "
-                                 + " ".join(n + "." for n in heat.notes[1:])
-                                 + f" The {shown} hottest:"))
+                                       f"too), peak {heat.peak:.0%}. Exchanges (busiest link): "
+                                       f"{parts or 'none'}. Model: {ASSUMPTION}. "
+                                       + " ".join(n + "." for n in heat.notes[1:])
+                                       + f" The {shown} hottest:"))
         else:
             self.summary.setText(plain(f"{heat.collective} {format_bytes(heat.bytes)}"
-                                 f"{f' ({heat.algorithm})' if heat.algorithm else ''}: "
-                                 f"{len(heat.loads):,} network links loaded, peak "
-                                 f"{heat.peak:.0%}; the {shown} hottest:"))
+                                       f"{f' ({heat.algorithm})' if heat.algorithm else ''}: "
+                                       f"{len(heat.loads):,} network links loaded, peak "
+                                       f"{heat.peak:.0%}; the {shown} hottest:"))
         for load in heat.hottest(HOTTEST):
             item = _Row([load.link, f"{load.a} – {load.b}", f"{load.load_GBps:,.1f}",
                          f"{load.utilisation:.0%}",

@@ -94,8 +94,8 @@ class NotesBar(QWidget):
         self.warning.setVisible(bool(self.warnings))
         n = len(self.notes)
         self.notes_button.setText(f"{n} note{'s' * (n != 1)}")
-        self.notes_button.setToolTip(plain("How these figures were obtained (click to "
-                                     + ("hide)" if self.notes_button.isChecked() else "show)")))
+        shown = "hide)" if self.notes_button.isChecked() else "show)"
+        self.notes_button.setToolTip(plain("How these figures were obtained (click to " + shown))
         self.notes_button.setVisible(bool(n))
         self.notes_label.setText("\n".join(f"• {note}" for note in self.notes))
         self.notes_label.setVisible(bool(n) and self.notes_button.isChecked())
@@ -106,7 +106,7 @@ class NotesBar(QWidget):
                                        else Qt.ArrowType.RightArrow)
         self.notes_label.setVisible(checked and bool(self.notes))
         self.notes_button.setToolTip(plain("How these figures were obtained (click to "
-                                     + ("hide)" if checked else "show)")))
+                                           + ("hide)" if checked else "show)")))
 
 
 __all__ = ["NotesBar"]

@@ -357,7 +357,7 @@ class SimulationPanel(QWidget):
         self.scope_label.setText(plain(text))
         self.scope_button.setToolTip(
             plain(f"Limit the simulation to {self._selection_label}" if self._selection_label
-            else "Select a group or GPUs on the canvas to limit the simulation to them"))
+                  else "Select a group or GPUs on the canvas to limit the simulation to them"))
 
     def _on_scope_button_toggled(self, checked: bool) -> None:
         self.live.set_scope(self._selection_scope if checked else None)

@@ -382,7 +382,7 @@ class WorkloadTab(QWidget):
         gemm = est.hardware.get("gemm_efficiency") if timed else None
         self.figure_labels["mfu"].setToolTip(
             plain("Model FLOPs per second / the GPU's dense peak."
-            + (f" The step's GEMMs run at {gemm:.0%} of peak on average (ceiling "
+                  + (f" The step's GEMMs run at {gemm:.0%} of peak on average (ceiling "
                f"{est.gpu.gemm_efficiency(est.job.precision):.0%}: small or "
                "heavily sharded GEMMs lose partial tiles and waves of SMs, thin ones wait on "
                "HBM; docs/workload.md)" if gemm else "")))

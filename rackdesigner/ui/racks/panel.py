@@ -304,7 +304,7 @@ class RacksPanel(QWidget):
             item = QListWidgetItem(f"{device.label} · 0U", self.unracked)
             item.setData(Qt.ItemDataRole.UserRole, device.id)
             item.setToolTip(plain(f"{self.layout_doc.spec(device.id).model}: drag onto a rack "
-                            "(its side channel)" if self.layout_doc is not None else ""))
+                                  "(its side channel)" if self.layout_doc is not None else ""))
         if loose:
             self.unracked_label.setText(plain(f"Unracked ({len(units) + len(loose)})"))
 
