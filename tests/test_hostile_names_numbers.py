@@ -21,7 +21,7 @@ from rackdesigner.cost.pricebook import MAX_AMOUNT
 from rackdesigner.generators import generate
 from rackdesigner.io import save_layout
 from rackdesigner.io.jsonout import NonFiniteError, json_text
-from rackdesigner.model.items import SITE_KW_MAX, SITE_KW_MIN
+from rackdesigner.model.items import RACK_W_MAX, RACK_W_MIN, SITE_KW_MAX, SITE_KW_MIN
 
 BOOK = """\
 schema_version: 1
@@ -88,6 +88,24 @@ def test_a_site_inside_its_bounds_reads(tmp_path, capsys):
         path = tmp_path / "site.yaml"
         path.write_text(f"schema_version: 1\nname: x\nsite: {{power_kw: {kw!r}}}\ndevices: []\n")
         assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key", ["power_budget_w", "air_cooling_w"])
+@pytest.mark.parametrize("watts", ["1.0e-300", "1.0e+300", f"{RACK_W_MIN / 2:.1f}",
+                                   f"{RACK_W_MAX * 2:.1f}"])
+def test_a_rack_figure_past_its_bounds_is_a_located_error(design, tmp_path, capsys, key, watts):
+    """A rack budget of 1e-300 W printed its load as a 300-digit percentage."""
+    text = design.read_text()
+    rack = next(line for line in text.splitlines() if line.startswith("- {id: rack-1,"))
+    path = tmp_path / "rack.yaml"
+    path.write_text(text.replace(rack, rack[:-1] + f", {key}: {watts}}}"))
+    assert main(["simulate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:{_line(path, key)}: device rack-1: '{key}' must be from" in err
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(text.replace(rack, rack[:-1] + f", {key}: 40000}}"))
+    assert main(["simulate", str(ok)]) == 0
+    assert re.search(r"[\d,.]{25,}", capsys.readouterr().out) is None
 
 
 def test_a_tiny_price_prints_sanely(design, tmp_path, capsys):
