@@ -15,7 +15,7 @@ import ast
 from pathlib import Path
 
 import yaml
-from hostile import named_design
+from hostile import named_design, switch_model
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QTextDocument
 from PySide6.QtGui import Qt as GuiQt
@@ -47,7 +47,13 @@ prices:
 
 
 def _hostile_design(path):
-    doc = named_design(MARK, **{"x-rackdesigner-prices": yaml.safe_load(PRICES)})
+    """Names, groups, an embedded price book and an embedded user model (manufacturer, model
+    and port names) all carry markup."""
+    model = switch_model(manufacturer=MARK, model=f"{MARK} switch")
+    model["ports"][0]["name"] = "eth"
+    doc = named_design(MARK, **{"x-rackdesigner-prices": yaml.safe_load(PRICES),
+                                "x-rackdesigner-models": {"acme-x1": model}})
+    doc["devices"].append({"id": "sw-x", "model": "acme-x1", "name": f"{MARK} user switch"})
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return path
 
@@ -81,8 +87,12 @@ def _texts(window, boxes):
             seen = 0
             while stack and seen < 5000:
                 parent = stack.pop()
+                try:
+                    columns = max(1, model.columnCount(parent))
+                except TypeError:  # a list model keeps columnCount private: one column
+                    columns = 1
                 for r in range(model.rowCount(parent)):
-                    for c in range(max(1, model.columnCount(parent))):
+                    for c in range(columns):
                         index = model.index(r, c, parent)
                         seen += 1
                         tip = model.data(index, Qt.ItemDataRole.ToolTipRole)
@@ -139,7 +149,7 @@ def test_no_widget_shows_a_name_from_a_file_as_markup(qtbot, tmp_path, monkeypat
     for index in range(window.views.count()):
         window.views.setCurrentIndex(index)
         window.flush()
-    for ids in (["dgx-1.gpu0"], ["dgx-1"], ["rack-1"], ["dgx-1.gpu0", "dgx-1.gpu1"]):
+    for ids in (["dgx-1.gpu0"], ["sw-x"], ["dgx-1"], ["rack-1"], ["dgx-1.gpu0", "dgx-1.gpu1"]):
         window.editor.select_ids(ids)
         window.flush()
         panel.flush()
