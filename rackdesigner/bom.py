@@ -377,6 +377,9 @@ def format_table(bom: Bom) -> str:
 
 
 def _table(out: io.StringIO, rows: list[tuple[str, ...]]) -> None:
+    from rackdesigner.io.sanitize import shown
+
+    rows = [tuple(shown(cell) for cell in row) for row in rows]  # a model id is one line
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for row in rows:
         cells = [cell.ljust(w) if c == 0 or not cell.isdigit() else cell.rjust(w)

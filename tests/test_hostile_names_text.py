@@ -83,7 +83,7 @@ def test_no_report_prints_a_control_or_bidi_character(files, verb, capsys, monke
     assert "\\x1b" in out + err  # shown, not dropped
 
 
-@pytest.mark.parametrize("verb", ["catalog", "validate", "cost"])
+@pytest.mark.parametrize("verb", ["bom", "catalog", "cost", "validate"])
 def test_a_name_cannot_forge_a_line_of_a_listing(files, verb, capsys, monkeypatch):
     out, _err = _run(REPORTS[verb](files), capsys, monkeypatch)
     assert not [line for line in out.splitlines() if line.startswith("FORGED")]
