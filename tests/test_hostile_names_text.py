@@ -41,7 +41,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     doc["devices"].append({"id": "ghost", "model": f"ghost{EVIL}", "name": f"ghost{EVIL}"})
     design = root / "design.yaml"
     design.write_text(yaml.safe_dump(doc, sort_keys=False))
-    stem = root / "evil\x1b[31mRED\u202e.yaml"  # a file name is a name too (compare labels)
+    stem = root / "evil\x1b[31mRED\u202e\nFORGED.yaml"  # a file name is a name too (compare)
     stem.write_text(design.read_text())
     book = root / "book.yaml"
     book.write_text(yaml.safe_dump(BOOK, sort_keys=False))
@@ -83,7 +83,7 @@ def test_no_report_prints_a_control_or_bidi_character(files, verb, capsys, monke
     assert "\\x1b" in out + err  # shown, not dropped
 
 
-@pytest.mark.parametrize("verb", ["bom", "catalog", "cost", "validate"])
+@pytest.mark.parametrize("verb", ["bom", "catalog", "compare", "cost", "validate"])
 def test_a_name_cannot_forge_a_line_of_a_listing(files, verb, capsys, monkeypatch):
     out, _err = _run(REPORTS[verb](files), capsys, monkeypatch)
     assert not [line for line in out.splitlines() if line.startswith("FORGED")]

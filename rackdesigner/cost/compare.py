@@ -97,7 +97,9 @@ class Comparison:
         return text
 
     def format_table(self) -> str:
-        header = ["", *self.designs]
+        from rackdesigner.io.sanitize import shown
+
+        header = ["", *(shown(d) for d in self.designs)]  # a file stem is one line
         body = []
         for row in self.rows:
             cells = [row.label]
@@ -116,7 +118,7 @@ class Comparison:
         out.write("\n✓ best of the row (ties within 0.5 % have none); ? best so far, but the "
                   "figure leaves parts without a price out\n")
         for note in self.notes:
-            out.write(f"Note: {note}\n")
+            out.write(f"Note: {shown(note)}\n")
         return out.getvalue()
 
     def to_csv(self) -> str:
