@@ -223,3 +223,32 @@ def test_every_auto_text_call_in_the_designer_goes_through_plain():
                     not in _OWN_MARKUP:
                 offenders.append(f"{path.relative_to(root)}:{node.lineno}: {name}")
     assert not offenders, "text shown as AutoText without plain():\n" + "\n".join(offenders)
+
+
+def test_a_results_file_with_markup_names_plots_them_as_text(qtbot, tmp_path):
+    """A sweep results file is someone else's too: its column names become axis labels and
+    legend entries (pyqtgraph renders those as HTML) and its values hover tooltips."""
+    from rackdesigner.io.sanitize import csv_text
+    from rackdesigner.ui.sweep_window import SweepWindow
+
+    results = tmp_path / "r.csv"
+    results.write_text(csv_text(
+        [["point", MARKUP, "gpus", "power_max_w", "status", "error"],
+         *([i, f"{MARKUP} {i % 2}", 8 * (i + 1), 1000.0 * (i + 1), "ok", ""]
+           for i in range(4))]))
+    sweep = SweepWindow()
+    qtbot.addWidget(sweep)
+    sweep.show()
+    qtbot.waitExposed(sweep)
+    assert sweep.open_results(str(results))
+    sweep.colour_by.setCurrentText(MARKUP)
+    sweep.redraw()
+    tips = [(f"hover tip of point {i}", item.opts["tip"](x=1.0, y=2.0, data=i),
+             Qt.TextFormat.AutoText)
+            for item in sweep.scatters for i in range(4)]
+    joined = [("joined tips", "\n\n".join(t for _w, t, _f in tips[:3]), Qt.TextFormat.AutoText)]
+    found = _texts(sweep, []) + tips + joined
+    assert sum("NAMEDATA" in text for _w, text, _f in found) >= 4  # legend, tips
+    bad = [f"{where}: {shown(text, fmt)[:80]!r}" for where, text, fmt in found
+           if "NAMEDATA" in shown(text, fmt) and MARKUP not in shown(text, fmt)]
+    assert bad == [], "\n".join(bad)

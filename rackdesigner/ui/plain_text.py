@@ -7,7 +7,8 @@ exhausts memory). Widgets that show user text either use `Qt.PlainText` (`plain_
 their text through `plain`, which hands Qt's guess text it cannot misread: unchanged when Qt
 would show it as it is, otherwise escaped rich text that renders to the same characters (spaces
 and line breaks kept). Text RackDesigner marks up itself (a summary with `<b>`) escapes each
-value it inserts with `html.escape` instead.
+value it inserts with `html.escape` instead; pyqtgraph, which takes HTML for axis labels and
+legend entries, gets `html.escape`d names, and `markup` for its hover tooltips.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ def plain(text: str) -> str:
     """`text` as an AutoText widget (tooltip, message box, QLabel) shows it: literally."""
     if not GuiQt.mightBeRichText(text):
         return text
-    return ("<p style='white-space:pre-wrap'>" + html.escape(text, quote=False) + "</p>")
+    return markup(text)
+
+
+def markup(text: str) -> str:
+    """`text` as rich text that renders to exactly its characters (spaces and line breaks
+    kept): for what always takes HTML (pyqtgraph's axis labels and legends) and for tooltips
+    joined from several texts."""
+    return "<p style='white-space:pre-wrap'>" + html.escape(text, quote=False) + "</p>"
 
 
 def plain_label(text: str = "", parent=None) -> QLabel:
@@ -33,4 +41,4 @@ def plain_label(text: str = "", parent=None) -> QLabel:
     return label
 
 
-__all__ = ["plain", "plain_label"]
+__all__ = ["markup", "plain", "plain_label"]

@@ -14,6 +14,7 @@ error. Clicking a point emits `design_requested(spec, params)`: the main window 
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 from pathlib import Path
@@ -52,7 +53,7 @@ from rackdesigner.sweep import (
 from rackdesigner.sweep.pareto import lower_is_better
 from rackdesigner.sweep.point import HEADLINE
 from rackdesigner.ui.panel.theme import pg
-from rackdesigner.ui.plain_text import plain
+from rackdesigner.ui.plain_text import markup, plain
 
 log = logging.getLogger(__name__)
 SPEC_FILTER = "Sweep specs (*.yaml *.yml);;All files (*)"
@@ -296,7 +297,7 @@ class SweepWindow(QDialog):
         for combo, side in ((self.x_axis, "bottom"), (self.y_axis, "left")):
             name = combo.currentText()
             units = "W" if name.endswith("_w") else None  # SI prefixes: kW, MW
-            self.plot.setLabel(side, name, units=units)
+            self.plot.setLabel(side, html.escape(name), units=units)  # pyqtgraph takes HTML
         for item in self.scatters:
             self.plot.removeItem(item)
         self.scatters = []
@@ -317,7 +318,7 @@ class SweepWindow(QDialog):
             for spot in spots:
                 spot["pen"] = pg.mkPen(rgb, width=1.5)
                 spot["brush"] = pg.mkBrush(None) if spot.pop("hollow") else pg.mkBrush(*rgb, 170)
-            name = f"{colour} = {category}" if colour else "designs"
+            name = html.escape(f"{colour} = {category}") if colour else "designs"  # HTML
             item = pg.ScatterPlotItem(spots, size=9, hoverable=True, tip=self._tip, name=name,
                                       pen=pg.mkPen(rgb, width=1.5), brush=pg.mkBrush(*rgb, 170))
             item.sigClicked.connect(self._on_scatter_clicked)
@@ -362,11 +363,14 @@ class SweepWindow(QDialog):
         return ", ".join(f"{n}={row.get(n)}" for n in names)
 
     def _tip(self, x: float, y: float, data: Any) -> str:
+        """A hovered point (pyqtgraph joins up to three into one tooltip): always escaped
+        markup, so the join renders as text whichever comes first."""
         row = self.rows[data]
-        return (f"point {row.get('point')}: {self._params_text(row)}\n"
-                f"{self.x_axis.currentText()} = {x:g}\n{self.y_axis.currentText()} = {y:g}\n"
-                f"status: {row.get('status')}" + ("" if self.spec is None else
-                                                  "\nclick to open this design"))
+        return markup(f"point {row.get('point')}: {self._params_text(row)}\n"
+                      f"{self.x_axis.currentText()} = {x:g}\n"
+                      f"{self.y_axis.currentText()} = {y:g}\n"
+                      f"status: {row.get('status')}"
+                      + ("" if self.spec is None else "\nclick to open this design"))
 
     def _on_scatter_clicked(self, _item: Any, points: Any, *args: Any) -> None:
         if not len(points) or self.spec is None:
@@ -407,7 +411,7 @@ class SweepWindow(QDialog):
         self.show_rows(columns, rows)
         self.status.setText(plain(f"{Path(path).name}: {len(rows)} points"
                                   + ("" if self.spec is None else
-                               ". Click a point to open its design.")))
+                                     ". Click a point to open its design.")))
         return True
 
     def _on_save_results_clicked(self) -> None:
