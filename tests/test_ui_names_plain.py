@@ -111,6 +111,30 @@ def _texts(window, boxes):
     return out
 
 
+def _hover_tooltips(window, qtbot, count: int = 3):
+    """What Qt's tooltip shows when the pointer rests on the first canvas devices (a real
+    help event on the view, as a hover sends)."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    from rackdesigner.ui.canvas.items import DeviceItem
+
+    window.views.setCurrentIndex(0)
+    out = []
+    items = [i for i in window.scene.items() if isinstance(i, DeviceItem)][:count]
+    for item in items:
+        window.view.centerOn(item)
+        pos = window.view.mapFromScene(item.sceneBoundingRect().center())
+        viewport = window.view.viewport()
+        QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, pos,
+                                                     viewport.mapToGlobal(pos)))
+        qtbot.waitUntil(QToolTip.isVisible, timeout=2000)
+        out.append((f"hovered {item.device_id}", QToolTip.text(), Qt.TextFormat.AutoText))
+        QToolTip.hideText()
+    return out
+
+
 def _interpreted(window, boxes):
     bad = []
     for where, text, fmt in _texts(window, boxes):
@@ -155,6 +179,9 @@ def test_no_widget_shows_a_name_from_a_file_as_markup(qtbot, tmp_path, monkeypat
         panel.flush()
         seen_now = _interpreted(window, [])
         assert seen_now == [], "\n".join(seen_now)
+    hovered = _hover_tooltips(window, qtbot)
+    assert any("NAMEDATA" in text for _w, text, _f in hovered)
+    assert [w for w, text, fmt in hovered if MARKUP not in shown(text, fmt)] == []
     bad = tmp_path / "bad.yaml"
     bad.write_text(f"schema_version: '{MARK}'\nname: x\ndevices: []\n")
     assert not window.files.open_file(bad, ask=False)
