@@ -65,9 +65,12 @@ def configure_application(app) -> None:
 def _warn_catalog(window, problem: str) -> None:
     from PySide6.QtWidgets import QMessageBox
 
+    from rackdesigner.ui.plain_text import plain
+
     QMessageBox.warning(window, "Your device catalog has problems",
-                        f"{problem}\n\nYour own models are not loaded; the shipped catalog is "
-                        "used. Check the folder with 'rackdesigner catalog --check DIR'.")
+                        plain(f"{problem}\n\nYour own models are not loaded; the shipped "
+                              "catalog is used. Check the folder with 'rackdesigner catalog "
+                              "--check DIR'."))
 
 
 def open_start_window(path: str | None, settings=None):

@@ -22,7 +22,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections import Counter
 from dataclasses import dataclass
@@ -378,6 +377,9 @@ def format_table(bom: Bom) -> str:
 
 
 def _table(out: io.StringIO, rows: list[tuple[str, ...]]) -> None:
+    from rackdesigner.io.sanitize import shown
+
+    rows = [tuple(shown(cell) for cell in row) for row in rows]  # a model id is one line
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for row in rows:
         cells = [cell.ljust(w) if c == 0 or not cell.isdigit() else cell.rjust(w)
@@ -386,13 +388,11 @@ def _table(out: io.StringIO, rows: list[tuple[str, ...]]) -> None:
 
 
 def format_csv(bom: Bom) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["section", "model", "kind", "length_m", "count", "in_systems"])
-    for i in bom.items:
-        writer.writerow(["item", i.model, i.kind, "", i.count, i.in_systems])
-    for c in bom.cables:
-        writer.writerow(["cable", c.type, c.media, _length(c.length_m), c.count, ""])
-    for t in bom.transceivers:
-        writer.writerow(["transceiver", t.model, "transceiver", "", t.count, ""])
-    return out.getvalue()
+    from rackdesigner.io.sanitize import csv_text
+
+    return csv_text([["section", "model", "kind", "length_m", "count", "in_systems"],
+                     *(["item", i.model, i.kind, "", i.count, i.in_systems] for i in bom.items),
+                     *(["cable", c.type, c.media, _length(c.length_m), c.count, ""]
+                       for c in bom.cables),
+                     *(["transceiver", t.model, "transceiver", "", t.count, ""]
+                       for t in bom.transceivers)])

@@ -106,3 +106,40 @@ def assert_clean_refusal(result: subprocess.CompletedProcess, where: str | Path)
 def assert_located(message: str, path: Path | str) -> None:
     """A reader's message starts with the file's path (and so says which file)."""
     assert message.startswith(str(path)) or str(path) in message.split(": ", 1)[0], message
+
+
+# ---- names are data (issue 31): shared by tests/test_hostile_names_*.py and the GUI's ----------
+
+def switch_model(model_id: str = "acme-x1", **fields: object) -> dict:
+    """A valid user switch model (catalog file content) with `fields` replaced: hostile ids,
+    manufacturers and model names go here."""
+    model = {
+        "schema": "rackdesigner.device/1", "id": model_id, "kind": "switch",
+        "manufacturer": "Acme", "model": "X1 800G switch", "u_height": 2,
+        "power": {"max_w": 1500, "source": "ds"},
+        "ports": [{"name": "eth", "protocol": "ethernet", "generation": "800GbE", "count": 64,
+                   "lanes": 8, "rate_gbps": 800, "connector": "osfp", "source": "ds"}],
+        "switch": {"latency_ns": 700, "source": "ds"},
+        "sources": {"ds": {"title": "Acme X1 datasheet"}},
+    }
+    model.update(fields)
+    return model
+
+
+def named_design(name: str, **extra: object) -> dict:
+    """A one-leaf DGX H100 design (layout document) whose design, group and device names all
+    carry `name`; `extra` adds top-level keys (an embedded price book...)."""
+    import yaml
+
+    from rackdesigner.generators import generate
+    from rackdesigner.io import dump_layout_text
+
+    layout = generate("single-leaf", system="dgx-h100", nodes=1, switch="qm9700")
+    doc = yaml.safe_load(dump_layout_text(layout))
+    doc["name"] = f"{name} design"
+    for group in doc["groups"]:
+        group["name"] = f"{name} {group['id']}"
+    for device in doc["devices"]:
+        device["name"] = f"{name} {device['id']}"
+    doc.update(extra)
+    return doc

@@ -96,7 +96,8 @@ class ParsedFiles:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-            temp.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
+            temp.write_text(json.dumps(doc, separators=(",", ":"), allow_nan=False),
+                            encoding="utf-8")
             os.replace(temp, self.path)
         except OSError as exc:
             import logging

@@ -168,7 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             # makes no reference cycles; objects are still freed by reference counting. The
             # library itself never touches the collector (issue 23 §5, `model/gcpause.py`).
             gc.disable()
-        status = int(args.run(args) or 0)
+        from rackdesigner.cli.terminal import guarded
+
+        with guarded(args):  # names from files never colour, reorder or hide output
+            status = int(args.run(args) or 0)
         sys.stdout.flush()
         return status
     except UsageError as exc:
@@ -184,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # the output cannot be written (full disk, /dev/full, I/O error)
         return _output_error(exc)
     except Exception as exc:
-        if _is_catalog_error(exc):
+        if _is_catalog_error(exc) or _is_non_finite_output(exc):
             print(f"rackdesigner: error: {exc}", file=sys.stderr)
             return 2
         raise
@@ -198,6 +201,13 @@ def _is_catalog_error(exc: Exception) -> bool:
     it was never imported, nothing can have raised one."""
     catalog = sys.modules.get("rackdesigner.catalog")
     return catalog is not None and isinstance(exc, catalog.CatalogError)
+
+
+def _is_non_finite_output(exc: Exception) -> bool:
+    """A NaN or infinity refused by the JSON writer (io/jsonout.py): a clear error, not a file
+    of `Infinity` no parser reads."""
+    jsonout = sys.modules.get("rackdesigner.io.jsonout")
+    return jsonout is not None and isinstance(exc, jsonout.NonFiniteError)
 
 
 def _output_error(exc: OSError) -> int:

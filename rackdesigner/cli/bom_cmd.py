@@ -4,7 +4,6 @@ materials of a layout, with each row's price from the price book in effect."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from rackdesigner.cli import load_layout_arg
 
@@ -31,11 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.bom import bill_of_materials, format_csv, format_table
+    from rackdesigner.io.jsonout import json_text
 
     layout = load_layout_arg(args.file)
     bom = bill_of_materials(layout, split=not args.no_prices)
     if args.no_prices:
-        text = (json.dumps(bom.to_json(), indent=2) + "\n" if args.format == "json"
+        text = (json_text(bom.to_json(), newline=True) if args.format == "json"
                 else format_csv(bom) if args.format == "csv" else format_table(bom))
         print(text, end="")
         return 0
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     book = price_book_for(layout, args.prices)
     capex = price_design(layout, book, bom)
     if args.format == "json":
-        print(json.dumps(priced_json(bom, capex, book), indent=2))
+        print(json_text(priced_json(bom, capex, book)))
     elif args.format == "csv":
         print(format_priced_csv(bom, capex, book), end="")
     else:

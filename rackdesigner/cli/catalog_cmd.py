@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -91,6 +90,9 @@ def as_dict(spec: DeviceSpec) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rackdesigner.io.jsonout import json_text
+    from rackdesigner.io.sanitize import shown
+
     if args.check:
         return _check(args.check)
     try:
@@ -100,15 +102,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     specs = [s for s in catalog if args.kind is None or s.kind == args.kind]
     if args.json:
-        print(json.dumps([as_dict(s) for s in specs], indent=2))
+        print(json_text([as_dict(s) for s in specs]))
         return 0
     rows = [("ID", "KIND", "MODEL", "PORTS", "POWER TYP/MAX W")]
     for s in specs:
         summary = ports_summary(s)
         if s.system:
             summary = ", ".join(f"{p.count}x {p.model}" for p in s.system.parts)
-        model = _clip(s.model, 40) + (" [user]" if s.is_user else "")
-        rows.append((s.id, s.kind, model, summary, _power_column(s)))
+        model = _clip(shown(s.model), 40) + (" [user]" if s.is_user else "")
+        rows.append((shown(s.id), s.kind, model, shown(summary), _power_column(s)))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4])

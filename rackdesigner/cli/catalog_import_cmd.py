@@ -89,6 +89,7 @@ def run_import(args: argparse.Namespace) -> int:
         to_catalog_data,
         unanswered,
     )
+    from rackdesigner.io.names import UnsafeNameError, path_inside
     from rackdesigner.vocabulary.wording import cli_word, worded
 
     answers = dict(_parse_answer(a) for a in args.port)
@@ -125,7 +126,10 @@ def run_import(args: argparse.Namespace) -> int:
                 model = to_catalog_data(path, data, answers, kind, args.fabric, warnings)
         except NetboxTypeError as exc:
             raise UsageError(_cli_text(exc)) from None
-        target = into / f"{model['id']}.yaml"
+        try:
+            target = path_inside(into, model["id"], ".yaml")
+        except UnsafeNameError as exc:
+            raise UsageError(f"{path}: slug: {exc}") from None
         if target.exists() and not args.force:
             raise UsageError(f"{target}: already exists (use --force to replace it)")
         for warning in warnings:

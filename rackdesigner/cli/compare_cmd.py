@@ -5,7 +5,6 @@ tokens/s, days and dollars to train — with the winner of each row marked."""
 from __future__ import annotations
 
 import argparse
-import json
 
 from rackdesigner.cli import UsageError, load_layout_arg
 from rackdesigner.cli.cost_cmd import add_cost_options
@@ -53,6 +52,7 @@ def parse_size(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli.cost_cmd import assumptions_from, job_and_tokens, price_book_for
     from rackdesigner.cost.compare import compare, figures
+    from rackdesigner.io.jsonout import json_text
     from rackdesigner.workload.api import EstimateError
 
     if len(args.files) < 2:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: {exc}") from None
     table = compare(designs, size)
     if args.json:
-        print(json.dumps(table.to_json(), indent=2))
+        print(json_text(table.to_json()))
     elif args.csv:
         print(table.to_csv(), end="")
     else:

@@ -4,7 +4,6 @@ training job the days and dollars to train (schema `rackdesigner.cost/1` with --
 from __future__ import annotations
 
 import argparse
-import json
 
 from rackdesigner.cli import UsageError, load_layout_arg
 
@@ -103,6 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.cost.text import format_report
+    from rackdesigner.io.jsonout import json_text
 
     assumptions = assumptions_from(args)
     layout = load_layout_arg(args.file)
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     job, tokens = job_and_tokens(args, "cost")
     report = _report(layout, book, assumptions, job, tokens, args.file)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json_text(report.to_json()))
     else:
         print(format_report(report, lines=args.lines), end="")
     return 0

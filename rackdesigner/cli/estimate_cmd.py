@@ -8,7 +8,6 @@ prints the `rackdesigner.estimate/1` document (with `--search`: a list of them u
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -111,6 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError, load_layout_arg
+    from rackdesigner.io.jsonout import json_text
     from rackdesigner.workload import EstimateError, Estimator, Job, ModelFileError
     from rackdesigner.workload.search import search
 
@@ -145,14 +145,12 @@ def run(args: argparse.Namespace) -> int:
                 "schema": "rackdesigner.estimate-search/1", "considered": found.considered,
                 "refused_memory": found.refused, "simulations": found.simulations,
                 "ranked": [dict(r.estimate.to_dict(), why=r.why) for r in found.ranked]}
-            json.dump(doc, sys.stdout, indent=2, allow_nan=False)
-            sys.stdout.write("\n")
+            sys.stdout.write(json_text(doc, newline=True))
             return 0
         sys.stdout.write(search_report(found, est))
         return 0
     if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text(result.to_dict(), newline=True))
     else:
         sys.stdout.write(report(result))
     return 0 if result.fits else 1  # 1: the job does not fit this design (refused or marked)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 
@@ -21,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError
+    from rackdesigner.io.jsonout import json_text
     from rackdesigner.workload import ModelFileError, bundled_models
 
     if args.profiles:
@@ -30,8 +30,7 @@ def run(args: argparse.Namespace) -> int:
     except ModelFileError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        json.dump([m.to_dict() for m in models], sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text([m.to_dict() for m in models], newline=True))
         return 0
     rows = [("id", "name", "params", "active", "layers", "hidden", "heads/kv", "seq", "experts")]
     for m in models:
@@ -48,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _profiles(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError
+    from rackdesigner.io.jsonout import json_text
     from rackdesigner.workload.profile import DEFAULT_PROFILE, ProfileError, bundled_profiles
 
     try:
@@ -55,9 +55,8 @@ def _profiles(args: argparse.Namespace) -> int:
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        json.dump([dict(p.to_dict(), default=p.id == DEFAULT_PROFILE) for p in profiles],
-                  sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text([dict(p.to_dict(), default=p.id == DEFAULT_PROFILE)
+                                    for p in profiles], newline=True))
         return 0
     for p in profiles:
         default = " (default)" if p.id == DEFAULT_PROFILE else ""

@@ -43,10 +43,18 @@ def run(args: argparse.Namespace) -> int:
         embedded = dict(layout.meta.extra).get(EMBED_KEY) or {}
         if not embedded:
             raise UsageError(f"{args.file}: carries no models (it has no {EMBED_KEY} key)")
+        from rackdesigner.io.names import UnsafeNameError, path_inside
+
         folder = Path(args.unpack)
         folder.mkdir(parents=True, exist_ok=True)
-        for model_id, data in sorted(embedded.items()):
-            target = folder / f"{model_id}.yaml"
+        targets = []
+        for model_id, data in sorted(embedded.items(), key=lambda item: str(item[0])):
+            try:  # every id checked before anything is written
+                targets.append((path_inside(folder, model_id, ".yaml"), data))
+            except UnsafeNameError as exc:
+                raise UsageError(f"{args.file}: {EMBED_KEY}: model id {exc}; nothing was "
+                                 "unpacked") from None
+        for target, data in targets:
             write_atomic(target, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
             print(target)
         return 0

@@ -7,7 +7,6 @@ Without `--json`: key figures, any messages, then an nccl-tests-like table (all_
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rackdesigner.io.jsonout import json_text
     from rackdesigner.simulation import SimulationInputError, simulate
 
     layout = load_layout_arg(args.file)
@@ -115,8 +115,7 @@ def run(args: argparse.Namespace) -> int:
         doc = result.to_dict(link_loads=args.link_loads and job_loads is None)
         if job_loads is not None:
             doc["link_loads"] = heat_doc(*job_loads)
-        json.dump(doc, sys.stdout, indent=2, allow_nan=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text(doc, newline=True))
         return 0
     sys.stdout.write(report(result, args.collective, args.file))
     if job_loads is not None:

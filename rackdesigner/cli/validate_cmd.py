@@ -37,6 +37,8 @@ def finding_line(layout: Layout, objects: tuple[str, ...], key: str = "") -> int
 
 
 def run(args: argparse.Namespace) -> int:
+    from rackdesigner.io.sanitize import shown
+
     status = 0
     for path in args.files:
         try:
@@ -53,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
             line = finding_line(layout, finding.objects, finding.key)
             where = f"{path}:{line}" if line is not None else f"{path}:1"
             hint = CLI_MODEL_HINT if finding.message.endswith(USER_MODEL_HINT) else ""
-            print(f"{where}: {finding.severity}: {finding.message}{hint}")
+            # one finding, one line: a name in the message cannot forge another
+            print(f"{where}: {finding.severity}: {shown(finding.message)}{hint}")
         if not args.quiet:
             warnings = len(findings) - errors
             print(f"{path}: {errors} error(s), {warnings} warning(s); "

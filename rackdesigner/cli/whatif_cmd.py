@@ -8,7 +8,6 @@ object of a kind in turn (one simulation per symmetry class) and lists the rows 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
@@ -84,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dump(doc: dict) -> None:
-    json.dump(doc, sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")
+    from rackdesigner.io.jsonout import json_text
+
+    sys.stdout.write(json_text(doc, newline=True))
 
 
 def _progress():

@@ -4,7 +4,6 @@ book in effect, and the headline total; rows without a price are left blank and 
 
 from __future__ import annotations
 
-import csv
 import io
 
 from rackdesigner.bom import Bom, _length, _table
@@ -64,11 +63,11 @@ def format_priced_table(bom: Bom, capex: Capex, book: PriceBook) -> str:
 
 
 def format_priced_csv(bom: Bom, capex: Capex, book: PriceBook) -> str:
+    from rackdesigner.io.sanitize import csv_text
+
     lines = _lines(capex)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["section", "model", "kind", "length_m", "count", "in_systems",
-                     *PRICE_COLUMNS])
+    rows: list[list] = [["section", "model", "kind", "length_m", "count", "in_systems",
+                         *PRICE_COLUMNS]]
 
     def price(line: Line | None) -> list:
         if line is None or not line.priced:
@@ -77,15 +76,15 @@ def format_priced_csv(bom: Bom, capex: Capex, book: PriceBook) -> str:
                 line.date]
 
     for i in bom.items:
-        writer.writerow(["item", i.model, i.kind, "", i.count, i.in_systems,
-                         *price(lines.get(("item", i.model)))])
+        rows.append(["item", i.model, i.kind, "", i.count, i.in_systems,
+                     *price(lines.get(("item", i.model)))])
     for c in bom.cables:
-        writer.writerow(["cable", c.type, c.media, _length(c.length_m), c.count, "",
-                         *price(lines.get(("cable", c.type, c.length_m)))])
+        rows.append(["cable", c.type, c.media, _length(c.length_m), c.count, "",
+                     *price(lines.get(("cable", c.type, c.length_m)))])
     for t in bom.transceivers:
-        writer.writerow(["transceiver", t.model, "transceiver", "", t.count, "",
-                         *price(lines.get(("transceiver", t.model)))])
-    return out.getvalue()
+        rows.append(["transceiver", t.model, "transceiver", "", t.count, "",
+                     *price(lines.get(("transceiver", t.model)))])
+    return csv_text(rows)
 
 
 def priced_json(bom: Bom, capex: Capex, book: PriceBook) -> dict:

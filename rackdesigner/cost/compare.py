@@ -15,7 +15,6 @@ price out (a lower-bound cost, or tokens per dollar from one) wins only "maybe"
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -98,7 +97,9 @@ class Comparison:
         return text
 
     def format_table(self) -> str:
-        header = ["", *self.designs]
+        from rackdesigner.io.sanitize import shown
+
+        header = ["", *(shown(d) for d in self.designs)]  # a file stem is one line
         body = []
         for row in self.rows:
             cells = [row.label]
@@ -117,19 +118,20 @@ class Comparison:
         out.write("\n✓ best of the row (ties within 0.5 % have none); ? best so far, but the "
                   "figure leaves parts without a price out\n")
         for note in self.notes:
-            out.write(f"Note: {note}\n")
+            out.write(f"Note: {shown(note)}\n")
         return out.getvalue()
 
     def to_csv(self) -> str:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["metric", "unit", "better", *self.designs, "winner"])
+        """Design labels (file stems) are user text: every cell through the one sanitiser."""
+        from rackdesigner.io.sanitize import csv_text
+
+        rows: list[list] = [["metric", "unit", "better", *self.designs, "winner"]]
         for row in self.rows:
             winner = "" if row.winner is None else self.designs[row.winner]
-            writer.writerow([row.key, self.currency if row.money else row.unit,
-                             row.better or "", *["" if v is None else round(v, 4)
-                                                 for v in row.values], winner])
-        return out.getvalue()
+            rows.append([row.key, self.currency if row.money else row.unit,
+                         row.better or "", *["" if v is None else round(v, 4)
+                                             for v in row.values], winner])
+        return csv_text(rows)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,22 @@ PRICE_KEYS = ("price", "per_m", "fixed", "by_length", "source", "date", "basis",
               "note")
 PERCENT_KEYS = ("value", "source", "date", "basis", "note")
 SOURCE_KEYS = ("title", "url", "note", "date")
+#: The largest amount a book may state (a price, a price per metre, a length bucket): a model
+#: assumption, far above any item of a cluster in any currency (a GB200 NVL72 rack, about
+#: $3M, is 4.5e8 JPY or 4.8e10 IDR), so that sums and products of a design's prices stay finite
+#: (a price of 1e308 printed `$inf` and made `cost --json` write `Infinity`).
+MAX_AMOUNT = 1e12
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+def _on_calendar(text: str) -> bool:
+    """`2025-02-30` or `2025-13` match the pattern but name no day or month."""
+    parts = [int(p) for p in text.split("-")]
+    try:
+        _dt.date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
+    except ValueError:
+        return False
+    return True
 
 
 class PriceBookError(ValueError):
@@ -253,6 +268,9 @@ class _Reader:
             return yaml.SafeLoader("").construct_object(node, deep=True)
         except yaml.YAMLError:
             raise self.fail(node, f"{what}: unsupported value {node.value!r}") from None
+        except (ValueError, OverflowError):  # 2025-02-30: a timestamp that is no calendar day
+            raise self.fail(node, f"{what}: {node.value!r} is not a date on the calendar "
+                            "(expected a date such as 2025-03-01 or 2025-03)") from None
 
     def text(self, node: yaml.Node, what: str) -> str:
         value = self.scalar(node, what)
@@ -269,7 +287,8 @@ class _Reader:
             raise self.fail(node, f"{what}: expected a finite number, got {node.value}")
         if value < 0:
             raise self.fail(node, f"{what}: must not be negative, got {value:g}")
-        if high is not None and value > high:
+        high = MAX_AMOUNT if high is None else high
+        if value > high:
             raise self.fail(node, f"{what}: must be at most {high:g}, got {value:g}")
         return value
 
@@ -279,7 +298,7 @@ class _Reader:
             return value.isoformat()[:10]
         if isinstance(value, int) and not isinstance(value, bool) and 1900 < value < 3000:
             return str(value)
-        if isinstance(value, str) and _DATE.match(value.strip()):
+        if isinstance(value, str) and _DATE.match(value.strip()) and _on_calendar(value.strip()):
             return value.strip()
         raise self.fail(node, f"{what}: expected a date such as 2025-03-01 or 2025-03, "
                         f"got {value!r}")

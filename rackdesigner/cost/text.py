@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from rackdesigner.cost.report import CostReport, format_money, headline
+from rackdesigner.io.sanitize import shown as one_name
 from rackdesigner.vocabulary.wording import counted
 
 
@@ -28,8 +29,8 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
     a = r.assumptions
     out = io.StringIO()
     w = out.write
-    w(f"Cost of {r.design} ({r.gpus:,} GPUs)\n")
-    w(f"Prices:      {b.describe()}\n")
+    w(f"Cost of {one_name(r.design)} ({r.gpus:,} GPUs)\n")
+    w(f"Prices:      {one_name(b.describe())}\n")
     w(f"Assumptions: {a.describe(sym)}\n\n")
     w(f"Capex        {r.headline()}\n")
     cap = r.capex
@@ -81,24 +82,25 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
         w("\nCapex by group\n")
         shown = [(g, v) for g, v in cap.by_group.items() if v > 0]
         for g, value in sorted(shown, key=lambda kv: -kv[1])[:20]:
-            w(f"  {cap.group_names.get(g, g)[:28]:<28} {format_money(value, sym):>14}  "
+            w(f"  {one_name(cap.group_names.get(g, g))[:28]:<28} {format_money(value, sym):>14}  "
               f"{_pct(value / total):>5}\n")
     if cap.unpriced:
         w(f"\nWithout a price ({counted(cap.unpriced_items, 'item')})\n")
         for line in cap.unpriced:
             length = f" {line.length_m:g} m" if line.length_m is not None else ""
-            w(f"  {line.count:>7,} x {line.model}{length} ({line.kind}): {line.reason}\n")
+            w(f"  {line.count:>7,} x {one_name(line.model)}{length} ({line.kind}): "
+              f"{one_name(line.reason)}\n")
     if lines:
         w("\nPriced lines\n")
         for line in cap.lines:
             if line.priced:
                 length = f" {line.length_m:g} m" if line.length_m is not None else ""
                 unit = format_money(line.unit or 0.0, sym)
-                w(f"  {line.count:>7,} x {line.model}{length} at {unit}"
+                w(f"  {line.count:>7,} x {one_name(line.model)}{length} at {unit}"
                   f" = {format_money(line.total, sym)}  [{line.basis or 'price'}: {line.source},"
                   f" {line.date}]\n")
     for note in r.notes:
-        w(f"\nNote: {note}\n")
+        w(f"\nNote: {one_name(note)}\n")
     return out.getvalue()
 
 

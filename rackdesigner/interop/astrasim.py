@@ -31,7 +31,6 @@ a two-dimension network, runs nothing and exits 0): README.txt says so, with an 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import yaml
@@ -39,6 +38,7 @@ import yaml
 from rackdesigner import __version__
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.sanitize import one_line
+from rackdesigner.io.jsonout import json_text
 from rackdesigner.model import Layout, nvlink_domains
 
 SYSTEM_DEFAULTS = {
@@ -153,8 +153,8 @@ def write(layout: Layout, path: Path) -> ExportReport:
     system = {**SYSTEM_DEFAULTS, "local-mem-bw": round(hbm, 3),
               "all-reduce-implementation": algo, "all-gather-implementation": algo,
               "reduce-scatter-implementation": algo, "all-to-all-implementation": algo}
-    write_atomic(path / "system.json", json.dumps(system, indent=4) + "\n")
-    write_atomic(path / "remote_memory.json", json.dumps(REMOTE_MEMORY, indent=4) + "\n")
+    write_atomic(path / "system.json", json_text(system, indent=4, newline=True))
+    write_atomic(path / "remote_memory.json", json_text(REMOTE_MEMORY, indent=4, newline=True))
     write_atomic(path / "README.txt", "\n".join(_readme(layout, dims, notes, hbm_source))
                  + "\n")
     files = [path / name for name in ("network.yml", "system.json", "remote_memory.json",

@@ -14,7 +14,6 @@ filterable header and a "Summary" sheet of cables per type and length).
 
 from __future__ import annotations
 
-import csv
 import functools
 import io
 from collections import Counter
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from rackdesigner.bom import _Specs, _transceiver_for
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
-from rackdesigner.interop.sanitize import cell, xlsx_value
+from rackdesigner.interop.sanitize import csv_text, xlsx_value
 from rackdesigner.interop.units import Cable, Inventory, cables, inventory, local_port
 from rackdesigner.model import Layout, natural_key
 
@@ -88,11 +87,8 @@ def write(layout: Layout, path: Path) -> ExportReport:
     if path.suffix.lower() == ".xlsx":
         write_atomic(path, _xlsx(layout, table))
     else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: cell(v) for k, v in r.items()} for r in table)
-        write_atomic(path, buffer.getvalue())
+        write_atomic(path, csv_text([COLUMNS, *([r.get(k, "") for k in COLUMNS]
+                                                for r in table)]))
     report = ExportReport([path], messages)
     racks = ({r["from_rack"] for r in table} | {r["to_rack"] for r in table}) - {""}
     report.summary = f"{path}: {len(table)} cables across {len(racks)} rack(s)"

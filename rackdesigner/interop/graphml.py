@@ -12,7 +12,6 @@ same design: devices, ports, links, groups.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -23,6 +22,7 @@ from rackdesigner.catalog import Catalog
 from rackdesigner.interop.base import ExportReport, write_atomic
 from rackdesigner.interop.sanitize import xml_text
 from rackdesigner.interop.units import inventory, protocol_of
+from rackdesigner.io.jsonout import json_text
 from rackdesigner.model import Group, Layout, LayoutError, Meta
 
 SCHEMA = "rackdesigner.graphml/1"
@@ -37,8 +37,9 @@ def to_graph(layout: Layout) -> nx.MultiGraph:
     meta = layout.meta
     graph = nx.MultiGraph(
         name=meta.name, description=meta.description, rackdesigner_schema=SCHEMA,
-        groups=json.dumps([_group_dict(g) for g in layout.groups()], sort_keys=True),
-        extensions=json.dumps(dict(meta.extra), sort_keys=True))
+        groups=json_text([_group_dict(g) for g in layout.groups()], indent=None,
+                         sort_keys=True),
+        extensions=json_text(dict(meta.extra), indent=None, sort_keys=True))
     for d in layout.devices():
         spec = layout.spec(d.id)
         attrs: dict[str, Any] = {"model": d.model, "kind": spec.kind if spec else "unknown",
@@ -50,7 +51,7 @@ def to_graph(layout: Layout) -> nx.MultiGraph:
         if d.id in inv.unit_of:
             attrs["unit"] = inv.unit_of[d.id]
         if d.props:
-            attrs["props"] = json.dumps(dict(d.props), sort_keys=True)
+            attrs["props"] = json_text(dict(d.props), indent=None, sort_keys=True)
         graph.add_node(d.id, **attrs)
     for k in layout.links():
         attrs = {"link": k.id, "a_port": str(k.a), "b_port": str(k.b), "count": k.count,

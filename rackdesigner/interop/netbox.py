@@ -24,9 +24,7 @@ interfaces. Parts inside a system (GPUs, NVSwitch chips) are not NetBox devices.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import re
 from collections import Counter
 from pathlib import Path
@@ -37,8 +35,9 @@ from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.netbox_types import device_type_yaml, interface_type
-from rackdesigner.interop.sanitize import row
+from rackdesigner.interop.sanitize import csv_text
 from rackdesigner.interop.units import Inventory, cables, inventory, local_port
+from rackdesigner.io.names import UnsafeNameError, path_inside
 from rackdesigner.model import Layout, natural_key
 
 FABRIC = vocabulary.protocols_of("network")
@@ -64,12 +63,8 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
         raise ExportError("no device of the design has a known catalog model")
 
     def table(name: str, header: list[str], rows: list[list[object]]) -> None:
-        buffer = io.StringIO()
-        w = csv.writer(buffer, lineterminator="\n")
-        w.writerow(header)
-        w.writerows(row(r) for r in rows)
         target = path / name
-        write_atomic(target, buffer.getvalue())
+        write_atomic(target, csv_text([header, *rows]))
         report.files.append(target)
 
     makers = sorted({doc["manufacturer"] for doc in types.values()})
@@ -80,7 +75,10 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
     type_dir = path / FILES[2]
     type_dir.mkdir(exist_ok=True)
     for slug, doc in sorted(types.items()):
-        target = type_dir / f"{slug}.yaml"
+        try:  # a model id is free text (a user or embedded model): never a path
+            target = path_inside(type_dir, slug, ".yaml")
+        except UnsafeNameError as exc:
+            raise ExportError(f"device type of catalog model {exc}") from None
         write_atomic(target, "---\n" + yaml.safe_dump(doc, sort_keys=False))
         report.files.append(target)
     table(FILES[3], ["name", "slug", "status"], [[site_name, _slug(site_name), "planned"]])

@@ -34,7 +34,7 @@ from rackdesigner.inputs import (
     regular_files,
     whole_number,
 )
-from rackdesigner.interop.sanitize import FORMULA_START, one_line
+from rackdesigner.interop.sanitize import one_line, uncell
 from rackdesigner.model import Device, Layout, LayoutError, Link, Meta, PortRef, instantiate
 from rackdesigner.model.items import ID_CHARS, MAX_U, is_valid_id
 
@@ -97,8 +97,7 @@ def _csv(path: Path, required: set[str]) -> list[tuple[int, dict[str, str]]]:
     return rows
 
 
-def _unguard(text: str) -> str:
-    return text[1:] if text[:1] == "'" and text[1:2] in FORMULA_START and text[1:2] else text
+_unguard = uncell
 
 
 def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImport:

@@ -34,6 +34,10 @@ from rackdesigner.model.items import (
     ID_TEXT,
     MAX_COORD,
     NO_SITE,
+    RACK_W_MAX,
+    RACK_W_MIN,
+    SITE_KW_MAX,
+    SITE_KW_MIN,
     STATUSES,
     Site,
     is_valid_id,
@@ -46,8 +50,8 @@ from rackdesigner.model.items import (
 if TYPE_CHECKING:
     import yaml
 
-
-
+#: A rack's own power budget or air-cooling limit, W (model/items.py says why).
+RACK_W = (RACK_W_MIN, RACK_W_MAX)
 #: The model's port syntax (`PortRef.parse`), matched in full: its `$` also accepts a final "\n".
 _PORT_TEXT = re.compile(rf"{ID_TEXT}:[A-Za-z][\w\-]*(?:\.\d+)?")
 #: Groups nest pod > SU > rack > node in real designs; deeper chains only come from broken or
@@ -623,11 +627,8 @@ class EntryReader:
         u = self.unit(e, what)
         props = extensions(e)
         if "power_budget_w" in e:  # a rack's own power budget (model/power.py BUDGET_PROP)
-            budget = e.get("power_budget_w")
-            if (isinstance(budget, bool) or not isinstance(budget, (int, float))
-                    or not math.isfinite(budget) or budget <= 0):
-                raise self.fail(e.line_of("power_budget_w"), f"{what}: 'power_budget_w' must be "
-                                f"a positive number of watts (e.g. 40800), got {_short(budget)}")
+            budget = self.positive(e, "power_budget_w", what,
+                                   "a positive number of watts (e.g. 40800)", RACK_W)
             props = tuple(sorted((*props, ("power_budget_w", budget))))
         if "face" in e:  # which side of its rack a mounted device faces (model/racks.py)
             face = e.get("face")
@@ -638,7 +639,8 @@ class EntryReader:
                 props = tuple(sorted((*props, ("face", "rear"))))
         if "air_cooling_w" in e:  # a rack's own air-cooling limit (model/cooling.py)
             props = tuple(sorted((*props, ("air_cooling_w", self.positive(
-                e, "air_cooling_w", what, "a positive number of watts (e.g. 40000)")))))
+                e, "air_cooling_w", what, "a positive number of watts (e.g. 40000)",
+                RACK_W)))))
         if "serves" in e:  # the racks a CDU serves (model/cooling.py)
             props = tuple(sorted((*props, ("serves", self.id_list(e, "serves", what)))))
         if "floor" in e:  # a rack's place on the floor plan, metres (generators/cabling.py)
@@ -719,12 +721,16 @@ class EntryReader:
                             f"{', '.join(STATUSES)}, got {_short(value)}")
         return value
 
-    def positive(self, e: Entry, key: str, what: str, expected: str) -> float | int:
+    def positive(self, e: Entry, key: str, what: str, expected: str,
+                 bounds: tuple[float, float] | None = None) -> float | int:
         value = e.get(key)
         if (isinstance(value, bool) or not isinstance(value, int | float)
                 or not math.isfinite(value) or value <= 0):
             raise self.fail(e.line_of(key), f"{what}: '{key}' must be {expected}, got "
                             f"{_short(value)}")
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            raise self.fail(e.line_of(key), f"{what}: '{key}' must be from {bounds[0]:g} to "
+                            f"{bounds[1]:,.0f}, got {_short(value)}")
         return value
 
     def id_list(self, e: Entry, key: str, what: str) -> tuple[str, ...]:
@@ -755,6 +761,9 @@ class EntryReader:
                     or not math.isfinite(number) or number <= 0):
                 raise self.fail(line, f"site: '{key}' must be a positive number of kW, got "
                                 f"{_short(number)}")
+            if not SITE_KW_MIN <= number <= SITE_KW_MAX:
+                raise self.fail(line, f"site: '{key}' must be from {SITE_KW_MIN:g} to "
+                                f"{SITE_KW_MAX:,.0f} kW, got {_short(number)}")
             out[key] = float(number)
         return Site(**out)
 

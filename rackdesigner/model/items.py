@@ -37,6 +37,15 @@ MAX_U = 9999
 #: scene's width overflowed to infinity). 1e150 keeps every sum, difference and square the views
 #: compute finite, and every file saved so far loads (a golden file holds 1e20).
 MAX_COORD = 1e150
+#: A site's power or cooling in kW (model assumptions): from 1 W, below which a percentage of
+#: it printed hundreds of digits (1e-300 kW), to 10 GW, beyond any site (1e306 kW validated).
+SITE_KW_MIN = 0.001
+SITE_KW_MAX = 10_000_000.0
+#: A rack's own power budget or air-cooling limit in W (model assumptions): from 1 W, below
+#: which its load printed as a 300-digit percentage (1e-300 W), to 100 MW, far above any rack
+#: (an NVL72 draws about 130 kW).
+RACK_W_MIN = 1.0
+RACK_W_MAX = 100_000_000.0
 
 
 def is_valid_id(value: object) -> bool:

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rackdesigner.io.jsonout import json_text
 from rackdesigner.sweep.runner import SweepResult
 
 SCHEMA = "rackdesigner.sweep/1"
@@ -43,19 +44,18 @@ def write_results(result: SweepResult, path: str | os.PathLike) -> None:
     if fmt == ".csv":
         _write_atomic(path, to_csv(result).encode("utf-8"))
     elif fmt == ".json":
-        _write_atomic(path, (json.dumps(to_json(result), indent=1, allow_nan=False)
-                             + "\n").encode("utf-8"))
+        _write_atomic(path, (json_text(to_json(result), indent=1, newline=True)).encode("utf-8"))
     else:
         _write_parquet(result, path)
 
 
 def to_csv(result: SweepResult) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(result.columns)
-    for row in result.rows:
-        writer.writerow(["" if row.get(c) is None else _cell(row[c]) for c in result.columns])
-    return out.getvalue()
+    """Every cell through the one sanitiser (a grid value or an edit parameter is user text);
+    `read_results` takes the guard off again."""
+    from rackdesigner.io.sanitize import csv_text
+
+    return csv_text([result.columns, *(["" if row.get(c) is None else _cell(row[c])
+                                        for c in result.columns] for row in result.rows)])
 
 
 def _cell(value: Any) -> Any:
@@ -137,9 +137,11 @@ def read_results(path: str | os.PathLike) -> tuple[list[str], list[dict[str, Any
         return [str(c) for c in columns], rows, meta
     if fmt == ".parquet":
         raise ResultsError(f"{label}: open the .csv or .json results to plot them")
+    from rackdesigner.io.sanitize import uncell
+
     reader = csv.reader(io.StringIO(text))
     try:
-        columns = next(reader)
+        columns = [uncell(c) for c in next(reader)]
     except StopIteration:
         raise ResultsError(f"{label}: empty file (expected a header row of column names)"
                            ) from None
@@ -153,6 +155,10 @@ def read_results(path: str | os.PathLike) -> tuple[list[str], list[dict[str, Any
 
 
 def _parse_cell(text: str) -> Any:
+    from rackdesigner.io.sanitize import uncell
+
+    if text[:1] == "'":
+        return uncell(text)
     if text == "":
         return None
     if text in ("true", "false"):

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QStyle, QToolBar
 
+from rackdesigner.ui.plain_text import plain
+
 if TYPE_CHECKING:
     from rackdesigner.ui.main_window import MainWindow
 
@@ -183,7 +185,7 @@ class WindowActions:
         tools.addAction(self.delete_action)
         for action in (self.new_action, self.open_action, self.save_action,
                        self.wire_mode_action, self.delete_action):
-            action.setToolTip(tooltip(action))
+            action.setToolTip(plain(tooltip(action)))
         window.addToolBar(tools)
 
 
@@ -221,7 +223,7 @@ class UndoToolAction(QAction):
     def _show(self) -> None:
         self.setEnabled(self._able)
         text = f"{self.verb} {self._what}" if self._able and self._what else self.verb
-        self.setToolTip(f"{text} ({self.keys})" if self.keys else text)
+        self.setToolTip(plain(f"{text} ({self.keys})" if self.keys else text))
 
 
 def _open_compare(window: MainWindow) -> None:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.commands.bulk import BulkPlan
+from rackdesigner.ui.plain_text import plain
 
 MAX_SKIPPED_SHOWN = 6
 
@@ -27,7 +28,7 @@ class BulkWireDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.plan = plan
-        self.summary = QLabel(plan.summary, self)
+        self.summary = QLabel(plain(plan.summary), self)
         self.summary.setWordWrap(True)
         self.count_label = QLabel(f"<b>{len(plan.links)} link{'s' * (len(plan.links) != 1)}"
                                   f"</b>, {plan.port_count} port{'s' * (plan.port_count != 1)} "
@@ -41,7 +42,7 @@ class BulkWireDialog(QDialog):
             text = "Left out:\n" + "\n".join(f"• {s}" for s in shown)
             if more:
                 text += f"\n… and {more} more"
-            self.skipped_label = QLabel(text, self)
+            self.skipped_label = QLabel(plain(text), self)
             self.skipped_label.setWordWrap(True)
             box.addWidget(self.skipped_label)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok

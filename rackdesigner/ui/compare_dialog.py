@@ -10,7 +10,6 @@ CSV or JSON.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +29,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from rackdesigner.io.jsonout import json_text
 from rackdesigner.model import Layout
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
+from rackdesigner.ui.plain_text import plain
 
 WIN = QColor("#e3f4e1")
 MAYBE = QColor("#fff4d6")
@@ -141,7 +142,7 @@ class CompareDialog(QDialog):
             document.layout.meta.name or "this design")
 
     def _show_against(self) -> None:
-        self.against.setText(f"The open design ({self._label()}, as it is now) against:")
+        self.against.setText(plain(f"The open design ({self._label()}, as it is now) against:"))
 
     def showEvent(self, event) -> None:  # Qt override: the open design may have changed
         self._show_against()
@@ -179,8 +180,8 @@ class CompareDialog(QDialog):
         if self.job_check.isChecked():
             job, why = panel.workload.job_spec()
             if job is None or not job.tokens:
-                self.status.setText(f"The Workload tab has no job to compare: "
-                                    f"{why or 'set the tokens to train there'}")
+                self.status.setText(plain(f"The Workload tab has no job to compare: "
+                                          f"{why or 'set the tokens to train there'}"))
                 return
         document = window.document
         label = self._label()
@@ -202,13 +203,13 @@ class CompareDialog(QDialog):
         value = result.value
         if result.error or isinstance(value, str):
             self.comparison = None
-            self.status.setText(f"Cannot compare: {result.error or value}")
+            self.status.setText(plain(f"Cannot compare: {result.error or value}"))
             self.save_button.setEnabled(False)
             return
         self.comparison = value
-        self.status.setText(f"{len(value.designs)} designs compared in "
-                            f"{result.elapsed_s:.1f} s — ✓ best of the row, ? best so far but "
-                            "a lower bound (parts without a price)")
+        self.status.setText(plain(f"{len(value.designs)} designs compared in "
+                                  f"{result.elapsed_s:.1f} s — ✓ best of the row, ? best so "
+                                  "far but a lower bound (parts without a price)"))
         self._fill(value)
         self.save_button.setEnabled(True)
 
@@ -230,10 +231,10 @@ class CompareDialog(QDialog):
                     item.setText(text + (" ✓" if row.certain else " ?"))
                     item.setBackground(QBrush(WIN if row.certain else MAYBE))
                     item.setFont(bold)
-                    item.setToolTip("best of the row" if row.certain else
-                                    "best so far, but it leaves parts without a price out")
+                    item.setToolTip(plain("best of the row" if row.certain else
+                                          "best so far, but it leaves parts without a price out"))
                 self.table.setItem(r, c, item)
-        self.notes.setText("\n".join(comparison.notes))
+        self.notes.setText(plain("\n".join(comparison.notes)))
 
     def winner_cells(self) -> dict[str, str]:
         """metric key -> the winning design (tests, scripts)."""
@@ -247,7 +248,7 @@ class CompareDialog(QDialog):
 
         if self.comparison is None:
             raise ValueError("nothing compared yet")
-        text = (json.dumps(self.comparison.to_json(), indent=2) + "\n"
+        text = (json_text(self.comparison.to_json(), newline=True)
                 if str(path).endswith(".json") else self.comparison.to_csv())
         return write_text(path, text)
 
@@ -260,9 +261,9 @@ class CompareDialog(QDialog):
         try:
             self.save(path)
         except (OSError, ValueError) as exc:
-            self.status.setText(f"Cannot save: {exc}")
+            self.status.setText(plain(f"Cannot save: {exc}"))
             return
-        self.status.setText(f"Saved the comparison to {path}")
+        self.status.setText(plain(f"Saved the comparison to {path}"))
 
     def closeEvent(self, event) -> None:  # Qt override: wait for a run in flight
         self.job.close()

@@ -31,6 +31,7 @@ from rackdesigner.ui.canvas.items import BundleItem, DeviceItem, GroupItem
 from rackdesigner.ui.canvas.scene import RackScene
 from rackdesigner.ui.canvas.view import RackView
 from rackdesigner.ui.document import Document
+from rackdesigner.ui.plain_text import plain
 
 log = logging.getLogger(__name__)
 PASTE_STEP = 40.0
@@ -286,8 +287,8 @@ class Editor(QObject):
         more = f" and {len(tops) - 3} more" if len(tops) > 3 else ""
         where = f" (in {names}{more})" if groups else ""
         box = QMessageBox(QMessageBox.Icon.Warning, "Delete",
-                          f"Delete {len(ids):,} devices and {len(links):,} links{where}?\n\n"
-                          "Undo brings them back.",
+                          plain(f"Delete {len(ids):,} devices and {len(links):,} links{where}?"
+                                "\n\nUndo brings them back."),
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
                           self.view.window())
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)

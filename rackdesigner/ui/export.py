@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from rackdesigner.analysis.heat import HeatMap
 from rackdesigner.io.atomic import write_bytes
+from rackdesigner.io.sanitize import xml_document
 from rackdesigner.ui.canvas.scene import RackScene
 
 if TYPE_CHECKING:
@@ -62,7 +63,8 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
         painter = QPainter(generator)
         scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
         painter.end()
-        write_bytes(path, bytes(data.data()))
+        # Qt writes a name's control characters raw: mapped, the drawing stays well-formed XML
+        write_bytes(path, xml_document(bytes(data.data())))
         return path
     if suffix != ".png":
         raise ValueError(f"cannot export {path.name}: use .png or .svg")

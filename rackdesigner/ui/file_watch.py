@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from rackdesigner.io import read_regular, safety
 from rackdesigner.io.atomic import clean_stale_temps, real_target
+from rackdesigner.ui.plain_text import plain
 
 log = logging.getLogger(__name__)
 SETTLE_MS = 200  # editors and git write in several steps: check once they are done
@@ -125,14 +126,14 @@ def reload_prompt(parent: QWidget, path: Path, summary: str, modified: bool,
                   readable: bool) -> QMessageBox:
     """A window-modal (non-blocking) offer to reload `path` or keep the user's version."""
     box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk",
-                      f"{path.name} was changed on disk by another program (a colleague's "
-                      "save, a git pull, an editor).", parent=parent)
+                      plain(f"{path.name} was changed on disk by another program (a "
+                            "colleague's save, a git pull, an editor)."), parent=parent)
     informative = f"On disk, compared with the open design: {summary}."
     if modified:
         informative += " Your unsaved changes are lost if you reload."
     if not readable:
         informative = f"The file on disk cannot be opened now: {summary}."
-    box.setInformativeText(informative)
+    box.setInformativeText(plain(informative))
     box.reload_button = box.addButton("Reload from disk", QMessageBox.ButtonRole.AcceptRole)
     box.reload_button.setEnabled(readable)
     box.keep_button = box.addButton("Keep mine", QMessageBox.ButtonRole.RejectRole)
@@ -144,9 +145,9 @@ def reload_prompt(parent: QWidget, path: Path, summary: str, modified: bool,
 def ask_overwrite_changed(parent: QWidget, path: Path, summary: str) -> bool:
     """Save over a file someone changed since it was opened? (modal; True = overwrite)."""
     box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk",
-                      f"{path.name} was changed on disk since you opened it. Saving replaces "
-                      "that version with yours.", parent=parent)
-    box.setInformativeText(f"On disk, compared with yours: {summary}.")
+                      plain(f"{path.name} was changed on disk since you opened it. Saving "
+                            "replaces that version with yours."), parent=parent)
+    box.setInformativeText(plain(f"On disk, compared with yours: {summary}."))
     overwrite = box.addButton("Overwrite", QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
@@ -157,7 +158,7 @@ def ask_overwrite_changed(parent: QWidget, path: Path, summary: str) -> bool:
 def ask_overwrite_read_only(parent: QWidget, path: Path) -> bool:
     """Save over a read-only file? (modal; True = save anyway, keeping it read-only)."""
     box = QMessageBox(QMessageBox.Icon.Warning, "Read-only file",
-                      f"{path.name} is read-only: someone protected it from changes.",
+                      plain(f"{path.name} is read-only: someone protected it from changes."),
                       parent=parent)
     box.setInformativeText("Save over it anyway (it stays read-only), or cancel and use "
                            "File ▸ Save As… to save a copy elsewhere.")

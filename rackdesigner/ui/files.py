@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from rackdesigner.catalog import Catalog
 from rackdesigner.ui import file_watch, untitled
 from rackdesigner.ui.document import Document
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -145,7 +146,7 @@ class FileController(QObject):
     def _open_failed(self, path: str | Path, message: str) -> bool:
         log.info("cannot open %s: %s", path, message)
         self.last_error = message
-        QMessageBox.critical(self.owner, "Cannot open the layout", message)
+        QMessageBox.critical(self.owner, "Cannot open the layout", plain(message))
         return False
 
     def mark_untitled_copy(self, kind: str, name: str) -> None:
@@ -165,7 +166,8 @@ class FileController(QObject):
         if self.document.path is None or not self.document.is_modified():
             return False
         answer = QMessageBox.question(
-            self.owner, "Revert", f"Discard your changes and reload {self.document.path.name}?",
+            self.owner, "Revert",
+            plain(f"Discard your changes and reload {self.document.path.name}?"),
             QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         if answer != QMessageBox.StandardButton.Discard:
             return False
@@ -209,18 +211,18 @@ class FileController(QObject):
                 save_layout(self.document.layout, path, allow_read_only=True)
         except OSError as exc:
             self.last_error = f"{path}: {exc.strerror or exc}"
-            QMessageBox.critical(self.owner, "Cannot save", f"{path} could not be saved: "
+            QMessageBox.critical(self.owner, "Cannot save", plain(f"{path} could not be saved: "
                                  f"{exc.strerror or exc}.\n\nYour changes are still here, "
                                  "unsaved. Use File ▸ Save As… to save them in a folder you "
-                                 "can write to.")
+                                 "can write to."))
             self.status_message(f"Cannot save {path.name}: {exc.strerror or exc}")
             return False
         except Exception as exc:  # a value the writer refuses (or a bug): say so, keep the design
             log.exception("cannot save %s", path)
             self.last_error = f"{path}: {exc}"
-            QMessageBox.critical(self.owner, "Cannot save", f"{path} could not be saved: "
+            QMessageBox.critical(self.owner, "Cannot save", plain(f"{path} could not be saved: "
                                  f"{exc}.\n\nNothing was written; your changes are still here, "
-                                 "unsaved.")
+                                 "unsaved."))
             self.status_message(f"Cannot save {path.name}: {exc}")
             return False
         self.document.path = path
@@ -304,7 +306,7 @@ class FileController(QObject):
         doc = self.document  # an example's copy by its title ("DGX H100 (example)")
         name = doc.path.name if doc.path else doc.untitled_title or "the new layout"
         answer = QMessageBox.warning(
-            self.owner, "Unsaved changes", f"Save your changes to {name}?",
+            self.owner, "Unsaved changes", plain(f"Save your changes to {name}?"),
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
         if answer == QMessageBox.StandardButton.Save:
@@ -324,7 +326,7 @@ class FileController(QObject):
         try:
             export_image(self.scene, path, scale=2.0)
         except (OSError, ValueError) as exc:
-            QMessageBox.critical(self.owner, "Cannot export", str(exc))
+            QMessageBox.critical(self.owner, "Cannot export", plain(str(exc)))
             return False
         self.status_message(f"Exported {Path(path).name}")
         return True
@@ -345,7 +347,7 @@ class FileController(QObject):
         try:
             render_racks(self.document.layout, path, face=face)
         except (OSError, ValueError) as exc:
-            QMessageBox.critical(self.owner, "Cannot export", str(exc))
+            QMessageBox.critical(self.owner, "Cannot export", plain(str(exc)))
             return False
         self.status_message(f"Exported {Path(path).name}")
         return True
@@ -366,7 +368,8 @@ class FileController(QObject):
             text = format_csv(bill_of_materials(self.document.layout))
             write_text(path, text)
         except OSError as exc:
-            QMessageBox.critical(self.owner, "Cannot export", f"{path}: {exc.strerror or exc}")
+            QMessageBox.critical(self.owner, "Cannot export",
+                                 plain(f"{path}: {exc.strerror or exc}"))
             return False
         self.status_message(f"Exported {Path(path).name}")
         return True

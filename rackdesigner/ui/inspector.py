@@ -38,6 +38,7 @@ from rackdesigner.ui import style
 from rackdesigner.ui.inspector_cooling import CoolingRows
 from rackdesigner.ui.inspector_events import changes_choices as _changes_choices
 from rackdesigner.ui.inspector_events import touched_ids as _touched_ids
+from rackdesigner.ui.plain_text import plain
 
 NONE = "(none)"
 
@@ -241,8 +242,8 @@ class InspectorWidget(QWidget):
         else:
             parts = [f"{len(x)} {name}" for x, name in ((self.devices, "device(s)"),
                      (self.links, "link(s)"), (self.groups, "group(s)")) if x]
-            self.empty.setText(", ".join(parts) + " selected." if parts else
-                               "Select a device, a link or a group to see its properties.")
+            self.empty.setText(plain(", ".join(parts) + " selected." if parts else
+                                     "Select a device, a link or a group to see its properties."))
             self.stack.setCurrentWidget(self.empty)
 
     def _show_device(self, device_id: str) -> None:
@@ -250,9 +251,10 @@ class InspectorWidget(QWidget):
         assert layout is not None
         device = layout.device(device_id)
         spec = layout.spec(device_id)
-        self.device_id.setText(device.id + (FAILED_NOTE if device.status == "failed" else ""))
-        self.device_model.setText(f"{spec.manufacturer} {spec.model} ({spec.id})" if spec
-                                  else f"unknown model {device.model}")
+        failed = FAILED_NOTE if device.status == "failed" else ""
+        self.device_id.setText(plain(device.id + failed))
+        self.device_model.setText(plain(f"{spec.manufacturer} {spec.model} ({spec.id})" if spec
+                                        else f"unknown model {device.model}"))
         with QSignalBlocker(self.device_name):
             if not self.device_name.isModified():  # never overwrite what the user is typing
                 self.device_name.setText(device.name)
@@ -264,10 +266,10 @@ class InspectorWidget(QWidget):
         self.device_pos.setText(f"{device.pos[0]:g}, {device.pos[1]:g}")
         usage = port_usage(layout, device_id)
         if spec is not None and spec.ports:
-            self.device_ports.setText("\n".join(
+            self.device_ports.setText(plain("\n".join(
                 f"{g.name}: {usage.get(g.name, 0)} of {g.count} used "
                 f"({style.PROTOCOL_LABELS.get(g.protocol, g.protocol)} "
-                f"{style.format_rate(g.rate_gbps)})" for g in spec.ports))
+                f"{style.format_rate(g.rate_gbps)})" for g in spec.ports)))
         else:
             self.device_ports.setText("none")
         is_rack = spec is not None and spec.rack is not None
@@ -280,8 +282,8 @@ class InspectorWidget(QWidget):
                 self.device_budget.setSpecialValueText(f"default {default:,.1f} kW")
                 self.device_budget.setValue(own / 1000 if own is not None else 0.0)
             self.device_budget.setToolTip(
-                "Power this rack may draw at most (its feeds' capacity). 0 uses the model's "
-                f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}.")
+                plain("Power this rack may draw at most (its feeds' capacity). 0 uses the model's "
+                      f"default: {spec.rack.budget_basis or f'{default:,.1f} kW'}."))
         self.cooling_rows.show(device, spec)
         self.stack.setCurrentWidget(self.device_page)
 
@@ -292,10 +294,10 @@ class InspectorWidget(QWidget):
         links = [layout.link(k) for k in link_ids]
         first = links[0]
         single = len(links) == 1
-        self.link_id.setText(first.id if single else f"{len(links)} links")
+        self.link_id.setText(plain(first.id if single else f"{len(links)} links"))
         ends = {(lk.a.device, lk.b.device) for lk in links}
-        self.link_ends.setText(f"{first.a}\n{first.b}" if single else
-                               "\n".join(f"{a} ↔ {b}" for a, b in sorted(ends)[:6]))
+        self.link_ends.setText(plain(f"{first.a}\n{first.b}" if single else
+                                     "\n".join(f"{a} ↔ {b}" for a, b in sorted(ends)[:6])))
         with QSignalBlocker(self.link_count):
             self.link_count.setValue(first.count if single else
                                      sum(lk.count for lk in links))
@@ -321,8 +323,9 @@ class InspectorWidget(QWidget):
         layout = self.layout_
         assert layout is not None
         group = layout.group(group_id)
-        self.group_id.setText(group.id + (f"  (from {group.template})" if group.template else "")
-                              + (FAILED_NOTE if group.status == "failed" else ""))
+        source = f"  (from {group.template})" if group.template else ""
+        self.group_id.setText(plain(group.id + source
+                                    + (FAILED_NOTE if group.status == "failed" else "")))
         with QSignalBlocker(self.group_name):
             if not self.group_name.isModified():
                 self.group_name.setText(group.name)
@@ -330,8 +333,8 @@ class InspectorWidget(QWidget):
             self.group_kind.setCurrentText(group.kind)
         with QSignalBlocker(self.group_collapsed):
             self.group_collapsed.setChecked(group.collapsed)
-        self.group_members.setText(f"{len(layout.group_devices(group_id))} devices, "
-                                   f"{len(layout.group_children(group_id))} sub-groups")
+        self.group_members.setText(plain(f"{len(layout.group_devices(group_id))} devices, "
+                                         f"{len(layout.group_children(group_id))} sub-groups"))
         kind = layout.index().kind
         racks = [d for d in layout.group_devices(group_id, recursive=False)
                  if kind(d) == "rack"][:4]

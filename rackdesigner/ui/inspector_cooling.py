@@ -19,6 +19,7 @@ from rackdesigner.commands import Command, change_device
 from rackdesigner.model import Layout
 from rackdesigner.model.cooling import AIR_PROP, SERVES_PROP, cdu_capacity_w, prop
 from rackdesigner.model.items import Device
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.vocabulary import COOLING_KINDS
 
 
@@ -78,8 +79,9 @@ class CoolingRows:
                     self.serves.setText(", ".join(listed))
             capacity = cdu_capacity_w(spec)
             self.serves.setToolTip(
-                "The racks whose liquid heat this CDU carries (their ids): checked against its "
-                + (f"{capacity / 1000:,.0f} kW capacity" if capacity else "capacity"))
+                plain("The racks whose liquid heat this CDU carries (their ids): checked against "
+                      "its " + (f"{capacity / 1000:,.0f} kW capacity" if capacity
+                                else "capacity")))
 
     def _device(self) -> tuple[Layout, Device] | None:
         layout = self.layout()
@@ -116,7 +118,7 @@ class CoolingRows:
             problems.append("a rack is listed twice")
         self.form.setRowVisible(self.error, bool(problems))
         if problems:
-            self.error.setText("Not changed — " + "; ".join(problems))
+            self.error.setText(plain("Not changed — " + "; ".join(problems)))
             return
         props = with_prop(device.props, SERVES_PROP, tuple(ids) or None)
         if props != device.props:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 
 from rackdesigner.interop import EXPORTERS, ExportError, ExportReport, export
+from rackdesigner.ui.plain_text import plain
 
 if TYPE_CHECKING:
     from rackdesigner.ui.main_window import MainWindow
@@ -33,7 +34,7 @@ def add_export_menu(window: MainWindow, file_menu: QMenu) -> QMenu:
     for exporter in EXPORTERS.values():
         action = menu.addAction(f"{exporter.title or exporter.name}…")
         action.setStatusTip(exporter.description)
-        action.setToolTip(exporter.description)
+        action.setToolTip(plain(exporter.description))
         action.triggered.connect(
             lambda checked=False, name=exporter.name: export_dialog(window, name))
         window.interop_actions[exporter.name] = action
@@ -105,14 +106,14 @@ class ExportJob(QObject):
         if report is None:
             self.window.last_error = error
             self.window.status_message(f"Cannot export as {self.fmt}")
-            QMessageBox.warning(self.window, f"Cannot export as {self.fmt}", error)
+            QMessageBox.warning(self.window, f"Cannot export as {self.fmt}", plain(error))
         else:
             self.ok = True
             log.info("exported %s: %s", self.fmt, report.summary)
             self.window.status_message(f"Exported {report.summary}")
             if report.messages:
-                QMessageBox.information(self.window, f"Exported as {self.fmt}", "\n\n".join(
-                    [report.summary, *report.messages]))
+                QMessageBox.information(self.window, f"Exported as {self.fmt}", plain("\n\n".join(
+                    [report.summary, *report.messages])))
         self.finished.emit(self.ok)
 
 
@@ -192,12 +193,12 @@ def import_from(window: MainWindow, source: str, path: str | Path) -> bool:
             summary = f"{result.devices} devices, {result.cables} cables"
     except ValueError as exc:  # every importer's error is a located ValueError
         window.last_error = str(exc)
-        QMessageBox.critical(window, "Cannot import", str(exc))
+        QMessageBox.critical(window, "Cannot import", plain(str(exc)))
         return False
     except Exception as exc:  # a bug or the system (memory): a dialog, never a dead window
         log.exception("import %s from %s failed", source, path)
         window.last_error = f"{path}: cannot import: {type(exc).__name__}: {exc}"
-        QMessageBox.critical(window, "Cannot import", window.last_error)
+        QMessageBox.critical(window, "Cannot import", plain(window.last_error))
         return False
     window._set_document(layout, None)
     window.files.mark_untitled_copy("imported", Path(path).stem)
@@ -205,7 +206,7 @@ def import_from(window: MainWindow, source: str, path: str | Path) -> bool:
     window.files._update_title()
     window.status_message(f"Imported {Path(path).name}: {summary}")
     if notes:
-        QMessageBox.information(window, "Imported", "\n\n".join([summary, *notes]))
+        QMessageBox.information(window, "Imported", plain("\n\n".join([summary, *notes])))
     return True
 
 
@@ -225,6 +226,7 @@ def import_device_types_dialog(window: MainWindow) -> int:
         unanswered,
     )
     from rackdesigner.interop.netbox_types import PortFacts
+    from rackdesigner.io.names import UnsafeNameError, path_inside
 
     files, _ = QFileDialog.getOpenFileNames(window, "NetBox device types", "",
                                             "NetBox device types (*.yaml *.yml)")
@@ -240,13 +242,15 @@ def import_device_types_dialog(window: MainWindow) -> int:
             answers = {}
             for itype, ports in unanswered(path, data):
                 protocol, ok = QInputDialog.getItem(
-                    window, "Port protocol", f"{path.name}: interface type '{itype}' "
-                    f"({len(ports)} ports) does not say its protocol:",
+                    window, "Port protocol", plain(f"{path.name}: interface type '{itype}' "
+                                                   f"({len(ports)} ports) does not say its "
+                                                   "protocol:"),
                     ["ethernet", "infiniband"], 0, False)
                 if not ok:
                     return len(written)
-                rate, ok = QInputDialog.getDouble(window, "Port rate", f"{path.name}: rate of "
-                                                  f"one '{itype}' port in Gb/s:", 400, 1, 3200)
+                rate, ok = QInputDialog.getDouble(window, "Port rate",
+                                                  plain(f"{path.name}: rate of one '{itype}' "
+                                                        "port in Gb/s:"), 400, 1, 3200)
                 if not ok:
                     return len(written)
                 gen = f"{rate:g}GbE" if protocol == "ethernet" else "custom"
@@ -257,33 +261,39 @@ def import_device_types_dialog(window: MainWindow) -> int:
                 if exc.option != "kind":
                     raise
                 kind, ok = QInputDialog.getItem(window, "Kind of device",
-                                                f"{path.name}: what kind of device is it?",
+                                                plain(f"{path.name}: what kind of device "
+                                                      "is it?"),
                                                 list(KINDS), KINDS.index("switch"), False)
                 if not ok:
                     return len(written)
                 model = to_catalog_data(path, data, answers, kind, warnings=warnings)
         except NetboxTypeError as exc:
-            QMessageBox.critical(window, "Cannot import the device type", str(exc))
+            QMessageBox.critical(window, "Cannot import the device type", plain(str(exc)))
             return len(written)
         except Exception as exc:  # never a dead window
             log.exception("device type import of %s failed", path)
             QMessageBox.critical(window, "Cannot import the device type",
-                                 f"{path}: {type(exc).__name__}: {exc}")
+                                 plain(f"{path}: {type(exc).__name__}: {exc}"))
             return len(written)
-        target = folder / f"{model['id']}.yaml"
+        try:
+            target = path_inside(folder, model["id"], ".yaml")
+        except UnsafeNameError as exc:
+            QMessageBox.critical(window, "Cannot import the device type",
+                                 plain(f"{path}: slug: {exc}"))
+            return len(written)
         try:
             folder.mkdir(parents=True, exist_ok=True)
             write_atomic(target, dump(model))
         except OSError as exc:
             QMessageBox.critical(window, "Cannot write the model",
-                                 f"{target}: {exc.strerror or exc}")
+                                 plain(f"{target}: {exc.strerror or exc}"))
             return len(written)
         written.append(target)
     QMessageBox.information(
         window, "Device types imported",
-        f"{len(written)} model(s) written to {folder}:\n"
-        + "\n".join(f"  {p.name}" for p in written)
-        + "".join(f"\n\n{NetboxTypeError.in_design_words(w)}" for w in warnings)
-        + "\n\nThey appear in the Palette the next time RackDesigner starts.")
+        plain(f"{len(written)} model(s) written to {folder}:\n"
+              + "\n".join(f"  {p.name}" for p in written)
+              + "".join(f"\n\n{NetboxTypeError.in_design_words(w)}" for w in warnings)
+              + "\n\nThey appear in the Palette the next time RackDesigner starts."))
     window.status_message(f"{len(written)} model(s) written to {folder}")
     return len(written)

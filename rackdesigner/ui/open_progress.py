@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton, QWidge
 from rackdesigner.catalog import Catalog
 from rackdesigner.io import ReadCancelled
 from rackdesigner.model import Layout
+from rackdesigner.ui.plain_text import plain
 
 #: Files at least this large are read with the progress dialog (~2,000 GPUs in the plain form).
 PROGRESS_ABOVE_BYTES = 2_000_000
@@ -133,8 +134,8 @@ class OpenProgress:
 
     def _refresh(self) -> None:
         if self.dialog is not None:
-            self.dialog.setLabelText(f"{self.path.name}: {self._stage} "
-                                     f"({time.monotonic() - self._start:.0f} s)")
+            self.dialog.setLabelText(plain(f"{self.path.name}: {self._stage} "
+                                           f"({time.monotonic() - self._start:.0f} s)"))
 
     def _on_relay_progressed(self, stage: str, fraction: float) -> None:
         if self.cancelled.is_set():

@@ -24,6 +24,7 @@ from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.interaction import MODEL_MIME
+from rackdesigner.ui.plain_text import plain
 
 MODEL_ROLE = Qt.ItemDataRole.UserRole
 FIGURES_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -191,7 +192,7 @@ class PaletteWidget(QWidget):
             item.setData(0, SEARCH_ROLE, " ".join((spec.id, spec.model, spec.manufacturer,
                                                     *spec.aliases, name,
                                                     "user" if spec.is_user else "")).lower())
-            item.setToolTip(0, tip)
+            item.setToolTip(0, plain(tip))
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
                           | Qt.ItemFlag.ItemIsDragEnabled)
             headers[name].addChild(item)

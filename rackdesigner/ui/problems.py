@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from rackdesigner.model import ERROR, Finding, Layout, check_layout
 from rackdesigner.model.findings import findings
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
+from rackdesigner.ui.plain_text import plain
 
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 200
@@ -157,20 +158,20 @@ class ProblemsWidget(QWidget):
         for finding in findings[:MAX_ROWS]:
             item = QTreeWidgetItem(["", finding.message, ", ".join(finding.objects[:4])])
             item.setIcon(0, error_icon if finding.severity == ERROR else warning_icon)
-            item.setToolTip(1, f"{finding.severity} [{finding.code}]: {finding.message}")
+            item.setToolTip(1, plain(f"{finding.severity} [{finding.code}]: {finding.message}"))
             item.setData(0, OBJECTS_ROLE, tuple(finding.objects))
             items.append(item)
         self.tree.addTopLevelItems(items)
         errors = sum(1 for f in findings if f.severity == ERROR)
         warnings = len(findings) - errors
         if error:
-            self.summary.setText(f"The design rules could not be checked ({error}).")
+            self.summary.setText(plain(f"The design rules could not be checked ({error})."))
         elif not findings:
             self.summary.setText("No problems found.")
         else:
-            self.summary.setText(f"{errors} error(s), {warnings} warning(s)"
-                                 + (f" — showing the first {MAX_ROWS}"
-                                    if len(items) < len(findings) else ""))
+            self.summary.setText(plain(f"{errors} error(s), {warnings} warning(s)"
+                                       + (f" — showing the first {MAX_ROWS}"
+                                    if len(items) < len(findings) else "")))
         self.findings_changed.emit(errors, warnings)
 
     def _on_tree_item_activated(self, item: QTreeWidgetItem, column: int = 0) -> None:

@@ -11,6 +11,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
+from rackdesigner.ui.plain_text import plain
+
 ERROR_COLOR = QColor("#d32f2f")
 WARNING_COLOR = QColor("#f9a825")
 OK_COLOR = QColor("#2e7d32")
@@ -86,14 +88,14 @@ class ProblemsStatus(QWidget):
             w.setVisible(problems)
         self.ok_icon.setVisible(not problems)
         self.ok_text.setVisible(not problems)
-        self.setToolTip(f"{errors} error{'s' * (errors != 1)}, {warnings} "
-                        f"warning{'s' * (warnings != 1)} (the Problems dock lists them)")
+        self.setToolTip(plain(f"{errors} error{'s' * (errors != 1)}, {warnings} "
+                              f"warning{'s' * (warnings != 1)} (the Problems dock lists them)"))
         self.setVisible(True)
 
     def set_partition(self, text: str, detail: str = "") -> None:
         """"8 of 16 GPUs cannot reach each other" (empty: the design is connected)."""
-        self.partition.setText(text)
-        self.partition.setToolTip(detail)
+        self.partition.setText(plain(text))
+        self.partition.setToolTip(plain(detail))
         self.partition.setVisible(bool(text))
 
     def text(self) -> str:

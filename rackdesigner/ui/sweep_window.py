@@ -14,6 +14,7 @@ error. Clicking a point emits `design_requested(spec, params)`: the main window 
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 from pathlib import Path
@@ -52,6 +53,7 @@ from rackdesigner.sweep import (
 from rackdesigner.sweep.pareto import lower_is_better
 from rackdesigner.sweep.point import HEADLINE
 from rackdesigner.ui.panel.theme import pg
+from rackdesigner.ui.plain_text import markup, plain
 
 log = logging.getLogger(__name__)
 SPEC_FILTER = "Sweep specs (*.yaml *.yml);;All files (*)"
@@ -193,7 +195,7 @@ class SweepWindow(QDialog):
         try:
             spec = load_spec(path)
         except SweepSpecError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(plain(str(exc)))
             self.run_finished.emit()
             return False
         self.spec = spec
@@ -203,7 +205,7 @@ class SweepWindow(QDialog):
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, spec.count())
         self.progress.setValue(0)
-        self.status.setText(f"Running {spec.count()} points on {scheduler}…")
+        self.status.setText(plain(f"Running {spec.count()} points on {scheduler}…"))
         relay = self._relay
 
         def job() -> None:
@@ -238,11 +240,11 @@ class SweepWindow(QDialog):
             self.save_button.setEnabled(True)
             self.show_rows(list(result.columns), list(result.rows))
             bad = len(result.not_ok())
-            self.status.setText(f"{len(result.rows)} points in {result.elapsed_s:.1f} s on "
-                                f"{result.scheduler}" + (f"; {bad} not ok" if bad else "")
-                                + ". Click a point to open its design.")
+            self.status.setText(plain(f"{len(result.rows)} points in {result.elapsed_s:.1f} s on "
+                                      f"{result.scheduler}" + (f"; {bad} not ok" if bad else "")
+                                      + ". Click a point to open its design."))
         else:
-            self.status.setText(str(result))
+            self.status.setText(plain(str(result)))
         self.run_finished.emit()
 
     def wait(self) -> None:
@@ -278,9 +280,10 @@ class SweepWindow(QDialog):
         self.colour_by.setCurrentText(varied[0] if varied else "")
         self.colour_by.blockSignals(False)
         failed = [r for r in rows if r.get("status") == FAILED]
-        self.failures.setText("" if not failed else f"{len(failed)} failed point(s): " + "; ".join(
+        self.failures.setText(plain(
+            "" if not failed else f"{len(failed)} failed point(s): " + "; ".join(
             f"point {r.get('point')} ({self._params_text(r)}): {r.get('error')}"
-            for r in failed[:8]) + (" …" if len(failed) > 8 else ""))
+            for r in failed[:8]) + (" …" if len(failed) > 8 else "")))
         self.redraw()
 
     def _set_directions(self) -> None:
@@ -294,7 +297,7 @@ class SweepWindow(QDialog):
         for combo, side in ((self.x_axis, "bottom"), (self.y_axis, "left")):
             name = combo.currentText()
             units = "W" if name.endswith("_w") else None  # SI prefixes: kW, MW
-            self.plot.setLabel(side, name, units=units)
+            self.plot.setLabel(side, html.escape(name), units=units)  # pyqtgraph takes HTML
         for item in self.scatters:
             self.plot.removeItem(item)
         self.scatters = []
@@ -315,7 +318,7 @@ class SweepWindow(QDialog):
             for spot in spots:
                 spot["pen"] = pg.mkPen(rgb, width=1.5)
                 spot["brush"] = pg.mkBrush(None) if spot.pop("hollow") else pg.mkBrush(*rgb, 170)
-            name = f"{colour} = {category}" if colour else "designs"
+            name = html.escape(f"{colour} = {category}") if colour else "designs"  # HTML
             item = pg.ScatterPlotItem(spots, size=9, hoverable=True, tip=self._tip, name=name,
                                       pen=pg.mkPen(rgb, width=1.5), brush=pg.mkBrush(*rgb, 170))
             item.sigClicked.connect(self._on_scatter_clicked)
@@ -360,11 +363,14 @@ class SweepWindow(QDialog):
         return ", ".join(f"{n}={row.get(n)}" for n in names)
 
     def _tip(self, x: float, y: float, data: Any) -> str:
+        """A hovered point (pyqtgraph joins up to three into one tooltip): always escaped
+        markup, so the join renders as text whichever comes first."""
         row = self.rows[data]
-        return (f"point {row.get('point')}: {self._params_text(row)}\n"
-                f"{self.x_axis.currentText()} = {x:g}\n{self.y_axis.currentText()} = {y:g}\n"
-                f"status: {row.get('status')}" + ("" if self.spec is None else
-                                                  "\nclick to open this design"))
+        return markup(f"point {row.get('point')}: {self._params_text(row)}\n"
+                      f"{self.x_axis.currentText()} = {x:g}\n"
+                      f"{self.y_axis.currentText()} = {y:g}\n"
+                      f"status: {row.get('status')}"
+                      + ("" if self.spec is None else "\nclick to open this design"))
 
     def _on_scatter_clicked(self, _item: Any, points: Any, *args: Any) -> None:
         if not len(points) or self.spec is None:
@@ -373,7 +379,7 @@ class SweepWindow(QDialog):
             return
         row = self.rows[points[0].data()]
         params = {n: row.get(n) for n in self.spec.parameter_names()}
-        self.status.setText(f"Opening point {row.get('point')} ({self._params_text(row)})…")
+        self.status.setText(plain(f"Opening point {row.get('point')} ({self._params_text(row)})…"))
         self.design_requested.emit(self.spec, params)
 
     # ---- files --------------------------------------------------------------------------------
@@ -392,7 +398,7 @@ class SweepWindow(QDialog):
         try:
             columns, rows, meta = read_results(path)
         except ResultsError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(plain(str(exc)))
             return False
         self.spec = None
         spec_path = meta.get("spec")
@@ -403,9 +409,9 @@ class SweepWindow(QDialog):
             except SweepSpecError:
                 self.spec = None
         self.show_rows(columns, rows)
-        self.status.setText(f"{Path(path).name}: {len(rows)} points"
-                            + ("" if self.spec is None else
-                               ". Click a point to open its design."))
+        self.status.setText(plain(f"{Path(path).name}: {len(rows)} points"
+                                  + ("" if self.spec is None else
+                                     ". Click a point to open its design.")))
         return True
 
     def _on_save_results_clicked(self) -> None:
@@ -414,9 +420,9 @@ class SweepWindow(QDialog):
         if path and self.result is not None:
             try:
                 write_results(self.result, path)
-                self.status.setText(f"Saved {Path(path).name}")
+                self.status.setText(plain(f"Saved {Path(path).name}"))
             except ResultsError as exc:
-                self.status.setText(str(exc))
+                self.status.setText(plain(str(exc)))
 
 
 def _parameters(columns: list[str]) -> list[str]:

@@ -24,6 +24,7 @@ from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import style
+from rackdesigner.ui.plain_text import plain
 
 #: Options that name a catalog model, and the device kinds they offer.
 MODEL_OPTIONS = {"system": ("system",), "switch": vocabulary.kinds_with_role("switch"),
@@ -77,7 +78,7 @@ class TemplateDialog(QDialog):
             self.form.removeRow(0)
         self.fields = {}
         template = self.templates[self.template.currentData()]
-        self.summary.setText(template.summary)
+        self.summary.setText(plain(template.summary))
         for option in template.options:
             hint = vocabulary.worded(option.help, _field_word)
             choices = self._choices(option)
@@ -95,7 +96,7 @@ class TemplateDialog(QDialog):
                 if option.default is not None:
                     edit.setText(str(option.default))
                 edit.setPlaceholderText(hint)
-            edit.setToolTip(hint)
+            edit.setToolTip(plain(hint))
             label = option.name + (" *" if option.required else "")
             self.form.addRow(label, edit)
             self.fields[option.name] = edit
@@ -143,9 +144,9 @@ class TemplateDialog(QDialog):
                                               catalog=self.catalog, **values)
         except GeneratorError as exc:  # the dialog names the field at fault its own way
             text = exc.worded(_field_word)
-            self.error.setText(f"{exc.option.capitalize()}: {text}" if exc.option else text)
+            self.error.setText(plain(f"{exc.option.capitalize()}: {text}" if exc.option else text))
             return
         except (ValueError, KeyError) as exc:
-            self.error.setText(str(exc))
+            self.error.setText(plain(str(exc)))
             return
         self.accept()

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from rackdesigner.analysis.whatif import KINDS, WhatIf, WhatIfError
 from rackdesigner.model import Layout
 from rackdesigner.ui.jobs import Worker
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.workload.jobfile import JobSpec
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,7 @@ class SingleFailuresDialog(QDialog):
         self.run_button.setEnabled(False)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
-        self.status.setText(f"Simulating every single {kind} failure…")
+        self.status.setText(plain(f"Simulating every single {kind} failure…"))
         relay, cancel, worker = self._relay, self._cancel, self._worker
 
         def analyse() -> object:
@@ -161,7 +162,7 @@ class SingleFailuresDialog(QDialog):
         self.table.setSortingEnabled(False)
         self.table.clear()
         if isinstance(rows, str):
-            self.status.setText(rows)
+            self.status.setText(plain(rows))
             self.rows = []
             self.finished_rows.emit(0)
             return
@@ -170,12 +171,12 @@ class SingleFailuresDialog(QDialog):
         job = rows[0].impact.job_intact if rows else None
         self.table.setHeaderLabels([c for c, _ in COLUMNS]
                                    + ([c for c, _ in JOB_COLUMNS] if job is not None else []))
-        self.status.setText(f"{total} object{'s' * (total != 1)} in {len(rows)} "
-                            f"class{'es' * (len(rows) != 1)}, worst first. Click a row "
-                            "to select its objects on the canvas. " + (
+        self.status.setText(plain(f"{total} object{'s' * (total != 1)} in {len(rows)} "
+                                  f"class{'es' * (len(rows) != 1)}, worst first. Click a row "
+                                  "to select its objects on the canvas. " + (
                                 f"Training job (Workload tab): {job.label}." if job is not None
                                 else "Set a job in the Workload tab to see what each failure "
-                                "costs it."))
+                                "costs it.")))
         for rank, r in enumerate(rows):
             i = r.impact
             name = r.members[0] if r.count == 1 else (

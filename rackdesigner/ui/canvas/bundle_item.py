@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import FAILED_GREY
 from rackdesigner.ui.canvas.heat import COLD, heat_color
+from rackdesigner.ui.plain_text import plain
 
 BUNDLE_TYPE = QGraphicsItem.UserType + 3
 
@@ -59,8 +60,9 @@ class BundleItem(QGraphicsItem):
         self.protocol = protocol
         self.bandwidth_gbps = bandwidth_gbps
         names = style.PROTOCOL_LABELS.get(protocol or "", "mixed protocols")
-        self.setToolTip(f"{count} link(s), {names}, {bandwidth_gbps / 8:g} GB/s per direction\n"
-                        + ", ".join(link_ids[:8]) + (" …" if len(link_ids) > 8 else ""))
+        self.setToolTip(plain(f"{count} link(s), {names}, {bandwidth_gbps / 8:g} GB/s per "
+                              "direction\n" + ", ".join(link_ids[:8])
+                              + (" …" if len(link_ids) > 8 else "")))
         self.update()
 
     def set_ends(self, a: QPointF, b: QPointF) -> None:

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
 from rackdesigner.ui.canvas.heat import heat_color
+from rackdesigner.ui.plain_text import plain
 
 GROUP_TYPE = QGraphicsItem.UserType + 2
 
@@ -86,7 +87,7 @@ class GroupItem(QGraphicsItem):
             if self.stats != stats:  # counts only: no re-indexing of a large item
                 self.stats = stats
                 self.device_count = stats.devices
-                self.setToolTip(f"{self.label} ({self.kind})\n{stats.text()}")
+                self.setToolTip(plain(f"{self.label} ({self.kind})\n{stats.text()}"))
                 self.update()
             return
         self.prepareGeometryChange()
@@ -98,7 +99,7 @@ class GroupItem(QGraphicsItem):
         self.setPos(rect.topLeft())
         self.setZValue(5)
         self.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-        self.setToolTip(f"{self.label} ({self.kind})\n{stats.text()}")
+        self.setToolTip(plain(f"{self.label} ({self.kind})\n{stats.text()}"))
         self.update()
 
     def frame_rect(self) -> QRectF:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
+from rackdesigner.ui.plain_text import plain
 
 DEVICE_TYPE = QGraphicsItem.UserType + 1
 
@@ -60,7 +61,7 @@ class DeviceItem(QGraphicsItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(True)
         self.setZValue(10)
-        self.setToolTip(self._tooltip())
+        self.setToolTip(plain(self._tooltip()))
 
     def type(self) -> int:
         return DEVICE_TYPE
@@ -105,7 +106,7 @@ class DeviceItem(QGraphicsItem):
     def set_label(self, label: str) -> None:
         if label != self.label:
             self.label = label
-            self.setToolTip(self._tooltip())
+            self.setToolTip(plain(self._tooltip()))
             self.update()
 
     def set_usage(self, usage: dict[str, int]) -> None:
@@ -134,8 +135,8 @@ class DeviceItem(QGraphicsItem):
     def set_failed(self, failed: bool) -> None:
         """Drawn greyed and hatched: failed (or inside a failed group or rack)."""
         self.failed = failed
-        self.setToolTip(self._tooltip() + ("\nFAILED: left out of the figures (F restores)"
-                                           if failed else ""))
+        self.setToolTip(plain(self._tooltip() + ("\nFAILED: left out of the figures (F restores)"
+                                           if failed else "")))
         self.update()
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,

@@ -30,6 +30,7 @@ from rackdesigner.simulation.readback import load_result
 from rackdesigner.ui.panel.export import write_result
 from rackdesigner.ui.panel.live import LiveResult
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM
+from rackdesigner.ui.plain_text import plain
 
 
 @dataclass(frozen=True)
@@ -180,9 +181,9 @@ class CompareBar(QWidget):
         if self.is_other_design():
             text += f" — another design than {self.design}"
             color = DOWN
-        self.label.setText(text)
+        self.label.setText(plain(text))
         self.label.setStyleSheet(f"color: {color}; font-size: 8pt;")
-        self.label.setToolTip(f"Baseline: {base.label}" if base else "")
+        self.label.setToolTip(plain(f"Baseline: {base.label}" if base else ""))
         self.label.setVisible(base is not None)
 
     def load(self, path: str | Path) -> bool:
@@ -192,7 +193,7 @@ class CompareBar(QWidget):
             base = self.store.load(path)
         except (OSError, ValueError) as exc:
             text = f"Cannot load the baseline: {exc}"
-            self.error.setText(text)
+            self.error.setText(plain(text))
             self.error.setVisible(True)
             self.message.emit(text)
             return False

@@ -11,6 +11,7 @@ shows beside the bandwidth figures.
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.cost_live import CostLive, CostOutcome
 from rackdesigner.ui.panel.figures import Figure
 from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP, pg
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.vocabulary.wording import counted
 
 #: From this many devices (a design of ~4,000 GPUs and up), edits made while the tab is hidden
@@ -58,7 +60,7 @@ def _spin(parent: QWidget, low: float, high: float, step: float, decimals: int, 
     spin.setDecimals(decimals)
     spin.setValue(value)
     spin.setSuffix(suffix)
-    spin.setToolTip(tip)
+    spin.setToolTip(plain(tip))
     spin.setKeyboardTracking(False)
     return spin
 
@@ -331,7 +333,7 @@ class CostTab(QWidget):
     def _show(self) -> None:
         outcome = self.current
         report = outcome.report if outcome is not None else None
-        self.error.setText(outcome.error if outcome is not None else "")
+        self.error.setText(plain(outcome.error if outcome is not None else ""))
         self.error.setVisible(bool(outcome is not None and outcome.error))
         layout = self.live.layout
         from rackdesigner.cost.locate import EMBED_KEY
@@ -345,10 +347,10 @@ class CostTab(QWidget):
             self.unpriced.clear()
             self._draw_chart()
             return
-        self.book_label.setText(f"Prices: {report.book.describe()}")
-        self.book_label.setToolTip("\n".join(report.notes))
+        self.book_label.setText(plain(f"Prices: {report.book.describe()}"))
+        self.book_label.setToolTip(plain("\n".join(report.notes)))
         self.summary.setText(self._summary_html(report, outcome.job_error))
-        self.cooling.setText(self._cooling_text(report))
+        self.cooling.setText(plain(self._cooling_text(report)))
         self._fill_unpriced(report)
         self._draw_chart()
 
@@ -366,7 +368,7 @@ class CostTab(QWidget):
             return f" <span style='color:{UP if good else DOWN}'>{text} vs baseline</span>"
 
         per = r.usd_per_gpu_hour
-        parts = [f"<b>Capex {r.headline()}</b>"
+        parts = [f"<b>Capex {escape(r.headline())}</b>"
                  + with_delta(r.capex.total, base.capex.total if base else None),
                  f"TCO {format_money(r.tco, sym, bound=bound)} over {r.assumptions.years:g} "
                  "years" + with_delta(r.tco, base.tco if base else None),
@@ -379,12 +381,12 @@ class CostTab(QWidget):
         t = r.training
         if t is not None and t.days() is not None:
             cost = r.cost_to_train()
-            text += (f"<br>Train {t.model} on {t.gpus:,} GPUs: {t.days():,.1f} days, "
+            text += (f"<br>Train {escape(t.model)} on {t.gpus:,} GPUs: {t.days():,.1f} days, "
                      f"{format_money(cost or 0.0, sym, bound=bound)}, "
                      f"{r.tokens_per_usd() or 0:,.0f} tokens per {sym.strip()}, "
                      f"{r.energy_per_token_j() or 0:.3g} J/token")
         elif job_error:
-            text += f"<br><span style='color:{TEXT_DIM}'>Cost to train: {job_error}</span>"
+            text += f"<br><span style='color:{TEXT_DIM}'>Cost to train: {escape(job_error)}</span>"
         return text
 
     @staticmethod

@@ -6,12 +6,12 @@ file where a good one was.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
 
 from rackdesigner.io.atomic import write_bytes
+from rackdesigner.io.jsonout import json_text
 from rackdesigner.simulation import SimulationResult
 from rackdesigner.ui.panel.figures import DEFAULT_REFERENCE, result_csv
 
@@ -29,7 +29,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def result_json(result: SimulationResult) -> str:
-    return json.dumps(result.to_dict(), indent=2, sort_keys=False) + "\n"
+    return json_text(result.to_dict(), newline=True)
 
 
 def write_result(result: SimulationResult, path: str | Path, fmt: str,

@@ -8,6 +8,8 @@ asks the window to restore every failure (one undo step).
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
@@ -43,7 +45,7 @@ class FailureBar(QWidget):
         if impact is None:
             self.setVisible(False)
             return
-        names = ", ".join(impact.marked[:MAX_NAMED])
+        names = escape(", ".join(impact.marked[:MAX_NAMED]))
         if len(impact.marked) > MAX_NAMED:
             names += f" and {len(impact.marked) - MAX_NAMED} more"
         state = ("<b>the design is partitioned</b>: " if impact.partitioned else "")

@@ -6,8 +6,6 @@ from one place and can be tested without a QApplication.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -216,22 +214,20 @@ CSV_COLUMNS = ("collective", "bytes", "size", "time_us", "algbw_GBps", "busbw_GB
 
 def result_csv(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> str:
     """The headline figures, then one row per collective and message size."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(("figure", "value", "text", "detail"))
+    from rackdesigner.io.sanitize import csv_text
+
+    rows: list[tuple] = [("figure", "value", "text", "detail")]
     for fig in headline(result, reference):
-        writer.writerow((fig.label, "" if fig.value is None else round(fig.value, 4),
-                         fig.text, fig.detail))
-    writer.writerow(())
-    writer.writerow(CSV_COLUMNS)
+        rows.append((fig.label, "" if fig.value is None else round(fig.value, 4),
+                     fig.text, fig.detail))
+    rows += [(), CSV_COLUMNS]
     for name, points in result.collectives.items():
         for p in points:
-            writer.writerow((name, p.bytes, format_bytes(p.bytes), round(p.time_us, 3),
-                             round(p.algbw_GBps, 3), round(p.busbw_GBps, 3), p.algorithm,
-                             p.protocol))
-    for message in result.messages:
-        writer.writerow(("# " + message,))
-    return out.getvalue()
+            rows.append((name, p.bytes, format_bytes(p.bytes), round(p.time_us, 3),
+                         round(p.algbw_GBps, 3), round(p.busbw_GBps, 3), p.algorithm,
+                         p.protocol))
+    rows += [("# " + message,) for message in result.messages]
+    return csv_text(rows)
 
 
 def algorithm_spans(points) -> list[tuple[str, int, int]]:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from rackdesigner.ui.panel.figures import Delta, Figure, delta
 from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP
+from rackdesigner.ui.plain_text import plain
 
 COLUMNS = 3  # when they fit
 NARROW_COLUMNS = 2
@@ -41,18 +42,18 @@ class FigureTile(QFrame):
 
     def show_figure(self, figure: Figure, change: Delta | None, comparing: bool,
                     against: str = "baseline") -> None:
-        self.label.setText(figure.label)
-        self.value.setText(figure.text)
-        self.detail.setText(figure.detail)
+        self.label.setText(plain(figure.label))
+        self.value.setText(plain(figure.text))
+        self.detail.setText(plain(figure.detail))
         self.detail.setVisible(bool(figure.detail))
-        self.setToolTip(f"{figure.label}: {figure.text}" + (f" ({figure.detail})"
+        self.setToolTip(plain(f"{figure.label}: {figure.text}" + (f" ({figure.detail})"
                                                              if figure.detail else "")
-                        + (f"\n{figure.explain}" if figure.explain else ""))
+                              + (f"\n{figure.explain}" if figure.explain else "")))
         if change is None:
             self.delta.setText("")
         else:
             color = TEXT_DIM if change.good is None else (UP if change.good else DOWN)
-            self.delta.setText(f"{change.text} vs {against}")
+            self.delta.setText(plain(f"{change.text} vs {against}"))
             self.delta.setStyleSheet(f"color: {color}; font-size: 8pt; font-weight: 600;")
         self.delta.setVisible(comparing and change is not None)
 

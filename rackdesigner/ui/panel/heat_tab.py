@@ -25,6 +25,7 @@ from rackdesigner.analysis.heat import DEFAULT_COLLECTIVE, DEFAULT_SIZE, HEAT_CO
 from rackdesigner.analysis.jobheat import ASSUMPTION, CLASSES
 from rackdesigner.ui.panel.figures import REFERENCE_SIZES, format_bytes
 from rackdesigner.ui.panel.theme import TEXT_DIM
+from rackdesigner.ui.plain_text import plain
 
 HOTTEST = 25
 #: the training job's traffic (the Workload tab's job): all of it, or one class
@@ -117,22 +118,22 @@ class HeatTab(QWidget):
                 text = "Routing the workload's traffic…"
             else:
                 text = "No network links carry this traffic (NVLink and host links have no heat)."
-            self.summary.setText(text)
+            self.summary.setText(plain(text))
             self.table.setSortingEnabled(True)
             return
         shown = min(HOTTEST, len(heat.loads))
         if heat.label:  # a training job: what ran, how utilisation is defined
             parts = ", ".join(f"{x.name} {x.peak:.0%}" for x in heat.exchanges)
-            self.summary.setText(f"{heat.label}: {len(heat.loads):,} links loaded (NVLink "
-                                 f"too), peak {heat.peak:.0%}. Exchanges (busiest link): "
-                                 f"{parts or 'none'}. Model: {ASSUMPTION}. "
-                                 + " ".join(n + "." for n in heat.notes[1:])
-                                 + f" The {shown} hottest:")
+            self.summary.setText(plain(f"{heat.label}: {len(heat.loads):,} links loaded (NVLink "
+                                       f"too), peak {heat.peak:.0%}. Exchanges (busiest link): "
+                                       f"{parts or 'none'}. Model: {ASSUMPTION}. "
+                                       + " ".join(n + "." for n in heat.notes[1:])
+                                       + f" The {shown} hottest:"))
         else:
-            self.summary.setText(f"{heat.collective} {format_bytes(heat.bytes)}"
-                                 f"{f' ({heat.algorithm})' if heat.algorithm else ''}: "
-                                 f"{len(heat.loads):,} network links loaded, peak "
-                                 f"{heat.peak:.0%}; the {shown} hottest:")
+            self.summary.setText(plain(f"{heat.collective} {format_bytes(heat.bytes)}"
+                                       f"{f' ({heat.algorithm})' if heat.algorithm else ''}: "
+                                       f"{len(heat.loads):,} network links loaded, peak "
+                                       f"{heat.peak:.0%}; the {shown} hottest:"))
         for load in heat.hottest(HOTTEST):
             item = _Row([load.link, f"{load.a} – {load.b}", f"{load.load_GBps:,.1f}",
                          f"{load.utilisation:.0%}",

@@ -17,6 +17,7 @@ from rackdesigner.ui.panel.axes import CategoryAxisItem, LogTimeAxisItem, styled
 from rackdesigner.ui.panel.figures import format_us
 from rackdesigner.ui.panel.sweep_plot import SweepPlot
 from rackdesigner.ui.panel.theme import BASELINE_ALPHA, pg
+from rackdesigner.ui.plain_text import plain
 
 
 class LatencyHistogram(QWidget):
@@ -71,9 +72,9 @@ class LatencyHistogram(QWidget):
         self.axis.picture = None
         self.axis.update()
         if not classes:
-            self.readout.setText("No GPU pairs to measure." if result is not None else " ")
+            self.readout.setText(plain("No GPU pairs to measure." if result is not None else " "))
         else:
-            self.readout.setText(self.describe(0))
+            self.readout.setText(plain(self.describe(0)))
 
     def describe(self, index: int) -> str:
         if not 0 <= index < len(self._classes):
@@ -91,7 +92,7 @@ class LatencyHistogram(QWidget):
             x = self.item.vb.mapSceneToView(QPointF(pos)).x()
             text = self.describe(round(x))
             if text:
-                self.readout.setText(text)
+                self.readout.setText(plain(text))
 
 
 class LatencyPlot(QWidget):

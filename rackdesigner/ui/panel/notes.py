@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWi
 
 from rackdesigner.simulation.result import WARNING, Message
 from rackdesigner.ui.panel.theme import TEXT_DIM
+from rackdesigner.ui.plain_text import plain
 
 BANNER_CHARS = 120
 QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's QWIDGETSIZE_MAX: no maximum height
@@ -88,13 +89,13 @@ class NotesBar(QWidget):
             more = len(self.warnings) - 1
             if more:
                 text += f"  (+{more} more warning{'s' * (more != 1)}: hover)"
-        self.warning.setText(text)
-        self.warning.setToolTip("\n\n".join(self.warnings))
+        self.warning.setText(plain(text))
+        self.warning.setToolTip(plain("\n\n".join(self.warnings)))
         self.warning.setVisible(bool(self.warnings))
         n = len(self.notes)
         self.notes_button.setText(f"{n} note{'s' * (n != 1)}")
-        self.notes_button.setToolTip("How these figures were obtained (click to "
-                                     + ("hide)" if self.notes_button.isChecked() else "show)"))
+        shown = "hide)" if self.notes_button.isChecked() else "show)"
+        self.notes_button.setToolTip(plain("How these figures were obtained (click to " + shown))
         self.notes_button.setVisible(bool(n))
         self.notes_label.setText("\n".join(f"• {note}" for note in self.notes))
         self.notes_label.setVisible(bool(n) and self.notes_button.isChecked())
@@ -104,8 +105,8 @@ class NotesBar(QWidget):
         self.notes_button.setArrowType(Qt.ArrowType.DownArrow if checked
                                        else Qt.ArrowType.RightArrow)
         self.notes_label.setVisible(checked and bool(self.notes))
-        self.notes_button.setToolTip("How these figures were obtained (click to "
-                                     + ("hide)" if checked else "show)"))
+        self.notes_button.setToolTip(plain("How these figures were obtained (click to "
+                                           + ("hide)" if checked else "show)")))
 
 
 __all__ = ["NotesBar"]

@@ -56,6 +56,7 @@ from rackdesigner.ui.panel.power import PowerPlot
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 from rackdesigner.ui.panel.workload import WorkloadTab
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.wheel_guard import guard_wheel
 
 log = logging.getLogger(__name__)
@@ -353,10 +354,10 @@ class SimulationPanel(QWidget):
                 text += " (nothing simulable selected)"
         else:
             text = f"Scope: {self._selection_label}"
-        self.scope_label.setText(text)
+        self.scope_label.setText(plain(text))
         self.scope_button.setToolTip(
-            f"Limit the simulation to {self._selection_label}" if self._selection_label
-            else "Select a group or GPUs on the canvas to limit the simulation to them")
+            plain(f"Limit the simulation to {self._selection_label}" if self._selection_label
+                  else "Select a group or GPUs on the canvas to limit the simulation to them"))
 
     def _on_scope_button_toggled(self, checked: bool) -> None:
         self.live.set_scope(self._selection_scope if checked else None)

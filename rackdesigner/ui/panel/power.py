@@ -7,6 +7,8 @@ totals. Hover gives the figures of the rack under the cursor.
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -112,7 +114,8 @@ class PowerPlot(QWidget):
                 f"{bound}{format_watts(p.facility_w)} at PUE {p.pue:g}")
         if not p.complete:
             text += (f" · <span style='color:{BUDGET_COLOR}'>"
-                     f"{p.headline.partition(', ')[2]} ({', '.join(p.without_power)})</span>")
+                     f"{escape(p.headline.partition(', ')[2])} "
+                     f"({escape(', '.join(p.without_power))})</span>")
         if baseline is not None:
             diff = p.total_max_w - baseline.power.total_max_w
             sign = "+" if diff >= 0 else "−"
@@ -138,7 +141,7 @@ class PowerPlot(QWidget):
             return ""
         rack = self._racks[index]
         info = self._result.power.by_rack[rack]
-        parts = [f"<b>{rack}</b> {format_watts(info.max_w)} max, "
+        parts = [f"<b>{escape(rack)}</b> {format_watts(info.max_w)} max, "
                  f"{format_watts(info.typical_w)} typical"]
         if info.budget_w:
             source = {"rack": "set on the rack", "model": "model default"}.get(

@@ -12,8 +12,10 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.model import Site
+from rackdesigner.model.items import SITE_KW_MAX
+from rackdesigner.ui.plain_text import plain
 
-MAX_KW = 10_000_000.0  # 10 GW: beyond any site
+MAX_KW = SITE_KW_MAX  # 10 GW: beyond any site (the reader refuses more)
 
 
 def _kw_spin(parent: QWidget, value: float | None, tip: str) -> QDoubleSpinBox:
@@ -24,7 +26,7 @@ def _kw_spin(parent: QWidget, value: float | None, tip: str) -> QDoubleSpinBox:
     spin.setSuffix(" kW")
     spin.setSpecialValueText("not set")
     spin.setValue(value or 0.0)
-    spin.setToolTip(tip)
+    spin.setToolTip(plain(tip))
     return spin
 
 

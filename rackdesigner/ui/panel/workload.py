@@ -12,6 +12,7 @@ question on one screen.
 from __future__ import annotations
 
 from dataclasses import replace
+from html import escape
 
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import (
@@ -31,6 +32,7 @@ from rackdesigner.model import Layout
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.workload import Estimate, Job, bundled_ids
 from rackdesigner.workload.jobfile import JobSpec
 from rackdesigner.workload.profile import DEFAULT_PROFILE, bundled_profile_ids
@@ -48,7 +50,7 @@ def _spin(lo: int, hi: int, value: int, tip: str) -> QSpinBox:
     box = QSpinBox()
     box.setRange(lo, hi)
     box.setValue(value)
-    box.setToolTip(tip)
+    box.setToolTip(plain(tip))
     return box
 
 
@@ -351,16 +353,16 @@ class WorkloadTab(QWidget):
             return
         if est is None:
             self.status.setText(f"<span style='color:{DOWN}'>Cannot estimate: "
-                                f"{outcome.error}</span>")
+                                f"{escape(outcome.error)}</span>")
         else:
-            lines = [f"{est.model.name} on {est.label}, {est.gpus:,} × {est.gpu.model}: "
-                     f"{est.job.label()}"]
+            lines = [escape(f"{est.model.name} on {est.label}, {est.gpus:,} × {est.gpu.model}: "
+                            f"{est.job.label()}")]
             if outcome.why:
-                lines.append(outcome.why)
+                lines.append(escape(outcome.why))
             if est.timed_anyway:
                 lines.append(f"<span style='color:{DOWN}'><b>Does not fit in memory:</b> the "
                              "times below are what it would take if it did</span>")
-            lines += [f"<span style='color:{DOWN}'>{m}</span>" for m in est.messages]
+            lines += [f"<span style='color:{DOWN}'>{escape(m)}</span>" for m in est.messages]
             self.status.setText("<br>".join(lines))
         values = self._values(est)
         reference = outcome.intact if outcome.failed else self.baseline
@@ -379,11 +381,11 @@ class WorkloadTab(QWidget):
             self.figure_labels[key].setText(text)
         gemm = est.hardware.get("gemm_efficiency") if timed else None
         self.figure_labels["mfu"].setToolTip(
-            "Model FLOPs per second / the GPU's dense peak."
-            + (f" The step's GEMMs run at {gemm:.0%} of peak on average (ceiling "
+            plain("Model FLOPs per second / the GPU's dense peak."
+                  + (f" The step's GEMMs run at {gemm:.0%} of peak on average (ceiling "
                f"{est.gpu.gemm_efficiency(est.job.precision):.0%}: small or "
                "heavily sharded GEMMs lose partial tiles and waves of SMs, thin ones wait on "
-               "HBM; docs/workload.md)" if gemm else ""))
+               "HBM; docs/workload.md)" if gemm else "")))
         rows = [(est, f"this design ({est.gpus} × {est.gpu.model})")] if timed else []
         if reference is not None and reference.step_time_s is not None:
             b = reference

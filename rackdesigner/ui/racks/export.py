@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdf
 from PySide6.QtWidgets import QApplication
 
 from rackdesigner.io.atomic import write_bytes
+from rackdesigner.io.sanitize import xml_document
 from rackdesigner.model import Layout
 from rackdesigner.ui import style
 from rackdesigner.ui.racks.scene import RacksScene
@@ -77,7 +78,8 @@ def render_racks(layout: Layout, path: str | Path, face: str = "front",
         painter.end()
         if not image.save(buffer, "PNG"):
             raise OSError(f"cannot encode {path.name} as PNG")
-    write_bytes(path, bytes(data.data()))
+    svg = suffix == ".svg"  # Qt writes a name's control characters raw: mapped, well-formed
+    write_bytes(path, xml_document(bytes(data.data())) if svg else bytes(data.data()))
     return path
 
 

@@ -17,6 +17,7 @@ from rackdesigner.model import Layout
 from rackdesigner.model.cooling import RackHeat, cooling_report
 from rackdesigner.model.racks import RackIndex
 from rackdesigner.ui import style
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.racks.items import AIR_COLOR, LIQUID_COLOR, POWER_COLORS, heat_text
 
 CM = 100.0  # scene units per metre
@@ -42,7 +43,7 @@ class FloorRackItem(QGraphicsItem):
         tip = f"{label}: drag to move it on the floor"
         if heat is not None:
             tip += f"\n{heat_text(heat)}"
-        self.setToolTip(tip)
+        self.setToolTip(plain(tip))
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-2, -2, 2, 2)

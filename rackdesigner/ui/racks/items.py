@@ -18,6 +18,7 @@ from rackdesigner.model.cooling import RackHeat
 from rackdesigner.model.racks import RackSummary, SideDevice, Unit
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
+from rackdesigner.ui.plain_text import plain
 
 U_PX = 14.0
 RACK_W = round(482.6 / 44.45 * U_PX)  # true proportions of the 19-inch mounting width
@@ -106,13 +107,15 @@ class RackItem(QGraphicsItem):
         summary, face = self.summary, self.face
         heat = summary.heat_btu_h
         self.setToolTip(
-            f"{summary.label} ({summary.model}, {summary.height_u}U, {summary.cooling}-cooled)\n"
-            f"{summary.used_u.get(face, 0)}U used, {summary.height_u - summary.used_u.get(face, 0)}"
-            f"U free ({face})\n"
-            f"power {power_text(summary)}\nbudget: {summary.budget.basis}\n"
-            f"heat {heat[0]:,.0f} typ / {heat[1]:,.0f} max BTU/h\n"
-            + (f"{heat_text(self.heat)} ({self.heat.air_basis})\n" if self.heat else "")
-            + weight_text(summary))
+            plain(f"{summary.label} ({summary.model}, {summary.height_u}U, "
+                  f"{summary.cooling}-cooled)\n"
+                  f"{summary.used_u.get(face, 0)}U used, "
+                  f"{summary.height_u - summary.used_u.get(face, 0)}"
+                  f"U free ({face})\n"
+                  f"power {power_text(summary)}\nbudget: {summary.budget.basis}\n"
+                  f"heat {heat[0]:,.0f} typ / {heat[1]:,.0f} max BTU/h\n"
+                  + (f"{heat_text(self.heat)} ({self.heat.air_basis})\n" if self.heat else "")
+                  + weight_text(summary)))
 
     def frame_rect(self) -> QRectF:
         return QRectF(0, 0, RACK_W, self.frame_h)
@@ -290,10 +293,10 @@ class UnitItem(_MountedItem):
 
     def _set_tip(self) -> None:
         unit = self.unit
-        self.setToolTip(f"{unit.label}\n{unit.model_name} ({unit.model}), {unit.height_u}U\n"
-                        f"U{unit.u}–U{unit.top}, {unit.face}"
-                        + (", liquid-cooled" if unit.cooling == "liquid" else "")
-                        + (" — FAILED" if self.failed else ""))
+        self.setToolTip(plain(f"{unit.label}\n{unit.model_name} ({unit.model}), {unit.height_u}U\n"
+                              f"U{unit.u}–U{unit.top}, {unit.face}"
+                              + (", liquid-cooled" if unit.cooling == "liquid" else "")
+                              + (" — FAILED" if self.failed else "")))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
@@ -347,10 +350,10 @@ class SideItem(_MountedItem):
 
     def _set_tip(self) -> None:
         device = self.device
-        self.setToolTip(f"{device.label}\n{device.model_name} ({device.model})"
-                        + (f", {device.figures}" if device.figures else "")
-                        + f"\n0U, {device.side} side channel at the rear"
-                        + (" — FAILED" if self.failed else ""))
+        self.setToolTip(plain(f"{device.label}\n{device.model_name} ({device.model})"
+                              + (f", {device.figures}" if device.figures else "")
+                              + f"\n0U, {device.side} side channel at the rear"
+                              + (" — FAILED" if self.failed else "")))
 
     def text(self) -> str:
         """What the strip reads: its name and capacity ("pdu-1 · 22 kW")."""

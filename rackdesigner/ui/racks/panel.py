@@ -36,6 +36,7 @@ from rackdesigner.model import Layout
 from rackdesigner.model.items import Link
 from rackdesigner.model.layout import natural_key
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.racks.floor import FloorScene, FloorView
 from rackdesigner.ui.racks.follow import FULL, LINKS, UNITS, link_changes, racks_scope
 from rackdesigner.ui.racks.items import RackItem, SideItem, UnitItem
@@ -281,7 +282,7 @@ class RacksPanel(QWidget):
         text = " · ".join(parts)
         if problems:
             text += " — " + "; ".join(f.message for f in problems)
-        self.site_label.setText(text)
+        self.site_label.setText(plain(text))
         red = problems or report.racks_over_air_limit or report.cdus_over_capacity
         self.site_label.setStyleSheet(f"color: {'#c62828' if red else '#616e7c'}; "
                                       "font-size: 8pt; padding: 2px 6px;")
@@ -293,19 +294,19 @@ class RacksPanel(QWidget):
         if index is None:
             return
         units = index.unracked()
-        self.unracked_label.setText(f"Unracked ({len(units)})")
+        self.unracked_label.setText(plain(f"Unracked ({len(units)})"))
         for unit in units:
             item = QListWidgetItem(f"{unit.label} · {unit.height_u}U", self.unracked)
             item.setData(Qt.ItemDataRole.UserRole, unit.id)
-            item.setToolTip(f"{unit.model_name}: drag into a rack slot")
+            item.setToolTip(plain(f"{unit.model_name}: drag into a rack slot"))
         loose = index.unracked_side()
         for device in loose:
             item = QListWidgetItem(f"{device.label} · 0U", self.unracked)
             item.setData(Qt.ItemDataRole.UserRole, device.id)
-            item.setToolTip(f"{self.layout_doc.spec(device.id).model}: drag onto a rack "
-                            "(its side channel)" if self.layout_doc is not None else "")
+            item.setToolTip(plain(f"{self.layout_doc.spec(device.id).model}: drag onto a rack "
+                                  "(its side channel)" if self.layout_doc is not None else ""))
         if loose:
-            self.unracked_label.setText(f"Unracked ({len(units) + len(loose)})")
+            self.unracked_label.setText(plain(f"Unracked ({len(units) + len(loose)})"))
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -413,7 +414,7 @@ class RacksPanel(QWidget):
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         report = self.place_unracked(dialog.chosen())
-        QMessageBox.information(self, "Place unracked", report)
+        QMessageBox.information(self, "Place unracked", plain(report))
         return report
 
     # ---- selection --------------------------------------------------------------------------
