@@ -43,8 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
+    from rackdesigner.cli.outputs import refuse_over_input
 
     output = Path(args.output)
+    refuse_over_input(output, (args.file, args.job), "image")
     if args.view == "racks":
         return _run_racks(args, output)
     if output.suffix.lower() not in (".png", ".svg"):
