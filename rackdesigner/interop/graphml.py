@@ -149,6 +149,9 @@ def read(path: str | Path, catalog: Catalog | None = None) -> Layout:
         layout.add_all(_parents_first(groups), devices, links, on_error=locate)
     except LayoutError as exc:
         raise GraphmlImportError(f"{path}: {exc}") from None
+    # the parsed elements (several times the file's size) go before the import check writes
+    # and reads the whole design once more: at 100k GPUs that is gigabytes not held twice
+    del doc, devices, links
     reason = unreadable_reason(layout)
     if reason is not None:
         raise GraphmlImportError(f"{path}: cannot import: {reason}")

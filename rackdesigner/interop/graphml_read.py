@@ -37,8 +37,15 @@ from rackdesigner.model.items import (
 )
 
 MAX_BYTES = 1024 * 2**20
-MAX_ELEMENTS = 5_000_000
-MAX_JSON = 4 * 2**20
+#: The element and value bounds follow the file's: whatever the writer (graphml.py) puts in a
+#: file of at most MAX_BYTES is read. Its shortest element, `<data key="d0">1</data>`, is 24
+#: bytes, so such a file holds fewer than MAX_BYTES / 24 elements (its average is ~36 bytes:
+#: 1.28 M elements in the 46.6 MB export of a 16,384-GPU SuperPOD). The old bound of 5 M
+#: elements refused the app's own 285 MB export of a 100k-GPU design (about 8 M elements).
+MAX_ELEMENTS = MAX_BYTES // 24
+#: One value's text: the graph's `groups` JSON is the longest the writer writes, about 1% of
+#: its file (428 KB of 46.6 MB at 16k GPUs); a sixteenth of the largest file covers it.
+MAX_JSON = MAX_BYTES // 16
 _IGRAPH_ID = re.compile(r"n\d+")
 _GROUP_KEYS = {"id", "name", "kind", "parent", "collapsed", "template", "status"}
 
@@ -47,7 +54,7 @@ class GraphmlError(InputError):
     pass
 
 
-@dataclass
+@dataclass(slots=True)
 class Element:
     id: str
     line: int
@@ -119,7 +126,8 @@ class _Parser:
         line = self.parser.CurrentLineNumber
         self.count += 1
         if self.count > MAX_ELEMENTS:
-            raise self.fail(f"more than {MAX_ELEMENTS:,} elements; far larger than any design")
+            raise self.fail(f"more than {MAX_ELEMENTS:,} elements; more than any GraphML file "
+                            f"of at most {MAX_BYTES // 2**20:,} MiB from RackDesigner holds")
         parent = self.stack[-1] if self.stack else ""
         self.stack.append(tag)
         if tag == "key":
