@@ -5,9 +5,8 @@ and the catalog loader refuses a rate that is not > 0 at its file and key."""
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
+from catalog_builder import HEAD, SRC
 
 from rackdesigner.cli import main
 from rackdesigner.io import LayoutFileError, dump_layout_text, load_layout, parse_layout_text
@@ -100,28 +99,19 @@ def test_a_chain_of_racks_still_loads_and_saves(catalog):
 
 
 # ---- a user catalog's rates ---------------------------------------------------------------
-SWITCH = textwrap.dedent("""\
-    schema: rackdesigner.device/1
-    id: acme-x1
-    kind: switch
-    manufacturer: Acme
-    model: X1 800G switch
-    u_height: 2
-    power: {max_w: 1500, source: ds}
-    ports:
-      - {name: eth, protocol: ethernet, generation: 800GbE, count: 64, lanes: 8,
-         rate_gbps: RATE, connector: osfp, source: ds}
-    switch: {latency_ns: 700, source: ds}
-    sources:
-      ds: {title: Acme X1 datasheet}
-    """)
+def _switch(rate: str) -> str:
+    """A user model file (catalog_builder's head and sources) whose ports run at `rate`."""
+    return (HEAD + "id: acme-x1\nkind: switch\nmodel: X1\nu_height: 2\n"
+            "power: {max_w: 1500, source: s}\nports:\n"
+            "  - {name: eth, protocol: ethernet, generation: 800GbE, count: 64, lanes: 8, "
+            f"rate_gbps: {rate}, connector: osfp, source: s}}\n" + SRC)
 
 
 @pytest.mark.parametrize("rate", ["0", "0.0", "-0.0"])
 def test_a_port_rate_of_zero_is_refused_at_its_key(rate, tmp_path, capsys):
     folder = tmp_path / "cat"
     folder.mkdir()
-    (folder / "acme-x1.yaml").write_text(SWITCH.replace("RATE", rate))
+    (folder / "acme-x1.yaml").write_text(_switch(rate))
     assert main(["catalog", "--check", str(folder)]) != 0
     err = capsys.readouterr()
     text = err.out + err.err
@@ -131,6 +121,6 @@ def test_a_port_rate_of_zero_is_refused_at_its_key(rate, tmp_path, capsys):
 def test_a_positive_rate_is_accepted(tmp_path, capsys):
     folder = tmp_path / "cat"
     folder.mkdir()
-    (folder / "acme-x1.yaml").write_text(SWITCH.replace("RATE", "800"))
+    (folder / "acme-x1.yaml").write_text(_switch("800"))
     assert main(["catalog", "--check", str(folder)]) == 0
 
