@@ -53,3 +53,21 @@ def test_the_element_bound_still_refuses_with_a_located_message(tmp_path, monkey
     monkeypatch.setattr(gr, "MAX_ELEMENTS", 3)
     with pytest.raises(gr.GraphmlError, match="more than 3 elements"):
         gr.parse(path)
+
+
+def test_edges_before_their_nodes_are_read_too(written, tmp_path):
+    """Nodes become devices as they are read; an edge that comes before its nodes (GraphML
+    allows any order; other tools write it) waits for them."""
+    layout, path = written
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("<node "))
+    end = next(i for i, line in enumerate(lines) if line.lstrip().startswith("</graph>"))
+    body = "".join(lines[start:end])
+    nodes = re.findall(r"\s*<node .*?</node>\n", body, flags=re.S)
+    edges = re.findall(r"\s*<edge .*?</edge>\n", body, flags=re.S)
+    assert len(nodes) == layout.device_count() and len(edges) == layout.link_count()
+    swapped = tmp_path / "edges-first.graphml"
+    swapped.write_text("".join(lines[:start]) + "".join(edges) + "".join(nodes)
+                       + "".join(lines[end:]), encoding="utf-8")
+    assert dump_layout_text(read(swapped)) == dump_layout_text(layout)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import xml.parsers.expat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,9 +71,15 @@ class Document:
     edges: list[Element]
 
 
+#: Takes each `<node>` / `<edge>` as soon as it is complete ("node" or "edge", the element);
+#: True when it has taken the element over, which the parser then does not keep.
+Sink = Callable[[str, Element], bool]
+
+
 class _Parser:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, sink: Sink | None = None) -> None:
         self.path = path
+        self.sink = sink
         self.keys: dict[str, tuple[str, str, str, int]] = {}  # id -> (for, name, type, line)
         self.defaults: dict[str, str] = {}
         self.graph: dict[str, tuple[str, int]] = {}
@@ -205,13 +212,17 @@ class _Parser:
                 where, attr, _type, kline = self.keys[kid]
                 if where in (tag, "all") and attr not in self.current.attrs:
                     self.current.attrs[attr] = (default, kline)
-            (self.nodes if tag == "node" else self.edges).append(self.current)
+            if self.sink is None or not self.sink(tag, self.current):
+                (self.nodes if tag == "node" else self.edges).append(self.current)
             self.current = None
 
 
-def parse(path: str | Path) -> Document:
+def parse(path: str | Path, sink: Sink | None = None) -> Document:
+    """The document's graph attributes, nodes and edges; with `sink`, each node and edge is
+    offered to it as soon as it is read, and those it takes are not kept (a large file's
+    elements never all live at once)."""
     data = read_bytes(path, MAX_BYTES, "GraphML file")
-    return _Parser(str(path)).parse(data)
+    return _Parser(str(path), sink).parse(data)
 
 
 # ---- values ------------------------------------------------------------------------------
@@ -359,16 +370,18 @@ def _get_graph(doc: Document, key: str) -> tuple[str, int] | None:
 
 def device_ids(v: Values, nodes: list[Element]) -> dict[str, str]:
     """XML node id -> device id: our own ids, or igraph's `n0...` with the original in `id`."""
-    out: dict[str, str] = {}
     seen: dict[str, int] = {}
-    for e in nodes:
-        original = _get(e, "id")
-        did = original[0] if original is not None and _IGRAPH_ID.fullmatch(e.id) else e.id
-        if not is_valid_id(did) or "\n" in did:
-            raise v.fail(e.line, f"node id {did[:60]!r} is not a valid device id (letters, "
-                         "digits, . _ -, starting with a letter or digit)")
-        if did in seen:
-            raise v.fail(e.line, f"device id {did!r} is used twice (first on line {seen[did]})")
-        seen[did] = e.line
-        out[e.id] = did
-    return out
+    return {e.id: device_id(v, e, seen) for e in nodes}
+
+
+def device_id(v: Values, e: Element, seen: dict[str, int]) -> str:
+    """One node's device id (`device_ids`); `seen` holds the ids taken so far, with lines."""
+    original = _get(e, "id")
+    did = original[0] if original is not None and _IGRAPH_ID.fullmatch(e.id) else e.id
+    if not is_valid_id(did) or "\n" in did:
+        raise v.fail(e.line, f"node id {did[:60]!r} is not a valid device id (letters, "
+                     "digits, . _ -, starting with a letter or digit)")
+    if did in seen:
+        raise v.fail(e.line, f"device id {did!r} is used twice (first on line {seen[did]})")
+    seen[did] = e.line
+    return did
