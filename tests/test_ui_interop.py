@@ -170,3 +170,30 @@ def test_import_device_types_into_my_catalog(qtbot, tmp_path, monkeypatch):
     window.import_actions["netbox-device-types"].trigger()
     (spec,), problems = read_user_dir(mine)
     assert not problems and spec.port("eth").count == 32 and spec.port("eth").rate_gbps == 400
+
+
+@pytest.mark.parametrize("fmt", ["slurm-tree", "netbox"])
+def test_export_over_the_open_design_is_refused(qtbot, tmp_path, monkeypatch, fmt):
+    """Issue 31 §4 in the designer: File ▸ Export To onto the open design's own file (or, for
+    a folder format, the folder holding it) says why and leaves the file as it was."""
+    from rackdesigner.interop import EXPORTERS
+    from rackdesigner.io import save_layout
+
+    window = _window(qtbot, tmp_path, bundled_catalog())
+    folder = tmp_path / "project"
+    folder.mkdir()
+    design = folder / "design.yaml"
+    save_layout(generate("single-leaf", system="dgx-h100", nodes=2, switch="qm9700"), design)
+    window.open_file(str(design))
+    before = design.read_bytes()
+    shown = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: shown.append(text))
+    if EXPORTERS[fmt].suffixes == ("",):
+        monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    else:
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(design), ""))
+    window.interop_actions[fmt].trigger()
+    qtbot.waitUntil(lambda: not window.export_job.running, timeout=60000)
+    assert shown and "input" in shown[0] and str(design) in shown[0]
+    assert design.read_bytes() == before
+    assert window.export_menu.isEnabled()

@@ -97,6 +97,14 @@ def _num(v: Any) -> float:
     return number
 
 
+def _pos_num(v: Any) -> float:
+    """A rate: a finite number > 0 (a port or cable of 0 Gb/s carries nothing, and every
+    bandwidth, time and busbw figure divides by it)."""
+    if _num(v) <= 0:
+        raise _Bad(f"expected a number > 0, got {v!r}")
+    return float(v)
+
+
 def _int(v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         raise _Bad(f"expected a whole number >= 0, got {v!r}")
@@ -168,7 +176,7 @@ PORT_FIELDS = {
     "generation": (lambda v: _str(str(v)), True),
     "count": (_at_most(_pos_int, 4096, "ports in a group"), True),
     "lanes": (_at_most(_pos_int, 64, "lanes"), True),
-    "rate_gbps": (_num, True),
+    "rate_gbps": (_pos_num, True),
     "connector": (_str, True),
     "ports_per_connector": (_pos_int, False),
     "source": (_str, True),
@@ -188,7 +196,7 @@ NIC_FIELDS = {"latency_ns": (_opt_num, False), "source": (_str, True)}
 CABLE_FIELDS = {
     "media": (_one_of("dac", "acc", "aec", "aoc", "fiber", "pcb"), True),
     "protocols": (lambda v: tuple(_one_of(*PROTOCOLS)(p) for p in _str_list(v)), True),
-    "rate_gbps": (_num, True),
+    "rate_gbps": (_pos_num, True),
     "max_length_m": (_num, True),
     "latency_ns_per_m": (_num, True),
     "power_w_per_end": (_num, False),
@@ -196,7 +204,7 @@ CABLE_FIELDS = {
     "source": (_str, True),
 }
 TRANSCEIVER_FIELDS = {
-    "rate_gbps": (_num, True),
+    "rate_gbps": (_pos_num, True),
     "form_factor": (_str, True),
     "media": (_str, True),
     "reach_m": (_opt_num, False),

@@ -35,9 +35,12 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from rackdesigner.cli import UsageError, load_layout_arg
-    from rackdesigner.interop import ExportError, export
+    from rackdesigner.cli.outputs import refuse_over_input
+    from rackdesigner.interop import EXPORTERS, ExportError, export
     from rackdesigner.interop.hostlist import HostMapError, read_host_map
 
+    refuse_over_input(args.output, (args.file, args.hosts), f"{args.format} export",
+                      folder=EXPORTERS[args.format].suffixes == ("",))
     options: dict = {}
     if args.hosts:
         if not args.format.startswith("slurm"):

@@ -7,6 +7,7 @@ rest of the CLI works where Qt cannot load. Without a display, Qt's offscreen pl
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -43,8 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
+    from rackdesigner.cli.outputs import refuse_over_input
 
     output = Path(args.output)
+    refuse_over_input(output, (args.file, args.job), "image")
     if args.view == "racks":
         return _run_racks(args, output)
     if output.suffix.lower() not in (".png", ".svg"):
@@ -77,10 +80,19 @@ def run(args: argparse.Namespace) -> int:
             heat, _ = workload_heat(layout, spec, classes)
         except JobHeatError as exc:
             raise UsageError(f"{args.job}: the job cannot run on {args.file}: {exc}") from None
-    from rackdesigner.ui.export import render_layout
+    from rackdesigner.ui.export import MAX_DRAWN_DEVICES, drawn_level, render_layout
 
     try:
-        render_layout(layout, output, scale=args.scale, overview=args.overview, heat=heat)
+        level = drawn_level(layout, args.overview)
+    except ValueError as exc:
+        raise UsageError(f"{args.file}: {exc}") from None
+    if level == "far":
+        print(f"rackdesigner: note: {layout.device_count():,} devices (more than "
+              f"{MAX_DRAWN_DEVICES:,}): drawn as blocks, one per scalable unit and switch tier, "
+              "as the designer's far zoom", file=sys.stderr)
+    try:
+        render_layout(layout, output, scale=args.scale, overview=args.overview, heat=heat,
+                      level=level)
     except OSError as exc:  # the image is written atomically: an old one is left as it was
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
     except ValueError as exc:

@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rackdesigner.cli.outputs import refuse_over_input
     from rackdesigner.sweep import (
         FAILED,
         OK,
@@ -57,12 +58,16 @@ def run(args: argparse.Namespace) -> int:
             results_format(args.output)
         except ResultsError as exc:
             raise UsageError(str(exc)) from None
+        refuse_over_input(args.output, (args.spec, args.prices), "sweep results")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
     try:
         spec = load_spec(args.spec)
     except SweepSpecError as exc:
         raise UsageError(str(exc)) from None
+    if args.output != "-":  # the base layout and price book the spec names are inputs too
+        refuse_over_input(args.output, (spec.base_label or None, spec.prices_label or None),
+                          "sweep results")
     if args.prices is not None:
         import dataclasses
 

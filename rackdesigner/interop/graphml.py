@@ -124,23 +124,46 @@ def read(path: str | Path, catalog: Catalog | None = None) -> Layout:
     from rackdesigner.interop.sanitize import one_line
 
     label = str(path)
+    v = gr.Values(label)
+    ids: dict[str, str] = {}  # XML node id -> device id
+    seen: dict[str, int] = {}
+    devices: list = []
+    links: list = []
+    lines: dict[str, int] = {}  # object id -> line, for the model's refusals
+    waiting: list[tuple[int, gr.Element]] = []  # edges read before one of their nodes
+    edges = 0
+
+    def take(tag: str, e: gr.Element) -> bool:
+        """Each node and edge becomes a Device or Link as soon as it is read, so the parsed
+        elements (several times the file's size) never all live at once."""
+        nonlocal edges
+        if tag == "node":
+            did = ids[e.id] = gr.device_id(v, e, seen)
+            devices.append(gr.device_of(v, e, did))
+            lines[did] = e.line
+            return True
+        edges += 1
+        if e.source in ids and e.target in ids:
+            links.append(gr.link_of(v, e, edges, ids))
+            lines[links[-1].id] = e.line
+        else:
+            waiting.append((edges, e))
+        return True
+
     try:
-        doc = gr.parse(path)
-        v = gr.Values(label)
+        doc = gr.parse(path, take)
+        for n, e in waiting:
+            links.append(gr.link_of(v, e, n, ids))
+            lines[links[-1].id] = e.line
         groups = gr.groups_of(v, gr._get_graph(doc, "groups"))
         extensions = gr._get_graph(doc, "extensions")
         extra = v.json(extensions, "graph attribute 'extensions'", dict) if extensions else {}
-        ids = gr.device_ids(v, doc.nodes)
-        devices = [gr.device_of(v, e, ids[e.id]) for e in doc.nodes]
-        links = [gr.link_of(v, e, n, ids) for n, e in enumerate(doc.edges, 1)]
     except InputError as exc:
         raise GraphmlImportError(str(exc)) from None
     name = doc.graph.get("name", ("", 0))[0]
     description = doc.graph.get("description", ("", 0))[0]
     meta = Meta(one_line(name), description, tuple(sorted(extra.items())))
     layout = Layout(catalog, meta)
-    lines = {d.id: e.line for d, e in zip(devices, doc.nodes, strict=True)}
-    lines.update({k.id: e.line for k, e in zip(links, doc.edges, strict=True)})
 
     def locate(item, exc) -> None:
         line = lines.get(item.id)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import xml.parsers.expat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,8 +38,15 @@ from rackdesigner.model.items import (
 )
 
 MAX_BYTES = 1024 * 2**20
-MAX_ELEMENTS = 5_000_000
-MAX_JSON = 4 * 2**20
+#: The element and value bounds follow the file's: whatever the writer (graphml.py) puts in a
+#: file of at most MAX_BYTES is read. Its shortest element, `<data key="d0">1</data>`, is 24
+#: bytes, so such a file holds fewer than MAX_BYTES / 24 elements (its average is ~36 bytes:
+#: 1.28 M elements in the 46.6 MB export of a 16,384-GPU SuperPOD). The old bound of 5 M
+#: elements refused the app's own 285 MB export of a 100k-GPU design (about 8 M elements).
+MAX_ELEMENTS = MAX_BYTES // 24
+#: One value's text: the graph's `groups` JSON is the longest the writer writes, about 1% of
+#: its file (428 KB of 46.6 MB at 16k GPUs); a sixteenth of the largest file covers it.
+MAX_JSON = MAX_BYTES // 16
 _IGRAPH_ID = re.compile(r"n\d+")
 _GROUP_KEYS = {"id", "name", "kind", "parent", "collapsed", "template", "status"}
 
@@ -47,7 +55,7 @@ class GraphmlError(InputError):
     pass
 
 
-@dataclass
+@dataclass(slots=True)
 class Element:
     id: str
     line: int
@@ -63,9 +71,15 @@ class Document:
     edges: list[Element]
 
 
+#: Takes each `<node>` / `<edge>` as soon as it is complete ("node" or "edge", the element);
+#: True when it has taken the element over, which the parser then does not keep.
+Sink = Callable[[str, Element], bool]
+
+
 class _Parser:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, sink: Sink | None = None) -> None:
         self.path = path
+        self.sink = sink
         self.keys: dict[str, tuple[str, str, str, int]] = {}  # id -> (for, name, type, line)
         self.defaults: dict[str, str] = {}
         self.graph: dict[str, tuple[str, int]] = {}
@@ -119,7 +133,8 @@ class _Parser:
         line = self.parser.CurrentLineNumber
         self.count += 1
         if self.count > MAX_ELEMENTS:
-            raise self.fail(f"more than {MAX_ELEMENTS:,} elements; far larger than any design")
+            raise self.fail(f"more than {MAX_ELEMENTS:,} elements; more than any GraphML file "
+                            f"of at most {MAX_BYTES // 2**20:,} MiB from RackDesigner holds")
         parent = self.stack[-1] if self.stack else ""
         self.stack.append(tag)
         if tag == "key":
@@ -197,13 +212,17 @@ class _Parser:
                 where, attr, _type, kline = self.keys[kid]
                 if where in (tag, "all") and attr not in self.current.attrs:
                     self.current.attrs[attr] = (default, kline)
-            (self.nodes if tag == "node" else self.edges).append(self.current)
+            if self.sink is None or not self.sink(tag, self.current):
+                (self.nodes if tag == "node" else self.edges).append(self.current)
             self.current = None
 
 
-def parse(path: str | Path) -> Document:
+def parse(path: str | Path, sink: Sink | None = None) -> Document:
+    """The document's graph attributes, nodes and edges; with `sink`, each node and edge is
+    offered to it as soon as it is read, and those it takes are not kept (a large file's
+    elements never all live at once)."""
     data = read_bytes(path, MAX_BYTES, "GraphML file")
-    return _Parser(str(path)).parse(data)
+    return _Parser(str(path), sink).parse(data)
 
 
 # ---- values ------------------------------------------------------------------------------
@@ -351,16 +370,18 @@ def _get_graph(doc: Document, key: str) -> tuple[str, int] | None:
 
 def device_ids(v: Values, nodes: list[Element]) -> dict[str, str]:
     """XML node id -> device id: our own ids, or igraph's `n0...` with the original in `id`."""
-    out: dict[str, str] = {}
     seen: dict[str, int] = {}
-    for e in nodes:
-        original = _get(e, "id")
-        did = original[0] if original is not None and _IGRAPH_ID.fullmatch(e.id) else e.id
-        if not is_valid_id(did) or "\n" in did:
-            raise v.fail(e.line, f"node id {did[:60]!r} is not a valid device id (letters, "
-                         "digits, . _ -, starting with a letter or digit)")
-        if did in seen:
-            raise v.fail(e.line, f"device id {did!r} is used twice (first on line {seen[did]})")
-        seen[did] = e.line
-        out[e.id] = did
-    return out
+    return {e.id: device_id(v, e, seen) for e in nodes}
+
+
+def device_id(v: Values, e: Element, seen: dict[str, int]) -> str:
+    """One node's device id (`device_ids`); `seen` holds the ids taken so far, with lines."""
+    original = _get(e, "id")
+    did = original[0] if original is not None and _IGRAPH_ID.fullmatch(e.id) else e.id
+    if not is_valid_id(did) or "\n" in did:
+        raise v.fail(e.line, f"node id {did[:60]!r} is not a valid device id (letters, "
+                     "digits, . _ -, starting with a letter or digit)")
+    if did in seen:
+        raise v.fail(e.line, f"device id {did!r} is used twice (first on line {seen[did]})")
+    seen[did] = e.line
+    return did

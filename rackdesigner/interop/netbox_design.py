@@ -123,9 +123,12 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
             if type_dir.is_dir() else []
         for path in type_files:
             doc = load_yaml(read_text(path, MAX_TYPE_BYTES, "NetBox device type"), path)
-            if isinstance(doc, dict) and isinstance(doc.get("model"), str) \
-                    and isinstance(doc.get("slug"), str):
-                slugs[doc["model"]] = doc["slug"]
+            if not (isinstance(doc, dict) and isinstance(doc.get("model"), str)
+                    and isinstance(doc.get("slug"), str)):
+                what = "the file is empty" if doc is None else "not a NetBox device type"
+                raise NetboxImportError(f"{path}: {what} (expected a mapping with at least "
+                                        "model and slug)")
+            slugs[doc["model"]] = doc["slug"]
     except InputError as exc:
         raise NetboxImportError(f"{exc} (a NetBox device type was expected)") from None
     racks: dict[str, str] = {}
@@ -191,6 +194,12 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
         if catalog.get(slug).system is not None:
             built.add(name)
         result.devices += 1
+    if not result.devices:  # an import that keeps nothing is not a design
+        left = "; ".join(f"{t!r} ({len(n)})" for t, n in sorted(result.skipped.items()))
+        raise NetboxImportError(
+            f"{devices_csv}: no device could be imported: "
+            + (f"no device type is in the catalog ({left}); add them with 'rackdesigner "
+               "catalog import-netbox'" if left else "the file lists no device"))
     skipped = {n for names in result.skipped.values() for n in names}
     cables_csv = folder / "07-cables.csv"
     bundles: dict[tuple, list] = defaultdict(list)

@@ -50,6 +50,7 @@ from rackdesigner.model.items import (
     is_valid_id,
     link_problem,
 )
+from rackdesigner.model.mounting import batch_mount_cycle, cycle_problem, mount_cycle
 from rackdesigner.model.state import GROUP_PROOF, HINTED, DesignState
 from rackdesigner.model.transaction import Transaction, inverse, step
 
@@ -316,6 +317,7 @@ class Layout:
         state = self._state
         if (problem := device_refusal(device, state.has_id, state.groups.__contains__)):
             raise LayoutError(problem)
+        self._refuse_mount_cycle(device)
         self._state = state.with_device(device)
         self._emit(DeviceAdded(device))
         return device
@@ -340,9 +342,27 @@ class Layout:
             raise LayoutError(f"device {device_id!r}: no group {new.group!r}")
         if (new.pos != old.pos or new.u != old.u) and (problem := device_problem(new)):
             raise LayoutError(problem)
+        if new.rack != old.rack:
+            self._refuse_mount_cycle(new)
         self._state = self._state.with_device(new, old)
         self._emit(DeviceChanged(old, new))
         return new
+
+    def _refuse_mount_cycle(self, device: Device) -> None:
+        """LayoutError when `device` (added or changed) would be mounted in itself, directly
+        or through other racks (`model/mounting.py`)."""
+        if device.rack is None:
+            return
+        devices = self._state.devices
+
+        def rack_of(device_id: str) -> str | None:
+            if device_id == device.id:
+                return device.rack
+            other = devices.get(device_id)
+            return None if other is None else other.rack
+
+        if (cycle := mount_cycle(device.id, rack_of)) is not None:
+            raise LayoutError(cycle_problem(cycle))
 
     # ---- mutators: links ---------------------------------------------------------------
     def add_link(self, link: Link) -> Link:
@@ -457,8 +477,10 @@ class Layout:
             raise exc
 
         state = self._state
+        devices = devices if isinstance(devices, list) else list(devices)
+        self._refuse_batch_cycle(devices, refuse)
         if checked and not (state.devices or state.links or state.groups or state.unresolved):
-            self._add_checked(list(groups), list(devices), list(links), by_id)
+            self._add_checked(list(groups), devices, list(links), by_id)
             return
         new_groups: dict[str, Group] = {}
         new_devices: dict[str, Device] = {}
@@ -498,6 +520,19 @@ class Layout:
             self._emit(DeviceAdded(device))
         for link in new_links.values():
             self._emit(LinkAdded(link))
+
+    def _refuse_batch_cycle(self, devices: list[Device],
+                            refuse: Callable[[Device, str], None]) -> None:
+        """`add_all`'s mounting check: no rack chain through the new devices closes."""
+        old = self._state.devices
+
+        def rack_of(device_id: str) -> str | None:
+            other = old.get(device_id)
+            return None if other is None else other.rack
+
+        if (cycle := batch_mount_cycle(devices, rack_of, alone=not old)) is not None:
+            culprit = next(d for d in devices if d.id == cycle[0])
+            refuse(culprit, cycle_problem(cycle))
 
     def _add_checked(self, groups: list[Group], devices: list[Device], links: list[Link],
                      by_id: tuple[dict[str, Device], dict[str, Link]] | None = None) -> None:

@@ -8,7 +8,8 @@ default: generating and simulating is pure Python and holds the GIL). With an ad
 points are submitted as futures to the running scheduler; the spec travels to each worker once
 (`scatter`), and the workers need RackDesigner importable (same version) — a worker that cannot
 import it makes its points fail with that message instead of hanging. Rows come back in point
-order whatever order tasks finish in, so every scheduler gives the same results.
+order whatever order tasks finish in, so every scheduler gives the same results. A local worker
+process that dies (kill -9, the OOM killer) fails its point only: `local.py` rebuilds the pool.
 """
 
 from __future__ import annotations
@@ -131,6 +132,10 @@ def run_sweep(spec: SweepSpec, scheduler: Any = DEFAULT_SCHEDULER, *,
 def _run_local(spec: SweepSpec, points: list[tuple[int, dict]], scheduler: str,
                workers: int | None, progress: Progress | None,
                cancel: threading.Event | None) -> list[dict[str, Any]]:
+    if scheduler == "processes":  # a worker's death costs its point, not the sweep
+        from rackdesigner.sweep.local import run_processes
+
+        return run_processes(spec, points, workers, progress, cancel)
     import dask
     from dask.callbacks import Callback
 
@@ -192,7 +197,7 @@ def _run_distributed(spec: SweepSpec, points: list[tuple[int, dict]], scheduler:
             if future.status == "finished":
                 rows.append(future.result())
             else:
-                rows.append(_failed_row(spec, index, params, future.exception()))
+                rows.append(failed_row(spec, index, params, future.exception()))
             if progress is not None:
                 progress(done, len(futures))
         return rows
@@ -209,13 +214,16 @@ def run_point(spec: SweepSpec, index: int, params: dict[str, Any]) -> dict[str, 
     in the worker while it builds, checks and simulates a whole design (a third of the time
     on a large design; the library leaves the collector alone, `model/gcpause.py`)."""
     from rackdesigner.model.gcpause import gc_paused
+    from rackdesigner.sweep.local import die_if_asked
 
+    die_if_asked(index)
     with gc_paused():
         return evaluate_point(spec, index, params)
 
 
-def _failed_row(spec: SweepSpec, index: int, params: dict[str, Any],
-                exc: BaseException | None) -> dict[str, Any]:
+def failed_row(spec: SweepSpec, index: int, params: dict[str, Any],
+               exc: BaseException | None) -> dict[str, Any]:
+    """A point's row when its task could not give one: figures empty, `error` says why."""
     text = f"{type(exc).__name__}: {exc}" if exc is not None else "the task was lost"
     if isinstance(exc, ModuleNotFoundError | ImportError) and "rackdesigner" in str(exc):
         text = ("the Dask worker cannot import rackdesigner: install RackDesigner on every "

@@ -24,6 +24,12 @@ if TYPE_CHECKING:
     from rackdesigner.model import Layout
 
 MAX_PIXELS = 8000
+#: Past this many devices an image is drawn as the designer's far zoom: one block per scalable
+#: unit and switch tier (`canvas/cells.py`), the links between two blocks as one bundle. In
+#: detail every device is a graphics item: 21,666 devices (a 6,144-GPU SuperPOD) took 29 s and
+#: 378 MB more memory to draw (about 17 KB per device), and a 100k-GPU design grew past 13 GB
+#: without finishing (issue 31 §9); far out, that 21,666-device design takes about a second.
+MAX_DRAWN_DEVICES = 20_000
 #: Canvas units an image may span; a device is ~140 wide. Beyond this, drawing overflows.
 MAX_EXTENT = 1e12
 _APP: QApplication | None = None
@@ -86,12 +92,37 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
     return path
 
 
+def drawn_level(layout: Layout, overview: bool = False) -> str:
+    """The level of detail an image of `layout` is drawn at: "detail" (or "overview" when
+    asked) up to MAX_DRAWN_DEVICES devices, "far" (aggregate blocks) past that. ValueError
+    when even the blocks would leave more than MAX_DRAWN_DEVICES devices to draw one by one
+    (a large design without scalable-unit, rack or fabric groups)."""
+    count = layout.device_count()
+    if count <= MAX_DRAWN_DEVICES:
+        return "overview" if overview else "detail"
+    from rackdesigner.ui.canvas.cells import find_cells
+
+    inside: set[str] = set()
+    for cell in find_cells(layout):
+        inside.update(layout.group_devices(cell))
+    loose = count - len(inside)
+    if loose > MAX_DRAWN_DEVICES:
+        raise ValueError(f"cannot draw {count:,} devices: {loose:,} of them are in no scalable "
+                         f"unit, rack or fabric group to draw as a block, and an image draws at "
+                         f"most {MAX_DRAWN_DEVICES:,} devices one by one (group them, or draw "
+                         "a part of the design)")
+    return "far"
+
+
 def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
-                  overview: bool = False, heat: tuple[str, int] | HeatMap | None = None) -> Path:
-    """Draw `layout` to a PNG or SVG file without a window (the `render` verb).
+                  overview: bool = False, heat: tuple[str, int] | HeatMap | None = None,
+                  level: str | None = None) -> Path:
+    """Draw `layout` to a PNG or SVG file without a window (the `render` verb), at `level`
+    (default: `drawn_level`, so a large design is drawn as blocks and fits in memory).
 
     Uses the running QApplication or makes one; without a display, Qt's offscreen platform.
     """
+    level = drawn_level(layout, overview) if level is None else level
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     global _APP
@@ -103,8 +134,11 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
         raise ValueError(f"{where}device {far.id} is at {list(far.pos)}, too far away to draw "
                          f"(the image may span at most {MAX_EXTENT:.0e} canvas units)")
     scene = RackScene()
+    if level == "far":  # set before the layout: no device item is ever made inside a block
+        scene.lazy = True
+        scene.level = "far"
     scene.set_layout(layout)
-    if overview:
+    if level == "overview":
         scene.set_overview(True)
     if heat is not None:  # links coloured by utilisation under (collective, bytes) or a job's
         from rackdesigner.analysis.heat import heat_map

@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 
 from rackdesigner.interop import EXPORTERS, ExportError, ExportReport, export
@@ -82,7 +82,22 @@ class ExportJob(QObject):
         self.window.export_menu.setEnabled(False)
         self.window.status_message(f"Exporting {self.fmt} to {self.path.name}…")
         QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        refusal = self._over_design()
+        if refusal is not None:  # reported as a failed export, after `start` returned
+            QTimer.singleShot(0, lambda: self._done.emit(None, refusal))
+            return
         QThreadPool.globalInstance().start(lambda: self._work(layout))
+
+    def _over_design(self) -> str | None:
+        """Why the export may not write `path`: it is the open design's file (or, for a
+        folder export, holds it), as the command line refuses (`io/overlap.py`)."""
+        from rackdesigner.io.overlap import input_under_output, output_over_input_message
+
+        source = self.window.document.path
+        folder = EXPORTERS[self.fmt].suffixes == ("",)
+        if source is None or input_under_output(self.path, [source], folder=folder) is None:
+            return None
+        return output_over_input_message(self.path, source, f"{self.fmt} export")
 
     def _work(self, layout) -> None:  # worker thread: no widgets here
         try:
