@@ -77,6 +77,12 @@ class Catalog:
     def of_kind(self, *kinds: str) -> list[DeviceSpec]:
         return [spec for spec in self if spec.kind in kinds]
 
+    def doing(self, trait: str, value: object = True) -> list[DeviceSpec]:
+        """The models whose kind's traits say `trait` is `value` (`doing("fabric_switch")`,
+        `doing("contains", "units")`: the racks), in catalog order: how a generator or an
+        importer picks models by what they do rather than by a kind's name."""
+        return [spec for spec in self if getattr(spec.traits, trait) == value]
+
     # cross-file validation
     def _check_references(self, spec: DeviceSpec) -> list[CatalogProblem]:
         problems: list[CatalogProblem] = []
@@ -92,8 +98,9 @@ class Catalog:
         if system.chassis is not None:
             if system.chassis not in self:
                 bad("system.chassis", f"unknown chassis model {system.chassis!r}")
-            elif self.get(system.chassis).kind != "chassis":
-                bad("system.chassis", f"{system.chassis!r} is not of kind 'chassis'")
+            elif self.get(system.chassis).traits.contains != "frame":
+                bad("system.chassis", f"{system.chassis!r} is not a chassis (a kind that is "
+                    f"a system's frame)")
         parts: dict[str, DeviceSpec] = {}
         for i, part in enumerate(system.parts):
             if part.model not in self:

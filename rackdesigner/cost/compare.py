@@ -235,12 +235,12 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
 
 def _count(d: DesignFigures, what: str) -> int:
     """Items bought of a BOM section ("cable", "transceiver") or of the fabric switches."""
-    from rackdesigner.vocabulary import kinds_with_role
+    from rackdesigner.vocabulary import traits_of
 
     lines = d.cost.capex.lines
     if what == "switches":
-        kinds = set(kinds_with_role("switch"))
-        return sum(line.count for line in lines if line.section == "item" and line.kind in kinds)
+        return sum(line.count for line in lines if line.section == "item"
+                   and traits_of(line.kind).fabric_switch)
     return sum(line.count for line in lines if line.section == what)
 
 

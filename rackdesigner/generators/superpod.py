@@ -96,7 +96,7 @@ def _endpoint_ports(catalog: Catalog, switch: str | None) -> int:
     from rackdesigner.generators.design import fabric_port
 
     spec = catalog.get(switch or "")
-    if spec.kind != "switch":
+    if not spec.traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch (try q3400 or sn5600)", "switch")
     return spec.port(fabric_port(spec)).count // 2
 
@@ -142,4 +142,4 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
 def _gpus(catalog: Catalog, system: str) -> int:
     spec = catalog.get(system)
     assert spec.system is not None
-    return sum(p.count for p in spec.system.parts if catalog.get(p.model).kind == "gpu")
+    return sum(p.count for p in spec.system.parts if catalog.get(p.model).traits.computes)

@@ -31,8 +31,6 @@ FACES = ("front", "rear")
 #: 1 W dissipated = 3.412142 BTU/h (definition of the British thermal unit per hour).
 BTU_PER_W = 3.412142
 
-#: kinds that hold other devices: they take no rack units themselves (their parts do)
-CONTAINER_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.container)
 #: kinds whose 0U models go in a rack's side channel (vertical PDUs)
 SIDE_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.side_mount)
 #: the side channels of a rack, as the rear elevation shows them, filled in turn
@@ -198,7 +196,7 @@ class RackIndex:
                 members[g].append(device)
                 continue
             s = spec(device.model)
-            if s is None or s.kind in CONTAINER_KINDS or not s.u_height or s.u_height <= 0:
+            if s is None or s.traits.container or not s.u_height or s.u_height <= 0:
                 continue
             units.append(self._unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
@@ -227,7 +225,7 @@ class RackIndex:
         peak = 0.0
         for d in devices:
             s = self._spec(d.model)
-            if s is None or s.kind in CONTAINER_KINDS:
+            if s is None or s.traits.container:
                 continue
             cooling = cooling or s.cooling
             peak += device_draw(s)[1]
@@ -382,21 +380,18 @@ class RackIndex:
 
 
 def _role(spec: DeviceSpec, lookup) -> str:
-    """What a unit is for colouring: compute (has GPUs), switch, nvswitch (an NVLink switch
-    tray), or its catalog kind."""
-    if spec.kind == "system" and spec.system is not None:
-        kinds = set()
-        for part in spec.system.parts:
-            s = lookup(part.model)
-            if s is not None:
-                kinds.add(s.kind if s.kind != "system" else _role(s, lookup))
-        if "gpu" in kinds or "compute" in kinds:
+    """What a unit is for colouring: a system that computes (has GPUs, in it or in a system it
+    holds) "compute", one of NVLink switches alone "nvswitch", one with a fabric switch
+    "switch", any other its catalog kind (so is any unit not a system)."""
+    if spec.traits.contains == "parts" and spec.system is not None:
+        parts = [s for part in spec.system.parts if (s := lookup(part.model)) is not None]
+        if any(s.traits.computes or (s.traits.contains == "parts"
+                                     and _role(s, lookup) == "compute") for s in parts):
             return "compute"
-        if kinds <= {"nvswitch"}:
+        if all(s.traits.nvlink_switch for s in parts):
             return "nvswitch"
-        if "switch" in kinds:
+        if any(s.traits.fabric_switch for s in parts):
             return "switch"
-        return "system"
     return spec.kind
 
 

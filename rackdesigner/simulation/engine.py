@@ -138,7 +138,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     if p2p is not None:
         a, b = p2p
         for g in (a, b):
-            if g not in topo.kind or topo.kind[g] != "gpu":
+            if not topo.does(g).computes:
                 raise SimulationInputError(f"{g!r} is not a GPU of this layout")
         if topo.component_of[a] != topo.component_of[b]:
             warn("p2p_unreachable", f"GPUs {a} and {b} cannot reach each other: P2P "

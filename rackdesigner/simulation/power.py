@@ -25,7 +25,6 @@ from typing import Any
 
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.model.power import (
-    NO_DRAW_KINDS,
     RackBudget,
     RackPower,
     device_draw,
@@ -187,13 +186,13 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     for device_id, spec in topo.specs.items():  # `add` written out: 356,000 devices at 100k
         if chosen is not None and device_id not in chosen:
             continue
-        kind = spec.kind
-        if kind == "gpu":
+        kind, does = spec.kind, spec.traits
+        if does.computes:
             gpus += 1
-        elif kind == "rack":
+        elif does.contains == "units":  # a rack: its budget, its occupants' draw
             racks_in_scope.add(device_id)
             continue
-        elif kind in NO_DRAW_KINDS:
+        elif not does.draws_power:
             continue
         model = spec.id
         if model not in draw:

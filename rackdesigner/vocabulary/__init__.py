@@ -44,8 +44,10 @@ from rackdesigner.vocabulary.kinds import (
     Kind,
     fact_figures,
     kind,
+    kinds_with,
     kinds_with_role,
     palette_section,
+    traits_of,
 )
 from rackdesigner.vocabulary.protocols import (
     FAMILIES,
@@ -57,6 +59,13 @@ from rackdesigner.vocabulary.protocols import (
     protocol,
     protocols_of,
 )
+from rackdesigner.vocabulary.traits import (
+    FABRICS,
+    NO_TRAITS,
+    SIDE_FABRICS,
+    Traits,
+    joins_compute,
+)
 from rackdesigner.vocabulary.wording import SettingError, cli_word, worded
 
 __all__ = [
@@ -67,11 +76,13 @@ __all__ = [
     "COLLECTIVE_NAMES",
     "COOLING_FACT",
     "COOLING_KINDS",
+    "FABRICS",
     "FAMILIES",
     "GROUP_COLLECTIVES",
     "KINDS",
     "KIND_NAMES",
     "NCCL_ALGORITHMS",
+    "NO_TRAITS",
     "PALETTE_SECTIONS",
     "PLACEMENTS",
     "PLACEMENT_NAMES",
@@ -80,6 +91,7 @@ __all__ = [
     "PROTOCOL_NAMES",
     "RINGS",
     "ROLES",
+    "SIDE_FABRICS",
     "TRAFFIC",
     "TRANSPORTS",
     "Algorithm",
@@ -90,16 +102,20 @@ __all__ = [
     "Protocol",
     "Ring",
     "SettingError",
+    "Traits",
     "Transport",
     "cli_word",
     "collective",
     "collective_names",
     "fact_figures",
     "first_running",
+    "joins_compute",
     "kind",
+    "kinds_with",
     "kinds_with_role",
     "palette_section",
     "protocol",
     "protocols_of",
+    "traits_of",
     "worded",
 ]

@@ -122,7 +122,7 @@ class RacksView(QGraphicsView):
         if value not in layout.catalog:
             return 0, f"unknown model {value}"
         spec = layout.catalog.get(value)
-        if spec.kind == "rack":
+        if spec.traits.contains == "units":
             return 0, "rack"
         if not spec.u_height or spec.u_height <= 0:
             return 0, (f"{spec.model} has no rack height: it goes inside a system "
@@ -189,7 +189,7 @@ class RacksView(QGraphicsView):
         layout = self.racks.layout
         return (payload is not None and payload[0] == "model" and layout is not None
                 and payload[1] in layout.catalog
-                and layout.catalog.get(payload[1]).kind == "rack")
+                and layout.catalog.get(payload[1]).traits.contains == "units")
 
     def dragMoveEvent(self, event) -> None:
         if self._payload(event) is None:
