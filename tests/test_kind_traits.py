@@ -9,6 +9,7 @@ left silently out of the figures.
 
 from __future__ import annotations
 
+import ast
 import csv
 import dataclasses
 from pathlib import Path
@@ -20,7 +21,7 @@ import rackdesigner
 from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog
 from rackdesigner.io import load_layout
-from rackdesigner.model import Device, Layout, Link, PortRef, check_layout
+from rackdesigner.model import Device, Group, Layout, Link, PortRef, check_layout
 from rackdesigner.simulation import simulate
 from rackdesigner.vocabulary import kinds as kinds_module
 
@@ -154,3 +155,121 @@ def test_gpus_split_without_any_side_fabric_name_none(catalog):
     reach = layout.index().reachability()
     assert reach.partitioned and reach.side_fabrics == ()
     assert "fabric" not in reach.describe()
+
+
+# ---- enforced: no code outside the vocabulary decides by a kind's name ---------------------------
+PACKAGE = Path(rackdesigner.__file__).resolve().parent
+#: comparisons with a word that is a device kind's name but means something else there; each
+#: is (module, the comparison as `ast.unparse` writes it) -> why it is not a kind's name
+NOT_KIND_NAMES = {
+    ("model/rules.py", "g.kind == 'rack'"):
+        "a group's kind (model.items.GROUP_KINDS: node, tray, rack…), not a device kind",
+    ("interop/units.py", "u.kind == 'switch'"):
+        "an export unit's role (host, switch, frame…), set from its devices' traits",
+}
+
+
+def _names(node: ast.AST) -> set[str]:
+    """The string constants of `node` (one, or a tuple/list/set of them)."""
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+    return {i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)}
+
+
+def _kind_name_decisions(tree: ast.AST, kinds: set[str]) -> list[tuple[int, str]]:
+    """Where `tree` decides by a kind's name: a comparison of something called kind with a
+    kind's name, a kind's name given to a catalog or vocabulary lookup by kind (`of_kind`,
+    `kind`, `traits_of`, `kinds_with_role`), a mapping keyed by kinds indexed with a kind's
+    name (a colour table excepted: that is how a kind is drawn, not how it behaves)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for operand in operands:
+                others = [ast.unparse(o).lower() for o in operands if o is not operand]
+                if _names(operand) & kinds and any("kind" in o for o in others):
+                    out.append((node.lineno, ast.unparse(node)))
+                    break
+        elif isinstance(node, ast.Call):
+            name = ast.unparse(node.func).rsplit(".", 1)[-1]
+            if name in ("of_kind", "kind", "traits_of", "kinds_with_role") and any(
+                    _names(a) & kinds for a in node.args):
+                out.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Subscript):
+            table = ast.unparse(node.value).upper()
+            if "KIND" in table and "COLOR" not in table and _names(node.slice) & kinds:
+                out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_no_code_outside_the_vocabulary_decides_by_a_kind_name():
+    kinds = set(vocabulary.KIND_NAMES)
+    found, excused = [], set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE).as_posix()
+        if module.startswith("vocabulary/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, text in _kind_name_decisions(tree, kinds):
+            if (module, text) in NOT_KIND_NAMES:
+                excused.add((module, text))
+            else:
+                found.append(f"{module}:{line}: {text}")
+    assert not found, ("read the kind's traits (spec.traits, index.traits(), "
+                       "vocabulary.traits_of) instead of its name:\n" + "\n".join(found))
+    assert excused == set(NOT_KIND_NAMES), "an exception no longer needed: remove it"
+
+
+def test_the_check_finds_each_way_of_deciding_by_a_name():
+    source = ("a = spec.kind == 'gpu'\nb = kind in ('nic', 'dpu')\nc = catalog.of_kind('rack')\n"
+              "d = counts_by_kind['switch']\ne = spec.traits.computes\n"
+              "f = KIND_COLORS['gpu']\ng = option.name == 'system'\n")
+    lines = [line for line, _ in _kind_name_decisions(ast.parse(source),
+                                                     set(vocabulary.KIND_NAMES))]
+    assert lines == [1, 2, 3, 4]
+
+
+# ---- every kind whose traits say it forwards compute traffic is a switch everywhere --------------
+def _switch_models(catalog):
+    return [s.id for s in catalog.doing("fabric_switch")]
+
+
+@pytest.mark.parametrize("registered", [False, True], ids=["shipped", "ocs"])
+def test_every_switch_trait_kind_is_a_switch_to_the_engine_whatif_and_exports(
+        monkeypatch, catalog, tmp_path, registered):
+    from rackdesigner.analysis.whatif import WhatIf
+    from rackdesigner.generators.fattree import endpoint_model
+    from rackdesigner.interop import netbox, slurm
+    from rackdesigner.simulation.topology import Topology
+
+    if registered:
+        register(monkeypatch, _ocs_kind())
+        catalog = Catalog([*catalog, *(dataclasses.replace(s, id=f"ocs-{s.id}", kind=OCS,
+                                                           aliases=())
+                                       for s in catalog.doing("fabric_switch"))])
+    models = _switch_models(catalog)
+    assert models and (not registered or any(m.startswith("ocs-") for m in models))
+    for model in models:
+        spec = catalog.get(model)
+        nic = endpoint_model(catalog, spec)
+        layout = Layout(catalog)
+        layout.add_device(Device("sw-1", model))
+        port = next(g.name for g in spec.ports if g.protocol in ("infiniband", "ethernet"))
+        nic_port = next(g.name for g in nic.ports if g.protocol in ("infiniband", "ethernet"))
+        for n in (1, 2):
+            layout.add_group(Group(f"node-{n}", kind="node"))
+            layout.add_device(Device(f"gpu-{n}", "h100-sxm5", group=f"node-{n}"))
+            layout.add_device(Device(f"nic-{n}", nic.id, group=f"node-{n}"))
+            layout.add_link(Link(f"pcie-{n}", PortRef(f"gpu-{n}", "pcie"),
+                                 PortRef(f"nic-{n}", "pcie")))
+            layout.add_link(Link(f"net-{n}", PortRef(f"nic-{n}", nic_port),
+                                 PortRef("sw-1", port, n - 1)))
+        topo = Topology.of(layout)
+        assert topo.tier == {"sw-1": 1}, model
+        assert simulate(layout).bandwidth.per_gpu_scale_out_GBps > 0, model
+        assert WhatIf(layout).candidates("switch") == ["sw-1"], model
+        assert WhatIf(layout).candidates("leaf") == ["sw-1"], model
+        slurm.write(layout, tmp_path / f"{model}.conf")
+        assert "SwitchName=" in (tmp_path / f"{model}.conf").read_text(), model
+        netbox.write(layout, tmp_path / model)
+        roles = (tmp_path / model / "06-devices.csv").read_text()
+        assert "sw-1,Fabric switch," in roles, model
