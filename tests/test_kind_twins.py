@@ -92,8 +92,8 @@ def _figures(layout: Layout, tmp: Path) -> dict[str, Any]:
                     for r, s in racks.summaries().items()}
     out["units"] = {u: (x.role, x.rack, x.height_u) for u, x in racks.units.items()}
     bom = bill_of_materials(layout)
-    out["bom"] = sorted(map(str, bom.to_json()["items"])) + [str(bom.to_json()["cables"]),
-                                                             str(bom.to_json()["transceivers"])]
+    listed = bom.to_json()
+    out["bom"] = [*sorted(map(str, listed["items"])), listed["cables"], listed["transceivers"]]
     book = read_price_book(example_book_path(), layout.catalog)
     capex = price_design(layout, book)
     out["capex"] = (capex.total, capex.racks, capex.by_category(), capex.by_group,
