@@ -273,3 +273,16 @@ def test_every_switch_trait_kind_is_a_switch_to_the_engine_whatif_and_exports(
         netbox.write(layout, tmp_path / model)
         roles = (tmp_path / model / "06-devices.csv").read_text()
         assert "sw-1,Fabric switch," in roles, model
+
+
+def test_nics_cabled_back_to_back_are_no_fabric_and_say_so(catalog):
+    """The simulation's fabric routes NIC -> switch -> switch; the index joins GPUs over the
+    same links only, so two NICs cabled to each other leave the GPUs partitioned, said."""
+    layout = _two_nodes(catalog, "sn5600", "eth")
+    for n in (1, 2):
+        layout.remove_link(f"net-{n}")
+    layout.add_link(Link("direct", PortRef("nic-1", "eth"), PortRef("nic-2", "eth")))
+    assert layout.index().reachability().partitioned
+    result = simulate(layout)
+    assert "unreachable_gpus" in {m.code for m in result.warnings()}
+    assert result.bandwidth.per_gpu_scale_out_GBps == 0

@@ -261,6 +261,9 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     if not rows and s.unreachable_gpus:
         lines.append(f"  unavailable: {s.unreachable_gpus} of {s.gpus} GPUs cannot reach "
                      "the others")
+    elif not rows and s.reachable_gpus >= 2:  # reachable, yet no bandwidth: the warnings say why
+        lines.append(f"  unavailable: no usable bandwidth joins the {s.reachable_gpus} GPUs "
+                     "(see the warnings)")
     elif not rows:
         lines.append("  not applicable (fewer than two reachable GPUs)")
     else:

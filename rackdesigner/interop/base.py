@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -50,7 +51,9 @@ class Exporter:
     title: str = ""  # the GUI's menu entry
 
 
-EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
+#: The export formats, by name: immutable (a `MappingProxyType` of frozen entries), as the
+#: vocabulary's tables.
+EXPORTERS: MappingProxyType[str, Exporter] = MappingProxyType({e.name: e for e in (
     Exporter("slurm-tree", "slurm", "Slurm topology/tree: topology.conf (or topology.yaml)",
              (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)",
              "Slurm Topology (&Tree)"),
@@ -67,7 +70,7 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
              (".dot", ".gv"), "Graphviz DOT (*.dot *.gv)", "Graphviz &DOT"),
     Exporter("astra-sim", "astrasim", "ASTRA-sim analytical network.yml + system.json in a "
              "folder", ("",), "", "&ASTRA-sim Network and System"),
-)}
+)})
 
 
 def export(layout: Layout, fmt: str, path: str | Path, **options: Any) -> ExportReport:

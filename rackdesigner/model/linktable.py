@@ -90,8 +90,6 @@ class LinkTable:
         self.is_gpu = column(attrgetter("computes"))
         self.is_nic = column(attrgetter("endpoint"))
         self.is_switch = column(attrgetter("fabric_switch"))
-        #: serves the storage or management fabric: its network links join no GPUs
-        self.is_side = column(attrgetter("side_fabric"))
         # every (model, group name) pair: a few dozen, looked up once each
         self.port_groups: list[PortGroup] = []
         lookup = np.full((max(len(by_model), 1), max(len(self.group_names), 1)), -1,
@@ -187,11 +185,12 @@ class LinkTable:
     # ---- who is joined to whom -----------------------------------------------------------------
     def _edges(self, protocols: tuple[str, ...] | str, joining: bool = False
                ) -> tuple[np.ndarray, np.ndarray]:
-        """The carried links of `protocols` (`joining`: only those that join the compute
-        fabric, `vocabulary.joins_compute`: neither end serves a side fabric)."""
+        """The carried links of `protocols` (`joining`: only those of the compute fabric,
+        `vocabulary.joins_compute`: an endpoint to a fabric switch, or two fabric switches)."""
         mask = self.carried_mask() & np.isin(self.proto_a, self._protocol_codes(protocols))
         if joining:
-            mask &= ~(self.is_side[self.a] | self.is_side[self.b])
+            sw, nic, a, b = self.is_switch, self.is_nic, self.a, self.b
+            mask &= (sw[a] & (sw[b] | nic[b])) | (nic[a] & sw[b])
         return self.a[mask], self.b[mask]
 
     def connect(self) -> Connectivity:

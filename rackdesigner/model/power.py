@@ -228,18 +228,6 @@ class RackPower:
             out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
         return out
 
-    def rack_draws(self, link: Link) -> list[tuple[str, float, float]]:
-        """(rack, typical W, max W) that `link`'s ends add to their racks: what `draws` counts
-        for this one link (an edit's change to the racks' power, without a pass over all)."""
-        out = []
-        index = self._devices()
-        for draw in self.link_ends(link):
-            entry = index.get(draw.device)
-            if entry is None or entry[0] is None or entry[1] is None or draw.covered:
-                continue  # unknown model, unracked or covered by a system's maximum
-            out.append((entry[1], draw.typical_w, draw.max_w))
-        return out
-
     def rack_sums(self, racks: set[str], devices: Iterable[str], links: Iterable[Link]
                   ) -> dict[str, tuple[float, float]]:
         """(typical, max) W of `racks`, added up as `draws` adds them: first `devices` (those
@@ -256,7 +244,7 @@ class RackPower:
             t, m = device_draw(spec)
             typ[rack] += t
             peak[rack] += m
-        # `rack_draws` of each link, inlined (the same products in the same order: a switch
+        # `link_ends` of each link, inlined (the same products in the same order: a switch
         # rack's 25,000 link ends at 32k GPUs took 0.5 s through it)
         cable_unit, ppc, covered_group = self._cable_unit, self._ports_per_connector, \
             self._group_covered

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Device, Group, Link
+from rackdesigner.model.items import Device, Group
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import RackBudget, RackPower, device_draw, over_budget, rack_budget
 
@@ -259,19 +259,6 @@ class RackIndex:
         if self._by_rack is None:
             self._by_rack = self._power.by_rack()
         return self._by_rack
-
-    def add_link_power(self, link: Link, sign: int) -> dict[str, tuple[float, float]]:
-        """Count `link` into (sign +1) or out of (-1) the racks' power; the (typical, max) W
-        change per rack (a link edit, followed without recomputing every rack)."""
-        by_rack = self.power_by_rack()
-        changed: dict[str, tuple[float, float]] = {}
-        for rack, typical, peak in self._power.rack_draws(link):
-            t0, m0 = changed.get(rack, (0.0, 0.0))
-            changed[rack] = (t0 + sign * typical, m0 + sign * peak)
-        for rack, (dt, dm) in changed.items():
-            t, m = by_rack.get(rack, (0.0, 0.0))
-            by_rack[rack] = (t + dt, m + dm)
-        return changed
 
     def side_mounted(self, rack_id: str) -> tuple[SideDevice, ...]:
         """The 0U devices in the rack's side channels, in design order (see `SideDevice`)."""

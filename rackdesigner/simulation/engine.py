@@ -165,6 +165,10 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     curves = {name: tuple(coll.sweep(name)) for name in vocabulary.collective_names()}
     if partitioned:  # figures over a subset would look better than the whole: none at all
         curves = {name: () for name in curves}
+    elif len(reachable) >= 2 and (empty := [n for n, pts in curves.items() if not pts]):
+        warn("no_bandwidth", f"{', '.join(empty)}: no figure — the {len(reachable)} GPUs reach "
+             "each other, but every path the model finds has no usable bandwidth (check the "
+             "link rates and the GPUs' host links to their NICs)")
     for text in dict.fromkeys(coll.messages):  # a forced algorithm that cannot run here
         warn("algorithm_unavailable", text)
     if model.n_islands > 1 and any(p.algorithm in ("collnet_direct", "nvls") for pts in

@@ -21,9 +21,10 @@ a kind's name.
 - `media`: a property of links rather than a device — "cable" or "optics" (transceivers);
 - `fabric`: which fabric it serves — "scale_up" (NVLink), "host" (PCIe inside a server),
   "compute" (the scale-out network collectives use), "storage", "management" (out of band).
-  Network links that touch a storage or management device join no GPUs (`joins_compute`):
-  GPUs that reach each other only over those fabrics cannot run collectives, and the index,
-  the rules and the simulation say so.
+  Only the network links the simulation's fabric carries join GPUs (`joins_compute`: an
+  endpoint to a compute-fabric switch, or two such switches); GPUs that reach each other only
+  over a storage or management fabric (or NICs cabled back to back) cannot run collectives,
+  and the index, the rules and the simulation say so.
 
 A kind's traits follow from its role (`ROLE_TRAITS`) and its table flags unless it declares its
 own; `Traits()` (nothing) is what an unknown model has.
@@ -115,6 +116,10 @@ ROLE_TRAITS: MappingProxyType[str, Traits] = MappingProxyType({
 
 
 def joins_compute(a: Traits, b: Traits) -> bool:
-    """Whether a network link between devices of these traits joins the compute fabric (the
-    components GPUs reach each other in): not when either end serves a side fabric."""
-    return not (a.fabric in SIDE_FABRICS or b.fabric in SIDE_FABRICS)
+    """Whether a network link between devices of these traits is part of the compute fabric
+    (the components GPUs reach each other in, the fabric the simulation routes over): a link
+    from an endpoint (NIC, DPU) to a compute-fabric switch, or between two such switches — not
+    one that touches a storage or management device, nor two endpoints cabled back to back."""
+    if a.fabric_switch:
+        return b.fabric_switch or b.endpoint
+    return a.endpoint and b.fabric_switch

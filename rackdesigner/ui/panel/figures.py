@@ -11,7 +11,6 @@ import io
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout
@@ -243,6 +242,3 @@ def algorithm_spans(points) -> list[tuple[str, int, int]]:
             spans.append((p.algorithm, i, i))
     return spans
 
-
-def summary_dict(figures: list[Figure]) -> dict[str, Any]:
-    return {f.key: f.value for f in figures}
