@@ -1,5 +1,5 @@
-"""One grammar for message sizes (`rackdesigner.units`): every verb and the sweep spec read a
-size the same way, and refuse the same way.
+"""One way to each fact: one grammar for message sizes (`rackdesigner.units`) — every verb and
+the sweep spec read a size the same way, and refuse the same way — and one located-error class.
 
 Before, the CLI read "1GB" as 1 GiB and a sweep spec refused it; `compare --size` and
 `simulate --size` had their own parsers. Now each route hands the text to `units.parse_size`
@@ -71,3 +71,18 @@ def test_a_sweep_spec_takes_the_clis_words_for_sizes():
     with pytest.raises(SweepSpecError, match="powers of two"):
         parse_spec("schema_version: 1\ngenerate: single-leaf\nfixed: {switch: qm9700, "
                    "system: dgx-h100}\ngrid: {nodes: [1]}\noutputs: {sizes: [1.5G]}\n")
+
+
+def test_a_layout_file_error_is_the_one_located_input_error(tmp_path):
+    """`InputError` and `LayoutFileError` were the same class written twice; now one class,
+    so a caller handling bad input files handles a bad layout file too (file and line)."""
+    from rackdesigner.inputs import InputError
+    from rackdesigner.io import LayoutFileError, load_layout
+
+    assert LayoutFileError is InputError
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schema_version: 1\ndevices:\n- {id: gpu-1, model: h100-sxm5, pos: [0]}\n")
+    with pytest.raises(InputError) as caught:
+        load_layout(bad)
+    assert caught.value.path == str(bad) and caught.value.line == 3
+    assert str(caught.value).startswith(f"{bad}:3")
