@@ -86,3 +86,21 @@ def test_a_layout_file_error_is_the_one_located_input_error(tmp_path):
         load_layout(bad)
     assert caught.value.path == str(bad) and caught.value.line == 3
     assert str(caught.value).startswith(f"{bad}:3")
+
+
+@pytest.mark.parametrize("design", ["fat-tree-2tier", "gb200-nvl72"])
+def test_cost_and_simulate_read_power_through_one_route(design):
+    """`cost`/`compare` power is `simulate`'s, from the same function over the same specs (no
+    stand-in object pretending to be a topology)."""
+    from pathlib import Path
+
+    import rackdesigner
+    from rackdesigner.cost.report import design_power
+    from rackdesigner.io import load_layout
+    from rackdesigner.simulation import simulate
+
+    path = Path(rackdesigner.__file__).resolve().parent.parent / "resources" / "examples"
+    layout = load_layout(path / f"{design}.yaml")
+    assert design_power(layout, 1.25).to_dict() == simulate(layout, pue=1.25).power.to_dict()
+    package = Path(rackdesigner.__file__).resolve().parent
+    assert not [p for p in package.rglob("*.py") if "SimpleNamespace" in p.read_text()]

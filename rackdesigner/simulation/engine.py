@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from types import MappingProxyType, SimpleNamespace
+from types import MappingProxyType
 
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout
@@ -23,6 +23,7 @@ from rackdesigner.simulation import transport
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, point_at
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
+from rackdesigner.simulation.loads import NetworkLinks
 from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.simulation.power import over_budget_warnings, power_report
 from rackdesigner.simulation.result import (
@@ -281,7 +282,7 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
         bottleneck = f"{topo.tier_name(where[0])} uplinks of {where[1]}'s domain"
     index = routed.index
     # the list is built on first use: keep only what it needs, not the whole topology, alive
-    links = SimpleNamespace(nic_up=topo.nic_up, net_links=topo.net_links)
+    links = NetworkLinks.of(topo)
     return LinkLoadsInfo(name, point.bytes, point.algorithm, pattern, bottleneck, util,
                          lambda: tuple(loads.entries(links, index)))
 
