@@ -161,10 +161,43 @@ def load_catalog(paths: Iterable[Path] | None = None) -> Catalog:
     return Catalog(specs)
 
 
+#: (plugin, folder) of the catalog packs installed packages add (`rackdesigner.plugins`)
+_PLUGIN_FOLDERS: list[tuple[str, Path]] = []
+
+
+def register_catalog_folder(folder: str | Path, source: str) -> None:
+    """Add the device files under `folder` (a catalog pack of plugin `source`) to the shipped
+    catalog: `bundled_catalog` reads them with it, each file labelled with the plugin; an id
+    the catalog has already is refused there, naming the plugin."""
+    path = Path(folder)
+    if not path.is_dir():
+        raise CatalogError([CatalogProblem(f"plugin {source}", "", f"catalog folder {path} is "
+                                           "not a folder")])
+    _PLUGIN_FOLDERS.append((source, path))
+    bundled_catalog.cache_clear()
+    default_catalog.cache_clear()
+
+
 @functools.cache
 def bundled_catalog() -> Catalog:
-    """The shipped catalog alone, loaded once per process."""
-    return load_catalog()
+    """The shipped catalog with the plugins' catalog packs, loaded once per process."""
+    shipped = load_catalog()
+    if not _PLUGIN_FOLDERS:
+        return shipped
+    import dataclasses
+
+    specs = list(shipped)
+    problems: list[CatalogProblem] = []
+    for source, folder in _PLUGIN_FOLDERS:
+        for path in sorted(folder.rglob("*.yaml")):
+            spec, file_problems = read_spec_file(path)
+            label = f"{path} (plugin {source})"
+            problems.extend(dataclasses.replace(p, file=label) for p in file_problems)
+            if spec is not None:
+                specs.append(dataclasses.replace(spec, file=label))
+    if problems:
+        raise CatalogError(problems)
+    return Catalog(specs)
 
 
 @functools.cache

@@ -42,11 +42,13 @@ from rackdesigner.vocabulary.kinds import (
     ROLES,
     Fact,
     Kind,
+    RegistrationError,
     fact_figures,
     kind,
     kinds_with,
     kinds_with_role,
     palette_section,
+    register_kinds,
     traits_of,
 )
 from rackdesigner.vocabulary.protocols import (
@@ -100,6 +102,7 @@ __all__ = [
     "Kind",
     "Placement",
     "Protocol",
+    "RegistrationError",
     "Ring",
     "SettingError",
     "Traits",
@@ -116,6 +119,7 @@ __all__ = [
     "palette_section",
     "protocol",
     "protocols_of",
+    "register_kinds",
     "traits_of",
     "worded",
 ]

@@ -159,6 +159,48 @@ COOLING_FACT = "cooling_kw"
 COOLING_KINDS: frozenset[str] = frozenset(k.name for k in KINDS.values() if k.traits.cools)
 
 
+class RegistrationError(ValueError):
+    """A table entry an installed package (a plugin) adds, refused at registration: the
+    message names the plugin and what was wrong."""
+
+
+def register_kinds(entries: Iterable[object], source: str) -> tuple[str, ...]:
+    """Add the kinds `entries` (each a `Kind`) that plugin `source` declares to the table
+    (`KINDS` here and in the package), refusing the whole set — naming `source` — when an entry
+    is not a `Kind`, its name is taken, or its palette section, power category or facts block
+    is unknown (an unknown role or trait value is refused when the `Kind` is made). The names
+    registered."""
+    global KINDS, KIND_NAMES, COOLING_KINDS
+    new: dict[str, Kind] = {}
+    blocks = {k.block for k in KINDS.values()}
+    for e in entries:
+        if not isinstance(e, Kind):
+            raise RegistrationError(f"plugin {source}: a kind must be a "
+                                    f"rackdesigner.vocabulary.Kind, got {type(e).__name__}")
+        where = f"plugin {source}: kind {e.name!r}"
+        if e.name in KINDS or e.name in new:
+            raise RegistrationError(f"{where} is already registered")
+        if not isinstance(e.traits, Traits):
+            raise RegistrationError(f"{where}: traits must be a vocabulary.Traits")
+        if e.palette is not None and e.palette not in PALETTE_SECTIONS:
+            raise RegistrationError(f"{where}: unknown Palette section {e.palette!r} "
+                                    f"(expected one of {', '.join(PALETTE_SECTIONS)})")
+        if e.power not in POWER_CATEGORIES:
+            raise RegistrationError(f"{where}: unknown power category {e.power!r} "
+                                    f"(expected one of {', '.join(POWER_CATEGORIES)})")
+        if e.block is not None and e.block not in blocks:
+            raise RegistrationError(f"{where}: unknown facts block {e.block!r} (give the "
+                                    f"kind's own fields as `facts`)")
+        new[e.name] = e
+    KINDS = MappingProxyType({**KINDS, **new})
+    KIND_NAMES = tuple(KINDS)
+    COOLING_KINDS = frozenset(k.name for k in KINDS.values() if k.traits.cools)
+    import rackdesigner.vocabulary as package
+
+    package.KINDS, package.KIND_NAMES, package.COOLING_KINDS = KINDS, KIND_NAMES, COOLING_KINDS
+    return tuple(new)
+
+
 def traits_of(kind_name: str | None) -> Traits:
     """The traits of kind `kind_name` (`Traits()`, nothing, for None or an unknown kind: what
     a device of an unknown model has)."""
