@@ -8,6 +8,7 @@ after each file passed its own validation.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -165,7 +166,7 @@ def load_catalog(paths: Iterable[Path] | None = None) -> Catalog:
 _PLUGIN_FOLDERS: list[tuple[str, Path]] = []
 
 
-def register_catalog_folder(folder: str | Path, source: str) -> None:
+def register_catalog_folder(folder: str | os.PathLike[str], source: str) -> None:
     """Add the device files under `folder` (a catalog pack of plugin `source`) to the shipped
     catalog: `bundled_catalog` reads them with it, each file labelled with the plugin; an id
     the catalog has already is refused there, naming the plugin."""
