@@ -54,9 +54,10 @@ def table_size(value: object) -> int:
     return number
 
 
-def size_label(size: int) -> str:
-    """`1GiB`, `16MiB`, `8B`: a size as the tables and the spec write it."""
+def size_label(size: int, sep: str = "") -> str:
+    """`1GiB`, `16MiB`, `8B` (`sep` between number and unit: `1 GiB`): a size as the tables,
+    the spec and the reports write it."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= scale and size % scale == 0:
-            return f"{size // scale}{unit}"
-    return f"{size}B"
+            return f"{size // scale}{sep}{unit}"
+    return f"{size}{sep}B"

@@ -245,10 +245,9 @@ def _count(d: DesignFigures, what: str) -> int:
 
 
 def _size(size: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
+    from rackdesigner.units import size_label
+
+    return size_label(size, " ")
 
 
 __all__ = ["SCHEMA", "Comparison", "DesignFigures", "Row", "compare", "figures"]
