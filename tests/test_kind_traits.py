@@ -117,16 +117,18 @@ def test_a_switch_kind_registered_as_data_is_a_switch_to_whatif_and_exports(ocs_
 
 
 # ---- experiment 2: GPUs whose NICs reach only a management switch -------------------------------
-def _two_nodes(catalog, switch_model: str, switch_port: str) -> Layout:
-    """Two single-GPU hosts whose (Ethernet) NICs go to one switch of `switch_model`."""
+def _two_nodes(catalog, switch_model: str, switch_port: str,
+               nic: tuple[str, str] = ("bluefield-3-supernic", "eth")) -> Layout:
+    """Two single-GPU hosts whose NICs (`nic`: model, network port group) go to one device of
+    `switch_model` (its port group `switch_port`)."""
     layout = Layout(catalog)
     layout.add_device(Device("sw-1", switch_model))
     for n in (1, 2):
         layout.add_device(Device(f"gpu-{n}", "h100-sxm5"))
-        layout.add_device(Device(f"nic-{n}", "bluefield-3-supernic"))
+        layout.add_device(Device(f"nic-{n}", nic[0]))
         layout.add_link(Link(f"pcie-{n}", PortRef(f"gpu-{n}", "pcie"),
                              PortRef(f"nic-{n}", "pcie")))
-        layout.add_link(Link(f"net-{n}", PortRef(f"nic-{n}", "eth"),
+        layout.add_link(Link(f"net-{n}", PortRef(f"nic-{n}", nic[1]),
                              PortRef("sw-1", switch_port, n - 1)))
     return layout
 
@@ -286,3 +288,11 @@ def test_nics_cabled_back_to_back_are_no_fabric_and_say_so(catalog):
     result = simulate(layout)
     assert "unreachable_gpus" in {m.code for m in result.warnings()}
     assert result.bandwidth.per_gpu_scale_out_GBps == 0
+
+
+def test_gpus_joined_only_through_a_storage_system_name_the_storage_fabric(catalog):
+    layout = _two_nodes(catalog, "ai400x2", "ib", nic=("connectx-7", "ib"))
+    reach = layout.index().reachability()
+    assert reach.partitioned and reach.side_fabrics == ("storage",)
+    warned = [m.text for m in simulate(layout).warnings() if m.code == "unreachable_gpus"]
+    assert len(warned) == 1 and "only over the storage fabric" in warned[0]

@@ -615,19 +615,23 @@ class DesignIndex:
 
     def _side_fabrics(self, best: str, others: set[str]) -> tuple[str, ...]:
         """The side fabrics (`vocabulary.SIDE_FABRICS`) whose network links join any of the
-        components `others` to component `best` (a pass over the carried links, made only
-        for a partitioned design)."""
+        components `others` to component `best`: asked only of a partitioned design, over the
+        links of its storage and management devices alone (a few, at any size)."""
         component_of, traits = self.connectivity().component_of, self.traits()
+        state = self.state
         joined = UnionFind()
-        side: list[tuple[str, str]] = []  # (a component the link touches, its side fabric)
-        for c in self.carried():
-            if c.protocol not in NETWORK_PROTOCOLS:
+        side: list[tuple[str, str]] = []  # (a component a side link touches, its fabric)
+        for device, t in traits.items():
+            if not t.side_fabric:
                 continue
-            a, b = c.link.a.device, c.link.b.device
-            ta, tb = traits[a], traits[b]
-            if not joins_compute(ta, tb):
-                joined.union(component_of[a], component_of[b])
-                side.append((component_of[a], (ta if ta.side_fabric else tb).fabric or ""))
+            for link_id in state.link_ids_of(device):
+                link = state.links[link_id]
+                other = link.b.device if link.a.device == device else link.a.device
+                if other == device or other not in component_of:
+                    continue
+                if self.protocol(link) in NETWORK_PROTOCOLS:
+                    joined.union(component_of[device], component_of[other])
+                    side.append((component_of[device], t.fabric or ""))
         root = joined.find(best)
         if not any(joined.find(c) == root for c in others):
             return ()
