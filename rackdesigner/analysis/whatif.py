@@ -308,7 +308,10 @@ def _alike(a: Impact, b: Impact) -> bool:
     pairs = [(a.delta.get(k), b.delta.get(k)) for k in FIGURES]
     pairs += [((a.job_delta or {}).get(k), (b.job_delta or {}).get(k)) for k in WORKLOAD_FIGURES]
     for x, y in pairs:
-        if (x is None) != (y is None) or (x is not None and abs(x - y) > 1e-3):
+        if x is None or y is None:
+            if (x is None) != (y is None):
+                return False
+        elif abs(x - y) > 1e-3:
             return False
     return True
 
@@ -332,7 +335,7 @@ def each_doc(kind: str, rows: Sequence[ClassImpact]) -> dict[str, Any]:
     """The `--each` JSON document (schema rackdesigner.whatif/1), worst first."""
     scenarios = []
     for r in rows:
-        row = {"failed": list(r.impact.failed), "count": r.count,
+        row: dict[str, Any] = {"failed": list(r.impact.failed), "count": r.count,
                "stranded_gpus": r.impact.stranded_gpus, "degraded_gpus": r.impact.degraded_gpus,
                "partitioned": r.impact.partitioned, "delta": r.impact.delta}
         if r.impact.job_delta is not None:  # with a training job: its change, and why not

@@ -119,7 +119,8 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
             raise GeneratorError("give either {racks} or {sus}")
         if sus is not None and sus < 1:
             raise GeneratorError("at least 1 scalable unit is needed", "sus")
-        return build_nvl72_superpod(catalog, racks if racks is not None else 8 * sus, switch)
+        return build_nvl72_superpod(catalog, racks if racks is not None else 8 * (sus or 0),
+                                    switch)
     if racks is not None:
         raise GeneratorError("{racks} is for the gb200-nvl72 system; DGX SuperPODs take {sus} "
                              "or {nodes}")

@@ -101,9 +101,10 @@ def add_nvl72_parts(b: DesignBuilder, parts: Parts, rack: RackPlace) -> None:
     loose = []
     devices = []
     for d in parts.devices:
-        if d.group in u_of:
-            d = dataclasses.replace(d, u=u_of[d.group])
-            members[d.group].append(d)
+        group = d.group
+        if group is not None and group in u_of:
+            d = dataclasses.replace(d, u=u_of[group])
+            members[group].append(d)
         else:
             loose.append(d)
         devices.append(d)
