@@ -91,6 +91,8 @@ def _figures(layout: Layout, tmp: Path) -> dict[str, Any]:
     out["racks"] = {r: (s.typical_w, s.max_w, s.weight_kg, s.used_u, s.power_missing)
                     for r, s in racks.summaries().items()}
     out["units"] = {u: (x.role, x.rack, x.height_u) for u, x in racks.units.items()}
+    out["side"] = {r: [(d.id, d.side, d.lane, d.figures) for d in racks.side_mounted(r)]
+                   for r in racks.summaries()}
     bom = bill_of_materials(layout)
     listed = bom.to_json()
     out["bom"] = [*sorted(map(str, listed["items"])), listed["cables"], listed["transceivers"]]

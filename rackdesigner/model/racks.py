@@ -30,11 +30,17 @@ FACE_PROP = "face"
 FACES = ("front", "rear")
 #: 1 W dissipated = 3.412142 BTU/h (definition of the British thermal unit per hour).
 BTU_PER_W = 3.412142
-
-#: kinds whose 0U models go in a rack's side channel (vertical PDUs)
-SIDE_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.side_mount)
 #: the side channels of a rack, as the rear elevation shows them, filled in turn
 SIDES = ("right", "left")
+
+
+def side_mounted(spec: DeviceSpec | None) -> bool:
+    """A 0U model of a kind that goes in a rack's side channel (a vertical PDU): its kind's
+    `side_mount`, read from the table when asked (a kind a plugin registered included)."""
+    if spec is None or (spec.u_height or 0) > 0:
+        return False
+    entry = vocabulary.KINDS.get(spec.kind)
+    return entry is not None and entry.side_mount
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +275,7 @@ class RackIndex:
                 continue
             device = layout.device(device_id)
             spec = self._spec(device.model)
-            if spec is None or spec.kind not in SIDE_KINDS or (spec.u_height or 0) > 0:
+            if spec is None or not side_mounted(spec):
                 continue
             n = len(out)
             out.append(SideDevice(device.id, device.label, spec.id, spec.model, spec.kind,
@@ -281,12 +287,13 @@ class RackIndex:
         """Devices of a side-mounted kind (vertical PDUs) in no rack, in design order."""
         layout = self.layout
         counts, _ = layout.index().counts()
-        if not any(counts.get(k) for k in SIDE_KINDS):
+        if not any(n and (k := vocabulary.KINDS.get(name)) is not None and k.side_mount
+                   for name, n in counts.items()):
             return []
         out = []
         for device in layout.devices():
             spec = self._spec(device.model) if device.rack is None else None
-            if spec is not None and spec.kind in SIDE_KINDS and not (spec.u_height or 0) > 0:
+            if side_mounted(spec):
                 out.append(device)
         return out
 

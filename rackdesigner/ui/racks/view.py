@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsRectItem, QGraphicsView
 
-from rackdesigner.model.racks import SIDE_KINDS, SIDES, SideDevice
+from rackdesigner.model.racks import SIDES, SideDevice, side_mounted
 from rackdesigner.ui.canvas.interaction import MODEL_MIME
 from rackdesigner.ui.racks.items import SideItem, UnitItem, side_rect
 from rackdesigner.ui.racks.scene import RacksScene
@@ -142,7 +142,7 @@ class RacksView(QGraphicsView):
         else:
             spec = layout.spec(value) if layout.has_device(value) else None
             which = "device"
-        if spec is None or spec.kind not in SIDE_KINDS or (spec.u_height or 0) > 0:
+        if not side_mounted(spec):
             return None
         return which, value
 
