@@ -70,6 +70,8 @@ def _use_the_plugin(site: Path, tmp: Path) -> None:
     listed = _cli(site, "catalog")
     assert listed.returncode == 0, listed.stderr
     assert "ocs-64" in listed.stdout and "optical_circuit_switch" in listed.stdout
+    only = _cli(site, "catalog", "--kind", "optical_circuit_switch")
+    assert only.returncode == 0 and "ocs-64" in only.stdout and "qm9700" not in only.stdout
     design = _ocs_design(tmp)
     mine = _cli(site, "simulate", str(design), "--json")
     theirs = _cli(site, "simulate", str(EXAMPLES / "fat-tree-2tier.yaml"), "--json")
@@ -87,6 +89,9 @@ def _use_the_plugin(site: Path, tmp: Path) -> None:
     assert any("ocs-64" not in line and "infiniband" in line for line in lines)
     whatif = _cli(site, "whatif", str(design), "--each", "spine", "--json")
     assert whatif.returncode == 0, whatif.stderr
+    assert json.loads(whatif.stdout)["scenarios"]  # its spines are switches to what-if
+    checked = _cli(site, "validate", str(design))
+    assert "gpus-unreachable" not in checked.stdout + checked.stderr
 
 
 def test_the_example_plugin_is_found_by_its_entry_points_and_used_end_to_end(tmp_path):
