@@ -154,7 +154,7 @@ def bill_of_materials(layout: Layout, *, split: bool = False) -> Bom:
     for device in layout.devices():
         counts[device.model] += 1
         spec = specs(device.model)
-        if (spec is None or spec.kind != "rack") and inside(device.group):
+        if (spec is None or spec.traits.contains != "units") and inside(device.group):
             nested[device.model] += 1
         elif top is not None:
             bought[(top(device.group), device.model)] += 1
@@ -344,7 +344,7 @@ def _transceiver_for(picks: dict, specs: _Specs, cable: DeviceSpec, rate: float,
     chosen = cable.cable.transceiver
     if default is not None and default.transceiver is not None:
         family = default.transceiver.media.split()[0]
-        for spec in specs.catalog.of_kind("transceiver"):
+        for spec in specs.catalog.doing("media", "optics"):
             t = spec.transceiver
             if (t is not None and t.media.split()[0] == family
                     and t.reach_m == default.transceiver.reach_m

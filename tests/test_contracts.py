@@ -1,5 +1,7 @@
 """Checked contracts: the layer contract (import-linter) and mypy on the core packages, both
-configured in pyproject.toml and run here because CI runs exactly the README's test command."""
+configured in pyproject.toml and run here because CI runs exactly the README's test command.
+The layer contract runs in the inner loop (`-m "not slow"`, a few seconds); mypy, whose cold
+run takes half a minute, in the slow tier."""
 
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ PACKAGE_DIR = Path(rackdesigner.__file__).resolve().parent
 REPO = PACKAGE_DIR.parent
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.skipif(not (REPO / "pyproject.toml").exists(), reason="needs the source tree"),
 ]
 
@@ -46,6 +47,7 @@ def test_layer_contract_catches_an_upward_import(tmp_path):
     assert "rackdesigner.model -> rackdesigner.simulation" in result.stdout
 
 
+@pytest.mark.slow
 def test_mypy_is_clean_on_the_core(monkeypatch):
     api = pytest.importorskip("mypy.api")
     monkeypatch.chdir(REPO)  # the configured `files` are relative to the tree

@@ -244,7 +244,7 @@ def _nvlink_loads(topo: Topology, members: list[list[str]], collective: str,
             inside = set(isl)
             for g in isl:
                 usable = [(lid, other, cap) for lid, other, cap in topo.nvl_link_ids.get(g, ())
-                          if topo.kind.get(other) != "gpu" or other in inside]
+                          if not topo.does(other).computes or other in inside]
                 total = sum(c for _, _, c in usable)
                 if total <= 0:
                     continue

@@ -131,6 +131,7 @@ def classes(layout: Layout, ids: Iterable[str]) -> list[list[str]]:
             mounted[d.rack].append(d.id)
     by_key: dict[tuple, list[str]] = {}
     for oid in sorted(ids, key=natural_key):
+        key: tuple
         if layout.has_link(oid):
             key = ("link", link_colour(layout, colour, oid))
         elif layout.has_group(oid):

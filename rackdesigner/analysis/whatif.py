@@ -38,7 +38,9 @@ from rackdesigner.simulation.topology import Topology
 from rackdesigner.workload.jobfile import JobSpec
 
 SCHEMA = "rackdesigner.whatif/1"
-KINDS = ("switch", "leaf", "spine", "nvswitch", "tray", "node", "rack", "link")
+#: What `--each` fails in turn (failure targets: words of this analysis, not device kinds —
+#: a device's part in them is read from its kind's traits).
+TARGETS = ("switch", "leaf", "spine", "nvswitch", "tray", "node", "rack", "link")
 #: The figures compared, in the order the panel and the CLI list them (power last: it falls).
 FIGURES = ("largest_nvlink_domain", "per_gpu_scale_up_GBps", "per_gpu_scale_out_GBps",
            "bisection_GBps", "all_reduce_busbw_GBps", "all_to_all_busbw_GBps", "power_max_w")
@@ -201,28 +203,30 @@ class WhatIf:
                       after, deltas(self.intact, after), result, self.job_intact, job_after,
                       job_delta)
 
-    def candidates(self, kind: str) -> list[str]:
-        """The objects of `kind` (see KINDS) in natural id order."""
+    def candidates(self, target: str) -> list[str]:
+        """The objects of failure target `target` (see TARGETS) in natural id order: switches
+        are the devices whose kind forwards compute-fabric traffic, NVLink switches those
+        that forward scale-up traffic, racks the groups of kind rack or else the devices
+        whose kind holds rack units."""
         layout = self.layout
-        if kind not in KINDS:
-            raise WhatIfError(f"unknown kind {kind!r} (choose from {', '.join(KINDS)})")
-        if kind == "link":
+        if target not in TARGETS:
+            raise WhatIfError(f"unknown kind {target!r} (choose from {', '.join(TARGETS)})")
+        does = layout.index().device_traits
+        if target == "link":
             ids = [k.id for k in layout.links()]
-        elif kind in ("tray", "node"):
-            ids = [g.id for g in layout.groups() if g.kind == kind]
-        elif kind == "rack":
-            ids = [g.id for g in layout.groups() if g.kind == "rack"]
-            if not ids:
-                ids = [d.id for d in layout.devices() if _kind(layout, d.id) == "rack"]
-        elif kind == "nvswitch":
-            ids = [d.id for d in layout.devices() if _kind(layout, d.id) == "nvswitch"]
+        elif target in ("tray", "node", "rack"):  # group kinds
+            ids = [g.id for g in layout.groups() if g.kind == target]
+            if target == "rack" and not ids:
+                ids = [d.id for d in layout.devices() if does(d.id).contains == "units"]
+        elif target == "nvswitch":
+            ids = [d.id for d in layout.devices() if does(d.id).nvlink_switch]
         else:
-            switches = [d.id for d in layout.devices() if _kind(layout, d.id) == "switch"]
-            if kind == "switch":
+            switches = [d.id for d in layout.devices() if does(d.id).fabric_switch]
+            if target == "switch":
                 ids = switches
             else:
                 tier = Topology.of(layout).tier
-                want = (lambda t: t == 1) if kind == "leaf" else (lambda t: t >= 2)
+                want = (lambda t: t == 1) if target == "leaf" else (lambda t: t >= 2)
                 ids = [s for s in switches if tier.get(s) is not None and want(tier[s])]
         return sorted(ids, key=natural_key)
 
@@ -304,14 +308,12 @@ def _alike(a: Impact, b: Impact) -> bool:
     pairs = [(a.delta.get(k), b.delta.get(k)) for k in FIGURES]
     pairs += [((a.job_delta or {}).get(k), (b.job_delta or {}).get(k)) for k in WORKLOAD_FIGURES]
     for x, y in pairs:
-        if (x is None) != (y is None) or (x is not None and abs(x - y) > 1e-3):
+        if x is None or y is None:
+            if (x is None) != (y is None):
+                return False
+        elif abs(x - y) > 1e-3:
             return False
     return True
-
-
-def _kind(layout: Layout, device_id: str) -> str | None:
-    spec = layout.spec(device_id)
-    return None if spec is None else spec.kind
 
 
 def scenario_doc(impact: Impact, intact: SimulationResult) -> dict[str, Any]:
@@ -333,7 +335,7 @@ def each_doc(kind: str, rows: Sequence[ClassImpact]) -> dict[str, Any]:
     """The `--each` JSON document (schema rackdesigner.whatif/1), worst first."""
     scenarios = []
     for r in rows:
-        row = {"failed": list(r.impact.failed), "count": r.count,
+        row: dict[str, Any] = {"failed": list(r.impact.failed), "count": r.count,
                "stranded_gpus": r.impact.stranded_gpus, "degraded_gpus": r.impact.degraded_gpus,
                "partitioned": r.impact.partitioned, "delta": r.impact.delta}
         if r.impact.job_delta is not None:  # with a training job: its change, and why not

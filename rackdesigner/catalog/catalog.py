@@ -8,6 +8,7 @@ after each file passed its own validation.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -77,6 +78,12 @@ class Catalog:
     def of_kind(self, *kinds: str) -> list[DeviceSpec]:
         return [spec for spec in self if spec.kind in kinds]
 
+    def doing(self, trait: str, value: object = True) -> list[DeviceSpec]:
+        """The models whose kind's traits say `trait` is `value` (`doing("fabric_switch")`,
+        `doing("contains", "units")`: the racks), in catalog order: how a generator or an
+        importer picks models by what they do rather than by a kind's name."""
+        return [spec for spec in self if getattr(spec.traits, trait) == value]
+
     # cross-file validation
     def _check_references(self, spec: DeviceSpec) -> list[CatalogProblem]:
         problems: list[CatalogProblem] = []
@@ -92,8 +99,9 @@ class Catalog:
         if system.chassis is not None:
             if system.chassis not in self:
                 bad("system.chassis", f"unknown chassis model {system.chassis!r}")
-            elif self.get(system.chassis).kind != "chassis":
-                bad("system.chassis", f"{system.chassis!r} is not of kind 'chassis'")
+            elif self.get(system.chassis).traits.contains != "frame":
+                bad("system.chassis", f"{system.chassis!r} is not a chassis (a kind that is "
+                    f"a system's frame)")
         parts: dict[str, DeviceSpec] = {}
         for i, part in enumerate(system.parts):
             if part.model not in self:
@@ -154,10 +162,43 @@ def load_catalog(paths: Iterable[Path] | None = None) -> Catalog:
     return Catalog(specs)
 
 
+#: (plugin, folder) of the catalog packs installed packages add (`rackdesigner.plugins`)
+_PLUGIN_FOLDERS: list[tuple[str, Path]] = []
+
+
+def register_catalog_folder(folder: str | os.PathLike[str], source: str) -> None:
+    """Add the device files under `folder` (a catalog pack of plugin `source`) to the shipped
+    catalog: `bundled_catalog` reads them with it, each file labelled with the plugin; an id
+    the catalog has already is refused there, naming the plugin."""
+    path = Path(folder)
+    if not path.is_dir():
+        raise CatalogError([CatalogProblem(f"plugin {source}", "", f"catalog folder {path} is "
+                                           "not a folder")])
+    _PLUGIN_FOLDERS.append((source, path))
+    bundled_catalog.cache_clear()
+    default_catalog.cache_clear()
+
+
 @functools.cache
 def bundled_catalog() -> Catalog:
-    """The shipped catalog alone, loaded once per process."""
-    return load_catalog()
+    """The shipped catalog with the plugins' catalog packs, loaded once per process."""
+    shipped = load_catalog()
+    if not _PLUGIN_FOLDERS:
+        return shipped
+    import dataclasses
+
+    specs = list(shipped)
+    problems: list[CatalogProblem] = []
+    for source, folder in _PLUGIN_FOLDERS:
+        for path in sorted(folder.rglob("*.yaml")):
+            spec, file_problems = read_spec_file(path)
+            label = f"{path} (plugin {source})"
+            problems.extend(dataclasses.replace(p, file=label) for p in file_problems)
+            if spec is not None:
+                specs.append(dataclasses.replace(spec, file=label))
+    if problems:
+        raise CatalogError(problems)
+    return Catalog(specs)
 
 
 @functools.cache

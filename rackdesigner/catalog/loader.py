@@ -17,7 +17,6 @@ from typing import Any
 from rackdesigner import vocabulary
 from rackdesigner.catalog.filecache import MISSING, ParsedFiles
 from rackdesigner.catalog.spec import (
-    KINDS,
     PROTOCOLS,
     REDUCTIONS,
     WIRING_PATTERNS,
@@ -245,7 +244,7 @@ SOURCE_FIELDS = {"title": (_str, True), "url": (_str, False), "note": (_str, Fal
 TOP_FIELDS: dict[str, tuple[Callable[[Any], Any] | None, bool]] = {
     "schema": (_one_of(SCHEMA), True),
     "id": (_str, True),
-    "kind": (_one_of(*KINDS), True),
+    "kind": (lambda v: _one_of(*vocabulary.KINDS)(v), True),  # plugins may add kinds
     "manufacturer": (_str, True),
     "model": (_str, True),
     "description": (_str, False),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rackdesigner.vocabulary import KIND_NAMES, PROTOCOL_NAMES
+from rackdesigner.vocabulary import KIND_NAMES, PROTOCOL_NAMES, Traits, traits_of
 
 #: the catalog's kinds and port protocols: the vocabulary registry's (`rackdesigner.vocabulary`)
 KINDS = KIND_NAMES
@@ -224,6 +224,12 @@ class DeviceSpec:
     #: the kind's own facts block, for kinds declared with `facts` in the kind registry
     #: (`vocabulary/kinds.py`): `{"cooling_kw": 100.0, "source": "..."}` for a CDU
     facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def traits(self) -> Traits:
+        """What a device of this model does: its kind's traits (`vocabulary/traits.py`), what
+        every engine reads instead of the kind's name."""
+        return traits_of(self.kind)
 
     def fact(self, name: str) -> Any:
         """One field of the kind's own facts block (`spec.fact("cooling_kw")`), None when the

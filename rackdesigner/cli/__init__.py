@@ -138,6 +138,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"rackdesigner: error: {exc}", file=sys.stderr)
         return 2
+    from rackdesigner.plugins import PluginError, load_plugins
+
+    try:
+        load_plugins()  # installed packages' kinds, catalog packs and export formats
+    except PluginError as exc:
+        print(f"rackdesigner: error: {exc}", file=sys.stderr)
+        return 2
     verbs = {verb.name: verb for verb in VERBS}
     if not args_list or (args_list[0] not in verbs and not args_list[0].startswith("-")):
         return _start_gui(args_list)

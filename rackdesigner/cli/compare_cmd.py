@@ -35,18 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def parse_size(text: str) -> int:
-    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    t = text.strip().upper().removesuffix("B").removesuffix("I")
-    unit = t[-1:] if t[-1:] in "KMG" else ""
+    """`--size` in the one size grammar, a size of the busbw tables (`units.table_size`)."""
+    from rackdesigner.units import table_size
+
     try:
-        value = int(t[:-1] if unit else t) * units[unit]
-    except ValueError:
-        raise UsageError(f"--size: expected bytes such as 1G, 256M or 8192, got {text!r}") \
-            from None
-    if value < 8 or value & (value - 1):
-        raise UsageError(f"--size: the busbw table has powers of two from 8 B to 16 GiB, "
-                         f"got {text!r}")
-    return value
+        return table_size(text)
+    except ValueError as exc:
+        raise UsageError(f"--size: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,17 +19,16 @@ if TYPE_CHECKING:
 _COLLECTIVES = vocabulary.COLLECTIVE_NAMES
 _ALGORITHMS = vocabulary.ALGORITHM_CHOICES
 PLACEMENTS = vocabulary.PLACEMENT_NAMES
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 
 def _size(text: str) -> int:
-    t = text.strip().upper().removesuffix("B").removesuffix("I")
-    unit = t[-1:] if t[-1:] in _UNITS else ""
-    number = t[: len(t) - len(unit)]
-    if not number.isdigit() or int(number) <= 0:
-        raise UsageError(f"--size: expected a whole number of bytes with an optional K, M or "
-                         f"G (e.g. 1G, 64M, 8), got {text!r}")
-    return int(number) * _UNITS[unit]
+    """`--size` in the one size grammar (`units.parse_size`)."""
+    from rackdesigner.units import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise UsageError(f"--size: {exc}") from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -260,6 +259,9 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     if not rows and s.unreachable_gpus:
         lines.append(f"  unavailable: {s.unreachable_gpus} of {s.gpus} GPUs cannot reach "
                      "the others")
+    elif not rows and s.reachable_gpus >= 2:  # reachable, yet no bandwidth: the warnings say why
+        lines.append(f"  unavailable: no usable bandwidth joins the {s.reachable_gpus} GPUs "
+                     "(see the warnings)")
     elif not rows:
         lines.append("  not applicable (fewer than two reachable GPUs)")
     else:

@@ -18,7 +18,7 @@ _PLURAL = {"switch": "switches", "leaf": "leaves", "spine": "spines", "nvswitch"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from rackdesigner.analysis.whatif import KINDS
+    from rackdesigner.analysis.whatif import TARGETS
 
     parser = sub.add_parser(
         "whatif",
@@ -33,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--fail", metavar="ID[,ID...]",
                       help="devices, links or groups (racks, nodes, trays, SUs) that fail "
                       "together; a group fails what it contains, a rack what is mounted in it")
-    what.add_argument("--each", metavar="KIND", choices=KINDS,
-                      help=f"fail every object of one kind in turn: {', '.join(KINDS)}")
+    what.add_argument("--each", metavar="KIND", choices=TARGETS,
+                      help=f"fail every object of one kind in turn: {', '.join(TARGETS)}")
     parser.add_argument("--top", metavar="K", type=int,
                         help="with --each: only the K worst rows")
     parser.add_argument("--size", metavar="BYTES", default="1G",

@@ -28,7 +28,6 @@ from rackdesigner.generators.cabling import (
 )
 from rackdesigner.model import Layout, Link, PortRef, natural_key
 
-NIC_KINDS = vocabulary.kinds_with_role("nic")
 FABRIC_PROTOCOLS = vocabulary.protocols_of("network")
 
 
@@ -63,7 +62,7 @@ def _fabric_port(layout: Layout, device_id: str) -> tuple[str, str] | None:
 def compute_nics(layout: Layout, group_id: str) -> list[str]:
     """The compute NICs of a node (or any group), in rail order."""
     nics = [d for d in layout.group_devices(group_id)
-            if (spec := layout.spec(d)) is not None and spec.kind in NIC_KINDS
+            if (spec := layout.spec(d)) is not None and spec.traits.endpoint
             and _fabric_port(layout, d) is not None]
     if not nics:
         return []
@@ -75,7 +74,7 @@ def compute_nics(layout: Layout, group_id: str) -> list[str]:
 
 def is_switch(layout: Layout, device_id: str) -> bool:
     spec = layout.spec(device_id) if layout.has_device(device_id) else None
-    return (spec is not None and spec.kind == "switch"
+    return (spec is not None and spec.traits.fabric_switch
             and _fabric_port(layout, device_id) is not None)
 
 

@@ -13,7 +13,8 @@ GRID = 10.0
 
 #: Readable id prefixes per device kind (`gpu-3`, `nvsw-1`, `switch-2`).
 #: Systems take their own id (`dgx-h100-1`): a system's parts are named under it.
-ID_PREFIX = {k.name: k.id_prefix for k in vocabulary.KINDS.values() if k.name != "system"}
+ID_PREFIX = {k.name: k.id_prefix for k in vocabulary.KINDS.values()
+             if k.traits.contains != "parts"}
 
 
 def snap(pos: tuple[float, float], grid: float = GRID) -> tuple[float, float]:

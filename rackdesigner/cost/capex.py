@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from rackdesigner.bom import UNSPECIFIED, Bom, bill_of_materials
 from rackdesigner.cost.pricebook import PriceBook
 from rackdesigner.model import Layout
+from rackdesigner.vocabulary import traits_of
 
 #: The money categories a planner asks about ("how much of it is network?"), by the kind
 #: registry's role of a kind (vocabulary/kinds.py); racks count as facility, other enclosures
@@ -42,7 +43,7 @@ def category_of(kind: str) -> str:
     entry = KINDS.get(kind)
     if entry is None:
         return "other"
-    if entry.container and entry.block == "rack":
+    if entry.traits.contains == "units":  # racks
         return "facility"
     return ROLE_CATEGORY.get(entry.role, "other")
 
@@ -168,7 +169,7 @@ def price_design(layout: Layout, book: PriceBook, bom: Bom | None = None) -> Cap
     for t in bom.transceivers:
         add("transceiver", t.model, "transceiver", t.count, None)
     hardware = sum(line.total for line in lines)
-    racks = sum(item.count for item in bom.items if item.kind == "rack")
+    racks = sum(item.count for item in bom.items if traits_of(item.kind).contains == "units")
     installation = 0.0
     install = book.installation_per_rack
     if install is not None and install.unit is not None and racks:
@@ -192,7 +193,7 @@ def _by_group(bom: Bom, unit_of: dict, install_unit: float | None, spares_share:
     """Capex per filed group: its priced items, cables and optics, installation of its racks,
     and spares in proportion to its hardware (so the groups add up to the total)."""
     out: dict[str, float] = {}
-    rack_models = {i.model for i in bom.items if i.kind == "rack"}
+    rack_models = {i.model for i in bom.items if traits_of(i.kind).contains == "units"}
     for group in bom.groups:
         hw = 0.0
         racks = 0

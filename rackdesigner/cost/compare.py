@@ -237,20 +237,19 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
 
 def _count(d: DesignFigures, what: str) -> int:
     """Items bought of a BOM section ("cable", "transceiver") or of the fabric switches."""
-    from rackdesigner.vocabulary import kinds_with_role
+    from rackdesigner.vocabulary import traits_of
 
     lines = d.cost.capex.lines
     if what == "switches":
-        kinds = set(kinds_with_role("switch"))
-        return sum(line.count for line in lines if line.section == "item" and line.kind in kinds)
+        return sum(line.count for line in lines if line.section == "item"
+                   and traits_of(line.kind).fabric_switch)
     return sum(line.count for line in lines if line.section == what)
 
 
 def _size(size: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
+    from rackdesigner.units import size_label
+
+    return size_label(size, " ")
 
 
 __all__ = ["SCHEMA", "Comparison", "DesignFigures", "Row", "compare", "figures"]

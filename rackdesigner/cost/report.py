@@ -23,7 +23,6 @@ items without a price"), as power's `complete` flag.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 from rackdesigner.cost.assumptions import HOURS_PER_YEAR, Assumptions
@@ -210,11 +209,9 @@ def _r(value: float | None, digits: int) -> float | None:
 def design_power(layout: Layout, pue: float):
     """The design's power report (simulation/power.py, the figures `simulate` prints), built
     from the design's specs alone (no topology needed)."""
-    from rackdesigner.simulation.power import power_report
+    from rackdesigner.simulation.power import design_specs, power_of
 
-    index = layout.index()
-    specs = {d.id: s for d in layout.devices() if (s := index.spec(d.id)) is not None}
-    return power_report(layout, SimpleNamespace(specs=specs), None, pue)  # type: ignore[arg-type]
+    return power_of(layout, design_specs(layout), None, pue)
 
 
 def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None = None, *,

@@ -83,7 +83,7 @@ class CablePicker:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self._cables = [s for s in catalog.of_kind("cable")
+        self._cables = [s for s in catalog.doing("media", "cable")
                         if s.cable is not None and s.cable.media != "pcb"]
         self._cache: dict[tuple[str, float, bool, float], tuple[str, float] | None] = {}
 

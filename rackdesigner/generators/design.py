@@ -289,7 +289,7 @@ def compute_nic_part(catalog: Catalog, model: str) -> tuple[str, int, DeviceSpec
     best: tuple[str, int, DeviceSpec] | None = None
     for part in spec.system.parts:
         part_spec = catalog.get(part.model)
-        if part_spec.kind != "nic" or not (part_spec.ports_of("infiniband")
+        if not part_spec.traits.endpoint or not (part_spec.ports_of("infiniband")
                                             or part_spec.ports_of("ethernet")):
             continue
         if best is None or part.count > best[1]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec
 from rackdesigner.generators.cabling import RACK_WIDTH_M, ROW_PITCH_M
 from rackdesigner.generators.clos import ClosPlan, plan_three_level, plan_two_level
@@ -57,9 +56,9 @@ def capacity(radix: int, levels: int, oversubscription: float = 1.0) -> int:
 def plan_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
                   oversubscription: float = 1.0) -> ClosPlan:
     spec = catalog.get(switch)
-    if spec.kind != "switch":
+    if not spec.traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch (try one of: "
-                             f"{', '.join(s.id for s in catalog.of_kind('switch'))})")
+                             f"{', '.join(s.id for s in catalog.doing('fabric_switch'))})")
     if levels not in (2, 3):
         raise GeneratorError(f"a fat tree has 2 or 3 switch levels, not {levels}", "levels")
     radix = spec.port(fabric_port(spec)).count
@@ -83,7 +82,7 @@ def endpoint_model(catalog: Catalog, switch: DeviceSpec) -> DeviceSpec:
     """The adapter that matches a switch: same protocol, the closest rate, single port first."""
     port = switch.port(fabric_port(switch))
     best: tuple[tuple, DeviceSpec] | None = None
-    for spec in catalog.of_kind(*vocabulary.kinds_with_role("nic")):
+    for spec in catalog.doing("endpoint"):
         for group in spec.ports_of(port.protocol):
             key = (abs(group.rate_gbps - port.rate_gbps), group.count, spec.id)
             if best is None or key < best[0]:
@@ -99,7 +98,7 @@ def build_fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | 
     sw_spec = catalog.get(switch)
     sw_port = fabric_port(sw_spec)
     ep_spec = catalog.get(endpoint) if endpoint else endpoint_model(catalog, sw_spec)
-    if ep_spec.kind not in vocabulary.kinds_with_role("nic"):
+    if not ep_spec.traits.endpoint:
         raise GeneratorError(f"the endpoint must be a NIC model, {ep_spec.id} is a {ep_spec.kind}",
                              "endpoint")
     ep_port = fabric_port(ep_spec)

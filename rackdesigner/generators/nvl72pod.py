@@ -56,7 +56,7 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
         raise GeneratorError("at least 1 rack is needed", "racks")
     switch = switch or DEFAULT_SWITCH
     sw_spec = catalog.get(switch)
-    if sw_spec.kind != "switch":
+    if not sw_spec.traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch (try qm9700, q3400 or sn5600)")
     trays = racks * TRAYS_PER_RACK
     check_size(trays * RAILS, "fabric endpoints")

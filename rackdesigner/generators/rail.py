@@ -75,13 +75,13 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
     """The plan of `nodes` systems on rails of `switch`; `oversubscription` R keeps each leaf's
     half-radix node ports and gives it 1/R as many uplinks (an R:1 taper above the leaves)."""
     sys_spec = catalog.get(system)
-    if sys_spec.kind != "system":
+    if sys_spec.traits.contains != "parts":
         raise GeneratorError(f"{system} is not a system (try one of: "
-                             f"{', '.join(s.id for s in catalog.of_kind('system'))})")
+                             f"{', '.join(s.id for s in catalog.doing('contains', 'parts'))})")
     sw_spec = catalog.get(switch)
-    if sw_spec.kind != "switch":
+    if not sw_spec.traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch (try one of: "
-                             f"{', '.join(s.id for s in catalog.of_kind('switch'))})")
+                             f"{', '.join(s.id for s in catalog.doing('fabric_switch'))})")
     if nodes < 1:
         raise GeneratorError("at least 1 node is needed", "nodes")
     _, rails, nic_spec = compute_nic_part(catalog, system)

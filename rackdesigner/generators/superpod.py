@@ -96,7 +96,7 @@ def _endpoint_ports(catalog: Catalog, switch: str | None) -> int:
     from rackdesigner.generators.design import fabric_port
 
     spec = catalog.get(switch or "")
-    if spec.kind != "switch":
+    if not spec.traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch (try q3400 or sn5600)", "switch")
     return spec.port(fabric_port(spec)).count // 2
 
@@ -119,7 +119,8 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
             raise GeneratorError("give either {racks} or {sus}")
         if sus is not None and sus < 1:
             raise GeneratorError("at least 1 scalable unit is needed", "sus")
-        return build_nvl72_superpod(catalog, racks if racks is not None else 8 * sus, switch)
+        return build_nvl72_superpod(catalog, racks if racks is not None else 8 * (sus or 0),
+                                    switch)
     if racks is not None:
         raise GeneratorError("{racks} is for the gb200-nvl72 system; DGX SuperPODs take {sus} "
                              "or {nodes}")
@@ -142,4 +143,4 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
 def _gpus(catalog: Catalog, system: str) -> int:
     spec = catalog.get(system)
     assert spec.system is not None
-    return sum(p.count for p in spec.system.parts if catalog.get(p.model).kind == "gpu")
+    return sum(p.count for p in spec.system.parts if catalog.get(p.model).traits.computes)

@@ -47,7 +47,8 @@ def pick_rack(catalog: Catalog, model: str, preferred: str = NODE_RACK) -> tuple
     spec = catalog.get(model)
     height = max(1, round(spec.u_height or 1))
     power = system_power_w(catalog, model)
-    racks = [catalog.get(preferred)] + [r for r in catalog.of_kind("rack") if r.id != preferred]
+    racks = [catalog.get(preferred)] + [r for r in catalog.doing("contains", "units")
+                                       if r.id != preferred]
     for rack in racks:
         assert rack.rack is not None
         fit = min(RA_NODES_PER_RACK.get(model, 4), rack.rack.height_u // height)
@@ -100,9 +101,10 @@ def add_nvl72_parts(b: DesignBuilder, parts: Parts, rack: RackPlace) -> None:
     loose = []
     devices = []
     for d in parts.devices:
-        if d.group in u_of:
-            d = dataclasses.replace(d, u=u_of[d.group])
-            members[d.group].append(d)
+        group = d.group
+        if group is not None and group in u_of:
+            d = dataclasses.replace(d, u=u_of[group])
+            members[group].append(d)
         else:
             loose.append(d)
         devices.append(d)
@@ -136,7 +138,7 @@ def _single_leaf(catalog: Catalog, system: str, nodes: int, switch: str,
                  leaf_rack_of_its_own: bool) -> Layout:
     sys_spec = catalog.get(system)
     sw_spec = catalog.get(switch)
-    if sw_spec.kind != "switch":
+    if not sw_spec.traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch")
     part, rails, nic_spec = compute_nic_part(catalog, system)
     nic_port = fabric_port(nic_spec)

@@ -60,7 +60,7 @@ def local_memory_GBps(layout: Layout) -> tuple[float, str]:
     from rackdesigner.workload.hardware import gpu_compute
 
     models = sorted({d.model for d in layout.devices()
-                     if layout.spec(d.id) is not None and layout.spec(d.id).kind == "gpu"})
+                     if layout.index().device_traits(d.id).computes})
     known = [(c.hbm_TBps * 1000, c.model) for m in models if (c := gpu_compute(m)) is not None]
     if not known:
         raise ExportError("no HBM bandwidth is known for the design's GPUs "
@@ -126,7 +126,7 @@ def _scale_up_topology(layout: Layout, domain: set[str]) -> str:
     for link in layout.links_of(gpu):
         other = link.other(gpu).device
         spec = layout.spec(other)
-        if spec is not None and spec.kind == "nvswitch":
+        if spec is not None and spec.traits.nvlink_switch:
             return "Switch"
         if other in domain:
             neighbours.add(other)

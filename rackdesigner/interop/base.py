@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -50,7 +51,9 @@ class Exporter:
     title: str = ""  # the GUI's menu entry
 
 
-EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
+#: The export formats, by name: immutable (a `MappingProxyType` of frozen entries), as the
+#: vocabulary's tables.
+EXPORTERS: MappingProxyType[str, Exporter] = MappingProxyType({e.name: e for e in (
     Exporter("slurm-tree", "slurm", "Slurm topology/tree: topology.conf (or topology.yaml)",
              (".conf", ".yaml", ".yml"), "Slurm topology (*.conf *.yaml)",
              "Slurm Topology (&Tree)"),
@@ -67,7 +70,41 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
              (".dot", ".gv"), "Graphviz DOT (*.dot *.gv)", "Graphviz &DOT"),
     Exporter("astra-sim", "astrasim", "ASTRA-sim analytical network.yml + system.json in a "
              "folder", ("",), "", "&ASTRA-sim Network and System"),
-)}
+)})
+
+
+def register_exporters(entries: Any, source: str) -> tuple[str, ...]:
+    """Add the export formats `entries` (each an `Exporter` whose `module` is the full dotted
+    path of a module with `write(layout, path, **options) -> ExportReport`) that plugin
+    `source` declares to `EXPORTERS`, refusing the whole set — naming `source` — when an entry
+    is not an `Exporter`, its name is taken, its module is not a dotted path outside
+    `rackdesigner`, or its suffixes are not file suffixes (".csv") or the folder mark (""). The
+    names registered."""
+    from rackdesigner.vocabulary import RegistrationError
+
+    global EXPORTERS
+    new: dict[str, Exporter] = {}
+    for e in entries:
+        if not isinstance(e, Exporter):
+            raise RegistrationError(f"plugin {source}: an export format must be a "
+                                    f"rackdesigner.interop.base.Exporter, got "
+                                    f"{type(e).__name__}")
+        where = f"plugin {source}: export format {e.name!r}"
+        if e.name in EXPORTERS or e.name in new:
+            raise RegistrationError(f"{where} is already registered")
+        if "." not in e.module or e.module.startswith("rackdesigner."):
+            raise RegistrationError(f"{where}: module must be the plugin's own dotted module "
+                                    f"path (with a write function), got {e.module!r}")
+        if not e.suffixes or not all(isinstance(x, str) and (x == "" or x.startswith("."))
+                                     for x in e.suffixes):
+            raise RegistrationError(f"{where}: suffixes must be file suffixes such as "
+                                    f"('.csv',), or ('',) for a folder; got {e.suffixes!r}")
+        new[e.name] = e
+    EXPORTERS = MappingProxyType({**EXPORTERS, **new})
+    import rackdesigner.interop as package
+
+    package.EXPORTERS = EXPORTERS
+    return tuple(new)
 
 
 def export(layout: Layout, fmt: str, path: str | Path, **options: Any) -> ExportReport:
@@ -83,7 +120,8 @@ def export(layout: Layout, fmt: str, path: str | Path, **options: Any) -> Export
                           f"{' or '.join(exporter.suffixes)}")
     if exporter.suffixes == ("",) and path.exists() and not path.is_dir():
         raise ExportError(f"{path}: a {fmt} export is a folder of files; this is a file")
-    module = importlib.import_module(f"rackdesigner.interop.{exporter.module}")
+    module = importlib.import_module(exporter.module if "." in exporter.module  # a plugin's
+                                     else f"rackdesigner.interop.{exporter.module}")
     if exporter.module == "slurm":
         options.setdefault("plugin", fmt.split("-", 1)[1])
     if exporter.suffixes == ("",):

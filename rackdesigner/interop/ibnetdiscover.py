@@ -28,7 +28,6 @@ from pathlib import Path
 
 import yaml
 
-from rackdesigner import vocabulary
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog import Catalog
 from rackdesigner.interop.sanitize import one_line
@@ -192,8 +191,8 @@ def match_model(node: Node, table: list[_Match], catalog: Catalog) -> str | None
     for entry in table:
         if entry.model in catalog and any(p.lower() in desc for p in entry.patterns):
             return entry.model
-    role = "switch" if node.kind == "Switch" else "nic"
-    for spec in catalog.of_kind(*vocabulary.kinds_with_role(role)):
+    trait = "fabric_switch" if node.kind == "Switch" else "endpoint"
+    for spec in catalog.doing(trait):
         names = [spec.id, *spec.aliases]
         if any(re.search(rf"\b{re.escape(n)}\b", desc) for n in names):
             return spec.id

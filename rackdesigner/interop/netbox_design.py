@@ -132,7 +132,8 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
     except InputError as exc:
         raise NetboxImportError(f"{exc} (a NetBox device type was expected)") from None
     racks: dict[str, str] = {}
-    heights = {s.rack.height_u: s.id for s in catalog.of_kind("rack") if s.rack is not None}
+    heights = {s.rack.height_u: s.id for s in catalog.doing("contains", "units")
+               if s.rack is not None}
     racks_csv = folder / "05-racks.csv"
     rack_lines: dict[str, tuple[int, str]] = {}  # rack id -> (line, NetBox name)
     for line, row in _csv(racks_csv, {"name", "u_height"}):

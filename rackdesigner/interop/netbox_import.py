@@ -243,7 +243,7 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
                                              "NetBox interface type does not say it)"}
     out["notes"] = ("Converted by 'rackdesigner catalog import-netbox'. NetBox has no switch "
                     "latency or in-network reduction facts: add a 'switch:' block with a "
-                    "source when you have them.") if kind == "switch" else (
+                    "source when you have them.") if vocabulary.traits_of(kind).fabric_switch else (
                     "Converted by 'rackdesigner catalog import-netbox'.")
     _spec, problems = spec_from_data(out, f"{slug}.yaml")
     if problems:

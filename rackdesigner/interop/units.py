@@ -22,9 +22,6 @@ from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model import Layout, Link, PortRef, natural_key
 
-NOT_BOXES = ("rack", *vocabulary.kinds_with_role("media"))
-FABRIC_SWITCH_KINDS = vocabulary.kinds_with_role("switch")
-
 
 @dataclass
 class Unit:
@@ -75,10 +72,15 @@ class Inventory:
         return self.layout.spec(device)
 
 
-def _declared_kind(device) -> str:
-    """The kind of a device whose model is not in the catalog, where its import recorded one:
+#: what a device of an unknown model that its import found to be a switch does
+_IMPORTED_SWITCH = vocabulary.Traits(forwards=True, fabric="compute")
+
+
+def _declared_traits(device) -> vocabulary.Traits:
+    """What a device whose model is not in the catalog does, where its import recorded it:
     a switch found by ibnetdiscover stays a switch (`x-ib-type: Switch`)."""
-    return "switch" if dict(device.props).get("x-ib-type") == "Switch" else "unknown"
+    return (_IMPORTED_SWITCH if dict(device.props).get("x-ib-type") == "Switch"
+            else vocabulary.NO_TRAITS)
 
 
 def inventory(layout: Layout) -> Inventory:
@@ -102,18 +104,18 @@ def inventory(layout: Layout) -> Inventory:
 
     for device in layout.devices():
         spec = layout.spec(device.id)
-        kind = spec.kind if spec is not None else _declared_kind(device)
-        if kind == "rack":
+        does = spec.traits if spec is not None else _declared_traits(device)
+        if does.contains == "units":  # a rack
             racks[device.id] = device.label
             continue
-        if kind in NOT_BOXES[1:]:
+        if does.media is not None:  # cables and optics: properties of links
             continue
         box, root = nearest_box(device.group)
         if box is None:
             unit = Unit(device.id, device.label, device.model, root=device.id)
             if spec is not None:
                 unit.u_height = spec.u_height or 1.0
-            unit.kind = "switch" if kind in FABRIC_SWITCH_KINDS else "other"
+            unit.kind = "switch" if does.fabric_switch else "other"
             units[device.id] = unit
         else:
             unit = units.get(box)
@@ -126,7 +128,7 @@ def inventory(layout: Layout) -> Inventory:
                 units[box] = unit
         unit.devices.append(device.id)
         unit_of[device.id] = unit.id
-        if kind == "gpu":
+        if does.computes:
             unit.gpus += 1
         if device.rack is not None:
             racks.setdefault(device.rack, device.rack)
@@ -134,19 +136,19 @@ def inventory(layout: Layout) -> Inventory:
                 unit.rack = device.rack
             if device.u is not None and (unit.u is None or device.u < unit.u):
                 unit.u = device.u
-        if box is not None and spec is not None and kind == "chassis":
+        if box is not None and spec is not None and does.contains == "frame":
             unit.u_height = max(unit.u_height, spec.u_height)
     parents = {u.root for u in units.values() if u.root != u.id}
     for unit in units.values():
-        if unit.id in parents and all((s := layout.spec(d)) is not None and s.kind == "chassis"
-                                      for d in unit.devices):
+        if unit.id in parents and all((s := layout.spec(d)) is not None
+                                      and s.traits.contains == "frame" for d in unit.devices):
             # a rack-scale system's own frame (NVL72: the power/cooling share the catalog
             # books on a chassis); its trays are the boxes
             unit.kind = "frame"
         elif unit.gpus:
             unit.kind = "host"
         elif unit.kind == "other" and any(
-                (s := layout.spec(d)) is not None and s.kind == "nvswitch" for d in unit.devices):
+                (s := layout.spec(d)) is not None and s.traits.nvlink_switch for d in unit.devices):
             unit.kind = "nvswitch-tray"
         if unit.u_height <= 0:
             heights = [s.u_height for d in unit.devices if (s := layout.spec(d)) is not None]

@@ -1,23 +1,14 @@
-"""The one error type for unreadable or invalid layout files, always located."""
+"""The one error type for unreadable or invalid layout files, always located.
+
+`LayoutFileError` is `rackdesigner.inputs.InputError` — one located-error class (file, line,
+column, what was expected) for a layout and for every other input file; the name stays for the
+layout readers and their callers.
+"""
 
 from __future__ import annotations
 
+from rackdesigner.inputs import InputError
 
-class LayoutFileError(Exception):
-    """A layout file cannot be read: says where (file, line, column) and what was expected."""
+LayoutFileError = InputError
 
-    def __init__(self, path: str, message: str, line: int | None = None,
-                 column: int | None = None) -> None:
-        self.path = path
-        self.message = message
-        self.line = line
-        self.column = column
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = self.path
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.column is not None:
-                where += f":{self.column}"
-        return f"{where}: {self.message}"
+__all__ = ["LayoutFileError"]

@@ -314,6 +314,8 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
         raise _bad_character(path, text, exc) from None
     except yaml.YAMLError as exc:
         raise LayoutFileError(path, f"invalid YAML: {exc}") from None
+    except LayoutFileError:  # a ValueError too (`inputs.InputError`): already located
+        raise
     except (ValueError, OverflowError) as exc:  # e.g. integers beyond Python's digit limit
         raise LayoutFileError(path, f"invalid value: {exc}") from None
     except RecursionError:

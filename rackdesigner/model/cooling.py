@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.items import Device
 from rackdesigner.model.layout import Layout, natural_key
-from rackdesigner.model.power import NO_DRAW_KINDS, RackPower, device_draw
-from rackdesigner.vocabulary import COOLING_FACT, COOLING_KINDS
+from rackdesigner.model.power import RackPower, device_draw
+from rackdesigner.vocabulary import COOLING_FACT
 
 AIR_PROP = "air_cooling_w"
 SERVES_PROP = "serves"
@@ -283,9 +283,9 @@ def cooling_report(layout: Layout, power: RackPower | None = None,
         if spec.rack is not None:
             racks[device.id] = spec
             continue
-        if spec.kind in COOLING_KINDS:
+        if spec.traits.cools:
             cdus.append(device)
-        if spec.kind in NO_DRAW_KINDS:
+        if not spec.traits.draws_power:
             continue
         peak = device_draw(spec)[1]
         device_total += peak

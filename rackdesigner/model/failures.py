@@ -89,7 +89,7 @@ def _closure(layout: Layout, ids: tuple[str, ...]) -> FailedSet:
 
 def _is_rack(layout: Layout, device_id: str) -> bool:
     spec = layout.spec(device_id)
-    return spec is not None and spec.kind == "rack"
+    return spec is not None and spec.traits.contains == "units"
 
 
 def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:

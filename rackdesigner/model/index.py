@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model.items import Device, Link
+from rackdesigner.vocabulary import Traits, joins_compute
 
 if TYPE_CHECKING:
     from rackdesigner.model.linktable import LinkTable
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 NVLINK = "nvlink"
 HOST_PROTOCOLS = vocabulary.protocols_of("host")
 NETWORK_PROTOCOLS = vocabulary.protocols_of("network")
-NIC_KINDS = vocabulary.kinds_with_role("nic")
 #: `model/linktable.ARRAY_MIN_LINKS` (repeated: that module imports NumPy)
 _ARRAY_MIN_LINKS = 40_000
 
@@ -91,6 +91,9 @@ class Reachability:
     groups: int
     reachable: tuple[str, ...]
     unreachable: tuple[str, ...]
+    #: fabrics that carry no collectives (storage, management) over which some unreachable
+    #: GPUs are joined to the reachable ones: the design looks connected but is not
+    side_fabrics: tuple[str, ...] = ()
 
     @property
     def partitioned(self) -> bool:
@@ -103,8 +106,12 @@ class Reachability:
 
     def describe(self) -> str:
         """The one sentence Problems, the status bar's tip and the panel all show."""
-        return (f"{self.headline()} ({self.groups} disconnected groups; check NIC and switch "
-                f"links)")
+        side = ""
+        if self.side_fabrics:
+            side = (f"; they are joined only over the {' and '.join(self.side_fabrics)} "
+                    f"fabric, which carries no collectives")
+        return (f"{self.headline()} ({self.groups} disconnected groups{side}; check NIC and "
+                f"switch links)")
 
 
 class DesignIndex:
@@ -114,7 +121,7 @@ class DesignIndex:
     #: moves (`DesignState.with_device`) starts from that state's index with these.
     _MOVE_PROOF = ("_by_model", "_spec_of", "_groups", "_carried", "_rejected", "_connectivity",
                    "_nic_reach", "_racks", "_reach", "_counts", "_models", "_failed",
-                   "_all_specs", "_exhausted", "_table")
+                   "_all_specs", "_exhausted", "_table", "_traits")
 
     def __init__(self, state: DesignState, catalog: Catalog,
                  like: DesignIndex | None = None,
@@ -138,6 +145,7 @@ class DesignIndex:
         self._failed: Any = None
         self._exhausted: tuple[tuple[str, str, int, int], ...] | None = None
         self._table: LinkTable | None = None  # a large design's links as arrays (`link_table`)
+        self._traits: dict[str, Traits] | None = None  # see `traits`
         self._like: DesignIndex | None = None  # see `like`
         if like is not None:  # the same design but for positions and statuses: its facets
             for name in self._MOVE_PROOF:  # hold here too...
@@ -175,7 +183,8 @@ class DesignIndex:
                         self.spec(device_id)
                 self._all_specs = True
 
-    _EVOLVED = ("_carried", "_connectivity", "_nic_reach", "_racks", "_models", "_counts")
+    _EVOLVED = ("_carried", "_connectivity", "_nic_reach", "_racks", "_models", "_counts",
+                "_traits")
 
     def _evolving(self, facet: str) -> tuple[DesignIndex, dict[str, set]] | None:
         """(the earlier index, what changed) when this index evolves from one that has
@@ -254,6 +263,32 @@ class DesignIndex:
     def kind(self, device_id: str) -> str | None:
         spec = self.spec(device_id)
         return spec.kind if spec is not None else None
+
+    def traits(self) -> dict[str, Traits]:
+        """Device id -> what it does (its kind's `vocabulary.Traits`) for every device of a
+        known model: the per-device column every whole-design pass reads instead of kind
+        names. Made once per state — from the specs (plain), from the state
+        it was cut from (a degraded design's: that column without the failed devices) or
+        from the state it evolved from (that column with the changed devices read again).
+        Read only."""
+        with self._lock:
+            if self._traits is None and self._minus is not None:
+                source, failed = self._minus
+                gone = failed.devices
+                self._traits = {d: t for d, t in source.traits().items() if d not in gone}
+            evolving = self._evolving("_traits") if self._traits is None else None
+            if evolving is not None:
+                self._traits = traits_evolved(self, *evolving)
+            if self._traits is None:
+                self._traits = {d: spec.traits for d, spec in self.all_specs().items()
+                                if spec is not None}
+            return self._traits
+
+    def device_traits(self, device_id: str) -> Traits:
+        """What one device does (`Traits()`, nothing, for an unknown model or a missing
+        device): the GUI thread's per-device question, without the whole column."""
+        spec = self.spec(device_id)
+        return spec.traits if spec is not None else vocabulary.NO_TRAITS
 
     def port_group(self, device_id: str, name: str) -> PortGroup | None:
         spec = self.spec(device_id)
@@ -411,6 +446,7 @@ class DesignIndex:
             if b != rb:
                 parent[b] = rb
 
+        traits = self.traits()
         for c in self.carried():
             a, b = c.link.a.device, c.link.b.device
             protocol = c.protocol
@@ -419,7 +455,7 @@ class DesignIndex:
                 join(nvl_parent, a, b)
             elif protocol in HOST_PROTOCOLS:
                 join(island_parent, a, b)
-            elif protocol in NETWORK_PROTOCOLS:
+            elif protocol in NETWORK_PROTOCOLS and joins_compute(traits[a], traits[b]):
                 network.append((a, b))
         find = island.find
         for a, b in network:
@@ -441,7 +477,7 @@ class DesignIndex:
             island_of[device_id] = root
             nvlink_of[device_id] = nvl_find(device_id) if device_id in nvl_parent else device_id
             component_of[device_id] = conn_find(root) if root in conn_parent else root
-            if spec.kind == "gpu":
+            if traits[device_id].computes:
                 gpus.append(device_id)
         from rackdesigner.model.layout import natural_key
 
@@ -474,14 +510,13 @@ class DesignIndex:
                     if c.protocol in HOST_PROTOCOLS:
                         host[c.link.a.device].append(c.link.b.device)
                         host[c.link.b.device].append(c.link.a.device)
-                spec_of = self.all_specs()
-                reached = {d for d, spec in spec_of.items()
-                           if spec is not None and spec.kind in NIC_KINDS}
+                traits = self.traits()
+                reached = {d for d, t in traits.items() if t.endpoint}
                 queue = deque(reached)
                 while queue:
                     node = queue.popleft()
-                    spec = spec_of.get(node)
-                    if spec is not None and spec.kind == "gpu":
+                    t = traits.get(node)
+                    if t is not None and t.computes:
                         continue
                     for nbr in host.get(node, ()):
                         if nbr not in reached:
@@ -575,4 +610,48 @@ class DesignIndex:
         best = max(comps, key=lambda c: (comps[c], -first[c]))
         reachable = tuple(g for g in gpus if component_of[g] == best)
         unreachable = tuple(g for g in gpus if component_of[g] != best)
-        return Reachability(gpus, len(comps), reachable, unreachable)
+        return Reachability(gpus, len(comps), reachable, unreachable,
+                            self._side_fabrics(best, {component_of[g] for g in unreachable}))
+
+    def _side_fabrics(self, best: str, others: set[str]) -> tuple[str, ...]:
+        """The side fabrics (`vocabulary.SIDE_FABRICS`) whose network links join any of the
+        components `others` to component `best`: asked only of a partitioned design, over the
+        links of its storage and management devices alone (a few, at any size)."""
+        component_of, traits = self.connectivity().component_of, self.traits()
+        state = self.state
+        joined = UnionFind()
+        side: list[tuple[str, str]] = []  # (a component a side link touches, its fabric)
+        for device, t in traits.items():
+            if not t.side_fabric:
+                continue
+            for link_id in state.link_ids_of(device):
+                link = state.links[link_id]
+                other = link.b.device if link.a.device == device else link.a.device
+                if other == device or other not in component_of:
+                    continue
+                if self.protocol(link) in NETWORK_PROTOCOLS:
+                    joined.union(component_of[device], component_of[other])
+                    side.append((component_of[device], t.fabric or ""))
+        root = joined.find(best)
+        if not any(joined.find(c) == root for c in others):
+            return ()
+        found = {fabric for c, fabric in side if joined.find(c) == root}
+        return tuple(f for f in vocabulary.SIDE_FABRICS if f in found)
+
+
+def traits_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]
+                   ) -> dict[str, Traits]:
+    """`index`'s trait column from `base`'s: the changed devices read again."""
+    earlier = base.traits()
+    changed = touched["d"]
+    if not changed:
+        return earlier
+    out = dict(earlier)
+    spec = index.spec
+    for device_id in changed:
+        s = spec(device_id)
+        if s is None:
+            out.pop(device_id, None)
+        else:
+            out[device_id] = s.traits
+    return out

@@ -31,6 +31,7 @@ from rackdesigner.model.index import (
     Connectivity,
     UnionFind,
 )
+from rackdesigner.vocabulary import joins_compute
 
 if TYPE_CHECKING:
     from rackdesigner.model.index import DesignIndex
@@ -134,7 +135,8 @@ def _rejoin(index: DesignIndex, root_of: dict[str, str], touched: set[str],
 
 
 def _components(index: DesignIndex, island_of: dict[str, str]) -> dict[str, str]:
-    """Components: islands joined by the carried network links (as `DesignIndex._connect`),
+    """Components: islands joined by the carried network links that join the compute fabric
+    (as `DesignIndex._connect`),
     labelled with NumPy (`linktable.components`: one Python pass over the links instead of
     two unions each)."""
     import numpy as np
@@ -144,8 +146,10 @@ def _components(index: DesignIndex, island_of: dict[str, str]) -> dict[str, str]
     number = {root: i for i, root in enumerate(dict.fromkeys(island_of.values()))}
     ends_a: list[int] = []
     ends_b: list[int] = []
+    traits = index.traits()
     for c in index.carried():
-        if c.protocol in NETWORK_PROTOCOLS:
+        a, b = c.link.a.device, c.link.b.device
+        if c.protocol in NETWORK_PROTOCOLS and joins_compute(traits[a], traits[b]):
             ends_a.append(number[island_of[c.link.a.device]])
             ends_b.append(number[island_of[c.link.b.device]])
     label = components(len(number), np.array(ends_a, dtype=np.int64),

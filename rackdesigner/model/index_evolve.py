@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 from rackdesigner.model.index import (
     HOST_PROTOCOLS,
     NETWORK_PROTOCOLS,
-    NIC_KINDS,
     NVLINK,
     CarriedLink,
     Connectivity,
@@ -203,14 +202,14 @@ def connectivity_evolved(index: DesignIndex, base: DesignIndex, touched: dict[st
         component_of = _components(index, island_of)
     else:  # the same islands, joined by the same network links: the same components
         component_of = dict(src.component_of)
-    gpu_changes = {d for d in ch.devices if index.kind(d) == "gpu"
-                   or base.kind(d) == "gpu"}
+    gpu_changes = {d for d in ch.devices if index.device_traits(d).computes
+                   or base.device_traits(d).computes}
     gpus = src.gpus
     if gpu_changes:
         from rackdesigner.model.layout import natural_key
 
         kept = [g for g in src.gpus if g not in gpu_changes]
-        kept += [g for g in gpu_changes if index.kind(g) == "gpu"]
+        kept += [g for g in gpu_changes if index.device_traits(g).computes]
         gpus = tuple(sorted(kept, key=natural_key))
     return Connectivity(island_of, nvlink_of, component_of, gpus)
 
@@ -281,7 +280,7 @@ def nic_reach_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, 
     redo = _group(base, dirty, _joins_island) | _group(index, dirty, _joins_island)
     reached = set(earlier - redo)
     reached.difference_update(ch.devices_gone)
-    kind = index.kind
+    traits = index.device_traits
     host: dict[str, list[str]] = {}
     state = index.state
     links, link_ids_of, devices = state.links, state.link_ids_of, state.devices
@@ -292,12 +291,12 @@ def nic_reach_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, 
             other = link.b.device if link.a.device == device else link.a.device
             if other != device and index.protocol(link) in HOST_PROTOCOLS:
                 host.setdefault(device, []).append(other)
-    start = {d for d in redo if kind(d) in NIC_KINDS}
+    start = {d for d in redo if traits(d).endpoint}
     reached |= start
     queue = deque(start)
     while queue:
         node = queue.popleft()
-        if kind(node) == "gpu":
+        if traits(node).computes:
             continue
         for nbr in host.get(node, ()):
             if nbr not in reached:

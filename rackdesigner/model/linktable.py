@@ -40,7 +40,6 @@ _COUNT, _ID, _MODEL = attrgetter("count"), attrgetter("id"), attrgetter("model")
 NVLINK = "nvlink"
 HOST_PROTOCOLS = vocabulary.protocols_of("host")
 NETWORK_PROTOCOLS = vocabulary.protocols_of("network")
-NIC_KINDS = vocabulary.kinds_with_role("nic")
 
 
 def _codes(values: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -81,10 +80,16 @@ class LinkTable:
         self.known = known_model[model_of] if len(model_of) else np.zeros(0, dtype=bool)
         kinds = [s.kind if s is not None else "" for s in by_model]
         self.kinds = kinds  # per model
+        traits = [s.traits if s is not None else vocabulary.NO_TRAITS for s in by_model]
+        self.traits = traits  # per model: the index's trait column (`DesignIndex.traits`)
         self.devices = devices
-        self.is_gpu = np.array([k == "gpu" for k in kinds], dtype=bool)[model_of]
-        self.is_nic = np.array([k in NIC_KINDS for k in kinds], dtype=bool)[model_of]
-        self.is_switch = np.array([k == "switch" for k in kinds], dtype=bool)[model_of]
+
+        def column(test: Any) -> np.ndarray:  # a trait test per device, from its model's
+            return np.array([bool(test(t)) for t in traits] or [False], dtype=bool)[model_of]
+
+        self.is_gpu = column(attrgetter("computes"))
+        self.is_nic = column(attrgetter("endpoint"))
+        self.is_switch = column(attrgetter("fabric_switch"))
         # every (model, group name) pair: a few dozen, looked up once each
         self.port_groups: list[PortGroup] = []
         lookup = np.full((max(len(by_model), 1), max(len(self.group_names), 1)), -1,
@@ -178,8 +183,14 @@ class LinkTable:
         return rejected
 
     # ---- who is joined to whom -----------------------------------------------------------------
-    def _edges(self, protocols: tuple[str, ...] | str) -> tuple[np.ndarray, np.ndarray]:
+    def _edges(self, protocols: tuple[str, ...] | str, joining: bool = False
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """The carried links of `protocols` (`joining`: only those of the compute fabric,
+        `vocabulary.joins_compute`: an endpoint to a fabric switch, or two fabric switches)."""
         mask = self.carried_mask() & np.isin(self.proto_a, self._protocol_codes(protocols))
+        if joining:
+            sw, nic, a, b = self.is_switch, self.is_nic, self.a, self.b
+            mask &= (sw[a] & (sw[b] | nic[b])) | (nic[a] & sw[b])
         return self.a[mask], self.b[mask]
 
     def connect(self) -> Connectivity:
@@ -191,11 +202,11 @@ class LinkTable:
         n = len(self.ids)
         nvl = self._edges(NVLINK)
         host = self._edges(HOST_PROTOCOLS)
-        net = self._edges(NETWORK_PROTOCOLS)
+        net_a, net_b = self._edges(NETWORK_PROTOCOLS, joining=True)
         island = components(n, np.concatenate((nvl[0], host[0])),
                             np.concatenate((nvl[1], host[1])))
         nvlink = components(n, *nvl)
-        component = components(n, island[net[0]], island[net[1]], start=island)
+        component = components(n, island[net_a], island[net_b], start=island)
         ids = self.ids
         known = np.flatnonzero(self.known).tolist()
         keys = ids if len(known) == n else pick(ids, known)

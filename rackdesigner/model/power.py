@@ -32,13 +32,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.items import Device, Link, PortRef
 from rackdesigner.model.layout import Layout
-
-#: Device kinds that draw no power of their own (containers; their parts draw it).
-NO_DRAW_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.container)
+from rackdesigner.vocabulary import traits_of
 
 #: Device property (a key of a rack device in the layout file) holding the power budget the
 #: user set for that rack, in W. Saved only when set; a rack without it uses its model's
@@ -90,6 +87,12 @@ def rack_budget(device: Device, spec: DeviceSpec | None) -> RackBudget:
     return RackBudget(None, "none", "no budget")
 
 
+def _optics(kind: str) -> bool:
+    """Whether what a link end draws is optics (a transceiver, split across the ports of its
+    connector) rather than a cable's own draw at its ends."""
+    return traits_of(kind).media == "optics"
+
+
 def device_draw(spec: DeviceSpec) -> tuple[float, float]:
     """(typical, max) W of one device, each falling back to the other figure."""
     p = spec.power
@@ -103,7 +106,7 @@ class EndDraw:
     """What one end of a link draws (already multiplied by lanes and twin-port sharing)."""
 
     device: str
-    kind: str  # "transceiver" or "cable"
+    kind: str  # the kind of what draws: a transceiver, or a cable that draws at its ends
     model: str
     typical_w: float
     max_w: float
@@ -193,15 +196,15 @@ class RackPower:
             return self._cable[model]
         out = None
         spec = self.spec(model)
-        if spec is not None and spec.kind == "transceiver":
-            out = ("transceiver", spec.id, *device_draw(spec))
-        elif spec is not None and spec.kind == "cable" and spec.cable is not None:
+        if spec is not None and spec.traits.media == "optics":
+            out = (spec.kind, spec.id, *device_draw(spec))
+        elif spec is not None and spec.traits.media == "cable" and spec.cable is not None:
             tr = self.spec(spec.cable.transceiver) if spec.cable.transceiver else None
             if tr is not None:
-                out = ("transceiver", tr.id, *device_draw(tr))
+                out = (tr.kind, tr.id, *device_draw(tr))
             elif spec.cable.power_w_per_end is not None:  # None: no figure (reported)
                 per_end = spec.cable.power_w_per_end
-                out = ("cable", spec.id, per_end, per_end)
+                out = (spec.kind, spec.id, per_end, per_end)
         self._cable[model] = out
         return out
 
@@ -214,26 +217,15 @@ class RackPower:
         if unit is None:
             return []
         kind, model, typical, peak = unit
+        optics = _optics(kind)
         out = []
         for end in (link.a, link.b):
-            share = 1.0 / self._ports_per_connector(end) if kind == "transceiver" else 1.0
+            share = 1.0 / self._ports_per_connector(end) if optics else 1.0
             covered = self.covered(end.device)
             t = 0.0 if covered else typical * share * link.count
-            m = 0.0 if covered or (kind == "transceiver" and self._max_has_optics(end.device)) \
+            m = 0.0 if covered or (optics and self._max_has_optics(end.device)) \
                 else peak * share * link.count
             out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
-        return out
-
-    def rack_draws(self, link: Link) -> list[tuple[str, float, float]]:
-        """(rack, typical W, max W) that `link`'s ends add to their racks: what `draws` counts
-        for this one link (an edit's change to the racks' power, without a pass over all)."""
-        out = []
-        index = self._devices()
-        for draw in self.link_ends(link):
-            entry = index.get(draw.device)
-            if entry is None or entry[0] is None or entry[1] is None or draw.covered:
-                continue  # unknown model, unracked or covered by a system's maximum
-            out.append((entry[1], draw.typical_w, draw.max_w))
         return out
 
     def rack_sums(self, racks: set[str], devices: Iterable[str], links: Iterable[Link]
@@ -247,12 +239,12 @@ class RackPower:
         index = self._devices()
         for device_id in devices:
             spec, rack, _ = index[device_id]
-            if rack not in racks or spec is None or spec.kind in NO_DRAW_KINDS:
+            if rack not in racks or spec is None or not spec.traits.draws_power:
                 continue
             t, m = device_draw(spec)
             typ[rack] += t
             peak[rack] += m
-        # `rack_draws` of each link, inlined (the same products in the same order: a switch
+        # `link_ends` of each link, inlined (the same products in the same order: a switch
         # rack's 25,000 link ends at 32k GPUs took 0.5 s through it)
         cable_unit, ppc, covered_group = self._cable_unit, self._ports_per_connector, \
             self._group_covered
@@ -265,7 +257,7 @@ class RackPower:
             if unit is None:
                 continue
             kind, _, typical, most = unit
-            optics = kind == "transceiver"
+            optics = _optics(kind)
             for end in (link.a, link.b):
                 entry = index.get(end.device)
                 if entry is None or entry[0] is None or entry[1] not in racks:
@@ -295,7 +287,7 @@ class RackPower:
         index = self._devices()
         drawn: dict[str, tuple[float, float]] = {}
         for device_id, (spec, rack, _) in index.items():
-            if rack is None or spec is None or spec.kind in NO_DRAW_KINDS:
+            if rack is None or spec is None or not spec.traits.draws_power:
                 continue
             if chosen is not None and device_id not in chosen:
                 continue
@@ -318,7 +310,7 @@ class RackPower:
                 continue
             if unit is None:
                 cable_spec = self.spec(cable)
-                if cable_spec is not None and cable_spec.kind == "cable":
+                if cable_spec is not None and cable_spec.traits.media == "cable":
                     for end in (link.a, link.b):  # a known cable without a power figure
                         entry = index.get(end.device)
                         if entry is not None and entry[0] is not None and not (
@@ -327,6 +319,7 @@ class RackPower:
                                 + link.count
                 continue
             kind, model, unit_t, unit_m = unit
+            optics = _optics(kind)
             count = link.count
             for end in (link.a, link.b):
                 entry = index.get(end.device)
@@ -339,13 +332,13 @@ class RackPower:
                 if covered:
                     covered_units += count
                     continue
-                if kind == "transceiver":
+                if optics:
                     ppc = self._ppc.get((spec.id, end.group))
                     share = 1.0 / (self._ports_per_connector(end) if ppc is None else ppc)
                 else:
                     share = 1.0
                 t, m = unit_t * share * count, unit_m * share * count
-                if kind == "transceiver" and spec.power.max_includes_optics:
+                if optics and spec.power.max_includes_optics:
                     m = 0.0  # the device's published maximum includes its cages' optics
                 acc = ends.get((kind, model))
                 if acc is None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Device, Group, Link
+from rackdesigner.model.items import Device, Group
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import RackBudget, RackPower, device_draw, over_budget, rack_budget
 
@@ -30,13 +30,17 @@ FACE_PROP = "face"
 FACES = ("front", "rear")
 #: 1 W dissipated = 3.412142 BTU/h (definition of the British thermal unit per hour).
 BTU_PER_W = 3.412142
-
-#: kinds that hold other devices: they take no rack units themselves (their parts do)
-CONTAINER_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.container)
-#: kinds whose 0U models go in a rack's side channel (vertical PDUs)
-SIDE_KINDS = tuple(k.name for k in vocabulary.KINDS.values() if k.side_mount)
 #: the side channels of a rack, as the rear elevation shows them, filled in turn
 SIDES = ("right", "left")
+
+
+def side_mounted(spec: DeviceSpec | None) -> bool:
+    """A 0U model of a kind that goes in a rack's side channel (a vertical PDU): its kind's
+    `side_mount`, read from the table when asked (a kind a plugin registered included)."""
+    if spec is None or (spec.u_height or 0) > 0:
+        return False
+    entry = vocabulary.KINDS.get(spec.kind)
+    return entry is not None and entry.side_mount
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +202,7 @@ class RackIndex:
                 members[g].append(device)
                 continue
             s = spec(device.model)
-            if s is None or s.kind in CONTAINER_KINDS or not s.u_height or s.u_height <= 0:
+            if s is None or s.traits.container or not s.u_height or s.u_height <= 0:
                 continue
             units.append(self._unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
@@ -227,7 +231,7 @@ class RackIndex:
         peak = 0.0
         for d in devices:
             s = self._spec(d.model)
-            if s is None or s.kind in CONTAINER_KINDS:
+            if s is None or s.traits.container:
                 continue
             cooling = cooling or s.cooling
             peak += device_draw(s)[1]
@@ -262,19 +266,6 @@ class RackIndex:
             self._by_rack = self._power.by_rack()
         return self._by_rack
 
-    def add_link_power(self, link: Link, sign: int) -> dict[str, tuple[float, float]]:
-        """Count `link` into (sign +1) or out of (-1) the racks' power; the (typical, max) W
-        change per rack (a link edit, followed without recomputing every rack)."""
-        by_rack = self.power_by_rack()
-        changed: dict[str, tuple[float, float]] = {}
-        for rack, typical, peak in self._power.rack_draws(link):
-            t0, m0 = changed.get(rack, (0.0, 0.0))
-            changed[rack] = (t0 + sign * typical, m0 + sign * peak)
-        for rack, (dt, dm) in changed.items():
-            t, m = by_rack.get(rack, (0.0, 0.0))
-            by_rack[rack] = (t + dt, m + dm)
-        return changed
-
     def side_mounted(self, rack_id: str) -> tuple[SideDevice, ...]:
         """The 0U devices in the rack's side channels, in design order (see `SideDevice`)."""
         out: list[SideDevice] = []
@@ -284,7 +275,7 @@ class RackIndex:
                 continue
             device = layout.device(device_id)
             spec = self._spec(device.model)
-            if spec is None or spec.kind not in SIDE_KINDS or (spec.u_height or 0) > 0:
+            if spec is None or not side_mounted(spec):
                 continue
             n = len(out)
             out.append(SideDevice(device.id, device.label, spec.id, spec.model, spec.kind,
@@ -296,12 +287,13 @@ class RackIndex:
         """Devices of a side-mounted kind (vertical PDUs) in no rack, in design order."""
         layout = self.layout
         counts, _ = layout.index().counts()
-        if not any(counts.get(k) for k in SIDE_KINDS):
+        if not any(n and (k := vocabulary.KINDS.get(name)) is not None and k.side_mount
+                   for name, n in counts.items()):
             return []
         out = []
         for device in layout.devices():
             spec = self._spec(device.model) if device.rack is None else None
-            if spec is not None and spec.kind in SIDE_KINDS and not (spec.u_height or 0) > 0:
+            if side_mounted(spec):
                 out.append(device)
         return out
 
@@ -382,21 +374,18 @@ class RackIndex:
 
 
 def _role(spec: DeviceSpec, lookup) -> str:
-    """What a unit is for colouring: compute (has GPUs), switch, nvswitch (an NVLink switch
-    tray), or its catalog kind."""
-    if spec.kind == "system" and spec.system is not None:
-        kinds = set()
-        for part in spec.system.parts:
-            s = lookup(part.model)
-            if s is not None:
-                kinds.add(s.kind if s.kind != "system" else _role(s, lookup))
-        if "gpu" in kinds or "compute" in kinds:
+    """What a unit is for colouring: a system that computes (has GPUs, in it or in a system it
+    holds) "compute", one of NVLink switches alone "nvswitch", one with a fabric switch
+    "switch", any other its catalog kind (so is any unit not a system)."""
+    if spec.traits.contains == "parts" and spec.system is not None:
+        parts = [s for part in spec.system.parts if (s := lookup(part.model)) is not None]
+        if any(s.traits.computes or (s.traits.contains == "parts"
+                                     and _role(s, lookup) == "compute") for s in parts):
             return "compute"
-        if kinds <= {"nvswitch"}:
+        if all(s.traits.nvlink_switch for s in parts):
             return "nvswitch"
-        if "switch" in kinds:
+        if any(s.traits.fabric_switch for s in parts):
             return "switch"
-        return "system"
     return spec.kind
 
 

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import RackPower
-from rackdesigner.model.racks import CONTAINER_KINDS, RackIndex, Unit, unit_label
+from rackdesigner.model.racks import RackIndex, Unit, unit_label
 from rackdesigner.model.state import DesignState
 
 
@@ -153,7 +153,7 @@ def _unit_id(index: RackIndex, group: str | None, device_id: str) -> str | None:
     if outer is not None:
         return outer
     spec = index._spec(layout.device(device_id).model)
-    if spec is None or spec.kind in CONTAINER_KINDS or not spec.u_height or spec.u_height <= 0:
+    if spec is None or spec.traits.container or not spec.u_height or spec.u_height <= 0:
         return None
     return device_id
 

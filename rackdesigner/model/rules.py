@@ -471,7 +471,7 @@ def _in_rack_group(layout: Layout, unit: Unit, rack_groups: set[str]) -> str | N
     return None
 
 
-def nvlink_domains(layout: Layout, kind_of: _Specs | None = None) -> list[set[str]]:
+def nvlink_domains(layout: Layout) -> list[set[str]]:
     """GPU sets joined by NVLink (directly or through NVSwitches), largest first."""
     return layout.index().nvlink_domains()
 

@@ -35,7 +35,7 @@ def find_group(layout: Layout, name: str) -> str:
 
 def is_gpu(layout: Layout, device_id: str) -> bool:
     spec = layout.spec(device_id) if layout.has_device(device_id) else None
-    return spec is not None and spec.kind == "gpu"
+    return spec is not None and spec.traits.computes
 
 
 def group_gpus(layout: Layout, name: str) -> list[str]:

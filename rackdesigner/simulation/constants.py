@@ -29,7 +29,6 @@ C2C_EFFICIENCY = 0.802
 NET_EFFICIENCY = 1.0
 
 # --- algorithms, protocols -------------------------------------------------------------------
-ALGORITHMS = ("tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree")
 PROTOCOLS = ("LL", "LL128", "Simple")
 
 #: baseLatencies [algorithm][LL, LL128, Simple], µs (cost_model.cc).
@@ -240,9 +239,6 @@ SIZES = tuple(2**k for k in range(3, 35))
 #: Signal propagation when neither the link's cable nor a default gives one: 5 ns/m
 #: (LinkX: DAC 4.5 ns/m, fibre ~5 ns/m).
 DEFAULT_PROPAGATION_NS_PER_M = 5.0
-#: Cable length assumed for a network link without `length_m`: none (propagation left out);
-#: the result says how many links had no length.
-DEFAULT_LINK_LENGTH_M = 0.0
 #: GPU-to-GPU latency of a path class when a device on it has no published latency (NVSwitch
 #: chips, ConnectX-7, QM9700 at the time of writing): NCCL's per-step hardware latency for the
 #: link class, hwLat[class][ring][LL] of cost_model.cc at commit 1fc949c — the smallest per-hop

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from types import MappingProxyType, SimpleNamespace
+from types import MappingProxyType
 
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout
@@ -23,6 +23,7 @@ from rackdesigner.simulation import transport
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, point_at
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
+from rackdesigner.simulation.loads import NetworkLinks
 from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.simulation.power import over_budget_warnings, power_report
 from rackdesigner.simulation.result import (
@@ -138,7 +139,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     if p2p is not None:
         a, b = p2p
         for g in (a, b):
-            if g not in topo.kind or topo.kind[g] != "gpu":
+            if not topo.does(g).computes:
                 raise SimulationInputError(f"{g!r} is not a GPU of this layout")
         if topo.component_of[a] != topo.component_of[b]:
             warn("p2p_unreachable", f"GPUs {a} and {b} cannot reach each other: P2P "
@@ -165,6 +166,10 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     curves = {name: tuple(coll.sweep(name)) for name in vocabulary.collective_names()}
     if partitioned:  # figures over a subset would look better than the whole: none at all
         curves = {name: () for name in curves}
+    elif len(reachable) >= 2 and (empty := [n for n, pts in curves.items() if not pts]):
+        warn("no_bandwidth", f"{', '.join(empty)}: no figure — the {len(reachable)} GPUs reach "
+             "each other, but every path the model finds has no usable bandwidth (check the "
+             "link rates and the GPUs' host links to their NICs)")
     for text in dict.fromkeys(coll.messages):  # a forced algorithm that cannot run here
         warn("algorithm_unavailable", text)
     if model.n_islands > 1 and any(p.algorithm in ("collnet_direct", "nvls") for pts in
@@ -277,7 +282,7 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
         bottleneck = f"{topo.tier_name(where[0])} uplinks of {where[1]}'s domain"
     index = routed.index
     # the list is built on first use: keep only what it needs, not the whole topology, alive
-    links = SimpleNamespace(nic_up=topo.nic_up, net_links=topo.net_links)
+    links = NetworkLinks.of(topo)
     return LinkLoadsInfo(name, point.bytes, point.algorithm, pattern, bottleneck, util,
                          lambda: tuple(loads.entries(links, index)))
 

@@ -24,7 +24,7 @@ from rackdesigner.model import natural_key
 from rackdesigner.simulation.latency import LatencyClass, latency_classes
 from rackdesigner.simulation.maxflow import Arcs, min_cut
 from rackdesigner.simulation.scope import Island, ScopeModel
-from rackdesigner.simulation.topology import NIC_KINDS, Topology
+from rackdesigner.simulation.topology import Topology
 
 __all__ = ["LatencyClass", "bisection", "latency_classes", "oversubscription", "p2p_max_flow"]
 
@@ -220,7 +220,7 @@ def p2p_max_flow(topo: Topology, a: str, b: str) -> float:
                 continue
             seen.add(node)
             for nbr, raw, _ in topo.host_adj.get(node, ()):
-                is_nic = topo.kind.get(nbr) in NIC_KINDS
+                is_nic = topo.does(nbr).endpoint
                 if is_nic or node < nbr:
                     add(node, nbr, raw)
                 if not is_nic:

@@ -54,7 +54,7 @@ class GroupCollectives:
         topo = self.topo
         ids = sorted(dict.fromkeys(gpus), key=natural_key)
         for g in ids:
-            if topo.kind.get(g) != "gpu":
+            if not topo.does(g).computes:
                 raise GroupError(f"{g!r} is not a GPU of this design")
         if len(ids) < 2:
             return Point(int(size), 0.0, float("inf"), float("inf"), "none", "none"), None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport
 from rackdesigner.simulation.scope import ScopeModel
-from rackdesigner.simulation.topology import NIC_KINDS, Topology
+from rackdesigner.simulation.topology import Topology
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,13 +210,13 @@ def _propagation(topo: Topology) -> tuple[dict[int, float], dict[int, float]]:
     sums: dict[int, float] = defaultdict(float)
     counts: dict[int, int] = defaultdict(int)
     longest: dict[int, float] = defaultdict(float)
-    kind, tier, per_m_of = topo.kind, topo.tier, topo.link_prop_ns_per_m
+    does, tier, per_m_of = topo.does, topo.tier, topo.link_prop_ns_per_m
     default = C.DEFAULT_PROPAGATION_NS_PER_M
     for key, lengths in topo.link_lengths.items():  # ~20,000 network links at 16k GPUs
         if not lengths:
             continue
         u, v = key
-        level = 0 if kind.get(u) in NIC_KINDS else min(tier.get(u, 1), tier.get(v, 1))
+        level = 0 if does(u).endpoint else min(tier.get(u, 1), tier.get(v, 1))
         per_m = per_m_of.get(key, default)
         total, most = sums[level], longest[level]
         for length in lengths:  # the same sums, in the same order

@@ -87,6 +87,20 @@ class FabricIndex:
 _INDEXES: dict[int, tuple[weakref.ref, FabricIndex]] = {}
 
 
+@dataclass(frozen=True, slots=True)
+class NetworkLinks:
+    """What a load list is read against (`LinkLoads.entries`): each NIC's uplinks and the
+    links of each end pair — a topology's `nic_up` and `net_links`, held without the rest of
+    the topology (a result's link list is made on first use, long after the simulation)."""
+
+    nic_up: dict[str, dict[str, float]]
+    net_links: dict[tuple[str, str], list[tuple[str, float]]]
+
+    @classmethod
+    def of(cls, topo: Topology) -> NetworkLinks:
+        return cls(topo.nic_up, topo.net_links)
+
+
 class LinkLoad(NamedTuple):
     """One physical link's load for a collective (GB/s per direction, the busier direction).
     A named tuple: a 16k-GPU design lists about 40,000 of them."""
@@ -144,9 +158,9 @@ class LinkLoads:
         return LinkLoads(self.pattern, sc(self.nic_out), sc(self.nic_in), sc(self.up),
                          sc(self.down), self.unrouted_GBps * rate)
 
-    def entries(self, topo: Topology | Any, index: FabricIndex) -> Iterator[LinkLoad]:
-        """Every loaded network link (NIC-leaf, switch-switch), split over parallel links.
-        `topo` needs only `nic_up` and `net_links` (a topology, or an object holding those)."""
+    def entries(self, topo: Topology | NetworkLinks, index: FabricIndex) -> Iterator[LinkLoad]:
+        """Every loaded network link (NIC-leaf, switch-switch), split over parallel links,
+        read against a topology or its `NetworkLinks`."""
         nic_in = self.nic_in
         for nic in (*self.nic_out, *(x for x in nic_in if x not in self.nic_out)):
             ups = topo.nic_up.get(nic, {})
@@ -233,7 +247,7 @@ def _uplink_rows(topo: Topology | Any, nic: str) -> _UplinkRows:
                  for sw, cap in ups.items())
 
 
-def _split(topo: Topology | Any, key: tuple[str, str], load: float,
+def _split(topo: Topology | NetworkLinks, key: tuple[str, str], load: float,
            cap: float) -> Iterator[LinkLoad]:
     links: Sequence[tuple[str, float]] = topo.net_links.get(key, ())
     if len(links) == 1:

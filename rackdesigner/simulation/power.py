@@ -18,14 +18,14 @@ chassis entry carries them. Figures labelled estimates in the catalog are listed
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.model.power import (
-    NO_DRAW_KINDS,
     RackBudget,
     RackPower,
     device_draw,
@@ -154,7 +154,23 @@ def power_headline(total_max_w: float, devices_without: int, cable_ends_without:
 
 def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
                  pue: float) -> PowerReport:
-    """Power of `devices` (all when None) and of the cables between two of them.
+    """Power of `devices` (all when None) of a simulated design: `power_of` its topology's
+    specs."""
+    return power_of(layout, topo.specs, devices, pue)
+
+
+def design_specs(layout: Layout) -> dict[str, DeviceSpec]:
+    """Device id -> spec of every device of a known model, in design order: what
+    `power_of` reads, without building a topology (the cost verbs)."""
+    index = layout.index()
+    return {d.id: s for d in layout.devices() if (s := index.spec(d.id)) is not None}
+
+
+def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[str] | None,
+             pue: float) -> PowerReport:
+    """Power of `devices` (all when None) and of the cables between two of them; `specs`
+    maps every device of a known model to its spec (`design_specs`, or a topology's). The one
+    power route: `simulate`, the job estimate and `cost`/`compare` all come here.
 
     Device and link-end draws, and the sum per rack, come from `rackdesigner.model.power` —
     the same definition the design rules check the rack budget with.
@@ -184,16 +200,16 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
         totals[1] += peak
 
     total_t = total_m = 0.0
-    for device_id, spec in topo.specs.items():  # `add` written out: 356,000 devices at 100k
+    for device_id, spec in specs.items():  # `add` written out: 356,000 devices at 100k
         if chosen is not None and device_id not in chosen:
             continue
-        kind = spec.kind
-        if kind == "gpu":
+        kind, does = spec.kind, spec.traits
+        if does.computes:
             gpus += 1
-        elif kind == "rack":
+        elif does.contains == "units":  # a rack: its budget, its occupants' draw
             racks_in_scope.add(device_id)
             continue
-        elif kind in NO_DRAW_KINDS:
+        elif not does.draws_power:
             continue
         model = spec.id
         if model not in draw:
@@ -221,7 +237,7 @@ def power_report(layout: Layout, topo: Topology, devices: Iterable[str] | None,
     total_t, total_m = totals
     racks: dict[str, RackDraw] = {}
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
-        rack_spec = topo.specs.get(rack)
+        rack_spec = specs.get(rack)
         b = (rack_budget(layout.device(rack), rack_spec) if layout.has_device(rack)
              else rack_budget_none)
         typical, peak = rack_draw.get(rack, (0.0, 0.0))

@@ -51,10 +51,6 @@ class Message:
         if self.severity not in SEVERITIES:
             raise ValueError(f"unknown severity {self.severity!r}")
 
-    @property
-    def is_warning(self) -> bool:
-        return self.severity == WARNING
-
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "severity": self.severity, "text": self.text}
 

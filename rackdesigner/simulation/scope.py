@@ -35,7 +35,6 @@ INF = float("inf")
 class Island:
     gpus: list[str]
     intra_eff: float = INF  # ring busBw inside the island (NCCL-effective GB/s)
-    intra_raw: float = INF
     intra_hw: str = "nvlink"
     nvlink_eff_min: float = 0.0  # smallest per-GPU NVLink egress (NCCL-effective)
     nvlink_raw_min: float = 0.0  # the same at the hardware rate
@@ -44,7 +43,6 @@ class Island:
     has_nvswitch: bool = False
     nics: list[str] = field(default_factory=list)
     nic_min_eff: float = 0.0
-    nic_min_raw: float = 0.0
     host_eff: float = INF  # sum of the GPUs' own PCIe/C2C links: all network traffic crosses them
     host_raw: float = INF
 
@@ -165,10 +163,8 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
             # no NVLink: GPUs talk over their host (PCIe/C2C) links
             island.intra_hw = "pcie"
             island.intra_eff = min(topo.gpu_host_eff.get(g, 0.0) for g in gpus)
-            island.intra_raw = min(topo.gpu_host_raw.get(g, 0.0) for g in gpus)
         else:
-            island.intra_eff, island.intra_raw = _ring_rates(topo, gpus, egress_eff,
-                                                             egress_raw)
+            island.intra_eff = _ring_rates(topo, gpus, egress_eff, egress_raw)[0]
     root = topo.island_of[gpus[0]]
     switches = topo.nvswitches_of.get(root, set())
     island.has_nvswitch = bool(switches)
@@ -195,7 +191,6 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
     host = sum(topo.gpu_host_raw.get(g, 0.0) for g in gpus)
     island.host_raw = host if host > 0 else INF
     island.nics = sorted(nics)
-    island.nic_min_raw = min((v[0] for v in nics.values()), default=0.0)
     island.nic_min_eff = min((v[1] for v in nics.values()), default=0.0)
     return island
 

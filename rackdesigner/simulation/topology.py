@@ -23,12 +23,12 @@ from rackdesigner.model import Layout, Link, natural_key
 from rackdesigner.model.index import (
     HOST_PROTOCOLS,
     NETWORK_PROTOCOLS,
-    NIC_KINDS,
     CarriedLink,
     DesignIndex,
     UnionFind,
 )
 from rackdesigner.simulation import constants as C
+from rackdesigner.vocabulary import NO_TRAITS, Traits
 
 if TYPE_CHECKING:
     from rackdesigner.model.linktable import LinkTable
@@ -57,10 +57,14 @@ class NicPath:
 
 @dataclass
 class Topology:
-    """What the models read from a layout (built once per `simulate` call)."""
+    """What the models read from a layout (built once per design state and shared,
+    `Topology.of`)."""
 
     specs: dict[str, DeviceSpec] = field(default_factory=dict)
-    kind: dict[str, str] = field(default_factory=dict)
+    kind: dict[str, str] = field(default_factory=dict)  # names, for what is shown
+    #: what each known device does: the design index's trait column (`DesignIndex.traits`),
+    #: what every model here reads (never `kind`)
+    traits: dict[str, Traits] = field(default_factory=dict)
     gpus: list[str] = field(default_factory=list)
     # NVLink: gpu -> switch -> GB/s per direction (raw and NCCL-effective); gpu -> gpu direct.
     nvl_sw_raw: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
@@ -127,6 +131,11 @@ class Topology:
     #: propagation delay per fabric level, `latency._propagation_by_level`)
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
+    def does(self, device: str) -> Traits:
+        """What `device` does (`Traits()`, nothing, for a device of an unknown model or none
+        at all)."""
+        return self.traits.get(device, NO_TRAITS)
+
     # ---- building -------------------------------------------------------------------------------
     @classmethod
     def build(cls, layout: Layout) -> Topology:
@@ -165,6 +174,7 @@ class Topology:
             topo._find_nics()
             topo._build_tiers()
             return topo
+        topo.traits = layout.index().traits()
         # per model, once: (spec, kind, CPU vendor); a SuperPOD has 61k devices of ~20 models
         by_model: dict[str, tuple[DeviceSpec | None, str, str]] = {}
         specs, kinds, rack_of, gpus = topo.specs, topo.kind, topo.rack_of, topo.gpus
@@ -175,7 +185,7 @@ class Topology:
             if entry is None:
                 spec = catalog.get(model) if model in catalog else None
                 cpu = ""
-                if spec is not None and spec.kind == "cpu":
+                if spec is not None and spec.traits.hosts:
                     maker = spec.manufacturer.lower()
                     cpu = "amd" if "amd" in maker else "intel" if "intel" in maker else ""
                 entry = by_model[model] = (spec, spec.kind if spec is not None else "", cpu)
@@ -188,7 +198,7 @@ class Topology:
             kinds[did] = kind
             if device.rack is not None:
                 rack_of[did] = device.rack
-            if kind == "gpu":
+            if spec.traits.computes:
                 gpus.append(did)
             elif cpu == "amd":
                 vendor = "amd"
@@ -219,13 +229,14 @@ class Topology:
         self.specs.update(zip(device_ids, pick(specs, models), strict=True))
         kinds = [spec.kind if spec is not None else "" for spec in specs]
         self.kind.update(zip(device_ids, pick(kinds, models), strict=True))
+        self.traits = layout.index().traits()
         devices = table.devices if len(rows) == len(ids) else pick(table.devices, rows)
         self.rack_of.update((d.id, d.rack) for d in devices if d.rack is not None)
         self.gpus.extend(layout.index().connectivity().gpus)  # known GPUs, natural order
         vendor = self.cpu_vendor
         for m in known:  # as the per-device pass: AMD over Intel over other, by model
             spec = specs[m]
-            if spec is not None and spec.kind == "cpu":
+            if spec is not None and spec.traits.hosts:
                 maker = spec.manufacturer.lower()
                 if "amd" in maker:
                     vendor = "amd"
@@ -250,7 +261,7 @@ class Topology:
 
     def _read_carried(self, links: Iterable[CarriedLink]) -> None:
         """Capacities of `links` (carried links, in the design's link order)."""
-        kind = self.kind
+        traits = self.traits
         eff_cache: dict[str, float] = {}
         host_adj, gpu_host_raw, gpu_host_eff = self.host_adj, self.gpu_host_raw, self.gpu_host_eff
         add_nvlink, add_network = self._add_nvlink, self._add_network
@@ -258,15 +269,15 @@ class Topology:
             a, b = link.a.device, link.b.device
             ra, rb = ga.rate_gbps, gb.rate_gbps
             raw = link.count * (ra if ra < rb else rb) / 8.0
-            ka, kb = kind[a], kind[b]
+            ka, kb = traits[a], traits[b]
             if protocol == "nvlink":
                 add_nvlink(a, b, ka, kb, raw, link, eff_cache)
             elif protocol in HOST_PROTOCOLS:
                 factor = C.PCIE_EFFICIENCY if protocol == "pcie" else C.C2C_EFFICIENCY
                 host_adj[a].append((b, raw, raw * factor))
                 host_adj[b].append((a, raw, raw * factor))
-                for gpu in (a, b):
-                    if kind[gpu] == "gpu":
+                for gpu, t in ((a, ka), (b, kb)):
+                    if t.computes:
                         gpu_host_raw[gpu] += raw
                         gpu_host_eff[gpu] += raw * factor
             elif protocol in NETWORK_PROTOCOLS:
@@ -287,7 +298,7 @@ class Topology:
         self.nic_reach = index.nic_reach()
 
     def _read_connectivity(self, index: DesignIndex) -> None:
-        kind = self.kind
+        traits = self.traits
         conn = index.connectivity()
         island_of, component_of, domain_of = (conn.island_of, conn.component_of,
                                               conn.nvlink_domain_of)
@@ -304,17 +315,17 @@ class Topology:
             my_component[gpu] = component_of[gpu]
             my_domain[gpu] = domain_of[gpu]
         nvswitches_of = self.nvswitches_of
-        for device, k in kind.items():
-            if k == "nvswitch":
+        for device, t in traits.items():
+            if t.nvlink_switch:
                 nvswitches_of[island_of[device]].add(device)
-            elif k in NIC_KINDS or k == "switch":
+            elif t.endpoint or t.fabric_switch:
                 my_component[device] = component_of[device]
 
-    def _add_nvlink(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link,
+    def _add_nvlink(self, a: str, b: str, ka: Traits, kb: Traits, raw: float, link: Link,
                     eff_cache: dict[str, float]) -> None:
-        if ka != "gpu" and kb == "gpu":
+        if not ka.computes and kb.computes:
             a, b, ka, kb = b, a, kb, ka
-        if ka != "gpu":
+        if not ka.computes:
             return  # switch-to-switch NVLink: joins the island, carries no GPU port
         spec = self.specs[a]
         per_GBps = eff_cache.get(spec.id)
@@ -324,7 +335,7 @@ class Topology:
         nvl_links, link_ids = self.nvl_links, self.nvl_link_ids
         nvl_links[a] += link.count
         link_ids[a].append((link.id, b, raw))
-        if kb == "gpu":
+        if kb.computes:
             nvl_links[b] += link.count
             link_ids[b].append((link.id, a, raw))
             peer_raw, peer_eff = self.nvl_peer_raw, self.nvl_peer_eff
@@ -337,15 +348,16 @@ class Topology:
             sr[b] = sr.get(b, 0.0) + raw
             se[b] = se.get(b, 0.0) + eff
 
-    def _add_network(self, a: str, b: str, ka: str, kb: str, raw: float, link: Link) -> None:
-        if ka in NIC_KINDS:
+    def _add_network(self, a: str, b: str, ka: Traits, kb: Traits, raw: float,
+                     link: Link) -> None:
+        if ka.endpoint:
             a, b, ka, kb = b, a, kb, ka
-        if kb in NIC_KINDS and ka == "switch":
+        if kb.endpoint and ka.fabric_switch:
             up = self.nic_up[b]
             up[a] = up.get(a, 0.0) + raw
             self.sw_nics[a].append(b)
             key = (b, a)
-        elif ka == "switch" and kb == "switch":
+        elif ka.fabric_switch and kb.fabric_switch:
             adj = self.sw_adj
             adj[a][b] = adj[a].get(b, 0.0) + raw
             adj[b][a] = adj[b].get(a, 0.0) + raw
@@ -367,7 +379,7 @@ class Topology:
         and its primary NIC (the rail): GPUs that tie on the same NICs take them in turn.
         `known`: GPUs whose (paths, near a NIC, NIC names) are known already (a degraded
         design's GPUs that no failure reached, `topology_delta.py`)."""
-        kind, host_adj, nic_up = self.kind, self.host_adj, self.nic_up
+        traits, host_adj, nic_up = self.traits, self.host_adj, self.nic_up
         gpu_nics, nic_users, primary, near_nic = (self.gpu_nics, self.nic_users,
                                                   self.primary_nic, self.gpus_near_nic)
         # the search depends only on the GPU's own host links (it never goes through a GPU), so
@@ -378,7 +390,7 @@ class Topology:
             key = tuple(host_adj.get(gpu, ()))
             hit = memo.get(key) if known is None else (known.get(gpu) or memo.get(key))
             if hit is None:
-                hit = memo[key] = self._search_nics(gpu, kind, host_adj, nic_up)
+                hit = memo[key] = self._search_nics(gpu, traits, host_adj, nic_up)
             found, near, names = hit
             if near:
                 near_nic.add(gpu)
@@ -390,7 +402,7 @@ class Topology:
                 turn[names] += 1
 
     @staticmethod
-    def _search_nics(gpu: str, kind: dict, host_adj: dict, nic_up: dict
+    def _search_nics(gpu: str, traits: dict, host_adj: dict, nic_up: dict
                      ) -> tuple[list[NicPath], bool, tuple[str, ...]]:
         """Breadth-first over host links from `gpu`: the NICs of the first level that has any
         cabled NIC (natural order), whether any NIC (cabled or not) is that near, their names."""
@@ -407,14 +419,14 @@ class Topology:
                     if nbr in seen:
                         continue
                     seen.add(nbr)
-                    k = kind[nbr]
+                    t = traits[nbr]
                     r = raw if raw < raw_b else raw_b
                     e = eff if eff < eff_b else eff_b
-                    if k in NIC_KINDS:
+                    if t.endpoint:
                         near = True
                         if nic_up.get(nbr):
                             found.append(NicPath(nbr, r, e))
-                    elif k != "gpu":
+                    elif not t.computes:
                         nxt.append((nbr, r, e))
             frontier = nxt
         if len(found) == 2:  # two NICs behind one PCIe switch: the common case

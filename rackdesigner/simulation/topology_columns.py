@@ -55,7 +55,7 @@ def _nvlink(topo: Topology, table: LinkTable, at: np.ndarray, a: np.ndarray, b: 
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     keep = gpu[a]  # switch-to-switch NVLink joins the island and carries no GPU port
     at, a, b, raw = at[keep], a[keep], b[keep], raw[keep]
-    per_model = np.array([nvlink_eff_per_GBps(spec) if spec is not None and spec.kind == "gpu"
+    per_model = np.array([nvlink_eff_per_GBps(spec) if spec is not None and spec.traits.computes
                           else 0.0 for spec in table.specs])
     eff = raw * per_model[table.model_of[a]]
     ids = table.ids

@@ -58,6 +58,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
     topo = Topology(catalog=source.catalog)
     topo.specs = _minus(source.specs, gone)
     topo.kind = _minus(source.kind, gone)
+    topo.traits = index.traits()
     topo.rack_of = _minus(source.rack_of, gone)
     topo.gpus = [g for g in source.gpus if g not in gone]
     topo.unknown_models = set(source.unknown_models)
@@ -65,7 +66,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
         catalog = layout.catalog
         topo.unknown_models = {d.model for d in layout.devices() if d.model not in catalog}
     topo.cpu_vendor = source.cpu_vendor
-    if any(source.kind.get(d) == "cpu" for d in gone):
+    if any((t := source.traits.get(d)) is not None and t.hosts for d in gone):
         topo.cpu_vendor = _cpu_vendor(topo)
     topo._cables = dict(source._cables)
 
@@ -97,7 +98,8 @@ def _without(source: Topology, layout: Layout, failed: Any,
                 net_links.append(carried)
         elif redo and carried.link.id in redo:
             host_links.append(carried)
-    again = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind)
+    again = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind,
+                     traits=topo.traits)
     again._cables = topo._cables
     again._read_carried(host_links)
     for name in DEVICE_FIELDS:
@@ -112,7 +114,8 @@ def _without(source: Topology, layout: Layout, failed: Any,
                 ours.pop(device, None)
         setattr(topo, name, ours)
     if network_lost:
-        net = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind)
+        net = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind,
+                       traits=topo.traits)
         net._cables = topo._cables
         net._read_carried(net_links)
         for name in NETWORK_FIELDS:
@@ -183,8 +186,8 @@ def _cpu_vendor(topo: Topology) -> str:
     """What `Topology._build` finds for the CPUs left: "amd" if any is AMD, else "intel" if
     any is Intel, else "other" (its device loop, which does not depend on the order)."""
     found = "other"
-    for device, kind in topo.kind.items():
-        if kind != "cpu":
+    for device, traits in topo.traits.items():
+        if not traits.hosts:
             continue
         maker = topo.specs[device].manufacturer.lower()
         if "amd" in maker:

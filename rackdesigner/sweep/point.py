@@ -12,7 +12,8 @@ import fnmatch
 import logging
 from typing import Any
 
-from rackdesigner.sweep.spec import Edit, SweepSpec, size_label
+from rackdesigner.sweep.spec import Edit, SweepSpec
+from rackdesigner.units import size_label
 
 log = logging.getLogger(__name__)
 

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from rackdesigner.units import table_size
+
 SPEC_VERSION = 1
 MAX_SPEC_BYTES = 1 << 20
 MAX_POINTS = 100_000
@@ -27,8 +29,6 @@ TOP_KEYS = ("schema_version", "name", "generate", "base", "fixed", "grid", "poin
             "outputs", "workload", "cost")
 OUTPUT_KEYS = ("collectives", "sizes", "algorithm")
 EDIT_KINDS = ("remove", "set_model")
-SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 1000, "MB": 10**6,
-              "GB": 10**9}
 DEFAULT_SIZE = 1 << 30
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -142,28 +142,9 @@ def parse_spec(text: str, label: str = "<spec>", folder: str | os.PathLike = "."
 
 
 def parse_size(value: Any) -> int | None:
-    """`1GiB`, `16 MiB`, `8B` or a whole number of bytes; None if not an nccl-tests size."""
-    if isinstance(value, bool):
+    """A size of the busbw tables in the one size grammar (`units.table_size`: `1GiB`, `1G`,
+    `16 MiB`, `8B` or a whole number of bytes); None if it is not one."""
+    try:
+        return table_size(value)
+    except ValueError:
         return None
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, str):
-        text = value.replace(" ", "")
-        for unit in sorted(SIZE_UNITS, key=len, reverse=True):
-            if text.endswith(unit) and text[: -len(unit)].isdigit():
-                number = int(text[: -len(unit)]) * SIZE_UNITS[unit]
-                break
-        else:
-            return None
-    else:
-        return None
-    if number < 8 or number > 16 << 30 or number & (number - 1):
-        return None
-    return number
-
-
-def size_label(size: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale}{unit}"
-    return f"{size}B"

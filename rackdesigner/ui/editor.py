@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, QPointF, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -393,5 +393,3 @@ class Editor(QObject):
             return True
         return False
 
-    def scene_center(self) -> QPointF:
-        return self.view.mapToScene(self.view.viewport().rect().center())

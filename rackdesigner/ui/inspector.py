@@ -193,9 +193,9 @@ class InspectorWidget(QWidget):
         if self._choice_lists is None:
             layout = self.layout_
             assert layout is not None
-            kind = layout.index().kind
+            does = layout.index().device_traits
             self._choice_lists = ([(d.label, d.id) for d in layout.devices()
-                                   if kind(d.id) == "rack"],
+                                   if does(d.id).contains == "units"],
                                   [(g.label, g.id) for g in layout.groups()])
         return self._choice_lists
 
@@ -302,7 +302,7 @@ class InspectorWidget(QWidget):
             self.link_count.setValue(first.count if single else
                                      sum(lk.count for lk in links))
         self.link_count.setEnabled(single)
-        cables = [(f"{s.model} ({s.id})", s.id) for s in layout.catalog.of_kind("cable")]
+        cables = [(f"{s.model} ({s.id})", s.id) for s in layout.catalog.doing("media", "cable")]
         shared_cable = first.cable if all(lk.cable == first.cable for lk in links) else None
         _set_combo(self.link_cable, [(NONE, None), *cables], shared_cable)
         with QSignalBlocker(self.link_length):
@@ -335,9 +335,9 @@ class InspectorWidget(QWidget):
             self.group_collapsed.setChecked(group.collapsed)
         self.group_members.setText(plain(f"{len(layout.group_devices(group_id))} devices, "
                                          f"{len(layout.group_children(group_id))} sub-groups"))
-        kind = layout.index().kind
+        does = layout.index().device_traits
         racks = [d for d in layout.group_devices(group_id, recursive=False)
-                 if kind(d) == "rack"][:4]
+                 if does(d).contains == "units"][:4]
         self.group_racks.setText("<br>".join(
             f'<a href="{html.escape(r, quote=True)}">{html.escape(layout.device(r).label)}</a>'
             for r in racks))

@@ -20,7 +20,6 @@ from rackdesigner.model import Layout
 from rackdesigner.model.cooling import AIR_PROP, SERVES_PROP, cdu_capacity_w, prop
 from rackdesigner.model.items import Device
 from rackdesigner.ui.plain_text import plain
-from rackdesigner.vocabulary import COOLING_KINDS
 
 
 def with_prop(props: tuple, key: str, value: Any) -> tuple:
@@ -59,7 +58,7 @@ class CoolingRows:
     def show(self, device: Device, spec: Any) -> None:
         self.device_id = device.id
         is_rack = spec is not None and spec.rack is not None
-        is_cdu = spec is not None and spec.kind in COOLING_KINDS
+        is_cdu = spec is not None and spec.traits.cools
         self.form.setRowVisible(self.air, is_rack)
         self.form.setRowVisible(self.serves, is_cdu)
         self.form.setRowVisible(self.error, False)

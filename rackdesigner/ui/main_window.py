@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, default_catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import window_layout
@@ -284,10 +285,14 @@ class MainWindow(QMainWindow):
         if checked is not None and checked.state is layout.state:
             layout = checked
         kinds, links = layout.index().counts()
-        parts = [_count(kinds["gpu"], "GPU")]
-        if kinds["nvswitch"]:
-            parts.append(_count(kinds["nvswitch"], "NVSwitch", "NVSwitches"))
-        parts += [_count(kinds["switch"], "switch", "switches"), _count(links, "link")]
+
+        def doing(trait: str) -> int:  # devices whose kind's traits say `trait`
+            return sum(n for k, n in kinds.items() if getattr(vocabulary.traits_of(k), trait))
+
+        parts = [_count(doing("computes"), "GPU")]
+        if nvswitches := doing("nvlink_switch"):
+            parts.append(_count(nvswitches, "NVSwitch", "NVSwitches"))
+        parts += [_count(doing("fabric_switch"), "switch", "switches"), _count(links, "link")]
         self.counts_label.setText(" · ".join(parts))
 
     def status_message(self, text: str) -> None:

@@ -49,7 +49,7 @@ def _watts(w: float | None) -> str:
 
 
 def _gpu_count(catalog: Catalog, spec: DeviceSpec) -> int:
-    if spec.kind == "gpu":
+    if spec.traits.computes:
         return 1
     if spec.system is None:
         return 0
@@ -60,11 +60,11 @@ def _gpu_count(catalog: Catalog, spec: DeviceSpec) -> int:
 def figures(catalog: Catalog, spec: DeviceSpec) -> str:
     """Key figures of a model, one short line."""
     bits: list[str] = []
-    if spec.kind == "system":
+    if spec.traits.contains == "parts":
         gpus = _gpu_count(catalog, spec)
         if gpus:
             bits.append(f"{gpus} GPUs")
-    elif spec.kind == "rack" and spec.rack is not None:
+    elif spec.traits.contains == "units" and spec.rack is not None:
         bits.append(f"{spec.rack.height_u}U")
         bits.append(f"{_watts(spec.rack.power_budget_w)} budget")
     else:
@@ -72,7 +72,7 @@ def figures(catalog: Catalog, spec: DeviceSpec) -> str:
         for group in spec.ports[:1]:
             name = SHORT_PROTOCOL.get(group.protocol, group.protocol)
             bits.append(f"{group.count}× {name} {style.format_rate(group.rate_gbps)}")
-    if spec.kind != "rack":
+    if spec.traits.contains != "units":
         power = _watts(spec.power.max_w or spec.power.typical_w)
         if power:
             bits.append(power)

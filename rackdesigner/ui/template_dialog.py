@@ -26,9 +26,10 @@ from rackdesigner.model import Layout
 from rackdesigner.ui import style
 from rackdesigner.ui.plain_text import plain
 
-#: Options that name a catalog model, and the device kinds they offer.
-MODEL_OPTIONS = {"system": ("system",), "switch": vocabulary.kinds_with_role("switch"),
-                 "endpoint": vocabulary.kinds_with_role("nic")}
+#: Options that name a catalog model, and the trait (with its value) of the models they offer.
+MODEL_OPTIONS: dict[str, tuple[str, object]] = {
+    "system": ("contains", "parts"), "switch": ("fabric_switch", True),
+    "endpoint": ("endpoint", True)}
 
 
 
@@ -106,10 +107,10 @@ class TemplateDialog(QDialog):
         """(text, value) entries for a drop-down, or None for a free field."""
         if getattr(option, "choices", None):
             return [(str(c), str(c)) for c in option.choices]
-        kinds = MODEL_OPTIONS.get(option.name)
-        if kinds is None:
+        wanted = MODEL_OPTIONS.get(option.name)
+        if wanted is None:
             return None
-        specs = self.catalog.of_kind(*kinds)
+        specs = self.catalog.doing(*wanted)
         if option.name == "system":  # systems with compute NICs to wire: DGX/HGX nodes
             specs = [s for s in specs if s.system is not None
                      and s.id.startswith(("dgx-", "hgx-"))] or specs

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackdesigner.analysis.whatif import KINDS, WhatIf, WhatIfError
+from rackdesigner.analysis.whatif import TARGETS, WhatIf, WhatIfError
 from rackdesigner.model import Layout
 from rackdesigner.ui.jobs import Worker
 from rackdesigner.ui.plain_text import plain
@@ -78,7 +78,7 @@ class SingleFailuresDialog(QDialog):
         self.job_source = job_source
         self.job: JobSpec | None = None
         self.kind_combo = QComboBox(self)
-        self.kind_combo.addItems(list(KINDS))
+        self.kind_combo.addItems(list(TARGETS))
         self.kind_combo.setCurrentText("switch")
         self.run_button = QPushButton("Run", self)
         self.run_button.clicked.connect(self.run)

@@ -12,7 +12,9 @@ One `Kind` per kind, in bill-of-materials order. A kind says
 - `power`: the live panel's power category its draw is stacked in;
 - `block`: the facts block its catalog files must carry (`gpu:`, `rack:`…), and `facts`: for a
   kind without a typed block of its own, the fields of that block (`cdu: {cooling_kw: …}`),
-  which the loader validates and `DeviceSpec.fact()` reads.
+  which the loader validates and `DeviceSpec.fact()` reads;
+- `traits`: what it does (`traits.py`) — what every engine reads, never the kind's name; made
+  from its role and the flags above unless the entry gives its own.
 
 Adding a kind is its catalog files plus one entry here; `tests/test_vocabulary.py` checks the
 tables against the shipped catalog and against what reads them.
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from rackdesigner.vocabulary._table import entry
+from rackdesigner.vocabulary.traits import NO_TRAITS, ROLE_TRAITS, Traits
 
 #: What a kind is to the simulation and the rules.
 #: gpu, cpu, nvswitch (NVLink switch chip), switch (scale-out fabric switch), nic (fabric
@@ -72,6 +75,36 @@ class Kind:
     side_mount: bool = False
     block: str | None = None  # a typed facts block the catalog file must carry
     facts: tuple[Fact, ...] = ()
+    #: what it does (None: from its role and flags, `traits.ROLE_TRAITS`)
+    traits: Traits = None  # type: ignore[assignment]  # filled in by __post_init__
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"kind {self.name!r}: unknown role {self.role!r} (expected one "
+                             f"of {', '.join(ROLES)})")
+        if self.traits is None:
+            object.__setattr__(self, "traits", _traits_of_entry(self))
+
+
+def _traits_of_entry(k: Kind) -> Traits:
+    """The traits of an entry that declares none: its role's, with what its flags, block and
+    facts say (a container holds units or parts and draws nothing itself; a kind whose facts
+    give a cooling capacity cools; an enclosure that is not a container is a frame; a media
+    kind is a cable or optics by its block)."""
+    import dataclasses
+
+    base = ROLE_TRAITS[k.role]
+    contains = base.contains
+    if k.container:
+        contains = "units" if k.block == "rack" else "parts"
+    elif k.role == "enclosure":
+        contains = "frame"
+    media = base.media
+    if k.role == "media":
+        media = "optics" if k.block == "transceiver" else "cable"
+    return dataclasses.replace(base, contains=contains, draws_power=not k.container,
+                               cools=any(f.name == "cooling_kw" for f in k.facts),
+                               media=media)
 
 
 KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
@@ -123,8 +156,62 @@ KIND_NAMES: tuple[str, ...] = tuple(KINDS)
 #: The fact of a kind that cools racks (a CDU's `cdu: {cooling_kw: …}`): a device of a kind whose
 #: facts give it serves the racks it lists (`serves:`) with that capacity (model/cooling.py).
 COOLING_FACT = "cooling_kw"
-COOLING_KINDS: frozenset[str] = frozenset(
-    k.name for k in KINDS.values() if any(f.name == COOLING_FACT for f in k.facts))
+COOLING_KINDS: frozenset[str] = frozenset(k.name for k in KINDS.values() if k.traits.cools)
+
+
+class RegistrationError(ValueError):
+    """A table entry an installed package (a plugin) adds, refused at registration: the
+    message names the plugin and what was wrong."""
+
+
+def register_kinds(entries: Iterable[object], source: str) -> tuple[str, ...]:
+    """Add the kinds `entries` (each a `Kind`) that plugin `source` declares to the table
+    (`KINDS` here and in the package), refusing the whole set — naming `source` — when an entry
+    is not a `Kind`, its name is taken, or its palette section, power category or facts block
+    is unknown (an unknown role or trait value is refused when the `Kind` is made). The names
+    registered."""
+    global KINDS, KIND_NAMES, COOLING_KINDS
+    new: dict[str, Kind] = {}
+    blocks = {k.block for k in KINDS.values()}
+    for e in entries:
+        if not isinstance(e, Kind):
+            raise RegistrationError(f"plugin {source}: a kind must be a "
+                                    f"rackdesigner.vocabulary.Kind, got {type(e).__name__}")
+        where = f"plugin {source}: kind {e.name!r}"
+        if e.name in KINDS or e.name in new:
+            raise RegistrationError(f"{where} is already registered")
+        if not isinstance(e.traits, Traits):
+            raise RegistrationError(f"{where}: traits must be a vocabulary.Traits")
+        if e.palette is not None and e.palette not in PALETTE_SECTIONS:
+            raise RegistrationError(f"{where}: unknown Palette section {e.palette!r} "
+                                    f"(expected one of {', '.join(PALETTE_SECTIONS)})")
+        if e.power not in POWER_CATEGORIES:
+            raise RegistrationError(f"{where}: unknown power category {e.power!r} "
+                                    f"(expected one of {', '.join(POWER_CATEGORIES)})")
+        if e.block is not None and e.block not in blocks:
+            raise RegistrationError(f"{where}: unknown facts block {e.block!r} (give the "
+                                    f"kind's own fields as `facts`)")
+        new[e.name] = e
+    KINDS = MappingProxyType({**KINDS, **new})
+    KIND_NAMES = tuple(KINDS)
+    COOLING_KINDS = frozenset(k.name for k in KINDS.values() if k.traits.cools)
+    import rackdesigner.vocabulary as package
+
+    package.KINDS, package.KIND_NAMES, package.COOLING_KINDS = KINDS, KIND_NAMES, COOLING_KINDS
+    return tuple(new)
+
+
+def traits_of(kind_name: str | None) -> Traits:
+    """The traits of kind `kind_name` (`Traits()`, nothing, for None or an unknown kind: what
+    a device of an unknown model has)."""
+    k = KINDS.get(kind_name) if kind_name is not None else None
+    return k.traits if k is not None else NO_TRAITS
+
+
+def kinds_with(test: Callable[[Traits], bool]) -> tuple[str, ...]:
+    """The kinds whose traits pass `test`, in table order (`kinds_with(lambda t:
+    t.fabric_switch)`)."""
+    return tuple(k.name for k in KINDS.values() if test(k.traits))
 
 
 def fact_figures(kind_name: str, fact: Callable[[str], object]) -> list[str]:
@@ -153,7 +240,7 @@ def palette_section(kind_name: str, protocols: Iterable[str] = ()) -> str | None
     entry = KINDS.get(kind_name)
     if entry is None:
         return None
-    if entry.role == "switch":
+    if entry.traits.fabric_switch:
         present = set(protocols)
         for p in PROTOCOLS.values():
             if p.name in present and p.switch_section:

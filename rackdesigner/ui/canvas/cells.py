@@ -111,7 +111,7 @@ def block_stats(layout: Layout, members: list[str], failed: frozenset[str] | set
     for device_id in members:
         spec = layout.spec(device_id)
         if spec is not None:
-            gpus += spec.kind == "gpu"
+            gpus += spec.traits.computes
             power += spec.power.max_w or 0.0
         down += device_id in failed
     return BlockStats(len(members), gpus, down, power)

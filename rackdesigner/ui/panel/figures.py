@@ -9,11 +9,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout
-from rackdesigner.model.power import NO_DRAW_KINDS, device_draw
+from rackdesigner.model.power import device_draw
 from rackdesigner.simulation import SimulationResult
 
 KIB = 1024
@@ -21,7 +20,6 @@ REFERENCE_SIZES = tuple(2 ** e for e in range(20, 35))  # 1 MiB .. 16 GiB
 DEFAULT_REFERENCE = 2 ** 30
 
 # catalog kind -> power category of the stacked bars (see theme.POWER_CATEGORIES)
-KIND_CATEGORY = {k.name: k.power for k in vocabulary.KINDS.values()}
 
 
 def format_bytes(n: float) -> str:
@@ -194,10 +192,10 @@ def rack_power_by_category(layout: Layout, result: SimulationResult,
         if device.rack is None or (members is not None and device.id not in members):
             continue
         spec = catalog.get(device.model) if device.model in catalog else None
-        if spec is None or spec.kind in NO_DRAW_KINDS:
+        if spec is None or not spec.traits.draws_power:
             continue
         peak = device_draw(spec)[1]
-        split[device.rack][KIND_CATEGORY.get(spec.kind, "other")] += peak
+        split[device.rack][vocabulary.kind(spec.kind).power] += peak
     out: dict[str, dict[str, float]] = {}
     for rack, info in result.power.by_rack.items():
         parts = dict(split.get(rack, {}))
@@ -240,6 +238,3 @@ def algorithm_spans(points) -> list[tuple[str, int, int]]:
             spans.append((p.algorithm, i, i))
     return spans
 
-
-def summary_dict(figures: list[Figure]) -> dict[str, Any]:
-    return {f.key: f.value for f in figures}

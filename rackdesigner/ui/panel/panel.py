@@ -344,7 +344,7 @@ class SimulationPanel(QWidget):
     @staticmethod
     def _is_gpu(layout: Layout, device_id: str) -> bool:
         spec = layout.spec(device_id) if layout.has_device(device_id) else None
-        return spec is not None and spec.kind == "gpu"
+        return spec is not None and spec.traits.computes
 
     def _update_scope_label(self) -> None:
         scope = self.live.scope

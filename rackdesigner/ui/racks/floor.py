@@ -160,7 +160,8 @@ class FloorScene(QGraphicsScene):
             return None
         model = bytes(mime.data(MODEL_MIME)).decode()
         catalog = self.layout.catalog
-        return model if model in catalog and catalog.get(model).kind == "rack" else None
+        return (model if model in catalog and catalog.get(model).traits.contains == "units"
+                else None)
 
     def dragEnterEvent(self, event) -> None:
         if self._rack_model(event) is not None:

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPen, QWheelEvent
 from PySide6.QtWidgets import QFrame, QGraphicsRectItem, QGraphicsView
 
-from rackdesigner.model.racks import SIDE_KINDS, SIDES, SideDevice
+from rackdesigner.model.racks import SIDES, SideDevice, side_mounted
 from rackdesigner.ui.canvas.interaction import MODEL_MIME
 from rackdesigner.ui.racks.items import SideItem, UnitItem, side_rect
 from rackdesigner.ui.racks.scene import RacksScene
@@ -122,7 +122,7 @@ class RacksView(QGraphicsView):
         if value not in layout.catalog:
             return 0, f"unknown model {value}"
         spec = layout.catalog.get(value)
-        if spec.kind == "rack":
+        if spec.traits.contains == "units":
             return 0, "rack"
         if not spec.u_height or spec.u_height <= 0:
             return 0, (f"{spec.model} has no rack height: it goes inside a system "
@@ -142,7 +142,7 @@ class RacksView(QGraphicsView):
         else:
             spec = layout.spec(value) if layout.has_device(value) else None
             which = "device"
-        if spec is None or spec.kind not in SIDE_KINDS or (spec.u_height or 0) > 0:
+        if not side_mounted(spec):
             return None
         return which, value
 
@@ -189,7 +189,7 @@ class RacksView(QGraphicsView):
         layout = self.racks.layout
         return (payload is not None and payload[0] == "model" and layout is not None
                 and payload[1] in layout.catalog
-                and layout.catalog.get(payload[1]).kind == "rack")
+                and layout.catalog.get(payload[1]).traits.contains == "units")
 
     def dragMoveEvent(self, event) -> None:
         if self._payload(event) is None:
