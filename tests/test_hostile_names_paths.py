@@ -195,6 +195,7 @@ _BUILT_NAME = re.compile(r"""/\s*f["'][^"']*\{""")
 _OWN_NAMES = {
     "rackdesigner/catalog/filecache.py",  # a cache name from a digest of the catalog
     "rackdesigner/ui/untitled.py",  # the user's own "Save as" name, in the folder they chose
+    "rackdesigner/interop/folders.py",  # the lock beside the export folder the user named
     "rackdesigner/workload/profile.py",  # bundled profile refs, read not written
     "rackdesigner/workload/models.py",  # bundled model ids, read not written
 }
