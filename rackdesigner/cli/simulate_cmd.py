@@ -56,6 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--sharp", choices=("on", "off"),
                         help="allow in-network reduction (NVLS across nodes, CollNet/SHARP); "
                         "default: the design's own setting, which is off unless turned on")
+    parser.add_argument("--fabric-tuning", choices=vocabulary.FABRIC_TUNING_NAMES,
+                        default=vocabulary.DEFAULT_FABRIC_TUNING,
+                        help="the NCCL network settings the cluster runs: vendor-tuned (default: "
+                        "several queue pairs per connection and adaptive routing for every "
+                        "message, as the vendor's reference architectures) or typical-defaults "
+                        "(NCCL's defaults, one queue pair per connection)")
     parser.add_argument("--placement", choices=PLACEMENTS, default="contiguous",
                         help="rank placement over the nodes (default contiguous, as NCCL with "
                         "Slurm's block distribution)")
@@ -93,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
         result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
                           p2p=tuple(args.p2p) if args.p2p else None,
                           sharp=None if args.sharp is None else args.sharp == "on",
-                          placement=args.placement, loads_for=(args.collective, size))
+                          placement=args.placement, loads_for=(args.collective, size),
+                          fabric_tuning=args.fabric_tuning)
     except SimulationInputError as exc:  # the CLI names the settings its own way: --sharp
         raise UsageError(exc.for_cli()) from None
     job_loads = None
@@ -185,7 +192,8 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     s, b, lat, p = result.scope, result.bandwidth, result.latency, result.power
     lines = [f"{label or 'layout'}: {s.gpus} GPUs in {s.nodes} node(s), "
              f"{s.nvlink_domains} NVLink domain(s) (largest {s.largest_nvlink_domain}); "
-             f"ranks {result.placement}, SHARP {'on' if result.sharp else 'off'}"]
+             f"ranks {result.placement}, SHARP {'on' if result.sharp else 'off'}"
+             + (f", fabric {result.fabric_tuning}" if s.islands > 1 else "")]
     over = ", ".join(f"{tier} {r(ratio, 4):g}:1" for tier, ratio in b.oversubscription.items())
     scale_out = r(b.per_gpu_scale_out_GBps)
 

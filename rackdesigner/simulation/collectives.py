@@ -145,14 +145,20 @@ def _ring_net(island: Island, channels: int) -> float:
     return min(nics * island.nic_min_eff, island.host_eff)
 
 
-def _tree_net(island: Island) -> float:
-    """Network rate of a domain for NCCL's trees: all of its NICs, but a multi-node NVLink
-    domain (more GPUs than one host carries) reaches only `MNNVL_TREE_NET_NICS` NICs' worth
+def _tree_nics(island: Island) -> float:
+    """NICs a domain's trees leave through: all of its NICs, but a multi-node NVLink domain
+    (more GPUs than one host carries) reaches only `MNNVL_TREE_NET_NICS` NICs' worth
     (constants.py: a named model assumption derived from published multi-rack runs)."""
     nics = float(len(island.nics))
     if island.k > C.HOST_MAX_GPUS and island.has_nvswitch:
         nics = min(nics, C.MNNVL_TREE_NET_NICS)
-    return min(nics * island.nic_min_eff, island.host_eff)
+    return nics
+
+
+def _tree_net(island: Island) -> float:
+    """Network rate of a domain for NCCL's trees: its tree NICs (`_tree_nics`) at the slowest
+    NIC's rate, capped by the host's links."""
+    return min(_tree_nics(island) * island.nic_min_eff, island.host_eff)
 
 
 def with_floor(time_us: float) -> float:
@@ -175,8 +181,10 @@ class CollectiveModel:
     """Predicted times for one scope; `sweep(collective)` gives the nccl-tests table."""
 
     def __init__(self, scope: ScopeModel, latency_inter_us: float, cpu_vendor: str,
-                 p2p_eff_GBps: float, p2p_same_island: bool, algorithm: str = "auto") -> None:
+                 p2p_eff_GBps: float, p2p_same_island: bool, algorithm: str = "auto",
+                 tuning: str = vocabulary.DEFAULT_FABRIC_TUNING) -> None:
         self.s = scope
+        self.tuning = tuning
         self.lat_inter = latency_inter_us
         self.cpu_vendor = cpu_vendor
         self.p2p_eff = p2p_eff_GBps
@@ -196,7 +204,7 @@ class CollectiveModel:
         self.b_intra = min((i.intra_eff for i in scope.islands), default=INF)
         # the share of NCCL's per-NIC rate the transport family keeps across this many domains
         # (transport.py, derived from published runs); in-network reduction keeps the base share
-        self.family = T.family(scope.transport)
+        self.family = T.family(scope.transport, tuning)
         self.node_eff = self.family.nic_efficiency(n_nodes)
         self.base_eff = self.family.base_efficiency() if n_nodes > 1 else 1.0
         self.net_raw = min((i.net_eff for i in scope.islands), default=0.0)
@@ -278,27 +286,44 @@ class CollectiveModel:
                                   share=_channel_share(ch, p, threshold)))
         return out
 
+    def _tree_channels(self) -> int:
+        """Channels of NCCL's tree graph: inside one domain the ring's; across domains one per
+        NIC a domain's trees leave through (the graph search pairs each tree channel with a
+        NIC), at most the ring's channels."""
+        s = self.s
+        if s.n_islands <= 1:
+            return s.channels
+        nics = min((_tree_nics(i) for i in s.islands), default=0.0)
+        return max(1, min(s.channels, round(nics)))
+
     def _tree(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s, n, nodes = self.s, self.s.n, self.s.n_islands
-        # across more than two domains every domain is an inner node of one of NCCL's two
-        # binary trees: its NICs carry the data twice (up to the parent, down to two children
-        # over the two trees), so the network share is halved; two domains only exchange once
-        # (a tree NIC then runs at half its rate, below where fabric congestion binds, so the
-        # per-NIC decline with domains, measured on rings, is not applied: published B200 trees
-        # stay at 190-196 GB/s from 4 to 64 nodes on two clusters whose rings differ by 25 %)
-        net = self.tree_net * s.tree_factor * (1.0 if nodes == 2 else 0.5)
-        base = self.b_intra if nodes <= 1 else min(self.b_intra, net)
+        # NCCL's tree busBw is the rate of one domain's NICs (its algbw is half: a double
+        # binary tree moves each byte up and down, tuning.cc), capped per channel: a tree
+        # channel's SM receives, reduces and forwards for a parent and two children, and
+        # NCCL's perChMaxTreeBw (24 GB/s per channel on Blackwell beyond two nodes) is that
+        # limit; eight channels x 24 = 192 is the 190-196 GB/s published B200 trees hold from
+        # 4 to 64 nodes on two clusters whose rings differ by a quarter (docs/simulation.md)
+        net = self.tree_net * s.tree_factor * self.node_eff
         ch, ai, i2 = s.channels, s.arch_index, self.index2
+        tree_ch = self._tree_channels()
+        if any(i.k > C.HOST_MAX_GPUS and i.has_nvswitch for i in s.islands):
+            # a multi-node NVLink domain: how many tree channels NCCL builds there is not
+            # known; its network share (MNNVL_TREE_NET_NICS) is derived with the double tree
+            # moving each byte twice beyond two domains, so that stays (docs: residuals)
+            net *= 1.0 if nodes == 2 else 0.5
+            tree_ch = ch
+        base = self.b_intra if nodes <= 1 else min(self.b_intra, net)
         out = []
         for proto, p in _P.items():
             if proto == "LL128" and self.intra_hw != "nvlink":
                 continue
-            bus = min(base * C.TREE_FACTOR, ch * C.PER_CH_MAX_TREE_BW[ai][i2])
+            bus = min(base * C.TREE_FACTOR, tree_ch * C.PER_CH_MAX_TREE_BW[ai][i2])
             if proto == "LL":
                 bus = min(bus * C.TREE_LL_FACTOR, self.ll_max)
             elif proto == "LL128":
                 f = C.TREE_LL128_FACTOR_1NODE if nodes <= 1 else C.TREE_LL128_FACTOR_MULTI
-                bus = min(bus * f, ch * C.PER_CH_MAX_TREE_LL128_BW[ai][i2])
+                bus = min(bus * f, tree_ch * C.PER_CH_MAX_TREE_LL128_BW[ai][i2])
             intra = C.HW_LATENCY_US[self.intra_hw]["tree"][p]
             inter = self._inter_lat("tree", p, intra)
             per_node = n // max(1, nodes)
@@ -417,8 +442,13 @@ class CollectiveModel:
             return []
         k = s.k
         intra_algbw = self.b_intra * k / (2 * (k - 1)) if k > 1 else INF
-        # traffic ends at the first switch: the two-domain share at any scale
-        algbw = min(intra_algbw, self.net_raw * self.base_eff)
+        # traffic ends at the first switch: the two-domain share at any scale; and the share
+        # of NCCL's default settings whatever the fabric tuning: the queue-pair and adaptive-
+        # routing settings are the net_ib transport's (NCCL src/transport/net_ib), which
+        # CollNet's traffic does not take (it runs through the SHARP plugin's own trees)
+        base = (T.family(self.s.transport, "typical-defaults").base_efficiency()
+                if self.s.n_islands > 1 else 1.0)
+        algbw = min(intra_algbw, self.net_raw * base)
         if s.sm >= 90:
             algbw *= C.COLLNET_EFFICIENCY_SM90
         intra = C.HW_LATENCY_US[self.intra_hw]["collnet_direct"][2]

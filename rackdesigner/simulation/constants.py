@@ -189,7 +189,7 @@ HOST_MAX_GPUS = 8
 #: and 434 GB/s of inter-rack traffic per rack in both: about 9.5 ConnectX-7 NICs' worth at
 #: NCCL's 48 GB/s times the per-NIC share across that many racks (transport.yaml), not the
 #: rack's 72 (`published_vs_model.py --derive`). A domain with fewer NICs keeps all of them.
-MNNVL_TREE_NET_NICS = 9.49
+MNNVL_TREE_NET_NICS = 9.95
 #: Small-message floor: the per-call time of the host side (kernel launch, the proxy's first
 #: post, the test's back-to-back issue) that NCCL's cost model leaves out; published 8-byte
 #: calls take 35 us on one 8-GPU node where NCCL's model says 15. It overlaps the GPUs' time

@@ -144,6 +144,7 @@ def _build(data: dict[str, Any]) -> SimulationResult:
                             messages, str(data.get("algorithm", "auto")), diagnostics,
                             sharp=bool(data.get("sharp", False)),
                             placement=str(data.get("placement", "contiguous")),
+                            fabric_tuning=str(data.get("fabric_tuning", "vendor-tuned")),
                             link_loads=None if loads is None else _link_loads(
                                 _obj(loads, "link_loads")))
 

@@ -177,6 +177,8 @@ class SimulationResult:
     sharp: bool = False  # in-network reduction allowed (the design's setting or `sharp=`)
     placement: str = "contiguous"
     link_loads: LinkLoadsInfo | None = None
+    #: the NCCL network settings the figures assume (vocabulary.FABRIC_TUNINGS)
+    fabric_tuning: str = "vendor-tuned"
 
     def collective(self, name: str) -> tuple[Point, ...]:
         return self.collectives.get(name, ())
@@ -215,6 +217,7 @@ class SimulationResult:
             "diagnostics": [m.to_dict() for m in self.classified()],
             "sharp": self.sharp,
             "placement": self.placement,
+            "fabric_tuning": self.fabric_tuning,
             "link_loads": loads,
         }
 

@@ -48,6 +48,9 @@ from rackdesigner.vocabulary.kinds import (
     palette_section,
 )
 from rackdesigner.vocabulary.protocols import (
+    DEFAULT_FABRIC_TUNING,
+    FABRIC_TUNING_NAMES,
+    FABRIC_TUNINGS,
     FAMILIES,
     PROTOCOL_NAMES,
     PROTOCOLS,
@@ -67,6 +70,9 @@ __all__ = [
     "COLLECTIVE_NAMES",
     "COOLING_FACT",
     "COOLING_KINDS",
+    "DEFAULT_FABRIC_TUNING",
+    "FABRIC_TUNINGS",
+    "FABRIC_TUNING_NAMES",
     "FAMILIES",
     "GROUP_COLLECTIVES",
     "KINDS",
