@@ -87,6 +87,16 @@ class Row:
     algorithm: str | None = None  # what the engine used at that size
     skipped: str | None = None
     warnings: list[str] = field(default_factory=list)
+    domains: int | None = None  # NVLink domains (NCCL nodes) of the simulated scope
+
+    @property
+    def ratio(self) -> float | None:
+        """published / simulated as a rate (a time compares the other way round)."""
+        if self.simulated is None or self.simulated <= 0:
+            return None
+        if self.run.compare == "time_us":
+            return self.simulated / self.run.published
+        return self.run.published / self.simulated
 
     @property
     def error_pct(self) -> float | None:
@@ -235,6 +245,7 @@ def compare_runs(runs: list[Run]) -> list[Row]:
             row.skipped = f"the engine's {run.compare} is {value!r}"
             continue
         row.simulated = float(value)
+        row.domains = int(result.get("scope", {}).get("islands", 1))
         row.algorithm = "/".join(str(point.get(k)) for k in ("algorithm", "protocol")
                                  if point.get(k))
     return rows
@@ -369,6 +380,21 @@ def derive(runs: list[Run]) -> dict[str, float]:
     return out
 
 
+def derive_ranges(runs: list[Run]) -> dict[str, Any]:
+    """The class spreads of the figures' ranges (rackdesigner/simulation/ranges.py), from the
+    VALIDATION runs only: per class, published / simulated at its smallest and largest."""
+    from rackdesigner.simulation.ranges import collective_class, derive_spreads
+
+    pairs = []
+    for row in compare_runs([r for r in runs if r.data["set"] == "validation"]):
+        if row.ratio is None or row.algorithm is None:
+            continue
+        cls = collective_class(row.algorithm.split("/")[0], row.domains or 1,
+                               row.run.data["size_bytes"])
+        pairs.append((cls, row.ratio))
+    return derive_spreads(pairs)
+
+
 def _size(n: int) -> str:
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale and n % scale == 0:
@@ -410,12 +436,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", choices=SETS, help="only the calibration or validation runs")
     parser.add_argument("--derive", action="store_true",
                         help="refit the derived constants on the calibration runs and print them")
+    parser.add_argument("--ranges", action="store_true",
+                        help="derive the class spreads of the figures' ranges from the "
+                        "validation runs and print them (resources/simulation/ranges.yaml)")
     args = parser.parse_args(argv)
     try:
         runs = load_table(args.table)
     except TableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.ranges:
+        for name, spread in derive_ranges(runs).items():
+            print(f"  {name}: {{lo: {spread.lo:.3f}, hi: {spread.hi:.3f}, runs: {spread.runs}}}")
+        return 0
     if args.derive:
         for name, value in derive(runs).items():
             print(f"{name}: {value:.4f}")

@@ -21,6 +21,8 @@ _COLLECTIVES = vocabulary.COLLECTIVE_NAMES
 _ALGORITHMS = vocabulary.ALGORITHM_CHOICES
 PLACEMENTS = vocabulary.PLACEMENT_NAMES
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+#: the message size of the headline figure the text report gives a range (the panel's default)
+HEADLINE_SIZE = 2**30
 
 
 def _size(text: str) -> int:
@@ -272,6 +274,13 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     elif not rows:
         lines.append("  not applicable (fewer than two reachable GPUs)")
     else:
+        ref = result.point_at(collective, HEADLINE_SIZE)
+        busbw_range = result.ranges(ref)[0] if ref is not None else None
+        if ref is not None:
+            lines.append(f"  busbw at 1 GiB: {r(ref.busbw_GBps):,.1f} GB/s ({ref.algorithm}); "
+                         + (busbw_range.text(lambda v: f"{v:,.0f}") + " GB/s"
+                            if busbw_range is not None else
+                            "no published runs of its class to give it a range"))
         lines.append(f"#{'size':>12} {'time(us)':>12} {'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"
                      f"  {'algorithm':<14} protocol")
         for pt in rows:

@@ -20,6 +20,7 @@ from rackdesigner.simulation.collectives import Point, point_at
 from rackdesigner.simulation.latency import LatencyClass
 from rackdesigner.simulation.loads import LinkLoad
 from rackdesigner.simulation.power import PowerReport
+from rackdesigner.simulation.ranges import FigureRange, bandwidth_range, time_range
 
 SCHEMA = "rackdesigner.simulation/1"
 
@@ -200,6 +201,21 @@ class SimulationResult:
     def notes(self) -> tuple[Message, ...]:
         return tuple(m for m in self.classified() if m.severity == NOTE)
 
+    def ranges(self, point: Point) -> tuple[FigureRange | None, FigureRange | None]:
+        """(busbw range, time range) of one point: the spread published runs of its class show
+        on the validation set (ranges.py); None where the class has too few runs."""
+        domains = self.scope.islands
+        return (bandwidth_range(point.busbw_GBps, point.algorithm, domains, point.bytes),
+                time_range(point.time_us, point.algorithm, domains, point.bytes))
+
+    def _point_dict(self, point: Point) -> dict[str, Any]:
+        out = point.to_dict()
+        busbw, time = self.ranges(point)
+        if busbw is not None and time is not None:
+            out.update(busbw.to_dict())
+            out["time_range_us"] = [round(time.lo, 3), round(time.hi, 3)]
+        return out
+
     def to_dict(self, link_loads: bool = False) -> dict[str, Any]:
         """The JSON document; `link_loads=True` adds every loaded link (`simulate --link-loads`)
         to the always-present `link_loads` summary."""
@@ -208,7 +224,7 @@ class SimulationResult:
             "schema": SCHEMA,
             "scope": self.scope.to_dict(),
             "bandwidth": self.bandwidth.to_dict(),
-            "collectives": {name: [p.to_dict() for p in points]
+            "collectives": {name: [self._point_dict(p) for p in points]
                             for name, points in self.collectives.items()},
             "latency": self.latency.to_dict(),
             "power": self.power.to_dict(),
