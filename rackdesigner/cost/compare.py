@@ -10,8 +10,9 @@ A row's winner is the best value in its direction (`better`: "high" or "low"; ro
 describe a design rather than rank it — GPUs, NVLink domain, heat — have none; values within
 0.5 % of the best tie, and a tie has no winner; so does a best value that lies inside another
 design's range, the spread published runs of its figure's class show, `simulation/ranges.py`).
-A winning figure that leaves parts without a price out (a lower-bound cost, or tokens per dollar from one) wins only "maybe"
-(`Row.certain` false); designs priced in different currencies get no money winner.
+A winning figure that leaves parts without a price out (a lower-bound cost, or tokens per
+dollar from one) wins only "maybe" (`Row.certain` false); designs priced in different
+currencies get no money winner.
 """
 
 from __future__ import annotations
