@@ -131,6 +131,21 @@ def _fill(chunking: Callable[[int], int], concurrent_ops: int,
     return fill
 
 
+def nvls_gpu_share(gpus: int) -> float:
+    """NVLS AllReduce busbw on `gpus` GPUs of a domain relative to the published 8-GPU runs.
+
+    The link-bound quantity is algbw: each GPU sends and receives S (n+1)/n over its NVLink
+    (its reduce-scatter share out, the multicast result in), so algbw = B n/(n+1) and busbw =
+    algbw 2(n-1)/n = B 2(n-1)/(n+1), which falls below 8 GPUs (4 GPUs: 0.77 of 8). Above 8
+    it stops rising: a 72-GPU NVL72 rack measures the busbw per NVLink GB/s of an 8-GPU node
+    (constants.NVLS_BUSBW_PER_NVLINK), so the switch side caps it there (model assumption
+    from those two published points)."""
+    def link_bound(n: int) -> float:
+        return 2.0 * (n - 1) / (n + 1)
+
+    return min(1.0, link_bound(gpus) / link_bound(C.NVLS_REFERENCE_GPUS))
+
+
 def tree_levels(domains: int) -> int:
     """Levels of NCCL's (double binary) tree over `domains` NVLink domains: ceil(log2 N)."""
     return max(0, (domains - 1).bit_length()) if domains > 1 else 0
@@ -362,9 +377,10 @@ class CollectiveModel:
         if n_ch == 0 or ratio <= 0:
             return 0, 0.0
         bus = ratio * min(i.nvlink_raw_min for i in self.s.islands)
-        if passes == 2:
-            return n_ch, bus
         ppn = min(i.k for i in self.s.islands)
+        if passes == 2:
+            return n_ch, bus * nvls_gpu_share(ppn)
+        
         return n_ch, bus / 2.0 * (ppn - 1) / ppn
 
     def _nvls(self, ring: vocabulary.Ring) -> list[_Candidate]:

@@ -141,6 +141,9 @@ NVLS_MAX_ARITY = 32
 #: (one lost NVLink of 18 cost 25 %) and predicts NVL72 +10 % over measurements.
 NVLS_BUSBW_PER_NVLINK = {"hopper": (478.87 + 479.98) / 2 / 450.0,
                          "blackwell": (840.8 + 834.57) / 2 / 900.0}
+#: the GPUs per domain of the 8-GPU runs behind NVLS_BUSBW_PER_NVLINK: on fewer GPUs the
+#: figure follows the NVLink-bound algbw (collectives.nvls_gpu_share)
+NVLS_REFERENCE_GPUS = 8
 #: NVLS execution (NVIDIA/nccl at commit 5067397, src/transport/nvls.cc `ncclNvlsTuning`):
 #: NVLS channels (CTAs) per GPU — NVLS_NCHANNELS_SM90 16; Blackwell 24 inside one NVLink domain
 #: (NVLS_NCHANNELS_SM100_NVL) and 32 across nodes (NVLS_NCHANNELS_SM100); the default chunk
