@@ -380,7 +380,6 @@ class CollectiveModel:
         ppn = min(i.k for i in self.s.islands)
         if passes == 2:
             return n_ch, bus * nvls_gpu_share(ppn)
-        
         return n_ch, bus / 2.0 * (ppn - 1) / ppn
 
     def _nvls(self, ring: vocabulary.Ring) -> list[_Candidate]:
