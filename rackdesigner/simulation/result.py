@@ -210,7 +210,9 @@ class SimulationResult:
 
     def _point_dict(self, point: Point) -> dict[str, Any]:
         out = point.to_dict()
-        busbw, time = self.ranges(point)
+        # the range of the figures as written, so a result read back gives the same ranges
+        busbw, time = self.ranges(Point(point.bytes, out["time_us"], out["algbw_GBps"],
+                                        out["busbw_GBps"], point.algorithm, point.protocol))
         if busbw is not None and time is not None:
             out.update(busbw.to_dict())
             out["time_range_us"] = [round(time.lo, 3), round(time.hi, 3)]

@@ -153,10 +153,11 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
 
 
 def _range_detail(spread: FigureRange | None) -> str:
-    """The tile's short range: "· published 338–372" (the tooltip says which class)."""
+    """The tile's short range on a line of its own, so a narrow tile stays narrow:
+    "published 338–372" (the tooltip says which class)."""
     if spread is None:
         return ""
-    return f" · published {spread.lo:,.0f}–{spread.hi:,.0f}"
+    return f"\npublished {spread.lo:,.0f}–{spread.hi:,.0f}"
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ def result_csv(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> 
     writer.writerow(("figure", "value", "text", "detail"))
     for fig in headline(result, reference):
         writer.writerow((fig.label, "" if fig.value is None else round(fig.value, 4),
-                         fig.text, fig.detail))
+                         fig.text, fig.detail.replace("\n", "; ")))
     writer.writerow(())
     writer.writerow(CSV_COLUMNS)
     for name, points in result.collectives.items():
