@@ -64,6 +64,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "several queue pairs per connection and adaptive routing for every "
                         "message, as the vendor's reference architectures) or typical-defaults "
                         "(NCCL's defaults, one queue pair per connection)")
+    parser.add_argument("--nccl-version", metavar="2.MINOR[.PATCH]",
+                        help="the NCCL the cluster runs (default: the version of the engine's "
+                        "constants, 2.30): NVLS needs 2.17, NVLS-tree 2.18, NVLS over more "
+                        "than 8 GPUs per domain 2.21")
     parser.add_argument("--placement", choices=PLACEMENTS, default="contiguous",
                         help="rank placement over the nodes (default contiguous, as NCCL with "
                         "Slurm's block distribution)")
@@ -102,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                           p2p=tuple(args.p2p) if args.p2p else None,
                           sharp=None if args.sharp is None else args.sharp == "on",
                           placement=args.placement, loads_for=(args.collective, size),
-                          fabric_tuning=args.fabric_tuning)
+                          fabric_tuning=args.fabric_tuning, nccl_version=args.nccl_version)
     except SimulationInputError as exc:  # the CLI names the settings its own way: --sharp
         raise UsageError(exc.for_cli()) from None
     job_loads = None

@@ -31,6 +31,7 @@ from types import MappingProxyType
 from rackdesigner import vocabulary
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport as T
+from rackdesigner.simulation.nccl_release import NcclRelease, parse_version
 from rackdesigner.simulation.scope import INF, Island, ScopeModel, log2i
 
 COLLECTIVES = vocabulary.GROUP_COLLECTIVES
@@ -197,9 +198,12 @@ class CollectiveModel:
 
     def __init__(self, scope: ScopeModel, latency_inter_us: float, cpu_vendor: str,
                  p2p_eff_GBps: float, p2p_same_island: bool, algorithm: str = "auto",
-                 tuning: str = vocabulary.DEFAULT_FABRIC_TUNING) -> None:
+                 tuning: str = vocabulary.DEFAULT_FABRIC_TUNING,
+                 release: NcclRelease | None = None) -> None:
         self.s = scope
         self.tuning = tuning
+        self.release = release or parse_version(None)
+        self.nvls_arity = self.release.nvls_arity(C.NVLS_MAX_ARITY)
         self.lat_inter = latency_inter_us
         self.cpu_vendor = cpu_vendor
         self.p2p_eff = p2p_eff_GBps
@@ -247,7 +251,8 @@ class CollectiveModel:
         ring = vocabulary.RINGS[entry.ring]
         out: list[_Candidate] = []
         for algorithm in entry.algorithms:
-            out += _ALGORITHMS[algorithm](self, ring)
+            if self.release.missing(algorithm) is None:  # the cluster's NCCL has it
+                out += _ALGORITHMS[algorithm](self, ring)
         return [c for c in out if c.algbw > 0]
 
     def _ring_busbw(self) -> float:
@@ -364,7 +369,7 @@ class CollectiveModel:
         local = min(i.k for i in s.islands)
         if local <= 2:
             return 0  # transport/nvls.cc ncclNvlsInit: no NVLS for 2 GPUs or fewer
-        return min(C.NVLS_MAX_ARITY, local)
+        return min(self.nvls_arity, local)
 
     def _nvls_busbw(self, passes: int) -> tuple[int, float]:
         """(channels, NVLS busBw inside the islands): the slowest GPU's NVLink rate (hardware,
@@ -395,7 +400,7 @@ class CollectiveModel:
                     return []
                 algbw = min(algbw, self.net)
         else:
-            if s.n_islands > 1 or s.k > C.NVLS_MAX_ARITY:
+            if s.n_islands > 1 or s.k > self.nvls_arity:
                 return []
             algbw = bus * n / (n - 1)
         intra = C.HW_LATENCY_US["nvlink"]["nvls"][2]
@@ -535,6 +540,9 @@ class CollectiveModel:
         s = self.s
         if s.n <= 1:
             return "fewer than two GPUs"
+        missing = self.release.missing(name)
+        if missing is not None:
+            return missing
         if name in ("nvls", "nvls_tree") and self._nvls_channels() == 0:
             return ("NVLS needs Hopper or later GPUs of more than 2 per island, all NVLinks to "
                     "NVSwitches that support NVLink SHARP (nvls); this design has none")

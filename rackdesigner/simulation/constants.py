@@ -126,7 +126,7 @@ TREE_LL128_FACTOR_1NODE = 7.0 / 9.0
 TREE_LL128_FACTOR_MULTI = 120.0 / 128.0
 #: nvlsEfficiency (nvls.cc): Hopper 0.85, Blackwell 0.74 (Volta/Ampere have no NVLS).
 NVLS_EFFICIENCY = {"hopper": 0.85, "blackwell": 0.74}
-#: NCCL_MAX_NVLS_ARITY (device.h, 32 since 2.20): NVLS AllGather/ReduceScatter only up to this
+#: NCCL_MAX_NVLS_ARITY (device.h, 32 since 2.21.5, 8 before: the repository's tags): NVLS AllGather/ReduceScatter only up to this
 #: many local ranks (nvls.cc disables them above it), and the NVLS graph has at most this many
 #: channels (search.cc `ncclTopoCompute`: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
 NVLS_MAX_ARITY = 32

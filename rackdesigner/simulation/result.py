@@ -19,6 +19,7 @@ from typing import Any
 from rackdesigner.simulation.collectives import Point, point_at
 from rackdesigner.simulation.latency import LatencyClass
 from rackdesigner.simulation.loads import LinkLoad
+from rackdesigner.simulation.nccl_release import DEFAULT_VERSION
 from rackdesigner.simulation.power import PowerReport
 from rackdesigner.simulation.ranges import FigureRange, bandwidth_range, time_range
 
@@ -180,6 +181,8 @@ class SimulationResult:
     link_loads: LinkLoadsInfo | None = None
     #: the NCCL network settings the figures assume (vocabulary.FABRIC_TUNINGS)
     fabric_tuning: str = "vendor-tuned"
+    #: the NCCL version the figures assume (nccl_release.py)
+    nccl_version: str = DEFAULT_VERSION
 
     def collective(self, name: str) -> tuple[Point, ...]:
         return self.collectives.get(name, ())
@@ -236,6 +239,7 @@ class SimulationResult:
             "sharp": self.sharp,
             "placement": self.placement,
             "fabric_tuning": self.fabric_tuning,
+            "nccl_version": self.nccl_version,
             "link_loads": loads,
         }
 
