@@ -126,9 +126,10 @@ TREE_LL128_FACTOR_1NODE = 7.0 / 9.0
 TREE_LL128_FACTOR_MULTI = 120.0 / 128.0
 #: nvlsEfficiency (nvls.cc): Hopper 0.85, Blackwell 0.74 (Volta/Ampere have no NVLS).
 NVLS_EFFICIENCY = {"hopper": 0.85, "blackwell": 0.74}
-#: NCCL_MAX_NVLS_ARITY (device.h, 32 since 2.21.5, 8 before: the repository's tags): NVLS AllGather/ReduceScatter only up to this
-#: many local ranks (nvls.cc disables them above it), and the NVLS graph has at most this many
-#: channels (search.cc `ncclTopoCompute`: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
+#: NCCL_MAX_NVLS_ARITY (device.h, 32 since 2.21.5, 8 before: the repository's tags): NVLS
+#: AllGather/ReduceScatter only up to this many local ranks (nvls.cc disables them above it),
+#: and the NVLS graph has at most this many channels (search.cc `ncclTopoCompute`:
+#: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
 NVLS_MAX_ARITY = 32
 #: NVLS AllReduce busbw per GB/s of a GPU's NVLink (hardware rate, per direction), by GPU
 #: architecture: the mean of busbw / NVLink rate over the published large-message runs of that
@@ -142,7 +143,7 @@ NVLS_MAX_ARITY = 32
 NVLS_BUSBW_PER_NVLINK = {"hopper": (478.87 + 479.98) / 2 / 450.0,
                          "blackwell": (840.8 + 834.57) / 2 / 900.0}
 #: the GPUs per domain of the 8-GPU runs behind NVLS_BUSBW_PER_NVLINK: on fewer GPUs the
-#: figure follows the NVLink-bound algbw (collectives.nvls_gpu_share)
+#: figure follows the NVLink-bound algbw (collective_parts.nvls_gpu_share)
 NVLS_REFERENCE_GPUS = 8
 #: NVLS execution (NVIDIA/nccl at commit 5067397, src/transport/nvls.cc `ncclNvlsTuning`):
 #: NVLS channels (CTAs) per GPU — NVLS_NCHANNELS_SM90 16; Blackwell 24 inside one NVLink domain
