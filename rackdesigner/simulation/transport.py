@@ -94,7 +94,8 @@ def families() -> dict[tuple[str, str], TransportFamily]:
                         scale if key != "nic_efficiency_per_doubling" else 1.0)
                 return float(value)
             out[name, tuning] = TransportFamily(
-                name, *(pick(key) for key in _KEYS),
+                name, pick("nic_efficiency_2_domains"), pick("nic_efficiency_per_doubling"),
+                pick("nic_efficiency_floor"),
                 float(fam.get("switch_latency_ns") or base["switch_latency_ns"]),
                 str(fam.get("source", "")), tuning)
     return out
