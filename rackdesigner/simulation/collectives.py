@@ -36,7 +36,6 @@ from rackdesigner.simulation.collective_parts import (
     _fill,
     _ring_net,
     _tree_net,
-    _tree_nics,
     busbw_factor,
     nvls_chunk_bytes,
     nvls_gpu_share,
@@ -213,13 +212,15 @@ class CollectiveModel:
 
     def _tree_channels(self) -> int:
         """Channels of NCCL's tree graph: inside one domain the ring's; across domains one per
-        NIC a domain's trees leave through (the graph search pairs each tree channel with a
-        NIC), at most the ring's channels."""
+        GPU of the domain, at most the ring's channels (model assumption: each tree channel
+        chains the domain's GPUs and leaves through one NIC, NICs shared where a domain has
+        fewer than GPUs; so the per-channel limit binds on nodes with a NIC per GPU and the
+        NICs bind on nodes with half as many, where published trees beat rings)."""
         s = self.s
         if s.n_islands <= 1:
             return s.channels
-        nics = min((_tree_nics(i) for i in s.islands), default=0.0)
-        return max(1, min(s.channels, round(nics)))
+        gpus = min((i.k for i in s.islands), default=1)
+        return max(1, min(s.channels, gpus))
 
     def _tree(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s, n, nodes = self.s, self.s.n, self.s.n_islands
