@@ -7,19 +7,24 @@ from is what the algorithm's traffic pattern can push through *this* layout's li
 
 - ring: inside an island, the island ring rate (`scope.py`); across islands, each ring leaves an
   island through one NIC, so busBw = min(NICs x slowest NIC x F, k/(k-1) x island ring rate);
-- tree (AllReduce): min(island ring rate, NICs x slowest NIC x F), NCCL's .92 and caps, algbw =
+- tree (AllReduce): min(island ring rate, NICs x slowest NIC x F), NCCL's .92 and its
+  per-channel tree limit (perChMaxTreeBw x one tree channel per GPU of a domain), algbw =
   busBw / 2;
-- NVLS (NVLink SHARP): NCCL's NVLS graph has one channel per head GPU (at most 32); each GPU's
-  NVLink carries every channel once and its head channel twice, so the per-channel rate is
-  the search-table speed that fits (nCh + 1) times into the slowest GPU's NVLink; busBw =
-  per-channel x nvlsEfficiency x (nCh - 1) (x 2 for AllReduce), as nvls.cc; across islands NVLS
-  needs in-network reduction (SHARP) and is bounded by NICs x slowest NIC;
+- NVLS (NVLink SHARP): the architecture's measured busbw per GB/s of the slowest GPU's NVLink
+  (constants.NVLS_BUSBW_PER_NVLINK), x the NVLink-bound algbw share of the domain's GPU count
+  (`nvls_gpu_share`); across islands NVLS needs in-network reduction (SHARP) and is bounded by
+  NICs x slowest NIC;
 - NVLS-tree: NVLS inside islands, a tree across them (2 islands: one exchange per NIC, more: a
   double binary tree, half the rate);
 - CollNet Direct (SHARP): reduce-scatter + all-gather over NVLink (algbw B x k/(2(k-1))) and one
   pass of S/k per NIC through the switches, x .85 on Hopper and later;
 - all_to_all and send/recv (NCCL runs them as point-to-point): NVLink share (k-1)/n and
   network share (n-k)/n of the data at the GPU's NVLink and NIC rates.
+
+Every network rate takes the per-NIC share of the fabric's transport family under the cluster's
+fabric tuning (transport.py), except in-network reduction, whose traffic ends at the first
+switch and does not take NCCL's net_ib settings; an older NCCL (`nccl_release.py`) runs without
+the algorithms it lacks.
 """
 
 from __future__ import annotations
