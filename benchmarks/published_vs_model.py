@@ -46,7 +46,7 @@ REQUIRED = {"id": str, "set": str, "system": str, "nodes": int, "gpus_per_node":
             "fabric": str, "collective": str, "size_bytes": int, "source": dict}
 #: calibration: a constant of the engine is fitted on the run; validation: it only checks
 SETS = ("calibration", "validation")
-DESIGN_KEYS = ("template", "algorithm", "sharp")
+DESIGN_KEYS = ("template", "algorithm", "sharp", "tuning")
 #: message-size bands of the summary: latency region, the mid-size curve, large messages
 SIZE_BANDS = (("size<1M", 0, 1 << 20), ("size1M-128M", 1 << 20, 128 << 20),
               ("size>=128M", 128 << 20, 1 << 62))
@@ -87,6 +87,16 @@ class Row:
     algorithm: str | None = None  # what the engine used at that size
     skipped: str | None = None
     warnings: list[str] = field(default_factory=list)
+    domains: int | None = None  # NVLink domains (NCCL nodes) of the simulated scope
+
+    @property
+    def ratio(self) -> float | None:
+        """published / simulated as a rate (a time compares the other way round)."""
+        if self.simulated is None or self.simulated <= 0:
+            return None
+        if self.run.compare == "time_us":
+            return self.simulated / self.run.published
+        return self.run.published / self.simulated
 
     @property
     def error_pct(self) -> float | None:
@@ -168,7 +178,8 @@ def load_table(path: Path) -> list[Run]:
 
 
 def _design_key(design: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted((k, v) for k, v in design.items() if k not in ("algorithm", "sharp")))
+    return tuple(sorted((k, v) for k, v in design.items()
+                        if k not in ("algorithm", "sharp", "tuning")))
 
 
 def compare_runs(runs: list[Run]) -> list[Row]:
@@ -197,11 +208,14 @@ def compare_runs(runs: list[Run]) -> list[Row]:
             continue
         algorithm = design.get("algorithm", "auto")
         sharp = bool(design.get("sharp", False))
-        rkey = (key, algorithm, sharp)
+        tuning = design.get("tuning")
+        rkey = (key, algorithm, sharp, tuning)
         if rkey not in results:
             kwargs: dict[str, Any] = {"algorithm": algorithm}
             if takes_sharp:
                 kwargs["sharp"] = sharp
+            if tuning is not None:
+                kwargs["fabric_tuning"] = tuning
             try:
                 results[rkey] = simulate(layout, **kwargs).to_dict()
             except SimulationInputError as exc:
@@ -231,6 +245,7 @@ def compare_runs(runs: list[Run]) -> list[Row]:
             row.skipped = f"the engine's {run.compare} is {value!r}"
             continue
         row.simulated = float(value)
+        row.domains = int(result.get("scope", {}).get("islands", 1))
         row.algorithm = "/".join(str(point.get(k)) for k in ("algorithm", "protocol")
                                  if point.get(k))
     return rows
@@ -268,24 +283,34 @@ def _fit_line(xs: list[float], ys: list[float]) -> tuple[float, float]:
     return my - b * mx, b
 
 
+def _tuning(run: Run) -> str:
+    from rackdesigner.vocabulary import DEFAULT_FABRIC_TUNING
+
+    return str((run.data.get("design") or {}).get("tuning") or DEFAULT_FABRIC_TUNING)
+
+
 def derive(runs: list[Run]) -> dict[str, float]:
     """Refit the engine's constants that are derived from published runs, on the calibration
     runs only (validation runs are never read here), and return them by name:
 
-    - per-NIC efficiency across domains (transport.yaml, infiniband): ring/all_gather runs over
-      InfiniBand between >= 2 nodes, measured / model with every share at 1.0, fitted as
-      e2 - d x log2(N / 2);
+    - per-NIC efficiency across domains (transport.yaml, infiniband), for each fabric tuning
+      (`<tuning>.nic_efficiency_2_domains` ...): ring/all_gather runs over InfiniBand between
+      >= 2 nodes whose design states that tuning, measured / model with every share at 1.0,
+      fitted as e2 - d x log2(N / 2); a fit that finds no decline (d < 0) keeps d = 0 and e2 the
+      mean (a decline is never negative);
     - RoCE efficiency (transport.yaml, ethernet): Ethernet ring runs, measured / the InfiniBand
-      model;
+      model of the same tuning;
     - multi-node NVLink network share (constants.MNNVL_TREE_NET_NICS): the NVL72 multi-rack runs
-      at 16 GiB, per-rack inter-domain rate / (per-NIC rate x its share);
+      at 16 GiB, per-rack inter-domain rate / (per-NIC rate x its share under the run's tuning);
     - small-message floor (constants.SMALL_MESSAGE_FLOOR_US): per calibration time row, the
       floor f with (f^p + t^p)^(1/p) = measured, t the model without a floor; the median.
     """
+    import dataclasses
     import statistics
 
     from rackdesigner.simulation import constants as C
     from rackdesigner.simulation import transport as T
+    from rackdesigner.vocabulary import FABRIC_TUNINGS
 
     cal = [r for r in runs if r.data["set"] == "calibration"]
     saved = (T.neutral, C.MNNVL_TREE_NET_NICS, C.SMALL_MESSAGE_FLOOR_US)
@@ -296,27 +321,38 @@ def derive(runs: list[Run]) -> dict[str, float]:
                 and (r.data.get("design") or {}).get("algorithm") == "ring"
                 and r.data["gpus_per_node"] <= 8]
         ib = [r for r in ring if "Ethernet" not in r.data["fabric"]]
-        rows = [row for row in compare_runs(ib) if row.simulated]
-        xs = [math.log2(row.run.data["nodes"] / 2) for row in rows]
-        ys = [row.run.published / row.simulated for row in rows]
-        e2, slope = _fit_line(xs, ys)
-        out["nic_efficiency_2_domains"], out["nic_efficiency_per_doubling"] = e2, -slope
-        out["nic_efficiency_floor"] = min(ys)
+        fitted: dict[str, tuple[float, float, float]] = {}
+        for tuning in FABRIC_TUNINGS:
+            rows = [row for row in compare_runs([r for r in ib if _tuning(r) == tuning])
+                    if row.simulated]
+            if not rows:
+                continue
+            xs = [math.log2(row.run.data["nodes"] / 2) for row in rows]
+            ys = [row.run.published / row.simulated for row in rows]
+            e2, slope = _fit_line(xs, ys)
+            if slope >= 0:  # no decline: the level is the mean share
+                e2, slope = statistics.mean(ys), 0.0
+            fitted[tuning] = (e2, -slope, min(ys))
+            out[f"{tuning}.nic_efficiency_2_domains"] = e2
+            out[f"{tuning}.nic_efficiency_per_doubling"] = -slope
+            out[f"{tuning}.nic_efficiency_floor"] = min(ys)
         T.neutral = False
         T.families.cache_clear()
-        fam = T.family("infiniband")
-        object.__setattr__(fam, "nic_efficiency_2_domains", e2)
-        object.__setattr__(fam, "nic_efficiency_per_doubling", -slope)
+        table = T.families()
+        for (name, tuning), fam in list(table.items()):
+            if name == T.BASE and tuning in fitted:
+                table[name, tuning] = dataclasses.replace(fam, **dict(zip(
+                    T._KEYS, fitted[tuning], strict=True)))
         eth = [r for r in ring if "Ethernet" in r.data["fabric"]]
-        rows = [row for row in compare_runs(eth) if row.simulated]
-        if rows:
+        if eth:
             roce = T.DEFAULT_TRANSPORT["ethernet"]
-            saved_eth = T.families()[roce]
-            T.families()[roce] = fam  # the InfiniBand model for the Ethernet runs
+            saved_eth = {t: table[roce, t] for t in FABRIC_TUNINGS}
+            for t in FABRIC_TUNINGS:  # the InfiniBand model for the Ethernet runs
+                table[roce, t] = table[T.BASE, t]
             try:
                 rows = [row for row in compare_runs(eth) if row.simulated]
             finally:
-                T.families()[roce] = saved_eth
+                table.update({(roce, t): fam for t, fam in saved_eth.items()})
             out["roce_efficiency"] = statistics.mean(row.run.published / row.simulated
                                                      for row in rows)
         nvl = [r for r in cal if r.data["id"].startswith("gb200nvl72x")
@@ -326,6 +362,7 @@ def derive(runs: list[Run]) -> dict[str, float]:
             n, racks = r.data["nodes"] * r.data["gpus_per_node"], r.data["nodes"] // 18
             algbw = r.published * n / (2 * (n - 1))
             per_rack = algbw * (2 if racks > 2 else 1)
+            fam = table[T.BASE, _tuning(r)]
             heads.append(per_rack / (48.0 * fam.nic_efficiency(racks)))
         if heads:
             out["mnnvl_tree_net_nics"] = statistics.mean(heads)
@@ -341,6 +378,21 @@ def derive(runs: list[Run]) -> dict[str, float]:
         T.neutral, C.MNNVL_TREE_NET_NICS, C.SMALL_MESSAGE_FLOOR_US = saved
         T.families.cache_clear()
     return out
+
+
+def derive_ranges(runs: list[Run]) -> dict[str, Any]:
+    """The class spreads of the figures' ranges (rackdesigner/simulation/ranges.py), from the
+    VALIDATION runs only: per class, published / simulated at its smallest and largest."""
+    from rackdesigner.simulation.ranges import collective_class, derive_spreads
+
+    pairs = []
+    for row in compare_runs([r for r in runs if r.data["set"] == "validation"]):
+        if row.ratio is None or row.algorithm is None:
+            continue
+        cls = collective_class(row.algorithm.split("/")[0], row.domains or 1,
+                               row.run.data["size_bytes"])
+        pairs.append((cls, row.ratio))
+    return derive_spreads(pairs)
 
 
 def _size(n: int) -> str:
@@ -384,12 +436,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", choices=SETS, help="only the calibration or validation runs")
     parser.add_argument("--derive", action="store_true",
                         help="refit the derived constants on the calibration runs and print them")
+    parser.add_argument("--ranges", action="store_true",
+                        help="derive the class spreads of the figures' ranges from the "
+                        "validation runs and print them (resources/simulation/ranges.yaml)")
     args = parser.parse_args(argv)
     try:
         runs = load_table(args.table)
     except TableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.ranges:
+        for name, spread in derive_ranges(runs).items():
+            print(f"  {name}: {{lo: {spread.lo:.3f}, hi: {spread.hi:.3f}, runs: {spread.runs}}}")
+        return 0
     if args.derive:
         for name, value in derive(runs).items():
             print(f"{name}: {value:.4f}")

@@ -85,9 +85,10 @@ def model_times(curve: dict[str, Any], layouts: dict[str, Any]) -> dict[int, tup
     design = curve["design"]
     key = repr(sorted(design.items()))
     if key not in layouts:
-        options = {k: v for k, v in design.items() if k != "template"}
+        options = {k: v for k, v in design.items() if k not in ("template", "tuning")}
         layouts[key] = generate(design["template"], **options)
-    result = simulate(layouts[key], algorithm=curve["algorithm"])
+    result = simulate(layouts[key], algorithm=curve["algorithm"],
+                      fabric_tuning=design.get("tuning"))
     return {p.bytes: (p.time_us, p.busbw_GBps, f"{p.algorithm}/{p.protocol}")
             for p in result.collective(curve["collective"])}
 

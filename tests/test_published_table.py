@@ -85,15 +85,16 @@ def test_multi_rack_nvl72_runs_count_as_multi_node(pvm):
 
 
 #: The CI gate of issue 22: the engine's error on the VALIDATION runs (nothing is fitted on
-#: them) may not rise above these bounds, set from today's figures (second pass, 2026-12-01:
-#: validation 75 runs, mean |error| 9.1 %, worst +58.8 %, 9 runs beyond 15 %; calibration 30
-#: runs, mean 5.5 %; docs/simulation.md section 9). Lower them when the engine improves;
-#: raising them needs a reason in the docs.
-VALIDATION_MEAN_BOUND_PCT = 9.5
+#: them) may not rise above these bounds, set from today's figures (issue 33, fabric tuning
+#: as an input and the tree's per-channel limit, 2026-12-02: validation 79 runs, mean |error|
+#: 6.3 %, worst +58.8 %, 5 runs beyond 15 %; calibration 30 runs, mean 2.5 %;
+#: docs/simulation.md section 9). Lower them when the engine improves; raising them needs a
+#: reason in the docs.
+VALIDATION_MEAN_BOUND_PCT = 7.0
 VALIDATION_WORST_BOUND_PCT = 59.5
 #: the acceptance check holds every run to 15 %: no more validation runs may fall outside it
-VALIDATION_BEYOND_15_MAX = 9
-CALIBRATION_MEAN_BOUND_PCT = 6.0
+VALIDATION_BEYOND_15_MAX = 5
+CALIBRATION_MEAN_BOUND_PCT = 3.0
 
 
 @pytest.mark.slow
@@ -114,19 +115,29 @@ def test_validation_error_does_not_rise_above_its_bound(pvm):
     assert cal["mean_abs_error_pct"] <= CALIBRATION_MEAN_BOUND_PCT, cal
 
 
-def test_the_two_b200_stacks_bracket_the_model(pvm):
+def test_the_fabric_tuning_each_b200_stack_ran_gives_its_level(pvm):
     """The same 4 nodes, rails and NCCL with NCCL's default IB settings and with the vendor's
     (2 QPs per connection, adaptive routing for every message) differ by 25 %: a stack setting,
-    not a design property, so the model sits between them and neither is off by 15 %."""
+    which each row states (design.tuning); the model run with that setting lands within 15 %
+    of each, and the vendor-tuned figure is the higher one."""
     runs = [r for r in pvm.load_table(pvm.TABLE) if "-ring-8g-fa-" in r.id]
     rows = {r.run.id: r for r in pvm.compare_runs(runs)}
     assert len(rows) == 6
     for coll in ("all_reduce", "all_gather", "reduce_scatter"):
         low = rows[f"b200x32-{coll}-ring-8g-fa-nccl-default-ib"]
         high = rows[f"b200x32-{coll}-ring-8g-fa-vendor-ib"]
-        assert low.simulated == high.simulated  # one design, one figure
-        assert low.run.published < low.simulated < high.run.published, coll
+        assert low.run.data["design"]["tuning"] == "typical-defaults"
+        assert high.run.data["design"]["tuning"] == "vendor-tuned"
+        assert low.simulated < high.simulated, coll
         assert abs(low.error_pct) < 15 and abs(high.error_pct) < 15, coll
+
+
+def test_every_multi_node_run_states_its_fabric_tuning(pvm):
+    from rackdesigner.vocabulary import FABRIC_TUNINGS
+
+    for run in pvm.load_table(pvm.TABLE):
+        if run.multi_node and run.data.get("design"):
+            assert run.data["design"].get("tuning") in FABRIC_TUNINGS, run.id
 
 
 @pytest.mark.slow
@@ -135,15 +146,18 @@ def test_the_derived_constants_are_what_the_calibration_runs_give(pvm):
     be those (to the precision they are written with), so nobody tunes them by hand."""
     from rackdesigner.simulation import constants as C
     from rackdesigner.simulation.transport import family
+    from rackdesigner.vocabulary import FABRIC_TUNINGS
 
     derived = pvm.derive(pvm.load_table(pvm.TABLE))
-    ib = family("infiniband")
-    assert ib.nic_efficiency_2_domains == pytest.approx(derived["nic_efficiency_2_domains"],
-                                                        abs=0.005)
-    assert ib.nic_efficiency_per_doubling == pytest.approx(
-        derived["nic_efficiency_per_doubling"], abs=0.002)
-    assert ib.nic_efficiency_floor == pytest.approx(derived["nic_efficiency_floor"], abs=0.005)
-    roce = family("ethernet").nic_efficiency_2_domains / ib.nic_efficiency_2_domains
-    assert roce == pytest.approx(derived["roce_efficiency"], abs=0.005)
+    for tuning in FABRIC_TUNINGS:
+        ib = family("infiniband", tuning)
+        assert ib.nic_efficiency_2_domains == pytest.approx(
+            derived[f"{tuning}.nic_efficiency_2_domains"], abs=0.005), tuning
+        assert ib.nic_efficiency_per_doubling == pytest.approx(
+            derived[f"{tuning}.nic_efficiency_per_doubling"], abs=0.002), tuning
+        assert ib.nic_efficiency_floor == pytest.approx(
+            derived[f"{tuning}.nic_efficiency_floor"], abs=0.005), tuning
+        roce = family("ethernet", tuning).nic_efficiency_2_domains / ib.nic_efficiency_2_domains
+        assert roce == pytest.approx(derived["roce_efficiency"], abs=0.005)
     assert pytest.approx(derived["mnnvl_tree_net_nics"], abs=0.05) == C.MNNVL_TREE_NET_NICS
     assert pytest.approx(derived["small_message_floor_us"], abs=0.1) == C.SMALL_MESSAGE_FLOOR_US

@@ -69,3 +69,35 @@ def test_a_file_that_cannot_be_read_is_said(window, tmp_path):
     assert dialog.status.text().startswith("Cannot compare:") and "bad.yaml" in \
         dialog.status.text()
     assert not dialog.save_button.isEnabled()
+
+
+def test_a_best_inside_the_other_range_is_marked_a_tie(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+    from rackdesigner.ui import MainWindow
+
+    monkeypatch.delenv("RACKDESIGNER_PRICES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nodata"))
+    layout = generate("rail-optimized", system="dgx-b200", nodes=8, switch="qm9700")
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(catalog=layout.catalog, settings=settings)
+    qtbot.addWidget(w, before_close_func=lambda x: x.document.undo_stack.setClean())
+    w._set_document(layout, None)
+    w.show()
+    qtbot.waitExposed(w)
+    other = tmp_path / "sixteen.yaml"
+    save_layout(generate("rail-optimized", system="dgx-b200", nodes=16, switch="qm9700"), other)
+    w.actions_.compare_action.trigger()
+    dialog = w.compare_dialog
+    dialog.add_paths([str(other)])
+    dialog.run()
+    comparison = dialog.flush()
+    assert comparison is not None, dialog.status.text()
+    keys = [r.key for r in comparison.rows]
+    row = comparison.rows[keys.index("all_reduce_busbw_GBps")]
+    assert row.range_tie and row.winner is None  # 8 and 16 nodes: within the class spread
+    assert "all_reduce_busbw_GBps" not in dialog.winner_cells()
+    cell = dialog.table.item(keys.index("all_reduce_busbw_GBps"), row.best)
+    assert cell.text().endswith("≈") and "published clusters of this class" in cell.toolTip()

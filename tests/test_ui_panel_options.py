@@ -332,3 +332,24 @@ def test_placement_choice_reaches_the_engine(make_panel, qtbot):
     assert panel.placement_combo.currentText() == "scattered"
     assert live.result.placement == "scattered"
     assert any(m.code == "placement" for m in live.result.notes())
+
+
+def test_fabric_tuning_choice_reaches_the_engine_and_lowers_multi_node_figures(make_panel,
+                                                                              qtbot):
+    from PySide6.QtCore import Qt
+
+    from rackdesigner.vocabulary import DEFAULT_FABRIC_TUNING
+
+    panel = make_panel(_example("fat-tree-2tier.yaml"))
+    tuned = panel.flush().result
+    assert tuned.fabric_tuning == DEFAULT_FABRIC_TUNING
+    assert panel.fabric_combo.currentData() == DEFAULT_FABRIC_TUNING
+    panel.fabric_combo.setFocus()
+    qtbot.keyClick(panel.fabric_combo, Qt.Key.Key_Down)
+    default = panel.flush().result
+    assert panel.fabric_combo.currentData() == "typical-defaults"
+    assert default.fabric_tuning == "typical-defaults"
+    big = 16 * 2**30
+    assert (default.point_at("all_gather", big).busbw_GBps
+            < tuned.point_at("all_gather", big).busbw_GBps)
+    assert any(m.code == "fabric_tuning" for m in default.notes())

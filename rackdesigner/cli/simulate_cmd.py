@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 _COLLECTIVES = vocabulary.COLLECTIVE_NAMES
 _ALGORITHMS = vocabulary.ALGORITHM_CHOICES
 PLACEMENTS = vocabulary.PLACEMENT_NAMES
+#: the message size of the headline figure the text report gives a range (the panel's default)
+HEADLINE_SIZE = 2**30
 
 
 def _size(text: str) -> int:
@@ -54,6 +56,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--sharp", choices=("on", "off"),
                         help="allow in-network reduction (NVLS across nodes, CollNet/SHARP); "
                         "default: the design's own setting, which is off unless turned on")
+    parser.add_argument("--fabric-tuning", choices=vocabulary.FABRIC_TUNING_NAMES,
+                        default=vocabulary.DEFAULT_FABRIC_TUNING,
+                        help="the NCCL network settings the cluster runs: vendor-tuned (default: "
+                        "several queue pairs per connection and adaptive routing for every "
+                        "message, as the vendor's reference architectures) or typical-defaults "
+                        "(NCCL's defaults, one queue pair per connection)")
+    parser.add_argument("--nccl-version", metavar="2.MINOR[.PATCH]",
+                        help="the NCCL the cluster runs (default: the version of the engine's "
+                        "constants, 2.30): NVLS needs 2.17, NVLS-tree 2.18, NVLS over more "
+                        "than 8 GPUs per domain 2.21")
     parser.add_argument("--placement", choices=PLACEMENTS, default="contiguous",
                         help="rank placement over the nodes (default contiguous, as NCCL with "
                         "Slurm's block distribution)")
@@ -92,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
         result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
                           p2p=tuple(args.p2p) if args.p2p else None,
                           sharp=None if args.sharp is None else args.sharp == "on",
-                          placement=args.placement, loads_for=(args.collective, size))
+                          placement=args.placement, loads_for=(args.collective, size),
+                          fabric_tuning=args.fabric_tuning, nccl_version=args.nccl_version)
     except SimulationInputError as exc:  # the CLI names the settings its own way: --sharp
         raise UsageError(exc.for_cli()) from None
     job_loads = None
@@ -183,7 +196,8 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     s, b, lat, p = result.scope, result.bandwidth, result.latency, result.power
     lines = [f"{label or 'layout'}: {s.gpus} GPUs in {s.nodes} node(s), "
              f"{s.nvlink_domains} NVLink domain(s) (largest {s.largest_nvlink_domain}); "
-             f"ranks {result.placement}, SHARP {'on' if result.sharp else 'off'}"]
+             f"ranks {result.placement}, SHARP {'on' if result.sharp else 'off'}"
+             + (f", fabric {result.fabric_tuning}" if s.islands > 1 else "")]
     over = ", ".join(f"{tier} {r(ratio, 4):g}:1" for tier, ratio in b.oversubscription.items())
     scale_out = r(b.per_gpu_scale_out_GBps)
 
@@ -265,6 +279,13 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     elif not rows:
         lines.append("  not applicable (fewer than two reachable GPUs)")
     else:
+        ref = result.point_at(collective, HEADLINE_SIZE)
+        busbw_range = result.ranges(ref)[0] if ref is not None else None
+        if ref is not None:
+            lines.append(f"  busbw at 1 GiB: {r(ref.busbw_GBps):,.1f} GB/s ({ref.algorithm}); "
+                         + (busbw_range.text(lambda v: f"{v:,.0f}") + " GB/s"
+                            if busbw_range is not None else
+                            "no published runs of its class to give it a range"))
         lines.append(f"#{'size':>12} {'time(us)':>12} {'algbw(GB/s)':>12} {'busbw(GB/s)':>12}"
                      f"  {'algorithm':<14} protocol")
         for pt in rows:

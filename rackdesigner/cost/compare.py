@@ -8,9 +8,11 @@ engines as `simulate`, `cost` and `estimate`.
 
 A row's winner is the best value in its direction (`better`: "high" or "low"; rows that
 describe a design rather than rank it — GPUs, NVLink domain, heat — have none; values within
-0.5 % of the best tie, and a tie has no winner). A winning figure that leaves parts without a
-price out (a lower-bound cost, or tokens per dollar from one) wins only "maybe"
-(`Row.certain` false); designs priced in different currencies get no money winner.
+0.5 % of the best tie, and a tie has no winner; so does a best value that lies inside another
+design's range, the spread published runs of its figure's class show, `simulation/ranges.py`).
+A winning figure that leaves parts without a price out (a lower-bound cost, or tokens per
+dollar from one) wins only "maybe" (`Row.certain` false); designs priced in different
+currencies get no money winner.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from rackdesigner.cost.assumptions import Assumptions
 from rackdesigner.cost.pricebook import PriceBook
 from rackdesigner.cost.report import CostReport, design_cost, format_money
 from rackdesigner.model import Layout
+from rackdesigner.simulation.ranges import FigureRange, range_tie
 from rackdesigner.vocabulary.wording import counted
 
 SCHEMA = "rackdesigner.compare/1"
@@ -42,15 +45,31 @@ class Row:
     values: tuple[float | None, ...]
     bounds: tuple[bool, ...]  # value is not exact: it leaves parts without a price out
     money: bool = False
+    #: per design, the range its figure's class shows on published runs (ranges.py; None:
+    #: none); empty when the row's figures carry no range
+    ranges: tuple[FigureRange | None, ...] = ()
 
     @property
-    def winner(self) -> int | None:
+    def best(self) -> int | None:
+        """The best value in the row's direction, ignoring ranges (None: a 0.5 % tie)."""
         present = [(v, i) for i, v in enumerate(self.values) if v is not None]
         if self.better is None or len(present) < 2:
             return None
         best = (max if self.better == "high" else min)(present)[0]
         tied = [i for v, i in present if abs(v - best) <= TIE * max(1e-12, abs(best))]
         return tied[0] if len(tied) == 1 else None
+
+    @property
+    def range_tie(self) -> bool:
+        """True when the best value lies inside another design's range: published clusters
+        of that class spread over the difference, so the row has no winner."""
+        best = self.best
+        return best is not None and bool(self.ranges) and range_tie(self.values, self.ranges,
+                                                                     best)
+
+    @property
+    def winner(self) -> int | None:
+        return None if self.range_tie else self.best
 
     @property
     def certain(self) -> bool:
@@ -76,7 +95,8 @@ class Comparison:
             "rows": [{"key": r.key, "label": r.label, "unit": r.unit, "better": r.better,
                       "values": [None if v is None else round(v, 4) for v in r.values],
                       "lower_bound": list(r.bounds), "winner": r.winner,
-                      "winner_certain": r.certain if r.winner is not None else None}
+                      "winner_certain": r.certain if r.winner is not None else None,
+                      **_ranges_json(r)}
                      for r in self.rows],
             "notes": list(self.notes),
         }
@@ -107,6 +127,8 @@ class Comparison:
                 mark = ""
                 if row.winner == i:
                     mark = " ✓" if row.certain else " ?"
+                elif row.range_tie and row.best == i:
+                    mark = " ≈"
                 cells.append(self.cell(row, i) + mark)
             body.append(cells)
         widths = [max(len(r[c]) for r in [header, *body]) for c in range(len(header))]
@@ -117,6 +139,9 @@ class Comparison:
                       + "\n")
         out.write("\n✓ best of the row (ties within 0.5 % have none); ? best so far, but the "
                   "figure leaves parts without a price out\n")
+        if any(row.range_tie for row in self.rows):
+            out.write("≈ best, but inside another design's range (the spread published "
+                      "clusters of its class show): a tie\n")
         for note in self.notes:
             out.write(f"Note: {shown(note)}\n")
         return out.getvalue()
@@ -145,6 +170,8 @@ class DesignFigures:
     busbw: float | None
     all_to_all: float | None
     bisection: float | None
+    busbw_range: FigureRange | None = None
+    all_to_all_range: FigureRange | None = None
 
 
 def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumptions, *,
@@ -154,16 +181,24 @@ def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumption
 
     result = simulate(layout, pue=assumptions.pue, loads_for=None)
 
-    def busbw(name: str) -> float | None:
+    def point(name: str) -> Any:
         if not result.scope.collectives_available:
             return None
-        point = result.point_at(name, size)  # the one "busbw at size S" rule
-        return point.busbw_GBps if point is not None else None
+        return result.point_at(name, size)  # the one "busbw at size S" rule
+
+    def busbw(name: str) -> float | None:
+        p = point(name)
+        return p.busbw_GBps if p is not None else None
+
+    def spread(name: str) -> FigureRange | None:
+        p = point(name)
+        return result.ranges(p)[0] if p is not None else None
 
     cost = design_cost(layout, book, assumptions, job=job, tokens=tokens, label=label)
     return DesignFigures(label, cost, result.scope.gpus, result.scope.largest_nvlink_domain,
                          busbw("all_reduce"), busbw("all_to_all"),
-                         result.bandwidth.bisection_GBps)
+                         result.bandwidth.bisection_GBps, spread("all_reduce"),
+                         spread("all_to_all"))
 
 
 def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
@@ -176,11 +211,13 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
 
     def row(key: str, label: str, unit: str, better: str | None,
             value: Callable[[DesignFigures], float | None], *, money: bool = False,
-            bound: Callable[[DesignFigures], bool] = lambda d: False) -> Row:
+            bound: Callable[[DesignFigures], bool] = lambda d: False,
+            spread: Callable[[DesignFigures], FigureRange | None] | None = None) -> Row:
         if money and len(currencies) > 1:
             better = None
         return Row(key, label, unit, better, tuple(value(d) for d in designs),
-                   tuple(bound(d) for d in designs), money)
+                   tuple(bound(d) for d in designs), money,
+                   tuple(spread(d) for d in designs) if spread is not None else ())
 
     def lower(d: DesignFigures) -> bool:
         return not d.cost.complete
@@ -189,9 +226,9 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
         row("gpus", "GPUs", "GPUs", None, lambda d: d.gpus),
         row("nvlink_domain", "largest NVLink domain", "GPUs", None, lambda d: d.nvlink_domain),
         row("all_reduce_busbw_GBps", f"all_reduce busbw at {size_label}", "GB/s", "high",
-            lambda d: d.busbw),
+            lambda d: d.busbw, spread=lambda d: d.busbw_range),
         row("all_to_all_busbw_GBps", f"all_to_all busbw at {size_label}", "GB/s", "high",
-            lambda d: d.all_to_all),
+            lambda d: d.all_to_all, spread=lambda d: d.all_to_all_range),
         row("bisection_GBps", "bisection", "GB/s", "high", lambda d: d.bisection),
         row("switches", "switches", "", None, lambda d: _count(d, "switches")),
         row("cables", "cables", "", None, lambda d: _count(d, "cable")),
@@ -233,6 +270,15 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
     notes.append("assumptions: " + costs[0].assumptions.describe(symbol or "$"))
     return Comparison(tuple(d.label for d in designs), tuple(rows), currency, symbol, size,
                       tuple(notes))
+
+
+def _ranges_json(row: Row) -> dict[str, Any]:
+    """A row's ranges in the JSON form ranges.py gives every figure: per design
+    {"range": [lo, hi], "class": name} (or null), and whether the best is a range tie."""
+    if not row.ranges:
+        return {}
+    return {"ranges": [r.to_dict() if r is not None else None for r in row.ranges],
+            "range_tie": row.range_tie}
 
 
 def _count(d: DesignFigures, what: str) -> int:

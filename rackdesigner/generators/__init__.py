@@ -69,10 +69,11 @@ def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None 
 
 
 def _rail(catalog: Catalog, system: str, nodes: int, switch: str,
-          oversubscription: float = 1.0) -> Layout:
+          oversubscription: float = 1.0, nics: int | None = None) -> Layout:
     from rackdesigner.generators.rail import build_rail, plan_rail
 
-    plan = plan_rail(catalog, system, nodes, switch, oversubscription=oversubscription)
+    plan = plan_rail(catalog, system, nodes, switch, oversubscription=oversubscription,
+                     nics=nics)
     spec = catalog.get(system)
     ratio = f", {oversubscription:g}:1 oversubscribed" if oversubscription != 1 else ""
     title = f"Rail-optimized fabric, {nodes} x {spec.model} on {plan.switch}{ratio}"
@@ -128,7 +129,10 @@ TEMPLATES["rail-optimized"] = Template(
      Option("nodes", int, "number of nodes", required=True),
      Option("switch", str, "switch model, e.g. qm9700", required=True),
      Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1): SUs keep "
-            "half-radix nodes, each leaf keeps 1/R as many uplinks", default=1.0)),
+            "half-radix nodes, each leaf keeps 1/R as many uplinks", default=1.0),
+     Option("nics", int, "compute NICs per node (default: all the system's, one per GPU); "
+            "half of them, e.g. 4 on an 8-GPU board, is the HGX built with 4 NICs: one per "
+            "PCIe switch, shared by its two GPUs")),
     _rail)
 TEMPLATES["single-leaf"] = Template(
     "single-leaf", "a few nodes and one leaf switch in one rack, every compute NIC on the leaf",

@@ -175,13 +175,20 @@ class DesignBuilder:
                                  max(ys) - min(ys) + CELL_H))
 
     def system(self, model: str, prefix: str, rack: RackPlace, name: str = "",
-               group: str | None = None, collapsed: bool = False) -> Parts:
-        """A catalog system (or a plain model) at the next free U of `rack`, wired inside."""
+               group: str | None = None, collapsed: bool = False,
+               drop: frozenset[str] = frozenset()) -> Parts:
+        """A catalog system (or a plain model) at the next free U of `rack`, wired inside;
+        `drop` leaves those part devices (and their links) out: a board built with fewer NICs
+        than the catalog system lists."""
         spec = self.catalog.get(model)
         height = round(spec.u_height or 0)
         u = rack.take(height)
         parts = instantiate(self.catalog, spec.id, prefix, rack=rack.id, u=u,
                             group=group if group is not None else rack.group, name=name)
+        if drop:
+            parts.devices[:] = [d for d in parts.devices if d.id not in drop]
+            parts.links[:] = [k for k in parts.links
+                              if k.a.device not in drop and k.b.device not in drop]
         if collapsed and parts.groups:
             parts.groups[0] = dataclasses.replace(parts.groups[0], collapsed=True)
         self.add_parts(parts, rack, u + max(height, 1) - 1)

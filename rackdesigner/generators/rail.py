@@ -52,10 +52,14 @@ class RailPlan:
     reserved: int
     clos: ClosPlan
     nic: str = ""  # compute NIC model when not the system's own (Spectrum-X: a SuperNIC)
+    #: the system's compute NICs per node (its own count unless fewer were asked for)
+    system_nics: int = 0
 
     @property
-    def gpus_per_node(self) -> int:
-        return self.rails
+    def nic_stride(self) -> int:
+        """Every how many of the system's compute NICs one is kept: 1, or 2 for a board of
+        8 GPUs built with 4 NICs (one per PCIe switch, shared by the switch's two GPUs)."""
+        return max(1, (self.system_nics or self.rails) // self.rails)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +75,11 @@ class Reserved:
 
 def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
               nodes_per_su: int | None = None, reserved: int = 0,
-              oversubscription: float = 1.0) -> RailPlan:
+              oversubscription: float = 1.0, nics: int | None = None) -> RailPlan:
     """The plan of `nodes` systems on rails of `switch`; `oversubscription` R keeps each leaf's
-    half-radix node ports and gives it 1/R as many uplinks (an R:1 taper above the leaves)."""
+    half-radix node ports and gives it 1/R as many uplinks (an R:1 taper above the leaves);
+    `nics` keeps that many of each system's compute NICs (one rail each): half of them is the
+    HGX board built with 4 NICs, one per PCIe switch, each shared by the switch's two GPUs."""
     sys_spec = catalog.get(system)
     if sys_spec.traits.contains != "parts":
         raise GeneratorError(f"{system} is not a system (try one of: "
@@ -85,6 +91,12 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
     if nodes < 1:
         raise GeneratorError("at least 1 node is needed", "nodes")
     _, rails, nic_spec = compute_nic_part(catalog, system)
+    system_nics = rails
+    if nics is not None:
+        if nics not in (rails, rails // 2) or nics < 1:
+            raise GeneratorError(f"{system} has {rails} compute NICs: nics can be {rails} or "
+                                 f"{rails // 2} (one per pair of GPUs), got {nics}", "nics")
+        rails = nics
     check_size(nodes * rails, "fabric endpoints")
     own_nic = nic_spec.id
     nic_spec = catalog.get(compute_nic_for(catalog, own_nic, sw_spec))
@@ -111,7 +123,7 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
                                  f"takes at most {down} leaves")
         clos = plan_three_level(leaves, radix, down, up, sus_per_pod * rails)
     return RailPlan(sys_spec.id, sw_spec.id, nodes, rails, nps, sus, reserved, clos,
-                    "" if nic_spec.id == own_nic else nic_spec.id)
+                    "" if nic_spec.id == own_nic else nic_spec.id, system_nics)
 
 
 def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
@@ -120,7 +132,8 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
     b = DesignBuilder(catalog, title, description)
     sys_spec = catalog.get(plan.system)
     sw_spec = catalog.get(plan.switch)
-    part, rails, nic_spec = compute_nic_part(catalog, plan.system)
+    part, _, nic_spec = compute_nic_part(catalog, plan.system)
+    rails, stride = plan.rails, plan.nic_stride
     if plan.nic:
         nic_spec = catalog.get(plan.nic)
     nic_port = fabric_port(nic_spec)
@@ -165,12 +178,15 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
             node_no += 1
             node = f"{prefix}-{node_no}"
             b.system(plan.system, node, racks[j // per_rack],
-                     f"SU{s + 1} {sys_spec.model} {j + 1}", collapsed=collapsed)
+                     f"SU{s + 1} {sys_spec.model} {j + 1}", collapsed=collapsed,
+                     drop=frozenset(f"{node}.{part}{i}" for i in range(rails * stride)
+                                    if i % stride))
             for r in range(rails):
+                nic_id = f"{node}.{part}{r * stride}"
                 if plan.nic:  # Spectrum-X: a SuperNIC in the compute NIC's place
-                    nic = b.devices[f"{node}.{part}{r}"]
+                    nic = b.devices[nic_id]
                     b.devices[nic.id] = dataclasses.replace(nic, model=plan.nic)
-                b.connect(PortRef(f"{node}.{part}{r}", nic_port, None if nic_single else 0),
+                b.connect(PortRef(nic_id, nic_port, None if nic_single else 0),
                           PortRef(su_leaves[r], sw_port, j))
     if clos.spines:
         tier = b.group("spine-tier", "Spine and core switches", "fabric", top)

@@ -7,19 +7,24 @@ from is what the algorithm's traffic pattern can push through *this* layout's li
 
 - ring: inside an island, the island ring rate (`scope.py`); across islands, each ring leaves an
   island through one NIC, so busBw = min(NICs x slowest NIC x F, k/(k-1) x island ring rate);
-- tree (AllReduce): min(island ring rate, NICs x slowest NIC x F), NCCL's .92 and caps, algbw =
+- tree (AllReduce): min(island ring rate, NICs x slowest NIC x F), NCCL's .92 and its
+  per-channel tree limit (perChMaxTreeBw x one tree channel per GPU of a domain), algbw =
   busBw / 2;
-- NVLS (NVLink SHARP): NCCL's NVLS graph has one channel per head GPU (at most 32); each GPU's
-  NVLink carries every channel once and its head channel twice, so the per-channel rate is
-  the search-table speed that fits (nCh + 1) times into the slowest GPU's NVLink; busBw =
-  per-channel x nvlsEfficiency x (nCh - 1) (x 2 for AllReduce), as nvls.cc; across islands NVLS
-  needs in-network reduction (SHARP) and is bounded by NICs x slowest NIC;
+- NVLS (NVLink SHARP): the architecture's measured busbw per GB/s of the slowest GPU's NVLink
+  (constants.NVLS_BUSBW_PER_NVLINK), x the NVLink-bound algbw share of the domain's GPU count
+  (`nvls_gpu_share`); across islands NVLS needs in-network reduction (SHARP) and is bounded by
+  NICs x slowest NIC;
 - NVLS-tree: NVLS inside islands, a tree across them (2 islands: one exchange per NIC, more: a
   double binary tree, half the rate);
 - CollNet Direct (SHARP): reduce-scatter + all-gather over NVLink (algbw B x k/(2(k-1))) and one
   pass of S/k per NIC through the switches, x .85 on Hopper and later;
 - all_to_all and send/recv (NCCL runs them as point-to-point): NVLink share (k-1)/n and
   network share (n-k)/n of the data at the GPU's NVLink and NIC rates.
+
+Every network rate takes the per-NIC share of the fabric's transport family under the cluster's
+fabric tuning (transport.py), except in-network reduction, whose traffic ends at the first
+switch and does not take NCCL's net_ib settings; an older NCCL (`nccl_release.py`) runs without
+the algorithms it lacks.
 """
 
 from __future__ import annotations
@@ -31,11 +36,29 @@ from types import MappingProxyType
 from rackdesigner import vocabulary
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport as T
-from rackdesigner.simulation.scope import INF, Island, ScopeModel, log2i
+from rackdesigner.simulation.collective_parts import (
+    _channel_share,
+    _fill,
+    _ring_net,
+    _tree_net,
+    busbw_factor,
+    nvls_chunk_bytes,
+    nvls_gpu_share,
+    nvls_tree_chunk_bytes,
+    small_size_channels,
+    tree_levels,
+    with_floor,
+)
+from rackdesigner.simulation.nccl_release import NcclRelease, parse_version
+from rackdesigner.simulation.scope import INF, ScopeModel, log2i
 
 COLLECTIVES = vocabulary.GROUP_COLLECTIVES
 ALGORITHM_CHOICES = vocabulary.ALGORITHM_CHOICES
 _P = {"LL": 0, "LL128": 1, "Simple": 2}
+#: the parts' public names, read through this module by older callers and tests
+__all__ = ["ALGORITHM_CHOICES", "COLLECTIVES", "CollectiveModel", "Point", "busbw_factor",
+           "nvls_chunk_bytes", "nvls_gpu_share", "nvls_tree_chunk_bytes", "point_at",
+           "small_size_channels", "tree_levels", "with_floor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,104 +102,17 @@ class _Candidate:
     share: Callable[[int], float] | None = None
 
 
-def nvls_chunk_bytes(size: int, concurrent_ops: int, max_chunk: int = C.NVLS_CHUNK_BYTES) -> int:
-    """The chunk NCCL's NVLS kernels work in for a message of `size` bytes (enqueue.cc
-    `calcCollChunking`, NVLS branch): 64, 32 or 16 KiB when the message is smaller than 64, 8 or
-    2 waves of `concurrent_ops` (channels x heads) chunks."""
-    chunk = max_chunk
-    if size < 64 * concurrent_ops * chunk and chunk > 65536:
-        chunk = 65536
-    if size < 8 * concurrent_ops * chunk and chunk > 32768:
-        chunk = 32768
-    if size < 2 * concurrent_ops * chunk and chunk > 16384:
-        chunk = 16384
-    return chunk
-
-
-def nvls_tree_chunk_bytes(size: int, concurrent_ops: int, max_chunk: int) -> int:
-    """The chunk of NVLS-tree (enqueue.cc `calcCollChunking`, NVLS_TREE branch)."""
-    chunk = max_chunk
-    for waves, smaller in ((32, 262144), (16, 131072), (4, 65536), (1, 32768)):
-        if size < waves * concurrent_ops * chunk and chunk > smaller:
-            chunk = smaller
-    return chunk
-
-
-def small_size_channels(size: int, channels: int, threads: int, threshold: int) -> int:
-    """Channels NCCL runs a ring or tree on at `size` bytes (enqueue.cc `topoGetAlgoInfo`):
-    one fewer while size < channels x threads x threshold, at least one."""
-    return max(1, min(channels, size // (threads * threshold)))
-
-
-def _channel_share(channels: int, p: int, threshold: int) -> Callable[[int], float]:
-    """Share of the cost model's channels a ring/tree message of a size runs on: its bandwidth
-    term scales with the channels actually used."""
-    threads = C.MAX_THREADS_PER_CHANNEL[p]
-
-    def share(size: int) -> float:
-        return small_size_channels(size, channels, threads, threshold) / channels
-    return share
-
-
-def _fill(chunking: Callable[[int], int], concurrent_ops: int,
-          waves: Callable[[], float] | None = None) -> Callable[[int, float], float]:
-    """Pipeline fill (µs): `waves()` waves (default `NVLS_PIPELINE_FILL_WAVES`, read when the
-    time is computed) of chunk x concurrent operations at the algorithm's plateau rate
-    (constants.py); a message smaller than one wave gives each operation less than a chunk, so
-    a wave is the message."""
-    def fill(size: int, algbw: float) -> float:
-        wave = min(chunking(size) * concurrent_ops, size)
-        count = C.NVLS_PIPELINE_FILL_WAVES if waves is None else waves()
-        return count * wave / (1000.0 * algbw)
-    return fill
-
-
-def tree_levels(domains: int) -> int:
-    """Levels of NCCL's (double binary) tree over `domains` NVLink domains: ceil(log2 N)."""
-    return max(0, (domains - 1).bit_length()) if domains > 1 else 0
-
-
-def _ring_net(island: Island, channels: int) -> float:
-    """Network rate of a domain for rings: each ring channel leaves through one NIC, so at most
-    `channels` of its NICs carry rings (a 72-NIC NVL72 rack uses about one per NVLink)."""
-    nics = float(min(len(island.nics), max(1, channels)))
-    if island.k > C.HOST_MAX_GPUS and island.has_nvswitch:
-        nics = min(nics, C.MNNVL_TREE_NET_NICS)  # multi-node NVLink domain (see _tree_net)
-    return min(nics * island.nic_min_eff, island.host_eff)
-
-
-def _tree_net(island: Island) -> float:
-    """Network rate of a domain for NCCL's trees: all of its NICs, but a multi-node NVLink
-    domain (more GPUs than one host carries) reaches only `MNNVL_TREE_NET_NICS` NICs' worth
-    (constants.py: a named model assumption derived from published multi-rack runs)."""
-    nics = float(len(island.nics))
-    if island.k > C.HOST_MAX_GPUS and island.has_nvswitch:
-        nics = min(nics, C.MNNVL_TREE_NET_NICS)
-    return min(nics * island.nic_min_eff, island.host_eff)
-
-
-def with_floor(time_us: float) -> float:
-    """A call's time as nccl-tests measures it: the host's per-call floor and the GPUs' time
-    overlap only in part, `(floor^p + t^p)^(1/p)` with `SMALL_MESSAGE_FLOOR_US` and
-    `SMALL_MESSAGE_OVERLAP_POWER` (constants.py: the floor derived from published small-size
-    runs, the power a model assumption)."""
-    floor, p = C.SMALL_MESSAGE_FLOOR_US, C.SMALL_MESSAGE_OVERLAP_POWER
-    if floor <= 0:
-        return time_us
-    return (floor ** p + time_us ** p) ** (1.0 / p)
-
-
-def busbw_factor(collective: str, n: int) -> float:
-    """nccl-tests' busbw / algbw factor (the collective's `busbw` in the vocabulary)."""
-    return vocabulary.collective(collective).busbw_factor(n)
-
-
 class CollectiveModel:
     """Predicted times for one scope; `sweep(collective)` gives the nccl-tests table."""
 
     def __init__(self, scope: ScopeModel, latency_inter_us: float, cpu_vendor: str,
-                 p2p_eff_GBps: float, p2p_same_island: bool, algorithm: str = "auto") -> None:
+                 p2p_eff_GBps: float, p2p_same_island: bool, algorithm: str = "auto",
+                 tuning: str = vocabulary.DEFAULT_FABRIC_TUNING,
+                 release: NcclRelease | None = None) -> None:
         self.s = scope
+        self.tuning = tuning
+        self.release = release or parse_version(None)
+        self.nvls_arity = self.release.nvls_arity(C.NVLS_MAX_ARITY)
         self.lat_inter = latency_inter_us
         self.cpu_vendor = cpu_vendor
         self.p2p_eff = p2p_eff_GBps
@@ -196,7 +132,7 @@ class CollectiveModel:
         self.b_intra = min((i.intra_eff for i in scope.islands), default=INF)
         # the share of NCCL's per-NIC rate the transport family keeps across this many domains
         # (transport.py, derived from published runs); in-network reduction keeps the base share
-        self.family = T.family(scope.transport)
+        self.family = T.family(scope.transport, tuning)
         self.node_eff = self.family.nic_efficiency(n_nodes)
         self.base_eff = self.family.base_efficiency() if n_nodes > 1 else 1.0
         self.net_raw = min((i.net_eff for i in scope.islands), default=0.0)
@@ -224,7 +160,8 @@ class CollectiveModel:
         ring = vocabulary.RINGS[entry.ring]
         out: list[_Candidate] = []
         for algorithm in entry.algorithms:
-            out += _ALGORITHMS[algorithm](self, ring)
+            if self.release.missing(algorithm) is None:  # the cluster's NCCL has it
+                out += _ALGORITHMS[algorithm](self, ring)
         return [c for c in out if c.algbw > 0]
 
     def _ring_busbw(self) -> float:
@@ -278,27 +215,46 @@ class CollectiveModel:
                                   share=_channel_share(ch, p, threshold)))
         return out
 
+    def _tree_channels(self) -> int:
+        """Channels of NCCL's tree graph: inside one domain the ring's; across domains one per
+        GPU of the domain, at most the ring's channels (model assumption: each tree channel
+        chains the domain's GPUs and leaves through one NIC, NICs shared where a domain has
+        fewer than GPUs; so the per-channel limit binds on nodes with a NIC per GPU and the
+        NICs bind on nodes with half as many, where published trees beat rings)."""
+        s = self.s
+        if s.n_islands <= 1:
+            return s.channels
+        gpus = min((i.k for i in s.islands), default=1)
+        return max(1, min(s.channels, gpus))
+
     def _tree(self, ring: vocabulary.Ring) -> list[_Candidate]:
         s, n, nodes = self.s, self.s.n, self.s.n_islands
-        # across more than two domains every domain is an inner node of one of NCCL's two
-        # binary trees: its NICs carry the data twice (up to the parent, down to two children
-        # over the two trees), so the network share is halved; two domains only exchange once
-        # (a tree NIC then runs at half its rate, below where fabric congestion binds, so the
-        # per-NIC decline with domains, measured on rings, is not applied: published B200 trees
-        # stay at 190-196 GB/s from 4 to 64 nodes on two clusters whose rings differ by 25 %)
-        net = self.tree_net * s.tree_factor * (1.0 if nodes == 2 else 0.5)
-        base = self.b_intra if nodes <= 1 else min(self.b_intra, net)
+        # NCCL's tree busBw is the rate of one domain's NICs (its algbw is half: a double
+        # binary tree moves each byte up and down, tuning.cc), capped per channel: a tree
+        # channel's SM receives, reduces and forwards for a parent and two children, and
+        # NCCL's perChMaxTreeBw (24 GB/s per channel on Blackwell beyond two nodes) is that
+        # limit; eight channels x 24 = 192 is the 190-196 GB/s published B200 trees hold from
+        # 4 to 64 nodes on two clusters whose rings differ by a quarter (docs/simulation.md)
+        net = self.tree_net * s.tree_factor * self.node_eff
         ch, ai, i2 = s.channels, s.arch_index, self.index2
+        tree_ch = self._tree_channels()
+        if any(i.k > C.HOST_MAX_GPUS and i.has_nvswitch for i in s.islands):
+            # a multi-node NVLink domain: how many tree channels NCCL builds there is not
+            # known; its network share (MNNVL_TREE_NET_NICS) is derived with the double tree
+            # moving each byte twice beyond two domains, so that stays (docs: residuals)
+            net *= 1.0 if nodes == 2 else 0.5
+            tree_ch = ch
+        base = self.b_intra if nodes <= 1 else min(self.b_intra, net)
         out = []
         for proto, p in _P.items():
             if proto == "LL128" and self.intra_hw != "nvlink":
                 continue
-            bus = min(base * C.TREE_FACTOR, ch * C.PER_CH_MAX_TREE_BW[ai][i2])
+            bus = min(base * C.TREE_FACTOR, tree_ch * C.PER_CH_MAX_TREE_BW[ai][i2])
             if proto == "LL":
                 bus = min(bus * C.TREE_LL_FACTOR, self.ll_max)
             elif proto == "LL128":
                 f = C.TREE_LL128_FACTOR_1NODE if nodes <= 1 else C.TREE_LL128_FACTOR_MULTI
-                bus = min(bus * f, ch * C.PER_CH_MAX_TREE_LL128_BW[ai][i2])
+                bus = min(bus * f, tree_ch * C.PER_CH_MAX_TREE_LL128_BW[ai][i2])
             intra = C.HW_LATENCY_US[self.intra_hw]["tree"][p]
             inter = self._inter_lat("tree", p, intra)
             per_node = n // max(1, nodes)
@@ -324,7 +280,7 @@ class CollectiveModel:
         local = min(i.k for i in s.islands)
         if local <= 2:
             return 0  # transport/nvls.cc ncclNvlsInit: no NVLS for 2 GPUs or fewer
-        return min(C.NVLS_MAX_ARITY, local)
+        return min(self.nvls_arity, local)
 
     def _nvls_busbw(self, passes: int) -> tuple[int, float]:
         """(channels, NVLS busBw inside the islands): the slowest GPU's NVLink rate (hardware,
@@ -337,9 +293,9 @@ class CollectiveModel:
         if n_ch == 0 or ratio <= 0:
             return 0, 0.0
         bus = ratio * min(i.nvlink_raw_min for i in self.s.islands)
-        if passes == 2:
-            return n_ch, bus
         ppn = min(i.k for i in self.s.islands)
+        if passes == 2:
+            return n_ch, bus * nvls_gpu_share(ppn)
         return n_ch, bus / 2.0 * (ppn - 1) / ppn
 
     def _nvls(self, ring: vocabulary.Ring) -> list[_Candidate]:
@@ -355,7 +311,7 @@ class CollectiveModel:
                     return []
                 algbw = min(algbw, self.net)
         else:
-            if s.n_islands > 1 or s.k > C.NVLS_MAX_ARITY:
+            if s.n_islands > 1 or s.k > self.nvls_arity:
                 return []
             algbw = bus * n / (n - 1)
         intra = C.HW_LATENCY_US["nvlink"]["nvls"][2]
@@ -417,8 +373,13 @@ class CollectiveModel:
             return []
         k = s.k
         intra_algbw = self.b_intra * k / (2 * (k - 1)) if k > 1 else INF
-        # traffic ends at the first switch: the two-domain share at any scale
-        algbw = min(intra_algbw, self.net_raw * self.base_eff)
+        # traffic ends at the first switch: the two-domain share at any scale; and the share
+        # of NCCL's default settings whatever the fabric tuning: the queue-pair and adaptive-
+        # routing settings are the net_ib transport's (NCCL src/transport/net_ib), which
+        # CollNet's traffic does not take (it runs through the SHARP plugin's own trees)
+        base = (T.family(self.s.transport, "typical-defaults").base_efficiency()
+                if self.s.n_islands > 1 else 1.0)
+        algbw = min(intra_algbw, self.net_raw * base)
         if s.sm >= 90:
             algbw *= C.COLLNET_EFFICIENCY_SM90
         intra = C.HW_LATENCY_US[self.intra_hw]["collnet_direct"][2]
@@ -490,6 +451,9 @@ class CollectiveModel:
         s = self.s
         if s.n <= 1:
             return "fewer than two GPUs"
+        missing = self.release.missing(name)
+        if missing is not None:
+            return missing
         if name in ("nvls", "nvls_tree") and self._nvls_channels() == 0:
             return ("NVLS needs Hopper or later GPUs of more than 2 per island, all NVLinks to "
                     "NVSwitches that support NVLink SHARP (nvls); this design has none")

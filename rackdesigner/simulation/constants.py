@@ -125,9 +125,10 @@ TREE_LL128_FACTOR_1NODE = 7.0 / 9.0
 TREE_LL128_FACTOR_MULTI = 120.0 / 128.0
 #: nvlsEfficiency (nvls.cc): Hopper 0.85, Blackwell 0.74 (Volta/Ampere have no NVLS).
 NVLS_EFFICIENCY = {"hopper": 0.85, "blackwell": 0.74}
-#: NCCL_MAX_NVLS_ARITY (device.h, 32 since 2.20): NVLS AllGather/ReduceScatter only up to this
-#: many local ranks (nvls.cc disables them above it), and the NVLS graph has at most this many
-#: channels (search.cc `ncclTopoCompute`: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
+#: NCCL_MAX_NVLS_ARITY (device.h, 32 since 2.21.5, 8 before: the repository's tags): NVLS
+#: AllGather/ReduceScatter only up to this many local ranks (nvls.cc disables them above it),
+#: and the NVLS graph has at most this many channels (search.cc `ncclTopoCompute`:
+#: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
 NVLS_MAX_ARITY = 32
 #: NVLS AllReduce busbw per GB/s of a GPU's NVLink (hardware rate, per direction), by GPU
 #: architecture: the mean of busbw / NVLink rate over the published large-message runs of that
@@ -140,6 +141,9 @@ NVLS_MAX_ARITY = 32
 #: (one lost NVLink of 18 cost 25 %) and predicts NVL72 +10 % over measurements.
 NVLS_BUSBW_PER_NVLINK = {"hopper": (478.87 + 479.98) / 2 / 450.0,
                          "blackwell": (840.8 + 834.57) / 2 / 900.0}
+#: the GPUs per domain of the 8-GPU runs behind NVLS_BUSBW_PER_NVLINK: on fewer GPUs the
+#: figure follows the NVLink-bound algbw (collective_parts.nvls_gpu_share)
+NVLS_REFERENCE_GPUS = 8
 #: NVLS execution (NVIDIA/nccl at commit 5067397, src/transport/nvls.cc `ncclNvlsTuning`):
 #: NVLS channels (CTAs) per GPU — NVLS_NCHANNELS_SM90 16; Blackwell 24 inside one NVLink domain
 #: (NVLS_NCHANNELS_SM100_NVL) and 32 across nodes (NVLS_NCHANNELS_SM100); the default chunk
@@ -188,7 +192,7 @@ HOST_MAX_GPUS = 8
 #: and 434 GB/s of inter-rack traffic per rack in both: about 9.5 ConnectX-7 NICs' worth at
 #: NCCL's 48 GB/s times the per-NIC share across that many racks (transport.yaml), not the
 #: rack's 72 (`published_vs_model.py --derive`). A domain with fewer NICs keeps all of them.
-MNNVL_TREE_NET_NICS = 9.49
+MNNVL_TREE_NET_NICS = 9.95
 #: Small-message floor: the per-call time of the host side (kernel launch, the proxy's first
 #: post, the test's back-to-back issue) that NCCL's cost model leaves out; published 8-byte
 #: calls take 35 us on one 8-GPU node where NCCL's model says 15. It overlaps the GPUs' time

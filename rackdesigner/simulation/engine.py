@@ -24,6 +24,7 @@ from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveMod
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
 from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
 from rackdesigner.simulation.loads import NetworkLinks
+from rackdesigner.simulation.nccl_release import NcclVersionError, parse_version
 from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.simulation.power import over_budget_warnings, power_report
 from rackdesigner.simulation.result import (
@@ -51,7 +52,9 @@ LOADS_SIZE = 2**30
 #: the simulation's settings in the design's words (vocabulary/wording.py): the CLI names its
 #: options (`--sharp`), the panel its switch
 SIMULATION_WORDS = MappingProxyType({"sharp": "the design's SHARP setting",
-                                     "algorithm": "the algorithm"})
+                                     "algorithm": "the algorithm",
+                                     "fabric_tuning": "the fabric tuning",
+                                     "nccl_version": "the NCCL version"})
 
 
 class SimulationInputError(SettingError):
@@ -65,28 +68,43 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
              algorithm: str = "auto", pue: float | None = None,
              p2p: tuple[str, str] | None = None, sharp: bool | None = None,
              placement: str = "contiguous",
-             loads_for: tuple[str, int] | None = (LOADS_COLLECTIVE, LOADS_SIZE)
-             ) -> SimulationResult:
+             loads_for: tuple[str, int] | None = (LOADS_COLLECTIVE, LOADS_SIZE),
+             fabric_tuning: str | None = None,
+             nccl_version: str | None = None) -> SimulationResult:
     """Predict bandwidth, collectives, latency and power of `layout` (see docs/simulation.md).
 
     `sharp`: allow in-network reduction (NVLS across nodes, CollNet/SHARP); None takes the
     design's own setting (`layout.meta.sharp`, off unless the user turned it on).
     `placement`: rank placement, "contiguous" (NCCL/Slurm default), "scattered" or "random".
     `loads_for`: (collective, bytes) whose per-link loads the result lists (None: none).
+    `fabric_tuning`: the NCCL network settings the cluster runs (`vocabulary.FABRIC_TUNINGS`;
+    None: "vendor-tuned", the level the vendor publishes for its reference architecture).
+    `nccl_version`: the NCCL the cluster runs ("2.19.3"; None: the version of the engine's
+    constants, `nccl_release.DEFAULT_VERSION`): which algorithms it has (nccl_release.py).
 
     A pass over the whole design: on a large one, callers that can afford it hold the garbage
     collector off meanwhile (`model/gcpause.py`; the CLI, the designer's workers, sweep tasks).
     """
     return _simulate(layout, scope, algorithm=algorithm, pue=pue, p2p=p2p, sharp=sharp,
-                     placement=placement, loads_for=loads_for)
+                     placement=placement, loads_for=loads_for,
+                     tuning=fabric_tuning or vocabulary.DEFAULT_FABRIC_TUNING,
+                     nccl_version=nccl_version)
 
 
 def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: str,
               pue: float | None, p2p: tuple[str, str] | None, sharp: bool | None,
-              placement: str, loads_for: tuple[str, int] | None) -> SimulationResult:
+              placement: str, loads_for: tuple[str, int] | None,
+              tuning: str, nccl_version: str | None = None) -> SimulationResult:
+    try:
+        release = parse_version(nccl_version)
+    except NcclVersionError as exc:
+        raise SimulationInputError(str(exc)) from None
     if algorithm not in ALGORITHM_CHOICES:
         raise SimulationInputError(f"unknown algorithm {algorithm!r} "
                                    f"(choose from {', '.join(ALGORITHM_CHOICES)})")
+    if tuning not in vocabulary.FABRIC_TUNINGS:
+        raise SimulationInputError(f"unknown fabric tuning {tuning!r} "
+                                   f"(choose from {', '.join(vocabulary.FABRIC_TUNINGS)})")
     if placement not in PLACEMENTS:
         raise SimulationInputError(f"unknown placement {placement!r} "
                                    f"(choose from {', '.join(PLACEMENTS)})")
@@ -156,7 +174,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     classes, missing = latency_classes(topo, model)
     lat_inter = slowest_network_step_us(classes)
     p2p_eff, same_island = _p2p_eff(topo, model, a, b)
-    coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm)
+    coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm,
+                           tuning, release)
     if not partitioned:
         reason = coll.unavailable(algorithm)  # judged on the first collective it runs
         if reason is not None:
@@ -181,6 +200,16 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         note("sharp_off", "in-network reduction (SHARP) is off for this design, as on most "
              "clusters: multi-node figures use ring, tree and NVLS-tree; turn the design's "
              "SHARP setting on if the cluster runs the SHARP plugin")
+    if nccl_version is not None:
+        note("nccl_version", f"NCCL {release.text}: "
+             + ("; ".join(filter(None, (release.missing("nvls"), release.missing("nvls_tree"))))
+                or "NVLS and NVLS-tree available")
+             + f"; NVLS spans at most {coll.nvls_arity} GPUs per domain")
+    if model.n_islands > 1:
+        setting = vocabulary.FABRIC_TUNINGS[tuning]
+        note("fabric_tuning", f"network figures assume the fabric is {setting.label}: "
+             f"{setting.settings} (published runs of one design differ by up to a quarter "
+             "between vendor-tuned and NCCL's default settings; choose the fabric tuning)")
     if placement != "contiguous":
         note("placement", f"ranks are placed {placement} over the nodes (default contiguous, "
              "as NCCL with Slurm's block distribution)")
@@ -241,7 +270,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     link_loads = _link_loads(topo, model, routed, curves, loads_for)
     return SimulationResult(info, bandwidth, MappingProxyType(curves), latency, power,
                             tuple(m.text for m in messages), algorithm, tuple(messages),
-                            sharp=sharp_on, placement=placement, link_loads=link_loads)
+                            sharp=sharp_on, placement=placement, link_loads=link_loads,
+                            fabric_tuning=tuning, nccl_version=release.text)
 
 
 def _p2p_nics(topo: Topology, a: str | None, b: str | None) -> tuple[str | None, str | None]:

@@ -32,10 +32,13 @@ class GroupCollectives:
     """Predicted collective time/bandwidth over GPU groups of one design (see module doc)."""
 
     def __init__(self, layout: Layout, *, sharp: bool | None = None,
-                 placement: str = "contiguous") -> None:
+                 placement: str = "contiguous", fabric_tuning: str | None = None) -> None:
         self.topo = Topology.of(layout)
         self.sharp = bool(layout.meta.sharp) if sharp is None else bool(sharp)
         self.placement = placement
+        self.fabric_tuning = fabric_tuning or vocabulary.DEFAULT_FABRIC_TUNING
+        if self.fabric_tuning not in vocabulary.FABRIC_TUNINGS:
+            raise GroupError(f"unknown fabric tuning {self.fabric_tuning!r}")
 
     def point(self, gpus: Iterable[str], collective: str, size: int,
               algorithm: str = "auto") -> Point:
@@ -69,7 +72,8 @@ class GroupCollectives:
         lat_inter = slowest_network_step_us(classes)
         same = topo.island_of[a] == topo.island_of[b]
         p2p = model.islands[0].intra_eff if same else min(i.net_eff for i in model.islands)
-        coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm)
+        coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm,
+                               self.fabric_tuning)
         reason = coll.unavailable(algorithm, collective)
         if reason is not None:
             raise GroupError(f"algorithm {algorithm} cannot run {collective} here: {reason}")

@@ -19,6 +19,7 @@ from rackdesigner.model.power import over_budget
 from rackdesigner.simulation.collectives import Point
 from rackdesigner.simulation.latency import LatencyClass
 from rackdesigner.simulation.loads import LinkLoad
+from rackdesigner.simulation.nccl_release import DEFAULT_VERSION
 from rackdesigner.simulation.power import PowerReport, RackDraw
 from rackdesigner.simulation.result import (
     SCHEMA,
@@ -144,6 +145,8 @@ def _build(data: dict[str, Any]) -> SimulationResult:
                             messages, str(data.get("algorithm", "auto")), diagnostics,
                             sharp=bool(data.get("sharp", False)),
                             placement=str(data.get("placement", "contiguous")),
+                            fabric_tuning=str(data.get("fabric_tuning", "vendor-tuned")),
+                            nccl_version=str(data.get("nccl_version", DEFAULT_VERSION)),
                             link_loads=None if loads is None else _link_loads(
                                 _obj(loads, "link_loads")))
 

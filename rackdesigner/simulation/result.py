@@ -19,7 +19,9 @@ from typing import Any
 from rackdesigner.simulation.collectives import Point, point_at
 from rackdesigner.simulation.latency import LatencyClass
 from rackdesigner.simulation.loads import LinkLoad
+from rackdesigner.simulation.nccl_release import DEFAULT_VERSION
 from rackdesigner.simulation.power import PowerReport
+from rackdesigner.simulation.ranges import FigureRange, bandwidth_range, time_range
 
 SCHEMA = "rackdesigner.simulation/1"
 
@@ -173,6 +175,10 @@ class SimulationResult:
     sharp: bool = False  # in-network reduction allowed (the design's setting or `sharp=`)
     placement: str = "contiguous"
     link_loads: LinkLoadsInfo | None = None
+    #: the NCCL network settings the figures assume (vocabulary.FABRIC_TUNINGS)
+    fabric_tuning: str = "vendor-tuned"
+    #: the NCCL version the figures assume (nccl_release.py)
+    nccl_version: str = DEFAULT_VERSION
 
     def collective(self, name: str) -> tuple[Point, ...]:
         return self.collectives.get(name, ())
@@ -194,6 +200,23 @@ class SimulationResult:
     def notes(self) -> tuple[Message, ...]:
         return tuple(m for m in self.classified() if m.severity == NOTE)
 
+    def ranges(self, point: Point) -> tuple[FigureRange | None, FigureRange | None]:
+        """(busbw range, time range) of one point: the spread published runs of its class show
+        on the validation set (ranges.py); None where the class has too few runs."""
+        domains = self.scope.islands
+        return (bandwidth_range(point.busbw_GBps, point.algorithm, domains, point.bytes),
+                time_range(point.time_us, point.algorithm, domains, point.bytes))
+
+    def _point_dict(self, point: Point) -> dict[str, Any]:
+        out = point.to_dict()
+        # the range of the figures as written, so a result read back gives the same ranges
+        busbw, time = self.ranges(Point(point.bytes, out["time_us"], out["algbw_GBps"],
+                                        out["busbw_GBps"], point.algorithm, point.protocol))
+        if busbw is not None and time is not None:
+            out.update(busbw.to_dict())
+            out["time_range_us"] = [round(time.lo, 3), round(time.hi, 3)]
+        return out
+
     def to_dict(self, link_loads: bool = False) -> dict[str, Any]:
         """The JSON document; `link_loads=True` adds every loaded link (`simulate --link-loads`)
         to the always-present `link_loads` summary."""
@@ -202,7 +225,7 @@ class SimulationResult:
             "schema": SCHEMA,
             "scope": self.scope.to_dict(),
             "bandwidth": self.bandwidth.to_dict(),
-            "collectives": {name: [p.to_dict() for p in points]
+            "collectives": {name: [self._point_dict(p) for p in points]
                             for name, points in self.collectives.items()},
             "latency": self.latency.to_dict(),
             "power": self.power.to_dict(),
@@ -211,6 +234,8 @@ class SimulationResult:
             "diagnostics": [m.to_dict() for m in self.classified()],
             "sharp": self.sharp,
             "placement": self.placement,
+            "fabric_tuning": self.fabric_tuning,
+            "nccl_version": self.nccl_version,
             "link_loads": loads,
         }
 

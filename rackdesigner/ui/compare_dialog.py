@@ -233,6 +233,11 @@ class CompareDialog(QDialog):
                     item.setFont(bold)
                     item.setToolTip(plain("best of the row" if row.certain else
                                           "best so far, but it leaves parts without a price out"))
+                elif row.range_tie and row.best == c:
+                    item.setText(text + " ≈")
+                    spread = next((x for i, x in enumerate(row.ranges) if i != c and x), None)
+                    item.setToolTip(plain("best, but inside another design's range: a tie"
+                                          + (f" ({spread.text()})" if spread is not None else "")))
                 self.table.setItem(r, c, item)
         self.notes.setText(plain("\n".join(comparison.notes)))
 

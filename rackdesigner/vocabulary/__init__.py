@@ -52,6 +52,9 @@ from rackdesigner.vocabulary.kinds import (
     traits_of,
 )
 from rackdesigner.vocabulary.protocols import (
+    DEFAULT_FABRIC_TUNING,
+    FABRIC_TUNING_NAMES,
+    FABRIC_TUNINGS,
     FAMILIES,
     PROTOCOL_NAMES,
     PROTOCOLS,
@@ -78,7 +81,10 @@ __all__ = [
     "COLLECTIVE_NAMES",
     "COOLING_FACT",
     "COOLING_KINDS",
+    "DEFAULT_FABRIC_TUNING",
     "FABRICS",
+    "FABRIC_TUNINGS",
+    "FABRIC_TUNING_NAMES",
     "FAMILIES",
     "GROUP_COLLECTIVES",
     "KINDS",

@@ -56,6 +56,30 @@ TRANSPORTS: MappingProxyType[str, Transport] = MappingProxyType({t.name: t for t
 )})
 
 
+@dataclass(frozen=True, slots=True)
+class FabricTuning:
+    """How the cluster's NCCL network settings are tuned: an input of the simulation, because
+    published runs of one design differ by a quarter between the two (docs/simulation.md 2b)."""
+
+    name: str
+    label: str
+    settings: str  # what the setting means, in NCCL's words
+
+
+#: the fabric tunings, default first: the level the vendor publishes for its reference design
+FABRIC_TUNINGS: MappingProxyType[str, FabricTuning] = MappingProxyType({t.name: t for t in (
+    FabricTuning("vendor-tuned", "vendor-tuned",
+                 "several queue pairs per connection and adaptive routing for every message "
+                 "(NCCL_IB_QPS_PER_CONNECTION=2, NCCL_IB_AR_THRESHOLD=0), as the vendor's "
+                 "reference architectures run"),
+    FabricTuning("typical-defaults", "typical defaults",
+                 "NCCL's defaults: one queue pair per connection (NCCL_IB_QPS_PER_CONNECTION=1), "
+                 "so each connection is one flow for the fabric's routing to place"),
+)})
+FABRIC_TUNING_NAMES: tuple[str, ...] = tuple(FABRIC_TUNINGS)
+DEFAULT_FABRIC_TUNING = FABRIC_TUNING_NAMES[0]
+
+
 def protocol(name: str) -> Protocol:
     """The entry of protocol `name`; KeyError naming the known ones when there is none."""
     return entry(PROTOCOLS, name, "protocol")

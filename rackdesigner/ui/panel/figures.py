@@ -14,6 +14,7 @@ from rackdesigner import vocabulary
 from rackdesigner.model import Layout
 from rackdesigner.model.power import device_draw
 from rackdesigner.simulation import SimulationResult
+from rackdesigner.simulation.ranges import FigureRange
 
 KIB = 1024
 REFERENCE_SIZES = tuple(2 ** e for e in range(20, 35))  # 1 MiB .. 16 GiB
@@ -97,6 +98,7 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
     elif has_gpus:
         gpus_detail = f"{scope.nodes} node{'s' * (scope.nodes != 1)}"
     point = result.point_at("all_reduce", reference)
+    busbw_range = result.ranges(point)[0] if point is not None else None
     over = worst_oversubscription(result)
     n_over, n_budget = racks_over_budget(result)
     lat_text = "—"
@@ -127,8 +129,9 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
         Figure("busbw", f"all_reduce busbw @ {format_bytes(reference)}",
                point.busbw_GBps if point else None,
                format_bw(point.busbw_GBps) if point else ("unavailable" if cut_off else "—"),
-               f"{point.algorithm} / {point.protocol}" if point
-               else (f"{cut_off} GPUs unreachable" if cut_off else ""), True),
+               f"{point.algorithm} / {point.protocol}" + _range_detail(busbw_range) if point
+               else (f"{cut_off} GPUs unreachable" if cut_off else ""), True,
+               busbw_range.text(format_bw) if busbw_range is not None else ""),
         # a partitioned design's latency covers only the reachable part: not comparable
         Figure("latency", "GPU-to-GPU latency", None if cut_off else lat.max_us,
                "unavailable" if cut_off else lat_text,
@@ -143,6 +146,14 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
         Figure("over_budget", "Racks over budget", float(n_over),
                f"{n_over} of {n_budget}" if n_budget else "—", "", False),
     ]
+
+
+def _range_detail(spread: FigureRange | None) -> str:
+    """The tile's short range on a line of its own, so a narrow tile stays narrow:
+    "published 338–372" (the tooltip says which class)."""
+    if spread is None:
+        return ""
+    return f"\npublished {spread.lo:,.0f}–{spread.hi:,.0f}"
 
 
 @dataclass(frozen=True)
@@ -217,7 +228,7 @@ def result_csv(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> 
     rows: list[tuple] = [("figure", "value", "text", "detail")]
     for fig in headline(result, reference):
         rows.append((fig.label, "" if fig.value is None else round(fig.value, 4),
-                     fig.text, fig.detail))
+                     fig.text, fig.detail.replace("\n", "; ")))
     rows += [(), CSV_COLUMNS]
     for name, points in result.collectives.items():
         for p in points:

@@ -40,6 +40,7 @@ from rackdesigner.simulation import SimulationInputError, SimulationResult, simu
 from rackdesigner.simulation.topology import Topology
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.panel.figures import rack_power_by_category
+from rackdesigner.vocabulary import DEFAULT_FABRIC_TUNING
 
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 200
@@ -78,6 +79,7 @@ class LiveParams:
     heat: Any  # None, (collective, bytes) or ("workload", classes, WorkloadRequest)
     structure: int
     intact_cache: Any
+    fabric_tuning: str = DEFAULT_FABRIC_TUNING  # the NCCL network settings the cluster runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,8 @@ def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
     if heat is not None and heat[0] == "workload":  # a training job's traffic
         job_heat, heat_error = workload_heat(snapshot, heat[2], heat[1], scope)
         heat = None
-    key = (structure, scope, algorithm, pue, placement)
+    tuning = params.fabric_tuning
+    key = (structure, scope, algorithm, pue, placement, tuning)
     down = closure(snapshot)
     kept = intact_cache.get(key)
     if not down and kept is not None and kept.extra is not None and kept.extra[1] == heat:
@@ -133,11 +136,12 @@ def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
     try:
         if heat is not None:  # the heat map's traffic: its per-link list built here, off the GUI
             result = simulate(snapshot, scope, algorithm=algorithm, pue=pue,
-                              placement=placement, loads_for=heat)
+                              placement=placement, loads_for=heat, fabric_tuning=tuning)
             if result.link_loads is not None:
                 result.link_loads.entries  # noqa: B018 (cached_property: computed now)
         else:
-            result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement)
+            result = simulate(snapshot, scope, algorithm=algorithm, pue=pue, placement=placement,
+                              fabric_tuning=tuning)
     except SimulationInputError as exc:
         return LiveRun(None, {}, str(exc), None, job_heat, heat_error)
     members = (set(snapshot.group_devices(scope)) if isinstance(scope, str)
@@ -150,7 +154,8 @@ def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
         return LiveRun(result, split, "", None, job_heat, heat_error)
 
     def intact(design: Layout) -> SimulationResult:
-        return simulate(design, scope, algorithm=algorithm, pue=pue, placement=placement)
+        return simulate(design, scope, algorithm=algorithm, pue=pue, placement=placement,
+                        fabric_tuning=tuning)
 
     try:
         impact = marked_impact(snapshot, result, intact, intact_cache, key)
@@ -208,6 +213,7 @@ class LiveSimulation(QObject):
         self._algorithm = "auto"
         self._pue: float | None = None
         self._placement = "contiguous"
+        self._fabric_tuning = DEFAULT_FABRIC_TUNING
         self._heat: tuple | None = None  # (collective, bytes) or ("workload", classes, job)
         self._structure = 0  # bumped by every edit but Fail / Restore (intact figures' key)
         self._intact_cache: dict = {}  # read and written by the one worker run in flight
@@ -271,8 +277,10 @@ class LiveSimulation(QObject):
             self.request(immediate=immediate)
 
     def set_options(self, *, algorithm: str | None = None, pue: float | None = None,
-                    placement: str | None = None) -> None:
+                    placement: str | None = None, fabric_tuning: str | None = None) -> None:
         changed = False
+        if fabric_tuning is not None and fabric_tuning != self._fabric_tuning:
+            self._fabric_tuning, changed = fabric_tuning, True
         if placement is not None and placement != self._placement:
             self._placement, changed = placement, True
         if algorithm is not None and algorithm != self._algorithm:
@@ -296,7 +304,7 @@ class LiveSimulation(QObject):
         or `soon`: see `BackgroundJob.request`)."""
         self.job.set_params(LiveParams(self._scope, self._algorithm, self._pue,
                                        self._placement, self._heat, self._structure,
-                                       self._intact_cache))
+                                       self._intact_cache, self._fabric_tuning))
         self.job.request(immediate=immediate, soon=soon)
 
     # ---- results ----------------------------------------------------------------------------

@@ -58,6 +58,7 @@ from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TE
 from rackdesigner.ui.panel.workload import WorkloadTab
 from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.wheel_guard import guard_wheel
+from rackdesigner.vocabulary import FABRIC_TUNINGS
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
@@ -124,6 +125,15 @@ class SimulationPanel(QWidget):
             "Rank placement: contiguous (NCCL/Slurm default: consecutive ranks on consecutive "
             "nodes), scattered (consecutive nodes under different leaves) or random")
         self.placement_combo.currentTextChanged.connect(self._on_placement_combo_changed)
+        self.fabric_combo = QComboBox(self)
+        for name, tuning in FABRIC_TUNINGS.items():
+            self.fabric_combo.addItem(tuning.label, name)
+        self.fabric_combo.setToolTip(
+            "NCCL network settings the cluster runs: vendor-tuned (several queue pairs per "
+            "connection, adaptive routing for every message, as NVIDIA's reference designs) or "
+            "typical defaults (NCCL's defaults); published runs of one design differ by up to "
+            "a quarter between them")
+        self.fabric_combo.currentIndexChanged.connect(self._on_fabric_combo_changed)
         self.reference_combo = QComboBox(self)
         for size in REFERENCE_SIZES:
             self.reference_combo.addItem(format_bytes(size), size)
@@ -174,9 +184,12 @@ class SimulationPanel(QWidget):
         row2.setSpacing(4)
         row3 = QHBoxLayout()  # design choices: on their own row so a narrow dock still fits
         row3.setSpacing(4)
+        row4 = QHBoxLayout()  # the cluster's NCCL network settings
+        row4.setSpacing(4)
         for row, text, w in ((row2, "Algorithm", self.algorithm_combo),
                              (row2, "all_reduce at", self.reference_combo),
-                             (row3, "Ranks", self.placement_combo)):
+                             (row3, "Ranks", self.placement_combo),
+                             (row4, "Fabric", self.fabric_combo)):
             label = QLabel(text, self)
             label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
             row.addWidget(label)
@@ -184,6 +197,7 @@ class SimulationPanel(QWidget):
         row3.addWidget(self.sharp_check)
         row2.addStretch(1)
         row3.addStretch(1)
+        row4.addStretch(1)
 
         self.notes_bar = NotesBar(self)
         self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
@@ -244,6 +258,7 @@ class SimulationPanel(QWidget):
         box.addLayout(row1)
         box.addLayout(row2)
         box.addLayout(row3)
+        box.addLayout(row4)
         box.addWidget(self.scroll, 1)
         # the wheel scrolls the panel; a drop-down, spin box or tab bar takes it only when
         # focused (scrolling past one must not change it)
@@ -381,6 +396,9 @@ class SimulationPanel(QWidget):
 
     def _on_placement_combo_changed(self, text: str) -> None:
         self.live.set_options(placement=text)
+
+    def _on_fabric_combo_changed(self, index: int) -> None:
+        self.live.set_options(fabric_tuning=str(self.fabric_combo.itemData(index)))
 
     def _on_reference_combo_changed(self, index: int) -> None:
         self.reference = int(self.reference_combo.itemData(index))

@@ -1,0 +1,125 @@
+"""The pure parts of the collective model (`collectives.py`): NCCL's chunking and channel
+rules at a size, the pipeline fill, NVLS's GPU-count share, a domain's ring/tree network rate,
+the per-call floor and nccl-tests' busbw factor. Functions of numbers (and an island), no state:
+`CollectiveModel` composes them per algorithm."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rackdesigner import vocabulary
+from rackdesigner.simulation import constants as C
+from rackdesigner.simulation.scope import Island
+
+
+def nvls_chunk_bytes(size: int, concurrent_ops: int, max_chunk: int = C.NVLS_CHUNK_BYTES) -> int:
+    """The chunk NCCL's NVLS kernels work in for a message of `size` bytes (enqueue.cc
+    `calcCollChunking`, NVLS branch): 64, 32 or 16 KiB when the message is smaller than 64, 8 or
+    2 waves of `concurrent_ops` (channels x heads) chunks."""
+    chunk = max_chunk
+    if size < 64 * concurrent_ops * chunk and chunk > 65536:
+        chunk = 65536
+    if size < 8 * concurrent_ops * chunk and chunk > 32768:
+        chunk = 32768
+    if size < 2 * concurrent_ops * chunk and chunk > 16384:
+        chunk = 16384
+    return chunk
+
+
+def nvls_tree_chunk_bytes(size: int, concurrent_ops: int, max_chunk: int) -> int:
+    """The chunk of NVLS-tree (enqueue.cc `calcCollChunking`, NVLS_TREE branch)."""
+    chunk = max_chunk
+    for waves, smaller in ((32, 262144), (16, 131072), (4, 65536), (1, 32768)):
+        if size < waves * concurrent_ops * chunk and chunk > smaller:
+            chunk = smaller
+    return chunk
+
+
+def small_size_channels(size: int, channels: int, threads: int, threshold: int) -> int:
+    """Channels NCCL runs a ring or tree on at `size` bytes (enqueue.cc `topoGetAlgoInfo`):
+    one fewer while size < channels x threads x threshold, at least one."""
+    return max(1, min(channels, size // (threads * threshold)))
+
+
+def _channel_share(channels: int, p: int, threshold: int) -> Callable[[int], float]:
+    """Share of the cost model's channels a ring/tree message of a size runs on: its bandwidth
+    term scales with the channels actually used."""
+    threads = C.MAX_THREADS_PER_CHANNEL[p]
+
+    def share(size: int) -> float:
+        return small_size_channels(size, channels, threads, threshold) / channels
+    return share
+
+
+def _fill(chunking: Callable[[int], int], concurrent_ops: int,
+          waves: Callable[[], float] | None = None) -> Callable[[int, float], float]:
+    """Pipeline fill (µs): `waves()` waves (default `NVLS_PIPELINE_FILL_WAVES`, read when the
+    time is computed) of chunk x concurrent operations at the algorithm's plateau rate
+    (constants.py); a message smaller than one wave gives each operation less than a chunk, so
+    a wave is the message."""
+    def fill(size: int, algbw: float) -> float:
+        wave = min(chunking(size) * concurrent_ops, size)
+        count = C.NVLS_PIPELINE_FILL_WAVES if waves is None else waves()
+        return count * wave / (1000.0 * algbw)
+    return fill
+
+
+def nvls_gpu_share(gpus: int) -> float:
+    """NVLS AllReduce busbw on `gpus` GPUs of a domain relative to the published 8-GPU runs.
+
+    The link-bound quantity is algbw: each GPU sends and receives S (n+1)/n over its NVLink
+    (its reduce-scatter share out, the multicast result in), so algbw = B n/(n+1) and busbw =
+    algbw 2(n-1)/n = B 2(n-1)/(n+1), which falls below 8 GPUs (4 GPUs: 0.77 of 8). Above 8
+    it stops rising: a 72-GPU NVL72 rack measures the busbw per NVLink GB/s of an 8-GPU node
+    (constants.NVLS_BUSBW_PER_NVLINK), so the switch side caps it there (model assumption
+    from those two published points)."""
+    def link_bound(n: int) -> float:
+        return 2.0 * (n - 1) / (n + 1)
+
+    return min(1.0, link_bound(gpus) / link_bound(C.NVLS_REFERENCE_GPUS))
+
+
+def tree_levels(domains: int) -> int:
+    """Levels of NCCL's (double binary) tree over `domains` NVLink domains: ceil(log2 N)."""
+    return max(0, (domains - 1).bit_length()) if domains > 1 else 0
+
+
+def _ring_net(island: Island, channels: int) -> float:
+    """Network rate of a domain for rings: each ring channel leaves through one NIC, so at most
+    `channels` of its NICs carry rings (a 72-NIC NVL72 rack uses about one per NVLink)."""
+    nics = float(min(len(island.nics), max(1, channels)))
+    if island.k > C.HOST_MAX_GPUS and island.has_nvswitch:
+        nics = min(nics, C.MNNVL_TREE_NET_NICS)  # multi-node NVLink domain (see _tree_net)
+    return min(nics * island.nic_min_eff, island.host_eff)
+
+
+def _tree_nics(island: Island) -> float:
+    """NICs a domain's trees leave through: all of its NICs, but a multi-node NVLink domain
+    (more GPUs than one host carries) reaches only `MNNVL_TREE_NET_NICS` NICs' worth
+    (constants.py: a named model assumption derived from published multi-rack runs)."""
+    nics = float(len(island.nics))
+    if island.k > C.HOST_MAX_GPUS and island.has_nvswitch:
+        nics = min(nics, C.MNNVL_TREE_NET_NICS)
+    return nics
+
+
+def _tree_net(island: Island) -> float:
+    """Network rate of a domain for NCCL's trees: its tree NICs (`_tree_nics`) at the slowest
+    NIC's rate, capped by the host's links."""
+    return min(_tree_nics(island) * island.nic_min_eff, island.host_eff)
+
+
+def with_floor(time_us: float) -> float:
+    """A call's time as nccl-tests measures it: the host's per-call floor and the GPUs' time
+    overlap only in part, `(floor^p + t^p)^(1/p)` with `SMALL_MESSAGE_FLOOR_US` and
+    `SMALL_MESSAGE_OVERLAP_POWER` (constants.py: the floor derived from published small-size
+    runs, the power a model assumption)."""
+    floor, p = C.SMALL_MESSAGE_FLOOR_US, C.SMALL_MESSAGE_OVERLAP_POWER
+    if floor <= 0:
+        return time_us
+    return (floor ** p + time_us ** p) ** (1.0 / p)
+
+
+def busbw_factor(collective: str, n: int) -> float:
+    """nccl-tests' busbw / algbw factor (the collective's `busbw` in the vocabulary)."""
+    return vocabulary.collective(collective).busbw_factor(n)
