@@ -94,10 +94,12 @@ def cluster_design(cluster: str, gpus: int) -> tuple[str, dict]:
     if cluster == "dgx-b200":
         return ("dgx-b200", {}) if gpus <= 8 else ("superpod", {"system": "dgx-b200",
                                                                  "nodes": nodes})
-    if cluster == "nvl72":
+    if cluster in ("nvl72", "nvl72-gb300"):
+        system = "gb300-nvl72" if cluster == "nvl72-gb300" else "gb200-nvl72"
         racks = max(1, math.ceil(gpus / 72))
-        return ("nvl72", {}) if racks == 1 else ("superpod", {"system": "gb200-nvl72",
-                                                              "racks": racks})
+        if racks == 1:
+            return "nvl72", ({"system": system} if cluster == "nvl72-gb300" else {})
+        return "superpod", {"system": system, "racks": racks}
     raise ValueError(f"unknown cluster {cluster!r}")
 
 
