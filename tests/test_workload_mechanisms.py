@@ -54,3 +54,19 @@ def test_fp8_gemms_sustain_less_of_their_ceiling_than_bf16():
     g = H.gpu_compute("b200")
     assert g is not None
     assert g.gemm_efficiency("fp8") < g.gemm_efficiency("bf16")
+
+
+# ---- W6: 2021-era Megatron-DeepSpeed pipelines ---------------------------------------------
+def test_deepspeeds_pipeline_engine_sends_whole_activations_and_blocks():
+    """DeepSpeed's pipeline engine sends the whole activation from every TP rank (no
+    scatter/gather) with four blocking sends/receives per micro-batch: the same job's pipeline
+    traffic costs more than under Megatron-LM's engine, and nothing else moves."""
+    design = generate("superpod", system="dgx-a100", nodes=32)
+    job = dict(gpus=256, tp=8, pp=8, gbs=64, mbs=1, recompute="full", sharding="none",
+               time_if_too_big=True)
+    megatron = estimate(design, "gpt3-175b", profile="megatron-2021", **job)
+    deepspeed = estimate(design, "gpt3-175b", profile="megatron-deepspeed-2021", **job)
+    assert deepspeed.breakdown["compute_s"] == pytest.approx(megatron.breakdown["compute_s"])
+    assert deepspeed.breakdown["pp_p2p_s"] > 8 * megatron.breakdown["pp_p2p_s"]
+    assert deepspeed.breakdown["pp_bubble_s"] > megatron.breakdown["pp_bubble_s"]
+    assert deepspeed.comm["pp_send_recv"]["bytes"] == 8 * megatron.comm["pp_send_recv"]["bytes"]
