@@ -70,3 +70,18 @@ def test_deepspeeds_pipeline_engine_sends_whole_activations_and_blocks():
     assert deepspeed.breakdown["pp_p2p_s"] > 8 * megatron.breakdown["pp_p2p_s"]
     assert deepspeed.breakdown["pp_bubble_s"] > megatron.breakdown["pp_bubble_s"]
     assert deepspeed.comm["pp_send_recv"]["bytes"] == 8 * megatron.comm["pp_send_recv"]["bytes"]
+
+
+# ---- W3: the MoE host wait is the dropless dispatch's sync, gone with sync-free dispatch -----
+def test_sync_free_dispatch_removes_the_moe_host_wait_and_nothing_else():
+    design = generate("nvl72")
+    moe = dict(gpus=8, ep=8, etp=1, gbs=64, mbs=4, precision="fp8")
+    synced = estimate(design, "qwen3-30b-a3b", profile="nemo-2025", **moe)
+    free = estimate(design, "qwen3-30b-a3b", profile="nemo-2026", **moe)
+    assert synced.breakdown["moe_dispatch_s"] > 0 and free.breakdown["moe_dispatch_s"] == 0
+    assert free.breakdown["compute_s"] == pytest.approx(synced.breakdown["compute_s"])
+    assert free.step_time_s < synced.step_time_s
+    dense = dict(gpus=8, gbs=16, mbs=2, precision="fp8")
+    assert (estimate(design, "llama3-8b", profile="nemo-2026", **dense).step_time_s
+            == pytest.approx(estimate(design, "llama3-8b", profile="nemo-2025",
+                                      **dense).step_time_s))
