@@ -170,7 +170,7 @@ ASSUMPTIONS = (
     "force-balance them); local experts run as the profile says (nemo-2025: one GEMM each on "
     "Transformer Engine's 4 streams); dropless dispatch waits on the host for the profile's "
     "moe.dispatch_host_us per MoE layer and micro-batch (nemo-2025: 7 ms, fitted on the "
-    "calibration set's MoE runs)",
+    "calibration set's MoE runs; nemo-2026: none, the 26.x recipes' sync-free dispatch)",
     "energy: the design's devices at their maximum power for the whole step, times PUE "
     "(model assumption)",
 )
