@@ -85,26 +85,3 @@ def test_published_values_fall_inside_the_range_for_most_validation_runs():
         inside += lo <= r.run.measured <= hi
     assert inside >= 0.8 * len(results), (inside, len(results))
 
-
-def test_the_workload_tab_shows_the_class_range(qtbot, tmp_path):
-    pytest.importorskip("pytestqt")
-    from rackdesigner.ui.panel import SimulationPanel
-    from tests.workload_designs import SMALL_MODEL
-
-    panel = SimulationPanel(generate("dgx-h100"), debounce_ms=20)
-    qtbot.addWidget(panel, before_close_func=lambda p: p.close_panel())
-    panel.show()
-    panel.show_tab("workload")
-    tab = panel.workload
-    model = tmp_path / "small.yaml"
-    model.write_text(SMALL_MODEL)
-    tab.load_model_file(str(model))
-    tab.layout_combo.setCurrentText("manual")
-    tab.tp.setValue(1)
-    tab.gbs.setValue(64)
-    outcome = tab.flush()
-    assert outcome.estimate is not None and outcome.estimate.step_time_s
-    status = tab.status.text()
-    assert "Published runs of this class (training-dense" in status
-    lo, hi = outcome.estimate.ranges()["tokens_per_s"]["range"]
-    assert f"tokens/s {lo:,.0f}–{hi:,.0f}" in status
