@@ -42,10 +42,10 @@ from rackdesigner.generators.fabric import (
 from rackdesigner.generators.systems import (
     NVL72,
     NVL72_RACK,
-    _rack_name,
     add_nvl72_parts,
     check_protocols,
     nvl72_compute_nic,
+    rack_name,
 )
 from rackdesigner.model import Layout, PortRef, instantiate
 
@@ -135,7 +135,7 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
             root = f"nvl72-{rack_no}"
             place = b.rack(NVL72_RACK, row, col, None, f"NVL72 rack {rack_no}", rack_group=root)
             parts = instantiate(catalog, system, root, rack=place.id, u=1,
-                                group=su, name=f"{_rack_name(system)} {rack_no}")
+                                group=su, name=f"{rack_name(system)} {rack_no}")
             parts.groups[0] = dataclasses.replace(parts.groups[0], collapsed=True)
             add_nvl72_parts(b, parts, place)
             for t in range(TRAYS_PER_RACK):

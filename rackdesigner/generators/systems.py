@@ -94,12 +94,12 @@ def build_nvl72(catalog: Catalog, system: str = NVL72) -> Layout:
     root = "nvl72-1"
     rack = b.rack(NVL72_RACK, 0, 0, None, "NVL72 rack 1", rack_group=root)
     parts = instantiate(catalog, system, root, rack=rack.id, u=1,
-                        name=f"{_rack_name(system)} 1")
+                        name=f"{rack_name(system)} 1")
     add_nvl72_parts(b, parts, rack)
     return b.build()
 
 
-def _rack_name(system: str) -> str:
+def rack_name(system: str) -> str:
     return system.split("-")[0].upper() + " NVL72"
 
 

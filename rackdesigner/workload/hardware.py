@@ -76,19 +76,20 @@ GEMM_EFFICIENCY = 0.80
 #: Share of that ceiling a training step's GEMMs sustain: the MAMF is the best shape of a
 #: brute-force search, run alone on one GPU; in a training step the GEMMs have the model's
 #: shapes, epilogues (bias, FP8 scaling, gradient accumulation) and share the node's power with
-#: HBM- and NVLink-heavy kernels. No public measurement isolates it: it is the one constant
-#: FITTED on the calibration set of published runs (benchmarks/workload_runs.yaml, `set:
+#: HBM- and NVLink-heavy kernels. No public measurement isolates it: it is FITTED, for BF16
+#: GEMMs, on the calibration set of published runs (benchmarks/workload_runs.yaml, `set:
 #: calibration`; `python3 benchmarks/workload_calibrate.py` reproduces the fit), and checked on
 #: the validation set.
 GEMM_SUSTAINED = 0.82
 #: The same share for FP8 GEMMs, fitted apart (on the calibration set's FP8 runs): a step's FP8
 #: GEMMs lose more of their MAMF than its BF16 ones. What an FP8 GEMM of a training step does
-#: that the MAMF benchmark (torch._scaled_mm, one per-tensor scale, the best of a shape sweep)
+#: that the MAMF benchmark (one GEMM alone, at most one scale per tensor, the best of a sweep)
 #: does not: its K loop takes half the time of the BF16 one at the same shape, so what each tile
 #: costs besides it (loading the first K blocks, the epilogue that scales the accumulator and
 #: writes the BF16 output) weighs twice as much; Blackwell's MXFP8 GEMMs also stream one E8M0
-#: scale per 32 elements of each operand into tensor memory (Transformer Engine MXFP8 recipe;
-#: NVIDIA, "Blackwell block-scaled GEMM", CUTLASS docs). One figure for every GPU: no public
+#: scale per 32 elements of each operand (Transformer Engine MXFP8 recipe;
+#: NVIDIA Transformer Engine user guide, "Using FP8 with Transformer Engine": MXFP8 blocks of
+#: 32 elements, each with its own E8M0 scale). One figure for every GPU: no public
 #: measurement isolates the loss, so it is FITTED (benchmarks/workload_calibrate.py) and checked
 #: on the validation set's FP8 runs. The FP8 casts themselves are memory-bound kernels priced
 #: by their bytes (profile `ops.fp8_cast`), and the output layer stays BF16 (compute.py).
