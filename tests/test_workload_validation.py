@@ -12,8 +12,10 @@ from script_module import script_module
 #: 10.7 % over 59 runs (was 14.0 % over 47 before the MoE, memory and pipeline-split work);
 #: the bound leaves room for engine changes of under a point, no more (the issue asks 12 %).
 #: Issue 33 (FP8 GEMM share, BF16 output layer, pipeline engines, sync-free MoE dispatch): the
-#: same 59 runs 9.3 %; with its 24 new runs (GB300, 26.04/26.06, MT-NLG) 10.9 % over 83.
-VALIDATION_MEAN_BOUND = 0.115
+#: same 59 runs 9.3 %; with its 33 new runs (GB300, 26.04/26.06 dense and MoE, MT-NLG) 11.9 %
+#: over 92 — the 26.04.01 MoE runs (synced dispatch, between the 25.x and 26.06 levels) alone
+#: add a point; the bound is now the issue's own 12 %, with little room left.
+VALIDATION_MEAN_BOUND = 0.12
 #: ... and of the calibration set (12.7 % over 31 runs: its 13 MoE runs are where the MoE
 #: dispatch constant was fitted, 19.2 % mean; its 18 dense runs 8.1 %).
 CALIBRATION_MEAN_BOUND = 0.14
