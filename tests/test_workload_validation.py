@@ -96,3 +96,22 @@ def test_megatron_flops_follow_the_papers_own_shortcut(validation):
     assert abs(flops / (8 * 162.2e9 * 128 * 2048) - 1) < 0.10
     # a longer sequence costs more than in proportion (the attention term)
     assert validation.narayanan_flops(128, 32, 20480, seq=4096) > 2 * flops
+
+
+@pytest.mark.parametrize("precision,name", [("bf16", "GEMM_SUSTAINED"),
+                                            ("fp8", "GEMM_SUSTAINED_FP8")])
+def test_the_shipped_gemm_shares_are_what_the_calibration_runs_fit(precision, name, monkeypatch,
+                                                                   capsys):
+    """Issue 33: each precision's GEMM share is the calibration set's least-error value (a grid
+    of the shipped value and its neighbours 0.02 apart); the validation runs play no part."""
+    from rackdesigner.workload import compute
+    from rackdesigner.workload import hardware as H
+
+    shipped = getattr(H, name)
+    monkeypatch.setattr(H, name, shipped)  # restored whatever the scan leaves
+    with script_module("workload_calibrate") as calibrate:
+        best = calibrate.fit_gemm(calibrate.load_runs(), {},  # fits on the calibration ones
+                                  [round(shipped + d, 2) for d in (-0.02, 0, 0.02)], precision)
+    compute.layer_times.cache_clear()
+    capsys.readouterr()
+    assert best == pytest.approx(shipped)
