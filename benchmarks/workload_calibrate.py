@@ -1,11 +1,12 @@
-"""Fit the workload estimator's two fitted constants on the calibration runs.
+"""Fit the workload estimator's fitted constants on the calibration runs.
 
     python3 benchmarks/workload_calibrate.py [--grid 0.60:0.95:0.01]
                                              [--moe-grid 0:12000:1000] [--only gemm|moe]
 
-1. `hardware.GEMM_SUSTAINED` (the share of a GPU's measured maximum achievable matmul throughput
-   a training step's GEMMs sustain), scanned over `--grid` against the calibration set's dense
-   runs (benchmarks/workload_runs.yaml, `set: calibration`);
+1. `hardware.GEMM_SUSTAINED` and `GEMM_SUSTAINED_FP8` (the share of a GPU's measured maximum
+   achievable matmul throughput a training step's BF16 and FP8 GEMMs sustain), each scanned over
+   `--grid` against the calibration set's dense runs of its precision
+   (benchmarks/workload_runs.yaml, `set: calibration`);
 2. with that value, the nemo-2025 profile's `moe.dispatch_host_us` (the host time per MoE layer
    and micro-batch the GPU waits for under dropless routing), scanned over `--moe-grid` against
    the calibration set's mixture-of-experts runs. Dense runs do not depend on it, so the two
@@ -42,14 +43,21 @@ def _grid(text: str) -> list[float]:
     return out
 
 
-def fit_gemm(runs, designs: dict, grid: list[float]) -> float:
-    dense = [r for r in runs if r.kind != "moe"]
+def _precision(run) -> str:
+    return run.job.get("precision", "bf16")
+
+
+def fit_gemm(runs, designs: dict, grid: list[float], precision: str = "bf16") -> float:
+    """`hardware.GEMM_SUSTAINED` (bf16) or `GEMM_SUSTAINED_FP8` (fp8) on the dense runs of that
+    precision (the other constant does not move them)."""
+    name = "GEMM_SUSTAINED" if precision == "bf16" else "GEMM_SUSTAINED_FP8"
+    dense = [r for r in runs if r.kind != "moe" and _precision(r) == precision]
     best = None
-    print("| GEMM_SUSTAINED | calibration dense: mean abs. | signed | validation dense: "
-          "mean abs. | signed |")
+    print(f"| {name} | calibration dense {precision}: mean abs. | signed | validation dense "
+          f"{precision}: mean abs. | signed |")
     print("|---|---|---|---|---|")
     for value in grid:
-        H.GEMM_SUSTAINED = value
+        setattr(H, name, value)
         compute.layer_times.cache_clear()
         results = evaluate(dense, designs)
         cal = summary([r for r in results if r.run.set == "calibration"])
@@ -59,16 +67,18 @@ def fit_gemm(runs, designs: dict, grid: list[float]) -> float:
         if best is None or cal["mean_abs"] < best[1]:
             best = (value, cal["mean_abs"])
     assert best is not None
-    print(f"\nleast error on the calibration set's dense runs at GEMM_SUSTAINED = {best[0]:.2f} "
-          f"({best[1]:.1%})\n")
-    H.GEMM_SUSTAINED = best[0]
+    print(f"\nleast error on the calibration set's dense {precision} runs at {name} = "
+          f"{best[0]:.2f} ({best[1]:.1%})\n")
+    setattr(H, name, best[0])
     compute.layer_times.cache_clear()
     return best[0]
 
 
 def fit_moe(runs, designs: dict, grid: list[float]) -> float:
     moe = [r for r in runs if r.kind == "moe"]
-    stacks = sorted({r.stack for r in moe})
+    # only the stacks whose dispatch waits on the host (nemo-2025); a sync-free one (nemo-2026)
+    # keeps its zero
+    stacks = sorted({r.stack for r in moe if resolve_profile(r.stack).moe_dispatch_us > 0})
     best = None
     print("| moe.dispatch_host_us | calibration MoE: mean abs. | signed | worst | "
           "validation MoE: mean abs. | signed | worst |")
@@ -82,7 +92,8 @@ def fit_moe(runs, designs: dict, grid: list[float]) -> float:
                                 f"moe: {{dispatch_host_us: {value}}}\n", encoding="utf-8")
                 moved.append((stack, str(path)))
             mapping = dict(moved)
-            results = evaluate([replace(r, stack=mapping[r.stack]) for r in moe], designs)
+            results = evaluate([replace(r, stack=mapping.get(r.stack, r.stack)) for r in moe],
+                               designs)
             cal = summary([r for r in results if r.run.set == "calibration"])
             val = summary([r for r in results if r.run.set == "validation"])
             print(f"| {value:.0f} | {cal['mean_abs']:.1%} | {cal['mean_signed']:+.1%} | "
@@ -107,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = load_runs()
     designs: dict = {}
     if args.only != "moe":
-        fit_gemm(runs, designs, _grid(args.grid))
+        fit_gemm(runs, designs, _grid(args.grid), "bf16")
+        fit_gemm(runs, designs, _grid(args.grid), "fp8")
     if args.only != "gemm":
         fit_moe(runs, designs, _grid(args.moe_grid))
     return 0

@@ -1,7 +1,7 @@
 """Compare the workload estimator with published, measured training runs.
 
     python3 benchmarks/workload_validation.py [--set calibration|validation|all] [--markdown]
-                                              [--json FILE]
+                                              [--json FILE] [--write-spread]
 
 The runs, their sources and the split into a calibration set (what the model's constants were
 chosen against) and a validation set (runs added afterwards, that only check them) are in
@@ -29,8 +29,11 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from rackdesigner._resources import resources_root  # noqa: E402
 from rackdesigner.generators import generate  # noqa: E402
+from rackdesigner.io.atomic import write_text  # noqa: E402
 from rackdesigner.workload import estimate, resolve_model  # noqa: E402
+from rackdesigner.workload.spread import PERCENTILES, spread_of, training_class  # noqa: E402
 
 MODELS = HERE / "workload_models"
 RUNS_FILE = HERE / "workload_runs.yaml"
@@ -94,10 +97,12 @@ def cluster_design(cluster: str, gpus: int) -> tuple[str, dict]:
     if cluster == "dgx-b200":
         return ("dgx-b200", {}) if gpus <= 8 else ("superpod", {"system": "dgx-b200",
                                                                  "nodes": nodes})
-    if cluster == "nvl72":
+    if cluster in ("nvl72", "nvl72-gb300"):
+        system = "gb300-nvl72" if cluster == "nvl72-gb300" else "gb200-nvl72"
         racks = max(1, math.ceil(gpus / 72))
-        return ("nvl72", {}) if racks == 1 else ("superpod", {"system": "gb200-nvl72",
-                                                              "racks": racks})
+        if racks == 1:
+            return "nvl72", ({"system": system} if cluster == "nvl72-gb300" else {})
+        return "superpod", {"system": system, "racks": racks}
     raise ValueError(f"unknown cluster {cluster!r}")
 
 
@@ -179,11 +184,40 @@ def tp_domain_table(results: list[Result]) -> str:
     return "\n".join(out)
 
 
+def run_class(result: Result) -> str:
+    """The spread class of a run (rackdesigner/workload/spread.py)."""
+    return training_class(result.run.kind == "moe")
+
+
+def throughput_ratio(result: Result) -> float:
+    """Measured / predicted throughput (every unit's error is a throughput error)."""
+    return 1.0 / (1.0 + result.error)
+
+
+def spread_yaml(results: list[Result]) -> str:
+    """resources/workload/spread.yaml: each class's band from the validation runs only."""
+    lines = ["# How far published training runs fall from the estimator, per class",
+             "# (rackdesigner/workload/spread.py). Written by",
+             "#   python3 benchmarks/workload_validation.py --write-spread",
+             "# from the validation set of benchmarks/workload_runs.yaml: the "
+             f"{PERCENTILES[0]:.0%} and {PERCENTILES[1]:.0%}",
+             "# percentiles of measured / predicted throughput. Do not edit by hand.",
+             "schema_version: 1", "classes:"]
+    val = [r for r in results if r.run.set == "validation"]
+    for cls in sorted({run_class(r) for r in val}):
+        ratios = [throughput_ratio(r) for r in val if run_class(r) == cls]
+        lo, hi = spread_of(ratios)
+        lines.append(f"  {cls}: {{ratio: [{lo:.3f}, {hi:.3f}], runs: {len(ratios)}}}")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=("calibration", "validation", "all"), default="all")
     parser.add_argument("--markdown", action="store_true", help="print the docs tables")
     parser.add_argument("--json", metavar="FILE", help="write every run's figures as JSON")
+    parser.add_argument("--write-spread", action="store_true",
+                        help="write resources/workload/spread.yaml from the validation runs")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     runs = [r for r in load_runs() if args.set in ("all", r.set)]
@@ -225,6 +259,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"({s['worst_run']}), {s['within_15']}/{s['runs']} within 15 %, "
                   f"{s['refused']} do not fit")
     print(f"({time.perf_counter() - start:.0f} s)")
+    if args.write_spread:
+        if args.set != "all":
+            parser.error("--write-spread needs --set all (the validation runs)")
+        path = resources_root() / "workload" / "spread.yaml"
+        write_text(path, spread_yaml(results))
+        print(f"wrote {path}")
     if args.json:
         Path(args.json).write_text(json.dumps({
             "sets": sets, "runs": [{"name": r.run.name, "set": r.run.set,

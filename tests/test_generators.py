@@ -16,6 +16,8 @@ SMALL = {
     "dgx-h100": {},
     "dgx-h200": {},
     "dgx-b200": {},
+    "hgx-h800": {},
+    "hgx-h20": {},
     "nvl72": {},
     "superpod": {"system": "dgx-h100", "sus": 1},
     "fat-tree": {"switch": "qm9700", "levels": 2, "endpoints": 128},
@@ -49,7 +51,8 @@ def test_generated_design_validates_clean(template, options):
     assert errors == []
 
 
-@pytest.mark.parametrize("template", ["dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "nvl72"])
+@pytest.mark.parametrize("template", ["dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "hgx-h800",
+                                      "hgx-h20", "nvl72"])
 def test_reference_systems_validate_without_a_single_warning(template):
     """A stock system as NVIDIA ships it is the user's starting point: any warning on it says
     the catalog disagrees with the published system (issue 26: the DGX B200's GPUs were

@@ -182,3 +182,21 @@ def test_the_stack_changes_the_estimate_and_a_layout_too_big_is_timed_and_marked
     assert tab.figure_text("step").endswith("(does not fit)")
     assert "does not fit" in tab.figure_text("memory")
     assert "Does not fit in memory" in tab.status.text()
+
+
+def test_the_workload_tab_shows_where_published_runs_of_the_class_fall(make_panel, tmp_path):
+    """Issue 33: the figures carry their class's range (spread.py) in the tab's status."""
+    from rackdesigner.generators import generate
+    from tests.workload_designs import SMALL_MODEL
+
+    tab = make_panel(generate("dgx-h100")).workload
+    model = tmp_path / "small.yaml"
+    model.write_text(SMALL_MODEL)
+    tab.load_model_file(str(model))
+    _manual(tab, tp=1, gbs=64)
+    est = tab.flush().estimate
+    assert est is not None and est.step_time_s
+    status = tab.status.text()
+    assert "Published runs of this class (training-dense" in status
+    lo, hi = est.ranges()["tokens_per_s"]["range"]
+    assert f"tokens/s {lo:,.0f}–{hi:,.0f}" in status

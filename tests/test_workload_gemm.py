@@ -26,7 +26,8 @@ def _device(gpu_id: str = "h100-sxm5") -> G.Device:
 
 def test_every_bundled_gpu_has_its_sm_count_with_a_source():
     for gpu in H.gpu_table().values():
-        assert 100 <= gpu.sms <= 200, gpu.model  # a wave of tiles is one per SM
+        # a wave of tiles is one per SM; the H20, an export part of GH100, has 78
+        assert 60 <= gpu.sms <= 200, gpu.model
         assert "SM" in gpu.source
     assert H.gpu_compute("a100-sxm4").sms < H.gpu_compute("h100-sxm5").sms
 

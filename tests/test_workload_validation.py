@@ -11,7 +11,11 @@ from script_module import script_module
 #: Mean absolute error of the validation set when this gate was set (docs/workload.md):
 #: 10.7 % over 59 runs (was 14.0 % over 47 before the MoE, memory and pipeline-split work);
 #: the bound leaves room for engine changes of under a point, no more (the issue asks 12 %).
-VALIDATION_MEAN_BOUND = 0.115
+#: Issue 33 (FP8 GEMM share, BF16 output layer, pipeline engines, sync-free MoE dispatch): the
+#: same 59 runs 9.3 %; with its 33 new runs (GB300, 26.04/26.06 dense and MoE, MT-NLG) 11.9 %
+#: over 92 — the 26.04.01 MoE runs (synced dispatch, between the 25.x and 26.06 levels) alone
+#: add a point; the bound is now the issue's own 12 %, with little room left.
+VALIDATION_MEAN_BOUND = 0.12
 #: ... and of the calibration set (12.7 % over 31 runs: its 13 MoE runs are where the MoE
 #: dispatch constant was fitted, 19.2 % mean; its 18 dense runs 8.1 %).
 CALIBRATION_MEAN_BOUND = 0.14
@@ -92,3 +96,22 @@ def test_megatron_flops_follow_the_papers_own_shortcut(validation):
     assert abs(flops / (8 * 162.2e9 * 128 * 2048) - 1) < 0.10
     # a longer sequence costs more than in proportion (the attention term)
     assert validation.narayanan_flops(128, 32, 20480, seq=4096) > 2 * flops
+
+
+@pytest.mark.parametrize("precision,name", [("bf16", "GEMM_SUSTAINED"),
+                                            ("fp8", "GEMM_SUSTAINED_FP8")])
+def test_the_shipped_gemm_shares_are_what_the_calibration_runs_fit(precision, name, monkeypatch,
+                                                                   capsys):
+    """Issue 33: each precision's GEMM share is the calibration set's least-error value (a grid
+    of the shipped value and its neighbours 0.02 apart); the validation runs play no part."""
+    from rackdesigner.workload import compute
+    from rackdesigner.workload import hardware as H
+
+    shipped = getattr(H, name)
+    monkeypatch.setattr(H, name, shipped)  # restored whatever the scan leaves
+    with script_module("workload_calibrate") as calibrate:
+        best = calibrate.fit_gemm(calibrate.load_runs(), {},  # fits on the calibration ones
+                                  [round(shipped + d, 2) for d in (-0.02, 0, 0.02)], precision)
+    compute.layer_times.cache_clear()
+    capsys.readouterr()
+    assert best == pytest.approx(shipped)

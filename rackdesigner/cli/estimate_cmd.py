@@ -185,6 +185,7 @@ def report(e) -> str:
     lines += [
         f"step time:      {_s(e.step_time_s)}{mark}",
         f"tokens/s:       {d['tokens_per_s']:,.0f} ({d['tokens_per_s_per_gpu']:,.0f} per GPU)",
+        *_range_lines(d["ranges"]),
         f"model TFLOP/s:  {d['model_tflops_per_gpu']:,.0f} per GPU, MFU {e.mfu:.1%} of "
         f"{e.peak_tflops:g} TFLOPS {job.precision}",
         f"GEMMs:          {e.hardware.get('gemm_efficiency', 0.0):.0%} of peak on average "
@@ -214,6 +215,16 @@ def report(e) -> str:
                 lines.append(f"  {'':<26} x {k['factor']:.2f}: its concurrent groups need "
                              f"{k['factor']:.2f} times what {k['link']} carries")
     return "\n".join(lines) + "\n"
+
+
+def _range_lines(ranges: dict) -> list[str]:
+    """Where published runs of the estimate's class fall around its figures (spread.py)."""
+    step, tps = ranges.get("step_time_s"), ranges.get("tokens_per_s_per_gpu")
+    if step is None or tps is None:
+        return []
+    return [f"  published runs of this class ({step['class']}, 5-95 % of the validation "
+            f"set): step {_s(step['range'][0])} to {_s(step['range'][1])}, "
+            f"{tps['range'][0]:,.0f} to {tps['range'][1]:,.0f} tokens/s per GPU"]
 
 
 def _gemm_lines(gemms: list[dict], sms: int, layers: int, top: int = 3) -> list[str]:

@@ -47,10 +47,10 @@ def _system(model: str) -> Callable[..., Layout]:
     return build
 
 
-def _nvl72(catalog: Catalog) -> Layout:
+def _nvl72(catalog: Catalog, system: str = "gb200-nvl72") -> Layout:
     from rackdesigner.generators.systems import build_nvl72
 
-    return build_nvl72(catalog)
+    return build_nvl72(catalog, system)
 
 
 def _superpod(catalog: Catalog, system: str, sus: int | None = None,
@@ -94,6 +94,8 @@ _SYSTEM_DOC = {
     "dgx-h100": "one DGX H100: 8 H100 on 4 NVSwitch gen3 (5+5+4+4 links), 8 ConnectX-7",
     "dgx-h200": "one DGX H200: 8 H200 on 4 NVSwitch gen3, 8 ConnectX-7",
     "dgx-b200": "one DGX B200: 8 B200 on 2 NVLink 5 switch chips, 8 ConnectX-7",
+    "hgx-h800": "one HGX H800 server: 8 H800 (NVLink 400 GB/s) on 4 NVSwitch gen3, 8 ConnectX-7",
+    "hgx-h20": "one HGX H20 server: 8 H20 on 4 NVSwitch gen3, 8 ConnectX-7",
 }
 
 TEMPLATES: dict[str, Template] = {}
@@ -101,16 +103,18 @@ for _model, _doc in _SYSTEM_DOC.items():
     TEMPLATES[_model] = Template(_model, _doc + ", in a rack", (), _system(_model))
 TEMPLATES["nvl72"] = Template(
     "nvl72", "a GB200 NVL72 rack: 18 compute trays, 9 NVLink switch trays, every GPU on each "
-    "of the 18 switch chips, 4 ConnectX-7 per compute tray", (), _nvl72)
+    "of the 18 switch chips, 4 ConnectX-7 per compute tray (GB300: 4 ConnectX-8)",
+    (Option("system", str, "gb200-nvl72 (default) or gb300-nvl72", default="gb200-nvl72"),),
+    _nvl72)
 TEMPLATES["superpod"] = Template(
     "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
     "(rail-optimized, non-blocking; leaf/spine, plus a core tier at 16+ SUs)",
-    (Option("system", str, "dgx-h100, dgx-h200, dgx-b200, dgx-a100 or gb200-nvl72",
+    (Option("system", str, "dgx-h100, dgx-h200, dgx-b200, dgx-a100, gb200-nvl72 or gb300-nvl72",
             required=True),
      Option("sus", int, "number of scalable units (give this, {nodes} or, for gb200-nvl72, "
             "{racks})"),
      Option("nodes", int, "number of nodes (the fabric is built for whole SUs)"),
-     Option("racks", int, "gb200-nvl72: number of NVL72 racks (8 per SU)"),
+     Option("racks", int, "gb200-nvl72, gb300-nvl72: number of NVL72 racks (8 per SU)"),
      Option("switch", str, "fabric switch instead of the RA's (q3400: XDR, beyond 65,536 "
             "endpoints; sn5600: Spectrum-X Ethernet)")),
     _superpod)

@@ -39,28 +39,43 @@ from rackdesigner.generators.fabric import (
     su_group,
     su_origin,
 )
-from rackdesigner.generators.systems import NVL72, NVL72_RACK, add_nvl72_parts, check_protocols
+from rackdesigner.generators.systems import (
+    NVL72,
+    NVL72_RACK,
+    add_nvl72_parts,
+    check_protocols,
+    nvl72_compute_nic,
+    rack_name,
+)
 from rackdesigner.model import Layout, PortRef, instantiate
 
 RACKS_PER_SU = 8
 TRAYS_PER_RACK = 18
 RAILS = 4  # compute NICs per tray, one per GPU
 DEFAULT_SWITCH = "qm9700"
+#: The compute fabric's switch by the trays' NIC: GB300's ConnectX-8 (800 Gb/s XDR) go on
+#: Quantum-X800 Q3400 leaves (NVIDIA DGX SuperPOD GB300 reference architecture: Quantum-X800
+#: InfiniBand or Spectrum-X Ethernet compute fabric), GB200's ConnectX-7 on QM9700.
+DEFAULT_SWITCHES = {"connectx-7": "qm9700", "connectx-8": "q3400"}
 SOURCE = ("DGX SuperPOD GB200 reference architecture (SU = 8 DGX GB200 racks, NDR InfiniBand "
           "compute fabric)")
 
 
-def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None) -> Layout:
-    """`racks` GB200 NVL72 racks on a rail-optimized, non-blocking compute fabric."""
+def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None,
+                         system: str = NVL72) -> Layout:
+    """`racks` NVL72 racks (GB200 or GB300) on a rail-optimized, non-blocking compute
+    fabric: NDR InfiniBand for GB200's ConnectX-7, XDR (Quantum-X800) for GB300's ConnectX-8
+    (DGX SuperPOD GB300 reference architecture)."""
     if racks < 1:
         raise GeneratorError("at least 1 rack is needed", "racks")
-    switch = switch or DEFAULT_SWITCH
+    own_nic = nvl72_compute_nic(catalog, system)
+    switch = switch or DEFAULT_SWITCHES.get(own_nic, DEFAULT_SWITCH)
     sw_spec = catalog.get(switch)
     if not sw_spec.traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch (try qm9700, q3400 or sn5600)")
     trays = racks * TRAYS_PER_RACK
     check_size(trays * RAILS, "fabric endpoints")
-    nic_model = compute_nic_for(catalog, "connectx-7", sw_spec)
+    nic_model = compute_nic_for(catalog, own_nic, sw_spec)
     nic_spec = catalog.get(nic_model)
     nic_port = fabric_port(nic_spec)
     sw_port = fabric_port(sw_spec)
@@ -82,9 +97,10 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
                                 sus_per_pod * leaves_per_su)
 
     gpus = racks * TRAYS_PER_RACK * RAILS
-    ethernet = nic_model != "connectx-7"
+    ethernet = nic_model != own_nic
     fabric = "Spectrum-X Ethernet" if ethernet else "InfiniBand"
-    title = f"DGX SuperPOD GB200, {racks} NVL72 racks ({sus} SU, {gpus} GPUs)"
+    title = (f"DGX SuperPOD {system.split('-')[0].upper()}, {racks} NVL72 racks ({sus} SU, "
+             f"{gpus} GPUs)")
     description = (f"Compute {fabric} fabric after the {SOURCE}: rail-optimized, non-blocking, "
                    f"4 rails, {clos.levels} switch levels of {sw_spec.id}"
                    + (f", compute NICs {nic_model} (Spectrum-X)" if ethernet else "")
@@ -118,8 +134,8 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
             col = col0 + k + (net.count if k >= half else 0)
             root = f"nvl72-{rack_no}"
             place = b.rack(NVL72_RACK, row, col, None, f"NVL72 rack {rack_no}", rack_group=root)
-            parts = instantiate(catalog, NVL72, root, rack=place.id, u=1,
-                                group=su, name=f"GB200 NVL72 {rack_no}")
+            parts = instantiate(catalog, system, root, rack=place.id, u=1,
+                                group=su, name=f"{rack_name(system)} {rack_no}")
             parts.groups[0] = dataclasses.replace(parts.groups[0], collapsed=True)
             add_nvl72_parts(b, parts, place)
             for t in range(TRAYS_PER_RACK):

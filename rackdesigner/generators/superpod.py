@@ -34,7 +34,7 @@ from rackdesigner.generators.design import GeneratorError
 from rackdesigner.generators.ethernet import is_ethernet_switch
 from rackdesigner.generators.nvl72pod import build_nvl72_superpod
 from rackdesigner.generators.rail import Reserved, build_rail, plan_rail
-from rackdesigner.generators.systems import NVL72
+from rackdesigner.generators.systems import NVL72_SYSTEMS
 from rackdesigner.model import Layout
 
 
@@ -63,7 +63,7 @@ PRESETS: dict[str, Preset] = {
 def superpod_plan(catalog: Catalog, system: str, sus: int | None = None,
                   nodes: int | None = None, switch: str | None = None):
     if system not in PRESETS or system not in catalog:
-        known = ", ".join(s for s in (*PRESETS, NVL72) if s in catalog)
+        known = ", ".join(s for s in (*PRESETS, *NVL72_SYSTEMS) if s in catalog)
         raise GeneratorError(f"no DGX SuperPOD reference design for {system!r} "
                              f"(choose one of: {known})")
     if (sus is None) == (nodes is None):
@@ -111,7 +111,7 @@ def _reserved(catalog: Catalog, preset: Preset, switch: str | None) -> Reserved:
 def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
                    nodes: int | None = None, racks: int | None = None,
                    switch: str | None = None) -> Layout:
-    if system == NVL72:
+    if system in NVL72_SYSTEMS:
         if nodes is not None:
             raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give {racks} "
                                  "(or {sus}, 8 racks each)")
@@ -120,7 +120,7 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
         if sus is not None and sus < 1:
             raise GeneratorError("at least 1 scalable unit is needed", "sus")
         return build_nvl72_superpod(catalog, racks if racks is not None else 8 * (sus or 0),
-                                    switch)
+                                    switch, system)
     if racks is not None:
         raise GeneratorError("{racks} is for the gb200-nvl72 system; DGX SuperPODs take {sus} "
                              "or {nodes}")

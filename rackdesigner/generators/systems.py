@@ -25,6 +25,18 @@ from rackdesigner.model.rules import check_layout
 NODE_RACK = "rack-42u"
 NVL72_RACK = "rack-48u"
 NVL72 = "gb200-nvl72"
+#: The NVL72 rack systems the `nvl72` template and `superpod --racks` build (same rack, NVLink
+#: switch trays and tray layout; the compute trays differ).
+NVL72_SYSTEMS = ("gb200-nvl72", "gb300-nvl72")
+
+
+def nvl72_compute_nic(catalog: Catalog, system: str) -> str:
+    """The model of a compute tray's per-GPU NIC in the rack `system` (its system file)."""
+    spec = catalog.get(system)
+    assert spec.system is not None
+    tray = catalog.get(spec.system.parts[0].model)
+    assert tray.system is not None
+    return next(p.model for p in tray.system.parts if p.name == "nic")
 
 
 def node_prefix(model: str) -> str:
@@ -72,15 +84,24 @@ def build_system(catalog: Catalog, model: str) -> Layout:
     return b.build()
 
 
-def build_nvl72(catalog: Catalog) -> Layout:
-    """A GB200 NVL72 rack: 18 compute trays and 9 NVLink switch trays in a 48U rack."""
-    spec = catalog.get(NVL72)
+def build_nvl72(catalog: Catalog, system: str = NVL72) -> Layout:
+    """An NVL72 rack (GB200 or GB300): 18 compute trays and 9 NVLink switch trays in a 48U
+    rack."""
+    if system not in NVL72_SYSTEMS:
+        raise GeneratorError(f"no NVL72 rack {system!r} (choose one of: "
+                             f"{', '.join(NVL72_SYSTEMS)})", "system")
+    spec = catalog.get(system)
     b = DesignBuilder(catalog, spec.model, f"One {spec.model}: {spec.description}")
     root = "nvl72-1"
     rack = b.rack(NVL72_RACK, 0, 0, None, "NVL72 rack 1", rack_group=root)
-    parts = instantiate(catalog, NVL72, root, rack=rack.id, u=1, name="GB200 NVL72 1")
+    parts = instantiate(catalog, system, root, rack=rack.id, u=1,
+                        name=f"{rack_name(system)} 1")
     add_nvl72_parts(b, parts, rack)
     return b.build()
+
+
+def rack_name(system: str) -> str:
+    return system.split("-")[0].upper() + " NVL72"
 
 
 def add_nvl72_parts(b: DesignBuilder, parts: Parts, rack: RackPlace) -> None:

@@ -32,6 +32,12 @@ from rackdesigner.workload.job import Job
 from rackdesigner.workload.models import ModelSpec
 from rackdesigner.workload.profile import Profile
 
+#: The output layer (logits) runs in BF16 in FP8 training: Megatron-Core's output layer is a
+#: tensor_parallel.ColumnParallelLinear, not a Transformer Engine module, so TE's fp8_autocast
+#: does not reach it (megatron/core/models/gpt/gpt_model.py); torchtitan's float8 converter
+#: leaves the `output` module out by default (torchtitan docs/float8.md, filter_fqns). Its GEMMs
+#: are priced at the BF16 ceiling whatever the job's precision.
+OUTPUT_LAYER = "bf16"
 #: FlashAttention counts its backward pass as 2.5 x the forward FLOPs (it recomputes the
 #: scores: five matmuls against two; the FlashAttention-2/3 benchmarks report it so).
 FLASH_BACKWARD_FLOPS = 2.5
@@ -91,8 +97,9 @@ def layer_times(model: ModelSpec, shape: Job, gpu: H.GpuCompute, profile: Profil
     logits = logits_gemm(model, shape)
     ce = profile.op("cross_entropy")
     elems = logits.m * logits.n
-    out = LayerTimes(G.gemm_time_s(logits, dev),
-                     G.backward_s((logits,), dev), 0.0, 0.0, elems * ce.bytes_fwd / hbm,
+    out_dev = device(gpu, OUTPUT_LAYER)  # BF16 in FP8 training too
+    out = LayerTimes(G.gemm_time_s(logits, out_dev),
+                     G.backward_s((logits,), out_dev), 0.0, 0.0, elems * ce.bytes_fwd / hbm,
                      elems * ce.bytes_bwd / hbm, gap * (1 + ce.kernels_fwd),
                      gap * (2 + ce.kernels_bwd), 3.0 * logits.flops)
     return layer, out
@@ -141,8 +148,10 @@ def gemm_profiles(model: ModelSpec, job: Job, gpu: H.GpuCompute,
     dev = device(gpu, job.precision)
     gemms = layer_gemms(model, job) if profile is None else _with_streams(
         layer_gemms(model, job), profile)
+    out_dev = device(gpu, OUTPUT_LAYER)
     return tuple([{**p, "per": "layer"} for p in G.profiles(gemms, dev)]
-                 + [{**p, "per": "stage"} for p in G.profiles((logits_gemm(model, job),), dev)])
+                 + [{**p, "per": "stage"} for p in G.profiles((logits_gemm(model, job),),
+                                                              out_dev)])
 
 
 def _attention(model: ModelSpec, job: Job, gpu: H.GpuCompute, profile: Profile

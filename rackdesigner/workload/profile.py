@@ -45,7 +45,8 @@ ARCHS = ("ampere", "hopper", "blackwell")
 _TOP = ("schema_version", "name", "summary", "base", "attention", "attention_efficiency",
         "kernel_gap_us", "sequence_parallel", "ops", "fp8_casts_fused_into", "overlap",
         "grad_dtype", "weight_bytes", "optimizer_state_bytes", "optimizer_bytes_per_param",
-        "fp8_param_gather", "moe", "selective_recompute", "sources")
+        "fp8_param_gather", "moe", "selective_recompute", "pipeline", "sources")
+_PIPELINE = ("scatter_gather", "sends_per_microbatch")
 _OVERLAP = ("tp", "dp", "ep", "fsdp_prefetch", "comm_sms")
 _OP_KEYS = ("bytes", "kernels")
 _MOE = ("grouped_gemm_streams", "dispatch_host_us")
@@ -94,6 +95,8 @@ class Profile:
     #                        grouped kernel)
     moe_dispatch_us: float = 0.0  # host time per MoE layer and micro-batch the GPU waits for
     selective_recompute: str = "attention"  # what `selective` recomputes (SELECTIVE_KINDS)
+    pp_scatter_gather: bool = True  # each TP rank sends 1/TP of a stage's activations
+    pp_sends: int = 2  # blocking sends/receives per micro-batch on a stage's critical path
 
     def op(self, name: str) -> OpCost:
         for key, cost in self.ops:
@@ -133,6 +136,8 @@ class Profile:
                 "moe": {"grouped_gemm_streams": self.moe_streams,
                         "dispatch_host_us": self.moe_dispatch_us},
                 "selective_recompute": self.selective_recompute,
+                "pipeline": {"scatter_gather": self.pp_scatter_gather,
+                             "sends_per_microbatch": self.pp_sends},
                 "sources": list(self.sources)}
 
 
@@ -229,7 +234,7 @@ class _ProfileReader(_Reader):
         else:
             missing = [k for k in _TOP if k not in e
                        and k not in ("base", "summary", "fp8_param_gather", "moe",
-                                     "selective_recompute")]
+                                     "selective_recompute", "pipeline")]
             if missing:
                 raise self.fail(root.start_mark.line + 1, "missing required keys "
                                 + ", ".join(missing) + " (or give base: a bundled profile)")
@@ -307,6 +312,13 @@ class _ProfileReader(_Reader):
                 out["comm_sms"] = self.integer(o, "comm_sms", minimum=0)
             if base is None and any(k not in o for k in _OVERLAP):
                 raise self.fail(line, "overlap needs " + ", ".join(_OVERLAP))
+        if "pipeline" in e:
+            node, line = e["pipeline"]
+            o = self.mapping(node, _PIPELINE, "pipeline", line)
+            if "scatter_gather" in o:
+                out["pp_scatter_gather"] = self.flag(o, "scatter_gather", True)
+            if "sends_per_microbatch" in o:
+                out["pp_sends"] = self.integer(o, "sends_per_microbatch", minimum=1)
         if "grad_dtype" in e:
             node, line = e["grad_dtype"]
             if self.value(node) not in GRAD_DTYPES:

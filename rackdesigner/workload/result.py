@@ -9,6 +9,7 @@ from rackdesigner.workload import hardware as H
 from rackdesigner.workload.job import Job
 from rackdesigner.workload.models import ModelSpec
 from rackdesigner.workload.profile import Profile
+from rackdesigner.workload.spread import throughput_range, time_range, training_class
 
 SCHEMA = "rackdesigner.estimate/1"
 BREAKDOWN_KEYS = ("compute_s", "tp_exposed_s", "cp_exposed_s", "ep_exposed_s",
@@ -111,6 +112,30 @@ class Estimate:
     def with_context(self, **changes: Any) -> Estimate:
         return replace(self, **changes)
 
+    @property
+    def spread_class(self) -> str:
+        """The class of published runs whose spread the figures' ranges carry (spread.py)."""
+        return training_class(self.model.moe is not None)
+
+    def ranges(self) -> dict[str, dict[str, Any]]:
+        """{figure: {"range": [lo, hi], "class": name}} for the figures that rest on the fitted
+        model: step time, tokens/s (and per GPU), model TFLOP/s per GPU, MFU and time to
+        train; empty when not timed or the class has no spread on file."""
+        t = self.step_time_s
+        if not t:
+            return {}
+        cls, tps = self.spread_class, self.tokens_per_s
+        out = {"step_time_s": time_range(t, cls),
+               "tokens_per_s": throughput_range(tps, cls),
+               "tokens_per_s_per_gpu": throughput_range(tps / self.gpus if tps else None, cls),
+               "model_tflops_per_gpu": throughput_range(
+                   self.model_flops / t / self.gpus / 1e12, cls),
+               "mfu": throughput_range(self.mfu, cls)}
+        if self.tokens:
+            days = self.tokens / self.tokens_per_step * t / 86400
+            out["time_to_train_days"] = time_range(days, cls)
+        return {k: v for k, v in out.items() if v is not None}
+
     def exposed_comm_s(self) -> float:
         b = self.breakdown
         return sum(b.get(k, 0.0) for k in ("tp_exposed_s", "cp_exposed_s", "ep_exposed_s",
@@ -146,6 +171,7 @@ class Estimate:
             "communication": self.comm,
             "power_W": {"it_max": _r(self.power_w[0]), "facility": _r(self.power_w[1])},
             "energy_kWh_per_step": _r(self.energy_kWh_per_step),
+            "ranges": self.ranges(),
             "assumptions": list(H.ASSUMPTIONS),
             "messages": list(self.messages),
         }

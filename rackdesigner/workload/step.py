@@ -162,10 +162,16 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     bubble = pp_p2p = 0.0
     if job.pp > 1:
         bubble = (job.pp - 1) / job.vp * stage_mb
-        size = tokens_gpu / job.tp * model.hidden * act
+        # Megatron's scatter/gather optimization: each TP rank sends 1/TP of the activations
+        # (Narayanan et al. 2021, section 4.1); DeepSpeed's pipeline engine sends them whole
+        size = (tokens_gpu / (job.tp if profile.pp_scatter_gather else 1)
+                * model.hidden * act)
         p2p = coll("pp_send_recv", "send_recv", "pp", size)
-        sends = 2.0 * m if job.vp == 1 else 2.0 * (job.pp - 1) * job.vp
+        sends = (profile.pp_sends * m if job.vp == 1
+                 else profile.pp_sends * (job.pp - 1) * job.vp)
         pp_p2p = sends * p2p
+        # the fill and drain pass every stage's sends too (one micro-batch's per stage)
+        bubble += (job.pp - 1) / job.vp * profile.pp_sends * p2p
     # DP
     lp = local_params(model, job, ls, with_out)
     grad_bytes = GRAD_BYTES[grad_dtype(job, profile)]

@@ -32,6 +32,7 @@ from rackdesigner.model import Layout
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
+from rackdesigner.ui.panel.workload_spread import spread_line
 from rackdesigner.ui.plain_text import plain
 from rackdesigner.workload import Estimate, Job, bundled_ids
 from rackdesigner.workload.jobfile import JobSpec
@@ -379,6 +380,10 @@ class WorkloadTab(QWidget):
                 color = TEXT_DIM if abs(ratio) < 0.005 else UP if better else DOWN
                 text += f" <span style='color:{color}; font-size:8pt'>({ratio:+.0%})</span>"
             self.figure_labels[key].setText(text)
+        spread = spread_line(est, _seconds) if timed and est is not None else ""
+        if spread:
+            self.status.setText(self.status.text()
+                                + f"<br><span style='color:{TEXT_DIM}'>{spread}</span>")
         gemm = est.hardware.get("gemm_efficiency") if timed else None
         self.figure_labels["mfu"].setToolTip(
             plain("Model FLOPs per second / the GPU's dense peak."
