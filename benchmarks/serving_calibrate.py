@@ -4,9 +4,9 @@
 
 Grid search over the constants `resources/serving/stacks.yaml` marks FITTED
 (decode_hbm_share, step_overhead_us, seq_overhead_us, gemm_share, fp4_gemm_share), minimising
-the mean absolute log error of tokens/s per GPU on the rows of `benchmarks/serving_runs.yaml` with `set: calibration`. The
-validation rows are never read. Prints the best values and their calibration error; copying
-them into stacks.yaml is a deliberate, reviewed edit.
+the mean absolute log error of tokens/s per GPU on the rows of `benchmarks/serving_runs.yaml`
+with `set: calibration`. The validation rows are never read. Prints the best values and their
+calibration error; copying them into stacks.yaml is a deliberate, reviewed edit.
 """
 
 from __future__ import annotations
