@@ -47,14 +47,11 @@ class Point:
 
 
 def batches(limit: int, step: int = 1) -> list[int]:
-    """Batch sizes tried: powers of two times `step` (and half-way points) up to `limit`,
-    and `limit` itself."""
+    """Batch sizes tried: powers of two times `step` up to `limit`, and `limit` itself."""
     out: set[int] = set()
     b = 1
     while b * step <= limit:
         out.add(b * step)
-        if b >= 2 and (b + b // 2) * step <= limit:
-            out.add((b + b // 2) * step)
         b *= 2
     if limit >= step:
         out.add(limit - limit % step)
@@ -69,7 +66,7 @@ def aggregated(inst: Instance, isl: int, osl: int, n_gpus: int) -> Iterable[Poin
     cfg = inst.cfg
     moe = inst.moe
     per_req = inst.prefill_per_request(isl)
-    first = inst.prefill_chunk(isl, isl)
+    first = inst.prefill_cached(isl, isl)
     instances = max(1, n_gpus // cfg.gpus)
     for b in batches(cap, cfg.stage if cfg.attn_dp else 1):
         step = inst.decode_step(b, ctx)
@@ -91,7 +88,7 @@ def disaggregated(prefills: list[Instance], decode: Instance, isl: int, osl: int
     gd = decode.cfg.gpus
     if cap < 1 or not prefills:
         return
-    pre = [(p, 1.0 / p.prefill_per_request(isl), p.prefill_chunk(isl, isl)) for p in prefills
+    pre = [(p, 1.0 / p.prefill_per_request(isl), p.prefill_cached(isl, isl)) for p in prefills
            if p.cfg.gpus + gd <= n_gpus]
     for b in batches(cap, decode.cfg.stage if decode.cfg.attn_dp else 1):
         step = decode.decode_step(b, ctx)

@@ -21,6 +21,7 @@ with compute in either (model assumption: decode kernels are too short to hide i
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 from rackdesigner.serving.links import Links
@@ -238,12 +239,16 @@ class Instance:
         return L * layer + send + out + L * self.stack.layer_kernels \
             * self.stack.kernel_gap_us * 1e-6 + self.stack.step_overhead_us * 1e-6
 
+    @functools.lru_cache(maxsize=64)  # noqa: B019 (instances live for one estimate)
+    def prefill_cached(self, tokens: float, isl: float) -> float:
+        return self.prefill_chunk(tokens, isl)
+
     def prefill_per_request(self, isl: float) -> float:
         """Instance-seconds of prefill one request costs when prompts are batched into chunks
         of the stack's `max_num_tokens` (throughput, not latency)."""
         chunk = float(max(self.stack.max_num_tokens, isl))
         # pp chunks are in flight at once, one per stage
-        return self.prefill_chunk(chunk, isl) / self.cfg.pp * isl / chunk
+        return self.prefill_cached(chunk, isl) / self.cfg.pp * isl / chunk
 
 
 __all__ = ["ATTENTION_SHARE", "DISPATCH_BYTES", "Config", "Instance"]

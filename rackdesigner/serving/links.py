@@ -3,7 +3,7 @@
 The only serving module that asks `workload.comm.CommModel` (and through it the engine's
 collective model on the drawn links) for a time. Instances of `gpus` GPUs are laid on the
 scope's GPUs in rank order, one after another; a group inside an instance (a TP group, an EP
-group, a pipeline stage) is named by its shape. A curve of sizes is evaluated at powers of two
+group, a pipeline stage) is named by its shape. A curve of sizes is evaluated at powers of four
 and interpolated linearly in between (a serving estimate asks for hundreds of message sizes;
 the engine is asked for a few dozen), and each time is stretched by the contention of the
 other instances running the same exchange at once (`CommModel.contention`: the busiest network
@@ -15,6 +15,11 @@ from __future__ import annotations
 import math
 
 from rackdesigner.workload.comm import CommModel, GroupShape
+
+
+#: Sizes the engine is asked for: powers of 4 bytes (times in between interpolated linearly: a
+#: collective's time is affine in its size between the engine's protocol and algorithm steps).
+GRID = 4.0
 
 
 class Links:
@@ -45,10 +50,10 @@ class Links:
         if group <= 1 or size <= 0:
             return 0.0
         shape = GroupShape(stride, group, start)
-        lo = 2.0 ** math.floor(math.log2(max(size, 1.0)))
+        lo = GRID ** math.floor(math.log(max(size, 1.0), GRID))
         if lo == size:
             return self._exact(collective, shape, size)
-        hi = 2.0 * lo
+        hi = GRID * lo
         t_lo, t_hi = self._exact(collective, shape, lo), self._exact(collective, shape, hi)
         return t_lo + (t_hi - t_lo) * (size - lo) / (hi - lo)
 
