@@ -8,6 +8,7 @@ saturation throughput, the KV capacity, and the dollars and energy per token.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -138,6 +139,7 @@ def configs(model: ModelSpec, n_gpus: int, pin: dict[str, int | bool] | None = N
 
 def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision: str = "fp8",
           isl: int = 1024, osl: int = 1024, gpus: int | None = None, group: str | None = None,
+          gpu_ids: Sequence[str] | None = None,
           mode: str = "best", interactivity: float | None = None, ttft: float | None = None,
           stack: str | None = None, pue: float | None = None,
           usd_per_gpu_hour: float | None = None,
@@ -172,7 +174,7 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
     except StackError as exc:
         raise ServeError(str(exc), option="stack") from None
     try:
-        est = Estimator(layout, spec, gpus=gpus, group=group, pue=pue)
+        est = Estimator(layout, spec, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
     except EstimateError as exc:
         raise ServeError(exc.template, option=exc.option) from None
     gpu = est.gpu

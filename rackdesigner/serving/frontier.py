@@ -17,6 +17,7 @@ prefill + KV transfer + a decode step. Queueing delay is not modelled (model ass
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -139,5 +140,21 @@ def at_target(front: list[Point], interactivity: float) -> Point | None:
     return max(ok, key=lambda p: p.output_per_gpu) if ok else None
 
 
+def throughput_at(front: list[Point], interactivity: float) -> float | None:
+    """Tokens/s per GPU of the frontier at exactly `interactivity` tokens/s per user,
+    interpolated between its neighbouring points in log-log space (the public dashboards
+    compare curves so, on an interpolated Pareto); None outside the curve's range."""
+    pts = sorted((p.per_user, p.output_per_gpu) for p in front)
+    for (u0, t0), (u1, t1) in itertools.pairwise(pts):
+        if u0 <= interactivity <= u1:
+            if u1 == u0:
+                return max(t0, t1)
+            f = math.log(interactivity / u0) / math.log(u1 / u0)
+            return math.exp(math.log(t0) + f * (math.log(t1) - math.log(t0)))
+    if pts and interactivity == pts[-1][0]:
+        return pts[-1][1]
+    return None
+
+
 __all__ = ["MODES", "Config", "Point", "aggregated", "at_target", "batches", "disaggregated",
-           "pareto"]
+           "pareto", "throughput_at"]

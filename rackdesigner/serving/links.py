@@ -16,7 +16,6 @@ import math
 
 from rackdesigner.workload.comm import CommModel, GroupShape
 
-
 #: Sizes the engine is asked for: powers of 4 bytes (times in between interpolated linearly: a
 #: collective's time is affine in its size between the engine's protocol and algorithm steps).
 GRID = 4.0
