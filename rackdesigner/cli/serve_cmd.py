@@ -113,7 +113,7 @@ def _usd_per_gpu_hour(layout, prices: str | None, pue: float | None) -> float | 
 
 def report(r, points: int = 12) -> str:
     d = r.to_dict()
-    lines = [f"{r.model.name} on {r.gpus:,} x {r.gpu_model}, {r.precision}, ISL {r.isl:,} / "
+    lines = [f"{r.title} on {r.gpus:,} x {r.gpu_model}, {r.precision}, ISL {r.isl:,} / "
              f"OSL {r.osl:,}, {r.mode} (stack {r.stack.id})"]
     if not r.pareto:
         lines += [f"  ! {n}" for n in r.notes]

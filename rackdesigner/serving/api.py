@@ -9,7 +9,7 @@ saturation throughput, the KV capacity, and the dollars and energy per token.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from types import MappingProxyType
@@ -68,6 +68,13 @@ class ServeResult:
     power_w: float  # facility power of the scope
     usd_per_gpu_hour: float | None = None
     notes: tuple[str, ...] = field(default=())
+    served_as: str = ""  # the id asked for when it is an alias (deepseek-r1)
+
+    @property
+    def title(self) -> str:
+        """"DeepSeek-R1 (deepseek-v3 shape)" for an alias, else the model's name."""
+        return (f"{self.served_as} ({self.model.id} shape)" if self.served_as
+                else self.model.name)
 
     @property
     def basis(self) -> Point | None:
@@ -99,7 +106,8 @@ class ServeResult:
         def r(v: float | None, d: int) -> float | None:
             return None if v is None else round(v, d)
 
-        return {"schema": SCHEMA, "model": self.model.id, "gpu_model": self.gpu_model,
+        return {"schema": SCHEMA, "model": self.served_as or self.model.id,
+                "model_shape": self.model.id, "gpu_model": self.gpu_model,
                 "gpus": self.gpus, "precision": self.precision, "isl": self.isl,
                 "osl": self.osl, "mode": self.mode, "stack": self.stack.id,
                 "pareto": [p.to_dict() for p in self.pareto],
@@ -181,8 +189,10 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
     problem = H.precision_error(gpu, precision)
     if problem:
         raise ServeError(f"{problem}: set {{precision}} to one it has", option="precision")
-    return _Run(est, spec, gpu, precision, isl, osl, the_stack).result(
+    result = _Run(est, spec, gpu, precision, isl, osl, the_stack).result(
         mode, interactivity, ttft, usd_per_gpu_hour, pin)
+    alias = model.lower() if isinstance(model, str) and model.lower() in ALIASES else ""
+    return replace(result, served_as=alias)
 
 
 class _Run:

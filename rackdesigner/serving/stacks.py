@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, fields
 from functools import lru_cache
+from typing import Any
 
 import yaml
 
@@ -54,7 +55,7 @@ def stacks() -> dict[str, Stack]:
             return out[key]
         d = raw[key]
         base = build(d["base"]) if "base" in d else None
-        values = {}
+        values: dict[str, Any] = {}
         for name in _NUMBERS:
             if name in d:
                 values[name] = (int if name in _INTS else float)(d[name])
