@@ -69,7 +69,7 @@ def aggregated(inst: Instance, isl: int, osl: int, n_gpus: int) -> Iterable[Poin
     per_req = inst.prefill_per_request(isl)
     first = inst.prefill_cached(isl, isl)
     instances = max(1, n_gpus // cfg.gpus)
-    for b in batches(cap, cfg.stage if cfg.attn_dp else 1):
+    for b in batches(cap, cfg.batch_step):
         step = inst.decode_step(b, ctx)
         cycle = osl * step + b * per_req
         out = b * osl / cycle / cfg.gpus
@@ -91,7 +91,7 @@ def disaggregated(prefills: list[Instance], decode: Instance, isl: int, osl: int
         return
     pre = [(p, 1.0 / p.prefill_per_request(isl), p.prefill_cached(isl, isl)) for p in prefills
            if p.cfg.gpus + gd <= n_gpus]
-    for b in batches(cap, decode.cfg.stage if decode.cfg.attn_dp else 1):
+    for b in batches(cap, decode.cfg.batch_step):
         step = decode.decode_step(b, ctx)
         r_d = b / (osl * step)
         best: Point | None = None

@@ -56,6 +56,12 @@ class Config:
         """GPUs of one pipeline stage (the TP / EP group)."""
         return self.gpus // self.pp
 
+    @property
+    def batch_step(self) -> int:
+        """Batches come in multiples of this: a sequence per attention-DP rank, a micro-batch
+        per pipeline stage (fewer leave stages idle, which the step model does not price)."""
+        return (self.stage if self.attn_dp else 1) * self.pp
+
     def describe(self, moe: bool) -> dict[str, int | bool]:
         s = self.stage
         return {"gpus": self.gpus, "tp": 1 if self.attn_dp else s, "pp": self.pp,
