@@ -175,7 +175,7 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
     try:
         spec = served_model(model)
     except ModelFileError as exc:
-        raise ServeError(f"{{model}}: {exc} (aliases: {', '.join(sorted(ALIASES))})",
+        raise ServeError(f"{exc} (aliases: {', '.join(sorted(ALIASES))})",
                          option="model") from None
     try:
         the_stack = resolve_stack(stack)
@@ -184,7 +184,9 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
     try:
         est = Estimator(layout, spec, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
     except EstimateError as exc:
-        raise ServeError(exc.template, option=exc.option) from None
+        option = exc.option or ("group" if group is not None and "group" in str(exc)
+                                else None)
+        raise ServeError(exc.template, option=option) from None
     gpu = est.gpu
     problem = H.precision_error(gpu, precision)
     if problem:
