@@ -184,3 +184,39 @@ def test_json_has_the_stable_keys_and_costs_through_the_cost_model(tmp_path, cap
                                                                                       rel=1e-3)
     assert doc["kv_capacity"]["requests_per_gpu"] > 0
     assert cpu < 1.5  # the goal is < 1 s for the whole command (docs/serving.md: ~0.5 s)
+
+
+def test_compare_adds_serving_rows_from_a_serving_job(tmp_path, capsys, nvl72):
+    save_layout(nvl72, tmp_path / "rack.yaml")
+    save_layout(generate("superpod", system="dgx-b200", nodes=9, switch="sn5600"),
+                tmp_path / "nodes.yaml")
+    job = tmp_path / "serve.yaml"
+    job.write_text("model: deepseek-r1\nprecision: fp4\nisl: 1024\nosl: 1024\n"
+                   "interactivity: 75\ngpus: 72\n", encoding="utf-8")
+    code = main(["compare", str(tmp_path / "rack.yaml"), str(tmp_path / "nodes.yaml"),
+                 "--serve", str(job), "--json"])
+    rows = {r["key"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert code == 0
+    tput = rows["serve_tokens_per_s_per_gpu"]
+    assert tput["winner"] == 0 and tput["values"][0] > 2 * tput["values"][1]  # wide EP on NVLink
+    assert rows["serve_usd_per_million_tokens"]["values"][0] < \
+        rows["serve_usd_per_million_tokens"]["values"][1]
+    assert rows["serve_tokens_per_s_per_mw"]["winner"] == 0
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("model: llama3-8b\nprecision: fp8\nisl: 8\n", "missing required key osl"),
+    ("model: llama3-8b\nprecision: fp16\nisl: 8\nosl: 8\n", ":2: precision must be one of"),
+    ("model: llama3-8b\nprecision: fp8\nisl: 0\nosl: 8\n", ":3: isl must be a whole number"),
+    ("model: llama3-8b\nprecision: fp8\nisl: 8\nosl: 8\ninteractivty: 5\n",
+     ":5: unknown key 'interactivty' (did you mean interactivity?)"),
+])
+def test_a_bad_serving_job_is_a_located_error(tmp_path, capsys, text, expected):
+    save_layout(generate("dgx-h100"), tmp_path / "a.yaml")
+    save_layout(generate("dgx-h200"), tmp_path / "b.yaml")
+    job = tmp_path / "serve.yaml"
+    job.write_text(text, encoding="utf-8")
+    code = main(["compare", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--serve",
+                 str(job)])
+    err = capsys.readouterr().err
+    assert code == 2 and expected in err and "serve.yaml" in err and "Traceback" not in err

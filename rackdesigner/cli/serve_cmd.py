@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from rackdesigner.serving import ServeError, serve
 
     layout = load_layout_arg(args.file)
-    usd = _usd_per_gpu_hour(layout, args.prices, args.pue)
+    usd, unpriced = _usd_per_gpu_hour(layout, args.prices, args.pue)
     try:
         result = serve(layout, args.model, precision=args.precision, isl=args.isl,
                        osl=args.osl, gpus=args.gpus, group=args.group, mode=args.mode,
@@ -89,6 +89,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(exc.for_cli()) from None
     except OSError as exc:
         raise UsageError(str(exc)) from None
+    if unpriced and result.usd_per_million_tokens is not None:
+        from dataclasses import replace
+
+        result = replace(result, notes=(*result.notes, (
+            f"$ per million tokens is a lower bound: the $/GPU-hour leaves {unpriced:,} "
+            "item(s) without a price out (rackdesigner cost --lines)")))
     if args.json:
         json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
@@ -97,8 +103,10 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.pareto else 1
 
 
-def _usd_per_gpu_hour(layout, prices: str | None, pue: float | None) -> float | None:
-    """The design's $/GPU-hour from the cost model (None when nothing is priced)."""
+def _usd_per_gpu_hour(layout, prices: str | None, pue: float | None
+                      ) -> tuple[float | None, int]:
+    """The design's $/GPU-hour from the cost model (None when nothing is priced) and the
+    number of items it leaves without a price."""
     from rackdesigner.cli import UsageError
     from rackdesigner.cli.cost_cmd import price_book_for
     from rackdesigner.cost import Assumptions, design_cost
@@ -106,7 +114,8 @@ def _usd_per_gpu_hour(layout, prices: str | None, pue: float | None) -> float | 
     book = price_book_for(layout, prices)
     try:
         assumptions = Assumptions() if pue is None else Assumptions(pue=pue)
-        return design_cost(layout, book, assumptions).usd_per_gpu_hour
+        cost = design_cost(layout, book, assumptions)
+        return cost.usd_per_gpu_hour, 0 if cost.complete else cost.capex.unpriced_items
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
