@@ -47,7 +47,7 @@ def test_the_readme_serving_comparison_is_reproduced_by_its_commands(tmp_path, c
     assert rack["usd_per_million_tokens"] == pytest.approx(
         _number(r"\$([\d.]+) per million tokens", para), abs=0.0006)
     assert nodes["usd_per_million_tokens"] == pytest.approx(
-        _number(r"RoCE, \$([\d.]+)\)", para), abs=0.0006)
+        _number(r"RoCE, \$([\d.]+);", para), abs=0.0006)
     assert rack["max_load"]["output_tokens_per_s_per_gpu"] == pytest.approx(
         _number(r"\(([\d,]+) and [\d,]+\)", para), rel=0.005)
     assert nodes["max_load"]["output_tokens_per_s_per_gpu"] == pytest.approx(
