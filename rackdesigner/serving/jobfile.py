@@ -59,18 +59,27 @@ class ServeJob:
 
 def load_serve_job(path: str | Path) -> ServeJob:
     """Read and check a serving job file; raises `ServeJobError`."""
+    from rackdesigner.inputs import InputError, read_text
+
+    try:
+        text = read_text(path, MAX_BYTES, "serving job file")
+    except InputError as exc:
+        raise ServeJobError(str(exc)) from None
+    return parse_serve_job(text, str(path))
+
+
+def parse_serve_job(text: str, label: str) -> ServeJob:
+    """A serving job from its YAML text (`label` names it in errors)."""
     from rackdesigner.inputs import (
         InputError,
         compose_yaml,
         finite_number,
-        read_text,
         scalar_value,
         whole_number,
     )
 
-    label = str(path)
     try:
-        root = compose_yaml(read_text(path, MAX_BYTES, "serving job file"), label)
+        root = compose_yaml(text, label)
     except InputError as exc:
         raise ServeJobError(str(exc)) from None
 
