@@ -220,3 +220,15 @@ def test_a_bad_serving_job_is_a_located_error(tmp_path, capsys, text, expected):
                  str(job)])
     err = capsys.readouterr().err
     assert code == 2 and expected in err and "serve.yaml" in err and "Traceback" not in err
+
+
+def test_speculative_tokens_speed_a_user_up_at_small_batches(b200):
+    kw = dict(precision="fp8", isl=1024, osl=1024, mode="aggregated", pin={"tp": 8, "pp": 1})
+    plain = serve(b200, "llama3.3-70b", **kw)
+    spec = serve(b200, "llama3.3-70b", mtp=2, **kw)
+    assert spec.mtp == 2 and spec.to_dict()["mtp"] == 2
+    # batch 1 reads the weights once per step either way: 1 + 0.85 + 0.85^2 tokens for a
+    # little more work per step
+    assert 1.5 < spec.pareto[0].per_user / plain.pareto[0].per_user < 1 + 0.85 + 0.85 ** 2
+    with pytest.raises(ServeError):
+        serve(b200, "llama3.3-70b", mtp=4, **kw)

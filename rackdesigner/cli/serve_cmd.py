@@ -63,6 +63,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="target tokens/s per user: report the best point giving at least X")
     p.add_argument("--ttft", type=_positive, metavar="S",
                    help="keep only points whose time to first token is at most S seconds")
+    p.add_argument("--mtp", type=int, default=0, choices=range(4), metavar="N",
+                   help="speculative draft tokens per decode step, 0-3 (MTP / EAGLE-style "
+                   "one-layer draft head, each accepted at 85 %%; default 0)")
     p.add_argument("--stack", metavar="ID",
                    help="serving software stack profile: trtllm (default), vllm, sglang")
     p.add_argument("--prices", metavar="FILE",
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         result = serve(layout, args.model, precision=args.precision, isl=args.isl,
                        osl=args.osl, gpus=args.gpus, group=args.group, mode=args.mode,
                        interactivity=args.interactivity, ttft=args.ttft, stack=args.stack,
-                       pue=args.pue, usd_per_gpu_hour=usd)
+                       pue=args.pue, usd_per_gpu_hour=usd, mtp=args.mtp)
     except ServeError as exc:
         raise UsageError(exc.for_cli()) from None
     except OSError as exc:

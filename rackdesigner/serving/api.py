@@ -17,6 +17,7 @@ from typing import Any
 
 from rackdesigner.model import Layout
 from rackdesigner.serving.frontier import (
+    MAX_DRAFT,
     MODES,
     Point,
     aggregated,
@@ -48,7 +49,8 @@ class ServeError(SettingError):
     DESIGN_WORDS = MappingProxyType({
         "model": "model", "precision": "precision", "isl": "input length",
         "osl": "output length", "gpus": "GPUs", "group": "group", "mode": "mode",
-        "interactivity": "interactivity", "ttft": "TTFT", "stack": "stack"})
+        "interactivity": "interactivity", "ttft": "TTFT", "stack": "stack",
+        "mtp": "speculative tokens"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,7 @@ class ServeResult:
     usd_per_gpu_hour: float | None = None
     notes: tuple[str, ...] = field(default=())
     served_as: str = ""  # the id asked for when it is an alias (deepseek-r1)
+    mtp: int = 0  # speculative draft tokens per decode step
 
     @property
     def title(self) -> str:
@@ -109,7 +112,7 @@ class ServeResult:
         return {"schema": SCHEMA, "model": self.served_as or self.model.id,
                 "model_shape": self.model.id, "gpu_model": self.gpu_model,
                 "gpus": self.gpus, "precision": self.precision, "isl": self.isl,
-                "osl": self.osl, "mode": self.mode, "stack": self.stack.id,
+                "osl": self.osl, "mode": self.mode, "stack": self.stack.id, "mtp": self.mtp,
                 "pareto": [p.to_dict() for p in self.pareto],
                 "at": None if self.at is None else self.at.to_dict(),
                 "max_load": None if self.max_load is None else self.max_load.to_dict(),
@@ -151,7 +154,7 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
           mode: str = "best", interactivity: float | None = None, ttft: float | None = None,
           stack: str | None = None, pue: float | None = None,
           usd_per_gpu_hour: float | None = None,
-          pin: dict[str, int | bool] | None = None) -> ServeResult:
+          pin: dict[str, int | bool] | None = None, mtp: int = 0) -> ServeResult:
     """The serving curve of `model` on the design's GPUs (see the module docstring).
 
     Raises `ServeError` for input that cannot be served (naming the setting), `ModelFileError`
@@ -165,6 +168,9 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
         if not isinstance(value, int) or value < 1:
             raise ServeError(f"{{{name}}} must be a whole number of tokens of at least 1, got "
                              f"{value!r}", option=name)
+    if isinstance(mtp, bool) or not isinstance(mtp, int) or not 0 <= mtp <= MAX_DRAFT:
+        raise ServeError(f"{{mtp}} must be a whole number from 0 to {MAX_DRAFT}, got {mtp!r}",
+                         option="mtp")
     if mode not in MODES:
         raise ServeError(f"{{mode}} must be one of {', '.join(MODES)}", option="mode")
     if interactivity is not None and not interactivity > 0:
@@ -191,7 +197,7 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
     problem = H.precision_error(gpu, precision)
     if problem:
         raise ServeError(f"{problem}: set {{precision}} to one it has", option="precision")
-    result = _Run(est, spec, gpu, precision, isl, osl, the_stack).result(
+    result = _Run(est, spec, gpu, precision, isl, osl, the_stack, mtp).result(
         mode, interactivity, ttft, usd_per_gpu_hour, pin)
     alias = model.lower() if isinstance(model, str) and model.lower() in ALIASES else ""
     return replace(result, served_as=alias)
@@ -199,8 +205,9 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
 
 class _Run:
     def __init__(self, est: Estimator, model: ModelSpec, gpu: H.GpuCompute, precision: str,
-                 isl: int, osl: int, stack: Stack) -> None:
+                 isl: int, osl: int, stack: Stack, mtp: int = 0) -> None:
         self.est, self.model, self.gpu = est, model, gpu
+        self.mtp = mtp
         self.precision, self.isl, self.osl, self.stack = precision, isl, osl, stack
         self.costs = token_costs(model, precision)
         self.n = est.gpus
@@ -231,12 +238,12 @@ class _Run:
         try:
             if mode in ("aggregated", "best"):
                 for inst in fitting:
-                    points.extend(aggregated(inst, self.isl, self.osl, self.n))
+                    points.extend(aggregated(inst, self.isl, self.osl, self.n, self.mtp))
             if mode in ("disaggregated", "best") and self.n >= 2:
                 prefills = [i for i in fitting if i.cfg.pp == 1]
                 for inst in fitting:
                     points.extend(disaggregated(prefills, inst, self.isl, self.osl, self.n,
-                                                self.transfer))
+                                                self.transfer, self.mtp))
         except CommError as exc:
             raise ServeError(str(exc)) from None
         if not fitting:
@@ -262,12 +269,14 @@ class _Run:
                                             / cfg.cfg.gpus, 2),
                   "weights_GB_per_gpu": round(cfg.weights / 1e9, 2)}
         notes += [text for _, text in self.est.comm.warnings()]
-        notes.append("model assumptions: balanced experts, no speculative decoding (MTP), no "
-                     "queueing delay, no prefix caching; docs/serving.md")
+        notes.append("model assumptions: balanced experts, " + (
+            f"{self.mtp} speculative token(s) per step accepted at 85 % each"
+            if self.mtp else "no speculative decoding") + ", no queueing delay, no prefix "
+            "caching; docs/serving.md")
         _, facility = self.est.comm.power_w()
         return ServeResult(self.model, self.gpu.model, self.n, self.precision, self.isl,
                            self.osl, mode, self.stack, tuple(front), at, max_load, kv,
-                           facility, usd, tuple(notes))
+                           facility, usd, tuple(notes), mtp=self.mtp)
 
     def _refusal(self, cands: list[Instance]) -> str:
         widest = min(cands, key=lambda i: i.weights, default=None)

@@ -185,28 +185,38 @@ class Instance:
         return elems / self.hbm
 
     # ---- decode ------------------------------------------------------------------------------
-    def decode_step(self, batch: int, context: float) -> float:
-        """Seconds per output token of every sequence at `batch` sequences (the TPOT)."""
+    def decode_step(self, batch: int, context: float, draft: int = 0) -> float:
+        """Seconds of one decode step of `batch` sequences (the TPOT without speculation).
+        With `draft` speculative tokens (MTP / EAGLE-style: a one-layer draft head run once
+        per draft token), the step verifies 1 + draft tokens of each sequence at once: its
+        GEMMs, attention queries and messages carry them all, the KV cache is read once."""
         m, c, cfg = self.c.model, self.c, self.cfg
         s = cfg.stage
         bm = batch / cfg.pp  # sequences of one pipeline micro-batch
+        q = 1 + draft  # query tokens per sequence per step
         L = m.layers
         # the attention core: the KV cache of the GPU's sequences against their scores
         seqs_kv = bm / s if cfg.attn_dp else bm
         kv = seqs_kv * c.kv_bytes(context) / L / (1.0 if cfg.attn_dp else c.kv_shards(s))
         core = max(kv / self.hbm,
-                   bm * c.attn_core_flops(c.kv_tokens(context)) / s / self.attn_flops)
-        layer = self.gemm_s(bm) + self.elementwise_s(bm) + core + self._layer_comm(bm) + (
-            self.stack.layer_kernels * self.stack.kernel_gap_us * 1e-6)
+                   q * bm * c.attn_core_flops(c.kv_tokens(context)) / s / self.attn_flops)
+        gaps = self.stack.layer_kernels * self.stack.kernel_gap_us * 1e-6
+        layer = self.gemm_s(q * bm) + self.elementwise_s(q * bm) + core \
+            + self._layer_comm(q * bm) + gaps
         local = bm / s if cfg.attn_dp else bm
-        vocab_t = G.gemm_time_s(G.Gemm("logits", local, m.vocab / self.mlp_split, m.hidden),
-                                replace(self.dev, in_bytes=2.0))
+        logits = G.Gemm("logits", q * local, m.vocab / self.mlp_split, m.hidden)
+        vocab_t = G.gemm_time_s(logits, replace(self.dev, in_bytes=2.0))
         stage = L / cfg.pp * layer
-        send = self.links.time("send_recv", bm * m.hidden * H.ACT_BYTES, 2, s) \
+        send = self.links.time("send_recv", q * bm * m.hidden * H.ACT_BYTES, 2, s) \
             if cfg.pp > 1 else 0.0
         scheduled = batch / s if cfg.attn_dp else batch  # sequences one scheduler serves
-        return (cfg.pp * stage + vocab_t + (cfg.pp - 1) * send
+        step = (cfg.pp * stage + vocab_t + (cfg.pp - 1) * send
                 + (self.stack.step_overhead_us + self.stack.seq_overhead_us * scheduled) * 1e-6)
+        if draft:  # the draft head: one average layer and the logits per draft token
+            head = self.gemm_s(bm) + self.elementwise_s(bm) + self._layer_comm(bm) + gaps \
+                + G.gemm_time_s(replace(logits, m=local), replace(self.dev, in_bytes=2.0))
+            step += draft * head
+        return step
 
     def _layer_comm(self, tokens: float) -> float:
         """Collective seconds of an average layer for `tokens` tokens of the stage."""

@@ -28,7 +28,7 @@ from rackdesigner.workload.hardware import PRECISIONS
 
 MAX_BYTES = 64 * 1024
 KEYS = ("model", "precision", "isl", "osl", "interactivity", "ttft", "mode", "gpus", "group",
-        "stack")
+        "stack", "mtp")
 REQUIRED = ("model", "precision", "isl", "osl")
 MAX_TOKENS = 10_000_000
 
@@ -49,12 +49,13 @@ class ServeJob:
     gpus: int | None = None
     group: str | None = None
     stack: str | None = None
+    mtp: int = 0
 
     def options(self) -> dict[str, Any]:
         """Keyword arguments of `serving.serve`."""
         return {"precision": self.precision, "isl": self.isl, "osl": self.osl,
                 "interactivity": self.interactivity, "ttft": self.ttft, "mode": self.mode,
-                "gpus": self.gpus, "group": self.group, "stack": self.stack}
+                "gpus": self.gpus, "group": self.group, "stack": self.stack, "mtp": self.mtp}
 
 
 def load_serve_job(path: str | Path) -> ServeJob:
@@ -114,6 +115,8 @@ def parse_serve_job(text: str, label: str) -> ServeJob:
                 out[key] = whole_number(value, key, low=1, high=MAX_TOKENS)
             elif key == "gpus":
                 out[key] = whole_number(value, key, low=1, high=10**7)
+            elif key == "mtp":
+                out[key] = whole_number(value, key, low=0, high=3)
             elif key in ("interactivity", "ttft"):
                 out[key] = finite_number(value, key, low=1e-9)
             elif key in ("precision", "mode"):
