@@ -129,7 +129,7 @@ def test_points_list_combines_with_the_grid_and_sizes_and_collectives_are_select
     ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
      "workload: {model: llama3-8b, gbs: 64, tp: two}\n", 5, "'tp' must be a whole number"),
     ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
-     "workload: {model: llama3-8b, gbs: 64, precision: fp4}\n", 5, 'one of bf16, fp8'),
+     "workload: {model: llama3-8b, gbs: 64, precision: fp16}\n", 5, "one of bf16, fp8, fp4"),
     ("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-h100}\ngrid: {sus: [1]}\n"
      "workload: {model: llama3-8b, gbs: 64, tokens: lots}\n", 5, 'token count such as 15T'),
 ])

@@ -43,10 +43,10 @@ def test_the_wheel_scrolls_the_panel_and_leaves_its_controls_alone(qtbot, tmp_pa
     bar = panel.scroll.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
     tab_bar = panel.tabs.tabBar()
-    panel.tabs.setCurrentIndex(panel.tabs.indexOf(panel.workload))
+    panel.tabs.setCurrentIndex(panel.tabs.indexOf(panel.workload_modes))
     before = bar.value()
     _wheel(tab_bar)  # scrolling down the dock, the tab bar passes under the pointer
-    assert panel.tabs.currentWidget() is panel.workload
+    assert panel.tabs.currentWidget() is panel.workload_modes
     assert bar.value() > before
     panel.tabs.setCurrentIndex(panel.tabs.indexOf(panel.heat_tab))
     combo = panel.heat_tab.collective_combo

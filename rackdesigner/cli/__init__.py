@@ -65,6 +65,8 @@ VERBS: tuple[Verb, ...] = (
     Verb("models", "rackdesigner.cli.models_cmd", "list the bundled training models"),
     Verb("estimate", "rackdesigner.cli.estimate_cmd",
          "estimate LLM training step time, MFU, memory and energy on a design"),
+    Verb("serve", "rackdesigner.cli.serve_cmd",
+         "LLM serving on a design: tokens/s per GPU against tokens/s per user, $/M tokens"),
     Verb("whatif", "rackdesigner.cli.whatif_cmd",
          "what a layout loses when parts fail (one scenario or every single failure)"),
     Verb("cost", "rackdesigner.cli.cost_cmd",

@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--job", metavar="JOB.yaml", help="a training job file: adds tokens/s, "
                         "days and dollars to train")
     parser.add_argument("--tokens", metavar="T", help="tokens to train with --job (e.g. 15T)")
+    parser.add_argument("--serve", metavar="JOB.yaml", help="a serving job file (model, "
+                        "precision, isl, osl, interactivity...): adds tokens/s per GPU at its "
+                        "target, $ per million tokens and tokens/s per MW (docs/serving.md)")
     parser.add_argument("--size", metavar="BYTES", default="1G",
                         help="message size of the busbw rows (default 1G = 1 GiB; K, M, G)")
     out = parser.add_mutually_exclusive_group()
@@ -48,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from rackdesigner.cli.cost_cmd import assumptions_from, job_and_tokens, price_book_for
     from rackdesigner.cost.compare import compare, figures
     from rackdesigner.io.jsonout import json_text
+    from rackdesigner.serving import ServeError
     from rackdesigner.workload.api import EstimateError
 
     if len(args.files) < 2:
@@ -55,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
     assumptions = assumptions_from(args)
     job, tokens = job_and_tokens(args, "compare")
+    serve_job = _serve_job(args.serve) if args.serve else None
     labels = _labels(args.files)
     designs = []
     for path, label in zip(args.files, labels, strict=True):
@@ -62,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
         book = price_book_for(layout, args.prices)
         try:
             designs.append(figures(label, layout, book, assumptions, job=job, tokens=tokens,
-                                   size=size))
+                                   size=size, serve_job=serve_job))
+        except ServeError as exc:  # the serving job file's keys name its settings
+            raise UsageError(f"{path}: --serve: {exc.worded(str)}") from None
         except EstimateError as exc:
             # the job file's keys name its settings (`gbs`, `tp`)
             raise UsageError(f"{path}: --job: {exc.worded(str)}") from None
@@ -76,6 +83,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(table.format_table(), end="")
     return 0
+
+
+def _serve_job(path: str):
+    from rackdesigner.serving.jobfile import ServeJobError, load_serve_job
+
+    try:
+        return load_serve_job(path)
+    except ServeJobError as exc:
+        raise UsageError(f"--serve: {exc}") from None
 
 
 def _labels(files: list[str]) -> list[str]:

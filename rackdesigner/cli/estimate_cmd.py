@@ -77,7 +77,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--mbs", type=_positive, default=1, metavar="M", help="micro-batch (default 1)")
     p.add_argument("--seq", type=_positive, metavar="S",
                    help="sequence length (default: the model's)")
-    p.add_argument("--precision", choices=("bf16", "fp8"), default="bf16")
+    p.add_argument("--precision", choices=("bf16", "fp8", "fp4"), default="bf16",
+                   help="GEMM precision (fp8: Hopper and later; fp4: NVFP4, Blackwell)")
     p.add_argument("--recompute", choices=("none", "selective", "full"), default="selective")
     p.add_argument("--recompute-modules", type=_modules, metavar="M,M",
                    help="what selective recomputation recomputes, by Megatron-Core's "

@@ -3,8 +3,9 @@ marked (`rackdesigner compare`, File ▸ Compare With…).
 
 Rows: GPUs, largest NVLink domain, all_reduce and all_to_all busbw at a size, bisection, maximum
 IT power, heat to liquid and to air, capex, TCO, $ per GPU-hour, and with a training job
-tokens/s, days and dollars to train and tokens per dollar. Each figure comes from the same
-engines as `simulate`, `cost` and `estimate`.
+tokens/s, days and dollars to train and tokens per dollar, and with a serving job tokens/s per
+GPU at its target, $ per million tokens and tokens/s per MW. Each figure comes from the same
+engines as `simulate`, `cost`, `estimate` and `serve`.
 
 A row's winner is the best value in its direction (`better`: "high" or "low"; rows that
 describe a design rather than rank it — GPUs, NVLink domain, heat — have none; values within
@@ -172,11 +173,14 @@ class DesignFigures:
     bisection: float | None
     busbw_range: FigureRange | None = None
     all_to_all_range: FigureRange | None = None
+    serving: Any = None  # a serving.ServeResult with a serving job (`compare --serve`)
 
 
 def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumptions, *,
-            job: Any = None, tokens: float | None = None, size: int = GiB) -> DesignFigures:
-    """Simulate and cost one design (the figures of its comparison column)."""
+            job: Any = None, tokens: float | None = None, size: int = GiB,
+            serve_job: Any = None) -> DesignFigures:
+    """Simulate and cost one design (the figures of its comparison column); with a serving
+    job (serving/jobfile.py) also serve it, at the design's $/GPU-hour."""
     from rackdesigner.simulation import simulate
 
     result = simulate(layout, pue=assumptions.pue, loads_for=None)
@@ -195,10 +199,16 @@ def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumption
         return result.ranges(p)[0] if p is not None else None
 
     cost = design_cost(layout, book, assumptions, job=job, tokens=tokens, label=label)
+    served = None
+    if serve_job is not None:
+        from rackdesigner.serving import serve
+
+        served = serve(layout, serve_job.model, pue=assumptions.pue,
+                       usd_per_gpu_hour=cost.usd_per_gpu_hour, **serve_job.options())
     return DesignFigures(label, cost, result.scope.gpus, result.scope.largest_nvlink_domain,
                          busbw("all_reduce"), busbw("all_to_all"),
                          result.bandwidth.bisection_GBps, spread("all_reduce"),
-                         spread("all_to_all"))
+                         spread("all_to_all"), served)
 
 
 def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
@@ -253,6 +263,8 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
             row("tokens_per_usd", f"tokens per {symbol.strip() or 'unit'}", "tokens", "high",
                 lambda d: d.cost.tokens_per_usd(), bound=lower),
         ]
+    if any(d.serving is not None for d in designs):
+        rows += _serving_rows(designs, row, lower)
     notes = []
     for d in designs:
         if not d.cost.complete:
@@ -279,6 +291,27 @@ def _ranges_json(row: Row) -> dict[str, Any]:
         return {}
     return {"ranges": [r.to_dict() if r is not None else None for r in row.ranges],
             "range_tie": row.range_tie}
+
+
+def _serving_rows(designs: Sequence[DesignFigures], row: Callable[..., Row],
+                  lower: Callable[[DesignFigures], bool]) -> list[Row]:
+    """Tokens/s per GPU at the serving job's target (or at max load without one), $ per
+    million tokens and tokens/s per MW there."""
+    targeted = any(d.serving is not None and d.serving.at is not None for d in designs)
+    where = "at target" if targeted else "at max load"
+
+    def basis(d: DesignFigures) -> Any:
+        return None if d.serving is None else d.serving.basis
+
+    return [
+        row("serve_tokens_per_s_per_gpu", f"serving tokens/s per GPU {where}", "tokens/s",
+            "high", lambda d: None if basis(d) is None else basis(d).output_per_gpu),
+        row("serve_usd_per_million_tokens", "per million output tokens", "", "low",
+            lambda d: None if d.serving is None else d.serving.usd_per_million_tokens,
+            money=True, bound=lower),
+        row("serve_tokens_per_s_per_mw", "serving tokens/s per MW", "tokens/s", "high",
+            lambda d: None if d.serving is None else d.serving.tokens_per_s_per_mw),
+    ]
 
 
 def _count(d: DesignFigures, what: str) -> int:

@@ -26,7 +26,7 @@ ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu"
 
 #: The options of `rackdesigner.estimate` a spec may set (as on the command line).
 DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq", "etp")
-CHOICES = {"precision": ("bf16", "fp8"), "recompute": ("none", "selective", "full"),
+CHOICES = {"precision": ("bf16", "fp8", "fp4"), "recompute": ("none", "selective", "full"),
            "sharding": ("none", "optimizer", "full"), "grad_dtype": ("fp32", "bf16"),
            "dp_overlap": (True, False)}
 OPTIONS = ("model", "group", *DEGREES, *CHOICES, "profile", "tokens", "pue")

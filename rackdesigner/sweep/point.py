@@ -36,6 +36,10 @@ def figure_columns(spec: SweepSpec) -> list[str]:
     if spec.workload is not None:
         columns += ESTIMATE_COLUMNS
         columns += JOB_COST_COLUMNS
+    if spec.serve is not None:
+        from rackdesigner.sweep.serve import SERVE_COLUMNS
+
+        columns += SERVE_COLUMNS
     return columns + list(TRAILER)
 
 
@@ -134,6 +138,10 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
     from rackdesigner.sweep.cost import cost_columns
 
     out.update(cost_columns(layout, spec, estimate))
+    if spec.serve is not None:
+        from rackdesigner.sweep.serve import serve_columns
+
+        out.update(serve_columns(layout, spec.serve, out.get("usd_per_gpu_hour")))
     out["design_errors"] = len(errors)
     out["design_warnings"] = len(findings) - len(errors)
     if errors:

@@ -26,7 +26,7 @@ SPEC_VERSION = 1
 MAX_SPEC_BYTES = 1 << 20
 MAX_POINTS = 100_000
 TOP_KEYS = ("schema_version", "name", "generate", "base", "fixed", "grid", "points", "edits",
-            "outputs", "workload", "cost")
+            "outputs", "workload", "cost", "serve")
 OUTPUT_KEYS = ("collectives", "sizes", "algorithm")
 EDIT_KINDS = ("remove", "set_model")
 DEFAULT_SIZE = 1 << 30
@@ -75,6 +75,8 @@ class SweepSpec:
     #: the price book's text and path when the spec (or `sweep --prices`) names one
     prices_text: str | None = None
     prices_label: str = ""
+    #: a serving job (`serve:`, the options of `rackdesigner serve`): serving columns
+    serve: Any = None
 
     def parameter_names(self) -> list[str]:
         """Every parameter, fixed first, in the order the spec writes them."""

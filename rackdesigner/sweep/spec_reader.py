@@ -132,9 +132,17 @@ class SpecReader:
                 self.plain(top["cost"][1]), self.folder)
             if problem:
                 raise self.fail(top["cost"][0], problem)
+        serving = None
+        if "serve" in top:
+            from rackdesigner.sweep.serve import check_serve
+
+            problem = check_serve(self.plain(top["serve"][1]))
+            if problem:
+                raise self.fail(top["serve"][0], problem)
+            serving = self.plain(top["serve"][1])
         spec = SweepSpec(self.label, name, template, fixed, grid, listed, collectives, sizes,
                          algorithm, base_text, base_label, edits, workload, lines, cost,
-                         prices_text, prices_label)
+                         prices_text, prices_label, serving)
         if spec.count() > MAX_POINTS:
             raise self.fail(top.get("grid", top.get("points"))[0], f"{spec.count():,} points; "
                             f"a sweep may have at most {MAX_POINTS:,}")

@@ -384,6 +384,7 @@ class MainWindow(QMainWindow):
         dialog = getattr(self, "single_failures_dialog", None)
         return bool(self.simulation_panel.live.busy or self.problems.busy
                     or self.simulation_panel.workload.live.job.busy
+                    or self.simulation_panel.serving.job.busy
                     or (dialog is not None and dialog.running))
 
     def dragEnterEvent(self, event) -> None:

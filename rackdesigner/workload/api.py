@@ -102,9 +102,9 @@ class Estimator:
             raise EstimateError("{recompute_modules} are Megatron-Core's; the "
                                 f"{self.profile_of(job).id} profile recomputes operations "
                                 "(`selective_recompute: ops`)")
-        if job.precision == "fp8" and self.gpu.fp8_tflops is None:
-            raise EstimateError(f"{self.gpu.model} has no FP8 tensor cores: set {{precision}} "
-                                "to bf16")
+        if H.precision_error(self.gpu, job.precision):
+            raise EstimateError(f"{H.precision_error(self.gpu, job.precision)}: set "
+                                "{precision} to bf16")
         return job
 
     def estimate(self, job: Job, tokens: float | None = None, *,

@@ -72,9 +72,10 @@ class LayerTimes:
 
 def device(gpu: H.GpuCompute, precision: str) -> G.Device:
     peak = gpu.peak_tflops(precision) or gpu.bf16_tflops
-    fp8 = precision == "fp8" and gpu.fp8_tflops
+    low = H.is_low(precision) and gpu.peak_tflops(precision)
     return G.Device(gpu.sms, peak * 1e12 * gpu.gemm_efficiency(precision),
-                    gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY, 1.0 if fp8 else 2.0)
+                    gpu.hbm_TBps * 1e12 * H.HBM_EFFICIENCY,
+                    H.INPUT_BYTES[precision] if low else 2.0)
 
 
 @lru_cache(maxsize=4096)
@@ -229,7 +230,7 @@ def _memory_bound(model: ModelSpec, job: Job, gemms: tuple[G.Gemm, ...], profile
         rope_width = (model.heads * model.mla.qk_rope_head_dim + model.mla.qk_rope_head_dim
                       if model.mla else model.q_width + model.kv_heads * model.head_dim)
         add("rope", tokens * rope_width / job.tp)
-    if job.precision == "fp8":
+    if H.is_low(job.precision):  # FP4 casts priced as FP8 ones (model assumption)
         casts = [g for g in gemms if g.name != "router"]
         fused = profile.fp8_fused
         # forward: the inputs of the GEMMs whose producer does not write FP8 itself

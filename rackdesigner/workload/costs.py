@@ -168,7 +168,7 @@ def activation_bytes_per_layer(model: ModelSpec, job: Job, recompute: str | None
     # widths relative to hidden (MLA: as an MHA layer; Megatron recomputes its up-projections)
     q = 1.0 if model.mla else model.q_width / h
     kv = 1.0 if model.mla else model.kv_heads * model.head_dim / h
-    g = 1.0 if job.precision == "fp8" else 2.0  # GEMM inputs are kept in FP8 (Transformer Engine)
+    g = 1.0 if job.precision in ("fp8", "fp4") else 2.0  # kept in FP8 (TE; fp4: assumed alike)
     mask = 1.0 if model.dropout > 0 else 0.0
     # QKV input, Q, K and V, the attention output (+ its FP8 copy for the projection), mask
     attn = g + 2.0 * q + 4.0 * kv + 2.0 * q + (2.0 - g) * q + mask
@@ -207,7 +207,7 @@ def recomputed_module_units(model: ModelSpec, job: Job,
     Dense models free nothing."""
     if not modules or model.moe is None:
         return 0.0
-    g = 1.0 if job.precision == "fp8" else 2.0
+    g = 1.0 if job.precision in ("fp8", "fp4") else 2.0
     units = 0.0
     if "layernorm" in modules:
         units += g

@@ -29,16 +29,23 @@ class GpuCompute:
     gemm_bf16: float = 0.0  # measured GEMM ceiling (MAMF / peak); 0: not measured
     gemm_fp8: float = 0.0
     hbm_MiB: int = 0  # what the driver reports; 0: not known (the datasheet figure is used)
+    fp4_tflops: float | None = None  # dense NVFP4 (Blackwell); None: no FP4 tensor cores
 
     def peak_tflops(self, precision: str) -> float | None:
+        """The dense tensor-core peak at `precision` (bf16, fp8, fp4); None: the GPU has no
+        tensor cores for it."""
+        if precision == "fp4":
+            return self.fp4_tflops
         return self.bf16_tflops if precision == "bf16" else self.fp8_tflops
 
     def gemm_efficiency(self, precision: str) -> float:
         """Share of the dense peak a GEMM of whole waves of whole tiles sustains: the measured
-        maximum achievable matmul throughput where there is one, else `GEMM_EFFICIENCY`."""
-        fp8 = precision == "fp8" and bool(self.fp8_tflops)
-        measured = self.gemm_fp8 if fp8 else self.gemm_bf16
-        return (measured or GEMM_EFFICIENCY) * (GEMM_SUSTAINED_FP8 if fp8 else GEMM_SUSTAINED)
+        maximum achievable matmul throughput where there is one, else `GEMM_EFFICIENCY`, times
+        the sustained share fitted for its precision. FP4 has no public MAMF measurement: it
+        takes the GPU's FP8 ceiling and share (`FP4_GEMM_SOURCE`)."""
+        low = precision in ("fp8", "fp4") and bool(self.peak_tflops(precision))
+        measured = self.gemm_fp8 if low else self.gemm_bf16
+        return (measured or GEMM_EFFICIENCY) * (GEMM_SUSTAINED_FP8 if low else GEMM_SUSTAINED)
 
     @property
     def capacity_GB(self) -> float:
@@ -57,12 +64,40 @@ def gpu_table() -> dict[str, GpuCompute]:
                                 None if d.get("fp8_tflops") is None else float(d["fp8_tflops"]),
                                 float(d["hbm_GB"]), float(d["hbm_TBps"]), int(d["sms"]),
                                 d["source"], str(d.get("arch", "")), float(eff.get("bf16") or 0.0),
-                                float(eff.get("fp8") or 0.0), int(d.get("hbm_MiB") or 0))
+                                float(eff.get("fp8") or 0.0), int(d.get("hbm_MiB") or 0),
+                                None if d.get("fp4_tflops") is None else float(d["fp4_tflops"]))
     return out
 
 
 def gpu_compute(model: str) -> GpuCompute | None:
     return gpu_table().get(model)
+
+
+#: Precisions a GEMM may run in; fp8 and fp4 are the low ones (quantized GEMM inputs, a cast
+#: per tensor, FP8-sized stored activations in training: `is_low`).
+PRECISIONS = ("bf16", "fp8", "fp4")
+#: Bytes per GEMM input element at each precision: NVFP4 is 4-bit values with one FP8 (E4M3)
+#: scale per 16-element block (NVIDIA technical blog "Introducing NVFP4 for Efficient and
+#: Accurate Low-Precision Inference", 2025: 16-value micro-blocks, E4M3 scale), 0.5 + 1/16.
+INPUT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5 + 1.0 / 16.0}
+FP4_GEMM_SOURCE = ("FP4 GEMMs: no public maximum-achievable-matmul measurement; model "
+                   "assumption: the GPU's measured FP8 share of peak (B200 0.76, GB200 0.72) "
+                   "applied to the dense NVFP4 peak")
+
+
+def is_low(precision: str) -> bool:
+    """FP8 or FP4: GEMM inputs quantized (a cast per tensor); otherwise bf16."""
+    return precision in ("fp8", "fp4")
+
+
+def precision_error(gpu: GpuCompute, precision: str) -> str | None:
+    """Why `gpu` cannot run `precision` (None: it can)."""
+    if precision not in PRECISIONS:
+        return f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
+    if gpu.peak_tflops(precision) is None:
+        return (f"{gpu.model} has no {precision.upper()} tensor cores (" + ", ".join(
+            p for p in PRECISIONS if gpu.peak_tflops(p) is not None) + " only)")
+    return None
 
 
 # ---- efficiencies ------------------------------------------------------------------------------
@@ -155,6 +190,7 @@ def usable_GB(capacity_GB: float) -> float:
 
 ASSUMPTIONS = (
     GEMM_SOURCE,
+    FP4_GEMM_SOURCE,
     ATTENTION_SOURCE,
     "GEMM HBM traffic: inputs and output once; weight gradients accumulate into fp32 main "
     "gradients (read and written: Megatron's gradient-accumulation fusion; model assumption)",
@@ -176,5 +212,5 @@ ASSUMPTIONS = (
     "(model assumption)",
 )
 
-__all__ = ["ASSUMPTIONS", "GpuCompute", "fp8_weight_bytes", "gpu_compute", "gpu_table",
-           "usable_GB"]
+__all__ = ["ASSUMPTIONS", "INPUT_BYTES", "PRECISIONS", "GpuCompute", "fp8_weight_bytes",
+           "gpu_compute", "gpu_table", "is_low", "precision_error", "usable_GB"]

@@ -19,7 +19,7 @@ from rackdesigner.vocabulary.wording import SettingError
 from rackdesigner.workload.comm import GroupShape
 from rackdesigner.workload.models import ModelSpec
 
-PRECISIONS = ("bf16", "fp8")
+PRECISIONS = ("bf16", "fp8", "fp4")  # as workload/hardware.py PRECISIONS
 RECOMPUTE = ("none", "selective", "full")
 SHARDING = ("none", "optimizer", "full")
 GRAD_DTYPES = ("fp32", "bf16")

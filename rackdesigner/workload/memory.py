@@ -35,7 +35,7 @@ def grad_dtype(job: Job, profile: Profile) -> str:
 
 def weight_bytes(job: Job, gpu: H.GpuCompute, profile: Profile) -> float:
     """Bytes per local parameter of the weights the model keeps (see the module docstring)."""
-    if job.precision == "fp8" and profile.fp8_param_gather and job.sharding != "full":
+    if H.is_low(job.precision) and profile.fp8_param_gather and job.sharding != "full":
         return min(float(profile.weight_bytes), H.fp8_weight_bytes(gpu))
     return float(profile.weight_bytes)
 

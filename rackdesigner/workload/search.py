@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from rackdesigner.workload import hardware as H
 from rackdesigner.workload.api import EstimateError, Estimator
 from rackdesigner.workload.job import RECOMPUTE, Job
 from rackdesigner.workload.memory import memory_per_gpu
@@ -87,9 +88,9 @@ def candidates(est: Estimator, base: Job) -> list[Job]:
 
 def search(est: Estimator, base: Job, top: int = 5, tokens: float | None = None,
            progress: Callable[[int, int], None] | None = None) -> SearchResult:
-    if base.precision == "fp8" and est.gpu.fp8_tflops is None:
-        raise EstimateError(f"{est.gpu.model} has no FP8 tensor cores: set {{precision}} to "
-                            "bf16")
+    if H.precision_error(est.gpu, base.precision):
+        raise EstimateError(f"{H.precision_error(est.gpu, base.precision)}: set {{precision}} "
+                            "to bf16")
     jobs = candidates(est, base)
     if not jobs:
         raise EstimateError(f"no valid layout of {est.gpus:,} GPUs for a global batch of "

@@ -177,7 +177,7 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
     grad_bytes = GRAD_BYTES[grad_dtype(job, profile)]
     overlap = profile.dp_overlap if job.dp_overlap is None else job.dp_overlap
     # the distributed optimizer gathers the weights it keeps: FP8 ones in FP8 (fp8_param_gather)
-    gather = 1 if job.precision == "fp8" and profile.fp8_param_gather else H.WEIGHT_BYTES
+    gather = 1 if H.is_low(job.precision) and profile.fp8_param_gather else H.WEIGHT_BYTES
     dp = _DataParallel(job, coll, hidden, grad_bytes, overlap, profile.fsdp_prefetch, ls, gather)
     dp_exposed = dp.exposed(lp.dense, "dp", lt, layer_f, layer_b, fwd, bwd, m)
     if lp.expert > 0:

@@ -54,8 +54,10 @@ from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
 from rackdesigner.ui.panel.notes import NotesBar
 from rackdesigner.ui.panel.power import PowerPlot
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
+from rackdesigner.ui.panel.serving_tab import ServingView
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 from rackdesigner.ui.panel.workload import WorkloadTab
+from rackdesigner.ui.panel.workload_modes import WorkloadModes
 from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.wheel_guard import guard_wheel
 from rackdesigner.vocabulary import FABRIC_TUNINGS
@@ -226,7 +228,10 @@ class SimulationPanel(QWidget):
         self.tabs.addTab(self._page(self.power, pue_label, self.pue_spin), "Power")
         self.workload = WorkloadTab(self, **({} if self._debounce_ms is None
                                              else {"debounce_ms": self._debounce_ms}))
-        self.tabs.addTab(self.workload, "Workload")
+        self.serving = ServingView(self, **({} if self._debounce_ms is None
+                                            else {"debounce_ms": self._debounce_ms}))
+        self.workload_modes = WorkloadModes(self.workload, self.serving, self)
+        self.tabs.addTab(self.workload_modes, "Workload")
         self.workload.job_changed.connect(self._on_workload_job_changed)
         self.cost_tab = CostTab(self, **({} if self._debounce_ms is None
                                          else {"debounce_ms": self._debounce_ms}))
@@ -317,6 +322,7 @@ class SimulationPanel(QWidget):
             self._redraw()
         self.live.set_layout(layout, subscribe=subscribe)
         self.workload.set_layout(layout)
+        self.serving.set_layout(layout)
         self.cost_tab.set_layout(layout, folder)
         if layout is not None and subscribe:
             layout.subscribe(self.cost_tab.on_event)
@@ -350,6 +356,7 @@ class SimulationPanel(QWidget):
         if checked:
             self.live.set_scope(scope)
             self.workload.set_scope(self.live.scope)
+            self.serving.set_scope(self.live.scope)
         self._update_scope_label()
 
     def follow_selection(self, selection: tuple) -> None:
@@ -377,6 +384,7 @@ class SimulationPanel(QWidget):
     def _on_scope_button_toggled(self, checked: bool) -> None:
         self.live.set_scope(self._selection_scope if checked else None)
         self.workload.set_scope(self.live.scope)
+        self.serving.set_scope(self.live.scope)
         if not checked and self._selection_scope is None:
             self.scope_button.setEnabled(False)
         self._update_scope_label()
@@ -410,6 +418,7 @@ class SimulationPanel(QWidget):
     def _on_pue_spin_changed(self, value: float) -> None:
         self.live.set_options(pue=round(value, 2))
         self.workload.set_pue(round(value, 2))
+        self.serving.set_pue(round(value, 2))
         self.cost_tab.set_pue(round(value, 2))
 
     def _push_command(self, command: Command) -> None:
@@ -587,6 +596,7 @@ class SimulationPanel(QWidget):
         """Stop following the layout and wait for a run in flight (the window is closing)."""
         self.live.close()
         self.workload.close_tab()
+        self.serving.close_view()
         self.cost_tab.close_tab()
 
 

@@ -99,7 +99,7 @@ class WorkloadTab(QWidget):
         self.layout_combo.addItems(["best layout", "manual"])
         self.layout_combo.setToolTip("Search every valid layout, or use the degrees below")
         self.precision_combo = QComboBox(self)
-        self.precision_combo.addItems(["bf16", "fp8"])
+        self.precision_combo.addItems(["bf16", "fp8", "fp4"])
         self.recompute_combo = QComboBox(self)
         self.recompute_combo.addItems(["selective", "none", "full"])
         self.profile_combo = QComboBox(self)

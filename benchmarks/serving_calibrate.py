@@ -1,0 +1,69 @@
+"""Fit the serving stack's free constants on the calibration rows only.
+
+    python3 benchmarks/serving_calibrate.py [--stack trtllm]
+
+Grid search over the constants `resources/serving/stacks.yaml` marks FITTED
+(decode_hbm_share, step_overhead_us, seq_overhead_us, gemm_share, fp4_gemm_share), minimising
+the mean absolute log error of tokens/s per GPU on the rows of `benchmarks/serving_runs.yaml`
+with `set: calibration`. The validation rows are never read. Prints the best values and their
+calibration error; copying them into stacks.yaml is a deliberate, reviewed edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import serving_validation as V  # noqa: E402
+
+from rackdesigner.serving import stacks as S  # noqa: E402
+
+GRID = {"decode_hbm_share": (0.85, 0.9, 0.95),
+        "step_overhead_us": (0.0, 250.0, 500.0),
+        "seq_overhead_us": (5.0, 10.0, 15.0, 20.0),
+        "gemm_share": (0.72, 0.8, 0.88, 1.0),
+        "fp4_gemm_share": (0.6, 0.7, 0.8)}
+
+
+def error(rows: list, stack_id: str, values: dict) -> float:
+    base = S.stacks()
+    patched = dict(base)
+    patched[stack_id] = replace(base[stack_id], **values)
+    S.stacks.cache_clear()
+    original = S.stacks
+    S.stacks = lambda: patched  # type: ignore[assignment]
+    try:
+        errs = [abs(math.log(max(1e-9, V.predict(r)) / r.measured_per_gpu)) for r in rows]
+    finally:
+        S.stacks = original  # type: ignore[assignment]
+    return sum(errs) / len(errs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--stack", default="trtllm")
+    args = ap.parse_args(argv)
+    rows = [r for r in V.load_rows() if r.set == "calibration" and r.engine == args.stack]
+    best = None
+    for combo in itertools.product(*GRID.values()):
+        values = dict(zip(GRID, combo, strict=True))
+        e = error(rows, args.stack, values)
+        if best is None or e < best[0]:
+            best = (e, values)
+    assert best is not None
+    print(f"calibration rows: {len(rows)}; mean |log error| {best[0]:.3f}")
+    for k, v in best[1].items():
+        print(f"  {k}: {v:g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

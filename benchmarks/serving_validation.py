@@ -1,0 +1,139 @@
+"""Compare the serving estimator with published serving measurements.
+
+    python3 benchmarks/serving_validation.py [--set calibration|validation|all] [--json FILE]
+
+The rows, their sources and the split into calibration (what the stack's fitted constants were
+chosen against) and validation (rows that only check them) are in `benchmarks/serving_runs.yaml`.
+Each row is rebuilt as a design with RackDesigner's generators (the system the source names),
+served with the published parallel layout pinned, and the predicted tokens/s per GPU at the
+published point compared with the measured one. Error = predicted / measured - 1 (positive: the
+model is optimistic). Prints one line per row, then per class (GPU, model, ISL/OSL regime).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from rackdesigner.generators import generate  # noqa: E402
+from rackdesigner.serving import serve  # noqa: E402
+
+RUNS_FILE = HERE / "serving_runs.yaml"
+SYSTEMS = {"dgx-h100": ("dgx-h100", {}), "dgx-h200": ("dgx-h200", {}),
+           "dgx-b200": ("dgx-b200", {}), "nvl72": ("nvl72", {})}
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    set: str
+    system: str
+    model: str
+    precision: str
+    engine: str
+    gpus: int
+    config: dict
+    isl: int
+    osl: int
+    measured: float  # tokens/s of the instance
+    source: str
+
+    @property
+    def measured_per_gpu(self) -> float:
+        return self.measured / self.gpus
+
+    @property
+    def regime(self) -> str:
+        if self.isl >= 4 * self.osl:
+            return "prefill-heavy"
+        if self.osl >= 4 * self.isl:
+            return "decode-heavy"
+        return "balanced"
+
+
+def load_rows(path: Path = RUNS_FILE) -> list[Row]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    keys = Row.__dataclass_fields__
+    return [Row(**{k: v for k, v in r.items() if k in keys}) for r in data["runs"]]
+
+
+def load_ratios(path: Path = RUNS_FILE) -> list[dict]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["ratios"]
+
+
+@cache
+def design(system: str):
+    template, options = SYSTEMS[system]
+    return generate(template, **options)
+
+
+def predict(row: Row) -> float:
+    r = serve(design(row.system), row.model, precision=row.precision, isl=row.isl,
+              osl=row.osl, gpus=row.gpus, mode="aggregated", stack=row.engine,
+              pin=row.config)
+    return 0.0 if r.max_load is None else r.max_load.output_per_gpu
+
+
+def compare(rows: list[Row]) -> list[tuple[Row, float, float]]:
+    out = []
+    for row in rows:
+        pred = predict(row)
+        out.append((row, pred, pred / row.measured_per_gpu - 1.0))
+    return out
+
+
+def summary(results: list[tuple[Row, float, float]]) -> dict:
+    errs = [abs(e) for _, _, e in results]
+    return {"rows": len(errs), "mean_abs_error": statistics.fmean(errs) if errs else 0.0,
+            "within_25": sum(e <= 0.25 for e in errs) / len(errs) if errs else 0.0,
+            "mean_signed_error": statistics.fmean(e for _, _, e in results) if errs else 0.0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", choices=("calibration", "validation", "all"), default="all")
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args(argv)
+    rows = [r for r in load_rows() if args.set in ("all", r.set)]
+    t0 = time.perf_counter()
+    results = compare(rows)
+    print(f"{'row':48} {'set':11} {'published':>10} {'model':>10} {'error':>7}")
+    for row, pred, err in results:
+        print(f"{row.name:48} {row.set:11} {row.measured_per_gpu:10,.0f} {pred:10,.0f} "
+              f"{err:+7.1%}")
+    print()
+    for key in ("set", "gpu", "model", "regime"):
+        groups: dict[str, list] = {}
+        for res in results:
+            row = res[0]
+            k = {"set": row.set, "gpu": row.name.split()[-3], "model": row.model,
+                 "regime": row.regime}[key]
+            groups.setdefault(k, []).append(res)
+        for k, group in sorted(groups.items()):
+            s = summary(group)
+            print(f"{key:7} {k:18} rows {s['rows']:3}  mean |error| {s['mean_abs_error']:6.1%}  "
+                  f"within 25 % {s['within_25']:6.1%}  mean signed {s['mean_signed_error']:+6.1%}")
+    total = summary(results)
+    print(f"\nall: {total['rows']} rows, mean |error| {total['mean_abs_error']:.1%}, within 25 %: "
+          f"{total['within_25']:.0%} ({time.perf_counter() - t0:.1f} s)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {"rows": [{"name": r.name, "set": r.set, "published": r.measured_per_gpu,
+                       "model": p, "error": e} for r, p, e in results], "summary": total},
+            indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Collective times of a serving instance on the drawn design, from the simulation engine.
+
+The only serving module that asks `workload.comm.CommModel` (and through it the engine's
+collective model on the drawn links) for a time. Instances of `gpus` GPUs are laid on the
+scope's GPUs in rank order, one after another; a group inside an instance (a TP group, an EP
+group, a pipeline stage) is named by its shape. A curve of sizes is evaluated at powers of four
+and interpolated linearly in between (a serving estimate asks for hundreds of message sizes;
+the engine is asked for a few dozen), and each time is stretched by the contention of the
+other instances running the same exchange at once (`CommModel.contention`: the busiest network
+link's load over its capacity).
+"""
+
+from __future__ import annotations
+
+import math
+
+from rackdesigner.workload.comm import CommModel, GroupShape
+
+#: Sizes the engine is asked for: powers of 4 bytes (times in between interpolated linearly: a
+#: collective's time is affine in its size between the engine's protocol and algorithm steps).
+GRID = 4.0
+
+
+class Links:
+    """Collective times for instances of `instance_gpus` GPUs tiled over the scope."""
+
+    def __init__(self, comm: CommModel, instance_gpus: int) -> None:
+        self.comm = comm
+        self.instance_gpus = instance_gpus
+        self.instances = max(1, len(comm.gpus) // instance_gpus)
+        self._cache: dict[tuple, float] = {}
+
+    def _exact(self, collective: str, shape: GroupShape, size: float) -> float:
+        key = (collective, shape, size)
+        t = self._cache.get(key)
+        if t is None:
+            t = self.comm.time_s(collective, shape, size)
+            if t > 0 and self.instances > 1:
+                starts = [shape.start + k * self.instance_gpus for k in range(self.instances)]
+                stretch, _ = self.comm.contention(collective, shape, size, [starts])
+                t *= stretch
+            self._cache[key] = t
+        return t
+
+    def time(self, collective: str, size: float, group: int, stride: int = 1,
+             start: int = 0) -> float:
+        """Seconds for `collective` of `size` bytes (nccl-tests' convention) over `group`
+        ranks `stride` apart from `start` of the first instance; 0 for one rank."""
+        if group <= 1 or size <= 0:
+            return 0.0
+        shape = GroupShape(stride, group, start)
+        lo = GRID ** math.floor(math.log(max(size, 1.0), GRID))
+        if lo == size:
+            return self._exact(collective, shape, size)
+        hi = GRID * lo
+        t_lo, t_hi = self._exact(collective, shape, lo), self._exact(collective, shape, hi)
+        return t_lo + (t_hi - t_lo) * (size - lo) / (hi - lo)
+
+
+__all__ = ["Links"]

@@ -1,0 +1,84 @@
+"""Serving software-stack profiles as data (`resources/serving/stacks.yaml`): what an engine
+class leaves of the hardware (HBM share of a decode step, GEMM share of prefill, per-iteration
+overhead) and its memory and batching limits. Every figure is sourced in the file or fitted on
+the calibration rows of `benchmarks/serving_runs.yaml`; a stack without calibration rows of its
+own inherits its `base`'s fitted figures (said in its sources)."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from rackdesigner._resources import resources_root
+
+DEFAULT_STACK = "trtllm"
+
+
+class StackError(ValueError):
+    """An unknown stack id (the message lists the known ones)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    id: str
+    name: str
+    kv_fraction: float
+    max_batch: int
+    max_num_tokens: int
+    activation_GB: float
+    decode_hbm_share: float
+    step_overhead_us: float
+    seq_overhead_us: float
+    fp4_gemm_share: float
+    gemm_share: float
+    layer_kernels: int
+    kernel_gap_us: float
+    sources: tuple[str, ...] = ()
+
+
+_INTS = ("max_batch", "max_num_tokens", "layer_kernels")
+_NUMBERS = tuple(f.name for f in fields(Stack) if f.name not in ("id", "name", "sources"))
+
+
+@lru_cache(maxsize=1)
+def stacks() -> dict[str, Stack]:
+    path = resources_root() / "serving" / "stacks.yaml"
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))["stacks"]
+    out: dict[str, Stack] = {}
+
+    def build(key: str) -> Stack:
+        if key in out:
+            return out[key]
+        d = raw[key]
+        base = build(d["base"]) if "base" in d else None
+        values: dict[str, Any] = {}
+        for name in _NUMBERS:
+            if name in d:
+                values[name] = (int if name in _INTS else float)(d[name])
+            elif base is not None:
+                values[name] = getattr(base, name)
+            else:
+                raise KeyError(f"{path}: stack {key!r} lacks {name!r}")
+        out[key] = Stack(key, str(d["name"]), sources=tuple(d.get("sources", ())), **values)
+        return out[key]
+
+    for key in raw:
+        build(key)
+    return out
+
+
+def resolve_stack(ref: str | None) -> Stack:
+    table = stacks()
+    key = ref or DEFAULT_STACK
+    if key not in table:
+        close = difflib.get_close_matches(key, list(table), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise StackError(f"unknown serving stack {key!r}{hint}; known: {', '.join(table)}")
+    return table[key]
+
+
+__all__ = ["DEFAULT_STACK", "Stack", "StackError", "resolve_stack", "stacks"]

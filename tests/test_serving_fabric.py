@@ -1,0 +1,65 @@
+"""Changing the fabric changes the serving figure the way physics says: the same GPUs on
+RoCE rather than InfiniBand, a 2:1 oversubscribed leaf, an expert-parallel group split across
+NVLink domains. Each compares the same model, precision and pinned layout at the same batches."""
+
+from __future__ import annotations
+
+import pytest
+
+from rackdesigner.generators import generate
+from rackdesigner.serving import serve
+from rackdesigner.workload.comm import CommModel
+from tests.serving_designs import tor_nodes
+
+KW = dict(precision="fp4", isl=1024, osl=1024, mode="aggregated")
+
+
+def _by_batch(result) -> dict[int, float]:
+    return {p.config["batch"]: p.output_per_gpu for p in result.pareto}
+
+
+def _worse(slow: dict[int, float], fast: dict[int, float]) -> None:
+    shared = sorted(set(slow) & set(fast))
+    assert len(shared) >= 4
+    assert all(slow[b] <= fast[b] * (1 + 1e-9) for b in shared)  # never better
+    assert any(slow[b] < fast[b] * 0.99 for b in shared)  # and visibly worse somewhere
+
+
+def test_roce_is_no_faster_than_infiniband_for_wide_ep():
+    pin = {"gpus": 32, "attention_dp": True, "pp": 1}
+    ib = generate("rail-optimized", system="dgx-b200", nodes=4, switch="qm9700")
+    roce = generate("rail-optimized", system="dgx-b200", nodes=4, switch="sn5600")
+    fast = _by_batch(serve(ib, "deepseek-r1", pin=pin, **KW))
+    slow = _by_batch(serve(roce, "deepseek-r1", pin=pin, **KW))
+    shared = sorted(set(slow) & set(fast))
+    assert all(slow[b] <= fast[b] * (1 + 1e-9) for b in shared)
+    assert any(slow[b] < fast[b] for b in shared)
+
+
+def test_oversubscribed_leaves_slow_an_ep_group_over_several_nodes():
+    pin = {"gpus": 32, "attention_dp": True, "pp": 1}
+    full = _by_batch(serve(tor_nodes(4, uplinks=8), "deepseek-r1", pin=pin, **KW))
+    half = _by_batch(serve(tor_nodes(4, uplinks=4), "deepseek-r1", pin=pin, **KW))
+    _worse(half, full)
+
+
+def test_an_ep_group_split_across_nvlink_domains_is_slower():
+    two = generate("superpod", system="gb200-nvl72", racks=2)
+    gpus = CommModel.layout_gpus(two)
+    pin = {"gpus": 16, "attention_dp": True, "pp": 1}
+    inside = _by_batch(serve(two, "deepseek-r1", gpu_ids=gpus[:16], pin=pin, **KW))
+    split = _by_batch(serve(two, "deepseek-r1", gpu_ids=gpus[:8] + gpus[72:80], pin=pin, **KW))
+    _worse(split, inside)
+    # the cost is the network's: at the largest shared batch it is well over 10 %
+    b = max(set(inside) & set(split))
+    assert split[b] < 0.9 * inside[b]
+
+
+@pytest.mark.parametrize("model", ["llama3.3-70b"])
+def test_dense_tp_inside_a_node_does_not_see_the_fabric(model):
+    pin = {"tp": 8, "pp": 1}
+    ib = generate("rail-optimized", system="dgx-b200", nodes=2, switch="qm9700")
+    roce = generate("rail-optimized", system="dgx-b200", nodes=2, switch="sn5600")
+    a = _by_batch(serve(ib, model, pin=pin, **KW))
+    b = _by_batch(serve(roce, model, pin=pin, **KW))
+    assert a == pytest.approx(b)

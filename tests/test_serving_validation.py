@@ -1,0 +1,108 @@
+"""The comparison with published serving measurements (benchmarks/serving_validation.py and
+benchmarks/serving_runs.yaml): every row has a source, rows are split into calibration (what
+the stack's fitted constants were chosen against: ISL/OSL 1000/1000) and validation (every other
+shape, which only checks them) — and CI fails when the validation error rises. Plus the
+published GB200 NVL72 / 8-GPU B200 ratio on DeepSeek-R1 at 1k/1k, by interactivity."""
+
+from __future__ import annotations
+
+import pytest
+from script_module import script_module
+
+from rackdesigner.generators import generate
+from rackdesigner.serving import serve
+from rackdesigner.serving.frontier import throughput_at
+
+#: Measured when the gate was set (docs/serving.md): 132 validation rows, 80.3 % within 25 %,
+#: mean |error| 19.7 % — the issue's target (>= 80 %, <= 20 %) met with under a point to spare,
+#: dense models at 8 % and MoE models at 40 %. The gate sits two points below so that a merge
+#: moving training's GEMM constants by a hair does not fail it; a real regression does.
+WITHIN_25_BOUND = 0.78
+VALIDATION_MEAN_BOUND = 0.22
+CALIBRATION_MEAN_BOUND = 0.16  # 14.0 % over 15 rows
+
+
+@pytest.fixture(scope="module")
+def validation():
+    with script_module("serving_validation") as module:
+        yield module
+
+
+@pytest.fixture(scope="module")
+def results(validation):
+    return validation.compare(validation.load_rows())
+
+
+def test_rows_cover_gpus_models_and_shapes_each_with_its_source(validation):
+    rows = validation.load_rows()
+    assert len(rows) >= 100
+    assert {r.system for r in rows} >= {"dgx-h100", "dgx-h200", "dgx-b200", "nvl72"}
+    assert {r.precision for r in rows} >= {"fp8", "fp4"}
+    assert len({r.model for r in rows}) >= 4
+    assert {r.regime for r in rows} == {"balanced", "decode-heavy", "prefill-heavy"}
+    cal = [r for r in rows if r.set == "calibration"]
+    assert cal and all((r.isl, r.osl) == (1000, 1000) for r in cal)
+    assert all(r.source == "trtllm-perf" for r in rows)
+
+
+def test_validation_rows_are_within_the_gate(validation, results):
+    val = validation.summary([x for x in results if x[0].set == "validation"])
+    assert val["within_25"] >= WITHIN_25_BOUND, val
+    assert val["mean_abs_error"] <= VALIDATION_MEAN_BOUND, val
+    cal = validation.summary([x for x in results if x[0].set == "calibration"])
+    assert cal["mean_abs_error"] <= CALIBRATION_MEAN_BOUND, cal
+
+
+def test_dense_models_are_close_everywhere(results):
+    dense = [e for r, _, e in results if not r.model.startswith("qwen3")]
+    assert max(abs(e) for e in dense) < 0.35
+    assert sum(abs(e) for e in dense) / len(dense) < 0.12
+
+
+# ---- GB200 NVL72 vs 8-GPU B200 nodes on DeepSeek-R1, 1k/1k, FP4 ----------------------------
+@pytest.fixture(scope="module")
+def r1_curves():
+    nvl = serve(generate("nvl72"), "deepseek-r1", precision="fp4", isl=1024, osl=1024)
+    roce = generate("superpod", system="dgx-b200", nodes=9, switch="sn5600")  # CX-7 RoCEv2
+    b200 = serve(roce, "deepseek-r1", precision="fp4", isl=1024, osl=1024, gpus=72)
+    return list(nvl.pareto), list(b200.pareto), nvl.max_load, b200.max_load
+
+
+def _ratio(curves, x: float) -> float:
+    """NVL72 / B200 tokens/s per GPU at `x` tokens/s per user, on the interpolated curves."""
+    a, b = throughput_at(curves[0], x), throughput_at(curves[1], x)
+    assert a is not None and b is not None
+    return a / b
+
+
+def test_r1_ratio_at_the_high_throughput_end(r1_curves):
+    # published 1.17x at the curves' high-throughput end; ~1.1x at ~25 tok/s/user
+    assert 0.95 <= r1_curves[2].output_per_gpu / r1_curves[3].output_per_gpu <= 1.4
+    assert 0.95 <= _ratio(r1_curves, 25) <= 1.4
+
+
+def test_r1_ratio_in_the_middle_is_several_fold(r1_curves):
+    # published up to 4.39x at 125 tok/s/user (with MTP, which lifts per-user speed; the
+    # model has none, so its middle sits lower): wide EP stays on NVLink in the rack and
+    # crosses RoCE between B200 nodes. The model's peak overshoots (about 7x near 90 tok/s per
+    # user when the gate was set: docs/serving.md), so the bound says "several-fold", no more.
+    peak = max(_ratio(r1_curves, x) for x in range(40, 121, 5))
+    assert 3.0 <= peak <= 8.0
+
+
+def _top(curves) -> float:
+    """The most interactive end both curves reach (a little inside it: the last point of each
+    curve is one batch-1 configuration)."""
+    return 0.85 * min(curves[0][0].per_user, curves[1][0].per_user)
+
+
+def test_r1_lead_is_gone_at_the_most_interactive_end(r1_curves):
+    # small batches fit in one node's NVLink on both: nothing left for the rack to win
+    assert _ratio(r1_curves, _top(r1_curves)) <= 1.2
+
+
+@pytest.mark.xfail(strict=True, reason="published: B200 ahead by ~1.2x above ~250 tok/s/user "
+                   "(MTP, software); the model has the two even (same HBM bandwidth, NVLink "
+                   "inside a node for both): docs/serving.md")
+def test_r1_b200_ahead_at_the_most_interactive_end(r1_curves):
+    assert _ratio(r1_curves, _top(r1_curves)) < 1.0
