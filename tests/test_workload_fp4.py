@@ -18,8 +18,8 @@ def test_fp4_peaks_are_the_datasheets_dense_figures():
     assert table["gb200-gpu"].peak_tflops("fp4") == 1_440_000 / 72 / 2
     for gpu in table.values():
         fp4, fp8 = gpu.peak_tflops("fp4"), gpu.peak_tflops("fp8")
-        if fp4 is not None:  # FP4 doubles FP8 on every GPU that has it
-            assert fp8 is not None and fp4 == pytest.approx(2 * fp8)
+        if fp4 is not None:  # FP4 at least doubles FP8 (Blackwell Ultra: 15 against 5)
+            assert fp8 is not None and fp4 >= 2 * fp8 * 0.999
             assert 0 < gpu.gemm_efficiency("fp4") <= gpu.gemm_efficiency("bf16") * 1.2
     assert table["h100-sxm5"].peak_tflops("fp4") is None
     assert H.precision_error(table["h100-sxm5"], "fp4") is not None

@@ -86,9 +86,9 @@ class Instance:
         self.attn_split = 1 if config.attn_dp else s
         self.mlp_split = 1 if config.attn_dp else s
         peak = gpu.peak_tflops(costs.precision) or gpu.bf16_tflops
-        # the measured MAMF ceiling (training's fitted sustained share taken back out: serving
-        # has its own, `gemm_share`, fitted on the serving calibration rows)
-        ceiling = gpu.gemm_efficiency(costs.precision) / H.GEMM_SUSTAINED
+        # the measured MAMF ceiling (not training's sustained share: serving has its own,
+        # `gemm_share`, fitted on the serving calibration rows)
+        ceiling = gpu.gemm_ceiling(costs.precision)
         self.flops = peak * 1e12 * ceiling * stack.gemm_share * (
             stack.fp4_gemm_share if costs.precision == "fp4" else 1.0)
         attn_peak = gpu.bf16_tflops if costs.precision == "bf16" else (gpu.fp8_tflops or

@@ -38,14 +38,18 @@ class GpuCompute:
             return self.fp4_tflops
         return self.bf16_tflops if precision == "bf16" else self.fp8_tflops
 
-    def gemm_efficiency(self, precision: str) -> float:
-        """Share of the dense peak a GEMM of whole waves of whole tiles sustains: the measured
-        maximum achievable matmul throughput where there is one, else `GEMM_EFFICIENCY`, times
-        the sustained share fitted for its precision. FP4 has no public MAMF measurement: it
-        takes the GPU's FP8 ceiling and share (`FP4_GEMM_SOURCE`)."""
+    def gemm_ceiling(self, precision: str) -> float:
+        """The measured maximum achievable matmul throughput as a share of the dense peak
+        (MAMF), else `GEMM_EFFICIENCY`. FP4 has no public MAMF measurement: it takes the GPU's
+        FP8 ceiling (`FP4_GEMM_SOURCE`)."""
         low = precision in ("fp8", "fp4") and bool(self.peak_tflops(precision))
-        measured = self.gemm_fp8 if low else self.gemm_bf16
-        return (measured or GEMM_EFFICIENCY) * (GEMM_SUSTAINED_FP8 if low else GEMM_SUSTAINED)
+        return (self.gemm_fp8 if low else self.gemm_bf16) or GEMM_EFFICIENCY
+
+    def gemm_efficiency(self, precision: str) -> float:
+        """Share of the dense peak a training step's GEMM of whole waves of whole tiles
+        sustains: `gemm_ceiling` times the share fitted for its precision (FP4 takes FP8's)."""
+        low = precision in ("fp8", "fp4") and bool(self.peak_tflops(precision))
+        return self.gemm_ceiling(precision) * (GEMM_SUSTAINED_FP8 if low else GEMM_SUSTAINED)
 
     @property
     def capacity_GB(self) -> float:
