@@ -69,6 +69,7 @@ class Comparison:
     symbol: str
     size: int
     notes: tuple[str, ...] = ()
+    sensitivity: dict[str, Any] | None = None  # does the $/GPU-hour winner hold at ±20 %?
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +81,7 @@ class Comparison:
                       "winner_certain": r.certain if r.winner is not None else None}
                      for r in self.rows],
             "notes": list(self.notes),
+            "sensitivity": self.sensitivity,
         }
 
     def cell(self, row: Row, index: int) -> str:
@@ -202,6 +204,10 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
             lambda d: d.cost.tco, money=True, bound=lower),
         row("usd_per_gpu_hour", "per GPU-hour", "", "low", lambda d: d.cost.usd_per_gpu_hour,
             money=True, bound=lower),
+        row("facility", f"facility ({costs[0].assumptions.years:g} years)", "", None,
+            lambda d: d.cost.facility_charge if d.cost.facility is not None else None,
+            money=True),
+        row("rent_equivalent", "rent equivalent", "", "low", _rent, money=True),
     ]
     if any(c.training is not None for c in costs):
         rows += [
@@ -229,8 +235,29 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
     books = {c.book.describe() for c in costs}
     notes.append("prices: " + " | ".join(sorted(books)))
     notes.append("assumptions: " + costs[0].assumptions.describe(symbol or "$"))
+    from rackdesigner.cost.sensitivity import winner_changes
+
+    robust = winner_changes(costs) if len(currencies) == 1 else None
+    if robust is not None and robust["base_winner"] is not None:
+        name = designs[robust["base_winner"]].label
+        if robust["robust"]:
+            notes.append(f"sensitivity: {name} stays the cheapest per GPU-hour with GPU price, "
+                         "network price, $/kWh, PUE, utilisation and years each ±20 %")
+        else:
+            flips = ", ".join(f"{c['label']} x{c['scale']:g} ({designs[c['winner']].label})"
+                              for c in robust["changes"] if c["winner"] is not None)
+            notes.append(f"sensitivity: the cheapest per GPU-hour ({name}) changes with "
+                         f"{flips}")
     return Comparison(tuple(d.label for d in designs), tuple(rows), currency, symbol, size,
-                      tuple(notes))
+                      tuple(notes), robust)
+
+
+def _rent(d: DesignFigures) -> float | None:
+    """The cloud cost of the same GPU-hours (the price book's `cloud:`), or None."""
+    from rackdesigner.cost.rentbuy import rent_vs_buy
+
+    r = rent_vs_buy(d.cost)
+    return r.rent_total if r is not None else None
 
 
 def _count(d: DesignFigures, what: str) -> int:
