@@ -158,3 +158,32 @@ def test_a_bad_book_on_the_command_line_is_exit_2_and_nothing_printed(capsys, tm
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""
     assert f"{book}:" in captured.err and "Traceback" not in captured.err
+
+
+def test_compare_has_pue_facility_and_rent_rows(capsys):
+    from rackdesigner._resources import examples_dir
+
+    air = str(examples_dir() / "dgx-h100-2node-ib.yaml")
+    liquid = str(examples_dir() / "gb200-nvl72.yaml")
+    assert main(["compare", air, liquid, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = {r["key"]: r for r in data["rows"]}
+    assert rows["pue"]["values"][0] > rows["pue"]["values"][1]  # liquid-cooled: lower PUE
+    assert all(v > 0 for v in rows["facility"]["values"])
+    assert rows["rent_equivalent"]["values"] == [3.0, 4.54]  # the book's H100 and GB200 prices
+    assert data["sensitivity"]["base_winner"] in (0, 1)
+    assert isinstance(data["sensitivity"]["robust"], bool)
+
+
+def test_sweep_points_carry_pue_facility_and_rent(book, dgx, nvl72):
+    from types import SimpleNamespace
+
+    from rackdesigner.sweep.cost import COST_COLUMNS, cost_columns
+
+    assert {"pue", "facility", "rent_usd_per_gpu_hour", "breakeven_months"} <= set(COST_COLUMNS)
+    spec = SimpleNamespace(prices_text=None, prices_label="", cost=())
+    air, liquid = cost_columns(dgx, spec, None), cost_columns(nvl72, spec, None)
+    assert air["pue"] > liquid["pue"]
+    assert air["facility"] == pytest.approx(design_cost(dgx, book).facility_charge, abs=0.01)
+    assert air["rent_usd_per_gpu_hour"] == book.cloud["b200"].unit
+    assert air["breakeven_months"] > 0

@@ -16,6 +16,7 @@ price out (a lower-bound cost, or tokens per dollar from one) wins only "maybe"
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -91,6 +92,8 @@ class Comparison:
         bound = row.bounds[index]
         if row.money:
             text = format_money(value, self.symbol, bound=bound)
+        elif row.unit == "ratio":
+            text = f"{value:.3g}"
         elif row.unit in ("", "GPUs"):
             text = f"{value:,.0f}"
         elif abs(value) >= 100:
@@ -204,10 +207,14 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
             lambda d: d.cost.tco, money=True, bound=lower),
         row("usd_per_gpu_hour", "per GPU-hour", "", "low", lambda d: d.cost.usd_per_gpu_hour,
             money=True, bound=lower),
+        row("pue", "PUE", "ratio", None, lambda d: d.cost.assumptions.pue),
         row("facility", f"facility ({costs[0].assumptions.years:g} years)", "", None,
             lambda d: d.cost.facility_charge if d.cost.facility is not None else None,
             money=True),
-        row("rent_equivalent", "rent equivalent", "", "low", _rent, money=True),
+        row("rent_equivalent", "rent equivalent per GPU-hour", "", None,
+            lambda d: _rent(d, "cloud_usd_per_gpu_hour"), money=True),
+        row("rent_breakeven_months", "owning breaks even after", "months", "low",
+            lambda d: _rent(d, "breakeven_months"), bound=lower),
     ]
     if any(c.training is not None for c in costs):
         rows += [
@@ -234,7 +241,10 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
                      ": no money row has a winner")
     books = {c.book.describe() for c in costs}
     notes.append("prices: " + " | ".join(sorted(books)))
-    notes.append("assumptions: " + costs[0].assumptions.describe(symbol or "$"))
+    shown = costs[0].assumptions
+    if not all(c.assumptions.pue_note.startswith("set by the user") for c in costs):
+        shown = dataclasses.replace(shown, pue=None)  # each design's own, from its cooling
+    notes.append("assumptions: " + shown.describe(symbol or "$"))
     from rackdesigner.cost.sensitivity import winner_changes
 
     robust = winner_changes(costs) if len(currencies) == 1 else None
@@ -252,12 +262,12 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
                       tuple(notes), robust)
 
 
-def _rent(d: DesignFigures) -> float | None:
-    """The cloud cost of the same GPU-hours (the price book's `cloud:`), or None."""
+def _rent(d: DesignFigures, key: str) -> float | None:
+    """A figure of renting the same GPUs (the price book's `cloud:`), or None."""
     from rackdesigner.cost.rentbuy import rent_vs_buy
 
     r = rent_vs_buy(d.cost)
-    return r.rent_total if r is not None else None
+    return getattr(r, key) if r is not None else None
 
 
 def _count(d: DesignFigures, what: str) -> int:
