@@ -8,6 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from designer_fixtures import cost_panel
+
 PARTIAL = """\
 schema_version: 1
 currency: USD
@@ -18,27 +20,9 @@ prices:
 """
 
 
-def _example(name: str):
-    from rackdesigner._resources import example_paths
-    from rackdesigner.io import load_layout
-
-    return load_layout(next(p for p in example_paths() if p.name == name))
-
-
 @pytest.fixture
 def panel(qtbot, monkeypatch, tmp_path):
-    from rackdesigner.ui.panel import SimulationPanel
-
-    monkeypatch.delenv("RACKDESIGNER_PRICES", raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nodata"))
-    p = SimulationPanel(_example("gb200-nvl72.yaml"), debounce_ms=0)
-    qtbot.addWidget(p, before_close_func=lambda w: w.close_panel())
-    p.resize(560, 900)
-    p.show()
-    p.show_tab("cost")
-    p.flush()
-    p.cost_tab.flush()
-    return p
+    return cost_panel(qtbot, monkeypatch, tmp_path, "gb200-nvl72.yaml")
 
 
 def test_facility_pue_and_renting_are_shown(panel):
