@@ -103,7 +103,8 @@ class CostReport:
     @property
     def energy_kwh_per_year(self) -> float:
         a = self.assumptions
-        return self.it_w / 1000 * a.utilisation * a.pue * HOURS_PER_YEAR
+        pue = a.pue if a.pue is not None else 1.0  # (a report's PUE is always set)
+        return self.it_w / 1000 * a.utilisation * pue * HOURS_PER_YEAR
 
     @property
     def energy_per_year(self) -> float:

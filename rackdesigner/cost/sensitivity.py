@@ -70,7 +70,7 @@ def _r(value: float | None) -> float | None:
 def scaled_capex(capex: Capex, category: str, factor: float) -> Capex:
     """`capex` with every priced line of money `category` at `factor` times its price (spares
     follow the hardware they are a share of)."""
-    lines = tuple(dataclasses.replace(line, unit=line.unit * factor)
+    lines = tuple(dataclasses.replace(line, unit=(line.unit or 0.0) * factor)
                   if line.priced and line.section not in ("installation", "spares")
                   and category_of(line.kind) == category else line for line in capex.lines)
     hardware = sum(line.total for line in lines if line.section not in ("installation",
@@ -91,7 +91,7 @@ def varied(report: Any, factor: str, scale: float) -> Any:
             a, kwh_price=a.kwh_price * scale))
     if factor == "pue":
         return dataclasses.replace(report, assumptions=dataclasses.replace(
-            a, pue=max(1.0, a.pue * scale)))
+            a, pue=max(1.0, (a.pue or 1.0) * scale)))
     if factor == "utilisation":
         return dataclasses.replace(report, assumptions=dataclasses.replace(
             a, utilisation=min(1.0, a.utilisation * scale)))
