@@ -187,3 +187,19 @@ def test_sweep_points_carry_pue_facility_and_rent(book, dgx, nvl72):
     assert air["facility"] == pytest.approx(design_cost(dgx, book).facility_charge, abs=0.01)
     assert air["rent_usd_per_gpu_hour"] == book.cloud["b200"].unit
     assert air["breakeven_months"] > 0
+
+
+def test_the_tokens_per_dollar_winner_is_checked_too(book, dgx, nvl72):
+    """With a training job, compare's sensitivity also asks who trains the most tokens per $;
+    a design twice as fast at the same $/GPU-hour stays the winner at every ±20 % end."""
+    import dataclasses
+
+    from rackdesigner.cost.report import Training
+
+    a = design_cost(dgx, book)
+    slow = Training("m", a.gpus, 1e12, 1000.0, 1.0, 1e6, True)
+    fast = dataclasses.replace(slow, tokens_per_s=2000.0)
+    result = winner_changes([dataclasses.replace(a, training=slow),
+                             dataclasses.replace(a, training=fast)])
+    assert result["per_token"]["base_winner"] == 1 and result["per_token"]["robust"]
+    assert "per_token" not in winner_changes([a, design_cost(nvl72, book)])

@@ -258,6 +258,14 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
                               for c in robust["changes"] if c["winner"] is not None)
             notes.append(f"sensitivity: the cheapest per GPU-hour ({name}) changes with "
                          f"{flips}")
+        token = robust.get("per_token")
+        if token is not None and token["base_winner"] is not None:
+            name = designs[token["base_winner"]].label
+            notes.append(f"sensitivity: {name} trains the most tokens per "
+                         f"{symbol.strip() or 'unit'} "
+                         + ("at every ±20 % end" if token["robust"] else
+                            "but not at " + ", ".join(f"{c['label']} x{c['scale']:g}"
+                                                      for c in token["changes"])))
     return Comparison(tuple(d.label for d in designs), tuple(rows), currency, symbol, size,
                       tuple(notes), robust)
 

@@ -112,11 +112,21 @@ def sensitivity(report: Any, spread: float = SPREAD) -> Sensitivity:
 
 def winner_changes(reports: Sequence[Any], spread: float = SPREAD) -> dict[str, Any]:
     """Which design has the lowest $/GPU-hour at every factor's ends, and where that differs
-    from the base winner."""
+    from the base winner; with a training job on every design, the same for tokens per
+    dollar (`per_token`)."""
+    out = _changes(reports, spread, lambda r: r.usd_per_gpu_hour, min)
+    if all(r.training is not None for r in reports):
+        out["per_token"] = _changes(reports, spread, lambda r: r.tokens_per_usd(), max)
+    return out
+
+
+def _changes(reports: Sequence[Any], spread: float, value: Any, best: Any) -> dict[str, Any]:
     def winner(rs: Sequence[Any]) -> int | None:
-        values = [(r.usd_per_gpu_hour, i) for i, r in enumerate(rs)
-                  if r.usd_per_gpu_hour is not None]
-        return min(values)[1] if len(values) >= 2 else None
+        values = [(value(r), i) for i, r in enumerate(rs) if value(r) is not None]
+        if len(values) < 2:
+            return None
+        top = best(v for v, _ in values)
+        return next(i for v, i in values if v == top)
 
     base = winner(reports)
     changes = []
