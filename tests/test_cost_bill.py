@@ -203,3 +203,12 @@ def test_the_tokens_per_dollar_winner_is_checked_too(book, dgx, nvl72):
                              dataclasses.replace(a, training=fast)])
     assert result["per_token"]["base_winner"] == 1 and result["per_token"]["robust"]
     assert "per_token" not in winner_changes([a, design_cost(nvl72, book)])
+
+
+def test_derived_lines_carry_their_method(book, capsys, tmp_path):
+    layout = generate("superpod", default_catalog(), system="dgx-h200", sus=1)
+    lines = design_cost(layout, book).to_json()["lines"]
+    dgx = next(line for line in lines if line["model"] == "dgx-h200")
+    assert dgx["basis"] == "derived" and dgx["method"] == book.price("dgx-h200").method
+    plain = next(line for line in lines if line["model"] == "qm9700")
+    assert "method" not in plain  # a retail listing needs no method

@@ -112,7 +112,7 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
                 unit = format_money(line.unit or 0.0, sym)
                 w(f"  {line.count:>7,} x {line.model}{length} at {unit}"
                   f" = {format_money(line.total, sym)}  [{line.basis or 'price'}: {line.source},"
-                  f" {line.date}]\n")
+                  f" {line.date}]" + (f" — {line.method}" if line.method else "") + "\n")
     for note in r.notes:
         w(f"\nNote: {note}\n")
     return out.getvalue()
