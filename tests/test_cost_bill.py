@@ -205,7 +205,7 @@ def test_the_tokens_per_dollar_winner_is_checked_too(book, dgx, nvl72):
     assert "per_token" not in winner_changes([a, design_cost(nvl72, book)])
 
 
-def test_derived_lines_carry_their_method(book, capsys, tmp_path):
+def test_derived_lines_carry_their_method(book):
     layout = generate("superpod", default_catalog(), system="dgx-h200", sus=1)
     lines = design_cost(layout, book).to_json()["lines"]
     dgx = next(line for line in lines if line["model"] == "dgx-h200")

@@ -96,3 +96,16 @@ def test_the_chosen_price_book_is_remembered_between_sessions(qtbot, tmp_path, m
     third = MainWindow(settings=QSettings(store, QSettings.Format.IniFormat))
     qtbot.addWidget(third, before_close_func=lambda w: w.document.undo_stack.setClean())
     assert third.simulation_panel.cost_tab.live.book_path is None
+
+
+def test_the_facility_can_be_chosen_in_the_tab(panel):
+    tab = panel.cost_tab
+    built = tab.report()
+    tab.facility_combo.setCurrentIndex(tab.facility_combo.findData("colocation"))
+    tab.flush()
+    colo = tab.report()
+    assert colo.facility.basis == "colocation" and "Facility: colocation" in tab.bill.text()
+    tab.facility_combo.setCurrentIndex(tab.facility_combo.findData("none"))
+    tab.flush()
+    assert tab.report().facility is None and "Facility" not in tab.bill.text()
+    assert tab.report().tco < min(built.tco, colo.tco)  # a building only adds to the bill

@@ -48,6 +48,8 @@ LAZY_DEVICES = 20_000
 CATEGORY_COLORS = {"compute": "#76b900", "network": "#1f6fd1", "storage": "#b7950b",
                    "facility": "#2c3e50", "services": "#8e44ad", "other": "#b8c2cc"}
 VIEWS = (("by category", "category"), ("by kind", "kind"), ("by group", "group"))
+FACILITY_CHOICES = (("as the book says", None), ("built", "build"),
+                    ("colocation", "colocation"), ("left out", "none"))
 
 
 def _spin(parent: QWidget, low: float, high: float, step: float, decimals: int, value: float,
@@ -128,6 +130,12 @@ class CostTab(QWidget):
         for w in (self.years_spin, self.kwh_spin, self.util_spin):
             w.valueChanged.connect(self._on_assumption_changed)
         self.basis_combo.currentTextChanged.connect(self._on_assumption_changed)
+        self.facility_combo = QComboBox(self)
+        for text, key in FACILITY_CHOICES:
+            self.facility_combo.addItem(text, key)
+        self.facility_combo.setToolTip("The building: as the price book says, built (capex per "
+                                       "MW of IT by cooling), colocated (per kW-month) or left out")
+        self.facility_combo.currentIndexChanged.connect(self._on_assumption_changed)
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
@@ -163,7 +171,8 @@ class CostTab(QWidget):
         row1.addWidget(self.site_button)
         rows = []
         for pairs in ((("Years", self.years_spin), ("$/kWh", self.kwh_spin)),
-                      (("Utilisation", self.util_spin), ("of", self.basis_combo))):
+                      (("Utilisation", self.util_spin), ("of", self.basis_combo)),
+                      (("Facility", self.facility_combo),)):
             row = QHBoxLayout()  # two short rows: the tab fits a narrow dock
             row.setSpacing(4)
             for text, w in pairs:
@@ -242,7 +251,8 @@ class CostTab(QWidget):
     def assumptions(self) -> Assumptions:
         return Assumptions(years=self.years_spin.value(), kwh_price=self.kwh_spin.value(),
                            pue=self.pue, utilisation=self.util_spin.value() / 100,
-                           power_basis=self.basis_combo.currentText())
+                           power_basis=self.basis_combo.currentText(),
+                           facility=self.facility_combo.currentData())
 
     def _on_assumption_changed(self, *_args: Any) -> None:
         try:
