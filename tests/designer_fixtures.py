@@ -152,3 +152,28 @@ def two_node_window(qtbot, tmp_path):
     qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
     win.simulation_panel.flush()
     return win
+
+
+def example_layout(name: str) -> Layout:
+    """A bundled example design (resources/examples/NAME), loaded."""
+    from rackdesigner._resources import example_paths
+    from rackdesigner.io import load_layout
+
+    return load_layout(next(p for p in example_paths() if p.name == name))
+
+
+def cost_panel(qtbot, monkeypatch, tmp_path, example: str):
+    """A 560 x 900 SimulationPanel on a bundled example, its Cost tab shown and priced with the
+    default book (no RACKDESIGNER_PRICES, no data-folder book)."""
+    from rackdesigner.ui.panel import SimulationPanel
+
+    monkeypatch.delenv("RACKDESIGNER_PRICES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nodata"))
+    panel = SimulationPanel(example_layout(example), debounce_ms=0)
+    qtbot.addWidget(panel, before_close_func=lambda w: w.close_panel())
+    panel.resize(560, 900)
+    panel.show()
+    panel.show_tab("cost")
+    panel.flush()
+    panel.cost_tab.flush()
+    return panel

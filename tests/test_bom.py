@@ -62,11 +62,13 @@ def test_copper_inside_a_rack_needs_no_transceivers():
     assert bom.transceivers == ()
 
 
-def test_links_without_a_cable_are_unspecified():
-    # the catalog has no XDR cable yet: the generator leaves the cable empty, the BOM says so
+def test_xdr_links_get_the_single_mode_fibre_xdr_uses():
+    # XDR runs over single-mode fibre only (NVIDIA's XDR LinkX list): the generator gives every
+    # link that cable, and the Q3400's twin-port cages take 1.6T transceivers (#35)
     bom = bill_of_materials(generate("fat-tree", switch="q3400", levels=2, endpoints=10))
-    assert {c.type for c in bom.cables} == {"unspecified"}
+    assert {c.type for c in bom.cables} == {"fiber-sm-xdr"}
     assert bom.cable_count() == 10  # one leaf, no spines: just the endpoint links
+    assert "osfp-1.6t-2xdr4" in {t.model for t in bom.transceivers}
 
 
 def test_json_shape(superpod_bom):

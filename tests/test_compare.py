@@ -123,7 +123,7 @@ def test_bom_has_price_columns_and_a_total(tmp_path, capsys):
     assert main(["bom", path]) == 0
     out = capsys.readouterr().out
     assert "UNIT PRICE" in out and "$270,000" in out and "$540,000" in out
-    assert "Total ≥ $576,000, 17 items without a price" in out
+    assert "Total $577,760" in out and "without a price" not in out  # all priced (#35)
     assert main(["bom", path, "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     dgx = next(r for r in rows if r["model"] == "dgx-h100")
@@ -133,7 +133,7 @@ def test_bom_has_price_columns_and_a_total(tmp_path, capsys):
     assert gpu["total"] == ""  # the GPUs come with the DGX: nothing to buy
     assert main(["bom", path, "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["prices"]["capex"] == 576000 and data["prices"]["unpriced_items"] == 17
+    assert data["prices"]["capex"] == 577760 and data["prices"]["unpriced_items"] == 0
     assert main(["bom", path, "--no-prices"]) == 0
     assert "UNIT PRICE" not in capsys.readouterr().out
 

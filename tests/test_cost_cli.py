@@ -22,10 +22,15 @@ prices:
 """
 
 
-def test_text_report_names_the_book_and_says_what_is_unpriced(capsys):
+def test_text_report_names_the_book_and_says_what_is_unpriced(capsys, tmp_path):
     assert main(["cost", TWO_NODE]) == 0
     out = capsys.readouterr().out
     assert "bundled example book" in out and "not quotes" in out
+    assert "Capex        $" in out and "without a price" not in out  # all priced (#35)
+    book = tmp_path / "b.yaml"
+    book.write_text(BOOK)  # prices no racks
+    assert main(["cost", TWO_NODE, "--prices", str(book)]) == 0
+    out = capsys.readouterr().out
     assert "Capex        ≥ $" in out and "items without a price" in out
     assert "Without a price" in out and "rack-42u" in out
     assert "Per GPU-hour ≥ $" in out
@@ -132,8 +137,10 @@ def test_the_example_books_note_speaks_of_the_design_not_an_option():
     assert any("EXAMPLE book" in n for n in notes) and not any("--" in n for n in notes)
 
 
-def test_one_unpriced_part_is_counted_in_the_singular(capsys):
-    # the NVL72 example prices everything but its one rack: "1 item", never "1 items"
-    assert main(["cost", NVL72]) == 0
+def test_one_unpriced_part_is_counted_in_the_singular(capsys, tmp_path):
+    # a book pricing everything of the NVL72 example but its one rack: "1 item", never "1 items"
+    book = tmp_path / "b.yaml"
+    book.write_text(BOOK.replace("qm9700:", "gb200-nvl72:"))
+    assert main(["cost", NVL72, "--prices", str(book)]) == 0
     out = capsys.readouterr().out
     assert "Without a price (1 item)" in out and "1 items" not in out

@@ -142,17 +142,18 @@ def test_the_example_book_prices_a_superpods_network_and_says_what_it_derived(ca
     from rackdesigner.cost.capex import price_design
 
     b = read_price_book(example_book_path(), catalog)
-    for price in b.prices.values():  # an estimate is always a derivation the note spells out
-        assert price.basis != "estimate" or price.note.startswith("derived:"), price.item
+    for price in b.prices.values():  # a derivation always spells out its method
+        assert price.basis != "derived" or price.method, price.item
+        assert price.basis != "estimate", price.item
     layout = generate("superpod", system="dgx-h100", sus=1)
     capex = price_design(layout, b)
-    # what stays without a public price in a reference SuperPOD: only racks and cables
-    assert {line.kind for line in capex.unpriced} <= {"rack", "cable"}
+    assert not capex.unpriced  # every part of a reference SuperPOD has a price (#35)
     optics = [line for line in capex.lines if line.kind == "transceiver"]
     assert optics and all(line.priced for line in optics)
     # the network's money is its switches, the NICs bought on their own and the optics
     assert capex.by_category()["network"] == pytest.approx(sum(
-        line.total for line in capex.lines if line.kind in ("switch", "nic", "transceiver")))
+        line.total for line in capex.lines
+        if line.kind in ("switch", "nic", "transceiver", "cable")))
     assert sum(line.total for line in optics) > 0.2 * capex.by_category()["network"]
 
 

@@ -8,6 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from designer_fixtures import cost_panel
+
 GOOD = """\
 schema_version: 1
 currency: EUR
@@ -21,27 +23,20 @@ prices:
 """
 
 
-def _example(name: str):
-    from rackdesigner._resources import example_paths
-    from rackdesigner.io import load_layout
-
-    return load_layout(next(p for p in example_paths() if p.name == name))
+PARTIAL = """\
+schema_version: 1
+currency: USD
+date: 2025-01-01
+sources: {s: {title: t}}
+prices:
+  dgx-h100: {price: 270000, source: s, date: 2025}
+  qm9700: {price: 36000, source: s, date: 2025}
+"""
 
 
 @pytest.fixture
 def panel(qtbot, monkeypatch, tmp_path):
-    from rackdesigner.ui.panel import SimulationPanel
-
-    monkeypatch.delenv("RACKDESIGNER_PRICES", raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nodata"))
-    p = SimulationPanel(_example("dgx-h100-2node-ib.yaml"), debounce_ms=0)
-    qtbot.addWidget(p, before_close_func=lambda w: w.close_panel())
-    p.resize(560, 900)
-    p.show()
-    p.show_tab("cost")
-    p.flush()
-    p.cost_tab.flush()
-    return p
+    return cost_panel(qtbot, monkeypatch, tmp_path, "dgx-h100-2node-ib.yaml")
 
 
 def _flush(panel):
@@ -50,11 +45,19 @@ def _flush(panel):
 
 
 @pytest.mark.slow
-def test_the_cost_tab_shows_capex_what_is_unpriced_and_where_the_money_goes(panel):
+def test_the_cost_tab_shows_capex_what_is_unpriced_and_where_the_money_goes(panel, tmp_path):
     tab = panel.cost_tab
+    # the example book prices every part (#35) and says how much of it is derived
+    assert "Capex $577,760, under 1 % of it derived" in tab.summary.text()
+    assert "example" in tab.book_label.text()
+    rows = [tab.unpriced.topLevelItem(i) for i in range(tab.unpriced.topLevelItemCount())]
+    assert rows and all(r.text(3).startswith("derived: ") for r in rows)  # only derived ones
+    book = tmp_path / "partial.yaml"
+    book.write_text(PARTIAL)  # no racks, no cables: a lower bound
+    tab.use_book(str(book))
+    tab.flush()
     assert "Capex ≥ $576,000, 17 items without a price" in tab.summary.text()
     assert "per GPU-hour" in tab.summary.text()
-    assert "example" in tab.book_label.text()
     models = {tab.unpriced.topLevelItem(i).text(1) for i in range(tab.unpriced.topLevelItemCount())}
     assert {"rack-42u", "dac-ndr 1 m", "dac-ndr 1.5 m"} <= models
     bars = dict(tab.breakdown())
@@ -75,7 +78,7 @@ def test_a_pinned_baseline_shows_the_cost_change(panel, qtbot):
     RemoveItems(groups=("dgx-2",)).apply(layout)
     _flush(panel)
     text = panel.cost_tab.summary.text()
-    assert "−$270,000 (−47 %) vs baseline" in text
+    assert "−$270,448 (−47 %) vs baseline" in text
     tile = panel.headline.tiles["capex"]
     assert tile.delta.isVisible() and tile.delta.text().startswith("−47%")
 
@@ -164,4 +167,4 @@ def test_a_large_design_is_priced_when_the_tab_is_shown(panel, monkeypatch):
     assert panel.headline.text_of("capex") == "—"  # no stale figure
     panel.show_tab("cost")
     tab.flush()
-    assert not tab.stale and "Capex ≥ $306,000" in tab.summary.text()
+    assert not tab.stale and "Capex $307,312" in tab.summary.text()

@@ -26,6 +26,12 @@ def add_cost_options(parser: argparse.ArgumentParser) -> None:
                         "a model assumption)")
     parser.add_argument("--power-basis", choices=("typical", "max"),
                         help="draw the energy is computed from (default typical)")
+    parser.add_argument("--facility", choices=("build", "colocation", "none"),
+                        help="count the building as built (capex per MW of IT by cooling) or "
+                        "rented (per kW-month), or leave it out (default: the price book's)")
+    parser.add_argument("--capital-rate", type=float, metavar="R",
+                        help="cost of capital per year, e.g. 0.08: capex is charged as the "
+                        "annuity that repays it over the years (default: none)")
 
 
 def assumptions_from(args: argparse.Namespace):
@@ -33,7 +39,9 @@ def assumptions_from(args: argparse.Namespace):
 
     values = {k: getattr(args, a) for k, a in (("years", "years"), ("kwh_price", "kwh_price"),
                                                 ("pue", "pue"), ("utilisation", "utilisation"),
-                                                ("power_basis", "power_basis"))
+                                                ("power_basis", "power_basis"),
+                                                ("facility", "facility"),
+                                                ("capital_rate", "capital_rate"))
               if getattr(args, a, None) is not None}
     try:
         return Assumptions(**values)
@@ -95,6 +103,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokens", metavar="T",
                         help="tokens to train with --job, e.g. 15T (default: the job file's)")
     parser.add_argument("--lines", action="store_true", help="list every priced line")
+    parser.add_argument("--sensitivity", action="store_true",
+                        help="$/GPU-hour with GPU price, network price, $/kWh, PUE, "
+                        "utilisation and years each moved by ±20 %% (JSON: 'sensitivity')")
     parser.add_argument("--json", action="store_true",
                         help="machine-readable output (schema rackdesigner.cost/1)")
     parser.set_defaults(run=run)
@@ -109,10 +120,20 @@ def run(args: argparse.Namespace) -> int:
     book = price_book_for(layout, args.prices)
     job, tokens = job_and_tokens(args, "cost")
     report = _report(layout, book, assumptions, job, tokens, args.file)
+    spread = None
+    if getattr(args, "sensitivity", False):
+        from rackdesigner.cost.sensitivity import sensitivity
+
+        spread = sensitivity(report)
     if args.json:
-        print(json_text(report.to_json()))
+        data = report.to_json()
+        if spread is not None:
+            data["sensitivity"] = spread.to_dict()
+        print(json_text(data))
     else:
         print(format_report(report, lines=args.lines), end="")
+        if spread is not None:
+            print("\n" + spread.format(book.symbol), end="")
     return 0
 
 

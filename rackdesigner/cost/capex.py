@@ -62,6 +62,7 @@ class Line:
     source: str = ""
     date: str = ""
     basis: str = ""
+    method: str = ""  # how a derived price was worked out
 
     @property
     def total(self) -> float:
@@ -79,6 +80,8 @@ class Line:
             out["length_m"] = self.length_m
         if self.priced:
             out.update(source=self.source, date=self.date, basis=self.basis)
+            if self.method:
+                out["method"] = self.method
         else:
             out["reason"] = self.reason
         return out
@@ -158,7 +161,7 @@ def price_design(layout: Layout, book: PriceBook, bom: Bom | None = None) -> Cap
         unit, reason = price_of(model, length)
         unit_of[(model, length)] = unit
         p = book.price(model)
-        meta = {"source": p.source, "date": p.date, "basis": p.basis} \
+        meta = {"source": p.source, "date": p.date, "basis": p.basis, "method": p.method} \
             if (p is not None and unit is not None) else {}
         lines.append(Line(section, model, kind, count, unit, length, reason, **meta))
 

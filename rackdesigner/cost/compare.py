@@ -18,6 +18,7 @@ currencies get no money winner.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -88,6 +89,7 @@ class Comparison:
     symbol: str
     size: int
     notes: tuple[str, ...] = ()
+    sensitivity: dict[str, Any] | None = None  # does the $/GPU-hour winner hold at ±20 %?
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -100,6 +102,7 @@ class Comparison:
                       **_ranges_json(r)}
                      for r in self.rows],
             "notes": list(self.notes),
+            "sensitivity": self.sensitivity,
         }
 
     def cell(self, row: Row, index: int) -> str:
@@ -109,6 +112,8 @@ class Comparison:
         bound = row.bounds[index]
         if row.money:
             text = format_money(value, self.symbol, bound=bound)
+        elif row.unit == "ratio":
+            text = f"{value:.3g}"
         elif row.unit in ("", "GPUs"):
             text = f"{value:,.0f}"
         elif abs(value) >= 100:
@@ -251,6 +256,14 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
             lambda d: d.cost.tco, money=True, bound=lower),
         row("usd_per_gpu_hour", "per GPU-hour", "", "low", lambda d: d.cost.usd_per_gpu_hour,
             money=True, bound=lower),
+        row("pue", "PUE", "ratio", None, lambda d: d.cost.assumptions.pue),
+        row("facility", f"facility ({costs[0].assumptions.years:g} years)", "", None,
+            lambda d: d.cost.facility_charge if d.cost.facility is not None else None,
+            money=True),
+        row("rent_equivalent", "rent equivalent per GPU-hour", "", None,
+            lambda d: _rent(d, "cloud_usd_per_gpu_hour"), money=True),
+        row("rent_breakeven_months", "owning breaks even after", "months", "low",
+            lambda d: _rent(d, "breakeven_months"), bound=lower),
     ]
     if any(c.training is not None for c in costs):
         rows += [
@@ -279,9 +292,41 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
                      ": no money row has a winner")
     books = {c.book.describe() for c in costs}
     notes.append("prices: " + " | ".join(sorted(books)))
-    notes.append("assumptions: " + costs[0].assumptions.describe(symbol or "$"))
+    shown = costs[0].assumptions
+    if not all(c.assumptions.pue_note.startswith("set by the user") for c in costs):
+        shown = dataclasses.replace(shown, pue=None)  # each design's own, from its cooling
+    notes.append("assumptions: " + shown.describe(symbol or "$"))
+    from rackdesigner.cost.sensitivity import winner_changes
+
+    robust = winner_changes(costs) if len(currencies) == 1 else None
+    if robust is not None and robust["base_winner"] is not None:
+        name = designs[robust["base_winner"]].label
+        if robust["robust"]:
+            notes.append(f"sensitivity: {name} stays the cheapest per GPU-hour with GPU price, "
+                         "network price, $/kWh, PUE, utilisation and years each ±20 %")
+        else:
+            flips = ", ".join(f"{c['label']} x{c['scale']:g} ({designs[c['winner']].label})"
+                              for c in robust["changes"] if c["winner"] is not None)
+            notes.append(f"sensitivity: the cheapest per GPU-hour ({name}) changes with "
+                         f"{flips}")
+        token = robust.get("per_token")
+        if token is not None and token["base_winner"] is not None:
+            name = designs[token["base_winner"]].label
+            notes.append(f"sensitivity: {name} trains the most tokens per "
+                         f"{symbol.strip() or 'unit'} "
+                         + ("at every ±20 % end" if token["robust"] else
+                            "but not at " + ", ".join(f"{c['label']} x{c['scale']:g}"
+                                                      for c in token["changes"])))
     return Comparison(tuple(d.label for d in designs), tuple(rows), currency, symbol, size,
-                      tuple(notes))
+                      tuple(notes), robust)
+
+
+def _rent(d: DesignFigures, key: str) -> float | None:
+    """A figure of renting the same GPUs (the price book's `cloud:`), or None."""
+    from rackdesigner.cost.rentbuy import rent_vs_buy
+
+    r = rent_vs_buy(d.cost)
+    return getattr(r, key) if r is not None else None
 
 
 def _ranges_json(row: Row) -> dict[str, Any]:

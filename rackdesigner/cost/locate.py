@@ -58,7 +58,8 @@ def example_book_path() -> Path:
 def _checks(catalog: Catalog | None) -> dict[str, Any]:
     if catalog is None:
         return {}
-    return {"known": catalog.__contains__, "suggest": catalog.ids()}
+    return {"known": catalog.__contains__, "suggest": catalog.ids(),
+            "gpus": tuple(s.id for s in catalog.of_kind("gpu"))}
 
 
 def read_price_book(path: str | os.PathLike, catalog: Catalog | None = None,

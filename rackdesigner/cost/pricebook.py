@@ -42,7 +42,9 @@ import yaml
 
 SCHEMA_VERSION = 1
 MAX_BYTES = 2 * 1024 * 1024  # thousands of prices fit in a few hundred KiB
-BASES = ("list", "quote", "retail", "press", "analyst", "estimate")
+#: What a price rests on. `derived` is a figure worked out from other public figures and must say
+#: how (`method`); `quote` and `estimate` are kept for books written before `derived` existed.
+BASES = ("list", "quote", "retail", "press", "analyst", "derived", "estimate")
 #: ISO 4217 codes a book may use (the common ones; an unknown code is refused, since a typo
 #: such as "USB" would otherwise pass as a currency of its own).
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY", "CHF", "CAD", "AUD", "NZD", "INR", "KRW",
@@ -50,9 +52,10 @@ CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY", "CHF", "CAD", "AUD", "NZD", "IN
               "BRL", "MXN", "ZAR")
 SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥"}
 TOP_KEYS = ("schema_version", "name", "currency", "date", "note", "sources", "prices",
-            "installation_per_rack", "support_percent_per_year", "spares_percent")
+            "installation_per_rack", "support_percent_per_year", "spares_percent", "cloud",
+            "facility")
 PRICE_KEYS = ("price", "per_m", "fixed", "by_length", "source", "date", "basis", "currency",
-              "note")
+              "note", "method")
 PERCENT_KEYS = ("value", "source", "date", "basis", "note")
 SOURCE_KEYS = ("title", "url", "note", "date")
 #: The largest amount a book may state (a price, a price per metre, a length bucket): a model
@@ -100,6 +103,7 @@ class Price:
     basis: str = ""
     note: str = ""
     line: int | None = None
+    method: str = ""  # how a `derived` price was worked out
 
     @property
     def by_length(self) -> bool:
@@ -154,6 +158,10 @@ class PriceBook:
     warnings: tuple[str, ...] = ()
     #: True for the bundled example book (public figures, not quotes): outputs label it
     example: bool = False
+    #: renting instead: per GPU-hour by GPU catalog id (`cloud:`)
+    cloud: dict[str, Price] = field(default_factory=dict)
+    #: the building: `facility.FacilityPrices` (None: the book prices no facility)
+    facility: Any = None
 
     @property
     def symbol(self) -> str:
@@ -173,7 +181,8 @@ class PriceBook:
 def parse_price_book(text: str, label: str = "<prices>", *,
                      known: Callable[[str], bool] | None = None,
                      suggest: Iterable[str] = (), line_offset: int = 0,
-                     inside: str | None = None) -> PriceBook:
+                     inside: str | None = None,
+                     gpus: Iterable[str] | None = None) -> PriceBook:
     """Check and build a price book from YAML `text` (`label` names it in messages).
 
     `known(id)` says whether an id is in the catalog (an unknown one is warned about, with a
@@ -211,7 +220,8 @@ def parse_price_book(text: str, label: str = "<prices>", *,
         where = f":{mark.line + 1 + line_offset}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
         raise PriceBookError(f"{label}{where}: {problem} (expected a YAML price book)") from None
-    reader = _Reader(label, known, tuple(suggest), line_offset)
+    reader = _Reader(label, known, tuple(suggest), line_offset,
+                     tuple(gpus) if gpus is not None else None)
     if inside is not None and node is not None:
         node = reader.mapping(node, "layout", None)[inside][1]
     return reader.book(node)
@@ -219,7 +229,9 @@ def parse_price_book(text: str, label: str = "<prices>", *,
 
 class _Reader:
     def __init__(self, label: str, known: Callable[[str], bool] | None,
-                 suggest: tuple[str, ...], offset: int) -> None:
+                 suggest: tuple[str, ...], offset: int,
+                 gpus: tuple[str, ...] | None = None) -> None:
+        self.gpus = gpus  # GPU catalog ids a cloud price may name (None: not checked)
         self.label = label
         self.known = known
         self.suggest = suggest
@@ -341,6 +353,10 @@ class _Reader:
                                   "installation_per_rack", refs, unit_only=True)
         support = self._percent(top, "support_percent_per_year", refs)
         spares = self._percent(top, "spares_percent", refs)
+        from rackdesigner.cost.bookparts import read_cloud, read_facility
+
+        cloud = read_cloud(self, top["cloud"][1], refs) if "cloud" in top else {}
+        facility = read_facility(self, top["facility"][1], refs) if "facility" in top else None
         for at, what, ref in refs:
             if ref not in sources:
                 close = difflib.get_close_matches(ref, list(sources), n=1)
@@ -348,7 +364,7 @@ class _Reader:
                 raise self.fail(at, f"{what}: source {ref!r} is not defined under "
                                 f"'sources'{hint}")
         return PriceBook(name, self.currency, date, prices, sources, install, support, spares,
-                         note, warnings=tuple(self.warnings))
+                         note, warnings=tuple(self.warnings), cloud=cloud, facility=facility)
 
     def _currency(self, node: yaml.Node, what: str) -> str:
         value = self.scalar(node, what)
@@ -384,6 +400,12 @@ class _Reader:
                 raise self.fail(entry["basis"][1], f"{what}.basis: expected one of "
                                 f"{', '.join(BASES)}, got {basis!r}")
             out["basis"] = basis
+        out["method"] = ""
+        if "method" in entry:
+            out["method"] = self.text(entry["method"][1], f"{what}.method")
+        if out["basis"] == "derived" and not out["method"].strip():
+            raise self.fail(node, f"{what}: a derived price must say how it was derived: add "
+                            "'method' (e.g. per port from a sibling model's public price)")
         if "note" in entry:
             out["note"] = self.text(entry["note"][1], f"{what}.note")
         if "currency" in entry:
@@ -417,7 +439,7 @@ class _Reader:
         else:
             buckets = self._buckets(entry["by_length"][1], f"{what}.by_length")
         return Price(item, unit, per_m, fixed, buckets, meta["source"], meta["date"],
-                     meta["basis"], meta["note"], line)
+                     meta["basis"], meta["note"], line, meta.get("method", ""))
 
     def _buckets(self, node: yaml.Node, what: str) -> tuple[tuple[float, float], ...]:
         self._once(node)

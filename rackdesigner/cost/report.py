@@ -50,11 +50,14 @@ def format_money(value: float, symbol: str = "$", *, bound: bool = False) -> str
     return f"{'≥ ' if bound else ''}{sign}{symbol}{text}"
 
 
-def headline(total: float, unpriced_items: int, symbol: str = "$") -> str:
-    """"$41.2 M", or "≥ $41.2 M, 96 items without a price"."""
+def headline(total: float, unpriced_items: int, symbol: str = "$",
+             derived_share: float = 0.0) -> str:
+    """"$41.2 M", "$41.2 M, 9 % of it derived", or "≥ $41.2 M, 96 items without a price"."""
+    derived = (f", {100 * derived_share:.0f} % of it derived" if derived_share >= 0.005
+               else ", under 1 % of it derived" if derived_share > 0 else "")
     if not unpriced_items:
-        return format_money(total, symbol)
-    return (f"{format_money(total, symbol, bound=True)}, "
+        return format_money(total, symbol) + derived
+    return (f"{format_money(total, symbol, bound=True)}{derived}, "
             f"{counted(unpriced_items, 'item')} without a price")
 
 
@@ -88,6 +91,8 @@ class CostReport:
     cooling: CoolingReport
     training: Training | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    facility: Any = None  # cost.facility.Facility, or None when the book prices no building
+    gpu_models: tuple[tuple[str, int], ...] = ()  # (GPU catalog id, count), for renting
 
     # ---- figures ---------------------------------------------------------------------------
     @property
@@ -97,7 +102,8 @@ class CostReport:
     @property
     def energy_kwh_per_year(self) -> float:
         a = self.assumptions
-        return self.it_w / 1000 * a.utilisation * a.pue * HOURS_PER_YEAR
+        pue = a.pue if a.pue is not None else 1.0  # (a report's PUE is always set)
+        return self.it_w / 1000 * a.utilisation * pue * HOURS_PER_YEAR
 
     @property
     def energy_per_year(self) -> float:
@@ -113,8 +119,36 @@ class CostReport:
         return self.energy_per_year + self.support_per_year
 
     @property
+    def capital_charge(self) -> float:
+        """What the TCO carries for the capex: the capex itself, or with a cost of capital the
+        annuity that repays it over the years (`cost.facility.annuity_factor`)."""
+        from rackdesigner.cost.facility import annuity_factor
+
+        a = self.assumptions
+        return self.capex.total * a.years * annuity_factor(a.capital_rate, a.years)
+
+    @property
+    def facility_charge(self) -> float:
+        f = self.facility
+        return f.charged(self.assumptions.years, self.assumptions.capital_rate) if f else 0.0
+
+    @property
     def tco(self) -> float:
-        return self.capex.total + self.assumptions.years * self.opex_per_year
+        return (self.capital_charge + self.facility_charge
+                + self.assumptions.years * self.opex_per_year)
+
+    @property
+    def derived_capex(self) -> float:
+        """The part of the capex priced from `derived` figures (spares follow their share)."""
+        cap = self.capex
+        hw = sum(line.total for line in cap.lines
+                 if line.priced and line.basis == "derived" and line.section not in
+                 ("installation", "spares"))
+        return hw * (1.0 + cap.spares / cap.hardware) if cap.hardware else 0.0
+
+    @property
+    def derived_share(self) -> float:
+        return self.derived_capex / self.capex.total if self.capex.total else 0.0
 
     @property
     def usd_per_gpu_hour(self) -> float | None:
@@ -122,7 +156,8 @@ class CostReport:
         return self.tco / hours if hours else None
 
     def headline(self) -> str:
-        return headline(self.capex.total, self.capex.unpriced_items, self.book.symbol)
+        return headline(self.capex.total, self.capex.unpriced_items, self.book.symbol,
+                        self.derived_share)
 
     def cost_to_train(self) -> float | None:
         t = self.training
@@ -176,6 +211,13 @@ class CostReport:
             "usd_per_gpu_hour": _r(self.usd_per_gpu_hour, 4),
             "complete": self.complete,
             "unpriced_items": cap.unpriced_items,
+            "derived_capex": round(self.derived_capex, 2),
+            "derived_share": round(self.derived_share, 4),
+            "capital_charge": round(self.capital_charge, 2),
+            "facility": (self.facility.to_dict(self.assumptions.years,
+                                               self.assumptions.capital_rate)
+                         if self.facility is not None else None),
+            "rent_vs_buy": rent_json(self),
             "breakdown": self.breakdown(),
             "by_category": {k: {"capex": round(v, 2), "share": round(v / total, 4)}
                             for k, v in cap.by_category().items()},
@@ -218,11 +260,23 @@ def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None
                 job: Any = None, tokens: float | None = None, label: str = "") -> CostReport:
     """The `CostReport` of `layout` priced from `book` (module docstring). `job` is a
     `workload.jobfile.JobSpec`; `tokens` (or the job file's own) the tokens to train."""
+    import dataclasses
+
+    from rackdesigner.cost.facility import facility_cost, pue_for_cooling
+
     a = assumptions or Assumptions()
     capex = price_design(layout, book)
+    cooling = cooling_report(layout)
+    if a.pue is None:
+        pue, why = pue_for_cooling(cooling.liquid_w, cooling.air_w)
+        a = dataclasses.replace(a, pue=round(pue, 4), pue_note=why)
+    elif not a.pue_note:
+        a = dataclasses.replace(a, pue_note="set by the user (it wins over the cooling mix)")
+    assert a.pue is not None
     power = design_power(layout, a.pue)
     it = power.total_typical_w if a.power_basis == "typical" else power.total_max_w
-    cooling = cooling_report(layout)
+    facility = facility_cost(book, a.facility, cooling.liquid_w, cooling.air_w,
+                             power.total_max_w)
     notes = []
     if not power.complete:
         notes.append(f"energy is a lower bound: power {power.headline}")
@@ -234,7 +288,30 @@ def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None
         training = _training(layout, job, tokens, a)
     return CostReport(label or layout.meta.name or (layout.source_path or "design"),
                       power.gpus, book, a, capex, it, power.total_max_w, power.complete,
-                      cooling, training, tuple(notes))
+                      cooling, training, tuple(notes), facility, gpu_models(layout))
+
+
+def gpu_models(layout: Layout) -> tuple[tuple[str, int], ...]:
+    """(GPU catalog id, count) of a design, by the kind registry's `gpu` role."""
+    from collections import Counter
+
+    from rackdesigner.vocabulary import kinds_with_role
+
+    kinds = set(kinds_with_role("gpu"))
+    index = layout.index()
+    counts: Counter[str] = Counter()
+    for d in layout.devices():
+        spec = index.spec(d.id)
+        if spec is not None and spec.kind in kinds:
+            counts[d.model] += 1
+    return tuple(sorted(counts.items()))
+
+
+def rent_json(report: CostReport) -> dict[str, Any] | None:
+    from rackdesigner.cost.rentbuy import rent_vs_buy
+
+    r = rent_vs_buy(report)
+    return r.to_dict() if r is not None else None
 
 
 def _training(layout: Layout, job: Any, tokens: float | None, a: Assumptions) -> Training:
@@ -245,7 +322,7 @@ def _training(layout: Layout, job: Any, tokens: float | None, a: Assumptions) ->
         raise ValueError("a training job needs the tokens to train (e.g. 15T); this one "
                          "gives none")
     est = Estimator(layout, job.model, gpus=job.gpus, group=job.group,
-                    pue=a.pue).estimate(job.job, tokens)
+                    pue=a.pue).estimate(job.job, tokens)  # (a.pue: the effective PUE)
     return Training(est.model.id, est.gpus, float(tokens), est.tokens_per_s, est.step_time_s,
                     est.power_w[1], est.fits, est.messages)
 

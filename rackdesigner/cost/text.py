@@ -49,9 +49,25 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
     w("Support      " + (f"{format_money(r.support_per_year, sym, bound=bound)}/year "
                          f"({s.value:g} % of hardware)" if s is not None
                          else "not in the price book") + "\n")
+    if r.facility is not None:
+        w(f"Facility     {r.facility.describe(sym)}\n")
+    w(f"PUE          {a.pue:.3g}: {a.pue_note.split('; ')[0]}\n")
+    if a.capital_rate:
+        w(f"Capital      {100 * a.capital_rate:g} %/year over {a.years:g} years: capex charged "
+          f"as {format_money(r.capital_charge, sym, bound=bound)}\n")
     w(f"TCO          {format_money(r.tco, sym, bound=bound)} over {a.years:g} years\n")
     per = r.usd_per_gpu_hour
     w(f"Per GPU-hour {format_money(per, sym, bound=bound) if per is not None else '—'}\n")
+    from rackdesigner.cost.rentbuy import rent_vs_buy
+
+    rent = rent_vs_buy(r)
+    if rent is not None:
+        even = (f"owning breaks even after {rent.breakeven_months:,.0f} months"
+                if rent.breakeven_months is not None
+                else "owning never breaks even (renting costs less per month than running)")
+        w(f"Rent         the same GPU-hours in the cloud: {format_money(rent.rent_total, sym)} "
+          f"over {a.years:g} years at {sym}{rent.cloud_usd_per_gpu_hour:,.2f}/GPU-hour "
+          f"({rent.basis}, {rent.date}); {even}\n")
     c = r.cooling
     over = ", ".join(c.racks_over_air_limit) or "none"
     cdus = ", ".join(c.cdus_over_capacity) or "none"
@@ -98,7 +114,7 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
                 unit = format_money(line.unit or 0.0, sym)
                 w(f"  {line.count:>7,} x {one_name(line.model)}{length} at {unit}"
                   f" = {format_money(line.total, sym)}  [{line.basis or 'price'}: {line.source},"
-                  f" {line.date}]\n")
+                  f" {line.date}]" + (f" — {line.method}" if line.method else "") + "\n")
     for note in r.notes:
         w(f"\nNote: {one_name(note)}\n")
     return out.getvalue()

@@ -15,9 +15,11 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-COST_COLUMNS = ("capex", "capex_complete", "unpriced_items", "tco", "usd_per_gpu_hour")
+COST_COLUMNS = ("capex", "capex_complete", "unpriced_items", "tco", "usd_per_gpu_hour",
+                "pue", "facility", "rent_usd_per_gpu_hour", "breakeven_months")
 JOB_COST_COLUMNS = ("tokens_per_usd",)
-KEYS = ("prices", "years", "kwh_price", "pue", "utilisation", "power_basis")
+KEYS = ("prices", "years", "kwh_price", "pue", "utilisation", "power_basis", "facility",
+        "capital_rate")
 _BOOKS: dict[str, Any] = {}  # parsed books per worker process, by text digest
 
 
@@ -65,7 +67,16 @@ def cost_columns(layout: Any, spec: Any, estimate: dict[str, Any] | None) -> dic
     out: dict[str, Any] = {
         "capex": round(report.capex.total, 2), "capex_complete": report.complete,
         "unpriced_items": report.capex.unpriced_items, "tco": round(report.tco, 2),
-        "usd_per_gpu_hour": None if per is None else round(per, 4)}
+        "usd_per_gpu_hour": None if per is None else round(per, 4),
+        "pue": report.assumptions.pue,
+        "facility": round(report.facility_charge, 2) if report.facility is not None else None}
+    from rackdesigner.cost.rentbuy import rent_vs_buy
+
+    rent = rent_vs_buy(report)
+    out["rent_usd_per_gpu_hour"] = (round(rent.cloud_usd_per_gpu_hour, 4) if rent is not None
+                                    else None)
+    out["breakeven_months"] = (round(rent.breakeven_months, 1) if rent is not None
+                               and rent.breakeven_months is not None else None)
     if estimate is not None:
         tps = estimate.get("tokens_per_s_per_gpu")
         out["tokens_per_usd"] = round(tps * 3600 / per, 2) if tps and per else None

@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
                                          Qt.DockWidgetArea.RightDockWidgetArea)
         self._inspector_wheel_guard = guard_wheel(self.inspector)
         self.simulation_panel = SimulationPanel(parent=self)
+        self._remember_price_book(self.simulation_panel)
         self.simulation_dock = self._dock("Simulation", "simulation", self.simulation_panel,
                                           Qt.DockWidgetArea.RightDockWidgetArea)
         self.problems_dock = self._dock("Problems", "problems", self.problems,
@@ -169,6 +170,17 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.problems_dock, self.history_dock)
         self.problems_dock.raise_()
         window_layout.set_dock_corners(self)
+
+    def _remember_price_book(self, panel: QWidget) -> None:
+        """The Cost tab prices with the book chosen in an earlier session, and remembers a new
+        choice (a setting, beside the book a design may embed)."""
+        cost = getattr(panel, "cost_tab", None)
+        if cost is None:
+            return
+        book = self.settings.price_book()
+        if book is not None:
+            cost.use_book(book)
+        cost.book_chosen.connect(self.settings.set_price_book)
 
     def set_simulation_panel(self, widget: QWidget) -> None:
         """Replace the simulation placeholder (the live panel's issue calls this)."""

@@ -160,6 +160,20 @@ class Settings:
         recent = [p for p in self.recent_files() if p != path]
         self.store.setValue("recent", [path, *recent][:MAX_RECENT])
 
+    def price_book(self) -> str | None:
+        """The price book file the user chose in the Cost tab, if it still exists."""
+        value = self.store.value("cost/price_book", "")
+        if not isinstance(value, str) or not value:
+            return None
+        return value if Path(value).is_file() else None
+
+    def set_price_book(self, path: str | Path | None) -> None:
+        """Remember the Cost tab's price book between sessions (None: the default book)."""
+        if path is None:
+            self.store.remove("cost/price_book")
+        else:
+            self.store.setValue("cost/price_book", str(Path(path).resolve()))
+
     def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
         return self.store.value("window/geometry"), self.store.value("window/state")
 

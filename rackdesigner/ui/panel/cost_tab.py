@@ -23,9 +23,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
+    QTabWidget,
     QToolButton,
-    QTreeWidget,
-    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -37,6 +36,7 @@ from rackdesigner.cost.capex import CATEGORIES
 from rackdesigner.model import Layout
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.cost_live import CostLive, CostOutcome
+from rackdesigner.ui.panel.cost_more import TornadoChart, bill_html, fill_lines, make_lines_tree
 from rackdesigner.ui.panel.figures import Figure
 from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP, pg
 from rackdesigner.ui.plain_text import plain
@@ -50,6 +50,8 @@ LAZY_DEVICES = 20_000
 CATEGORY_COLORS = {"compute": "#76b900", "network": "#1f6fd1", "storage": "#b7950b",
                    "facility": "#2c3e50", "services": "#8e44ad", "other": "#b8c2cc"}
 VIEWS = (("by category", "category"), ("by kind", "kind"), ("by group", "group"))
+FACILITY_CHOICES = (("as the book says", None), ("built", "build"),
+                    ("colocation", "colocation"), ("left out", "none"))
 
 
 def _spin(parent: QWidget, low: float, high: float, step: float, decimals: int, value: float,
@@ -78,6 +80,7 @@ def change_text(now: float | None, base: float | None, symbol: str) -> tuple[str
 class CostTab(QWidget):
     message = Signal(str)  # outcome of a file or design action, for the status bar
     changed = Signal()  # new figures (the panel refreshes its headline tiles)
+    book_chosen = Signal(object)  # a price book file the user chose (None: the default)
 
     def __init__(self, parent: QWidget | None = None, *, debounce_ms: int | None = None) -> None:
         super().__init__(parent)
@@ -129,6 +132,12 @@ class CostTab(QWidget):
         for w in (self.years_spin, self.kwh_spin, self.util_spin):
             w.valueChanged.connect(self._on_assumption_changed)
         self.basis_combo.currentTextChanged.connect(self._on_assumption_changed)
+        self.facility_combo = QComboBox(self)
+        for text, key in FACILITY_CHOICES:
+            self.facility_combo.addItem(text, key)
+        self.facility_combo.setToolTip("The building: as the price book says, built (capex per "
+                                       "MW of IT by cooling), colocated (per kW-month) or left out")
+        self.facility_combo.currentIndexChanged.connect(self._on_assumption_changed)
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
@@ -147,15 +156,16 @@ class CostTab(QWidget):
         self.view_combo.setToolTip("Where the capital cost goes")
         self.view_combo.currentIndexChanged.connect(lambda _i: self._draw_chart())
         self.axis = CategoryAxisItem()
-        self.chart = styled_plot("Capex", "share of capex, %", axis_items={"bottom": self.axis})
+        self.chart = styled_plot("Capex", "capex, M", axis_items={"bottom": self.axis})
         self.chart.setMinimumHeight(150)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brushes=[])
         self.chart.getPlotItem().addItem(self.bars)
-        self.unpriced = QTreeWidget(self)
-        self.unpriced.setHeaderLabels(["Count", "Without a price", "Why"])
-        self.unpriced.setRootIsDecorated(False)
-        self.unpriced.setMinimumHeight(90)
-        self.unpriced.setAlternatingRowColors(True)
+        self.bill = QLabel(self)  # facility, PUE, renting
+        self.bill.setWordWrap(True)
+        self.bill.setTextFormat(Qt.TextFormat.RichText)
+        self.bill.setStyleSheet(f"color: {TEXT}; font-size: 8pt;")
+        self.tornado = TornadoChart()
+        self.unpriced = make_lines_tree(self)  # unpriced lines, then derived ones
 
         row1 = QHBoxLayout()
         row1.addWidget(self.book_label, 1)
@@ -163,7 +173,8 @@ class CostTab(QWidget):
         row1.addWidget(self.site_button)
         rows = []
         for pairs in ((("Years", self.years_spin), ("$/kWh", self.kwh_spin)),
-                      (("Utilisation", self.util_spin), ("of", self.basis_combo))):
+                      (("Utilisation", self.util_spin), ("of", self.basis_combo)),
+                      (("Facility", self.facility_combo),)):
             row = QHBoxLayout()  # two short rows: the tab fits a narrow dock
             row.setSpacing(4)
             for text, w in pairs:
@@ -173,9 +184,19 @@ class CostTab(QWidget):
                 row.addWidget(w)
             row.addStretch(1)
             rows.append(row)
-        row3 = QHBoxLayout()
-        row3.addWidget(self.view_combo)
-        row3.addStretch(1)
+        # the charts and the lines to check share one place, each at the full height the dock
+        # leaves (a narrow dock cannot stack three plots and a list readably)
+        capex_page = QWidget(self)
+        row3 = QVBoxLayout(capex_page)
+        row3.setContentsMargins(0, 2, 0, 0)
+        row3.addWidget(self.view_combo, 0, Qt.AlignmentFlag.AlignLeft)
+        row3.addWidget(self.chart, 1)
+        self.views = QTabWidget(self)
+        self.views.setDocumentMode(True)
+        self.views.addTab(capex_page, "Capex")
+        self.views.addTab(self.tornado.widget, "Sensitivity")
+        self.views.addTab(self.unpriced, "To check")
+        self.views.setMinimumHeight(230)
         box = QVBoxLayout(self)
         box.setContentsMargins(2, 2, 2, 2)
         box.setSpacing(4)
@@ -184,10 +205,9 @@ class CostTab(QWidget):
             box.addLayout(row)
         box.addWidget(self.error)
         box.addWidget(self.summary)
+        box.addWidget(self.bill)
         box.addWidget(self.cooling)
-        box.addLayout(row3)
-        box.addWidget(self.chart, 2)
-        box.addWidget(self.unpriced, 1)
+        box.addWidget(self.views, 1)
 
     # ---- inputs ----------------------------------------------------------------------------
     def set_layout(self, layout: Layout | None, folder: str = "") -> None:
@@ -206,6 +226,7 @@ class CostTab(QWidget):
 
     def showEvent(self, event) -> None:  # Qt override: price what changed while hidden
         super().showEvent(event)
+        self._fit_height()
         if self.stale:
             self.stale = False
             self.live.request(immediate=True)
@@ -223,14 +244,17 @@ class CostTab(QWidget):
         self._show()
 
     def use_book(self, path: str | None) -> None:
-        """Price with the book in `path` (None: the book in effect for the design)."""
+        """Price with the book in `path` (None: the book in effect for the design); the
+        choice is announced (`book_chosen`) so the app can remember it between sessions."""
         self.live.set_inputs(book_path=path)
+        self.book_chosen.emit(path)
         self.live.request(immediate=True)
 
     def assumptions(self) -> Assumptions:
         return Assumptions(years=self.years_spin.value(), kwh_price=self.kwh_spin.value(),
                            pue=self.pue, utilisation=self.util_spin.value() / 100,
-                           power_basis=self.basis_combo.currentText())
+                           power_basis=self.basis_combo.currentText(),
+                           facility=self.facility_combo.currentData())
 
     def _on_assumption_changed(self, *_args: Any) -> None:
         try:
@@ -344,15 +368,41 @@ class CostTab(QWidget):
         if report is None:
             self.summary.setText("")
             self.cooling.setText("")
+            self.bill.setText("")
             self.unpriced.clear()
             self._draw_chart()
+            self.tornado.show(None)
             return
         self.book_label.setText(plain(f"Prices: {report.book.describe()}"))
         self.book_label.setToolTip(plain("\n".join(report.notes)))
         self.summary.setText(self._summary_html(report, outcome.job_error))
         self.cooling.setText(plain(self._cooling_text(report)))
-        self._fill_unpriced(report)
+        self.bill.setText(bill_html(report))
+        fill_lines(self.unpriced, report)
+        count = self.unpriced.topLevelItemCount()
+        self.views.setTabText(2, f"To check ({count})" if count else "To check")
+        self.views.setTabEnabled(2, count > 0)
+        if report.capex.unpriced:  # a lower bound: what it leaves out comes first
+            self.views.setCurrentWidget(self.unpriced)
         self._draw_chart()
+        self.tornado.show(report)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Ask for the height the wrapped text really takes at this width, so the charts and
+        the list below it keep theirs (the panel's tabs report no height-for-width)."""
+        box = self.layout()
+        if box is not None and box.hasHeightForWidth() and self.isVisible():
+            self.setMinimumHeight(box.totalHeightForWidth(max(self.width(), 200)))
+
+    def hideEvent(self, event) -> None:  # Qt override: the other tabs keep their own height
+        super().hideEvent(event)
+        self.setMinimumHeight(0)
+
+    def resizeEvent(self, event) -> None:  # Qt override: wrapped text changes with the width
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_height()
 
     def _summary_html(self, r: CostReport, job_error: str) -> str:
         sym = r.book.symbol
@@ -402,17 +452,6 @@ class CostTab(QWidget):
             text += f" · {site}"
         return text
 
-    def _fill_unpriced(self, r: CostReport) -> None:
-        self.unpriced.clear()
-        for line in r.capex.unpriced:
-            length = f" {line.length_m:g} m" if line.length_m is not None else ""
-            item = QTreeWidgetItem([f"{line.count:,}", f"{line.model}{length}", line.reason])
-            item.setTextAlignment(0, Qt.AlignmentFlag.AlignRight)
-            self.unpriced.addTopLevelItem(item)
-        for column in range(3):
-            self.unpriced.resizeColumnToContents(column)
-        self.unpriced.setVisible(bool(r.capex.unpriced))
-
     def breakdown(self) -> list[tuple[str, float]]:
         """(label, capex) of the chart's bars, largest first."""
         r = self.report()
@@ -434,15 +473,18 @@ class CostTab(QWidget):
         rows = self.breakdown()
         r = self.report()
         total = r.capex.total if r is not None and r.capex.total else 1.0
-        self.axis.labels = [label[:14] for label, _ in rows]
+        self.axis.labels = [f"{label[:12]} {100 * v / total:.0f}%" for label, v in rows]
         view = self.view_combo.currentData()
         brushes = [CATEGORY_COLORS.get(label if view == "category" else
                                        _category(label, view), "#1f6fd1") for label, _ in rows]
-        self.bars.setOpts(x=list(range(len(rows))), height=[100 * v / total for _, v in rows],
+        self.bars.setOpts(x=list(range(len(rows))), height=[v / 1e6 for _, v in rows],
                           brushes=[pg.mkBrush(b) for b in brushes])
         item = self.chart.getPlotItem()
         item.setXRange(-0.6, max(len(rows), 1) - 0.4, padding=0)
-        item.setYRange(0, 100, padding=0.02)
+        item.setYRange(0, max([v / 1e6 for _, v in rows] or [1.0]), padding=0.05)
+        sym = r.book.symbol.strip() if r is not None else "$"
+        item.setLabel("left", f"capex, {sym} M (labels: share)", color=TEXT_DIM,
+                      **{"font-size": "8pt"})
         self.axis.picture = None
         self.axis.update()
 
