@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokens", metavar="T", help="tokens to train with --job (e.g. 15T)")
     parser.add_argument("--size", metavar="BYTES", default="1G",
                         help="message size of the busbw rows (default 1G = 1 GiB; K, M, G)")
+    parser.add_argument("--failures", metavar="FILE", help="your own failure rates for the "
+                        "reliability rows (as 'reliability --failures')")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="rackdesigner.compare/1 JSON")
     out.add_argument("--csv", action="store_true", help="one row per figure, as CSV")
@@ -61,13 +63,16 @@ def run(args: argparse.Namespace) -> int:
     assumptions = assumptions_from(args)
     job, tokens = job_and_tokens(args, "compare")
     labels = _labels(args.files)
+    from rackdesigner.cli.reliability_cmd import library_arg
+
+    failures = library_arg(getattr(args, "failures", None))
     designs = []
     for path, label in zip(args.files, labels, strict=True):
         layout = load_layout_arg(path)
         book = price_book_for(layout, args.prices)
         try:
             designs.append(figures(label, layout, book, assumptions, job=job, tokens=tokens,
-                                   size=size))
+                                   size=size, failures=failures))
         except EstimateError as exc:
             # the job file's keys name its settings (`gbs`, `tp`)
             raise UsageError(f"{path}: --job: {exc.worded(str)}") from None
