@@ -30,8 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="minutes of training between checkpoints (default: Daly's "
                         "optimum for the design's MTBF and checkpoint write time)")
     parser.add_argument("--spares", metavar="N", type=int,
-                        help="hot-spare GPUs held back from the job (default: the GPUs the job "
-                        "leaves free, or spares assumed at hand when it takes them all)")
+                        help="hot-spare GPUs at hand beside the job's: without --job the job "
+                        "is the design less N; with one, spares beyond the design's GPUs are "
+                        "noted (default: the GPUs the job leaves free, or a spare assumed at "
+                        "hand for every fault when it takes them all)")
     parser.add_argument("--failures", metavar="FILE",
                         help="your own failure rates over the bundled library (format: "
                         "docs/reliability.md)")

@@ -222,6 +222,9 @@ def assess(layout: Layout, library: Library, *, job: Job | None = None,
     mean_blast = out_gpus / mu if mu else 0.0
     free = spares if spares is not None else (g - scope if g - scope > 0 else None)
     p_runs = p_job_runs(free, mu, mean_blast) if free is not None else 1.0
+    if spares is not None and scope + spares > g:
+        notes.append(f"{scope + spares - g:,} of the {spares:,} spares are beyond the design's "
+                     f"{g:,} GPUs (not drawn, not priced)")
     if free is None:
         notes.append("spares: the job takes every GPU; a spare is assumed at hand for every "
                      "fault (give --spares N to count the GPUs held back)")
