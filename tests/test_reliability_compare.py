@@ -52,3 +52,21 @@ def test_compare_text_has_the_reliability_rows_and_their_basis(capsys, files):
     out = capsys.readouterr().out
     assert "interruptions per day" in out and "GPUs one GPU fault stops" in out
     assert "ETTR" in out and "reliability: rates from bundled" in out
+
+
+def test_cost_with_a_job_adds_days_and_dollars_with_failures(capsys, files):
+    (nvl72, _), job = files
+    assert main(["cost", nvl72, "--job", job, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    lost = data["with_failures"]
+    assert lost["time_to_train_days"] > data["time_to_train_days"]
+    assert lost["cost_to_train"] > data["cost_to_train"]
+    assert 0 < lost["goodput"] <= lost["ettr"] < 1
+    assert main(["cost", nvl72, "--job", job]) == 0
+    assert "With failures" in capsys.readouterr().out
+
+
+def test_cost_without_a_job_has_no_failure_figures(capsys, files):
+    (nvl72, _), _ = files
+    assert main(["cost", nvl72, "--json"]) == 0
+    assert "with_failures" not in json.loads(capsys.readouterr().out)

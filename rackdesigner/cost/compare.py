@@ -148,13 +148,7 @@ class DesignFigures:
     reliability: Any = None  # reliability.Assessment: interruptions, ETTR, effective days
 
     def effective_cost_to_train(self) -> float | None:
-        """Cost to train with the work failures lose: $/GPU-hour x the job's GPUs x the
-        effective hours (reliability.Assessment.effective_days)."""
-        days = self.reliability.effective_days() if self.reliability is not None else None
-        t, rate = self.cost.training, self.cost.usd_per_gpu_hour
-        if t is None or days is None or rate is None or not math.isfinite(days):
-            return None
-        return rate * t.gpus * days * 24
+        return effective_cost_to_train(self.cost, self.reliability)
 
 
 def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumptions, *,
@@ -175,11 +169,23 @@ def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumption
     cost = design_cost(layout, book, assumptions, job=job, tokens=tokens, label=label)
     return DesignFigures(label, cost, result.scope.gpus, result.scope.largest_nvlink_domain,
                          busbw("all_reduce"), busbw("all_to_all"),
-                         result.bandwidth.bisection_GBps, _reliability(layout, cost, failures))
+                         result.bandwidth.bisection_GBps,
+                         training_reliability(layout, cost, failures))
 
 
-def _reliability(layout: Layout, cost: CostReport, failures: Any) -> Any:
-    """The design's reliability assessment, for the job when the cost has one."""
+def effective_cost_to_train(cost: CostReport, reliability: Any) -> float | None:
+    """Cost to train with the work failures lose: $/GPU-hour x the job's GPUs x the
+    effective hours (`reliability.Assessment.effective_days`)."""
+    days = reliability.effective_days() if reliability is not None else None
+    t, rate = cost.training, cost.usd_per_gpu_hour
+    if t is None or days is None or rate is None or not math.isfinite(days):
+        return None
+    return rate * t.gpus * days * 24
+
+
+def training_reliability(layout: Layout, cost: CostReport, failures: Any = None) -> Any:
+    """The design's reliability assessment (`reliability.assess`), for the cost's training
+    job when it has one; `failures` is the failure library (default: the bundled one)."""
     from rackdesigner.reliability import Job, assess, load_library
     from rackdesigner.workload.models import resolve_model
 
@@ -308,4 +314,5 @@ def _size(size: int) -> str:
     return f"{size} B"
 
 
-__all__ = ["SCHEMA", "Comparison", "DesignFigures", "Row", "compare", "figures"]
+__all__ = ["SCHEMA", "Comparison", "DesignFigures", "Row", "compare",
+           "effective_cost_to_train", "figures", "training_reliability"]
