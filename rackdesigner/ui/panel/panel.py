@@ -53,6 +53,7 @@ from rackdesigner.ui.panel.latency import LatencyPlot
 from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
 from rackdesigner.ui.panel.notes import NotesBar
 from rackdesigner.ui.panel.power import PowerPlot
+from rackdesigner.ui.panel.reliability_tab import ReliabilityTab
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 from rackdesigner.ui.panel.workload import WorkloadTab
@@ -220,6 +221,9 @@ class SimulationPanel(QWidget):
         self.cost_tab.message.connect(self.message)
         self.tabs.addTab(self.cost_tab, "Cost")
         self.tabs.addTab(self.heat_tab, "Heat")
+        self.reliability_tab = ReliabilityTab(self, **({} if self._debounce_ms is None
+                                                       else {"debounce_ms": self._debounce_ms}))
+        self.tabs.addTab(self.reliability_tab, "Reliability")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
         # never forces a minimum height on the window (laptop screens).
@@ -270,6 +274,7 @@ class SimulationPanel(QWidget):
         """Follow a `Document` through its `changed` and `replaced` signals only."""
         document.changed.connect(self.live.on_event)
         document.changed.connect(self.cost_tab.on_event)
+        document.changed.connect(self.reliability_tab.on_event)
         document.replaced.connect(lambda layout: self._follow(document, layout))
         self._follow(document, document.layout)
 
@@ -302,8 +307,10 @@ class SimulationPanel(QWidget):
         self.live.set_layout(layout, subscribe=subscribe)
         self.workload.set_layout(layout)
         self.cost_tab.set_layout(layout, folder)
+        self.reliability_tab.set_layout(layout)
         if layout is not None and subscribe:
             layout.subscribe(self.cost_tab.on_event)
+            layout.subscribe(self.reliability_tab.on_event)
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
@@ -569,6 +576,7 @@ class SimulationPanel(QWidget):
         self.live.close()
         self.workload.close_tab()
         self.cost_tab.close_tab()
+        self.reliability_tab.close_tab()
 
 
 __all__ = ["SimulationPanel"]
