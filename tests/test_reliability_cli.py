@@ -114,3 +114,19 @@ def test_the_library_door_refuses_a_fifo_and_runaway_numbers(capsys, tmp_path):
     assert main(["reliability", ONE_NODE, "--failures", str(big)]) == 2
     err = capsys.readouterr().err
     assert f"{big}:5" in err and "Traceback" not in err
+
+
+def test_a_group_scopes_the_job(capsys, tmp_path):
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    path = tmp_path / "pod.yaml"
+    save_layout(generate("superpod", system="dgx-h100", nodes=64), path)
+    whole = _json(capsys, str(path))
+    su = _json(capsys, str(path), "--group", "su-1")
+    assert 0 < su["scope_gpus"] < whole["scope_gpus"]
+    assert su["interruptions_per_day"] == pytest.approx(
+        whole["interruptions_per_day"] * su["scope_gpus"] / whole["scope_gpus"], rel=1e-3)
+    assert su["mtbf_hours"] > whole["mtbf_hours"]
+    assert main(["reliability", str(path), "--group", "su-9"]) == 2
+    assert "no group 'su-9'" in capsys.readouterr().err

@@ -26,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--job", metavar="JOB.yaml",
                         help="a training job file (as 'estimate --job'): its GPUs, tokens/s "
                         "and checkpoint size")
+    parser.add_argument("--group", metavar="NAME",
+                        help="a job spanning this group's GPUs (a pod, an SU, a rack) instead "
+                        "of the whole design (without --job)")
     parser.add_argument("--checkpoint-interval", metavar="MIN", type=float,
                         help="minutes of training between checkpoints (default: Daly's "
                         "optimum for the design's MTBF and checkpoint write time)")
@@ -78,11 +81,14 @@ def run(args: argparse.Namespace) -> int:
     if args.spares is not None and args.spares < 0:
         raise UsageError(f"--spares: a number of GPUs, 0 or more, got {args.spares}")
     library = library_arg(args.failures)
+    if args.group is not None and args.job:
+        raise UsageError("--group goes without --job (a job file names its own 'group')")
     spec = load_job_arg(args.job) if args.job else None
     layout = load_layout_arg(args.file)
     job = job_figures(layout, spec) if spec is not None else None
     try:
-        result = assess(layout, library, job=job, interval_s=interval, spares=args.spares)
+        result = assess(layout, library, job=job, interval_s=interval, spares=args.spares,
+                        group=args.group)
     except ReliabilityError as exc:
         raise UsageError(str(exc)) from None
     if args.json:

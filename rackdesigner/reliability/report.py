@@ -186,10 +186,12 @@ def _r(value: float | None, digits: int = 4) -> float | None:
 
 def assess(layout: Layout, library: Library, *, job: Job | None = None,
            interval_s: float | None = None, spares: int | None = None,
-           structure: Structure | None = None, label: str = "") -> Assessment:
+           group: str | None = None, structure: Structure | None = None,
+           label: str = "") -> Assessment:
     """The reliability figures of `layout` (module docstring). `interval_s`: the user's
     checkpoint interval (else Daly's optimum); `spares`: spare GPUs beside the job's (else
-    the GPUs the job leaves free, or, when it takes them all, enough are assumed)."""
+    the GPUs the job leaves free, or, when it takes them all, enough are assumed); `group`: a
+    job spanning that group's GPUs (without `job`)."""
     if interval_s is not None and not (interval_s > 0 and math.isfinite(interval_s)):
         raise ReliabilityError(f"the checkpoint interval must be greater than 0 seconds, got "
                                f"{interval_s:g}")
@@ -198,6 +200,16 @@ def assess(layout: Layout, library: Library, *, job: Job | None = None,
     s = structure if structure is not None else design_structure(layout)
     notes = list(s.notes)
     g = s.gpus
+    if group is not None and job is None:
+        from rackdesigner.model.scope import ScopeError, group_gpus
+
+        try:
+            in_group = len(group_gpus(layout, group))
+        except ScopeError as exc:
+            raise ReliabilityError(str(exc)) from None
+        if not in_group:
+            raise ReliabilityError(f"group {group!r} has no GPUs")
+        job = Job(in_group, None, label=f"group {group}")
     scope = job.gpus if job is not None else (g - spares if spares is not None else g)
     if job is not None and job.gpus > g:
         raise ReliabilityError(f"the job takes {job.gpus:,} GPUs, the design has {g:,}")

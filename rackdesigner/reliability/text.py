@@ -36,7 +36,7 @@ def format_assessment(a: Assessment) -> str:
         w(f"  spares            assumed at hand ({a.gpus_out_mean:,.0f} GPUs out for repair "
           f"on average; {a.spares_for_99:,} spares for 99 %)\n")
     w(f"  goodput           {a.goodput:.1%} of the wall-clock time trains\n")
-    if a.job is not None:
+    if a.job is not None and a.job.params is not None:  # a training job, not only a group
         j = a.job
         w(f"  job               {j.label}\n")
         eff = a.effective_tokens_per_s
