@@ -151,7 +151,7 @@ def design_structure(layout: Layout) -> Structure:
     nodes = sorted(node_gpus)
     for stops in ("nvlink_domain", "node", "attached_nodes"):
         if stops == "nvlink_domain":
-            first = {}
+            first: dict[int, str] = {}
             for g in gpus:
                 first.setdefault(node_of[g], g)
             sizes = [domain_blast(first[n]) for n in nodes]
@@ -162,10 +162,10 @@ def design_structure(layout: Layout) -> Structure:
         add("nic_link", stops, [node_gpus[n] for n in nodes], lanes)
     optical = _optical_share(layout)
     for stops in ("nvlink_domain", "node", "attached_nodes"):
-        b = blasts[("nic_link", stops)]
-        blasts[("nic_optic_link", stops)] = Blast(b.units * optical, b.gpus_sum * optical,
-                                                  b.gpus_max if optical else 0,
-                                                  b.stopping * optical)
+        links = blasts[("nic_link", stops)]
+        blasts[("nic_optic_link", stops)] = Blast(
+            links.units * optical, links.gpus_sum * optical,
+            links.gpus_max if optical else 0, links.stopping * optical)
     units = {per: blasts[(per, "node")].units for per in
              ("gpu", "cpu", "nvswitch", "switch", "nic", "storage", "node", "nic_link",
               "nic_optic_link")}
