@@ -11,8 +11,8 @@ one fault of each unit stops — read from the design's own structure, never fro
   `node` — the GPUs of its host node; `attached_nodes` — the GPUs of every node with a NIC
   linked to it (a leaf: its nodes; a spine or core: none, it costs bandwidth only).
 - NIC links: the network link lanes with a NIC or DPU at one end (a fault stops that NIC's
-  node); the share of the design's network cable lanes that run over optics (the bill of
-  materials' cables with transceivers) gives how many of them have optics to fail.
+  node); those whose cable takes transceivers — or, with no cable drawn, whose ends sit in
+  different racks (the default cabling's rule) — have optics to fail.
 
 Everything is counted by unit and summed per (unit, stop): one pass over the devices and one
 over the carried links, so a 100k-GPU design costs what its index costs, never a walk over
@@ -123,11 +123,15 @@ def design_structure(layout: Layout) -> Structure:
     # switches: the GPUs of the nodes whose NICs link to them; NIC link lanes per node
     attached: dict[str, set[int]] = defaultdict(set)
     nic_lanes: Counter[int] = Counter()
+    optic_lanes: Counter[int] = Counter()
+    optical = _Optics(layout)
     for c in network:
         a, b = c.link.a.device, c.link.b.device
         for nic, other in ((a, b), (b, a)):
             if role[nic] == "nic":
                 nic_lanes[node_of[nic]] += c.link.count
+                if optical(c.link):
+                    optic_lanes[node_of[nic]] += c.link.count
                 if role[other] == "switch":
                     attached[other].add(node_of[nic])
     blasts: dict[tuple[str, str], Blast] = {}
@@ -158,14 +162,9 @@ def design_structure(layout: Layout) -> Structure:
         else:
             sizes = [node_gpus[n] for n in nodes]
         add("node", stops, sizes)
-        lanes = [float(nic_lanes.get(n, 0)) for n in nodes]
-        add("nic_link", stops, [node_gpus[n] for n in nodes], lanes)
-    optical = _optical_share(layout)
-    for stops in ("nvlink_domain", "node", "attached_nodes"):
-        links = blasts[("nic_link", stops)]
-        blasts[("nic_optic_link", stops)] = Blast(
-            links.units * optical, links.gpus_sum * optical,
-            links.gpus_max if optical else 0, links.stopping * optical)
+        sizes = [node_gpus[n] for n in nodes]
+        add("nic_link", stops, sizes, [float(nic_lanes.get(n, 0)) for n in nodes])
+        add("nic_optic_link", stops, sizes, [float(optic_lanes.get(n, 0)) for n in nodes])
     units = {per: blasts[(per, "node")].units for per in
              ("gpu", "cpu", "nvswitch", "switch", "nic", "storage", "node", "nic_link",
               "nic_optic_link")}
@@ -176,7 +175,9 @@ def design_structure(layout: Layout) -> Structure:
     if gpus and not nic_lanes:
         notes.append("no NIC of a GPU host is linked to a network: network faults stop no GPU")
     return Structure(len(gpus), units, blasts, max(domain_gpus.values(), default=0),
-                     max(node_gpus.values(), default=0), optical, storage, tuple(notes))
+                     max(node_gpus.values(), default=0),
+                     sum(optic_lanes.values()) / sum(nic_lanes.values()) if nic_lanes else 0.0,
+                     storage, tuple(notes))
 
 
 def _join_systems(layout: Layout, ids: list[str], row: dict[str, int], host_a: list[int],
@@ -221,19 +222,27 @@ def _join_systems(layout: Layout, ids: list[str], row: dict[str, int], host_a: l
                 host_b.append(j)
 
 
-def _optical_share(layout: Layout) -> float:
-    """The share of the design's network cable lanes whose cable takes transceivers."""
-    from rackdesigner.bom import bill_of_materials
+class _Optics:
+    """Whether a link runs over optics: its cable takes transceivers (fibre) or, with no cable
+    drawn, its ends sit in different racks (the default cabling: copper inside a rack, optics
+    between racks, `generators/cabling.py`)."""
 
-    bom = bill_of_materials(layout)
-    catalog = layout.catalog
-    total = optical = 0
-    for c in bom.cables:
-        total += c.count
-        spec = catalog.get(c.type) if c.type in catalog else None
-        if spec is not None and spec.cable is not None and spec.cable.transceiver:
-            optical += c.count
-    return optical / total if total else 0.0
+    def __init__(self, layout: Layout) -> None:
+        self.catalog = layout.catalog
+        self.devices = layout.state.devices
+        self._cables: dict[str, bool] = {}
+
+    def __call__(self, link) -> bool:
+        if link.cable is not None:
+            known = self._cables.get(link.cable)
+            if known is None:
+                spec = self.catalog.get(link.cable) if link.cable in self.catalog else None
+                known = bool(spec is not None and spec.cable is not None
+                             and spec.cable.transceiver)
+                self._cables[link.cable] = known
+            return known
+        a, b = self.devices.get(link.a.device), self.devices.get(link.b.device)
+        return a is not None and b is not None and a.rack != b.rack
 
 
 def _storage_path(index, conn, storage: list[str], role: dict[str, str],
