@@ -21,7 +21,6 @@ pairs of GPUs.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +31,11 @@ from rackdesigner.model.linktable import components
 
 HOST_PROTOCOLS = vocabulary.protocols_of("host")
 NETWORK_PROTOCOLS = vocabulary.protocols_of("network")
+#: The roles a rate may be counted per (library.ROLE_UNITS), as codes of a NumPy column.
+ROLE_CODES = {role: i for i, role in enumerate(("gpu", "cpu", "nvswitch", "switch", "nic",
+                                                  "storage"))}
+OTHER = len(ROLE_CODES)
+STOP_NAMES = ("nvlink_domain", "node", "attached_nodes")
 
 
 @dataclass(frozen=True)
@@ -79,105 +83,101 @@ class Structure:
 
 def design_structure(layout: Layout) -> Structure:
     """The failure model's view of `layout` (see the module docstring)."""
+    from rackdesigner.reliability.storage import storage_path
+
     index = layout.index()
     conn = index.connectivity()
     spec_of = index.all_specs()
-    role_of_kind = {k.name: k.role for k in vocabulary.KINDS.values()}
-    role: dict[str, str] = {}
-    for device_id, spec in spec_of.items():
-        if spec is not None:
-            role[device_id] = role_of_kind.get(spec.kind, "")
-    ids = list(role)
-    row = {d: i for i, d in enumerate(ids)}
+    code_of_kind = {k.name: ROLE_CODES.get(k.role, OTHER) for k in vocabulary.KINDS.values()}
+    ids = [d for d, spec in spec_of.items() if spec is not None]
+    n = len(ids)
+    roles = np.fromiter((code_of_kind.get(spec_of[d].kind, OTHER)  # type: ignore[union-attr]
+                         for d in ids), dtype=np.int64, count=n)
+    row = dict(zip(ids, range(n), strict=True))
     host_a: list[int] = []
     host_b: list[int] = []
-    network = []
-    for c in index.carried():
-        a, b = c.link.a.device, c.link.b.device
-        if a not in row or b not in row:
+    net_a: list[int] = []
+    net_b: list[int] = []
+    net_lanes: list[int] = []
+    net_gbps: list[float] = []
+    net_optic: list[bool] = []
+    optical = _Optics(layout)
+    for c in index.carried():  # one pass over the links: plain appends
+        ra, rb = row.get(c.link.a.device), row.get(c.link.b.device)
+        if ra is None or rb is None:
             continue
         if c.protocol in HOST_PROTOCOLS:
-            host_a.append(row[a])
-            host_b.append(row[b])
+            host_a.append(ra)
+            host_b.append(rb)
         elif c.protocol in NETWORK_PROTOCOLS:
-            network.append(c)
+            net_a.append(ra)
+            net_b.append(rb)
+            net_lanes.append(c.link.count)
+            net_gbps.append(min(c.a.rate_gbps, c.b.rate_gbps) * c.link.count / 8.0)
+            net_optic.append(optical(c.link))
     _join_systems(layout, ids, row, host_a, host_b)
-    label = components(len(ids), np.array(host_a, dtype=np.int64),
-                       np.array(host_b, dtype=np.int64)) if ids else np.zeros(0, np.int64)
-    node_of = dict(zip(ids, label.tolist(), strict=True))
-    gpus = [d for d in ids if role[d] == "gpu"]
-    node_gpus: Counter[int] = Counter(node_of[g] for g in gpus)
-    domain_gpus: Counter[str] = Counter(conn.nvlink_domain_of.get(g, g) for g in gpus)
-
-    def domain_blast(device: str) -> int:
-        """GPUs of the device's NVLink domain, at least those of its host node."""
-        in_domain = domain_gpus.get(conn.nvlink_domain_of.get(device, device), 0)
-        return max(in_domain, node_gpus.get(node_of[device], 0))
-
-    def node_blast(device: str) -> int:
-        return node_gpus.get(node_of[device], 0)
-
-    by_role: dict[str, list[str]] = defaultdict(list)
-    for d in ids:
-        by_role[role[d]].append(d)
-    # switches: the GPUs of the nodes whose NICs link to them; NIC link lanes per node
-    attached: dict[str, set[int]] = defaultdict(set)
-    nic_lanes: Counter[int] = Counter()
-    optic_lanes: Counter[int] = Counter()
-    optical = _Optics(layout)
-    for c in network:
-        a, b = c.link.a.device, c.link.b.device
-        for nic, other in ((a, b), (b, a)):
-            if role[nic] == "nic":
-                nic_lanes[node_of[nic]] += c.link.count
-                if optical(c.link):
-                    optic_lanes[node_of[nic]] += c.link.count
-                if role[other] == "switch":
-                    attached[other].add(node_of[nic])
+    label = components(n, np.array(host_a, dtype=np.int64), np.array(host_b, dtype=np.int64))
+    nvl = conn.nvlink_domain_of
+    domain = np.fromiter((row.get(nvl.get(d, d), i) for i, d in enumerate(ids)),
+                         dtype=np.int64, count=n)
+    is_gpu = roles == ROLE_CODES["gpu"]
+    gpu_rows = np.flatnonzero(is_gpu)
+    node_gpus = np.bincount(label[gpu_rows], minlength=n)
+    domain_gpus = np.bincount(domain[gpu_rows], minlength=n)
+    node_blast = node_gpus[label]  # per device: the GPUs of its host node
+    domain_blast = np.maximum(domain_gpus[domain], node_blast)  # ...or its NVLink domain's
+    na, nb = np.array(net_a, dtype=np.int64), np.array(net_b, dtype=np.int64)
+    lanes = np.array(net_lanes, dtype=np.float64)
+    optic = np.array(net_optic, dtype=bool)
+    nic_lanes = np.zeros(n)
+    optic_lanes = np.zeros(n)
+    pairs = []
+    for nic, other in ((na, nb), (nb, na)):
+        at_nic = roles[nic] == ROLE_CODES["nic"]
+        nic_lanes += np.bincount(label[nic[at_nic]], weights=lanes[at_nic], minlength=n)
+        both = at_nic & optic
+        optic_lanes += np.bincount(label[nic[both]], weights=lanes[both], minlength=n)
+        to_switch = at_nic & (roles[other] == ROLE_CODES["switch"])
+        pairs.append(other[to_switch] * max(n, 1) + label[nic[to_switch]])
+    # a switch stops the GPUs of every node with a NIC on it, each node counted once
+    joined = np.unique(np.concatenate(pairs)) if pairs else np.zeros(0, dtype=np.int64)
+    attached = np.bincount(joined // max(n, 1), weights=node_gpus[joined % max(n, 1)],
+                           minlength=n)
     blasts: dict[tuple[str, str], Blast] = {}
-
-    def add(per: str, stops: str, sizes: list[int], weights: list[float] | None = None
-            ) -> None:
-        w = weights if weights is not None else [1.0] * len(sizes)
-        blasts[(per, stops)] = Blast(float(sum(w)), float(sum(s * x for s, x in zip(
-            sizes, w, strict=True))), max(sizes, default=0),
-            float(sum(x for s, x in zip(sizes, w, strict=True) if s > 0)))
-
-    for unit in ("gpu", "cpu", "nvswitch", "switch", "nic", "storage"):
-        members = by_role.get(unit, [])
-        add(unit, "nvlink_domain", [domain_blast(d) for d in members])
-        add(unit, "node", [node_blast(d) for d in members])
-        if unit == "switch":
-            add(unit, "attached_nodes", [sum(node_gpus.get(n, 0) for n in attached.get(d, ()))
-                                         for d in members])
-        else:
-            add(unit, "attached_nodes", [node_blast(d) for d in members])
-    nodes = sorted(node_gpus)
-    for stops in ("nvlink_domain", "node", "attached_nodes"):
-        if stops == "nvlink_domain":
-            first: dict[int, str] = {}
-            for g in gpus:
-                first.setdefault(node_of[g], g)
-            sizes = [domain_blast(first[n]) for n in nodes]
-        else:
-            sizes = [node_gpus[n] for n in nodes]
-        add("node", stops, sizes)
-        sizes = [node_gpus[n] for n in nodes]
-        add("nic_link", stops, sizes, [float(nic_lanes.get(n, 0)) for n in nodes])
-        add("nic_optic_link", stops, sizes, [float(optic_lanes.get(n, 0)) for n in nodes])
-    units = {per: blasts[(per, "node")].units for per in
-             ("gpu", "cpu", "nvswitch", "switch", "nic", "storage", "node", "nic_link",
-              "nic_optic_link")}
+    for unit, code in ROLE_CODES.items():
+        members = np.flatnonzero(roles == code)
+        blasts[(unit, "nvlink_domain")] = _blast(domain_blast[members])
+        blasts[(unit, "node")] = _blast(node_blast[members])
+        blasts[(unit, "attached_nodes")] = _blast(
+            attached[members] if unit == "switch" else node_blast[members])
+    nodes = np.flatnonzero(node_gpus > 0)  # host nodes holding GPUs, by their label
+    node_domain = np.zeros(n, dtype=np.int64)
+    np.maximum.at(node_domain, label[gpu_rows], domain_blast[gpu_rows])
+    sizes = node_gpus[nodes]
+    for stops in STOP_NAMES:
+        blasts[("node", stops)] = _blast(node_domain[nodes] if stops == "nvlink_domain"
+                                         else sizes)
+        blasts[("nic_link", stops)] = _blast(sizes, nic_lanes[nodes])
+        blasts[("nic_optic_link", stops)] = _blast(sizes, optic_lanes[nodes])
+    units = {per: blasts[(per, "node")].units for per in (*ROLE_CODES, "node", "nic_link",
+                                                          "nic_optic_link")}
     notes = []
-    gpu_nodes = {node_of[g] for g in gpus}
-    storage = _storage_path(index, conn, by_role.get("storage", []), role, node_of, gpu_nodes,
-                            network)
-    if gpus and not nic_lanes:
+    total_lanes = float(nic_lanes[nodes].sum())
+    if len(gpu_rows) and not total_lanes:
         notes.append("no NIC of a GPU host is linked to a network: network faults stop no GPU")
-    return Structure(len(gpus), units, blasts, max(domain_gpus.values(), default=0),
-                     max(node_gpus.values(), default=0),
-                     sum(optic_lanes.values()) / sum(nic_lanes.values()) if nic_lanes else 0.0,
+    storage = storage_path(index, conn, ids, roles, label, node_gpus, na, nb,
+                           np.array(net_gbps, dtype=np.float64))
+    return Structure(len(gpu_rows), units, blasts, int(domain_gpus.max(initial=0)),
+                     int(node_gpus.max(initial=0)),
+                     float(optic_lanes[nodes].sum()) / total_lanes if total_lanes else 0.0,
                      storage, tuple(notes))
+
+
+def _blast(sizes: np.ndarray, weights: np.ndarray | None = None) -> Blast:
+    """The `Blast` of units that each stop `sizes` GPUs (`weights`: units per entry)."""
+    w = np.ones(len(sizes)) if weights is None else weights
+    return Blast(float(w.sum()), float((sizes * w).sum()), int(sizes.max(initial=0)),
+                 float(w[sizes > 0].sum()))
 
 
 def _join_systems(layout: Layout, ids: list[str], row: dict[str, int], host_a: list[int],
@@ -243,54 +243,6 @@ class _Optics:
             return known
         a, b = self.devices.get(link.a.device), self.devices.get(link.b.device)
         return a is not None and b is not None and a.rack != b.rack
-
-
-def _storage_path(index, conn, storage: list[str], role: dict[str, str],
-                  node_of: dict[str, int], gpu_nodes: set[int], network: list
-                  ) -> StoragePath:
-    """The write bandwidth from the GPU hosts to the storage they reach: per storage system
-    the least of its rated write throughput and its links' bandwidth, summed, and no more than
-    the GPU hosts' own NIC bandwidth."""
-    if not storage:
-        return StoragePath(None, 0, 0, basis="no storage system in the design")
-    gpu_components = {conn.component_of.get(d) for d, n in node_of.items()
-                      if n in gpu_nodes and role[d] == "gpu"}
-    wired: Counter[str] = Counter()
-    client = 0.0
-    for c in network:
-        gbps = min(c.a.rate_gbps, c.b.rate_gbps) * c.link.count / 8.0
-        for end in (c.link.a.device, c.link.b.device):
-            if role.get(end) == "storage":
-                wired[end] += gbps
-            elif role.get(end) == "nic" and node_of.get(end) in gpu_nodes:
-                client += gbps
-    reachable = [s for s in storage if conn.component_of.get(s) in gpu_components]
-    if not reachable:
-        return StoragePath(None, len(storage), 0, basis=f"{len(storage)} storage system(s) "
-                           "drawn, none reachable from the GPUs over the fabric")
-    rated = 0.0
-    unrated = 0
-    for s in reachable:
-        spec = index.spec(s)
-        value = spec.fact("write_GBps") if spec is not None else None
-        if value is None:
-            unrated += 1
-            continue
-        rated += min(float(value), wired[s])
-    wired_total = sum(wired[s] for s in reachable)
-    appliance = sum(float(index.spec(s).fact("write_GBps") or 0.0) for s in reachable)
-    write = min(rated, client) if client else rated
-    limit = ("the storage systems' rated write throughput" if appliance <= wired_total
-             else "the storage systems' links")
-    if client and client < rated:
-        limit = "the GPU hosts' NIC bandwidth"
-    basis = (f"{len(reachable)} storage system(s) reachable over the fabric: "
-             f"{appliance:,.0f} GB/s rated write, {wired_total:,.0f} GB/s of links; "
-             f"limited by {limit}")
-    if unrated:
-        basis += f"; {unrated} without a write figure left out"
-    return StoragePath(write if write > 0 else None, len(storage), len(reachable), appliance,
-                       wired_total, client, basis)
 
 
 __all__ = ["Blast", "StoragePath", "Structure", "design_structure"]
