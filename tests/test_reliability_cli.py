@@ -130,3 +130,17 @@ def test_a_group_scopes_the_job(capsys, tmp_path):
     assert su["mtbf_hours"] > whole["mtbf_hours"]
     assert main(["reliability", str(path), "--group", "su-9"]) == 2
     assert "no group 'su-9'" in capsys.readouterr().err
+
+
+def test_estimate_with_tokens_adds_days_with_failures(capsys):
+    args = ["estimate", TWO_NODE, "--model", "llama3-8b", "--gpus", "8", "--tp", "2",
+            "--gbs", "16"]
+    assert main([*args, "--tokens", "100B", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    lost = data["with_failures"]
+    assert lost["time_to_train_days"] > data["time_to_train_days"]
+    assert 0 < lost["goodput"] < 1
+    assert main([*args, "--json"]) == 0
+    assert "with_failures" not in json.loads(capsys.readouterr().out)
+    assert main([*args, "--tokens", "100B"]) == 0
+    assert "with failures:" in capsys.readouterr().out
