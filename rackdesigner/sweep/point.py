@@ -28,13 +28,16 @@ def figure_columns(spec: SweepSpec) -> list[str]:
     """The figure columns of a spec's results (after its parameters), in order."""
     from rackdesigner.sweep.cost import COST_COLUMNS, JOB_COST_COLUMNS
     from rackdesigner.sweep.estimate import ESTIMATE_COLUMNS
+    from rackdesigner.sweep.reliability import JOB_RELIABILITY_COLUMNS, RELIABILITY_COLUMNS
 
     columns = list(HEADLINE)
     columns += busbw_columns(spec)
     columns += COST_COLUMNS
+    columns += RELIABILITY_COLUMNS
     if spec.workload is not None:
         columns += ESTIMATE_COLUMNS
         columns += JOB_COST_COLUMNS
+        columns += JOB_RELIABILITY_COLUMNS
     return columns + list(TRAILER)
 
 
@@ -133,6 +136,9 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
     from rackdesigner.sweep.cost import cost_columns
 
     out.update(cost_columns(layout, spec, estimate))
+    from rackdesigner.sweep.reliability import reliability_columns
+
+    out.update(reliability_columns(layout, spec.workload, estimate))
     out["design_errors"] = len(errors)
     out["design_warnings"] = len(findings) - len(errors)
     if errors:
