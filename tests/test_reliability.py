@@ -169,3 +169,17 @@ def test_drawn_storage_sets_the_checkpoint_write_time(library):
     assert "reachable over the fabric" in after.checkpoint.basis
     assert math.isclose(after.checkpoint.write_s, after.checkpoint.bytes / 50e9)
 
+
+
+def test_a_selected_part_knows_what_its_fault_stops(library, dgx):
+    a = assess(dgx, library)
+    kind = dgx.index().kind
+    gpu = next(d.id for d in dgx.devices() if kind(d.id) == "gpu")
+    assert a.part_blast(gpu)[0] == 8 and len(a.part_blast(gpu)[1]) == 2  # GPU and HBM
+    rack = next(d.id for d in dgx.devices() if kind(d.id) == "rack")
+    assert a.part_blast(rack) == (0, ())
+    pod = generate("superpod", system="dgx-h100", nodes=64)
+    b = assess(pod, library)
+    stops = {b.part_blast(d.id)[0] for d in pod.devices() if pod.index().kind(d.id) == "switch"}
+    assert 0 in stops  # spines: bandwidth only
+    assert max(stops) == next(r.blast_max for r in b.causes if r.name == "switch")

@@ -75,3 +75,17 @@ def test_an_edit_made_while_hidden_is_assessed_when_shown(panel):
     tab.flush()
     assert not tab.stale
     assert tab.assessment().interruptions_per_day < before
+
+
+def test_a_selected_part_says_what_its_fault_stops(panel):
+    tab = panel.reliability_tab
+    layout = panel.live.layout
+    kind = layout.index().kind
+    gpu = next(d.id for d in layout.devices() if kind(d.id) == "gpu")
+    cpu = next(d.id for d in layout.devices() if kind(d.id) == "cpu")
+    panel.set_selection([gpu])
+    assert f"A fault of {gpu}" in tab.part.text() and "<b>72</b> GPUs" in tab.part.text()
+    panel.set_selection([cpu])
+    assert "<b>4</b> GPUs" in tab.part.text()  # its compute tray
+    panel.set_selection([gpu, cpu])
+    assert tab.part.text() == ""

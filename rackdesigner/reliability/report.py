@@ -41,6 +41,7 @@ class CauseRow:
     blast_max: int
     blast_mean: float
     repair_hours: float
+    stops: str = "node"  # what one fault stops (library.STOPS)
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,15 @@ class Assessment:
         if eff is None or j is None or not j.tokens:
             return None
         return j.tokens / eff / 86400 if eff > 0 else math.inf
+
+    def part_blast(self, device_id: str) -> tuple[int, tuple[str, ...]]:
+        """(the GPUs one fault of the part stops at most, the causes counted on it): what a
+        selected part takes down ((0, ()) for a part no cause is counted on)."""
+        role = self.structure.role_of(device_id)
+        causes = [c for c in self.causes if c.per == role]
+        stops = {c.stops for c in causes}
+        gpus = max((self.structure.stopped_by(device_id, s) for s in stops), default=0)
+        return gpus, tuple(c.label for c in causes)
 
     def ettr_curve(self, intervals_s: list[float]) -> list[tuple[float, float]]:
         """(interval, ETTR) at each interval: the curve the Reliability view draws."""
@@ -224,7 +234,7 @@ def assess(layout: Layout, library: Library, *, job: Job | None = None,
         repair_days = cause.repair_hours / 24.0
         rows.append(CauseRow(cause.name, cause.label, cause.per, b.units,
                              per_day * b.stopping * f, per_day * (b.units - b.stopping) * f,
-                             b.gpus_max, b.mean, cause.repair_hours))
+                             b.gpus_max, b.mean, cause.repair_hours, cause.stops))
         mu += per_day * b.stopping * repair_days * f  # the job's outages in repair at once
         out_gpus += per_day * b.gpus_sum * repair_days * f
     interruptions = sum(r.interruptions_per_day for r in rows)

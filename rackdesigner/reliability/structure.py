@@ -22,6 +22,7 @@ pairs of GPUs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -76,9 +77,28 @@ class Structure:
     optical_share: float
     storage: StoragePath
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: per device: its row, and per row its role code and the GPUs its fault stops in each
+    #: `STOP_NAMES` mode (what `stopped_by` reads for a selected part)
+    rows: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    roles: Any = field(default=None, compare=False, repr=False)
+    stops: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def blast(self, per: str, stops: str) -> Blast:
         return self.blasts.get((per, stops), Blast(0.0, 0.0, 0, 0.0))
+
+    def role_of(self, device_id: str) -> str | None:
+        """The failing unit a device is counted as (a role of `ROLE_CODES`), or None."""
+        row = self.rows.get(device_id)
+        if row is None or self.roles is None:
+            return None
+        code = int(self.roles[row])
+        return next((r for r, c in ROLE_CODES.items() if c == code), None)
+
+    def stopped_by(self, device_id: str, stops: str) -> int:
+        """The GPUs one fault of `device_id` stops when it stops `stops` (a `STOP_NAMES`)."""
+        row = self.rows.get(device_id)
+        column = self.stops.get(stops)
+        return 0 if row is None or column is None else int(column[row])
 
 
 def design_structure(layout: Layout) -> Structure:
@@ -167,10 +187,13 @@ def design_structure(layout: Layout) -> Structure:
         notes.append("no NIC of a GPU host is linked to a network: network faults stop no GPU")
     storage = storage_path(index, conn, ids, roles, label, node_gpus, na, nb,
                            np.array(net_gbps, dtype=np.float64))
+    is_switch = roles == ROLE_CODES["switch"]
     return Structure(len(gpu_rows), units, blasts, int(domain_gpus.max(initial=0)),
                      int(node_gpus.max(initial=0)),
                      float(optic_lanes[nodes].sum()) / total_lanes if total_lanes else 0.0,
-                     storage, tuple(notes))
+                     storage, tuple(notes), row, roles,
+                     {"nvlink_domain": domain_blast, "node": node_blast,
+                      "attached_nodes": np.where(is_switch, attached, node_blast)})
 
 
 def _blast(sizes: np.ndarray, weights: np.ndarray | None = None) -> Blast:

@@ -336,6 +336,7 @@ class SimulationPanel(QWidget):
                     scope = tuple(sorted(gpus, key=natural_key))
                     label = f"{len(gpus)} selected GPU{'s' * (len(gpus) != 1)}"
         self._selection_scope, self._selection_label = scope, label
+        self.reliability_tab.set_selection(devices)
         checked = self.scope_button.isChecked()
         self.scope_button.setEnabled(scope is not None or checked)
         if checked:

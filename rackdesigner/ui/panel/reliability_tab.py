@@ -57,6 +57,7 @@ class ReliabilityTab(QWidget):
         self.job.result_ready.connect(self._on_job_result_ready)
         self.current: ReliabilityOutcome | None = None
         self.stale = False
+        self.selected: tuple[str, ...] = ()
         self._build()
 
     def _build(self) -> None:
@@ -83,6 +84,11 @@ class ReliabilityTab(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setStyleSheet(f"color: {TEXT}; font-size: 9pt;")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.part = QLabel(self)
+        self.part.setWordWrap(True)
+        self.part.setStyleSheet(f"color: {TEXT}; font-size: 8pt;")
+        self.part.setTextFormat(Qt.TextFormat.RichText)
+        self.part.setToolTip("What one fault of the part selected on the canvas stops")
         self.basis = QLabel(self)
         self.basis.setWordWrap(True)
         self.basis.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
@@ -120,6 +126,7 @@ class ReliabilityTab(QWidget):
         box.addLayout(row)
         box.addWidget(self.error)
         box.addWidget(self.summary)
+        box.addWidget(self.part)
         box.addWidget(self.causes_plot, 1)
         box.addWidget(self.curve_plot, 1)
         box.addWidget(self.basis)
@@ -154,6 +161,11 @@ class ReliabilityTab(QWidget):
         self.job.set_params((interval, None if spares < 0 else spares))
         self.job.request(immediate=immediate)
 
+    def set_selection(self, devices: list[str] | tuple[str, ...]) -> None:
+        """The canvas selection: one selected part gets a line saying what its fault stops."""
+        self.selected = tuple(devices)
+        self._show_part()
+
     def flush(self, timeout_ms: int = 60_000) -> ReliabilityOutcome | None:
         self.job.flush(timeout_ms)
         return self.current
@@ -185,10 +197,26 @@ class ReliabilityTab(QWidget):
             self.marker.setData([], [])
             return
         self.summary.setText(summary_html(a))
+        self._show_part()
         self.basis.setText(f"Checkpoint: {a.checkpoint.basis}. Rates: {a.library}."
                            + "".join(f" {n}." for n in a.notes))
         self._draw_causes(a)
         self._draw_curve(a)
+
+    def _show_part(self) -> None:
+        a = self.assessment()
+        if a is None or len(self.selected) != 1:
+            self.part.setText("")
+            return
+        device = self.selected[0]
+        gpus, causes = a.part_blast(device)
+        if not causes:
+            self.part.setText(f"{device}: no failure rate is counted on this part")
+            return
+        names = ", ".join(label.split(" (")[0] for label in causes)
+        what = (f"stops <b>{gpus:,}</b> GPU{'s' * (gpus != 1)}" if gpus
+                else "stops no GPU (bandwidth only)")
+        self.part.setText(f"A fault of {device} ({names}) {what}")
 
     def cause_bars(self) -> list[tuple[str, float]]:
         """(cause label, share %) of the bars drawn, largest first."""
