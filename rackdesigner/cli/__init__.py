@@ -73,6 +73,8 @@ VERBS: tuple[Verb, ...] = (
          "capex, energy, TCO, $/GPU-hour and cooling of a design (and cost to train)"),
     Verb("compare", "rackdesigner.cli.compare_cmd",
          "designs side by side: bandwidth, power, heat, cost, and time and cost to train"),
+    Verb("reliability", "rackdesigner.cli.reliability_cmd",
+         "failures, blast radius, checkpointing and goodput of a design (ETTR)"),
 )
 VERB_MODULES = tuple(verb.module for verb in VERBS)
 

@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "target, $ per million tokens and tokens/s per MW (docs/serving.md)")
     parser.add_argument("--size", metavar="BYTES", default="1G",
                         help="message size of the busbw rows (default 1G = 1 GiB; K, M, G)")
+    parser.add_argument("--failures", metavar="FILE", help="your own failure rates for the "
+                        "reliability rows (as 'reliability --failures')")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="rackdesigner.compare/1 JSON")
     out.add_argument("--csv", action="store_true", help="one row per figure, as CSV")
@@ -61,13 +63,16 @@ def run(args: argparse.Namespace) -> int:
     job, tokens = job_and_tokens(args, "compare")
     serve_job = _serve_job(args.serve) if args.serve else None
     labels = _labels(args.files)
+    from rackdesigner.cli.reliability_cmd import library_arg
+
+    failures = library_arg(getattr(args, "failures", None))
     designs = []
     for path, label in zip(args.files, labels, strict=True):
         layout = load_layout_arg(path)
         book = price_book_for(layout, args.prices)
         try:
             designs.append(figures(label, layout, book, assumptions, job=job, tokens=tokens,
-                                   size=size, serve_job=serve_job))
+                                   size=size, serve_job=serve_job, failures=failures))
         except ServeError as exc:  # the serving job file's keys name its settings
             raise UsageError(f"{path}: --serve: {exc.worded(str)}") from None
         except EstimateError as exc:

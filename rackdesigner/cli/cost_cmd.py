@@ -102,6 +102,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "energy to train")
     parser.add_argument("--tokens", metavar="T",
                         help="tokens to train with --job, e.g. 15T (default: the job file's)")
+    parser.add_argument("--failures", metavar="FILE",
+                        help="with --job: your own failure rates for the days and cost to train "
+                        "with failures (as 'reliability --failures')")
     parser.add_argument("--lines", action="store_true", help="list every priced line")
     parser.add_argument("--sensitivity", action="store_true",
                         help="$/GPU-hour with GPU price, network price, $/kWh, PUE, "
@@ -125,16 +128,48 @@ def run(args: argparse.Namespace) -> int:
         from rackdesigner.cost.sensitivity import sensitivity
 
         spread = sensitivity(report)
+    failures = _with_failures(layout, report, args) if job is not None else None
     if args.json:
         data = report.to_json()
         if spread is not None:
             data["sensitivity"] = spread.to_dict()
+        if failures is not None:
+            data["with_failures"] = failures
         print(json_text(data))
     else:
         print(format_report(report, lines=args.lines), end="")
         if spread is not None:
             print("\n" + spread.format(book.symbol), end="")
+        if failures is not None and failures["time_to_train_days"] is not None:
+            from rackdesigner.cost import format_money
+
+            cost = failures["cost_to_train"]
+            money = "—" if cost is None else format_money(
+                cost, report.book.symbol, bound=not report.complete)
+            print(f"With failures {failures['time_to_train_days']:,.1f} days, {money} to train "
+                  f"({failures['interruptions_per_day']:.3g} interruptions/day, ETTR "
+                  f"{failures['ettr']:.1%}, time that trains {failures['goodput']:.1%}; "
+                  "rackdesigner reliability)")
     return 0
+
+
+def _with_failures(layout, report, args) -> dict | None:
+    """Days and cost to train with the work failures lose (docs/reliability.md)."""
+    import math
+
+    from rackdesigner.cli.reliability_cmd import library_arg
+    from rackdesigner.cost.compare import effective_cost_to_train, training_reliability
+
+    if report.training is None or not report.training.tokens_per_s:
+        return None
+    a = training_reliability(layout, report, library_arg(args.failures))
+    days = a.effective_days()
+    cost = effective_cost_to_train(report, a)
+    return {"interruptions_per_day": round(a.interruptions_per_day, 4),
+            "ettr": round(a.ettr, 4), "goodput": round(a.goodput, 4),
+            "time_to_train_days": round(days, 3) if days is not None and math.isfinite(days)
+            else None,
+            "cost_to_train": None if cost is None else round(cost, 2)}
 
 
 def _report(layout, book, assumptions, job, tokens, label):

@@ -150,11 +150,36 @@ def run(args: argparse.Namespace) -> int:
             return 0
         sys.stdout.write(search_report(found, est))
         return 0
+    failures = _with_failures(layout, result) if args.tokens and result.tokens_per_s else None
     if args.json:
-        sys.stdout.write(json_text(result.to_dict(), newline=True))
+        doc = result.to_dict()
+        if failures is not None:
+            doc["with_failures"] = failures
+        sys.stdout.write(json_text(doc, newline=True))
     else:
         sys.stdout.write(report(result))
+        if failures is not None and failures["time_to_train_days"] is not None:
+            sys.stdout.write(f"with failures:  {failures['time_to_train_days']:,.1f} days "
+                             f"({failures['interruptions_per_day']:.3g} interruptions/day, "
+                             f"time that trains {failures['goodput']:.1%}; "
+                             "rackdesigner reliability)\n")
     return 0 if result.fits else 1  # 1: the job does not fit this design (refused or marked)
+
+
+def _with_failures(layout, e) -> dict[str, Any]:
+    """Days to train with the work failures lose (bundled failure library, the optimum
+    checkpoint interval; docs/reliability.md)."""
+    import math
+
+    from rackdesigner.reliability import Job, assess, load_library
+
+    a = assess(layout, load_library(), job=Job(e.gpus, e.tokens_per_s,
+                                                float(e.model.params), e.tokens))
+    days = a.effective_days()
+    return {"interruptions_per_day": round(a.interruptions_per_day, 4),
+            "ettr": round(a.ettr, 4), "goodput": round(a.goodput, 4),
+            "time_to_train_days": round(days, 3) if days is not None and math.isfinite(days)
+            else None}
 
 
 def _s(v: float | None) -> str:

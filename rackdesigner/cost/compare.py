@@ -2,10 +2,11 @@
 marked (`rackdesigner compare`, File ▸ Compare With…).
 
 Rows: GPUs, largest NVLink domain, all_reduce and all_to_all busbw at a size, bisection, maximum
-IT power, heat to liquid and to air, capex, TCO, $ per GPU-hour, and with a training job
-tokens/s, days and dollars to train and tokens per dollar, and with a serving job tokens/s per
-GPU at its target, $ per million tokens and tokens/s per MW. Each figure comes from the same
-engines as `simulate`, `cost`, `estimate` and `serve`.
+IT power, heat to liquid and to air, capex, TCO, $ per GPU-hour, interruptions per day, the GPUs
+one GPU fault stops and the ETTR, with a training job tokens/s, days and dollars to train,
+tokens per dollar and days and dollars to train with the work failures lose, and with a serving
+job tokens/s per GPU at its target, $ per million tokens and tokens/s per MW. Each figure comes
+from the same engines as `simulate`, `cost`, `estimate`, `reliability` and `serve`.
 
 A row's winner is the best value in its direction (`better`: "high" or "low"; rows that
 describe a design rather than rank it — GPUs, NVLink domain, heat — have none; values within
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -179,13 +181,18 @@ class DesignFigures:
     busbw_range: FigureRange | None = None
     all_to_all_range: FigureRange | None = None
     serving: Any = None  # a serving.ServeResult with a serving job (`compare --serve`)
+    reliability: Any = None  # reliability.Assessment: interruptions, ETTR, effective days
+
+    def effective_cost_to_train(self) -> float | None:
+        return effective_cost_to_train(self.cost, self.reliability)
 
 
 def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumptions, *,
             job: Any = None, tokens: float | None = None, size: int = GiB,
-            serve_job: Any = None) -> DesignFigures:
-    """Simulate and cost one design (the figures of its comparison column); with a serving
-    job (serving/jobfile.py) also serve it, at the design's $/GPU-hour."""
+            serve_job: Any = None, failures: Any = None) -> DesignFigures:
+    """Simulate, cost and assess the reliability of one design (its comparison column); with a
+    serving job (serving/jobfile.py) also serve it, at the design's $/GPU-hour; `failures` is
+    the failure library (default: the bundled one)."""
     from rackdesigner.simulation import simulate
 
     result = simulate(layout, pue=assumptions.pue, loads_for=None)
@@ -213,7 +220,33 @@ def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumption
     return DesignFigures(label, cost, result.scope.gpus, result.scope.largest_nvlink_domain,
                          busbw("all_reduce"), busbw("all_to_all"),
                          result.bandwidth.bisection_GBps, spread("all_reduce"),
-                         spread("all_to_all"), served)
+                         spread("all_to_all"), served,
+                         training_reliability(layout, cost, failures))
+
+
+
+def effective_cost_to_train(cost: CostReport, reliability: Any) -> float | None:
+    """Cost to train with the work failures lose: $/GPU-hour x the job's GPUs x the
+    effective hours (`reliability.Assessment.effective_days`)."""
+    days = reliability.effective_days() if reliability is not None else None
+    t, rate = cost.training, cost.usd_per_gpu_hour
+    if t is None or days is None or rate is None or not math.isfinite(days):
+        return None
+    return rate * t.gpus * days * 24
+
+
+def training_reliability(layout: Layout, cost: CostReport, failures: Any = None) -> Any:
+    """The design's reliability assessment (`reliability.assess`), for the cost's training
+    job when it has one; `failures` is the failure library (default: the bundled one)."""
+    from rackdesigner.reliability import Job, assess, load_library
+    from rackdesigner.workload.models import resolve_model
+
+    t = cost.training
+    job = None
+    if t is not None:
+        job = Job(t.gpus, t.tokens_per_s, float(resolve_model(t.model).params), t.tokens,
+                  t.model)
+    return assess(layout, failures if failures is not None else load_library(), job=job)
 
 
 def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
@@ -264,6 +297,14 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
             lambda d: _rent(d, "cloud_usd_per_gpu_hour"), money=True),
         row("rent_breakeven_months", "owning breaks even after", "months", "low",
             lambda d: _rent(d, "breakeven_months"), bound=lower),
+        row("interruptions_per_day", "interruptions per day", "/day", "low",
+            lambda d: _rel(d, "interruptions_per_day")),
+        row("gpu_fault_blast_gpus", "GPUs one GPU fault stops", "GPUs", None,
+            lambda d: _gpu_blast(d)),
+        row("ettr_percent", "ETTR (checkpoints and restarts)", "%", "high",
+            lambda d: None if d.reliability is None else d.reliability.ettr * 100),
+        row("goodput_percent", "time that trains (ETTR x GPUs at hand)", "%", "high",
+            lambda d: None if d.reliability is None else d.reliability.goodput * 100),
     ]
     if any(c.training is not None for c in costs):
         rows += [
@@ -275,6 +316,11 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
                 money=True, bound=lower),
             row("tokens_per_usd", f"tokens per {symbol.strip() or 'unit'}", "tokens", "high",
                 lambda d: d.cost.tokens_per_usd(), bound=lower),
+            row("effective_days_to_train", "days to train with failures", "days", "low",
+                lambda d: d.reliability.effective_days() if d.reliability is not None
+                and d.cost.training is not None else None),
+            row("effective_cost_to_train", "cost to train with failures", "", "low",
+                lambda d: d.effective_cost_to_train(), money=True, bound=lower),
         ]
     if any(d.serving is not None for d in designs):
         rows += _serving_rows(designs, row, lower)
@@ -290,6 +336,11 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
     if len(currencies) > 1:
         notes.append(f"the designs are priced in different currencies ({', '.join(currencies)})"
                      ": no money row has a winner")
+    origins = {d.reliability.library for d in designs if d.reliability is not None}
+    if origins:
+        notes.append("reliability: rates from " + " | ".join(sorted(origins)) + "; the "
+                     "optimum checkpoint interval; a spare at hand for every fault unless the "
+                     "job leaves GPUs free (docs/reliability.md)")
     books = {c.book.describe() for c in costs}
     notes.append("prices: " + " | ".join(sorted(books)))
     shown = costs[0].assumptions
@@ -359,6 +410,18 @@ def _serving_rows(designs: Sequence[DesignFigures], row: Callable[..., Row],
     ]
 
 
+def _rel(d: DesignFigures, name: str) -> float | None:
+    return getattr(d.reliability, name) if d.reliability is not None else None
+
+
+def _gpu_blast(d: DesignFigures) -> float | None:
+    """The GPUs one GPU fault stops: its node on 8-GPU systems, the NVLink domain on
+    rack-scale ones."""
+    if d.reliability is None:
+        return None
+    return max((c.blast_max for c in d.reliability.causes if c.per == "gpu"), default=0)
+
+
 def _count(d: DesignFigures, what: str) -> int:
     """Items bought of a BOM section ("cable", "transceiver") or of the fabric switches."""
     from rackdesigner.vocabulary import traits_of
@@ -376,4 +439,5 @@ def _size(size: int) -> str:
     return size_label(size, " ")
 
 
-__all__ = ["SCHEMA", "Comparison", "DesignFigures", "Row", "compare", "figures"]
+__all__ = ["SCHEMA", "Comparison", "DesignFigures", "Row", "compare",
+           "effective_cost_to_train", "figures", "training_reliability"]

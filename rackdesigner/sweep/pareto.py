@@ -12,7 +12,8 @@ from collections.abc import Sequence
 LOWER_IS_BETTER = ("switches", "links", "cables", "transceivers", "racks", "power_max_w",
                    "power_typical_w", "step_time_s", "memory_per_gpu_GB", "energy_kWh_per_step",
                    "time_to_train_days", "energy_MWh", "design_errors", "design_warnings",
-                   "capex", "unpriced_items", "tco", "usd_per_gpu_hour")
+                   "capex", "unpriced_items", "tco", "usd_per_gpu_hour",
+                   "interruptions_per_day", "blast_radius_gpus")
 
 
 def lower_is_better(column: str) -> bool:

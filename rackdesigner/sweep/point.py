@@ -29,13 +29,16 @@ def figure_columns(spec: SweepSpec) -> list[str]:
     """The figure columns of a spec's results (after its parameters), in order."""
     from rackdesigner.sweep.cost import COST_COLUMNS, JOB_COST_COLUMNS
     from rackdesigner.sweep.estimate import ESTIMATE_COLUMNS
+    from rackdesigner.sweep.reliability import JOB_RELIABILITY_COLUMNS, RELIABILITY_COLUMNS
 
     columns = list(HEADLINE)
     columns += busbw_columns(spec)
     columns += COST_COLUMNS
+    columns += RELIABILITY_COLUMNS
     if spec.workload is not None:
         columns += ESTIMATE_COLUMNS
         columns += JOB_COST_COLUMNS
+        columns += JOB_RELIABILITY_COLUMNS
     if spec.serve is not None:
         from rackdesigner.sweep.serve import SERVE_COLUMNS
 
@@ -142,6 +145,9 @@ def _figures(spec: SweepSpec, layout: Any) -> dict[str, Any]:
         from rackdesigner.sweep.serve import serve_columns
 
         out.update(serve_columns(layout, spec.serve, out.get("usd_per_gpu_hour")))
+    from rackdesigner.sweep.reliability import reliability_columns
+
+    out.update(reliability_columns(layout, spec.workload, estimate))
     out["design_errors"] = len(errors)
     out["design_warnings"] = len(findings) - len(errors)
     if errors:

@@ -53,6 +53,7 @@ from rackdesigner.ui.panel.latency import LatencyPlot
 from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
 from rackdesigner.ui.panel.notes import NotesBar
 from rackdesigner.ui.panel.power import PowerPlot
+from rackdesigner.ui.panel.reliability_tab import ReliabilityTab
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.serving_tab import ServingView
 from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
@@ -240,6 +241,9 @@ class SimulationPanel(QWidget):
         self.cost_tab.message.connect(self.message)
         self.tabs.addTab(self.cost_tab, "Cost")
         self.tabs.addTab(self.heat_tab, "Heat")
+        self.reliability_tab = ReliabilityTab(self, **({} if self._debounce_ms is None
+                                                       else {"debounce_ms": self._debounce_ms}))
+        self.tabs.addTab(self.reliability_tab, "Reliability")
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
         # never forces a minimum height on the window (laptop screens).
@@ -291,6 +295,7 @@ class SimulationPanel(QWidget):
         """Follow a `Document` through its `changed` and `replaced` signals only."""
         document.changed.connect(self.live.on_event)
         document.changed.connect(self.cost_tab.on_event)
+        document.changed.connect(self.reliability_tab.on_event)
         document.replaced.connect(lambda layout: self._follow(document, layout))
         self._follow(document, document.layout)
 
@@ -324,8 +329,10 @@ class SimulationPanel(QWidget):
         self.workload.set_layout(layout)
         self.serving.set_layout(layout)
         self.cost_tab.set_layout(layout, folder)
+        self.reliability_tab.set_layout(layout)
         if layout is not None and subscribe:
             layout.subscribe(self.cost_tab.on_event)
+            layout.subscribe(self.reliability_tab.on_event)
         self._update_scope_label()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
@@ -351,6 +358,7 @@ class SimulationPanel(QWidget):
                     scope = tuple(sorted(gpus, key=natural_key))
                     label = f"{len(gpus)} selected GPU{'s' * (len(gpus) != 1)}"
         self._selection_scope, self._selection_label = scope, label
+        self.reliability_tab.set_selection(devices)
         checked = self.scope_button.isChecked()
         self.scope_button.setEnabled(scope is not None or checked)
         if checked:
@@ -598,6 +606,7 @@ class SimulationPanel(QWidget):
         self.workload.close_tab()
         self.serving.close_view()
         self.cost_tab.close_tab()
+        self.reliability_tab.close_tab()
 
 
 __all__ = ["SimulationPanel"]

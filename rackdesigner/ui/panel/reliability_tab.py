@@ -1,0 +1,276 @@
+"""The live panel's Reliability tab: how often the design stops a job spanning it, its causes as
+a bar chart, and the ETTR against the checkpoint interval as a curve with the interval in use
+marked (docs/reliability.md) — assessed on a worker after each edit (`BackgroundJob`).
+
+The checkpoint interval ("optimum": Daly's) and the spare GPUs ("auto": the job takes every
+GPU, a spare assumed at hand) are settings of the view, not of the design; the rates are the
+bundled failure library's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+
+from rackdesigner.model import Layout
+from rackdesigner.ui.jobs import BackgroundJob, JobResult
+from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
+from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, pg
+
+DEBOUNCE_MS = 250
+#: the curve's checkpoint intervals: 1 minute to 24 hours, log-spaced
+CURVE_MINUTES = tuple(round(10 ** (k / 20), 3) for k in range(0, 64))
+BAR_COLOR = "#1f6fd1"
+GPU_COLOR = "#76b900"
+
+
+@dataclass(frozen=True)
+class ReliabilityOutcome:
+    assessment: Any = None  # reliability.Assessment
+    error: str = ""
+
+
+def _assess(snapshot: Layout | None, params: tuple) -> ReliabilityOutcome:
+    from rackdesigner.reliability import LibraryError, ReliabilityError, assess, load_library
+
+    interval_min, spares = params
+    if snapshot is None:
+        return ReliabilityOutcome(None, "no design open")
+    try:
+        library = load_library()
+        return ReliabilityOutcome(assess(snapshot, library, spares=spares,
+                                         interval_s=None if interval_min is None
+                                         else interval_min * 60))
+    except (LibraryError, ReliabilityError) as exc:
+        return ReliabilityOutcome(None, str(exc))
+
+
+class ReliabilityTab(QWidget):
+    def __init__(self, parent: QWidget | None = None, *, debounce_ms: int = DEBOUNCE_MS
+                 ) -> None:
+        super().__init__(parent)
+        self.job = BackgroundJob(_assess, self, debounce_ms=debounce_ms)
+        self.job.result_ready.connect(self._on_job_result_ready)
+        self.current: ReliabilityOutcome | None = None
+        self.stale = False
+        self.selected: tuple[str, ...] = ()
+        self._build()
+
+    def _build(self) -> None:
+        self.interval_spin = QDoubleSpinBox(self)
+        self.interval_spin.setRange(0, 1440)
+        self.interval_spin.setDecimals(1)
+        self.interval_spin.setSingleStep(5)
+        self.interval_spin.setSuffix(" min")
+        self.interval_spin.setSpecialValueText("optimum")
+        self.interval_spin.setToolTip("Minutes of training between checkpoints (optimum: Daly's "
+                                      "for the design's MTBF and checkpoint write time)")
+        self.interval_spin.setKeyboardTracking(False)
+        self.spares_spin = QSpinBox(self)
+        self.spares_spin.setRange(-1, 1_000_000)
+        self.spares_spin.setSpecialValueText("auto")
+        self.spares_spin.setValue(-1)
+        self.spares_spin.setToolTip("Hot-spare GPUs held back from the job (auto: the job takes "
+                                    "every GPU and a spare is assumed at hand for each fault)")
+        self.spares_spin.setKeyboardTracking(False)
+        self.interval_spin.valueChanged.connect(lambda _v: self.request(immediate=True))
+        self.spares_spin.valueChanged.connect(lambda _v: self.request(immediate=True))
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setStyleSheet(f"color: {TEXT}; font-size: 9pt;")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.part = QLabel(self)
+        self.part.setWordWrap(True)
+        self.part.setStyleSheet(f"color: {TEXT}; font-size: 8pt;")
+        self.part.setTextFormat(Qt.TextFormat.RichText)
+        self.part.setToolTip("What one fault of the part selected on the canvas stops")
+        self.basis = QLabel(self)
+        self.basis.setWordWrap(True)
+        self.basis.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        self.error = QLabel(self)
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {DOWN}; font-size: 8pt;")
+        self.error.setVisible(False)
+        self.axis = CategoryAxisItem(thin=True)
+        self.causes_plot = styled_plot("Causes of interruptions", "share, %",
+                                       axis_items={"bottom": self.axis})
+        self.causes_plot.setMinimumHeight(140)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brushes=[])
+        self.causes_plot.getPlotItem().addItem(self.bars)
+        self.curve_plot = styled_plot("ETTR against the checkpoint interval", "ETTR, %")
+        self.curve_plot.setMinimumHeight(140)
+        item = self.curve_plot.getPlotItem()
+        item.setLogMode(x=True, y=False)
+        item.setLabel("bottom", "minutes between checkpoints", color=TEXT_DIM,
+                      **{"font-size": "8pt"})
+        self.curve = item.plot([], [], pen=pg.mkPen(BAR_COLOR, width=2))
+        self.marker = item.plot([], [], pen=None, symbol="o", symbolSize=8,
+                                symbolBrush=pg.mkBrush(GPU_COLOR))
+
+        row = QHBoxLayout()
+        row.setSpacing(4)
+        for text, w in (("Checkpoint every", self.interval_spin), ("Spares", self.spares_spin)):
+            label = QLabel(text, self)
+            label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+            row.addWidget(label)
+            row.addWidget(w)
+        row.addStretch(1)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(2, 2, 2, 2)
+        box.setSpacing(4)
+        box.addLayout(row)
+        box.addWidget(self.error)
+        box.addWidget(self.summary)
+        box.addWidget(self.part)
+        box.addWidget(self.causes_plot, 1)
+        box.addWidget(self.curve_plot, 1)
+        box.addWidget(self.basis)
+
+    # ---- inputs ----------------------------------------------------------------------------
+    # The tab is assessed while it is shown; edits made while it is hidden are assessed when
+    # it is shown again (no worker time for a view nobody is looking at).
+    def set_layout(self, layout: Layout | None) -> None:
+        self.job.set_layout(layout)
+        self.current = None
+        self._show()
+        self._when_shown(immediate=True)
+
+    def on_event(self, event: Any) -> None:
+        self._when_shown()
+
+    def _when_shown(self, *, immediate: bool = False) -> None:
+        if self.isVisible():
+            self.request(immediate=immediate)
+        else:
+            self.stale = True
+
+    def showEvent(self, event) -> None:  # Qt override: assess what changed while hidden
+        super().showEvent(event)
+        if self.stale:
+            self.request(immediate=True)
+
+    def request(self, *, immediate: bool = False) -> None:
+        self.stale = False
+        interval = self.interval_spin.value() or None
+        spares = self.spares_spin.value()
+        self.job.set_params((interval, None if spares < 0 else spares))
+        self.job.request(immediate=immediate)
+
+    def set_selection(self, devices: list[str] | tuple[str, ...]) -> None:
+        """The canvas selection: one selected part gets a line saying what its fault stops."""
+        self.selected = tuple(devices)
+        self._show_part()
+
+    def flush(self, timeout_ms: int = 60_000) -> ReliabilityOutcome | None:
+        self.job.flush(timeout_ms)
+        return self.current
+
+    def close_tab(self) -> None:
+        self.job.close()
+
+    # ---- results ---------------------------------------------------------------------------
+    def _on_job_result_ready(self, result: JobResult) -> None:
+        if result.error:
+            self.current = ReliabilityOutcome(None, f"the assessment failed ({result.error})")
+        else:
+            self.current = result.value
+        self._show()
+
+    def assessment(self) -> Any:
+        return self.current.assessment if self.current is not None else None
+
+    def _show(self) -> None:
+        outcome = self.current
+        a = self.assessment()
+        self.error.setVisible(bool(outcome is not None and outcome.error))
+        self.error.setText(outcome.error if outcome is not None else "")
+        if a is None:
+            self.summary.setText("")
+            self.basis.setText("")
+            self.bars.setOpts(x=[], height=[], brushes=[])
+            self.curve.setData([], [])
+            self.marker.setData([], [])
+            return
+        self.summary.setText(summary_html(a))
+        self._show_part()
+        self.basis.setText(f"Checkpoint: {a.checkpoint.basis}. Rates: {a.library}."
+                           + "".join(f" {n}." for n in a.notes))
+        self._draw_causes(a)
+        self._draw_curve(a)
+
+    def _show_part(self) -> None:
+        a = self.assessment()
+        if a is None or len(self.selected) != 1:
+            self.part.setText("")
+            return
+        device = self.selected[0]
+        gpus, causes = a.part_blast(device)
+        if not causes:
+            self.part.setText(f"{device}: no failure rate is counted on this part")
+            return
+        names = ", ".join(label.split(" (")[0] for label in causes)
+        what = (f"stops <b>{gpus:,}</b> GPU{'s' * (gpus != 1)}" if gpus
+                else "stops no GPU (bandwidth only)")
+        self.part.setText(f"A fault of {device} ({names}) {what}")
+
+    def cause_bars(self) -> list[tuple[str, float]]:
+        """(cause label, share %) of the bars drawn, largest first."""
+        a = self.assessment()
+        if a is None:
+            return []
+        labels = {c.name: c.label for c in a.causes}
+        return [(labels[name], share * 100) for name, share in a.by_cause().items()]
+
+    def _draw_causes(self, a: Any) -> None:
+        rows = self.cause_bars()
+        gpu_side = {c.name for c in a.causes if c.per == "gpu"}
+        names = list(a.by_cause())
+        self.axis.labels = [name[:9] for name in names]  # the library's short cause names
+        self.bars.setOpts(x=list(range(len(rows))), height=[v for _, v in rows],
+                          brushes=[pg.mkBrush(GPU_COLOR if n in gpu_side else BAR_COLOR)
+                                   for n in names])
+        item = self.causes_plot.getPlotItem()
+        item.setXRange(-0.6, max(len(rows), 1) - 0.4, padding=0)
+        item.setYRange(0, max((v for _, v in rows), default=1) * 1.1, padding=0)
+        self.axis.picture = None
+        self.axis.update()
+
+    def curve_points(self) -> list[tuple[float, float]]:
+        """(minutes, ETTR %) of the curve drawn."""
+        a = self.assessment()
+        if a is None:
+            return []
+        return [(t / 60, e * 100) for t, e in a.ettr_curve([m * 60 for m in CURVE_MINUTES])]
+
+    def _draw_curve(self, a: Any) -> None:
+        points = self.curve_points()
+        self.curve.setData([p[0] for p in points], [p[1] for p in points])
+        self.marker.setData([a.checkpoint.interval_s / 60], [a.ettr * 100])
+        low = min((p[1] for p in points), default=0)
+        self.curve_plot.getPlotItem().setYRange(max(0.0, low), 100, padding=0.02)
+
+
+def summary_html(a: Any) -> str:
+    mtbf = f"{a.mtbf_hours:,.1f} h" if math.isfinite(a.mtbf_hours) else "—"
+    cp = a.checkpoint
+    how = "given" if cp.chosen else "optimum"
+    lines = [
+        f"<b>{a.interruptions_per_day:,.2f}</b> interruptions per day "
+        f"(MTBF <b>{mtbf}</b>) for a job on {a.scope_gpus:,} GPUs",
+        f"One fault stops up to <b>{a.blast_radius_gpus:,}</b> GPUs "
+        f"(largest NVLink domain {a.structure.nvlink_domain_max:,})",
+        f"Checkpoint every <b>{cp.interval_s / 60:,.1f} min</b> ({how}), written in "
+        f"{cp.write_s:,.1f} s; restart {a.restart_s / 60:,.0f} min",
+        f"ETTR <b>{a.ettr:.1%}</b>; time that trains <b>{a.goodput:.1%}</b>"
+        + (f" with {a.spares:,} spares ({a.spares_for_99:,} for 99 %)" if a.spares is not None
+           else f" (spares assumed; {a.spares_for_99:,} for 99 %)"),
+    ]
+    return "<br>".join(lines)
+
+
+__all__ = ["CURVE_MINUTES", "ReliabilityOutcome", "ReliabilityTab", "summary_html"]

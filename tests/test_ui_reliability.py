@@ -1,0 +1,91 @@
+"""The live panel's Reliability tab on real widgets: interruptions and blast radius in the
+summary, causes as bars, the ETTR curve with the interval in use marked at its top, the interval
+and spares settings, and an edit assessed again when the tab is shown."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+
+def _example(name: str):
+    from rackdesigner._resources import example_paths
+    from rackdesigner.io import load_layout
+
+    return load_layout(next(p for p in example_paths() if p.name == name))
+
+
+@pytest.fixture
+def panel(qtbot):
+    from rackdesigner.ui.panel import SimulationPanel
+
+    p = SimulationPanel(_example("gb200-nvl72.yaml"), debounce_ms=0)
+    qtbot.addWidget(p, before_close_func=lambda w: w.close_panel())
+    p.resize(560, 900)
+    p.show()
+    p.tabs.setCurrentWidget(p.reliability_tab)
+    p.reliability_tab.flush()
+    return p
+
+
+def test_the_tab_shows_causes_blast_radius_and_the_ettr_curve(panel):
+    tab = panel.reliability_tab
+    a = tab.assessment()
+    assert a is not None
+    text = tab.summary.text()
+    assert "interruptions per day" in text and "MTBF" in text
+    assert "up to <b>72</b> GPUs" in text  # the NVLink domain of the rack
+    bars = tab.cause_bars()
+    assert bars[0][0].startswith("GPU") and sum(v for _, v in bars) == pytest.approx(100)
+    assert [v for _, v in bars] == sorted((v for _, v in bars), reverse=True)
+    points = tab.curve_points()
+    best = max(points, key=lambda p: p[1])
+    # the optimum interval in use sits at the curve's top (within one step of the grid)
+    assert a.ettr * 100 >= best[1] - 0.05
+    assert "no storage system" in tab.basis.text()
+
+
+def test_a_chosen_interval_and_spares_change_the_figures(panel, qtbot):
+    tab = panel.reliability_tab
+    best = tab.assessment().ettr
+    tab.interval_spin.setValue(600)  # ten hours: far past the optimum
+    tab.flush()
+    a = tab.assessment()
+    assert a.checkpoint.chosen and a.checkpoint.interval_s == 600 * 60
+    assert a.ettr < best
+    assert "(given)" in tab.summary.text()
+    tab.spares_spin.setValue(8)  # fewer than the 72 GPUs one GPU fault stops
+    tab.flush()
+    assert tab.assessment().spares == 8
+    assert tab.assessment().goodput < tab.assessment().ettr
+
+
+def test_an_edit_made_while_hidden_is_assessed_when_shown(panel):
+    tab = panel.reliability_tab
+    before = tab.assessment().interruptions_per_day
+    panel.tabs.setCurrentIndex(0)
+    layout = panel.live.layout
+    gpu = next(d.id for d in layout.devices() if layout.index().kind(d.id) == "gpu")
+    for link in layout.links_of(gpu):
+        layout.remove_link(link.id)
+    layout.remove_device(gpu)
+    assert tab.stale
+    panel.tabs.setCurrentWidget(tab)
+    tab.flush()
+    assert not tab.stale
+    assert tab.assessment().interruptions_per_day < before
+
+
+def test_a_selected_part_says_what_its_fault_stops(panel):
+    tab = panel.reliability_tab
+    layout = panel.live.layout
+    kind = layout.index().kind
+    gpu = next(d.id for d in layout.devices() if kind(d.id) == "gpu")
+    cpu = next(d.id for d in layout.devices() if kind(d.id) == "cpu")
+    panel.set_selection([gpu])
+    assert f"A fault of {gpu}" in tab.part.text() and "<b>72</b> GPUs" in tab.part.text()
+    panel.set_selection([cpu])
+    assert "<b>4</b> GPUs" in tab.part.text()  # its compute tray
+    panel.set_selection([gpu, cpu])
+    assert tab.part.text() == ""
