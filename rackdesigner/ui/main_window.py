@@ -404,7 +404,7 @@ class MainWindow(QMainWindow):
 
         if not self.maybe_save():
             return False
-        dialog = TemplateDialog(self.catalog, self)
+        dialog = TemplateDialog(self.catalog, self, settings=self.settings)
         if dialog.exec() != TemplateDialog.DialogCode.Accepted or dialog.result_layout is None:
             return False
         self.document.set_layout(dialog.result_layout, None)
