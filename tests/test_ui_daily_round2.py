@@ -77,3 +77,45 @@ def test_save_as_of_an_untitled_design_starts_in_the_last_folder(qtbot, tmp_path
                         lambda parent, caption, start, filters: (asked.append(start), ("", ""))[1])
     window.files.save_as()
     assert asked and asked[0].startswith(str(projects))
+
+
+def test_every_user_guide_the_help_menu_names_exists():
+    from pathlib import Path
+
+    from rackdesigner.ui.help_menu import GUIDES
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    assert {name for _, name, _ in GUIDES} <= {p.name for p in docs.glob("*.md")}
+
+
+@pytest.mark.slow
+def test_open_example_and_the_user_guides_are_in_the_menus(qtbot, tmp_path, monkeypatch):
+    """Item 11: the examples were reachable only by typing a site-packages path and Help had
+    no link to the guides; a 1,024-GPU B200 example ships."""
+    from designer_fixtures import make_window
+    from PySide6.QtGui import QDesktopServices
+
+    from rackdesigner._resources import example_paths
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.ui.help_menu import GUIDES
+
+    window = make_window(qtbot, tmp_path, show=False)
+    window.catalog = default_catalog()
+    window.files.catalog = window.catalog
+    actions = window.actions_.example_actions
+    assert len(actions) == len(example_paths())
+    texts = [a.text() for a in actions]
+    assert "DGX SuperPOD, 128 x DGX B200 (4 SU, 1024 GPUs)" in texts
+    b200 = actions[texts.index("DGX SuperPOD, 128 x DGX B200 (4 SU, 1024 GPUs)")]
+    b200.trigger()
+    assert window.document.path is None  # an untitled copy, as the first-start example
+    assert window.document.untitled_title.endswith("(example)")
+    gpus = sum(1 for d in window.document.layout.devices()
+               if window.document.layout.spec(d.id).kind == "gpu")
+    assert gpus == 1024
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    guides = window.actions_.guide_actions
+    assert [a.data() for a in guides] == [name for _, name, _ in GUIDES]
+    guides[3].trigger()
+    assert opened and opened[0].toLocalFile().endswith("docs/cost.md")
