@@ -359,3 +359,19 @@ def test_parquet_results_of_one_spec_read_as_one_data_set_whatever_failed(tmp_pa
     table = ds.dataset(tmp_path / "runs", format="parquet").to_table()
     assert table.num_rows == len(result.rows)
     assert sorted(v for v in table.column("error").to_pylist() if v) == [failed[0]["error"]]
+
+
+@pytest.mark.slow
+def test_a_search_workload_lays_itself_out_on_every_point():
+    """Issue 38 item 1: `layout: search` runs on the point whose GPUs a fixed job does not
+    divide (60 nodes and a batch of 640, above), and degrees beside it are refused."""
+    spec = parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-a100}\n"
+                      "points: [{sus: 2}, {sus: 3}]\n"
+                      "workload: {model: llama3-8b, layout: search, gbs: 640, tokens: 1T}\n")
+    two, three = run_sweep(spec, "synchronous").rows
+    assert (two["status"], three["status"]) == (OK, OK), three["error"]
+    assert three["tokens_per_s"] > two["tokens_per_s"] > 0
+    with pytest.raises(SweepSpecError, match="a search workload .* chooses its own degrees"):
+        parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-a100}\n"
+                   "points: [{sus: 1}]\n"
+                   "workload: {model: llama3-8b, layout: search, tp: 8, gbs: 640}\n")

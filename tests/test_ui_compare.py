@@ -69,3 +69,26 @@ def test_a_file_that_cannot_be_read_is_said(window, tmp_path):
     assert dialog.status.text().startswith("Cannot compare:") and "bad.yaml" in \
         dialog.status.text()
     assert not dialog.save_button.isEnabled()
+
+
+def test_compare_with_the_workload_tabs_job_lays_it_out_on_each_design(window, tmp_path):
+    """Issue 38 item 1: Compare With… refused the tab's job ("set the tokens") although the
+    tab showed them, and a job sized for one design failed on another's GPU count."""
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    smaller = tmp_path / "smaller.yaml"
+    save_layout(generate("rail-optimized", system="dgx-b200", nodes=126, switch="qm9700"),
+                smaller)
+    tab = window.simulation_panel.workload
+    tab.model_combo.setCurrentText("llama3-70b")
+    tab.tokens.setValue(15.0)
+    window.actions_.compare_action.trigger()
+    dialog = window.compare_dialog
+    dialog.add_paths([str(smaller)])
+    dialog.job_check.setChecked(True)
+    dialog.run()
+    comparison = dialog.flush()
+    assert comparison is not None, dialog.status.text()
+    row = next(r for r in comparison.rows if r.key == "tokens_per_s")
+    assert all(v and v > 0 for v in row.values), dialog.status.text()

@@ -182,3 +182,41 @@ def test_the_stack_changes_the_estimate_and_a_layout_too_big_is_timed_and_marked
     assert tab.figure_text("step").endswith("(does not fit)")
     assert "does not fit" in tab.figure_text("memory")
     assert "Does not fit in memory" in tab.status.text()
+
+
+@pytest.mark.slow
+def test_the_tab_saves_and_loads_job_files_and_a_best_layout_job_is_a_search(make_panel,
+                                                                            tmp_path):
+    """Issue 38 item 1: the GUI loads and saves job files; "best layout" saves a job every
+    design lays out for itself, with the tab's tokens."""
+    from rackdesigner.generators import generate
+    from rackdesigner.ui.panel.workload_jobfile import load_job_file, save_job_file
+    from rackdesigner.workload.jobfile import load_job
+
+    panel = make_panel(generate("rail-optimized", system="dgx-h100", nodes=2, switch="qm9700"))
+    tab = panel.workload
+    tab.model_combo.setCurrentText("llama3-8b")
+    tab.gbs.setValue(32)
+    tab.tokens.setValue(2.5)
+    assert save_job_file(tab, str(tmp_path / "search"))
+    spec = load_job(tmp_path / "search.yaml")
+    assert spec.search and spec.tokens == 2.5e12 and spec.job.gbs == 32
+    _manual(tab, tp=4, pp=2, gbs=48)
+    assert save_job_file(tab, str(tmp_path / "fixed.yaml"))
+    fixed = load_job(tmp_path / "fixed.yaml")
+    assert not fixed.search and (fixed.job.tp, fixed.job.pp, fixed.job.gbs) == (4, 2, 48)
+    # loading sets every field, and the estimate follows once
+    (tmp_path / "other.yaml").write_text("model: llama3-70b\ntp: 8\npp: 2\ngbs: 64\n"
+                                         "precision: fp8\ntokens: 15T\n")
+    assert load_job_file(tab, str(tmp_path / "other.yaml"))
+    assert tab.model_combo.currentText() == "llama3-70b"
+    assert tab.layout_combo.currentText() == "manual"
+    assert (tab.tp.value(), tab.pp.value(), tab.gbs.value()) == (8, 2, 64)
+    assert tab.precision_combo.currentText() == "fp8" and tab.tokens.value() == 15.0
+    outcome = tab.flush()
+    assert outcome.estimate is not None and outcome.estimate.job.tp == 8
+    # a file that cannot be used is refused with its line, the fields stay
+    (tmp_path / "bad.yaml").write_text("model: llama3-70b\ntp: many\ngbs: 64\n")
+    assert not load_job_file(tab, str(tmp_path / "bad.yaml"))
+    assert "bad.yaml:2" in tab.job_file_box.text() and tab.tp.value() == 8
+    tab.job_file_box.close()

@@ -199,7 +199,8 @@ class MainWindow(QMainWindow):
             if dialog is not None:
                 dialog.close()
             dialog = SingleFailuresDialog(self.document.layout, self,
-                                          job_source=self.simulation_panel.workload.job_spec)
+                                          job_source=lambda: self.simulation_panel.workload
+                                          .job_spec(once_estimated=True))
             dialog.objects_activated.connect(self.editor.select_ids)
             self.single_failures_dialog = dialog
         dialog.show()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.model import Layout
+from rackdesigner.ui.panel import workload_jobfile as jobfile_ui
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
@@ -139,6 +140,14 @@ class WorkloadTab(QWidget):
         self.clear_button = QPushButton("Clear", self)
         self.clear_button.setEnabled(False)
         self.clear_button.clicked.connect(self.clear_baseline)
+        self.load_job_button = QPushButton("Load Job…", self)
+        self.load_job_button.setToolTip("Set the fields from a job file (--job FILE of "
+                                        "estimate, compare, cost, whatif)")
+        self.load_job_button.clicked.connect(lambda: jobfile_ui.load_job_dialog(self))
+        self.save_job_button = QPushButton("Save Job…", self)
+        self.save_job_button.setToolTip("Write this job as a job file; with \"best layout\" "
+                                        "each design lays it out for itself (layout: search)")
+        self.save_job_button.clicked.connect(lambda: jobfile_ui.save_job_dialog(self))
 
         grid = QGridLayout()
         grid.setHorizontalSpacing(4)
@@ -187,6 +196,8 @@ class WorkloadTab(QWidget):
         buttons.addWidget(self.pin_button)
         buttons.addWidget(self.clear_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.load_job_button)
+        buttons.addWidget(self.save_job_button)
         box = QVBoxLayout(self)
         box.setContentsMargins(2, 2, 2, 2)
         box.setSpacing(4)
@@ -240,6 +251,14 @@ class WorkloadTab(QWidget):
     def _on_gbs_changed(self, _value: int) -> None:
         self._gbs_chosen = True
 
+    def mark_batch_chosen(self) -> None:
+        """The batch was set by the user (a loaded job): a design opened keeps it."""
+        self._gbs_chosen = True
+
+    def refresh_request(self) -> None:
+        """Fields were set with their signals blocked (a loaded job): estimate once now."""
+        self._on_option_changed()
+
     def _on_layout_combo_changed(self, _index: int) -> None:
         """Going to "manual" starts from the layout the search found (its degrees shown),
         not from TP 1 / PP 1."""
@@ -275,14 +294,28 @@ class WorkloadTab(QWidget):
         return None, (f"Finding the best layout of {req.model} in the Workload tab first… "
                       f"(or set \"manual\" degrees there). {NO_JOB}")
 
-    def job_spec(self) -> tuple[JobSpec | None, str]:
-        """The tab's job as a job file would give it (for Analyze ▸ Single Failures), or None
-        and why."""
+    def job_spec(self, *, once_estimated: bool = False) -> tuple[JobSpec | None, str]:
+        """The tab's job as a job file would give it (compare, Single Failures, Save Job…):
+        with "best layout" a search job that every design — or what survives a failure —
+        lays out for itself; with "manual" its degrees. `once_estimated`: a search job only
+        once the tab has estimated it (Single Failures adds a job's columns, each failure a
+        search, only when the user has set the tab up)."""
+        req = self.request()
+        if once_estimated and req.best and self.current is None:
+            return None, NO_JOB
+        group = req.scope if isinstance(req.scope, str) else None
+        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, tokens=req.tokens,
+                       pue=req.pue, search=req.best), ""
+
+    def found_job_spec(self) -> tuple[JobSpec | None, str]:
+        """The job this design runs, fixed: the manual degrees or the layout the search found
+        here (None and why before it has), for figures of this design only (the Cost tab)."""
         req, why = self.heat_job()
         if req is None:
             return None, why
         group = req.scope if isinstance(req.scope, str) else None
-        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, pue=req.pue), ""
+        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, tokens=req.tokens,
+                       pue=req.pue), ""
 
     def _on_model_combo_activated(self, index: int) -> None:
         if self.model_combo.itemText(index) == LOAD_FILE:
