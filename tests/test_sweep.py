@@ -371,7 +371,7 @@ def test_a_search_workload_lays_itself_out_on_every_point():
     two, three = run_sweep(spec, "synchronous").rows
     assert (two["status"], three["status"]) == (OK, OK), three["error"]
     assert three["tokens_per_s"] > two["tokens_per_s"] > 0
-    with pytest.raises(SweepSpecError, match="a search workload .* chooses its own degrees"):
+    with pytest.raises(SweepSpecError, match=r"a search workload .* chooses its own degrees"):
         parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-a100}\n"
                    "points: [{sus: 1}]\n"
                    "workload: {model: llama3-8b, layout: search, tp: 8, gbs: 640}\n")

@@ -220,3 +220,30 @@ def test_the_tab_saves_and_loads_job_files_and_a_best_layout_job_is_a_search(mak
     assert not load_job_file(tab, str(tmp_path / "bad.yaml"))
     assert "bad.yaml:2" in tab.job_file_box.text() and tab.tp.value() == 8
     tab.job_file_box.close()
+
+
+@pytest.mark.slow
+def test_a_pinned_baseline_says_when_the_jobs_differ_beyond_the_hardware(make_panel):
+    """Issue 38 item 5: the next design's default batch (258 against 256: whole batches per
+    node) made the deltas mix the hardware with the batch, silently."""
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("rail-optimized", system="dgx-h100", nodes=4, switch="qm9700"))
+    tab = panel.workload
+    _manual(tab, tp=8)
+    batch = tab.gbs.value()
+    assert tab.flush().estimate is not None
+    assert tab.pin_baseline()
+    panel.set_layout(generate("rail-optimized", system="dgx-h100", nodes=6, switch="qm9700"))
+    other = tab.gbs.value()
+    assert other != batch and tab.flush().estimate is not None
+    text = tab.status.text()
+    assert "Not like for like" in text and f"a batch of {batch} in the baseline, {other} here" \
+        in text
+    panel.set_layout(generate("rail-optimized", system="dgx-h100", nodes=8, switch="qm9700"))
+    tab.gbs.setValue(batch)
+    assert tab.flush().estimate is not None
+    assert "Not like for like" not in tab.status.text()  # the same job: hardware alone
+    tab.precision_combo.setCurrentText("fp8")
+    assert tab.flush().estimate is not None
+    assert "precision bf16 in the baseline, fp8 here" in tab.status.text()

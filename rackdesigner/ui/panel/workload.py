@@ -397,6 +397,12 @@ class WorkloadTab(QWidget):
             self.status.setText("<br>".join(lines))
         values = self._values(est)
         reference = outcome.intact if outcome.failed else self.baseline
+        unlike = _unlike_jobs(est, reference) if not outcome.failed else ""
+        if unlike:
+            self.status.setText(self.status.text() + "<br>" + (
+                f"<span style='color:{DOWN}'><b>Not like for like:</b> {unlike}: the "
+                "changes below mix the hardware with the job (set the same to compare the "
+                "hardware alone)</span>"))
         if outcome.failed:  # what-if: the same job on the intact design is the reference
             self.status.setText(self.status.text() + "<br>" + (
                 f"<span style='color:{DOWN}'><b>What-if:</b> {len(outcome.failed)} object(s) "
@@ -453,6 +459,24 @@ class WorkloadTab(QWidget):
         if d.get("energy_MWh") is not None:
             out["energy"] = (f"{d['energy_MWh']:,.0f} MWh", d["energy_MWh"])
         return out
+
+
+def _unlike_jobs(est: Estimate | None, base: Estimate | None) -> str:
+    """What differs between the job of `est` and the baseline's besides the hardware (model,
+    batch, sequence, precision), in words; "" when they train the same thing."""
+    if est is None or base is None:
+        return ""
+    parts = []
+    if est.model.id != base.model.id:
+        parts.append(f"the baseline trains {base.model.name}, this design {est.model.name}")
+    for what, mine, theirs in (
+            ("a batch of", est.job.gbs, base.job.gbs),
+            ("sequences of", est.job.seq or est.model.seq_len, base.job.seq
+             or base.model.seq_len),
+            ("precision", est.job.precision, base.job.precision)):
+        if mine != theirs:
+            parts.append(f"{what} {theirs} in the baseline, {mine} here")
+    return "; ".join(parts)
 
 
 __all__ = ["WorkloadTab"]
