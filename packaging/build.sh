@@ -87,10 +87,10 @@ install -D -m 644 "$root/packaging/io.github.rackdesigner.RackDesigner.metainfo.
     "$bundle/share/metainfo/io.github.rackdesigner.RackDesigner.metainfo.xml"
 for png in "$root"/resources/icons/rackdesigner-*.png; do
     size="$(basename "$png" .png)"; size="${size#rackdesigner-}"
-    install -D -m 644 "$png" "$bundle/share/icons/hicolor/${size}x${size}/apps/rackdesigner.png"
+    install -D -m 644 "$png" "$bundle/share/icons/hicolor/${size}x${size}/apps/io.github.rackdesigner.RackDesigner.png"
 done
 install -D -m 644 "$root/resources/icons/rackdesigner.svg" \
-    "$bundle/share/icons/hicolor/scalable/apps/rackdesigner.svg"
+    "$bundle/share/icons/hicolor/scalable/apps/io.github.rackdesigner.RackDesigner.svg"
 install -m 755 "$root/packaging/install.sh" "$bundle/install.sh"
 echo "== license texts: $bundle/share/doc/rackdesigner (LICENSE, notices, every bundled component's)"
 (cd "$work" && "$build_python" "$root/packaging/licenses.py" "$bundle/share/doc/rackdesigner")

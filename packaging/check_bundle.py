@@ -377,7 +377,8 @@ def check_install(checker: Checker, version: str, archive: Path | None) -> None:
         validated, _ = checker.run(argv)
         if validated is None or validated.returncode != 0:
             problems.append(f"{tool}: {_last_line(validated.stdout if validated else '')}")
-    icon = prefix / "share" / "icons" / "hicolor" / "256x256" / "apps" / "rackdesigner.png"
+    icon = (prefix / "share" / "icons" / "hicolor" / "256x256" / "apps"
+            / "io.github.rackdesigner.RackDesigner.png")  # named for the app id
     if not icon.exists():
         problems.append("256px icon not installed")
     removed, _ = checker.run(["bash", str(installed.resolve().parent / "install.sh"),

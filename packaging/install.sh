@@ -7,7 +7,7 @@
 #   PREFIX/lib/rackdesigner/                 the bundle (executable + _internal/)
 #   PREFIX/bin/rackdesigner                  symlink to it (CLI verbs and the designer)
 #   PREFIX/share/applications/io.github.rackdesigner.RackDesigner.desktop
-#   PREFIX/share/icons/hicolor/*/apps/rackdesigner.{png,svg}
+#   PREFIX/share/icons/hicolor/*/apps/io.github.rackdesigner.RackDesigner.{png,svg} (the icon is named for the app id)
 #   PREFIX/share/metainfo/io.github.rackdesigner.RackDesigner.metainfo.xml
 set -euo pipefail
 
@@ -26,6 +26,7 @@ done
 bundle="$(cd "$(dirname "$0")" && pwd)"
 appdir="$prefix/lib/rackdesigner"
 metainfo=io.github.rackdesigner.RackDesigner.metainfo.xml
+icon=io.github.rackdesigner.RackDesigner  # desktop stores want the icon named for the app id
 sizes="16 24 32 48 64 128 256 512"
 
 refresh_caches() {
@@ -39,8 +40,12 @@ if [ "$action" = uninstall ]; then
     rm -rf "$appdir"
     rm -f "$prefix/bin/rackdesigner" "$prefix/share/applications/io.github.rackdesigner.RackDesigner.desktop" \
           "$prefix/share/metainfo/$metainfo" \
+          "$prefix/share/icons/hicolor/scalable/apps/$icon.svg" \
           "$prefix/share/icons/hicolor/scalable/apps/rackdesigner.svg"
-    for s in $sizes; do rm -f "$prefix/share/icons/hicolor/${s}x${s}/apps/rackdesigner.png"; done
+    for s in $sizes; do
+        rm -f "$prefix/share/icons/hicolor/${s}x${s}/apps/$icon.png" \
+              "$prefix/share/icons/hicolor/${s}x${s}/apps/rackdesigner.png"  # before 0.1.1
+    done
     refresh_caches
     echo "RackDesigner removed from $prefix"
     exit 0
@@ -65,12 +70,12 @@ sed -e "s|^Exec=rackdesigner|Exec=$prefix/bin/rackdesigner|" \
 cp "$bundle/share/metainfo/$metainfo" "$prefix/share/metainfo/$metainfo"
 for s in $sizes; do
     mkdir -p "$prefix/share/icons/hicolor/${s}x${s}/apps"
-    cp "$bundle/share/icons/hicolor/${s}x${s}/apps/rackdesigner.png" \
-       "$prefix/share/icons/hicolor/${s}x${s}/apps/rackdesigner.png"
+    cp "$bundle/share/icons/hicolor/${s}x${s}/apps/$icon.png" \
+       "$prefix/share/icons/hicolor/${s}x${s}/apps/$icon.png"
 done
 mkdir -p "$prefix/share/icons/hicolor/scalable/apps"
-cp "$bundle/share/icons/hicolor/scalable/apps/rackdesigner.svg" \
-   "$prefix/share/icons/hicolor/scalable/apps/rackdesigner.svg"
+cp "$bundle/share/icons/hicolor/scalable/apps/$icon.svg" \
+   "$prefix/share/icons/hicolor/scalable/apps/$icon.svg"
 refresh_caches
 
 echo "RackDesigner installed in $appdir"

@@ -177,3 +177,30 @@ def cost_panel(qtbot, monkeypatch, tmp_path, example: str):
     panel.flush()
     panel.cost_tab.flush()
     return panel
+
+
+def drag_events(pos, mime) -> tuple:
+    """A copy drag with the left button at `pos` (a QPointF, widget coordinates): its enter,
+    move and drop events. PySide6 6.12 deprecates the QPoint constructors of the enter and move
+    events (warnings are errors here) and older releases lack their QPointF ones: the QPointF
+    form first, the QPoint form where it is missing."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier)
+    events = []
+    for cls in (QDragEnterEvent, QDragMoveEvent):
+        try:
+            events.append(cls(pos, *args))
+        except TypeError:
+            events.append(cls(pos.toPoint(), *args))
+    return (*events, QDropEvent(pos, *args))
+
+
+def send_drop(widget, mime, pos) -> None:
+    """Drag `mime` onto `widget` at `pos` (QPointF) and drop it: enter, move, drop."""
+    from PySide6.QtWidgets import QApplication
+
+    for event in drag_events(pos, mime):
+        QApplication.sendEvent(widget, event)

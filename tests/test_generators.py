@@ -347,3 +347,17 @@ def test_rail_optimized_taper_keeps_the_nodes_and_halves_the_uplinks(catalog):
     with pytest.raises(GeneratorError, match="oversubscription must be 1 or more"):
         generate("rail-optimized", catalog, system="dgx-b200", nodes=8, switch="qm9700",
                  oversubscription=0.5)
+
+
+@pytest.mark.parametrize("template, options", [
+    ("rail-optimized", {"system": "dgx-h100", "nodes": 16, "switch": "qm9700"}),
+    ("rail-optimized", {"system": "dgx-b200", "nodes": 40, "switch": "qm9700"}),
+    ("superpod", {"system": "dgx-h100", "nodes": 40}),
+])
+def test_a_partial_su_has_no_empty_racks(template, options):
+    """Issue 38 item 16: `rail-optimized --nodes 16` wrote 8 empty compute racks into the NetBox
+    export and the BOM (the SU's racks were made for 32 nodes)."""
+    layout = generate(template, **options)
+    for group in layout.groups():
+        if group.kind == "rack":
+            assert len(layout.group_devices(group.id)) > 1, f"{group.name} is empty"

@@ -104,3 +104,67 @@ def test_any_truncation_is_an_error_or_a_smaller_fabric_never_a_crash():
         for node in nodes.values():
             for port in node.ports.values():
                 assert nodes[port.peer].ports[port.peer_port].peer == node.guid
+
+
+def _factory_described(tmp_path: Path) -> Path:
+    """The sample as captured on hosts without rdma-ndd: every HCA keeps the description its
+    firmware gives it (a real 2020 capture's 89 HCAs all read like this)."""
+    import re
+
+    text = re.sub(r'"gpu-0\d mlx5_\d"', '"MT25408 ConnectX Mellanox Technologies"',
+                  SAMPLE.read_text())
+    path = tmp_path / "factory.txt"
+    path.write_text(text)
+    return path
+
+
+def test_hcas_with_the_vendors_description_become_hosts_of_their_own(tmp_path, capsys):
+    """Issue 38 item 13: they were merged into one host ("1 hosts with 89 HCAs") and the
+    Slurm export then had one node, silently."""
+    out = tmp_path / "fabric.yaml"
+    assert main(["import", "ibnetdiscover", str(_factory_described(tmp_path)), "-o",
+                 str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "8 hosts with 8 HCAs" in printed.out
+    assert "8 HCA(s) carry their vendor's factory description" in printed.err
+    assert "--host-map" in printed.err
+    layout = load_layout(out)
+    hosts = {g.id for g in layout.groups() if g.kind == "node"}
+    assert "host-946dae0300a10000" in hosts and len(hosts) == 8
+    conf = tmp_path / "topology.conf"
+    assert main(["export", str(out), "-f", "slurm-tree", "-o", str(conf)]) == 0
+    nodes = [n for e in parse_topology_conf(conf.read_text()) if "nodes" in e
+             for n in expand_hostlist(e["nodes"])]
+    assert len(nodes) == 8
+
+
+def test_a_guid_map_names_the_hosts_of_factory_described_hcas(tmp_path, capsys):
+    hosts = tmp_path / "hosts.txt"
+    lines = [f"0x946dae0300a1{n:02x}0{k} node{n + 1:02d}  # rail {k}"
+             for n in range(4) for k in range(2)]
+    hosts.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "fabric.yaml"
+    assert main(["import", "ibnetdiscover", str(_factory_described(tmp_path)), "-o", str(out),
+                 "--host-map", str(hosts)]) == 0
+    printed = capsys.readouterr()
+    assert "4 hosts with 8 HCAs" in printed.out and "factory description" not in printed.err
+    layout = load_layout(out)
+    assert len(layout.group_devices("node03")) == 2
+    hosts.write_text("not-a-guid node01\n")
+    assert main(["import", "ibnetdiscover", str(_factory_described(tmp_path)), "-o",
+                 str(tmp_path / "x.yaml"), "--host-map", str(hosts)]) == 2
+    assert "'not-a-guid' is not a GUID" in capsys.readouterr().err
+    assert not (tmp_path / "x.yaml").exists()
+
+
+def test_many_hcas_under_one_first_word_are_reported(monkeypatch):
+    import re
+
+    from rackdesigner.interop import ibnetdiscover
+
+    text = re.sub(r'"gpu-0\d (mlx5_\d)"', r'"cluster \1"', SAMPLE.read_text())
+    nodes = parse(text, "shared.txt")
+    monkeypatch.setattr(ibnetdiscover, "MAX_HCAS_PER_HOST", 4)
+    report = ibnetdiscover.to_layout(nodes)
+    assert report.hosts == 1
+    assert any("host 'cluster' gathers" in m for m in report.messages)

@@ -292,3 +292,55 @@ def test_community_infiniband_switches_typed_ethernet_import_as_infiniband(tmp_p
                  str(again), "--fabric", "ethernet"]) == 0
     (spec,) = read_user_dir(again)[0]
     assert {p.protocol for p in spec.ports} == {"ethernet"}
+
+
+def test_a_q3400_with_an_unmarked_copper_port_imports_as_an_xdr_switch(tmp_path, capsys):
+    """Issue 38 item 14: the community library's Q3400 (144 infiniband-xdr ports and a
+    1000base-t eth1 not marked mgmt_only) exited 2, the suggested --port answer was never read,
+    and --fabric ethernet turned the XDR ports into 800GbE."""
+    lines = ["manufacturer: NVIDIA", "model: Quantum-X800 Q3400-RA", "slug: nvidia-q3400-ra",
+             "u_height: 4", "interfaces:"]
+    lines += [f"  - name: IB{i}\n    type: infiniband-xdr" for i in range(1, 145)]
+    lines += ["  - name: eth0\n    type: 1000base-t\n    mgmt_only: true",
+              "  - name: eth1\n    type: 1000base-t"]
+    source = tmp_path / "q3400.yaml"
+    source.write_text("\n".join(lines) + "\n")
+    for n, extra in enumerate(([], ["--fabric", "ethernet"], ["--port", "1000base-t=ethernet:1"])):
+        into = tmp_path / f"cat{n}"
+        assert main(["catalog", "import-netbox", str(source), "--into", str(into),
+                     *extra]) == 0, capsys.readouterr().err
+        (spec,) = read_user_dir(into)[0]
+        assert spec.kind == "switch"
+        assert [(p.protocol, p.generation, p.count) for p in spec.ports] == [
+            ("infiniband", "XDR", 144)]
+
+
+def test_an_answer_wins_over_an_infiniband_name(tmp_path):
+    (tmp_path / "qm8700.yaml").write_text(_community_type(
+        "Quantum QM8700", "MQM8700-HS2F", "200gbase-x-qsfp56", 40))
+    into = tmp_path / "catalog"
+    assert main(["catalog", "import-netbox", str(tmp_path / "qm8700.yaml"), "--into", str(into),
+                 "--port", "200gbase-x-qsfp56=ethernet:200"]) == 0
+    (spec,) = read_user_dir(into)[0]
+    assert [(p.protocol, p.rate_gbps) for p in spec.ports] == [("ethernet", 200)]
+
+
+def test_a_server_with_many_ports_is_not_taken_for_a_switch(tmp_path, capsys):
+    """The library's DGX A100 lists more than 24 fabric interfaces: it imported as a switch."""
+    lines = ["manufacturer: NVIDIA", "model: DGX A100", "slug: nvidia-dgx-a100", "u_height: 6",
+             "interfaces:"]
+    lines += [f"  - name: ib{i}\n    type: infiniband-hdr" for i in range(10)]
+    lines += [f"  - name: enp{i}\n    type: 100gbase-x-qsfp28" for i in range(20)]
+    (tmp_path / "dgx.yaml").write_text("\n".join(lines) + "\n")
+    assert main(["catalog", "import-netbox", str(tmp_path / "dgx.yaml"), "--into",
+                 str(tmp_path / "c")]) == 2
+    assert "names a server (DGX)" in capsys.readouterr().err
+    assert main(["catalog", "import-netbox", str(tmp_path / "dgx.yaml"), "--into",
+                 str(tmp_path / "c"), "--kind", "chassis"]) == 0
+
+
+def test_switchx2_fdr_parts_are_known_infiniband():
+    from rackdesigner.interop.netbox_import import infiniband_sign
+
+    assert "SX6036" in infiniband_sign({"model": "Mellanox SX6036", "slug": "x"})
+    assert infiniband_sign({"model": "Spectrum SN2700", "slug": "x"}) is None

@@ -30,7 +30,11 @@ def _general(text: str, label: str = "<text>") -> Layout:
 
 
 def _texts(catalog) -> list[str]:
-    texts = [path.read_text(encoding="utf-8") for path in example_paths()]
+    """The plain-form examples (a compact-form example has its own reader, test_io_compact)."""
+    from rackdesigner.io.compact import is_compact
+
+    texts = [t for t in (path.read_text(encoding="utf-8") for path in example_paths())
+             if not is_compact(t)]
     texts.append(dump_layout_text(_awkward_layout(catalog)))
     return texts
 

@@ -68,7 +68,13 @@ def test_desktop_entry_names_the_command_and_icon():
     assert entry["Name"] == "RackDesigner"
     assert entry["Exec"].split()[0] == command
     assert entry["TryExec"] == command
-    assert (ICONS / f"{entry['Icon']}.svg").is_file()
+    # desktop stores (Flathub, AppStream) want the icon named for the app id; build.sh
+    # installs resources/icons/rackdesigner.svg and its PNGs under that name (issue 38 item 22)
+    assert entry["Icon"] == APP_ID
+    build = (PACKAGING / "build.sh").read_text()
+    assert f"scalable/apps/{APP_ID}.svg" in build and f"apps/{APP_ID}.png" in build
+    assert "$icon.svg" in (PACKAGING / "install.sh").read_text()
+    assert (ICONS / "rackdesigner.svg").is_file()
     assert entry["Categories"].endswith(";")
 
 
@@ -262,10 +268,10 @@ def _fake_bundle_archive(tmp_path: Path, version: str) -> Path:
         size = png.stem.split("-")[-1]
         target = bundle / "share" / "icons" / "hicolor" / f"{size}x{size}" / "apps"
         target.mkdir(parents=True)
-        shutil.copy(png, target / "rackdesigner.png")
+        shutil.copy(png, target / f"{APP_ID}.png")  # as build.sh installs it
     scalable = bundle / "share" / "icons" / "hicolor" / "scalable" / "apps"
     scalable.mkdir(parents=True)
-    shutil.copy(ICONS / "rackdesigner.svg", scalable / "rackdesigner.svg")
+    shutil.copy(ICONS / "rackdesigner.svg", scalable / f"{APP_ID}.svg")
     archive = tmp_path / "dist" / f"rackdesigner-{version}-linux-x.tar.gz"
     subprocess.run(["tar", "-C", str(bundle.parent), "-czf", str(archive), "rackdesigner"],
                    check=True, timeout=60)

@@ -5,6 +5,7 @@ can run its own tests."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -138,3 +139,13 @@ def test_the_lowest_versions_checked_are_the_bounds_pyproject_declares():
     assert pins["shiboken6"] == pins["pyside6-essentials"]
     script = (REPO / ".ci" / "lowest").read_text()
     assert "-c .ci/lowest-constraints.txt" in script and "pytest" in script
+
+
+def test_the_newest_versions_script_upgrades_everything_on_the_newest_python():
+    """`.ci/newest` (issue 38 item 20): the suite on the newest CPython found and the newest
+    dependency releases, beside `.ci/lowest`; its venv is ignored by git."""
+    script = (REPO / ".ci" / "newest").read_text()
+    assert "--upgrade-strategy eager" in script and "-m pytest" in script
+    assert "for version in 3.14 3.13 3.12 3.11" in script  # newest first
+    assert ".venv-newest/" in (REPO / ".gitignore").read_text().splitlines()
+    assert os.access(REPO / ".ci" / "newest", os.X_OK)

@@ -335,3 +335,43 @@ def test_a_cluster_address_without_the_cluster_extra_says_which_extra(tmp_path, 
     with pytest.raises(SweepRunError, match=r"rackdesigner\[cluster\]"):
         run_sweep(spec, "tcp://127.0.0.1:1")
     assert [r["nodes"] for r in run_sweep(spec, "synchronous").rows] == [1, 2, 9]
+
+
+def test_parquet_results_of_one_spec_read_as_one_data_set_whatever_failed(tmp_path):
+    """Issue 38 item 15: a file whose `error` column is all empty (no point failed) and one in
+    which every point failed keep the same Arrow types, so a folder of them is one data set."""
+    pytest.importorskip("pyarrow")
+    import dataclasses
+
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    result = run_sweep(parse_spec(SMALL), "synchronous")
+    ok = [r for r in result.rows if r["status"] == OK]
+    failed = [r for r in result.rows if r["status"] == FAILED]
+    assert ok and failed
+    (tmp_path / "runs").mkdir()
+    write_results(dataclasses.replace(result, rows=tuple(ok)), tmp_path / "runs" / "a.parquet")
+    write_results(dataclasses.replace(result, rows=tuple(failed)), tmp_path / "runs" / "b.parquet")
+    first = pq.read_schema(tmp_path / "runs" / "a.parquet")
+    assert first == pq.read_schema(tmp_path / "runs" / "b.parquet")
+    assert "null" not in {str(t) for t in first.types}
+    table = ds.dataset(tmp_path / "runs", format="parquet").to_table()
+    assert table.num_rows == len(result.rows)
+    assert sorted(v for v in table.column("error").to_pylist() if v) == [failed[0]["error"]]
+
+
+@pytest.mark.slow
+def test_a_search_workload_lays_itself_out_on_every_point():
+    """Issue 38 item 1: `layout: search` runs on the point whose GPUs a fixed job does not
+    divide (60 nodes and a batch of 640, above), and degrees beside it are refused."""
+    spec = parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-a100}\n"
+                      "points: [{sus: 2}, {sus: 3}]\n"
+                      "workload: {model: llama3-8b, layout: search, gbs: 640, tokens: 1T}\n")
+    two, three = run_sweep(spec, "synchronous").rows
+    assert (two["status"], three["status"]) == (OK, OK), three["error"]
+    assert three["tokens_per_s"] > two["tokens_per_s"] > 0
+    with pytest.raises(SweepSpecError, match=r"a search workload .* chooses its own degrees"):
+        parse_spec("schema_version: 1\ngenerate: superpod\nfixed: {system: dgx-a100}\n"
+                   "points: [{sus: 1}]\n"
+                   "workload: {model: llama3-8b, layout: search, tp: 8, gbs: 640}\n")

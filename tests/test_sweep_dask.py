@@ -35,7 +35,7 @@ def test_local_cluster_gives_the_same_rows_as_the_synchronous_scheduler(referenc
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                      dashboard_address=None) as cluster, \
+                      dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as client:
         by_address = run_sweep(parse_spec(SPEC), cluster.scheduler_address)
         by_client = run_sweep(parse_spec(SPEC), client)

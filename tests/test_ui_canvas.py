@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from designer_fixtures import drag, make_window, small_layout, viewport_point
+from designer_fixtures import drag, make_window, send_drop, small_layout, viewport_point
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from rackdesigner.commands import MoveDevices as MoveDevicesCommand
 from rackdesigner.ui.canvas.items import BundleItem, DeviceItem
@@ -16,13 +14,7 @@ from rackdesigner.ui.style import HEADER_HEIGHT, PORT_ROW_HEIGHT
 
 
 def _send_drop(view, mime: QMimeData, scene_point: tuple[float, float]) -> None:
-    pos = QPointF(viewport_point(view, *scene_point))
-    action = Qt.DropAction.CopyAction
-    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    for event in (QDragEnterEvent(pos.toPoint(), action, mime, buttons, mods),
-                  QDragMoveEvent(pos.toPoint(), action, mime, buttons, mods),
-                  QDropEvent(pos, action, mime, buttons, mods)):
-        QApplication.sendEvent(view.viewport(), event)
+    send_drop(view.viewport(), mime, QPointF(viewport_point(view, *scene_point)))
 
 
 @pytest.mark.slow

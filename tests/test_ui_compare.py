@@ -101,3 +101,26 @@ def test_a_best_inside_the_other_range_is_marked_a_tie(qtbot, tmp_path, monkeypa
     assert "all_reduce_busbw_GBps" not in dialog.winner_cells()
     cell = dialog.table.item(keys.index("all_reduce_busbw_GBps"), row.best)
     assert cell.text().endswith("≈") and "published clusters of this class" in cell.toolTip()
+
+
+def test_compare_with_the_workload_tabs_job_lays_it_out_on_each_design(window, tmp_path):
+    """Issue 38 item 1: Compare With… refused the tab's job ("set the tokens") although the
+    tab showed them, and a job sized for one design failed on another's GPU count."""
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    smaller = tmp_path / "smaller.yaml"
+    save_layout(generate("rail-optimized", system="dgx-b200", nodes=126, switch="qm9700"),
+                smaller)
+    tab = window.simulation_panel.workload
+    tab.model_combo.setCurrentText("llama3-70b")
+    tab.tokens.setValue(15.0)
+    window.actions_.compare_action.trigger()
+    dialog = window.compare_dialog
+    dialog.add_paths([str(smaller)])
+    dialog.job_check.setChecked(True)
+    dialog.run()
+    comparison = dialog.flush()
+    assert comparison is not None, dialog.status.text()
+    row = next(r for r in comparison.rows if r.key == "tokens_per_s")
+    assert all(v and v > 0 for v in row.values), dialog.status.text()

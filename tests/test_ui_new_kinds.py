@@ -7,10 +7,9 @@ dropped there from the Palette or the Unracked list, dragged to another rack."""
 from __future__ import annotations
 
 import pytest
+from designer_fixtures import send_drop
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from rackdesigner.catalog import default_catalog
 from rackdesigner.model import Device, Layout
@@ -68,13 +67,7 @@ def _racks_window(qtbot, tmp_path):
 
 
 def _drop(view, mime, scene_point: QPointF) -> None:
-    pos = QPointF(view.mapFromScene(scene_point))
-    action = Qt.DropAction.CopyAction
-    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    for event in (QDragEnterEvent(pos.toPoint(), action, mime, buttons, mods),
-                  QDragMoveEvent(pos.toPoint(), action, mime, buttons, mods),
-                  QDropEvent(pos, action, mime, buttons, mods)):
-        QApplication.sendEvent(view.viewport(), event)
+    send_drop(view.viewport(), mime, QPointF(view.mapFromScene(scene_point)))
 
 
 def _strips(panel) -> dict:

@@ -54,6 +54,31 @@ def _click_cancel_once_reading(qtbot, window) -> None:
     qtbot.mouseClick(progress.cancel_button, Qt.MouseButton.LeftButton)
 
 
+def _press_enter_once_reading(qtbot, window, pressed: list) -> None:
+    """Press Return in the Opening dialog once the worker is reading (re-armed until then)."""
+    progress = getattr(window.files, "open_progress", None)
+    if progress is None or not progress.read_in_worker or progress.dialog is None:
+        QTimer.singleShot(0, lambda: _press_enter_once_reading(qtbot, window, pressed))
+        return
+    progress.cancel_button.setFocus()
+    qtbot.keyClick(progress.dialog, Qt.Key.Key_Return)
+    qtbot.keyClick(progress.cancel_button, Qt.Key.Key_Enter)
+    pressed.append(True)
+
+
+@pytest.mark.slow
+def test_enter_in_the_opening_dialog_does_not_cancel(qtbot, window, two_files):
+    """Issue 38 item 12: Enter (the key that confirmed the file dialog) hit Cancel and a 39 MB
+    open was lost; only a click or Escape cancels."""
+    _, second = two_files
+    pressed: list = []
+    QTimer.singleShot(0, lambda: _press_enter_once_reading(qtbot, window, pressed))
+    assert window.open_file(second, ask=False)
+    assert pressed
+    assert not window.files.open_progress.cancelled.is_set()
+    assert window.document.path == second
+
+
 @pytest.mark.slow
 def test_cancel_keeps_the_open_design(qtbot, window, two_files):
     first, second = two_files

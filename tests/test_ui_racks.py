@@ -4,9 +4,8 @@ overlap, undo, move between racks, selection sync with the canvas, Place unracke
 from __future__ import annotations
 
 import pytest
-from designer_fixtures import drag, make_catalog, make_window
+from designer_fixtures import drag, make_catalog, make_window, send_drop
 from PySide6.QtCore import QPointF, Qt, QTimer
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
@@ -43,13 +42,7 @@ def _slot_point(panel, rack: str, u: int) -> QPointF:
 
 
 def _send_drop(view, mime, scene_point: QPointF) -> None:
-    pos = QPointF(view.mapFromScene(scene_point))
-    action = Qt.DropAction.CopyAction
-    buttons, mods = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    for event in (QDragEnterEvent(pos.toPoint(), action, mime, buttons, mods),
-                  QDragMoveEvent(pos.toPoint(), action, mime, buttons, mods),
-                  QDropEvent(pos, action, mime, buttons, mods)):
-        QApplication.sendEvent(view.viewport(), event)
+    send_drop(view.viewport(), mime, QPointF(view.mapFromScene(scene_point)))
 
 
 @pytest.mark.slow

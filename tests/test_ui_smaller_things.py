@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from designer_fixtures import make_window, small_layout
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from designer_fixtures import drag_events, make_window, small_layout
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QToolButton
 
@@ -87,12 +86,10 @@ def test_a_dropped_file_that_is_not_a_layout_says_why(qtbot, tmp_path):
     text.write_text("hello")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(text))])
-    action, button = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton
-    enter = QDragEnterEvent(QPoint(5, 5), action, mime, button, Qt.KeyboardModifier.NoModifier)
+    enter, _move, drop = drag_events(QPointF(5, 5), mime)
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
-    QApplication.sendEvent(window, QDropEvent(QPointF(5, 5), action, mime, button,
-                                              Qt.KeyboardModifier.NoModifier))
+    QApplication.sendEvent(window, drop)
     message = window.statusBar().currentMessage()
     assert "notes.txt" in message and ".yaml" in message
 

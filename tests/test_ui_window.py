@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from designer_fixtures import make_catalog, make_window, small_layout
+from designer_fixtures import drag_events, make_catalog, make_window, small_layout
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox
 
@@ -411,19 +411,16 @@ def test_main_window_is_importable_from_ui():
 
 @pytest.mark.slow
 def test_a_yaml_dropped_on_the_window_opens_it(qtbot, tmp_path):
-    from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
-    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
 
     window = make_window(qtbot, tmp_path)
     path = _saved(tmp_path)
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(path))])
-    action, button = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton
-    enter = QDragEnterEvent(QPoint(5, 5), action, mime, button, Qt.KeyboardModifier.NoModifier)
+    enter, _move, drop = drag_events(QPointF(5, 5), mime)
     window.dragEnterEvent(enter)
     assert enter.isAccepted()
-    window.dropEvent(QDropEvent(QPointF(5, 5), action, mime, button,
-                                Qt.KeyboardModifier.NoModifier))
+    window.dropEvent(drop)
     assert window.document.path == path
     assert window.document.layout == small_layout()
 

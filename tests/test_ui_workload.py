@@ -200,3 +200,68 @@ def test_the_workload_tab_shows_where_published_runs_of_the_class_fall(make_pane
     assert "Published runs of this class (training-dense" in status
     lo, hi = est.ranges()["tokens_per_s"]["range"]
     assert f"tokens/s {lo:,.0f}–{hi:,.0f}" in status
+
+
+@pytest.mark.slow
+def test_the_tab_saves_and_loads_job_files_and_a_best_layout_job_is_a_search(make_panel,
+                                                                            tmp_path):
+    """Issue 38 item 1: the GUI loads and saves job files; "best layout" saves a job every
+    design lays out for itself, with the tab's tokens."""
+    from rackdesigner.generators import generate
+    from rackdesigner.ui.panel.workload_jobfile import load_job_file, save_job_file
+    from rackdesigner.workload.jobfile import load_job
+
+    panel = make_panel(generate("rail-optimized", system="dgx-h100", nodes=2, switch="qm9700"))
+    tab = panel.workload
+    tab.model_combo.setCurrentText("llama3-8b")
+    tab.gbs.setValue(32)
+    tab.tokens.setValue(2.5)
+    assert save_job_file(tab, str(tmp_path / "search"))
+    spec = load_job(tmp_path / "search.yaml")
+    assert spec.search and spec.tokens == 2.5e12 and spec.job.gbs == 32
+    _manual(tab, tp=4, pp=2, gbs=48)
+    assert save_job_file(tab, str(tmp_path / "fixed.yaml"))
+    fixed = load_job(tmp_path / "fixed.yaml")
+    assert not fixed.search and (fixed.job.tp, fixed.job.pp, fixed.job.gbs) == (4, 2, 48)
+    # loading sets every field, and the estimate follows once
+    (tmp_path / "other.yaml").write_text("model: llama3-70b\ntp: 8\npp: 2\ngbs: 64\n"
+                                         "precision: fp8\ntokens: 15T\n")
+    assert load_job_file(tab, str(tmp_path / "other.yaml"))
+    assert tab.model_combo.currentText() == "llama3-70b"
+    assert tab.layout_combo.currentText() == "manual"
+    assert (tab.tp.value(), tab.pp.value(), tab.gbs.value()) == (8, 2, 64)
+    assert tab.precision_combo.currentText() == "fp8" and tab.tokens.value() == 15.0
+    outcome = tab.flush()
+    assert outcome.estimate is not None and outcome.estimate.job.tp == 8
+    # a file that cannot be used is refused with its line, the fields stay
+    (tmp_path / "bad.yaml").write_text("model: llama3-70b\ntp: many\ngbs: 64\n")
+    assert not load_job_file(tab, str(tmp_path / "bad.yaml"))
+    assert "bad.yaml:2" in tab.job_file_box.text() and tab.tp.value() == 8
+    tab.job_file_box.close()
+
+
+@pytest.mark.slow
+def test_a_pinned_baseline_says_when_the_jobs_differ_beyond_the_hardware(make_panel):
+    """Issue 38 item 5: the next design's default batch (258 against 256: whole batches per
+    node) made the deltas mix the hardware with the batch, silently."""
+    from rackdesigner.generators import generate
+
+    panel = make_panel(generate("rail-optimized", system="dgx-h100", nodes=4, switch="qm9700"))
+    tab = panel.workload
+    _manual(tab, tp=8)
+    batch = tab.gbs.value()
+    assert tab.flush().estimate is not None
+    assert tab.pin_baseline()
+    panel.set_layout(generate("rail-optimized", system="dgx-h100", nodes=6, switch="qm9700"))
+    other = tab.gbs.value()
+    assert other != batch and tab.flush().estimate is not None
+    text = tab.status.text()
+    assert "Not like for like" in text and f"a batch of {batch} in the baseline, {other} here" \
+        in text
+    panel.set_layout(generate("rail-optimized", system="dgx-h100", nodes=8, switch="qm9700"))
+    tab.gbs.setValue(batch)
+    assert tab.flush().estimate is not None
+    assert "Not like for like" not in tab.status.text()  # the same job: hardware alone
+    tab.precision_combo.setCurrentText("fp8")
+    assert tab.flush().estimate is not None
+    assert "precision bf16 in the baseline, fp8 here" in tab.status.text()

@@ -230,3 +230,14 @@ def test_the_workload_estimate_leaves_failed_parts_out_too(tmp_path):
     tor.update_device("spine-3", status="active")
     tor.update_device("spine-4", status="active")
     assert Estimator(tor, model).estimate(job).step_time_s == intact.step_time_s
+
+
+@pytest.mark.slow
+def test_racks_whose_failures_cost_the_same_are_one_row_whatever_their_wiring():
+    """Issue 38 item 7: the 14 NVL72 racks of a SuperPOD sit on different leaf ports (no two
+    are one symmetry class) but losing any one costs the same: one row, not 14."""
+    layout = generate("superpod", system="gb200-nvl72", racks=14)
+    rows = WhatIf(layout).each("rack")
+    compute = [r for r in rows if r.members[0].startswith("nvl72-")]
+    assert len(compute) == 1 and compute[0].count == 14
+    assert sum(r.count for r in rows) == len(WhatIf(layout).candidates("rack"))

@@ -9,7 +9,9 @@ from workload_designs import tor_cluster
 
 from rackdesigner.analysis.whatif import WhatIf, WhatIfError, each_doc, scenario_doc
 from rackdesigner.cli import main
+from rackdesigner.generators import generate
 from rackdesigner.io import dump_layout_text
+from rackdesigner.simulation import simulate
 from rackdesigner.workload import Job
 from rackdesigner.workload.jobfile import JobSpec
 
@@ -130,3 +132,22 @@ def test_a_failed_leaf_puts_two_data_parallel_rings_on_one_nic_and_the_estimate_
     two = 2 * family("infiniband").nic_efficiency(31)
     assert all(0.85 * two < c["factor"] < 1.15 * two for c in stretched.values())
     assert after.tokens_per_s < 0.95 * intact.tokens_per_s
+
+
+@pytest.mark.slow
+def test_a_job_whose_first_gpus_are_cut_off_runs_on_the_largest_part_that_holds_it():
+    """Issue 38 item 3: a job on the first 256 GPUs of a 14-rack NVL72 SuperPOD whose first SU
+    lost its leaf rack was reported unchanged while its GPUs could not reach each other (one
+    representative group was timed); it now runs on the largest connected part, and a job
+    that no part holds cannot run."""
+    from rackdesigner.workload import EstimateError, Estimator
+
+    layout = generate("superpod", system="gb200-nvl72", racks=14)
+    for device in layout.group_devices("rack-1.group"):  # the first SU's leaf rack
+        layout.update_device(device, status="failed")
+    assert simulate(layout).scope.unreachable_gpus == 576
+    est = Estimator(layout, "llama3-70b", gpus=256)
+    assert "largest connected part" in est.label
+    assert {g.split(".")[0] for g in est.comm.gpus}.isdisjoint({"nvl72-1", "nvl72-2"})
+    with pytest.raises(EstimateError, match="cannot all reach each other"):
+        Estimator(layout, "llama3-70b", gpus=900)

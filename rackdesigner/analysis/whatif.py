@@ -238,9 +238,10 @@ class WhatIf:
         (the model's bisection halves and rank order are not symmetric: the 31-node SU sits on
         one side), the class is split by the group it sits in (SU, then rack, then node) and
         each part checked again; a part that still disagrees is simulated member by member.
+        Rows whose failures cost the same (`_alike`) are one row, whichever class they came
+        from.
         """
         todo = [tuple(c) for c in classes(self.layout, self.candidates(kind))]
-        origin = {m: i for i, c in enumerate(todo) for m in c}
         done: dict[str, Impact] = {}
         rows: list[ClassImpact] = []
         finished = 0
@@ -259,9 +260,10 @@ class WhatIf:
             first = run(members[0])
             if len(members) == 1 or _alike(first, run(members[-1])):
                 finished += 1
-                twin = next((i for i, r in enumerate(rows)  # a split part that fails alike
-                             if origin[r.members[0]] == origin[members[0]]
-                             and _alike(r.impact, first)), None)
+                # a row that fails alike (a split part, or another class whose members differ
+                # in wiring but not in what their failure costs: the racks of an NVL72 SU sit
+                # on different leaf ports, yet losing any one of them is the same)
+                twin = next((i for i, r in enumerate(rows) if _alike(r.impact, first)), None)
                 if twin is None:
                     rows.append(ClassImpact(members, first))
                 else:

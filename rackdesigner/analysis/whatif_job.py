@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rackdesigner.model import Layout
-from rackdesigner.workload import Estimate, EstimateError, Estimator, ModelFileError
+from rackdesigner.workload import Estimate, EstimateError, ModelFileError
 from rackdesigner.workload.jobfile import JobSpec
+from rackdesigner.workload.jobsearch import estimate_spec
 
 #: compared figures, and whether a larger value is better
 WORKLOAD_FIGURES = {"step_time_s": False, "tokens_per_s": True, "energy_J_per_token": False}
@@ -44,10 +45,8 @@ class JobOutcome:
 
 def job_outcome(layout: Layout, spec: JobSpec) -> JobOutcome:
     """Estimate `spec` on `layout` (failed parts left out) and keep the compared figures."""
-    try:
-        estimator = Estimator(layout, spec.model, gpus=spec.gpus, group=spec.group,
-                              pue=spec.pue)
-        est = estimator.estimate(spec.job, spec.tokens)
+    try:  # a search job lays itself out on what survives (workload/jobsearch.py)
+        est = estimate_spec(layout, spec)
     except EstimateError as exc:  # a job file's settings are its keys (gpus, tp)
         return JobOutcome(error=exc.worded(str))
     except ModelFileError as exc:

@@ -30,9 +30,10 @@ def register_import(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--kind", choices=KINDS, help="kind of device (default: switch when it has "
                    "24 or more fabric ports, else asked)")
     p.add_argument("--fabric", choices=("auto", "infiniband", "ethernet"), default="auto",
-                   help="protocol of the fabric ports: auto (default) takes the Ethernet-typed "
-                   "ports of a recognisable InfiniBand part (QM8700, SB7800, 'IB1/1' ports...) "
-                   "as InfiniBand and says so; infiniband or ethernet decides")
+                   help="protocol of Ethernet-typed fabric ports: auto (default) takes those "
+                   "of a recognisable InfiniBand part (QM8700, SB7800, SX6036, 'IB1/1' "
+                   "ports...) as InfiniBand and says so; infiniband or ethernet decides. "
+                   "Ports typed InfiniBand stay InfiniBand; --port answers win")
     p.add_argument("--force", action="store_true", help="replace models already in DIR")
     p.set_defaults(run=run_import)
 

@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "bulk-import files, as 'export -f netbox' writes them)")
     parser.add_argument("-o", "--output", required=True, metavar="LAYOUT",
                         help="layout YAML to write")
+    parser.add_argument("--host-map", metavar="FILE",
+                        help="ibnetdiscover: host names of HCAs that carry their vendor's "
+                        "factory description ('GUID host' per line)")
     parser.set_defaults(run=run)
 
 
@@ -39,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         from rackdesigner.interop.ibnetdiscover import IbnetdiscoverError, import_file
 
         try:
-            report = import_file(args.file)
+            report = import_file(args.file, host_map=args.host_map)
         except IbnetdiscoverError as exc:
             raise UsageError(str(exc)) from None
         layout = report.layout

@@ -315,14 +315,13 @@ def rent_json(report: CostReport) -> dict[str, Any] | None:
 
 
 def _training(layout: Layout, job: Any, tokens: float | None, a: Assumptions) -> Training:
-    from rackdesigner.workload.api import Estimator
+    from rackdesigner.workload.jobsearch import estimate_spec
 
     tokens = tokens or job.tokens
     if not tokens:
         raise ValueError("a training job needs the tokens to train (e.g. 15T); this one "
                          "gives none")
-    est = Estimator(layout, job.model, gpus=job.gpus, group=job.group,
-                    pue=a.pue).estimate(job.job, tokens)  # (a.pue: the effective PUE)
+    est = estimate_spec(layout, job, tokens, a.pue)  # (a.pue: the effective PUE)
     return Training(est.model.id, est.gpus, float(tokens), est.tokens_per_s, est.step_time_s,
                     est.power_w[1], est.fits, est.messages)
 

@@ -28,6 +28,9 @@ class Option:
     required: bool = False
     default: Any = None
     choices: tuple[Any, ...] = ()
+    #: the catalog models a model-naming option is built for (the New-from-template dialog
+    #: lists exactly these; the generator still resolves aliases and checks what it is given)
+    offers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +101,10 @@ _SYSTEM_DOC = {
     "hgx-h20": "one HGX H20 server: 8 H20 on 4 NVSwitch gen3, 8 ConnectX-7",
 }
 
+#: The systems `superpod` builds: the DGX reference architectures (`superpod.PRESETS`) and the
+#: GB200 NVL72 SuperPOD (a test holds this to the generator's tables)
+SUPERPOD_SYSTEMS = ("dgx-a100", "dgx-b200", "dgx-h100", "dgx-h200", "gb200-nvl72", "gb300-nvl72")
+
 TEMPLATES: dict[str, Template] = {}
 for _model, _doc in _SYSTEM_DOC.items():
     TEMPLATES[_model] = Template(_model, _doc + ", in a rack", (), _system(_model))
@@ -110,7 +117,7 @@ TEMPLATES["superpod"] = Template(
     "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
     "(rail-optimized, non-blocking; leaf/spine, plus a core tier at 16+ SUs)",
     (Option("system", str, "dgx-h100, dgx-h200, dgx-b200, dgx-a100, gb200-nvl72 or gb300-nvl72",
-            required=True),
+            required=True, offers=SUPERPOD_SYSTEMS),
      Option("sus", int, "number of scalable units (give this, {nodes} or, for gb200-nvl72, "
             "{racks})"),
      Option("nodes", int, "number of nodes (the fabric is built for whole SUs)"),

@@ -18,25 +18,30 @@ EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     "fat-tree-2tier.yaml": ("rail-optimized", {"system": "dgx-h100", "nodes": 8,
                                                "switch": "qm9700"}),
     "gb200-nvl72.yaml": ("nvl72", {}),
+    # 1,024 GPUs: the size planners compare NVL72 racks at; written in the compact form
+    "dgx-b200-superpod-4su.yaml": ("superpod", {"system": "dgx-b200", "sus": 4}),
 }
+#: examples written in the compact form (each node once as a template)
+COMPACT = frozenset({"dgx-b200-superpod-4su.yaml"})
 
 
 def example_text(name: str) -> str:
     from rackdesigner.generators import generate
     from rackdesigner.io import dump_layout_text
+    from rackdesigner.io.compact import dump_compact_text
 
     template, options = EXAMPLES[name]
-    return dump_layout_text(generate(template, **options))
+    dump = dump_compact_text if name in COMPACT else dump_layout_text
+    return dump(generate(template, **options))
 
 
 def write_examples(folder: Path) -> list[Path]:
-    from rackdesigner.generators import generate
-    from rackdesigner.io import save_layout
+    from rackdesigner.io import atomic
 
     written = []
-    for name, (template, options) in EXAMPLES.items():
+    for name in EXAMPLES:
         path = folder / name
-        save_layout(generate(template, **options), path)
+        atomic.write_text(path, example_text(name))
         written.append(path)
     return written
 

@@ -157,9 +157,14 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
     for s in range(plan.sus):
         su = su_group(b, clos, top, s, rails)
         row, col0 = su_origin(s, per_row, spine_row, su_cols)
+        slots = plan.nodes_per_su - (reserved.slots if s == 0 else 0)
+        # only the racks this SU's nodes fill (a 16-node design is not 8 racks of which 4 are
+        # empty: the floor keeps their places for growth, the BOM and exports have none)
+        filled = math.ceil(min(slots, plan.nodes - node_no) / per_rack)
+        left = min(half, filled)
         # racks numbered in floor order: compute racks, the network rack(s), compute racks
         racks = [b.rack(rack_model, row, col0 + k, su, f"SU{s + 1} compute rack {k + 1}")
-                 for k in range(half)]
+                 for k in range(left)]
         net = SwitchRacks(b, row, col0 + half, su, f"SU{s + 1} network rack")
         su_leaves = []
         for r in range(rails):
@@ -170,8 +175,8 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
         if s == 0 and reserved.appliances:
             _add_reserved(b, net, reserved, su_leaves, plan.nodes_per_su, sw_port)
         racks += [b.rack(rack_model, row, col0 + k + net.count, su,
-                         f"SU{s + 1} compute rack {k + 1}") for k in range(half, compute_racks)]
-        slots = plan.nodes_per_su - (reserved.slots if s == 0 else 0)
+                         f"SU{s + 1} compute rack {k + 1}")
+                  for k in range(half, half + filled - left)]
         for j in range(slots):
             if node_no >= plan.nodes:
                 break

@@ -15,8 +15,12 @@ node's port count, two ends that disagree, or a line of none of these shapes is 
 Nodes are matched to catalog models (resources/interop/ib-devices.yaml) by the node description
 first, then by devid; unmatched ones keep a placeholder model `unmatched-<devid>` (the design
 loads, the rules mark them unknown, the report lists them). HCAs are grouped into hosts by the
-first word of their description (`dgx-01 mlx5_0` is HCA mlx5_0 of host dgx-01). The layout:
-spine switches on top, leaves below them, hosts in rows under the leaves.
+first word of their description (`dgx-01 mlx5_0` is HCA mlx5_0 of host dgx-01, as rdma-ndd
+writes it). An HCA that still has its vendor's factory description (`MT25408 ConnectX Mellanox
+Technologies`, on hosts without rdma-ndd) names no host: it becomes a host of its own, named by
+its GUID or by a GUID→host map (`--host-map`), and the report says how many did; a host that
+gathers more HCAs than a server holds is reported too. The layout: spine switches on top,
+leaves below them, hosts in rows under the leaves.
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
 from rackdesigner.model.items import ID_CHARS
 
+#: a description the HCA's firmware gives it (a part number "MT4123 ConnectX6 ...", or the
+#: vendor's name): it names no host
+_FACTORY = re.compile(r"^(MT\d{3,}\b|.*\bMellanox Technologies\b)", re.IGNORECASE)
+#: more HCAs than any server holds (a DGX B200: 8 compute + 2 BlueField + storage): one host
+#: named by a shared first word is then a merge of many hosts, said in the report
+MAX_HCAS_PER_HOST = 16
 _KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9A-Fa-f]{1,16})\b")
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9A-Fa-f]{1,32})"\s*(?:#\s*(.*))?$')
 _PORT = re.compile(r'^\[(\d+)\](?:\(([0-9A-Fa-f]{1,32})\))?\s+"([SHR]-[0-9A-Fa-f]{1,32})"\[(\d+)\]'
@@ -202,8 +212,39 @@ def match_model(node: Node, table: list[_Match], catalog: Catalog) -> str | None
     return None
 
 
+def host_of(node: Node, host_map: dict[str, str] | None = None) -> tuple[str, str, bool]:
+    """(host, HCA name, named by its GUID) of a channel adapter: the first and second words of
+    its description, or — for a factory description — the host map's name for its GUID, else
+    `host-<guid>`."""
+    guid = node.guid[2:].lower()
+    words = node.description.split()
+    if not words or _FACTORY.match(node.description):
+        mapped = (host_map or {}).get(guid)
+        return (mapped or f"host-{guid}"), "hca0", mapped is None
+    return words[0], (words[1] if len(words) > 1 else guid), False
+
+
+def read_guid_map(path: str | Path) -> dict[str, str]:
+    """A GUID→host map (`0x0002c903000e0b72 node17` per line; `#` comments; the format of
+    `export --host-map`), GUIDs normalised (no `0x`, lower case)."""
+    from rackdesigner.interop.hostlist import HostMapError, read_host_map
+
+    try:
+        pairs = read_host_map(path)
+    except HostMapError as exc:
+        raise IbnetdiscoverError(str(exc)) from None
+    out = {}
+    for guid, host in pairs.items():
+        key = guid.lower().removeprefix("0x")
+        if not re.fullmatch(r"[0-9a-f]{1,16}", key):
+            raise IbnetdiscoverError(f"{path}: {guid!r} is not a GUID (expected hex digits, "
+                                     "e.g. 0x0002c903000e0b72)")
+        out[key.rjust(16, "0")] = host
+    return out
+
+
 def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
-              name: str = "") -> ImportReport:
+              name: str = "", host_map: dict[str, str] | None = None) -> ImportReport:
     layout = Layout(catalog, Meta(name or "Imported InfiniBand fabric",
                                   "Imported from ibnetdiscover output"))
     catalog = layout.catalog
@@ -213,6 +254,7 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
     models: dict[str, str | None] = {}
     hosts: dict[str, list[str]] = defaultdict(list)
     used: set[str] = set()
+    factory = 0  # HCAs named by their GUID (a factory description and no map entry)
 
     def unique(base: str) -> str:
         base = _BAD_ID.sub("-", base).strip("-._")[:120].strip("-._") or "node"
@@ -228,9 +270,8 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
         if node.kind == "Switch":
             ids[node.guid] = unique(_switch_name(node))
         else:
-            words = node.description.split()
-            host = words[0] if words else node.guid[2:]
-            hca = words[1] if len(words) > 1 else node.guid[2:]
+            host, hca, by_guid = host_of(node, host_map)
+            factory += by_guid
             ids[node.guid] = unique(f"{host}.{hca}")
             hosts[host].append(node.guid)
         if models[node.guid] is None:
@@ -281,10 +322,24 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
     if slow:
         report.messages.append(f"{len(slow)} link(s) run below their ports' rate, e.g. "
                                f"{slow[0]}")
+    if factory:
+        report.messages.append(
+            f"{factory} HCA(s) carry their vendor's factory description (no host name: "
+            "rdma-ndd does not run there), so each is a host of its own named by its GUID; "
+            "give their host names with a GUID map (--host-map FILE: 'GUID host' per line)")
+    crowded = sorted((h for h, members in hosts.items() if len(members) > MAX_HCAS_PER_HOST),
+                     key=natural_key)
+    if crowded:
+        report.messages.append(
+            f"host {one_line(crowded[0])!r} gathers {len(hosts[crowded[0]])} HCAs (more than "
+            f"the {MAX_HCAS_PER_HOST} a server holds): their descriptions share a first word "
+            "that is not a host name; check the capture's node descriptions"
+            + (f" ({len(crowded) - 1} more such hosts)" if len(crowded) > 1 else ""))
     return report
 
 
-def import_file(path: str | Path, catalog: Catalog | None = None) -> ImportReport:
+def import_file(path: str | Path, catalog: Catalog | None = None,
+                host_map: str | Path | None = None) -> ImportReport:
     from rackdesigner.inputs import InputError, read_text
     from rackdesigner.interop.importcheck import unreadable_reason
 
@@ -293,8 +348,9 @@ def import_file(path: str | Path, catalog: Catalog | None = None) -> ImportRepor
         text = read_text(path, MAX_BYTES, "ibnetdiscover output")
     except InputError as exc:
         raise IbnetdiscoverError(str(exc)) from None
+    guids = read_guid_map(host_map) if host_map is not None else None
     report = to_layout(parse(text, str(path)), catalog,
-                       one_line(f"InfiniBand fabric from {path.name}"))
+                       one_line(f"InfiniBand fabric from {path.name}"), guids)
     reason = unreadable_reason(report.layout)
     if reason is not None:
         raise IbnetdiscoverError(f"{path}: cannot import: {reason}")

@@ -5,8 +5,11 @@ type, mgmt_only) and power ports (maximum_draw, allocated_draw). RackDesigner al
 fabric port's protocol and rate: the interface type says it for InfiniBand and Ethernet
 (`infiniband-ndr`, `400gbase-x-osfp`, netbox_types.py); for other types (`other`, vendor
 slugs) the caller supplies `PortFacts` per interface type (the CLI asks, or takes
-`--port TYPE=PROTOCOL:GBPS`). The kind is a switch when the type has 24 or more fabric ports,
-else the caller says (`--kind`). Management interfaces are left out.
+`--port TYPE=PROTOCOL:GBPS`; an answer always wins). The kind is a switch when the type has 24
+or more fabric ports and does not name a server family (DGX, HGX...), else the caller says
+(`--kind`). Management interfaces are left out: those marked `mgmt_only`, and 1 Gb/s copper
+ports (the community library does not always mark a switch's `eth0`/`eth1` management; no
+fabric runs on 1000BASE-T). Ports typed InfiniBand stay InfiniBand whatever `--fabric` says.
 
 Every figure cites the device type as its source; answers given at import cite "given at
 import". The result validates with the catalog loader before it is written.
@@ -91,9 +94,17 @@ def read_device_type(path: Path) -> dict[str, Any]:
 #: community library gives InfiniBand switches Ethernet types (QM8700: 200gbase-x-qsfp56).
 #: NVIDIA/Mellanox InfiniBand switch families by name or part number (Quantum: QM8700/8790,
 #: QM9700/9790, Q3400; Switch-IB: SB7700/7800/7890; director chassis CS7500/CS8500).
+#: SwitchX-2 SX60xx (SX6012/6018/6036: FDR, 56 Gb/s; NVIDIA's SwitchX-2 product briefs) too.
 IB_NAMES = re.compile(r"(?<![A-Za-z0-9])(?:M?QM[89]7\d\d|M?QM3\d{3}|Q3[0-9]{3}|M?SB7[7-8]\d\d"
-                      r"|M?CS[78][5-9]\d\d|Quantum(?:-2|-X)?|Switch-IB|InfiniBand)",
+                      r"|M?CS[78][5-9]\d\d|M?SX6\d{3}|Quantum(?:-2|-X)?|Switch-IB|SwitchX"
+                      r"|InfiniBand)",
                       re.IGNORECASE)
+#: Server families: a device type naming one is never taken for a switch by its port count
+#: (the library's DGX A100 lists more than 24 fabric interfaces).
+SERVER_NAMES = re.compile(r"(?<![A-Za-z0-9])(?:DGX|HGX|PowerEdge|ProLiant|ThinkSystem|server)"
+                          r"(?![A-Za-z])", re.IGNORECASE)
+#: Interface types that are management, never fabric: 1 Gb/s copper.
+MANAGEMENT_TYPES = ("1000base-t", "100base-tx", "10base-t", "100base-t1")
 #: InfiniBand 4x rates -> generation (IBTA), for Ethernet-typed ports of an InfiniBand part.
 IB_BY_RATE = {40: "QDR", 56: "FDR", 100: "EDR", 200: "HDR", 400: "NDR", 800: "XDR"}
 
@@ -123,7 +134,7 @@ def fabric_interfaces(path: Path, data: dict[str, Any]) -> OrderedDict[str, list
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or "name" not in item or "type" not in item:
             raise NetboxTypeError(f"{path}: interfaces[{i}]: expected name and type")
-        if item.get("mgmt_only") or str(item["type"]) in ("virtual", "lag"):
+        if item.get("mgmt_only") or str(item["type"]) in ("virtual", "lag", *MANAGEMENT_TYPES):
             continue
         out.setdefault(str(item["type"]), []).append(str(item["name"]))
     return out
@@ -151,7 +162,9 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
     for itype, names in interfaces.items():
         facts = port_facts(itype)
         source = "netbox"
-        if facts is not None and facts.protocol == "ethernet" and (
+        if itype in answers:  # what the user said wins over what the type or the name say
+            facts, source, answered = answers[itype], "answer", True
+        elif facts is not None and facts.protocol == "ethernet" and (
                 fabric == "infiniband" or sign is not None):
             rate = int(facts.rate_gbps)
             if rate not in IB_BY_RATE:
@@ -170,10 +183,6 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
                     f"{gen} ({rate} Gb/s): NetBox calls them Ethernet, but "
                     f"{sign or 'it was said to be InfiniBand ({fabric} infiniband)'}; if this "
                     "unit runs Ethernet, import it with {fabric} ethernet")
-        elif facts is not None and fabric == "ethernet" and facts.protocol == "infiniband":
-            facts = PortFacts("ethernet", f"{facts.rate_gbps:g}GbE", facts.rate_gbps, 4,
-                              facts.connector)
-            source, answered = "answer", True
         if facts is None:
             facts = answers.get(itype)
             if facts is None:
@@ -193,13 +202,18 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
                        "lanes": facts.lanes, "rate_gbps": facts.rate_gbps,
                        "connector": facts.connector, "source": source})
     fabric_ports = sum(g["count"] for g in groups)
+    server = next((m[0] for key in ("model", "slug", "part_number", "comments")
+                   if isinstance(data.get(key), str) and (m := SERVER_NAMES.search(data[key]))),
+                  None)
     if kind is None:
-        if fabric_ports >= SWITCH_PORTS:
+        if fabric_ports >= SWITCH_PORTS and server is None:
             kind = "switch"
         else:
-            raise NetboxTypeError(f"{path}: has {fabric_ports} fabric port(s), so it is not "
-                                  "clearly a switch: say what kind of device it is (switch, "
-                                  "nic, dpu, chassis...)", "kind")
+            why = (f"names a server ({server})" if server is not None
+                   else "is not clearly a switch")
+            raise NetboxTypeError(f"{path}: has {fabric_ports} fabric port(s) and {why}: say "
+                                  "what kind of device it is (switch, nic, dpu, chassis...)",
+                                  "kind")
     slug = str(data["slug"])
     out: dict[str, Any] = {
         "schema": SCHEMA, "id": slug, "kind": kind,

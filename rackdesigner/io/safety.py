@@ -67,7 +67,7 @@ def flow_depth_upper_bound(data: bytes) -> int:
         return 0
     levels = np.cumsum(steps)
     lowest_before = np.minimum.accumulate(np.concatenate(([0], levels[:-1])))
-    return int((levels - lowest_before).max())
+    return int(np.max(levels - lowest_before))
 
 
 def might_nest_deeply(data: bytes, text: str) -> bool:

@@ -31,10 +31,13 @@ __all__ = ["LatencyClass", "bisection", "latency_classes", "oversubscription", "
 
 def oversubscription(topo: Topology, scope: ScopeModel) -> tuple[dict[str, float],
                                                                   dict[str, float | None]]:
-    """Aggregate (sum down / sum up) and worst-switch ratio per tier that has uplinks."""
+    """Aggregate (sum down / sum up) and worst-switch ratio per tier whose uplinks carry the
+    scope's traffic (a tier with a tier above it in `scope.involved`)."""
     agg: dict[str, float] = {}
     worst: dict[str, float | None] = {}
     for t, switches in sorted(scope.involved.items()):
+        if t + 1 not in scope.involved:
+            continue  # the scope's traffic turns here: this tier's uplinks carry none of it
         down = sum(topo.down_cap.get(s, 0.0) for s in switches)
         up = sum(topo.up_cap.get(s, 0.0) for s in switches)
         if up <= 0:

@@ -297,6 +297,11 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
     top = len(topo.domains)
     t = 1
     while t < top:
+        if len({topo.domains[t - 1].get(leaf) for leaf in leaves}) <= 1:
+            # every route between the scope's leaves turns at tier t (up/down routing): no
+            # switch above carries its traffic (a 14-rack NVL72 SuperPOD's NIC-less leaves of
+            # its partial SU sit above its spines, but nothing climbs to them)
+            break
         nxt = {n for s in involved[t] for n in topo.sw_adj.get(s, ()) if topo.tier.get(n) == t + 1}
         if not nxt:
             break

@@ -28,8 +28,10 @@ ESTIMATE_COLUMNS = ("step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "mfu"
 DEGREES = ("gpus", "tp", "pp", "cp", "ep", "vp", "dp", "gbs", "mbs", "seq", "etp")
 CHOICES = {"precision": ("bf16", "fp8", "fp4"), "recompute": ("none", "selective", "full"),
            "sharding": ("none", "optimizer", "full"), "grad_dtype": ("fp32", "bf16"),
-           "dp_overlap": (True, False)}
+           "dp_overlap": (True, False), "layout": ("fixed", "search")}
 OPTIONS = ("model", "group", *DEGREES, *CHOICES, "profile", "tokens", "pue")
+#: what a search workload (`layout: search`) chooses per point (workload/jobsearch.py)
+SEARCHED = ("tp", "pp", "cp", "ep", "vp", "dp", "mbs", "etp", "recompute")
 
 
 def check_workload(value: Any) -> str | None:
@@ -46,6 +48,11 @@ def check_workload(value: Any) -> str | None:
         return "'workload' needs 'model': a bundled id (`rackdesigner models`) or a model file"
     if "gbs" not in value:
         return "'workload' needs 'gbs', the global batch in sequences"
+    if value.get("layout") == "search":
+        chosen = [k for k in SEARCHED if k in value]
+        if chosen:
+            return (f"'workload' option '{chosen[0]}': a search workload (layout: search) "
+                    "chooses its own degrees on each point; remove it or set layout: fixed")
     for key in DEGREES:
         v = value.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
@@ -92,8 +99,17 @@ def estimate_columns(layout: Any, workload: dict[str, Any]) -> dict[str, Any]:
     model = options.pop("model")
     if "tokens" in options:
         options["tokens"] = token_count(options["tokens"])
+    searched = options.pop("layout", "fixed") == "search"
     try:
-        result = estimate(layout, model, **options)
+        if searched:  # each point's own best layout, on its GPUs or fewer
+            from rackdesigner.workload import Job
+            from rackdesigner.workload.jobsearch import best_layout
+
+            place = {k: options.pop(k) for k in ("gpus", "group", "pue", "tokens")
+                     if k in options}
+            result = best_layout(layout, model, Job(**options), **place).estimate
+        else:
+            result = estimate(layout, model, **options)
     except ValueError as exc:  # EstimateError, ModelFileError: the job does not fit this point
         raise ValueError(f"workload: {exc}") from None
     data = result.to_dict() if hasattr(result, "to_dict") else dict(result)

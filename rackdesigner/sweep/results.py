@@ -92,11 +92,48 @@ def _write_parquet(result: SweepResult, path: str | os.PathLike) -> None:
         raise ResultsError(f"{os.fspath(path)}: Parquet needs pyarrow, which is not installed "
                            "(pip install \"rackdesigner[parquet]\" or pip install pyarrow); "
                            "or write .csv or .json") from None
-    table = pa.Table.from_pylist([dict(r) for r in result.rows],
-                                 schema=None).select(list(result.columns))
+    types = {c: _arrow_type(c, result.rows) for c in result.columns}
+    schema = pa.schema([(c, getattr(pa, types[c])()) for c in result.columns])
+    table = pa.Table.from_pylist([{c: _arrow_value(r.get(c), types[c]) for c in result.columns}
+                                  for r in result.rows], schema=schema)
     buffer = pa.BufferOutputStream()
     pq.write_table(table, buffer)
     _write_atomic(path, buffer.getvalue().to_pybytes())
+
+
+#: Columns whose Arrow type does not follow from their values: text and counts keep their type
+#: when every point failed (an all-empty column would otherwise be Arrow's `null` type, and a
+#: folder of results files with and without a failure could not be read as one data set).
+_FIXED_TYPES = {"status": "string", "error": "string", "capex_complete": "bool_",
+                "gpus": "int64", "switches": "int64", "links": "int64", "cables": "int64",
+                "transceivers": "int64", "racks": "int64", "unpriced_items": "int64",
+                "design_errors": "int64", "design_warnings": "int64"}
+
+
+def _arrow_type(column: str, rows: list[dict[str, Any]]) -> str:
+    """The pyarrow type factory's name for `column`: fixed for the figures (every other figure
+    is a float), and a parameter's from its values (the same spec gives every file the same)."""
+    from rackdesigner.sweep.point import TRAILER
+
+    if column in _FIXED_TYPES:
+        return _FIXED_TYPES[column]
+    values = [r.get(column) for r in rows if r.get(column) is not None]
+    if column in TRAILER or any(isinstance(v, str) for v in values):
+        return "string"
+    if values and all(isinstance(v, bool) for v in values):
+        return "bool_"
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return "int64"
+    return "float64"
+
+
+def _arrow_value(value: Any, arrow_type: str) -> Any:
+    value = _json_value(value)
+    if value is None:
+        return None
+    if arrow_type == "string":
+        return str(_cell(value))
+    return float(value) if arrow_type == "float64" else value
 
 
 def _write_atomic(path: str | os.PathLike, data: bytes) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QStyle, QToolBar
 
+from rackdesigner.ui.help_menu import build_examples_menu, build_guides_menu
 from rackdesigner.ui.plain_text import plain
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ class WindowActions:
         self.open_action = act(file_menu, "&Open…", files.open_dialog, QKeySequence(Key.Open))
         self.recent_menu = file_menu.addMenu("Open &Recent")
         files.set_recent_menu(self.recent_menu)
+        self.examples_menu = file_menu.addMenu("Open E&xample")
+        self.example_actions = build_examples_menu(window, self.examples_menu)
         file_menu.addSeparator()
         self.save_action = act(file_menu, "&Save", files.save, QKeySequence(Key.Save))
         self.save_as_action = act(file_menu, "Save &As…", files.save_as, QKeySequence(Key.SaveAs))
@@ -156,7 +159,9 @@ class WindowActions:
             "what each costs, worst first")
 
         help_menu = bar.addMenu("&Help")
-        act(help_menu, "&Canvas Basics", window.show_help)
+        act(help_menu, "&Canvas Basics", window.show_help, QKeySequence(Key.HelpContents))
+        self.guides_menu = help_menu.addMenu("&User Guides")
+        self.guide_actions = build_guides_menu(window, self.guides_menu)
         self.about_action = act(help_menu, "&About RackDesigner", window.show_about)
 
         tools = QToolBar("Main", window)

@@ -212,7 +212,8 @@ class MainWindow(QMainWindow):
             if dialog is not None:
                 dialog.close()
             dialog = SingleFailuresDialog(self.document.layout, self,
-                                          job_source=self.simulation_panel.workload.job_spec)
+                                          job_source=lambda: self.simulation_panel.workload
+                                          .job_spec(once_estimated=True))
             dialog.objects_activated.connect(self.editor.select_ids)
             self.single_failures_dialog = dialog
         dialog.show()
@@ -422,7 +423,7 @@ class MainWindow(QMainWindow):
 
         if not self.maybe_save():
             return False
-        dialog = TemplateDialog(self.catalog, self)
+        dialog = TemplateDialog(self.catalog, self, settings=self.settings)
         if dialog.exec() != TemplateDialog.DialogCode.Accepted or dialog.result_layout is None:
             return False
         self.document.set_layout(dialog.result_layout, None)

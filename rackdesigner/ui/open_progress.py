@@ -84,6 +84,10 @@ class OpenProgress:
             dialog = QProgressDialog(self.parent)
             dialog.setWindowTitle("Opening")
             self.cancel_button = QPushButton("Cancel", dialog)
+            # Enter must not cancel a long open (a focused auto-default button takes Return):
+            # Cancel is a click or Escape, never the key that confirmed the file dialog
+            self.cancel_button.setAutoDefault(False)
+            self.cancel_button.setDefault(False)
             dialog.setCancelButton(self.cancel_button)
             dialog.setRange(0, 100)
             dialog.setAutoReset(False)

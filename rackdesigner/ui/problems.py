@@ -33,9 +33,11 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.model import ERROR, Finding, Layout, check_layout
+from rackdesigner.model.finding_groups import GROUP_FROM, FindingGroup, group_findings
 from rackdesigner.model.findings import findings
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.vocabulary.wording import counted
 
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 200
@@ -43,16 +45,18 @@ MAX_ROWS = 2000
 FRESH = "fresh"  # the job's parameter that checks a design from nothing
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole
 
-def _check(snapshot: Layout | None, params: Any = None) -> list[Finding]:
+def _check(snapshot: Layout | None,
+           params: Any = None) -> tuple[list[Finding], list[FindingGroup]]:
     """The worker's job: the findings of a snapshot (`check_layout` looked up at call time),
     kept per state (`model/findings.py`: a move or a Fail reuses the findings of the state
-    before it; `params` "fresh" checks from nothing: a design just opened, Refresh); it also
-    derives the counts the status bar shows, so the GUI thread only reads them."""
+    before it; `params` "fresh" checks from nothing: a design just opened, Refresh), grouped
+    by what they say (the same finding on 102,400 links is one row); it also derives the
+    counts the status bar shows, so the GUI thread only reads them."""
     if snapshot is None:
-        return []
+        return [], []
     found = findings(snapshot, check_layout, fresh=params == FRESH)
     snapshot.index().counts()
-    return found
+    return found, group_findings(snapshot, found)
 
 
 def _keeps_findings(event: object) -> bool:
@@ -78,7 +82,7 @@ class ProblemsWidget(QWidget):
         self.tree = QTreeWidget(self)
         self.tree.setColumnCount(3)
         self.tree.setHeaderLabels(["", "Problem", "Objects"])
-        self.tree.setRootIsDecorated(False)
+        self.tree.setRootIsDecorated(True)  # a finding on many objects opens to list them
         self.tree.setAlternatingRowColors(True)
         self.tree.setColumnWidth(0, 28)
         self.tree.setColumnWidth(1, 520)
@@ -145,22 +149,42 @@ class ProblemsWidget(QWidget):
 
     def _on_job_result_ready(self, result: JobResult) -> None:
         self.shown_snapshot = result.snapshot  # its derived index is computed: reading is free
-        self._show(list(result.value or ()), result.revision, result.error)
+        found, groups = result.value or ([], [])
+        self._show(list(found), result.revision, result.error, groups)
 
     # ---- showing ----------------------------------------------------------------------------
-    def _show(self, findings: list[Finding], revision: int, error: str = "") -> None:
+    def _show(self, findings: list[Finding], revision: int, error: str = "",
+              groups: list[FindingGroup] | None = None) -> None:
         self.findings = findings
         self.shown_revision = revision
+        if groups is None:
+            groups = ([FindingGroup((f,)) for f in findings] if self.shown_snapshot is None
+                      else group_findings(self.shown_snapshot, findings))
         self.tree.clear()
-        error_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical)
+        icons = {ERROR: self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxCritical)}
         warning_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         items = []
-        for finding in findings[:MAX_ROWS]:
-            item = QTreeWidgetItem(["", finding.message, ", ".join(finding.objects[:4])])
-            item.setIcon(0, error_icon if finding.severity == ERROR else warning_icon)
-            item.setToolTip(1, plain(f"{finding.severity} [{finding.code}]: {finding.message}"))
-            item.setData(0, OBJECTS_ROLE, tuple(finding.objects))
-            items.append(item)
+        rows = 0
+        for group in groups:
+            if rows >= MAX_ROWS:
+                break
+            icon = icons.get(group.severity, warning_icon)
+            if len(group) < GROUP_FROM:
+                for finding in group.findings:
+                    items.append(self._finding_item(finding, icon))
+                rows += len(group)
+                continue
+            objects = tuple(o for f in group.findings[:MAX_ROWS] for o in f.objects[:1])
+            parent = QTreeWidgetItem(["", group.summary(), counted(len(group), "object")])
+            parent.setIcon(0, icon)
+            parent.setToolTip(1, plain(f"{group.severity} [{group.code}] on "
+                                       f"{counted(len(group), 'object')}: "
+                                       f"{group.first.message}"))
+            parent.setData(0, OBJECTS_ROLE, objects)
+            parent.addChildren([self._finding_item(f, icon)
+                                for f in group.findings[:MAX_ROWS - rows]])
+            rows += parent.childCount()
+            items.append(parent)
         self.tree.addTopLevelItems(items)
         errors = sum(1 for f in findings if f.severity == ERROR)
         warnings = len(findings) - errors
@@ -169,10 +193,20 @@ class ProblemsWidget(QWidget):
         elif not findings:
             self.summary.setText("No problems found.")
         else:
-            self.summary.setText(plain(f"{errors} error(s), {warnings} warning(s)"
-                                       + (f" — showing the first {MAX_ROWS}"
-                                    if len(items) < len(findings) else "")))
+            kinds = f" ({counted(len(groups), 'kind')})" if len(groups) < len(findings) else ""
+            self.summary.setText(plain(f"{counted(errors, 'error')}, "
+                                       f"{counted(warnings, 'warning')}" + kinds
+                                       + (f" — showing the first {MAX_ROWS:,}"
+                                          if rows < len(findings) else "")))
         self.findings_changed.emit(errors, warnings)
+
+    @staticmethod
+    def _finding_item(finding: Finding, icon) -> QTreeWidgetItem:
+        item = QTreeWidgetItem(["", finding.message, ", ".join(finding.objects[:4])])
+        item.setIcon(0, icon)
+        item.setToolTip(1, plain(f"{finding.severity} [{finding.code}]: {finding.message}"))
+        item.setData(0, OBJECTS_ROLE, tuple(finding.objects))
+        return item
 
     def _on_tree_item_activated(self, item: QTreeWidgetItem, column: int = 0) -> None:
         objects = item.data(0, OBJECTS_ROLE)

@@ -181,5 +181,26 @@ class Settings:
         self.store.setValue("window/geometry", geometry)
         self.store.setValue("window/state", state)
 
+    def last_template(self) -> tuple[str, dict[str, str]]:
+        """The template New from Template built last and its fields as typed ("", {} if none
+        or if the stored value is damaged: a remembered choice is a convenience, never an
+        error)."""
+        import json
+
+        try:
+            data = json.loads(str(self.store.value("template/last", "") or "{}"))
+            name, values = data.get("template", ""), data.get("values", {})
+        except (ValueError, AttributeError):
+            return "", {}
+        if not isinstance(name, str) or not isinstance(values, dict):
+            return "", {}
+        return name, {str(k): str(v) for k, v in values.items() if v is not None}
+
+    def save_last_template(self, name: str, values: dict[str, str | None]) -> None:
+        import json
+
+        self.store.setValue("template/last", json.dumps(
+            {"template": name, "values": {k: v for k, v in values.items() if v is not None}}))
+
     def sync(self) -> None:
         self.store.sync()

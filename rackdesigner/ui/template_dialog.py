@@ -9,6 +9,8 @@ document until a layout is built.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -26,6 +28,9 @@ from rackdesigner.model import Layout
 from rackdesigner.ui import style
 from rackdesigner.ui.plain_text import plain
 
+if TYPE_CHECKING:
+    from rackdesigner.ui.settings import Settings
+
 #: Options that name a catalog model, and the trait (with its value) of the models they offer.
 MODEL_OPTIONS: dict[str, tuple[str, object]] = {
     "system": ("contains", "parts"), "switch": ("fabric_switch", True),
@@ -38,8 +43,10 @@ def _field_word(name: str) -> str:
     return f"“{name}”"
 
 class TemplateDialog(QDialog):
-    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+    def __init__(self, catalog: Catalog, parent: QWidget | None = None,
+                 settings: Settings | None = None) -> None:
         super().__init__(parent)
+        self.settings = settings
         from rackdesigner.generators import TEMPLATES
 
         self.templates = TEMPLATES
@@ -73,6 +80,23 @@ class TemplateDialog(QDialog):
         self.fields: dict[str, QLineEdit | QComboBox] = {}
         self.template.currentIndexChanged.connect(self._on_template_changed)
         self._on_template_changed()
+        self._restore_last()
+
+    def _restore_last(self) -> None:
+        """Open on the template built last, with its fields as they were (a value the catalog
+        no longer offers is passed over)."""
+        if self.settings is None:
+            return
+        name, values = self.settings.last_template()
+        if name not in self.templates:
+            return
+        self.template.setCurrentIndex(self.template.findData(name))
+        for option, value in values.items():
+            if option in self.fields:
+                try:
+                    self.set_values(name, **{option: value})
+                except ValueError:
+                    continue
 
     def _on_template_changed(self, *args) -> None:
         while self.form.rowCount():
@@ -111,7 +135,9 @@ class TemplateDialog(QDialog):
         if wanted is None:
             return None
         specs = self.catalog.doing(*wanted)
-        if option.name == "system":  # systems with compute NICs to wire: DGX/HGX nodes
+        if option.offers:  # what the generator builds, as it declares it
+            specs = [s for s in specs if s.id in option.offers]
+        elif option.name == "system":  # systems with compute NICs to wire: DGX/HGX nodes
             specs = [s for s in specs if s.system is not None
                      and s.id.startswith(("dgx-", "hgx-"))] or specs
         return [(f"{s.id} — {s.model}", s.id) for s in sorted(specs, key=lambda s: s.id)]
@@ -150,4 +176,6 @@ class TemplateDialog(QDialog):
         except (ValueError, KeyError) as exc:
             self.error.setText(plain(str(exc)))
             return
+        if self.settings is not None:
+            self.settings.save_last_template(self.template.currentData(), values)
         self.accept()

@@ -34,6 +34,7 @@ def copy_title(layout: Layout, kind: str, fallback: str) -> str:
 
 
 def suggested_save_path(name: str, folder: Path | None = None) -> Path:
-    """Where Save As proposes to put an untitled copy: `name` in the working folder."""
+    """Where Save As proposes to put an untitled copy: `name` in `folder` (the designer passes
+    the folder of the last design opened; the working folder when none is given)."""
     folder = folder if folder is not None else Path.cwd()
     return folder / (name if name.endswith((".yaml", ".yml")) else f"{name}.yaml")

@@ -33,6 +33,30 @@ class EstimateError(SettingError):
     DESIGN_WORDS = JOB_WORDS
 
 
+def _connected(ids: list[str], gpus: int | None, label: str,
+               component_of: dict[str, str]) -> tuple[list[str], str]:
+    """The GPUs a job runs on and their label: the first `gpus` of `ids` (all without `gpus`),
+    all of them on one connected fabric. A job's TP, PP and DP groups together join every
+    rank, so GPUs in two parts of a cut fabric cannot run one job: when the first ones are
+    cut apart, the job takes the first `gpus` of the largest part that holds them (a failure's
+    job impact is the job on what survives), and `EstimateError` when no part does."""
+    parts: dict[str | None, list[str]] = {}
+    for g in ids:
+        parts.setdefault(component_of.get(g), []).append(g)
+    want = len(ids) if gpus is None else gpus
+    chosen = ids[:want]
+    if len(parts) == 1 or len({component_of.get(g) for g in chosen}) == 1:
+        return chosen, label if gpus is None else f"the first {gpus:,} GPUs of {label}"
+    largest = max(parts.values(), key=len)
+    if gpus is not None and len(largest) >= gpus:
+        return largest[:gpus], (f"the first {gpus:,} GPUs of the largest connected part of "
+                                f"{label} ({len(largest):,} GPUs)")
+    raise EstimateError(f"the {want:,} GPUs of {label} cannot all reach each other: the "
+                        f"fabric is cut into {len(parts)} parts, the largest with "
+                        f"{len(largest):,} GPUs (a job runs on one connected part)",
+                        option="gpus")
+
+
 class Estimator:
     def __init__(self, layout: Layout, model: str | ModelSpec, *, gpus: int | None = None,
                  group: str | None = None, gpu_ids: Sequence[str] | None = None,
@@ -62,12 +86,10 @@ class Estimator:
                  else f"{len(ids):,} selected GPUs")
         if not ids:
             raise EstimateError(f"{label} has no GPUs")
-        if gpus is not None:
-            if gpus < 1 or gpus > len(ids):
-                raise EstimateError(f"{gpus:,} GPUs asked for, but {label} has "
-                                    f"{len(ids):,}", option="gpus")
-            ids = ids[:gpus]
-            label = f"the first {gpus:,} GPUs of {label}"
+        if gpus is not None and (gpus < 1 or gpus > len(ids)):
+            raise EstimateError(f"{gpus:,} GPUs asked for, but {label} has "
+                                f"{len(ids):,}", option="gpus")
+        ids, label = _connected(ids, gpus, label, groups.topo.component_of)
         self.label = label
         self.comm = CommModel(layout, ids, pue, groups=groups, power_devices=power_devices)
         try:

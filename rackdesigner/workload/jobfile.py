@@ -9,6 +9,14 @@ be pasted as it is, with or without its `workload:` key)::
     pp: 4
     gbs: 512
 
+or, for a job each design lays out for itself (`workload/jobsearch.py`: the fastest layout on
+the design's GPUs, or on fewer when that is faster)::
+
+    model: deepseek-v3
+    layout: search           # fixed (the default): the degrees given
+    gbs: 1024
+    tokens: 15T
+
 Every error names the file, the line and what was expected. The heat map and `whatif` read the
 job from here (the GUI takes it from the Workload tab instead).
 """
@@ -41,8 +49,12 @@ MAX_BYTES = 64 * 1024  # a job file is a dozen lines
 MAX_DEGREE = 10**7
 #: 10^18 tokens: a million times the largest published training runs (~1.5e13).
 MAX_TOKENS = 1e18
-KEYS = ("model", "gpus", "group", *DEGREES, *CHOICES, *FLAGS, "profile", "tokens", "pue",
-        "recompute_modules")
+KEYS = ("model", "gpus", "group", "layout", *DEGREES, *CHOICES, *FLAGS, "profile", "tokens",
+        "pue", "recompute_modules")
+#: `layout:` fixed (the degrees given) or search (each design finds its own)
+LAYOUTS = ("fixed", "search")
+#: what a search job chooses for itself (a job file giving one of these is a fixed layout)
+SEARCHED = ("tp", "pp", "cp", "ep", "vp", "dp", "mbs", "etp", "recompute")
 
 
 class JobFileError(ValueError):
@@ -61,6 +73,8 @@ class JobSpec:
     pue: float | None = None
     source: str = ""
     options: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: each design finds the job's layout (`layout: search`) instead of taking its degrees
+    search: bool = False
 
 
 def load_job(path: str | Path) -> JobSpec:
@@ -126,6 +140,9 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
         elif name in CHOICES:
             if v not in CHOICES[name]:
                 raise fail(value, f"{name} must be one of {', '.join(CHOICES[name])}, got {v!r}")
+        elif name == "layout":
+            if v not in LAYOUTS:
+                raise fail(value, f"layout must be one of {', '.join(LAYOUTS)}, got {v!r}")
         elif name in ("model", "group", "profile"):
             if not isinstance(v, str) or not v:
                 raise fail(value, f"{name} must be a name, got {v!r}")
@@ -147,6 +164,12 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
                    "model file")
     if "gbs" not in values:
         raise fail(node, "missing 'gbs': the global batch in sequences")
+    search = values.get("layout") == "search"
+    if search:
+        chosen = [k for k in SEARCHED if k in values]
+        if chosen:
+            raise fail(entries[chosen[0]][0], f"{chosen[0]}: a search job (layout: search) "
+                       "chooses its own degrees; remove it, or set layout: fixed")
     model = values["model"]
     if not Path(model).suffix:  # a bundled id: check it now, with its line
         try:
@@ -163,7 +186,43 @@ def parse_job(text: str, label: str = "<job>") -> JobSpec:
     job = Job(**{k: values[k] for k in (*DEGREES, *CHOICES, *FLAGS, "profile",
                                          "recompute_modules") if k in values})
     return JobSpec(model, job, values.get("gpus"), values.get("group"), values.get("tokens"),
-                   values.get("pue"), label, values)
+                   values.get("pue"), label, values, search)
+
+
+def dump_job(spec: JobSpec) -> str:
+    """The job file of `spec` (what `parse_job` reads back as the same spec): the GUI's Save
+    Job writes this."""
+    from rackdesigner.workload.job import Job
+
+    default = Job()
+    lines = ["# RackDesigner training job (rackdesigner estimate/compare/whatif --job FILE)",
+             f"model: {_quoted(spec.model)}"]
+    if spec.search:
+        lines.append("layout: search")
+    for key, value in (("gpus", spec.gpus), ("group", spec.group)):
+        if value is not None:
+            lines.append(f"{key}: {_quoted(value) if isinstance(value, str) else value}")
+    for key in (*DEGREES, *CHOICES, *FLAGS, "profile"):
+        if spec.search and key in SEARCHED:
+            continue
+        value = getattr(spec.job, key, None)
+        if value is None or (key != "gbs" and value == getattr(default, key, None)):
+            continue
+        lines.append(f"{key}: {_quoted(value) if isinstance(value, str) else value}")
+    modules = spec.job.recompute_modules
+    if modules and not spec.search:
+        lines.append(f"recompute_modules: [{', '.join(modules)}]")
+    if spec.tokens:
+        lines.append(f"tokens: {round(spec.tokens)}")
+    if spec.pue is not None:
+        lines.append(f"pue: {spec.pue:g}")
+    return "\n".join(lines) + "\n"
+
+
+def _quoted(text: str) -> str:
+    import json
+
+    return json.dumps(text)  # a JSON string is a YAML string: quotes, escapes, any name
 
 
 def _modules(node: yaml.Node, fail) -> tuple[str, ...]:

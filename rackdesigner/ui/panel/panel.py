@@ -557,7 +557,7 @@ class SimulationPanel(QWidget):
             self.heat_changed.emit(None)
 
     def _on_workload_job_changed(self) -> None:
-        job, _why = self.workload.job_spec()
+        job, _why = self.workload.found_job_spec()
         self.cost_tab.set_training(job)
         if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
             self._on_heat_tab_heat_requested(self.heat_tab.traffic(), immediate=False)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.model import Layout
+from rackdesigner.ui.panel import workload_jobfile as jobfile_ui
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
@@ -142,6 +143,14 @@ class WorkloadTab(QWidget):
         self.clear_button = QPushButton("Clear", self)
         self.clear_button.setEnabled(False)
         self.clear_button.clicked.connect(self.clear_baseline)
+        self.load_job_button = QPushButton("Load Job…", self)
+        self.load_job_button.setToolTip("Set the fields from a job file (--job FILE of "
+                                        "estimate, compare, cost, whatif)")
+        self.load_job_button.clicked.connect(lambda: jobfile_ui.load_job_dialog(self))
+        self.save_job_button = QPushButton("Save Job…", self)
+        self.save_job_button.setToolTip("Write this job as a job file; with \"best layout\" "
+                                        "each design lays it out for itself (layout: search)")
+        self.save_job_button.clicked.connect(lambda: jobfile_ui.save_job_dialog(self))
 
         grid = QGridLayout()
         grid.setHorizontalSpacing(4)
@@ -190,6 +199,8 @@ class WorkloadTab(QWidget):
         buttons.addWidget(self.pin_button)
         buttons.addWidget(self.clear_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.load_job_button)
+        buttons.addWidget(self.save_job_button)
         box = QVBoxLayout(self)
         box.setContentsMargins(2, 2, 2, 2)
         box.setSpacing(4)
@@ -243,6 +254,14 @@ class WorkloadTab(QWidget):
     def _on_gbs_changed(self, _value: int) -> None:
         self._gbs_chosen = True
 
+    def mark_batch_chosen(self) -> None:
+        """The batch was set by the user (a loaded job): a design opened keeps it."""
+        self._gbs_chosen = True
+
+    def refresh_request(self) -> None:
+        """Fields were set with their signals blocked (a loaded job): estimate once now."""
+        self._on_option_changed()
+
     def _on_layout_combo_changed(self, _index: int) -> None:
         """Going to "manual" starts from the layout the search found (its degrees shown),
         not from TP 1 / PP 1."""
@@ -278,14 +297,28 @@ class WorkloadTab(QWidget):
         return None, (f"Finding the best layout of {req.model} in the Workload tab first… "
                       f"(or set \"manual\" degrees there). {NO_JOB}")
 
-    def job_spec(self) -> tuple[JobSpec | None, str]:
-        """The tab's job as a job file would give it (for Analyze ▸ Single Failures), or None
-        and why."""
+    def job_spec(self, *, once_estimated: bool = False) -> tuple[JobSpec | None, str]:
+        """The tab's job as a job file would give it (compare, Single Failures, Save Job…):
+        with "best layout" a search job that every design — or what survives a failure —
+        lays out for itself; with "manual" its degrees. `once_estimated`: a search job only
+        once the tab has estimated it (Single Failures adds a job's columns, each failure a
+        search, only when the user has set the tab up)."""
+        req = self.request()
+        if once_estimated and req.best and self.current is None:
+            return None, NO_JOB
+        group = req.scope if isinstance(req.scope, str) else None
+        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, tokens=req.tokens,
+                       pue=req.pue, search=req.best), ""
+
+    def found_job_spec(self) -> tuple[JobSpec | None, str]:
+        """The job this design runs, fixed: the manual degrees or the layout the search found
+        here (None and why before it has), for figures of this design only (the Cost tab)."""
         req, why = self.heat_job()
         if req is None:
             return None, why
         group = req.scope if isinstance(req.scope, str) else None
-        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, pue=req.pue), ""
+        return JobSpec(req.model, req.job, gpus=req.gpus, group=group, tokens=req.tokens,
+                       pue=req.pue), ""
 
     def _on_model_combo_activated(self, index: int) -> None:
         if self.model_combo.itemText(index) == LOAD_FILE:
@@ -367,6 +400,12 @@ class WorkloadTab(QWidget):
             self.status.setText("<br>".join(lines))
         values = self._values(est)
         reference = outcome.intact if outcome.failed else self.baseline
+        unlike = _unlike_jobs(est, reference) if not outcome.failed else ""
+        if unlike:
+            self.status.setText(self.status.text() + "<br>" + (
+                f"<span style='color:{DOWN}'><b>Not like for like:</b> {unlike}: the "
+                "changes below mix the hardware with the job (set the same to compare the "
+                "hardware alone)</span>"))
         if outcome.failed:  # what-if: the same job on the intact design is the reference
             self.status.setText(self.status.text() + "<br>" + (
                 f"<span style='color:{DOWN}'><b>What-if:</b> {len(outcome.failed)} object(s) "
@@ -427,6 +466,24 @@ class WorkloadTab(QWidget):
         if d.get("energy_MWh") is not None:
             out["energy"] = (f"{d['energy_MWh']:,.0f} MWh", d["energy_MWh"])
         return out
+
+
+def _unlike_jobs(est: Estimate | None, base: Estimate | None) -> str:
+    """What differs between the job of `est` and the baseline's besides the hardware (model,
+    batch, sequence, precision), in words; "" when they train the same thing."""
+    if est is None or base is None:
+        return ""
+    parts = []
+    if est.model.id != base.model.id:
+        parts.append(f"the baseline trains {base.model.name}, this design {est.model.name}")
+    for what, mine, theirs in (
+            ("a batch of", est.job.gbs, base.job.gbs),
+            ("sequences of", est.job.seq or est.model.seq_len, base.job.seq
+             or base.model.seq_len),
+            ("precision", est.job.precision, base.job.precision)):
+        if mine != theirs:
+            parts.append(f"{what} {theirs} in the baseline, {mine} here")
+    return "; ".join(parts)
 
 
 __all__ = ["WorkloadTab"]

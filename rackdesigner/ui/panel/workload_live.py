@@ -23,7 +23,7 @@ from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, restored
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.workload import Estimate, EstimateError, Estimator, Job, ModelFileError
-from rackdesigner.workload.search import search
+from rackdesigner.workload.jobsearch import best_layout
 
 log = logging.getLogger(__name__)
 
@@ -106,18 +106,17 @@ def _estimate(snapshot: Layout, req: WorkloadRequest,
     scope = req.scope
     if isinstance(scope, tuple) and gone:
         scope = tuple(g for g in scope if g not in gone)
+    if req.best:  # all the GPUs, or fewer when that is faster (workload/jobsearch.py)
+        found = best_layout(snapshot, req.model, req.job, gpus=req.gpus, pue=req.pue,
+                            group=scope if isinstance(scope, str) else None,
+                            gpu_ids=scope if isinstance(scope, tuple) else None,
+                            tokens=req.tokens)
+        return WorkloadOutcome(0, 0, found.estimate, "",
+                               f"best of {found.considered:,} layouts: {found.why}")
+    # a manual layout that does not fit is still timed, and the tab marks it so
     est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue,
                     group=scope if isinstance(scope, str) else None,
                     gpu_ids=scope if isinstance(scope, tuple) else None)
-    if req.best:
-        found = search(est, req.job, top=1, tokens=req.tokens)
-        if not found.ranked:
-            return WorkloadOutcome(0, 0, None, f"no layout of the {est.gpus:,} GPUs fits in "
-                                   f"memory ({found.considered:,} tried)")
-        best = found.ranked[0]
-        return WorkloadOutcome(0, 0, best.estimate, "",
-                               f"best of {found.considered:,} layouts: {best.why}")
-    # a manual layout that does not fit is still timed, and the tab marks it so
     return WorkloadOutcome(0, 0, est.estimate(req.job, req.tokens, time_if_too_big=True))
 
 

@@ -1,0 +1,86 @@
+"""Issue 38 item 18: the same finding on many objects is one line with a count and examples
+(the CLI and Problems); the JSON keeps every finding and its objects."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rackdesigner.cli import main
+from rackdesigner.generators import generate
+from rackdesigner.io import save_layout
+from rackdesigner.model import check_layout
+from rackdesigner.model.finding_groups import group_findings, message_shape
+from rackdesigner.model.rules import Finding
+
+
+@pytest.fixture(scope="module")
+def slow_nics():
+    """16 DGX B200 (400 Gb/s NICs) on XDR leaves (800 Gb/s ports): 128 links say one thing."""
+    return generate("rail-optimized", system="dgx-b200", nodes=16, switch="q3400")
+
+
+def test_findings_that_differ_only_in_the_designs_names_are_one_group(slow_nics):
+    found = check_layout(slow_nics)
+    groups = group_findings(slow_nics, found)
+    assert sum(len(g) for g in groups) == len(found) >= 128
+    biggest = max(groups, key=len)
+    assert len(biggest) == 128 and biggest.code == "rate-mismatch"
+    assert biggest.examples() == [f.objects[0] for f in biggest.findings[1:4]]
+    assert "[and 127 more like it: " in biggest.summary()
+
+
+def test_figures_and_words_that_are_not_the_designs_names_keep_findings_apart(slow_nics):
+    link = next(iter(slow_nics.links())).id
+    other = [f"link {link}: runs at 400 Gb/s", f"link {link}: runs at 200 Gb/s",
+             f"link {link}: runs at 400 Gb/s on no-such-device"]
+    shapes = {message_shape(slow_nics, m) for m in other}
+    assert len(shapes) == 3
+    assert link not in message_shape(slow_nics, other[0])
+    findings = [Finding("warning", "x", m, (link,)) for m in other]
+    assert len(group_findings(slow_nics, findings)) == 3
+    assert len(group_findings(slow_nics, findings[:1] * 2)) == 1
+
+
+def test_validate_prints_one_line_per_kind_of_finding_and_json_keeps_every_object(
+        slow_nics, tmp_path, capsys):
+    path = tmp_path / "d.yaml"
+    save_layout(slow_nics, path)
+    assert main(["validate", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "[and 127 more like it: link-" in lines[0]
+    assert lines[-1].endswith(f"{slow_nics.device_count()} devices, "
+                              f"{slow_nics.link_count()} links")
+    assert main(["validate", "--all", str(path)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 129
+    assert main(["validate", "--json", str(path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == "rackdesigner.validate/1"
+    (report,) = data["files"]
+    (group,) = report["groups"]
+    assert group["count"] == len(group["findings"]) == report["warnings"] == 128
+    objects = [o for f in group["findings"] for o in f["objects"]]
+    assert len(set(objects)) == 128 and all(f["line"] for f in group["findings"])
+
+
+@pytest.mark.slow
+def test_problems_shows_a_finding_on_many_objects_as_one_row_that_opens(qtbot, slow_nics):
+    from rackdesigner.ui.problems import ProblemsWidget
+
+    widget = ProblemsWidget(debounce_ms=0)
+    qtbot.addWidget(widget)
+    widget.set_layout(slow_nics)
+    qtbot.waitUntil(lambda: widget.shown_revision is not None, timeout=20000)
+    tree = widget.tree
+    assert tree.topLevelItemCount() == 1
+    row = tree.topLevelItem(0)
+    assert row.childCount() == 128 and "127 more like it" in row.text(1)
+    assert row.text(2) == "128 objects"
+    assert "128 warnings (1 kind)" in widget.summary.text()
+    with qtbot.waitSignal(widget.objects_activated) as seen:
+        tree.itemClicked.emit(row, 1)
+    assert len(seen.args[0]) == 128
+    with qtbot.waitSignal(widget.objects_activated) as seen:
+        tree.itemClicked.emit(row.child(5), 1)
+    assert seen.args[0] == tuple(row.child(5).data(0, 256))
