@@ -5,7 +5,6 @@ takes down, and the share of time the job trains (schema `rackdesigner.reliabili
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
@@ -91,8 +90,10 @@ def run(args: argparse.Namespace) -> int:
                         group=args.group)
     except ReliabilityError as exc:
         raise UsageError(str(exc)) from None
+    from rackdesigner.io.jsonout import json_text
+
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json_text(result.to_json()))
     else:
         from rackdesigner.reliability.text import format_assessment
 

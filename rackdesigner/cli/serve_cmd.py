@@ -10,7 +10,6 @@ numbers, never timed); 2 on bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 
@@ -98,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
         result = replace(result, notes=(*result.notes, (
             f"$ per million tokens is a lower bound: the $/GPU-hour leaves {unpriced:,} "
             "item(s) without a price out (rackdesigner cost --lines)")))
+    from rackdesigner.io.jsonout import json_text
+
     if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write(json_text(result.to_dict()))
         sys.stdout.write("\n")
     else:
         sys.stdout.write(report(result, args.points))

@@ -59,7 +59,7 @@ def _checks(catalog: Catalog | None) -> dict[str, Any]:
     if catalog is None:
         return {}
     return {"known": catalog.__contains__, "suggest": catalog.ids(),
-            "gpus": tuple(s.id for s in catalog.of_kind("gpu"))}
+            "gpus": tuple(s.id for s in catalog.doing("computes"))}
 
 
 def read_price_book(path: str | os.PathLike, catalog: Catalog | None = None,

@@ -292,17 +292,14 @@ def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None
 
 
 def gpu_models(layout: Layout) -> tuple[tuple[str, int], ...]:
-    """(GPU catalog id, count) of a design, by the kind registry's `gpu` role."""
+    """(GPU catalog id, count) of a design: the devices whose kind computes (its traits)."""
     from collections import Counter
 
-    from rackdesigner.vocabulary import kinds_with_role
-
-    kinds = set(kinds_with_role("gpu"))
     index = layout.index()
     counts: Counter[str] = Counter()
     for d in layout.devices():
         spec = index.spec(d.id)
-        if spec is not None and spec.kind in kinds:
+        if spec is not None and spec.traits.computes:
             counts[d.model] += 1
     return tuple(sorted(counts.items()))
 

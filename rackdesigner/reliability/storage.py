@@ -1,7 +1,8 @@
 """Where a checkpoint goes: the storage systems the GPUs reach over the fabric, and the
 bandwidth to write to them (`structure.StoragePath`).
 
-Per storage system (the storage role of the vocabulary) in the GPUs' connected component: the
+Per storage system (the storage role of the vocabulary) the GPUs' hosts reach over network links
+(the storage fabric's included): the
 lesser of its rated write throughput (its kind's `write_GBps` fact) and its links' bandwidth;
 summed over them, and no more than the GPU hosts' own NIC bandwidth. The fabric between is not
 checked for a bottleneck (the simulation's bisection says what it carries).
@@ -32,9 +33,14 @@ def storage_path(index: Any, conn: Any, ids: list[str], roles: np.ndarray, label
         wired += np.bincount(end, weights=net_GBps, minlength=n)
         clients = (roles[end] == ROLE_CODES["nic"]) & in_gpu_node[end]
         client += float(net_GBps[clients].sum())
+    # over any network link (the storage fabric's too: the compute fabric's connectivity,
+    # `conn`, leaves storage and management links out), a host's devices joined in its node
+    from rackdesigner.model.linktable import components
+
+    joined = components(n, np.concatenate([net_a, np.arange(n)]), np.concatenate([net_b, label]))
     gpus = np.flatnonzero(roles == ROLE_CODES["gpu"])
-    gpu_components = {conn.component_of.get(ids[g]) for g in gpus.tolist()}
-    reachable = [s for s in storage.tolist() if conn.component_of.get(ids[s]) in gpu_components]
+    gpu_components = set(joined[gpus].tolist())
+    reachable = [s for s in storage.tolist() if int(joined[s]) in gpu_components]
     if not reachable:
         return StoragePath(None, len(storage), 0, basis=f"{len(storage)} storage system(s) "
                            "drawn, none reachable from the GPUs over the fabric")

@@ -92,7 +92,10 @@ def _write_parquet(result: SweepResult, path: str | os.PathLike) -> None:
         raise ResultsError(f"{os.fspath(path)}: Parquet needs pyarrow, which is not installed "
                            "(pip install \"rackdesigner[parquet]\" or pip install pyarrow); "
                            "or write .csv or .json") from None
-    types = {c: _arrow_type(c, result.rows) for c in result.columns}
+    from rackdesigner.sweep.point import figure_columns
+
+    figures = set(figure_columns(result.spec))
+    types = {c: _arrow_type(c, result.rows, c in figures) for c in result.columns}
     schema = pa.schema([(c, getattr(pa, types[c])()) for c in result.columns])
     table = pa.Table.from_pylist([{c: _arrow_value(r.get(c), types[c]) for c in result.columns}
                                   for r in result.rows], schema=schema)
@@ -105,18 +108,22 @@ def _write_parquet(result: SweepResult, path: str | os.PathLike) -> None:
 #: when every point failed (an all-empty column would otherwise be Arrow's `null` type, and a
 #: folder of results files with and without a failure could not be read as one data set).
 _FIXED_TYPES = {"status": "string", "error": "string", "capex_complete": "bool_",
-                "gpus": "int64", "switches": "int64", "links": "int64", "cables": "int64",
-                "transceivers": "int64", "racks": "int64", "unpriced_items": "int64",
+                "fits": "bool_", "gpus": "int64", "switches": "int64", "links": "int64",
+                "cables": "int64", "transceivers": "int64", "racks": "int64",
+                "unpriced_items": "int64", "blast_radius_gpus": "int64",
                 "design_errors": "int64", "design_warnings": "int64"}
 
 
-def _arrow_type(column: str, rows: list[dict[str, Any]]) -> str:
-    """The pyarrow type factory's name for `column`: fixed for the figures (every other figure
-    is a float), and a parameter's from its values (the same spec gives every file the same)."""
+def _arrow_type(column: str, rows: list[dict[str, Any]], figure: bool = False) -> str:
+    """The pyarrow type factory's name for `column`: fixed for the figures (a figure not
+    declared above is a float, whatever one file's values are), and a parameter's from its
+    values (the same spec gives every file the same)."""
     from rackdesigner.sweep.point import TRAILER
 
     if column in _FIXED_TYPES:
         return _FIXED_TYPES[column]
+    if figure and column not in TRAILER:
+        return "float64"
     values = [r.get(column) for r in rows if r.get(column) is not None]
     if column in TRAILER or any(isinstance(v, str) for v in values):
         return "string"

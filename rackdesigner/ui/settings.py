@@ -197,10 +197,11 @@ class Settings:
         return name, {str(k): str(v) for k, v in values.items() if v is not None}
 
     def save_last_template(self, name: str, values: dict[str, str | None]) -> None:
-        import json
+        from rackdesigner.io.jsonout import json_text
 
-        self.store.setValue("template/last", json.dumps(
-            {"template": name, "values": {k: v for k, v in values.items() if v is not None}}))
+        self.store.setValue("template/last", json_text(
+            {"template": name, "values": {k: v for k, v in values.items() if v is not None}},
+            indent=None))
 
     def sync(self) -> None:
         self.store.sync()

@@ -220,9 +220,9 @@ def dump_job(spec: JobSpec) -> str:
 
 
 def _quoted(text: str) -> str:
-    import json
+    from rackdesigner.io.jsonout import json_text
 
-    return json.dumps(text)  # a JSON string is a YAML string: quotes, escapes, any name
+    return json_text(text, indent=None)  # a JSON string is a YAML string: any name, escaped
 
 
 def _modules(node: yaml.Node, fail) -> tuple[str, ...]:

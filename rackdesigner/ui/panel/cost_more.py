@@ -18,6 +18,7 @@ from rackdesigner.cost import CostReport, format_money
 from rackdesigner.cost.sensitivity import Sensitivity, sensitivity
 from rackdesigner.ui.panel.axes import styled_plot
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
+from rackdesigner.ui.plain_text import plain
 
 
 class FactorAxisItem(pg.AxisItem):
@@ -106,7 +107,7 @@ def fill_lines(tree: QTreeWidget, report: CostReport) -> None:
         how = price.method if price is not None else ""
         item = QTreeWidgetItem([f"{count:,}", model, format_money(total, sym),
                                 f"derived: {how}"])
-        item.setToolTip(3, how)
+        item.setToolTip(3, plain(how))
         tree.addTopLevelItem(item)
     for column in (0, 1, 2):
         tree.resizeColumnToContents(column)

@@ -32,6 +32,7 @@ from rackdesigner.model import Layout
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.panel.axes import styled_plot
 from rackdesigner.ui.panel.theme import TEXT_DIM, pg
+from rackdesigner.ui.plain_text import plain
 
 log = logging.getLogger(__name__)
 DEBOUNCE_MS = 250
@@ -133,7 +134,7 @@ class ServingView(QWidget):
         for box, value, what in ((self.isl, 1024, "input"), (self.osl, 1024, "output")):
             box.setRange(1, 1_000_000)
             box.setValue(value)
-            box.setToolTip(f"{what} tokens per request")
+            box.setToolTip(plain(f"{what} tokens per request"))
         self.target = QDoubleSpinBox(self)
         self.target.setRange(0.0, 10_000.0)
         self.target.setValue(50.0)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from rackdesigner.ui.plain_text import plain
 from rackdesigner.workload.jobfile import JobFileError, JobSpec, dump_job, load_job
 
 if TYPE_CHECKING:
@@ -87,8 +88,8 @@ def save_job_file(tab: WorkloadTab, path: str) -> bool:
 
 
 def _warn(tab: WorkloadTab, title: str, text: str) -> None:
-    box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, tab)
-    box.setTextFormat(Qt.TextFormat.PlainText)  # a file's text is data, never markup
+    box = QMessageBox(QMessageBox.Icon.Warning, title, plain(text),  # a file's text is data
+                      QMessageBox.StandardButton.Ok, tab)
     box.open()
     tab.job_file_box = box
 
