@@ -100,7 +100,7 @@ def test_site_limits_and_rack_keys_round_trip_in_both_file_forms(tmp_path):
 @pytest.mark.parametrize("line, words", [
     ("site: {power_kw: -5}", "site: 'power_kw' must be a positive number of kW"),
     ("site: {power_kw: .nan}", "must be a positive number of kW"),
-    ("site: {power: 5}", "site: unknown key"),
+    ("site: {volts: 5}", "site: unknown key"),
     ("site: 5000", "'site' must be a mapping"),
 ])
 def test_bad_site_limits_are_located(line, words):
