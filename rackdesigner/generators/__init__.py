@@ -61,6 +61,13 @@ def _superpod(catalog: Catalog, system: str, sus: int | None = None,
     return build_superpod(catalog, system, sus, nodes, racks, switch)
 
 
+def _mixed(catalog: Catalog, systems: str, switch: str | None = None,
+           oversubscription: float = 1.0) -> Layout:
+    from rackdesigner.generators.mixed import build_mixed
+
+    return build_mixed(catalog, systems, switch, oversubscription)
+
+
 def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
               oversubscription: float = 1.0, endpoint: str | None = None) -> Layout:
     from rackdesigner.generators.fattree import build_fat_tree
@@ -113,6 +120,14 @@ TEMPLATES["superpod"] = Template(
      Option("switch", str, "fabric switch instead of the RA's (q3400: XDR, beyond 65,536 "
             "endpoints; sn5600: Spectrum-X Ethernet)")),
     _superpod)
+TEMPLATES["mixed"] = Template(
+    "mixed", "several system types on one compute fabric (NVL72 racks and DGX nodes under one "
+    "spine layer)",
+    (Option("systems", str, "system:count pairs, e.g. gb200-nvl72:8,dgx-b200:32 (NVL72 in "
+            "racks, DGX systems in nodes)", required=True),
+     Option("switch", str, "fabric switch (default qm9700)"),
+     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0)),
+    _mixed)
 TEMPLATES["fat-tree"] = Template(
     "fat-tree", "a generic fat tree of one switch model with NIC endpoints, top-of-rack leaves",
     (Option("switch", str, "switch model, e.g. qm9700", required=True),
