@@ -71,6 +71,9 @@ VERBS: tuple[Verb, ...] = (
          "capex, energy, TCO, $/GPU-hour and cooling of a design (and cost to train)"),
     Verb("compare", "rackdesigner.cli.compare_cmd",
          "designs side by side: bandwidth, power, heat, cost, and time and cost to train"),
+    Verb("fit", "rackdesigner.cli.fit_cmd",
+         "the best clusters a site and a budget allow (Pareto front of tokens/s vs cost)",
+         holds_gc=False),
 )
 VERB_MODULES = tuple(verb.module for verb in VERBS)
 
