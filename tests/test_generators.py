@@ -21,6 +21,7 @@ SMALL = {
     "fat-tree": {"switch": "qm9700", "levels": 2, "endpoints": 128},
     "rail-optimized": {"system": "dgx-b200", "nodes": 40, "switch": "qm9700"},
     "single-leaf": {"system": "dgx-h100", "nodes": 2, "switch": "qm9700"},
+    "mixed": {"systems": "gb200-nvl72:1,dgx-b200:2"},
 }
 CASES = [
     *SMALL.items(),

@@ -152,6 +152,10 @@ class WindowActions:
             analyze_menu, "&Single Failures…", window.show_single_failures, None,
             "Fail every switch, leaf, spine, NVSwitch, tray, node, rack or link in turn and list "
             "what each costs, worst first")
+        self.fit_action = act(
+            analyze_menu, "&Fit to Site…", lambda: _open_fit(window), None,
+            "The best clusters the site and a budget allow: system mixes, counts and fabrics "
+            "within the power, liquid loop, air and floor, as a front of tokens/s against cost")
 
         help_menu = bar.addMenu("&Help")
         act(help_menu, "&Canvas Basics", window.show_help)
@@ -234,6 +238,12 @@ def _open_sweep(window: MainWindow) -> None:
     from rackdesigner.ui.sweep_menu import open_sweep_window
 
     open_sweep_window(window)
+
+
+def _open_fit(window: MainWindow) -> None:
+    from rackdesigner.ui.fit_dialog import open_fit_dialog
+
+    open_fit_dialog(window)
 
 
 def _fixed_undo(window: MainWindow, text: str, source: QAction) -> QAction:
