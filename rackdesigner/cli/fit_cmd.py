@@ -15,7 +15,8 @@ from rackdesigner.cli import UsageError
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "fit", help="the best clusters a site and a budget allow (Pareto front)",
+        "fit", help="the best clusters a site and a budget allow (Pareto front of tokens/s vs "
+        "cost)",
         description="Search system mixes, counts, fabric switches and oversubscription within "
         "a site's limits (SITE.yaml: the design file's site: form) and a budget, on local "
         "processes or a Dask cluster; print the Pareto front of training tokens/s against "

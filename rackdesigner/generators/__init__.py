@@ -47,10 +47,21 @@ def _system(model: str) -> Callable[..., Layout]:
     return build
 
 
-def _nvl72(catalog: Catalog) -> Layout:
+def _nvl72(catalog: Catalog, cdus: int = 0) -> Layout:
     from rackdesigner.generators.systems import build_nvl72
 
-    return build_nvl72(catalog)
+    return _with_cdus(build_nvl72(catalog), cdus)
+
+
+def _with_cdus(layout: Layout, cdus: int) -> Layout:
+    """The `cdus` option: every liquid rack given its CDU (commands/cooling.py)."""
+    if cdus:
+        from rackdesigner.commands.cooling import give_cdus
+
+        command = give_cdus(layout)
+        if command is not None:
+            command.apply(layout)
+    return layout
 
 
 def _superpod(catalog: Catalog, system: str, sus: int | None = None,
@@ -62,10 +73,10 @@ def _superpod(catalog: Catalog, system: str, sus: int | None = None,
 
 
 def _mixed(catalog: Catalog, systems: str, switch: str | None = None,
-           oversubscription: float = 1.0) -> Layout:
+           oversubscription: float = 1.0, cdus: int = 0) -> Layout:
     from rackdesigner.generators.mixed import build_mixed
 
-    return build_mixed(catalog, systems, switch, oversubscription)
+    return _with_cdus(build_mixed(catalog, systems, switch, oversubscription), cdus)
 
 
 def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
@@ -102,12 +113,15 @@ _SYSTEM_DOC = {
     "dgx-b200": "one DGX B200: 8 B200 on 2 NVLink 5 switch chips, 8 ConnectX-7",
 }
 
+#: Every liquid rack given its CDU (commands/cooling.py), 1 yes, 0 no.
+CDUS = Option("cdus", int, "1: give every liquid rack its CDU (sized to its liquid heat)",
+              default=0, choices=(0, 1))
 TEMPLATES: dict[str, Template] = {}
 for _model, _doc in _SYSTEM_DOC.items():
     TEMPLATES[_model] = Template(_model, _doc + ", in a rack", (), _system(_model))
 TEMPLATES["nvl72"] = Template(
     "nvl72", "a GB200 NVL72 rack: 18 compute trays, 9 NVLink switch trays, every GPU on each "
-    "of the 18 switch chips, 4 ConnectX-7 per compute tray", (), _nvl72)
+    "of the 18 switch chips, 4 ConnectX-7 per compute tray", (CDUS,), _nvl72)
 TEMPLATES["superpod"] = Template(
     "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
     "(rail-optimized, non-blocking; leaf/spine, plus a core tier at 16+ SUs)",
@@ -126,7 +140,8 @@ TEMPLATES["mixed"] = Template(
     (Option("systems", str, "system:count pairs, e.g. gb200-nvl72:8,dgx-b200:32 (NVL72 in "
             "racks, DGX systems in nodes)", required=True),
      Option("switch", str, "fabric switch (default qm9700)"),
-     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0)),
+     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
+     CDUS),
     _mixed)
 TEMPLATES["fat-tree"] = Template(
     "fat-tree", "a generic fat tree of one switch model with NIC endpoints, top-of-rack leaves",

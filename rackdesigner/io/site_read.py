@@ -51,7 +51,7 @@ def read_site(value: Any, fail: Fail, line: int | None) -> Site:
                        f"{', '.join(SITE_KEYS)})")
         if key == "power":
             continue
-        name = ALIASES.get(key, key)
+        name = ALIASES.get(str(key), str(key))
         if name in out:
             raise fail(at, "site: 'power_kw' and 'it_power_kw' are the same limit; give one")
         out[name] = _number(number, key, fail, at)

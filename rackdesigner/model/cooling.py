@@ -92,7 +92,7 @@ class CoolingReport:
     liquid_w: float
     air_w: float
     site: SiteUse
-    #: racks with liquid heat that no CDU serves (only when the design has CDUs)
+    #: racks with liquid heat that no CDU serves
     unserved: tuple[str, ...] = ()
     #: model -> how its heat was split ("published split: ...", "parts rule", "air-cooled")
     basis: dict[str, str] = field(default_factory=dict)
@@ -293,8 +293,8 @@ def _w(kw: float | None) -> float | None:
 
 def _cdus(layout: Layout, cdus: list[Device], split: _Splitter,
           racks: dict[str, RackHeat]) -> tuple[tuple[CduLoad, ...], tuple[str, ...]]:
-    if not cdus:
-        return (), ()
+    if not cdus:  # every liquid rack is unserved, from the first one (no CDU needed first)
+        return (), tuple(r for r, h in racks.items() if h.liquid_w > 0)
     serving: dict[str, int] = defaultdict(int)
     served_by: dict[str, tuple[str, ...]] = {}
     for cdu in cdus:

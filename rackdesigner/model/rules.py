@@ -140,7 +140,8 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
     for rack_id in report.unserved:
         out.append(Finding(WARNING, "rack-no-cdu",
                            f"rack {rack_id} sends {format_watts(report.racks[rack_id].liquid_w)}"
-                           " to liquid but no CDU serves it (list it in a CDU's serves)",
+                           " to liquid but no CDU serves it (list it in a CDU's serves, or "
+                           "Edit > Give Liquid Racks CDUs)",
                            (rack_id,)))
     cdu_ids = {c.cdu for c in report.cdus}
     for device in layout.devices():
