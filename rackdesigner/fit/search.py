@@ -231,8 +231,9 @@ def _combine(site: Site, budget: float | None, systems: Sequence[str],
                 picked = tuple((s, n) for s, n in zip(systems, counts, strict=True) if n)
                 if not picked:
                     continue
-                rows = [measured.get(PartKey(s, n, switch, over)) for s, n in picked]
-                if any(r is None or r["error"] for r in rows):
+                got = [measured.get(PartKey(s, n, switch, over)) for s, n in picked]
+                rows = [r for r in got if r is not None and not r["error"]]
+                if len(rows) != len(picked):
                     continue
                 leaves = sum(p.sus * p.leaves_per_su for p in
                              (_plan_part(catalog, s, n, radix // 2) for s, n in picked))
