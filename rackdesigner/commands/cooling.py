@@ -1,51 +1,17 @@
-"""Give every liquid rack its CDU: one command (Edit ▸ Give Liquid Racks CDUs, one undo step,
-and the generators' `cdus` option) adding, for each rack whose liquid heat no CDU serves, as
-many CDUs of the catalog's CDU model as its heat needs (`ceil(liquid / capacity)`), each
-serving that rack (`serves: [rack]`), placed beside the rack on the canvas and left out of the
-rack's U (an in-rack CDU's slot is the user's to choose in the Racks view)."""
+"""Edit ▸ Give Liquid Racks CDUs: the CDUs every liquid rack lacks (model/cdus.py) added as
+one command, one undo step."""
 
 from __future__ import annotations
 
-import math
-
-from rackdesigner.catalog import DeviceSpec
 from rackdesigner.commands.edits import AddItems
-from rackdesigner.model import Device, Layout
-from rackdesigner.model.cooling import SERVES_PROP, cdu_capacity_w, cooling_report
-from rackdesigner.vocabulary import COOLING_KINDS
-
-STEP = 40.0  # canvas offset between CDUs beside one rack
-
-
-def cdu_models(layout: Layout) -> list[DeviceSpec]:
-    """The catalog's CDU models with a stated capacity, largest first."""
-    specs = [s for kind in COOLING_KINDS for s in layout.catalog.of_kind(kind)
-             if cdu_capacity_w(s)]
-    return sorted(specs, key=lambda s: (-(cdu_capacity_w(s) or 0), s.id))
+from rackdesigner.model import Layout
+from rackdesigner.model.cdus import missing_cdus
 
 
 def give_cdus(layout: Layout, model: str | None = None) -> AddItems | None:
-    """The command adding the CDUs (module docstring), or None when every liquid rack has
-    one or the catalog has no CDU with a capacity."""
-    models = cdu_models(layout)
-    spec = next((s for s in models if s.id == model), None) if model else \
-        (models[0] if models else None)
-    if spec is None:
-        return None
-    capacity = cdu_capacity_w(spec)
-    assert capacity
-    report = cooling_report(layout)
-    devices: list[Device] = []
-    for rack in report.unserved:
-        need = max(1, math.ceil(report.racks[rack].liquid_w / capacity - 1e-9))
-        x, y = layout.device(rack).pos
-        label = layout.device(rack).label
-        for k in range(need):
-            devices.append(Device(layout.new_id("cdu"), spec.id, f"CDU for {label}" + (
-                f" ({k + 1}/{need})" if need > 1 else ""), (x - STEP * (k + 1), y),
-                props=((SERVES_PROP, (rack,)),)))
+    """The command adding the CDUs, or None when there is nothing to add."""
+    devices, racks = missing_cdus(layout, model)
     if not devices:
         return None
-    racks = len(report.unserved)
     return AddItems(devices=devices, text=f"Give {racks} liquid rack{'s' if racks > 1 else ''}"
                     " CDUs")

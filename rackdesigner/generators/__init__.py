@@ -54,13 +54,13 @@ def _nvl72(catalog: Catalog, cdus: int = 0) -> Layout:
 
 
 def _with_cdus(layout: Layout, cdus: int) -> Layout:
-    """The `cdus` option: every liquid rack given its CDU (commands/cooling.py)."""
+    """The `cdus` option: every liquid rack given its CDU (model/cdus.py)."""
     if cdus:
-        from rackdesigner.commands.cooling import give_cdus
+        from rackdesigner.model.cdus import missing_cdus
 
-        command = give_cdus(layout)
-        if command is not None:
-            command.apply(layout)
+        with layout.transaction():
+            for device in missing_cdus(layout)[0]:
+                layout.add_device(device)
     return layout
 
 
