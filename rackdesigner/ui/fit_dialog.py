@@ -97,8 +97,9 @@ class FitDialog(QDialog):
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.plot = pg.PlotWidget(self)
-        self.plot.setLabel("bottom", "capex ($)")
-        self.plot.setLabel("left", "tokens/s")
+        self.plot.setLabel("bottom", "capex", units="$")
+        self.plot.setLabel("left", "training throughput", units="tokens/s")
+        self.plot.getAxis("left").setWidth(60)
         self.plot.addLegend()
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -198,8 +199,9 @@ class FitDialog(QDialog):
         self.result = result
         self.plot.clear()
         with_job = any(c.tokens_per_s is not None for c in result.front)
-        self.plot.setLabel("left", "tokens/s" if with_job else "GPUs")
-        self.plot.setLabel("bottom", f"{result.against} ($)")
+        self.plot.setLabel("left", "training throughput" if with_job else "GPUs",
+                           units="tokens/s" if with_job else "")
+        self.plot.setLabel("bottom", result.against, units="$")
 
         def y(c: Candidate) -> float:
             return float(c.tokens_per_s if with_job and c.tokens_per_s is not None else c.gpus)
