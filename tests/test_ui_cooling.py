@@ -141,3 +141,30 @@ def test_edit_gives_every_liquid_rack_its_cdu_in_one_undo_step(qtbot, tmp_path):
     qtbot.waitUntil(lambda: "rack-no-cdu" not in _codes(window), timeout=10_000)
     stack.undo()
     assert cooling_report(layout).unserved == unserved
+
+
+def test_the_racks_view_says_the_loop_and_the_feed_and_marks_an_over_pdu(qtbot, tmp_path):
+    from rackdesigner.generators import generate
+    from rackdesigner.model import Site
+    from rackdesigner.model.cooling import cooling_report
+    from rackdesigner.model.items import PowerNode
+
+    layout = generate("superpod", system="gb200-nvl72", racks=2)
+    racks = [d.id for d in layout.devices() if d.model == "rack-48u"]
+    others = [d.id for d in layout.devices()
+              if layout.catalog.get(d.model).rack is not None and d.id not in racks]
+    use = cooling_report(layout).site
+    tree = (PowerNode("feed-a", "feed", 10_000),
+            PowerNode("pdu-1", "pdu", 50, parent="feed-a", racks=tuple(racks)),
+            PowerNode("pdu-2", "pdu", 1_000, parent="feed-a", racks=tuple(others)))
+    layout.set_meta(site=Site(liquid_kw=use.liquid_w / 1000 / 2,
+                              facility_power_kw=use.facility_w / 1000 * 2, power=tree))
+    window = _window(qtbot, tmp_path, layout)
+    panel = window.racks_panel
+    for rack in racks:  # the PDU over its capacity marks the racks it feeds
+        assert "site-power-node" in panel.scene.rack_codes[rack]
+    text = panel.site_label.text()
+    assert "liquid loop" in text and "c62828" in panel.site_label.styleSheet()
+    qtbot.waitUntil(lambda: {"site-liquid", "site-power-node"} <= _codes(window),
+                    timeout=10_000)
+    assert "site-facility-power" not in _codes(window)

@@ -9,6 +9,10 @@ from rackdesigner.model.rules import ERROR, Finding
 from rackdesigner.model.site import FEED_BASIS, SiteUse, format_watts
 
 MAX_LISTED = 20
+#: design-level site findings (the Racks view's site line) and those that name racks (marked)
+SITE_LEVEL_CODES = ("site-facility-power", "site-liquid", "site-air", "site-floor",
+                    "site-power-node", "feed-missing-rack")
+RACK_SITE_CODES = ("site-power-node", "rack-no-feed")
 
 
 def site_findings(site: SiteUse) -> list[Finding]:
