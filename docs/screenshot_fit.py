@@ -25,8 +25,8 @@ def main() -> int:
     from rackdesigner.ui.fit_dialog import FitDialog
 
     dialog = FitDialog()
-    dialog.site_edit.setText(str(HERE / "site-2mw.yaml"))
-    dialog.job_edit.setText(str(HERE / "jobs" / "dense-llama3-70b.yaml"))
+    dialog.site_edit.setText(os.path.relpath(HERE / "site-2mw.yaml"))  # as typed from the root
+    dialog.job_edit.setText(os.path.relpath(HERE / "jobs" / "dense-llama3-70b.yaml"))
     dialog.resize(1000, 860)
     dialog.show()
     loop = QEventLoop()
