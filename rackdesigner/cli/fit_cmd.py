@@ -97,8 +97,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(result, folder: Path, name):
-    """Each front point's design, with the site set, written atomically into `folder`; the
-    result with each point's `design` path."""
+    """Each front point's design, with the site set and every liquid rack given its CDU,
+    written atomically into `folder`; the result with each point's `design` path."""
     from dataclasses import replace
 
     from rackdesigner.generators import generate
@@ -111,7 +111,7 @@ def _write(result, folder: Path, name):
     front = []
     for i, c in enumerate(result.front, start=1):
         layout = generate("mixed", systems=c.systems, switch=c.switch,
-                          oversubscription=c.oversubscription)
+                          oversubscription=c.oversubscription, cdus=1)
         layout.set_meta(site=result.site)
         path = folder / name(i, c)
         try:

@@ -244,11 +244,11 @@ class FitDialog(QDialog):
 
 
 def build_point(candidate: Candidate, site: Site, catalog: Any = None):
-    """A front point's design with the site set (what `fit --out` writes)."""
+    """A front point's design with the site set and its CDUs (what `fit --out` writes)."""
     from rackdesigner.generators import generate
 
     layout = generate("mixed", catalog, systems=candidate.systems, switch=candidate.switch,
-                      oversubscription=candidate.oversubscription)
+                      oversubscription=candidate.oversubscription, cdus=1)
     layout.set_meta(site=site)
     return layout
 
