@@ -72,6 +72,7 @@ def test_a_budget_binds(monkeypatch):
 
 @pytest.mark.parametrize("kwargs, words", [
     ({"budget": 0.0}, "positive"),
+    ({"budget": float("inf")}, "positive"),
     ({"systems": ("dgx-z9",)}, "is not a system"),
 ])
 def test_bad_fit_arguments_are_refused(kwargs, words):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 from rackdesigner.cli import UsageError
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.serve is not None:
         raise UsageError("--serve: this build has no serving estimator to rank serving "
                          "throughput with; use --job (training tokens/s)")
-    if args.budget is not None and not args.budget > 0:
+    if args.budget is not None and not (args.budget > 0 and math.isfinite(args.budget)):
         raise UsageError(f"--budget must be a positive amount of dollars, got {args.budget:g}")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be 1 or more")

@@ -164,7 +164,7 @@ def fit(site: Site, *, budget: float | None = None, job: Any = None,
     from rackdesigner.catalog import default_catalog
     from rackdesigner.fit.engine import run_tasks
 
-    if budget is not None and not budget > 0:
+    if budget is not None and not (budget > 0 and math.isfinite(budget)):
         raise FitError(f"--budget must be a positive amount, got {budget:g}")
     if site.empty and budget is None:
         raise FitError("the site states no limit and no budget is given: nothing to fit to")

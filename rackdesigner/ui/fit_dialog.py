@@ -260,6 +260,8 @@ def open_fit_dialog(window: Any) -> FitDialog:
         existing = FitDialog(window, window.document.layout.meta.site)
         existing.design_requested.connect(lambda c, s: _open(window, c, s))
         window.fit_dialog = existing
+    site = window.document.layout.meta.site  # the open design's site, as it is now
+    existing.design_site = None if site.empty else site
     existing.show()
     existing.raise_()
     return existing
