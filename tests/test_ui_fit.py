@@ -68,3 +68,20 @@ def test_a_bad_site_file_is_said_in_the_dialog(window, qtbot, tmp_path):
     dialog.site_edit.setText(str(tmp_path / "SITE.yaml"))
     assert not dialog.start()
     assert "SITE.yaml:1" in dialog.status.text() and "positive" in dialog.status.text()
+
+
+def test_the_template_dialog_builds_a_mixed_design_with_its_cdus(qtbot):
+    from rackdesigner.catalog import default_catalog
+    from rackdesigner.model.cooling import cooling_report
+    from rackdesigner.ui.template_dialog import TemplateDialog
+
+    dialog = TemplateDialog(default_catalog())
+    qtbot.addWidget(dialog)
+    dialog.set_values("mixed", systems="gb200-nvl72:1,dgx-b200:2", cdus=1)
+    dialog.build()
+    layout = dialog.result_layout
+    assert layout is not None, dialog.error.text()
+    ids = [d.id for d in layout.devices()]
+    assert any(i.startswith("nvl72-1.") for i in ids) and any(i.startswith("dgx-") for i in ids)
+    report = cooling_report(layout)
+    assert report.cdus and report.unserved == ()
