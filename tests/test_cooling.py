@@ -100,7 +100,7 @@ def test_site_limits_and_rack_keys_round_trip_in_both_file_forms(tmp_path):
 @pytest.mark.parametrize("line, words", [
     ("site: {power_kw: -5}", "site: 'power_kw' must be a positive number of kW"),
     ("site: {power_kw: .nan}", "must be a positive number of kW"),
-    ("site: {power: 5}", "site: unknown key"),
+    ("site: {volts: 5}", "site: unknown key"),
     ("site: 5000", "'site' must be a mapping"),
 ])
 def test_bad_site_limits_are_located(line, words):
@@ -196,3 +196,17 @@ def test_validate_locates_cdu_and_site_findings_at_their_lines(tmp_path, capsys)
         in out
     assert f"d.yaml:{site_line}: error: the design draws up to" in out
     assert "uses 240 % of the site's 50 kW" in out
+
+
+def test_a_liquid_rack_without_a_cdu_is_a_finding_before_any_cdu_exists():
+    from rackdesigner.commands.cooling import give_cdus
+
+    layout = generate("nvl72")
+    assert not cooling_report(layout).cdus  # no CDU placed yet
+    found = [f for f in check_layout(layout) if f.code == "rack-no-cdu"]
+    assert len(found) == 1 and "Give Liquid Racks CDUs" in found[0].message
+    give_cdus(layout).apply(layout)
+    assert "rack-no-cdu" not in _codes(check_layout(layout))
+    assert give_cdus(layout) is None  # nothing left to give
+    air = generate("dgx-b200")
+    assert "rack-no-cdu" not in _codes(check_layout(air))  # air-cooled racks need none

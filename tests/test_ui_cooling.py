@@ -98,13 +98,17 @@ def test_the_inspector_sets_an_air_limit_and_the_racks_a_cdu_serves(qtbot, tmp_p
     rows.serves.setFocus()
     QTest.keyClicks(rows.serves, f"{rack}, rack-99")
     QTest.keyClick(rows.serves, Qt.Key.Key_Return)
-    assert form.isRowVisible(rows.error) and "rack-99: no such device" in rows.error.text()
+    assert form.isRowVisible(rows.error) and "rack-99: no such rack" in rows.error.text()
     assert SERVES_PROP not in dict(layout.device("cdu-1").props)  # refused, nothing changed
-    rows.serves.setText(rack)
+    name = layout.device(rack).name
+    assert name and name != rack
+    rows.serves.setText(name)  # by the name the screen shows
     rows.serves.setModified(True)
     QTest.keyClick(rows.serves, Qt.Key.Key_Return)
     assert dict(layout.device("cdu-1").props)[SERVES_PROP] == (rack,)
     assert not form.isRowVisible(rows.error)
+    window.inspector.show_selection(["cdu-1"], [], [])
+    qtbot.waitUntil(lambda: rows.serves.text() == f"{name} ({rack})", timeout=5000)
     # the NVL72's rack is drawn inside its collapsed system on the canvas: show it directly
     window.inspector.show_selection([rack], [], [])
     qtbot.waitUntil(lambda: form.isRowVisible(rows.air), timeout=5000)
@@ -115,3 +119,52 @@ def test_the_inspector_sets_an_air_limit_and_the_racks_a_cdu_serves(qtbot, tmp_p
     stack = window.document.undo_stack
     stack.undo()
     assert AIR_PROP not in dict(layout.device(rack).props)
+
+
+def test_edit_gives_every_liquid_rack_its_cdu_in_one_undo_step(qtbot, tmp_path):
+    from rackdesigner.generators import generate
+    from rackdesigner.model.cooling import cooling_report
+
+    layout = generate("mixed", systems="gb200-nvl72:2,dgx-b200:2")
+    window = _window(qtbot, tmp_path, layout)
+    layout = window.document.layout
+    unserved = cooling_report(layout).unserved
+    assert len(unserved) == 2  # the NVL72 racks; the DGX racks are air-cooled
+    qtbot.waitUntil(lambda: "rack-no-cdu" in _codes(window), timeout=10_000)  # from the start
+    stack = window.document.undo_stack
+    before = stack.count()
+    window.actions_.give_cdus_action.trigger()
+    assert stack.count() == before + 1
+    report = cooling_report(layout)
+    assert report.unserved == () and not report.cdus_over_capacity
+    assert {r for c in report.cdus for r in c.serves} == set(unserved)
+    qtbot.waitUntil(lambda: "rack-no-cdu" not in _codes(window), timeout=10_000)
+    stack.undo()
+    assert cooling_report(layout).unserved == unserved
+
+
+def test_the_racks_view_says_the_loop_and_the_feed_and_marks_an_over_pdu(qtbot, tmp_path):
+    from rackdesigner.generators import generate
+    from rackdesigner.model import Site
+    from rackdesigner.model.cooling import cooling_report
+    from rackdesigner.model.items import PowerNode
+
+    layout = generate("superpod", system="gb200-nvl72", racks=2)
+    racks = [d.id for d in layout.devices() if d.model == "rack-48u"]
+    others = [d.id for d in layout.devices()
+              if layout.catalog.get(d.model).rack is not None and d.id not in racks]
+    use = cooling_report(layout).site
+    tree = (PowerNode("feed-a", "feed", 10_000),
+            PowerNode("pdu-1", "pdu", 50, parent="feed-a", racks=tuple(racks)),
+            PowerNode("pdu-2", "pdu", 1_000, parent="feed-a", racks=tuple(others)))
+    layout.set_meta(site=Site(liquid_kw=use.liquid_w / 1000 / 2,
+                              facility_power_kw=use.facility_w / 1000 * 2, power=tree))
+    window = _window(qtbot, tmp_path, layout)
+    panel = window.racks_panel
+    for rack in racks:  # the PDU over its capacity marks the racks it feeds
+        assert "site-power-node" in panel.scene.rack_codes[rack]
+    text = panel.site_label.text()
+    assert "liquid loop" in text and "c62828" in panel.site_label.styleSheet()
+    qtbot.waitUntil(lambda: {"site-liquid", "site-power-node"} <= _codes(window),
+                    timeout=10_000)
+    assert "site-facility-power" not in _codes(window)

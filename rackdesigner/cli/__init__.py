@@ -75,6 +75,9 @@ VERBS: tuple[Verb, ...] = (
          "designs side by side: bandwidth, power, heat, cost, and time and cost to train"),
     Verb("reliability", "rackdesigner.cli.reliability_cmd",
          "failures, blast radius, checkpointing and goodput of a design (ETTR)"),
+    Verb("fit", "rackdesigner.cli.fit_cmd",
+         "the best clusters a site and a budget allow (Pareto front of tokens/s vs cost)",
+         holds_gc=False),
 )
 VERB_MODULES = tuple(verb.module for verb in VERBS)
 

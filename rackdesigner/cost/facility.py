@@ -1,14 +1,8 @@
 """The building a design stands in: PUE from its cooling mix, and what the facility costs.
 
-**PUE by cooling.** Unless the user sets one, a design's PUE follows how its heat leaves:
-`pue = 1 + (1 - f) x (PUE_AIR - 1) + f x (PUE_LIQUID - 1)`, f the share of the heat that goes
-to liquid (`model.cooling`). The two end points:
-
-- `PUE_LIQUID` 1.15: direct liquid cooling keeps PUE at 1.1-1.2 even at AI rack densities
-  (Uptime Institute, as summarised in its PUE explainer; midpoint taken);
-- `PUE_AIR` 1.3: the simulation's stated default for an air-cooled hall, between the 1.1-1.2
-  of hyperscale facilities and the 1.56-1.58 industry average Uptime Institute's 2023-2024
-  surveys report (a **model assumption** inside that sourced range).
+**PUE by cooling.** Unless the user sets one, a design's PUE follows how its heat leaves
+(`model.site.pue_for_cooling`, where the formula and its sources are stated; the site check
+reads the same function, so facility power is one figure in both).
 
 PSU efficiency curves are not modelled: the power model's draws are wall-plug figures.
 
@@ -28,18 +22,16 @@ from typing import Any
 
 from rackdesigner.cost.pricebook import Price, PriceBook
 
-PUE_LIQUID = 1.15
-PUE_AIR = 1.3
-PUE_SOURCE = ("liquid 1.15: Uptime Institute, direct liquid cooling keeps PUE at 1.1-1.2 at AI "
-              "densities (midpoint); air 1.3: model assumption inside the 1.1-1.2 (hyperscale) "
-              "to 1.56-1.58 (Uptime Institute 2023-2024 survey average) range, the simulation's "
-              "default")
+# one PUE for the site check and the bill (model/site.py)
+from rackdesigner.model.site import (
+    PUE_AIR,
+    PUE_LIQUID,
+    PUE_SOURCE,
+    liquid_share,
+    pue_for_cooling,
+)
+
 FACILITY_LIFE_YEARS = 15.0
-
-
-def liquid_share(liquid_w: float, air_w: float) -> float:
-    total = liquid_w + air_w
-    return liquid_w / total if total > 0 else 0.0
 
 
 def cooling_kind(share: float) -> str:
@@ -49,15 +41,6 @@ def cooling_kind(share: float) -> str:
     if share >= 1.0:
         return "liquid"
     return "hybrid"
-
-
-def pue_for_cooling(liquid_w: float, air_w: float) -> tuple[float, str]:
-    """(PUE, why) for a design whose heat goes `liquid_w` to liquid and `air_w` to air."""
-    f = liquid_share(liquid_w, air_w)
-    pue = 1.0 + (1.0 - f) * (PUE_AIR - 1.0) + f * (PUE_LIQUID - 1.0)
-    why = (f"from the cooling mix: {100 * f:.0f} % of the heat to liquid (PUE "
-           f"{PUE_LIQUID:g}), {100 * (1 - f):.0f} % to air (PUE {PUE_AIR:g}); {PUE_SOURCE}")
-    return pue, why
 
 
 def annuity_factor(rate: float | None, years: float) -> float:

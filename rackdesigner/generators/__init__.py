@@ -50,10 +50,21 @@ def _system(model: str) -> Callable[..., Layout]:
     return build
 
 
-def _nvl72(catalog: Catalog, system: str = "gb200-nvl72") -> Layout:
+def _nvl72(catalog: Catalog, system: str = "gb200-nvl72", cdus: int = 0) -> Layout:
     from rackdesigner.generators.systems import build_nvl72
 
-    return build_nvl72(catalog, system)
+    return _with_cdus(build_nvl72(catalog, system), cdus)
+
+
+def _with_cdus(layout: Layout, cdus: int) -> Layout:
+    """The `cdus` option: every liquid rack given its CDU (model/cdus.py)."""
+    if cdus:
+        from rackdesigner.model.cdus import missing_cdus
+
+        with layout.transaction():
+            for device in missing_cdus(layout)[0]:
+                layout.add_device(device)
+    return layout
 
 
 def _superpod(catalog: Catalog, system: str, sus: int | None = None,
@@ -62,6 +73,13 @@ def _superpod(catalog: Catalog, system: str, sus: int | None = None,
     from rackdesigner.generators.superpod import build_superpod
 
     return build_superpod(catalog, system, sus, nodes, racks, switch)
+
+
+def _mixed(catalog: Catalog, systems: str, switch: str | None = None,
+           oversubscription: float = 1.0, cdus: int = 0) -> Layout:
+    from rackdesigner.generators.mixed import build_mixed
+
+    return _with_cdus(build_mixed(catalog, systems, switch, oversubscription), cdus)
 
 
 def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
@@ -105,13 +123,17 @@ _SYSTEM_DOC = {
 #: GB200 NVL72 SuperPOD (a test holds this to the generator's tables)
 SUPERPOD_SYSTEMS = ("dgx-a100", "dgx-b200", "dgx-h100", "dgx-h200", "gb200-nvl72", "gb300-nvl72")
 
+#: Every liquid rack given its CDU (commands/cooling.py), 1 yes, 0 no.
+CDUS = Option("cdus", int, "1: give every liquid rack its CDU (sized to its liquid heat)",
+              default=0, choices=(0, 1))
 TEMPLATES: dict[str, Template] = {}
 for _model, _doc in _SYSTEM_DOC.items():
     TEMPLATES[_model] = Template(_model, _doc + ", in a rack", (), _system(_model))
 TEMPLATES["nvl72"] = Template(
     "nvl72", "a GB200 NVL72 rack: 18 compute trays, 9 NVLink switch trays, every GPU on each "
     "of the 18 switch chips, 4 ConnectX-7 per compute tray (GB300: 4 ConnectX-8)",
-    (Option("system", str, "gb200-nvl72 (default) or gb300-nvl72", default="gb200-nvl72"),),
+    (Option("system", str, "gb200-nvl72 (default) or gb300-nvl72", default="gb200-nvl72"),
+     CDUS),
     _nvl72)
 TEMPLATES["superpod"] = Template(
     "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
@@ -125,6 +147,15 @@ TEMPLATES["superpod"] = Template(
      Option("switch", str, "fabric switch instead of the RA's (q3400: XDR, beyond 65,536 "
             "endpoints; sn5600: Spectrum-X Ethernet)")),
     _superpod)
+TEMPLATES["mixed"] = Template(
+    "mixed", "several system types on one compute fabric (NVL72 racks and DGX nodes under one "
+    "spine layer)",
+    (Option("systems", str, "system:count pairs, e.g. gb200-nvl72:8,dgx-b200:32 (NVL72 in "
+            "racks, DGX systems in nodes)", required=True),
+     Option("switch", str, "fabric switch (default qm9700)"),
+     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
+     CDUS),
+    _mixed)
 TEMPLATES["fat-tree"] = Template(
     "fat-tree", "a generic fat tree of one switch model with NIC endpoints, top-of-rack leaves",
     (Option("switch", str, "switch model, e.g. qm9700", required=True),

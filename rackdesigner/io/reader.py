@@ -23,7 +23,6 @@ from rackdesigner.io.schema import (
     DEVICE_KEYS,
     GROUP_KEYS,
     LINK_KEYS,
-    SITE_KEYS,
     TOP_KEYS,
     migrate,
 )
@@ -36,8 +35,6 @@ from rackdesigner.model.items import (
     NO_SITE,
     RACK_W_MAX,
     RACK_W_MIN,
-    SITE_KW_MAX,
-    SITE_KW_MIN,
     STATUSES,
     Site,
     is_valid_id,
@@ -351,11 +348,27 @@ def parse_line(line: str, number: int) -> Any | None:
         value = yaml.load(line, Loader=_line_loader())  # a SafeLoader subclass
     except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
         return None
-    for item in value if isinstance(value, list) else (value,):
-        if isinstance(item, Entry):
-            item.line = number
-            item.key_lines = dict.fromkeys(item.key_lines, number)
+    _set_lines(value, number)
     return value
+
+
+def _set_lines(value: Any, number: int, depth: int = 0) -> None:
+    """Every mapping and list in `value` (a one-line parse) on line `number`."""
+    if isinstance(value, Entry):
+        value.line = number
+        value.key_lines = dict.fromkeys(value.key_lines, number)
+        items: Any = value.values()
+    elif isinstance(value, Seq):
+        value.line = number
+        value.item_lines = [number] * len(value)
+        items = value
+    elif isinstance(value, list):
+        items = value
+    else:
+        return
+    if depth < 8:
+        for item in items:
+            _set_lines(item, number, depth + 1)
 
 
 def _char_at(text: str, line: int, column: int) -> str:
@@ -751,23 +764,9 @@ class EntryReader:
         line = doc.line_of("site")
         if line is not None:  # design-level findings point here ("site:" is never an id)
             self.lines["site:"] = line
-        if not isinstance(value, dict) or not value:
-            raise self.fail(line, "'site' must be a mapping such as {power_kw: 5000, "
-                            f"cooling_kw: 4800}}, got {_short(value)}")
-        out = {}
-        for key, number in value.items():
-            if key not in SITE_KEYS:
-                raise self.fail(line, f"site: unknown key {_short(key)} (known keys: "
-                                f"{', '.join(SITE_KEYS)})")
-            if (isinstance(number, bool) or not isinstance(number, int | float)
-                    or not math.isfinite(number) or number <= 0):
-                raise self.fail(line, f"site: '{key}' must be a positive number of kW, got "
-                                f"{_short(number)}")
-            if not SITE_KW_MIN <= number <= SITE_KW_MAX:
-                raise self.fail(line, f"site: '{key}' must be from {SITE_KW_MIN:g} to "
-                                f"{SITE_KW_MAX:,.0f} kW, got {_short(number)}")
-            out[key] = float(number)
-        return Site(**out)
+        from rackdesigner.io.site_read import read_site
+
+        return read_site(value, self.fail, line)
 
     def opt_bool(self, e: Entry, key: str, what: str) -> bool:
         value = e.get(key, False)

@@ -14,7 +14,8 @@ CURRENT_VERSION = 1
 
 TOP_KEYS = ("schema_version", "name", "description", "sharp", "site", "groups", "devices",
             "links")
-SITE_KEYS = ("power_kw", "cooling_kw")
+SITE_KEYS = ("power_kw", "cooling_kw", "facility_power_kw", "liquid_kw", "liquid_supply_c",
+             "air_kw", "pue", "rack_positions", "it_power_kw", "power")
 #: The price book a design carries (cost/locate.py), written as a block like embedded models.
 PRICES_KEY = "x-rackdesigner-prices"
 GROUP_KEYS = ("id", "name", "kind", "parent", "collapsed", "template", "status")

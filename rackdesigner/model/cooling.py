@@ -30,9 +30,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Device
+from rackdesigner.model.items import Device, Site
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import RackPower, device_draw
+from rackdesigner.model.site import (
+    SiteUse,
+    feed_capacity_kw,
+    format_watts,
+    power_tree,
+    site_pue,
+)
 from rackdesigner.vocabulary import COOLING_FACT
 
 AIR_PROP = "air_cooling_w"
@@ -78,51 +85,6 @@ class CduLoad:
         return self.liquid_w / self.capacity_w if self.capacity_w else None
 
 
-@dataclass(frozen=True, slots=True)
-class SiteUse:
-    power_limit_w: float | None
-    cooling_limit_w: float | None
-    it_max_w: float
-    heat_w: float
-
-    @property
-    def power_share(self) -> float | None:
-        return self.it_max_w / self.power_limit_w if self.power_limit_w else None
-
-    @property
-    def cooling_share(self) -> float | None:
-        return self.heat_w / self.cooling_limit_w if self.cooling_limit_w else None
-
-    @property
-    def over_power(self) -> bool:
-        return self.power_limit_w is not None and self.it_max_w > self.power_limit_w * (1 + 1e-6)
-
-    @property
-    def over_cooling(self) -> bool:
-        return (self.cooling_limit_w is not None
-                and self.heat_w > self.cooling_limit_w * (1 + 1e-6))
-
-    def headline(self) -> str:
-        """"uses 71 % of the site's 5 MW" (and of its cooling), or "" when no site is set."""
-        parts = []
-        if self.power_limit_w and self.power_share is not None:
-            parts.append(f"uses {100 * self.power_share:.0f} % of the site's "
-                         f"{format_watts(self.power_limit_w)}")
-        if self.cooling_limit_w and self.cooling_share is not None:
-            parts.append(f"{'' if parts else 'uses '}{100 * self.cooling_share:.0f} % of "
-                         f"{'its' if parts else 'the site' + chr(39) + 's'} "
-                         f"{format_watts(self.cooling_limit_w)} cooling")
-        return ", ".join(parts)
-
-
-def format_watts(watts: float) -> str:
-    """5 MW, 120 kW, 800 W: the unit a planner reads, trailing zeros dropped."""
-    for unit, scale in (("MW", 1e6), ("kW", 1e3)):
-        if abs(watts) >= scale:
-            return f"{watts / scale:,.2f}".rstrip("0").rstrip(".") + f" {unit}"
-    return f"{watts:,.0f} W"
-
-
 @dataclass(frozen=True)
 class CoolingReport:
     racks: dict[str, RackHeat]
@@ -130,7 +92,7 @@ class CoolingReport:
     liquid_w: float
     air_w: float
     site: SiteUse
-    #: racks with liquid heat that no CDU serves (only when the design has CDUs)
+    #: racks with liquid heat that no CDU serves
     unserved: tuple[str, ...] = ()
     #: model -> how its heat was split ("published split: ...", "parts rule", "air-cooled")
     basis: dict[str, str] = field(default_factory=dict)
@@ -162,22 +124,10 @@ class CoolingReport:
                       else round(c.capacity_w / 1000, 3), "over_capacity": c.over,
                       "missing_racks": list(c.missing)} for c in self.cdus],
             "racks_without_cdu": list(self.unserved),
-            "site": {"power_kw": _kw(self.site.power_limit_w),
-                     "cooling_kw": _kw(self.site.cooling_limit_w),
-                     "power_share": _r(self.site.power_share),
-                     "cooling_share": _r(self.site.cooling_share),
-                     "headline": self.site.headline()},
+            "site": self.site.to_dict(),
             "split_basis": dict(sorted(self.basis.items())),
             "part_rule_source": PART_RULE_SOURCE,
         }
-
-
-def _kw(watts: float | None) -> float | None:
-    return None if watts is None else round(watts / 1000, 3)
-
-
-def _r(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
 
 
 def cdu_capacity_w(spec: DeviceSpec | None) -> float | None:
@@ -320,17 +270,31 @@ def cooling_report(layout: Layout, power: RackPower | None = None,
         rack_heat[rack_id] = RackHeat(rack_id, liq, max(0.0, peak - liq), limit, basis,
                                       spec.cooling == "liquid")
     loads, unserved = _cdus(layout, cdus, split, rack_heat)
-    site = layout.meta.site
-    use = SiteUse(None if site.power_kw is None else site.power_kw * 1000,
-                  None if site.cooling_kw is None else site.cooling_kw * 1000, total, total)
+    use = _site_use(layout.meta.site, total, liquid, max(0.0, total - liquid),
+                    {r: by_rack.get(r, (0.0, 0.0))[1] for r in rack_heat})
     return CoolingReport(rack_heat, loads, liquid, max(0.0, total - liquid), use, unserved,
                          split.basis)
 
 
+def _site_use(site: Site, total: float, liquid: float, air: float,
+              rack_max_w: dict[str, float]) -> SiteUse:
+    pue, basis = site_pue(site, liquid, air)
+    nodes, unfed, stale = power_tree(site, rack_max_w, pue)
+    feed = feed_capacity_kw(site)
+    return SiteUse(_w(site.power_kw), _w(site.cooling_kw), total, total, _w(feed),
+                   _w(site.liquid_kw), _w(site.air_kw), liquid, air, pue, basis,
+                   site.rack_positions, len(rack_max_w), nodes, unfed, stale,
+                   site.liquid_supply_c)
+
+
+def _w(kw: float | None) -> float | None:
+    return None if kw is None else kw * 1000
+
+
 def _cdus(layout: Layout, cdus: list[Device], split: _Splitter,
           racks: dict[str, RackHeat]) -> tuple[tuple[CduLoad, ...], tuple[str, ...]]:
-    if not cdus:
-        return (), ()
+    if not cdus:  # every liquid rack is unserved, from the first one (no CDU needed first)
+        return (), tuple(r for r, h in racks.items() if h.liquid_w > 0)
     serving: dict[str, int] = defaultdict(int)
     served_by: dict[str, tuple[str, ...]] = {}
     for cdu in cdus:
@@ -350,4 +314,5 @@ def _cdus(layout: Layout, cdus: list[Device], split: _Splitter,
 
 
 __all__ = ["AIR_PROP", "LIQUID_PARTS", "PART_RULE_SOURCE", "SERVES_PROP", "CduLoad",
-           "CoolingReport", "RackHeat", "SiteUse", "cdu_capacity_w", "cooling_report"]
+           "CoolingReport", "RackHeat", "SiteUse", "cdu_capacity_w", "cooling_report",
+           "format_watts"]

@@ -216,28 +216,96 @@ class Group:
         return self.name or self.id
 
 
+#: A power-hierarchy level, top down (`PowerNode.level`); a busway stands where a switchboard does.
+POWER_LEVELS = ("feed", "switchboard", "busway", "pdu")
+#: Redundancy of a power node's units: all carry load (N), one spare (N+1), two full paths (2N).
+REDUNDANCIES = ("N", "N+1", "2N")
+
+
+@dataclass(frozen=True, slots=True)
+class PowerNode:
+    """One node of a site's power hierarchy (feeds -> switchboards/busways -> floor PDUs ->
+    racks): `units` units of `capacity_kw` each, of which `redundancy` leaves some spare;
+    `parent` the node above (None for a feed), `racks` the racks a floor PDU feeds."""
+
+    id: str
+    level: str
+    capacity_kw: float
+    units: int = 1
+    redundancy: str = "N"
+    parent: str | None = None
+    racks: tuple[str, ...] = ()
+
+    @property
+    def usable_kw(self) -> float:
+        """What the node may carry with its redundancy kept: N all units, N+1 all but one,
+        2N half of them (each path able to carry the whole load)."""
+        if self.redundancy == "N+1":
+            return self.capacity_kw * max(0, self.units - 1)
+        if self.redundancy == "2N":
+            return self.capacity_kw * self.units / 2
+        return self.capacity_kw * self.units
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "level": self.level,
+                               "capacity_kw": _number(self.capacity_kw)}
+        if self.units != 1:
+            out["units"] = self.units
+        if self.redundancy != "N":
+            out["redundancy"] = self.redundancy
+        if self.parent is not None:
+            out["parent"] = self.parent
+        if self.racks:
+            out["racks"] = list(self.racks)
+        return out
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else float(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Site:
-    """The facility a design must fit (file key `site:`), in kW; None where not stated.
+    """The facility a design must fit (file key `site:`, and a `SITE.yaml` file of the same
+    form), in kW; None where not stated.
 
     `power_kw` is the power the site delivers to IT equipment (critical IT load, what a data
-    hall's "5 MW" means), checked against the design's maximum IT draw; `cooling_kw` is the heat
-    the site removes, checked against the design's heat (all IT power ends as heat)."""
+    hall's "5 MW" means; file key `power_kw` or `it_power_kw`), checked against the design's
+    maximum IT draw; `cooling_kw` is the heat the site removes, checked against the design's
+    heat (all IT power ends as heat). `facility_power_kw` is the utility feed: IT x PUE must
+    fit it (`pue` when the site states one, else the PUE of the design's cooling mix).
+    `liquid_kw` is the liquid loop's capacity (its supply temperature `liquid_supply_c` where a
+    vendor states one), `air_kw` the air-cooling capacity, `rack_positions` the floor's rack
+    positions, `power` the power hierarchy (`PowerNode`, top down)."""
 
     power_kw: float | None = None
     cooling_kw: float | None = None
+    facility_power_kw: float | None = None
+    liquid_kw: float | None = None
+    liquid_supply_c: float | None = None
+    air_kw: float | None = None
+    pue: float | None = None
+    rack_positions: int | None = None
+    power: tuple[PowerNode, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return self.power_kw is None and self.cooling_kw is None
+        return all(getattr(self, key) is None for key in SITE_NUMBERS) and not self.power
 
-    def to_dict(self) -> dict[str, float]:
-        out = {}
-        for key in ("power_kw", "cooling_kw"):
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in SITE_NUMBERS:
             value = getattr(self, key)
             if value is not None:
-                out[key] = int(value) if float(value).is_integer() else float(value)
+                out[key] = _number(value)
+        if self.power:
+            out["power"] = [node.to_dict() for node in self.power]
         return out
+
+
+#: The site's number keys, in file order (`Site.to_dict`).
+SITE_NUMBERS = ("power_kw", "cooling_kw", "facility_power_kw", "liquid_kw", "liquid_supply_c",
+                "air_kw", "pue", "rack_positions")
 
 
 NO_SITE = Site()

@@ -103,10 +103,11 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
     """Air-cooling limits of racks, CDU capacity and the racks CDUs serve, site power and
     cooling (model/cooling.py)."""
     from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
+    from rackdesigner.model.site_rules import site_findings
 
     if report is None:
         limits = layout.meta.site  # its totals are a pass over every link: only if they count
-        totals = limits.power_kw is not None or limits.cooling_kw is not None
+        totals = not limits.empty
         report = (cooling_report(layout) if index is None
                   else cooling_report(layout, index.power_model, index.power_by_rack(),
                                       site_totals=totals))
@@ -139,7 +140,8 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
     for rack_id in report.unserved:
         out.append(Finding(WARNING, "rack-no-cdu",
                            f"rack {rack_id} sends {format_watts(report.racks[rack_id].liquid_w)}"
-                           " to liquid but no CDU serves it (list it in a CDU's serves)",
+                           " to liquid but no CDU serves it (list it in a CDU's serves, or "
+                           "Edit > Give Liquid Racks CDUs)",
                            (rack_id,)))
     cdu_ids = {c.cdu for c in report.cdus}
     for device in layout.devices():
@@ -161,6 +163,7 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
                            f"the design gives off up to {format_watts(site.heat_w)} of heat, "
                            f"above the site's {format_watts(site.cooling_limit_w)} of cooling",
                            key="site"))
+    out += site_findings(site)
     return out
 
 

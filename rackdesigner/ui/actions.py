@@ -114,6 +114,10 @@ class WindowActions:
                                        QKeySequence("Ctrl+Shift+R"),
                                        "Connect NIC i of every selected node to the i-th selected "
                                        "leaf switch (rail-optimized), after a preview")
+        self.give_cdus_action = act(
+            edit_menu, "Give Liquid Racks CD&Us", lambda: give_liquid_racks_cdus(window), None,
+            "Add a CDU (sized to its liquid heat) for every liquid rack that no CDU serves, as "
+            "one undo step")
 
         view_menu = bar.addMenu("&View")
         # zoom and fit act on the tab shown: the topology canvas or the rack elevations
@@ -157,6 +161,10 @@ class WindowActions:
             analyze_menu, "&Single Failures…", window.show_single_failures, None,
             "Fail every switch, leaf, spine, NVSwitch, tray, node, rack or link in turn and list "
             "what each costs, worst first")
+        self.fit_action = act(
+            analyze_menu, "&Fit to Site…", lambda: _open_fit(window), None,
+            "The best clusters the site and a budget allow: system mixes, counts and fabrics "
+            "within the power, liquid loop, air and floor, as a front of tokens/s against cost")
 
         help_menu = bar.addMenu("&Help")
         act(help_menu, "&Canvas Basics", window.show_help, QKeySequence(Key.HelpContents))
@@ -241,6 +249,24 @@ def _open_sweep(window: MainWindow) -> None:
     from rackdesigner.ui.sweep_menu import open_sweep_window
 
     open_sweep_window(window)
+
+
+def give_liquid_racks_cdus(window: MainWindow) -> bool:
+    """Edit > Give Liquid Racks CDUs: one command, or a status message saying why not."""
+    from rackdesigner.commands.cooling import give_cdus
+
+    command = give_cdus(window.document.layout)
+    if command is None:
+        window.status_message("Every liquid rack already has a CDU (or the catalog has no CDU "
+                              "with a stated capacity)")
+        return False
+    return window.document.push(command)
+
+
+def _open_fit(window: MainWindow) -> None:
+    from rackdesigner.ui.fit_dialog import open_fit_dialog
+
+    open_fit_dialog(window)
 
 
 def _fixed_undo(window: MainWindow, text: str, source: QAction) -> QAction:

@@ -75,12 +75,12 @@ class CoolingRows:
             listed = prop(device, SERVES_PROP) or ()
             with QSignalBlocker(self.serves):
                 if not self.serves.isModified():
-                    self.serves.setText(", ".join(listed))
+                    self.serves.setText(", ".join(rack_label(self.layout(), r) for r in listed))
             capacity = cdu_capacity_w(spec)
             self.serves.setToolTip(
-                plain("The racks whose liquid heat this CDU carries (their ids): checked against "
-                      "its " + (f"{capacity / 1000:,.0f} kW capacity" if capacity
-                                else "capacity")))
+                plain("The racks whose liquid heat this CDU carries, by name or id, separated by "
+                      "commas: checked against its "
+                      + (f"{capacity / 1000:,.0f} kW capacity" if capacity else "capacity")))
 
     def _device(self) -> tuple[Layout, Device] | None:
         layout = self.layout()
@@ -106,13 +106,7 @@ class CoolingRows:
         if found is None:
             return
         layout, device = found
-        ids = [t for t in re.split(r"[\s,]+", self.serves.text().strip()) if t]
-        problems = []
-        for rack in ids:
-            spec = layout.spec(rack) if layout.has_device(rack) else None
-            if spec is None or spec.rack is None:
-                what = "no such device" if not layout.has_device(rack) else "not a rack"
-                problems.append(f"{rack}: {what}")
+        ids, problems = rack_ids(layout, self.serves.text())
         if len(set(ids)) != len(ids):
             problems.append("a rack is listed twice")
         self.form.setRowVisible(self.error, bool(problems))
@@ -124,4 +118,43 @@ class CoolingRows:
             self.push(change_device(device.id, f"Set the racks {device.id} serves", props=props))
 
 
-__all__ = ["CoolingRows", "with_prop"]
+def rack_label(layout: Layout | None, rack: str) -> str:
+    """"NVL72 rack 1 (rack-2)": a rack's name with its id, or the id alone when unnamed."""
+    if layout is None or not layout.has_device(rack):
+        return rack
+    name = layout.device(rack).name
+    return f"{name} ({rack})" if name and name != rack else rack
+
+
+def rack_ids(layout: Layout, text: str) -> tuple[list[str], list[str]]:
+    """(rack ids, problems) of a comma-separated list of racks given by id, by name, or as
+    `rack_label` shows them."""
+    by_name: dict[str, list[str]] = {}
+    for device in layout.devices():
+        if device.name and layout.spec(device.id) is not None \
+                and layout.spec(device.id).rack is not None:
+            by_name.setdefault(device.name.strip().lower(), []).append(device.id)
+    ids: list[str] = []
+    problems: list[str] = []
+    for entry in (t.strip() for t in text.split(",")):
+        if not entry:
+            continue
+        shown = re.search(r"\(([^()]+)\)\s*$", entry)
+        candidates = [shown.group(1).strip()] if shown else [entry]
+        rack = next((c for c in candidates if layout.has_device(c)), None)
+        if rack is None:
+            named = by_name.get(entry.lower(), [])
+            if len(named) > 1:
+                problems.append(f"{entry}: {len(named)} racks have this name (give the id)")
+                continue
+            rack = named[0] if named else None
+        spec = layout.spec(rack) if rack is not None else None
+        if rack is None or spec is None or spec.rack is None:
+            what = "no such rack" if rack is None else "not a rack"
+            problems.append(f"{entry}: {what}")
+            continue
+        ids.append(rack)
+    return ids, problems
+
+
+__all__ = ["CoolingRows", "rack_ids", "rack_label", "with_prop"]

@@ -328,13 +328,17 @@ class CostTab(QWidget):
     def _on_unembed_triggered(self) -> None:
         self.remove_embedded()
 
-    def set_site(self, power_kw: float | None, cooling_kw: float | None) -> None:
-        from rackdesigner.model import Site
+    def set_site(self, power_kw: float | None, cooling_kw: float | None,
+                 **more: float | int | None) -> None:
+        """The site's limits as given (others, and the power hierarchy, kept): one command."""
+        from dataclasses import replace
 
         layout = self.live.layout
         if layout is None:
             return
-        site = Site(power_kw or None, cooling_kw or None)
+        changes = {key: value or None for key, value in more.items()}
+        site = replace(layout.meta.site, power_kw=power_kw or None,
+                       cooling_kw=cooling_kw or None, **changes)
         if site != layout.meta.site:
             self._push(ChangeMeta({"site": site}, "Set the site's power and cooling limits"))
 
@@ -346,7 +350,7 @@ class CostTab(QWidget):
             return
         answer = ask_site(self, layout.meta.site)
         if answer is not None:
-            self.set_site(*answer)
+            self.set_site(**answer)
 
     # ---- results ---------------------------------------------------------------------------
     def _on_live_outcome_ready(self, outcome: CostOutcome) -> None:

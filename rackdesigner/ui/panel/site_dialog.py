@@ -1,4 +1,5 @@
-"""Site limits dialog: the facility power and cooling a design must fit (`Meta.site`)."""
+"""Site limits dialog: the facility power, IT power, liquid loop, air cooling and floor a
+design must fit (`Meta.site`; the power hierarchy is kept as the file states it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QLabel,
+    QSpinBox,
     QWidget,
 )
 
@@ -42,19 +44,39 @@ class SiteDialog(QDialog):
         note = QLabel("0 = not set. Saved in the design (site: in the file).", self)
         note.setWordWrap(True)
         form.addRow(note)
+        self.facility = _kw_spin(self, site.facility_power_kw, "Utility feed: facility power "
+                                 "(IT x PUE, the PUE from the cooling mix) must fit it")
+        self.liquid = _kw_spin(self, site.liquid_kw, "Liquid loop capacity: the heat the "
+                               "design sends to liquid must fit it")
+        self.air = _kw_spin(self, site.air_kw, "Air-cooling capacity: the heat the design "
+                            "sends to air must fit it")
+        self.positions = QSpinBox(self)
+        self.positions.setRange(0, 100_000)
+        self.positions.setSpecialValueText("not set")
+        self.positions.setValue(site.rack_positions or 0)
+        self.positions.setToolTip("Rack positions on the floor: the design's racks must fit")
+        form.addRow("Facility power", self.facility)
         form.addRow("IT power", self.power)
-        form.addRow("Cooling", self.cooling)
+        form.addRow("Liquid loop", self.liquid)
+        form.addRow("Air cooling", self.air)
+        form.addRow("Cooling (total)", self.cooling)
+        form.addRow("Rack positions", self.positions)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel, parent=self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
-    def values(self) -> tuple[float | None, float | None]:
-        return (self.power.value() or None, self.cooling.value() or None)
+    def values(self) -> dict[str, float | int | None]:
+        """The site's limits as edited (None where not set), by `Site` field."""
+        return {"power_kw": self.power.value() or None,
+                "cooling_kw": self.cooling.value() or None,
+                "facility_power_kw": self.facility.value() or None,
+                "liquid_kw": self.liquid.value() or None, "air_kw": self.air.value() or None,
+                "rack_positions": self.positions.value() or None}
 
 
-def ask_site(parent: QWidget | None, site: Site) -> tuple[float | None, float | None] | None:
+def ask_site(parent: QWidget | None, site: Site) -> dict[str, float | int | None] | None:
     dialog = SiteDialog(parent, site)
     return dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None
 

@@ -24,6 +24,7 @@ from rackdesigner.model.power import over_budget
 from rackdesigner.model.racks import RackIndex, Unit
 from rackdesigner.model.racks_evolve import rack_index
 from rackdesigner.model.rules import Finding, check_racks
+from rackdesigner.model.site_rules import RACK_SITE_CODES, SITE_LEVEL_CODES
 from rackdesigner.ui.racks.items import (
     HEADER_H,
     RACK_W,
@@ -40,11 +41,12 @@ from rackdesigner.ui.racks.items import (
 #: between racks: room for two lanes of side-channel strips on each side (0U PDUs)
 RACK_GAP = 4 * (SIDE_W + SIDE_GAP) + 6.0
 ROW_GAP = 70.0
+
 RACK_PROBLEM_CODES = ("rack-overlap", "rack-height", "rack-power", "rack-load",
                       "liquid-in-air-rack", "rack-air-limit", "cdu-capacity",
-                      "cdu-serves-missing")
+                      "cdu-serves-missing", *RACK_SITE_CODES)
 #: design-level findings the Racks view shows in its site line (no rack to mark)
-SITE_CODES = ("site-power", "site-cooling")
+SITE_CODES = ("site-power", "site-cooling", *SITE_LEVEL_CODES)
 
 
 def rack_marks(layout: Layout, index: RackIndex) -> tuple[CoolingReport, list[Finding]]:
