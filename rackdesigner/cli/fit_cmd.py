@@ -7,7 +7,6 @@ input (a site file, job, budget or scheduler that cannot be used)."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 
@@ -91,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         result = _write(result, Path(args.out), design_name)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=1, allow_nan=False))
+        from rackdesigner.io.jsonout import json_text
+
+        print(json_text(result.to_dict(), indent=1))
     else:
         print(_text(result, job is not None))
     return 0 if result.front else 1

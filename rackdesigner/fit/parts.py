@@ -57,7 +57,7 @@ def design_figures(layout: Any) -> dict[str, Any]:
 
     cooling = cooling_report(layout)
     report = design_cost(layout, find_price_book(layout), Assumptions())
-    gpus = sum(1 for d in layout.devices() if layout.catalog.get(d.model).kind == "gpu")
+    gpus = sum(1 for d in layout.devices() if layout.catalog.get(d.model).traits.computes)
     return {"gpus": gpus, "it_w": cooling.site.it_max_w, "liquid_w": cooling.liquid_w,
             "air_w": cooling.air_w, "racks": len(cooling.racks),
             "capex": report.capex.total, "tco": report.tco}
@@ -77,7 +77,7 @@ def throughput(layout: Any, job: Any) -> dict[str, Any]:
     from rackdesigner.workload.api import EstimateError, Estimator
     from rackdesigner.workload.search import search
 
-    total = sum(1 for d in layout.devices() if layout.catalog.get(d.model).kind == "gpu")
+    total = sum(1 for d in layout.devices() if layout.catalog.get(d.model).traits.computes)
     counts = sorted({total, *(total - total % r for r in ROUNDINGS)} - {0}, reverse=True)
     best: dict[str, Any] | None = None
     why = ""

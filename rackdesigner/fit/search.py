@@ -172,8 +172,8 @@ def fit(site: Site, *, budget: float | None = None, job: Any = None,
         raise FitError(f"the front is against capex or tco, not {against!r}")
     catalog = default_catalog()
     for system in systems:
-        if system not in catalog or catalog.get(system).kind != "system":
-            known = ", ".join(s.id for s in catalog.of_kind("system"))
+        if system not in catalog or catalog.get(system).traits.contains != "parts":
+            known = ", ".join(s.id for s in catalog.doing("contains", "parts"))
             raise FitError(f"--systems: {system!r} is not a system (one of: {known})")
     grids = {}
     for system in systems:  # per-unit figures of a whole SU (a lone unit carries its leaves)

@@ -73,8 +73,8 @@ class _Part:
 
 
 def _plan_part(catalog: Catalog, system: str, count: int, down: int) -> _Part:
-    if system not in catalog or catalog.get(system).kind != "system":
-        known = ", ".join(s.id for s in catalog.of_kind("system"))
+    if system not in catalog or catalog.get(system).traits.contains != "parts":
+        known = ", ".join(s.id for s in catalog.doing("contains", "parts"))
         raise GeneratorError(f"systems: {system!r} is not a system (one of: {known})",
                              "systems")
     if system == NVL72:
@@ -90,7 +90,7 @@ def build_mixed(catalog: Catalog, systems: str, switch: str | None = None,
     """The systems of `systems` (see `parse_systems`) on one two-level fabric of `switch`."""
     wanted = parse_systems(systems)
     switch = switch or DEFAULT_SWITCH
-    if switch not in catalog or catalog.get(switch).kind != "switch":
+    if switch not in catalog or not catalog.get(switch).traits.fabric_switch:
         raise GeneratorError(f"{switch} is not a switch (try qm9700 or q3400)", "switch")
     sw_spec = catalog.get(switch)
     sw_port = fabric_port(sw_spec)

@@ -41,11 +41,10 @@ from rackdesigner.model.site import (
     site_pue,
 )
 from rackdesigner.vocabulary import COOLING_FACT
+from rackdesigner.vocabulary import kinds as kind_table
 
 AIR_PROP = "air_cooling_w"
 SERVES_PROP = "serves"
-#: Part kinds that sit on cold plates in a liquid-cooled system.
-LIQUID_PARTS = ("gpu", "cpu", "nvswitch", "nic", "switch")
 PART_RULE_SOURCE = ("MLCommons inference results v6.1, Crusoe GB200-NVL72 system description: "
                     "'Mix of Liquid-cooled (for CPU, GPU, CX7, NVLink Switches) and Air-cooled "
                     "(for the rest of the components)'; https://github.com/mlcommons/"
@@ -202,7 +201,8 @@ class _Splitter:
             self.basis.setdefault(system or spec.id, "liquid-cooled: cold-plated parts "
                                   "(GPU, CPU, NVLink switch, NIC, switch) to liquid, the rest "
                                   "to air")
-            return 1.0 if spec.kind in LIQUID_PARTS else 0.0
+            entry = kind_table.KINDS.get(spec.kind)  # its kind's cold_plate flag
+            return 1.0 if entry is not None and entry.cold_plate else 0.0
         return 0.0
 
 
@@ -313,6 +313,6 @@ def _cdus(layout: Layout, cdus: list[Device], split: _Splitter,
     return tuple(loads), unserved
 
 
-__all__ = ["AIR_PROP", "LIQUID_PARTS", "PART_RULE_SOURCE", "SERVES_PROP", "CduLoad",
+__all__ = ["AIR_PROP", "PART_RULE_SOURCE", "SERVES_PROP", "CduLoad",
            "CoolingReport", "RackHeat", "SiteUse", "cdu_capacity_w", "cooling_report",
            "format_watts"]

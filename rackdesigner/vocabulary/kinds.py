@@ -75,6 +75,10 @@ class Kind:
     side_mount: bool = False
     block: str | None = None  # a typed facts block the catalog file must carry
     facts: tuple[Fact, ...] = ()
+    #: sits on a cold plate in a liquid-cooled system: its heat goes to liquid there (the
+    #: parts MLCommons' GB200 NVL72 system descriptions list as liquid-cooled: "CPU, GPU, CX7,
+    #: NVLink Switches", and switch ASICs; model/cooling.py cites it)
+    cold_plate: bool = False
     #: what it does (None: from its role and flags, `traits.ROLE_TRAITS`)
     traits: Traits = None  # type: ignore[assignment]  # filled in by __post_init__
 
@@ -113,7 +117,7 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
     Kind("rack", "rack", "racks", "RACK", "#2c3e50", "Racks", "enclosure", "other", "rack",
          container=True, block="rack"),
     Kind("switch", "switch", "switches", "SW", "#1f6fd1", "Ethernet", "switch", "switch",
-         "switch"),
+         "switch", cold_plate=True),
     Kind("mgmt_switch", "management switch", "management switches", "MGMT", "#5d6d7e",
          "Management", "management", "switch", "mgmt"),
     Kind("storage", "storage system", "storage systems", "STOR", "#b7950b", "Storage",
@@ -122,11 +126,14 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
                      figure="{:g} GB/s read"),
                 Fact("write_GBps", "number", help="sequential write throughput, GB/s"),
                 Fact("source", "text"))),
-    Kind("gpu", "GPU", "GPUs", "GPU", "#76b900", "GPUs", "gpu", "gpu", "gpu", block="gpu"),
-    Kind("cpu", "CPU", "CPUs", "CPU", "#34495e", "CPUs & PCIe", "cpu", "system", "cpu"),
+    Kind("gpu", "GPU", "GPUs", "GPU", "#76b900", "GPUs", "gpu", "gpu", "gpu", block="gpu",
+         cold_plate=True),
+    Kind("cpu", "CPU", "CPUs", "CPU", "#34495e", "CPUs & PCIe", "cpu", "system", "cpu",
+         cold_plate=True),
     Kind("nvswitch", "NVSwitch", "NVSwitches", "NVS", "#8e44ad", "NVLink switching",
-         "nvswitch", "switch", "nvsw"),
-    Kind("nic", "NIC", "NICs", "NIC", "#e07b16", "NICs & DPUs", "nic", "network", "nic"),
+         "nvswitch", "switch", "nvsw", cold_plate=True),
+    Kind("nic", "NIC", "NICs", "NIC", "#e07b16", "NICs & DPUs", "nic", "network", "nic",
+         cold_plate=True),
     Kind("dpu", "DPU", "DPUs", "DPU", "#d35400", "NICs & DPUs", "nic", "network", "dpu"),
     Kind("pcie_switch", "PCIe switch", "PCIe switches", "PCIe", "#7b8794", "CPUs & PCIe",
          "pcie_switch", "system", "pcisw"),
