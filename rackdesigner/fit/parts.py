@@ -74,28 +74,16 @@ def throughput(layout: Any, job: Any) -> dict[str, Any]:
     over TP, PP, DP, CP, EP, micro-batch and recomputation; on all GPUs and on all rounded
     down to `ROUNDINGS`, whichever is fastest): a job written for another GPU count is laid
     out again, never refused for it."""
-    from rackdesigner.workload.api import EstimateError, Estimator
-    from rackdesigner.workload.search import search
+    from rackdesigner.workload.api import EstimateError
+    from rackdesigner.workload.jobsearch import best_layout
 
     total = sum(1 for d in layout.devices() if layout.catalog.get(d.model).traits.computes)
     counts = sorted({total, *(total - total % r for r in ROUNDINGS)} - {0}, reverse=True)
-    best: dict[str, Any] | None = None
-    why = ""
-    for count in counts:
-        est = Estimator(layout, job.model, gpus=None if count == total else count)
-        try:
-            found = search(est, job.job, top=1, tokens=job.tokens)
-        except EstimateError as exc:
-            why = why or str(exc)
-            continue
-        if not found.ranked:
-            why = why or "no layout of the job fits in GPU memory"
-            continue
-        data = found.ranked[0].estimate.to_dict()
-        if best is None or (data.get("tokens_per_s") or 0) > best["tokens_per_s"]:
-            best = {"tokens_per_s": data.get("tokens_per_s") or 0.0, "gpus_used": count,
-                    "layout": data.get("parallelism")}
-    if best is None:
+    try:
+        found = best_layout(layout, job.model, job.job, tokens=job.tokens, counts=counts)
+    except EstimateError as exc:
         return {"tokens_per_s": None, "gpus_used": 0, "layout": None,
-                "error": f"no layout: {why}"}
-    return best
+                "error": f"no layout: {exc}"}
+    data = found.estimate.to_dict()
+    return {"tokens_per_s": data.get("tokens_per_s") or 0.0, "gpus_used": found.estimate.gpus,
+            "layout": data.get("parallelism")}

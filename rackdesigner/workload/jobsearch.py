@@ -57,11 +57,14 @@ def gpu_counts(gpus: int, domain: int) -> list[int]:
 
 def best_layout(layout: Layout, model: str, base: Job, *, gpus: int | None = None,
                 group: str | None = None, gpu_ids: Sequence[str] | None = None,
-                pue: float | None = None, tokens: float | None = None) -> Found:
+                pue: float | None = None, tokens: float | None = None,
+                counts: Sequence[int] | None = None) -> Found:
     """The fastest layout of `base`'s batch and precision on the design's GPUs (all of them,
-    or fewer: `gpu_counts`); `EstimateError` when no count has one that fits."""
+    or fewer: `gpu_counts`, or the caller's `counts`, largest first); `EstimateError` when no
+    count has one that fits."""
     whole = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
-    counts = gpu_counts(whole.gpus, whole.comm.nvlink_domain())
+    if counts is None:
+        counts = gpu_counts(whole.gpus, whole.comm.nvlink_domain())
     best: Found | None = None
     errors: list[str] = []
     considered = 0
