@@ -149,3 +149,21 @@ def test_the_newest_versions_script_upgrades_everything_on_the_newest_python():
     assert "for version in 3.14 3.13 3.12 3.11" in script  # newest first
     assert ".venv-newest/" in (REPO / ".gitignore").read_text().splitlines()
     assert os.access(REPO / ".ci" / "newest", os.X_OK)
+
+
+def test_the_readme_links_work_on_a_package_index_page_and_point_at_files_that_exist():
+    """The README is the package's long description: a relative link (`docs/cost.md`) breaks
+    on a package index page (issue 38 item 22). Every link is absolute, and every one into this
+    repository names a file the checkout has."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert targets
+    relative = [t for t in targets if not t.startswith(("https://", "http://", "#"))]
+    assert not relative, relative
+    ours = ("https://github.com/rackdesigner/rackdesigner/blob/main/",
+            "https://raw.githubusercontent.com/rackdesigner/rackdesigner/main/")
+    for target in targets:
+        for prefix in ours:
+            if target.startswith(prefix):
+                path = target[len(prefix):].split("#", 1)[0]
+                assert (REPO / path).is_file(), target
