@@ -59,6 +59,7 @@ REPORTS = {
     "catalog": lambda f: ["--catalog", str(f["catalog"]), "catalog", "--kind", "switch"],
     "catalog --check": lambda f: ["catalog", "--check", str(f["catalog"])],
     "compare": lambda f: ["compare", str(f["design"]), str(f["stem"])],
+    "reliability": lambda f: ["reliability", str(f["design"])],
 }
 
 
@@ -83,7 +84,8 @@ def test_no_report_prints_a_control_or_bidi_character(files, verb, capsys, monke
     assert "\\x1b" in out + err  # shown, not dropped
 
 
-@pytest.mark.parametrize("verb", ["bom", "catalog", "compare", "cost", "validate"])
+@pytest.mark.parametrize("verb", ["bom", "catalog", "compare", "cost", "reliability",
+                                  "simulate", "validate"])
 def test_a_name_cannot_forge_a_line_of_a_listing(files, verb, capsys, monkeypatch):
     out, _err = _run(REPORTS[verb](files), capsys, monkeypatch)
     assert not [line for line in out.splitlines() if line.startswith("FORGED")]

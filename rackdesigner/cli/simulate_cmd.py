@@ -194,7 +194,9 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     from rackdesigner.simulation.result import rounded as r
 
     s, b, lat, p = result.scope, result.bandwidth, result.latency, result.power
-    lines = [f"{label or 'layout'}: {s.gpus} GPUs in {s.nodes} node(s), "
+    from rackdesigner.io.sanitize import shown
+
+    lines = [f"{shown(label) if label else 'layout'}: {s.gpus} GPUs in {s.nodes} node(s), "
              f"{s.nvlink_domains} NVLink domain(s) (largest {s.largest_nvlink_domain}); "
              f"ranks {result.placement}, SHARP {'on' if result.sharp else 'off'}"
              + (f", fabric {result.fabric_tuning}" if s.islands > 1 else "")]
@@ -267,7 +269,7 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
         texts = [m.text + _CLI_HINTS.get(m.code, "") for m in diagnostics
                  if m.severity == severity]
         if texts:
-            lines += ["", title] + [f"  - {t}" for t in texts]
+            lines += ["", title] + [f"  - {shown(t)}" for t in texts]  # one message, one line
     rows = result.collective(collective)
     lines += ["", f"{collective} ({s.reachable_gpus} ranks, algorithm {result.algorithm})"]
     if not rows and s.unreachable_gpus:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 
+from rackdesigner.io.sanitize import shown
 from rackdesigner.reliability.report import Assessment
 
 
@@ -13,7 +14,7 @@ def format_assessment(a: Assessment) -> str:
     w = out.write
     scope = (f"{a.scope_gpus:,} of {a.gpus:,} GPUs" if a.scope_gpus != a.gpus
              else f"{a.gpus:,} GPUs")
-    w(f"Reliability of {a.design} (a job on {scope})\n")
+    w(f"Reliability of {shown(a.design)} (a job on {scope})\n")  # one name, one line
     mtbf = f"{a.mtbf_hours:,.1f} h" if math.isfinite(a.mtbf_hours) else "no interruption"
     w(f"  interruptions     {a.interruptions_per_day:,.2f} per day (MTBF {mtbf})\n")
     if a.degradations_per_day:
@@ -38,7 +39,7 @@ def format_assessment(a: Assessment) -> str:
     w(f"  goodput           {a.goodput:.1%} of the wall-clock time trains\n")
     if a.job is not None and a.job.params is not None:  # a training job, not only a group
         j = a.job
-        w(f"  job               {j.label}\n")
+        w(f"  job               {shown(j.label)}\n")
         eff = a.effective_tokens_per_s
         if eff is not None and j.tokens_per_s:
             w(f"  tokens/s          {j.tokens_per_s:,.0f} -> {eff:,.0f} effective\n")
@@ -52,9 +53,11 @@ def format_assessment(a: Assessment) -> str:
     shares = a.by_cause()
     rows = sorted((r for r in a.causes if r.interruptions_per_day > 0),
                   key=lambda r: -r.interruptions_per_day)
-    width = max((len(r.label) for r in rows), default=10)
+    labels = {r.name: shown(r.label) for r in rows}  # a user's library names its causes
+    width = max((len(t) for t in labels.values()), default=10)
     for r in rows:
-        w(f"  {r.label.ljust(width)}  {shares[r.name]:6.1%}  {r.interruptions_per_day:7.3f}/day"
+        w(f"  {labels[r.name].ljust(width)}  {shares[r.name]:6.1%}  "
+          f"{r.interruptions_per_day:7.3f}/day"
           f"  {r.blast_max:,} GPUs\n")
     w(f"\nRates: {a.library}\n")
     for note in a.notes:
