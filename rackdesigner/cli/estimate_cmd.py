@@ -12,7 +12,8 @@ import sys
 from typing import Any
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (estimate's and serve's counts)."""
     try:
         value = int(text)
     except ValueError:
@@ -59,23 +60,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE", help="layout YAML file")
     p.add_argument("--model", required=True, metavar="ID|FILE",
                    help="a bundled model id (see `rackdesigner models`) or a model file")
-    p.add_argument("--gpus", type=_positive, metavar="N",
+    p.add_argument("--gpus", type=positive_int, metavar="N",
                    help="use the first N GPUs (of the group, with --group)")
     p.add_argument("--group", metavar="NAME", help="use the GPUs of one group (id or name)")
     for name, what in (("tp", "tensor"), ("pp", "pipeline"), ("cp", "context"),
                        ("ep", "expert")):
-        p.add_argument(f"--{name}", type=_positive, default=1, metavar=name[0].upper(),
+        p.add_argument(f"--{name}", type=positive_int, default=1, metavar=name[0].upper(),
                        help=f"{what}-parallel degree (default 1)")
-    p.add_argument("--etp", type=_positive, metavar="E",
+    p.add_argument("--etp", type=positive_int, metavar="E",
                    help="expert tensor-parallel degree of MoE layers (default: TP; NeMo's MoE "
                    "recipes use 1: experts whole, EP folded over TP x CP x DP)")
-    p.add_argument("--vp", type=_positive, default=1, metavar="V",
+    p.add_argument("--vp", type=positive_int, default=1, metavar="V",
                    help="virtual pipeline stages per GPU (interleaved 1F1B; default 1)")
-    p.add_argument("--dp", type=_positive, metavar="D",
+    p.add_argument("--dp", type=positive_int, metavar="D",
                    help="data-parallel degree (default: the GPUs TP x PP x CP leave)")
-    p.add_argument("--gbs", type=_positive, metavar="B", help="global batch (sequences)")
-    p.add_argument("--mbs", type=_positive, default=1, metavar="M", help="micro-batch (default 1)")
-    p.add_argument("--seq", type=_positive, metavar="S",
+    p.add_argument("--gbs", type=positive_int, metavar="B", help="global batch (sequences)")
+    p.add_argument("--mbs", type=positive_int, default=1, metavar="M",
+                   help="micro-batch (default 1)")
+    p.add_argument("--seq", type=positive_int, metavar="S",
                    help="sequence length (default: the model's)")
     p.add_argument("--precision", choices=("bf16", "fp8", "fp4"), default="bf16",
                    help="GEMM precision (fp8: Hopper and later; fp4: NVFP4, Blackwell)")
@@ -104,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--search", action="store_true",
                    help="try every valid layout (TP, PP, CP, EP, VP, micro-batch, "
                    "recomputation) and rank them")
-    p.add_argument("--top", type=_positive, default=5, help="layouts shown by --search")
+    p.add_argument("--top", type=positive_int, default=5, help="layouts shown by --search")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
 

@@ -12,15 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
-    return value
+from rackdesigner.cli.estimate_cmd import positive_int
 
 
 def _positive(text: str) -> float:
@@ -48,11 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "llama3.3-70b, llama3.1-8b) or a model file")
     p.add_argument("--precision", choices=("bf16", "fp8", "fp4"), required=True,
                    help="weights and GEMMs (fp4: NVFP4, Blackwell)")
-    p.add_argument("--isl", type=_positive_int, required=True, metavar="N",
+    p.add_argument("--isl", type=positive_int, required=True, metavar="N",
                    help="input (prompt) tokens per request")
-    p.add_argument("--osl", type=_positive_int, required=True, metavar="N",
+    p.add_argument("--osl", type=positive_int, required=True, metavar="N",
                    help="output tokens per request")
-    p.add_argument("--gpus", type=_positive_int, metavar="N",
+    p.add_argument("--gpus", type=positive_int, metavar="N",
                    help="use the first N GPUs (of the group, with --group)")
     p.add_argument("--group", metavar="NAME", help="use the GPUs of one group (id or name)")
     p.add_argument("--mode", choices=("aggregated", "disaggregated", "best"), default="best",
@@ -70,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--prices", metavar="FILE",
                    help="price book for $/GPU-hour (default: as `rackdesigner cost`)")
     p.add_argument("--pue", type=float, metavar="X", help="PUE (default 1.3)")
-    p.add_argument("--points", type=_positive_int, default=12, metavar="N",
+    p.add_argument("--points", type=positive_int, default=12, metavar="N",
                    help="curve points shown in the text report (default 12)")
     p.add_argument("--json", action="store_true", help="print rackdesigner.serve/1 JSON")
     p.set_defaults(run=run)
