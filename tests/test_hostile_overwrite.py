@@ -24,8 +24,8 @@ HOW = ("same-name", "symlink", "hardlink")
 #: Verbs whose output is a layout: rewriting the input in place is allowed (convert's purpose).
 LAYOUT_WRITERS = {"convert", "generate", "pack", "import"}
 #: Verbs whose files are named by the data they write, not by an output option the user points
-#: at an input: `catalog import-netbox` never replaces a model without --force, and
-#: `pack --unpack` writes one model file per embedded id (issue 31 §1 checks those names).
+#: at an input: `catalog import-netbox` and `pack --unpack` write one model file per slug or
+#: embedded id (issue 31 §1 checks those names); neither writes over its input (tests below).
 NAMED_BY_DATA = {"catalog"}
 
 
@@ -168,3 +168,35 @@ def _writing_verbs() -> set[str]:
 def test_every_verb_that_writes_a_file_is_checked_here():
     checked = {"export", "render", "sweep"}
     assert _writing_verbs() == checked | LAYOUT_WRITERS | NAMED_BY_DATA
+
+
+def test_unpack_never_writes_a_model_over_the_packed_layout(tmp_path, capsys):
+    """`pack --unpack DIR` names its files by the embedded model ids: a layout packed as
+    DIR/<id>.yaml would be replaced by that model's file (issue 31 §4)."""
+    import yaml
+    from hostile import switch_model
+
+    design = tmp_path / "acme-x1.yaml"
+    design.write_text(yaml.safe_dump({
+        "schema_version": 1, "name": "packed", "devices": [{"id": "sw-1", "model": "acme-x1"}],
+        "links": [], "x-rackdesigner-models": {"acme-x1": switch_model("acme-x1")}},
+        sort_keys=False))
+    before = design.read_bytes()
+    assert main(["pack", str(design), "--unpack", str(tmp_path)]) == 2
+    assert "the input would be lost" in capsys.readouterr().err
+    assert design.read_bytes() == before
+    assert main(["pack", str(design), "--unpack", str(tmp_path / "models")]) == 0
+    assert (tmp_path / "models" / "acme-x1.yaml").is_file()
+
+
+def test_import_netbox_with_force_never_replaces_its_own_input(tmp_path, capsys):
+    source = tmp_path / "mellanox-mqm8700-hs2f.yaml"
+    lines = ["manufacturer: Mellanox", "model: Quantum QM8700",
+             "slug: mellanox-mqm8700-hs2f", "u_height: 1", "interfaces:"]
+    lines += [f"  - name: swp{i}\n    type: infiniband-hdr" for i in range(1, 41)]
+    source.write_text("\n".join(lines) + "\n")
+    before = source.read_bytes()
+    assert main(["catalog", "import-netbox", str(source), "--into", str(tmp_path),
+                 "--force"]) == 2
+    assert "the input would be lost" in capsys.readouterr().err
+    assert source.read_bytes() == before

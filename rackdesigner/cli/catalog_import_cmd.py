@@ -133,6 +133,9 @@ def run_import(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: slug: {exc}") from None
         if target.exists() and not args.force:
             raise UsageError(f"{target}: already exists (use --force to replace it)")
+        from rackdesigner.cli.outputs import refuse_over_input
+
+        refuse_over_input(target, args.files, "catalog model")  # --force never over an input
         for warning in warnings:
             print(f"rackdesigner: warning: {worded(warning, cli_word)}", file=sys.stderr)
         into.mkdir(parents=True, exist_ok=True)

@@ -54,6 +54,10 @@ def run(args: argparse.Namespace) -> int:
             except UnsafeNameError as exc:
                 raise UsageError(f"{args.file}: {EMBED_KEY}: model id {exc}; nothing was "
                                  "unpacked") from None
+        from rackdesigner.cli.outputs import refuse_over_input
+
+        for target, _data in targets:  # a model file named like the packed layout: refused
+            refuse_over_input(target, [args.file], "--unpack")
         for target, data in targets:
             write_atomic(target, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
             print(target)
