@@ -75,15 +75,21 @@ def test_nvl72_wins_the_moe_job_by_far_and_the_dense_one_by_little(tables):
 
 def test_infiniband_beats_spectrum_x_on_busbw_not_on_the_dense_job(tables):
     sx = tables[(("dgx-b200-1su", "dgx-b200-1su-spectrumx"), "dense-llama3-70b")]
-    assert sx["all_reduce_busbw_GBps"]["winner"] == 0
+    busbw = sx["all_reduce_busbw_GBps"]
+    assert busbw["values"][0] > busbw["values"][1]
+    # higher on InfiniBand; a win unless it lies inside the published spread of its class
+    assert busbw["winner"] == 0 or (busbw["winner"] is None and busbw["range_tie"])
     assert sx["tokens_per_s"]["winner"] is None  # within the tie margin
 
 
 def test_a_2_to_1_taper_halves_bisection_but_not_this_moe_job(tables):
     t = tables[(("b200-4su-1to1", "b200-4su-2to1"), "moe-deepseek-v3-1024")]
     assert t["bisection_GBps"]["values"][1] == pytest.approx(t["bisection_GBps"]["values"][0] / 2)
-    assert t["all_to_all_busbw_GBps"]["winner"] == 0
-    assert t["tokens_per_s"]["winner"] is None
+    a2a = t["all_to_all_busbw_GBps"]
+    assert a2a["values"][0] > a2a["values"][1]
+    assert a2a["winner"] == 0 or (a2a["winner"] is None and a2a["range_tie"])
+    tokens = t["tokens_per_s"]["values"]
+    assert abs(tokens[0] - tokens[1]) < 0.01 * tokens[0]  # the job barely notices the taper
     assert [a - b for a, b in [t[k]["values"] for k in ("switches", "cables",
                                                          "transceivers")]] == [8, 512, 512]
     # the doc: the switches, optics and fibres the taper saves are the capex difference (its
