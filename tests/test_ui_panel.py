@@ -335,11 +335,14 @@ def test_the_worker_reads_a_snapshot_no_later_edit_can_change(make_panel, monkey
 def test_hover_with_the_mouse_shows_values(make_panel, qtbot):
     from PySide6.QtCore import QPoint, QPointF
     from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
 
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
     plot = panel.bandwidth
     view = plot.plot
+    qtbot.waitUntil(lambda: view.isVisible())
+    QApplication.processEvents()  # the figures laid out (their range lines) before mapping
     scene_pos = plot.item.vb.mapViewToScene(QPointF(20, 0))  # 1 MiB
     pos = view.mapFromScene(scene_pos)
     QTest.mouseMove(view.viewport(), QPoint(pos.x(), pos.y() - 20))
