@@ -4,6 +4,7 @@ scheduler + worker; bad input located, exit 2."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -89,7 +90,7 @@ def _cli(*args, timeout=300):
     ("liquid_kw: -5\n", (), "SITE.yaml:1: site: 'liquid_kw' must be a positive number"),
     ("power:\n- {id: f, level: feed, capacity_kw: 10, parent: f}\n", (), "feeds itself"),
     ("liquid_kw: 100\n", ("--budget", "0"), "--budget must be a positive"),
-    ("liquid_kw: 100\n", ("--serve", "x.yaml"), "no serving estimator"),
+    ("liquid_kw: 100\n", ("--serve", "x.yaml"), "x.yaml: no such serving job file"),
 ])
 def test_bad_input_is_located_exit_2(tmp_path, site, extra, words):
     path = tmp_path / "SITE.yaml"
@@ -145,3 +146,27 @@ def test_a_dask_scheduler_and_worker_give_the_same_front(monkeypatch, tmp_path):
         for proc in reversed(started):
             _stop(proc)
     assert remote.to_dict() == local.to_dict()
+
+
+def test_fit_ranks_by_serving_throughput_with_a_serving_job(monkeypatch, tmp_path, capsys):
+    """Issue 36 item 4: `fit --serve SERVE.yaml` ranks the candidates by output tokens/s at
+    the serving job's target, each candidate served on its own drawn fabric."""
+    from rackdesigner.cli import main
+    from rackdesigner.serving.jobfile import parse_serve_job
+
+    monkeypatch.setattr(fit_search, "COUNTS_PER_TYPE", 2)
+    job = parse_serve_job("model: llama3-8b\nprecision: fp8\nisl: 1024\nosl: 1024\n",
+                          "serve.yaml")
+    result = fit(SITE, job=job, systems=("dgx-b200",), switches=("qm9700",),
+                 oversubscriptions=(1.0,), scheduler="synchronous")
+    assert result.front
+    tokens = [p.tokens_per_s for p in result.front]
+    assert all(t and t > 0 for t in tokens)
+    # a Pareto front against cost: more money never buys fewer tokens/s along it
+    by_cost = sorted(result.front, key=lambda p: p.capex)
+    assert all(a.tokens_per_s <= b.tokens_per_s + 1e-6 for a, b in itertools.pairwise(by_cost))
+    (tmp_path / "site.yaml").write_text("facility_power_kw: 600\nliquid_kw: 250\n")
+    (tmp_path / "serve.yaml").write_text("model: llama3-8b\nisl: 0\n")
+    assert main(["fit", "--site", str(tmp_path / "site.yaml"), "--serve",
+                 str(tmp_path / "serve.yaml")]) == 2
+    assert "serve.yaml" in capsys.readouterr().err

@@ -25,8 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--budget", type=float, metavar="USD", help="capex budget")
     parser.add_argument("--job", metavar="JOB.yaml", help="training job (estimate options); "
                         "laid out again for every candidate's GPUs")
-    parser.add_argument("--serve", metavar="SERVE.yaml", help="serving target (needs a "
-                        "serving estimator)")
+    parser.add_argument("--serve", metavar="SERVE.yaml", help="serving job (the format of "
+                        "compare --serve): rank by output tokens/s at its target, each "
+                        "candidate served on its own fabric")
     parser.add_argument("--systems", default="gb200-nvl72,dgx-b200",
                         help="system types to mix (default gb200-nvl72,dgx-b200)")
     parser.add_argument("--switches", default="qm9700,q3400",
@@ -62,9 +63,8 @@ def run(args: argparse.Namespace) -> int:
     from rackdesigner.sweep.runner import SweepRunError
     from rackdesigner.workload.jobfile import JobFileError, load_job
 
-    if args.serve is not None:
-        raise UsageError("--serve: this build has no serving estimator to rank serving "
-                         "throughput with; use --job (training tokens/s)")
+    if args.serve is not None and args.job is not None:
+        raise UsageError("--job and --serve: give one (training or serving throughput)")
     if args.budget is not None and not (args.budget > 0 and math.isfinite(args.budget)):
         raise UsageError(f"--budget must be a positive amount of dollars, got {args.budget:g}")
     if args.workers is not None and args.workers < 1:
@@ -78,6 +78,13 @@ def run(args: argparse.Namespace) -> int:
         try:
             job = load_job(args.job)
         except JobFileError as exc:
+            raise UsageError(str(exc)) from None
+    if args.serve is not None:  # output tokens/s at the serving job's target
+        from rackdesigner.serving.jobfile import ServeJobError, load_serve_job
+
+        try:
+            job = load_serve_job(args.serve)
+        except ServeJobError as exc:
             raise UsageError(str(exc)) from None
     systems = tuple(s.strip() for s in args.systems.split(",") if s.strip())
     switches = tuple(s.strip() for s in args.switches.split(",") if s.strip())

@@ -37,13 +37,15 @@ def build_part(key: PartKey, catalog: Any = None):
 
 
 def measure_part(key: PartKey, job: Any = None) -> dict[str, Any]:
-    """The figures of one part (see the module docstring); `job` is a `JobSpec` or None."""
+    """The figures of one part (see the module docstring); `job` is a training `JobSpec`, a
+    serving `ServeJob` (serving/jobfile.py) or None."""
     row: dict[str, Any] = {"key": key, "error": None}
     try:
         layout = build_part(key)
         row.update(design_figures(layout))
         if job is not None:
-            row.update(throughput(layout, job))
+            row.update(serving_throughput(layout, job) if hasattr(job, "isl")
+                       else throughput(layout, job))
     except (ValueError, KeyError) as exc:  # GeneratorError, EstimateError: data, not a crash
         row["error"] = str(exc).strip("'\"")
     return row
@@ -87,3 +89,24 @@ def throughput(layout: Any, job: Any) -> dict[str, Any]:
     data = found.estimate.to_dict()
     return {"tokens_per_s": data.get("tokens_per_s") or 0.0, "gpus_used": found.estimate.gpus,
             "layout": data.get("parallelism")}
+
+
+def serving_throughput(layout: Any, job: Any) -> dict[str, Any]:
+    """Output tokens/s of the whole part serving `job` (serving/jobfile.py) at its target (its
+    interactivity or TTFT; at maximum load without one): output tokens/s per GPU times the GPUs
+    served, from the serving estimator on the part's own drawn fabric."""
+    from rackdesigner.serving import ServeError, serve
+
+    options = dict(job.options(), gpus=None, group=None)  # the whole part serves
+    try:
+        result = serve(layout, job.model, **options)
+    except (ServeError, ValueError) as exc:
+        return {"tokens_per_s": None, "gpus_used": 0, "layout": None,
+                "error": f"cannot serve: {exc}"}
+    point = result.basis
+    if point is None or point.output_per_gpu <= 0:
+        why = result.notes[0] if result.notes else "no point meets the target"
+        return {"tokens_per_s": None, "gpus_used": 0, "layout": None,
+                "error": f"cannot serve: {why}"}
+    return {"tokens_per_s": point.output_per_gpu * result.gpus, "gpus_used": result.gpus,
+            "layout": dict(point.config)}
