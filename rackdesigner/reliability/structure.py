@@ -188,8 +188,8 @@ def design_structure(layout: Layout) -> Structure:
     storage = storage_path(index, conn, ids, roles, label, node_gpus, na, nb,
                            np.array(net_gbps, dtype=np.float64))
     is_switch = roles == ROLE_CODES["switch"]
-    return Structure(len(gpu_rows), units, blasts, int(domain_gpus.max(initial=0)),
-                     int(node_gpus.max(initial=0)),
+    return Structure(len(gpu_rows), units, blasts, int(np.max(domain_gpus, initial=0)),
+                     int(np.max(node_gpus, initial=0)),
                      float(optic_lanes[nodes].sum()) / total_lanes if total_lanes else 0.0,
                      storage, tuple(notes), row, roles,
                      {"nvlink_domain": domain_blast, "node": node_blast,
