@@ -203,7 +203,7 @@ def load_site(path: str | Path) -> Site:
     import yaml
 
     try:
-        doc = yaml.load(text, Loader=_line_loader())
+        doc = yaml.load(text, Loader=_line_loader())  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise LayoutFileError(name, f"not valid YAML: {getattr(exc, 'problem', exc)}",
