@@ -138,9 +138,11 @@ def test_the_example_books_note_speaks_of_the_design_not_an_option():
 
 
 def test_one_unpriced_part_is_counted_in_the_singular(capsys, tmp_path):
-    # a book pricing everything of the NVL72 example but its one rack: "1 item", never "1 items"
+    # a book pricing everything of the NVL72 example (its system and its CDU) but its one
+    # rack: "1 item", never "1 items"
     book = tmp_path / "b.yaml"
-    book.write_text(BOOK.replace("qm9700:", "gb200-nvl72:"))
+    book.write_text(BOOK.replace("qm9700:", "gb200-nvl72:")
+                    + "  supermicro-inrack-cdu: {price: 50000, source: s, date: 2025}\n")
     assert main(["cost", NVL72, "--prices", str(book)]) == 0
     out = capsys.readouterr().out
     assert "Without a price (1 item)" in out and "1 items" not in out

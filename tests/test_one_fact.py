@@ -155,7 +155,7 @@ def test_counts_by_kind_come_from_the_index(catalog):
     layout = _racked(catalog)
     kinds, _ = layout.index().counts()
     assert (kinds["switch"], kinds["rack"]) == (2, 1)
-    assert summary(layout) == "0 GPUs, 2 switches, 1 links, 1 racks"
+    assert summary(layout) == "0 GPUs, 2 switches, 1 link, 1 rack"  # issue 38: "1 racks"
 
 
 @pytest.mark.parametrize("make", [

@@ -33,9 +33,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def summary(layout) -> str:
+    from rackdesigner.vocabulary.wording import counted
+
     kinds, _ = layout.index().counts()  # devices per kind, as the status bar counts them
-    return (f"{kinds.get('gpu', 0)} GPUs, {kinds.get('switch', 0)} switches, "
-            f"{layout.link_count()} links, {kinds.get('rack', 0)} racks")
+    return ", ".join((counted(kinds.get("gpu", 0), "GPU", grouped=False),
+                      counted(kinds.get("switch", 0), "switch", "switches", grouped=False),
+                      counted(layout.link_count(), "link", grouped=False),
+                      counted(kinds.get("rack", 0), "rack", grouped=False)))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,8 @@ EXAMPLES: dict[str, tuple[str, dict[str, Any]]] = {
     # A two-tier (leaf/spine) fat tree of GPU nodes, rail-optimized as in the SuperPOD RAs.
     "fat-tree-2tier.yaml": ("rail-optimized", {"system": "dgx-h100", "nodes": 8,
                                                "switch": "qm9700"}),
-    "gb200-nvl72.yaml": ("nvl72", {}),
+    # with the CDU its liquid heat needs: a liquid rack without one is a finding (issue 36)
+    "gb200-nvl72.yaml": ("nvl72", {"cdus": 1}),
     # 1,024 GPUs: the size planners compare NVL72 racks at; written in the compact form
     "dgx-b200-superpod-4su.yaml": ("superpod", {"system": "dgx-b200", "sus": 4}),
 }
