@@ -11,8 +11,9 @@ pytest.importorskip("pytestqt")
 pytestmark = pytest.mark.slow  # window-level GUI
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
+def _window(qtbot, tmp_path, monkeypatch, nodes: int):
+    """The designer on a rail-optimized DGX B200 design of `nodes` nodes, priced with the
+    bundled book only."""
     from PySide6.QtCore import QSettings
 
     from rackdesigner.generators import generate
@@ -20,7 +21,7 @@ def window(qtbot, tmp_path, monkeypatch):
 
     monkeypatch.delenv("RACKDESIGNER_PRICES", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nodata"))
-    layout = generate("rail-optimized", system="dgx-b200", nodes=128, switch="qm9700")
+    layout = generate("rail-optimized", system="dgx-b200", nodes=nodes, switch="qm9700")
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     w = MainWindow(catalog=layout.catalog, settings=settings)
     qtbot.addWidget(w, before_close_func=lambda x: x.document.undo_stack.setClean())
@@ -28,6 +29,11 @@ def window(qtbot, tmp_path, monkeypatch):
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    return _window(qtbot, tmp_path, monkeypatch, 128)
 
 
 def test_compare_with_a_saved_design_marks_the_winners(window, tmp_path, qtbot):
@@ -72,21 +78,10 @@ def test_a_file_that_cannot_be_read_is_said(window, tmp_path):
 
 
 def test_a_best_inside_the_other_range_is_marked_a_tie(qtbot, tmp_path, monkeypatch):
-    from PySide6.QtCore import QSettings
-
     from rackdesigner.generators import generate
     from rackdesigner.io import save_layout
-    from rackdesigner.ui import MainWindow
 
-    monkeypatch.delenv("RACKDESIGNER_PRICES", raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nodata"))
-    layout = generate("rail-optimized", system="dgx-b200", nodes=8, switch="qm9700")
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(catalog=layout.catalog, settings=settings)
-    qtbot.addWidget(w, before_close_func=lambda x: x.document.undo_stack.setClean())
-    w._set_document(layout, None)
-    w.show()
-    qtbot.waitExposed(w)
+    w = _window(qtbot, tmp_path, monkeypatch, 8)
     other = tmp_path / "sixteen.yaml"
     save_layout(generate("rail-optimized", system="dgx-b200", nodes=16, switch="qm9700"), other)
     w.actions_.compare_action.trigger()

@@ -19,7 +19,6 @@ from typing import Any
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from rackdesigner.model import Layout
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.panel.axes import styled_plot
+from rackdesigner.ui.panel.forms import option_grid, status_label
 from rackdesigner.ui.panel.theme import TEXT_DIM, pg
 from rackdesigner.ui.plain_text import plain
 
@@ -146,21 +146,11 @@ class ServingView(QWidget):
             combo.currentIndexChanged.connect(self._on_option_changed)
         for box in (self.isl, self.osl, self.target):
             box.valueChanged.connect(self._on_option_changed)
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(4)
-        grid.setVerticalSpacing(2)
-        pairs = (("Model", self.model_combo), ("Precision", self.precision_combo),
-                 ("ISL", self.isl), ("OSL", self.osl), ("Mode", self.mode_combo),
-                 ("Stack", self.stack_combo), ("Target", self.target))
-        for row, items in enumerate(pairs[i:i + 2] for i in range(0, len(pairs), 2)):
-            for col, (text, widget) in enumerate(items):
-                label = QLabel(text, self)
-                label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
-                grid.addWidget(label, row, 2 * col)
-                grid.addWidget(widget, row, 2 * col + 1)
-        self.status = QLabel(" ", self)
-        self.status.setWordWrap(True)
-        self.status.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        grid = option_grid(self, (("Model", self.model_combo),
+                                  ("Precision", self.precision_combo), ("ISL", self.isl),
+                                  ("OSL", self.osl), ("Mode", self.mode_combo),
+                                  ("Stack", self.stack_combo), ("Target", self.target)))
+        self.status = status_label(self)
         self.point_label = QLabel("–", self)
         self.point_label.setWordWrap(True)
         self.point_label.setStyleSheet("font-size: 9pt; font-weight: 600;")

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from rackdesigner.model import Layout
 from rackdesigner.ui.panel import workload_jobfile as jobfile_ui
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
+from rackdesigner.ui.panel.forms import option_grid, status_label
 from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.ui.panel.workload_spread import spread_line
@@ -152,24 +153,13 @@ class WorkloadTab(QWidget):
                                         "each design lays it out for itself (layout: search)")
         self.save_job_button.clicked.connect(lambda: jobfile_ui.save_job_dialog(self))
 
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(4)
-        grid.setVerticalSpacing(2)
-        pairs = (("Model", self.model_combo), ("Layout", self.layout_combo),
-                 ("Precision", self.precision_combo), ("Recompute", self.recompute_combo),
-                 ("TP", self.tp), ("PP", self.pp), ("VP", self.vp), ("CP", self.cp),
-                 ("EP", self.ep), ("GPUs", self.gpus), ("Batch", self.gbs), ("Micro", self.mbs),
-                 ("Train", self.tokens), ("Stack", self.profile_combo))
-        # two label/field pairs per row keep the dock narrow (the panel's two-column mode)
-        for row, items in enumerate(pairs[i:i + 2] for i in range(0, len(pairs), 2)):
-            for col, (text, widget) in enumerate(items):
-                label = QLabel(text, self)
-                label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
-                grid.addWidget(label, row, 2 * col)
-                grid.addWidget(widget, row, 2 * col + 1)
-        self.status = QLabel(" ", self)
-        self.status.setWordWrap(True)
-        self.status.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
+        grid = option_grid(self, (
+            ("Model", self.model_combo), ("Layout", self.layout_combo),
+            ("Precision", self.precision_combo), ("Recompute", self.recompute_combo),
+            ("TP", self.tp), ("PP", self.pp), ("VP", self.vp), ("CP", self.cp),
+            ("EP", self.ep), ("GPUs", self.gpus), ("Batch", self.gbs), ("Micro", self.mbs),
+            ("Train", self.tokens), ("Stack", self.profile_combo)))
+        self.status = status_label(self)
         self.figure_labels: dict[str, QLabel] = {}
         figures = QGridLayout()
         names = {"step": "Step time", "tokens": "Tokens/s", "mfu": "MFU",
