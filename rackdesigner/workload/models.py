@@ -224,7 +224,15 @@ def models_dir() -> Path:
 
 
 def bundled_ids() -> list[str]:
-    return sorted(p.stem for p in models_dir().glob("*.yaml"))
+    return list(_bundled_ids())
+
+
+@lru_cache(maxsize=1)
+def _bundled_ids() -> tuple[str, ...]:
+    """The shipped model files, listed once: every estimate resolves its model through this
+    (a layout search, many times), and a worker cancelled inside a directory listing left its
+    scandir iterator open (a ResourceWarning in the GUI tests)."""
+    return tuple(sorted(p.stem for p in models_dir().glob("*.yaml")))
 
 
 def bundled_models() -> list[ModelSpec]:
