@@ -36,12 +36,13 @@ TWIN = "_twin"
 
 def _extras(catalog: Catalog) -> Layout:
     """dgx-h100-2node-ib with a storage appliance on the storage NICs, a management switch, a
-    PDU and a CDU in its rack: the kinds the examples do not carry."""
+    PDU, a CDU and a rear door in its rack: the kinds the examples do not carry."""
     layout = load_layout(EXAMPLES / "dgx-h100-2node-ib.yaml", catalog)
     layout.add_device(Device("stor-1", "ai400x2", rack="rack-1", u=20))
     layout.add_device(Device("mgmt-1", "sn2201", rack="rack-1", u=23))
     layout.add_device(Device("pdu-1", "ap8886", rack="rack-1"))
     layout.add_device(Device("cdu-1", "supermicro-inrack-cdu", rack="rack-1", u=25))
+    layout.add_device(Device("rdhx-1", "ibm-rdhx", rack="rack-1"))
     for n, node in enumerate(("dgx-1", "dgx-2")):
         layout.add_link(Link(f"stor-l{n}", PortRef(f"{node}.storage_nic0", "ib"),
                              PortRef("stor-1", "ib", n)))

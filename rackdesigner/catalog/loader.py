@@ -166,7 +166,7 @@ POWER_FIELDS = {
     "max_w": (_opt_num, False),
     "source": (_str, True),
     "note": (_str, False),
-    "basis": (_one_of("published", "estimate"), False),
+    "basis": (_one_of("published", "estimate", "facility"), False),
     "max_includes_optics": (_bool, False),
 }
 PORT_FIELDS = {

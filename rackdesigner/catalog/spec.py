@@ -62,7 +62,9 @@ class Power:
     max_w: float | None
     source: str
     note: str = ""
-    #: "published" (a vendor figure) or "estimate" (a labelled estimate; `note` says how)
+    #: "published" (a vendor figure), "estimate" (a labelled estimate; `note` says how) or
+    #: "facility" (power-delivery or cooling infrastructure: 0 W of IT power, its own energy
+    #: being facility power inside the PUE by The Green Grid's definition; `note` says so)
     basis: str = "published"
     #: True when `max_w` is the maximum with active optics in the device's own cages (a
     #: switch's "max power with active cables"): those transceivers then add to typical only

@@ -17,8 +17,14 @@ uses the maximum, as the rack budget does). Each device's heat is split:
 A rack's air-cooling limit is its own `air_cooling_w` (a rack device key), else its model's
 (`rack.air_cooling_w`, sourced in the catalog), else none. A CDU (catalog kind `cdu`) has a
 capacity and serves the racks its device lists (`serves: [rack-1, ...]`); a rack served by
-several CDUs spreads its liquid heat evenly over them. The site (`Meta.site`) states the IT
-power the facility delivers and the heat it removes.
+several CDUs spreads its liquid heat evenly over them; an in-row CDU (`placement: in-row`) is
+the same, listing several racks of its row. A rear-door heat exchanger (catalog kind `rdhx`,
+`air_kw`) takes up to that much of its rack's heat to air into water: the rack's heat to room
+air (checked against its air limit) and the design's heat to air fall by it, its heat to
+water (the site's liquid loop, a model assumption: the door's water is the site's) rises by
+it. A door serves the rack it is mounted in, else the racks its `serves:` lists (its capacity
+split evenly). The site (`Meta.site`) states the IT power the facility delivers and the heat
+it removes.
 
 Pure functions of a layout: the design rules, the racks view, `rackdesigner cost` and the
 cost tab all read `cooling_report`.
@@ -40,7 +46,7 @@ from rackdesigner.model.site import (
     power_tree,
     site_pue,
 )
-from rackdesigner.vocabulary import COOLING_FACT
+from rackdesigner.vocabulary import AIR_COOLING_FACT, COOLING_FACT
 from rackdesigner.vocabulary import kinds as kind_table
 
 AIR_PROP = "air_cooling_w"
@@ -60,6 +66,8 @@ class RackHeat:
     air_limit_w: float | None
     air_basis: str  # "set on the rack", "default of rack model X (source)", "no limit stated"
     liquid_rack: bool
+    #: heat its rear-door heat exchangers take from its exhaust into water (`air_w` is after it)
+    door_w: float = 0.0
 
     @property
     def over_air_limit(self) -> bool:
@@ -95,6 +103,8 @@ class CoolingReport:
     unserved: tuple[str, ...] = ()
     #: model -> how its heat was split ("published split: ...", "parts rule", "air-cooled")
     basis: dict[str, str] = field(default_factory=dict)
+    #: heat rear-door heat exchangers take into water (part of `liquid_w`, not of `air_w`)
+    door_w: float = 0.0
 
     @property
     def racks_over_air_limit(self) -> list[str]:
@@ -108,10 +118,12 @@ class CoolingReport:
         return {
             "liquid_kw": round(self.liquid_w / 1000, 3),
             "air_kw": round(self.air_w / 1000, 3),
+            "rear_door_kw": round(self.door_w / 1000, 3),
             "racks_over_air_limit": self.racks_over_air_limit,
             "cdus_over_capacity": self.cdus_over_capacity,
             "racks": {r: {"liquid_kw": round(h.liquid_w / 1000, 3),
                           "air_kw": round(h.air_w / 1000, 3),
+                          "rear_door_kw": round(h.door_w / 1000, 3),
                           "air_limit_kw": None if h.air_limit_w is None
                           else round(h.air_limit_w / 1000, 3),
                           "air_limit_basis": h.air_basis,
@@ -133,6 +145,13 @@ def cdu_capacity_w(spec: DeviceSpec | None) -> float | None:
     """A CDU model's cooling capacity in W (its catalog `cdu: {cooling_kw}`), None when
     unknown."""
     value = spec.fact(COOLING_FACT) if spec is not None else None
+    return float(value) * 1000.0 if isinstance(value, int | float) else None
+
+
+def door_capacity_w(spec: DeviceSpec | None) -> float | None:
+    """A rear-door heat exchanger's heat from air in W (its catalog `air_kw`), None when the
+    model has none."""
+    value = spec.fact(AIR_COOLING_FACT) if spec is not None else None
     return float(value) * 1000.0 if isinstance(value, int | float) else None
 
 
@@ -226,6 +245,7 @@ def cooling_report(layout: Layout, power: RackPower | None = None,
     device_total = 0.0
     racks: dict[str, DeviceSpec] = {}
     cdus: list[Device] = []
+    doors: dict[str, float] = defaultdict(float)  # rack -> door capacity, W
     for device in layout.devices():
         spec = split.spec(device.model)
         if spec is None:
@@ -235,6 +255,12 @@ def cooling_report(layout: Layout, power: RackPower | None = None,
             continue
         if spec.traits.cools:
             cdus.append(device)
+        door = door_capacity_w(spec)
+        if door:
+            served = (device.rack,) if device.rack is not None else tuple(
+                prop(device, SERVES_PROP) or ())
+            for rack in served:
+                doors[rack] += door / len(served)
         if not spec.traits.draws_power:
             continue
         peak = device_draw(spec)[1]
@@ -267,13 +293,17 @@ def cooling_report(layout: Layout, power: RackPower | None = None,
             basis = f"default of rack model {spec.id}" + (f" ({source.title})" if source else "")
         else:
             limit, basis = None, "no air-cooling limit stated"
-        rack_heat[rack_id] = RackHeat(rack_id, liq, max(0.0, peak - liq), limit, basis,
-                                      spec.cooling == "liquid")
+        to_air = max(0.0, peak - liq)
+        door = min(to_air, doors.get(rack_id, 0.0))
+        rack_heat[rack_id] = RackHeat(rack_id, liq, to_air - door, limit, basis,
+                                      spec.cooling == "liquid", door)
+    door_total = sum(h.door_w for h in rack_heat.values()) if site_totals else 0.0
+    water = liquid + door_total
     loads, unserved = _cdus(layout, cdus, split, rack_heat)
-    use = _site_use(layout.meta.site, total, liquid, max(0.0, total - liquid),
+    use = _site_use(layout.meta.site, total, water, max(0.0, total - water),
                     {r: by_rack.get(r, (0.0, 0.0))[1] for r in rack_heat})
-    return CoolingReport(rack_heat, loads, liquid, max(0.0, total - liquid), use, unserved,
-                         split.basis)
+    return CoolingReport(rack_heat, loads, water, max(0.0, total - water), use, unserved,
+                         split.basis, door_total)
 
 
 def _site_use(site: Site, total: float, liquid: float, air: float,
@@ -315,4 +345,4 @@ def _cdus(layout: Layout, cdus: list[Device], split: _Splitter,
 
 __all__ = ["AIR_PROP", "PART_RULE_SOURCE", "SERVES_PROP", "CduLoad",
            "CoolingReport", "RackHeat", "SiteUse", "cdu_capacity_w", "cooling_report",
-           "format_watts"]
+           "door_capacity_w", "format_watts"]

@@ -102,7 +102,12 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
                   report: CoolingReport | None = None) -> list[Finding]:
     """Air-cooling limits of racks, CDU capacity and the racks CDUs serve, site power and
     cooling (model/cooling.py)."""
-    from rackdesigner.model.cooling import SERVES_PROP, cooling_report, format_watts
+    from rackdesigner.model.cooling import (
+        SERVES_PROP,
+        cooling_report,
+        door_capacity_w,
+        format_watts,
+    )
     from rackdesigner.model.site_rules import site_findings
 
     if report is None:
@@ -116,7 +121,9 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
         if heat.over_air_limit:
             assert heat.air_limit_w is not None
             out.append(Finding(ERROR, "rack-air-limit",
-                               f"rack {rack_id} sends {format_watts(heat.air_w)} of heat to air, "
+                               f"rack {rack_id} sends {format_watts(heat.air_w)} of heat to air"
+                               + (f" (after its rear door's {format_watts(heat.door_w)})"
+                                  if heat.door_w else "") + ", "
                                f"above its {format_watts(heat.air_limit_w)} air-cooling limit "
                                f"({heat.air_basis}): use liquid-cooled systems, spread the "
                                "load or set the rack's air_cooling_w", (rack_id,)))
@@ -146,7 +153,8 @@ def check_cooling(layout: Layout, index: RackIndex | None = None,
     cdu_ids = {c.cdu for c in report.cdus}
     for device in layout.devices():
         if device.props and device.id not in cdu_ids and any(
-                k == SERVES_PROP for k, _ in device.props):
+                k == SERVES_PROP for k, _ in device.props) and not door_capacity_w(
+                layout.catalog.get(device.model) if device.model in layout.catalog else None):
             out.append(Finding(WARNING, "serves-not-cdu",
                                f"device {device.id} lists racks it serves but is not a CDU",
                                (device.id,)))

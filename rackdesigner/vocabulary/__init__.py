@@ -33,8 +33,10 @@ from rackdesigner.vocabulary.collectives import (
     first_running,
 )
 from rackdesigner.vocabulary.kinds import (
+    AIR_COOLING_FACT,
     COOLING_FACT,
     COOLING_KINDS,
+    IN_ROW,
     KIND_NAMES,
     KINDS,
     PALETTE_SECTIONS,
@@ -74,6 +76,7 @@ from rackdesigner.vocabulary.traits import (
 from rackdesigner.vocabulary.wording import SettingError, cli_word, worded
 
 __all__ = [
+    "AIR_COOLING_FACT",
     "ALGORITHMS",
     "ALGORITHM_CHOICES",
     "BUSBW_FACTORS",
@@ -87,6 +90,7 @@ __all__ = [
     "FABRIC_TUNING_NAMES",
     "FAMILIES",
     "GROUP_COLLECTIVES",
+    "IN_ROW",
     "KINDS",
     "KIND_NAMES",
     "NCCL_ALGORITHMS",

@@ -153,6 +153,14 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
                      figure="{:g} kW cooling"),
                 Fact("rated_at_c", "number", required=False,
                      help="coolant temperature of that rating, °C"),
+                Fact("placement", "text", required=False,
+                     help="in-rack (serves its own rack) or in-row (serves racks of its row)"),
+                Fact("source", "text"))),
+    Kind("rdhx", "rear-door heat exchanger", "rear-door heat exchangers", "RDHX", "#1a5276",
+         "Power & cooling", "facility", "other", "rdhx", side_mount=True,
+         facts=(Fact("air_kw", "number",
+                     help="heat the door takes from its rack's exhaust air into water, kW",
+                     figure="{:g} kW from air"),
                 Fact("source", "text"))),
     Kind("cable", "cable", "cables", "CBL", None, None, "media", "optics", "cable",
          block="cable"),
@@ -164,6 +172,11 @@ KIND_NAMES: tuple[str, ...] = tuple(KINDS)
 #: facts give it serves the racks it lists (`serves:`) with that capacity (model/cooling.py).
 COOLING_FACT = "cooling_kw"
 COOLING_KINDS: frozenset[str] = frozenset(k.name for k in KINDS.values() if k.traits.cools)
+#: The fact of a kind that takes heat from its rack's exhaust air into water (a rear-door heat
+#: exchanger's `rdhx: {air_kw: …}`): the room's air load falls by it (model/cooling.py).
+AIR_COOLING_FACT = "air_kw"
+#: The `placement` of a CDU that stands in the row and serves several racks of it.
+IN_ROW = "in-row"
 
 
 class RegistrationError(ValueError):
