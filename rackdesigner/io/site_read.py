@@ -94,8 +94,10 @@ def _power(nodes: Any, fail: Fail, line: int | None) -> tuple[PowerNode, ...]:
     lines = getattr(nodes, "item_lines", [line] * len(nodes))
     out: list[PowerNode] = []
     at_of: dict[str, int | None] = {}
+    parent_at: dict[str, int | None] = {}  # the line of each node's `parent` key
     for item, at in zip(nodes, lines, strict=True):
         out.append(_node(item, fail, at, at_of))
+        parent_at[out[-1].id] = _line(item, "parent", at) if "parent" in item else at
     by_id = {n.id: n for n in out}
     for node in out:
         at = at_of[node.id]
@@ -105,8 +107,11 @@ def _power(nodes: Any, fail: Fail, line: int | None) -> tuple[PowerNode, ...]:
                            "its racks would be on no feed (give 'parent', a node above it)")
             continue
         if node.parent not in by_id:
-            raise fail(at, f"site: power node {node.id}: parent {node.parent!r} is not a "
-                       f"power node (known: {', '.join(by_id)})")
+            feeds = [n.id for n in out if n.level == "feed"]
+            raise fail(parent_at.get(node.id, at), f"site: power node {node.id}: 'parent' "
+                       f"{node.parent!r} is not a power node of the site (its racks would be "
+                       f"on no feed; feeds: {', '.join(feeds) or 'none'}; nodes: "
+                       f"{', '.join(by_id)})")
         above = by_id[node.parent]
         if POWER_LEVELS.index(_rank(above.level)) >= POWER_LEVELS.index(_rank(node.level)):
             raise fail(at, f"site: power node {node.id} ({node.level}) hangs from "
