@@ -24,6 +24,7 @@ SMALL = {
     "rail-optimized": {"system": "dgx-b200", "nodes": 40, "switch": "qm9700"},
     "single-leaf": {"system": "dgx-h100", "nodes": 2, "switch": "qm9700"},
     "mixed": {"systems": "gb200-nvl72:1,dgx-b200:2"},
+    "pods": {"pods": "gb200-nvl72:1/dgx-b200:2"},
 }
 CASES = [
     *SMALL.items(),

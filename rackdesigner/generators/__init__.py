@@ -82,6 +82,13 @@ def _mixed(catalog: Catalog, systems: str, switch: str | None = None,
     return _with_cdus(build_mixed(catalog, systems, switch, oversubscription), cdus)
 
 
+def _pods(catalog: Catalog, pods: str, switch: str | None = None,
+          oversubscription: float = 1.0, core: float = 1.0, cdus: int = 0) -> Layout:
+    from rackdesigner.generators.pods import build_pods
+
+    return _with_cdus(build_pods(catalog, pods, switch, oversubscription, core), cdus)
+
+
 def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
               oversubscription: float = 1.0, endpoint: str | None = None) -> Layout:
     from rackdesigner.generators.fattree import build_fat_tree
@@ -156,6 +163,17 @@ TEMPLATES["mixed"] = Template(
      Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
      CDUS),
     _mixed)
+TEMPLATES["pods"] = Template(
+    "pods", "two or more pods, each on its own leaf/spine layer (a mixed pod allowed), joined "
+    "by a core switch tier",
+    (Option("pods", str, "pods separated by '/', each system:count pairs, e.g. "
+            "gb200-nvl72:8/dgx-b200:32", required=True),
+     Option("switch", str, "fabric switch of every tier (default qm9700)"),
+     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
+     Option("core", float, "pods: spine down:up ratio R toward the core (R:1, default 1)",
+            default=1.0),
+     CDUS),
+    _pods)
 TEMPLATES["fat-tree"] = Template(
     "fat-tree", "a generic fat tree of one switch model with NIC endpoints, top-of-rack leaves",
     (Option("switch", str, "switch model, e.g. qm9700", required=True),
