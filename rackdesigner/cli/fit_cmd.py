@@ -110,7 +110,7 @@ def _write(result, folder: Path, name):
     written atomically into `folder`; the result with each point's `design` path."""
     from dataclasses import replace
 
-    from rackdesigner.generators import generate
+    from rackdesigner.fit.search import build_candidate
     from rackdesigner.io import save_layout
 
     try:
@@ -119,8 +119,7 @@ def _write(result, folder: Path, name):
         raise UsageError(f"--out {folder}: {exc.strerror or exc}") from None
     front = []
     for i, c in enumerate(result.front, start=1):
-        layout = generate("mixed", systems=c.systems, switch=c.switch,
-                          oversubscription=c.oversubscription, cdus=1)
+        layout = build_candidate(c, cdus=1)
         layout.set_meta(site=result.site)
         path = folder / name(i, c)
         try:
@@ -143,7 +142,8 @@ def _text(result, with_job: bool) -> str:
     lines.append(head)
     for c in result.front:
         tokens = f"{c.tokens_per_s:,.0f}" if c.tokens_per_s is not None else "-"
-        over = "" if c.oversubscription == 1 else f" {c.oversubscription:g}:1"
+        over = ("" if c.oversubscription == 1 else f" {c.oversubscription:g}:1") + (
+            " core" if c.fabric == "core" else "")
         lines.append(f"{c.systems + over:34} {c.switch:7} {c.gpus:>5} {tokens:>10} "
                      f"{format_money(c.capex):>8} {format_money(c.tco):>8} "
                      f"{c.liquid_w / 1000:>6,.0f}kW {c.facility_w / 1000:>7,.0f}kW {c.binding}")

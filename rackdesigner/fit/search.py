@@ -14,11 +14,16 @@ How (docs/site.md):
    mixed design's shared spine layer is counted as the parts' own; and a job does not span GPU
    types, so each type runs its own data-parallel copy of the job and tokens/s add up). PUE
    follows the sum's cooling mix (`model.site.pue_for_cooling`) unless the site states one;
-   facility power is IT x PUE. A candidate whose leaves do not fit one spine layer is left out.
+   facility power is IT x PUE. A candidate whose leaves do not fit one spine layer is built as
+   **pods joined by a core** (`generate pods`: each system type its own pod, leaf/spine
+   layer and all, the pods' spines under a core tier) when each type's leaves fit a pod spine
+   layer (half a switch's ports); else it is left out. Screening counts neither the shared
+   spine layer nor the core's switches (the parts' own figures); the real design does.
 3. **Front.** Candidates within every limit; the Pareto front of tokens/s (more) against capex
-   or TCO (less). Each front point is then built as a real design (`generate mixed`) with the
-   site set, and checked and priced on that design; a point the real design breaks is dropped
-   and the front taken again.
+   or TCO (less). Each front point is then built as a real design (`generate mixed`, or
+   `generate pods` for a candidate on a core: `build_candidate`) with the site set, and
+   checked and priced on that design; a point the real design breaks is dropped and the front
+   taken again.
 
 The binding limit of a point is the limit it uses most of (liquid, power, air, cooling,
 floor, budget).
@@ -72,10 +77,17 @@ class Candidate:
     verified: bool = False
     design: str | None = None
     layouts: tuple[tuple[str, Any], ...] = ()
+    #: "spine" (every type under one spine layer) or "core" (one pod per type, joined by a core)
+    fabric: str = "spine"
 
     @property
     def systems(self) -> str:
         return ",".join(f"{s}:{n}" for s, n in self.counts)
+
+    @property
+    def pods(self) -> str:
+        """The `generate pods` argument of a candidate on a core: one pod per type."""
+        return "/".join(f"{s}:{n}" for s, n in self.counts)
 
     @property
     def feasible(self) -> bool:
@@ -86,7 +98,7 @@ class Candidate:
         return max(self.shares, key=lambda kv: kv[1])[0] if self.shares else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"systems": dict(self.counts), "switch": self.switch,
+        return {"systems": dict(self.counts), "fabric": self.fabric, "switch": self.switch,
                 "oversubscription": self.oversubscription, "gpus": self.gpus,
                 "tokens_per_s": self.tokens_per_s, "capex": round(self.capex, 2),
                 "tco": round(self.tco, 2), "it_power_kw": round(self.it_w / 1000, 3),
@@ -235,10 +247,13 @@ def _combine(site: Site, budget: float | None, systems: Sequence[str],
                 rows = [r for r in got if r is not None and not r["error"]]
                 if len(rows) != len(picked):
                     continue
-                leaves = sum(p.sus * p.leaves_per_su for p in
-                             (_plan_part(catalog, s, n, radix // 2) for s, n in picked))
-                if leaves > radix:
-                    continue  # more leaves than one spine layer takes
+                per_type = [p.sus * p.leaves_per_su for p in
+                            (_plan_part(catalog, s, n, radix // 2) for s, n in picked)]
+                fabric = "spine"
+                if sum(per_type) > radix:  # more leaves than one spine layer takes
+                    if len(picked) < 2 or max(per_type) > radix // 2:
+                        continue
+                    fabric = "core"  # one pod per type, joined by a core tier
                 sums = {k: sum(r[k] for r in rows) for k in
                         ("gpus", "it_w", "liquid_w", "air_w", "racks", "capex", "tco")}
                 tokens = sum(r["tokens_per_s"] for r in rows) if with_job else None
@@ -248,7 +263,8 @@ def _combine(site: Site, budget: float | None, systems: Sequence[str],
                                      sums["liquid_w"], sums["air_w"], int(sums["racks"]),
                                      sums["capex"], sums["tco"], tokens, pue, facility, shares,
                                      layouts=tuple((s, r.get("layout")) for (s, _), r in
-                                                   zip(picked, rows, strict=True))))
+                                                   zip(picked, rows, strict=True)),
+                                     fabric=fabric))
     return out
 
 
@@ -271,7 +287,7 @@ def _verified_front(site: Site, budget: float | None, feasible: list[Candidate],
     real: dict[tuple, Candidate] = {}
 
     def key(c: Candidate) -> tuple:
-        return (c.counts, c.switch, c.oversubscription)
+        return (c.counts, c.switch, c.oversubscription, c.fabric)
 
     for _ in range(MAX_VERIFY_ROUNDS):
         front = _front(pool, against, with_job)
@@ -287,12 +303,21 @@ def _verified_front(site: Site, budget: float | None, feasible: list[Candidate],
             if key(c) in real and real[key(c)].feasible]
 
 
-def real_candidate(site: Site, budget: float | None, c: Candidate) -> Candidate:
-    """`c` measured on its real design (the engine's task for a front point)."""
+def build_candidate(c: Candidate, catalog: Any = None, cdus: int = 0):
+    """The real design of a candidate: its types under one spine layer (`generate mixed`) or,
+    on a core, one pod per type joined by a core tier (`generate pods`)."""
     from rackdesigner.generators import generate
 
-    layout = generate("mixed", systems=c.systems, switch=c.switch,
-                      oversubscription=c.oversubscription)
+    if c.fabric == "core":
+        return generate("pods", catalog, pods=c.pods, switch=c.switch,
+                        oversubscription=c.oversubscription, cdus=cdus)
+    return generate("mixed", catalog, systems=c.systems, switch=c.switch,
+                    oversubscription=c.oversubscription, cdus=cdus)
+
+
+def real_candidate(site: Site, budget: float | None, c: Candidate) -> Candidate:
+    """`c` measured on its real design (the engine's task for a front point)."""
+    layout = build_candidate(c)
     layout.set_meta(site=site)
     f = design_figures(layout)
     pue, facility, shares = shares_of(site, budget, f["it_w"], f["liquid_w"], f["air_w"],
@@ -305,4 +330,5 @@ def real_candidate(site: Site, budget: float | None, c: Candidate) -> Candidate:
 def design_name(index: int, c: Candidate) -> str:
     parts = "-".join(f"{s.replace('gb200-', '').replace('dgx-', '')}x{n}" for s, n in c.counts)
     over = "" if math.isclose(c.oversubscription, 1.0) else f"-{c.oversubscription:g}to1"
-    return f"fit-{index:02d}-{parts}-{c.switch}{over}.yaml"
+    core = "-core" if c.fabric == "core" else ""
+    return f"fit-{index:02d}-{parts}-{c.switch}{over}{core}.yaml"

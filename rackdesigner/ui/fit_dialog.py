@@ -245,10 +245,9 @@ class FitDialog(QDialog):
 
 def build_point(candidate: Candidate, site: Site, catalog: Any = None):
     """A front point's design with the site set and its CDUs (what `fit --out` writes)."""
-    from rackdesigner.generators import generate
+    from rackdesigner.fit.search import build_candidate
 
-    layout = generate("mixed", catalog, systems=candidate.systems, switch=candidate.switch,
-                      oversubscription=candidate.oversubscription, cdus=1)
+    layout = build_candidate(candidate, catalog, cdus=1)
     layout.set_meta(site=site)
     return layout
 
