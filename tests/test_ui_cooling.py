@@ -121,6 +121,34 @@ def test_the_inspector_sets_an_air_limit_and_the_racks_a_cdu_serves(qtbot, tmp_p
     assert AIR_PROP not in dict(layout.device(rack).props)
 
 
+def test_the_inspector_sets_the_rack_a_rear_door_serves_and_its_air_heat_falls(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from rackdesigner.generators import generate
+    from rackdesigner.model import Device
+    from rackdesigner.model.cooling import SERVES_PROP, cooling_report
+
+    layout = generate("dgx-b200")
+    rack = next(d.id for d in layout.devices() if layout.catalog.get(d.model).rack is not None)
+    layout.add_device(Device("rdhx-1", "ibm-rdhx"))
+    before = cooling_report(layout).racks[rack].air_w
+    window = _window(qtbot, tmp_path, layout)
+    rows = window.inspector.cooling_rows
+    form = window.inspector.device_form
+    window.inspector.show_selection(["rdhx-1"], [], [])
+    qtbot.waitUntil(lambda: form.isRowVisible(rows.serves), timeout=5000)
+    assert "rear door" in rows.serves.toolTip() and "17.6 kW" in rows.serves.toolTip()
+    rows.serves.setFocus()
+    QTest.keyClicks(rows.serves, rack)
+    QTest.keyClick(rows.serves, Qt.Key.Key_Return)
+    assert dict(layout.device("rdhx-1").props)[SERVES_PROP] == (rack,)
+    assert cooling_report(layout).racks[rack].air_w < before
+    assert "serves-not-cdu" not in _codes(window)
+    window.document.undo_stack.undo()  # one edit, one undo step
+    assert SERVES_PROP not in dict(layout.device("rdhx-1").props)
+
+
 def test_edit_gives_every_liquid_rack_its_cdu_in_one_undo_step(qtbot, tmp_path):
     from rackdesigner.generators import generate
     from rackdesigner.model.cooling import cooling_report

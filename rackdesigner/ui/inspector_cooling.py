@@ -17,7 +17,13 @@ from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QLineEdit
 
 from rackdesigner.commands import Command, change_device
 from rackdesigner.model import Layout
-from rackdesigner.model.cooling import AIR_PROP, SERVES_PROP, cdu_capacity_w, prop
+from rackdesigner.model.cooling import (
+    AIR_PROP,
+    SERVES_PROP,
+    cdu_capacity_w,
+    door_capacity_w,
+    prop,
+)
 from rackdesigner.model.items import Device
 from rackdesigner.ui.plain_text import plain
 
@@ -58,7 +64,8 @@ class CoolingRows:
     def show(self, device: Device, spec: Any) -> None:
         self.device_id = device.id
         is_rack = spec is not None and spec.rack is not None
-        is_cdu = spec is not None and spec.traits.cools
+        door = door_capacity_w(spec)  # a rear-door heat exchanger serves racks too
+        is_cdu = spec is not None and (spec.traits.cools or bool(door))
         self.form.setRowVisible(self.air, is_rack)
         self.form.setRowVisible(self.serves, is_cdu)
         self.form.setRowVisible(self.error, False)
@@ -77,6 +84,12 @@ class CoolingRows:
                 if not self.serves.isModified():
                     self.serves.setText(", ".join(rack_label(self.layout(), r) for r in listed))
             capacity = cdu_capacity_w(spec)
+            if door:
+                self.serves.setToolTip(plain(
+                    "The racks whose exhaust air this rear door cools, by name or id (empty: the "
+                    f"rack it is mounted in): up to {door / 1000:,.1f} kW of their heat to air "
+                    "goes to water"))
+                return
             self.serves.setToolTip(
                 plain("The racks whose liquid heat this CDU carries, by name or id, separated by "
                       "commas: checked against its "
