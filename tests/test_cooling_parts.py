@@ -123,3 +123,19 @@ def test_pdus_and_cdus_keep_the_power_figure_complete(catalog):
     report = power_of(layout, design_specs(layout), None, 1.0)
     assert report.complete and "without a figure" not in report.headline
     assert report.devices_without_power == 0
+
+
+def test_the_generators_cdu_option_gives_a_row_its_in_row_cdus():
+    from rackdesigner.generators import GeneratorError
+
+    layout = generate("mixed", systems="gb200-nvl72:8", cdus=1, cdu=XDU)
+    report = cooling_report(layout)
+    cdus = [c for c in report.cdus]
+    assert cdus and all(c.model == XDU for c in cdus)
+    assert len(cdus) < sum(1 for h in report.racks.values() if h.liquid_w > 0)
+    assert not report.unserved and not report.cdus_over_capacity
+    assert not {"rack-no-cdu", "cdu-capacity"} & _codes(check_layout(layout))
+    with pytest.raises(GeneratorError, match="not a CDU model"):
+        generate("mixed", systems="gb200-nvl72:8", cdus=1, cdu="qm9700")
+    with pytest.raises(GeneratorError, match="applies with"):
+        generate("nvl72", cdu=XDU)

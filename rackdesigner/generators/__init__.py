@@ -50,19 +50,27 @@ def _system(model: str) -> Callable[..., Layout]:
     return build
 
 
-def _nvl72(catalog: Catalog, system: str = "gb200-nvl72", cdus: int = 0) -> Layout:
+def _nvl72(catalog: Catalog, system: str = "gb200-nvl72", cdus: int = 0,
+           cdu: str | None = None) -> Layout:
     from rackdesigner.generators.systems import build_nvl72
 
-    return _with_cdus(build_nvl72(catalog, system), cdus)
+    return _with_cdus(build_nvl72(catalog, system), cdus, cdu)
 
 
-def _with_cdus(layout: Layout, cdus: int) -> Layout:
-    """The `cdus` option: every liquid rack given its CDU (model/cdus.py)."""
+def _with_cdus(layout: Layout, cdus: int, cdu: str | None = None) -> Layout:
+    """The `cdus` option: every liquid rack given its CDU (model/cdus.py); `cdu` names the
+    CDU model (an in-row one serves several racks of a row), else the largest in-rack one."""
+    if cdu is not None and not cdus:
+        raise GeneratorError("{cdu} applies with {cdus} 1", "cdu")
     if cdus:
-        from rackdesigner.model.cdus import missing_cdus
+        from rackdesigner.model.cdus import cdu_models, missing_cdus
 
+        if cdu is not None and cdu not in {s.id for s in cdu_models(layout)}:
+            known = ", ".join(s.id for s in cdu_models(layout))
+            raise GeneratorError(f"{cdu!r} is not a CDU model with a stated capacity "
+                                 f"(one of: {known})", "cdu")
         with layout.transaction():
-            for device in missing_cdus(layout)[0]:
+            for device in missing_cdus(layout, cdu)[0]:
                 layout.add_device(device)
     return layout
 
@@ -76,17 +84,18 @@ def _superpod(catalog: Catalog, system: str, sus: int | None = None,
 
 
 def _mixed(catalog: Catalog, systems: str, switch: str | None = None,
-           oversubscription: float = 1.0, cdus: int = 0) -> Layout:
+           oversubscription: float = 1.0, cdus: int = 0, cdu: str | None = None) -> Layout:
     from rackdesigner.generators.mixed import build_mixed
 
-    return _with_cdus(build_mixed(catalog, systems, switch, oversubscription), cdus)
+    return _with_cdus(build_mixed(catalog, systems, switch, oversubscription), cdus, cdu)
 
 
 def _pods(catalog: Catalog, pods: str, switch: str | None = None,
-          oversubscription: float = 1.0, core: float = 1.0, cdus: int = 0) -> Layout:
+          oversubscription: float = 1.0, core: float = 1.0, cdus: int = 0,
+          cdu: str | None = None) -> Layout:
     from rackdesigner.generators.pods import build_pods
 
-    return _with_cdus(build_pods(catalog, pods, switch, oversubscription, core), cdus)
+    return _with_cdus(build_pods(catalog, pods, switch, oversubscription, core), cdus, cdu)
 
 
 def _fat_tree(catalog: Catalog, switch: str, levels: int, endpoints: int | None = None,
@@ -133,6 +142,9 @@ SUPERPOD_SYSTEMS = ("dgx-a100", "dgx-b200", "dgx-h100", "dgx-h200", "gb200-nvl72
 #: Every liquid rack given its CDU (commands/cooling.py), 1 yes, 0 no.
 CDUS = Option("cdus", int, "1: give every liquid rack its CDU (sized to its liquid heat)",
               default=0, choices=(0, 1))
+#: The CDU model of `cdus` (an in-row model shares one CDU among racks of a row).
+CDU = Option("cdu", str, "CDU model for {cdus} 1 (default the largest in-rack one; "
+             "vertiv-xdu1350: in-row, one CDU for several racks of a row)")
 TEMPLATES: dict[str, Template] = {}
 for _model, _doc in _SYSTEM_DOC.items():
     TEMPLATES[_model] = Template(_model, _doc + ", in a rack", (), _system(_model))
@@ -140,7 +152,7 @@ TEMPLATES["nvl72"] = Template(
     "nvl72", "a GB200 NVL72 rack: 18 compute trays, 9 NVLink switch trays, every GPU on each "
     "of the 18 switch chips, 4 ConnectX-7 per compute tray (GB300: 4 ConnectX-8)",
     (Option("system", str, "gb200-nvl72 (default) or gb300-nvl72", default="gb200-nvl72"),
-     CDUS),
+     CDUS, CDU),
     _nvl72)
 TEMPLATES["superpod"] = Template(
     "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
@@ -161,7 +173,7 @@ TEMPLATES["mixed"] = Template(
             "racks, DGX systems in nodes)", required=True),
      Option("switch", str, "fabric switch (default qm9700)"),
      Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
-     CDUS),
+     CDUS, CDU),
     _mixed)
 TEMPLATES["pods"] = Template(
     "pods", "two or more pods, each on its own leaf/spine layer (a mixed pod allowed), joined "
@@ -172,7 +184,7 @@ TEMPLATES["pods"] = Template(
      Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
      Option("core", float, "pods: spine down:up ratio R toward the core (R:1, default 1)",
             default=1.0),
-     CDUS),
+     CDUS, CDU),
     _pods)
 TEMPLATES["fat-tree"] = Template(
     "fat-tree", "a generic fat tree of one switch model with NIC endpoints, top-of-rack leaves",
