@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -51,8 +52,9 @@ def test_a_second_start_reads_no_yaml_and_builds_the_same_catalog(shipped_copy, 
 def test_a_changed_file_is_read_again(shipped_copy, monkeypatch):
     catalog_module.load_catalog()
     parsed = _yaml_parses(monkeypatch)
-    path = shipped_copy / next(p.relative_to(shipped_copy) for p in shipped_copy.rglob("*.yaml")
-                               if "description:" in p.read_text())
+    path = shipped_copy / next(p.relative_to(shipped_copy)  # a plain (unquoted) description
+                               for p in sorted(shipped_copy.rglob("*.yaml"))
+                               if re.search(r"^description: [^\"'>|]", p.read_text(), re.M))
     text = path.read_text().replace("description: ", "description: changed ", 1)
     path.write_text(text)
     os.utime(path, ns=(1, 1))  # even with an older time stamp: the size differs
