@@ -221,7 +221,8 @@ class FitDialog(QDialog):
                                symbolBrush=color, name=f"front, {limit} binds")
         self.table.setRowCount(len(front))
         for r, c in enumerate(front):
-            over = "" if c.oversubscription == 1 else f" ({c.oversubscription:g}:1)"
+            over = ("" if c.oversubscription == 1 else f" ({c.oversubscription:g}:1)") + (
+                ", pods on a core" if c.fabric == "core" else "")
             cells = (c.systems.replace(",", " + ") + over, c.switch, f"{c.gpus:,}",
                      "-" if c.tokens_per_s is None else f"{c.tokens_per_s:,.0f}",
                      f"${c.capex / 1e6:,.1f} M", f"${c.tco / 1e6:,.1f} M",
