@@ -139,3 +139,12 @@ def test_the_generators_cdu_option_gives_a_row_its_in_row_cdus():
         generate("mixed", systems="gb200-nvl72:8", cdus=1, cdu="qm9700")
     with pytest.raises(GeneratorError, match="applies with"):
         generate("nvl72", cdu=XDU)
+
+
+def test_the_catalog_listing_says_infrastructure_power_is_facility_power(capsys):
+    from rackdesigner.cli import main
+
+    assert main(["catalog"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line}
+    for model in ("ap8886", "ibm-rdhx", XDU):
+        assert rows[model].rstrip().endswith("0 (facility)")

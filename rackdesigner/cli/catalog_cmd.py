@@ -61,6 +61,8 @@ def _power_column(spec: DeviceSpec) -> str:
         return f"{_watts(spec.cable.power_w_per_end)} per end"
     if spec.rack is not None:
         return f"default budget {spec.rack.power_budget_w / 1000:g} kW"
+    if spec.power.basis == "facility":  # infrastructure: its energy is in the PUE
+        return "0 (facility)"
     return f"{_watts(spec.power.typical_w)}/{_watts(max_w)}"
 
 
