@@ -11,10 +11,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from rackdesigner.model import Layout
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
@@ -32,6 +41,7 @@ GPU_COLOR = "#76b900"
 class ReliabilityOutcome:
     assessment: Any = None  # reliability.Assessment
     error: str = ""
+    layout: Layout | None = None  # the snapshot assessed
 
 
 def _assess(snapshot: Layout | None, params: tuple) -> ReliabilityOutcome:
@@ -44,12 +54,17 @@ def _assess(snapshot: Layout | None, params: tuple) -> ReliabilityOutcome:
         library = load_library()
         return ReliabilityOutcome(assess(snapshot, library, spares=spares,
                                          interval_s=None if interval_min is None
-                                         else interval_min * 60))
+                                         else interval_min * 60), layout=snapshot)
     except (LibraryError, ReliabilityError) as exc:
         return ReliabilityOutcome(None, str(exc))
 
 
 class ReliabilityTab(QWidget):
+    #: the GPU ids one fault of the selected part stops (the canvas marks them), or None
+    blast_changed = Signal(object)
+    #: the status line of the blast radius shown ("A fault here stops 72 GPUs (...)")
+    message = Signal(str)
+
     def __init__(self, parent: QWidget | None = None, *, debounce_ms: int = DEBOUNCE_MS
                  ) -> None:
         super().__init__(parent)
@@ -58,6 +73,7 @@ class ReliabilityTab(QWidget):
         self.current: ReliabilityOutcome | None = None
         self.stale = False
         self.selected: tuple[str, ...] = ()
+        self.blast: Any = None  # the reliability.blast.BlastRadius of the selection
         self._build()
 
     def _build(self) -> None:
@@ -89,6 +105,10 @@ class ReliabilityTab(QWidget):
         self.part.setStyleSheet(f"color: {TEXT}; font-size: 8pt;")
         self.part.setTextFormat(Qt.TextFormat.RichText)
         self.part.setToolTip("What one fault of the part selected on the canvas stops")
+        self.blast_check = QCheckBox("Show blast radius of the selection", self)
+        self.blast_check.setToolTip("Mark on the canvas the GPUs one fault of the selected part "
+                                    "stops: its NVLink domain, its node or a leaf's nodes")
+        self.blast_check.toggled.connect(lambda _on: self._show_part())
         self.basis = QLabel(self)
         self.basis.setWordWrap(True)
         self.basis.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
@@ -126,6 +146,7 @@ class ReliabilityTab(QWidget):
         box.addLayout(row)
         box.addWidget(self.error)
         box.addWidget(self.summary)
+        box.addWidget(self.blast_check)
         box.addWidget(self.part)
         box.addWidget(self.causes_plot, 1)
         box.addWidget(self.curve_plot, 1)
@@ -161,9 +182,12 @@ class ReliabilityTab(QWidget):
         self.job.set_params((interval, None if spares < 0 else spares))
         self.job.request(immediate=immediate)
 
-    def set_selection(self, devices: list[str] | tuple[str, ...]) -> None:
-        """The canvas selection: one selected part gets a line saying what its fault stops."""
-        self.selected = tuple(devices)
+    def set_selection(self, devices: list[str] | tuple[str, ...],
+                      links: list[str] | tuple[str, ...] = (),
+                      groups: list[str] | tuple[str, ...] = ()) -> None:
+        """The canvas selection: one selected part (a device, a group such as a tray or a
+        node, or else one cable) gets a line saying what its fault stops."""
+        self.selected = (*devices, *groups) or tuple(links[:1])
         self._show_part()
 
     def flush(self, timeout_ms: int = 60_000) -> ReliabilityOutcome | None:
@@ -204,19 +228,28 @@ class ReliabilityTab(QWidget):
         self._draw_curve(a)
 
     def _show_part(self) -> None:
+        from rackdesigner.reliability.blast import blast_radius
+
         a = self.assessment()
-        if a is None or len(self.selected) != 1:
+        snapshot = self.current.layout if self.current is not None else None
+        b = None
+        if a is not None and snapshot is not None:
+            b = blast_radius(a, snapshot, self.selected)
+        self.blast = b
+        if b is None:
             self.part.setText("")
-            return
-        device = self.selected[0]
-        gpus, causes = a.part_blast(device)
-        if not causes:
-            self.part.setText(f"{device}: no failure rate is counted on this part")
-            return
-        names = ", ".join(label.split(" (")[0] for label in causes)
-        what = (f"stops <b>{gpus:,}</b> GPU{'s' * (gpus != 1)}" if gpus
-                else "stops no GPU (bandwidth only)")
-        self.part.setText(f"A fault of {device} ({names}) {what}")
+        elif not b.causes:
+            self.part.setText(escape(b.sentence()))
+        else:
+            names = ", ".join(label.split(" (")[0] for label in b.causes)
+            what = (f"stops <b>{b.count:,}</b> GPU{'s' * (b.count != 1)} ({escape(b.scope)})"
+                    if b.count else "stops no GPU (bandwidth only)")
+            via = f", through {escape(b.via)}" if b.via else ""
+            self.part.setText(f"A fault of {escape(b.part)} ({escape(names)}{via}) {what}")
+        shown = self.blast_check.isChecked() and b is not None and bool(b.causes)
+        self.blast_changed.emit(frozenset(b.gpus) if shown and b is not None else None)
+        if shown and b is not None:
+            self.message.emit(b.sentence())
 
     def cause_bars(self) -> list[tuple[str, float]]:
         """(cause label, share %) of the bars drawn, largest first."""
