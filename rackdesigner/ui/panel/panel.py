@@ -247,6 +247,7 @@ class SimulationPanel(QWidget):
         self.tabs.addTab(self.reliability_tab, "Reliability")
         self.reliability_tab.blast_changed.connect(self.blast_changed)
         self.reliability_tab.message.connect(self.message)
+        self.cost_tab.changed.connect(lambda: self.reliability_tab.set_cost(self.cost_tab.report()))
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
         # never forces a minimum height on the window (laptop screens).
@@ -562,6 +563,7 @@ class SimulationPanel(QWidget):
     def _on_workload_job_changed(self) -> None:
         job, _why = self.workload.found_job_spec()
         self.cost_tab.set_training(job)
+        self.reliability_tab.set_training(job)
         if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
             self._on_heat_tab_heat_requested(self.heat_tab.traffic(), immediate=False)
 

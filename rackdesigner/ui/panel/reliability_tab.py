@@ -42,19 +42,29 @@ class ReliabilityOutcome:
     assessment: Any = None  # reliability.Assessment
     error: str = ""
     layout: Layout | None = None  # the snapshot assessed
+    job_error: str = ""  # why the Workload tab's job could not be counted
 
 
 def _assess(snapshot: Layout | None, params: tuple) -> ReliabilityOutcome:
     from rackdesigner.reliability import LibraryError, ReliabilityError, assess, load_library
+    from rackdesigner.reliability.job import job_figures
+    from rackdesigner.workload import EstimateError, ModelFileError
 
-    interval_min, spares = params
+    interval_min, spares, spec = params
     if snapshot is None:
         return ReliabilityOutcome(None, "no design open")
+    job, job_error = None, ""
+    if spec is not None:
+        try:
+            job = job_figures(snapshot, spec)
+        except (EstimateError, ModelFileError, ValueError) as exc:
+            job_error = f"the Workload tab's job cannot run here: {exc}"
     try:
         library = load_library()
-        return ReliabilityOutcome(assess(snapshot, library, spares=spares,
+        return ReliabilityOutcome(assess(snapshot, library, job=job, spares=spares,
                                          interval_s=None if interval_min is None
-                                         else interval_min * 60), layout=snapshot)
+                                         else interval_min * 60), layout=snapshot,
+                                  job_error=job_error)
     except (LibraryError, ReliabilityError) as exc:
         return ReliabilityOutcome(None, str(exc))
 
@@ -74,6 +84,8 @@ class ReliabilityTab(QWidget):
         self.stale = False
         self.selected: tuple[str, ...] = ()
         self.blast: Any = None  # the reliability.blast.BlastRadius of the selection
+        self.training: Any = None  # the Workload tab's job (a JobSpec), or None
+        self.cost: Any = None  # the Cost tab's CostReport (its $/GPU-hour), or None
         self._build()
 
     def _build(self) -> None:
@@ -100,6 +112,13 @@ class ReliabilityTab(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setStyleSheet(f"color: {TEXT}; font-size: 9pt;")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.job_line = QLabel(self)
+        self.job_line.setWordWrap(True)
+        self.job_line.setTextFormat(Qt.TextFormat.RichText)
+        self.job_line.setStyleSheet(f"color: {TEXT}; font-size: 9pt;")
+        self.job_line.setToolTip("The Workload tab's job with the work failures lose: "
+                                 "tokens/s x the time that trains; dollars at the Cost tab's "
+                                 "$/GPU-hour")
         self.part = QLabel(self)
         self.part.setWordWrap(True)
         self.part.setStyleSheet(f"color: {TEXT}; font-size: 8pt;")
@@ -146,6 +165,7 @@ class ReliabilityTab(QWidget):
         box.addLayout(row)
         box.addWidget(self.error)
         box.addWidget(self.summary)
+        box.addWidget(self.job_line)
         box.addWidget(self.blast_check)
         box.addWidget(self.part)
         box.addWidget(self.causes_plot, 1)
@@ -179,8 +199,20 @@ class ReliabilityTab(QWidget):
         self.stale = False
         interval = self.interval_spin.value() or None
         spares = self.spares_spin.value()
-        self.job.set_params((interval, None if spares < 0 else spares))
+        self.job.set_params((interval, None if spares < 0 else spares, self.training))
         self.job.request(immediate=immediate)
+
+    def set_training(self, job: Any) -> None:
+        """The Workload tab's job (a `JobSpec`, or None): its tokens/s, days and dollars with
+        the work failures lose. Assessed again now, or when the tab is next shown."""
+        if job != self.training:
+            self.training = job
+            self._when_shown(immediate=True)
+
+    def set_cost(self, report: Any) -> None:
+        """The Cost tab's report: its $/GPU-hour prices the days to train."""
+        self.cost = report
+        self._show_job()
 
     def set_selection(self, devices: list[str] | tuple[str, ...],
                       links: list[str] | tuple[str, ...] = (),
@@ -215,17 +247,32 @@ class ReliabilityTab(QWidget):
         self.error.setText(outcome.error if outcome is not None else "")
         if a is None:
             self.summary.setText("")
+            self.job_line.setText("")
             self.basis.setText("")
             self.bars.setOpts(x=[], height=[], brushes=[])
             self.curve.setData([], [])
             self.marker.setData([], [])
             return
         self.summary.setText(summary_html(a))
+        self._show_job()
         self._show_part()
         self.basis.setText(f"Checkpoint: {a.checkpoint.basis}. Rates: {a.library}."
                            + "".join(f" {n}." for n in a.notes))
         self._draw_causes(a)
         self._draw_curve(a)
+
+    def _show_job(self) -> None:
+        outcome = self.current
+        a = self.assessment()
+        if a is None or outcome is None:
+            self.job_line.setText("")
+        elif outcome.job_error:
+            self.job_line.setText(escape(outcome.job_error))
+        elif a.job is None:
+            self.job_line.setText("No job in the Workload tab: figures for a job spanning the "
+                                  "design")
+        else:
+            self.job_line.setText(job_html(a, self.cost))
 
     def _show_part(self) -> None:
         from rackdesigner.reliability.blast import blast_radius
@@ -288,6 +335,33 @@ class ReliabilityTab(QWidget):
         self.curve_plot.getPlotItem().setYRange(max(0.0, low), 100, padding=0.02)
 
 
+def job_html(a: Any, cost: Any = None) -> str:
+    """The Workload tab's job with failures: effective tokens/s, days and dollars to train."""
+    from rackdesigner.cost.compare import effective_cost_to_train
+
+    j = a.job
+    lines = [f"Workload tab's job: {escape(j.label)}"]
+    if j.tokens_per_s:
+        lines.append(f"{j.tokens_per_s:,.0f} tokens/s &rarr; <b>{a.effective_tokens_per_s:,.0f}"
+                     f"</b> effective tokens/s")
+    days = a.effective_days()
+    if days is not None and j.tokens_per_s and math.isfinite(days):
+        plain_days = j.tokens / j.tokens_per_s / 86400
+        lines.append(f"{plain_days:,.1f} &rarr; <b>{days:,.1f} days</b> to train "
+                     f"{j.tokens / 1e12:,.3g}T tokens with failures")
+    elif not j.tokens:
+        lines.append("set the tokens to train in the Workload tab for days and dollars")
+    dollars = effective_cost_to_train(cost, a) if cost is not None and days else None
+    plain_cost = cost.cost_to_train() if cost is not None else None
+    if dollars is not None and plain_cost is not None:
+        symbol = escape(cost.book.symbol)
+        lines.append(f"{symbol}{plain_cost:,.0f} &rarr; <b>{symbol}{dollars:,.0f}</b> to train "
+                     "with the work failures lose")
+    elif days:
+        lines.append("dollars: once the Cost tab has priced the design")
+    return "<br>".join(lines)
+
+
 def summary_html(a: Any) -> str:
     mtbf = f"{a.mtbf_hours:,.1f} h" if math.isfinite(a.mtbf_hours) else "—"
     cp = a.checkpoint
@@ -306,4 +380,4 @@ def summary_html(a: Any) -> str:
     return "<br>".join(lines)
 
 
-__all__ = ["CURVE_MINUTES", "ReliabilityOutcome", "ReliabilityTab", "summary_html"]
+__all__ = ["CURVE_MINUTES", "ReliabilityOutcome", "ReliabilityTab", "job_html", "summary_html"]
