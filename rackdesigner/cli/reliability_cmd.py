@@ -56,8 +56,8 @@ def library_arg(path: str | None):
 
 def job_figures(layout, spec, pue: float | None = None):
     """A job file's `reliability.Job`: its GPUs, tokens/s and parameters (the estimate's)."""
-    from rackdesigner.reliability.job import job_figures as figures
     from rackdesigner.workload.api import EstimateError
+    from rackdesigner.workload.reliability_job import job_figures as figures
 
     try:
         return figures(layout, spec, pue)

@@ -47,8 +47,8 @@ class ReliabilityOutcome:
 
 def _assess(snapshot: Layout | None, params: tuple) -> ReliabilityOutcome:
     from rackdesigner.reliability import LibraryError, ReliabilityError, assess, load_library
-    from rackdesigner.reliability.job import job_figures
     from rackdesigner.workload import EstimateError, ModelFileError
+    from rackdesigner.workload.reliability_job import job_figures
 
     interval_min, spares, spec = params
     if snapshot is None:

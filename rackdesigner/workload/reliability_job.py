@@ -1,6 +1,8 @@
-"""A job file's (or the Workload tab's) training job as the failure model reads it: its GPUs,
-tokens/s, parameters (the checkpoint's size) and tokens to train, from the workload estimate
-of the design — one function for the `reliability` verb and the designer's Reliability tab."""
+"""A job file's (or the Workload tab's) training job as the failure model reads it
+(`reliability.Job`): its GPUs, tokens/s, parameters (the checkpoint's size) and tokens to
+train, from the workload estimate of the design — one function for the `reliability` verb and
+the designer's Reliability tab. Here, not in `reliability`, since the workload engine sits above
+the failure model."""
 
 from __future__ import annotations
 
