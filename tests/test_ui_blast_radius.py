@@ -50,8 +50,8 @@ def _marked_gpus(window):
     return {d for d in drawn if layout.spec(d).traits.computes}
 
 
-def _orange_pixels(window) -> int:
-    """Pixels of the canvas near the mark's colour (its outline is drawn opaque)."""
+def _mark_pixels(window) -> int:
+    """Pixels of the canvas near the mark's colour."""
     from PySide6.QtGui import QColor
 
     from rackdesigner.ui.canvas.blast_marks import BLAST
@@ -65,6 +65,18 @@ def _orange_pixels(window) -> int:
 
     return sum(1 for y in range(0, image.height(), 2) for x in range(0, image.width(), 2)
                if near(x, y))
+
+
+def test_the_mark_is_told_apart_from_every_kind_colour():
+    """A marked GPU must not look like a NIC or a DPU (both orange): the mark's colour is far
+    from every kind's accent."""
+    from rackdesigner.ui import style
+    from rackdesigner.ui.canvas.blast_marks import BLAST
+
+    for kind, color in style.KIND_COLORS.items():
+        distance = (abs(color.red() - BLAST.red()) + abs(color.green() - BLAST.green())
+                    + abs(color.blue() - BLAST.blue()))
+        assert distance > 120, kind
 
 
 def test_a_gb200_compute_tray_marks_its_racks_72_gpus(qtbot, tmp_path):
@@ -86,14 +98,14 @@ def test_a_gb200_compute_tray_marks_its_racks_72_gpus(qtbot, tmp_path):
                == "cpu")
     _select(window, [cpu])
     assert len(window.scene.blast_devices) == 4 == len(_marked_gpus(window))
-    marked = _orange_pixels(window)
-    # unchecked: no mark, the orange gone from the screen (a kind's accent may be orange too)
+    marked = _mark_pixels(window)
+    # unchecked: no mark, its colour gone from the screen
     tab.blast_check.setChecked(False)
     assert window.scene.blast_devices == frozenset() and not window.scene.blast_items()
-    unmarked = _orange_pixels(window)
+    unmarked = _mark_pixels(window)
     assert marked > unmarked
     tab.blast_check.setChecked(True)  # checked again: the same selection's mark comes back
-    assert len(window.scene.blast_devices) == 4 and _orange_pixels(window) == marked
+    assert len(window.scene.blast_devices) == 4 and _mark_pixels(window) == marked
 
 
 def test_a_dgx_node_marks_its_8_gpus_and_a_leaf_every_node_on_it(qtbot, tmp_path):

@@ -1,5 +1,5 @@
 """The blast radius on the canvas: the GPUs one fault of the selected part stops, outlined in
-orange (the Reliability tab's "Show blast radius of the selection", `reliability/blast.py`).
+magenta (the Reliability tab's "Show blast radius of the selection", `reliability/blast.py`).
 
 The scene keeps the set of device ids; a device item paints its mark when its id is in it, and
 a collapsed group or aggregate block when it stands for one of them (a tray, a rack or an SU
@@ -14,12 +14,12 @@ from collections.abc import Iterable
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 
-BLAST = QColor("#e8590c")
-BLAST_VEIL = QColor(232, 89, 12, 60)
+BLAST = QColor("#e0218a")  # magenta: no kind is drawn in it (NICs and DPUs are orange)
+BLAST_VEIL = QColor(224, 33, 138, 60)
 
 
 def paint_blast(painter: QPainter, rect: QRectF, far: bool = False) -> None:
-    """An orange veil and outline over `rect` (a device or group the fault stops)."""
+    """A magenta veil and outline over `rect` (a device or group the fault stops)."""
     painter.save()
     path = QPainterPath()
     path.addRoundedRect(rect, 6, 6)
