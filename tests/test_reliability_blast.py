@@ -52,6 +52,10 @@ def test_an_nvl72_gpu_or_its_tray_stops_every_gpu_of_its_rack_and_no_other(racks
                == _gpu_group(layout, gpu))
     node = blast_radius(a, layout, [cpu])
     assert node.count == a.part_blast(cpu)[0] == 4 and set(node.gpus) < set(b.gpus)
+    # an NVLink switch tray of the same rack: its whole domain too
+    nvswitch = next(d for d in _of_role(layout, a, "nvswitch") if layout.device(d).rack == rack)
+    switch_tray = blast_radius(a, layout, [_gpu_group(layout, nvswitch)])
+    assert set(switch_tray.gpus) == set(b.gpus)
 
 
 def test_a_dgx_part_stops_its_node_a_leaf_its_nodes_a_spine_nothing(pod):
