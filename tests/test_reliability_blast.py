@@ -86,6 +86,10 @@ def test_a_cable_to_a_nic_stops_that_nic_s_node(pod):
     host = [k for k in layout.links_of(nic) if k.id != cable.id and protocol(k) != protocol(cable)]
     for k in host:  # its PCIe link is no cable: no rate counted on it
         assert not blast_radius(a, layout, [k.id]).causes
+    gpu = _of_role(layout, a, "gpu")[0]
+    nvlink = next(k for k in layout.links_of(gpu) if protocol(k) != protocol(cable))
+    said = blast_radius(a, layout, [nvlink.id])
+    assert not said.causes and "counted with the GPU" in said.sentence()
 
 
 def test_parts_without_a_rate_and_multiple_parts_say_so(pod):

@@ -33,6 +33,7 @@ class BlastRadius:
     scope: str  # "NVLink domain GB200 NVL72 1", "node dgx-3", "4 nodes on leaf-1", ""
     causes: tuple[str, ...]  # the library's labels of the causes counted on it
     via: str = ""  # for a group: the part inside it that stops most
+    note: str = ""  # why no cause is counted on the part, when there is a reason to say
 
     @property
     def count(self) -> int:
@@ -41,7 +42,7 @@ class BlastRadius:
     def sentence(self) -> str:
         """The status line: "A fault here stops 72 GPUs (NVLink domain GB200 NVL72 1)"."""
         if not self.causes:
-            return f"{self.part}: no failure rate is counted on this part"
+            return f"{self.part}: {self.note or 'no failure rate is counted on this part'}"
         if not self.gpus:
             return "A fault here stops no GPU: it costs bandwidth only (the job runs on)"
         n = len(self.gpus)
@@ -137,9 +138,10 @@ def members(s: Structure, row: int, mode: str, is_switch: bool) -> tuple[np.ndar
 
 def _link(assessment: Any, s: Structure, layout: Layout, link_id: str) -> BlastRadius:
     link = layout.link(link_id)
-    labels = tuple(c.label for c in assessment.causes if c.per in LINK_UNITS)
     if layout.index().protocol(link) not in NETWORK_PROTOCOLS:
-        labels = ()
+        return BlastRadius(link_id, (), "", "", (), note="an NVLink or host link: its faults "
+                           "are counted with the GPU's (as Llama 3's 'Faulty GPU' counts NVLink)")
+    labels = tuple(c.label for c in assessment.causes if c.per in LINK_UNITS)
     for end in (link.a.device, link.b.device):
         row = s.rows.get(end)
         if row is not None and int(s.roles[row]) == ROLE_CODES["nic"] and labels:
@@ -147,7 +149,7 @@ def _link(assessment: Any, s: Structure, layout: Layout, link_id: str) -> BlastR
             gpus = tuple(s.ids[r] for r in rows)
             return BlastRadius(link_id, gpus, "node", f"{scope} {common_group(layout, gpus)}"
                                if gpus else "", labels)
-    return BlastRadius(link_id, (), "", "", ())  # NVLink and host links: counted in the GPU
+    return BlastRadius(link_id, (), "", "", ())  # switch to switch: no rate counted on it
 
 
 def common_group(layout: Layout, devices: Sequence[str]) -> str:
