@@ -90,6 +90,10 @@ def test_a_cable_to_a_nic_stops_that_nic_s_node(pod):
     nvlink = next(k for k in layout.links_of(gpu) if protocol(k) != protocol(cable))
     said = blast_radius(a, layout, [nvlink.id])
     assert not said.causes and "counted with the GPU" in said.sentence()
+    spine = next(s for s in _of_role(layout, a, "switch") if a.part_blast(s)[0] == 0)
+    uplink = layout.links_of(spine)[0]
+    said = blast_radius(a, layout, [uplink.id])
+    assert not said.gpus and "bandwidth only" in said.sentence()
 
 
 def test_parts_without_a_rate_and_multiple_parts_say_so(pod):

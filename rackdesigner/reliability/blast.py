@@ -149,7 +149,9 @@ def _link(assessment: Any, s: Structure, layout: Layout, link_id: str) -> BlastR
             gpus = tuple(s.ids[r] for r in rows)
             return BlastRadius(link_id, gpus, "node", f"{scope} {common_group(layout, gpus)}"
                                if gpus else "", labels)
-    return BlastRadius(link_id, (), "", "", ())  # switch to switch: no rate counted on it
+    return BlastRadius(link_id, (), "", "", (), note="a link between switches: its fault stops "
+                       "no GPU, it costs bandwidth only (the library's cable and optics rates "
+                       "are per NIC link)")
 
 
 def common_group(layout: Layout, devices: Sequence[str]) -> str:
