@@ -28,10 +28,11 @@ sys.path.insert(0, str(HERE.parent))
 from rackdesigner.generators import generate  # noqa: E402
 from rackdesigner.io.atomic import write_text  # noqa: E402
 from rackdesigner.reliability import assess, load_library  # noqa: E402
+from rackdesigner.reliability.goodput import ettr, optimum_interval  # noqa: E402
 
 RUNS_FILE = HERE / "reliability_runs.yaml"
 METRICS = ("interruptions_per_day", "share", "faults_per_day", "mtbf_hours", "ettr_at_least",
-           "restart_minutes")
+           "ettr", "restart_minutes")
 #: the system of each cluster name, and its GPUs per node
 SYSTEMS = {"dgx-h100": "dgx-h100", "dgx-b200": "dgx-b200", "dgx-a100": "dgx-a100"}
 
@@ -73,14 +74,20 @@ def load_runs(path: Path = RUNS_FILE) -> tuple[list[Run], dict[str, str]]:
 
 
 @cache
-def _assessment(cluster: str, gpus: int, switch: str | None = None):
+def _layout(cluster: str, gpus: int, switch: str | None = None):
     nodes = max(1, math.ceil(gpus / 8))
-    layout = generate("superpod", system=SYSTEMS[cluster], nodes=nodes, switch=switch)
-    return assess(layout, load_library())
+    return generate("superpod", system=SYSTEMS[cluster], nodes=nodes, switch=switch)
 
 
-def model_figure(run: Run) -> float:
-    a = _assessment(run.cluster, run.gpus, run.switch)
+@cache
+def _assessment(cluster: str, gpus: int, switch: str | None = None,
+                failures: str | None = None):
+    """The run's cluster assessed with the bundled rates or those of the file `failures`."""
+    return assess(_layout(cluster, gpus, switch), load_library(failures))
+
+
+def model_figure(run: Run, failures: str | None = None) -> float:
+    a = _assessment(run.cluster, run.gpus, run.switch, failures)
     scale = run.gpus / a.gpus  # the run's GPUs, where the SU rounding built more
     if run.metric == "interruptions_per_day":
         return a.interruptions_per_day * scale
@@ -92,21 +99,60 @@ def model_figure(run: Run) -> float:
         return sum(c.interruptions_per_day for c in a.causes if c.name in run.causes) * scale
     if run.metric == "ettr_at_least":
         return a.ettr
+    if run.metric == "ettr":  # at the run's GPUs: its MTBF, the optimum interval
+        mtbf_s = a.mtbf_hours * 3600 / scale
+        write_s = a.checkpoint.write_s
+        return ettr(optimum_interval(write_s, mtbf_s), write_s, a.restart_s, mtbf_s)
     if run.metric == "restart_minutes":
         return a.restart_s / 60
     raise ValueError(run.metric)
 
 
-def evaluate(runs: list[Run]) -> list[Result]:
+def evaluate(runs: list[Run], failures: str | None = None) -> list[Result]:
+    """Model vs published for each run (`failures`: a failure-library file over the bundled
+    one, as `reliability --failures`)."""
     out = []
     for run in runs:
-        value = model_figure(run)
+        value = model_figure(run, failures)
         if run.metric == "ettr_at_least":
             error = 0.0 if value >= run.published else value / run.published - 1
         else:
             error = value / run.published - 1
         out.append(Result(run, value, error))
     return out
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean and worst |error| of a set of rows."""
+
+    set: str
+    rows: int
+    mean: float
+    worst: float
+    worst_run: str
+
+
+def summarize(results: list[Result], which: str, *, gated_only: bool = True) -> Summary:
+    """|error| over the rows of set `which` (`gated_only`: verified rows only, as the CI gate
+    counts them)."""
+    rows = [r for r in results if r.run.set == which and (r.run.verified or not gated_only)]
+    if not rows:
+        return Summary(which, 0, 0.0, 0.0, "")
+    worst = max(rows, key=lambda r: abs(r.error))
+    return Summary(which, len(rows), sum(abs(r.error) for r in rows) / len(rows),
+                   abs(worst.error), worst.run.name)
+
+
+def summary_lines(results: list[Result]) -> str:
+    lines = []
+    for which, gated in (("calibration", True), ("validation", True), ("validation", False)):
+        s = summarize(results, which, gated_only=gated)
+        if s.rows:
+            what = f"{which} ({'verified' if gated else 'all'}, {s.rows} rows)"
+            lines.append(f"{what:34} |error| mean {s.mean:6.1%}, worst {s.worst:6.1%} "
+                         f"({s.worst_run})")
+    return "\n".join(lines) + "\n"
 
 
 def table(results: list[Result]) -> str:
@@ -130,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [r for r in runs if args.set == "all" or r.set == args.set]
     results = evaluate(chosen)
     sys.stdout.write(table(results))
+    sys.stdout.write("\n" + summary_lines(results) + "\n")
     for name, text in sources.items():
         sys.stdout.write(f"[{name}] {text}\n")
     if args.json:

@@ -23,9 +23,18 @@ GPU_HBM_SHARE = (0.50, 0.67)
 NETWORK_SHARE = (0.042, 0.168)
 #: ETTR: Llama 3's "higher than 90 %".
 ETTR_AT_LEAST = 0.90
-#: The validation rows' largest error when this gate was set (B200 GPU faults -16 %, retry
-#: interval -9 %); the unverified RSC-1 projection (+79 %) is reported, not gated.
-VALIDATION_BOUND = 0.30
+#: The gate: the |error| of the verified rows when it was set (2026-12-02,
+#: `python benchmarks/reliability_validation.py`): validation mean 25.9 %, worst 76.7 % (OPT-175B's
+#: machines down per day: an older cloud A100 fleet fails four times as often as Llama 3's
+#: rates say); calibration mean 6.7 %, worst 23.3 % (Llama 3's network share on a SuperPOD
+#: fabric). A change of the rates, the structure or the formulas that takes the model further
+#: from the other fleets fails here; one that brings it closer should lower these. The
+#: unverified rows (RSC-1's recalled projection, Crusoe's talk read second-hand) are reported,
+#: not gated.
+VALIDATION_MEAN_AT_MOST = 0.265
+VALIDATION_WORST_AT_MOST = 0.775
+CALIBRATION_MEAN_AT_MOST = 0.07
+CALIBRATION_WORST_AT_MOST = 0.24
 
 pytestmark = pytest.mark.slow
 
@@ -66,18 +75,52 @@ def validation():
         yield module
 
 
-def test_the_table_has_calibration_and_validation_rows_with_sources(validation):
+def test_the_table_has_calibration_and_validation_rows_with_sources(validation, library):
     runs, sources = validation.load_runs()
     assert {r.set for r in runs} == {"calibration", "validation"}
     assert all(r.source in sources for r in runs)
-    assert sum(r.set == "validation" for r in runs) >= 2
+    validating = {r.source for r in runs if r.set == "validation" and r.verified}
+    assert len(validating) >= 3  # other fleets than the calibration run, read in public texts
+    # the rates come from the calibration rows' sources only: no validation row fed a rate
+    rated = {c.source for c in library.causes}
+    assert rated <= {r.source for r in runs if r.set == "calibration"}
+    assert not rated & {r.source for r in runs if r.set == "validation"}
 
 
-def test_verified_validation_rows_stay_close(validation):
+@pytest.fixture(scope="module")
+def results(validation):
     runs, _ = validation.load_runs()
-    checked = [r for r in runs if r.set == "validation" and r.verified
-               and r.cluster != "dgx-a100"]
-    results = validation.evaluate(checked)
-    assert results
-    for r in results:
-        assert abs(r.error) <= VALIDATION_BOUND, (r.run.name, r.model, r.run.published)
+    return validation.evaluate(runs)
+
+
+def test_the_validation_error_does_not_rise(validation, results):
+    v = validation.summarize(results, "validation")
+    assert v.rows >= 4
+    assert v.mean <= VALIDATION_MEAN_AT_MOST, (v.mean, v.worst_run)
+    assert v.worst <= VALIDATION_WORST_AT_MOST, (v.worst, v.worst_run)
+    c = validation.summarize(results, "calibration")
+    assert c.mean <= CALIBRATION_MEAN_AT_MOST and c.worst <= CALIBRATION_WORST_AT_MOST
+    text = validation.summary_lines(results)
+    assert "calibration (verified" in text and "validation (verified" in text
+
+
+def test_the_gate_catches_rates_that_move_away_from_the_other_fleets(validation, results,
+                                                                   tmp_path):
+    """Halving every bundled rate (a plausible slip: per 2,000 unit-days) keeps the calibration
+    arithmetic running but takes the model away from the B200 and OPT fleets: the gate's
+    figures rise past their bounds."""
+    runs, _ = validation.load_runs()
+    small = [r for r in runs if r.set == "validation" and r.verified and r.gpus <= 1024]
+    library = load_library()
+    lines = ["schema_version: 1", "causes:"]
+    for c in library.causes:
+        lines.append(f"  {c.name}: {{per: {c.per}, rate: {c.rate / 2!r}, stops: {c.stops}, "
+                     f"source: {c.source}, derived: halved for the test}}")
+    path = tmp_path / "halved.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    before = {r.run.name: abs(r.error) for r in results}
+    after = validation.evaluate(small, str(path))
+    assert after and all(abs(r.error) > before[r.run.name] for r in after
+                         if r.run.metric != "restart_minutes")
+    worse = validation.summarize(after, "validation")
+    assert worse.worst > VALIDATION_WORST_AT_MOST or worse.mean > VALIDATION_MEAN_AT_MOST

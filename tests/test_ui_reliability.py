@@ -89,3 +89,46 @@ def test_a_selected_part_says_what_its_fault_stops(panel):
     assert "<b>4</b> GPUs" in tab.part.text()  # its compute tray
     panel.set_selection([gpu, cpu])
     assert tab.part.text() == ""
+
+
+def test_the_workload_tabs_job_gives_effective_tokens_days_and_dollars(panel):
+    """The Reliability tab counts the Workload tab's job (no job of its own): its tokens/s,
+    days and dollars with the work failures lose, updated when that job changes."""
+    import re
+
+    from rackdesigner.cost.compare import effective_cost_to_train
+
+    tab = panel.reliability_tab
+    assert "No job in the Workload tab" in tab.job_line.text()
+    work = panel.workload
+    work.model_combo.setCurrentText("llama3-8b")
+    work.layout_combo.setCurrentText("manual")
+    work.tp.setValue(4)
+    work.gbs.setValue(64)
+    work.gpus.setValue(64)
+    estimate = work.flush().estimate
+    assert estimate is not None and estimate.gpus == 64
+    panel.cost_tab.flush()
+    a = tab.flush().assessment
+    assert a.job is not None and a.scope_gpus == 64  # the Workload tab's 64 GPUs, not all 72
+    assert a.job.tokens_per_s == pytest.approx(estimate.tokens_per_s, rel=1e-9)
+    assert a.effective_tokens_per_s == pytest.approx(estimate.tokens_per_s * a.goodput)
+    assert a.effective_tokens_per_s < estimate.tokens_per_s  # failures cost time
+    text = tab.job_line.text()
+    assert "llama3-8b" in text and "effective tokens/s" in text
+    bold = re.findall(r"<b>[^\d<]*([\d,.]+)(?: days)?</b>", text)  # tokens/s, days, $
+    shown = [float(v.replace(",", "")) for v in bold]
+    assert shown[0] == pytest.approx(a.effective_tokens_per_s, abs=0.5)
+    days = a.effective_days()
+    assert shown[1] == pytest.approx(days, abs=0.05)
+    dollars = effective_cost_to_train(panel.cost_tab.report(), a)
+    assert dollars is not None and dollars > panel.cost_tab.report().cost_to_train()
+    assert shown[2] == pytest.approx(dollars, abs=0.5)
+    # twice the tokens to train: twice the days, the same effective tokens/s
+    work.tokens.setValue(2.0)
+    work.flush()
+    panel.cost_tab.flush()
+    b = tab.flush().assessment
+    assert b.effective_days() == pytest.approx(2 * days, rel=1e-6)
+    assert b.effective_tokens_per_s == pytest.approx(a.effective_tokens_per_s)
+    assert f"{2 * days:,.1f} days" in tab.job_line.text()

@@ -56,16 +56,13 @@ def library_arg(path: str | None):
 
 def job_figures(layout, spec, pue: float | None = None):
     """A job file's `reliability.Job`: its GPUs, tokens/s and parameters (the estimate's)."""
-    from rackdesigner.reliability.report import Job
-    from rackdesigner.workload.api import EstimateError, Estimator
+    from rackdesigner.workload.api import EstimateError
+    from rackdesigner.workload.reliability_job import job_figures as figures
 
     try:
-        est = Estimator(layout, spec.model, gpus=spec.gpus, group=spec.group,
-                        pue=pue).estimate(spec.job, spec.tokens)
+        return figures(layout, spec, pue)
     except EstimateError as exc:
         raise UsageError(f"--job: {exc.worded(str)}") from None
-    return Job(est.gpus, est.tokens_per_s, float(est.model.params), spec.tokens,
-               f"{est.model.id} on {est.label}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -82,6 +82,12 @@ class Structure:
     rows: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     roles: Any = field(default=None, compare=False, repr=False)
     stops: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: per row: its device id, host-node label and NVLink-domain row; the (switch, node label)
+    #: pairs of NICs on switches, coded switch * rows + label (what `blast.members` reads)
+    ids: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    label: Any = field(default=None, compare=False, repr=False)
+    domain: Any = field(default=None, compare=False, repr=False)
+    joined: Any = field(default=None, compare=False, repr=False)
 
     def blast(self, per: str, stops: str) -> Blast:
         return self.blasts.get((per, stops), Blast(0.0, 0.0, 0, 0.0))
@@ -193,7 +199,8 @@ def design_structure(layout: Layout) -> Structure:
                      float(optic_lanes[nodes].sum()) / total_lanes if total_lanes else 0.0,
                      storage, tuple(notes), row, roles,
                      {"nvlink_domain": domain_blast, "node": node_blast,
-                      "attached_nodes": np.where(is_switch, attached, node_blast)})
+                      "attached_nodes": np.where(is_switch, attached, node_blast)},
+                     tuple(ids), label, domain, joined)
 
 
 def _blast(sizes: np.ndarray, weights: np.ndarray | None = None) -> Blast:

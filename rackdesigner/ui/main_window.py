@@ -245,6 +245,7 @@ class MainWindow(QMainWindow):
         self.simulation_panel.command_sink = doc.push  # the SHARP switch: one undo step
         self.simulation_panel.failure_bar.restore_all_requested.connect(self.editor.restore_all)
         self.simulation_panel.heat_changed.connect(self.scene.set_heat)
+        self.simulation_panel.blast_changed.connect(self.scene.set_blast)
         self.simulation_panel.heat_tab.links_activated.connect(self.editor.select_ids)
         self.scene.selectionChanged.connect(self._selection_timer.start)
         self.editor.selection_set.connect(self.flush_selection)

@@ -7,6 +7,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPainterPathStroker, Q
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, QWidget
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.blast_marks import paint_blast
 from rackdesigner.ui.canvas.failure_marks import paint_failed
 from rackdesigner.ui.canvas.heat import heat_color
 from rackdesigner.ui.plain_text import plain
@@ -147,6 +148,8 @@ class GroupItem(QGraphicsItem):
         self._paint_group(painter, option, widget is not None)
         if self.failed and self.collapsed:
             paint_failed(painter, self._rect, style.lod(painter) < style.LOD_BOXES)
+        if self.group_id in getattr(self.scene(), "blast_groups", ()):
+            paint_blast(painter, self._rect, style.lod(painter) < style.LOD_BOXES)
 
     def _paint_group(self, painter: QPainter, option: QStyleOptionGraphicsItem,
                      on_view: bool = True) -> None:

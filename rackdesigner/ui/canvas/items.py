@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem, Q
 
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.blast_marks import paint_blast
 from rackdesigner.ui.canvas.failure_marks import paint_failed
 from rackdesigner.ui.plain_text import plain
 
@@ -144,6 +145,8 @@ class DeviceItem(QGraphicsItem):
         self._paint_box(painter, option)
         if self.failed:
             paint_failed(painter, self._rect, style.lod(painter) < style.LOD_BOXES)
+        if self.device_id in getattr(self.scene(), "blast_devices", ()):
+            paint_blast(painter, self._rect, style.lod(painter) < style.LOD_BOXES)
 
     def _paint_box(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> None:
         lod = style.lod(painter)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QGraphicsScene
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import FailedSet
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.blast_marks import BlastMarks
 from rackdesigner.ui.canvas.bundling import BundleIndex
 from rackdesigner.ui.canvas.cells import TURN_BUDGET_S, CellIndex
 from rackdesigner.ui.canvas.failure_marks import FailureMarks
@@ -41,8 +42,8 @@ log = logging.getLogger(__name__)
 LABELS_DELAY_MS = 80
 
 
-class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks, BundleIndex,
-                QGraphicsScene):
+class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks, BlastMarks,
+                BundleIndex, QGraphicsScene):
     """Mirrors one Layout; `set_layout` switches documents."""
 
     model_dropped = Signal(str, object)  # model id, (x, y) scene position
@@ -171,6 +172,7 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self.failed_set = FailedSet()
         self.heat = None
         self.heat_legend = None  # clear() removed it
+        self.blast_devices = self.blast_groups = frozenset()
         self.layout = layout
         self._find_cells()
         if layout is None:
@@ -314,6 +316,8 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self._flush_groups()
         if self._failures_dirty:
             self.refresh_failures()
+        if self.blast_devices:
+            self.refresh_blast()
         if self._labels_timer.isActive():
             self.place_labels()
         if self._area_pending:  # cells still to open, one per turn

@@ -75,6 +75,7 @@ class SimulationPanel(QWidget):
     shown = Signal(object)  # the LiveResult now on screen
     message = Signal(str)  # outcome of an export, for the status bar
     heat_changed = Signal(object)  # HeatMap for the canvas, or None (heat map off)
+    blast_changed = Signal(object)  # GPU ids the selected part's fault stops, or None
 
     def __init__(self, layout: Layout | None = None, parent: QWidget | None = None, *,
                  debounce_ms: int | None = None) -> None:
@@ -244,6 +245,9 @@ class SimulationPanel(QWidget):
         self.reliability_tab = ReliabilityTab(self, **({} if self._debounce_ms is None
                                                        else {"debounce_ms": self._debounce_ms}))
         self.tabs.addTab(self.reliability_tab, "Reliability")
+        self.reliability_tab.blast_changed.connect(self.blast_changed)
+        self.reliability_tab.message.connect(self.message)
+        self.cost_tab.changed.connect(lambda: self.reliability_tab.set_cost(self.cost_tab.report()))
 
         # The controls stay put; figures and plots scroll when the dock is short, so the panel
         # never forces a minimum height on the window (laptop screens).
@@ -358,7 +362,7 @@ class SimulationPanel(QWidget):
                     scope = tuple(sorted(gpus, key=natural_key))
                     label = f"{len(gpus)} selected GPU{'s' * (len(gpus) != 1)}"
         self._selection_scope, self._selection_label = scope, label
-        self.reliability_tab.set_selection(devices)
+        self.reliability_tab.set_selection(devices, links, groups)
         checked = self.scope_button.isChecked()
         self.scope_button.setEnabled(scope is not None or checked)
         if checked:
@@ -559,6 +563,7 @@ class SimulationPanel(QWidget):
     def _on_workload_job_changed(self) -> None:
         job, _why = self.workload.found_job_spec()
         self.cost_tab.set_training(job)
+        self.reliability_tab.set_training(job)
         if self.heat_tab.enabled_check.isChecked() and self.heat_tab.workload_chosen():
             self._on_heat_tab_heat_requested(self.heat_tab.traffic(), immediate=False)
 

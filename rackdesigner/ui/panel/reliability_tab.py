@@ -9,16 +9,25 @@ bundled failure library's.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from rackdesigner.model import Layout
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
+from rackdesigner.ui.panel.reliability_text import job_html, summary_html
 from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, pg
 
 DEBOUNCE_MS = 250
@@ -32,24 +41,40 @@ GPU_COLOR = "#76b900"
 class ReliabilityOutcome:
     assessment: Any = None  # reliability.Assessment
     error: str = ""
+    layout: Layout | None = None  # the snapshot assessed
+    job_error: str = ""  # why the Workload tab's job could not be counted
 
 
 def _assess(snapshot: Layout | None, params: tuple) -> ReliabilityOutcome:
     from rackdesigner.reliability import LibraryError, ReliabilityError, assess, load_library
+    from rackdesigner.workload import EstimateError, ModelFileError
+    from rackdesigner.workload.reliability_job import job_figures
 
-    interval_min, spares = params
+    interval_min, spares, spec = params
     if snapshot is None:
         return ReliabilityOutcome(None, "no design open")
+    job, job_error = None, ""
+    if spec is not None:
+        try:
+            job = job_figures(snapshot, spec)
+        except (EstimateError, ModelFileError, ValueError) as exc:
+            job_error = f"the Workload tab's job cannot run here: {exc}"
     try:
         library = load_library()
-        return ReliabilityOutcome(assess(snapshot, library, spares=spares,
+        return ReliabilityOutcome(assess(snapshot, library, job=job, spares=spares,
                                          interval_s=None if interval_min is None
-                                         else interval_min * 60))
+                                         else interval_min * 60), layout=snapshot,
+                                  job_error=job_error)
     except (LibraryError, ReliabilityError) as exc:
         return ReliabilityOutcome(None, str(exc))
 
 
 class ReliabilityTab(QWidget):
+    #: the GPU ids one fault of the selected part stops (the canvas marks them), or None
+    blast_changed = Signal(object)
+    #: the status line of the blast radius shown ("A fault here stops 72 GPUs (...)")
+    message = Signal(str)
+
     def __init__(self, parent: QWidget | None = None, *, debounce_ms: int = DEBOUNCE_MS
                  ) -> None:
         super().__init__(parent)
@@ -58,6 +83,9 @@ class ReliabilityTab(QWidget):
         self.current: ReliabilityOutcome | None = None
         self.stale = False
         self.selected: tuple[str, ...] = ()
+        self.blast: Any = None  # the reliability.blast.BlastRadius of the selection
+        self.training: Any = None  # the Workload tab's job (a JobSpec), or None
+        self.cost: Any = None  # the Cost tab's CostReport (its $/GPU-hour), or None
         self._build()
 
     def _build(self) -> None:
@@ -84,11 +112,22 @@ class ReliabilityTab(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setStyleSheet(f"color: {TEXT}; font-size: 9pt;")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.job_line = QLabel(self)
+        self.job_line.setWordWrap(True)
+        self.job_line.setTextFormat(Qt.TextFormat.RichText)
+        self.job_line.setStyleSheet(f"color: {TEXT}; font-size: 9pt;")
+        self.job_line.setToolTip("The Workload tab's job with the work failures lose: "
+                                 "tokens/s x the time that trains; dollars at the Cost tab's "
+                                 "$/GPU-hour")
         self.part = QLabel(self)
         self.part.setWordWrap(True)
         self.part.setStyleSheet(f"color: {TEXT}; font-size: 8pt;")
         self.part.setTextFormat(Qt.TextFormat.RichText)
         self.part.setToolTip("What one fault of the part selected on the canvas stops")
+        self.blast_check = QCheckBox("Show blast radius of the selection", self)
+        self.blast_check.setToolTip("Mark on the canvas the GPUs one fault of the selected part "
+                                    "stops: its NVLink domain, its node or a leaf's nodes")
+        self.blast_check.toggled.connect(lambda _on: self._show_part())
         self.basis = QLabel(self)
         self.basis.setWordWrap(True)
         self.basis.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
@@ -126,6 +165,8 @@ class ReliabilityTab(QWidget):
         box.addLayout(row)
         box.addWidget(self.error)
         box.addWidget(self.summary)
+        box.addWidget(self.job_line)
+        box.addWidget(self.blast_check)
         box.addWidget(self.part)
         box.addWidget(self.causes_plot, 1)
         box.addWidget(self.curve_plot, 1)
@@ -158,12 +199,27 @@ class ReliabilityTab(QWidget):
         self.stale = False
         interval = self.interval_spin.value() or None
         spares = self.spares_spin.value()
-        self.job.set_params((interval, None if spares < 0 else spares))
+        self.job.set_params((interval, None if spares < 0 else spares, self.training))
         self.job.request(immediate=immediate)
 
-    def set_selection(self, devices: list[str] | tuple[str, ...]) -> None:
-        """The canvas selection: one selected part gets a line saying what its fault stops."""
-        self.selected = tuple(devices)
+    def set_training(self, job: Any) -> None:
+        """The Workload tab's job (a `JobSpec`, or None): its tokens/s, days and dollars with
+        the work failures lose. Assessed again now, or when the tab is next shown."""
+        if job != self.training:
+            self.training = job
+            self._when_shown(immediate=True)
+
+    def set_cost(self, report: Any) -> None:
+        """The Cost tab's report: its $/GPU-hour prices the days to train."""
+        self.cost = report
+        self._show_job()
+
+    def set_selection(self, devices: list[str] | tuple[str, ...],
+                      links: list[str] | tuple[str, ...] = (),
+                      groups: list[str] | tuple[str, ...] = ()) -> None:
+        """The canvas selection: one selected part (a device, a group such as a tray or a
+        node, or else one cable) gets a line saying what its fault stops."""
+        self.selected = (*devices, *groups) or tuple(links[:1])
         self._show_part()
 
     def flush(self, timeout_ms: int = 60_000) -> ReliabilityOutcome | None:
@@ -191,32 +247,56 @@ class ReliabilityTab(QWidget):
         self.error.setText(outcome.error if outcome is not None else "")
         if a is None:
             self.summary.setText("")
+            self.job_line.setText("")
             self.basis.setText("")
             self.bars.setOpts(x=[], height=[], brushes=[])
             self.curve.setData([], [])
             self.marker.setData([], [])
             return
         self.summary.setText(summary_html(a))
+        self._show_job()
         self._show_part()
         self.basis.setText(f"Checkpoint: {a.checkpoint.basis}. Rates: {a.library}."
                            + "".join(f" {n}." for n in a.notes))
         self._draw_causes(a)
         self._draw_curve(a)
 
-    def _show_part(self) -> None:
+    def _show_job(self) -> None:
+        outcome = self.current
         a = self.assessment()
-        if a is None or len(self.selected) != 1:
+        if a is None or outcome is None:
+            self.job_line.setText("")
+        elif outcome.job_error:
+            self.job_line.setText(escape(outcome.job_error))
+        elif a.job is None:
+            self.job_line.setText("No job in the Workload tab: figures for a job spanning the "
+                                  "design")
+        else:
+            self.job_line.setText(job_html(a, self.cost))
+
+    def _show_part(self) -> None:
+        from rackdesigner.reliability.blast import blast_radius
+
+        a = self.assessment()
+        snapshot = self.current.layout if self.current is not None else None
+        b = None
+        if a is not None and snapshot is not None:
+            b = blast_radius(a, snapshot, self.selected)
+        self.blast = b
+        if b is None:
             self.part.setText("")
-            return
-        device = self.selected[0]
-        gpus, causes = a.part_blast(device)
-        if not causes:
-            self.part.setText(f"{device}: no failure rate is counted on this part")
-            return
-        names = ", ".join(label.split(" (")[0] for label in causes)
-        what = (f"stops <b>{gpus:,}</b> GPU{'s' * (gpus != 1)}" if gpus
-                else "stops no GPU (bandwidth only)")
-        self.part.setText(f"A fault of {device} ({names}) {what}")
+        elif not b.causes:
+            self.part.setText(escape(b.sentence()))
+        else:
+            names = ", ".join(label.split(" (")[0] for label in b.causes)
+            what = (f"stops <b>{b.count:,}</b> GPU{'s' * (b.count != 1)} ({escape(b.scope)})"
+                    if b.count else "stops no GPU (bandwidth only)")
+            via = f", through {escape(b.via)}" if b.via else ""
+            self.part.setText(f"A fault of {escape(b.part)} ({escape(names)}{via}) {what}")
+        shown = self.blast_check.isChecked() and b is not None and bool(b.causes)
+        self.blast_changed.emit(frozenset(b.gpus) if shown and b is not None else None)
+        if shown and b is not None:
+            self.message.emit(b.sentence())
 
     def cause_bars(self) -> list[tuple[str, float]]:
         """(cause label, share %) of the bars drawn, largest first."""
@@ -255,22 +335,4 @@ class ReliabilityTab(QWidget):
         self.curve_plot.getPlotItem().setYRange(max(0.0, low), 100, padding=0.02)
 
 
-def summary_html(a: Any) -> str:
-    mtbf = f"{a.mtbf_hours:,.1f} h" if math.isfinite(a.mtbf_hours) else "—"
-    cp = a.checkpoint
-    how = "given" if cp.chosen else "optimum"
-    lines = [
-        f"<b>{a.interruptions_per_day:,.2f}</b> interruptions per day "
-        f"(MTBF <b>{mtbf}</b>) for a job on {a.scope_gpus:,} GPUs",
-        f"One fault stops up to <b>{a.blast_radius_gpus:,}</b> GPUs "
-        f"(largest NVLink domain {a.structure.nvlink_domain_max:,})",
-        f"Checkpoint every <b>{cp.interval_s / 60:,.1f} min</b> ({how}), written in "
-        f"{cp.write_s:,.1f} s; restart {a.restart_s / 60:,.0f} min",
-        f"ETTR <b>{a.ettr:.1%}</b>; time that trains <b>{a.goodput:.1%}</b>"
-        + (f" with {a.spares:,} spares ({a.spares_for_99:,} for 99 %)" if a.spares is not None
-           else f" (spares assumed; {a.spares_for_99:,} for 99 %)"),
-    ]
-    return "<br>".join(lines)
-
-
-__all__ = ["CURVE_MINUTES", "ReliabilityOutcome", "ReliabilityTab", "summary_html"]
+__all__ = ["CURVE_MINUTES", "ReliabilityOutcome", "ReliabilityTab"]
