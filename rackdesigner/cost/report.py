@@ -221,6 +221,12 @@ class CostReport:
             "breakdown": self.breakdown(),
             "by_category": {k: {"capex": round(v, 2), "share": round(v / total, 4)}
                             for k, v in cap.by_category().items()},
+            "network_with_system_nics": {
+                "capex": round(cap.network_with_system_nics(), 2),
+                "share": round(cap.network_with_system_nics() / total, 4),
+                "system_nics": round(cap.system_nics, 2),
+                "method": "the network category plus the NICs and DPUs inside systems at the "
+                          "book's price of each card bought alone (moved from compute)"},
             "by_group": [{"group": g, "name": cap.group_names.get(g, g),
                           "capex": round(v, 2), "share": round(v / total, 4)}
                          for g, v in sorted(cap.by_group.items(), key=lambda kv: -kv[1])],
