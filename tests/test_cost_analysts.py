@@ -94,3 +94,16 @@ def test_a_dearer_nic_raises_the_network_share_not_the_capex(book):
 def test_docs_show_the_same_table(table):
     text = DOC.read_text(encoding="utf-8")
     assert markdown(table) in text, "run: python docs/cost_example.py"
+
+
+def test_management_switch_and_pdu_are_priced_with_their_method(book):
+    from rackdesigner.cost.capex import price_design
+    from rackdesigner.model import Device, Layout
+
+    layout = Layout(default_catalog())
+    layout.add_device(Device("oob-1", "sn2201"))
+    layout.add_device(Device("pdu-1", "ap8886"))
+    capex = price_design(layout, book)
+    assert capex.complete and capex.total > 0
+    for line in capex.lines:
+        assert line.basis == "derived" and "per" in line.method, line
