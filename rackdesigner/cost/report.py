@@ -268,13 +268,14 @@ def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None
     `workload.jobfile.JobSpec`; `tokens` (or the job file's own) the tokens to train."""
     import dataclasses
 
-    from rackdesigner.cost.facility import facility_cost, pue_for_cooling
+    from rackdesigner.cost.facility import facility_cost
+    from rackdesigner.model.pue import design_pue
 
     a = assumptions or Assumptions()
     capex = price_design(layout, book)
     cooling = cooling_report(layout)
     if a.pue is None:
-        pue, why = pue_for_cooling(cooling.liquid_w, cooling.air_w)
+        pue, why = design_pue(layout, cooling)
         a = dataclasses.replace(a, pue=round(pue, 4), pue_note=why)
     elif not a.pue_note:
         a = dataclasses.replace(a, pue_note="set by the user (it wins over the cooling mix)")
