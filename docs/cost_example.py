@@ -38,11 +38,12 @@ def _run(args: list[str]) -> str:
 
 def _analysts() -> str:
     """The side-by-side tables of 'Against published figures' (rackdesigner/cost/analysts.py)."""
-    from rackdesigner.cost.analysts import markdown, rows
+    from rackdesigner.cost.analysts import markdown, per_gpu_markdown, rows
     from rackdesigner.cost.locate import example_book_path, read_price_book
     from rackdesigner.generators import default_catalog
 
-    return markdown(rows(read_price_book(example_book_path(), default_catalog())))
+    book = read_price_book(example_book_path(), default_catalog())
+    return markdown(rows(book)) + "\n" + per_gpu_markdown(book)
 
 
 def main() -> int:

@@ -107,3 +107,10 @@ def test_management_switch_and_pdu_are_priced_with_their_method(book):
     assert capex.complete and capex.total > 0
     for line in capex.lines:
         assert line.basis == "derived" and "per" in line.method, line
+
+
+def test_docs_show_the_per_gpu_breakdown(book):
+    from rackdesigner.cost.analysts import per_gpu_markdown
+
+    text = DOC.read_text(encoding="utf-8")
+    assert per_gpu_markdown(book) in text, "run: python docs/cost_example.py"

@@ -26,15 +26,6 @@ DESIGNS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "gb200": ("GB200 NVL72, 8 racks", "superpod", {"system": "gb200-nvl72", "racks": 8}),
 }
 
-#: the `rackdesigner generate` options of each design, for the commands the doc prints
-COMMANDS = {
-    "h100": "superpod --system dgx-h100 --sus 4",
-    "h200": "superpod --system dgx-h200 --sus 1",
-    "b200": "superpod --system dgx-b200 --sus 1",
-    "gb200": "superpod --system gb200-nvl72 --racks 8",
-}
-
-
 @dataclass(frozen=True, slots=True)
 class Published:
     """One published figure: `metric` of `designs` (one design, or a ratio of two)."""
@@ -189,4 +180,21 @@ def markdown(table: list[Row]) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["BAND", "COMMANDS", "DESIGNS", "PUBLISHED", "Published", "Row", "markdown", "rows"]
+def per_gpu_markdown(book: Any) -> str:
+    """Where each design's $/GPU-hour comes from, per GPU (5 years, the book's defaults)."""
+    out = ["**Per GPU** (5 years, defaults): what the $/GPU-hour above is made of", "",
+           "| design | capex | of it network (with the systems' NICs) | building (capex) | "
+           "energy a year | IT kW (max) | PUE | $/GPU-hour |", "|---|---|---|---|---|---|---|---|"]
+    for key, r in _reports(book, 5.0, None).items():
+        g = r.gpus or 1
+        c = r.capex
+        building = r.facility.capex if r.facility is not None and r.facility.capex else 0.0
+        out.append(f"| {DESIGNS[key][0]} | ${c.total / g:,.0f} | "
+                   f"${c.network_with_system_nics() / g:,.0f} | ${building / g:,.0f} | "
+                   f"${r.energy_per_year / g:,.0f} | {r.it_max_w / g / 1000:.2f} | "
+                   f"{r.assumptions.pue:.2f} | ${r.usd_per_gpu_hour:.2f} |")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["BAND", "DESIGNS", "PUBLISHED", "Published", "Row", "markdown", "per_gpu_markdown",
+           "rows"]
