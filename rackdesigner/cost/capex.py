@@ -205,12 +205,9 @@ def price_design(layout: Layout, book: PriceBook, bom: Bom | None = None) -> Cap
 def _system_nics(bom: Bom, book: PriceBook) -> float:
     """The NICs and DPUs counted inside systems, at the book's price of each bought alone (a
     card without a price in the book adds nothing: a lower bound)."""
-    from rackdesigner.vocabulary.kinds import kinds_with_role
-
-    nic_kinds = set(kinds_with_role("nic"))
     total = 0.0
     for item in bom.items:
-        if item.kind in nic_kinds and item.in_systems:
+        if item.in_systems and traits_of(item.kind).endpoint:  # NICs and DPUs
             price = book.price(item.model)
             unit = price.for_length(None) if price is not None else None
             total += (unit or 0.0) * item.in_systems
