@@ -169,9 +169,9 @@ class SimulationPanel(QWidget):
         self.pue_spin.setSpecialValueText(PUE_AUTO_TEXT)  # shown at the lowest value
         self.pue_spin.setValue(PUE_AUTO)
         self.pue_spin.setToolTip("Power usage effectiveness: facility power = IT power × PUE. "
-                                 f"'{PUE_AUTO_TEXT}' (the lowest value): the site's stated PUE, "
-                                 "else the one of the design's cooling mix, as the Cost tab "
-                                 "and `cost` use")
+                                 "'cooling' (the lowest value): the site's stated PUE, else the "
+                                 "one of the design's cooling mix, as the Cost tab and `cost` "
+                                 "use")
         self.pue_spin.valueChanged.connect(self._on_pue_spin_changed)
         self.export_button = QToolButton(self)
         self.export_button.setText("Export")
