@@ -21,6 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "cost.md"
+ANALYSTS = re.compile(r"(<!-- analysts: begin -->\n)(.*?)(<!-- analysts: end -->)", re.S)
 BLOCK = re.compile(r"(<!-- output: (?P<name>[\w-]+) -->\n```text\n)(?P<body>.*?)(```)", re.S)
 
 
@@ -33,6 +34,16 @@ def _run(args: list[str]) -> str:
     if status != 0:
         raise SystemExit(f"rackdesigner {' '.join(args)}: exit {status}")
     return out.getvalue()
+
+
+def _analysts() -> str:
+    """The side-by-side tables of 'Against published figures' (rackdesigner/cost/analysts.py)."""
+    from rackdesigner.cost.analysts import markdown, per_gpu_markdown, rows
+    from rackdesigner.cost.locate import example_book_path, read_price_book
+    from rackdesigner.generators import default_catalog
+
+    book = read_price_book(example_book_path(), default_catalog())
+    return markdown(rows(book)) + "\n" + per_gpu_markdown(book)
 
 
 def main() -> int:
@@ -58,9 +69,12 @@ def main() -> int:
     if len(blocks) != len(outputs):
         raise SystemExit(f"{len(blocks)} output blocks for {len(outputs)} commands")
     it = iter(outputs)
-    DOC.write_text(BLOCK.sub(lambda m: m.group(1) + next(it) + m.group(4), text),
-                   encoding="utf-8")
-    print(f"{DOC}: {len(outputs)} tables written")
+    text = BLOCK.sub(lambda m: m.group(1) + next(it) + m.group(4), text)
+    text = ANALYSTS.sub(lambda m: m.group(1) + _analysts() + m.group(3), text)
+    from rackdesigner.io.atomic import write_text
+
+    write_text(DOC, text)
+    print(f"{DOC}: {len(outputs)} tables and the published figures written")
     return 0
 
 

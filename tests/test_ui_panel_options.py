@@ -115,17 +115,21 @@ def test_narrow_dock_shows_two_columns_and_the_minimum_width_drops(make_panel, q
 def test_pue_spin_box_recomputes_facility_power(make_panel, qtbot):
     from PySide6.QtCore import Qt
 
-    from rackdesigner.simulation.constants import DEFAULT_PUE
+    from rackdesigner.model.pue import design_pue
     from rackdesigner.ui.panel.figures import format_watts
 
     panel = make_panel(_example("dgx-h100.yaml"))
     panel.flush()
     spin = panel.pue_spin
-    assert spin.value() == DEFAULT_PUE and panel.current.result.power.pue == DEFAULT_PUE
-    assert (spin.minimum(), spin.maximum(), spin.singleStep()) == (1.0, 3.0, 0.05)
+    # no PUE of the user's: the box says so, and the Power tile uses the design's own PUE
+    assert spin.value() == spin.minimum() and spin.text() == "cooling"
+    assert panel.current.result.power.pue == pytest.approx(design_pue(panel.live.layout)[0])
+    assert (spin.maximum(), spin.singleStep()) == (3.0, 0.05)
     it_power = panel.current.result.power.total_max_w
     panel.show_tab("power")
     qtbot.waitExposed(spin)
+    spin.setValue(1.3)
+    panel.flush()
     spin.setFocus()
     for _ in range(4):  # 1.30 -> 1.50, as the user would with the arrow key
         qtbot.keyClick(spin, Qt.Key.Key_Up)
@@ -353,3 +357,22 @@ def test_fabric_tuning_choice_reaches_the_engine_and_lowers_multi_node_figures(m
     assert (default.point_at("all_gather", big).busbw_GBps
             < tuned.point_at("all_gather", big).busbw_GBps)
     assert any(m.code == "fabric_tuning" for m in default.notes())
+
+
+@pytest.mark.slow
+def test_power_tile_and_cost_tab_show_one_pue_for_a_liquid_cooled_design(make_panel):
+    # a GB200 NVL72 rack: most of its heat goes to liquid, so its PUE is below the air 1.3;
+    # the Power tile and the Cost tab use the same figure until the user sets one
+    panel = make_panel(_example("gb200-nvl72.yaml"))
+    panel.flush()
+    tab = panel.cost_tab
+    panel.show_tab("cost")
+    tab.flush()
+    tile = panel.current.result.power.pue
+    assert tile < 1.3
+    assert tab.report().assumptions.pue == pytest.approx(tile, abs=1e-4)
+    assert f"(PUE {tile:g})" in panel.headline.tiles["per_gpu"].detail.text()
+    panel.pue_spin.setValue(1.5)  # the user's PUE wins in both
+    panel.flush()
+    tab.flush()
+    assert panel.current.result.power.pue == tab.report().assumptions.pue == 1.5

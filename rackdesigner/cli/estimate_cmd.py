@@ -102,7 +102,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="time a layout that does not fit in memory too (marked as such)")
     p.add_argument("--tokens", type=_tokens, metavar="T",
                    help="tokens to train (e.g. 15T) for time to train and energy")
-    p.add_argument("--pue", type=float, metavar="X", help="PUE for facility energy (default 1.3)")
+    p.add_argument("--pue", type=float, metavar="X", help="PUE for facility energy (default: "
+                   "the site's PUE, else the design's cooling mix's: 1.3 air-cooled, "
+                   "lower with liquid)")
     p.add_argument("--search", action="store_true",
                    help="try every valid layout (TP, PP, CP, EP, VP, micro-batch, "
                    "recomputation) and rank them")

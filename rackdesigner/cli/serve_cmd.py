@@ -61,7 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="serving software stack profile: trtllm (default), vllm, sglang")
     p.add_argument("--prices", metavar="FILE",
                    help="price book for $/GPU-hour (default: as `rackdesigner cost`)")
-    p.add_argument("--pue", type=float, metavar="X", help="PUE (default 1.3)")
+    p.add_argument("--pue", type=float, metavar="X", help="PUE (default: "
+                   "the site's PUE, else the design's cooling mix's: 1.3 air-cooled, "
+                   "lower with liquid)")
     p.add_argument("--points", type=positive_int, default=12, metavar="N",
                    help="curve points shown in the text report (default 12)")
     p.add_argument("--json", action="store_true", help="print rackdesigner.serve/1 JSON")

@@ -50,7 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--collective", choices=_COLLECTIVES, default="all_reduce",
                         help="collective for the table (default: all_reduce; --json has all)")
     parser.add_argument("--pue", type=float, metavar="X",
-                        help="power usage effectiveness for facility power (default 1.3)")
+                        help="power usage effectiveness for facility power (default: "
+                        "the site's PUE, else the design's cooling mix's: 1.3 air-cooled, "
+                        "lower with liquid)")
     parser.add_argument("--p2p", nargs=2, metavar=("GPU_A", "GPU_B"),
                         help="GPUs for the point-to-point figures (default: first and last)")
     parser.add_argument("--sharp", choices=("on", "off"),

@@ -96,6 +96,10 @@ class Capex:
     racks: int
     by_group: dict[str, float] = field(default_factory=dict)
     group_names: dict[str, str] = field(default_factory=dict)
+    #: the NICs and DPUs that come inside systems (a DGX's ConnectX-7s), at the book's price of
+    #: the same card bought alone: money the system's price holds and the compute category
+    #: shows, which analysts' build-out splits count as network (`network_with_system_nics`)
+    system_nics: float = 0.0
 
     @property
     def total(self) -> float:
@@ -125,6 +129,11 @@ class Capex:
         for kind, value in self.by_kind().items():
             out[category_of(kind)] += value
         return {k: v for k, v in out.items() if v or k in ("compute", "network")}
+
+    def network_with_system_nics(self) -> float:
+        """The network category plus the systems' own NICs and DPUs (moved from compute, so
+        the total is unchanged): the network as analysts' build-out splits count it."""
+        return self.by_category()["network"] + self.system_nics
 
 
 def _r(value: float | None) -> float | None:
@@ -172,6 +181,7 @@ def price_design(layout: Layout, book: PriceBook, bom: Bom | None = None) -> Cap
     for t in bom.transceivers:
         add("transceiver", t.model, "transceiver", t.count, None)
     hardware = sum(line.total for line in lines)
+    system_nics = _system_nics(bom, book)
     racks = sum(item.count for item in bom.items if traits_of(item.kind).contains == "units")
     installation = 0.0
     install = book.installation_per_rack
@@ -188,7 +198,20 @@ def price_design(layout: Layout, book: PriceBook, bom: Bom | None = None) -> Cap
     by_group = _by_group(bom, unit_of, install.unit if install is not None else None,
                          spares / hardware if hardware else 0.0, layout)
     names = {g: (layout.group(g).label if layout.has_group(g) else g) for g in by_group}
-    return Capex(tuple(lines), hardware, installation, spares, racks, by_group, names)
+    return Capex(tuple(lines), hardware, installation, spares, racks, by_group, names,
+                 system_nics)
+
+
+def _system_nics(bom: Bom, book: PriceBook) -> float:
+    """The NICs and DPUs counted inside systems, at the book's price of each bought alone (a
+    card without a price in the book adds nothing: a lower bound)."""
+    total = 0.0
+    for item in bom.items:
+        if item.in_systems and traits_of(item.kind).endpoint:  # NICs and DPUs
+            price = book.price(item.model)
+            unit = price.for_length(None) if price is not None else None
+            total += (unit or 0.0) * item.in_systems
+    return total
 
 
 def _by_group(bom: Bom, unit_of: dict, install_unit: float | None, spares_share: float,

@@ -221,6 +221,12 @@ class CostReport:
             "breakdown": self.breakdown(),
             "by_category": {k: {"capex": round(v, 2), "share": round(v / total, 4)}
                             for k, v in cap.by_category().items()},
+            "network_with_system_nics": {
+                "capex": round(cap.network_with_system_nics(), 2),
+                "share": round(cap.network_with_system_nics() / total, 4),
+                "system_nics": round(cap.system_nics, 2),
+                "method": "the network category plus the NICs and DPUs inside systems at the "
+                          "book's price of each card bought alone (moved from compute)"},
             "by_group": [{"group": g, "name": cap.group_names.get(g, g),
                           "capex": round(v, 2), "share": round(v / total, 4)}
                          for g, v in sorted(cap.by_group.items(), key=lambda kv: -kv[1])],
@@ -262,13 +268,14 @@ def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None
     `workload.jobfile.JobSpec`; `tokens` (or the job file's own) the tokens to train."""
     import dataclasses
 
-    from rackdesigner.cost.facility import facility_cost, pue_for_cooling
+    from rackdesigner.cost.facility import facility_cost
+    from rackdesigner.model.pue import design_pue
 
     a = assumptions or Assumptions()
     capex = price_design(layout, book)
     cooling = cooling_report(layout)
     if a.pue is None:
-        pue, why = pue_for_cooling(cooling.liquid_w, cooling.air_w)
+        pue, why = design_pue(layout, cooling)
         a = dataclasses.replace(a, pue=round(pue, 4), pue_note=why)
     elif not a.pue_note:
         a = dataclasses.replace(a, pue_note="set by the user (it wins over the cooling mix)")

@@ -94,6 +94,10 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
     w("\nCapex by category\n")
     for name, value in cap.by_category().items():
         w(f"  {name:<12} {format_money(value, sym):>14}  {_pct(value / total):>5}\n")
+    if cap.system_nics:
+        net = cap.network_with_system_nics()
+        w(f"  (network with the systems' own NICs and DPUs {format_money(net, sym)}, "
+          f"{_pct(net / total).strip()})\n")
     if len(cap.by_group) > 1:
         w("\nCapex by group\n")
         shown = [(g, v) for g, v in cap.by_group.items() if v > 0]

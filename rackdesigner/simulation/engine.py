@@ -110,7 +110,11 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
                                    f"(choose from {', '.join(PLACEMENTS)})")
     if loads_for is not None and loads_for[0] not in vocabulary.collective_names():
         raise SimulationInputError(f"unknown collective {loads_for[0]!r} for the link loads")
-    pue = C.DEFAULT_PUE if pue is None else float(pue)
+    if pue is None:  # the site's stated PUE, else the cooling mix's: the cost model's too
+        from rackdesigner.model.pue import design_pue
+
+        pue = design_pue(layout)[0]
+    pue = float(pue)
     if not (pue >= 1.0 and pue < 10.0):
         raise SimulationInputError(f"PUE must be between 1 and 10, got {pue:g}")
     sharp_on = bool(layout.meta.sharp) if sharp is None else bool(sharp)

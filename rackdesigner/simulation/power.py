@@ -6,7 +6,8 @@ devices draw their catalog typical/max figures, systems are their parts plus a c
 a DGX adds up to its published maximum), a link's cable or transceivers draw at each end (a
 twin-port transceiver shared by the two links of its cage) in the rack of that end, and optics
 plugged into a system whose published maximum covers them (a DGX's own OSFP cages) add nothing.
-Facility power = IT power x PUE (default in `constants.DEFAULT_PUE`, stated there).
+Facility power = IT power x PUE: the user's, else the site's stated PUE, else the PUE of the
+design's cooling mix (`model.pue.design_pue`, the cost model's too).
 
 A device with no power figure draws nothing in the sums, so a total that leaves devices out is
 a lower bound: the report says so (`complete`, `devices_without_power`, `models_without_power`,

@@ -33,7 +33,6 @@ from rackdesigner.simulation import (
     SimulationResult,
     simulate,
 )
-from rackdesigner.simulation import constants as SC
 from rackdesigner.simulation.engine import design_rule_warnings
 from rackdesigner.simulation.families import peak_utilisation
 from rackdesigner.simulation.loads import FabricIndex
@@ -134,7 +133,12 @@ class CommModel:
     def power(self) -> PowerReport:
         """The power of the design (or of the scope's group), as `simulate` reports it."""
         if self._power is None:
-            pue = SC.DEFAULT_PUE if self.pue is None else float(self.pue)
+            if self.pue is None:  # the site's stated PUE, else the cooling mix's (as simulate)
+                from rackdesigner.model.pue import design_pue
+
+                pue = design_pue(self.layout)[0]
+            else:
+                pue = float(self.pue)
             if not 1.0 <= pue < 10.0:
                 raise CommError(f"PUE must be between 1 and 10, got {pue:g}")
             cache = power_cache(self.groups)

@@ -231,7 +231,7 @@ class CostTab(QWidget):
             self.stale = False
             self.live.request(immediate=True)
 
-    def set_pue(self, pue: float) -> None:
+    def set_pue(self, pue: float | None) -> None:
         self.pue = pue
         self._on_assumption_changed()
 

@@ -290,6 +290,12 @@ class LiveSimulation(QObject):
         if changed:
             self.request()
 
+    def set_pue(self, pue: float | None) -> None:
+        """The user's PUE, or None for the design's own (its site's, else its cooling mix's)."""
+        if pue != self._pue:
+            self._pue = pue
+            self.request()
+
     def on_event(self, event: Any) -> None:
         status = _status_only(event)
         if not status:

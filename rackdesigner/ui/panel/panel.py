@@ -33,7 +33,6 @@ from rackdesigner.analysis.heat import from_result
 from rackdesigner.commands import Command, set_sharp
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation import ALGORITHM_CHOICES, WARNING, Message
-from rackdesigner.simulation.constants import DEFAULT_PUE
 from rackdesigner.simulation.placement import PLACEMENTS
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
@@ -67,6 +66,8 @@ log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
 METRICS = (("busbw", "busbw"), ("algbw", "algbw"), ("busbw + algbw", "both"))
 PUE_MIN, PUE_MAX, PUE_STEP = 1.0, 3.0, 0.05
+#: the PUE box's lowest value: no PUE of the user's, the design's own (model.pue.design_pue)
+PUE_AUTO, PUE_AUTO_TEXT = PUE_MIN - PUE_STEP, "cooling"
 WAITING = "Computing the loads of this design…"  # the Heat tab while a file opens
 TABS = ("bandwidth", "latency", "power", "workload", "cost")
 
@@ -163,11 +164,15 @@ class SimulationPanel(QWidget):
                                      "or both (algbw dotted)")
         self.metric_combo.currentIndexChanged.connect(self._on_metric_combo_changed)
         self.pue_spin = QDoubleSpinBox(self)
-        self.pue_spin.setRange(PUE_MIN, PUE_MAX)
+        self.pue_spin.setRange(PUE_AUTO, PUE_MAX)
         self.pue_spin.setSingleStep(PUE_STEP)
         self.pue_spin.setDecimals(2)
-        self.pue_spin.setValue(DEFAULT_PUE)
-        self.pue_spin.setToolTip("Power usage effectiveness: facility power = IT power × PUE")
+        self.pue_spin.setSpecialValueText(PUE_AUTO_TEXT)  # shown at the lowest value
+        self.pue_spin.setValue(PUE_AUTO)
+        self.pue_spin.setToolTip("Power usage effectiveness: facility power = IT power × PUE. "
+                                 "'cooling' (the lowest value): the site's stated PUE, else the "
+                                 "one of the design's cooling mix, as the Cost tab and `cost` "
+                                 "use")
         self.pue_spin.valueChanged.connect(self._on_pue_spin_changed)
         self.export_button = QToolButton(self)
         self.export_button.setText("Export")
@@ -428,10 +433,11 @@ class SimulationPanel(QWidget):
         self.bandwidth.set_quantity(self.metric_combo.itemData(index))
 
     def _on_pue_spin_changed(self, value: float) -> None:
-        self.live.set_options(pue=round(value, 2))
-        self.workload.set_pue(round(value, 2))
-        self.serving.set_pue(round(value, 2))
-        self.cost_tab.set_pue(round(value, 2))
+        pue = None if value < PUE_MIN - 1e-9 else round(value, 2)  # None: the design's own
+        self.live.set_pue(pue)
+        self.workload.set_pue(pue)
+        self.serving.set_pue(pue)
+        self.cost_tab.set_pue(pue)
 
     def _push_command(self, command: Command) -> None:
         """A document edit from a tab (Cost: embed a book, site limits): one undo step."""

@@ -208,7 +208,7 @@ class ServingView(QWidget):
         self._scope = scope
         self._on_option_changed()
 
-    def set_pue(self, pue: float) -> None:
+    def set_pue(self, pue: float | None) -> None:
         self._pue = pue
         self._on_option_changed()
 

@@ -236,7 +236,7 @@ class WorkloadTab(QWidget):
         self._scope = scope
         self._on_option_changed()
 
-    def set_pue(self, pue: float) -> None:
+    def set_pue(self, pue: float | None) -> None:
         """The panel's PUE (Power tab): energy to train is facility energy."""
         self._pue = pue
         self._on_option_changed()
