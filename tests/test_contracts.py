@@ -54,3 +54,17 @@ def test_mypy_is_clean_on_the_core(monkeypatch):
     stdout, stderr, status = api.run(["--config-file", str(REPO / "pyproject.toml"),
                                       "--cache-dir", str(REPO / ".mypy_cache")])
     assert status == 0, stdout + stderr
+
+
+def test_mypy_covers_every_qt_free_package():
+    """mypy checks everything Qt-free: each package and module under rackdesigner/ but ui/ and
+    the app entry is in pyproject's mypy `files`, so a new package cannot slip past it."""
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    checked = {Path(f).name for f in config["tool"]["mypy"]["files"]}
+    qt = {"ui", "app.py"}
+    present = {p.name for p in PACKAGE_DIR.iterdir()
+               if (p.is_dir() and (p / "__init__.py").exists()) or p.suffix == ".py"}
+    assert present - qt - checked == set(), "add these to [tool.mypy] files in pyproject.toml"
+    assert not checked & qt, "ui/ and app.py import Qt; mypy runs without it"

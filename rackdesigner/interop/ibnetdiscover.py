@@ -145,21 +145,21 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
                                  "of 'ibnetdiscover'")
     last = max(nodes.values(), key=lambda n: n.line)
     for node in nodes.values():
-        for port in node.ports.values():
-            peer = nodes.get(port.peer)
+        for end in node.ports.values():
+            peer = nodes.get(end.peer)
             if peer is None:
                 raise IbnetdiscoverError(
-                    f"{label}:{port.line}: port {port.number} of {node.guid} links to "
-                    f"{port.peer}, which the file never describes (is the file truncated?)")
-            back = peer.ports.get(port.peer_port)
-            if back is None or back.peer != node.guid or back.peer_port != port.number:
+                    f"{label}:{end.line}: port {end.number} of {node.guid} links to "
+                    f"{end.peer}, which the file never describes (is the file truncated?)")
+            back = peer.ports.get(end.peer_port)
+            if back is None or back.peer != node.guid or back.peer_port != end.number:
                 seen = (f"lists {back.peer}[{back.peer_port}]" if back is not None
                         else "does not list it")
                 if peer is last:
                     seen += "; the file ends in that block (is the file truncated?)"
                 raise IbnetdiscoverError(
-                    f"{label}:{port.line}: {node.guid}[{port.number}] links to "
-                    f"{port.peer}[{port.peer_port}], but that port's own line (block on line "
+                    f"{label}:{end.line}: {node.guid}[{end.number}] links to "
+                    f"{end.peer}[{end.peer_port}], but that port's own line (block on line "
                     f"{peer.line}) {seen}")
     if not last.ports:
         raise IbnetdiscoverError(
@@ -367,7 +367,8 @@ def _switch_name(node: Node) -> str:
 def _add_device(layout: Layout, did: str, node: Node, model: str | None,
                 pos: tuple[float, float], group: str | None) -> None:
     placeholder = f"unmatched-{node.devid:#06x}" if node.devid is not None else "unmatched"
-    props = (("x-ib-description", node.description), ("x-ib-guid", node.guid[2:]))
+    props: tuple[tuple[str, str], ...] = (("x-ib-description", node.description),
+                                          ("x-ib-guid", node.guid[2:]))
     if model is None:  # what the capture says the node is, for the exports (units.py)
         props = (*props, ("x-ib-type", node.kind))
     layout.add_device(Device(did, model or placeholder, "", pos, None, None, group, props))

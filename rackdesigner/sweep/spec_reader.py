@@ -144,7 +144,9 @@ class SpecReader:
                          algorithm, base_text, base_label, edits, workload, lines, cost,
                          prices_text, prices_label, serving)
         if spec.count() > MAX_POINTS:
-            raise self.fail(top.get("grid", top.get("points"))[0], f"{spec.count():,} points; "
+            counted = top.get("grid", top.get("points"))
+            raise self.fail(counted[0] if counted is not None else None,
+                            f"{spec.count():,} points; "
                             f"a sweep may have at most {MAX_POINTS:,}")
         if template is not None:
             self.check_options(spec, top)
