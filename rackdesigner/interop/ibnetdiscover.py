@@ -30,13 +30,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog import Catalog
 from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
 from rackdesigner.model.items import ID_CHARS
+from rackdesigner.yamlfile import read_resource
 
 #: a description the HCA's firmware gives it (a part number "MT4123 ConnectX6 ...", or the
 #: vendor's name): it names no host
@@ -191,7 +190,7 @@ class _Match:
 
 
 def _table() -> list[_Match]:
-    data = yaml.safe_load((resources_root() / "interop" / "ib-devices.yaml").read_text("utf-8"))
+    data = read_resource(resources_root() / "interop" / "ib-devices.yaml")
     return [_Match(m["model"], m.get("devid"), tuple(m.get("patterns", ())))
             for m in data["models"]]
 

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from rackdesigner.catalog import Catalog
 from rackdesigner.io import endcheck, fastread, safety
@@ -43,9 +43,6 @@ from rackdesigner.model.items import (
     position,
     rack_unit_ok,
 )
-
-if TYPE_CHECKING:
-    import yaml
 
 #: A rack's own power budget or air-cooling limit, W (model/items.py says why).
 RACK_W = (RACK_W_MIN, RACK_W_MAX)
@@ -165,72 +162,33 @@ class Seq(list):
 
 @functools.cache
 def _line_loader() -> Any:
-    """The safe loader that records lines and refuses anchors, aliases and duplicate keys.
-    PyYAML is imported here, on first use: a file in the canonical form is read without it
+    """The one strict loader (`yamlfile.strict_loader`: no aliases, duplicate keys, tags or
+    oversized numbers) that also records the line of every mapping, key and list item.
+    PyYAML is imported on first use: a file in the canonical form is read without it
     (`fastread`), and `rackdesigner simulate` then never spends the 10 ms of its import."""
-    import yaml
+    from rackdesigner.yamlfile import strict_loader
 
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class _LineLoader(base):  # type: ignore[misc, valid-type]
-        def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-            if node in self.constructed_objects or node in self.recursive_objects:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "anchors and aliases (&, *) are not allowed in layout files",
-                    node.start_mark)
-            return super().construct_object(node, deep)
-
-        def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[no-untyped-def]
+    class _LineLoader(strict_loader()):  # type: ignore[misc]
+        def construct_yaml_map(self, node: Any):  # type: ignore[no-untyped-def]
             data = Entry()
             data.line = node.start_mark.line + 1
             data.key_lines = {}
             yield data
-            seen: dict[tuple[str, str], int] = {}
             for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    continue
-                key_line = key_node.start_mark.line + 1
-                if (key_node.tag, key_node.value) in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"key {key_node.value!r} appears twice in one mapping "
-                        f"(first on line {seen[key_node.tag, key_node.value]}); each key may "
-                        "appear once", key_node.start_mark)
-                seen[key_node.tag, key_node.value] = key_line
-                data.key_lines.setdefault(key_node.value, key_line)
-            data.update(self.construct_mapping(node))
+                if isinstance(key_node.value, str):
+                    data.key_lines.setdefault(key_node.value, key_node.start_mark.line + 1)
+            data.update(self.construct_mapping(node))  # refuses a key given twice
 
-        def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[no-untyped-def]
+        def construct_yaml_seq(self, node: Any):  # type: ignore[no-untyped-def]
             data = Seq()
             data.line = node.start_mark.line + 1
             data.item_lines = [item.start_mark.line + 1 for item in node.value]
             yield data
             data.extend(self.construct_sequence(node))
 
-        def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-            try:
-                return super().construct_yaml_int(node)
-            except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-                digits = sum(c.isdigit() for c in node.value)
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"number with {digits} digits is too large (expected a number "
-                    "of a sensible size)", node.start_mark) from None
-
     _LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_yaml_map)
     _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_seq)
-    _LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
-    # Binary data, sets and ordered pairs are not plain data: refused like any other tag
-    # (dates and timestamps, which YAML reads from plain text, are kept; docs/file-format.md)
-    for tag in ("binary", "set", "omap", "pairs"):
-        _LineLoader.add_constructor(f"tag:yaml.org,2002:{tag}", _refuse_tag)
     return _LineLoader
-
-
-def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
-    import yaml
-
-    short = node.tag.replace("tag:yaml.org,2002:", "!!")
-    raise yaml.constructor.ConstructorError(
-        None, None, f"could not determine a constructor for the tag {short}", node.start_mark)
 
 
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None,
@@ -276,65 +234,23 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
                               "(files RackDesigner saved may be larger)")
-    import yaml  # the general path: not the canonical form `fastread` reads without it
+    from rackdesigner import yamlfile  # the general path: not the canonical form (`fastread`)
 
-    try:
-        if safety.might_nest_deeply(data, text):
-            too_deep, deep_line = safety.exact_depth_exceeds(text)
-            if too_deep:
-                raise LayoutFileError(path, f"structure nested more than {safety.MAX_DEPTH} "
-                                      "levels deep; a layout has at most 4", deep_line)
-        if len(data) > safety.COUNT_NODES_ABOVE:
-            too_many, many_line = safety.node_count_exceeds(text)
-            if too_many:
-                raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
-                                      "larger than any layout RackDesigner can open", many_line)
-        doc = yaml.load(text, Loader=_line_loader())  # a SafeLoader subclass
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or str(exc)
-        if exc.context:
-            problem = f"{exc.context}: {problem}"
-        if "could not determine a constructor" in (exc.problem or ""):
-            tag = (exc.problem or "").split("tag ")[-1]
-            problem = (f"unsupported YAML tag ({tag}); layout files hold plain mappings, lists, "
-                       "strings and numbers only")
-        elif mark is not None and _char_at(text, mark.line, mark.column) == "\t":
-            problem += " (a tab: YAML is indented with spaces, never tabs)"
-        elif (exc.context_mark is not None and exc.problem_mark is not None
-                and exc.context_mark.line != exc.problem_mark.line):
-            problem += f" (it started on line {exc.context_mark.line + 1})"
-        raise LayoutFileError(path, f"invalid YAML: {problem}",
-                              mark.line + 1 if mark else None,
-                              mark.column + 1 if mark else None) from None
-    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: say where
-        raise _bad_character(path, text, exc) from None
-    except yaml.YAMLError as exc:
-        raise LayoutFileError(path, f"invalid YAML: {exc}") from None
-    except LayoutFileError:  # a ValueError too (`inputs.InputError`): already located
-        raise
-    except (ValueError, OverflowError) as exc:  # e.g. integers beyond Python's digit limit
-        raise LayoutFileError(path, f"invalid value: {exc}") from None
-    except RecursionError:
-        raise LayoutFileError(path, "structure nested too deeply") from None
+    if safety.might_nest_deeply(data, text):
+        too_deep, deep_line = yamlfile.exact_depth_exceeds(text, path)
+        if too_deep:
+            raise LayoutFileError(path, f"{yamlfile.M_NESTED}; a layout has at most 4",
+                                  deep_line)
+    if len(data) > safety.COUNT_NODES_ABOVE:
+        too_many, many_line = yamlfile.node_count_exceeds(text, path, safety.MAX_NODES)
+        if too_many:
+            raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
+                                  "larger than any layout RackDesigner can open", many_line)
+    doc = yamlfile.load_checked(text, path, _line_loader())
     return EntryReader(path, catalog, progress).build(doc, end)
 
 
 _DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
-
-
-def _bad_character(path: str, text: str, exc: yaml.reader.ReaderError) -> LayoutFileError:
-    """The reader stops at the first character it does not allow; it reports an offset (of
-    bytes, with libyaml), so the character itself is looked up to give line and column."""
-    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
-    index = text.find(char)
-    if index < 0:
-        return LayoutFileError(path, f"invalid YAML: {exc}")
-    line = text.count("\n", 0, index) + 1
-    column = index - (text.rfind("\n", 0, index) + 1) + 1
-    return LayoutFileError(path, f"a control character (U+{ord(char):04X}) in the text; layout "
-                           "files hold printable text only (inside double quotes, write it as "
-                           "an escape such as \\t or \\x07)", line, column)
 
 
 def parse_line(line: str, number: int) -> Any | None:
@@ -342,11 +258,11 @@ def parse_line(line: str, number: int) -> Any | None:
     parsed alone (too long, possibly deeply nested, invalid: the general path will report it)."""
     if len(line) > 65536 or safety.might_nest_deeply(line.encode("utf-8", "surrogatepass"), line):
         return None
-    import yaml
+    from rackdesigner.yamlfile import load_checked
 
     try:
-        value = yaml.load(line, Loader=_line_loader())  # a SafeLoader subclass
-    except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
+        value = load_checked(line, "", _line_loader())
+    except ValueError:  # InputError too: the general path reports it, located
         return None
     _set_lines(value, number)
     return value
@@ -369,15 +285,6 @@ def _set_lines(value: Any, number: int, depth: int = 0) -> None:
     if depth < 8:
         for item in items:
             _set_lines(item, number, depth + 1)
-
-
-def _char_at(text: str, line: int, column: int) -> str:
-    start = 0
-    for _ in range(line):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    return text[start + column: start + column + 1]
 
 
 class EntryReader:

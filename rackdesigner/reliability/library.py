@@ -163,9 +163,7 @@ class _Reader:
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise self.fail(key, f"{what}: unknown key {name!r}{hint}; expected one of "
                                 f"{', '.join(keys)}")
-            if name in out:
-                raise self.fail(key, f"{what}: key {name!r} appears twice")
-            out[name] = (key, value)
+            out[name] = (key, value)  # a key given twice: refused by the loader
         return out
 
     def value(self, node: yaml.Node, what: str) -> Any:
