@@ -40,6 +40,8 @@ from typing import Any
 
 import yaml
 
+from rackdesigner.yamlnodes import NodeReader, node_kind
+
 SCHEMA_VERSION = 1
 MAX_BYTES = 2 * 1024 * 1024  # thousands of prices fit in a few hundred KiB
 #: What a price rests on. `derived` is a figure worked out from other public figures and must say
@@ -204,45 +206,20 @@ def parse_price_book(text: str, label: str = "<prices>", *,
     return reader.book(node)
 
 
-class _Reader:
+class _Reader(NodeReader):
     def __init__(self, label: str, known: Callable[[str], bool] | None,
                  suggest: tuple[str, ...], offset: int,
                  gpus: tuple[str, ...] | None = None) -> None:
+        super().__init__(label, PriceBookError, offset)
         self.gpus = gpus  # GPU catalog ids a cloud price may name (None: not checked)
-        self.label = label
         self.known = known
         self.suggest = suggest
-        self.offset = offset
         self.warnings: list[str] = []
         self.currency = ""
 
-    def fail(self, node: yaml.Node | None, message: str) -> PriceBookError:
-        line = f":{node.start_mark.line + 1 + self.offset}" if node is not None else ""
-        return PriceBookError(f"{self.label}{line}: {message}")
-
-    def line(self, node: yaml.Node) -> int:
-        return node.start_mark.line + 1 + self.offset
-
-    def mapping(self, node: yaml.Node, what: str, keys: tuple[str, ...] | None
-                ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-        if not isinstance(node, yaml.MappingNode):
-            raise self.fail(node, f"{what}: expected a mapping, got {_kind(node)}")
-        out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key, value in node.value:
-            name = self.scalar(key, what)
-            if not isinstance(name, str) or not name:
-                raise self.fail(key, f"{what}: keys must be names, got {name!r}")
-            if keys is not None and name not in keys:
-                close = difflib.get_close_matches(name, keys, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise self.fail(key, f"{what}: unknown key {name!r}{hint}; expected one of "
-                                f"{', '.join(keys)}")
-            out[name] = (key, value)
-        return out
-
     def scalar(self, node: yaml.Node, what: str) -> Any:
         if not isinstance(node, yaml.ScalarNode):
-            raise self.fail(node, f"{what}: expected a single value, got {_kind(node)}")
+            raise self.fail(node, f"{what}: expected a single value, got {node_kind(node)}")
         from rackdesigner.inputs import scalar_value
 
         try:
@@ -433,14 +410,6 @@ class _Reader:
         value = self.number(entry["value"][1], f"{key}.value", high=100.0)
         meta = self._provenance(entry, key, node, refs)
         return Percent(value, meta["source"], meta["date"], meta["basis"], meta["note"])
-
-
-def _kind(node: yaml.Node) -> str:
-    if isinstance(node, yaml.MappingNode):
-        return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
-        return "a list"
-    return f"{node.value!r}"
 
 
 __all__ = ["BASES", "CURRENCIES", "MAX_BYTES", "Percent", "Price", "PriceBook",
