@@ -550,11 +550,12 @@ class Layout:
         first edit would otherwise make on the GUI thread (0.3 s at 32k GPUs), made now."""
         self._state.settle()
 
-    def copy(self) -> Layout:
+    def copy(self, state: DesignState | None = None) -> Layout:
         """A Layout on the same (immutable) state with no listeners: O(1). Edits on either side
-        swap in new states and never show on the other."""
+        swap in new states and never show on the other. With `state`: on that state instead
+        (one derived from this design's, such as `failures.degraded` keeps)."""
         other = Layout(self.catalog)
-        other._state = self._state
+        other._state = self._state if state is None else state
         other._counters = dict(self._counters)
         other.revision = self.revision
         other.source_path = self.source_path
