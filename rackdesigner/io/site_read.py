@@ -198,13 +198,13 @@ MAX_SITE_BYTES = 1024 * 1024
 def load_site(path: str | Path) -> Site:
     """A `SITE.yaml` file: the `site:` block's form, at the top or under a `site:` key."""
     from rackdesigner.inputs import check_yaml, read_text
-    from rackdesigner.io.reader import _line_loader
+    from rackdesigner.io.lined import line_loader
     from rackdesigner.yamlfile import load_checked
 
     name = str(path)
     text = read_text(name, MAX_SITE_BYTES, "site file")  # a FIFO or device is refused
     check_yaml(text, name, max_nodes=20_000)  # aliases, tags, duplicate keys, runaway sizes
-    doc = load_checked(text, name, _line_loader())  # the layout reader's lines kept
+    doc = load_checked(text, name, line_loader())  # the layout reader's lines kept
 
     def fail(line: int | None, message: str) -> LayoutFileError:
         return LayoutFileError(name, message, line)
