@@ -17,6 +17,7 @@ import shutil
 
 import pytest
 import yaml
+from hostile import EXPORT_NAMES
 from interop_helpers import parse_topology_conf
 
 from rackdesigner.generators import generate
@@ -24,20 +25,7 @@ from rackdesigner.interop import ExportError, export
 from rackdesigner.interop.folders import MANIFEST
 from rackdesigner.interop.sanitize import FORMULA_START, cell, one_line, xml_text
 
-NAMES = [
-    "=cmd|' /C calc'!A0",
-    "=HYPERLINK(\"http://evil\",\"x\")",
-    "+1+2",
-    "-2+3",
-    "@SUM(1,2)",
-    "\t=1+1",
-    "\r=1+1",
-    "rack\nSwitchName=evil Nodes=ALL",
-    "rack\rSwitchName=evil Nodes=ALL",
-    "rack\u2028SwitchName=evil Nodes=ALL",
-    "x\x85BlockName=evil Nodes=ALL",
-    "bell\x07nul\x00esc\x1b[31m",
-]
+NAMES = list(EXPORT_NAMES)
 
 
 def _hostile(name: str):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hostile import EXPORT_NAMES
 from interop_helpers import parse_dot, parse_topology_conf
 
 from rackdesigner.generators import generate
@@ -27,25 +28,15 @@ from rackdesigner.interop import EXPORTERS, ExportError, export
 from rackdesigner.interop.sanitize import FORMULA_START
 
 NAMES = (
-    "=cmd|' /C calc'!A0",
-    "=HYPERLINK(\"http://evil\",\"x\")",
-    "+1+2",
-    "-2+3",
-    "@SUM(1,2)",
-    "\t=1+1",
-    "\r=1+1",
+    *EXPORT_NAMES,
     "q\"uo'te\" \\\"",
     "\"; SwitchName=evil #",
-    "rack\nSwitchName=evil Nodes=ALL",
     "rack\r\nBlockName=evil Nodes=ALL",
-    "rack\u2028SwitchName=evil Nodes=ALL",
-    "x\x85BlockName=evil Nodes=ALL",
     "x\nevil_key: injected",
     "x\n- evil_item",
     "</data><evil_tag/><![CDATA[",
     "../../../etc/passwd",
     "a/b\\c:d",
-    "nul\x00x bell\x07 esc\x1b[31m",
 )
 #: What an injected line or key would carry (none of the NAMES' harmless parts do).
 INJECTED = ("SwitchName=evil", "BlockName=evil", "evil_key", "evil_item", "evil_tag")
