@@ -25,10 +25,14 @@ from __future__ import annotations
 import io
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
 from rackdesigner.model import Layout, Link, PortRef
+
+if TYPE_CHECKING:
+    from rackdesigner.generators.cabling import CablePicker, FloorSpot
 
 #: links that stay inside a system (no cable to buy): every protocol but the network's
 INTERNAL_PROTOCOLS = tuple(p for p in vocabulary.PROTOCOL_NAMES
@@ -168,8 +172,8 @@ def bill_of_materials(layout: Layout, *, split: bool = False) -> Bom:
     filed: dict[str, tuple[Counter, Counter, Counter]] | None = None
     if top is not None:
         filed = {}
-        for (group, model), n in bought.items():
-            _filed(filed, group)[0][model] += n
+        for (gid, model), n in bought.items():
+            _filed(filed, gid)[0][model] += n
     cables, transceivers = _cables(layout, specs, top, filed)
     groups = () if filed is None else tuple(
         BomGroup(g, dict(i), dict(c), dict(t)) for g, (i, c, t) in sorted(filed.items()))
@@ -204,7 +208,7 @@ class _TopGroups:
     def __call__(self, group: str | None) -> str:
         if group in self._top:
             return self._top[group]
-        trail = []
+        trail: list[str] = []
         g = group
         while g is not None and g not in self._top and g not in self.roots \
                 and self.layout.has_group(g) and len(trail) < 256:
@@ -274,11 +278,11 @@ def _cables(layout: Layout, specs: _Specs, top: _TopGroups | None = None,
                 continue
             key = (link.cable or UNSPECIFIED, "", link.length_m)
             cables[key] += link.count
-            if top is not None:
+            if top is not None and filed is not None:
                 _filed(filed, _link_group(top, link))[1][key] += link.count
             continue
         cables[(spec.id, spec.cable.media, length)] += link.count
-        if top is not None:
+        if top is not None and filed is not None:
             _filed(filed, _link_group(top, link))[1][(spec.id, spec.cable.media, length)] \
                 += link.count
         if spec.cable.transceiver:
@@ -287,7 +291,7 @@ def _cables(layout: Layout, specs: _Specs, top: _TopGroups | None = None,
     cable_rows = tuple(BomCable(t, m, length, n) for (t, m, length), n in
                        sorted(cables.items(), key=lambda kv: (kv[0][0], kv[0][2] or 0.0)))
     optics = Counter(cages.values())
-    if top is not None:
+    if top is not None and filed is not None:
         for (device, _, _), model in cages.items():
             _filed(filed, top.of_device(device))[2][model] += 1
     return cable_rows, tuple(BomTransceiver(m, n) for m, n in sorted(optics.items()))
@@ -303,8 +307,8 @@ class _DefaultCables:
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
-        self._spots = None
-        self._picker = None
+        self._spots: dict[str, FloorSpot] | None = None
+        self._picker: CablePicker | None = None
 
     def __call__(self, link: Link):
         from rackdesigner.generators.cabling import CablePicker, default_cable, floor_spots
@@ -312,12 +316,13 @@ class _DefaultCables:
         layout = self.layout
         if not (layout.has_device(link.a.device) and layout.has_device(link.b.device)):
             return None
-        if self._spots is None:
+        if self._spots is None or self._picker is None:
             self._spots, self._picker = floor_spots(layout), CablePicker(layout.catalog)
-        if (layout.device(link.a.device).rack not in self._spots
-                or layout.device(link.b.device).rack not in self._spots):
+        spots = self._spots
+        if (layout.device(link.a.device).rack not in spots
+                or layout.device(link.b.device).rack not in spots):
             return None
-        return default_cable(layout, link.a, link.b, self._picker, self._spots)
+        return default_cable(layout, link.a, link.b, self._picker, spots)
 
 
 def _add_cages(cages: dict, picks: dict, specs: _Specs, link: Link, end: PortRef,
@@ -362,7 +367,7 @@ def _length(value: float | None) -> str:
 
 def format_table(bom: Bom) -> str:
     out = io.StringIO()
-    rows = [("MODEL", "KIND", "COUNT", "IN SYSTEMS")]
+    rows: list[tuple[str, ...]] = [("MODEL", "KIND", "COUNT", "IN SYSTEMS")]
     rows += [(i.model, i.kind, str(i.count), str(i.in_systems) if i.in_systems else "")
              for i in bom.items]
     _table(out, rows)
@@ -371,7 +376,8 @@ def format_table(bom: Bom) -> str:
     rows += [(c.type, c.media, _length(c.length_m), str(c.count)) for c in bom.cables]
     _table(out, rows)
     out.write("\n")
-    rows = [("TRANSCEIVER", "COUNT")] + [(t.model, str(t.count)) for t in bom.transceivers]
+    rows = [("TRANSCEIVER", "COUNT")]
+    rows += [(t.model, str(t.count)) for t in bom.transceivers]
     _table(out, rows)
     return out.getvalue()
 

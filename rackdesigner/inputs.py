@@ -10,11 +10,9 @@ the same way:
 * `read_bytes` / `read_text`: a FIFO, socket or device is refused before it is read (opening
   one blocks or never ends), the size is checked on the open descriptor before reading, and the
   text must be UTF-8 (a UTF-16 or binary file is named as such, a bad byte is located);
-* `load_yaml` / `compose_yaml`: safe YAML whose event stream is checked first (one pass, no
-  recursion): no aliases (a billion-laughs file expands in whatever walks it), no nesting past
-  `MAX_DEPTH`, no more than `max_nodes` values, no plain number longer than
-  `MAX_DIGITS` digits (Python refuses to convert 4,300+ digits with a ValueError), no tags
-  beyond plain data, no duplicate keys;
+* `load_yaml` / `compose_yaml` / `scalar_value`: the one YAML loader (`yamlfile.py`, re-exported
+  here): no aliases, runaway nesting or sizes, 4,300-digit numbers, tags beyond plain data or
+  duplicate keys, each refused in one wording;
 * `finite_number` / `whole_number`: the bounded values every reader hands to the model.
 
 Every refusal is an `InputError` (a ValueError) whose text is `path:line:column: message`;
@@ -24,30 +22,26 @@ readers re-raise it as their own error type (their callers already catch those) 
 from __future__ import annotations
 
 import errno
-import functools
 import math
 import os
 import re
 import stat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import yaml
+from rackdesigner.yamlfile import (  # noqa: F401 - the reader-facing YAML functions
+    MAX_DEPTH,
+    MAX_DIGITS,
+    MAX_NODES,
+    PLAIN_TAGS,
+    check_yaml,
+    compose_yaml,
+    load_yaml,
+    scalar_value,
+    yaml_error,
+)
 
-#: A plain YAML number with more digits than this is refused (no figure any reader takes has
-#: more than a dozen; Python refuses to convert more than 4,300 with a ValueError).
-MAX_DIGITS = 64
-#: The values a small input file (a model, a job, a device type, a sweep spec) may hold.
-MAX_NODES = 200_000
-#: Deeper nesting only comes from broken or hostile files (the layout reader's limit too).
-MAX_DEPTH = 32
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
          (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
-_NUMBERISH = re.compile(r"[-+]?[0-9][0-9_.,:eE+\-]*")
-#: Explicit tags a plain-data file may carry (`!` is YAML's "non-specific" tag of a quoted
-#: scalar); anything else (!!python/..., !!binary, !custom) is refused.
-PLAIN_TAGS = frozenset({"!", *(f"tag:yaml.org,2002:{t}" for t in (
-    "str", "int", "float", "bool", "null", "map", "seq", "timestamp"))})
 
 
 class InputError(ValueError):
@@ -194,162 +188,6 @@ def regular_files(folder: str | os.PathLike, patterns: tuple[str, ...] = ("*.yam
             raise InputError(path, f"is a {file_kind(mode)}, not a regular file")
         out.append(path)
     return out
-
-
-# ---- YAML ----------------------------------------------------------------------------------
-@functools.cache
-def _loaders() -> tuple[Any, Any]:
-    """(PyYAML's safe loader, the C one where built; the strict loader made from it). PyYAML
-    is imported here, on first use: 10 ms that a command reading only layouts and the cached
-    catalog (`catalog/filecache.py`), such as `rackdesigner simulate`, never spends."""
-    import yaml
-
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class _StrictLoader(base):  # type: ignore[misc, valid-type]
-        """Safe loader: duplicate keys and non-plain tags refused (aliases are refused
-        before)."""
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> dict:
-            seen: dict[Any, int] = {}
-            for key_node, _ in node.value:
-                if isinstance(key_node, yaml.ScalarNode):
-                    key = (key_node.tag, key_node.value)
-                    if key in seen:
-                        raise yaml.constructor.ConstructorError(
-                            None, None, f"key {key_node.value!r} appears twice in one mapping "
-                            f"(first on line {seen[key]}); each key may appear once",
-                            key_node.start_mark)
-                    seen[key] = key_node.start_mark.line + 1
-            return super().construct_mapping(node, deep)
-
-    for tag in ("binary", "set", "omap", "pairs"):
-        _StrictLoader.add_constructor(f"tag:yaml.org,2002:{tag}", _refuse_tag)
-    _StrictLoader.add_constructor(None, _refuse_tag)  # any other tag (!!python/..., !custom)
-    return base, _StrictLoader
-
-
-def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
-    import yaml
-
-    short = str(node.tag).replace("tag:yaml.org,2002:", "!!")
-    raise yaml.constructor.ConstructorError(
-        None, None, f"unsupported YAML tag ({short}); only plain mappings, lists, strings and "
-        "numbers are read", node.start_mark)
-
-
-def check_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES,
-               invalid: str = "not valid YAML") -> None:
-    """One pass over the parser's events: InputError at the first alias, the first nesting
-    past `MAX_DEPTH`, value number `max_nodes + 1`, or a plain number of more than
-    MAX_DIGITS digits. Syntax errors are reported located too."""
-    import yaml
-
-    depth = nodes = 0
-    try:
-        for event in yaml.parse(text, Loader=_loaders()[0]):
-            if isinstance(event, yaml.AliasEvent):
-                raise _at(path, event, "anchors and aliases (&, *) are not allowed here "
-                          "(write the values out)")
-            tag = getattr(event, "tag", None)
-            if tag is not None and tag not in PLAIN_TAGS:
-                short = tag.replace("tag:yaml.org,2002:", "!!")
-                raise _at(path, event, f"unsupported YAML tag ({short}); only plain mappings, "
-                          "lists, strings and numbers are read")
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _at(path, event, f"structure nested more than {MAX_DEPTH} "
-                              "levels deep")
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-                continue
-            elif isinstance(event, yaml.ScalarEvent):
-                value = event.value
-                if (not event.style and len(value) > MAX_DIGITS
-                        and _NUMBERISH.fullmatch(value)
-                        and sum(c.isdigit() for c in value) > MAX_DIGITS):
-                    raise _at(path, event, f"number with {sum(c.isdigit() for c in value)} "
-                              "digits is too large (expected a number of a sensible size)")
-            else:
-                continue
-            nodes += 1
-            if nodes > max_nodes:
-                raise _at(path, event, f"more than {max_nodes:,} values; far larger than "
-                          "any such file")
-    except yaml.YAMLError as exc:
-        raise yaml_error(path, exc, invalid) from None
-
-
-def load_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES) -> Any:
-    """Plain data of a YAML text, checked by `check_yaml` first; InputError when refused."""
-    import yaml
-
-    check_yaml(text, path, max_nodes=max_nodes)
-    try:
-        return yaml.load(text, Loader=_loaders()[1])  # a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        raise yaml_error(path, exc) from None
-    except (ValueError, OverflowError, RecursionError) as exc:
-        raise InputError(path, f"invalid value: {exc}") from None
-
-
-def compose_yaml(text: str, path: str | os.PathLike, *, max_nodes: int = MAX_NODES) -> Any:
-    """The composed node tree (lines kept) of a checked YAML text; InputError when refused."""
-    import yaml
-
-    check_yaml(text, path, max_nodes=max_nodes)
-    try:
-        return yaml.compose(text, Loader=_loaders()[0])
-    except yaml.YAMLError as exc:
-        raise yaml_error(path, exc) from None
-
-
-def scalar_value(node: Any) -> Any:
-    """The plain value of a composed scalar node (int, float, bool, None, str, date); a
-    non-plain tag or a value Python cannot convert raises ValueError."""
-    import yaml
-
-    if not isinstance(node, yaml.ScalarNode):
-        raise ValueError("not a single value")
-    try:
-        return _loaders()[1]("").construct_object(node, deep=True)
-    except yaml.YAMLError as exc:
-        raise ValueError(getattr(exc, "problem", None) or str(exc)) from None
-    except (OverflowError, RecursionError) as exc:
-        raise ValueError(str(exc)) from None
-
-
-def yaml_error(path: str | os.PathLike, exc: yaml.YAMLError,
-               invalid: str = "not valid YAML") -> InputError:
-    """A YAML library error as a located InputError."""
-    import yaml
-
-    if isinstance(exc, yaml.reader.ReaderError):
-        char = exc.character if isinstance(exc.character, str) else chr(exc.character)
-        return InputError(path, f"a control character (U+{ord(char):04X}) in the text; only "
-                          "printable text is read")
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc)
-    context = getattr(exc, "context", None)
-    if context:
-        problem = f"{context}: {problem}"
-    if "nesting depth" in problem:  # libyaml >= 0.2.5 stops at its own limit while scanning
-        problem = f"structure nested more than {MAX_DEPTH} levels deep"
-    elif "could not determine a constructor" in problem:
-        problem = (f"unsupported YAML tag ({problem.split('tag ')[-1]}); only plain mappings, "
-                   "lists, strings and numbers are read")
-    elif not problem.startswith(("unsupported", "key ", "anchors", "structure", "number",
-                                 "more than")):
-        problem = f"{invalid}: {problem}"
-    return InputError(path, problem, mark.line + 1 if mark else None,
-                      mark.column + 1 if mark else None)
-
-
-def _at(path: str | os.PathLike, event: Any, message: str) -> InputError:
-    mark = event.start_mark
-    return InputError(path, message, mark.line + 1 if mark else None,
-                      mark.column + 1 if mark else None)
 
 
 # ---- values --------------------------------------------------------------------------------

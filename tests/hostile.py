@@ -22,6 +22,24 @@ BILLION_LAUGHS = ("a: &a [x, x, x, x, x, x, x, x, x]\n"
                             for i in range(9)))
 
 
+#: Names an export must not let run, split or inject (OWASP's formula starters, and line breaks
+#: that would open a line of their own in a config): tests/test_hostile_exports*.py.
+EXPORT_NAMES = (
+    "=cmd|' /C calc'!A0",
+    "=HYPERLINK(\"http://evil\",\"x\")",
+    "+1+2",
+    "-2+3",
+    "@SUM(1,2)",
+    "\t=1+1",
+    "\r=1+1",
+    "rack\nSwitchName=evil Nodes=ALL",
+    "rack\rSwitchName=evil Nodes=ALL",
+    "rack\u2028SwitchName=evil Nodes=ALL",
+    "x\x85BlockName=evil Nodes=ALL",
+    "bell\x07nul\x00esc\x1b[31m",
+)
+
+
 def yaml_attacks() -> dict[str, bytes]:
     deep_block = "".join("  " * i + "- \n" for i in range(200)) + "  " * 200 + "- x\n"
     return {

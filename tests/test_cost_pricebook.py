@@ -89,7 +89,7 @@ def test_bad_values_are_located(change, line, words):
     ("schema_version: 1\ncurrency: USD\ndate: 2025-01-01\nsources: &s {a: {title: t}}\n"
      "prices: {x: {price: 1, source: a, date: 2025}}\nnote: *s\n", "anchors and aliases"),
     ("schema_version: 1\ncurrency: USD\ndate: 2025-01-01\nprices: " + "[" * 100 + "]" * 100,
-     "nested too deeply"),
+     "nested more than 32 levels"),
     ("schema_version: 1\ncurrency: USD\ndate: someday\nprices: {}\n", "expected a date"),
     ("a: [\n", "expected a YAML price book"),
 ])

@@ -39,7 +39,7 @@ def _fresh(layout: Layout) -> Layout:
     """The same state content with nothing cached and no hints: what a full build sees."""
     out = layout.copy()
     out._state = layout.state._evolve()
-    out._state._cache.clear()
+    out._state.memo.clear()
     return out
 
 
@@ -128,7 +128,7 @@ def test_degraded_index_and_topology_equal_a_full_build(name, monkeypatch):
         down = closure(intact, ids)
         distinct.add((down.devices, down.links))
         broken = degraded(intact, down)
-        assert "minus" in broken.state._cache
+        assert "minus" in broken.state.memo
         delta = Topology.of(broken)
         fresh = _fresh(broken)
         full = Topology.build(fresh)

@@ -73,7 +73,7 @@ def test_bundled_models_have_their_published_parameter_counts():
     ("schema_version: 1\nname: x\nlayers: 2\nhidden: 64\nheads: 4\nffn: gelu\nvocab: 10\n"
      "seq_len: 8\nsource: y\nmoe: {experts: 4, top_k: 8, expert_ffn_hidden: 64}\n", 10,
      "top_k (8) cannot exceed experts (4)"),
-    ("schema_version: 1\nname: [x\n", 3, "not valid YAML"),
+    ("schema_version: 1\nname: [x\n", 3, "invalid YAML"),
     ("schema_version: 2\n", 1, "missing required"),
 ])
 def test_bad_model_files_get_a_located_error(tmp_path, text, line, words):

@@ -9,8 +9,13 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rackdesigner.cli import UsageError
+
+if TYPE_CHECKING:
+    from rackdesigner.serving.jobfile import ServeJob
+    from rackdesigner.workload.jobfile import JobSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         site = load_site(args.site)
     except LayoutFileError as exc:
         raise UsageError(str(exc)) from None
-    job = None
+    job: JobSpec | ServeJob | None = None
     if args.job is not None:
         try:
             job = load_job(args.job)

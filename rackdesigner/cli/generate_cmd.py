@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             seen.setdefault(option.name, option.help)
     for name, text in seen.items():
         parser.add_argument(f"--{name}", metavar=name.upper(), help=worded(text, cli_word))
-    parser.set_defaults(run=run, _template_options=tuple(seen))
+    parser.set_defaults(run=run, template_options=tuple(seen))
 
 
 def summary(layout) -> str:
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("generate needs a TEMPLATE (see 'rackdesigner generate --list')")
     if not args.output:
         raise UsageError("generate needs -o FILE, the layout file to write")
-    options = {name: getattr(args, name) for name in args._template_options
+    options = {name: getattr(args, name) for name in args.template_options
                if getattr(args, name) is not None}
     try:
         layout = generate(args.template, **options)

@@ -9,6 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rackdesigner.analysis.heat import HeatMap
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{output}: the output must end in .png or .svg")
     if args.scale <= 0:
         raise UsageError("--scale must be positive")
-    heat = None
+    heat: tuple[str, int] | HeatMap | None = None
     classes = None
     if args.heat is not None:
         from rackdesigner.analysis.heat import parse_heat

@@ -71,7 +71,7 @@ class Macro(Command):
         return self._key
 
     def merge(self, other: Command) -> bool:
-        if (not isinstance(other, Macro) or self._key is None or other._key != self._key
+        if (not isinstance(other, Macro) or self._key is None or other.merge_key() != self._key
                 or len(other.children) != len(self.children)):
             return False
         if any(a.merge_key() != b.merge_key() for a, b in zip(self.children, other.children,

@@ -94,7 +94,8 @@ class FollowCables(Command):
         """Absorb a later recomputation of the same devices: the latest cables win."""
         if not isinstance(other, FollowCables) or other.devices != self.devices:
             return False
-        self._new = {**self._new, **other._new}
+        later: FollowCables = other
+        self._new = {**self._new, **later._new}
         return True
 
 

@@ -186,9 +186,9 @@ def with_embedded(meta: Meta, book_path: str | os.PathLike | None,
     extra = [(k, v) for k, v in meta.extra if k != EMBED_KEY]
     if book_path is not None:
         read_price_book(book_path, catalog)  # refuse a bad book before anything changes
-        from rackdesigner.io.regular import read_regular
+        from rackdesigner.inputs import load_yaml, read_text
 
-        data = yaml.safe_load(read_regular(book_path, MAX_BYTES).decode("utf-8"))
+        data = load_yaml(read_text(book_path, MAX_BYTES, "price book"), book_path)
         extra.append((EMBED_KEY, _plain(data)))
     return dataclasses.replace(meta, extra=tuple(sorted(extra, key=lambda kv: kv[0])))
 

@@ -40,6 +40,8 @@ from typing import Any
 
 import yaml
 
+from rackdesigner.yamlnodes import NodeReader, node_kind
+
 SCHEMA_VERSION = 1
 MAX_BYTES = 2 * 1024 * 1024  # thousands of prices fit in a few hundred KiB
 #: What a price rests on. `derived` is a figure worked out from other public figures and must say
@@ -189,37 +191,14 @@ def parse_price_book(text: str, label: str = "<prices>", *,
     suggestion from `suggest`); `line_offset` is added to line numbers (a book embedded in a
     layout file is parsed from the lines it starts at, `inside` naming the key that holds it).
     """
-    from rackdesigner.io import safety
+    from rackdesigner.inputs import InputError, compose_yaml
 
-    data = text.encode("utf-8", "surrogatepass")
-    if safety.might_nest_deeply(data, text):
-        deep, line = safety.exact_depth_exceeds(text, 16)
-        if deep:
-            at = f":{(line or 0) + line_offset}" if line else ""
-            raise PriceBookError(f"{label}{at}: nested too deeply for a price book")
-    from rackdesigner.inputs import InputError, check_yaml
-
-    try:  # tags, 4,300-digit numbers (a ValueError deep in PyYAML) and runaway sizes refused
-        check_yaml(text, label, max_nodes=200_000)
+    try:  # aliases, tags, duplicate keys, deep nesting, runaway sizes (rackdesigner/yamlfile.py)
+        node = compose_yaml(text, label)
     except InputError as exc:
-        if not exc.message.startswith(("anchors and aliases", "not valid YAML")):
-            at = f":{exc.line + line_offset}" if exc.line is not None else ""  # else: below,
-            raise PriceBookError(f"{label}{at}: {exc.message}") from None  # in its own words
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        for event in yaml.parse(text, Loader=loader):
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                mark = event.start_mark
-                at = f":{mark.line + 1 + line_offset}" if mark is not None else ""
-                raise PriceBookError(f"{label}{at}: "
-                                     "anchors and aliases (&, *) are not allowed in a price "
-                                     "book")
-        node = yaml.compose(text, Loader=loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1 + line_offset}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise PriceBookError(f"{label}{where}: {problem} (expected a YAML price book)") from None
+        at = f":{exc.line + line_offset}" if exc.line is not None else ""
+        raise PriceBookError(f"{label}{at}: {exc.message} (expected a YAML price book)"
+                             ) from None
     reader = _Reader(label, known, tuple(suggest), line_offset,
                      tuple(gpus) if gpus is not None else None)
     if inside is not None and node is not None:
@@ -227,60 +206,25 @@ def parse_price_book(text: str, label: str = "<prices>", *,
     return reader.book(node)
 
 
-class _Reader:
+class _Reader(NodeReader):
     def __init__(self, label: str, known: Callable[[str], bool] | None,
                  suggest: tuple[str, ...], offset: int,
                  gpus: tuple[str, ...] | None = None) -> None:
+        super().__init__(label, PriceBookError, offset)
         self.gpus = gpus  # GPU catalog ids a cloud price may name (None: not checked)
-        self.label = label
         self.known = known
         self.suggest = suggest
-        self.offset = offset
-        self.seen: set[int] = set()
         self.warnings: list[str] = []
         self.currency = ""
 
-    def fail(self, node: yaml.Node | None, message: str) -> PriceBookError:
-        line = f":{node.start_mark.line + 1 + self.offset}" if node is not None else ""
-        return PriceBookError(f"{self.label}{line}: {message}")
-
-    def line(self, node: yaml.Node) -> int:
-        return node.start_mark.line + 1 + self.offset
-
-    def mapping(self, node: yaml.Node, what: str, keys: tuple[str, ...] | None
-                ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-        self._once(node)
-        if not isinstance(node, yaml.MappingNode):
-            raise self.fail(node, f"{what}: expected a mapping, got {_kind(node)}")
-        out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key, value in node.value:
-            name = self.scalar(key, what)
-            if not isinstance(name, str) or not name:
-                raise self.fail(key, f"{what}: keys must be names, got {name!r}")
-            if name in out:
-                raise self.fail(key, f"{what}: key {name!r} appears twice")
-            if keys is not None and name not in keys:
-                close = difflib.get_close_matches(name, keys, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise self.fail(key, f"{what}: unknown key {name!r}{hint}; expected one of "
-                                f"{', '.join(keys)}")
-            out[name] = (key, value)
-        return out
-
-    def _once(self, node: yaml.Node) -> None:
-        if id(node) in self.seen:
-            raise self.fail(node, "anchors and aliases (&, *) are not allowed in a price book")
-        self.seen.add(id(node))
-
     def scalar(self, node: yaml.Node, what: str) -> Any:
-        self._once(node)
         if not isinstance(node, yaml.ScalarNode):
-            raise self.fail(node, f"{what}: expected a single value, got {_kind(node)}")
+            raise self.fail(node, f"{what}: expected a single value, got {node_kind(node)}")
+        from rackdesigner.inputs import scalar_value
+
         try:
-            return yaml.SafeLoader("").construct_object(node, deep=True)
-        except yaml.YAMLError:
-            raise self.fail(node, f"{what}: unsupported value {node.value!r}") from None
-        except (ValueError, OverflowError):  # 2025-02-30: a timestamp that is no calendar day
+            return scalar_value(node)
+        except ValueError:  # 2025-02-30: a timestamp that is no calendar day
             raise self.fail(node, f"{what}: {node.value!r} is not a date on the calendar "
                             "(expected a date such as 2025-03-01 or 2025-03)") from None
 
@@ -442,7 +386,6 @@ class _Reader:
                      meta["basis"], meta["note"], line, meta.get("method", ""))
 
     def _buckets(self, node: yaml.Node, what: str) -> tuple[tuple[float, float], ...]:
-        self._once(node)
         if not isinstance(node, yaml.SequenceNode) or not node.value:
             raise self.fail(node, f"{what}: expected a list of {{up_to_m: M, price: P}}")
         out: list[tuple[float, float]] = []
@@ -467,14 +410,6 @@ class _Reader:
         value = self.number(entry["value"][1], f"{key}.value", high=100.0)
         meta = self._provenance(entry, key, node, refs)
         return Percent(value, meta["source"], meta["date"], meta["basis"], meta["note"])
-
-
-def _kind(node: yaml.Node) -> str:
-    if isinstance(node, yaml.MappingNode):
-        return "a mapping"
-    if isinstance(node, yaml.SequenceNode):
-        return "a list"
-    return f"{node.value!r}"
 
 
 __all__ = ["BASES", "CURRENCIES", "MAX_BYTES", "Percent", "Price", "PriceBook",

@@ -96,15 +96,17 @@ def dimensions(layout: Layout) -> tuple[list[dict], list[str]]:
         bandwidth = result.bandwidth.per_gpu_scale_up_GBps
         if topology == "FullyConnected":
             bandwidth /= up - 1
-        nv = [c for c in classes if c.link_class == "nvlink" and c.latency_us is not None]
-        latency = 1000 * (nv[0].latency_us if nv else 0.0)
+        nv = [c.latency_us for c in classes
+              if c.link_class == "nvlink" and c.latency_us is not None]
+        latency = 1000 * (nv[0] if nv else 0.0)
         dims.append({"topology": topology, "npus": up, "bandwidth_GBps": bandwidth,
                      "latency_ns": latency, "what": "scale-up: NVLink domain"})
     out = scope.gpus // up
     if out > 1:
-        net = [c for c in classes if c.link_class == "net" and c.latency_us is not None]
-        pairs = sum(c.pairs for c in net)
-        latency = 1000 * sum(c.latency_us * c.pairs for c in net) / pairs if pairs else 0.0
+        net = [(c.latency_us, c.pairs) for c in classes
+               if c.link_class == "net" and c.latency_us is not None]
+        pairs = sum(n for _, n in net)
+        latency = 1000 * sum(us * n for us, n in net) / pairs if pairs else 0.0
         bandwidth = result.bandwidth.per_gpu_scale_out_GBps
         if bandwidth <= 0:
             raise ExportError("the NVLink domains are not joined by a network")

@@ -51,9 +51,9 @@ def rows(layout: Layout) -> tuple[list[dict[str, object]], list[str]]:
         if c.length_m is None:
             no_length += 1
         optics = ["", ""]
-        if facts is not None and facts.transceiver:
+        if spec is not None and facts is not None and facts.transceiver:
             for i, end in enumerate((a, b)):
-                port = _port_group(layout, end["device_id"], end["group"])
+                port = _port_group(layout, str(end["device_id"]), str(end["group"]))
                 rate = port.rate_gbps if port is not None else facts.rate_gbps
                 per = port.ports_per_connector if port is not None else 1
                 optics[i] = _transceiver_for(picks, specs, spec, rate, per)
@@ -112,6 +112,11 @@ def _sort_key(end: dict[str, object], natural=natural_key) -> tuple:
             natural(str(end["port"])))
 
 
+def _metres(value: object) -> float:
+    """A row's length for sorting: a number, or 0 where the plan has none ('')."""
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
 def _port_group(layout: Layout, device: str, group: str):
     spec = layout.spec(device)
     return spec.port(group) if spec is not None and spec.has_port(group) else None
@@ -148,7 +153,7 @@ def _xlsx(layout: Layout, table: list[dict[str, object]]) -> bytes:
     summary.append(header(summary, ("cable_type", "part", "length_m", "count")))
     counts = Counter((r["cable_type"], r["part"], r["length_m"]) for r in table)
     for (kind, part, length), n in sorted(counts.items(), key=lambda kv: (
-            str(kv[0][0]), float(kv[0][2] or 0))):
+            str(kv[0][0]), _metres(kv[0][2]))):
         summary.append(line(summary, [kind, part, length, n]))
     summary.append(["total", "", "", len(table)])
     buffer = io.BytesIO()

@@ -155,8 +155,8 @@ def read(path: str | Path, catalog: Catalog | None = None) -> Layout:
         for n, e in waiting:
             links.append(gr.link_of(v, e, n, ids))
             lines[links[-1].id] = e.line
-        groups = gr.groups_of(v, gr._get_graph(doc, "groups"))
-        extensions = gr._get_graph(doc, "extensions")
+        groups = gr.groups_of(v, gr.graph_data(doc, "groups"))
+        extensions = gr.graph_data(doc, "extensions")
         extra = v.json(extensions, "graph attribute 'extensions'", dict) if extensions else {}
     except InputError as exc:
         raise GraphmlImportError(str(exc)) from None

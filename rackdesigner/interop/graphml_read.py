@@ -363,7 +363,8 @@ def groups_of(v: Values, value: tuple[str, int] | None) -> list[Group]:
     return out
 
 
-def _get_graph(doc: Document, key: str) -> tuple[str, int] | None:
+def graph_data(doc: Document, key: str) -> tuple[str, int] | None:
+    """(text, line) of the graph's `key` data (groups, extensions), None when absent or blank."""
     value = doc.graph.get(key)
     return value if value is not None and value[0].strip() else None
 

@@ -30,56 +30,31 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from rackdesigner._resources import resources_root
 from rackdesigner.catalog import Catalog
+from rackdesigner.interop.ibnetdiscover_match import (
+    device_table,
+    host_of,
+    match_model,
+    read_guid_map,
+)
+from rackdesigner.interop.ibnetdiscover_parse import (
+    MAX_BYTES,
+    MAX_HCAS_PER_HOST,
+    MAX_PORTS,
+    IbnetdiscoverError,
+    Node,
+    Port,
+    parse,
+)
 from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
 from rackdesigner.model.items import ID_CHARS
 
-#: a description the HCA's firmware gives it (a part number "MT4123 ConnectX6 ...", or the
-#: vendor's name): it names no host
-_FACTORY = re.compile(r"^(MT\d{3,}\b|.*\bMellanox Technologies\b)", re.IGNORECASE)
-#: more HCAs than any server holds (a DGX B200: 8 compute + 2 BlueField + storage): one host
-#: named by a shared first word is then a merge of many hosts, said in the report
-MAX_HCAS_PER_HOST = 16
-_KV = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9A-Fa-f]{1,16})\b")
-_NODE = re.compile(r'^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR]-[0-9A-Fa-f]{1,32})"\s*(?:#\s*(.*))?$')
-_PORT = re.compile(r'^\[(\d+)\](?:\(([0-9A-Fa-f]{1,32})\))?\s+"([SHR]-[0-9A-Fa-f]{1,32})"\[(\d+)\]'
-                   r'(?:\(([0-9A-Fa-f]{1,32})\))?\s*(?:#\s*(.*))?$')
-#: Port numbers are 8-bit in InfiniBand (a switch has at most 254 ports: ibnetdiscover(8)).
-MAX_PORTS = 255
-MAX_BYTES = 256 * 2**20
-_QUOTED = re.compile(r'"([^"]*)"')
-_SPEED = re.compile(r"\b(\d+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR)\b")
+#: the names read through this module (the parser and the matcher are modules of their own)
+__all__ = ["MAX_BYTES", "MAX_HCAS_PER_HOST", "MAX_PORTS", "IbnetdiscoverError", "ImportReport",
+           "Node", "Port", "host_of", "import_file", "match_model", "parse", "read_guid_map",
+           "to_layout"]
 _BAD_ID = re.compile(rf"[^{ID_CHARS}]+")
-_FORMS = ("a node line (Switch N \"S-guid\" / Ca N \"H-guid\"), a port line ([N] \"GUID\"[M]) "
-          "or a header (vendid=0x..., devid=0x..., switchguid=0x...)")
-
-
-class IbnetdiscoverError(ValueError):
-    """The file is not readable ibnetdiscover output; the message is `file:line: ...`."""
-
-
-@dataclass
-class Port:
-    number: int
-    peer: str
-    peer_port: int
-    speed: str
-    line: int
-
-
-@dataclass
-class Node:
-    kind: str  # Switch, Ca, Rt
-    guid: str
-    nports: int
-    description: str
-    devid: int | None
-    line: int
-    ports: dict[int, Port] = field(default_factory=dict)
 
 
 @dataclass
@@ -93,154 +68,6 @@ class ImportReport:
     messages: list[str] = field(default_factory=list)
 
 
-def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
-    """The nodes of an ibnetdiscover dump, validated (IbnetdiscoverError, located)."""
-    nodes: dict[str, Node] = {}
-    header: dict[str, int] = {}
-    current: Node | None = None
-    lines = text.splitlines()
-    for number, raw in enumerate(lines, 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if m := _KV.match(line):
-            if current is not None and current.ports:
-                header = {}
-            current = None
-            header[m[1]] = int(m[2], 16)
-            continue
-        if m := _NODE.match(line):
-            kind, nports, guid, comment = m[1], _number(m[2], label, number), m[3], m[4] or ""
-            _check_quotes(comment, label, number)
-            if guid in nodes:
-                raise IbnetdiscoverError(f"{label}:{number}: node {guid} is described twice "
-                                         f"(first on line {nodes[guid].line})")
-            desc = _QUOTED.search(comment)
-            current = Node(kind, guid, nports, desc[1] if desc else "", header.get("devid"),
-                           number)
-            nodes[guid] = current
-            header = {}
-            continue
-        if m := _PORT.match(line):
-            if current is None:
-                raise IbnetdiscoverError(f"{label}:{number}: port line outside a node block "
-                                         "(expected a 'Switch' or 'Ca' line before it)")
-            port = _number(m[1], label, number)
-            _check_quotes(m[6] or "", label, number)
-            if not 1 <= port <= current.nports:
-                raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid}, "
-                                         f"which has {current.nports} port(s)")
-            if port in current.ports:
-                raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid} is "
-                                         f"listed twice (first on line "
-                                         f"{current.ports[port].line})")
-            speed = _SPEED.search(m[6] or "")
-            current.ports[port] = Port(port, m[3], _number(m[4], label, number),
-                                       f"{speed[1]}x{speed[2]}" if speed else "", number)
-            continue
-        shown = raw if len(raw) <= 60 else raw[:57] + "..."
-        raise IbnetdiscoverError(f"{label}:{number}: expected {_FORMS}, got {shown!r}")
-    if not nodes:
-        raise IbnetdiscoverError(f"{label}: no Switch or Ca nodes found; expected the output "
-                                 "of 'ibnetdiscover'")
-    last = max(nodes.values(), key=lambda n: n.line)
-    for node in nodes.values():
-        for port in node.ports.values():
-            peer = nodes.get(port.peer)
-            if peer is None:
-                raise IbnetdiscoverError(
-                    f"{label}:{port.line}: port {port.number} of {node.guid} links to "
-                    f"{port.peer}, which the file never describes (is the file truncated?)")
-            back = peer.ports.get(port.peer_port)
-            if back is None or back.peer != node.guid or back.peer_port != port.number:
-                seen = (f"lists {back.peer}[{back.peer_port}]" if back is not None
-                        else "does not list it")
-                if peer is last:
-                    seen += "; the file ends in that block (is the file truncated?)"
-                raise IbnetdiscoverError(
-                    f"{label}:{port.line}: {node.guid}[{port.number}] links to "
-                    f"{port.peer}[{port.peer_port}], but that port's own line (block on line "
-                    f"{peer.line}) {seen}")
-    if not last.ports:
-        raise IbnetdiscoverError(
-            f"{label}:{last.line}: the file ends in the block of {last.guid} with none of its "
-            "ports listed (is the file truncated? every node ibnetdiscover finds has a link)")
-    return nodes
-
-
-def _number(text: str, label: str, line: int) -> int:
-    """A port number or count: at most 255 in InfiniBand (port numbers are 8-bit)."""
-    if len(text) > 3 or not 0 <= int(text) <= MAX_PORTS:
-        shown = text if len(text) <= 12 else f"{text[:9]}... ({len(text)} digits)"
-        raise IbnetdiscoverError(f"{label}:{line}: port number {shown} is out of range (0 to "
-                                 f"{MAX_PORTS}: InfiniBand port numbers are 8-bit)")
-    return int(text)
-
-
-def _check_quotes(comment: str, label: str, line: int) -> None:
-    if comment.count('"') % 2:
-        raise IbnetdiscoverError(f"{label}:{line}: a description is not closed by '\"' (is "
-                                 "the file truncated or garbled?)")
-
-
-@dataclass(frozen=True)
-class _Match:
-    model: str
-    devid: int | None
-    patterns: tuple[str, ...]
-
-
-def _table() -> list[_Match]:
-    data = yaml.safe_load((resources_root() / "interop" / "ib-devices.yaml").read_text("utf-8"))
-    return [_Match(m["model"], m.get("devid"), tuple(m.get("patterns", ())))
-            for m in data["models"]]
-
-
-def match_model(node: Node, table: list[_Match], catalog: Catalog) -> str | None:
-    desc = node.description.lower()
-    for entry in table:
-        if entry.model in catalog and any(p.lower() in desc for p in entry.patterns):
-            return entry.model
-    trait = "fabric_switch" if node.kind == "Switch" else "endpoint"
-    for spec in catalog.doing(trait):
-        names = [spec.id, *spec.aliases]
-        if any(re.search(rf"\b{re.escape(n)}\b", desc) for n in names):
-            return spec.id
-    for entry in table:
-        if entry.devid is not None and entry.devid == node.devid and entry.model in catalog:
-            return entry.model
-    return None
-
-
-def host_of(node: Node, host_map: dict[str, str] | None = None) -> tuple[str, str, bool]:
-    """(host, HCA name, named by its GUID) of a channel adapter: the first and second words of
-    its description, or — for a factory description — the host map's name for its GUID, else
-    `host-<guid>`."""
-    guid = node.guid[2:].lower()
-    words = node.description.split()
-    if not words or _FACTORY.match(node.description):
-        mapped = (host_map or {}).get(guid)
-        return (mapped or f"host-{guid}"), "hca0", mapped is None
-    return words[0], (words[1] if len(words) > 1 else guid), False
-
-
-def read_guid_map(path: str | Path) -> dict[str, str]:
-    """A GUID→host map (`0x0002c903000e0b72 node17` per line; `#` comments; the format of
-    `export --host-map`), GUIDs normalised (no `0x`, lower case)."""
-    from rackdesigner.interop.hostlist import HostMapError, read_host_map
-
-    try:
-        pairs = read_host_map(path)
-    except HostMapError as exc:
-        raise IbnetdiscoverError(str(exc)) from None
-    out = {}
-    for guid, host in pairs.items():
-        key = guid.lower().removeprefix("0x")
-        if not re.fullmatch(r"[0-9a-f]{1,16}", key):
-            raise IbnetdiscoverError(f"{path}: {guid!r} is not a GUID (expected hex digits, "
-                                     "e.g. 0x0002c903000e0b72)")
-        out[key.rjust(16, "0")] = host
-    return out
 
 
 def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
@@ -248,7 +75,7 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
     layout = Layout(catalog, Meta(name or "Imported InfiniBand fabric",
                                   "Imported from ibnetdiscover output"))
     catalog = layout.catalog
-    table = _table()
+    table = device_table()
     report = ImportReport(layout)
     ids: dict[str, str] = {}
     models: dict[str, str | None] = {}
@@ -367,7 +194,8 @@ def _switch_name(node: Node) -> str:
 def _add_device(layout: Layout, did: str, node: Node, model: str | None,
                 pos: tuple[float, float], group: str | None) -> None:
     placeholder = f"unmatched-{node.devid:#06x}" if node.devid is not None else "unmatched"
-    props = (("x-ib-description", node.description), ("x-ib-guid", node.guid[2:]))
+    props: tuple[tuple[str, str], ...] = (("x-ib-description", node.description),
+                                          ("x-ib-guid", node.guid[2:]))
     if model is None:  # what the capture says the node is, for the exports (units.py)
         props = (*props, ("x-ib-type", node.kind))
     layout.add_device(Device(did, model or placeholder, "", pos, None, None, group, props))

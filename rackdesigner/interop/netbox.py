@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
@@ -62,7 +63,7 @@ def write(layout: Layout, path: Path, *, site: str | None = None) -> ExportRepor
     if not units:
         raise ExportError("no device of the design has a known catalog model")
 
-    def table(name: str, header: list[str], rows: list[list[object]]) -> None:
+    def table(name: str, header: list[str], rows: Sequence[Sequence[object]]) -> None:
         target = path / name
         write_atomic(target, csv_text([header, *rows]))
         report.files.append(target)

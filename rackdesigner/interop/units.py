@@ -118,14 +118,15 @@ def inventory(layout: Layout) -> Inventory:
             unit.kind = "switch" if does.fabric_switch else "other"
             units[device.id] = unit
         else:
-            unit = units.get(box)
-            if unit is None:
+            found = units.get(box)
+            if found is None:
                 g = groups[box]
                 model = g.template or ""
-                unit = Unit(box, g.label, model, root=root or box)
+                found = Unit(box, g.label, model, root=root or box)
                 tspec = layout.catalog.get(model) if model in layout.catalog else None
-                unit.u_height = (tspec.u_height if tspec is not None else 0.0) or 0.0
-                units[box] = unit
+                found.u_height = (tspec.u_height if tspec is not None else 0.0) or 0.0
+                units[box] = found
+            unit = found
         unit.devices.append(device.id)
         unit_of[device.id] = unit.id
         if does.computes:

@@ -8,49 +8,23 @@ missing devices, overfull racks...) are *not* load errors: the file loads and th
 from __future__ import annotations
 
 import difflib
-import functools
-import math
 import re
-from collections.abc import Callable, Iterator
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from rackdesigner.catalog import Catalog
 from rackdesigner.io import endcheck, fastread, safety
+from rackdesigner.io.entry_objects import EntryObjects
+from rackdesigner.io.entry_values import _short, extensions, value_kind
 from rackdesigner.io.errors import LayoutFileError
+from rackdesigner.io.lined import Entry, Seq, SourceLines, line_loader, parse_line
 from rackdesigner.io.schema import (
     CURRENT_VERSION,
-    DEVICE_KEYS,
-    GROUP_KEYS,
-    LINK_KEYS,
     TOP_KEYS,
     migrate,
 )
-from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta, PortRef
-from rackdesigner.model.items import (
-    ACTIVE,
-    GROUP_KINDS,
-    ID_TEXT,
-    MAX_COORD,
-    NO_SITE,
-    RACK_W_MAX,
-    RACK_W_MIN,
-    STATUSES,
-    Site,
-    is_valid_id,
-    length_ok,
-    link_count_ok,
-    position,
-    rack_unit_ok,
-)
+from rackdesigner.model import Device, Group, Layout, LayoutError, Link, Meta
 
-if TYPE_CHECKING:
-    import yaml
-
-#: A rack's own power budget or air-cooling limit, W (model/items.py says why).
-RACK_W = (RACK_W_MIN, RACK_W_MAX)
-#: The model's port syntax (`PortRef.parse`), matched in full: its `$` also accepts a final "\n".
-_PORT_TEXT = re.compile(rf"{ID_TEXT}:[A-Za-z][\w\-]*(?:\.\d+)?")
 #: Groups nest pod > SU > rack > node in real designs; deeper chains only come from broken or
 #: hostile files and would exhaust recursion in the views.
 MAX_GROUP_DEPTH = 64
@@ -58,179 +32,10 @@ _BOM_ENCODINGS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32
                   (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
-class SourceLines(dict):
-    """Object id -> the line it was read from (`Layout.source_lines`). The ids of a section
-    read whole are kept as (ids, lines) and filed in the dict when first asked for: a validate
-    that reports nothing, a simulate, never asks (1,000,000 ids at 100k GPUs: 0.35 s)."""
-
-    __slots__ = ("_bulk",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._bulk: list[tuple[list[str], list[int]]] = []
-
-    def add_bulk(self, ids: list[str], lines: list[int]) -> None:
-        """Ids (unique, none of them here yet) with their lines, filed on first use."""
-        self._bulk.append((ids, lines))
-
-    def isdisjoint(self, ids: Any) -> bool:
-        """None of `ids` (a set or a dict's keys) here: a check that files nothing."""
-        return dict.keys(self).isdisjoint(ids) and all(ids.isdisjoint(bulk)
-                                                       for bulk, _ in self._bulk)
-
-    def mark(self) -> tuple[int, set[str]]:
-        """What `restore` goes back to (the bulk sections; ids filed one by one from here)."""
-        return len(self._bulk), set(dict.keys(self))
-
-    def restore(self, mark: tuple[int, set[str]]) -> None:
-        count, own = mark
-        del self._bulk[count:]
-        for key in [k for k in dict.keys(self) if k not in own]:
-            dict.__delitem__(self, key)
-
-    def _settled(self) -> SourceLines:
-        while self._bulk:
-            ids, lines = self._bulk.pop()
-            self.update(zip(ids, lines, strict=True))
-        return self
-
-    def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self._settled() if self._bulk else self, key)
-
-    def has(self) -> Callable[[object], bool]:
-        """`in`, as a plain dict's (the bulk sections filed first), for a loop asking it per
-        object that files nothing in bulk meanwhile."""
-        return functools.partial(dict.__contains__, self._settled())
-
-    def __getitem__(self, key: str) -> int:
-        return dict.__getitem__(self._settled() if self._bulk else self, key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return dict.get(self._settled() if self._bulk else self, key, default)
-
-    def __iter__(self) -> Iterator[str]:
-        return dict.__iter__(self._settled())
-
-    def __len__(self) -> int:
-        return dict.__len__(self._settled())
-
-    def keys(self) -> Any:
-        return dict.keys(self._settled())
-
-    def values(self) -> Any:
-        return dict.values(self._settled())
-
-    def items(self) -> Any:
-        return dict.items(self._settled())
-
-    def __eq__(self, other: object) -> bool:
-        return dict.__eq__(self._settled(), other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_source_lines, (dict(self.items()),))
-
-
-def _source_lines(lines: dict[str, int]) -> SourceLines:
-    made = SourceLines()
-    made.update(lines)
-    return made
-
-
 _ID_OF = attrgetter("id")
 _GROUP_OF = attrgetter("group")
 _A_DEVICE = attrgetter("a.device")
 _B_DEVICE = attrgetter("b.device")
-
-
-class Entry(dict):
-    """A mapping that remembers the line it started on and the line of each key."""
-
-    __slots__ = ("key_lines", "line")
-    key_lines: dict[str, int]
-    line: int
-
-    def line_of(self, key: str) -> int:
-        return self.key_lines.get(key, self.line)
-
-
-class Seq(list):
-    """A list that remembers the line it started on and the line of each item."""
-
-    __slots__ = ("item_lines", "line")
-    item_lines: list[int]
-    line: int
-
-
-@functools.cache
-def _line_loader() -> Any:
-    """The safe loader that records lines and refuses anchors, aliases and duplicate keys.
-    PyYAML is imported here, on first use: a file in the canonical form is read without it
-    (`fastread`), and `rackdesigner simulate` then never spends the 10 ms of its import."""
-    import yaml
-
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class _LineLoader(base):  # type: ignore[misc, valid-type]
-        def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-            if node in self.constructed_objects or node in self.recursive_objects:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "anchors and aliases (&, *) are not allowed in layout files",
-                    node.start_mark)
-            return super().construct_object(node, deep)
-
-        def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[no-untyped-def]
-            data = Entry()
-            data.line = node.start_mark.line + 1
-            data.key_lines = {}
-            yield data
-            seen: dict[tuple[str, str], int] = {}
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    continue
-                key_line = key_node.start_mark.line + 1
-                if (key_node.tag, key_node.value) in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"key {key_node.value!r} appears twice in one mapping "
-                        f"(first on line {seen[key_node.tag, key_node.value]}); each key may "
-                        "appear once", key_node.start_mark)
-                seen[key_node.tag, key_node.value] = key_line
-                data.key_lines.setdefault(key_node.value, key_line)
-            data.update(self.construct_mapping(node))
-
-        def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[no-untyped-def]
-            data = Seq()
-            data.line = node.start_mark.line + 1
-            data.item_lines = [item.start_mark.line + 1 for item in node.value]
-            yield data
-            data.extend(self.construct_sequence(node))
-
-        def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-            try:
-                return super().construct_yaml_int(node)
-            except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-                digits = sum(c.isdigit() for c in node.value)
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"number with {digits} digits is too large (expected a number "
-                    "of a sensible size)", node.start_mark) from None
-
-    _LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_yaml_map)
-    _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_seq)
-    _LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
-    # Binary data, sets and ordered pairs are not plain data: refused like any other tag
-    # (dates and timestamps, which YAML reads from plain text, are kept; docs/file-format.md)
-    for tag in ("binary", "set", "omap", "pairs"):
-        _LineLoader.add_constructor(f"tag:yaml.org,2002:{tag}", _refuse_tag)
-    return _LineLoader
-
-
-def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
-    import yaml
-
-    short = node.tag.replace("tag:yaml.org,2002:", "!!")
-    raise yaml.constructor.ConstructorError(
-        None, None, f"could not determine a constructor for the tag {short}", node.start_mark)
 
 
 def parse_text(raw: str | bytes, path: str, catalog: Catalog | None = None,
@@ -276,111 +81,26 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
                               "(files RackDesigner saved may be larger)")
-    import yaml  # the general path: not the canonical form `fastread` reads without it
+    from rackdesigner import yamlfile  # the general path: not the canonical form (`fastread`)
 
-    try:
-        if safety.might_nest_deeply(data, text):
-            too_deep, deep_line = safety.exact_depth_exceeds(text)
-            if too_deep:
-                raise LayoutFileError(path, f"structure nested more than {safety.MAX_DEPTH} "
-                                      "levels deep; a layout has at most 4", deep_line)
-        if len(data) > safety.COUNT_NODES_ABOVE:
-            too_many, many_line = safety.node_count_exceeds(text)
-            if too_many:
-                raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
-                                      "larger than any layout RackDesigner can open", many_line)
-        doc = yaml.load(text, Loader=_line_loader())  # a SafeLoader subclass
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or str(exc)
-        if exc.context:
-            problem = f"{exc.context}: {problem}"
-        if "could not determine a constructor" in (exc.problem or ""):
-            tag = (exc.problem or "").split("tag ")[-1]
-            problem = (f"unsupported YAML tag ({tag}); layout files hold plain mappings, lists, "
-                       "strings and numbers only")
-        elif mark is not None and _char_at(text, mark.line, mark.column) == "\t":
-            problem += " (a tab: YAML is indented with spaces, never tabs)"
-        elif (exc.context_mark is not None and exc.problem_mark is not None
-                and exc.context_mark.line != exc.problem_mark.line):
-            problem += f" (it started on line {exc.context_mark.line + 1})"
-        raise LayoutFileError(path, f"invalid YAML: {problem}",
-                              mark.line + 1 if mark else None,
-                              mark.column + 1 if mark else None) from None
-    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: say where
-        raise _bad_character(path, text, exc) from None
-    except yaml.YAMLError as exc:
-        raise LayoutFileError(path, f"invalid YAML: {exc}") from None
-    except LayoutFileError:  # a ValueError too (`inputs.InputError`): already located
-        raise
-    except (ValueError, OverflowError) as exc:  # e.g. integers beyond Python's digit limit
-        raise LayoutFileError(path, f"invalid value: {exc}") from None
-    except RecursionError:
-        raise LayoutFileError(path, "structure nested too deeply") from None
+    if safety.might_nest_deeply(data, text):
+        too_deep, deep_line = yamlfile.exact_depth_exceeds(text, path)
+        if too_deep:
+            raise LayoutFileError(path, f"{yamlfile.M_NESTED}; a layout has at most 4",
+                                  deep_line)
+    if len(data) > safety.COUNT_NODES_ABOVE:
+        too_many, many_line = yamlfile.node_count_exceeds(text, path, safety.MAX_NODES)
+        if too_many:
+            raise LayoutFileError(path, f"more than {safety.MAX_NODES:,} values; this is "
+                                  "larger than any layout RackDesigner can open", many_line)
+    doc = yamlfile.load_checked(text, path, line_loader())
     return EntryReader(path, catalog, progress).build(doc, end)
 
 
 _DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
 
 
-def _bad_character(path: str, text: str, exc: yaml.reader.ReaderError) -> LayoutFileError:
-    """The reader stops at the first character it does not allow; it reports an offset (of
-    bytes, with libyaml), so the character itself is looked up to give line and column."""
-    char = exc.character if isinstance(exc.character, str) else chr(exc.character)
-    index = text.find(char)
-    if index < 0:
-        return LayoutFileError(path, f"invalid YAML: {exc}")
-    line = text.count("\n", 0, index) + 1
-    column = index - (text.rfind("\n", 0, index) + 1) + 1
-    return LayoutFileError(path, f"a control character (U+{ord(char):04X}) in the text; layout "
-                           "files hold printable text only (inside double quotes, write it as "
-                           "an escape such as \\t or \\x07)", line, column)
-
-
-def parse_line(line: str, number: int) -> Any | None:
-    """One line through the safe loader, its lines set to `number`; None if it must not be
-    parsed alone (too long, possibly deeply nested, invalid: the general path will report it)."""
-    if len(line) > 65536 or safety.might_nest_deeply(line.encode("utf-8", "surrogatepass"), line):
-        return None
-    import yaml
-
-    try:
-        value = yaml.load(line, Loader=_line_loader())  # a SafeLoader subclass
-    except (yaml.YAMLError, ValueError, OverflowError, RecursionError):
-        return None
-    _set_lines(value, number)
-    return value
-
-
-def _set_lines(value: Any, number: int, depth: int = 0) -> None:
-    """Every mapping and list in `value` (a one-line parse) on line `number`."""
-    if isinstance(value, Entry):
-        value.line = number
-        value.key_lines = dict.fromkeys(value.key_lines, number)
-        items: Any = value.values()
-    elif isinstance(value, Seq):
-        value.line = number
-        value.item_lines = [number] * len(value)
-        items = value
-    elif isinstance(value, list):
-        items = value
-    else:
-        return
-    if depth < 8:
-        for item in items:
-            _set_lines(item, number, depth + 1)
-
-
-def _char_at(text: str, line: int, column: int) -> str:
-    start = 0
-    for _ in range(line):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    return text[start + column: start + column + 1]
-
-
-class EntryReader:
+class EntryReader(EntryObjects):
     """Turns a layout file's entries into model objects, each problem a `LayoutFileError` at
     its line; and assembles the objects into a Layout. It is the one reader of layout content:
     the plain form (`parse_text`) and the compact form (`compact_read`) both read their head,
@@ -524,258 +244,6 @@ class EntryReader:
                             "devices and links")
         self.lines[object_id] = line
 
-    # ---- entries -------------------------------------------------------------------------
-    def items(self, entries: list[Any], cls: Any, convert: Callable[[Entry], Any]) -> list[Any]:
-        """The model objects of one section: entries converted (checked key by key), objects
-        the fast reader built already (`fastread.direct_*`) taken with their lines."""
-        lines = self.lines
-        item_lines = getattr(entries, "item_lines", ()) or [0] * len(entries)
-        if len(entries) > 64:
-            made = self._items_in_bulk(entries, item_lines, cls, convert)
-            if made is not None:
-                return made
-        out = []
-        for item, line in zip(entries, item_lines, strict=True):
-            if type(item) is not cls:
-                out.append(convert(item))
-                continue
-            if item.id in lines:
-                raise self.fail(line, f"id {item.id!r} is used twice (first on line "
-                                f"{lines[item.id]}); ids must be unique across groups, "
-                                "devices and links")
-            lines[item.id] = line
-            out.append(item)
-        return out
-
-    def _items_in_bulk(self, entries: list[Any], item_lines: list[int], cls: type,
-                       convert: Callable[[Entry], Any]) -> list[Any] | None:
-        """`items` with the ids of the objects the fast reader built checked all at once
-        (a dict of them, which the new state keeps: `by_id`); None, with nothing taken, when
-        anything is wrong (`items` then finds the first problem in line order)."""
-        lines = self.lines
-        mark = lines.mark()
-        try:
-            if set(map(type, entries)) == {cls}:  # every line read whole
-                out = entries if type(entries) is list else list(entries)
-                bulk_lines = item_lines
-            else:
-                out = [item if type(item) is cls else convert(item) for item in entries]
-                bulk_lines = [line for item, line in zip(entries, item_lines, strict=True)
-                              if type(item) is cls]
-        except LayoutFileError:
-            lines.restore(mark)
-            return None
-        ids = list(map(_ID_OF, out))
-        by_id = dict(zip(ids, out, strict=True))
-        direct = ids if bulk_lines is item_lines else [
-            i for i, item in zip(ids, entries, strict=True) if type(item) is cls]
-        if len(by_id) != len(out) or not lines.isdisjoint(
-                by_id.keys() if direct is ids else set(direct)):
-            lines.restore(mark)
-            return None
-        lines.add_bulk(direct, bulk_lines)
-        self.by_id[cls] = by_id
-        return out
-
-    def _entries(self, doc: Entry, key: str) -> list[Entry]:
-        value = doc.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            raise self.fail(doc.line_of(key), f"'{key}' must be a list of mappings (one "
-                            f"'- {{id: ...}}' per entry), got {value_kind(value)}")
-        if all(issubclass(kind, dict | Device | Link) for kind in set(map(type, value))):
-            return value  # objects: fastread.direct_*; entries: mappings
-        for index, item in enumerate(value):
-            if not isinstance(item, dict | Device | Link):
-                lines = getattr(value, "item_lines", [doc.line] * len(value))
-                raise self.fail(lines[index], f"each entry of '{key}' must be a "
-                                f"mapping like {{id: ...}}, got {value_kind(item)}: {_short(item)}")
-        return value
-
-    def check_keys(self, entry: Entry, allowed: tuple[str, ...], what: str) -> None:
-        for key in entry:
-            if not isinstance(key, str):
-                raise self.fail(entry.line, f"{what}: keys must be names, got {_short(key)}")
-            if key not in allowed and not key.startswith("x-"):
-                close = difflib.get_close_matches(key, allowed, n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
-                raise self.fail(entry.line_of(key), f"{what}: unknown key {key!r}{hint} "
-                                f"(known keys: {', '.join(allowed)}, or x-... for extensions)")
-
-    def take_id(self, entry: Entry, what: str) -> str:
-        line = entry.line_of("id")
-        value = entry.get("id")
-        if value is None:
-            raise self.fail(entry.line, f"{what} without 'id' (expected e.g. id: gpu-1)")
-        if not is_valid_id(value):
-            raise self.fail(line, f"{what} id {_short(value)} is invalid: expected letters, "
-                            "digits and . _ - (starting with a letter or digit)")
-        if value in self.lines:
-            raise self.fail(line, f"id {value!r} is used twice (first on line "
-                            f"{self.lines[value]}); ids must be unique across groups, devices "
-                            "and links")
-        self.lines[value] = entry.line
-        return value
-
-    def group(self, e: Entry) -> Group:
-        gid = self.take_id(e, "group")
-        what = f"group {gid}"
-        self.check_keys(e, GROUP_KEYS, what)
-        kind = self.opt_str(e, "kind", what) or "group"
-        if kind not in GROUP_KINDS:
-            raise self.fail(e.line_of("kind"), f"{what}: kind {kind!r} is not one of "
-                            f"{', '.join(GROUP_KINDS)}")
-        return Group(gid, self.opt_str(e, "name", what), kind,
-                     self.opt_ref(e, "parent", what), self.opt_bool(e, "collapsed", what),
-                     self.opt_ref(e, "template", what), self.status(e, what))
-
-    def device(self, e: Entry) -> Device:
-        did = self.take_id(e, "device")
-        what = f"device {did}"
-        self.check_keys(e, DEVICE_KEYS, what)
-        model = e.get("model")
-        if not isinstance(model, str) or not model:
-            raise self.fail(e.line_of("model"), f"{what}: 'model' must name a catalog model "
-                            f"(e.g. h100-sxm5), got {_short(model)}")
-        xy = self.pos(e, what)
-        u = self.unit(e, what)
-        props = extensions(e)
-        if "power_budget_w" in e:  # a rack's own power budget (model/power.py BUDGET_PROP)
-            budget = self.positive(e, "power_budget_w", what,
-                                   "a positive number of watts (e.g. 40800)", RACK_W)
-            props = tuple(sorted((*props, ("power_budget_w", budget))))
-        if "face" in e:  # which side of its rack a mounted device faces (model/racks.py)
-            face = e.get("face")
-            if face not in ("front", "rear"):
-                raise self.fail(e.line_of("face"), f"{what}: 'face' must be front or rear, "
-                                f"got {_short(face)}")
-            if face == "rear":
-                props = tuple(sorted((*props, ("face", "rear"))))
-        if "air_cooling_w" in e:  # a rack's own air-cooling limit (model/cooling.py)
-            props = tuple(sorted((*props, ("air_cooling_w", self.positive(
-                e, "air_cooling_w", what, "a positive number of watts (e.g. 40000)",
-                RACK_W)))))
-        if "serves" in e:  # the racks a CDU serves (model/cooling.py)
-            props = tuple(sorted((*props, ("serves", self.id_list(e, "serves", what)))))
-        if "floor" in e:  # a rack's place on the floor plan, metres (generators/cabling.py)
-            spot = position(e.get("floor"))
-            if spot is None:
-                raise self.fail(e.line_of("floor"), f"{what}: 'floor' must be [x, y] in metres "
-                                f"with two finite numbers, got {_short(e.get('floor'))}")
-            props = tuple(sorted((*props, ("floor", (float(spot[0]), float(spot[1]))))))
-        return Device(did, model, self.opt_str(e, "name", what), xy,
-                      self.opt_ref(e, "rack", what), u, self.opt_ref(e, "group", what),
-                      props, self.status(e, what))
-
-    def link(self, e: Entry) -> Link:
-        lid = self.take_id(e, "link")
-        what = f"link {lid}"
-        self.check_keys(e, LINK_KEYS, what)
-        ends = []
-        for side in ("a", "b"):
-            value = e.get(side)
-            try:
-                if isinstance(value, str) and not _PORT_TEXT.fullmatch(value):
-                    raise ValueError(f"expected 'device:port' (e.g. gpu-1:nvlink or "
-                                     f"leaf-1:ib.3), got {value!r}")
-                ends.append(PortRef.parse(cast(str, value)))  # not text: it says so
-            except ValueError as exc:
-                raise self.fail(e.line_of(side), f"{what}: '{side}': {exc}") from None
-        count = e.get("count", 1)
-        if not link_count_ok(count):  # the model's own checks (model/items.py), worded here
-            raise self.fail(e.line_of("count"), f"{what}: 'count' must be a whole number >= 1, "
-                            f"got {_short(count)}")
-        length = e.get("length_m")
-        if not length_ok(length):
-            raise self.fail(e.line_of("length_m"), f"{what}: 'length_m' must be a number of "
-                            f"metres (0 or more), got {_short(length)}")
-        return Link(lid, ends[0], ends[1], count, self.opt_ref(e, "cable", what), length,
-                    self.status(e, what))
-
-    # ---- scalars -------------------------------------------------------------------------
-    def opt_str(self, e: Entry, key: str, what: str) -> str:
-        value = e.get(key)
-        if value is None:
-            return ""
-        if not isinstance(value, str):
-            raise self.fail(e.line_of(key), f"{what}: '{key}' must be text, got "
-                            f"{_short(value)} (put it in quotes)")
-        return value
-
-    def pos(self, e: Entry, what: str) -> tuple[float, float]:
-        """The entry's `pos` ([0, 0] when absent): two finite numbers, or a located error."""
-        pos = e.get("pos", (0.0, 0.0))
-        xy = position(pos)  # the model's own check (model/items.py), worded here
-        if xy is None:
-            raise self.fail(e.line_of("pos"), f"{what}: 'pos' must be [x, y] with two finite "
-                            f"numbers within ±{MAX_COORD:g}, got {_short(pos)}")
-        return xy
-
-    def unit(self, e: Entry, what: str) -> int | None:
-        """The entry's rack unit `u` (None when absent): a whole number, or a located error."""
-        u = e.get("u")
-        if not rack_unit_ok(u):
-            raise self.fail(e.line_of("u"), f"{what}: 'u' must be a whole number of rack units "
-                            f"(1 = bottom), got {_short(u)}")
-        return u
-
-    def opt_ref(self, e: Entry, key: str, what: str) -> str | None:
-        value = e.get(key)
-        if value is None:
-            return None
-        if not is_valid_id(value):
-            raise self.fail(e.line_of(key), f"{what}: '{key}' must be an id (letters, digits, "
-                            f". _ -), got {_short(value)}")
-        return value
-
-    def status(self, e: Entry, what: str) -> str:
-        value = e.get("status", ACTIVE)
-        if value not in STATUSES:
-            raise self.fail(e.line_of("status"), f"{what}: 'status' must be one of "
-                            f"{', '.join(STATUSES)}, got {_short(value)}")
-        return value
-
-    def positive(self, e: Entry, key: str, what: str, expected: str,
-                 bounds: tuple[float, float] | None = None) -> float | int:
-        value = e.get(key)
-        if (isinstance(value, bool) or not isinstance(value, int | float)
-                or not math.isfinite(value) or value <= 0):
-            raise self.fail(e.line_of(key), f"{what}: '{key}' must be {expected}, got "
-                            f"{_short(value)}")
-        if bounds is not None and not bounds[0] <= value <= bounds[1]:
-            raise self.fail(e.line_of(key), f"{what}: '{key}' must be from {bounds[0]:g} to "
-                            f"{bounds[1]:,.0f}, got {_short(value)}")
-        return value
-
-    def id_list(self, e: Entry, key: str, what: str) -> tuple[str, ...]:
-        value = e.get(key)
-        if not isinstance(value, list) or not all(is_valid_id(v) for v in value) \
-                or len(set(value)) != len(value):
-            raise self.fail(e.line_of(key), f"{what}: '{key}' must be a list of distinct ids "
-                            f"(e.g. [rack-1, rack-2]), got {_short(value)}")
-        return tuple(value)
-
-    def site(self, doc: Entry) -> Site:
-        """The `site:` limits (model.items.Site): positive finite kW figures."""
-        value = doc.get("site")
-        if value is None:
-            return NO_SITE
-        line = doc.line_of("site")
-        if line is not None:  # design-level findings point here ("site:" is never an id)
-            self.lines["site:"] = line
-        from rackdesigner.io.site_read import read_site
-
-        return read_site(value, self.fail, line)
-
-    def opt_bool(self, e: Entry, key: str, what: str) -> bool:
-        value = e.get(key, False)
-        if not isinstance(value, bool):
-            raise self.fail(e.line_of(key), f"{what}: '{key}' must be true or false, got "
-                            f"{_short(value)}")
-        return value
-
-
 def _line_of_path(node: Any, model_id: str, path: str, default: int) -> int:
     """The line of `model_id`'s key path (`ports[0].rate_gbps`) inside an embedded-models
     mapping, as far as the path leads; `default` when the structure is not there."""
@@ -832,21 +300,6 @@ def _close(name: str, layout: Layout) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def extensions(entry: dict) -> tuple[tuple[str, Any], ...]:
-    """The `x-...` keys of a mapping as sorted plain data (tools' extensions, kept as they are)."""
-    return tuple(sorted((k, _plain(v)) for k, v in entry.items()
-                        if isinstance(k, str) and k.startswith("x-")))
-
-
-def _plain(value: Any) -> Any:
-    """Loader containers back to plain dicts and lists (depth is bounded by `safety`)."""
-    if isinstance(value, dict):
-        return {_plain(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):  # tuples come from !!omap / !!pairs
-        return [_plain(v) for v in value]
-    return value
-
-
 def _resolved_links(layout: Layout, devices: list[Device], links: list[Link]) -> list[Link]:
     """The links whose two ends are devices of the file; the others are kept on `layout` as
     unresolved (design rules report them; saving keeps them)."""
@@ -864,14 +317,6 @@ def _resolved_links(layout: Layout, devices: list[Device], links: list[Link]) ->
     return resolved
 
 
-def value_kind(value: Any) -> str:
-    for kind, text in ((bool, "true/false"), (dict, "a mapping"), (list, "a list"),
-                       (str, "text"), (int, "a number"), (float, "a number")):
-        if isinstance(value, kind):
-            return text
-    return "nothing" if value is None else type(value).__name__
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+#: the names read through this module (the readers' parts are in lined.py and entry_values.py)
+__all__ = ["MAX_GROUP_DEPTH", "Entry", "EntryReader", "Seq", "SourceLines", "extensions",
+           "line_loader", "parse_line", "parse_text", "value_kind"]

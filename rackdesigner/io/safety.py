@@ -8,24 +8,21 @@ exact depth measured from the parser's event stream (iterative, no recursion).
 Memory: a composed YAML node costs a few hundred bytes (a 13 MiB layout of 200,000 devices peaks
 near 1.2 GB), so size alone does not bound memory: `[1,1,1,...` packs a node into two bytes.
 Files are capped at MAX_BYTES, and files big enough to hold more than MAX_NODES nodes have their
-nodes counted from the event stream before anything is composed.
+nodes counted from the event stream before anything is composed. The event scans themselves are
+in the one YAML loader (`rackdesigner/yamlfile.py`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from rackdesigner import inputs
-
-if TYPE_CHECKING:
-    import yaml
+from rackdesigner import yamlfile
 
 MAX_BYTES = 64 * 1024 * 1024
 #: Files in the canonical one-line-per-entry form are read without composing YAML nodes
 #: (`fastread`), so they may be larger: a 100,000-GPU design is ~100 MiB.
 MAX_CANONICAL_BYTES = 1024 * 1024 * 1024
-MAX_DEPTH = inputs.MAX_DEPTH  # one limit for every YAML reader
+MAX_DEPTH = yamlfile.MAX_DEPTH  # one limit for every YAML reader
 #: ~1.5 GB of composed nodes; a layout of 300,000 one-line devices has ~3.3 million.
 MAX_NODES = 4_000_000
 #: Below this many bytes a file cannot hold MAX_NODES nodes (`{a,a,a,...` makes two per two bytes).
@@ -36,13 +33,6 @@ _OPEN = frozenset(b"[{")
 _CLOSE = frozenset(b"]}")
 _BLOCK_CHAIN = re.compile(r"(?:[-?:][ \t]+){16,}")
 _DEEP_INDENT = re.compile(r"^[ \t]{96,}\S", re.MULTILINE)
-
-
-def _parser() -> type:
-    """PyYAML's safe loader (the C one where built); PyYAML is imported on first use."""
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def flow_depth_upper_bound(data: bytes) -> int:
@@ -74,46 +64,3 @@ def might_nest_deeply(data: bytes, text: str) -> bool:
     return (flow_depth_upper_bound(data) > _SUSPICIOUS_FLOW
             or _BLOCK_CHAIN.search(text) is not None
             or _DEEP_INDENT.search(text) is not None)
-
-
-def exact_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> tuple[bool, int | None]:
-    """Walk the parser's events; (True, line) as soon as nesting passes `limit`."""
-    import yaml
-
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=_parser()):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > limit:
-                    return True, _line(event)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-    except yaml.MarkedYAMLError as exc:
-        # libyaml >= 0.2.5 (PyYAML 6.0.4 wheels) stops at its own nesting limit while scanning
-        # ahead, before the parser hands us the event past `limit`.
-        if "nesting depth" in str(exc.problem):
-            mark = exc.problem_mark
-            return True, (mark.line + 1) if mark is not None else None
-        raise
-    return False, None
-
-
-def node_count_exceeds(text: str, limit: int = MAX_NODES) -> tuple[bool, int | None]:
-    """Count nodes from the parser's events (none are kept); (True, line) past `limit`."""
-    import yaml
-
-    nodes = 0
-    node_events = (yaml.ScalarEvent, yaml.CollectionStartEvent, yaml.AliasEvent)
-    for event in yaml.parse(text, Loader=_parser()):
-        if isinstance(event, node_events):
-            nodes += 1
-            if nodes > limit:
-                return True, _line(event)
-    return False, None
-
-
-def _line(event: yaml.Event) -> int | None:
-    """The 1-based line an event starts on (None when the parser gave no mark)."""
-    mark = event.start_mark
-    return mark.line + 1 if mark is not None else None

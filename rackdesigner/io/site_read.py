@@ -196,23 +196,20 @@ def _node(item: Any, fail: Fail, at: int | None, at_of: dict[str, int | None]) -
     return PowerNode(node_id, level, float(capacity), units, redundancy, parent, tuple(racks))
 
 
+#: A site file is a few dozen lines; no real one comes near this.
+MAX_SITE_BYTES = 1024 * 1024
+
+
 def load_site(path: str | Path) -> Site:
     """A `SITE.yaml` file: the `site:` block's form, at the top or under a `site:` key."""
-    from rackdesigner.io.reader import _line_loader
+    from rackdesigner.inputs import check_yaml, read_text
+    from rackdesigner.io.lined import line_loader
+    from rackdesigner.yamlfile import load_checked
 
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LayoutFileError(name, f"cannot read the site file: {exc}") from None
-    import yaml
-
-    try:
-        doc = yaml.load(text, Loader=_line_loader())  # a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise LayoutFileError(name, f"not valid YAML: {getattr(exc, 'problem', exc)}",
-                              None if mark is None else mark.line + 1) from None
+    text = read_text(name, MAX_SITE_BYTES, "site file")  # a FIFO or device is refused
+    check_yaml(text, name, max_nodes=20_000)  # aliases, tags, duplicate keys, runaway sizes
+    doc = load_checked(text, name, line_loader())  # the layout reader's lines kept
 
     def fail(line: int | None, message: str) -> LayoutFileError:
         return LayoutFileError(name, message, line)

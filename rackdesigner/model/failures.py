@@ -107,11 +107,9 @@ def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:
     source = layout.state
     key = (failed.devices, failed.links)
     with _DEGRADED_LOCK:
-        kept = source._cache.get("degraded")
+        kept = source.memo.get("degraded")
         if kept is not None and kept[0] == key:
-            out = layout.copy()
-            out._state = kept[1]
-            return out
+            return layout.copy(kept[1])
     out = layout.copy()
     for link_id in failed.links:
         if out.has_link(link_id):
@@ -119,17 +117,17 @@ def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:
     for device_id in failed.devices:
         out.remove_device(device_id)
     state = out.state
-    state._cache["minus"] = (weakref.ref(source), failed)
+    state.memo["minus"] = (weakref.ref(source), failed)
     # its devices and links listed once, from the source's lists (order kept): reading them
     # through the order's tombstones cost several times as much, for every pass over them
-    listed = source._cache.get("links")
+    listed = source.memo.get("links")
     if listed is not None:
         gone = failed.links
-        state._cache["links"] = tuple(lk for lk in listed if lk.id not in gone)
+        state.memo["links"] = tuple(lk for lk in listed if lk.id not in gone)
     gone = failed.devices
-    state._cache["devices"] = tuple(d for d in source.iter_devices() if d.id not in gone)
+    state.memo["devices"] = tuple(d for d in source.iter_devices() if d.id not in gone)
     with _DEGRADED_LOCK:
-        source._cache["degraded"] = (key, state)  # the last one only: a what-if's N-1 walk
+        source.memo["degraded"] = (key, state)  # the last one only: a what-if's N-1 walk
     return out
 
 

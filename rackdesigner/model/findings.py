@@ -83,8 +83,8 @@ def findings(layout: Layout, check: Check = check_layout, *, fresh: bool = False
         return out
 
     if fresh:
-        layout.state._cache.pop("findings", None)
-        layout.state._cache.pop("findings_like", None)
+        layout.state.memo.pop("findings", None)
+        layout.state.memo.pop("findings_like", None)
     return layout.derived("findings", build)
 
 

@@ -147,6 +147,9 @@ class DesignIndex:
         self._table: LinkTable | None = None  # a large design's links as arrays (`link_table`)
         self._traits: dict[str, Traits] | None = None  # see `traits`
         self._like: DesignIndex | None = None  # see `like`
+        #: what the incremental derivations (`index_evolve.py`) found changed since the base
+        #: this index is evolved from: "changes", "wiring" (their `Changes`), made once
+        self.changes_since_base: dict[str, Any] = {}
         if like is not None:  # the same design but for positions and statuses: its facets
             for name in self._MOVE_PROOF:  # hold here too...
                 value = getattr(like, name)
@@ -154,8 +157,9 @@ class DesignIndex:
                         and name in ("_by_model", "_spec_of", "_groups") else value)
             # ...and the carried links and link columns it has not made yet, made there once
             # (the root of a chain of such states: none holds more than that one)
-            if like._carried is None or like._table is None:
-                self._like = like._like if like._like is not None else like
+            prior: DesignIndex = like
+            if prior._carried is None or prior._table is None:
+                self._like = prior._like if prior._like is not None else prior
             other = like.state  # ...but the failure closure only if nothing it reads changed
             if not (other.failed is state.failed and other.group_members is state.group_members
                     and other.group_kids is state.group_kids):  # (a move changes none)
@@ -168,7 +172,8 @@ class DesignIndex:
         #: derived from that index's by what changed (`model/index_evolve.py`)
         self._evolve: tuple[DesignIndex, dict[str, set]] | None = evolve
         if evolve is not None:
-            base, touched = evolve
+            base: DesignIndex = evolve[0]
+            touched = evolve[1]
             # the earlier index is held until this one's facets are derived; it lets go of
             # its own (a chain of indexes each holding the one before would keep them all)
             base._evolve = None
@@ -339,14 +344,15 @@ class DesignIndex:
         """Links between distinct known devices whose ends agree on a protocol, in order."""
         with self._lock:
             if self._carried is None and self._like is not None:
-                self._carried, self._rejected = self._like.carried(), self._like._rejected
+                like: DesignIndex = self._like
+                self._carried, self._rejected = like.carried(), like._rejected
             if self._carried is None and self._minus is not None:
                 from rackdesigner.model.index_delta import carried_without
 
                 source, failed = self._minus
                 self._carried, self._rejected = carried_without(source, failed.links)
             if self._carried is None and self._evolve is not None:
-                base = self._evolve[0]
+                base: DesignIndex = self._evolve[0]
                 if base._carried is None and base._table is not None:
                     base.carried()  # from its columns: cheaper than this state's own columns
             evolving = self._evolving("_carried") if self._carried is None else None
@@ -357,11 +363,11 @@ class DesignIndex:
             if self._carried is None:
                 table = self.link_table()
                 out, rejected = (table.classify() if table is not None
-                                 else self._classify(self.state.link_list()))
+                                 else self.classify(self.state.link_list()))
                 self._carried, self._rejected = tuple(out), tuple(rejected)
             return self._carried
 
-    def _classify(self, links: Iterable[Link]
+    def classify(self, links: Iterable[Link]
                   ) -> tuple[list[CarriedLink], list[tuple[str, Link, Any]]]:
         """`links` (in order) split into the carried and the rejected (see `rejected`)."""
         out: list[CarriedLink] = []
@@ -410,7 +416,8 @@ class DesignIndex:
             if self._connectivity is None and self._minus is not None:
                 from rackdesigner.model.index_delta import connectivity_without
 
-                source, failed = self._minus
+                source: DesignIndex = self._minus[0]
+                failed = self._minus[1]
                 if source._connectivity is not None:
                     self._connectivity = connectivity_without(self, source, failed)
             evolving = self._evolving("_connectivity") if self._connectivity is None else None
@@ -497,10 +504,12 @@ class DesignIndex:
         through a GPU (the GPUs in it can send to the network through that NIC)."""
         with self._lock:
             evolving = self._evolving("_nic_reach") if self._nic_reach is None else None
-            if evolving is not None and evolving[0]._connectivity is not None:
-                from rackdesigner.model.index_evolve import nic_reach_evolved
+            if evolving is not None:
+                prior: DesignIndex = evolving[0]
+                if prior._connectivity is not None:
+                    from rackdesigner.model.index_evolve import nic_reach_evolved
 
-                self._nic_reach = nic_reach_evolved(self, *evolving)
+                    self._nic_reach = nic_reach_evolved(self, *evolving)
             table = self.link_table() if self._nic_reach is None else None
             if table is not None:
                 self._nic_reach = table.nic_reach()
@@ -537,7 +546,7 @@ class DesignIndex:
             if self._racks is None:
                 racks: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
                 for device in self.state.iter_devices():
-                    span = self._span(device)
+                    span = self.rack_span(device)
                     if span is not None and device.rack is not None:
                         racks[device.rack].append(span)
                 for spans in racks.values():
@@ -545,7 +554,7 @@ class DesignIndex:
                 self._racks = dict(racks)
             return self._racks
 
-    def _span(self, device: Device) -> tuple[int, int, str] | None:
+    def rack_span(self, device: Device) -> tuple[int, int, str] | None:
         """(lowest U, top U, id) of a device placed in a known rack with a known height."""
         if device.rack is None or device.u is None:
             return None

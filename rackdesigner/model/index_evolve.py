@@ -66,7 +66,7 @@ class Changes:
 
 def changes(index: DesignIndex, base: DesignIndex, touched: dict[str, set]) -> Changes:
     """The objects `touched` since `base`'s state that really differ in `index`'s state."""
-    cached = getattr(index, "_changes", None)
+    cached = index.changes_since_base.get("changes")
     if cached is not None:
         return cached
     before, after = base.state, index.state
@@ -93,7 +93,7 @@ def changes(index: DesignIndex, base: DesignIndex, touched: dict[str, set]) -> C
             out.links_gone.add(link_id)
         elif a != b and replace(a, status=b.status) != b:
             out.links_changed.add(link_id)
-    index._changes = out  # type: ignore[attr-defined]
+    index.changes_since_base["changes"] = out
     return out
 
 
@@ -101,7 +101,7 @@ def wiring(index: DesignIndex, base: DesignIndex, touched: dict[str, set]) -> Ch
     """`changes` as far as islands, components and NIC reach can tell: a device that kept its
     model and a link that kept its ends (a cable or length followed a Racks-tab mount) join
     what they joined before (a protocol is the ends' port groups' on the devices' models)."""
-    cached = getattr(index, "_wiring", None)
+    cached = index.changes_since_base.get("wiring")
     if cached is not None:
         return cached
     ch = changes(index, base, touched)
@@ -110,7 +110,7 @@ def wiring(index: DesignIndex, base: DesignIndex, touched: dict[str, set]) -> Ch
                if (before[i].a, before[i].b) != (after[i].a, after[i].b)}
     out = Changes(ch.devices_gone, ch.devices_new, set(ch.models_changed),
                   ch.models_changed, ch.links_gone, ch.links_new, rewired)
-    index._wiring = out  # type: ignore[attr-defined]
+    index.changes_since_base["wiring"] = out
     return out
 
 
@@ -129,7 +129,7 @@ def carried_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, se
     if not again:
         return tuple(out), tuple(rejected)
     links = state.links
-    fresh_carried, fresh_rejected = index._classify(links[i] for i in again if i in links)
+    fresh_carried, fresh_rejected = index.classify(links[i] for i in again if i in links)
     position = state.link_order.position
     _insert(out, fresh_carried, lambda c: position(c.link.id))
     _insert(rejected, fresh_rejected, lambda r: position(r[1].id))
@@ -331,7 +331,7 @@ def racks_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]
         for device_id in moved:
             device = after.devices.get(device_id)
             if device is not None and device.rack == rack:
-                span = index._span(device)
+                span = index.rack_span(device)
                 if span is not None:
                     spans.append(span)
         if spans:
@@ -345,7 +345,7 @@ def racks_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]
 def _racks_full(index: DesignIndex) -> dict[str, list[tuple[int, int, str]]]:
     racks: dict[str, list[tuple[int, int, str]]] = {}
     for device in index.state.iter_devices():
-        span = index._span(device)
+        span = index.rack_span(device)
         if span is not None and device.rack is not None:
             racks.setdefault(device.rack, []).append(span)
     for spans in racks.values():

@@ -156,7 +156,7 @@ class LinkTable:
         return self._carried_mask
 
     def classify(self) -> tuple[list[CarriedLink], list[tuple[str, Link, Any]]]:
-        """`DesignIndex._classify` of every link: the carried links and the rejected ones."""
+        """`DesignIndex.classify` of every link: the carried links and the rejected ones."""
         from rackdesigner.model.index import CarriedLink
 
         carried = self.carried_mask()

@@ -143,7 +143,28 @@ class RackPower:
             self._specs[model] = self.catalog.get(model) if model in self.catalog else None
         return self._specs[model]
 
-    def _devices(self) -> dict[str, tuple[DeviceSpec | None, str | None, str | None]]:
+    def successor(self, layout: Layout, devices: Iterable[str]) -> RackPower:
+        """A `RackPower` for `layout`, a later state of this one's with the same groups, that
+        keeps this one's lookups and has the `devices` that changed read again (the rack
+        index's incremental path, `racks_evolve.py`)."""
+        power = RackPower(layout)
+        power._specs = dict(self._specs)
+        power._ppc = dict(self._ppc)
+        power._covered_group = dict(self._covered_group)
+        power._cable = dict(self._cable)
+        if self._dev is not None:
+            dev = dict(self._dev)
+            state = layout.state
+            for device_id in devices:
+                device = state.devices.get(device_id)
+                if device is None:
+                    dev.pop(device_id, None)
+                else:
+                    dev[device_id] = (power.spec(device.model), device.rack, device.group)
+            power._dev = dev
+        return power
+
+    def device_table(self) -> dict[str, tuple[DeviceSpec | None, str | None, str | None]]:
         """device id -> (spec, rack, group), built in one pass."""
         if self._dev is None:
             spec, known = self.spec, self._specs
@@ -171,16 +192,16 @@ class RackPower:
         return result
 
     def _max_has_optics(self, device_id: str) -> bool:
-        entry = self._devices().get(device_id)
+        entry = self.device_table().get(device_id)
         return entry is not None and entry[0] is not None and entry[0].power.max_includes_optics
 
     def covered(self, device_id: str) -> bool:
         """True when the device sits inside a system with a published maximum power."""
-        entry = self._devices().get(device_id)
+        entry = self.device_table().get(device_id)
         return entry is not None and self._group_covered(entry[2])
 
     def _ports_per_connector(self, end: PortRef) -> int:
-        entry = self._devices().get(end.device)
+        entry = self.device_table().get(end.device)
         spec = entry[0] if entry is not None else None
         if spec is None:
             return 1
@@ -236,7 +257,7 @@ class RackPower:
         design, and to the last bit the figure `draws` gives (`RackIndex` evolving)."""
         typ: dict[str, float] = defaultdict(float)
         peak: dict[str, float] = defaultdict(float)
-        index = self._devices()
+        index = self.device_table()
         for device_id in devices:
             spec, rack, _ = index[device_id]
             if rack not in racks or spec is None or not spec.traits.draws_power:
@@ -284,7 +305,7 @@ class RackPower:
         chosen = None if devices is None else set(devices)
         typ: dict[str, float] = defaultdict(float)
         peak: dict[str, float] = defaultdict(float)
-        index = self._devices()
+        index = self.device_table()
         drawn: dict[str, tuple[float, float]] = {}
         for device_id, (spec, rack, _) in index.items():
             if rack is None or spec is None or not spec.traits.draws_power:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rackdesigner import vocabulary
@@ -152,8 +152,29 @@ def unit_label(group: Group) -> str:
 class RackIndex:
     """Units, racks and occupancy of one layout revision (build once, query many times)."""
 
-    def __init__(self, layout: Layout) -> None:
+    #: model id -> its spec (None: not in the catalog), looked up once
+    spec_of: Callable[[str | None], DeviceSpec | None]
+    racks: dict[str, DeviceSpec]  # rack device id -> its spec
+    units: dict[str, Unit]
+    unit_of: dict[str, str]  # device id -> the unit holding it
+    by_rack: dict[str, list[Unit]]
+
+    def __init__(self, layout: Layout, like: RackIndex | None = None,
+                 power: RackPower | None = None) -> None:
+        """Built from nothing; or, with `like` (an index of an earlier state with the same
+        racks and groups), its spec lookup, racks and units taken as they are and `power`
+        used, for `racks_evolve.py` to make again the units that changed."""
         self.layout = layout
+        self._by_rack: dict[str, tuple[float, float]] | None = None
+        self._members: dict[str, list[str]] | None = None
+        if like is not None:
+            self.spec_of = like.spec_of
+            self._power = power if power is not None else RackPower(layout)
+            self.racks = like.racks
+            self.units = like.units  # shared, never changed: replaced by the caller
+            self.unit_of = like.unit_of
+            self.by_rack = like.by_rack
+            return
         catalog = layout.catalog
         specs: dict[str, DeviceSpec | None] = {}
 
@@ -164,11 +185,9 @@ class RackIndex:
                 specs[model] = catalog.get(model) if model in catalog else None
             return specs[model]
 
-        self._spec = spec
+        self.spec_of = spec
         self._power = RackPower(layout)
-        self._by_rack: dict[str, tuple[float, float]] | None = None
-        self._members: dict[str, list[str]] | None = None
-        self.racks: dict[str, DeviceSpec] = {}
+        self.racks = {}
         for device in layout.devices():
             s = spec(device.model)
             if s is not None and s.rack is not None:
@@ -204,23 +223,25 @@ class RackIndex:
             s = spec(device.model)
             if s is None or s.traits.container or not s.u_height or s.u_height <= 0:
                 continue
-            units.append(self._unit(device.id, device.label, s, [device], False))
+            units.append(self.make_unit(device.id, device.label, s, [device], False))
         for group_id, devices in members.items():
-            units.append(self._unit(group_id, unit_label(layout.group(group_id)),
+            units.append(self.make_unit(group_id, unit_label(layout.group(group_id)),
                                     mounted_groups[group_id], devices, True))
         units.sort(key=lambda u: natural_key(u.id))
-        self.units: dict[str, Unit] = {u.id: u for u in units}
-        self.unit_of: dict[str, str] = dict(owner)
+        self.units = {u.id: u for u in units}
+        self.unit_of = dict(owner)
         for u in units:
             if not u.is_group:
                 self.unit_of[u.id] = u.id
-        self.by_rack: dict[str, list[Unit]] = defaultdict(list)
+        self.by_rack = defaultdict(list)
         for u in units:
             if u.rack is not None:
                 self.by_rack[u.rack].append(u)
 
-    def _unit(self, unit_id: str, label: str, spec: DeviceSpec, devices: list[Device],
-              is_group: bool) -> Unit:
+    def make_unit(self, unit_id: str, label: str, spec: DeviceSpec, devices: list[Device],
+                  is_group: bool) -> Unit:
+        """The unit `unit_id` (a mounted group, or a device mounted on its own) of `devices`
+        with `spec` (the group's template, or the device's own)."""
         racks = Counter(d.rack for d in devices if d.rack is not None)
         rack = racks.most_common(1)[0][0] if racks else None
         us = [d.u for d in devices if d.rack == rack and d.u is not None]
@@ -230,17 +251,17 @@ class RackIndex:
         cooling = spec.cooling or ""
         peak = 0.0
         for d in devices:
-            s = self._spec(d.model)
+            s = self.spec_of(d.model)
             if s is None or s.traits.container:
                 continue
             cooling = cooling or s.cooling
             peak += device_draw(s)[1]
         if not cooling and is_group and self.layout.group(unit_id).parent:
             parent = self.layout.group(unit_id).parent
-            ps = self._spec(self.layout.group(parent).template) if parent else None
+            ps = self.spec_of(self.layout.group(parent).template) if parent else None
             cooling = ps.cooling if ps is not None else ""
         known = peak > 0 or any(self._power.covered(d.id) for d in devices[:1])
-        return Unit(unit_id, label, spec.id, spec.model, _role(spec, self._spec),
+        return Unit(unit_id, label, spec.id, spec.model, _role(spec, self.spec_of),
                     max(1, round(spec.u_height)), tuple(sorted(d.id for d in devices)),
                     rack, u, face, cooling or "air", spec.weight_kg, peak, is_group, known)
 
@@ -254,11 +275,24 @@ class RackIndex:
         """Rack id -> the devices placed in it (`rack` set), in the design's order."""
         if self._members is None:
             members: dict[str, list[str]] = {}
-            for device_id, (_, rack, _) in self._power._devices().items():
+            for device_id, (_, rack, _) in self._power.device_table().items():
                 if rack is not None:
                     members.setdefault(rack, []).append(device_id)
             self._members = members
         return self._members
+
+    @property
+    def power_summed(self) -> bool:
+        """Whether `power_by_rack` has been worked out (an evolved index then sums only the
+        racks that changed)."""
+        return self._by_rack is not None
+
+    def settle_power(self, members: dict[str, list[str]],
+                     by_rack: dict[str, tuple[float, float]]) -> None:
+        """File what `members` and `power_by_rack` would give, worked out incrementally
+        (`racks_evolve.py`: the same sums, for the racks that changed)."""
+        self._members = members
+        self._by_rack = by_rack
 
     def power_by_rack(self) -> dict[str, tuple[float, float]]:
         """(typical, max) W per rack from `RackPower` (the power report's figures), once."""
@@ -274,7 +308,7 @@ class RackIndex:
             if device_id in self.unit_of:
                 continue
             device = layout.device(device_id)
-            spec = self._spec(device.model)
+            spec = self.spec_of(device.model)
             if spec is None or not side_mounted(spec):
                 continue
             n = len(out)
@@ -292,7 +326,7 @@ class RackIndex:
             return []
         out = []
         for device in layout.devices():
-            spec = self._spec(device.model) if device.rack is None else None
+            spec = self.spec_of(device.model) if device.rack is None else None
             if side_mounted(spec):
                 out.append(device)
         return out

@@ -6,7 +6,7 @@ the units, 0.3 s for the power at 32k GPUs), after every edit. `rack_index(layou
 state (shared by states that differ by positions and statuses: no unit or rack reads those) and
 derives a later state's from an earlier one's (`DesignState.edit_base`):
 
-- units: those holding a changed device made again (`RackIndex._unit`, the same code), the
+- units: those holding a changed device made again (`RackIndex.make_unit`, the same code), the
   rest kept; a changed group or rack device (labels, parents, templates, budgets) builds it
   from nothing;
 - power per rack: the racks holding a changed device or a changed link's end added up again
@@ -22,7 +22,6 @@ from collections import defaultdict
 from dataclasses import replace
 
 from rackdesigner.model.layout import Layout, natural_key
-from rackdesigner.model.power import RackPower
 from rackdesigner.model.racks import RackIndex, Unit, unit_label
 from rackdesigner.model.state import DesignState
 
@@ -64,7 +63,7 @@ def _evolved(layout: Layout, base: RackIndex, touched: dict[str, set]) -> RackIn
         if a != b and (a is None or b is None
                        or replace(a, collapsed=b.collapsed, status=b.status) != b):
             return None  # units, labels and covered systems may all change: build anew
-    spec = base._spec
+    spec = base.spec_of
     for state in (before, after):
         for device_id in devices:
             device = state.devices.get(device_id)
@@ -72,13 +71,7 @@ def _evolved(layout: Layout, base: RackIndex, touched: dict[str, set]) -> RackIn
                 return None  # a rack came, went or changed
     if not devices and not links:
         return base
-    new = RackIndex.__new__(RackIndex)
-    new.layout = layout
-    new._spec = spec
-    new.racks = base.racks
-    new._power = _power(layout, base._power, devices)
-    new._by_rack = None
-    new._members = None
+    new = RackIndex(layout, like=base, power=base.power_model.successor(layout, devices))
 
     # units: those with a changed device made again
     old_units = {base.unit_of[d] for d in devices if d in base.unit_of}
@@ -112,29 +105,9 @@ def _evolved(layout: Layout, base: RackIndex, touched: dict[str, set]) -> RackIn
             new.by_rack.pop(rack, None)
 
     # power: the racks with a changed device or link end added up again
-    if base._by_rack is not None:
+    if base.power_summed:
         _power_evolved(new, base, devices, links)
     return new
-
-
-def _power(layout: Layout, base: RackPower, devices: set[str]) -> RackPower:
-    """A `RackPower` for `layout` with `base`'s lookups (groups unchanged), devices updated."""
-    power = RackPower(layout)
-    power._specs = dict(base._specs)
-    power._ppc = dict(base._ppc)
-    power._covered_group = dict(base._covered_group)
-    power._cable = dict(base._cable)
-    if base._dev is not None:
-        dev = dict(base._dev)
-        state = layout.state
-        for device_id in devices:
-            device = state.devices.get(device_id)
-            if device is None:
-                dev.pop(device_id, None)
-            else:
-                dev[device_id] = (power.spec(device.model), device.rack, device.group)
-        power._dev = dev
-    return power
 
 
 def _unit_id(index: RackIndex, group: str | None, device_id: str) -> str | None:
@@ -145,14 +118,14 @@ def _unit_id(index: RackIndex, group: str | None, device_id: str) -> str | None:
     seen = 0
     while group is not None and layout.has_group(group) and seen < 256:
         g = layout.group(group)
-        s = index._spec(g.template)
+        s = index.spec_of(g.template)
         if s is not None and s.u_height and s.u_height > 0:
             outer = group
         group = g.parent
         seen += 1
     if outer is not None:
         return outer
-    spec = index._spec(layout.device(device_id).model)
+    spec = index.spec_of(layout.device(device_id).model)
     if spec is None or spec.traits.container or not spec.u_height or spec.u_height <= 0:
         return None
     return device_id
@@ -167,16 +140,16 @@ def _make_unit(index: RackIndex, unit_id: str, position) -> Unit | None:
             return None
         members.sort(key=lambda d: position(d.id))
         group = layout.group(unit_id)
-        template = index._spec(group.template)
+        template = index.spec_of(group.template)
         assert template is not None
-        return index._unit(unit_id, unit_label(group), template, members, True)
+        return index.make_unit(unit_id, unit_label(group), template, members, True)
     if not layout.has_device(unit_id) or _unit_id(index, layout.device(unit_id).group,
                                                   unit_id) != unit_id:
         return None
     device = layout.device(unit_id)
-    spec = index._spec(device.model)
+    spec = index.spec_of(device.model)
     assert spec is not None
-    return index._unit(unit_id, device.label, spec, [device], False)
+    return index.make_unit(unit_id, device.label, spec, [device], False)
 
 
 def _power_evolved(new: RackIndex, base: RackIndex, devices: set[str], links: set[str]
@@ -207,16 +180,15 @@ def _power_evolved(new: RackIndex, base: RackIndex, devices: set[str], links: se
             mine[rack] = kept
         else:
             mine.pop(rack, None)
-    new._members = mine
     placed = [d for r in racks for d in mine.get(r, ())]
     placed.sort(key=position)
     link_ids = {i for d in placed for i in after.link_ids_of(d)}
     ordered = [after.links[i] for i in sorted(link_ids, key=after.link_order.position)]
-    sums = new._power.rack_sums(racks, placed, ordered)
-    by_rack = dict(base._by_rack or {})
+    sums = new.power_model.rack_sums(racks, placed, ordered)
+    by_rack = dict(base.power_by_rack())
     for rack in racks:
         if rack in sums:
             by_rack[rack] = sums[rack]
         else:
             by_rack.pop(rack, None)
-    new._by_rack = by_rack
+    new.settle_power(mine, by_rack)

@@ -56,7 +56,6 @@ never assigned after `_evolve` returns)."""
 
     __slots__ = (
         "__weakref__",
-        "_cache",
         "_group_members",
         "_links_by_device",
         "_port_use",
@@ -68,6 +67,7 @@ never assigned after `_evolve` returns)."""
         "groups",
         "link_order",
         "links",
+        "memo",
         "meta",
         "unresolved",
         "unresolved_order",
@@ -89,7 +89,10 @@ never assigned after `_evolve` returns)."""
         self._port_use: AnyMap | None = _EMPTY  # device id -> ((port group, ports in use), ...)
         self.group_kids: AnyMap = _EMPTY  # group id -> Map(group id -> None)
         self.failed: AnyMap = _EMPTY  # id -> None: groups, devices and links marked failed
-        self._cache: dict[str, Any] = {}
+        #: values derived from this state, by key, made on first use: weak references to
+        #: its index and topology, lists of its devices and links, hints to the state it was
+        #: evolved or cut from (model/ reads and files them: `derived`, `failures.degraded`)
+        self.memo: dict[str, Any] = {}
 
     def _evolve(self, *,
                 meta: Any = _KEEP, devices: Any = _KEEP, links: Any = _KEEP, groups: Any = _KEEP,
@@ -103,7 +106,7 @@ never assigned after `_evolve` returns)."""
         if (self._links_by_device is None or self._port_use is None
                 or self._group_members is None):  # a state read from a file: its successors
             self._derive()  # are made from its derived maps, never left to derive their own
-        new = DesignState.__new__(DesignState)
+        new: DesignState = DesignState.__new__(DesignState)
         new.meta = self.meta if meta is _KEEP else meta
         new.devices = self.devices if devices is _KEEP else devices
         new.links = self.links if links is _KEEP else links
@@ -120,14 +123,14 @@ never assigned after `_evolve` returns)."""
         new.group_kids = self.group_kids if group_kids is _KEEP else group_kids
         new._port_use = self._port_use if port_use is _KEEP else port_use
         new.failed = self.failed if failed is _KEEP else failed
-        new._cache = {}
+        new.memo = {}
         if links is _KEEP and link_order is _KEEP:
-            if "links" in self._cache:
-                new._cache["links"] = self._cache["links"]  # the same links in the same order
+            if "links" in self.memo:
+                new.memo["links"] = self.memo["links"]  # the same links in the same order
             else:
-                new._cache["links_from"] = (weakref.ref(self), None)
+                new.memo["links_from"] = (weakref.ref(self), None)
         elif edit is not None and edit[0] == "l":  # one link added, removed or changed
-            new._cache["links_from"] = (weakref.ref(self), edit[1])
+            new.memo["links_from"] = (weakref.ref(self), edit[1])
         if edit is not None:
             self._pass_edit(new, edit)
         return new
@@ -202,25 +205,25 @@ never assigned after `_evolve` returns)."""
         from that state's by the objects that changed (`model/index_evolve.py`,
         `model/findings.py`) instead of from nothing. A bulk edit is one entry of ids."""
         size = len(edit[1]) if edit[0] == "bulk" else 1
-        if any(self._alive(key) is not None for key in EDIT_BASES):
-            new._cache["edit"] = (weakref.ref(self), (edit, None, size))
+        if any(self.alive_memo(key) is not None for key in EDIT_BASES):
+            new.memo["edit"] = (weakref.ref(self), (edit, None, size))
             return
-        hint = self._cache.get("edit")
+        hint = self.memo.get("edit")
         if hint is not None and hint[1][2] + size <= MAX_EDITS:
             base, touched = hint
-            new._cache["edit"] = (base, (edit, touched, touched[2] + size))
+            new.memo["edit"] = (base, (edit, touched, touched[2] + size))
 
     def take_edit_hint(self, other: DesignState, touched: list[tuple[str, Any]]) -> None:
         """This state differs from `other` in the `touched` objects only (an undo or redo ends
         on a recorded state: its missing values may be derived from the state it left)."""
-        if all(self._alive(key) is not None for key in EDIT_BASES):
+        if all(self.alive_memo(key) is not None for key in EDIT_BASES):
             return
-        if any(other._alive(key) is not None for key in EDIT_BASES):
+        if any(other.alive_memo(key) is not None for key in EDIT_BASES):
             node: Any = None
             for n, item in enumerate(touched, 1):
                 node = (item, node, n)
             if node is not None and node[2] <= MAX_EDITS:
-                self._cache["edit"] = (weakref.ref(other), node)
+                self.memo["edit"] = (weakref.ref(other), node)
 
     def edit_base(self, key: str) -> tuple[Any, dict[str, set]] | None:
         """(the alive `key` value of the nearest earlier state that has one, the ids touched
@@ -232,7 +235,7 @@ never assigned after `_evolve` returns)."""
         size = 0
         seen = {id(self)}  # an undo's hint points forward: never around in a circle
         while True:
-            hint = state._cache.get("edit")
+            hint = state.memo.get("edit")
             if hint is None:
                 return None
             node = hint[1]
@@ -247,10 +250,10 @@ never assigned after `_evolve` returns)."""
                 else:
                     touched[kind].add(ids)
                 node = node[1]
-            base = hint[0]()
+            base: DesignState | None = hint[0]()
             if base is None or id(base) in seen:
                 return None
-            value = base._alive(key)
+            value = base.alive_memo(key)
             if value is not None:
                 return value, touched
             seen.add(id(base))
@@ -273,18 +276,18 @@ never assigned after `_evolve` returns)."""
         """All resolved links in creation order (materialised once per state; from an
         earlier state's list and the links changed since when there is one: reading 300,000
         links through the order's tombstones after a cable was removed took 0.4 s)."""
-        cached = self._cache.get("links")
+        cached = self.memo.get("links")
         if cached is None:
             cached = self._links_by_edits()
             if cached is not None:
-                self._cache["links"] = cached
+                self.memo["links"] = cached
         return cached if cached is not None else self._listed("links", self.links,
                                                               self.link_order)
 
     def _listed(self, key: str, items: AnyMap, order: Order) -> tuple[Any, ...]:
-        cached = self._cache.get(key)
+        cached = self.memo.get(key)
         if cached is None:
-            cached = self._cache[key] = tuple(map(items.__getitem__, order))
+            cached = self.memo[key] = tuple(map(items.__getitem__, order))
         return cached
 
     def _links_by_edits(self) -> tuple[Link, ...] | None:
@@ -294,14 +297,14 @@ never assigned after `_evolve` returns)."""
         state = self
         base = None
         while len(steps) < MAX_EDITS:
-            hint = state._cache.get("links_from")
+            hint = state.memo.get("links_from")
             if hint is None:
                 return None
             prev = hint[0]()
             if prev is None:
                 return None
             steps.append((prev, state, hint[1]))
-            base = prev._cache.get("links")
+            base = prev.memo.get("links")
             if base is not None:
                 break
             state = prev
@@ -348,24 +351,24 @@ never assigned after `_evolve` returns)."""
         The state keeps only a weak reference: whoever reads the index (the Layout showing
         this state, a worker's snapshot) keeps it alive, while the states kept by the undo
         history do not keep a derived index each (100k+ objects at 4k GPUs)."""
-        index = self._alive("index")
+        index = self.alive_memo("index")
         if index is not None and index.catalog is catalog:
             return index
         from rackdesigner.model.index import DesignIndex
 
         with _DERIVE_LOCK:
-            index = self._alive("index")
+            index = self.alive_memo("index")
             if index is not None and index.catalog is catalog:
                 return index
-            like_ref = self._cache.get("index_like")  # differs by moves and statuses only
+            like_ref = self.memo.get("index_like")  # differs by moves and statuses only
             like = like_ref() if like_ref is not None else None
             if like is not None and like.catalog is not catalog:
                 like = None
             minus = None  # this state is another with failed objects left out (`degraded`)
-            if like is None and "minus" in self._cache:
-                source_ref, failed = self._cache["minus"]
-                source = source_ref()
-                ref = source._ref("index") if source is not None else None
+            if like is None and "minus" in self.memo:
+                source_ref, failed = self.memo["minus"]
+                source: DesignState | None = source_ref()
+                ref = source.memo_ref("index") if source is not None else None
                 of = ref() if ref is not None else None
                 if of is not None and of.catalog is catalog:
                     minus = (of, failed)
@@ -379,13 +382,13 @@ never assigned after `_evolve` returns)."""
                 if found is not None and found[0].catalog is catalog:
                     evolve = found
             index = DesignIndex(self, catalog, like=like, minus=minus, evolve=evolve)
-            self._cache["index"] = weakref.ref(index)
+            self.memo["index"] = weakref.ref(index)
         return index
 
     def graph(self) -> nx.MultiGraph:
         """A frozen networkx MultiGraph of this state (built on first use, then shared while
         someone holds it: the state keeps only a weak reference, like the index's)."""
-        ref = self._cache.get("graph")
+        ref = self.memo.get("graph")
         graph = ref() if ref is not None else None
         if graph is None:
             import networkx as nx
@@ -395,7 +398,7 @@ never assigned after `_evolve` returns)."""
             graph.add_edges_from((lk.a.device, lk.b.device, lk.id, {"link": lk})
                                  for lk in self.link_list())
             graph = nx.freeze(graph)
-            self._cache["graph"] = weakref.ref(graph)
+            self.memo["graph"] = weakref.ref(graph)
         return graph
 
     # ---- new states ------------------------------------------------------------------------
@@ -426,22 +429,22 @@ never assigned after `_evolve` returns)."""
         already, its derived index may start from `other`'s and it may share `other`'s
         topology and findings (a cache hint, not a change)."""
         for key in keys:
-            if self._alive(key) is not None:
+            if self.alive_memo(key) is not None:
                 continue
-            ref = other._ref(key)
+            ref = other.memo_ref(key)
             if ref is not None:
-                self._cache[key + "_like"] = ref
+                self.memo[key + "_like"] = ref
 
-    def _ref(self, key: str) -> weakref.ref | None:
+    def memo_ref(self, key: str) -> weakref.ref | None:
         """A live weak reference to this state's `key` value, or to the one it may share."""
         for name in (key, key + "_like"):
-            ref = self._cache.get(name)
+            ref = self.memo.get(name)
             if ref is not None and ref() is not None:
                 return ref
         return None
 
-    def _alive(self, key: str) -> Any:
-        ref = self._cache.get(key)
+    def alive_memo(self, key: str) -> Any:
+        ref = self.memo.get(key)
         return ref() if ref is not None else None
 
     def derived(self, key: str, build: Callable[[DesignState, Any], Any]) -> Any:
@@ -451,26 +454,26 @@ never assigned after `_evolve` returns)."""
         of a state that differs by positions and statuses only (share it as is) as
         ("like", value), or ("minus", value of the state this one is with failed objects
         left out, that `FailedSet`, that state) — see `model.failures.degraded` — or None."""
-        value = self._alive(key)
+        value = self.alive_memo(key)
         if value is not None:
             return value
         with _DERIVE_LOCK:  # two workers asking at once build it once
-            value = self._alive(key)
+            value = self.alive_memo(key)
             if value is not None:
                 return value
             hint: Any = None
-            like = self._ref(key)
+            like = self.memo_ref(key)
             if like is not None:
                 hint = ("like", like())
             else:
-                minus = self._cache.get("minus")
-                source = minus[0]() if minus is not None else None
-                ref = source._ref(key) if source is not None else None
+                minus = self.memo.get("minus")
+                source: DesignState | None = minus[0]() if minus is not None else None
+                ref = source.memo_ref(key) if source is not None else None
                 value_of = ref() if ref is not None else None
                 if value_of is not None and minus is not None:
                     hint = ("minus", value_of, minus[1], source)
             value = build(self, hint)
-            self._cache[key] = weakref.ref(value)
+            self.memo[key] = weakref.ref(value)
             return value
 
     def without_device(self, device: Device) -> DesignState:
@@ -630,9 +633,9 @@ never assigned after `_evolve` returns)."""
         # (a generated design's first simulate or estimate read 150k links back through the
         # tries: 0.07 s at 16k GPUs)
         if devices and not self.device_order and len(new.device_order) == len(devices):
-            new._cache["devices"] = tuple(devices)
+            new.memo["devices"] = tuple(devices)
         if links and not self.link_order and len(new.link_order) == len(links):
-            new._cache["links"] = tuple(links)
+            new.memo["links"] = tuple(links)
         return new
 
     def _loaded(self, groups: list[Group], devices: list[Device], links: list[Link],
@@ -653,7 +656,7 @@ never assigned after `_evolve` returns)."""
                 kids.setdefault(group.parent, []).append(group.id)
         marked = [item.id for items in (groups, devices, links) for item in items
                   if item.status != "active"]
-        new = self._evolve(
+        new: DesignState = self._evolve(
             groups=DictMap(dict(zip(group_ids, groups, strict=True))),
             devices=DictMap(device_map), links=DictMap(link_map),
             group_order=self.group_order.extend(group_ids),
@@ -662,8 +665,8 @@ never assigned after `_evolve` returns)."""
             group_kids=_sets_add(self.group_kids, kids),
             failed=bulk_update(self.failed, [(i, None) for i in marked]))
         new._links_by_device = new._port_use = new._group_members = None
-        new._cache["devices"] = tuple(devices)
-        new._cache["links"] = tuple(links)
+        new.memo["devices"] = tuple(devices)
+        new.memo["links"] = tuple(links)
         return new
 
     def with_meta(self, meta: Meta) -> DesignState:

@@ -1,10 +1,12 @@
 """What one edit did, as data: `Transaction` (states before and after, the events between),
 and the two event functions undo and redo are made of — `inverse` (the event that undoes an
 event) and `step` (the state after a recorded event). `Layout.transaction()` records one,
-`Layout.replay()` plays it forward or backward."""
+`Layout.replay()` plays it forward or backward; `touched_by` and `keeps_derived` say what an
+event changed and which derived values of the state before it still hold after it."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +23,7 @@ from rackdesigner.model.events import (
     LinkRemoved,
     MetaChanged,
 )
-from rackdesigner.model.state import DesignState
+from rackdesigner.model.state import GROUP_PROOF, HINTED, DesignState
 
 
 @dataclass(eq=False)
@@ -83,3 +85,35 @@ def step(state: DesignState, event: Event) -> DesignState:
     if isinstance(event, MetaChanged):
         return state.with_meta(event.new)
     raise TypeError(f"not a layout event: {event!r}")
+
+
+def touched_by(event: Event) -> tuple[str, Any]:
+    """(kind, id) of the object an event changed (`DesignState.edit_base`'s kinds)."""
+    if isinstance(event, DeviceAdded | DeviceRemoved):
+        return ("d", event.device.id)
+    if isinstance(event, LinkAdded | LinkRemoved):
+        return ("l", event.link.id)
+    if isinstance(event, GroupAdded | GroupRemoved):
+        return ("g", event.group.id)
+    if isinstance(event, DeviceChanged):
+        return ("d", event.new.id)
+    if isinstance(event, LinkChanged):
+        return ("l", event.new.id)
+    if isinstance(event, GroupChanged):
+        return ("g", event.new.id)
+    return ("m", None)
+
+
+def keeps_derived(event: Event) -> tuple[str, ...]:
+    """The derived values of the state before `event` that hold after it (what
+    `DesignState.take_index_hint` allows): all for a position or status change, the index and
+    topology for any group change, none otherwise."""
+    if isinstance(event, GroupChanged):
+        old, new = event.old, event.new
+        same = dataclasses.replace(old, status=new.status, collapsed=new.collapsed) == new
+        return HINTED if same else GROUP_PROOF
+    if not isinstance(event, DeviceChanged | LinkChanged):
+        return ()
+    moved: dict[str, Any] = {"pos": event.new.pos} if isinstance(event, DeviceChanged) else {}
+    same = dataclasses.replace(event.old, status=event.new.status, **moved) == event.new
+    return HINTED if same else ()

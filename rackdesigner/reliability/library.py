@@ -18,11 +18,11 @@ import difflib
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from rackdesigner.vocabulary import ROLES
+from rackdesigner.yamlnodes import NodeReader
 
 #: Device roles a rate may be counted per (the others hold no failing part of their own:
 #: enclosures, media, facility and management parts).
@@ -141,40 +141,9 @@ def _read(path: Path, base: Library | None = None) -> Library:
     return parse_library(text, str(path), base)
 
 
-class _Reader:
+class _Reader(NodeReader):
     def __init__(self, label: str) -> None:
-        self.label = label
-
-    def fail(self, node: yaml.Node | None, message: str) -> LibraryError:
-        line = f":{node.start_mark.line + 1}" if node is not None else ""
-        return LibraryError(f"{self.label}{line}: {message}")
-
-    def mapping(self, node: yaml.Node, what: str, keys: tuple[str, ...] | None
-                ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-        if not isinstance(node, yaml.MappingNode):
-            raise self.fail(node, f"{what}: expected a mapping")
-        out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key, value in node.value:
-            name = key.value if isinstance(key, yaml.ScalarNode) else None
-            if not isinstance(name, str) or not name:
-                raise self.fail(key, f"{what}: keys must be names")
-            if keys is not None and name not in keys:
-                close = difflib.get_close_matches(name, keys, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise self.fail(key, f"{what}: unknown key {name!r}{hint}; expected one of "
-                                f"{', '.join(keys)}")
-            if name in out:
-                raise self.fail(key, f"{what}: key {name!r} appears twice")
-            out[name] = (key, value)
-        return out
-
-    def value(self, node: yaml.Node, what: str) -> Any:
-        from rackdesigner.inputs import scalar_value
-
-        try:
-            return scalar_value(node)
-        except ValueError:
-            raise self.fail(node, f"{what}: expected a single value") from None
+        super().__init__(label, LibraryError)
 
     def text(self, node: yaml.Node, what: str) -> str:
         v = self.value(node, what)

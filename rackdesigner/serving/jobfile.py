@@ -98,8 +98,6 @@ def parse_serve_job(text: str, label: str) -> ServeJob:
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise fail(line, f"unknown key {str(key)[:40]!r}{hint}; expected one of "
                        + ", ".join(KEYS))
-        if key in values:
-            raise fail(line, f"key {key!r} is given twice")
         try:
             values[key] = (scalar_value(value_node), line)
         except ValueError as exc:

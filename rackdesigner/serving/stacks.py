@@ -11,9 +11,8 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from rackdesigner._resources import resources_root
+from rackdesigner.yamlfile import read_resource
 
 DEFAULT_STACK = "trtllm"
 
@@ -47,7 +46,7 @@ _NUMBERS = tuple(f.name for f in fields(Stack) if f.name not in ("id", "name", "
 @lru_cache(maxsize=1)
 def stacks() -> dict[str, Stack]:
     path = resources_root() / "serving" / "stacks.yaml"
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))["stacks"]
+    raw = read_resource(path)["stacks"]
     out: dict[str, Stack] = {}
 
     def build(key: str) -> Stack:

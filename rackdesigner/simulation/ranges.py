@@ -28,6 +28,7 @@ from typing import Any
 
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog.filecache import parsed_file
+from rackdesigner.yamlfile import resource_parser
 
 #: fewer validation runs than this in a class: no range
 MIN_RUNS = 3
@@ -107,17 +108,12 @@ def collective_class(algorithm: str, domains: int, size: int) -> str:
 def spreads() -> dict[str, ClassSpread]:
     """The shipped class spreads (resources/simulation/ranges.yaml)."""
     path = resources_root() / "simulation" / "ranges.yaml"
-    data = parsed_file(path, _safe_load, "simulation")
+    data = parsed_file(path, resource_parser(path), "simulation")
     out = {}
     for name, row in (data.get("classes") or {}).items():
         out[name] = ClassSpread(name, float(row["lo"]), float(row["hi"]), int(row["runs"]))
     return out
 
-
-def _safe_load(text: str) -> Any:
-    import yaml
-
-    return yaml.safe_load(text)
 
 
 def bandwidth_range(value: float, algorithm: str, domains: int, size: int

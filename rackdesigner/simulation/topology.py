@@ -171,8 +171,8 @@ class Topology:
         if table is not None:  # a large design: the devices' and links' facts from its columns
             topo._read_devices(layout, table)
             topo._read_links(layout, table)
-            topo._find_nics()
-            topo._build_tiers()
+            topo.find_nics()
+            topo.build_tiers()
             return topo
         topo.traits = layout.index().traits()
         # per model, once: (spec, kind, CPU vendor); a SuperPOD has 61k devices of ~20 models
@@ -207,8 +207,8 @@ class Topology:
         topo.cpu_vendor = vendor
         gpus.sort(key=natural_key)
         topo._read_links(layout)
-        topo._find_nics()
-        topo._build_tiers()
+        topo.find_nics()
+        topo.build_tiers()
         return topo
 
     def _read_devices(self, layout: Layout, table: LinkTable) -> None:
@@ -252,14 +252,14 @@ class Topology:
             from rackdesigner.simulation.topology_columns import read_carried
 
             read_carried(self, table)
-            self._read_rejected(table.rejected())
+            self.read_rejected(table.rejected())
         else:
-            self._read_carried(index.carried())
-            self._read_rejected(index.rejected())
+            self.read_carried(index.carried())
+            self.read_rejected(index.rejected())
         self._read_rule_facts(index)
-        self._read_connectivity(index)
+        self.read_connectivity(index)
 
-    def _read_carried(self, links: Iterable[CarriedLink]) -> None:
+    def read_carried(self, links: Iterable[CarriedLink]) -> None:
         """Capacities of `links` (carried links, in the design's link order)."""
         traits = self.traits
         eff_cache: dict[str, float] = {}
@@ -283,7 +283,7 @@ class Topology:
             elif protocol in NETWORK_PROTOCOLS:
                 add_network(a, b, ka, kb, raw, link)
 
-    def _read_rejected(self, rejected: Iterable[tuple[str, Link, Any]]) -> None:
+    def read_rejected(self, rejected: Iterable[tuple[str, Link, Any]]) -> None:
         for code, link, detail in rejected:
             if code == "missing-port":
                 self.bad_links.append((code, link.id, f"link {link.id}: {detail.device} has no "
@@ -297,7 +297,7 @@ class Topology:
         self.exhausted_ports = index.exhausted_ports()
         self.nic_reach = index.nic_reach()
 
-    def _read_connectivity(self, index: DesignIndex) -> None:
+    def read_connectivity(self, index: DesignIndex) -> None:
         traits = self.traits
         conn = index.connectivity()
         island_of, component_of, domain_of = (conn.island_of, conn.component_of,
@@ -373,7 +373,7 @@ class Topology:
             if cable is not None and cable.cable is not None:
                 self.link_prop_ns_per_m[key] = cable.cable.latency_ns_per_m
 
-    def _find_nics(self, known: dict[str, tuple[list[NicPath], bool, tuple[str, ...]]]
+    def find_nics(self, known: dict[str, tuple[list[NicPath], bool, tuple[str, ...]]]
                    | None = None) -> None:
         """Each GPU's nearest network-connected NICs over host links (not through GPUs/NICs),
         and its primary NIC (the rail): GPUs that tie on the same NICs take them in turn.
@@ -443,7 +443,7 @@ class Topology:
             found.sort(key=lambda p: natural_key(p.nic))
         return found, near, tuple(p.nic for p in found)
 
-    def _build_tiers(self) -> None:
+    def build_tiers(self) -> None:
         """Leaf = tier 1 (a switch with NICs); higher tiers by BFS over switch links."""
         tier = self.tier
         frontier = [s for s in self.sw_nics]
@@ -504,6 +504,11 @@ class Topology:
                                 "scale-out bandwidth and cannot reach the other islands"))
         return out
 
+
+    def take_cable_specs(self, other: Topology, copy: bool = True) -> None:
+        """Use `other`'s cable-spec lookups (a topology of the same catalog): a copy, or the
+        same dict when `copy` is False (the partial reads of `topology_delta.py`)."""
+        self._cables = dict(other._cables) if copy else other._cables
 
     def cable_spec(self, model: str) -> DeviceSpec | None:
         """Catalog spec of a link's `cable` (a cable or transceiver model), cached."""

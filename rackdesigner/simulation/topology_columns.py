@@ -1,4 +1,4 @@
-"""`Topology._read_carried` for a large design, from the index's link columns.
+"""`Topology.read_carried` for a large design, from the index's link columns.
 
 At 102,400 GPUs the carried links are 700,000: the plain pass makes a `CarriedLink` per link
 and then asks each one's ends, kinds and rates in Python. Here the link table
@@ -29,7 +29,7 @@ _ID, _LENGTH, _CABLE = attrgetter("id"), attrgetter("length_m"), attrgetter("cab
 
 
 def read_carried(topo: Topology, table: LinkTable) -> None:
-    """File the capacities of `table`'s carried links into `topo` (as `_read_carried`)."""
+    """File the capacities of `table`'s carried links into `topo` (as `read_carried`)."""
     at = np.flatnonzero(table.carried_mask())
     a, b = table.a[at], table.b[at]
     raw = table.count[at] * np.minimum(table.pg_rate[table.pga[at]],

@@ -8,7 +8,7 @@ same `Topology` as `Topology.build(degraded)` from `source` (the whole design's)
 - devices (specs, kinds, racks, GPUs): `source`'s without the failed devices, order kept;
 - NVLink and host-link capacities are per device: a device none of whose links failed keeps
   its entries (shared with `source`: a topology is never changed once built), the others are
-  read again from their surviving links, in link order, by `Topology._read_carried` itself;
+  read again from their surviving links, in link order, by `Topology.read_carried` itself;
 - the network (NIC uplinks, switch adjacency, leaves, parallel links, lengths) is read again
   from the surviving network links (a fifth of the links at 32k GPUs) when a network link
   failed, so its orders — which the tiers, the max flow and the latency sums follow — are
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from rackdesigner.model import Layout
     from rackdesigner.model.state import DesignState
 
-#: Per-device maps filled from NVLink and host links (`Topology._read_carried`).
+#: Per-device maps filled from NVLink and host links (`Topology.read_carried`).
 DEVICE_FIELDS = ("nvl_sw_raw", "nvl_sw_eff", "nvl_peer_raw", "nvl_peer_eff", "nvl_links",
                  "nvl_link_ids", "host_adj", "gpu_host_raw", "gpu_host_eff")
 #: Maps filled from network links, read again whole when one failed.
@@ -68,7 +68,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
     topo.cpu_vendor = source.cpu_vendor
     if any((t := source.traits.get(d)) is not None and t.hosts for d in gone):
         topo.cpu_vendor = _cpu_vendor(topo)
-    topo._cables = dict(source._cables)
+    topo.take_cable_specs(source)
 
     # which surviving devices lost a link, and whether a network link went
     old_links = source_state.links
@@ -100,8 +100,8 @@ def _without(source: Topology, layout: Layout, failed: Any,
             host_links.append(carried)
     again = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind,
                      traits=topo.traits)
-    again._cables = topo._cables
-    again._read_carried(host_links)
+    again.take_cable_specs(topo, copy=False)
+    again.read_carried(host_links)
     for name in DEVICE_FIELDS:
         ours = getattr(source, name).copy()  # a defaultdict stays one (same factory)
         fresh = getattr(again, name)
@@ -116,15 +116,15 @@ def _without(source: Topology, layout: Layout, failed: Any,
     if network_lost:
         net = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind,
                        traits=topo.traits)
-        net._cables = topo._cables
-        net._read_carried(net_links)
+        net.take_cable_specs(topo, copy=False)
+        net.read_carried(net_links)
         for name in NETWORK_FIELDS:
             setattr(topo, name, getattr(net, name))
     else:
         for name in NETWORK_FIELDS:
             setattr(topo, name, getattr(source, name))
 
-    topo._read_rejected(index.rejected())
+    topo.read_rejected(index.rejected())
     # over-wired port groups: the source's, with the counts of the devices that lost a link
     # (a failure only takes links away: none appears, order kept)
     exhausted = []
@@ -137,9 +137,9 @@ def _without(source: Topology, layout: Layout, failed: Any,
             exhausted.append((device, group, used, ports))
     topo.exhausted_ports = tuple(exhausted)
     topo.nic_reach = index.nic_reach()
-    topo._read_connectivity(index)
-    topo._find_nics(_known_nics(source, topo, index, host_touched, touched))
-    topo._build_tiers()
+    topo.read_connectivity(index)
+    topo.find_nics(_known_nics(source, topo, index, host_touched, touched))
+    topo.build_tiers()
     _keep_islands(source, topo, index, touched)
     island_of = index.connectivity().island_of
     dirty = {island_of.get(d) for d in touched}

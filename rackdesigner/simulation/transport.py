@@ -16,11 +16,11 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog.filecache import parsed_file
 from rackdesigner.vocabulary import DEFAULT_FABRIC_TUNING, FABRIC_TUNINGS, TRANSPORTS
+from rackdesigner.yamlfile import resource_parser
 
 #: the transport a fabric of each network protocol runs (the first the registry lists for it)
 DEFAULT_TRANSPORT: dict[str, str] = {}
@@ -71,7 +71,7 @@ _KEYS = ("nic_efficiency_2_domains", "nic_efficiency_per_doubling", "nic_efficie
 def families() -> dict[tuple[str, str], TransportFamily]:
     """The transport families by (transport, tuning), read once from the shipped data file."""
     path = resources_root() / "simulation" / "transport.yaml"
-    data = parsed_file(path, _safe_load, "simulation")  # kept parsed between runs
+    data = parsed_file(path, resource_parser(path), "simulation")  # kept parsed between runs
     raw = data["families"]
     base = raw[BASE]
     out: dict[tuple[str, str], TransportFamily] = {}
@@ -100,11 +100,6 @@ def families() -> dict[tuple[str, str], TransportFamily]:
                 str(fam.get("source", "")), tuning)
     return out
 
-
-def _safe_load(text: str) -> Any:
-    import yaml
-
-    return yaml.safe_load(text)
 
 
 def family(name: str | None, tuning: str | None = None) -> TransportFamily:

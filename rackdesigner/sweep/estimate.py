@@ -59,7 +59,8 @@ def check_workload(value: Any) -> str | None:
             return f"'workload' option '{key}' must be a whole number of at least 1, got {v!r}"
     for key, allowed in CHOICES.items():
         if key in value and value[key] not in allowed:
-            return (f"'workload' option '{key}' must be one of {', '.join(allowed)}, "
+            return (f"'workload' option '{key}' must be one of "
+                    f"{', '.join(str(a) for a in allowed)}, "
                     f"got {value[key]!r}")
     if "profile" in value:
         from rackdesigner.workload.profile import resolve_profile
@@ -112,5 +113,5 @@ def estimate_columns(layout: Any, workload: dict[str, Any]) -> dict[str, Any]:
             result = estimate(layout, model, **options)
     except ValueError as exc:  # EstimateError, ModelFileError: the job does not fit this point
         raise ValueError(f"workload: {exc}") from None
-    data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+    data = result.to_dict()
     return {name: data.get(name) for name in ESTIMATE_COLUMNS}

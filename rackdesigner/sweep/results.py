@@ -16,6 +16,7 @@ import io
 import json
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,7 @@ _FIXED_TYPES = {"status": "string", "error": "string", "capex_complete": "bool_"
                 "design_errors": "int64", "design_warnings": "int64"}
 
 
-def _arrow_type(column: str, rows: list[dict[str, Any]], figure: bool = False) -> str:
+def _arrow_type(column: str, rows: Sequence[dict[str, Any]], figure: bool = False) -> str:
     """The pyarrow type factory's name for `column`: fixed for the figures (a figure not
     declared above is a float, whatever one file's values are), and a parameter's from its
     values (the same spec gives every file the same)."""

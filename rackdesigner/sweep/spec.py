@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from rackdesigner.units import table_size
 
 SPEC_VERSION = 1
@@ -30,7 +28,6 @@ TOP_KEYS = ("schema_version", "name", "generate", "base", "fixed", "grid", "poin
 OUTPUT_KEYS = ("collectives", "sizes", "algorithm")
 EDIT_KINDS = ("remove", "set_model")
 DEFAULT_SIZE = 1 << 30
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SweepSpecError(ValueError):
@@ -122,19 +119,12 @@ def load_spec(path: str | os.PathLike) -> SweepSpec:
 
 def parse_spec(text: str, label: str = "<spec>", folder: str | os.PathLike = ".") -> SweepSpec:
     """Parse spec text; `folder` is where a relative `base:` path is looked up."""
-    from rackdesigner.inputs import InputError, check_yaml
+    from rackdesigner.inputs import InputError, compose_yaml
 
-    try:  # aliases, deep nesting, 4,300-digit numbers refused before composing
-        check_yaml(text, label, max_nodes=100_000, invalid="invalid YAML")
-        node = yaml.compose(text, Loader=_Loader)
+    try:  # aliases, tags, duplicate keys, deep nesting, runaway sizes (rackdesigner/yamlfile.py)
+        node = compose_yaml(text, label, max_nodes=100_000)
     except InputError as exc:
         raise SweepSpecError(label, exc.message, exc.line) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise SweepSpecError(label, f"invalid YAML: {exc.problem or exc}",
-                             mark.line + 1 if mark else None) from None
-    except yaml.YAMLError as exc:
-        raise SweepSpecError(label, f"invalid YAML: {exc}") from None
     if node is None:
         raise SweepSpecError(label, "the file is empty; expected a mapping starting with "
                              f"'schema_version: {SPEC_VERSION}'")

@@ -43,12 +43,14 @@ class SpecReader:
             return {self.plain(k): self.plain(v) for k, v in node.value}
         if isinstance(node, yaml.SequenceNode):
             return [self.plain(v) for v in node.value]
+        from rackdesigner.inputs import scalar_value
+
         try:
-            value = yaml.SafeLoader("").construct_object(node, deep=True)
+            value = scalar_value(node)
             if isinstance(value, float) and value != value:
                 raise ValueError("NaN")
             return value
-        except (yaml.YAMLError, ValueError, OverflowError):
+        except ValueError:
             raise self.fail(node, f"unsupported value {node.value!r} (plain text, numbers "
                             "and true/false only)") from None
 
@@ -61,9 +63,6 @@ class SpecReader:
             name = self.plain(key)
             if not isinstance(name, str):
                 raise self.fail(key, f"{what}: keys must be names, got {name!r}")
-            if name in out:
-                raise self.fail(key, f"{what}: key {name!r} appears twice (first on line "
-                                f"{out[name][0].start_mark.line + 1})")
             out[name] = (key, value)
         return out
 
@@ -144,7 +143,9 @@ class SpecReader:
                          algorithm, base_text, base_label, edits, workload, lines, cost,
                          prices_text, prices_label, serving)
         if spec.count() > MAX_POINTS:
-            raise self.fail(top.get("grid", top.get("points"))[0], f"{spec.count():,} points; "
+            counted = top.get("grid", top.get("points"))
+            raise self.fail(counted[0] if counted is not None else None,
+                            f"{spec.count():,} points; "
                             f"a sweep may have at most {MAX_POINTS:,}")
         if template is not None:
             self.check_options(spec, top)

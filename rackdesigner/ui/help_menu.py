@@ -60,16 +60,16 @@ def _docs_base() -> str:
 def example_title(path: Path) -> str:
     """A menu entry for an example file: the design's name from its header (`name:` is among
     the first lines the writer puts out), else the file's stem."""
-    import yaml
+    from rackdesigner.inputs import load_yaml
 
     try:
         with path.open(encoding="utf-8") as handle:
             for _, line in zip(range(8), handle, strict=False):
                 if line.startswith("name:"):
-                    name = yaml.safe_load(line).get("name")
+                    name = load_yaml(line, path).get("name")
                     if isinstance(name, str) and name.strip():
                         return name.strip()
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         pass
     return path.stem
 

@@ -284,7 +284,7 @@ class CommModel:
         numbers: dict[tuple, int] = {}
         kinds = []
         # GPUs behind one PCIe switch share their NIC paths (the same objects: one search
-        # in `Topology._find_nics`), so their part of the signature is made once, and stands
+        # in `Topology.find_nics`), so their part of the signature is made once, and stands
         # in the signature as its number (distinct parts, distinct numbers: the same kinds)
         by_paths: dict[tuple[int, ...], int] = {}
         parts: dict[tuple, int] = {}

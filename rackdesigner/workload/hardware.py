@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog.filecache import parsed_file
+from rackdesigner.yamlfile import resource_parser
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +59,7 @@ class GpuCompute:
 @lru_cache(maxsize=1)
 def gpu_table() -> dict[str, GpuCompute]:
     path = resources_root() / "workload" / "gpu_compute.yaml"
-    data = parsed_file(path, yaml.safe_load, "workload")  # kept parsed between runs
+    data = parsed_file(path, resource_parser(path), "workload")  # kept parsed between runs
     out = {}
     for model, d in data["gpus"].items():
         eff = d.get("gemm_efficiency") or {}

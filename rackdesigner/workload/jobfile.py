@@ -259,9 +259,7 @@ def _mapping(node: yaml.Node, fail) -> dict[str, tuple[yaml.Node, yaml.Node]]:
         name = key.value if isinstance(key, yaml.ScalarNode) else None
         if not isinstance(name, str):
             raise fail(key, "keys must be option names")
-        if name in out:
-            raise fail(key, f"key {name!r} appears twice")
-        out[name] = (key, value)
+        out[name] = (key, value)  # a key given twice: refused by the loader
     return out
 
 

@@ -294,9 +294,7 @@ class _Reader:
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise self.fail(kline, f"unknown key {key!r} in {what}{hint}; expected one of "
                                 + ", ".join(keys))
-            if key in out:
-                raise self.fail(kline, f"key {key!r} is given twice in {what}")
-            out[key] = (value_node, kline)
+            out[key] = (value_node, kline)  # a key given twice: refused by the loader
         return out
 
     def value(self, node: Any) -> Any:

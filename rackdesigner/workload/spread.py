@@ -19,10 +19,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog.filecache import parsed_file
+from rackdesigner.yamlfile import resource_parser
 
 #: Percentiles of measured / predicted throughput that bound a range (a 90 % band).
 PERCENTILES = (0.05, 0.95)
@@ -40,7 +39,7 @@ def spread_table() -> dict[str, tuple[float, float]]:
     path = resources_root() / "workload" / "spread.yaml"
     if not path.exists():
         return {}
-    data = parsed_file(path, yaml.safe_load, "workload") or {}
+    data = parsed_file(path, resource_parser(path), "workload") or {}
     return {name: (float(c["ratio"][0]), float(c["ratio"][1]))
             for name, c in (data.get("classes") or {}).items()}
 
