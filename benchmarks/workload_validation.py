@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 from rackdesigner._resources import resources_root  # noqa: E402
 from rackdesigner.generators import generate  # noqa: E402
 from rackdesigner.io.atomic import write_text  # noqa: E402
+from rackdesigner.vocabulary import FABRIC_TUNINGS  # noqa: E402
 from rackdesigner.workload import estimate, resolve_model  # noqa: E402
 from rackdesigner.workload.spread import PERCENTILES, spread_of, training_class  # noqa: E402
 
@@ -53,6 +54,7 @@ class Run:
     unit: str
     source: str  # the full citation
     kind: str = "dense"
+    tuning: str = "vendor-tuned"  # the fabric tuning its cluster ran (vocabulary.FABRIC_TUNINGS)
 
 
 @dataclass(frozen=True)
@@ -67,14 +69,17 @@ def load_runs(path: Path = RUNS_FILE) -> list[Run]:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     sources = data["sources"]
     out = []
-    for r in data["runs"]:
+    for i, r in enumerate(data["runs"]):
+        if r.get("tuning") not in FABRIC_TUNINGS:
+            raise ValueError(f"{path.name}: runs[{i}] ({r.get('name')!r}): tuning must be one "
+                             f"of {', '.join(FABRIC_TUNINGS)}, got {r.get('tuning')!r}")
         model = r["model"]
         if (MODELS / f"{model}.yaml").exists():
             model = str(MODELS / f"{model}.yaml")
         value, unit = r["measured"]
         out.append(Run(r["name"], r["set"], r["gpu"], r["stack"], r["cluster"], model,
                        dict(r["job"]), float(value), unit, sources[r["source"]],
-                       r.get("kind", "dense")))
+                       r.get("kind", "dense"), r["tuning"]))
     return out
 
 
@@ -115,7 +120,7 @@ def evaluate(runs: list[Run], designs: dict | None = None) -> list[Result]:
         if design_key not in designs:
             designs[design_key] = generate(key[0], **key[1])
         e = estimate(designs[design_key], run.model, profile=run.stack, time_if_too_big=True,
-                     **run.job)
+                     fabric_tuning=run.tuning, **run.job)
         if run.unit == "s":
             predicted = e.step_time_s
             error = run.measured / predicted - 1  # as a throughput error
@@ -251,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     print(group_table(results, lambda r: r.run.stack, "stack"))
     print()
     print(group_table(results, lambda r: r.run.gpu, "GPU"))
+    print()
+    print(group_table(results, lambda r: r.run.tuning, "fabric tuning"))
     print()
     print(tp_domain_table(results))
     for name, s in sets.items():

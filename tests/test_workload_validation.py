@@ -16,11 +16,12 @@ from script_module import script_module
 #: over 92 — the 26.04.01 MoE runs (synced dispatch, between the 25.x and 26.06 levels) alone
 #: add a point; the bound is now the issue's own 12 %, with little room left.
 #: Merged with the collectives' fabric tuning (vendor-tuned by default: multi-node rings at the
-#: level NVIDIA publishes for its reference architectures), the 92 runs read 12.1 %: the 2021
-#: MT-NLG pipelines and the multi-node MoE runs get faster networks than the clusters they
-#: name ran (a run's fabric tuning is not yet an input of the training table); the bound is
-#: 12.5 % until it is.
-VALIDATION_MEAN_BOUND = 0.125
+#: level NVIDIA publishes for its reference architectures), the 92 runs read 12.1 % while every
+#: run took the default; the bound was raised to 12.5 % until a run's tuning was an input.
+#: Now each run states the tuning its cluster ran (benchmarks/workload_runs.yaml `tuning:`:
+#: Selene's 2021-22 runs and the cloud clusters typical-defaults, NVIDIA's NeMo tables
+#: vendor-tuned) and the estimate takes it: 11.99 % over the 92, the issue's 12 % again.
+VALIDATION_MEAN_BOUND = 0.12
 #: ... and of the calibration set (12.7 % over 31 runs: its 13 MoE runs are where the MoE
 #: dispatch constant was fitted, 19.2 % mean; its 18 dense runs 8.1 %).
 CALIBRATION_MEAN_BOUND = 0.14
@@ -89,10 +90,9 @@ def test_the_old_stacks_are_estimated_without_a_per_run_factor(results):
         if r.run.kind != "moe":
             by_stack.setdefault(r.run.stack, []).append(abs(r.error))
     for stack, errs in by_stack.items():
-        # the DeepSpeed 2021 pipelines (MT-NLG, +13..+18 %): under the vendor-tuned fabric
-        # default their DP all-reduces are faster than Selene's 2021 NCCL ran them
-        bound = 0.16 if stack == "megatron-deepspeed-2021" else 0.15
-        assert sum(errs) / len(errs) < bound, (stack, errs)
+        # the DeepSpeed 2021 pipelines (MT-NLG, +12..+16 %) included: estimated under the
+        # fabric tuning Selene ran then (typical-defaults), not the vendor-tuned default
+        assert sum(errs) / len(errs) < 0.15, (stack, errs)
     small = [r for r in results if r.run.name in ("GPT 1.7B, 32 A100", "MPT 125M, 8 A100")]
     assert len(small) == 2 and all(abs(r.error) < 0.15 for r in small)
 
