@@ -179,7 +179,8 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
     its reference architectures; `typical-defaults`: NCCL's defaults). Raises `EstimateError`
     (degrees that do not divide, unknown model, profile or tuning, GPUs that cannot reach each
     other) or `ModelFileError` (a bad model file). A job that does not fit in memory is
-    returned with `fits` false and no step time, unless `time_if_too_big` (then it is timed and `timed_anyway` says so).
+    returned with `fits` false and no step time, unless `time_if_too_big` (then it is timed
+    and `timed_anyway` says so).
     """
     if not isinstance(layout, Layout):
         from rackdesigner.io import load_layout
