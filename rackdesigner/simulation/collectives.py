@@ -43,6 +43,7 @@ from rackdesigner.simulation.collective_parts import (
     _tree_net,
     busbw_factor,
     nvls_chunk_bytes,
+    nvls_domain_fill_waves,
     nvls_gpu_share,
     nvls_tree_chunk_bytes,
     small_size_channels,
@@ -325,7 +326,9 @@ class CollectiveModel:
         else:
             n_ch = C.NVLS_EXEC_CHANNELS.get(s.arch, 16)
         ops = n_ch * heads
-        fill = _fill(lambda size: nvls_chunk_bytes(size, ops, max_chunk), ops)
+        domain = min(i.k for i in s.islands)  # the GPUs each in-switch reduction waits for
+        fill = _fill(lambda size: nvls_chunk_bytes(size, ops, max_chunk), ops,
+                     lambda: nvls_domain_fill_waves(domain))
         return [_Candidate("nvls", "Simple", lat, algbw, fill=fill)]
 
     def _nvls_tree(self, ring: vocabulary.Ring) -> list[_Candidate]:
@@ -347,8 +350,11 @@ class CollectiveModel:
         max_chunk = (C.NVLS_TREE_MAX_CHUNK_4NODES if s.n_islands >= 4
                      else C.NVLS_CHUNK_BYTES)
         levels = tree_levels(s.n_islands)
+        # the in-domain part at the reference domain's size: the multi-rack NVL72 curves do not
+        # show the domain term single-domain NVLS does (with it their per-level fits disagree
+        # tenfold, 0.19 vs 1.81 waves; without it 1.5 vs 2.1: docs/simulation.md, C3)
         fill = _fill(lambda size: nvls_tree_chunk_bytes(size, ops, max_chunk), ops,
-                     lambda: C.NVLS_PIPELINE_FILL_WAVES
+                     lambda: nvls_domain_fill_waves(C.NVLS_REFERENCE_GPUS)
                      + C.PIPELINE_FILL_WAVES_PER_LEVEL * levels)
         return [_Candidate("nvls_tree", "Simple", lat, algbw, fill=fill)]
 
