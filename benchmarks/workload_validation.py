@@ -189,6 +189,34 @@ def tp_domain_table(results: list[Result]) -> str:
     return "\n".join(out)
 
 
+def series_ratios(results) -> list[tuple[str, float, float]]:
+    """(run, measured, estimated) throughput of every run of a weak-scaling series (`kind:
+    fsdp-scaling`) relative to the series' first run (same source and model, fewest GPUs):
+    the shape of the series, free of what costs every GPU the same at every scale."""
+    out = []
+    for r in results:
+        if r.run.kind != "fsdp-scaling":
+            continue
+        base = min((b for b in results if b.run.kind == "fsdp-scaling"
+                    and b.run.source == r.run.source and b.run.model == r.run.model),
+                   key=lambda b: b.run.job["gpus"])
+        if base is r:
+            continue
+        measured = (1 + r.error) / (1 + base.error) * (r.predicted / base.predicted)
+        out.append((r.run.name, measured, r.predicted / base.predicted))
+    return out
+
+
+def fsdp_scaling_table(results: list[Result]) -> str:
+    """Each run of an FSDP weak-scaling series against the series' first run, measured vs
+    estimated: the shape `OVERLAP_STRETCH` is fitted on (workload_calibrate.py)."""
+    out = ["| FSDP weak scaling | measured step time (or throughput) / the series' first run's "
+           "| estimated | estimated / measured |", "|---|---|---|---|"]
+    for name, measured, estimated in series_ratios(results):
+        out.append(f"| {name} | {measured:.3f} | {estimated:.3f} | {estimated / measured:.3f} |")
+    return "\n".join(out)
+
+
 def run_class(result: Result) -> str:
     """The spread class of a run (rackdesigner/workload/spread.py)."""
     return training_class(result.run.kind == "moe")
@@ -260,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     print(group_table(results, lambda r: r.run.tuning, "fabric tuning"))
     print()
     print(tp_domain_table(results))
+    print()
+    print(fsdp_scaling_table(results))
     for name, s in sets.items():
         if s["runs"]:
             print(f"\n{name}: mean |error| {s['mean_abs']:.1%}, worst {s['worst']:+.1%} "
