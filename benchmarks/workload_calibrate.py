@@ -1,13 +1,17 @@
 """Fit the workload estimator's fitted constants on the calibration runs.
 
     python3 benchmarks/workload_calibrate.py [--grid 0.60:0.95:0.01]
-                                             [--moe-grid 0:12000:1000] [--only gemm|moe]
+                                             [--moe-grid 0:12000:1000] [--overlap-grid 1.0:1.6:0.05]
+                                             [--only gemm|overlap|moe]
 
 1. `hardware.GEMM_SUSTAINED` and `GEMM_SUSTAINED_FP8` (the share of a GPU's measured maximum
    achievable matmul throughput a training step's BF16 and FP8 GEMMs sustain), each scanned over
    `--grid` against the calibration set's dense runs of its precision
    (benchmarks/workload_runs.yaml, `set: calibration`);
-2. with that value, the nemo-2025 profile's `moe.dispatch_host_us` (the host time per MoE layer
+2. `hardware.OVERLAP_STRETCH` (how much longer a collective takes beside compute than alone) on
+   the shape of the calibration set's FSDP weak-scaling series (`kind: fsdp-scaling`: each
+   run's throughput relative to the series' first, so what costs every GPU alike drops out);
+3. with those values, the nemo-2025 profile's `moe.dispatch_host_us` (the host time per MoE layer
    and micro-batch the GPU waits for under dropless routing), scanned over `--moe-grid` against
    the calibration set's mixture-of-experts runs. Dense runs do not depend on it, so the two
    fits do not interact.
@@ -27,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workload_validation import evaluate, load_runs, summary
+from workload_validation import evaluate, load_runs, series_ratios, summary
 
 from rackdesigner.workload import compute
 from rackdesigner.workload import hardware as H
@@ -51,7 +55,10 @@ def fit_gemm(runs, designs: dict, grid: list[float], precision: str = "bf16") ->
     """`hardware.GEMM_SUSTAINED` (bf16) or `GEMM_SUSTAINED_FP8` (fp8) on the dense runs of that
     precision (the other constant does not move them)."""
     name = "GEMM_SUSTAINED" if precision == "bf16" else "GEMM_SUSTAINED_FP8"
-    dense = [r for r in runs if r.kind != "moe" and _precision(r) == precision]
+    # the FSDP series' level carries a CPU offloading the estimator does not model: its shape
+    # is what fit_overlap fits on, not its level
+    dense = [r for r in runs if r.kind not in ("moe", "fsdp-scaling")
+             and _precision(r) == precision]
     best = None
     print(f"| {name} | calibration dense {precision}: mean abs. | signed | validation dense "
           f"{precision}: mean abs. | signed |")
@@ -70,6 +77,30 @@ def fit_gemm(runs, designs: dict, grid: list[float], precision: str = "bf16") ->
     print(f"\nleast error on the calibration set's dense {precision} runs at {name} = "
           f"{best[0]:.2f} ({best[1]:.1%})\n")
     setattr(H, name, best[0])
+    compute.layer_times.cache_clear()
+    return best[0]
+
+
+def fit_overlap(runs, designs: dict, grid: list[float]) -> float:
+    """`hardware.OVERLAP_STRETCH` on the shape of the calibration set's FSDP weak-scaling
+    series: the least mean |estimated / measured - 1| of each run's throughput relative to the
+    series' first run."""
+    series = [r for r in runs if r.kind == "fsdp-scaling" and r.set == "calibration"]
+    best = None
+    print("| OVERLAP_STRETCH | calibration FSDP series: mean abs. error of the scaling ratio |")
+    print("|---|---|")
+    for value in grid:
+        H.OVERLAP_STRETCH = value
+        compute.layer_times.cache_clear()
+        ratios = series_ratios(evaluate(series, designs))
+        err = sum(abs(est / meas - 1) for _, meas, est in ratios) / len(ratios)
+        print(f"| {value:.2f} | {err:.1%} |")
+        if best is None or err < best[1]:
+            best = (value, err)
+    assert best is not None
+    print(f"\nleast error on the calibration FSDP series' shape at OVERLAP_STRETCH = "
+          f"{best[0]:.2f} ({best[1]:.1%})\n")
+    H.OVERLAP_STRETCH = best[0]
     compute.layer_times.cache_clear()
     return best[0]
 
@@ -113,14 +144,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grid", default="0.60:0.95:0.01", help="GEMM_SUSTAINED start:stop:step")
     parser.add_argument("--moe-grid", default="0:12000:1000",
                         help="moe.dispatch_host_us start:stop:step")
-    parser.add_argument("--only", choices=("gemm", "moe"))
+    parser.add_argument("--overlap-grid", default="1.0:1.6:0.05",
+                        help="OVERLAP_STRETCH start:stop:step")
+    parser.add_argument("--only", choices=("gemm", "overlap", "moe"))
     args = parser.parse_args(argv)
     runs = load_runs()
     designs: dict = {}
-    if args.only != "moe":
+    if args.only in (None, "gemm"):
         fit_gemm(runs, designs, _grid(args.grid), "bf16")
         fit_gemm(runs, designs, _grid(args.grid), "fp8")
-    if args.only != "gemm":
+    if args.only in (None, "overlap"):
+        fit_overlap(runs, designs, _grid(args.overlap_grid))
+    if args.only in (None, "moe"):
         fit_moe(runs, designs, _grid(args.moe_grid))
     return 0
 

@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 from rackdesigner._resources import resources_root  # noqa: E402
 from rackdesigner.generators import generate  # noqa: E402
 from rackdesigner.io.atomic import write_text  # noqa: E402
+from rackdesigner.vocabulary import FABRIC_TUNINGS  # noqa: E402
 from rackdesigner.workload import estimate, resolve_model  # noqa: E402
 from rackdesigner.workload.spread import PERCENTILES, spread_of, training_class  # noqa: E402
 
@@ -53,6 +54,7 @@ class Run:
     unit: str
     source: str  # the full citation
     kind: str = "dense"
+    tuning: str = "vendor-tuned"  # the fabric tuning its cluster ran (vocabulary.FABRIC_TUNINGS)
 
 
 @dataclass(frozen=True)
@@ -67,14 +69,17 @@ def load_runs(path: Path = RUNS_FILE) -> list[Run]:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     sources = data["sources"]
     out = []
-    for r in data["runs"]:
+    for i, r in enumerate(data["runs"]):
+        if r.get("tuning") not in FABRIC_TUNINGS:
+            raise ValueError(f"{path.name}: runs[{i}] ({r.get('name')!r}): tuning must be one "
+                             f"of {', '.join(FABRIC_TUNINGS)}, got {r.get('tuning')!r}")
         model = r["model"]
         if (MODELS / f"{model}.yaml").exists():
             model = str(MODELS / f"{model}.yaml")
         value, unit = r["measured"]
         out.append(Run(r["name"], r["set"], r["gpu"], r["stack"], r["cluster"], model,
                        dict(r["job"]), float(value), unit, sources[r["source"]],
-                       r.get("kind", "dense")))
+                       r.get("kind", "dense"), r["tuning"]))
     return out
 
 
@@ -115,7 +120,7 @@ def evaluate(runs: list[Run], designs: dict | None = None) -> list[Result]:
         if design_key not in designs:
             designs[design_key] = generate(key[0], **key[1])
         e = estimate(designs[design_key], run.model, profile=run.stack, time_if_too_big=True,
-                     **run.job)
+                     fabric_tuning=run.tuning, **run.job)
         if run.unit == "s":
             predicted = e.step_time_s
             error = run.measured / predicted - 1  # as a throughput error
@@ -181,6 +186,34 @@ def tp_domain_table(results: list[Result]) -> str:
         estimated = base.predicted / r.predicted
         out.append(f"| {r.run.name} | {measured:.2f}x | {estimated:.2f}x | "
                    f"{estimated / measured:.2f} |")
+    return "\n".join(out)
+
+
+def series_ratios(results) -> list[tuple[str, float, float]]:
+    """(run, measured, estimated) throughput of every run of a weak-scaling series (`kind:
+    fsdp-scaling`) relative to the series' first run (same source and model, fewest GPUs):
+    the shape of the series, free of what costs every GPU the same at every scale."""
+    out = []
+    for r in results:
+        if r.run.kind != "fsdp-scaling":
+            continue
+        base = min((b for b in results if b.run.kind == "fsdp-scaling"
+                    and b.run.source == r.run.source and b.run.model == r.run.model),
+                   key=lambda b: b.run.job["gpus"])
+        if base is r:
+            continue
+        measured = (1 + r.error) / (1 + base.error) * (r.predicted / base.predicted)
+        out.append((r.run.name, measured, r.predicted / base.predicted))
+    return out
+
+
+def fsdp_scaling_table(results: list[Result]) -> str:
+    """Each run of an FSDP weak-scaling series against the series' first run, measured vs
+    estimated: the shape `OVERLAP_STRETCH` is fitted on (workload_calibrate.py)."""
+    out = ["| FSDP weak scaling | measured step time (or throughput) / the series' first run's "
+           "| estimated | estimated / measured |", "|---|---|---|---|"]
+    for name, measured, estimated in series_ratios(results):
+        out.append(f"| {name} | {measured:.3f} | {estimated:.3f} | {estimated / measured:.3f} |")
     return "\n".join(out)
 
 
@@ -252,7 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(group_table(results, lambda r: r.run.gpu, "GPU"))
     print()
+    print(group_table(results, lambda r: r.run.tuning, "fabric tuning"))
+    print()
     print(tp_domain_table(results))
+    print()
+    print(fsdp_scaling_table(results))
     for name, s in sets.items():
         if s["runs"]:
             print(f"\n{name}: mean |error| {s['mean_abs']:.1%}, worst {s['worst']:+.1%} "

@@ -376,3 +376,27 @@ def test_power_tile_and_cost_tab_show_one_pue_for_a_liquid_cooled_design(make_pa
     panel.flush()
     tab.flush()
     assert panel.current.result.power.pue == tab.report().assumptions.pue == 1.5
+
+
+def test_the_workload_tab_estimates_under_the_panels_fabric_setting(make_panel, qtbot):
+    """Issue 33: the training estimate takes the fabric tuning as an input; the Workload tab
+    follows the panel's Fabric choice, so its data-parallel exchange across nodes slows down
+    with NCCL's defaults as the Bandwidth tab's figures do."""
+    from PySide6.QtCore import Qt
+
+    panel = make_panel(_example("fat-tree-2tier.yaml"))
+    tab = panel.workload
+    panel.tabs.setCurrentWidget(panel.workload_modes)
+    tab.model_combo.setCurrentText("llama3-8b")
+    tab.layout_combo.setCurrentText("manual")
+    tab.tp.setValue(8)
+    tab.gbs.setValue(64)
+    tuned = tab.flush().estimate
+    assert tuned is not None and tuned.fabric_tuning == "vendor-tuned"
+    panel.fabric_combo.setFocus()
+    qtbot.keyClick(panel.fabric_combo, Qt.Key.Key_Down)
+    plain = tab.flush().estimate
+    assert plain.fabric_tuning == "typical-defaults"
+    dp = [k for k in plain.comm if k.startswith("dp_")]
+    assert dp and all(plain.comm[k]["busbw_GBps"] < tuned.comm[k]["busbw_GBps"] for k in dp)
+    assert plain.step_time_s > tuned.step_time_s

@@ -16,13 +16,17 @@ from script_module import script_module
 #: over 92 — the 26.04.01 MoE runs (synced dispatch, between the 25.x and 26.06 levels) alone
 #: add a point; the bound is now the issue's own 12 %, with little room left.
 #: Merged with the collectives' fabric tuning (vendor-tuned by default: multi-node rings at the
-#: level NVIDIA publishes for its reference architectures), the 92 runs read 12.1 %: the 2021
-#: MT-NLG pipelines and the multi-node MoE runs get faster networks than the clusters they
-#: name ran (a run's fabric tuning is not yet an input of the training table); the bound is
-#: 12.5 % until it is.
-VALIDATION_MEAN_BOUND = 0.125
+#: level NVIDIA publishes for its reference architectures), the 92 runs read 12.1 % while every
+#: run took the default; the bound was raised to 12.5 % until a run's tuning was an input.
+#: Now each run states the tuning its cluster ran (benchmarks/workload_runs.yaml `tuning:`:
+#: Selene's 2021-22 runs and the cloud clusters typical-defaults, NVIDIA's NeMo tables
+#: vendor-tuned) and the estimate takes it: 11.99 % over the 92, the issue's 12 % again.
+#: With overlapped collectives running 1.2 times their standalone time (hardware.OVERLAP_STRETCH,
+#: fitted on the shape of a calibration FSDP series, issue 33 W4): 11.6 %.
+VALIDATION_MEAN_BOUND = 0.12
 #: ... and of the calibration set (12.7 % over 31 runs: its 13 MoE runs are where the MoE
-#: dispatch constant was fitted, 19.2 % mean; its 18 dense runs 8.1 %).
+#: dispatch constant was fitted, 19.2 % mean; its 18 dense runs 8.1 %; 11.1 % over 36 now, with
+#: the FSDP weak-scaling series).
 CALIBRATION_MEAN_BOUND = 0.14
 #: Published layouts the memory model may refuse: none. (NeMo 25.11's gpt-oss-120b on 64 H100
 #: is compared at its recipe's micro-batch 1, the table's row being inconsistent: see
@@ -89,10 +93,9 @@ def test_the_old_stacks_are_estimated_without_a_per_run_factor(results):
         if r.run.kind != "moe":
             by_stack.setdefault(r.run.stack, []).append(abs(r.error))
     for stack, errs in by_stack.items():
-        # the DeepSpeed 2021 pipelines (MT-NLG, +13..+18 %): under the vendor-tuned fabric
-        # default their DP all-reduces are faster than Selene's 2021 NCCL ran them
-        bound = 0.16 if stack == "megatron-deepspeed-2021" else 0.15
-        assert sum(errs) / len(errs) < bound, (stack, errs)
+        # the DeepSpeed 2021 pipelines (MT-NLG, +12..+16 %) included: estimated under the
+        # fabric tuning Selene ran then (typical-defaults), not the vendor-tuned default
+        assert sum(errs) / len(errs) < 0.15, (stack, errs)
     small = [r for r in results if r.run.name in ("GPT 1.7B, 32 A100", "MPT 125M, 8 A100")]
     assert len(small) == 2 and all(abs(r.error) < 0.15 for r in small)
 
@@ -120,6 +123,37 @@ def test_the_shipped_gemm_shares_are_what_the_calibration_runs_fit(precision, na
     with script_module("workload_calibrate") as calibrate:
         best = calibrate.fit_gemm(calibrate.load_runs(), {},  # fits on the calibration ones
                                   [round(shipped + d, 2) for d in (-0.02, 0, 0.02)], precision)
+    compute.layer_times.cache_clear()
+    capsys.readouterr()
+    assert best == pytest.approx(shipped)
+
+
+def test_fsdp_gathers_become_exposed_at_scale_as_the_published_series_shows(validation,
+                                                                             results):
+    """Issue 33, W4: Llama 3 70B with FSDP on 64 to 592 B200 (weak scaling) slows by 21 %
+    measured; the estimate follows that shape within 3 % at every size (it was flat within 4 %
+    when overlap hid every gather), and no run of the series is faster than a smaller one."""
+    ratios = validation.series_ratios(results)
+    assert len(ratios) >= 4
+    for name, measured, estimated in ratios:
+        assert estimated == pytest.approx(measured, rel=0.03), name
+    series = sorted((r for r in results if r.run.kind == "fsdp-scaling"),
+                    key=lambda r: r.run.job["gpus"])
+    steps = [r.predicted for r in series]
+    assert steps == sorted(steps) and steps[-1] > 1.15 * steps[0]
+
+
+def test_the_shipped_overlap_stretch_is_what_the_calibration_series_fits(monkeypatch, capsys):
+    """OVERLAP_STRETCH is the least-error value on the calibration FSDP series' shape (a grid of
+    the shipped value and its neighbours 0.05 apart); no validation run plays a part."""
+    from rackdesigner.workload import compute
+    from rackdesigner.workload import hardware as H
+
+    shipped = H.OVERLAP_STRETCH
+    monkeypatch.setattr(H, "OVERLAP_STRETCH", shipped)  # restored whatever the scan leaves
+    with script_module("workload_calibrate") as calibrate:
+        best = calibrate.fit_overlap(calibrate.load_runs(), {},
+                                     [round(shipped + d, 2) for d in (-0.05, 0, 0.05)])
     compute.layer_times.cache_clear()
     capsys.readouterr()
     assert best == pytest.approx(shipped)

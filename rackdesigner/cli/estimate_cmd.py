@@ -50,6 +50,8 @@ def _tokens(text: str) -> float:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from rackdesigner.vocabulary import FABRIC_TUNING_NAMES
+
     p = subparsers.add_parser(
         "estimate", help="estimate LLM training step time, MFU, memory and energy on a design",
         description="Estimate one training iteration of a transformer model on the GPUs of a "
@@ -105,6 +107,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--pue", type=float, metavar="X", help="PUE for facility energy (default: "
                    "the site's PUE, else the design's cooling mix's: 1.3 air-cooled, "
                    "lower with liquid)")
+    p.add_argument("--fabric-tuning", choices=FABRIC_TUNING_NAMES, default=None,
+                   help="the NCCL network settings the cluster runs, as in `simulate`: "
+                   "vendor-tuned (default: the level NVIDIA publishes for its reference "
+                   "architectures) or typical-defaults (NCCL's defaults)")
     p.add_argument("--search", action="store_true",
                    help="try every valid layout (TP, PP, CP, EP, VP, micro-batch, "
                    "recomputation) and rank them")
@@ -128,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
               grad_dtype=args.grad_dtype, dp_overlap=args.dp_overlap, etp=args.etp,
               recompute_modules=args.recompute_modules)
     try:
-        est = Estimator(layout, args.model, gpus=args.gpus, group=args.group, pue=args.pue)
+        est = Estimator(layout, args.model, gpus=args.gpus, group=args.group, pue=args.pue,
+                        fabric_tuning=args.fabric_tuning)
         if args.search:
             def progress(done: int, total: int) -> None:
                 if sys.stderr.isatty():
@@ -199,6 +206,9 @@ def report(e) -> str:
              f"{job.label()}, batch {job.gbs} x {job.seq} tokens, {job.precision}"]
     if e.profile is not None:
         lines.append(f"software stack: {e.profile.name} (profile {e.profile.id})")
+    if e.fabric_tuning:
+        lines.append(f"fabric tuning:  {e.fabric_tuning} (the engine's network figures; "
+                     "--fabric-tuning)")
     for m in d["messages"]:
         lines.append(f"  ! {m}")
     mem = e.memory

@@ -40,6 +40,7 @@ from rackdesigner.simulation.collective_parts import (
     _ring_net,
     _tree_net,
     nvls_chunk_bytes,
+    nvls_domain_fill_waves,
     nvls_gpu_share,
     nvls_tree_chunk_bytes,
     tree_levels,
@@ -273,7 +274,9 @@ class CandidateModel:
         else:
             n_ch = C.NVLS_EXEC_CHANNELS.get(s.arch, 16)
         ops = n_ch * heads
-        fill = _fill(lambda size: nvls_chunk_bytes(size, ops, max_chunk), ops)
+        domain = min(i.k for i in s.islands)  # the GPUs each in-switch reduction waits for
+        fill = _fill(lambda size: nvls_chunk_bytes(size, ops, max_chunk), ops,
+                     lambda: nvls_domain_fill_waves(domain))
         return [Candidate("nvls", "Simple", lat, algbw, fill=fill)]
 
     def _nvls_tree(self, ring: vocabulary.Ring) -> list[Candidate]:
@@ -295,8 +298,11 @@ class CandidateModel:
         max_chunk = (C.NVLS_TREE_MAX_CHUNK_4NODES if s.n_islands >= 4
                      else C.NVLS_CHUNK_BYTES)
         levels = tree_levels(s.n_islands)
+        # the in-domain part at the reference domain's size: the multi-rack NVL72 curves do not
+        # show the domain term single-domain NVLS does (with it their per-level fits disagree
+        # tenfold, 0.19 vs 1.81 waves; without it 1.5 vs 2.1: docs/simulation.md, C3)
         fill = _fill(lambda size: nvls_tree_chunk_bytes(size, ops, max_chunk), ops,
-                     lambda: C.NVLS_PIPELINE_FILL_WAVES
+                     lambda: nvls_domain_fill_waves(C.NVLS_REFERENCE_GPUS)
                      + C.PIPELINE_FILL_WAVES_PER_LEVEL * levels)
         return [Candidate("nvls_tree", "Simple", lat, algbw, fill=fill)]
 

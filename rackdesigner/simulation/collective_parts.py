@@ -5,6 +5,7 @@ the per-call floor and nccl-tests' busbw factor. Functions of numbers (and an is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from rackdesigner import vocabulary
@@ -53,15 +54,29 @@ def _channel_share(channels: int, p: int, threshold: int) -> Callable[[int], flo
 
 def _fill(chunking: Callable[[int], int], concurrent_ops: int,
           waves: Callable[[], float] | None = None) -> Callable[[int, float], float]:
-    """Pipeline fill (µs): `waves()` waves (default `NVLS_PIPELINE_FILL_WAVES`, read when the
-    time is computed) of chunk x concurrent operations at the algorithm's plateau rate
-    (constants.py); a message smaller than one wave gives each operation less than a chunk, so
-    a wave is the message."""
+    """Pipeline fill (µs): `waves()` waves (default: one NVLink domain of 8 GPUs,
+    `nvls_domain_fill_waves(8)`, read when the time is computed) of chunk x concurrent
+    operations at the algorithm's plateau rate (constants.py); a message smaller than one wave
+    gives each operation less than a chunk, so a wave is the message."""
     def fill(size: int, algbw: float) -> float:
         wave = min(chunking(size) * concurrent_ops, size)
-        count = C.NVLS_PIPELINE_FILL_WAVES if waves is None else waves()
+        count = nvls_domain_fill_waves(C.NVLS_REFERENCE_GPUS) if waves is None else waves()
         return count * wave / (1000.0 * algbw)
     return fill
+
+
+def nvls_domain_fill_waves(gpus: int) -> float:
+    """Waves of NVLS pipeline fill inside one NVLink domain of `gpus` GPUs (issue 33, C3).
+
+    Every chunk of an NVLS collective is reduced in the switch from all `gpus` GPUs' copies
+    (multimem ld_reduce) and multicast back: a chunk completes when the last of its `gpus`
+    contributions arrives, and the expected latest of `gpus` like delays grows with the
+    logarithm of their number (the maximum of n exponential delays has mean H_n ~ ln n). So the
+    fill grows with log2(gpus): `NVLS_PIPELINE_FILL_WAVES` waves per doubling (derived,
+    constants.py), 3 doublings on an 8-GPU board, 6.2 on a 72-GPU NVL72 rack. The
+    logarithmic form is a model assumption; its constant is fitted on the calibration curves
+    (8 and 72 GPUs)."""
+    return C.NVLS_PIPELINE_FILL_WAVES * math.log2(max(2, gpus))
 
 
 def nvls_gpu_share(gpus: int) -> float:

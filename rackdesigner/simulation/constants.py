@@ -155,20 +155,25 @@ NVLS_CHUNK_BYTES = 128 * 1024
 NVLS_TREE_MAX_CHUNK_4NODES = 64 * 1024
 NVLS_SLOW_MULTINODE_CHUNK = 32 * 1024
 NVLS_SLOW_MULTINODE_BW = 150.0
-#: NVLS pipeline fill, in waves of chunks: an NVLS collective runs channels x heads concurrent
-#: operations, each working through `chunk` bytes at a time (enqueue.cc `calcCollChunking`
-#: shrinks the chunk to 64/32/16 KiB for smaller messages); before the pipeline runs at its
-#: plateau rate it pays this many waves of (chunk x concurrent operations) bytes at that rate.
-#: **Derived from published runs** (benchmarks/size_curve.py over
-#: benchmarks/published/nccl_tests_curves.yaml: 8 x H100 Azure ND H100 v5 and Together AI,
-#: 8 x H200 Azure ND H200 v5, GB200 NVL72 CoreWeave; least squares on the relative time, each
-#: curve weighted equally; per curve 2.15, 2.08, 1.66 and 4.25 waves). A wave is at most the
-#: message (a message smaller than one wave gives each operation less than a chunk).
-#: One constant for every NVLS design: no per-device or per-run factor.
-NVLS_PIPELINE_FILL_WAVES = 1.31
+#: NVLS pipeline fill, in waves of chunks per doubling of the NVLink domain's GPUs: an NVLS
+#: collective runs channels x heads concurrent operations, each working through `chunk` bytes at
+#: a time (enqueue.cc `calcCollChunking` shrinks the chunk to 64/32/16 KiB for smaller
+#: messages); before the pipeline runs at its plateau rate it pays
+#: `collective_parts.nvls_domain_fill_waves(k)` = this x log2(k) waves of (chunk x concurrent
+#: operations) bytes at that rate, k the GPUs of the domain (each in-switch reduction waits for
+#: the last of its k contributions; issue 33, C3). **Derived from published runs**
+#: (benchmarks/size_curve.py --derive over benchmarks/published/nccl_tests_curves.yaml: 8 x H100
+#: Azure ND H100 v5 and Together AI, 8 x H200 Azure ND H200 v5, GB200 NVL72 CoreWeave; least
+#: squares on the relative time, each curve weighted equally; per curve 0.43, 0.40, 0.24 and
+#: 0.69 per doubling — before the domain term 1.36, 1.28, 0.76 and 4.25 waves, the 72-GPU rack
+#: needing three times the 8-GPU boards'). A wave is at most the message (a message smaller than
+#: one wave gives each operation less than a chunk). One constant for every NVLS design: no
+#: per-device or per-run factor.
+NVLS_PIPELINE_FILL_WAVES = 0.42
 #: NVLS pipeline fill across NVLink domains, in waves per level of the inter-domain tree
-#: (NVLS-tree over N domains has ceil(log2 N) levels; the fill of one domain is
-#: `NVLS_PIPELINE_FILL_WAVES`). **Derived from published runs** (`benchmarks/size_curve.py
+#: (NVLS-tree over N domains has ceil(log2 N) levels; the fill inside the domains is the
+#: 8-GPU reference domain's, 3 x `NVLS_PIPELINE_FILL_WAVES`: the multi-rack curves do not show
+#: the domain-size term). **Derived from published runs** (`benchmarks/size_curve.py
 #: --derive` over the calibration curves of CoreWeave's GB200 NVL72 2 and 20 racks): the fixed
 #: cost per call that their curves show (about 1.2 ms at 2 racks, 5 ms at 20) is this many
 #: waves of chunk x channels x heads at the plateau rate per tree level. Applied, as a model

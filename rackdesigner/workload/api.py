@@ -14,6 +14,8 @@ from pathlib import Path
 
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
+from rackdesigner.simulation.groups import GroupError
+from rackdesigner.vocabulary import FABRIC_TUNINGS
 from rackdesigner.vocabulary.wording import SettingError
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommError, CommModel
@@ -60,7 +62,7 @@ def _connected(ids: list[str], gpus: int | None, label: str,
 class Estimator:
     def __init__(self, layout: Layout, model: str | ModelSpec, *, gpus: int | None = None,
                  group: str | None = None, gpu_ids: Sequence[str] | None = None,
-                 pue: float | None = None) -> None:
+                 pue: float | None = None, fabric_tuning: str | None = None) -> None:
         failed = closure(layout)
         if failed:  # failed parts are left out, as in `simulate` (model/failures.py)
             layout = degraded(layout, failed)
@@ -68,7 +70,12 @@ class Estimator:
                 gpu_ids = [g for g in gpu_ids if g not in failed.devices]
         self.layout = layout
         self.model = resolve_model(model)
-        groups = design_groups(layout)  # the topology every figure reads (kept per state)
+        try:  # the topology every figure reads (kept per state), under the fabric's tuning
+            groups = design_groups(layout, fabric_tuning)
+        except GroupError as exc:
+            raise EstimateError(f"{exc} (expected one of {', '.join(FABRIC_TUNINGS)})",
+                                option="fabric_tuning") from None
+        self.fabric_tuning = groups.fabric_tuning
         power_devices = None
         try:
             ids = (CommModel.layout_gpus(layout, group, groups) if gpu_ids is None
@@ -147,7 +154,8 @@ class Estimator:
                             f"{self.comm.nvlink_domain()} GPUs): its traffic crosses the network")
         if not est.fits:
             messages.append(est.memory.refusal())
-        return est.with_context(power_w=power, label=self.label, messages=tuple(messages))
+        return est.with_context(power_w=power, label=self.label, messages=tuple(messages),
+                                fabric_tuning=self.fabric_tuning)
 
 
 def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
@@ -160,21 +168,26 @@ def estimate(layout: Layout | str | PathLike, model: str | ModelSpec, *,
              dp_overlap: bool | None = None, sequence_parallel: bool | None = None,
              etp: int | None = None, recompute_modules: Sequence[str] | None = None,
              tokens: float | None = None,
-             pue: float | None = None, time_if_too_big: bool = False) -> Estimate:
+             pue: float | None = None, time_if_too_big: bool = False,
+             fabric_tuning: str | None = None) -> Estimate:
     """Estimate one training step of `model` on `layout` (a Layout or a layout file's path):
     on all its GPUs, a group's, listed GPU ids, or the first `gpus` of those.
 
     `profile` names the software stack's efficiency profile (a bundled id such as `nemo-2025`,
-    the default, or a profile file). Raises `EstimateError` (degrees that do not divide,
-    unknown model or profile, GPUs that cannot reach each other) or `ModelFileError` (a bad
-    model file). A job that does not fit in memory is returned with `fits` false and no step
-    time, unless `time_if_too_big` (then it is timed and `timed_anyway` says so).
+    the default, or a profile file). `fabric_tuning` is the NCCL network setting the cluster
+    runs (`vocabulary.FABRIC_TUNINGS`; default vendor-tuned, the level NVIDIA publishes for
+    its reference architectures; `typical-defaults`: NCCL's defaults). Raises `EstimateError`
+    (degrees that do not divide, unknown model, profile or tuning, GPUs that cannot reach each
+    other) or `ModelFileError` (a bad model file). A job that does not fit in memory is
+    returned with `fits` false and no step time, unless `time_if_too_big` (then it is timed
+    and `timed_anyway` says so).
     """
     if not isinstance(layout, Layout):
         from rackdesigner.io import load_layout
 
         layout = load_layout(Path(layout))
-    est = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
+    est = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue,
+                    fabric_tuning=fabric_tuning)
     job = Job(tp=tp, pp=pp, cp=cp, ep=ep, vp=vp, dp=dp, gbs=gbs, mbs=mbs, seq=seq,
               precision=precision, recompute=recompute, sharding=sharding, profile=profile,
               grad_dtype=grad_dtype, dp_overlap=dp_overlap, sequence_parallel=sequence_parallel,

@@ -1,6 +1,9 @@
 """What the estimator derives from a design, kept per design state: the engine's topology
 (`GroupCollectives`), the power report, and per scope (the GPUs in rank order) the group
-figures, wiring signatures and contention peaks of the estimates made on it.
+figures, wiring signatures and contention peaks of the estimates made on it. The engine's
+figures depend on the fabric tuning the cluster runs (`vocabulary.FABRIC_TUNINGS`), so each
+tuning has its own `GroupCollectives` and its own scopes; the topology under them is the
+state's one (`Topology.of`).
 
 A design state is immutable (model/state.py), so everything derived from it stays valid while
 it lives: a second estimate on the same design — another batch in the Workload tab, the next
@@ -19,6 +22,7 @@ from typing import Any
 
 from rackdesigner.model import Layout
 from rackdesigner.simulation import GroupCollectives
+from rackdesigner.vocabulary import DEFAULT_FABRIC_TUNING
 
 #: Design states whose derived values are kept (the current one and the one before it).
 KEEP = 2
@@ -28,36 +32,41 @@ KEEP = 2
 class _Entry:
     state: weakref.ref
     catalog: Any
-    groups: GroupCollectives
-    scopes: dict[tuple[str, ...], dict[str, Any]] = field(default_factory=dict)
+    groups: dict[str, GroupCollectives]  # by fabric tuning
+    scopes: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = field(default_factory=dict)
     power: dict[Any, Any] = field(default_factory=dict)
 
 
 _RECENT: OrderedDict[int, _Entry] = OrderedDict()
 
 
-def design_groups(layout: Layout) -> GroupCollectives:
-    """The engine's group figures on `layout`'s current state, built once per state."""
+def design_groups(layout: Layout, fabric_tuning: str | None = None) -> GroupCollectives:
+    """The engine's group figures on `layout`'s current state under `fabric_tuning` (default:
+    the vocabulary's), built once per state and tuning. An unknown tuning raises
+    `GroupError`."""
+    tuning = fabric_tuning or DEFAULT_FABRIC_TUNING
     state = layout.state
     key = id(state)
     entry = _RECENT.get(key)
-    if entry is not None and entry.state() is state and entry.catalog is layout.catalog:
+    if entry is None or entry.state() is not state or entry.catalog is not layout.catalog:
+        def forget(_ref: weakref.ref, k: int = key) -> None:
+            _RECENT.pop(k, None)
+
+        entry = _Entry(weakref.ref(state, forget), layout.catalog, {})
+        _RECENT[key] = entry
+        while len(_RECENT) > KEEP:
+            _RECENT.popitem(last=False)
+    else:
         _RECENT.move_to_end(key)
-        return entry.groups
-    groups = GroupCollectives(layout)
-
-    def forget(_ref: weakref.ref, k: int = key) -> None:
-        _RECENT.pop(k, None)
-
-    _RECENT[key] = _Entry(weakref.ref(state, forget), layout.catalog, groups)
-    while len(_RECENT) > KEEP:
-        _RECENT.popitem(last=False)
+    groups = entry.groups.get(tuning)
+    if groups is None:
+        groups = entry.groups[tuning] = GroupCollectives(layout, fabric_tuning=tuning)
     return groups
 
 
 def _entry_of(groups: GroupCollectives) -> _Entry | None:
     for entry in list(_RECENT.values()):
-        if entry.groups is groups:
+        if entry.groups.get(groups.fabric_tuning) is groups:
             return entry
     return None
 
@@ -68,7 +77,7 @@ def scope_cache(groups: GroupCollectives, gpus: list[str]) -> dict[str, Any]:
     entry = _entry_of(groups)
     if entry is None:
         return {}
-    return entry.scopes.setdefault(tuple(gpus), {})
+    return entry.scopes.setdefault((groups.fabric_tuning, tuple(gpus)), {})
 
 
 def power_cache(groups: GroupCollectives) -> dict[Any, Any]:

@@ -58,11 +58,13 @@ def gpu_counts(gpus: int, domain: int) -> list[int]:
 def best_layout(layout: Layout, model: str, base: Job, *, gpus: int | None = None,
                 group: str | None = None, gpu_ids: Sequence[str] | None = None,
                 pue: float | None = None, tokens: float | None = None,
-                counts: Sequence[int] | None = None) -> Found:
+                counts: Sequence[int] | None = None,
+                fabric_tuning: str | None = None) -> Found:
     """The fastest layout of `base`'s batch and precision on the design's GPUs (all of them,
     or fewer: `gpu_counts`, or the caller's `counts`, largest first); `EstimateError` when no
     count has one that fits."""
-    whole = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue)
+    whole = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue,
+                      fabric_tuning=fabric_tuning)
     if counts is None:
         counts = gpu_counts(whole.gpus, whole.comm.nvlink_domain())
     best: Found | None = None
@@ -70,7 +72,8 @@ def best_layout(layout: Layout, model: str, base: Job, *, gpus: int | None = Non
     considered = 0
     for count in counts:
         est = whole if count == whole.gpus else Estimator(
-            layout, model, gpus=count, group=group, gpu_ids=gpu_ids, pue=pue)
+            layout, model, gpus=count, group=group, gpu_ids=gpu_ids, pue=pue,
+            fabric_tuning=fabric_tuning)
         try:
             found = search(est, base, top=1, tokens=tokens)
         except EstimateError as exc:

@@ -75,6 +75,7 @@ class Estimate:
     label: str = ""  # scope
     messages: tuple[str, ...] = ()
     profile: Profile | None = None  # the efficiency profile it was estimated with
+    fabric_tuning: str = ""  # the NCCL network setting the engine's figures assume
 
     @property
     def fits(self) -> bool:
@@ -161,6 +162,7 @@ class Estimate:
                 "recompute_s", "attention_s", "memory_bound_s", "launch_gaps_s")} if t else {},
             "profile": ({"id": self.profile.id, "name": self.profile.name}
                         if self.profile else None),
+            "fabric_tuning": self.fabric_tuning or None,
             "gemms": [dict(g) for g in self.gemms] if t else [],
             "peak_tflops_per_gpu": self.peak_tflops,
             "breakdown": {k: _r(self.breakdown.get(k, 0.0)) if t else None

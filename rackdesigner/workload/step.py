@@ -105,9 +105,11 @@ def estimate_job(model: ModelSpec, job: Job, comm: CommModel, gpu: H.GpuCompute,
         return t
 
     def hidden(c: float, behind: float) -> float:
-        """Exposed time of `c` seconds of communication overlapped with `behind` seconds of
-        compute: what does not fit behind it, plus the slowdown of the compute it shares the
-        SMs with."""
+        """Exposed time of `c` seconds of communication (its standalone time) overlapped with
+        `behind` seconds of compute: it runs `OVERLAP_STRETCH` times longer beside the compute
+        (hardware.py); what of that does not fit behind it, plus the slowdown of the compute
+        it shares the SMs with."""
+        c *= H.OVERLAP_STRETCH
         return max(0.0, c - behind) + min(c, behind) * share
 
     # TP / SP

@@ -424,6 +424,7 @@ class SimulationPanel(QWidget):
 
     def _on_fabric_combo_changed(self, index: int) -> None:
         self.live.set_options(fabric_tuning=str(self.fabric_combo.itemData(index)))
+        self.workload.set_fabric_tuning(str(self.fabric_combo.itemData(index)))
 
     def _on_reference_combo_changed(self, index: int) -> None:
         self.reference = int(self.reference_combo.itemData(index))

@@ -84,6 +84,7 @@ class WorkloadTab(QWidget):
         self.baseline: Estimate | None = None
         self._model_files: dict[str, str] = {}
         self._pue: float | None = None
+        self._fabric_tuning: str | None = None  # the panel's Fabric setting (None: default)
         self._scope: str | tuple[str, ...] | None = None
         self._build()
         self.live.result_ready.connect(self._on_live_result_ready)
@@ -229,7 +230,7 @@ class WorkloadTab(QWidget):
         return WorkloadRequest(self._model_files.get(name, name), job, best=not manual,
                                tokens=self.tokens.value() * 1e12,
                                gpus=self.gpus.value() or None, pue=self._pue,
-                               scope=self._scope)
+                               scope=self._scope, fabric_tuning=self._fabric_tuning)
 
     def set_scope(self, scope: str | tuple[str, ...] | None) -> None:
         """The panel's "Selection only" scope (a group id or GPU ids; None: the design)."""
@@ -239,6 +240,12 @@ class WorkloadTab(QWidget):
     def set_pue(self, pue: float | None) -> None:
         """The panel's PUE (Power tab): energy to train is facility energy."""
         self._pue = pue
+        self._on_option_changed()
+
+    def set_fabric_tuning(self, tuning: str) -> None:
+        """The panel's Fabric setting: the estimate's collectives run under it, as the
+        Bandwidth tab's do."""
+        self._fabric_tuning = tuning
         self._on_option_changed()
 
     def _on_gbs_changed(self, _value: int) -> None:

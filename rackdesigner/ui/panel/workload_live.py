@@ -51,6 +51,7 @@ class WorkloadRequest:
     gpus: int | None = None  # the first N GPUs of the design (None: all)
     pue: float | None = None  # facility power = IT power x PUE (None: the default)
     scope: str | tuple[str, ...] | None = None  # the panel's scope: a group id or GPU ids
+    fabric_tuning: str | None = None  # the panel's fabric setting (None: the default)
 
 
 @dataclass(frozen=True)
@@ -110,13 +111,14 @@ def _estimate(snapshot: Layout, req: WorkloadRequest,
         found = best_layout(snapshot, req.model, req.job, gpus=req.gpus, pue=req.pue,
                             group=scope if isinstance(scope, str) else None,
                             gpu_ids=scope if isinstance(scope, tuple) else None,
-                            tokens=req.tokens)
+                            tokens=req.tokens, fabric_tuning=req.fabric_tuning)
         return WorkloadOutcome(0, 0, found.estimate, "",
                                f"best of {found.considered:,} layouts: {found.why}")
     # a manual layout that does not fit is still timed, and the tab marks it so
     est = Estimator(snapshot, req.model, gpus=req.gpus, pue=req.pue,
                     group=scope if isinstance(scope, str) else None,
-                    gpu_ids=scope if isinstance(scope, tuple) else None)
+                    gpu_ids=scope if isinstance(scope, tuple) else None,
+                    fabric_tuning=req.fabric_tuning)
     return WorkloadOutcome(0, 0, est.estimate(req.job, req.tokens, time_if_too_big=True))
 
 
