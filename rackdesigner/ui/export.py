@@ -1,8 +1,9 @@
 """Images of the canvas: PNG and SVG, drawn by the same scene code the window shows.
 
 An image carries a title band (the design's name and GPU count, a legend of its device kinds and
-link types: `export_banner.py`). Images are drawn into memory and written with `rackdesigner.io.atomic.write_bytes`, so a full
-disk or a crash never leaves a cut-off image where a good one was.
+link types: `export_banner.py`). Images are drawn into memory and written with
+`rackdesigner.io.atomic.write_bytes`, so a full disk or a crash never leaves a cut-off image
+where a good one was.
 """
 
 from __future__ import annotations
