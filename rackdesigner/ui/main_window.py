@@ -258,6 +258,10 @@ class MainWindow(QMainWindow):
         doc.changed.connect(self.racks_panel.on_model_event)
         doc.replaced.connect(self.racks_panel.set_layout)
         self.racks_panel.command_requested.connect(doc.push)
+        from rackdesigner.ui.placement import near_rack  # a unit added in the Racks view
+
+        self.racks_panel.placer = lambda command, rack: near_rack(
+            self.scene, self.document.layout, command, rack)
         self.racks_panel.message.connect(self.status_message)
         self.racks_panel.selection_requested.connect(self._on_racks_selection)
         self.racks_panel.view.zoom_changed.connect(self._on_view_zoom_changed)

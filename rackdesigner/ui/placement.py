@@ -17,6 +17,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QGraphicsScene
 
 from rackdesigner.commands.edits import AddItems
+from rackdesigner.model import Layout
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.items import DeviceItem, GroupItem
 
@@ -78,4 +79,27 @@ def free_offset(scene: QGraphicsScene, rect: QRectF) -> tuple[float, float]:
     return (0.0, 0.0)
 
 
-__all__ = ["footprint", "free_offset", "moved", "occupied"]
+def near_rack(scene: QGraphicsScene, layout: Layout, command: AddItems,
+              rack_id: str) -> AddItems:
+    """A unit added in the Racks view (`command`, built at the origin) placed on the canvas
+    under the devices already in rack `rack_id` (or under the rack itself when it holds
+    none), in the nearest free space there: not at (0, 0) over the first SU."""
+    mates = [d for d in layout.devices() if d.rack == rack_id]
+    if not mates and layout.has_device(rack_id):
+        mates = [layout.device(rack_id)]
+    rect = footprint(command)
+    if not mates or rect.isEmpty():
+        return command
+    left = min(d.pos[0] for d in mates)
+    bottom = max(d.pos[1] for d in mates) + style.MIN_DEVICE_HEIGHT + GAP
+    drawn = getattr(scene, "item_for_device", {})
+    for mate in mates:  # a mate's drawn box may be taller than the smallest one
+        item = drawn.get(mate.id)
+        if item is not None and item.isVisible():
+            bottom = max(bottom, item.sceneBoundingRect().bottom() + GAP)
+    placed = moved(command, left - rect.left(), bottom - rect.top())
+    dx, dy = free_offset(scene, footprint(placed))
+    return moved(placed, dx, dy) if dx or dy else placed
+
+
+__all__ = ["footprint", "free_offset", "moved", "near_rack", "occupied"]
