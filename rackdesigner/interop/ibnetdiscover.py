@@ -37,6 +37,7 @@ from rackdesigner.catalog import Catalog
 from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
 from rackdesigner.model.items import ID_CHARS
+from rackdesigner.vocabulary.wording import counted
 
 #: a description the HCA's firmware gives it (a part number "MT4123 ConnectX6 ...", or the
 #: vendor's name): it names no host
@@ -129,7 +130,7 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
             _check_quotes(m[6] or "", label, number)
             if not 1 <= port <= current.nports:
                 raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid}, "
-                                         f"which has {current.nports} port(s)")
+                                         f"which has {counted(current.nports, 'port')}")
             if port in current.ports:
                 raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid} is "
                                          f"listed twice (first on line "
@@ -320,11 +321,13 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
     report.hosts = len(hosts)
     report.links = number
     if slow:
-        report.messages.append(f"{len(slow)} link(s) run below their ports' rate, e.g. "
-                               f"{slow[0]}")
+        report.messages.append(f"{counted(len(slow), 'link')} "
+                               f"{'runs' if len(slow) == 1 else 'run'} below their ports' "
+                               f"rate, e.g. {slow[0]}")
     if factory:
         report.messages.append(
-            f"{factory} HCA(s) carry their vendor's factory description (no host name: "
+            f"{counted(factory, 'HCA')} {'carries' if factory == 1 else 'carry'} their vendor's "
+            f"factory description (no host name: "
             "rdma-ndd does not run there), so each is a host of its own named by its GUID; "
             "give their host names with a GUID map (--host-map FILE: 'GUID host' per line)")
     crowded = sorted((h for h, members in hosts.items() if len(members) > MAX_HCAS_PER_HOST),
