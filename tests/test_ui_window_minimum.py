@@ -42,40 +42,31 @@ def _window(qtbot, settings_file):
 def test_a_narrowed_palette_opens_readable_at_the_next_start(qtbot, tmp_path):
     from rackdesigner.ui.window_layout import PALETTE_READABLE
 
-    settings_file = tmp_path / "s.ini"
-    first = _window(qtbot, settings_file)
-    first.resize(1400, 900)
-    first.show()
-    qtbot.waitExposed(first)
-    _settle()
-    first.resizeDocks([first.palette_dock], [1], Qt.Orientation.Horizontal)  # as narrow as it goes
-    _settle()
-    narrowed = first.palette_dock.width()
+    narrowed, second = _palette_left_at(qtbot, tmp_path, 1)  # as narrow as it goes
     assert narrowed < PALETTE_READABLE
-    first.close()
-    second = _window(qtbot, settings_file)
-    second.resize(1400, 900)  # the offscreen screen is smaller than the saved geometry
-    second.show()
-    qtbot.waitExposed(second)
-    _settle()
     assert second.palette_dock.width() >= PALETTE_READABLE - 2
-    second.close()
 
 
 def test_a_wide_palette_is_kept_as_the_user_left_it(qtbot, tmp_path):
-    settings_file = tmp_path / "s.ini"
-    first = _window(qtbot, settings_file)
-    first.resize(1400, 900)
-    first.show()
-    qtbot.waitExposed(first)
-    _settle()
-    first.resizeDocks([first.palette_dock], [320], Qt.Orientation.Horizontal)
-    _settle()
-    wide = first.palette_dock.width()
-    first.close()
-    second = _window(qtbot, settings_file)
-    second.resize(1400, 900)
-    second.show()
-    qtbot.waitExposed(second)
-    _settle()
+    wide, second = _palette_left_at(qtbot, tmp_path, 320)
     assert abs(second.palette_dock.width() - wide) <= 2
+
+
+def _palette_left_at(qtbot, tmp_path, width: int):
+    """The Palette's width as the user left it at `width`, and the window of the next start
+    (both 1,400 x 900: the offscreen screen is smaller than the saved geometry)."""
+    settings_file = tmp_path / "s.ini"
+    windows = []
+    for _ in range(2):
+        window = _window(qtbot, settings_file)
+        window.resize(1400, 900)
+        window.show()
+        qtbot.waitExposed(window)
+        _settle()
+        windows.append(window)
+        if len(windows) == 1:
+            window.resizeDocks([window.palette_dock], [width], Qt.Orientation.Horizontal)
+            _settle()
+            left = window.palette_dock.width()
+            window.close()
+    return left, windows[1]
