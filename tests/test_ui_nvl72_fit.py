@@ -74,3 +74,13 @@ def test_zoomed_in_a_rack_is_the_usual_collapsed_box_again(fitted):
     fitted.flush()
     assert scene.level == "detail"
     assert item.frame_rect().width() == pytest.approx(style.COLLAPSED_WIDTH)
+
+
+def test_each_su_is_named_too(fitted):
+    from rackdesigner.ui.canvas.name_forms import short_forms
+    from rackdesigner.ui.canvas.overlay import group_labels
+
+    layout = fitted.document.layout
+    shown = {text.splitlines()[0] for _r, text, _k in group_labels(fitted.view)}
+    for su in (g for g in layout.groups() if g.kind == "su"):
+        assert shown & {su.label, *short_forms(su.label)}, f"{su.label} is not named"

@@ -376,8 +376,13 @@ def _frame_label(placer: _Placer, item, box: QRect, outermost: bool) -> Label | 
             if rect is not None and placer.clear(rect, box):
                 return Label(rect, [short], item.kind)
     above = QRect(max(box.left(), 2), box.top() - line - 1, full, line)  # over its top edge
-    if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
-        return Label(above, [item.label], item.kind)
+    for _ in range(2):  # after a name already there (the pod's, over its first SU's edge)
+        if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
+            return Label(above, [item.label], item.kind)
+        taken = placer.hit(above)
+        if taken is None or taken.right() + 8 + full > box.right():
+            break
+        above.moveLeft(taken.right() + 8)
     return None
 
 
