@@ -20,7 +20,7 @@ from rackdesigner.catalog.user import ENV
 from rackdesigner.cli import main
 from rackdesigner.io.sanitize import shown, terminal, xml_document
 
-EVIL = "\x1b[31mRED\x00\x85\u202eevil\nFORGED: 0 error(s)"
+EVIL = "\x1b[31mRED\x00\x85\u202eevil\nFORGED: 0 errors"
 SWITCH = switch_model(manufacturer=f"Acme{EVIL}", model=f"X1{EVIL}")
 BOOK = {"schema_version": 1, "name": f"book{EVIL}", "currency": "USD", "date": "2026-12-01",
         "sources": {"s": {"title": f"t{EVIL}", "date": "2026-01-01"}},

@@ -126,7 +126,7 @@ def test_hcas_with_the_vendors_description_become_hosts_of_their_own(tmp_path, c
                  str(out)]) == 0
     printed = capsys.readouterr()
     assert "8 hosts with 8 HCAs" in printed.out
-    assert "8 HCA(s) carry their vendor's factory description" in printed.err
+    assert "8 HCAs carry their vendor's factory description" in printed.err
     assert "--host-map" in printed.err
     layout = load_layout(out)
     hosts = {g.id for g in layout.groups() if g.kind == "node"}

@@ -53,7 +53,7 @@ def test_clicking_a_rack_header_in_the_racks_view_shows_that_rack(qtbot, window)
     item = panel.scene.item_for_rack[rack]
     view = panel.view
     view.ensureVisible(item)
-    header = item.mapToScene(item.boundingRect().topLeft())  # the header above the frame
+    header = item.mapToScene(item.shape().boundingRect().topLeft())  # the header, above the frame
     point = view.mapFromScene(header) + QPoint(40, 12)
     assert item in view.items(point)
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)

@@ -47,7 +47,7 @@ def test_menu_runs_a_sweep_plots_it_and_a_click_opens_the_design(qtbot, window, 
     assert sweep.progress.value() == sweep.progress.maximum() == 6
     # four designs drawn; the two that cannot be built are listed with their error
     assert sweep.drawn() == 4
-    assert "2 failed point(s)" in sweep.failures.text() and "nodes=9" in sweep.failures.text()
+    assert "2 failed points" in sweep.failures.text() and "nodes=9" in sweep.failures.text()
     # default axes: power (lower is better) against all_reduce busbw (higher is better)
     assert (sweep.x_axis.currentText(), sweep.y_axis.currentText()) == (
         "power_max_w", "all_reduce_busbw_GBps")

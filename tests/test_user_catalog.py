@@ -135,7 +135,7 @@ def test_pack_makes_the_design_travel_with_its_models(user_env, folder, design, 
                                                       capsys):
     packed = tmp_path / "packed.yaml"
     assert main(["--catalog", str(folder), "pack", str(design), "-o", str(packed)]) == 0
-    assert "packed with 1 user model(s): acme-x1" in capsys.readouterr().out
+    assert "packed with 1 user model: acme-x1" in capsys.readouterr().out
     reset_default_catalog()
     user_env.setenv(ENV, "")  # elsewhere: no catalog folder
     layout = load_layout(packed)

@@ -36,6 +36,7 @@ from rackdesigner.catalog.spec import (
     TransceiverFacts,
     WiringRule,
 )
+from rackdesigner.vocabulary.wording import counted
 
 MAX_FILE_BYTES = 4 * 2**20
 SCHEMA = "rackdesigner.device/1"
@@ -58,7 +59,7 @@ class CatalogError(Exception):
     def __init__(self, problems: list[CatalogProblem]) -> None:
         self.problems = problems
         lines = "\n".join(f"  {p}" for p in problems)
-        super().__init__(f"{len(problems)} problem(s) in the device catalog:\n{lines}")
+        super().__init__(f"{counted(len(problems), 'problem')} in the device catalog:\n{lines}")
 
 
 # --- field tables -------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import KINDS, CatalogError, DeviceSpec, default_catalog
+from rackdesigner.vocabulary.wording import counted
 
 _PROTOCOL_NAMES = {p.name: p.short for p in vocabulary.PROTOCOLS.values()}
 
@@ -128,13 +129,13 @@ def _check(dirs: list[str]) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
-        print(f"{len(problems)} problem(s) in {', '.join(dirs)}", file=sys.stderr)
+        print(f"{counted(len(problems), 'problem')} in {', '.join(dirs)}", file=sys.stderr)
         return 2
     bundled = {s.id for s in default_bundled()}
     for spec in specs:
         verb = "overrides the shipped model" if spec.id in bundled else "adds"
         print(f"{spec.file}: ok: {verb} {spec.id} ({spec.kind}, {spec.model})")
-    print(f"{len(specs)} model(s) valid in {', '.join(dirs)}")
+    print(f"{counted(len(specs), 'model')} valid in {', '.join(dirs)}")
     return 0
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from rackdesigner.catalog import KINDS, PROTOCOLS
+from rackdesigner.vocabulary.wording import counted
 
 
 def register_import(parser: argparse.ArgumentParser) -> None:
@@ -144,6 +145,7 @@ def run_import(args: argparse.Namespace) -> int:
         ports = ", ".join(f"{g['count']}x {g['generation']}" for g in model.get("ports", []))
         print(f"{target}: {model['kind']} {model['manufacturer']} {model['model']}"
               + (f" ({ports})" if ports else ""))
-    print(f"{len(written)} model(s) written; check them with 'rackdesigner catalog --check "
+    print(f"{counted(len(written), 'model')} written; check them with 'rackdesigner catalog "
+          f"--check "
           f"{into}' and use them with --catalog {into}")
     return 0

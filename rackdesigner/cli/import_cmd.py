@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rackdesigner.vocabulary.wording import counted
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
@@ -46,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
         except IbnetdiscoverError as exc:
             raise UsageError(str(exc)) from None
         layout = report.layout
-        summary = (f"{output}: {report.switches} switches, {report.hosts} hosts with "
-                   f"{report.hcas} HCAs, {report.links} links")
+        summary = (f"{output}: {counted(report.switches, 'switch', 'switches')}, "
+                   f"{counted(report.hosts, 'host')} with {counted(report.hcas, 'HCA')}, "
+                   f"{counted(report.links, 'link')}")
         for description, nodes in sorted(report.unmatched.items()):
             print(f"rackdesigner: note: no catalog model for {description!r} "
                   f"({', '.join(nodes)}); kept as an unknown model (add it to your catalog: "
@@ -64,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         layout = result.layout
         for dtype, names in sorted(result.skipped.items()):
             print(f"rackdesigner: note: device type {dtype!r} is not in the catalog; "
-                  f"{len(names)} device(s) left out ({', '.join(names[:3])})", file=sys.stderr)
+                  f"{counted(len(names), 'device')} left out "
+                  f"({', '.join(names[:3])})", file=sys.stderr)
         for note in result.notes:
             print(f"rackdesigner: note: {note}", file=sys.stderr)
         summary = (f"{output}: {result.devices} devices from NetBox ({layout.device_count()} "

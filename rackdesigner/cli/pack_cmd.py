@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 
+from rackdesigner.vocabulary.wording import counted
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
@@ -86,5 +88,5 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{output}: {exc.strerror or exc}") from None
     names = ", ".join(models) if models else "none (it uses shipped models only)"
     book = f" and the price book {args.prices}" if args.prices else ""
-    print(f"{output}: packed with {len(models)} user model(s): {names}{book}")
+    print(f"{output}: packed with {counted(len(models), 'user model')}: {names}{book}")
     return 0

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from rackdesigner.cli.estimate_cmd import positive_int
+from rackdesigner.vocabulary.wording import counted
 
 
 def _positive(text: str) -> float:
@@ -89,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
         from dataclasses import replace
 
         result = replace(result, notes=(*result.notes, (
-            f"$ per million tokens is a lower bound: the $/GPU-hour leaves {unpriced:,} "
-            "item(s) without a price out (rackdesigner cost --lines)")))
+            f"$ per million tokens is a lower bound: the $/GPU-hour leaves "
+            f"{counted(unpriced, 'item')} without a price out (rackdesigner cost --lines)")))
     from rackdesigner.io.jsonout import json_text
 
     if args.json:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rackdesigner import vocabulary
 from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
+from rackdesigner.vocabulary.wording import counted
 
 if TYPE_CHECKING:
     from rackdesigner.simulation import SimulationResult
@@ -198,8 +199,9 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     s, b, lat, p = result.scope, result.bandwidth, result.latency, result.power
     from rackdesigner.io.sanitize import shown
 
-    lines = [f"{shown(label) if label else 'layout'}: {s.gpus} GPUs in {s.nodes} node(s), "
-             f"{s.nvlink_domains} NVLink domain(s) (largest {s.largest_nvlink_domain}); "
+    lines = [f"{shown(label) if label else 'layout'}: {counted(s.gpus, 'GPU')} in "
+             f"{counted(s.nodes, 'node')}, "
+             f"{counted(s.nvlink_domains, 'NVLink domain')} (largest {s.largest_nvlink_domain}); "
              f"ranks {result.placement}, SHARP {'on' if result.sharp else 'off'}"
              + (f", fabric {result.fabric_tuning}" if s.islands > 1 else "")]
     over = ", ".join(f"{tier} {r(ratio, 4):g}:1" for tier, ratio in b.oversubscription.items())

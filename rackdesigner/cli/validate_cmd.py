@@ -13,6 +13,7 @@ import sys
 from rackdesigner.io import LayoutFileError, load_layout
 from rackdesigner.model import ERROR, Layout, check_layout
 from rackdesigner.model.rules import USER_MODEL_HINT
+from rackdesigner.vocabulary.wording import counted
 
 #: How the command line adds a catalog folder and packs a design (the rule's hint says what)
 CLI_MODEL_HINT = ": --catalog DIR or RACKDESIGNER_CATALOG, 'rackdesigner pack'"
@@ -77,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
                           f"{shown(message)}{_hint(finding)}")
             if not args.quiet:
                 warnings = len(findings) - errors
-                print(f"{path}: {errors} error(s), {warnings} warning(s); "
-                      f"{layout.device_count()} devices, {layout.link_count()} links")
+                print(f"{path}: {counted(errors, 'error')}, {counted(warnings, 'warning')}; "
+                      f"{counted(layout.device_count(), 'device')}, "
+                      f"{counted(layout.link_count(), 'link')}")
         if errors and status == 0:
             status = 1
     if args.json:

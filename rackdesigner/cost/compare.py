@@ -3,7 +3,9 @@ marked (`rackdesigner compare`, File ▸ Compare With…).
 
 Rows: GPUs, largest NVLink domain, all_reduce and all_to_all busbw at a size, bisection, maximum
 IT power, heat to liquid and to air, capex, TCO, $ per GPU-hour, interruptions per day, the GPUs
-one GPU fault stops and the ETTR, with a training job tokens/s, days and dollars to train,
+one GPU fault stops and the ETTR, the facility rows (racks, the share of the floor's positions
+and of the site's power and cooling, capex per GPU, design-rule problems:
+`cost/compare_facility.py`), with a training job tokens/s, days and dollars to train,
 tokens per dollar and days and dollars to train with the work failures lose, and with a serving
 job tokens/s per GPU at its target, $ per million tokens and tokens/s per MW. Each figure comes
 from the same engines as `simulate`, `cost`, `estimate`, `reliability` and `serve`.
@@ -182,6 +184,7 @@ class DesignFigures:
     all_to_all_range: FigureRange | None = None
     serving: Any = None  # a serving.ServeResult with a serving job (`compare --serve`)
     reliability: Any = None  # reliability.Assessment: interruptions, ETTR, effective days
+    problems: tuple[int, int] | None = None  # design-rule (errors, warnings), as `validate`
 
     def effective_cost_to_train(self) -> float | None:
         return effective_cost_to_train(self.cost, self.reliability)
@@ -193,6 +196,7 @@ def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumption
     """Simulate, cost and assess the reliability of one design (its comparison column); with a
     serving job (serving/jobfile.py) also serve it, at the design's $/GPU-hour; `failures` is
     the failure library (default: the bundled one)."""
+    from rackdesigner.cost.compare_facility import problems
     from rackdesigner.simulation import simulate
 
     result = simulate(layout, pue=assumptions.pue, loads_for=None)
@@ -221,7 +225,7 @@ def figures(label: str, layout: Layout, book: PriceBook, assumptions: Assumption
                          busbw("all_reduce"), busbw("all_to_all"),
                          result.bandwidth.bisection_GBps, spread("all_reduce"),
                          spread("all_to_all"), served,
-                         training_reliability(layout, cost, failures))
+                         training_reliability(layout, cost, failures), problems(layout))
 
 
 
@@ -306,6 +310,9 @@ def compare(designs: Sequence[DesignFigures], size: int = GiB) -> Comparison:
         row("goodput_percent", "time that trains (ETTR x GPUs at hand)", "%", "high",
             lambda d: None if d.reliability is None else d.reliability.goodput * 100),
     ]
+    from rackdesigner.cost.compare_facility import facility_rows
+
+    rows += facility_rows(designs, row, lower)
     if any(c.training is not None for c in costs):
         rows += [
             row("tokens_per_s", "tokens/s", "tokens/s", "high",

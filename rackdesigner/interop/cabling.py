@@ -24,6 +24,7 @@ from rackdesigner.interop.base import ExportError, ExportReport, write_atomic
 from rackdesigner.interop.sanitize import csv_text, xlsx_value
 from rackdesigner.interop.units import Cable, Inventory, cables, inventory, local_port
 from rackdesigner.model import Layout, natural_key
+from rackdesigner.vocabulary.wording import counted
 
 COLUMNS = ("cable", "from_rack", "from_u", "from_device", "from_port", "to_rack", "to_u",
            "to_device", "to_port", "cable_type", "part", "length_m", "media", "from_optic",
@@ -72,10 +73,12 @@ def rows(layout: Layout) -> tuple[list[dict[str, object]], list[str]]:
         row["cable"] = f"C{number:0{max(4, len(str(len(out))))}d}"
     messages = []
     if no_type:
-        messages.append(f"{no_type} cable(s) have no cable type in the design (listed as "
+        messages.append(f"{counted(no_type, 'cable')} {'has' if no_type == 1 else 'have'} no "
+                        f"cable type in the design (listed as "
                         "'unspecified'); set one in the Inspector")
     if no_length:
-        messages.append(f"{no_length} cable(s) have no length in the design")
+        messages.append(f"{counted(no_length, 'cable')} {'has' if no_length == 1 else 'have'} no "
+                        f"length in the design")
     return out, messages
 
 
@@ -91,7 +94,7 @@ def write(layout: Layout, path: Path) -> ExportReport:
                                                 for r in table)]))
     report = ExportReport([path], messages)
     racks = ({r["from_rack"] for r in table} | {r["to_rack"] for r in table}) - {""}
-    report.summary = f"{path}: {len(table)} cables across {len(racks)} rack(s)"
+    report.summary = f"{path}: {counted(len(table), 'cable')} across {counted(len(racks), 'rack')}"
     return report
 
 

@@ -103,6 +103,7 @@ def apply_host_map(names: list[str], mapping: dict[str, str] | None, source: str
     hosts = [mapping[n] for n in names]
     dupes = sorted({h for h in hosts if hosts.count(h) > 1})
     if dupes:
-        raise HostMapError(f"{source or 'host map'}: host name(s) {', '.join(dupes)} given to "
+        names_word = "host name" if len(dupes) == 1 else "host names"
+        raise HostMapError(f"{source or 'host map'}: {names_word} {', '.join(dupes)} given to "
                            "more than one design node")
     return {n: mapping[n] for n in names}

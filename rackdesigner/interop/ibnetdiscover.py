@@ -49,6 +49,7 @@ from rackdesigner.interop.ibnetdiscover_parse import (
 from rackdesigner.interop.sanitize import one_line
 from rackdesigner.model import Device, Group, Layout, Link, Meta, PortRef, natural_key
 from rackdesigner.model.items import ID_CHARS
+from rackdesigner.vocabulary.wording import counted
 
 #: the names read through this module (the parser and the matcher are modules of their own)
 __all__ = ["MAX_BYTES", "MAX_HCAS_PER_HOST", "MAX_PORTS", "IbnetdiscoverError", "ImportReport",
@@ -147,11 +148,13 @@ def to_layout(nodes: dict[str, Node], catalog: Catalog | None = None,
     report.hosts = len(hosts)
     report.links = number
     if slow:
-        report.messages.append(f"{len(slow)} link(s) run below their ports' rate, e.g. "
-                               f"{slow[0]}")
+        report.messages.append(f"{counted(len(slow), 'link')} "
+                               f"{'runs' if len(slow) == 1 else 'run'} below their ports' "
+                               f"rate, e.g. {slow[0]}")
     if factory:
         report.messages.append(
-            f"{factory} HCA(s) carry their vendor's factory description (no host name: "
+            f"{counted(factory, 'HCA')} {'carries' if factory == 1 else 'carry'} their vendor's "
+            f"factory description (no host name: "
             "rdma-ndd does not run there), so each is a host of its own named by its GUID; "
             "give their host names with a GUID map (--host-map FILE: 'GUID host' per line)")
     crowded = sorted((h for h, members in hosts.items() if len(members) > MAX_HCAS_PER_HOST),

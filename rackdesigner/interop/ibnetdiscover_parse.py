@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rackdesigner.vocabulary.wording import counted
+
 #: more HCAs than any server holds (a DGX B200: 8 compute + 2 BlueField + storage): one host
 #: named by a shared first word is then a merge of many hosts, said in the report
 MAX_HCAS_PER_HOST = 16
@@ -86,7 +88,7 @@ def parse(text: str, label: str = "<ibnetdiscover>") -> dict[str, Node]:
             _check_quotes(m[6] or "", label, number)
             if not 1 <= port <= current.nports:
                 raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid}, "
-                                         f"which has {current.nports} port(s)")
+                                         f"which has {counted(current.nports, 'port')}")
             if port in current.ports:
                 raise IbnetdiscoverError(f"{label}:{number}: port {port} of {current.guid} is "
                                          f"listed twice (first on line "

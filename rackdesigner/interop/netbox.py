@@ -155,7 +155,8 @@ def _device_types(inv: Inventory, report: ExportReport) -> dict[str, dict]:
                                       int(height) if float(height).is_integer() else height,
                                       power)
     if unknown:
-        report.messages.append(f"devices of unknown model(s) {', '.join(sorted(unknown))} are "
+        report.messages.append(f"devices of unknown {'model' if len(unknown) == 1 else 'models'} "
+                               f"{', '.join(sorted(unknown))} are "
                                "left out (their catalog entry is missing)")
     return types
 

@@ -37,6 +37,7 @@ from rackdesigner.inputs import (
 from rackdesigner.interop.sanitize import one_line, uncell
 from rackdesigner.model import Device, Layout, LayoutError, Link, Meta, PortRef, instantiate
 from rackdesigner.model.items import ID_CHARS, MAX_U, is_valid_id
+from rackdesigner.vocabulary.wording import counted
 
 _BAD_ID = re.compile(rf"[^{ID_CHARS}]+")
 MAX_CSV_BYTES = 256 * 2**20
@@ -81,12 +82,13 @@ def _csv(path: Path, required: set[str]) -> list[tuple[int, dict[str, str]]]:
             raise NetboxImportError(f"{path}:1: a column name appears twice")
         missing = required - set(header)
         if missing:
-            raise NetboxImportError(f"{path}:1: missing column(s) "
+            raise NetboxImportError(f"{path}:1: missing "
+                                    f"{'column' if len(missing) == 1 else 'columns'} "
                                     f"{', '.join(sorted(missing))}")
         line = reader.line_num + 1
         for fields in reader:
             if fields and len(fields) != len(header):
-                raise NetboxImportError(f"{path}:{line}: {len(fields)} field(s), expected "
+                raise NetboxImportError(f"{path}:{line}: {counted(len(fields), 'field')}, expected "
                                         f"{len(header)} (one per column of line 1)")
             if fields:
                 rows.append((line, {h: _unguard(f) for h, f in zip(header, fields,
@@ -114,7 +116,7 @@ def read_folder(folder: str | Path, catalog: Catalog | None = None) -> NetboxImp
     catalog = layout.catalog
     result = NetboxImport(layout)
     if changed:
-        result.notes.append(f"{len(changed)} file(s) changed since the export wrote them "
+        result.notes.append(f"{counted(len(changed), 'file')} changed since the export wrote them "
                             f"({', '.join(changed[:3])}{'...' if len(changed) > 3 else ''})")
     slugs: dict[str, str] = {}
     type_dir = folder / "03-device-types"

@@ -30,7 +30,7 @@ from rackdesigner.catalog.loader import SCHEMA
 from rackdesigner.catalog.user import spec_from_data
 from rackdesigner.inputs import InputError, finite_number, load_yaml, read_text
 from rackdesigner.interop.netbox_types import PortFacts, port_facts
-from rackdesigner.vocabulary.wording import SettingError
+from rackdesigner.vocabulary.wording import SettingError, counted
 
 FABRIC = vocabulary.protocols_of("network")
 #: A device type with at least this many fabric ports is taken for a switch (servers and
@@ -179,7 +179,8 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
             answered = True
             if warnings is not None:
                 warnings.append(
-                    f"{path.name}: {len(names)} port(s) of type {itype!r} taken as InfiniBand "
+                    f"{path.name}: {counted(len(names), 'port')} of type {itype!r} taken as "
+                    f"InfiniBand "
                     f"{gen} ({rate} Gb/s): NetBox calls them Ethernet, but "
                     f"{sign or 'it was said to be InfiniBand ({fabric} infiniband)'}; if this "
                     "unit runs Ethernet, import it with {fabric} ethernet")
@@ -187,7 +188,7 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
             facts = answers.get(itype)
             if facts is None:
                 raise NetboxTypeError(
-                    f"{path}: interfaces: type {itype!r} ({len(names)} port(s), e.g. "
+                    f"{path}: interfaces: type {itype!r} ({counted(len(names), 'port')}, e.g. "
                     f"{names[0]}) does not say its protocol and rate: say them", "port", itype)
             source, answered = "answer", True
         if facts.protocol not in FABRIC:
@@ -211,7 +212,8 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
         else:
             why = (f"names a server ({server})" if server is not None
                    else "is not clearly a switch")
-            raise NetboxTypeError(f"{path}: has {fabric_ports} fabric port(s) and {why}: say "
+            raise NetboxTypeError(f"{path}: has {counted(fabric_ports, 'fabric port')} and "
+                                  f"{why}: say "
                                   "what kind of device it is (switch, nic, dpu, chassis...)",
                                   "kind")
     slug = str(data["slug"])
@@ -239,8 +241,9 @@ def to_catalog_data(path: Path, data: dict[str, Any], answers: dict[str, PortFac
     typ_w = sum(p["allocated_draw"] for p in draws
                 if isinstance(p.get("allocated_draw"), int | float))
     if max_w or typ_w:
-        power: dict[str, Any] = {"source": "netbox", "note": f"sum over {len(draws)} power "
-                                 "port(s) of NetBox's allocated_draw / maximum_draw"}
+        ports = counted(len(draws), "power port")
+        power: dict[str, Any] = {"source": "netbox", "note": f"sum over {ports} of NetBox's "
+                                 "allocated_draw / maximum_draw"}
         if typ_w:
             power["typical_w"] = typ_w
         if max_w:

@@ -28,6 +28,7 @@ from rackdesigner.interop.hostlist import apply_host_map, compress
 from rackdesigner.interop.sanitize import config_token, one_line
 from rackdesigner.interop.units import Inventory, inventory, protocol_of
 from rackdesigner.model import Layout, natural_key, nvlink_domains
+from rackdesigner.vocabulary.wording import counted
 
 FABRIC_PROTOCOLS = vocabulary.protocols_of("network")
 
@@ -66,7 +67,8 @@ def write(layout: Layout, path: Path, *, plugin: str = "tree",
     report.files.append(path)
     kind = "switches" if plugin == "tree" else "blocks"
     count = sum(1 for e in entries if not e[0].startswith("#"))
-    report.summary = f"{path}: Slurm topology/{plugin}, {len(hosts)} nodes, {count} {kind}"
+    report.summary = (f"{path}: Slurm topology/{plugin}, {counted(len(hosts), 'node')}, "
+                      f"{count} {kind}")
     return report
 
 
@@ -96,7 +98,9 @@ def tree_entries(inv: Inventory, names: dict[str, str], report: ExportReport) ->
                           "every node on a leaf switch")
     unplaced = sorted(host_ids - set().union(*hosts_of.values()), key=natural_key)
     if unplaced:
-        report.messages.append(f"{len(unplaced)} node(s) reach no switch and are left out "
+        report.messages.append(f"{counted(len(unplaced), 'node')} "
+                               f"{'reaches' if len(unplaced) == 1 else 'reach'} "
+                               f"no switch and {'is' if len(unplaced) == 1 else 'are'} left out "
                                f"(Slurm requires every node on a switch): "
                                f"{', '.join(unplaced[:5])}")
     # tier of each switch: 0 for leaves, else its distance from the nearest leaf
@@ -186,7 +190,7 @@ def block_entries(inv: Inventory, names: dict[str, str], report: ExportReport) -
                                f"BlockSizes is the smallest ({sizes[0]}), so larger domains are "
                                "used in pieces of that size")
     entries: list[tuple] = [(label, "nodes", compress(names[h] for h in hosts),
-                             f"NVLink domain of {len(hosts)} node(s)")
+                             f"NVLink domain of {counted(len(hosts), 'node')}")
                             for label, hosts in blocks]
     entries.append(("#sizes", "sizes", str(sizes[0]), ""))
     return entries

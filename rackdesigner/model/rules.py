@@ -21,6 +21,7 @@ from rackdesigner.model.items import Link, PortRef
 from rackdesigner.model.layout import Layout, natural_key
 from rackdesigner.model.power import over_budget, rack_budget
 from rackdesigner.model.racks import RackIndex, Unit
+from rackdesigner.vocabulary.wording import counted
 
 if TYPE_CHECKING:
     from rackdesigner.model.cooling import CoolingReport
@@ -503,7 +504,7 @@ def _check_nic_reach(layout: Layout, specs: _Specs) -> list[Finding]:
                 out.append(Finding(ERROR, "gpu-no-nic",
                                    f"GPU {gpu} has no path to a NIC, and neither has any GPU of "
                                    f"its NVLink domain: it cannot reach the other "
-                                   f"{len(domains) - 1} NVLink domain(s)", (gpu,)))
+                                   f"{counted(len(domains) - 1, 'NVLink domain')}", (gpu,)))
         else:
             for gpu in missing:
                 out.append(Finding(WARNING, "gpu-no-nic",

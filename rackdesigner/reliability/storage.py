@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from rackdesigner.reliability.structure import ROLE_CODES, StoragePath
+from rackdesigner.vocabulary.wording import counted
 
 
 def storage_path(index: Any, conn: Any, ids: list[str], roles: np.ndarray, label: np.ndarray,
@@ -42,8 +43,9 @@ def storage_path(index: Any, conn: Any, ids: list[str], roles: np.ndarray, label
     gpu_components = set(joined[gpus].tolist())
     reachable = [s for s in storage.tolist() if int(joined[s]) in gpu_components]
     if not reachable:
-        return StoragePath(None, len(storage), 0, basis=f"{len(storage)} storage system(s) "
-                           "drawn, none reachable from the GPUs over the fabric")
+        drawn = counted(len(storage), "storage system")
+        return StoragePath(None, len(storage), 0, basis=f"{drawn} drawn, none reachable from "
+                           "the GPUs over the fabric")
     rated = appliance = 0.0
     unrated = 0
     for s in reachable:
@@ -60,7 +62,7 @@ def storage_path(index: Any, conn: Any, ids: list[str], roles: np.ndarray, label
              else "the storage systems' links")
     if client and client < rated:
         limit = "the GPU hosts' NIC bandwidth"
-    basis = (f"{len(reachable)} storage system(s) reachable over the fabric: "
+    basis = (f"{counted(len(reachable), 'storage system')} reachable over the fabric: "
              f"{appliance:,.0f} GB/s rated write, {wired_total:,.0f} GB/s of links; "
              f"limited by {limit}")
     if unrated:

@@ -29,7 +29,7 @@ from rackdesigner.serving.instance import Config, Instance
 from rackdesigner.serving.links import Links
 from rackdesigner.serving.shapes import ALIASES, served_model, token_costs
 from rackdesigner.serving.stacks import Stack, StackError, resolve_stack
-from rackdesigner.vocabulary.wording import SettingError
+from rackdesigner.vocabulary.wording import SettingError, counted
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.api import EstimateError, Estimator
 from rackdesigner.workload.comm import CommError
@@ -270,7 +270,7 @@ class _Run:
                   "weights_GB_per_gpu": round(cfg.weights / 1e9, 2)}
         notes += [text for _, text in self.est.comm.warnings()]
         notes.append("model assumptions: balanced experts, " + (
-            f"{self.mtp} speculative token(s) per step accepted at 85 % each"
+            f"{counted(self.mtp, 'speculative token')} per step accepted at 85 % each"
             if self.mtp else "no speculative decoding") + ", no queueing delay, no prefix "
             "caching; docs/serving.md")
         _, facility = self.est.comm.power_w()

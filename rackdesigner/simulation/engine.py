@@ -40,7 +40,7 @@ from rackdesigner.simulation.result import (
 from rackdesigner.simulation.routing import Routed, pattern_share, route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
-from rackdesigner.vocabulary.wording import SettingError
+from rackdesigner.vocabulary.wording import SettingError, counted
 
 NODE_GROUP_KINDS = ("node", "tray")
 #: The per-link loads a result lists unless asked otherwise: all_reduce at 1 GiB.
@@ -134,7 +134,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
 
     if failed:
         shown = ", ".join(failed.marked[:5]) + (" ..." if len(failed.marked) > 5 else "")
-        warn("failures", f"{len(failed.marked)} object(s) marked failed ({shown}): "
+        warn("failures", f"{counted(len(failed.marked), 'object')} marked failed ({shown}): "
              f"{len(failed.devices)} devices and {len(failed.links)} links are left out")
 
     if topo.unknown_models:

@@ -29,6 +29,7 @@ from rackdesigner.model.index import (
 )
 from rackdesigner.simulation import constants as C
 from rackdesigner.vocabulary import NO_TRAITS, Traits
+from rackdesigner.vocabulary.wording import counted
 
 if TYPE_CHECKING:
     from rackdesigner.model.linktable import LinkTable
@@ -499,8 +500,10 @@ class Topology:
         if len(self.islands) > 1:
             for members in self.islands.values():
                 if not any(g in self.nic_reach for g in members):
-                    out.append(("gpu-no-nic", f"{len(members)} GPU(s) of {members[0]}'s "
-                                "island have no PCIe/C2C path to any NIC: they get no "
+                    one = len(members) == 1
+                    out.append(("gpu-no-nic", f"{counted(len(members), 'GPU')} of "
+                                f"{members[0]}'s island {'has' if one else 'have'} no PCIe/C2C "
+                                f"path to any NIC: {'it gets' if one else 'they get'} no "
                                 "scale-out bandwidth and cannot reach the other islands"))
         return out
 

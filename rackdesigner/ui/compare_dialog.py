@@ -134,6 +134,8 @@ class CompareDialog(QDialog):
         box.addWidget(self.table, 1)
         box.addWidget(self.notes)
         box.addLayout(bottom)
+        self._restore_inputs()
+        self.job_check.toggled.connect(self._remember_inputs)
 
     # ---- inputs ----------------------------------------------------------------------------
     def _label(self) -> str:
@@ -148,7 +150,29 @@ class CompareDialog(QDialog):
         self._show_against()
         super().showEvent(event)
 
+    def _settings(self) -> Any:
+        return getattr(self.window_, "settings", None)
+
+    def _restore_inputs(self) -> None:
+        """The files and option of the last comparison (QSettings, as the template dialog
+        remembers its template): the dialog opens as it was left, also in the next session."""
+        settings = self._settings()
+        if settings is None:
+            return
+        paths, with_job = settings.compare_inputs()
+        self._adding(paths)
+        self.job_check.setChecked(with_job)
+
+    def _remember_inputs(self) -> None:
+        settings = self._settings()
+        if settings is not None:
+            settings.save_compare_inputs(self.paths(), self.job_check.isChecked())
+
     def add_paths(self, paths: list[str]) -> None:
+        self._adding(paths)
+        self._remember_inputs()
+
+    def _adding(self, paths: list[str]) -> None:
         present = set(self.paths())
         for path in paths:
             if path not in present:
@@ -170,6 +194,7 @@ class CompareDialog(QDialog):
     def _on_remove_clicked(self) -> None:
         for item in self.files.selectedItems():
             self.files.takeItem(self.files.row(item))
+        self._remember_inputs()
 
     def run(self) -> None:
         """Compare the open design with the listed files (on the worker)."""

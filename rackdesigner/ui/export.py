@@ -1,7 +1,9 @@
 """Images of the canvas: PNG and SVG, drawn by the same scene code the window shows.
 
-Images are drawn into memory and written with `rackdesigner.io.atomic.write_bytes`, so a full
-disk or a crash never leaves a cut-off image where a good one was.
+An image carries a title band (the design's name and GPU count, a legend of its device kinds and
+link types: `export_banner.py`). Images are drawn into memory and written with
+`rackdesigner.io.atomic.write_bytes`, so a full disk or a crash never leaves a cut-off image
+where a good one was.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from rackdesigner.analysis.heat import HeatMap
 from rackdesigner.io.atomic import write_bytes
 from rackdesigner.io.sanitize import xml_document
 from rackdesigner.ui.canvas.scene import RackScene
+from rackdesigner.ui.export_banner import banner_for, banner_height, paint_banner
 
 if TYPE_CHECKING:
     from rackdesigner.model import Layout
@@ -46,9 +49,14 @@ def design_rect(scene: RackScene) -> QRectF:
     return rect.adjusted(-30, -30, 30, 30)
 
 
-def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path:
-    """Write the whole design to `path` (.png or .svg); returns the path."""
+def export_image(scene: RackScene, path: str | Path, scale: float = 1.0,
+                 titled: bool = True) -> Path:
+    """Write the whole design to `path` (.png or .svg); returns the path. `titled`: a band on
+    top with the design's name, GPU count and a legend of its device kinds and link types
+    (`export_banner.py`)."""
     path = Path(path)
+    layout = getattr(scene, "layout", None)
+    banner = banner_for(layout) if titled and layout is not None else None
     source = design_rect(scene)
     extent = max(source.width(), source.height())
     if not extent < MAX_EXTENT:  # also catches inf and nan
@@ -61,13 +69,16 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
     if suffix == ".svg":
         from PySide6.QtSvg import QSvgGenerator
 
+        band = banner_height(banner, source.width()) if banner is not None else 0.0
         generator = QSvgGenerator()
         generator.setOutputDevice(buffer)
-        generator.setSize(QSize(int(source.width()), int(source.height())))
-        generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
-        generator.setTitle("RackDesigner layout")
+        generator.setSize(QSize(int(source.width()), int(source.height() + band)))
+        generator.setViewBox(QRectF(0, 0, source.width(), source.height() + band))
+        generator.setTitle(banner.title if banner is not None else "RackDesigner layout")
         painter = QPainter(generator)
-        scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
+        if banner is not None:
+            paint_banner(painter, banner, QRectF(0, 0, source.width(), band))
+        scene.render(painter, QRectF(0, band, source.width(), source.height()), source)
         painter.end()
         # Qt writes a name's control characters raw: mapped, the drawing stays well-formed XML
         write_bytes(path, xml_document(bytes(data.data())))
@@ -78,12 +89,16 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0) -> Path
     if longest > MAX_PIXELS:
         scale *= MAX_PIXELS / longest
     size = QSize(max(1, int(source.width() * scale)), max(1, int(source.height() * scale)))
-    image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
+    band = int(banner_height(banner, size.width())) if banner is not None else 0
+    image = QImage(QSize(size.width(), size.height() + band),
+                   QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor(scene.backgroundBrush().color()))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    scene.render(painter, QRectF(0, 0, size.width(), size.height()), source,
+    if banner is not None:
+        paint_banner(painter, banner, QRectF(0, 0, size.width(), band))
+    scene.render(painter, QRectF(0, band, size.width(), size.height()), source,
                  Qt.AspectRatioMode.KeepAspectRatio)
     painter.end()
     if not image.save(buffer, "PNG"):

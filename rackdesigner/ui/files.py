@@ -26,6 +26,7 @@ from rackdesigner.ui import file_watch, untitled
 from rackdesigner.ui.document import Document
 from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.settings import Settings
+from rackdesigner.vocabulary.wording import counted
 
 log = logging.getLogger(__name__)
 YAML_FILTER = "RackDesigner layouts (*.yaml *.yml);;All files (*)"
@@ -127,7 +128,7 @@ class FileController(QObject):
         missing = sorted(m for m in layout.index().models() if m not in layout.catalog)
         if missing:  # e.g. someone's own models: the devices stay, marked unknown
             self.status_message(
-                f"Opened {Path(path).name}: {len(missing)} model(s) not in the catalog "
+                f"Opened {Path(path).name}: {counted(len(missing), 'model')} not in the catalog "
                 f"({', '.join(missing[:3])}); their devices are marked unknown (see Problems)")
         else:
             self.status_message(f"Opened {Path(path).name}")

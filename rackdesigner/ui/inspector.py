@@ -39,6 +39,7 @@ from rackdesigner.ui.inspector_cooling import CoolingRows
 from rackdesigner.ui.inspector_events import changes_choices as _changes_choices
 from rackdesigner.ui.inspector_events import touched_ids as _touched_ids
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.vocabulary.wording import counted
 
 NONE = "(none)"
 
@@ -240,8 +241,8 @@ class InspectorWidget(QWidget):
         elif self.links and not self.devices and not self.groups:
             self._show_links(self.links)
         else:
-            parts = [f"{len(x)} {name}" for x, name in ((self.devices, "device(s)"),
-                     (self.links, "link(s)"), (self.groups, "group(s)")) if x]
+            parts = [counted(len(x), name) for x, name in ((self.devices, "device"),
+                     (self.links, "link"), (self.groups, "group")) if x]
             self.empty.setText(plain(", ".join(parts) + " selected." if parts else
                                      "Select a device, a link or a group to see its properties."))
             self.stack.setCurrentWidget(self.empty)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 
 from rackdesigner.interop import EXPORTERS, ExportError, ExportReport, export
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.vocabulary.wording import counted
 
 if TYPE_CHECKING:
     from rackdesigner.ui.main_window import MainWindow
@@ -191,21 +192,24 @@ def import_from(window: MainWindow, source: str, path: str | Path) -> bool:
             layout = report.layout
             notes = [f"No catalog model for {d!r} ({', '.join(n)}): kept as an unknown model."
                      for d, n in sorted(report.unmatched.items())] + report.messages
-            summary = (f"{report.switches} switches, {report.hosts} hosts with {report.hcas} "
-                       f"HCAs, {report.links} links")
+            summary = (f"{counted(report.switches, 'switch', 'switches')}, "
+                       f"{counted(report.hosts, 'host')} with {counted(report.hcas, 'HCA')}, "
+                       f"{counted(report.links, 'link')}")
         elif source == "graphml":
             from rackdesigner.interop.graphml import read
 
             layout = read(path, window.catalog)
-            summary = f"{layout.device_count()} devices, {layout.link_count()} links"
+            summary = (f"{counted(layout.device_count(), 'device')}, "
+                       f"{counted(layout.link_count(), 'link')}")
         else:
             from rackdesigner.interop.netbox_design import read_folder
 
             result = read_folder(path, window.catalog)
             layout = result.layout
-            notes = [f"Device type {t!r} is not in the catalog: {len(n)} device(s) left out."
+            notes = [f"Device type {t!r} is not in the catalog: {counted(len(n), 'device')} "
+                     "left out."
                      for t, n in sorted(result.skipped.items())] + result.notes
-            summary = f"{result.devices} devices, {result.cables} cables"
+            summary = f"{counted(result.devices, 'device')}, {counted(result.cables, 'cable')}"
     except ValueError as exc:  # every importer's error is a located ValueError
         window.last_error = str(exc)
         QMessageBox.critical(window, "Cannot import", plain(str(exc)))
@@ -306,9 +310,9 @@ def import_device_types_dialog(window: MainWindow) -> int:
         written.append(target)
     QMessageBox.information(
         window, "Device types imported",
-        plain(f"{len(written)} model(s) written to {folder}:\n"
+        plain(f"{counted(len(written), 'model')} written to {folder}:\n"
               + "\n".join(f"  {p.name}" for p in written)
               + "".join(f"\n\n{NetboxTypeError.in_design_words(w)}" for w in warnings)
               + "\n\nThey appear in the Palette the next time RackDesigner starts."))
-    window.status_message(f"{len(written)} model(s) written to {folder}")
+    window.status_message(f"{counted(len(written), 'model')} written to {folder}")
     return len(written)

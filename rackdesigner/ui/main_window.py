@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self.racks_panel = RacksPanel(self)
         self.views = QTabWidget(self)  # the same document drawn two ways
         self.views.setDocumentMode(True)
+        self.views.setMinimumSize(window_layout.CANVAS_MIN)  # the window's minimum follows
         self.views.addTab(self.view, "Topology")
         self.views.addTab(self.racks_panel, "Racks")
         self.setCentralWidget(self.views)
@@ -95,7 +96,7 @@ class MainWindow(QMainWindow):
         self.actions_ = WindowActions(self)
         self._connect()
         self.setAcceptDrops(True)
-        self._default_docks_pending = False
+        self._default_docks_pending: bool | None = False  # None: shown, the docks sized
         self._restore_state()
         self.document.set_layout(self.document.layout, None)
         if path is not None:
@@ -259,6 +260,10 @@ class MainWindow(QMainWindow):
         doc.changed.connect(self.racks_panel.on_model_event)
         doc.replaced.connect(self.racks_panel.set_layout)
         self.racks_panel.command_requested.connect(doc.push)
+        from rackdesigner.ui.placement import near_rack  # a unit added in the Racks view
+
+        self.racks_panel.placer = lambda command, rack: near_rack(
+            self.scene, self.document.layout, command, rack)
         self.racks_panel.message.connect(self.status_message)
         self.racks_panel.selection_requested.connect(self._on_racks_selection)
         self.racks_panel.view.zoom_changed.connect(self._on_view_zoom_changed)
@@ -367,9 +372,10 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._default_docks_pending:
-            self._default_docks_pending = False
-            window_layout.apply_default_dock_sizes(self)
+        if self._default_docks_pending is not None:
+            pending, self._default_docks_pending = self._default_docks_pending, None
+            (window_layout.apply_default_dock_sizes if pending
+             else window_layout.clamp_restored_docks)(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():

@@ -3,7 +3,7 @@
 A double-click in the Palette placed the new system at the view centre, on top of the one
 already there; a drop landed wherever the pointer was (issue 26). `free_offset` looks for
 the nearest place around the requested one where the new item's footprint (its devices as
-laid out, or its collapsed block) meets no device or group already drawn, on rings of
+laid out, or its collapsed block) meets no device, group or wire already drawn, on rings of
 footprint-sized steps around the spot, nearest first. The inside of an expanded system or
 rack is no free space either: a second DGX dropped between the first one's GPUs and NICs
 read as a part of it (an expanded frame picks clicks only on its header and border).
@@ -17,7 +17,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QGraphicsScene
 
 from rackdesigner.commands.edits import AddItems
+from rackdesigner.model import Layout
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.bundle_item import BundleItem
 from rackdesigner.ui.canvas.items import DeviceItem, GroupItem
 
 GAP = 30.0  # clear space kept around a new item
@@ -53,9 +55,10 @@ def moved(command: AddItems, dx: float, dy: float, grid: float = 10.0) -> AddIte
 
 
 def occupied(scene: QGraphicsScene, rect: QRectF) -> bool:
-    """Whether `rect` meets a device, a collapsed group or the frame of an expanded system
-    or rack (`SOLID_FRAMES`) drawn on `scene`."""
-    if any(isinstance(item, DeviceItem | GroupItem) and item.isVisible()
+    """Whether `rect` meets a device, a collapsed group, a wire (its drawn stroke, not its
+    bounding box: a system double-clicked from the Palette landed over wires) or the frame of
+    an expanded system or rack (`SOLID_FRAMES`) drawn on `scene`."""
+    if any(isinstance(item, DeviceItem | GroupItem | BundleItem) and item.isVisible()
            for item in scene.items(rect)):
         return True
     return any(isinstance(item, GroupItem) and item.isVisible() and item.kind in SOLID_FRAMES
@@ -78,4 +81,27 @@ def free_offset(scene: QGraphicsScene, rect: QRectF) -> tuple[float, float]:
     return (0.0, 0.0)
 
 
-__all__ = ["footprint", "free_offset", "moved", "occupied"]
+def near_rack(scene: QGraphicsScene, layout: Layout, command: AddItems,
+              rack_id: str) -> AddItems:
+    """A unit added in the Racks view (`command`, built at the origin) placed on the canvas
+    under the devices already in rack `rack_id` (or under the rack itself when it holds
+    none), in the nearest free space there: not at (0, 0) over the first SU."""
+    mates = [d for d in layout.devices() if d.rack == rack_id]
+    if not mates and layout.has_device(rack_id):
+        mates = [layout.device(rack_id)]
+    rect = footprint(command)
+    if not mates or rect.isEmpty():
+        return command
+    left = min(d.pos[0] for d in mates)
+    bottom = max(d.pos[1] for d in mates) + style.MIN_DEVICE_HEIGHT + GAP
+    drawn = getattr(scene, "item_for_device", {})
+    for mate in mates:  # a mate's drawn box may be taller than the smallest one
+        item = drawn.get(mate.id)
+        if item is not None and item.isVisible():
+            bottom = max(bottom, item.sceneBoundingRect().bottom() + GAP)
+    placed = moved(command, left - rect.left(), bottom - rect.top())
+    dx, dy = free_offset(scene, footprint(placed))
+    return moved(placed, dx, dy) if dx or dy else placed
+
+
+__all__ = ["footprint", "free_offset", "moved", "near_rack", "occupied"]

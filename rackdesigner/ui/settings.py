@@ -203,5 +203,26 @@ class Settings:
             {"template": name, "values": {k: v for k, v in values.items() if v is not None}},
             indent=None))
 
+    def compare_inputs(self) -> tuple[list[str], bool]:
+        """Compare With…'s files (those that still exist) and its "with the Workload tab's job"
+        option, as last used ([], False if none or damaged: a convenience, never an error)."""
+        import json
+
+        try:
+            data = json.loads(str(self.store.value("compare/last", "") or "{}"))
+            paths, with_job = data.get("files", []), data.get("with_job", False)
+        except (ValueError, AttributeError):
+            return [], False
+        if not isinstance(paths, list):
+            paths = []
+        return ([str(p) for p in paths if isinstance(p, str) and Path(p).is_file()],
+                with_job is True)
+
+    def save_compare_inputs(self, paths: list[str], with_job: bool) -> None:
+        from rackdesigner.io.jsonout import json_text
+
+        self.store.setValue("compare/last", json_text(
+            {"files": [str(p) for p in paths], "with_job": bool(with_job)}, indent=None))
+
     def sync(self) -> None:
         self.store.sync()

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPixmap, QPolygo
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.vocabulary.wording import counted
 
 ERROR_COLOR = QColor("#d32f2f")
 WARNING_COLOR = QColor("#f9a825")
@@ -100,7 +101,7 @@ class ProblemsStatus(QWidget):
 
     def text(self) -> str:
         """What the icons say, as text (tests, accessibility)."""
-        said = (f"{self.errors} errors, {self.warnings} warnings"
+        said = (f"{counted(self.errors, 'error')}, {counted(self.warnings, 'warning')}"
                 if self.errors or self.warnings else "no problems")
         return f"{said} · {self.partition.text()}" if self.partition.text() else said
 

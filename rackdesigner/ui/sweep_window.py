@@ -54,6 +54,7 @@ from rackdesigner.sweep.pareto import lower_is_better
 from rackdesigner.sweep.point import HEADLINE
 from rackdesigner.ui.panel.theme import pg
 from rackdesigner.ui.plain_text import markup, plain
+from rackdesigner.vocabulary.wording import counted
 
 log = logging.getLogger(__name__)
 SPEC_FILTER = "Sweep specs (*.yaml *.yml);;All files (*)"
@@ -281,7 +282,7 @@ class SweepWindow(QDialog):
         self.colour_by.blockSignals(False)
         failed = [r for r in rows if r.get("status") == FAILED]
         self.failures.setText(plain(
-            "" if not failed else f"{len(failed)} failed point(s): " + "; ".join(
+            "" if not failed else f"{counted(len(failed), 'failed point')}: " + "; ".join(
             f"point {r.get('point')} ({self._params_text(r)}): {r.get('error')}"
             for r in failed[:8]) + (" …" if len(failed) > 8 else "")))
         self.redraw()

@@ -12,7 +12,9 @@ The docks then keep their geometry: the Inspector does not grow or shrink with w
 where the user aimed (issue 26: a selection pushed the panel ~300 px down).
 
 Later runs restore the saved geometry and dock state instead (`DOCK_STATE_VERSION` is bumped when
-the set of docks changes, so a stale saved arrangement falls back to this default once).
+the set of docks changes, so a stale saved arrangement falls back to this default once), with the
+Palette kept readable (`clamp_restored_docks`). The canvas has a least size (`CANVAS_MIN`), so
+the window's minimum size leaves it usable.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ PALETTE_WIDTH = 260
 SIDE_WIDTH = 440  # the live panel's three columns of figures without clipping
 BOTTOM_HEIGHT = 150
 INSPECTOR_HEIGHT = 270  # a device's or a link's properties; the Simulation panel gets the rest
+#: the canvas (and Racks) tabs' least size: the window's minimum size follows from it and the
+#: docks' (at 737 x 389 the canvas was 181 x 123 px, issue 38 item 12)
+CANVAS_MIN = QSize(400, 300)
+#: a Palette narrower than this when the window opens is widened to it (the models' names are
+#: cut short below it; one dragged to its minimum stayed so at every start)
+PALETTE_READABLE = 200
 
 
 def first_run_geometry(available: QRect) -> QRect:
@@ -88,3 +96,12 @@ def apply_default_dock_sizes(window) -> None:
     window.resizeDocks([window.inspector_dock, window.simulation_dock],
                        [inspector, max(1, column - inspector)], Qt.Orientation.Vertical)
     window.resizeDocks([window.problems_dock], [bottom], Qt.Orientation.Vertical)
+
+
+def clamp_restored_docks(window) -> None:
+    """After a saved dock state is restored: a Palette narrowed below `PALETTE_READABLE` (or a
+    fifth of a small window) opens at that width again."""
+    wanted = min(PALETTE_READABLE, round(window.width() * 0.2))
+    dock = window.palette_dock
+    if dock.isVisible() and not dock.isFloating() and dock.width() < wanted:
+        window.resizeDocks([dock], [wanted], Qt.Orientation.Horizontal)

@@ -273,5 +273,6 @@ def kinds_with_role(*roles: str) -> tuple[str, ...]:
     ("nic", "dpu"))."""
     unknown = [r for r in roles if r not in ROLES]
     if unknown:
-        raise KeyError(f"unknown role(s) {', '.join(unknown)} (expected {', '.join(ROLES)})")
+        raise KeyError(f"unknown {'role' if len(unknown) == 1 else 'roles'} {', '.join(unknown)} "
+                       f"(expected {', '.join(ROLES)})")
     return tuple(k.name for k in KINDS.values() if k.role in roles)

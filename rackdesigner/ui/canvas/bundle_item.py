@@ -12,6 +12,7 @@ from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import FAILED_GREY
 from rackdesigner.ui.canvas.heat import COLD, heat_color
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.vocabulary.wording import counted
 
 BUNDLE_TYPE = QGraphicsItem.UserType + 3
 
@@ -60,7 +61,7 @@ class BundleItem(QGraphicsItem):
         self.protocol = protocol
         self.bandwidth_gbps = bandwidth_gbps
         names = style.PROTOCOL_LABELS.get(protocol or "", "mixed protocols")
-        self.setToolTip(plain(f"{count} link(s), {names}, {bandwidth_gbps / 8:g} GB/s per "
+        self.setToolTip(plain(f"{counted(count, 'link')}, {names}, {bandwidth_gbps / 8:g} GB/s per "
                               "direction\n" + ", ".join(link_ids[:8])
                               + (" …" if len(link_ids) > 8 else "")))
         self.update()

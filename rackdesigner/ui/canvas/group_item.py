@@ -69,14 +69,19 @@ class GroupItem(QGraphicsItem):
         self.update()
 
     def set_collapsed_box(self, top_left: QPointF, summary: list[tuple[str, int, int]],
-                          device_count: int) -> None:
+                          device_count: int, area: tuple[float, float] | None = None) -> None:
+        """Collapsed: one box at `top_left`, as wide and tall as its port rows need, or at
+        least `area` (width, height: the members' extent, `structure.AREA_KINDS`)."""
         self.prepareGeometryChange()
         self.collapsed = True
         self.block = False
         self.summary = summary
         self.device_count = device_count
         height = style.HEADER_HEIGHT + max(1, len(summary)) * style.PORT_ROW_HEIGHT + 6
-        self._rect = QRectF(0, 0, style.COLLAPSED_WIDTH, height)
+        width = style.COLLAPSED_WIDTH
+        if area is not None:
+            width, height = max(width, area[0]), max(height, area[1])
+        self._rect = QRectF(0, 0, width, height)
         self.setPos(top_left)
         self.setZValue(10)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)

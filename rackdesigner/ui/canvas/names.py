@@ -39,6 +39,8 @@ from rackdesigner.ui.canvas.name_forms import (
 LABEL_BELOW_ZOOM = style.LOD_TEXT
 LABEL_PAD = 3
 MIN_LABEL_PX = 36  # a frame narrower than this on screen gets no name (it would be "R…")
+TALL_LINES = 3  # a collapsed box this many lines tall is a tile its name may run on from…
+MIN_TALL_PX = 8  # …when it is at least this wide on screen (narrower: a line, unnamed)
 MAX_BUNDLE_LABELS = 2000  # more bundles far out: no counts written for them
 BLOCK_EDGE = 4  # px of a block a frame's name may cover
 LINK_MARK = 14  # px before a block's line about a link: a dash in the line's colour
@@ -313,7 +315,8 @@ def _small_label(placer: _Placer, item, box: QRect) -> Label | None:
 
 
 def _box_label(placer: _Placer, item, box: QRect) -> Label | None:
-    """A collapsed group: the name inside when it fits, else under the box, else short."""
+    """A collapsed group: the name inside when it fits, from the top of a tall tile over
+    the canvas beside it, else under the box, else short."""
     metrics = label_font(item.kind)[1]
     line = metrics.height() + 2
     width = box.width() - 4 - 2 * LABEL_PAD
@@ -322,6 +325,17 @@ def _box_label(placer: _Placer, item, box: QRect) -> Label | None:
         rect = placer.corner(box, full, line)
         if rect is not None:
             return Label(rect, [item.label], item.kind)
+    if box.height() >= TALL_LINES * line and box.width() >= MIN_TALL_PX:
+        # a tall, narrow tile (a rack-scale system over its area, structure.AREA_KINDS): the
+        # name runs on from its top over the free canvas beside it
+        forms = sorted(short_forms(item.label), key=len, reverse=True)  # the most telling
+        small = label_font("small")[1]
+        for text in (item.label, *forms):
+            for m, is_small in ((metrics, False), (small, True)):  # then in the small type
+                run_on = QRect(box.left() + 2, max(box.top() + 2, 2),
+                               m.horizontalAdvance(text) + 2 * LABEL_PAD, m.height() + 2)
+                if placer.free(run_on, box):
+                    return Label(run_on, [text], item.kind, small=is_small)
     if box.width() >= MIN_LABEL_PX and box.height() >= line // 2:  # a speck names nothing
         below = QRect(box.left(), box.bottom() + 2, full, line)
         if placer.free(below, box):
@@ -362,8 +376,13 @@ def _frame_label(placer: _Placer, item, box: QRect, outermost: bool) -> Label | 
             if rect is not None and placer.clear(rect, box):
                 return Label(rect, [short], item.kind)
     above = QRect(max(box.left(), 2), box.top() - line - 1, full, line)  # over its top edge
-    if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
-        return Label(above, [item.label], item.kind)
+    for _ in range(2):  # after a name already there (the pod's, over its first SU's edge)
+        if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
+            return Label(above, [item.label], item.kind)
+        taken = placer.hit(above)
+        if taken is None or taken.right() + 8 + full > box.right():
+            break
+        above.moveLeft(taken.right() + 8)
     return None
 
 

@@ -229,6 +229,7 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         if self.lazy:
             self._close_all_cells()
         self._sync_collapse()
+        self._mark_area_boxes()
         self.flush(cells=not self.lazy)
         if self._area_pending:
             self._flush_timer.start()

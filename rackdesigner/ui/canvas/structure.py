@@ -19,6 +19,11 @@ from rackdesigner.ui import style
 from rackdesigner.ui.canvas.cells import block_stats
 
 OVERVIEW_KINDS = ("node", "tray")
+#: collapsed in the overview or far out, these cover the area their members take expanded (a
+#: GB200 NVL72 rack is one collapsed system of 1.5 x 11 k scene units): a box of the usual
+#: collapsed size left 14 NVL72 racks as 8-px specks at the top of empty SU areas at fit
+#: (issue 38 item 8); a tile of the rack's own area fills its SU, and the view names it
+AREA_KINDS = ("rack",)
 LEVELS = ("detail", "overview", "far")
 
 
@@ -296,7 +301,18 @@ class GroupStructure:
         if self.is_collapsed(gid):
             xs = [self.layout.device(d).pos for d in members]
             top_left = QPointF(min(p[0] for p in xs), min(p[1] for p in xs))
-            item.set_collapsed_box(top_left, self._summary(members), len(members))
+            area = None
+            if self.level != "detail" and self.layout.group(gid).kind in AREA_KINDS:
+                area = (max(p[0] for p in xs) - top_left.x() + style.DEVICE_WIDTH,
+                        max(p[1] for p in xs) - top_left.y() + style.MIN_DEVICE_HEIGHT)
+            item.set_collapsed_box(top_left, self._summary(members), len(members), area)
+
+    def _mark_area_boxes(self) -> None:
+        """After a level change: the collapsed boxes of `AREA_KINDS` groups take (or give
+        back) their members' area, though their collapsed state did not change."""
+        for gid, item in self.item_for_group.items():
+            if item.kind in AREA_KINDS and self._collapsed.get(gid, False):
+                self._mark_groups(gid, moved=False)
 
     def _update_frame(self, gid: str, item) -> None:
         """An expanded group's frame around its visible members (hidden when it has none)."""

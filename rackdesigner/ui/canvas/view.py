@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsView, QMenu
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.block_zoom import open_block_at
 from rackdesigner.ui.canvas.cells import MAX_OPEN_CELLS
 from rackdesigner.ui.canvas.far_lines import FarLines
 from rackdesigner.ui.canvas.heat import legend_height, paint_legend
@@ -313,6 +314,10 @@ class RackView(QGraphicsView):
             event.accept()
             return
         super().mousePressEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # Qt override: into a block
+        if not open_block_at(self, event):
+            super().mouseDoubleClickEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if self._pan_from is not None:

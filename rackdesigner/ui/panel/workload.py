@@ -36,6 +36,7 @@ from rackdesigner.ui.panel.theme import DOWN, TEXT_DIM, UP, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.ui.panel.workload_spread import spread_line
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.vocabulary.wording import counted
 from rackdesigner.workload import Estimate, Job, bundled_ids
 from rackdesigner.workload.jobfile import JobSpec
 from rackdesigner.workload.profile import DEFAULT_PROFILE, bundled_profile_ids
@@ -405,7 +406,8 @@ class WorkloadTab(QWidget):
                 "hardware alone)</span>"))
         if outcome.failed:  # what-if: the same job on the intact design is the reference
             self.status.setText(self.status.text() + "<br>" + (
-                f"<span style='color:{DOWN}'><b>What-if:</b> {len(outcome.failed)} object(s) "
+                f"<span style='color:{DOWN}'><b>What-if:</b> "
+                f"{counted(len(outcome.failed), 'object')} "
                 "failed; changes are against the intact design</span>"))
         base = self._values(reference)
         for key in FIGURES:

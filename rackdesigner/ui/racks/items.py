@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
 from rackdesigner.model.cooling import RackHeat
@@ -19,6 +19,7 @@ from rackdesigner.model.racks import RackSummary, SideDevice, Unit
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.ui.racks.header_text import EXTRA_W, HeaderLine, header_lines, scene_font
 
 U_PX = 14.0
 RACK_W = round(482.6 / 44.45 * U_PX)  # true proportions of the 19-inch mounting width
@@ -26,6 +27,8 @@ SCALE_W = 22.0  # U numbers left of the rack
 HEADER_H = 92.0
 LOD_LABELS = 0.45
 LOD_SCALE = 0.7
+#: room above the header for the far zoom's name (its largest font, 48 px, x 1.6)
+FAR_NAME_H = 80.0
 #: the 0U side channels: a vertical strip `SIDE_W` wide per lane, `SIDE_GAP` apart, right of
 #: the frame and left of the U scale (the racks' spacing leaves room for two lanes a side)
 SIDE_W = 10.0
@@ -121,7 +124,18 @@ class RackItem(QGraphicsItem):
         return QRectF(0, 0, RACK_W, self.frame_h)
 
     def boundingRect(self) -> QRectF:
-        return QRectF(-SCALE_W, -HEADER_H, RACK_W + SCALE_W + 2, self.frame_h + HEADER_H + 4)
+        """All the item paints: the header's lines reach `EXTRA_W` right of the frame, the far
+        zoom's name `FAR_NAME_H` above the header (text painted outside it is left behind on
+        screen when the header changes: stale glyphs after an elided line)."""
+        return QRectF(-SCALE_W - 10, -HEADER_H - FAR_NAME_H, RACK_W + SCALE_W + 10 + EXTRA_W,
+                      self.frame_h + HEADER_H + FAR_NAME_H + 4)
+
+    def shape(self) -> QPainterPath:
+        """What a click or a rubber band hits: the rack's column (frame, scale and header)."""
+        path = QPainterPath()
+        path.addRect(QRectF(-SCALE_W, -HEADER_H, RACK_W + SCALE_W + 2,
+                            self.frame_h + HEADER_H + 4))
+        return path
 
     def u_at(self, y: float) -> int:
         """The U whose row contains local y (1 = bottom)."""
@@ -144,7 +158,7 @@ class RackItem(QGraphicsItem):
         painter.drawRect(frame)
         state = s.power_state()
         if lod >= LOD_SCALE:
-            painter.setFont(style.font(6.5))
+            painter.setFont(scene_font(6.5))
             painter.setPen(style.TEXT_DIM)
             for u in range(1, s.height_u + 1):
                 y = (s.height_u - u) * U_PX
@@ -192,22 +206,25 @@ class RackItem(QGraphicsItem):
                                     HEADER_H + size * 1.6 - bar_h - 8),
                              Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, text)
             return
-        painter.setPen(style.TEXT)
-        painter.setFont(style.font(8, True))
-        painter.drawText(QRectF(0, -HEADER_H, RACK_W, 14), Qt.AlignmentFlag.AlignLeft, s.label)
-        painter.setFont(style.font(6.5))
-        painter.setPen(style.TEXT_DIM)
+        over_air = self.heat is not None and self.heat.over_air_limit
+        for i, line in enumerate(self.header_lines(painter.device())):
+            red = (i == 3 and state == "over") or (i == 4 and over_air)
+            painter.setPen(style.TEXT if i == 0 else
+                           POWER_COLORS["over"] if red else style.TEXT_DIM)
+            painter.setFont(line.font)
+            painter.drawText(line.rect, Qt.AlignmentFlag.AlignLeft
+                             | Qt.AlignmentFlag.AlignVCenter, line.text)
+
+    def header_lines(self, device=None) -> list[HeaderLine]:
+        """The header's name and figure lines, each fitted to the rack's column on `device`
+        (`racks/header_text.py`)."""
+        s = self.summary
         used = s.used_u.get(self.face, 0)
         heat = s.heat_btu_h
         lines = [f"{s.model} · {used}U used · {s.height_u - used}U free",
                  f"{heat[1] / 1000:,.1f}k BTU/h max · {weight_text(s)}",
                  power_text(s), heat_text(self.heat)]
-        over_air = self.heat is not None and self.heat.over_air_limit
-        for i, text in enumerate(lines):
-            red = (i == 2 and state == "over") or (i == 3 and over_air)
-            painter.setPen(POWER_COLORS["over"] if red else style.TEXT_DIM)
-            painter.drawText(QRectF(0, -HEADER_H + 15 + i * 12, RACK_W + 40, 12),
-                             Qt.AlignmentFlag.AlignLeft, text)
+        return header_lines(s.label, lines, RACK_W + EXTRA_W, -HEADER_H, device)
 
     def _paint_heat(self, painter: QPainter, budget: float) -> None:
         """Two thin bars above the power bar, on its scale: heat to liquid, heat to air with
@@ -304,18 +321,18 @@ class UnitItem(_MountedItem):
         if not self._paint_box(painter, lod, role_color(self.unit.role), rect):
             return
         painter.setPen(QColor("#ffffff"))
-        painter.setFont(style.font(7, True))
+        painter.setFont(scene_font(7, True))
         text_rect = rect.adjusted(4, 0, -4, 0)
         if self.unit.height_u >= 2:
             painter.drawText(text_rect.adjusted(0, 1, 0, 0),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
                              self.unit.label)
-            painter.setFont(style.font(6.5))
+            painter.setFont(scene_font(6.5))
             painter.drawText(text_rect.adjusted(0, 12, 0, 0),
                              Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
                              self.unit.model_name)
         else:  # one U: the name, then as much of the model as fits
-            painter.setFont(style.font(6.5, True))
+            painter.setFont(scene_font(6.5, True))
             text = painter.fontMetrics().elidedText(
                 f"{self.unit.label} · {self.unit.model_name}", Qt.TextElideMode.ElideRight,
                 int(text_rect.width()))
@@ -368,7 +385,7 @@ class SideItem(_MountedItem):
         painter.translate(rect.left(), rect.bottom())
         painter.rotate(-90)
         painter.setPen(QColor("#ffffff"))
-        painter.setFont(style.font(6.5, True))
+        painter.setFont(scene_font(6.5, True))
         along = QRectF(4, 0, rect.height() - 8, rect.width())
         text = painter.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight,
                                                 int(along.width()))

@@ -7,6 +7,9 @@ window as id lists (`selection_requested` out, `select_ids` in).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -109,6 +112,8 @@ class RacksPanel(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.layout_doc: Layout | None = None
+        #: (command, rack id) -> the command placed on the canvas (set by the window)
+        self.placer: Callable[[Any, str], Any] | None = None
         self.scene = RacksScene(self)
         self.view = RacksView(self.scene, self)
         self.floor_scene = FloorScene(self)
@@ -334,18 +339,24 @@ class RacksPanel(QWidget):
     # ---- edits ------------------------------------------------------------------------------
     def _on_model_dropped(self, model: str, rack_id: str, u: int) -> None:
         assert self.layout_doc is not None
-        self.command_requested.emit(add_mounted(self.layout_doc, model, rack_id, u,
-                                                self.scene.face))
+        command = add_mounted(self.layout_doc, model, rack_id, u, self.scene.face)
+        self.command_requested.emit(self._placed(command, rack_id))
         self.refresh()
 
     def _on_side_dropped(self, which: str, value: str, rack_id: str) -> None:
         """A 0U model or device (a vertical PDU) to a rack's side channel, or out of its rack."""
         assert self.layout_doc is not None
         if which == "model":
-            self.command_requested.emit(add_side_mounted(self.layout_doc, value, rack_id))
+            command = add_side_mounted(self.layout_doc, value, rack_id)
+            self.command_requested.emit(self._placed(command, rack_id))
         else:
             self.command_requested.emit(set_side_rack(self.layout_doc, value, rack_id or None))
         self.flush()
+
+    def _placed(self, command, rack_id: str):
+        """`command` with its canvas position given by `placer` (the window's: beside the
+        rack's other devices, in free space), when one is set."""
+        return self.placer(command, rack_id) if self.placer is not None else command
 
     def _on_rack_dropped(self, model: str) -> None:
         assert self.layout_doc is not None

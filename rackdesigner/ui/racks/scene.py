@@ -309,7 +309,7 @@ class RacksScene(QGraphicsScene):
         rect = QRectF()
         for rack_id in rack_ids:
             rect = rect.united(self.item_for_rack[rack_id].sceneBoundingRect())
-        return rect.adjusted(-10, -10, 60, 10)  # headers run a little past the frame
+        return rect.adjusted(-10, -10, 10, 10)  # the items hold their headers
 
 
 def rack_rows(layout: Layout, index: RackIndex | None = None) -> list[list[str]]:
