@@ -13,10 +13,13 @@ from rackdesigner.generators import generate
 from rackdesigner.serving import serve
 from rackdesigner.serving.frontier import throughput_at
 
-#: Measured when the gate was set (docs/serving.md): 132 validation rows, 80.3 % within 25 %,
-#: mean |error| 19.7 % — the issue's target (>= 80 %, <= 20 %) met with under a point to spare,
-#: dense models at 8 % and MoE models at 40 %. The gate sits two points below so that a merge
-#: moving training's GEMM constants by a hair does not fail it; a real regression does.
+#: Measured when the gate was set (docs/serving.md): 134 max-load validation rows from two
+#: sources (132 of NVIDIA's TensorRT-LLM table, 2 of SemiAnalysis InferenceX), 79.1 % within
+#: 25 %, mean |error| 19.7 % — the issue's target (>= 80 %, <= 20 %) missed by a point on the
+#: first and met on the second; dense models at 8 % and MoE models at 40 %. The gate sits below
+#: so that a merge moving training's GEMM constants by a hair does not fail it; a real
+#: regression does. Points on the curve (tokens/s per GPU at a tokens/s per user) are
+#: reported by the script and asserted below, not gated: the model misses them widely.
 WITHIN_25_BOUND = 0.78
 VALIDATION_MEAN_BOUND = 0.22
 CALIBRATION_MEAN_BOUND = 0.16  # 14.0 % over 15 rows
@@ -42,19 +45,42 @@ def test_rows_cover_gpus_models_and_shapes_each_with_its_source(validation):
     assert {r.regime for r in rows} == {"balanced", "decode-heavy", "prefill-heavy"}
     cal = [r for r in rows if r.set == "calibration"]
     assert cal and all((r.isl, r.osl) == (1000, 1000) for r in cal)
-    assert all(r.source == "trtllm-perf" for r in rows)
+    # more than one publisher: every source is declared, and none holds every row
+    sources = {r.source for r in rows}
+    assert len(sources) >= 2
+    declared = validation.load_sources()
+    assert sources <= set(declared)
+    assert all(sum(r.source == s for r in rows) < len(rows) for s in sources)
+
+
+def test_rows_of_each_source_are_reported_apart(validation, results, capsys):
+    validation.main([])
+    out = capsys.readouterr().out
+    for source in {r.source for r, _, _ in results}:
+        assert any(line.startswith("source") and f" {source} " in line
+                   for line in out.splitlines()), source
 
 
 def test_validation_rows_are_within_the_gate(validation, results):
-    val = validation.summary([x for x in results if x[0].set == "validation"])
+    val = validation.summary([x for x in results if x[0].set == "validation"
+                              and x[0].point == "max_load"])
     assert val["within_25"] >= WITHIN_25_BOUND, val
     assert val["mean_abs_error"] <= VALIDATION_MEAN_BOUND, val
     cal = validation.summary([x for x in results if x[0].set == "calibration"])
     assert cal["mean_abs_error"] <= CALIBRATION_MEAN_BOUND, cal
 
 
+def test_interactivity_points_are_compared_on_the_curve(results):
+    # InferenceX's 125 tok/s/user points are read off the interpolated Pareto curve of a
+    # 72-GPU deployment searched by the tool; the model is pessimistic there (no MTP in it,
+    # docs/serving.md), but it must give a figure and rank the rack above the B200 nodes
+    points = {r.system: p for r, p, _ in results if r.point == "interactivity"}
+    assert set(points) == {"nvl72", "dgx-b200-x9-roce"}
+    assert points["nvl72"] > points["dgx-b200-x9-roce"] > 0
+
+
 def test_dense_models_are_close_everywhere(results):
-    dense = [e for r, _, e in results if not r.model.startswith("qwen3")]
+    dense = [e for r, _, e in results if r.model.startswith("llama")]
     assert max(abs(e) for e in dense) < 0.35
     assert sum(abs(e) for e in dense) / len(dense) < 0.12
 
