@@ -14,9 +14,9 @@ from rackdesigner.serving import serve
 from rackdesigner.serving.frontier import throughput_at
 
 #: Measured when the gate was set (docs/serving.md): 134 max-load validation rows from two
-#: sources (132 of NVIDIA's TensorRT-LLM table, 2 of SemiAnalysis InferenceX), 79.1 % within
-#: 25 %, mean |error| 19.7 % — the issue's target (>= 80 %, <= 20 %) missed by a point on the
-#: first and met on the second; dense models at 8 % and MoE models at 40 %. The gate sits below
+#: sources (132 of NVIDIA's TensorRT-LLM table, 2 of SemiAnalysis InferenceX), 80.6 % within
+#: 25 %, mean |error| 19.6 % — the issue's target (>= 80 %, <= 20 %) met with under a point to
+#: spare; dense models at 8 % and MoE models at 42 %. The gate sits below
 #: so that a merge moving training's GEMM constants by a hair does not fail it; a real
 #: regression does. Points on the curve (tokens/s per GPU at a tokens/s per user) are
 #: reported by the script and asserted below, not gated: the model misses them widely.
@@ -110,10 +110,12 @@ def test_r1_ratio_at_the_high_throughput_end(r1_curves):
 def test_r1_ratio_in_the_middle_is_several_fold(r1_curves):
     # published up to 4.39x at 125 tok/s/user (with MTP, which lifts per-user speed; the
     # model has none, so its middle sits lower): wide EP stays on NVLink in the rack and
-    # crosses RoCE between B200 nodes. The model's peak overshoots (about 7x near 90 tok/s per
-    # user when the gate was set: docs/serving.md), so the bound says "several-fold", no more.
+    # crosses RoCE between B200 nodes. The model's peak overshoots (about 9x near 90 tok/s per
+    # user since decode overlaps two micro-batches: the B200 nodes' middle is the pessimistic
+    # side, 65 % under InferenceX at 125 tok/s/user; docs/serving.md), so the bound says
+    # "several-fold", no more.
     peak = max(_ratio(r1_curves, x) for x in range(40, 121, 5))
-    assert 3.0 <= peak <= 8.0
+    assert 3.0 <= peak <= 10.0
 
 
 def _top(curves) -> float:
