@@ -55,7 +55,8 @@ class Row:
     osl: int
     measured: float  # tokens/s of the instance (of one GPU with `per_gpu`)
     source: str
-    point: str = "max_load"  # or "interactivity": at `interactivity` tokens/s per user
+    point: str = "max_load"  # or "interactivity": at `interactivity` tokens/s per user; or
+    #                          "min_latency": tokens/s per user of one sequence (batch 1)
     interactivity: float | None = None
     mode: str = "aggregated"
     mtp: int = 0
@@ -63,6 +64,8 @@ class Row:
 
     @property
     def measured_per_gpu(self) -> float:
+        """The published figure as the model gives it: tokens/s per GPU, or for a
+        `min_latency` row tokens/s per user."""
         return self.measured if self.per_gpu else self.measured / self.gpus
 
     @property
@@ -101,6 +104,9 @@ def predict(row: Row) -> float:
     if row.point == "interactivity":
         assert row.interactivity is not None, row.name
         return throughput_at(list(r.pareto), row.interactivity) or 0.0
+    if row.point == "min_latency":
+        single = [p for p in r.pareto if p.concurrency == 1]
+        return max((p.per_user for p in single), default=0.0)
     return 0.0 if r.max_load is None else r.max_load.output_per_gpu
 
 

@@ -13,14 +13,18 @@ from rackdesigner.generators import generate
 from rackdesigner.serving import serve
 from rackdesigner.serving.frontier import throughput_at
 
-#: Measured when the gate was set (docs/serving.md): 134 max-load validation rows from two
-#: sources (132 of NVIDIA's TensorRT-LLM table, 2 of SemiAnalysis InferenceX), 80.6 % within
-#: 25 %, mean |error| 19.6 % — the issue's target (>= 80 %, <= 20 %) met with under a point to
-#: spare; dense models at 8 % and MoE models at 42 %. The gate sits below
+#: Measured when the gate was set (docs/serving.md): 138 gated validation rows from three
+#: sources (132 max-load rows of NVIDIA's TensorRT-LLM table, 2 max-load rows of SemiAnalysis
+#: InferenceX, 4 batch-1 rows of TensorRT-LLM's DeepSeek-R1 latency blog), 81.2 % within 25 %,
+#: mean |error| 19.4 % — the issue's target (>= 80 %, <= 20 %) met with about a point to spare;
+#: dense models at 8 % and MoE models at 40 %. The gate sits below
 #: so that a merge moving training's GEMM constants by a hair does not fail it; a real
 #: regression does. Points on the curve (tokens/s per GPU at a tokens/s per user) are
 #: reported by the script and asserted below, not gated: the model misses them widely.
 WITHIN_25_BOUND = 0.78
+#: The kinds of published point the gate covers: saturation throughput and the speed of one
+#: sequence. Curve points in between (InferenceX at 125 tok/s/user) are reported, not gated.
+GATED_POINTS = ("max_load", "min_latency")
 VALIDATION_MEAN_BOUND = 0.22
 CALIBRATION_MEAN_BOUND = 0.16  # 14.0 % over 15 rows
 
@@ -63,7 +67,7 @@ def test_rows_of_each_source_are_reported_apart(validation, results, capsys):
 
 def test_validation_rows_are_within_the_gate(validation, results):
     val = validation.summary([x for x in results if x[0].set == "validation"
-                              and x[0].point == "max_load"])
+                              and x[0].point in GATED_POINTS])
     assert val["within_25"] >= WITHIN_25_BOUND, val
     assert val["mean_abs_error"] <= VALIDATION_MEAN_BOUND, val
     cal = validation.summary([x for x in results if x[0].set == "calibration"])
