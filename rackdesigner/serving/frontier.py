@@ -84,7 +84,7 @@ def aggregated(inst: Instance, isl: int, osl: int, n_gpus: int, draft: int = 0
     moe = inst.moe
     per_req = inst.prefill_per_request(isl)
     first = inst.prefill_cached(isl, isl)
-    instances = max(1, n_gpus // cfg.gpus)
+    instances = inst.links.instances  # aligned to the NVLink domains (links.aligned_starts)
     gain = tokens_per_step(draft)
     for b in batches(cap, cfg.batch_step):
         step = inst.decode_step(b, ctx, draft)
@@ -116,9 +116,11 @@ def disaggregated(prefills: list[Instance], decode: Instance, isl: int, osl: int
         for p, r_p, first in pre:
             gp = p.cfg.gpus
             ratio = r_d / r_p
-            y = max(1, math.floor(n_gpus / (gd + ratio * gp)))
+            # pools no larger than the scope, nor than the instances that fit its NVLink
+            # domains (links.aligned_starts; each pool counted alone: a model assumption)
+            y = min(max(1, math.floor(n_gpus / (gd + ratio * gp))), decode.links.instances)
             x = max(1, math.ceil(ratio * y))
-            while y >= 1 and x * gp + y * gd > n_gpus:
+            while y >= 1 and (x * gp + y * gd > n_gpus or x > p.links.instances):
                 y -= 1
                 x = max(1, math.ceil(ratio * y))
             if y < 1:
