@@ -135,6 +135,8 @@ def test_r1_lead_is_gone_at_the_most_interactive_end(r1_curves):
 
 @pytest.mark.xfail(strict=True, reason="published: B200 ahead by ~1.2x above ~250 tok/s/user "
                    "(MTP, software); the model has the two even (same HBM bandwidth, NVLink "
-                   "inside a node for both): docs/serving.md")
+                   "inside a node for both); a slower Grace host, the one hardware difference "
+                   "found, puts the rack below the B200 nodes at max load, against the "
+                   "published 1.17x: docs/serving.md, mechanisms tried")
 def test_r1_b200_ahead_at_the_most_interactive_end(r1_curves):
     assert _ratio(r1_curves, _top(r1_curves)) < 1.0
