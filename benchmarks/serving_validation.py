@@ -5,9 +5,12 @@
 The rows, their sources and the split into calibration (what the stack's fitted constants were
 chosen against) and validation (rows that only check them) are in `benchmarks/serving_runs.yaml`.
 Each row is rebuilt as a design with RackDesigner's generators (the system the source names),
-served with the published parallel layout pinned, and the predicted tokens/s per GPU at the
-published point compared with the measured one. Error = predicted / measured - 1 (positive: the
-model is optimistic). Prints one line per row, then per class (GPU, model, ISL/OSL regime).
+served with the published parallel layout pinned (or, for a row without one, the tool's own
+layout search, as a dashboard's Pareto curve is), and the predicted tokens/s per GPU at the
+published point — maximum load, or a tokens/s-per-user point on the interpolated curve — compared
+with the measured one. Error = predicted / measured - 1 (positive: the
+model is optimistic). Prints one line per row, then per class (source, point, GPU, model, ISL/OSL
+regime).
 """
 
 from __future__ import annotations
@@ -28,10 +31,14 @@ sys.path.insert(0, str(HERE.parent))
 
 from rackdesigner.generators import generate  # noqa: E402
 from rackdesigner.serving import serve  # noqa: E402
+from rackdesigner.serving.frontier import throughput_at  # noqa: E402
 
 RUNS_FILE = HERE / "serving_runs.yaml"
 SYSTEMS = {"dgx-h100": ("dgx-h100", {}), "dgx-h200": ("dgx-h200", {}),
-           "dgx-b200": ("dgx-b200", {}), "nvl72": ("nvl72", {})}
+           "dgx-b200": ("dgx-b200", {}), "nvl72": ("nvl72", {}),
+           # nine DGX B200 on one Spectrum-X SN5600 leaf (ConnectX-7, RoCEv2): 72 GPUs
+           "dgx-b200-x9-roce": ("superpod", {"system": "dgx-b200", "nodes": 9,
+                                             "switch": "sn5600"})}
 
 
 @dataclass(frozen=True)
@@ -46,12 +53,20 @@ class Row:
     config: dict
     isl: int
     osl: int
-    measured: float  # tokens/s of the instance
+    measured: float  # tokens/s of the instance (of one GPU with `per_gpu`)
     source: str
+    point: str = "max_load"  # or "interactivity": at `interactivity` tokens/s per user; or
+    #                          "min_latency": tokens/s per user of one sequence (batch 1)
+    interactivity: float | None = None
+    mode: str = "aggregated"
+    mtp: int = 0
+    per_gpu: bool = False
 
     @property
     def measured_per_gpu(self) -> float:
-        return self.measured / self.gpus
+        """The published figure as the model gives it: tokens/s per GPU, or for a
+        `min_latency` row tokens/s per user."""
+        return self.measured if self.per_gpu else self.measured / self.gpus
 
     @property
     def regime(self) -> str:
@@ -68,6 +83,10 @@ def load_rows(path: Path = RUNS_FILE) -> list[Row]:
     return [Row(**{k: v for k, v in r.items() if k in keys}) for r in data["runs"]]
 
 
+def load_sources(path: Path = RUNS_FILE) -> dict[str, str]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["sources"]
+
+
 def load_ratios(path: Path = RUNS_FILE) -> list[dict]:
     return yaml.safe_load(path.read_text(encoding="utf-8"))["ratios"]
 
@@ -80,8 +99,14 @@ def design(system: str):
 
 def predict(row: Row) -> float:
     r = serve(design(row.system), row.model, precision=row.precision, isl=row.isl,
-              osl=row.osl, gpus=row.gpus, mode="aggregated", stack=row.engine,
-              pin=row.config)
+              osl=row.osl, gpus=row.gpus, mode=row.mode, stack=row.engine,
+              pin=row.config or None, mtp=row.mtp)
+    if row.point == "interactivity":
+        assert row.interactivity is not None, row.name
+        return throughput_at(list(r.pareto), row.interactivity) or 0.0
+    if row.point == "min_latency":
+        single = [p for p in r.pareto if p.concurrency == 1]
+        return max((p.per_user for p in single), default=0.0)
     return 0.0 if r.max_load is None else r.max_load.output_per_gpu
 
 
@@ -113,12 +138,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{row.name:48} {row.set:11} {row.measured_per_gpu:10,.0f} {pred:10,.0f} "
               f"{err:+7.1%}")
     print()
-    for key in ("set", "gpu", "model", "regime"):
+    for key in ("set", "source", "point", "gpu", "model", "regime"):
         groups: dict[str, list] = {}
         for res in results:
             row = res[0]
-            k = {"set": row.set, "gpu": row.name.split()[-3], "model": row.model,
-                 "regime": row.regime}[key]
+            k = {"set": row.set, "source": row.source, "point": row.point,
+                 "gpu": row.name.split()[-3], "model": row.model, "regime": row.regime}[key]
             groups.setdefault(k, []).append(res)
         for k, group in sorted(groups.items()):
             s = summary(group)

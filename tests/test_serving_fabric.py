@@ -63,3 +63,64 @@ def test_dense_tp_inside_a_node_does_not_see_the_fabric(model):
     a = _by_batch(serve(ib, model, pin=pin, **KW))
     b = _by_batch(serve(roce, model, pin=pin, **KW))
     assert a == pytest.approx(b)
+
+
+def test_two_micro_batches_hide_wide_ep_traffic_behind_compute_and_never_cost_time():
+    # DeepSeek-V3-style decode overlap: on nodes joined by RoCE a wide-EP step runs two
+    # halves, one's all-to-all behind the other's compute; it is taken only when it helps
+    from rackdesigner.serving.api import _Run
+    from rackdesigner.serving.instance import Config
+    from rackdesigner.serving.shapes import served_model
+    from rackdesigner.serving.stacks import resolve_stack
+    from rackdesigner.workload.api import Estimator
+
+    roce = generate("rail-optimized", system="dgx-b200", nodes=4, switch="sn5600")
+    spec = served_model("deepseek-r1")
+    est = Estimator(roce, spec)
+    run = _Run(est, spec, est.gpu, "fp4", 1024, 1024, resolve_stack(None))
+    overlapped = run.instance(Config(32, True, 1))
+    serial = run.instance(Config(32, True, 1))
+    serial.overlaps = lambda seqs: False  # type: ignore[method-assign]
+    ctx = 1536.0
+    batches = (64, 512, 2048, 8192)
+    steps = {b: (overlapped.decode_step(b, ctx), serial.decode_step(b, ctx)) for b in batches}
+    assert all(o <= s * (1 + 1e-12) for o, s in steps.values())  # never costs time
+    # at a large batch the compute hides behind the exchange: the step is visibly under the
+    # serial one, but no faster than its communication alone
+    big = 8192.0
+    comm = spec.layers * overlapped._layer_comm(big)
+    compute = spec.layers * (overlapped.gemm_s(big) + overlapped.elementwise_s(big))
+    o, s = steps[8192]
+    assert o < 0.97 * s
+    assert o >= 0.99 * max(comm, compute)
+    # one sequence per rank cannot be split in two
+    assert overlapped.overlaps(64) and not overlapped.overlaps(32)
+
+
+def test_instances_are_laid_inside_nvlink_domains_when_they_fit():
+    from rackdesigner.serving.links import aligned_starts
+
+    # two 72-GPU racks: 32-GPU instances two per rack (none across the racks), 8 GPUs left in
+    # each; 16-GPU instances four per rack; an instance wider than a rack spans whole racks
+    assert aligned_starts([72, 72], 32) == [0, 32, 72, 104]
+    assert aligned_starts([72, 72], 16) == [0, 16, 32, 48, 72, 88, 104, 120]
+    assert aligned_starts([72, 72], 128) == [0]
+    # 8-GPU nodes: a 16-GPU instance cannot fit in one, so it tiles the nodes in rank order
+    assert aligned_starts([8] * 9, 16) == [0, 16, 32, 48]
+
+
+def test_a_second_rack_serves_twice_the_users_at_the_same_speed_per_gpu():
+    # the same pinned wide-EP layout on one rack and on two: every instance stays on NVLink
+    # (four of 16 GPUs per rack, none across the two), so tokens/s per GPU at each batch are
+    # the rack's, and the users in flight double
+    pin = {"gpus": 16, "attention_dp": True, "pp": 1}
+    one = serve(generate("nvl72"), "deepseek-r1", pin=pin, **KW)
+    two = serve(generate("superpod", system="gb200-nvl72", racks=2), "deepseek-r1", pin=pin,
+                **KW)
+    a = {p.config["batch"]: p for p in one.pareto}
+    b = {p.config["batch"]: p for p in two.pareto}
+    shared = sorted(set(a) & set(b))
+    assert len(shared) >= 4
+    for batch in shared:
+        assert b[batch].output_per_gpu == pytest.approx(a[batch].output_per_gpu, rel=0.02)
+        assert b[batch].concurrency == 2 * a[batch].concurrency

@@ -24,6 +24,7 @@ from rackdesigner.serving.frontier import (
     at_target,
     disaggregated,
     pareto,
+    tokens_per_step,
 )
 from rackdesigner.serving.instance import Config, Instance
 from rackdesigner.serving.links import Links
@@ -270,7 +271,9 @@ class _Run:
                   "weights_GB_per_gpu": round(cfg.weights / 1e9, 2)}
         notes += [text for _, text in self.est.comm.warnings()]
         notes.append("model assumptions: balanced experts, " + (
-            f"{counted(self.mtp, 'speculative token')} per step accepted at 85 % each"
+            f"{counted(self.mtp, 'speculative token')} per step, "
+            f"{tokens_per_step(self.mtp):g} tokens "
+            "gained per step (DeepSeek-R1's published MTP acceptance)"
             if self.mtp else "no speculative decoding") + ", no queueing delay, no prefix "
             "caching; docs/serving.md")
         _, facility = self.est.comm.power_w()

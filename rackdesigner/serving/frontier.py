@@ -26,17 +26,21 @@ from typing import Any
 from rackdesigner.serving.instance import Config, Instance
 
 MODES = ("aggregated", "disaggregated", "best")
-#: Acceptance of a speculative draft token: DeepSeek-V3 technical report (arXiv:2412.19437,
-#: section 5.4.3): the second token its MTP module predicts is accepted 85-90 % of the time
-#: (1.8x tokens per second); the lower end, and each further draft token accepted with the
-#: same probability given the previous one was (model assumption).
-ACCEPTANCE = 0.85
-MAX_DRAFT = 3
+#: Tokens a sequence gains per decode step with 0, 1, 2, 3 speculative draft tokens (the mean
+#: acceptance length): DeepSeek-R1 FP4 with autoregressive MTP layers on 8 B200, ISL/OSL 1k/2k,
+#: strict acceptance — 1.92, 2.58, 2.82 (NVIDIA TensorRT-LLM tech blog 1, "Pushing Latency
+#: Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200 GPUs", table "Autoregressive MTP
+#: Layers", docs/source/blogs/tech_blog/ in NVIDIA/TensorRT-LLM). Consistent with the DeepSeek-V3
+#: technical report (arXiv:2412.19437 section 5.4.3: the second token accepted 85-90 % of the
+#: time). Used for every model (model assumption: other models and draft heads accept alike).
+ACCEPTED = (1.0, 1.92, 2.58, 2.82)
+ACCEPTANCE = ACCEPTED[1] - 1.0  # the first draft token's acceptance
+MAX_DRAFT = len(ACCEPTED) - 1
 
 
 def tokens_per_step(draft: int) -> float:
     """Expected tokens a sequence gains per decode step with `draft` speculative tokens."""
-    return 1.0 + sum(ACCEPTANCE ** i for i in range(1, draft + 1))
+    return ACCEPTED[draft]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +84,7 @@ def aggregated(inst: Instance, isl: int, osl: int, n_gpus: int, draft: int = 0
     moe = inst.moe
     per_req = inst.prefill_per_request(isl)
     first = inst.prefill_cached(isl, isl)
-    instances = max(1, n_gpus // cfg.gpus)
+    instances = inst.links.instances  # aligned to the NVLink domains (links.aligned_starts)
     gain = tokens_per_step(draft)
     for b in batches(cap, cfg.batch_step):
         step = inst.decode_step(b, ctx, draft)
@@ -112,9 +116,11 @@ def disaggregated(prefills: list[Instance], decode: Instance, isl: int, osl: int
         for p, r_p, first in pre:
             gp = p.cfg.gpus
             ratio = r_d / r_p
-            y = max(1, math.floor(n_gpus / (gd + ratio * gp)))
+            # pools no larger than the scope, nor than the instances that fit its NVLink
+            # domains (links.aligned_starts; each pool counted alone: a model assumption)
+            y = min(max(1, math.floor(n_gpus / (gd + ratio * gp))), decode.links.instances)
             x = max(1, math.ceil(ratio * y))
-            while y >= 1 and x * gp + y * gd > n_gpus:
+            while y >= 1 and (x * gp + y * gd > n_gpus or x > p.links.instances):
                 y -= 1
                 x = max(1, math.ceil(ratio * y))
             if y < 1:
@@ -170,5 +176,5 @@ def throughput_at(front: list[Point], interactivity: float) -> float | None:
     return None
 
 
-__all__ = ["ACCEPTANCE", "MAX_DRAFT", "MODES", "Config", "Point", "aggregated", "at_target",
-           "batches", "disaggregated", "pareto", "throughput_at", "tokens_per_step"]
+__all__ = ["ACCEPTANCE", "ACCEPTED", "MAX_DRAFT", "MODES", "Config", "Point", "aggregated",
+           "at_target", "batches", "disaggregated", "pareto", "throughput_at", "tokens_per_step"]

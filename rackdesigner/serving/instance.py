@@ -16,7 +16,9 @@ stack's sustained share of HBM bandwidth and its FLOPs at the GPU's sustained GE
 the collectives the layout needs, timed on the drawn links (`links.Links`), kernel gaps per
 layer and a per-iteration overhead (the stack profile). A prefill chunk of T tokens is priced
 the same way (it is compute-bound at any T worth batching). Communication is not overlapped
-with compute in either (model assumption: decode kernels are too short to hide it).
+with compute (model assumption: decode kernels are too short to hide it), except that a wide-EP
+decode step (attention DP, two or more sequences per rank) may run as two micro-batches, one's
+dispatch and combine behind the other's compute, when that is faster (`_overlapped`).
 """
 
 from __future__ import annotations
@@ -201,8 +203,10 @@ class Instance:
         core = max(kv / self.hbm,
                    q * bm * c.attn_core_flops(c.kv_tokens(context)) / s / self.attn_flops)
         gaps = self.stack.layer_kernels * self.stack.kernel_gap_us * 1e-6
-        layer = self.gemm_s(q * bm) + self.elementwise_s(q * bm) + core \
-            + self._layer_comm(q * bm) + gaps
+        work = self.gemm_s(q * bm) + self.elementwise_s(q * bm) + core
+        layer = work + self._layer_comm(q * bm) + gaps
+        if self.overlaps(bm):
+            layer = min(layer, self._overlapped(q * bm, core) + gaps)
         local = bm / s if cfg.attn_dp else bm
         logits = G.Gemm("logits", q * local, m.vocab / self.mlp_split, m.hidden)
         vocab_t = G.gemm_time_s(logits, replace(self.dev, in_bytes=2.0))
@@ -217,6 +221,23 @@ class Instance:
                 + G.gemm_time_s(replace(logits, m=local), replace(self.dev, in_bytes=2.0))
             step += draft * head
         return step
+
+    def overlaps(self, seqs: float) -> bool:
+        """Whether a decode step of `seqs` sequences per micro-batch can run as two halves
+        overlapping each other's expert all-to-all (wide EP with attention DP, at least two
+        sequences per rank)."""
+        s = self.cfg.stage
+        return bool(self.moe and self.cfg.attn_dp and s > 1 and seqs >= 2 * s)
+
+    def _overlapped(self, tokens: float, core: float) -> float:
+        """An average layer run as two micro-batches of half the tokens, one's dispatch and
+        combine hidden behind the other's compute (DeepSeek-V3's decode overlap, arXiv:
+        2412.19437 section 3.4; SGLang's two-batch overlap; DeepEP's low-latency hooks): the
+        slower of the two halves' compute (each reads the weights again) and their
+        communication."""
+        half = tokens / 2.0
+        compute = 2.0 * (self.gemm_s(half) + self.elementwise_s(half)) + core
+        return max(compute, 2.0 * self._layer_comm(half))
 
     def _layer_comm(self, tokens: float) -> float:
         """Collective seconds of an average layer for `tokens` tokens of the stage."""

@@ -2,12 +2,14 @@
 
 The only serving module that asks `workload.comm.CommModel` (and through it the engine's
 collective model on the drawn links) for a time. Instances of `gpus` GPUs are laid on the
-scope's GPUs in rank order, one after another; a group inside an instance (a TP group, an EP
-group, a pipeline stage) is named by its shape. A curve of sizes is evaluated at powers of four
-and interpolated linearly in between (a serving estimate asks for hundreds of message sizes;
-the engine is asked for a few dozen), and each time is stretched by the contention of the
-other instances running the same exchange at once (`CommModel.contention`: the busiest network
-link's load over its capacity).
+scope's GPUs aligned to its NVLink domains (`aligned_starts`): an instance that fits in a domain
+is placed inside one — a 72-GPU rack holds four 16-GPU instances and leaves 8 GPUs to nothing
+rather than start a fifth across two racks —, a larger one spans whole domains in rank order.
+A group inside an instance (a TP group, an EP group, a pipeline stage) is named by its shape.
+A curve of sizes is evaluated at powers of four and interpolated linearly in between (a serving
+estimate asks for hundreds of message sizes; the engine is asked for a few dozen), and each time
+is stretched by the contention of the other instances running the same exchange at once
+(`CommModel.contention`: the busiest network link's load over its capacity).
 """
 
 from __future__ import annotations
@@ -21,13 +23,43 @@ from rackdesigner.workload.comm import CommModel, GroupShape
 GRID = 4.0
 
 
+def domain_runs(comm: CommModel) -> list[int]:
+    """Sizes of the scope's NVLink domains in rank order (consecutive ranks of one domain; a
+    GPU in no domain is a domain of one)."""
+    domain_of = comm.groups.topo.nvlink_domain_of
+    runs: list[int] = []
+    last: object = object()
+    for g in comm.gpus:
+        d = domain_of.get(g)
+        if runs and d is not None and d == last:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+        last = d
+    return runs
+
+
+def aligned_starts(runs: list[int], size: int) -> list[int]:
+    """First ranks of the instances of `size` GPUs on domains of `runs` GPUs (in rank order):
+    as many as fit inside each domain when one fits in the largest domain, else rank-order
+    tiles (each spanning domains)."""
+    if size <= max(runs, default=0):
+        starts, first = [], 0
+        for n in runs:
+            starts += [first + k * size for k in range(n // size)]
+            first += n
+        return starts
+    return [k * size for k in range(sum(runs) // size)]
+
+
 class Links:
-    """Collective times for instances of `instance_gpus` GPUs tiled over the scope."""
+    """Collective times for instances of `instance_gpus` GPUs laid over the scope."""
 
     def __init__(self, comm: CommModel, instance_gpus: int) -> None:
         self.comm = comm
         self.instance_gpus = instance_gpus
-        self.instances = max(1, len(comm.gpus) // instance_gpus)
+        self.starts = aligned_starts(domain_runs(comm), instance_gpus) or [0]
+        self.instances = len(self.starts)
         self._cache: dict[tuple, float] = {}
 
     def _exact(self, collective: str, shape: GroupShape, size: float) -> float:
@@ -36,7 +68,7 @@ class Links:
         if t is None:
             t = self.comm.time_s(collective, shape, size)
             if t > 0 and self.instances > 1:
-                starts = [shape.start + k * self.instance_gpus for k in range(self.instances)]
+                starts = [shape.start + first for first in self.starts]
                 stretch, _ = self.comm.contention(collective, shape, size, [starts])
                 t *= stretch
             self._cache[key] = t
@@ -57,4 +89,4 @@ class Links:
         return t_lo + (t_hi - t_lo) * (size - lo) / (hi - lo)
 
 
-__all__ = ["Links"]
+__all__ = ["Links", "aligned_starts", "domain_runs"]
