@@ -248,7 +248,7 @@ def report(result: SimulationResult, collective: str = "all_reduce", label: str 
     per_gpu = None if p.per_gpu_w is None else round(p.per_gpu_w, 1)
     lines += [
         "",
-        f"Power (PUE {p.pue:g})",
+        f"Power (PUE {p.pue:.3g})",
         f"  design total (max)    {p.headline or _num(total_max / 1000, ' kW')}",
         f"  IT typical / max      {_num(total_typ / 1000, ' kW')} / "
         f"{_num(total_max / 1000, ' kW')}"

@@ -43,7 +43,7 @@ def format_report(report: CostReport, *, lines: bool = False) -> str:
     w(f"             {', '.join(parts)}\n")
     w(f"Energy       {r.energy_kwh_per_year / 1e3:,.0f} MWh/year, "
       f"{format_money(r.energy_per_year, sym)}/year ({a.power_basis} IT draw "
-      f"{r.it_w / 1e3:,.1f} kW x {_pct(a.utilisation)} x PUE {a.pue:g})"
+      f"{r.it_w / 1e3:,.1f} kW x {_pct(a.utilisation)} x PUE {a.pue:.3g})"
       f"{'' if r.power_complete else ' (lower bound: some devices have no power figure)'}\n")
     s = b.support_percent_per_year
     w("Support      " + (f"{format_money(r.support_per_year, sym, bound=bound)}/year "

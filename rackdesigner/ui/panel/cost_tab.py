@@ -429,7 +429,7 @@ class CostTab(QWidget):
                  (f"{format_money(per, sym, bound=bound)} per GPU-hour" if per is not None
                   else "no GPUs") + with_delta(per, base.usd_per_gpu_hour if base else None),
                  f"energy {format_money(r.energy_per_year, sym)}/year "
-                 f"({r.energy_kwh_per_year / 1e3:,.0f} MWh at PUE {r.assumptions.pue:g})",
+                 f"({r.energy_kwh_per_year / 1e3:,.0f} MWh at PUE {r.assumptions.pue:.3g})",
                  f"support {format_money(r.support_per_year, sym, bound=bound)}/year"]
         text = " · ".join(parts)
         t = r.training

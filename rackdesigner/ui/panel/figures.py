@@ -142,7 +142,7 @@ def headline(result: SimulationResult, reference: int = DEFAULT_REFERENCE) -> li
                power.headline.partition(", ")[2], False),
         Figure("per_gpu", "Power / GPU", power.per_gpu_w,
                format_watts(power.per_gpu_w) if power.per_gpu_w is not None else "—",
-               f"facility {format_watts(power.facility_w)} (PUE {power.pue:g})", False),
+               f"facility {format_watts(power.facility_w)} (PUE {power.pue:.3g})", False),
         Figure("over_budget", "Racks over budget", float(n_over),
                f"{n_over} of {n_budget}" if n_budget else "—", "", False),
     ]

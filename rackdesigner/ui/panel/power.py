@@ -111,7 +111,7 @@ class PowerPlot(QWidget):
         bound = "" if p.complete else "≥ "
         text = (f"<b>Total {bound}{format_watts(p.total_max_w)}</b> max · "
                 f"{bound}{format_watts(p.total_typical_w)} typical · facility "
-                f"{bound}{format_watts(p.facility_w)} at PUE {p.pue:g}")
+                f"{bound}{format_watts(p.facility_w)} at PUE {p.pue:.3g}")
         if not p.complete:
             text += (f" · <span style='color:{BUDGET_COLOR}'>"
                      f"{escape(p.headline.partition(', ')[2])} "
