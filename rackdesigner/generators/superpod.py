@@ -21,8 +21,9 @@
   many nodes as the new switch has endpoint ports (72 on a Q3400, as in the DGX SuperPOD
   B300-XDR RA; 32 on an SN5600), so no leaf port is left idle.
 
-Only the compute (east-west) fabric is generated: storage, in-band and out-of-band
-management fabrics, management servers and the storage NICs' cabling are left out.
+By default only the compute (east-west) fabric is generated; `fabrics="compute,storage"` adds
+the storage fabric (`sidefabrics`: the storage NICs' cabling, storage leaves and spines, storage
+appliances). In-band and out-of-band management fabrics and management servers are left out.
 """
 
 from __future__ import annotations
@@ -110,8 +111,18 @@ def _reserved(catalog: Catalog, preset: Preset, switch: str | None) -> Reserved:
 
 def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
                    nodes: int | None = None, racks: int | None = None,
-                   switch: str | None = None) -> Layout:
+                   switch: str | None = None, fabrics: str | None = None) -> Layout:
+    """A DGX SuperPOD of `system`: its compute fabric, plus the fabrics `fabrics` names
+    ("compute,storage": `sidefabrics`)."""
+    from rackdesigner.generators.sidefabrics import parse_fabrics
+
+    drawn = parse_fabrics(fabrics)
     if system in NVL72_SYSTEMS:
+        if "storage" in drawn:
+            raise GeneratorError("the storage fabric is generated for the DGX H100/H200 "
+                                 "SuperPODs only: the NVL72 trays' storage ports are "
+                                 "BlueField-3 Ethernet, and the catalog has no Ethernet "
+                                 "storage switch yet", "fabrics")
         if nodes is not None:
             raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give {racks} "
                                  "(or {sus}, 8 racks each)")
@@ -136,8 +147,15 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
         deviation += f", compute NICs by {plan.nic})" if plan.nic else ")"
     description = (f"Compute {fabric} fabric after the {preset.source}{deviation}: "
                    f"rail-optimized, non-blocking, {plan.clos.levels} switch levels of "
-                   f"{plan.switch}. Storage and management fabrics are not included.")
-    return build_rail(catalog, plan, title, description, _reserved(catalog, preset, switch))
+                   f"{plan.switch}. " + (_STORAGE if "storage" in drawn else
+                                          "Storage and management fabrics are not included."))
+    return build_rail(catalog, plan, title, description, _reserved(catalog, preset, switch),
+                      drawn)
+
+
+_STORAGE = ("InfiniBand storage fabric (storage leaves, spines and appliances: "
+            "generators/sidefabrics.py, counts a model assumption); management fabrics are not "
+            "included.")
 
 
 def _gpus(catalog: Catalog, system: str) -> int:

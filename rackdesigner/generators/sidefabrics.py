@@ -1,0 +1,147 @@
+"""The fabrics of a DGX SuperPOD beside the compute fabric (`superpod --fabrics ...`).
+
+NVIDIA's DGX SuperPOD reference architectures (H100: RA-11333-001, "Network Fabrics"; the B200
+and GB200 RAs the same) name four fabrics: compute, storage, in-band management and out-of-band
+management, and give each DGX a pair of storage ports and a pair of in-band ports ("each pair of
+in-band management and storage ports provide parallel pathways into the system"). The compute
+fabric is drawn by `rail` / `nvl72pod`; this module adds, when asked:
+
+- `storage`: port 0 of each of a system's storage cards (the DGX H100/H200's two dual-port
+  ConnectX-7: the other port is the in-band one) to storage leaves, the leaves to storage spines,
+  the spines to the storage appliances. The switch is the QM9700 under the storage-switch kind
+  (`qm9700-storage`: the simulation and reachability keep it apart from the compute fabric), the
+  appliance the DDN AI400X2 (8 HDR ports).
+
+Sizing (the RA's storage switch table was not readable here, so these are model assumptions,
+stated in docs/generators.md):
+- a storage leaf takes half its ports from systems (32 on a QM9700) and sends the other half up
+  (non-blocking to the spines);
+- one appliance per `NODES_PER_APPLIANCE` systems (at least one);
+- spines: as many as the leaves' uplinks and the appliances' ports need (at least one), each
+  leaf's uplinks spread evenly over them (bundles), each appliance port to the spine with the
+  most ports free.
+
+Storage ports that run Ethernet (the BlueField-3 of DGX B200 and GB200 trays) have no storage
+switch in the catalog yet: the generator says so instead of drawing a wrong fabric. In-band and
+out-of-band management are not drawn yet either (`FABRICS` lists what is).
+"""
+
+from __future__ import annotations
+
+import math
+
+from rackdesigner import vocabulary
+from rackdesigner.generators.design import DesignBuilder, GeneratorError
+from rackdesigner.generators.fabric import SwitchRacks
+from rackdesigner.model import PortRef
+
+#: The fabrics `--fabrics` accepts; `compute` is always drawn.
+FABRICS = ("compute", "storage")
+STORAGE_SWITCH = "qm9700-storage"
+STORAGE_APPLIANCE = "ai400x2"
+#: Model assumption: one storage appliance per this many systems (docs/generators.md).
+NODES_PER_APPLIANCE = 16
+#: Cabled network protocols (InfiniBand, Ethernet...), from the vocabulary.
+NETWORK = vocabulary.protocols_of("network")
+SOURCE = ("NVIDIA DGX SuperPOD reference architecture (H100: RA-11333-001, Network Fabrics: "
+          "compute, storage, in-band and out-of-band management fabrics)")
+
+
+def parse_fabrics(value: str | None) -> frozenset[str]:
+    """The fabrics of a `--fabrics` value ("compute,storage"); compute is always among them."""
+    if not value:
+        return frozenset({"compute"})
+    names = {v.strip() for v in value.split(",") if v.strip()}
+    unknown = sorted(names - set(FABRICS))
+    if unknown:
+        raise GeneratorError(f"unknown fabric {', '.join(unknown)} (choose from "
+                             f"{', '.join(FABRICS)}; in-band and out-of-band management are "
+                             "not generated yet)", "fabrics")
+    return frozenset(names | {"compute"})
+
+
+def storage_ports(b: DesignBuilder) -> list[PortRef]:
+    """Port 0 of every system part that is a network card and has no link yet (the storage
+    cards: the compute NICs are already on the compute fabric), in device order."""
+    linked = {ref.device for link in b.links for ref in (link.a, link.b)
+              if b.catalog.get(b.devices[ref.device].model).port(ref.group).protocol
+              in NETWORK}
+    out = []
+    for dev in b.devices.values():
+        if "." not in dev.id or dev.id in linked:
+            continue
+        spec = b.catalog.get(dev.model)
+        if not spec.traits.terminates:
+            continue
+        for port in spec.ports:
+            if port.protocol in NETWORK:
+                out.append(PortRef(dev.id, port.name, 0 if port.count > 1 else None))
+                break
+    return out
+
+
+def add_storage_fabric(b: DesignBuilder, systems: int) -> int:
+    """Draw the storage fabric of `systems` systems into `b` (module docstring); the number of
+    storage appliances drawn."""
+    ports = storage_ports(b)
+    if not ports:
+        raise GeneratorError("the systems have no storage ports to cable", "fabrics")
+    sw = b.catalog.get(STORAGE_SWITCH)
+    sw_port = sw.ports[0]
+    for ref in ports:
+        protocol = b.catalog.get(b.devices[ref.device].model).port(ref.group).protocol
+        if protocol != sw_port.protocol:
+            raise GeneratorError(f"the storage ports ({b.devices[ref.device].model}) run "
+                                 f"{protocol}; the catalog's storage switch ({STORAGE_SWITCH}) "
+                                 f"is {sw_port.protocol}: an {protocol} storage fabric is not "
+                                 "generated yet", "fabrics")
+    radix = sw_port.count
+    down = radix // 2
+    leaves = math.ceil(len(ports) / down)
+    appliance = b.catalog.get(STORAGE_APPLIANCE)
+    app_port = appliance.ports[0]
+    appliances = max(1, math.ceil(systems / NODES_PER_APPLIANCE))
+    app_links = appliances * app_port.count
+    spines = max(1, math.ceil((leaves * (radix - down) + app_links) / radix))
+    top = b.group("storage-fabric", "Storage fabric", "fabric")
+    row = max((r.row for r in b.racks.values()), default=0) + 1
+    racks = SwitchRacks(b, row, 0, top, "Storage rack")
+    leaf_ids = [f"storage-leaf-{i + 1}" for i in range(leaves)]
+    spine_ids = [f"storage-spine-{i + 1}" for i in range(spines)]
+    for i, leaf in enumerate(leaf_ids):
+        racks.place(leaf, sw.id, f"Storage leaf {i + 1}")
+    for i, spine in enumerate(spine_ids):
+        racks.place(spine, sw.id, f"Storage spine {i + 1}")
+    for i, ref in enumerate(ports):
+        leaf, port = divmod(i, down)
+        b.connect(ref, PortRef(leaf_ids[leaf], sw_port.name, port))
+    # leaf uplinks: ports down.. spread evenly over the spines, a bundle per leaf-spine pair
+    per_spine = (radix - down) // spines
+    spine_next = [0] * spines
+    for leaf in leaf_ids:
+        for s, spine in enumerate(spine_ids):
+            count = per_spine + (1 if s < (radix - down) % spines else 0)
+            if count:
+                first = down + (s * per_spine + min(s, (radix - down) % spines))
+                b.connect(PortRef(leaf, sw_port.name, first),
+                          PortRef(spine, sw_port.name, spine_next[s]), count)
+                spine_next[s] += count
+    store = SwitchRacks(b, row, racks.col, top, "Storage appliance rack")
+    k = 0
+    for a in range(appliances):
+        dev = f"storage-{a + 1}"
+        store.place(dev, appliance.id, f"{appliance.model} {a + 1}")
+        for p in range(app_port.count):
+            s = min(range(spines), key=lambda i: (spine_next[i], (i - k) % spines))
+            k += 1
+            if spine_next[s] >= radix:
+                raise GeneratorError("the storage spines have no port left for the "
+                                     "appliances", "fabrics")
+            b.connect(PortRef(dev, app_port.name, p),
+                      PortRef(spine_ids[s], sw_port.name, spine_next[s]))
+            spine_next[s] += 1
+    return appliances
+
+
+__all__ = ["FABRICS", "NODES_PER_APPLIANCE", "STORAGE_APPLIANCE", "STORAGE_SWITCH",
+           "add_storage_fabric", "parse_fabrics", "storage_ports"]
