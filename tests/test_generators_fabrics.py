@@ -1,6 +1,7 @@
-"""`superpod --fabrics compute,storage`: the storage fabric of a DGX SuperPOD beside its compute
-fabric — opt-in (the default design is unchanged), every link cabled and priced, kept apart
-from the compute fabric by the simulation, and giving the reliability model a storage path."""
+"""`superpod --fabrics compute,storage,oob`: the storage fabric and the out-of-band network of
+a DGX SuperPOD beside its compute fabric — opt-in (the default design is unchanged), every link
+cabled and priced, kept apart from the compute fabric by the simulation, and giving the
+reliability model a storage path."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def _design(system: str = "dgx-h100", sus: int = 1, fabrics: str | None = None):
 
 @pytest.fixture(scope="module")
 def pair():
-    return _design(), _design(fabrics="compute,storage")
+    return _design(), _design(fabrics="compute,storage,oob")
 
 
 def _kinds(layout) -> dict[str, int]:
@@ -142,7 +143,8 @@ def test_more_sus_never_give_less_storage_bandwidth():
 
 @pytest.mark.parametrize("opts,message", [
     ({"system": "dgx-h100", "sus": 1, "fabrics": "compute,bogus"}, "unknown fabric bogus"),
-    ({"system": "gb200-nvl72", "racks": 8, "fabrics": "storage"}, "DGX H100/H200"),
+    ({"system": "gb200-nvl72", "racks": 8, "fabrics": "storage"}, "DGX SuperPODs only"),
+    ({"system": "gb200-nvl72", "racks": 8, "fabrics": "oob"}, "no tray BMC port"),
     ({"system": "dgx-b200", "sus": 1, "fabrics": "storage"}, "ethernet"),
 ])
 def test_fabrics_it_cannot_draw_are_refused_with_the_reason(opts, message):
@@ -152,6 +154,34 @@ def test_fabrics_it_cannot_draw_are_refused_with_the_reason(opts, message):
 
 def test_cli_refuses_an_unknown_fabric_with_exit_2(capsys, tmp_path):
     assert main(["generate", "superpod", "--system", "dgx-h100", "--sus", "1", "--fabrics",
-                 "oob", "-o", str(tmp_path / "x.yaml")]) == 2
-    assert "unknown fabric oob" in capsys.readouterr().err
+                 "inband", "-o", str(tmp_path / "x.yaml")]) == 2
+    assert "unknown fabric inband" in capsys.readouterr().err
     assert not (tmp_path / "x.yaml").exists()
+
+
+@pytest.mark.parametrize("system", ["dgx-h100", "dgx-b200"])
+def test_oob_cables_every_bmc_to_an_sn2201_in_its_own_rack(system):
+    layout = _design(system, 1, "oob")
+    assert not has_errors(check_layout(layout))
+    frames = [d for d in layout.devices() if layout.catalog.get(d.model).kind == "chassis"]
+    oob = {d.id: d for d in layout.devices() if d.model == "sn2201"}
+    racks_with_systems = {d.rack for d in frames}
+    assert {d.rack for d in oob.values()} == racks_with_systems
+    links = {k.a.device: k for k in layout.links() if k.a.group == "bmc"}
+    assert set(links) == {d.id for d in frames}
+    for frame in frames:
+        link = links[frame.id]
+        assert oob[link.b.device].rack == frame.rack  # top-of-rack: an in-rack patch cord
+        assert link.cable == "cat6-1g" and link.length_m
+    # a management switch, not a compute-fabric one (the simulation test above has it drawn)
+    sw = layout.catalog.get("sn2201")
+    assert not sw.traits.fabric_switch and sw.traits.side_fabric
+
+
+def test_the_full_ra_design_of_a_dgx_superpod_is_priced_but_for_the_appliance():
+    layout = _design("dgx-h100", 4, "compute,storage,oob")
+    book = read_price_book(example_book_path(), CAT)
+    report = design_cost(layout, book)
+    assert {line.model for line in report.capex.lines if line.unit is None} == {"ai400x2"}
+    oob_only = design_cost(_design("dgx-b200", 1, "oob"), book)
+    assert oob_only.capex.complete  # the OOB network adds nothing without a price

@@ -204,6 +204,10 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
         from rackdesigner.generators.sidefabrics import add_storage_fabric
 
         add_storage_fabric(b, plan.nodes)
+    if "oob" in fabrics:
+        from rackdesigner.generators.sidefabrics import add_oob_fabric
+
+        add_oob_fabric(b)
     return b.build()
 
 

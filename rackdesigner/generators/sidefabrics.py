@@ -21,9 +21,16 @@ stated in docs/generators.md):
   leaf's uplinks spread evenly over them (bundles), each appliance port to the spine with the
   most ports free.
 
+- `oob`: the out-of-band management network's access layer: an SN2201 in every rack that holds
+  systems, each system's BMC port (its chassis entry's `bmc`: the RA's "OOB port ... used for
+  BMC access") to it over a Cat6 patch cord. The SN2201s' uplinks to the management core, and
+  the management ports of switches, appliances and PDUs, are not drawn (the catalog gives those
+  devices no management port).
+
 Storage ports that run Ethernet (the BlueField-3 of DGX B200 and GB200 trays) have no storage
-switch in the catalog yet: the generator says so instead of drawing a wrong fabric. In-band and
-out-of-band management are not drawn yet either (`FABRICS` lists what is).
+switch in the catalog yet: the generator says so instead of drawing a wrong fabric. In-band
+management (the other port of each storage card, SN4600C switches in the RA) is not drawn:
+the catalog has no SN4600C.
 """
 
 from __future__ import annotations
@@ -36,7 +43,10 @@ from rackdesigner.generators.fabric import SwitchRacks
 from rackdesigner.model import PortRef
 
 #: The fabrics `--fabrics` accepts; `compute` is always drawn.
-FABRICS = ("compute", "storage")
+FABRICS = ("compute", "storage", "oob")
+OOB_SWITCH = "sn2201"
+#: The port of a system's frame (its chassis entry) that the out-of-band network cables.
+BMC_PORT = "bmc"
 STORAGE_SWITCH = "qm9700-storage"
 STORAGE_APPLIANCE = "ai400x2"
 #: Model assumption: one storage appliance per this many systems (docs/generators.md).
@@ -55,8 +65,8 @@ def parse_fabrics(value: str | None) -> frozenset[str]:
     unknown = sorted(names - set(FABRICS))
     if unknown:
         raise GeneratorError(f"unknown fabric {', '.join(unknown)} (choose from "
-                             f"{', '.join(FABRICS)}; in-band and out-of-band management are "
-                             "not generated yet)", "fabrics")
+                             f"{', '.join(FABRICS)}; in-band management is not generated "
+                             "yet)", "fabrics")
     return frozenset(names | {"compute"})
 
 
@@ -143,5 +153,33 @@ def add_storage_fabric(b: DesignBuilder, systems: int) -> int:
     return appliances
 
 
-__all__ = ["FABRICS", "NODES_PER_APPLIANCE", "STORAGE_APPLIANCE", "STORAGE_SWITCH",
-           "add_storage_fabric", "parse_fabrics", "storage_ports"]
+def add_oob_fabric(b: DesignBuilder) -> int:
+    """An SN2201 in every rack holding a system frame with a BMC port, each BMC cabled to it
+    (module docstring); the number of management switches drawn."""
+    spec = b.catalog.get(OOB_SWITCH)
+    port = next(p for p in spec.ports if p.rate_gbps == min(q.rate_gbps for q in spec.ports))
+    bmcs: dict[str, list[str]] = {}
+    for dev in b.devices.values():
+        if dev.rack is None:
+            continue
+        frame = b.catalog.get(dev.model)
+        if frame.traits.contains == "frame" and any(p.name == BMC_PORT for p in frame.ports):
+            bmcs.setdefault(dev.rack, []).append(dev.id)
+    if not bmcs:
+        raise GeneratorError("the systems have no BMC port in the catalog (their chassis "
+                             "entry's `bmc`): no out-of-band network to draw", "fabrics")
+    switches = 0
+    for rack_id, frames in bmcs.items():
+        rack = b.racks[rack_id]
+        for first in range(0, len(frames), port.count):
+            switches += 1
+            sw = f"oob-{switches}"
+            b.device(sw, spec.id, rack, f"OOB switch {switches}")
+            for i, frame_id in enumerate(frames[first:first + port.count]):
+                b.connect(PortRef(frame_id, BMC_PORT), PortRef(sw, port.name, i))
+    return switches
+
+
+__all__ = ["BMC_PORT", "FABRICS", "NODES_PER_APPLIANCE", "OOB_SWITCH", "STORAGE_APPLIANCE",
+           "STORAGE_SWITCH", "add_oob_fabric", "add_storage_fabric", "parse_fabrics",
+           "storage_ports"]

@@ -21,9 +21,10 @@
   many nodes as the new switch has endpoint ports (72 on a Q3400, as in the DGX SuperPOD
   B300-XDR RA; 32 on an SN5600), so no leaf port is left idle.
 
-By default only the compute (east-west) fabric is generated; `fabrics="compute,storage"` adds
-the storage fabric (`sidefabrics`: the storage NICs' cabling, storage leaves and spines, storage
-appliances). In-band and out-of-band management fabrics and management servers are left out.
+By default only the compute (east-west) fabric is generated; `fabrics="compute,storage,oob"`
+adds the storage fabric (`sidefabrics`: the storage NICs' cabling, storage leaves and spines,
+storage appliances) and the out-of-band network's access layer (an SN2201 per rack, every BMC
+cabled). The in-band management fabric and management servers are left out.
 """
 
 from __future__ import annotations
@@ -118,11 +119,11 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
 
     drawn = parse_fabrics(fabrics)
     if system in NVL72_SYSTEMS:
-        if "storage" in drawn:
-            raise GeneratorError("the storage fabric is generated for the DGX H100/H200 "
-                                 "SuperPODs only: the NVL72 trays' storage ports are "
-                                 "BlueField-3 Ethernet, and the catalog has no Ethernet "
-                                 "storage switch yet", "fabrics")
+        if drawn != {"compute"}:
+            raise GeneratorError("the storage and out-of-band fabrics are generated for the DGX "
+                                 "SuperPODs only (storage: DGX H100/H200): the NVL72 trays' "
+                                 "storage ports are BlueField-3 Ethernet, and the catalog has no "
+                                 "Ethernet storage switch and no tray BMC port yet", "fabrics")
         if nodes is not None:
             raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give {racks} "
                                  "(or {sus}, 8 racks each)")
@@ -147,15 +148,24 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
         deviation += f", compute NICs by {plan.nic})" if plan.nic else ")"
     description = (f"Compute {fabric} fabric after the {preset.source}{deviation}: "
                    f"rail-optimized, non-blocking, {plan.clos.levels} switch levels of "
-                   f"{plan.switch}. " + (_STORAGE if "storage" in drawn else
-                                          "Storage and management fabrics are not included."))
+                   f"{plan.switch}. " + _side_note(drawn))
     return build_rail(catalog, plan, title, description, _reserved(catalog, preset, switch),
                       drawn)
 
 
-_STORAGE = ("InfiniBand storage fabric (storage leaves, spines and appliances: "
-            "generators/sidefabrics.py, counts a model assumption); management fabrics are not "
-            "included.")
+def _side_note(drawn: frozenset[str]) -> str:
+    """What the description says of the fabrics beside the compute fabric."""
+    if drawn == {"compute"}:
+        return "Storage and management fabrics are not included."
+    parts = []
+    if "storage" in drawn:
+        parts.append("an InfiniBand storage fabric (storage leaves, spines and appliances; "
+                     "counts a model assumption)")
+    if "oob" in drawn:
+        parts.append("the out-of-band network's access layer (an SN2201 per rack, every BMC "
+                     "cabled)")
+    return ("With " + " and ".join(parts) + " (generators/sidefabrics.py); the in-band "
+            "management network is not included.")
 
 
 def _gpus(catalog: Catalog, system: str) -> int:
