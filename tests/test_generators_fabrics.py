@@ -141,11 +141,31 @@ def test_more_sus_never_give_less_storage_bandwidth():
     assert figures == sorted(figures)
 
 
+@pytest.mark.parametrize("sus", [4, 16, 24])
+def test_every_storage_leaf_reaches_every_spine_and_no_port_is_used_twice(sus):
+    layout = _design("dgx-h100", sus, "storage")
+    spines = {d.id for d in layout.devices() if d.id.startswith("storage-spine-")}
+    used: dict[tuple[str, int], str] = {}
+    reach: dict[str, set[str]] = {}
+    for link in layout.links():
+        for end in (link.a, link.b):
+            if end.index is not None and end.device.startswith("storage-"):
+                for k in range(link.count):
+                    key = (end.device, end.index + k)
+                    assert key not in used, key
+                    assert end.index + k < 64, key  # within the QM9700's 64 ports
+                    used[key] = link.id
+        if link.a.device.startswith("storage-leaf-") and link.b.device in spines:
+            reach.setdefault(link.a.device, set()).add(link.b.device)
+    assert reach and all(r == spines for r in reach.values())
+
+
 @pytest.mark.parametrize("opts,message", [
     ({"system": "dgx-h100", "sus": 1, "fabrics": "compute,bogus"}, "unknown fabric bogus"),
     ({"system": "gb200-nvl72", "racks": 8, "fabrics": "storage"}, "DGX SuperPODs only"),
     ({"system": "gb200-nvl72", "racks": 8, "fabrics": "oob"}, "no tray BMC port"),
     ({"system": "dgx-b200", "sus": 1, "fabrics": "storage"}, "ethernet"),
+    ({"system": "dgx-h100", "sus": 32, "fabrics": "storage"}, "more than two levels"),
 ])
 def test_fabrics_it_cannot_draw_are_refused_with_the_reason(opts, message):
     with pytest.raises(GeneratorError, match=message):

@@ -18,8 +18,9 @@ stated in docs/generators.md):
   (non-blocking to the spines);
 - one appliance per `NODES_PER_APPLIANCE` systems (at least one);
 - spines: as many as the leaves' uplinks and the appliances' ports need (at least one), each
-  leaf's uplinks spread evenly over them (bundles), each appliance port to the spine with the
-  most ports free.
+  leaf's uplinks dealt evenly over them (a bundle per leaf-spine pair: every leaf reaches every
+  spine), each appliance port to the spine with the most ports free. Two levels only: beyond
+  the leaves' uplink count of spines (about 28 SUs of DGX H100) the generator refuses.
 
 - `oob`: the out-of-band management network's access layer: an SN2201 in every rack that holds
   systems, each system's BMC port (its chassis entry's `bmc`: the RA's "OOB port ... used for
@@ -113,6 +114,11 @@ def add_storage_fabric(b: DesignBuilder, systems: int) -> int:
     appliances = max(1, math.ceil(systems / NODES_PER_APPLIANCE))
     app_links = appliances * app_port.count
     spines = max(1, math.ceil((leaves * (radix - down) + app_links) / radix))
+    if spines > radix - down:  # every leaf reaches every spine only while this holds
+        raise GeneratorError(f"{len(ports)} storage ports need {leaves} storage leaves and "
+                             f"{spines} spines, more than two levels of {sw.id} join (every "
+                             f"leaf has {radix - down} uplinks): a larger storage fabric is not "
+                             "generated", "fabrics")
     top = b.group("storage-fabric", "Storage fabric", "fabric")
     row = max((r.row for r in b.racks.values()), default=0) + 1
     racks = SwitchRacks(b, row, 0, top, "Storage rack")
@@ -123,19 +129,30 @@ def add_storage_fabric(b: DesignBuilder, systems: int) -> int:
     for i, spine in enumerate(spine_ids):
         racks.place(spine, sw.id, f"Storage spine {i + 1}")
     for i, ref in enumerate(ports):
-        leaf, port = divmod(i, down)
-        b.connect(ref, PortRef(leaf_ids[leaf], sw_port.name, port))
-    # leaf uplinks: ports down.. spread evenly over the spines, a bundle per leaf-spine pair
-    per_spine = (radix - down) // spines
+        n, port = divmod(i, down)
+        b.connect(ref, PortRef(leaf_ids[n], sw_port.name, port))
+    # leaf uplinks (ports down..) dealt over the spines, each leaf starting where the last one
+    # stopped so the spines fill evenly; one bundle per leaf-spine pair
+    up = radix - down
     spine_next = [0] * spines
+    dealt = 0
     for leaf in leaf_ids:
-        for s, spine in enumerate(spine_ids):
-            count = per_spine + (1 if s < (radix - down) % spines else 0)
-            if count:
-                first = down + (s * per_spine + min(s, (radix - down) % spines))
-                b.connect(PortRef(leaf, sw_port.name, first),
-                          PortRef(spine, sw_port.name, spine_next[s]), count)
-                spine_next[s] += count
+        counts = [0] * spines
+        for _ in range(up):
+            counts[dealt % spines] += 1
+            dealt += 1
+        first = down
+        for s, count in enumerate(counts):
+            if not count:
+                continue
+            if spine_next[s] + count > radix:
+                raise GeneratorError(f"{leaves} storage leaves do not fit two levels of "
+                                     f"{sw.id}: a larger storage fabric is not generated",
+                                     "fabrics")
+            b.connect(PortRef(leaf, sw_port.name, first),
+                      PortRef(spine_ids[s], sw_port.name, spine_next[s]), count)
+            spine_next[s] += count
+            first += count
     store = SwitchRacks(b, row, racks.col, top, "Storage appliance rack")
     k = 0
     for a in range(appliances):
