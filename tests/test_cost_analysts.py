@@ -1,6 +1,7 @@
 """The cost model beside published analyst figures (#35's done-when): every published $/GPU-hour
-and ratio across generations within 25 %, the network's share of capex below the published
-splits only by what the designs leave out, and docs/cost.md showing the same table."""
+and ratio across generations within 25 %, the network's share of capex (on the designs with
+every fabric the generator draws) below the published splits only by what they still leave
+out, and docs/cost.md showing the same table."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from rackdesigner.bom import bill_of_materials
 from rackdesigner.cost import design_cost
-from rackdesigner.cost.analysts import BAND, DESIGNS, PUBLISHED, markdown, rows
+from rackdesigner.cost.analysts import BAND, DESIGNS, FULL_RA, PUBLISHED, markdown, rows
 from rackdesigner.cost.locate import example_book_path, read_price_book
 from rackdesigner.generators import default_catalog, generate
 
@@ -55,14 +56,28 @@ def test_network_share_is_below_published_splits_only_by_what_the_design_leaves_
     shares = [r for r in table if r.published.metric.startswith("network_share")]
     assert len({r.published.metric for r in shares}) == 2
     for r in shares:
-        # the designs draw the compute fabric only, so the tool may only lie below
-        assert r.published.scope
+        # taken on the full-RA designs, which still leave some fabrics out (scope): the tool
+        # may only lie below, or within the band
+        assert r.published.scope and r.published.full_ra
         assert r.tool < r.published.value * (1 + BAND)
-    # on the multi-SU DGX H100 and the NVL72 pod the compute fabric alone is within the band
-    # (the NICs counted as network, as the AMCompute figure counts them)
-    for d in ("h100", "gb200"):
+    # with the storage fabric and the OOB access layer drawn, the DGX H100 and H200 SuperPODs
+    # and the NVL72 pod land within the band of the published split (the systems' NICs counted
+    # as network, as the AMCompute figure counts them)
+    for d in ("h100", "h200", "gb200"):
         assert all(r.within for r in shares if r.published.designs == (d,)
                    and r.published.metric == "network_share"), d
+
+
+@pytest.mark.parametrize("design", [d for d, f in FULL_RA.items() if f != "compute"])
+def test_drawing_more_fabrics_never_lowers_the_network_share(book, design):
+    _label, template, options = DESIGNS[design]
+    catalog = default_catalog()
+    compute = design_cost(generate(template, catalog, **options), book).capex
+    full = design_cost(generate(template, catalog, **options, fabrics=FULL_RA[design]),
+                       book).capex
+    assert full.by_category()["network"] > compute.by_category()["network"]
+    assert full.network_with_system_nics() / full.total \
+        > compute.network_with_system_nics() / compute.total
 
 
 def test_system_nics_move_from_compute_to_network_without_changing_the_total(book):

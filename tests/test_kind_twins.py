@@ -35,8 +35,9 @@ TWIN = "_twin"
 
 
 def _extras(catalog: Catalog) -> Layout:
-    """dgx-h100-2node-ib with a storage appliance on the storage NICs, a management switch, a
-    PDU, a CDU and a rear door in its rack: the kinds the examples do not carry."""
+    """dgx-h100-2node-ib with a storage appliance on the storage NICs (one through a storage
+    switch), a management switch, a PDU, a CDU and a rear door in its rack: the kinds the
+    examples do not carry."""
     layout = load_layout(EXAMPLES / "dgx-h100-2node-ib.yaml", catalog)
     layout.add_device(Device("stor-1", "ai400x2", rack="rack-1", u=20))
     layout.add_device(Device("mgmt-1", "sn2201", rack="rack-1", u=23))
@@ -48,6 +49,10 @@ def _extras(catalog: Catalog) -> Layout:
                              PortRef("stor-1", "ib", n)))
     layout.add_link(Link("mgmt-l0", PortRef("mgmt-1", "uplink", 0),
                          PortRef("dgx-1.storage_nic1", "ib")))
+    # a storage switch between the second node's other storage port and the appliance
+    layout.add_device(Device("ssw-1", "qm9700-storage", rack="rack-1", u=27))
+    layout.add_link(Link("ssw-l0", PortRef("dgx-2.storage_nic1", "ib"), PortRef("ssw-1", "ib", 0)))
+    layout.add_link(Link("ssw-l1", PortRef("ssw-1", "ib", 1), PortRef("stor-1", "ib", 2)))
     return layout
 
 

@@ -194,7 +194,7 @@ SWITCH_FIELDS = {
 }
 NIC_FIELDS = {"latency_ns": (_opt_num, False), "source": (_str, True)}
 CABLE_FIELDS = {
-    "media": (_one_of("dac", "acc", "aec", "aoc", "fiber", "pcb"), True),
+    "media": (_one_of("dac", "acc", "aec", "aoc", "fiber", "pcb", "utp"), True),
     "protocols": (lambda v: tuple(_one_of(*PROTOCOLS)(p) for p in _str_list(v)), True),
     "rate_gbps": (_pos_num, True),
     "max_length_m": (_num, True),

@@ -25,6 +25,11 @@ DESIGNS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "b200": ("DGX B200, 1 SU", "superpod", {"system": "dgx-b200", "sus": 1}),
     "gb200": ("GB200 NVL72, 8 racks", "superpod", {"system": "gb200-nvl72", "racks": 8}),
 }
+#: the fabrics beside the compute fabric the generator draws for each design (`superpod
+#: --fabrics`, generators/sidefabrics.py): what the network-share rows compare, since the
+#: published splits count every network of the cluster
+FULL_RA: dict[str, str] = {"h100": "compute,storage,oob", "h200": "compute,storage,oob",
+                           "b200": "compute,oob", "gb200": "compute"}
 
 @dataclass(frozen=True, slots=True)
 class Published:
@@ -39,6 +44,7 @@ class Published:
     years: float = 5.0
     facility: str | None = None  # None: the book's default; "none": without the building
     scope: str = ""  # set when the tool counts less than the source: why it lies below
+    full_ra: bool = False  # taken on the designs with the fabrics of `FULL_RA` drawn
 
 
 NESOV = ("V. Nesov, LessWrong shortform comment, 2025",
@@ -57,8 +63,12 @@ AMCOMPUTE = ("AMCompute, 'GPU Cluster Networking 101' (2026): networking runs ~2
              "cluster cost, from bills of materials of 16- to 24,576-GPU clusters, training, "
              "storage and management networks together", "https://amcompute.com/blog/gpu-cluster-networking")
 
-_FABRICS = ("the generators draw the compute fabric only: the storage, in-band and "
-            "out-of-band management fabrics the source counts are not in the design")
+_FABRICS = ("the network-share rows are taken on the designs with every fabric the generator "
+            "can draw (`superpod --fabrics`: storage and out-of-band access layer on DGX H100 and "
+            "H200, out-of-band on DGX B200, the compute fabric alone on GB200 NVL72); the in-band "
+            "management network, management servers, the out-of-band core, the B200 and GB200 "
+            "storage fabrics are still not drawn, and the storage appliances have no public "
+            "price (left out of the total, which lifts the share a little)")
 
 PUBLISHED: tuple[Published, ...] = (
     Published("usd_per_gpu_hour", ("h100",), 2.3, *NESOV,
@@ -80,11 +90,11 @@ PUBLISHED: tuple[Published, ...] = (
     *(Published("network_share_beyond_systems", (d,), 0.19, *EPOCH,
                 "the cluster interconnect over the whole cluster's hardware, the servers "
                 "priced with their own NICs (so set beside the network beyond the systems); "
-                "what the 19 % is made of is not published", scope=_FABRICS)
+                "what the 19 % is made of is not published", scope=_FABRICS, full_ra=True)
       for d in DESIGNS),
     *(Published("network_share", (d,), 0.20, *AMCOMPUTE,
                 "every network of the cluster (NICs, switches, optics, cables) over its "
-                "hardware", scope=_FABRICS)
+                "hardware", scope=_FABRICS, full_ra=True)
       for d in DESIGNS),
 )
 
@@ -104,23 +114,25 @@ class Row:
         return abs(self.difference) <= BAND
 
 
-def _reports(book: Any, years: float, facility: str | None) -> dict[str, Any]:
+def _reports(book: Any, years: float, facility: str | None,
+             full_ra: bool = False) -> dict[str, Any]:
     from rackdesigner.cost.assumptions import Assumptions
     from rackdesigner.cost.report import design_cost
     from rackdesigner.generators import default_catalog, generate
 
     catalog = default_catalog()
     a = Assumptions(years=years, facility=facility)
-    return {key: design_cost(generate(template, catalog, **options), book, a)
+    return {key: design_cost(generate(template, catalog, **options,
+                                      **({"fabrics": FULL_RA[key]} if full_ra else {})), book, a)
             for key, (_label, template, options) in DESIGNS.items()}
 
 
 def rows(book: Any) -> list[Row]:
     """Every published figure beside the tool's, priced from `book`."""
-    cache: dict[tuple[float, str | None], dict[str, Any]] = {}
+    cache: dict[tuple[float, str | None, bool], dict[str, Any]] = {}
     out = []
     for p in PUBLISHED:
-        key = (p.years, p.facility)
+        key = (p.years, p.facility, p.full_ra)
         if key not in cache:
             cache[key] = _reports(book, *key)
         reports = cache[key]
@@ -143,7 +155,10 @@ def _name(p: Published) -> str:
     names = [DESIGNS[d][0].split(",")[0] for d in p.designs]
     if p.metric == "ratio":
         return " / ".join(n.replace("DGX ", "").replace(" NVL72", "") for n in names)
-    return DESIGNS[p.designs[0]][0]
+    name = DESIGNS[p.designs[0]][0]
+    if p.full_ra and FULL_RA[p.designs[0]] != "compute":
+        name += f" (`--fabrics {FULL_RA[p.designs[0]]}`)"
+    return name
 
 
 def markdown(table: list[Row]) -> str:
@@ -196,5 +211,5 @@ def per_gpu_markdown(book: Any) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["BAND", "DESIGNS", "PUBLISHED", "Published", "Row", "markdown", "per_gpu_markdown",
-           "rows"]
+__all__ = ["BAND", "DESIGNS", "FULL_RA", "PUBLISHED", "Published", "Row", "markdown",
+           "per_gpu_markdown", "rows"]

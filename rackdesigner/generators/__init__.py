@@ -77,10 +77,10 @@ def _with_cdus(layout: Layout, cdus: int, cdu: str | None = None) -> Layout:
 
 def _superpod(catalog: Catalog, system: str, sus: int | None = None,
               nodes: int | None = None, racks: int | None = None,
-              switch: str | None = None) -> Layout:
+              switch: str | None = None, fabrics: str | None = None) -> Layout:
     from rackdesigner.generators.superpod import build_superpod
 
-    return build_superpod(catalog, system, sus, nodes, racks, switch)
+    return build_superpod(catalog, system, sus, nodes, racks, switch, fabrics)
 
 
 def _mixed(catalog: Catalog, systems: str, switch: str | None = None,
@@ -164,7 +164,10 @@ TEMPLATES["superpod"] = Template(
      Option("nodes", int, "number of nodes (the fabric is built for whole SUs)"),
      Option("racks", int, "gb200-nvl72, gb300-nvl72: number of NVL72 racks (8 per SU)"),
      Option("switch", str, "fabric switch instead of the RA's (q3400: XDR, beyond 65,536 "
-            "endpoints; sn5600: Spectrum-X Ethernet)")),
+            "endpoints; sn5600: Spectrum-X Ethernet)"),
+     Option("fabrics", str, "fabrics to draw, comma-separated: compute (default, always), "
+            "storage (DGX H100/H200: storage leaves, spines and appliances) and oob (DGX: an "
+            "SN2201 per rack, every BMC cabled)")),
     _superpod)
 TEMPLATES["mixed"] = Template(
     "mixed", "several system types on one compute fabric (NVL72 racks and DGX nodes under one "

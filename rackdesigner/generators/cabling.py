@@ -41,8 +41,10 @@ STANDARD_LENGTHS: dict[str, tuple[float, ...]] = {
     "aoc": (1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 70.0, 100.0),
     "fiber": (1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0, 60.0, 70.0,
               80.0, 90.0, 100.0, 150.0, 200.0, 300.0, 500.0),
+    # twisted-pair patch cords (RJ45, 1000BASE-T management links): common catalogue lengths
+    "utp": (0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0),
 }
-COPPER = ("dac", "acc", "aec")
+COPPER = ("dac", "acc", "aec", "utp")
 OPTICAL = ("aoc", "fiber")
 
 

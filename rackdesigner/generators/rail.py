@@ -127,7 +127,8 @@ def plan_rail(catalog: Catalog, system: str, nodes: int, switch: str,
 
 
 def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
-               reserved: Reserved | None = None) -> Layout:
+               reserved: Reserved | None = None,
+               fabrics: frozenset[str] = frozenset({"compute"})) -> Layout:
     reserved = reserved or Reserved()
     b = DesignBuilder(catalog, title, description)
     sys_spec = catalog.get(plan.system)
@@ -199,6 +200,14 @@ def build_rail(catalog: Catalog, plan: RailPlan, title: str, description: str,
         first = max(0, (per_row * (su_cols + 1) - n_racks) // 2)
         spine_racks = SwitchRacks(b, spine_row, first, tier, "Spine rack")
         build_upper_tiers(b, clos, leaves, plan.switch, spine_racks)
+    if "storage" in fabrics:  # only when asked: the compute-only design costs nothing more
+        from rackdesigner.generators.sidefabrics import add_storage_fabric
+
+        add_storage_fabric(b, plan.nodes)
+    if "oob" in fabrics:
+        from rackdesigner.generators.sidefabrics import add_oob_fabric
+
+        add_oob_fabric(b)
     return b.build()
 
 

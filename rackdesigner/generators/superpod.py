@@ -21,8 +21,10 @@
   many nodes as the new switch has endpoint ports (72 on a Q3400, as in the DGX SuperPOD
   B300-XDR RA; 32 on an SN5600), so no leaf port is left idle.
 
-Only the compute (east-west) fabric is generated: storage, in-band and out-of-band
-management fabrics, management servers and the storage NICs' cabling are left out.
+By default only the compute (east-west) fabric is generated; `fabrics="compute,storage,oob"`
+adds the storage fabric (`sidefabrics`: the storage NICs' cabling, storage leaves and spines,
+storage appliances) and the out-of-band network's access layer (an SN2201 per rack, every BMC
+cabled). The in-band management fabric and management servers are left out.
 """
 
 from __future__ import annotations
@@ -110,8 +112,18 @@ def _reserved(catalog: Catalog, preset: Preset, switch: str | None) -> Reserved:
 
 def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
                    nodes: int | None = None, racks: int | None = None,
-                   switch: str | None = None) -> Layout:
+                   switch: str | None = None, fabrics: str | None = None) -> Layout:
+    """A DGX SuperPOD of `system`: its compute fabric, plus the fabrics `fabrics` names
+    ("compute,storage": `sidefabrics`)."""
+    from rackdesigner.generators.sidefabrics import parse_fabrics
+
+    drawn = parse_fabrics(fabrics)
     if system in NVL72_SYSTEMS:
+        if drawn != {"compute"}:
+            raise GeneratorError("the storage and out-of-band fabrics are generated for the DGX "
+                                 "SuperPODs only (storage: DGX H100/H200): the NVL72 trays' "
+                                 "storage ports are BlueField-3 Ethernet, and the catalog has no "
+                                 "Ethernet storage switch and no tray BMC port yet", "fabrics")
         if nodes is not None:
             raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give {racks} "
                                  "(or {sus}, 8 racks each)")
@@ -136,8 +148,24 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
         deviation += f", compute NICs by {plan.nic})" if plan.nic else ")"
     description = (f"Compute {fabric} fabric after the {preset.source}{deviation}: "
                    f"rail-optimized, non-blocking, {plan.clos.levels} switch levels of "
-                   f"{plan.switch}. Storage and management fabrics are not included.")
-    return build_rail(catalog, plan, title, description, _reserved(catalog, preset, switch))
+                   f"{plan.switch}. " + _side_note(drawn))
+    return build_rail(catalog, plan, title, description, _reserved(catalog, preset, switch),
+                      drawn)
+
+
+def _side_note(drawn: frozenset[str]) -> str:
+    """What the description says of the fabrics beside the compute fabric."""
+    if drawn == {"compute"}:
+        return "Storage and management fabrics are not included."
+    parts = []
+    if "storage" in drawn:
+        parts.append("an InfiniBand storage fabric (storage leaves, spines and appliances; "
+                     "counts a model assumption)")
+    if "oob" in drawn:
+        parts.append("the out-of-band network's access layer (an SN2201 per rack, every BMC "
+                     "cabled)")
+    return ("With " + " and ".join(parts) + " (generators/sidefabrics.py); the in-band "
+            "management network is not included.")
 
 
 def _gpus(catalog: Catalog, system: str) -> int:

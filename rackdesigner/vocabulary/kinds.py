@@ -118,6 +118,10 @@ KINDS: MappingProxyType[str, Kind] = MappingProxyType({k.name: k for k in (
          container=True, block="rack"),
     Kind("switch", "switch", "switches", "SW", "#1f6fd1", "Ethernet", "switch", "switch",
          "switch", cold_plate=True),
+    Kind("storage_switch", "storage switch", "storage switches", "SSW", "#9a7d0a", "Storage",
+         "switch", "switch", "ssw", cold_plate=True,
+         # a switch of the storage fabric: forwards, but joins no GPUs (traits.py)
+         traits=Traits(forwards=True, fabric="storage")),
     Kind("mgmt_switch", "management switch", "management switches", "MGMT", "#5d6d7e",
          "Management", "management", "switch", "mgmt"),
     Kind("storage", "storage system", "storage systems", "STOR", "#b7950b", "Storage",

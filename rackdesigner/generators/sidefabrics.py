@@ -1,0 +1,202 @@
+"""The fabrics of a DGX SuperPOD beside the compute fabric (`superpod --fabrics ...`).
+
+NVIDIA's DGX SuperPOD reference architectures (H100: RA-11333-001, "Network Fabrics"; the B200
+and GB200 RAs the same) name four fabrics: compute, storage, in-band management and out-of-band
+management, and give each DGX a pair of storage ports and a pair of in-band ports ("each pair of
+in-band management and storage ports provide parallel pathways into the system"). The compute
+fabric is drawn by `rail` / `nvl72pod`; this module adds, when asked:
+
+- `storage`: port 0 of each of a system's storage cards (the DGX H100/H200's two dual-port
+  ConnectX-7: the other port is the in-band one) to storage leaves, the leaves to storage spines,
+  the spines to the storage appliances. The switch is the QM9700 under the storage-switch kind
+  (`qm9700-storage`: the simulation and reachability keep it apart from the compute fabric), the
+  appliance the DDN AI400X2 (8 HDR ports).
+
+Sizing (the RA's storage switch table was not readable here, so these are model assumptions,
+stated in docs/generators.md):
+- a storage leaf takes half its ports from systems (32 on a QM9700) and sends the other half up
+  (non-blocking to the spines);
+- one appliance per `NODES_PER_APPLIANCE` systems (at least one);
+- spines: as many as the leaves' uplinks and the appliances' ports need (at least one), each
+  leaf's uplinks dealt evenly over them (a bundle per leaf-spine pair: every leaf reaches every
+  spine), each appliance port to the spine with the most ports free. Two levels only: beyond
+  the leaves' uplink count of spines (about 28 SUs of DGX H100) the generator refuses.
+
+- `oob`: the out-of-band management network's access layer: an SN2201 in every rack that holds
+  systems, each system's BMC port (its chassis entry's `bmc`: the RA's "OOB port ... used for
+  BMC access") to it over a Cat6 patch cord. The SN2201s' uplinks to the management core, and
+  the management ports of switches, appliances and PDUs, are not drawn (the catalog gives those
+  devices no management port).
+
+Storage ports that run Ethernet (the BlueField-3 of DGX B200 and GB200 trays) have no storage
+switch in the catalog yet: the generator says so instead of drawing a wrong fabric. In-band
+management (the other port of each storage card, SN4600C switches in the RA) is not drawn:
+the catalog has no SN4600C.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rackdesigner import vocabulary
+from rackdesigner.generators.design import DesignBuilder, GeneratorError
+from rackdesigner.generators.fabric import SwitchRacks
+from rackdesigner.model import PortRef
+
+#: The fabrics `--fabrics` accepts; `compute` is always drawn.
+FABRICS = ("compute", "storage", "oob")
+OOB_SWITCH = "sn2201"
+#: The port of a system's frame (its chassis entry) that the out-of-band network cables.
+BMC_PORT = "bmc"
+STORAGE_SWITCH = "qm9700-storage"
+STORAGE_APPLIANCE = "ai400x2"
+#: Model assumption: one storage appliance per this many systems (docs/generators.md).
+NODES_PER_APPLIANCE = 16
+#: Cabled network protocols (InfiniBand, Ethernet...), from the vocabulary.
+NETWORK = vocabulary.protocols_of("network")
+SOURCE = ("NVIDIA DGX SuperPOD reference architecture (H100: RA-11333-001, Network Fabrics: "
+          "compute, storage, in-band and out-of-band management fabrics)")
+
+
+def parse_fabrics(value: str | None) -> frozenset[str]:
+    """The fabrics of a `--fabrics` value ("compute,storage"); compute is always among them."""
+    if not value:
+        return frozenset({"compute"})
+    names = {v.strip() for v in value.split(",") if v.strip()}
+    unknown = sorted(names - set(FABRICS))
+    if unknown:
+        raise GeneratorError(f"unknown fabric {', '.join(unknown)} (choose from "
+                             f"{', '.join(FABRICS)}; in-band management is not generated "
+                             "yet)", "fabrics")
+    return frozenset(names | {"compute"})
+
+
+def storage_ports(b: DesignBuilder) -> list[PortRef]:
+    """Port 0 of every system part that is a network card and has no link yet (the storage
+    cards: the compute NICs are already on the compute fabric), in device order."""
+    linked = {ref.device for link in b.links for ref in (link.a, link.b)
+              if b.catalog.get(b.devices[ref.device].model).port(ref.group).protocol
+              in NETWORK}
+    out = []
+    for dev in b.devices.values():
+        if "." not in dev.id or dev.id in linked:
+            continue
+        spec = b.catalog.get(dev.model)
+        if not spec.traits.terminates:
+            continue
+        for port in spec.ports:
+            if port.protocol in NETWORK:
+                out.append(PortRef(dev.id, port.name, 0 if port.count > 1 else None))
+                break
+    return out
+
+
+def add_storage_fabric(b: DesignBuilder, systems: int) -> int:
+    """Draw the storage fabric of `systems` systems into `b` (module docstring); the number of
+    storage appliances drawn."""
+    ports = storage_ports(b)
+    if not ports:
+        raise GeneratorError("the systems have no storage ports to cable", "fabrics")
+    sw = b.catalog.get(STORAGE_SWITCH)
+    sw_port = sw.ports[0]
+    for ref in ports:
+        protocol = b.catalog.get(b.devices[ref.device].model).port(ref.group).protocol
+        if protocol != sw_port.protocol:
+            raise GeneratorError(f"the storage ports ({b.devices[ref.device].model}) run "
+                                 f"{protocol}; the catalog's storage switch ({STORAGE_SWITCH}) "
+                                 f"is {sw_port.protocol}: an {protocol} storage fabric is not "
+                                 "generated yet", "fabrics")
+    radix = sw_port.count
+    down = radix // 2
+    leaves = math.ceil(len(ports) / down)
+    appliance = b.catalog.get(STORAGE_APPLIANCE)
+    app_port = appliance.ports[0]
+    appliances = max(1, math.ceil(systems / NODES_PER_APPLIANCE))
+    app_links = appliances * app_port.count
+    spines = max(1, math.ceil((leaves * (radix - down) + app_links) / radix))
+    if spines > radix - down:  # every leaf reaches every spine only while this holds
+        raise GeneratorError(f"{len(ports)} storage ports need {leaves} storage leaves and "
+                             f"{spines} spines, more than two levels of {sw.id} join (every "
+                             f"leaf has {radix - down} uplinks): a larger storage fabric is not "
+                             "generated", "fabrics")
+    top = b.group("storage-fabric", "Storage fabric", "fabric")
+    row = max((r.row for r in b.racks.values()), default=0) + 1
+    racks = SwitchRacks(b, row, 0, top, "Storage rack")
+    leaf_ids = [f"storage-leaf-{i + 1}" for i in range(leaves)]
+    spine_ids = [f"storage-spine-{i + 1}" for i in range(spines)]
+    for i, leaf in enumerate(leaf_ids):
+        racks.place(leaf, sw.id, f"Storage leaf {i + 1}")
+    for i, spine in enumerate(spine_ids):
+        racks.place(spine, sw.id, f"Storage spine {i + 1}")
+    for i, ref in enumerate(ports):
+        n, port = divmod(i, down)
+        b.connect(ref, PortRef(leaf_ids[n], sw_port.name, port))
+    # leaf uplinks (ports down..) dealt over the spines, each leaf starting where the last one
+    # stopped so the spines fill evenly; one bundle per leaf-spine pair
+    up = radix - down
+    spine_next = [0] * spines
+    dealt = 0
+    for leaf in leaf_ids:
+        counts = [0] * spines
+        for _ in range(up):
+            counts[dealt % spines] += 1
+            dealt += 1
+        first = down
+        for s, count in enumerate(counts):
+            if not count:
+                continue
+            if spine_next[s] + count > radix:
+                raise GeneratorError(f"{leaves} storage leaves do not fit two levels of "
+                                     f"{sw.id}: a larger storage fabric is not generated",
+                                     "fabrics")
+            b.connect(PortRef(leaf, sw_port.name, first),
+                      PortRef(spine_ids[s], sw_port.name, spine_next[s]), count)
+            spine_next[s] += count
+            first += count
+    store = SwitchRacks(b, row, racks.col, top, "Storage appliance rack")
+    k = 0
+    for a in range(appliances):
+        dev = f"storage-{a + 1}"
+        store.place(dev, appliance.id, f"{appliance.model} {a + 1}")
+        for p in range(app_port.count):
+            s = min(range(spines), key=lambda i: (spine_next[i], (i - k) % spines))
+            k += 1
+            if spine_next[s] >= radix:
+                raise GeneratorError("the storage spines have no port left for the "
+                                     "appliances", "fabrics")
+            b.connect(PortRef(dev, app_port.name, p),
+                      PortRef(spine_ids[s], sw_port.name, spine_next[s]))
+            spine_next[s] += 1
+    return appliances
+
+
+def add_oob_fabric(b: DesignBuilder) -> int:
+    """An SN2201 in every rack holding a system frame with a BMC port, each BMC cabled to it
+    (module docstring); the number of management switches drawn."""
+    spec = b.catalog.get(OOB_SWITCH)
+    port = next(p for p in spec.ports if p.rate_gbps == min(q.rate_gbps for q in spec.ports))
+    bmcs: dict[str, list[str]] = {}
+    for dev in b.devices.values():
+        if dev.rack is None:
+            continue
+        frame = b.catalog.get(dev.model)
+        if frame.traits.contains == "frame" and any(p.name == BMC_PORT for p in frame.ports):
+            bmcs.setdefault(dev.rack, []).append(dev.id)
+    if not bmcs:
+        raise GeneratorError("the systems have no BMC port in the catalog (their chassis "
+                             "entry's `bmc`): no out-of-band network to draw", "fabrics")
+    switches = 0
+    for rack_id, frames in bmcs.items():
+        rack = b.racks[rack_id]
+        for first in range(0, len(frames), port.count):
+            switches += 1
+            sw = f"oob-{switches}"
+            b.device(sw, spec.id, rack, f"OOB switch {switches}")
+            for i, frame_id in enumerate(frames[first:first + port.count]):
+                b.connect(PortRef(frame_id, BMC_PORT), PortRef(sw, port.name, i))
+    return switches
+
+
+__all__ = ["BMC_PORT", "FABRICS", "NODES_PER_APPLIANCE", "OOB_SWITCH", "STORAGE_APPLIANCE",
+           "STORAGE_SWITCH", "add_oob_fabric", "add_storage_fabric", "parse_fabrics",
+           "storage_ports"]
