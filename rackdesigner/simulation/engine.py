@@ -370,7 +370,10 @@ def _scope_info(layout: Layout, topo: Topology, gpus: list[str], model: ScopeMod
     return ScopeInfo(gpus=len(gpus), nodes=len(nodes), nvlink_domains=len(domains),
                      largest_nvlink_domain=max(domains.values(), default=0),
                      islands=len({topo.island_of[g] for g in gpus}),
-                     reachable_gpus=model.n, label=label, unreachable_gpus=unreachable)
+                     reachable_gpus=model.n, label=label, unreachable_gpus=unreachable,
+                     # a transport the NICs name (EFA); the fabric's protocol is not recorded
+                     transport=model.transport if model.transport in vocabulary.TRANSPORTS
+                     else None)
 
 
 def _nvlink_raw(topo: Topology, gpu: str) -> float:
