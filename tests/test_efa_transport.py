@@ -93,3 +93,13 @@ def test_a_nic_naming_an_unknown_transport_is_a_located_error(tmp_path):
         load_catalog([path])
     text = str(info.value)
     assert "nic-x.yaml" in text and "transport" in text and "efa" in text
+
+
+def test_an_efa_result_says_the_tuning_does_not_apply_and_carries_its_own_range(pairs):
+    _, out = _busbw(pairs[4][0])
+    texts = [d["text"] for d in out["diagnostics"] if d.get("code") == "fabric_tuning"]
+    assert texts and "EFA" in texts[0] and "NCCL_IB_QPS" not in texts[0]
+    point = next(p for p in out["collectives"]["all_reduce"] if p["bytes"] == 8 * GiB)
+    assert point["class"] == "efa-across-domains"
+    lo, hi = point["range"]
+    assert lo < point["busbw_GBps"] <= hi * 1.0005
