@@ -103,3 +103,31 @@ def test_an_efa_result_says_the_tuning_does_not_apply_and_carries_its_own_range(
     assert point["class"] == "efa-across-domains"
     lo, hi = point["range"]
     assert lo < point["busbw_GBps"] <= hi * 1.0005
+
+
+def test_the_tuner_plugin_steps_the_curve_where_its_regions_change():
+    """aws-ofi-nccl's region tuner runs ring/LL128 up to ~1.4 GiB on 32 ranks and ring/Simple
+    above: the published 4-node p5 curve jumps from 280 to 348 GB/s between 1 and 2 GiB, where
+    NCCL's own cost model would move smoothly; the model follows the plugin's choice."""
+    layout = generate("rail-optimized", system="p5-48xlarge", nodes=4, switch="sn5600")
+    points = {p["bytes"]: p for p in simulate(layout).to_dict()["collectives"]["all_reduce"]}
+    one, two = points[1 * GiB], points[2 * GiB]
+    assert (one["algorithm"], one["protocol"]) == ("ring", "LL128")
+    assert (two["algorithm"], two["protocol"]) == ("ring", "Simple")
+    assert two["busbw_GBps"] > 1.05 * one["busbw_GBps"]
+    # an algorithm forced by the user is not overridden by the plugin's regions
+    forced = simulate(layout, algorithm="nvls_tree").to_dict()["collectives"]["all_reduce"]
+    assert {p["algorithm"] for p in forced if p["bytes"] >= 64 << 20} == {"nvls_tree"}
+
+
+def test_the_regions_apply_only_to_the_shape_they_were_measured_for():
+    from rackdesigner.simulation.plugin_tuner import choice
+
+    pairs = {("ring", "LL128"), ("ring", "Simple"), ("tree", "LL128"), ("nvls_tree", "Simple")}
+    assert choice("efa", "all_reduce", 8, 32, 1 * GiB, pairs) == ("ring", "LL128")
+    assert choice("efa", "all_reduce", 4, 16, 1 * GiB, pairs) is None  # 4 ranks per node
+    assert choice("ib", "all_reduce", 8, 32, 1 * GiB, pairs) is None  # no plugin on IB
+    # NVLS-tree unavailable: the plugin skips its region; no other holds 2 nodes at 8 GiB, so
+    # NCCL's own choice runs (None)
+    assert choice("efa", "all_reduce", 8, 16, 8 * GiB, pairs) == ("nvls_tree", "Simple")
+    assert choice("efa", "all_reduce", 8, 16, 8 * GiB, pairs - {("nvls_tree", "Simple")}) is None
