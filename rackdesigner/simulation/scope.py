@@ -197,8 +197,10 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
     island.nic_min_eff = min((v[1] for v in nics.values()), default=0.0)
     island.nic_transport = transport.named_by_nics(topo.specs[n] for n in island.nics)
     if island.nic_transport in transport.MULTIRAIL:
-        island.rails_per_device = min((len(topo.gpu_nics[g]) for g in gpus
-                                       if topo.gpu_nics.get(g)), default=1)
+        # the plugin gives each GPU its share of the NICs nearest it: NICs / GPUs sharing them
+        island.rails_per_device = max(1, min((
+            len(paths) // max(len(topo.nic_users.get(p.nic, ())) or 1 for p in paths)
+            for g in gpus if (paths := topo.gpu_nics.get(g))), default=1))
     return island
 
 
