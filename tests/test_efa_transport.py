@@ -131,3 +131,15 @@ def test_the_regions_apply_only_to_the_shape_they_were_measured_for():
     # NCCL's own choice runs (None)
     assert choice("efa", "all_reduce", 8, 16, 8 * GiB, pairs) == ("nvls_tree", "Simple")
     assert choice("efa", "all_reduce", 8, 16, 8 * GiB, pairs - {("nvls_tree", "Simple")}) is None
+
+
+def test_a_saved_efa_result_reads_back_with_its_transport_and_ranges(pairs):
+    from rackdesigner.simulation.readback import result_from_dict
+
+    out = simulate(pairs[4][0]).to_dict()
+    back = result_from_dict(out).to_dict()
+    assert back["scope"]["transport"] == "efa"
+    first = next(p for p in out["collectives"]["all_reduce"] if p["bytes"] == 8 * GiB)
+    again = next(p for p in back["collectives"]["all_reduce"] if p["bytes"] == 8 * GiB)
+    assert again["class"] == first["class"] == "efa-across-domains"
+    assert again["range"] == first["range"]
