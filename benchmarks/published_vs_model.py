@@ -88,6 +88,7 @@ class Row:
     skipped: str | None = None
     warnings: list[str] = field(default_factory=list)
     domains: int | None = None  # NVLink domains (NCCL nodes) of the simulated scope
+    transport: str | None = None  # the transport the NICs name (EFA), from the result's scope
 
     @property
     def ratio(self) -> float | None:
@@ -246,6 +247,7 @@ def compare_runs(runs: list[Run]) -> list[Row]:
             continue
         row.simulated = float(value)
         row.domains = int(result.get("scope", {}).get("islands", 1))
+        row.transport = result.get("scope", {}).get("transport")
         row.algorithm = "/".join(str(point.get(k)) for k in ("algorithm", "protocol")
                                  if point.get(k))
     return rows
@@ -300,6 +302,9 @@ def derive(runs: list[Run]) -> dict[str, float]:
       mean (a decline is never negative);
     - RoCE efficiency (transport.yaml, ethernet): Ethernet ring runs, measured / the InfiniBand
       model of the same tuning;
+    - EFA share (transport.yaml, efa; one level whatever the tuning): the EFA runs (any
+      algorithm NCCL picks), measured / the model with every share at 1.0, fitted like the
+      InfiniBand share;
     - multi-node NVLink network share (constants.MNNVL_TREE_NET_NICS): the NVL72 multi-rack runs
       at 16 GiB, per-rack inter-domain rate / (per-NIC rate x its share under the run's tuning);
     - small-message floor (constants.SMALL_MESSAGE_FLOOR_US): per calibration time row, the
@@ -343,7 +348,7 @@ def derive(runs: list[Run]) -> dict[str, float]:
             if name == T.BASE and tuning in fitted:
                 table[name, tuning] = dataclasses.replace(fam, **dict(zip(
                     T._KEYS, fitted[tuning], strict=True)))
-        eth = [r for r in ring if "Ethernet" in r.data["fabric"]]
+        eth = [r for r in ring if "Ethernet" in r.data["fabric"] and "EFA" not in r.data["fabric"]]
         if eth:
             roce = T.DEFAULT_TRANSPORT["ethernet"]
             saved_eth = {t: table[roce, t] for t in FABRIC_TUNINGS}
@@ -355,6 +360,21 @@ def derive(runs: list[Run]) -> dict[str, float]:
                 table.update({(roce, t): fam for t, fam in saved_eth.items()})
             out["roce_efficiency"] = statistics.mean(row.run.published / row.simulated
                                                      for row in rows)
+        efa = [r for r in cal if "EFA" in r.data["fabric"] and r.compare == "busbw_GBps"]
+        if efa:  # the EFA share: measured / the model with every share at 1.0
+            T.neutral = True
+            try:
+                rows = [row for row in compare_runs(efa) if row.simulated]
+            finally:
+                T.neutral = False
+            xs = [math.log2(row.run.data["nodes"] / 2) for row in rows]
+            ys = [row.run.published / row.simulated for row in rows]
+            e2, slope = _fit_line(xs, ys)
+            if slope >= 0:
+                e2, slope = statistics.mean(ys), 0.0
+            out["efa.nic_efficiency_2_domains"] = e2
+            out["efa.nic_efficiency_per_doubling"] = -slope
+            out["efa.nic_efficiency_floor"] = min(ys)
         nvl = [r for r in cal if r.data["id"].startswith("gb200nvl72x")
                and r.data["size_bytes"] >= 16 << 30]
         heads = []
@@ -390,7 +410,7 @@ def derive_ranges(runs: list[Run]) -> dict[str, Any]:
         if row.ratio is None or row.algorithm is None:
             continue
         cls = collective_class(row.algorithm.split("/")[0], row.domains or 1,
-                               row.run.data["size_bytes"])
+                               row.run.data["size_bytes"], row.transport)
         pairs.append((cls, row.ratio))
     return derive_spreads(pairs)
 

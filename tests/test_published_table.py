@@ -15,6 +15,11 @@ import pytest
 from script_module import script_module
 
 
+def _efa(run) -> bool:
+    """A run over AWS EFA (its own transport family and gate)."""
+    return "EFA" in str(run.data["fabric"])
+
+
 @pytest.fixture(scope="module")
 def pvm():
     with script_module("published_vs_model") as module:
@@ -104,6 +109,9 @@ def test_validation_error_does_not_rise_above_its_bound(pvm):
     assert sets == {"calibration", "validation"}
     rows = pvm.compare_runs(runs)
     assert not [r.run.id for r in rows if r.skipped], "every published run must be compared"
+    # the EFA rows have a gate of their own (test_the_efa_rows_hold_their_own_bound): their
+    # mid-size misses are the aws-ofi-nccl tuner's algorithm choice, which is not modelled
+    rows = [r for r in rows if not _efa(r.run)]
     totals = pvm.summary(rows)
     val, cal = totals["validation"], totals["calibration"]
     assert val["runs"] >= 70 and cal["runs"] >= 20
@@ -113,6 +121,34 @@ def test_validation_error_does_not_rise_above_its_bound(pvm):
                     if r.run.data["set"] == "validation" and abs(r.error_pct) > 15.0)
     assert len(beyond) <= VALIDATION_BEYOND_15_MAX, beyond
     assert cal["mean_abs_error_pct"] <= CALIBRATION_MEAN_BOUND_PCT, cal
+
+
+#: The EFA rows' gate (issue 33, EFA as a transport family, 2026-12-02: p5.48xlarge all_reduce
+#: and all_to_all at 2-32 nodes, the algorithm per size from the aws-ofi-nccl tuner's regions;
+#: calibration 4 runs, mean |error| 1.9 %; validation 36 runs, mean 13.7 %, worst +45.9 %, the
+#: 8 GiB all_reduce runs at 8-32 nodes within 11 %; docs/simulation.md, EFA).
+EFA_VALIDATION_MEAN_BOUND_PCT = 14.5
+EFA_LARGE_BOUND_PCT = 12.0  # the 8 GiB validation runs: the family's bandwidth level
+EFA_CALIBRATION_MEAN_BOUND_PCT = 3.0
+
+
+@pytest.mark.slow
+def test_the_efa_rows_hold_their_own_bound(pvm):
+    runs = [r for r in pvm.load_table(pvm.TABLE) if _efa(r)]
+    rows = pvm.compare_runs(runs)
+    assert len(rows) >= 25 and not [r.run.id for r in rows if r.skipped]
+    totals = pvm.summary(rows)
+    val, cal = totals["validation"], totals["calibration"]
+    assert cal["runs"] >= 4 and val["runs"] >= 20
+    # calibration rows only at 2 and 4 nodes: the 8-32 node runs are never fitted on
+    assert {r.run.data["nodes"] for r in rows if r.run.data["set"] == "calibration"} <= {2, 4}
+    assert val["mean_abs_error_pct"] <= EFA_VALIDATION_MEAN_BOUND_PCT, val
+    assert cal["mean_abs_error_pct"] <= EFA_CALIBRATION_MEAN_BOUND_PCT, cal
+    large = [r for r in rows if r.run.data["set"] == "validation"
+             and r.run.data["collective"] == "all_reduce" and r.run.data["size_bytes"] >= 8 << 30]
+    assert len(large) >= 3
+    assert all(abs(r.error_pct) <= EFA_LARGE_BOUND_PCT for r in large), [
+        (r.run.id, r.error_pct) for r in large]
 
 
 def test_the_fabric_tuning_each_b200_stack_ran_gives_its_level(pvm):
@@ -159,5 +195,11 @@ def test_the_derived_constants_are_what_the_calibration_runs_give(pvm):
             derived[f"{tuning}.nic_efficiency_floor"], abs=0.005), tuning
         roce = family("ethernet", tuning).nic_efficiency_2_domains / ib.nic_efficiency_2_domains
         assert roce == pytest.approx(derived["roce_efficiency"], abs=0.005)
+    efa = family("efa")
+    for key in ("nic_efficiency_2_domains", "nic_efficiency_per_doubling",
+                "nic_efficiency_floor"):
+        assert getattr(efa, key) == pytest.approx(derived[f"efa.{key}"], abs=0.005), key
+        # one level whatever the tuning (NCCL_IB_* settings are not the plugin's)
+        assert getattr(family("efa", "typical-defaults"), key) == getattr(efa, key)
     assert pytest.approx(derived["mnnvl_tree_net_nics"], abs=0.05) == C.MNNVL_TREE_NET_NICS
     assert pytest.approx(derived["small_message_floor_us"], abs=0.1) == C.SMALL_MESSAGE_FLOOR_US

@@ -27,7 +27,7 @@ def table():
 
 def _class(row) -> str:
     return collective_class(row.algorithm.split("/")[0], row.domains or 1,
-                            row.run.data["size_bytes"])
+                            row.run.data["size_bytes"], row.transport)
 
 
 def _range(row, spread) -> FigureRange | None:

@@ -192,7 +192,8 @@ SWITCH_FIELDS = {
     "reductions": (lambda v: tuple(_one_of(*REDUCTIONS)(r) for r in _str_list(v)), False),
     "source": (_str, True),
 }
-NIC_FIELDS = {"latency_ns": (_opt_num, False), "source": (_str, True)}
+NIC_FIELDS = {"latency_ns": (_opt_num, False), "source": (_str, True),
+              "transport": (_one_of(*vocabulary.TRANSPORTS), False)}
 CABLE_FIELDS = {
     "media": (_one_of("dac", "acc", "aec", "aoc", "fiber", "pcb", "utp"), True),
     "protocols": (lambda v: tuple(_one_of(*PROTOCOLS)(p) for p in _str_list(v)), True),

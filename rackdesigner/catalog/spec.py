@@ -102,6 +102,9 @@ class SwitchFacts:
 class NicFacts:
     latency_ns: float | None
     source: str
+    #: the transport the NIC runs (`vocabulary.TRANSPORTS`) when it is not its port protocol's
+    #: first, e.g. AWS EFA (SRD) over Ethernet; None: the fabric's protocol decides
+    transport: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,8 +101,9 @@ def tree_levels(domains: int) -> int:
 
 def _ring_net(island: Island, channels: int) -> float:
     """Network rate of a domain for rings: each ring channel leaves through one NIC, so at most
-    `channels` of its NICs carry rings (a 72-NIC NVL72 rack uses about one per NVLink)."""
-    nics = float(min(len(island.nics), max(1, channels)))
+    `channels` of its network devices carry rings (a 72-NIC NVL72 rack uses about one per
+    NVLink); a device is one NIC, or the NICs a multi-rail net plugin merges (EFA on p5: 4)."""
+    nics = float(min(len(island.nics), max(1, channels) * island.rails_per_device))
     if island.k > C.HOST_MAX_GPUS and island.has_nvswitch:
         nics = min(nics, C.MNNVL_TREE_NET_NICS)  # multi-node NVLink domain (see _tree_net)
     return min(nics * island.nic_min_eff, island.host_eff)

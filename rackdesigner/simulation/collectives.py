@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rackdesigner import vocabulary
 from rackdesigner.simulation import constants as C
+from rackdesigner.simulation import plugin_tuner
 from rackdesigner.simulation.collective_candidates import Candidate, CandidateModel
 from rackdesigner.simulation.collective_parts import (
     busbw_factor,
@@ -131,15 +132,24 @@ class CollectiveModel(CandidateModel):
                 self.messages.append(f"{coll}: algorithm {forced} is not available here; "
                                      f"using the fastest available")
         factor = entry.busbw_factor(self.s.n if entry.group else 2)
+        # a transport whose NCCL tuner plugin picks the algorithm (aws-ofi-nccl on EFA): its
+        # region for the size, when it has one for this shape (uniform ranks per node)
+        s = self.s
+        plugin = (forced == "auto" and s.n_islands > 1
+                  and all(i.k == s.k for i in s.islands))
+        pairs = {(c.algorithm, c.protocol) for c in cands}
         out = []
         for size in sizes:
+            pick = (plugin_tuner.choice(s.transport, coll, s.k, s.n, size, pairs)
+                    if plugin else None)
+            pool = [c for c in cands if (c.algorithm, c.protocol) == pick] if pick else cands
             # each candidate's time as published runs show it: NCCL's cost model (latency +
             # size / algbw), on the channels NCCL keeps at this size, plus the pipeline fill and
             # the per-call floor that model leaves out; the fastest is reported. (Choosing on
             # NCCL's model alone, then adding the rest, made a 3-node broadcast faster than a
             # 2-node one: a tuner that ignores what it leaves out is not what the curves show.)
             best: tuple[float, Candidate] | None = None
-            for c in cands:
+            for c in pool:
                 lat, bw = c.latency_us, c.algbw
                 if c.adjust is not None:
                     lat, bw = c.adjust(size, lat, bw)

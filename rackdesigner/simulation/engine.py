@@ -209,7 +209,13 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
              + ("; ".join(filter(None, (release.missing("nvls"), release.missing("nvls_tree"))))
                 or "NVLS and NVLS-tree available")
              + f"; NVLS spans at most {coll.nvls_arity} GPUs per domain")
-    if model.n_islands > 1:
+    if model.n_islands > 1 and model.transport in transport.MULTIRAIL:
+        note("fabric_tuning", f"the NICs run {vocabulary.TRANSPORTS[model.transport].label} "
+             "through its NCCL net plugin: NCCL's InfiniBand settings (the fabric tuning) do "
+             "not apply, one level of the transport family serves every tuning "
+             "(docs/simulation.md, EFA); switches drawn for the fabric stand in for the "
+             "provider's own")
+    elif model.n_islands > 1:
         setting = vocabulary.FABRIC_TUNINGS[tuning]
         note("fabric_tuning", f"network figures assume the fabric is {setting.label}: "
              f"{setting.settings} (published runs of one design differ by up to a quarter "
@@ -370,7 +376,10 @@ def _scope_info(layout: Layout, topo: Topology, gpus: list[str], model: ScopeMod
     return ScopeInfo(gpus=len(gpus), nodes=len(nodes), nvlink_domains=len(domains),
                      largest_nvlink_domain=max(domains.values(), default=0),
                      islands=len({topo.island_of[g] for g in gpus}),
-                     reachable_gpus=model.n, label=label, unreachable_gpus=unreachable)
+                     reachable_gpus=model.n, label=label, unreachable_gpus=unreachable,
+                     # a transport the NICs name (EFA); the fabric's protocol is not recorded
+                     transport=model.transport if model.transport in vocabulary.TRANSPORTS
+                     else None)
 
 
 def _nvlink_raw(topo: Topology, gpu: str) -> float:

@@ -41,7 +41,11 @@ MID_SIZES = 128 * MIB
 ACROSS = {"ring": "ring-across-domains", "tree": "tree-across-domains",
           "nvls_tree": "nvls-tree-across-domains", "collnet_direct": "in-network-reduction",
           "nvls": "in-network-reduction", "p2p": "point-to-point-across-domains"}
+#: transports whose figures across domains form classes of their own (collective_class)
+OWN_CLASS = frozenset({"efa"})
 LABELS = {
+    "efa-mid-sizes": "EFA across nodes, messages of 1-128 MiB",
+    "efa-across-domains": "EFA across nodes, messages of 128 MiB and more",
     "latency-region": "messages under 1 MiB",
     "mid-sizes": "messages of 1-128 MiB",
     "one-domain": "one NVLink domain",
@@ -92,11 +96,16 @@ class FigureRange:
                 f"{fmt(self.lo)}–{fmt(self.hi)}")
 
 
-def collective_class(algorithm: str, domains: int, size: int) -> str:
+def collective_class(algorithm: str, domains: int, size: int,
+                     transport: str | None = None) -> str:
     """The class of a collective figure: its size region, then for large messages the
-    algorithm and whether it crosses the network between NVLink domains."""
+    algorithm and whether it crosses the network between NVLink domains. A figure across
+    domains over a transport of its own (EFA: its net plugin and the plugin's tuner choose
+    differently from NCCL over InfiniBand) is a class of its own, by size region."""
     if size < LATENCY_REGION:
         return "latency-region"
+    if transport in OWN_CLASS and domains > 1:
+        return f"{transport}-{'mid-sizes' if size < MID_SIZES else 'across-domains'}"
     if size < MID_SIZES:
         return "mid-sizes"
     if domains <= 1:
@@ -116,19 +125,20 @@ def spreads() -> dict[str, ClassSpread]:
 
 
 
-def bandwidth_range(value: float, algorithm: str, domains: int, size: int
-                    ) -> FigureRange | None:
+def bandwidth_range(value: float, algorithm: str, domains: int, size: int,
+                    transport: str | None = None) -> FigureRange | None:
     """The range of a bandwidth figure (busbw, algbw): value x [lo, hi] of its class."""
-    spread = spreads().get(collective_class(algorithm, domains, size))
+    spread = spreads().get(collective_class(algorithm, domains, size, transport))
     if spread is None or spread.runs < MIN_RUNS or not value > 0:
         return None
     return FigureRange(spread.name, value * spread.lo, value * spread.hi, spread.runs)
 
 
-def time_range(value: float, algorithm: str, domains: int, size: int) -> FigureRange | None:
+def time_range(value: float, algorithm: str, domains: int, size: int,
+               transport: str | None = None) -> FigureRange | None:
     """The range of a time figure: a faster published run is a higher ratio, so value / hi to
     value / lo."""
-    spread = spreads().get(collective_class(algorithm, domains, size))
+    spread = spreads().get(collective_class(algorithm, domains, size, transport))
     if spread is None or spread.runs < MIN_RUNS or not value > 0:
         return None
     return FigureRange(spread.name, value / spread.hi, value / spread.lo, spread.runs)

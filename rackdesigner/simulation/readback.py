@@ -95,7 +95,8 @@ def _build(data: dict[str, Any]) -> SimulationResult:
     scope = ScopeInfo(**{k: _int(_get(s, k, "scope"), f"scope.{k}") for k in (
         "gpus", "nodes", "nvlink_domains", "largest_nvlink_domain", "islands",
         "reachable_gpus")}, label=str(s.get("label", "layout")),
-        unreachable_gpus=_int(s.get("unreachable_gpus", 0), "scope.unreachable_gpus"))
+        unreachable_gpus=_int(s.get("unreachable_gpus", 0), "scope.unreachable_gpus"),
+        transport=str(s["transport"]) if s.get("transport") else None)
     b = _obj(_get(data, "bandwidth", ""), "bandwidth")
     over = _obj(b.get("oversubscription", {}), "bandwidth.oversubscription")
     worst = _obj(b.get("oversubscription_worst", {}), "bandwidth.oversubscription_worst")

@@ -67,6 +67,8 @@ class ScopeInfo:
     reachable_gpus: int
     label: str = "layout"
     unreachable_gpus: int = 0  # GPUs cut off from the largest reachable group
+    #: the transport the NICs name when it is not the fabric protocol's (EFA); None otherwise
+    transport: str | None = None
 
     @property
     def collectives_available(self) -> bool:
@@ -78,7 +80,8 @@ class ScopeInfo:
                 "largest_nvlink_domain": self.largest_nvlink_domain, "islands": self.islands,
                 "reachable_gpus": self.reachable_gpus, "label": self.label,
                 "unreachable_gpus": self.unreachable_gpus,
-                "collectives_available": self.collectives_available}
+                "collectives_available": self.collectives_available,
+                **({"transport": self.transport} if self.transport else {})}
 
 
 @dataclass(frozen=True)
@@ -204,8 +207,10 @@ class SimulationResult:
         """(busbw range, time range) of one point: the spread published runs of its class show
         on the validation set (ranges.py); None where the class has too few runs."""
         domains = self.scope.islands
-        return (bandwidth_range(point.busbw_GBps, point.algorithm, domains, point.bytes),
-                time_range(point.time_us, point.algorithm, domains, point.bytes))
+        transport = self.scope.transport
+        return (bandwidth_range(point.busbw_GBps, point.algorithm, domains, point.bytes,
+                                transport),
+                time_range(point.time_us, point.algorithm, domains, point.bytes, transport))
 
     def _point_dict(self, point: Point) -> dict[str, Any]:
         out = point.to_dict()

@@ -25,6 +25,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from rackdesigner.simulation import constants as C
+from rackdesigner.simulation import transport
 from rackdesigner.simulation.topology import Topology
 from rackdesigner.vocabulary import protocols_of
 
@@ -45,6 +46,8 @@ class Island:
     nic_min_eff: float = 0.0
     host_eff: float = INF  # sum of the GPUs' own PCIe/C2C links: all network traffic crosses them
     host_raw: float = INF
+    nic_transport: str | None = None  # transport every NIC's catalog entry names (transport.py)
+    rails_per_device: int = 1  # NICs the NCCL net plugin merges into one device (EFA: 4 on p5)
 
     @property
     def k(self) -> int:
@@ -72,7 +75,7 @@ class ScopeModel:
     p2p_factor: float = 1.0
     links_per_gpu: int = 0
     links_nominal: int = 0  # NVLink ports of the GPU model (catalog), wired or not
-    transport: str | None = None  # network protocol of the fabric's switches (transport.py)
+    transport: str | None = None  # fabric switches' protocol, or the NICs' transport (transport.py)
 
     @property
     def n(self) -> int:
@@ -192,6 +195,12 @@ def _island(topo: Topology, gpus: list[str], nic_raw: dict[str, float] | None = 
     island.host_raw = host if host > 0 else INF
     island.nics = sorted(nics)
     island.nic_min_eff = min((v[1] for v in nics.values()), default=0.0)
+    island.nic_transport = transport.named_by_nics(topo.specs[n] for n in island.nics)
+    if island.nic_transport in transport.MULTIRAIL:
+        # the plugin gives each GPU its share of the NICs nearest it: NICs / GPUs sharing them
+        island.rails_per_device = max(1, min((
+            len(paths) // max(len(topo.nic_users.get(p.nic, ())) or 1 for p in paths)
+            for g in gpus if (paths := topo.gpu_nics.get(g))), default=1))
     return island
 
 
@@ -312,6 +321,9 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
     protocols = {p.protocol for s in leaves for p in topo.specs[s].ports if p.protocol in network}
     if len(protocols) == 1:  # a mixed fabric keeps NCCL's default transport
         scope.transport = protocols.pop()
+        named = {i.nic_transport for i in scope.islands}
+        if len(named) == 1 and None not in named:  # the NICs' own transport (EFA over Ethernet)
+            scope.transport = named.pop()
     switches = set().union(*involved.values()) if involved else set()
     scope.sharp_capable = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
     scope.sharp_missing = tuple(sorted({topo.specs[s].id for s in switches

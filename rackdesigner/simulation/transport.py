@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from rackdesigner._resources import resources_root
 from rackdesigner.catalog.filecache import parsed_file
@@ -61,6 +63,21 @@ class TransportFamily:
         return 1.0 if neutral else self.nic_efficiency_2_domains
 
 
+#: transports whose NCCL net plugin presents the NICs nearest a GPU as one network device and
+#: stripes each message over them: aws-ofi-nccl's RDMA protocol gives a device one rail per EFA
+#: device and its threshold scheduler multiplexes every message above a small-message threshold
+#: across the rails (aws/aws-ofi-nccl `include/nccl_ofi_scheduler.h`, `include/nccl_ofi_rdma.h`),
+#: so NCCL's channel count limits devices, not the EFA devices under them
+MULTIRAIL = frozenset({"efa"})
+
+
+def named_by_nics(specs: Iterable[Any]) -> str | None:
+    """The transport every NIC's catalog entry names (`nic.transport`, e.g. efa), or None when
+    any NIC names none or they differ (the fabric's protocol then decides)."""
+    names = {getattr(getattr(spec, "nic", None), "transport", None) for spec in specs}
+    return names.pop() if len(names) == 1 else None
+
+
 #: Set by the calibration script to fit the efficiencies: every share is 1.0 while it is True.
 neutral = False
 #: the per-tuning figures of a family (transport.yaml `tunings:`)
@@ -85,7 +102,9 @@ def families() -> dict[tuple[str, str], TransportFamily]:
         for tuning in FABRIC_TUNINGS:
             if tuning not in base["tunings"]:
                 raise ValueError(f"{path}: families.{BASE}.tunings has no {tuning!r}")
-            row = own.get(tuning) or {}
+            # `level:` one set of figures whatever the tuning (a transport whose NCCL network
+            # settings are its plugin's, not NCCL_IB_*: EFA)
+            row = own.get(tuning) or fam.get("level") or {}
 
             def pick(key: str, row=row, tuning=tuning, scale=scale) -> float:
                 value = row.get(key)

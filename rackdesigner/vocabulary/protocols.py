@@ -53,6 +53,9 @@ TRANSPORTS: MappingProxyType[str, Transport] = MappingProxyType({t.name: t for t
     Transport("ib", "infiniband", "InfiniBand"),
     Transport("roce", "ethernet", "RoCE v2"),
     Transport("spectrum-x", "ethernet", "Spectrum-X"),
+    # AWS's Scalable Reliable Datagram over its Ethernet fabric, through the aws-ofi-nccl
+    # plugin: a NIC names it (`nic.transport: efa`), never a switch's protocol by default
+    Transport("efa", "ethernet", "EFA (SRD)"),
 )})
 
 
