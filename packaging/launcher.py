@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import sys
 import time
+from typing import NoReturn
 
 SMOKE_PREFIX = "rackdesigner-smoke:"
 
@@ -107,7 +108,7 @@ def _install_smoke_test() -> None:
     QtWidgets.QApplication = SmokeTestApplication
 
 
-def main() -> int:
+def main() -> NoReturn:
     # `sweep` runs its points on worker processes (Dask's local process pool): a frozen
     # executable is its own Python, so a worker (or multiprocessing's resource tracker) starts
     # as this program with multiprocessing's arguments; this hands those to multiprocessing
@@ -115,10 +116,10 @@ def main() -> int:
     multiprocessing.freeze_support()
     if os.environ.get("RACKDESIGNER_SMOKE_TEST") == "1":
         _install_smoke_test()
-    from rackdesigner.cli import main as cli_main
+    from rackdesigner.cli import entry
 
-    return cli_main()
+    entry()  # exits (see its docstring: a design verb's exit skips the interpreter's teardown)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

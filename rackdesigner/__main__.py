@@ -1,5 +1,3 @@
-import sys
+from rackdesigner.cli import entry
 
-from rackdesigner.cli import main
-
-sys.exit(main())
+entry()
