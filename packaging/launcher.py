@@ -29,7 +29,6 @@ import multiprocessing
 import os
 import sys
 import time
-from typing import NoReturn
 
 SMOKE_PREFIX = "rackdesigner-smoke:"
 
@@ -108,7 +107,7 @@ def _install_smoke_test() -> None:
     QtWidgets.QApplication = SmokeTestApplication
 
 
-def main() -> NoReturn:
+def main() -> int:
     # `sweep` runs its points on worker processes (Dask's local process pool): a frozen
     # executable is its own Python, so a worker (or multiprocessing's resource tracker) starts
     # as this program with multiprocessing's arguments; this hands those to multiprocessing
@@ -116,10 +115,10 @@ def main() -> NoReturn:
     multiprocessing.freeze_support()
     if os.environ.get("RACKDESIGNER_SMOKE_TEST") == "1":
         _install_smoke_test()
-    from rackdesigner.cli import entry
+    from rackdesigner.cli import main as cli_main
 
-    entry()  # exits (see its docstring: a design verb's exit skips the interpreter's teardown)
+    return cli_main()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,3 +1,5 @@
-from rackdesigner.cli import entry
+import sys
 
-entry()
+from rackdesigner.cli import main
+
+sys.exit(main())

@@ -9,13 +9,12 @@ cannot be written (a full disk, `validate F > /dev/full`): a message, never a tr
 from __future__ import annotations
 
 import argparse
-import atexit
 import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, NamedTuple
 
 from rackdesigner import __version__
 
@@ -139,32 +138,6 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-#: set by `main` when a verb that holds the collector (one that loads a whole design) has run:
-#: `entry` may then end the process without freeing the design object by object
-_held: list[bool] = []
-
-
-def entry() -> NoReturn:
-    """The `rackdesigner` command (`python -m rackdesigner`, the installed script, the bundle):
-    `main`, then the exit.
-
-    After a design verb, the exit skips the interpreter's teardown, which frees a loaded design
-    object by object through the modules' caches (1 s of a 32k `validate`, 2.5 s at 100k): the
-    output is flushed and the `atexit` handlers run first, and only when no other thread is
-    running; otherwise, and for every other verb and the designer, the usual `sys.exit`."""
-    status = main()
-    threading = sys.modules.get("threading")  # not imported: no thread was started through it
-    if _held and (threading is None or threading.active_count() == 1):
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):  # a closed or failing stream: the usual exit reports it
-            sys.exit(status)
-        atexit._run_exitfuncs()
-        os._exit(status)
-    sys.exit(status)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -214,8 +187,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         with guarded(args):  # names from files never colour, reorder or hide output
             status = int(args.run(args) or 0)
         sys.stdout.flush()
-        if hold:
-            _held.append(True)
         return status
     except UsageError as exc:
         print(f"rackdesigner: error: {exc}", file=sys.stderr)
