@@ -17,7 +17,8 @@ Every other such library gets the licence text of the Debian package it came fro
 (`/usr/share/doc/PACKAGE/copyright`, found with `dpkg -S`) under
 `share/doc/rackdesigner/licenses/system/PACKAGE/`, listed in `licenses/system/INDEX.tsv`
 (library, package); a library whose package or text cannot be found stops the build.
-check_bundle.py checks the result (`system_library_problems`). Standard library only.
+Written by `licenses.py BUNDLE_DOC_DIR BUNDLE` (build.sh); check_bundle.py checks the result
+(`system_library_problems`). Standard library only.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -112,18 +112,3 @@ def system_library_problems(folder: Path, doc_dir: Path) -> list[str]:
             problems.append(f"licenses/system/{package}/copyright is missing ({library.name})")
     return problems
 
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: system_libs.py BUNDLE BUNDLE_DOC_DIR", file=sys.stderr)
-        return 2
-    missing = write_system_notices(library_folder(Path(argv[0])), Path(argv[1]))
-    if missing:
-        print(f"system_libs.py: no licence text found for: {', '.join(missing)} (install the "
-              "package's documentation, or leave the library out: LEFT_OUT)", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))

@@ -203,7 +203,8 @@ def test_readline_and_the_gtk_theme_are_left_out_and_the_rest_may_go_in():
         assert libs.left_out(name) is None, name
     spec = (PACKAGING / "rackdesigner.spec").read_text()
     assert '"readline",' in spec and "left_out(Path(entry[0]).name) is None" in spec
-    assert "system_libs.py" in (PACKAGING / "build.sh").read_text()
+    build = (PACKAGING / "build.sh").read_text()
+    assert 'licenses.py" "$bundle/share/doc/rackdesigner" \\\n    "$bundle"' in build
 
 
 def test_every_system_library_gets_its_licence_text_and_the_check_accepts_it(tmp_path):
@@ -271,3 +272,17 @@ def test_a_bundle_built_by_the_system_python_may_open_the_systems_files():
     venv = check.build_python_paths("/opt/python3.11", "/opt/build-venv", folders, [])
     assert {Path("/opt/python3.11").resolve(), Path("/opt/build-venv").resolve()} <= set(venv)
     assert Path("/usr/lib/python3.11").resolve() not in venv
+
+
+def test_the_build_stops_on_a_bundled_library_without_a_licence(tmp_path, capsys):
+    """build.sh runs `licenses.py DOC BUNDLE`: a library whose package (hence licence) is not
+    found makes it exit 1 naming the library, so the archive is never made."""
+    licenses = _packaging_module("licenses")
+    _fake_bundle(tmp_path, "libmystery-not-a-package.so.1")
+    sys.path.insert(0, str(PACKAGING))  # licenses.main imports its neighbour
+    try:
+        status = licenses.main([str(tmp_path / "doc"), str(tmp_path / "rackdesigner")])
+    finally:
+        sys.path.remove(str(PACKAGING))
+    assert status == 1
+    assert "libmystery-not-a-package.so.1" in capsys.readouterr().err
