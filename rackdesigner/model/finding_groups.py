@@ -26,6 +26,7 @@ GROUP_FROM = 3
 EXAMPLES = 3
 
 _SPACES = re.compile(r"(\s+)")
+_OTHER_SPACE = re.compile(r"[^\S ]")  # any white space but a plain space
 _DIGITS = re.compile(r"\d+")
 _TRAILING = ",;)"
 
@@ -72,15 +73,21 @@ def message_shape(layout: Layout, message: str, memo: dict[str, str] | None = No
     """`message` with the design's own ids (and their port numbers) taken out.
 
     `memo` keeps each word's shape between calls on the same layout (a rule's 102,400 messages
-    share most of their words: 1.6 s → 0.2 s at 100k)."""
+    share most of their words; with the split on plain spaces: 1.6 s → 0.6 s at 100k)."""
     shapes: dict[str, str] = {} if memo is None else memo
+
+    def shape(word: str) -> str:
+        known = shapes.get(word)
+        if known is None:
+            known = shapes[word] = _word_shape(layout, word)
+        return known
+
+    if _OTHER_SPACE.search(message) is None:  # words between single spaces: the fast split
+        get = shapes.get
+        return " ".join([get(w) or shape(w) for w in message.split(" ")])
     pieces = _SPACES.split(message)  # words at even places, the spaces between at odd ones
     for i in range(0, len(pieces), 2):
-        text = pieces[i]
-        known = shapes.get(text)
-        if known is None:
-            known = shapes[text] = _word_shape(layout, text)
-        pieces[i] = known
+        pieces[i] = shape(pieces[i])
     return "".join(pieces)
 
 
