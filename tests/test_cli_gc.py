@@ -1,7 +1,7 @@
 """`rackdesigner VERB` and the garbage collector (issue 38 item 19): a verb holds it off while
 it runs and turns it back on after; after a verb that made a large design the objects are
 frozen first, so the first collection does not walk the whole design to find nothing (0.8 s
-after `validate` of a 32k-GPU SuperPOD, twice 1.7 s at 100k); after a small one nothing is
+after `validate` of a 32k-GPU SuperPOD, 1.7 s at 100k); after a small one nothing is
 frozen."""
 
 from __future__ import annotations

@@ -222,7 +222,7 @@ def _resume_gc() -> None:
     collector is off), they are frozen first (`gc.freeze()`: kept out of every later
     collection). Otherwise the first allocations after `gc.enable()` start a full collection
     that walks the whole design to find nothing, the model making no reference cycles: 0.8 s
-    of CPU after `validate` of the 32,760-GPU SuperPOD, twice 1.7 s at 102,400 GPUs (issue 38
+    of CPU after `validate` of the 32,760-GPU SuperPOD, 1.7 s at 102,400 GPUs (issue 38
     item 19). Frozen objects are still freed by reference counting; only a cycle among them
     would never be collected, which matters to no process that ends with the verb (a program
     calling `main` for a large design keeps such cycles, if any, until it exits)."""
