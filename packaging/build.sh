@@ -93,7 +93,9 @@ install -D -m 644 "$root/resources/icons/rackdesigner.svg" \
     "$bundle/share/icons/hicolor/scalable/apps/io.github.rackdesigner.RackDesigner.svg"
 install -m 755 "$root/packaging/install.sh" "$bundle/install.sh"
 echo "== license texts: $bundle/share/doc/rackdesigner (LICENSE, notices, every bundled component's)"
-(cd "$work" && "$build_python" "$root/packaging/licenses.py" "$bundle/share/doc/rackdesigner")
+# and, from the bundle itself, those of the build machine's libraries in it (licenses/system)
+(cd "$work" && "$build_python" "$root/packaging/licenses.py" "$bundle/share/doc/rackdesigner" \
+    "$bundle")
 
 archive="$root/dist/rackdesigner-$version-linux-$arch.tar.gz"
 echo "== archiving $archive"

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from licenses import missing_notices  # noqa: E402 - packaging/licenses.py, standard library
+from system_libs import library_folder, system_library_problems  # noqa: E402 - standard library
 
 DIST = ROOT / "dist"
 BUNDLE = DIST / "rackdesigner"
@@ -418,10 +419,13 @@ def main() -> int:
                           f"{archives[0].name} ({_du(archives[0])})" if archives
                           else f"no dist/rackdesigner-{version}-linux-*.tar.gz"))
 
-    problems = missing_notices(BUNDLE / "share" / "doc" / "rackdesigner")
+    doc_dir = BUNDLE / "share" / "doc" / "rackdesigner"
+    problems = missing_notices(doc_dir)
+    problems += system_library_problems(library_folder(BUNDLE), doc_dir)
     checker.record(Result("license and notices", not problems, "; ".join(problems) or
                           "LICENSE, THIRD-PARTY-NOTICES.md and a license text for CPython, "
-                          "Qt/PySide6 and every bundled distribution"))
+                          "Qt/PySide6, every bundled distribution and every library of the "
+                          "build machine; no GNU readline, no GTK"))
 
     checker.command("--version", ["--version"], check=lambda p: None
                     if p.stdout.strip() == f"rackdesigner {version}"
@@ -480,8 +484,8 @@ def main() -> int:
     check_gui_examples(checker, examples)
     check_gui_xcb(checker, example)
 
-    forbidden = sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), ROOT,
-                        *_build_venv()})
+    forbidden = build_python_paths(sys.base_prefix, sys.prefix, _python_folders(),
+                                   [ROOT, *_build_venv()])
     traced_args = ["validate", str(example)] if example else ["catalog"]
     check_traced(checker, "isolated (validate)", traced_args, forbidden)
     check_traced(checker, "isolated (gui)", [str(example)] if example else [], forbidden,
@@ -496,6 +500,38 @@ def main() -> int:
     if not options.keep:
         shutil.rmtree(scratch, ignore_errors=True)
     return summarize(checker, BUNDLE)
+
+
+#: prefixes shared with the whole system: a Python installed there (/usr/bin/python3) does not
+#: own them, only its own folders below them (/usr/lib/python3.11, its site-packages)
+SYSTEM_PREFIXES = (Path("/"), Path("/usr"), Path("/usr/local"))
+
+
+def build_python_paths(base_prefix: str, prefix: str, python_folders: list[str],
+                       others: list[Path]) -> list[Path]:
+    """The folders a bundle must not read from: the building Python's prefixes — or, when a
+    prefix is the system's own (/usr for /usr/bin/python3), only that Python's folders under it
+    (standard library, lib-dynload, site- and dist-packages): the bundle rightly opens the
+    system's C library, fonts and X libraries under /usr — and `others` (checkout, venv)."""
+    found = set()
+    for folder in (base_prefix, prefix):
+        path = Path(folder).resolve()
+        if path in SYSTEM_PREFIXES:
+            found.update(Path(f).resolve() for f in python_folders
+                         if f and Path(f).resolve().is_relative_to(path)
+                         and Path(f).resolve() not in SYSTEM_PREFIXES)
+        else:
+            found.add(path)
+    return sorted(found | {p.resolve() for p in others})
+
+
+def _python_folders() -> list[str]:
+    """This Python's own folders: sysconfig's library paths and its sys.path entries."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return [*(paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths),
+            *(p for p in sys.path if p and Path(p).is_dir())]
 
 
 def _build_venv() -> list[Path]:

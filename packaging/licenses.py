@@ -15,7 +15,9 @@ PySide6-Essentials and shiboken6 wheels carry no license file; for them (and any
 distribution in `FALLBACK`) the texts in packaging/licenses/ are used. A distribution of the
 closure without any license text is an error: the build stops rather than ship without it.
 
-Run by build.sh with the build venv's Python: `python packaging/licenses.py BUNDLE_DOC_DIR`.
+Run by build.sh with the build venv's Python: `python packaging/licenses.py BUNDLE_DOC_DIR
+BUNDLE` (with BUNDLE, also the licence texts of the build machine's libraries the bundle
+carries: packaging/system_libs.py).
 packaging/check_bundle.py checks the result (`missing_notices`), and the tests run the
 collection against the test environment.
 """
@@ -158,13 +160,18 @@ def missing_notices(doc_dir: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: licenses.py BUNDLE_DOC_DIR", file=sys.stderr)
+    if len(argv) not in (1, 2):
+        print("usage: licenses.py BUNDLE_DOC_DIR [BUNDLE]", file=sys.stderr)
         return 2
     missing = write_notices(Path(argv[0]))
+    if len(argv) == 2:  # and the texts of the build machine's libraries in the bundle
+        from system_libs import library_folder, write_system_notices
+
+        missing += write_system_notices(library_folder(Path(argv[1])), Path(argv[0]))
     if missing:
         print(f"licenses.py: no license text for: {', '.join(missing)} (add one to "
-              "packaging/licenses/ and FALLBACK)", file=sys.stderr)
+              "packaging/licenses/ and FALLBACK; for a system library install its package's "
+              "documentation, or leave it out: system_libs.LEFT_OUT)", file=sys.stderr)
         return 1
     return 0
 

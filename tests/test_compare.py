@@ -11,7 +11,7 @@ import pytest
 
 from rackdesigner.cli import main
 from rackdesigner.cost import Assumptions, parse_price_book
-from rackdesigner.cost.compare import Row, compare, figures
+from rackdesigner.cost.compare import Comparison, Row, compare, figures
 from rackdesigner.generators import generate
 
 BOOK = parse_price_book("""\
@@ -65,6 +65,19 @@ def test_lower_bounds_win_only_maybe():
     assert exact.winner == 0 and exact.certain
     tie = Row("busbw", "busbw", "GB/s", "high", (100.0, 100.2), (False, False))
     assert tie.winner is None
+
+
+def test_the_csv_keeps_the_lower_bound_flags_the_json_has():
+    rows = (Row("capex", "capex", "", "low", (10.0, 12.0), (True, False), money=True),
+            Row("busbw", "busbw", "GB/s", "high", (100.0, 150.0), (False, False)))
+    table = Comparison(("a", "b"), rows, "USD", "$", 1 << 30)
+    data = {r["key"]: r for r in table.to_json()["rows"]}
+    read = {r["metric"]: r for r in csv.DictReader(io.StringIO(table.to_csv()))}
+    for key in ("capex", "busbw"):
+        flags = [read[key][f"{d} lower_bound"] == "yes" for d in ("a", "b")]
+        assert flags == data[key]["lower_bound"]
+        assert read[key]["winner_certain"] == ("yes" if data[key]["winner_certain"] else "no")
+    assert read["capex"]["winner"] == "a" and read["capex"]["winner_certain"] == "no"
 
 
 @pytest.mark.slow

@@ -43,6 +43,18 @@ def test_figures_and_words_that_are_not_the_designs_names_keep_findings_apart(sl
     assert len(group_findings(slow_nics, findings[:1] * 2)) == 1
 
 
+@pytest.mark.parametrize("space", [" ", "  ", "\t", "\n", " \u00a0"])
+def test_names_are_taken_out_whatever_the_white_space_between_words(slow_nics, space):
+    """The fast split on plain spaces and the general one agree: ids between any white space
+    are taken out, and the space itself is kept (messages differing in it stay apart)."""
+    a, b = (lk.id for lk in list(slow_nics.links())[:2])
+    one = message_shape(slow_nics, f"link{space}{a}:{space}runs at 400 Gb/s")
+    assert one == message_shape(slow_nics, f"link{space}{b}:{space}runs at 400 Gb/s")
+    assert a not in one and one.endswith(f"{space}runs at 400 Gb/s")
+    if space != " ":
+        assert one != message_shape(slow_nics, f"link {a}: runs at 400 Gb/s")
+
+
 def test_validate_prints_one_line_per_kind_of_finding_and_json_keeps_every_object(
         slow_nics, tmp_path, capsys):
     path = tmp_path / "d.yaml"

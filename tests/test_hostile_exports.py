@@ -214,6 +214,29 @@ def test_nvl72_power_is_spread_over_its_power_shelves(tmp_path):
     assert sum(p["maximum_draw"] for p in ports) == pytest.approx(120000, abs=8)
 
 
+def test_dgx_h100_and_qm9700_get_their_real_power_supplies(tmp_path):
+    """Issue 38 item 16: one C20 carrying a DGX H100's whole 10 kW (or a switch's draw) is no
+    plan. The DGX H100 has six 3.3 kW supplies on 16 A (C20) inlets, the QM9700 two (1+1); the
+    draw is spread over them, and NetBox's import sums them back to the device's draw."""
+    from rackdesigner.interop.netbox_types import POWER_INLETS, device_type_yaml
+
+    layout = generate("superpod", system="dgx-h100", sus=1)
+    out = tmp_path / "nb"
+    export(layout, "netbox", out)
+    for slug, count, kind, rated in (("dgx-h100", 6, "iec-60320-c20", 3300),
+                                     ("qm9700", 2, None, None)):
+        ports = yaml.safe_load((out / "03-device-types" / f"{slug}.yaml").read_text())[
+            "power-ports"]
+        assert len(ports) == count and len({p["name"] for p in ports}) == count
+        assert all(p.get("type") == kind for p in ports)
+        if rated is not None:
+            assert all(p["maximum_draw"] <= rated for p in ports)
+        assert POWER_INLETS[slug].source  # each with its cited source
+        # the ports add up to the draw given (NetBox's import sums them back)
+        doc = device_type_yaml(layout.catalog.get(slug), [], 1, 10_200.0)
+        assert sum(p["maximum_draw"] for p in doc["power-ports"]) == pytest.approx(10_200,
+                                                                                   abs=count)
+
 def test_control_characters_keep_every_export_readable(tmp_path):
     """A name holding a NUL, a bell or an escape sequence: XML 1.0 forbids them (GraphML and
     XLSX were unreadable), NetBox's CSV reader takes a NUL for binary; they become U+FFFD."""

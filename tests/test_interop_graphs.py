@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
 
 import networkx as nx
 import pytest
@@ -35,6 +38,22 @@ def test_graphml_reads_with_networkx(superpod, tmp_path):
                 if d["protocol"] == "infiniband")
     assert edge["cable"] == "fiber-mm-ndr" and edge["length_m"] > 0
     assert edge["a_port"].startswith("dgx-1.nic0:ib")
+
+
+def test_graphml_ports_name_the_link_ends_whatever_the_edge_order(superpod, tmp_path):
+    """docs/interop.md: the undirected graph's source/target are networkx's order, so `a_port`
+    is not always on the source end; the ports always name the link's own ends."""
+    out = tmp_path / "pod.graphml"
+    export(superpod, "graphml", out)
+    graph = nx.read_graphml(out, force_multigraph=True)
+    on_target = 0
+    for u, v, data in graph.edges(data=True):
+        link = superpod.link(data["link"])
+        assert (data["a_port"], data["b_port"]) == (str(link.a), str(link.b))
+        a_device = data["a_port"].rsplit(":", 1)[0]
+        assert {a_device, data["b_port"].rsplit(":", 1)[0]} == {u, v}
+        on_target += a_device == v != u
+    assert on_target > 0  # what the docs warn about does happen
     # graph tools see the real structure: every GPU reaches every other GPU
     gpus = [n for n, kind in graph.nodes(data="kind") if kind == "gpu"]
     component = nx.node_connected_component(nx.Graph(graph), gpus[0])
@@ -75,12 +94,28 @@ def test_dot_is_valid_and_draws_boxes_and_cables(superpod, tmp_path):
     assert kind == "graph" and nodes == set(inv.units)
     assert all(a in nodes and b in nodes for a, b, _ in edges)
     # 8 rail cables from each DGX to the 8 leaves, 8 from each leaf to each spine
-    labels = {(a, b): attrs["label"] for a, b, attrs in edges}
+    labels = {(a, b): attrs["xlabel"] for a, b, attrs in edges}
     assert labels[("dgx-1", "leaf-1")] == "1 x fiber-mm-ndr"
     assert labels[("leaf-1", "spine-1")] == "8 x fiber-mm-ndr"
-    total = sum(int(attrs["label"].split(" x ")[0]) for _, _, attrs in edges)
+    total = sum(int(attrs["xlabel"].split(" x ")[0]) for _, _, attrs in edges)
     assert total == sum(1 for _ in superpod.links() if _.cable) + sum(
         k.count - 1 for k in superpod.links() if k.cable)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+def test_dot_draws_a_superpod_in_bounded_time_and_width(tmp_path):
+    """Issue 38 item 16: the unit view of a 1,024-GPU SuperPOD was one row 200,000 pt wide
+    (every cable label a node in the rank between hosts and leaves). Now Graphviz's own `dot`
+    lays it out within a minute, no wider than a row of its 128 DGX boxes."""
+    layout = generate("superpod", system="dgx-h100", nodes=128)
+    out = tmp_path / "pod.dot"
+    export(layout, "dot", out)
+    svg = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    width = float(re.search(r'<svg width="([0-9.]+)pt"', svg).group(1))
+    hosts = sum(1 for u in inventory(layout).units.values() if u.kind == "host")
+    assert hosts == 128
+    assert width < 150 * hosts  # a DGX box and its gap: ~80 pt; 1,570 pt per host before
 
 
 def test_dot_device_level_quotes_every_id(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -167,3 +168,121 @@ def test_the_readme_links_work_on_a_package_index_page_and_point_at_files_that_e
             if target.startswith(prefix):
                 path = target[len(prefix):].split("#", 1)[0]
                 assert (REPO / path).is_file(), target
+
+
+# ---- the build machine's libraries in the bundle (issue 38 item 21) ---------------------------
+def _packaging_module(name: str):
+    sys.path.insert(0, str(PACKAGING))  # check_bundle imports its neighbours
+    try:
+        spec = importlib.util.spec_from_file_location(f"rd_{name}", PACKAGING / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(PACKAGING))
+        sys.modules.pop(f"rd_{name}", None)
+
+
+def _fake_bundle(root: Path, *names: str) -> Path:
+    """A bundle's library folder as PyInstaller 6 lays it out, with empty files."""
+    internal = root / "rackdesigner" / "_internal"
+    for name in names:
+        (internal / name).parent.mkdir(parents=True, exist_ok=True)
+        (internal / name).write_bytes(b"\x7fELF")
+    return internal
+
+
+def test_readline_and_the_gtk_theme_are_left_out_and_the_rest_may_go_in():
+    libs = _packaging_module("system_libs")
+    for name in ("libreadline.so.8", "libhistory.so.8.2", "libqgtk3.so", "libgtk-3.so.0",
+                 "libgdk-3.so.0"):
+        assert libs.left_out(name), name
+    for name in ("libssl.so.3", "libcrypto.so.3", "libglib-2.0.so.0", "libffi.so.8",
+                 "libpython3.11.so.1.0", "libQt6Core.so.6"):
+        assert libs.left_out(name) is None, name
+    spec = (PACKAGING / "rackdesigner.spec").read_text()
+    assert '"readline",' in spec and "left_out(Path(entry[0]).name) is None" in spec
+    build = (PACKAGING / "build.sh").read_text()
+    assert 'licenses.py" "$bundle/share/doc/rackdesigner" \\\n    "$bundle"' in build
+
+
+def test_every_system_library_gets_its_licence_text_and_the_check_accepts_it(tmp_path):
+    libs = _packaging_module("system_libs")
+    internal = _fake_bundle(tmp_path, "libssl.so.3", "libcrypto.so.3", "libglib-2.0.so.0",
+                            "libpython3.11.so.1.0", "PySide6/Qt/lib/libQt6Core.so.6",
+                            "numpy.libs/libopenblas.so")
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    owners = {"libssl.so.3": "libssl3", "libcrypto.so.3": "libssl3",
+              "libglib-2.0.so.0": "libglib2.0-0"}
+    for package in set(owners.values()):
+        (texts / package).write_text(f"{package}: the licence\n")
+    doc = tmp_path / "doc"
+    missing = libs.write_system_notices(
+        internal, doc, owner=lambda n: (owners[n], texts / owners[n]) if n in owners else None)
+    assert missing == []  # libpython is CPython's; a distribution's own libraries are its own
+    assert libs.system_library_problems(internal, doc) == []
+    index = (doc / "licenses" / "system" / "INDEX.tsv").read_text().splitlines()
+    assert set(index[1:]) == {f"{lib}\t{pkg}" for lib, pkg in owners.items()}
+    assert (doc / "licenses/system/libglib2.0-0/copyright").read_text().endswith("licence\n")
+    # a library without a known package is named, and stops the build (main's exit 1)
+    (internal / "libmystery.so.1").write_bytes(b"")
+    assert libs.write_system_notices(internal, doc, owner=lambda n: None) == [
+        "libcrypto.so.3", "libglib-2.0.so.0", "libmystery.so.1", "libssl.so.3"]
+
+
+def test_the_bundle_check_refuses_readline_gtk_and_libraries_without_a_licence(tmp_path):
+    libs = _packaging_module("system_libs")
+    internal = _fake_bundle(tmp_path, "libssl.so.3", "libreadline.so.8",
+                            "PySide6/Qt/plugins/platformthemes/libqgtk3.so")
+    doc = tmp_path / "doc"
+    (doc / "licenses" / "system").mkdir(parents=True)
+    problems = libs.system_library_problems(internal, doc)
+    assert any("libreadline.so.8 is in the bundle" in p for p in problems)
+    assert any("libqgtk3.so is in the bundle" in p for p in problems)
+    assert any("no licence text for libssl.so.3" in p for p in problems)
+    (doc / "licenses" / "system" / "INDEX.tsv").write_text("library\tpackage\n"
+                                                           "libssl.so.3\tlibssl3\n")
+    assert any("libssl3/copyright is missing" in p
+               for p in libs.system_library_problems(internal, doc))
+
+
+@pytest.mark.skipif(not Path("/usr/share/doc").is_dir() or not shutil.which("dpkg"),
+                    reason="a Debian-style system (dpkg, /usr/share/doc)")
+def test_the_licence_of_a_real_system_library_is_found_with_dpkg():
+    libs = _packaging_module("system_libs")
+    package, text = libs.debian_owner("libc.so.6")
+    assert package.startswith("libc6") and text.is_file()
+
+
+def test_a_bundle_built_by_the_system_python_may_open_the_systems_files():
+    """check_bundle.py forbade all of /usr when the bundle was built with /usr/bin/python3,
+    so the traced runs failed on the C library and the fonts: 2 false failures."""
+    check = _packaging_module("check_bundle")
+    folders = ["/usr/lib/python3.11", "/usr/lib/python3.11/lib-dynload",
+               "/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages",
+               "/home/me/src/packaging"]
+    system = check.build_python_paths("/usr", "/usr", folders, [Path("/home/me/src")])
+    assert Path("/usr") not in system and Path("/usr/local") not in system
+    assert Path("/usr/lib/python3.11").resolve() in system
+    assert Path("/usr/lib/python3/dist-packages").resolve() in system
+    assert Path("/home/me/src") in system
+    # a Python of its own (a venv, /opt/python) is forbidden whole, as before
+    venv = check.build_python_paths("/opt/python3.11", "/opt/build-venv", folders, [])
+    assert {Path("/opt/python3.11").resolve(), Path("/opt/build-venv").resolve()} <= set(venv)
+    assert Path("/usr/lib/python3.11").resolve() not in venv
+
+
+def test_the_build_stops_on_a_bundled_library_without_a_licence(tmp_path, capsys):
+    """build.sh runs `licenses.py DOC BUNDLE`: a library whose package (hence licence) is not
+    found makes it exit 1 naming the library, so the archive is never made."""
+    licenses = _packaging_module("licenses")
+    _fake_bundle(tmp_path, "libmystery-not-a-package.so.1")
+    sys.path.insert(0, str(PACKAGING))  # licenses.main imports its neighbour
+    try:
+        status = licenses.main([str(tmp_path / "doc"), str(tmp_path / "rackdesigner")])
+    finally:
+        sys.path.remove(str(PACKAGING))
+    assert status == 1
+    assert "libmystery-not-a-package.so.1" in capsys.readouterr().err

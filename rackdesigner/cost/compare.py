@@ -160,12 +160,17 @@ class Comparison:
         """Design labels (file stems) are user text: every cell through the one sanitiser."""
         from rackdesigner.io.sanitize import csv_text
 
-        rows: list[list] = [["metric", "unit", "better", *self.designs, "winner"]]
+        # the JSON's `lower_bound` and `winner_certain`: a design's figure that leaves parts
+        # without a price is a lower bound ("yes"), and a winner on such figures is uncertain
+        rows: list[list] = [["metric", "unit", "better", *self.designs, "winner",
+                             "winner_certain", *(f"{d} lower_bound" for d in self.designs)]]
         for row in self.rows:
             winner = "" if row.winner is None else self.designs[row.winner]
+            certain = "" if row.winner is None else ("yes" if row.certain else "no")
             rows.append([row.key, self.currency if row.money else row.unit,
                          row.better or "", *["" if v is None else round(v, 4)
-                                             for v in row.values], winner])
+                                             for v in row.values], winner, certain,
+                         *("yes" if bound else "no" for bound in row.bounds)])
         return csv_text(rows)
 
 

@@ -25,8 +25,9 @@ The other system knobs are not design facts: they are ASTRA-sim's example values
 tutorials, `Ring_Ring_sys.json`), written as a model assumption in README.txt.
 `remote_memory.json` is the "no memory expansion" configuration ASTRA-sim requires on its
 command line. Its Chakra workload traces must give every collective an `involved_dim` with
-one boolean per dimension of network.yml (without it ASTRA-sim assumes one dimension and, on
-a two-dimension network, runs nothing and exits 0): README.txt says so, with an example.
+one boolean per dimension of network.yml (without it ASTRA-sim before commit 8be99b6, 3 November
+2024, assumes one dimension and, on a two-dimension network, runs nothing and exits 0; later
+builds take every dimension): README.txt says so, with an example.
 """
 
 from __future__ import annotations
@@ -182,8 +183,9 @@ def _readme(layout: Layout, dims: list[dict], notes: list[str], hbm_source: str)
         f"<prefix>.{max(1, _npus(dims)) - 1}.et). IMPORTANT: every collective node of the traces "
         f"needs an attribute involved_dim, a bool_list with one value per dimension of "
         f"network.yml ({len(dims)} here: [{flags}] for a collective over all GPUs). Without it "
-        "ASTRA-sim assumes a one-dimension network; on this network it then runs nothing, "
-        "prints no 'sys[N] finished' line and still exits 0.",
+        "ASTRA-sim before commit 8be99b6 (3 November 2024) assumes a one-dimension network; on "
+        "this network it then runs nothing, prints no 'sys[N] finished' line and still exits "
+        "0 (later builds run such a collective on every dimension).",
         "",
         "RackDesigner writes such a trace and compares ASTRA-sim's time with its own simulate "
         "(benchmarks/astrasim_vs_simulate.py in its source).",

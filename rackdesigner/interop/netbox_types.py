@@ -102,7 +102,9 @@ def device_type_yaml(spec: DeviceSpec, interfaces: list[tuple[str, str]], u_heig
         inlets = POWER_INLETS.get(spec.id)
         if inlets is not None:  # a rack-scale system: its draw spread over its real inlets
             share = round(power_w / inlets.count)
-            doc["power-ports"] = [{"name": inlets.name.format(n=n), "maximum_draw": share}
+            typed = {"type": inlets.type} if inlets.type else {}
+            doc["power-ports"] = [{"name": inlets.name.format(n=n), **typed,
+                                   "maximum_draw": share}
                                   for n in range(1, inlets.count + 1)]
         else:
             doc["power-ports"] = [{"name": "PSU", "type": "iec-60320-c20",
@@ -114,12 +116,16 @@ def device_type_yaml(spec: DeviceSpec, interfaces: list[tuple[str, str]], u_heig
 class PowerInlets:
     count: int
     name: str  # format with n = 1..count
-    rated_w: float
+    rated_w: float | None  # one inlet's rating (None: not published)
     source: str
+    #: NetBox's power-port type of each inlet, where a source gives it (None: left blank)
+    type: str | None = None
 
 
-#: Systems fed through more than one inlet, so that NetBox gets the rack's draw spread over
-#: them (a 120 kW NVL72 on one C20 is no plan a site team can use).
+#: Systems fed through more than one inlet, so that NetBox gets the draw spread over them (a
+#: 120 kW NVL72 on one C20 is no plan a site team can use; nor is a DGX H100's 10 kW). Each
+#: inlet gets an equal share of the design's maximum draw (model assumption: the supplies
+#: share the load evenly; NetBox's import sums the ports back to the device's draw).
 POWER_INLETS = {
     "gb200-nvl72": PowerInlets(
         8, "power-shelf-{n}", 33000.0,
@@ -127,4 +133,15 @@ POWER_INLETS = {
         "(docs.nvidia.com/base-command-manager/product-manuals/nvidia-mission-control/"
         "powershelf): the GB200 reference rack has 8 power shelves of 6 PSUs rated 5.5 kW, "
         "33 kW per shelf"),
+    "dgx-h100": PowerInlets(
+        6, "PSU{n}", 3300.0,
+        "NVIDIA DGX H100/H200 User Guide, 'Introduction to the NVIDIA DGX H100/H200 System', "
+        "power specifications (docs.nvidia.com/dgx/dgxh100-user-guide): six power supplies, "
+        "3,300 W each at 200-240 V and 16 A, 4+2 redundant; a 16 A IEC inlet is a C20 (a C14 "
+        "is rated 10 A)", type="iec-60320-c20"),
+    "qm9700": PowerInlets(
+        2, "PSU{n}", None,
+        "NVIDIA QM9700/QM9790 1U NDR 400Gb/s InfiniBand Switch Systems User Manual "
+        "(docs.nvidia.com/networking/display/qm97x0pub): two hot-swappable power supplies, "
+        "1+1 redundant; the inlet type is not stated there, so it is left blank"),
 }

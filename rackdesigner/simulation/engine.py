@@ -324,7 +324,8 @@ def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
     # the list is built on first use: keep only what it needs, not the whole topology, alive
     links = NetworkLinks.of(topo)
     return LinkLoadsInfo(name, point.bytes, point.algorithm, pattern, bottleneck, util,
-                         lambda: tuple(loads.entries(links, index)))
+                         lambda: tuple(loads.entries(links, index)),
+                         counter=lambda: loads.count(links, index))
 
 
 def design_rule_warnings(topo: Topology) -> list[tuple[str, str]]:

@@ -179,6 +179,23 @@ class LinkLoads:
                                   load * cap / cap_total, cap)
 
 
+    def count(self, topo: Topology | NetworkLinks, index: FabricIndex) -> int:
+        """How many `entries` there are, without making them (`simulate --json` writes the
+        count; the list only with `--link-loads`: 222,208 entries made to be counted took
+        0.45 s at 102,400 GPUs)."""
+        net_links = topo.net_links
+        nic_in = self.nic_in
+        n = 0
+        for nic in (*self.nic_out, *(x for x in nic_in if x not in self.nic_out)):
+            for sw in topo.nic_up.get(nic, {}):
+                n += len(net_links.get((nic, sw), ()))
+        for key in (*self.up, *(k for k in self.down if k not in self.up)):
+            if index.up_cap.get(key, 0.0) <= 0:
+                continue
+            for s, upper, _ in index.uplinks.get(key, ()):
+                n += len(net_links.get((s, upper) if s < upper else (upper, s), ()))
+        return n
+
     def peak(self, topo: Topology | Any, index: FabricIndex
              ) -> tuple[float, tuple[str, str, str] | None]:
         """The largest utilisation among `entries` and its link (id, end, end): the same values

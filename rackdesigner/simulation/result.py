@@ -147,17 +147,28 @@ class LinkLoadsInfo:
     expand: Callable[[], tuple[LinkLoad, ...]] | None = field(default=None, repr=False,
                                                                compare=False)
     count_hint: int | None = None  # a result read back without its list keeps the count
+    #: counts the entries without building them (None: `len(entries)`)
+    counter: Callable[[], int] | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def entries(self) -> tuple[LinkLoad, ...]:
         return tuple(self.expand()) if self.expand is not None else ()
+
+    @cached_property
+    def count(self) -> int:
+        """How many entries: the read-back count, or counted without building the list."""
+        if self.count_hint is not None:
+            return self.count_hint
+        if self.counter is None or "entries" in self.__dict__:
+            return len(self.entries)
+        return self.counter()
 
     def to_dict(self, with_links: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
             "collective": self.collective, "bytes": self.bytes, "algorithm": self.algorithm,
             "pattern": self.pattern, "bottleneck": self.bottleneck,
             "max_fabric_utilisation": _r(self.max_fabric_utilisation, 4),
-            "count": len(self.entries) if self.count_hint is None else self.count_hint}
+            "count": self.count}
         if with_links:
             out["links"] = [e.to_dict() for e in self.entries]
         return out
