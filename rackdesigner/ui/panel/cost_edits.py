@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (
-    QFileDialog,
-)
+from PySide6.QtWidgets import QFileDialog
 
 from rackdesigner.commands import Command
 from rackdesigner.commands.settings import ChangeMeta
@@ -19,6 +17,7 @@ from rackdesigner.commands.settings import ChangeMeta
 
 class CostEdits:
     """The document edits of `CostTab` (a mixin: `self` is the tab)."""
+
     def _push(self, command: Command) -> None:
         layout = self.live.layout
         if layout is None:

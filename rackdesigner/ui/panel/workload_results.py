@@ -30,6 +30,7 @@ def _seconds(v: float) -> str:
 
 class WorkloadResults:
     """What `WorkloadTab` shows of an estimate (a mixin: `self` is the tab)."""
+
     def _on_live_busy_changed(self, busy: bool) -> None:
         if busy:
             self.status.setText("estimating…")
