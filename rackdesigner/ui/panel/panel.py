@@ -15,7 +15,6 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -30,7 +29,7 @@ from rackdesigner.simulation import WARNING, Message
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
 from rackdesigner.ui.panel.cost_tab import CostTab, cost_figures
-from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
+from rackdesigner.ui.panel.export import PanelExport
 from rackdesigner.ui.panel.failures import FailureBar
 from rackdesigner.ui.panel.figures import (
     DEFAULT_REFERENCE,
@@ -65,7 +64,7 @@ WAITING = "Computing the loads of this design…"  # the Heat tab while a file o
 TABS = ("bandwidth", "latency", "power", "workload", "cost")
 
 
-class SimulationPanel(PanelOptions, QWidget):
+class SimulationPanel(PanelOptions, PanelExport, QWidget):
     shown = Signal(object)  # the LiveResult now on screen
     message = Signal(str)  # outcome of an export, for the status bar
     heat_changed = Signal(object)  # HeatMap for the canvas, or None (heat map off)
@@ -354,36 +353,6 @@ class SimulationPanel(PanelOptions, QWidget):
     def load_baseline(self, path: str | Path) -> bool:
         """Compare against the result saved in `path` (False, and a message, if it is not one)."""
         return self.compare.load(path)
-
-    # ---- export ------------------------------------------------------------------------------
-    def export_to(self, kind: str, path: str | Path) -> Path:
-        """Write one export ("bandwidth", "latency", "power", "csv", "json") to `path`."""
-        if kind in ("csv", "json"):
-            result = self.current.result if self.current is not None else None
-            if result is None:
-                raise ValueError("there are no results to export")
-            return write_result(result, path, kind, self.reference)
-        widget = {"bandwidth": self.bandwidth, "latency": self.latency, "power": self.power}[kind]
-        if not widget.isVisible():  # a hidden tab has no size yet: lay it out first
-            self.show_tab(kind)
-        return write_png(widget, path)
-
-    def export_dialog(self, kind: str) -> None:
-        title, file_filter, ext = EXPORT_KINDS[kind]
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {title.lower()}",
-                                              self.compare.beside(f"simulation-{kind}{ext}"),
-                                              file_filter)
-        if path:
-            self._report(lambda: self.export_to(kind, path), f"Exported {title.lower()} to "
-                                                             f"{path}")
-
-    def _report(self, action, done: str) -> None:
-        try:
-            action()
-        except (OSError, ValueError) as exc:
-            self.message.emit(f"Cannot export: {exc}")
-            return
-        self.message.emit(done)
 
     def close_panel(self) -> None:
         """Stop following the layout and wait for a run in flight (the window is closing)."""
