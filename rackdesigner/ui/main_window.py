@@ -14,18 +14,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
-    QLabel,
     QMainWindow,
     QTabWidget,
     QUndoView,
     QWidget,
 )
 
-from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, default_catalog
 from rackdesigner.model import Layout
 from rackdesigner.ui import window_layout
@@ -41,11 +38,12 @@ from rackdesigner.ui.palette import PaletteWidget
 from rackdesigner.ui.panel import SimulationPanel
 from rackdesigner.ui.problems import ProblemsWidget
 from rackdesigner.ui.settings import Settings
-from rackdesigner.ui.status_icons import ProblemsStatus
 from rackdesigner.ui.wheel_guard import guard_wheel
+from rackdesigner.ui.window_events import WindowEvents
+from rackdesigner.ui.window_status import APP_NAME as APP_NAME
+from rackdesigner.ui.window_status import WindowStatus
 
 log = logging.getLogger(__name__)
-APP_NAME = "RackDesigner"
 HELP_TEXT = """Drag a model from the Palette onto the canvas (a system arrives wired, collapsed).
 Wire: drag from a port row of a device to another device (or Wire Mode: W, or Ctrl+Shift+drag;
 Alt+drag too where the window manager does not take it).
@@ -60,11 +58,7 @@ Zoom: wheel, Ctrl +/-, Ctrl+0 fits. Pan: middle button or Space+drag.
 Overview map (Ctrl+M): click it to go there; zoomed far out, a click selects a group."""
 
 
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else many or one + 's'}"
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowEvents, WindowStatus, QMainWindow):
     """The designer window. `selection_changed` carries (devices, links, groups) id lists, for
     panels that follow the selection (the live simulation panel's scope)."""
 
@@ -190,20 +184,6 @@ class MainWindow(QMainWindow):
         if old is not None:
             old.deleteLater()
 
-    def _build_status_bar(self) -> None:
-        self.counts_label = QLabel(self)
-        self.zoom_label = QLabel(self)
-        self.problems_label = ProblemsStatus(self)
-        bar = self.statusBar()
-        bar.addPermanentWidget(self.problems_label)
-        bar.addPermanentWidget(self.counts_label)
-        bar.addPermanentWidget(self.zoom_label)
-        # Selecting 3,000 items emits 3,000 selectionChanged signals: handle them once.
-        self._selection_timer = QTimer(self)
-        self._selection_timer.setSingleShot(True)
-        self._selection_timer.setInterval(0)
-        self._selection_timer.timeout.connect(self._on_scene_selection_changed)
-
     def show_single_failures(self) -> None:
         """Analyze ▸ Single Failures…: the N-1 table for the open design (non-modal)."""
         from rackdesigner.ui.whatif_dialog import SingleFailuresDialog
@@ -290,33 +270,6 @@ class MainWindow(QMainWindow):
     def _on_document_failed(self, text: str) -> None:
         self.status_message(text)
 
-    def _update_title(self, *args) -> None:
-        path = self.document.path
-        name = path.name if path else self.document.untitled_title or "Untitled"
-        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
-        self.setWindowModified(self.document.is_modified())
-
-    def _update_counts(self) -> None:
-        """Devices and links in the status bar. After an edit they come with the Problems
-        result (derived on its worker from the same snapshot); only opening derives them here."""
-        layout = self.document.layout
-        checked = self.problems.shown_snapshot
-        if checked is not None and checked.state is layout.state:
-            layout = checked
-        kinds, links = layout.index().counts()
-
-        def doing(trait: str) -> int:  # devices whose kind's traits say `trait`
-            return sum(n for k, n in kinds.items() if getattr(vocabulary.traits_of(k), trait))
-
-        parts = [_count(doing("computes"), "GPU")]
-        if nvswitches := doing("nvlink_switch"):
-            parts.append(_count(nvswitches, "NVSwitch", "NVSwitches"))
-        parts += [_count(doing("fabric_switch"), "switch", "switches"), _count(links, "link")]
-        self.counts_label.setText(" · ".join(parts))
-
-    def status_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 0 if text.startswith("Cannot") else 8000)
-
     def flush_selection(self) -> None:
         if self._selection_timer.isActive():
             self._on_scene_selection_changed()
@@ -342,88 +295,6 @@ class MainWindow(QMainWindow):
         """A selection made in the racks view: the canvas, Inspector and panel follow."""
         self.editor.select_ids(ids)
         self.flush_selection()
-
-    def _on_problems_findings_changed(self, errors: int, warnings: int) -> None:
-        self._update_counts()
-        self.problems_label.set_counts(errors, warnings)
-        partition = next((f for f in self.problems.findings if f.code == "gpus-unreachable"),
-                         None)
-        checked = self.problems.shown_snapshot
-        if partition is not None and checked is not None:  # a partitioned design looks broken
-            reach = checked.index().reachability()  # computed by the worker: free here
-            self.problems_label.set_partition(reach.headline(), partition.message)
-        else:
-            self.problems_label.set_partition("")
-
-    def _on_view_zoom_changed(self, zoom: float) -> None:
-        # the zoom of the tab shown (the canvas or the rack elevations)
-        shown = (self.racks_panel.view if self.views.currentWidget() is self.racks_panel
-                 else self.view)
-        self.zoom_label.setText(f"{shown.zoom() * 100:.0f}%")
-
-    # ---- window state ------------------------------------------------------------------------
-    def _restore_state(self) -> None:
-        """Saved geometry and dock state win; a first run gets `window_layout`'s defaults."""
-        geometry, state = self.settings.window_state()
-        if geometry is None or not self.restoreGeometry(geometry):
-            window_layout.place_first_run(self)
-        if state is None or not self.restoreState(state, window_layout.DOCK_STATE_VERSION):
-            self._default_docks_pending = True
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._default_docks_pending is not None:
-            pending, self._default_docks_pending = self._default_docks_pending, None
-            (window_layout.apply_default_dock_sizes if pending
-             else window_layout.clamp_restored_docks)(self)
-
-    def closeEvent(self, event: QCloseEvent) -> None:
-        if not self.maybe_save():
-            event.ignore()
-            return
-        state = self.saveState(window_layout.DOCK_STATE_VERSION)
-        self.settings.save_window_state(self.saveGeometry(), state)
-        self.settings.sync()
-        if self.background_busy():  # a run may take seconds at 32k GPUs: stop it, say so
-            self.status_message("Quitting: stopping the simulation and the design-rule "
-                                "check running in the background…")
-            self.statusBar().repaint()
-        self.simulation_panel.close_panel()
-        dialog = getattr(self, "single_failures_dialog", None)
-        if dialog is not None:  # cancel a run in flight and wait for its thread
-            dialog.done(0)
-            dialog.wait()
-        self.problems.close_problems()
-        self.racks_panel.close_panel()
-        self.document.close()
-        self.heap.release()
-        event.accept()
-
-    def background_busy(self) -> bool:
-        """A simulation, an estimate, a rule check or a single-failure analysis is running."""
-        dialog = getattr(self, "single_failures_dialog", None)
-        return bool(self.simulation_panel.live.busy or self.problems.busy
-                    or self.simulation_panel.workload.live.job.busy
-                    or self.simulation_panel.serving.job.busy
-                    or (dialog is not None and dialog.running))
-
-    def dragEnterEvent(self, event) -> None:
-        # any local file is accepted, so a file that is not a layout gets a reason on drop
-        if any(u.isLocalFile() for u in event.mimeData().urls()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event) -> None:
-        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
-        for url in urls:
-            if url.toLocalFile().endswith((".yaml", ".yml")):
-                event.acceptProposedAction()
-                self.open_file(url.toLocalFile())
-                return
-        if urls:
-            event.acceptProposedAction()
-            name = Path(urls[0].toLocalFile()).name
-            self.status_message(f"Cannot open {name}: only RackDesigner layouts (.yaml, .yml) "
-                                "can be dropped here")
 
     def new_from_template(self) -> bool:
         from rackdesigner.ui.template_dialog import TemplateDialog

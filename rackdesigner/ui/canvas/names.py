@@ -23,12 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRect, QRectF, Qt
-from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGraphicsView
 
 from rackdesigner.model import natural_key
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.group_item import GROUP_TYPE
+from rackdesigner.ui.canvas.label_placer import BLOCK_EDGE as BLOCK_EDGE
+from rackdesigner.ui.canvas.label_placer import LABEL_PAD, LabelPlacer
 from rackdesigner.ui.canvas.name_forms import (
     _name_lines,
     _pack,
@@ -37,12 +38,10 @@ from rackdesigner.ui.canvas.name_forms import (
 )
 
 LABEL_BELOW_ZOOM = style.LOD_TEXT
-LABEL_PAD = 3
 MIN_LABEL_PX = 36  # a frame narrower than this on screen gets no name (it would be "R…")
 TALL_LINES = 3  # a collapsed box this many lines tall is a tile its name may run on from…
 MIN_TALL_PX = 8  # …when it is at least this wide on screen (narrower: a line, unnamed)
 MAX_BUNDLE_LABELS = 2000  # more bundles far out: no counts written for them
-BLOCK_EDGE = 4  # px of a block a frame's name may cover
 LINK_MARK = 14  # px before a block's line about a link: a dash in the line's colour
 
 
@@ -63,97 +62,6 @@ class Label:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
-
-
-class _Placer:
-    """Places labels one by one, never on top of one another (see `place_labels`)."""
-
-    CELL = 64  # px: labels placed are bucketed by cell
-
-    def __init__(self, view: QGraphicsView, boxes: list[QRect],
-                 blocks: list[QRect] | None = None) -> None:
-        self.viewport = view.viewport().rect()
-        self.boxes = boxes
-        self.blocks = blocks or []  # blocks and boxes: a frame's name covers none of them
-        self._cells: dict[tuple[int, int], list[QRect]] = {}
-
-    def _span(self, rect: QRect):
-        c = self.CELL
-        for x in range(rect.left() // c, rect.right() // c + 1):
-            for y in range(rect.top() // c, rect.bottom() // c + 1):
-                yield x, y
-
-    def add(self, rect: QRect) -> None:
-        for cell in self._span(rect):
-            self._cells.setdefault(cell, []).append(rect)
-
-    def hit(self, rect: QRect) -> QRect | None:
-        """A placed label `rect` overlaps, if any."""
-        for cell in self._span(rect):
-            for placed in self._cells.get(cell, ()):
-                if rect.intersects(placed):
-                    return placed
-        return None
-
-    def free(self, rect: QRect, own: QRect | None = None) -> bool:
-        """On screen, over no label, and (for a name reaching outside its own box) over no
-        other group's box but those holding it or held by it."""
-        if not self.viewport.contains(rect) or self.hit(rect) is not None:
-            return False
-        if own is None or own.contains(rect):
-            return True
-        return not any(rect.intersects(b) for b in self.boxes  # but its own and around it
-                       if b != own and not b.contains(own) and not own.contains(b))
-
-    def clear(self, rect: QRect, frame: QRect) -> bool:
-        """A frame's name over none of the blocks or collapsed boxes it holds but their edge,
-        when it holds several (a pod's name over its first SU took the place of that SU's
-        own name; an SU's hid two of its four NVL72 racks); over its only one it stands for
-        it (the spine tier's one rack)."""
-        held = [b for b in self.blocks if frame.contains(b)]
-        if len(held) < 2:
-            return True
-        for block in held:
-            over = rect.intersected(block)
-            if over.width() > BLOCK_EDGE and over.height() > BLOCK_EDGE:
-                return False
-        return True
-
-    def corner(self, box: QRect, width: int, height: int) -> QRect | None:
-        """The box's top-left corner (kept on screen), or under the names already there."""
-        rect = QRect(max(box.left() + 2, 2), max(box.top() + 2, 2), width, height)
-        for _ in range(4):
-            hit = self.hit(rect)
-            if hit is None:
-                break
-            below = QRect(rect)
-            below.moveTop(hit.bottom() + 2)
-            if box.contains(below):
-                rect = below
-            else:  # no room under it: beside it, on the same line
-                rect.moveLeft(hit.right() + 4)
-        if not box.contains(rect) or not self.free(rect):
-            return None
-        return rect
-
-    def beside(self, box: QRect, label: str, metrics: QFontMetrics, height: int
-               ) -> tuple[QRect, str] | None:
-        """Right of (or else left of) a block too small for its name, clear of the other
-        names — and of the other blocks where there is room, else over their edge in the
-        shortest form (covering as little of a neighbour as it can)."""
-        forms = [label, *short_forms(label)]
-        for strict in (True, False):
-            if not strict:
-                forms.sort(key=metrics.horizontalAdvance)
-            for text in forms:
-                width = metrics.horizontalAdvance(text) + 2 * LABEL_PAD
-                if width > 220 + 2 * LABEL_PAD:
-                    continue
-                for left in (box.right() + 6, box.left() - 6 - width):
-                    rect = QRect(left, box.center().y() - height // 2, width, height)
-                    if self.free(rect, box if strict else None):
-                        return rect, text
-        return None
 
 
 def _link_parts(bundle) -> list[str]:
@@ -235,7 +143,7 @@ def _place_labels(view: QGraphicsView, scene) -> list[Label]:
                else screen_rect(view, frame))
         candidates.append((scene._group_depth(gid), gid, item, box))
     candidates.sort(key=lambda c: (c[0], natural_key(c[1])))  # SU 2 before SU 10
-    placer = _Placer(view, [c[3] for c in candidates],
+    placer = LabelPlacer(view, [c[3] for c in candidates],
                      [c[3] for c in candidates if c[2].collapsed])
     links = _far_links(view)
     heat_shown = getattr(scene, "heat", None) is not None
@@ -253,7 +161,7 @@ def _place_labels(view: QGraphicsView, scene) -> list[Label]:
     return out
 
 
-def _block_label(placer: _Placer, item, box: QRect, bundles, heat_shown: bool
+def _block_label(placer: LabelPlacer, item, box: QRect, bundles, heat_shown: bool
                  ) -> Label | None:
     metrics = label_font(item.kind)[1]
     line = metrics.height()
@@ -298,7 +206,7 @@ def _block_label(placer: _Placer, item, box: QRect, bundles, heat_shown: bool
         spans = [(f, min(last, len(lines) - 1), b) for f, last, b in spans if f < len(lines)]
 
 
-def _small_label(placer: _Placer, item, box: QRect) -> Label | None:
+def _small_label(placer: LabelPlacer, item, box: QRect) -> Label | None:
     """A short name in the small type, inside a block too small for the kind's own type."""
     metrics = label_font("small")[1]
     height = metrics.height()
@@ -314,7 +222,7 @@ def _small_label(placer: _Placer, item, box: QRect) -> Label | None:
     return None
 
 
-def _box_label(placer: _Placer, item, box: QRect) -> Label | None:
+def _box_label(placer: LabelPlacer, item, box: QRect) -> Label | None:
     """A collapsed group: the name inside when it fits, from the top of a tall tile over
     the canvas beside it, else under the box, else short."""
     metrics = label_font(item.kind)[1]
@@ -350,7 +258,7 @@ def _box_label(placer: _Placer, item, box: QRect) -> Label | None:
     return None
 
 
-def _frame_label(placer: _Placer, item, box: QRect, outermost: bool) -> Label | None:
+def _frame_label(placer: LabelPlacer, item, box: QRect, outermost: bool) -> Label | None:
     """An expanded group: its name in the header, running on over free canvas when the
     frame is narrow, or a short form; the outermost one above its frame when it can."""
     metrics = label_font(item.kind)[1]

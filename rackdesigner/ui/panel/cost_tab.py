@@ -11,15 +11,12 @@ shows beside the bandwidth figures.
 from __future__ import annotations
 
 from collections.abc import Callable
-from html import escape
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -30,17 +27,17 @@ from PySide6.QtWidgets import (
 )
 
 from rackdesigner.commands import Command
-from rackdesigner.commands.settings import ChangeMeta
-from rackdesigner.cost import Assumptions, CostReport, format_money
+from rackdesigner.cost import Assumptions, CostReport
 from rackdesigner.cost.capex import CATEGORIES
 from rackdesigner.model import Layout
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
+from rackdesigner.ui.panel.cost_edits import CostEdits
 from rackdesigner.ui.panel.cost_live import CostLive, CostOutcome
 from rackdesigner.ui.panel.cost_more import TornadoChart, bill_html, fill_lines, make_lines_tree
+from rackdesigner.ui.panel.cost_text import change_text, cooling_text, cost_figures, summary_html
 from rackdesigner.ui.panel.figures import Figure
-from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, UP, pg
+from rackdesigner.ui.panel.theme import DOWN, TEXT, TEXT_DIM, pg
 from rackdesigner.ui.plain_text import plain
-from rackdesigner.vocabulary.wording import counted
 
 #: From this many devices (a design of ~4,000 GPUs and up), edits made while the tab is hidden
 #: are priced when it is shown: a full pricing costs ~1.5 s of worker time at 16k GPUs, which
@@ -67,17 +64,7 @@ def _spin(parent: QWidget, low: float, high: float, step: float, decimals: int, 
     return spin
 
 
-def change_text(now: float | None, base: float | None, symbol: str) -> tuple[str, bool | None]:
-    """("+$1.20 M (+7 %)", better?) of a cost against the baseline's; ("", None) when equal."""
-    if now is None or base is None or abs(now - base) <= 1e-9 * max(1.0, abs(base)):
-        return "", None
-    diff = now - base
-    pct = f" ({diff / base * 100:+.0f} %)".replace("-", "−") if base else ""
-    sign = "+" if diff > 0 else "−"
-    return f"{sign}{format_money(abs(diff), symbol)}{pct}", diff < 0
-
-
-class CostTab(QWidget):
+class CostTab(CostEdits, QWidget):
     message = Signal(str)  # outcome of a file or design action, for the status bar
     changed = Signal()  # new figures (the panel refreshes its headline tiles)
     book_chosen = Signal(object)  # a price book file the user chose (None: the default)
@@ -270,88 +257,6 @@ class CostTab(QWidget):
     def report(self) -> CostReport | None:
         return self.current.report if self.current is not None else None
 
-    # ---- design edits ----------------------------------------------------------------------
-    def _push(self, command: Command) -> None:
-        layout = self.live.layout
-        if layout is None:
-            return
-        if self.command_sink is not None:
-            self.command_sink(command)
-        else:
-            command.apply(layout)
-        self.live.request(immediate=True)
-
-    def _on_use_file_triggered(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Use a price book", self.folder,
-                                              "Price books (*.yaml *.yml);;All files (*)")
-        if path:
-            self.use_book(path)
-
-    def embed_book(self, path: str | Path) -> bool:
-        """Embed the book in `path` in the design (one undo step); a bad book is said and the
-        design is left unchanged."""
-        from rackdesigner.cost import PriceBookError
-        from rackdesigner.cost.locate import with_embedded
-
-        layout = self.live.layout
-        if layout is None:
-            return False
-        try:
-            meta = with_embedded(layout.meta, path, layout.catalog)
-        except PriceBookError as exc:
-            self.message.emit(f"Cannot embed the price book: {exc}")
-            return False
-        self._push(ChangeMeta({"extra": meta.extra}, "Embed the price book in the design"))
-        self.message.emit(f"Embedded {Path(path).name} in the design")
-        return True
-
-    def _on_embed_triggered(self) -> None:
-        report = self.report()
-        book = report.book if report is not None else None
-        path = book.path if book is not None and book.origin != "embedded in the design" \
-            else ""
-        if not path:  # the book in use is the design's own: ask which file to embed
-            path, _ = QFileDialog.getOpenFileName(self, "Embed a price book", self.folder,
-                                                  "Price books (*.yaml *.yml)")
-        if path:
-            self.embed_book(path)
-
-    def remove_embedded(self) -> None:
-        from rackdesigner.cost.locate import EMBED_KEY
-
-        layout = self.live.layout
-        if layout is None or EMBED_KEY not in dict(layout.meta.extra):
-            return
-        extra = tuple(kv for kv in layout.meta.extra if kv[0] != EMBED_KEY)
-        self._push(ChangeMeta({"extra": extra}, "Remove the embedded price book"))
-
-    def _on_unembed_triggered(self) -> None:
-        self.remove_embedded()
-
-    def set_site(self, power_kw: float | None, cooling_kw: float | None,
-                 **more: float | int | None) -> None:
-        """The site's limits as given (others, and the power hierarchy, kept): one command."""
-        from dataclasses import replace
-
-        layout = self.live.layout
-        if layout is None:
-            return
-        changes = {key: value or None for key, value in more.items()}
-        site = replace(layout.meta.site, power_kw=power_kw or None,
-                       cooling_kw=cooling_kw or None, **changes)
-        if site != layout.meta.site:
-            self._push(ChangeMeta({"site": site}, "Set the site's power and cooling limits"))
-
-    def _on_site_button_clicked(self) -> None:
-        from rackdesigner.ui.panel.site_dialog import ask_site
-
-        layout = self.live.layout
-        if layout is None:
-            return
-        answer = ask_site(self, layout.meta.site)
-        if answer is not None:
-            self.set_site(**answer)
-
     # ---- results ---------------------------------------------------------------------------
     def _on_live_outcome_ready(self, outcome: CostOutcome) -> None:
         self.current = outcome
@@ -379,8 +284,8 @@ class CostTab(QWidget):
             return
         self.book_label.setText(plain(f"Prices: {report.book.describe()}"))
         self.book_label.setToolTip(plain("\n".join(report.notes)))
-        self.summary.setText(self._summary_html(report, outcome.job_error))
-        self.cooling.setText(plain(self._cooling_text(report)))
+        self.summary.setText(summary_html(report, outcome.job_error, self.baseline))
+        self.cooling.setText(plain(cooling_text(report)))
         self.bill.setText(bill_html(report))
         fill_lines(self.unpriced, report)
         count = self.unpriced.topLevelItemCount()
@@ -407,54 +312,6 @@ class CostTab(QWidget):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             self._fit_height()
-
-    def _summary_html(self, r: CostReport, job_error: str) -> str:
-        sym = r.book.symbol
-        bound = not r.complete
-        base = self.baseline
-
-        def with_delta(now: float | None, then: float | None) -> str:
-            if base is None:
-                return ""
-            text, good = change_text(now, then, sym)
-            if not text:
-                return f" <span style='color:{TEXT_DIM}'>(= baseline)</span>"
-            return f" <span style='color:{UP if good else DOWN}'>{text} vs baseline</span>"
-
-        per = r.usd_per_gpu_hour
-        parts = [f"<b>Capex {escape(r.headline())}</b>"
-                 + with_delta(r.capex.total, base.capex.total if base else None),
-                 f"TCO {format_money(r.tco, sym, bound=bound)} over {r.assumptions.years:g} "
-                 "years" + with_delta(r.tco, base.tco if base else None),
-                 (f"{format_money(per, sym, bound=bound)} per GPU-hour" if per is not None
-                  else "no GPUs") + with_delta(per, base.usd_per_gpu_hour if base else None),
-                 f"energy {format_money(r.energy_per_year, sym)}/year "
-                 f"({r.energy_kwh_per_year / 1e3:,.0f} MWh at PUE {r.assumptions.pue:.3g})",
-                 f"support {format_money(r.support_per_year, sym, bound=bound)}/year"]
-        text = " · ".join(parts)
-        t = r.training
-        if t is not None and t.days() is not None:
-            cost = r.cost_to_train()
-            text += (f"<br>Train {escape(t.model)} on {t.gpus:,} GPUs: {t.days():,.1f} days, "
-                     f"{format_money(cost or 0.0, sym, bound=bound)}, "
-                     f"{r.tokens_per_usd() or 0:,.0f} tokens per {sym.strip()}, "
-                     f"{r.energy_per_token_j() or 0:.3g} J/token")
-        elif job_error:
-            text += f"<br><span style='color:{TEXT_DIM}'>Cost to train: {escape(job_error)}</span>"
-        return text
-
-    @staticmethod
-    def _cooling_text(r: CostReport) -> str:
-        c = r.cooling
-        text = (f"Heat: {c.liquid_w / 1e3:,.1f} kW to liquid, {c.air_w / 1e3:,.1f} kW to air")
-        if c.racks_over_air_limit:
-            text += f" · over their air limit: {', '.join(c.racks_over_air_limit)}"
-        if c.cdus_over_capacity:
-            text += f" · CDUs over capacity: {', '.join(c.cdus_over_capacity)}"
-        site = c.site.headline()
-        if site:
-            text += f" · {site}"
-        return text
 
     def breakdown(self) -> list[tuple[str, float]]:
         """(label, capex) of the chart's bars, largest first."""
@@ -513,21 +370,6 @@ def _category(label: str, view: str) -> str:
     from rackdesigner.cost.capex import category_of
 
     return category_of(label) if view == "kind" else "compute"
-
-
-def cost_figures(report: CostReport | None) -> list[Figure]:
-    if report is None:
-        return []
-    sym = report.book.symbol
-    bound = not report.complete
-    per = report.usd_per_gpu_hour
-    detail = (f"{format_money(per, sym, bound=bound)} / GPU-hour" if per is not None
-              else f"TCO {format_money(report.tco, sym, bound=bound)}")
-    unpriced = (f"; {counted(report.capex.unpriced_items, 'item')} without a price"
-                if bound else "")
-    return [Figure("capex", "Capex", report.capex.total,
-                   format_money(report.capex.total, sym, bound=bound), detail, False,
-                   f"Prices: {report.book.describe()}{unpriced}")]
 
 
 __all__ = ["CostTab", "change_text", "cost_figures"]

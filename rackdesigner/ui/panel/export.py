@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from rackdesigner.io.atomic import write_bytes
 from rackdesigner.io.jsonout import json_text
@@ -57,3 +57,37 @@ def write_png(widget: QWidget, path: str | Path) -> Path:
     buffer.close()
     _write_atomic(Path(path), bytes(data.data()))
     return Path(path)
+
+
+class PanelExport:
+    """Exports of `SimulationPanel` (a mixin: `self` is the panel): a plot as PNG or the
+    results as CSV or JSON, from its Export menu or a script; the outcome goes to `message`."""
+
+    def export_to(self, kind: str, path: str | Path) -> Path:
+        """Write one export ("bandwidth", "latency", "power", "csv", "json") to `path`."""
+        if kind in ("csv", "json"):
+            result = self.current.result if self.current is not None else None
+            if result is None:
+                raise ValueError("there are no results to export")
+            return write_result(result, path, kind, self.reference)
+        widget = {"bandwidth": self.bandwidth, "latency": self.latency, "power": self.power}[kind]
+        if not widget.isVisible():  # a hidden tab has no size yet: lay it out first
+            self.show_tab(kind)
+        return write_png(widget, path)
+
+    def export_dialog(self, kind: str) -> None:
+        title, file_filter, ext = EXPORT_KINDS[kind]
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {title.lower()}",
+                                              self.compare.beside(f"simulation-{kind}{ext}"),
+                                              file_filter)
+        if path:
+            self._report(lambda: self.export_to(kind, path), f"Exported {title.lower()} to "
+                                                             f"{path}")
+
+    def _report(self, action, done: str) -> None:
+        try:
+            action()
+        except (OSError, ValueError) as exc:
+            self.message.emit(f"Cannot export: {exc}")
+            return
+        self.message.emit(done)

@@ -14,36 +14,26 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
-    QMenu,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from rackdesigner.analysis.heat import from_result
-from rackdesigner.commands import Command, set_sharp
-from rackdesigner.model import Layout, natural_key
-from rackdesigner.simulation import ALGORITHM_CHOICES, WARNING, Message
-from rackdesigner.simulation.placement import PLACEMENTS
+from rackdesigner.commands import Command
+from rackdesigner.model import Layout
+from rackdesigner.simulation import WARNING, Message
 from rackdesigner.ui.panel.bandwidth import BandwidthPlot
 from rackdesigner.ui.panel.compare import BaselineStore, CompareBar
 from rackdesigner.ui.panel.cost_tab import CostTab, cost_figures
-from rackdesigner.ui.panel.export import EXPORT_KINDS, write_png, write_result
+from rackdesigner.ui.panel.export import PanelExport
 from rackdesigner.ui.panel.failures import FailureBar
 from rackdesigner.ui.panel.figures import (
     DEFAULT_REFERENCE,
-    REFERENCE_SIZES,
     Figure,
-    format_bytes,
     headline,
 )
 from rackdesigner.ui.panel.headline import HeadlineWidget
@@ -51,28 +41,30 @@ from rackdesigner.ui.panel.heat_tab import HeatTab
 from rackdesigner.ui.panel.latency import LatencyPlot
 from rackdesigner.ui.panel.live import LiveResult, LiveSimulation, Scope
 from rackdesigner.ui.panel.notes import NotesBar
+from rackdesigner.ui.panel.options import (
+    METRICS,
+    PUE_AUTO,
+    PUE_AUTO_TEXT,
+    PUE_MAX,
+    PUE_MIN,
+    PUE_STEP,
+    PanelOptions,
+)
 from rackdesigner.ui.panel.power import PowerPlot
 from rackdesigner.ui.panel.reliability_tab import ReliabilityTab
 from rackdesigner.ui.panel.scroll import FigureScroll, PlotTabs, ScrollContent
 from rackdesigner.ui.panel.serving_tab import ServingView
-from rackdesigner.ui.panel.theme import COLLECTIVE_COLORS, COLLECTIVE_LABELS, TEXT_DIM
 from rackdesigner.ui.panel.workload import WorkloadTab
 from rackdesigner.ui.panel.workload_modes import WorkloadModes
-from rackdesigner.ui.plain_text import plain
 from rackdesigner.ui.wheel_guard import guard_wheel
-from rackdesigner.vocabulary import FABRIC_TUNINGS
 
 log = logging.getLogger(__name__)
 DEFAULT_SHOWN = ("all_reduce", "all_gather", "all_to_all")
-METRICS = (("busbw", "busbw"), ("algbw", "algbw"), ("busbw + algbw", "both"))
-PUE_MIN, PUE_MAX, PUE_STEP = 1.0, 3.0, 0.05
-#: the PUE box's lowest value: no PUE of the user's, the design's own (model.pue.design_pue)
-PUE_AUTO, PUE_AUTO_TEXT = PUE_MIN - PUE_STEP, "cooling"
 WAITING = "Computing the loads of this design…"  # the Heat tab while a file opens
 TABS = ("bandwidth", "latency", "power", "workload", "cost")
 
 
-class SimulationPanel(QWidget):
+class SimulationPanel(PanelOptions, PanelExport, QWidget):
     shown = Signal(object)  # the LiveResult now on screen
     message = Signal(str)  # outcome of an export, for the status bar
     heat_changed = Signal(object)  # HeatMap for the canvas, or None (heat map off)
@@ -103,110 +95,7 @@ class SimulationPanel(QWidget):
 
     # ---- construction ------------------------------------------------------------------------
     def _build(self) -> None:
-        self.scope_button = QToolButton(self)
-        self.scope_button.setCheckable(True)
-        self.scope_button.setText("Selection only")
-        self.scope_button.setToolTip("Limit the simulation to the selected group or GPUs")
-        self.scope_button.setEnabled(False)
-        self.scope_button.toggled.connect(self._on_scope_button_toggled)
-        self.scope_label = QLabel("Whole design", self)
-        self.scope_label.setStyleSheet("font-weight: 600;")
-        self.busy_label = QLabel("updating…", self)
-        self.busy_label.setStyleSheet(f"color: {TEXT_DIM}; font-style: italic; font-size: 8pt;")
-        self.busy_label.setVisible(False)
-        self.algorithm_combo = QComboBox(self)
-        self.algorithm_combo.addItems(list(ALGORITHM_CHOICES))
-        self.algorithm_combo.setToolTip("NCCL algorithm: auto picks the fastest per size")
-        self.algorithm_combo.currentTextChanged.connect(self._on_algorithm_combo_changed)
-        self.sharp_check = QCheckBox("SHARP", self)
-        self.sharp_check.setToolTip(
-            "In-network reduction (NVLS across nodes, CollNet/SHARP) is available on this "
-            "cluster: only if it runs NCCL's SHARP plugin with an aggregation manager. Saved "
-            "in the design; off by default")
-        self.sharp_check.toggled.connect(self._on_sharp_check_toggled)
-        self.placement_combo = QComboBox(self)
-        self.placement_combo.addItems(list(PLACEMENTS))
-        self.placement_combo.setToolTip(
-            "Rank placement: contiguous (NCCL/Slurm default: consecutive ranks on consecutive "
-            "nodes), scattered (consecutive nodes under different leaves) or random")
-        self.placement_combo.currentTextChanged.connect(self._on_placement_combo_changed)
-        self.fabric_combo = QComboBox(self)
-        for name, tuning in FABRIC_TUNINGS.items():
-            self.fabric_combo.addItem(tuning.label, name)
-        self.fabric_combo.setToolTip(
-            "NCCL network settings the cluster runs: vendor-tuned (several queue pairs per "
-            "connection, adaptive routing for every message, as NVIDIA's reference designs) or "
-            "typical defaults (NCCL's defaults); published runs of one design differ by up to "
-            "a quarter between them")
-        self.fabric_combo.currentIndexChanged.connect(self._on_fabric_combo_changed)
-        self.reference_combo = QComboBox(self)
-        for size in REFERENCE_SIZES:
-            self.reference_combo.addItem(format_bytes(size), size)
-        self.reference_combo.setCurrentIndex(REFERENCE_SIZES.index(DEFAULT_REFERENCE))
-        self.reference_combo.setToolTip("Message size of the all_reduce headline figure")
-        self.reference_combo.currentIndexChanged.connect(self._on_reference_combo_changed)
-        self.collectives_button = QToolButton(self)
-        self.collectives_button.setText("Collectives")
-        self.collectives_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.collectives_button)
-        self.collective_actions: dict[str, QAction] = {}
-        for name in COLLECTIVE_COLORS:
-            action = menu.addAction(f"■ {COLLECTIVE_LABELS[name]}")
-            action.setCheckable(True)
-            action.setChecked(name in self.collectives)
-            action.toggled.connect(self._on_collective_action_toggled)
-            self.collective_actions[name] = action
-        self.collectives_button.setMenu(menu)
-        self.metric_combo = QComboBox(self)
-        for text, quantity in METRICS:
-            self.metric_combo.addItem(text, quantity)
-        self.metric_combo.setToolTip("Bus bandwidth (nccl-tests busbw), algorithm bandwidth, "
-                                     "or both (algbw dotted)")
-        self.metric_combo.currentIndexChanged.connect(self._on_metric_combo_changed)
-        self.pue_spin = QDoubleSpinBox(self)
-        self.pue_spin.setRange(PUE_AUTO, PUE_MAX)
-        self.pue_spin.setSingleStep(PUE_STEP)
-        self.pue_spin.setDecimals(2)
-        self.pue_spin.setSpecialValueText(PUE_AUTO_TEXT)  # shown at the lowest value
-        self.pue_spin.setValue(PUE_AUTO)
-        self.pue_spin.setToolTip("Power usage effectiveness: facility power = IT power × PUE. "
-                                 "'cooling' (the lowest value): the site's stated PUE, else the "
-                                 "one of the design's cooling mix, as the Cost tab and `cost` "
-                                 "use")
-        self.pue_spin.valueChanged.connect(self._on_pue_spin_changed)
-        self.export_button = QToolButton(self)
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        export_menu = QMenu(self.export_button)
-        for kind, (title, _filter, ext) in EXPORT_KINDS.items():
-            action = export_menu.addAction(f"{title} as {ext[1:].upper()}…")
-            action.triggered.connect(lambda checked=False, k=kind: self.export_dialog(k))
-        self.export_button.setMenu(export_menu)
-
-        row1 = QHBoxLayout()
-        row1.setSpacing(6)
-        row1.addWidget(self.scope_label, 1)
-        row1.addWidget(self.busy_label)
-        row1.addWidget(self.scope_button)
-        row1.addWidget(self.export_button)
-        row2 = QHBoxLayout()
-        row2.setSpacing(4)
-        row3 = QHBoxLayout()  # design choices: on their own row so a narrow dock still fits
-        row3.setSpacing(4)
-        row4 = QHBoxLayout()  # the cluster's NCCL network settings
-        row4.setSpacing(4)
-        for row, text, w in ((row2, "Algorithm", self.algorithm_combo),
-                             (row2, "all_reduce at", self.reference_combo),
-                             (row3, "Ranks", self.placement_combo),
-                             (row4, "Fabric", self.fabric_combo)):
-            label = QLabel(text, self)
-            label.setStyleSheet(f"color: {TEXT_DIM}; font-size: 8pt;")
-            row.addWidget(label)
-            row.addWidget(w)
-        row3.addWidget(self.sharp_check)
-        row2.addStretch(1)
-        row3.addStretch(1)
-        row4.addStretch(1)
+        rows = self._build_options()
 
         self.notes_bar = NotesBar(self)
         self.banner = self.notes_bar.warning  # the warnings (tests and callers read it)
@@ -273,10 +162,8 @@ class SimulationPanel(QWidget):
         box = QVBoxLayout(self)
         box.setContentsMargins(6, 4, 6, 4)
         box.setSpacing(4)
-        box.addLayout(row1)
-        box.addLayout(row2)
-        box.addLayout(row3)
-        box.addLayout(row4)
+        for row in rows:
+            box.addLayout(row)
         box.addWidget(self.scroll, 1)
         # the wheel scrolls the panel; a drop-down, spin box or tab bar takes it only when
         # focused (scrolling past one must not change it)
@@ -343,121 +230,6 @@ class SimulationPanel(QWidget):
             layout.subscribe(self.cost_tab.on_event)
             layout.subscribe(self.reliability_tab.on_event)
         self._update_scope_label()
-
-    def set_selection(self, devices: list[str] | tuple[str, ...],
-                      links: list[str] | tuple[str, ...] = (),
-                      groups: list[str] | tuple[str, ...] = ()) -> None:
-        """The canvas selection (as `Editor.selection()` gives it): one group → that group;
-        otherwise the selected GPUs and the GPUs of the selected groups. Links do not count."""
-        layout = self.live.layout
-        scope: Scope = None
-        label = ""
-        if layout is not None:
-            groups = [g for g in groups if layout.has_group(g)]
-            in_groups: set[str] = set()
-            for g in groups:
-                in_groups.update(layout.group_devices(g))
-            loose = [d for d in devices if d not in in_groups and layout.has_device(d)]
-            if len(groups) == 1 and not loose:
-                group = layout.group(groups[0])
-                scope, label = groups[0], f"group {group.name or group.id}"
-            else:
-                gpus = {d for d in (*loose, *in_groups) if self._is_gpu(layout, d)}
-                if gpus:
-                    scope = tuple(sorted(gpus, key=natural_key))
-                    label = f"{len(gpus)} selected GPU{'s' * (len(gpus) != 1)}"
-        self._selection_scope, self._selection_label = scope, label
-        self.reliability_tab.set_selection(devices, links, groups)
-        checked = self.scope_button.isChecked()
-        self.scope_button.setEnabled(scope is not None or checked)
-        if checked:
-            self.live.set_scope(scope)
-            self.workload.set_scope(self.live.scope)
-            self.serving.set_scope(self.live.scope)
-        self._update_scope_label()
-
-    def follow_selection(self, selection: tuple) -> None:
-        """Slot for the window's `selection_changed(devices, links, groups)`."""
-        self.set_selection(*selection)
-
-    @staticmethod
-    def _is_gpu(layout: Layout, device_id: str) -> bool:
-        spec = layout.spec(device_id) if layout.has_device(device_id) else None
-        return spec is not None and spec.traits.computes
-
-    def _update_scope_label(self) -> None:
-        scope = self.live.scope
-        if scope is None:
-            text = "Whole design"
-            if self.scope_button.isChecked():
-                text += " (nothing simulable selected)"
-        else:
-            text = f"Scope: {self._selection_label}"
-        self.scope_label.setText(plain(text))
-        self.scope_button.setToolTip(
-            plain(f"Limit the simulation to {self._selection_label}" if self._selection_label
-                  else "Select a group or GPUs on the canvas to limit the simulation to them"))
-
-    def _on_scope_button_toggled(self, checked: bool) -> None:
-        self.live.set_scope(self._selection_scope if checked else None)
-        self.workload.set_scope(self.live.scope)
-        self.serving.set_scope(self.live.scope)
-        if not checked and self._selection_scope is None:
-            self.scope_button.setEnabled(False)
-        self._update_scope_label()
-
-    def _on_algorithm_combo_changed(self, text: str) -> None:
-        self.live.set_options(algorithm=text)
-
-    def _on_sharp_check_toggled(self, checked: bool) -> None:
-        layout = self.live.layout
-        if layout is None or layout.meta.sharp == checked:
-            return
-        command = set_sharp(checked)
-        if self.command_sink is not None:
-            self.command_sink(command)  # one undo step; the meta change re-runs the panel
-        else:
-            command.apply(layout)
-
-    def _on_placement_combo_changed(self, text: str) -> None:
-        self.live.set_options(placement=text)
-
-    def _on_fabric_combo_changed(self, index: int) -> None:
-        self.live.set_options(fabric_tuning=str(self.fabric_combo.itemData(index)))
-        self.workload.set_fabric_tuning(str(self.fabric_combo.itemData(index)))
-
-    def _on_reference_combo_changed(self, index: int) -> None:
-        self.reference = int(self.reference_combo.itemData(index))
-        self._redraw()
-
-    def _on_metric_combo_changed(self, index: int) -> None:
-        self.bandwidth.set_quantity(self.metric_combo.itemData(index))
-
-    def _on_pue_spin_changed(self, value: float) -> None:
-        pue = None if value < PUE_MIN - 1e-9 else round(value, 2)  # None: the design's own
-        self.live.set_pue(pue)
-        self.workload.set_pue(pue)
-        self.serving.set_pue(pue)
-        self.cost_tab.set_pue(pue)
-
-    def _push_command(self, command: Command) -> None:
-        """A document edit from a tab (Cost: embed a book, site limits): one undo step."""
-        layout = self.live.layout
-        if self.command_sink is not None:
-            self.command_sink(command)
-        elif layout is not None:
-            command.apply(layout)
-
-    def _on_collective_action_toggled(self, checked: bool) -> None:
-        self.collectives = [n for n, a in self.collective_actions.items() if a.isChecked()]
-        self._redraw()
-
-    def set_collectives(self, names: list[str]) -> None:
-        for name, action in self.collective_actions.items():
-            action.blockSignals(True)
-            action.setChecked(name in names)
-            action.blockSignals(False)
-        self._on_collective_action_toggled(True)
 
     # ---- results -----------------------------------------------------------------------------
     def flush(self) -> LiveResult | None:
@@ -582,36 +354,6 @@ class SimulationPanel(QWidget):
         """Compare against the result saved in `path` (False, and a message, if it is not one)."""
         return self.compare.load(path)
 
-    # ---- export ------------------------------------------------------------------------------
-    def export_to(self, kind: str, path: str | Path) -> Path:
-        """Write one export ("bandwidth", "latency", "power", "csv", "json") to `path`."""
-        if kind in ("csv", "json"):
-            result = self.current.result if self.current is not None else None
-            if result is None:
-                raise ValueError("there are no results to export")
-            return write_result(result, path, kind, self.reference)
-        widget = {"bandwidth": self.bandwidth, "latency": self.latency, "power": self.power}[kind]
-        if not widget.isVisible():  # a hidden tab has no size yet: lay it out first
-            self.show_tab(kind)
-        return write_png(widget, path)
-
-    def export_dialog(self, kind: str) -> None:
-        title, file_filter, ext = EXPORT_KINDS[kind]
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {title.lower()}",
-                                              self.compare.beside(f"simulation-{kind}{ext}"),
-                                              file_filter)
-        if path:
-            self._report(lambda: self.export_to(kind, path), f"Exported {title.lower()} to "
-                                                             f"{path}")
-
-    def _report(self, action, done: str) -> None:
-        try:
-            action()
-        except (OSError, ValueError) as exc:
-            self.message.emit(f"Cannot export: {exc}")
-            return
-        self.message.emit(done)
-
     def close_panel(self) -> None:
         """Stop following the layout and wait for a run in flight (the window is closing)."""
         self.live.close()
@@ -621,4 +363,5 @@ class SimulationPanel(QWidget):
         self.reliability_tab.close_tab()
 
 
-__all__ = ["SimulationPanel"]
+__all__ = ["METRICS", "PUE_AUTO", "PUE_AUTO_TEXT", "PUE_MAX", "PUE_MIN", "PUE_STEP",
+           "SimulationPanel"]

@@ -10,14 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QSplitter,
     QTabWidget,
@@ -26,72 +22,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from rackdesigner.commands.racks import (
-    add_mounted,
-    add_rack,
-    add_side_mounted,
-    mount,
-    move_racks_on_floor,
-    place_unracked,
-    set_side_rack,
-)
 from rackdesigner.model import Layout
 from rackdesigner.model.items import Link
 from rackdesigner.model.layout import natural_key
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.ui.racks.edits import RackEdits
 from rackdesigner.ui.racks.floor import FloorScene, FloorView
 from rackdesigner.ui.racks.follow import FULL, LINKS, UNITS, link_changes, racks_scope
 from rackdesigner.ui.racks.items import RackItem, SideItem, UnitItem
 from rackdesigner.ui.racks.scene import RacksScene, rack_marks
-from rackdesigner.ui.racks.view import UNIT_MIME, RacksView
-
-
-class _UnrackedList(QListWidget):
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.setDragEnabled(True)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-
-    def mimeData(self, items) -> QMimeData:
-        mime = QMimeData()
-        if items:
-            mime.setData(UNIT_MIME, items[0].data(Qt.ItemDataRole.UserRole).encode())
-        return mime
-
-    def mimeTypes(self) -> list[str]:
-        return [UNIT_MIME]
-
-
-class PlaceDialog(QDialog):
-    """Choose the racks `Place unracked…` fills (the selected racks checked, or all)."""
-
-    def __init__(self, racks: list[tuple[str, str]], parent=None,
-                 checked: set[str] | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Place unracked units")
-        self.setMinimumWidth(380)  # wide enough for its title in common window managers
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Fill these racks first-fit from the bottom, keeping each "
-                                "system whole and each rack within its U and power budget:"))
-        self.list = QListWidget(self)
-        for rack_id, label in racks:
-            item = QListWidgetItem(label, self.list)
-            item.setData(Qt.ItemDataRole.UserRole, rack_id)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if checked is None or rack_id in checked
-                               else Qt.CheckState.Unchecked)
-        layout.addWidget(self.list)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel, parent=self)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
-        self.buttons = buttons
-
-    def chosen(self) -> list[str]:
-        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())
-                if self.list.item(i).checkState() == Qt.CheckState.Checked]
+from rackdesigner.ui.racks.unracked import PlaceDialog, UnrackedList
+from rackdesigner.ui.racks.view import RacksView
 
 
 def _marks(snapshot: Layout | None, params: object = None) -> tuple | None:
@@ -104,7 +46,7 @@ def _marks(snapshot: Layout | None, params: object = None) -> tuple | None:
     return rack_marks(snapshot, rack_index(snapshot))
 
 
-class RacksPanel(QWidget):
+class RacksPanel(RackEdits, QWidget):
     command_requested = Signal(object)
     message = Signal(str)
     selection_requested = Signal(object)  # ids selected here (units and racks)
@@ -135,7 +77,7 @@ class RacksPanel(QWidget):
         for action in (self.rear_action, self.fit_action, self.place_action):
             self.toolbar.addAction(action)
         self.rear_button = self.toolbar.widgetForAction(self.rear_action)
-        self.unracked = _UnrackedList(self)
+        self.unracked = UnrackedList(self)
         self.unracked.setMinimumWidth(60)
         self.unracked_label = QLabel("Unracked", self)
         side = QWidget(self)
@@ -336,98 +278,6 @@ class RacksPanel(QWidget):
     def _on_rear_toggled(self, rear: bool) -> None:
         self.scene.set_face("rear" if rear else "front")
 
-    # ---- edits ------------------------------------------------------------------------------
-    def _on_model_dropped(self, model: str, rack_id: str, u: int) -> None:
-        assert self.layout_doc is not None
-        command = add_mounted(self.layout_doc, model, rack_id, u, self.scene.face)
-        self.command_requested.emit(self._placed(command, rack_id))
-        self.refresh()
-
-    def _on_side_dropped(self, which: str, value: str, rack_id: str) -> None:
-        """A 0U model or device (a vertical PDU) to a rack's side channel, or out of its rack."""
-        assert self.layout_doc is not None
-        if which == "model":
-            command = add_side_mounted(self.layout_doc, value, rack_id)
-            self.command_requested.emit(self._placed(command, rack_id))
-        else:
-            self.command_requested.emit(set_side_rack(self.layout_doc, value, rack_id or None))
-        self.flush()
-
-    def _placed(self, command, rack_id: str):
-        """`command` with its canvas position given by `placer` (the window's: beside the
-        rack's other devices, in free space), when one is set."""
-        return self.placer(command, rack_id) if self.placer is not None else command
-
-    def _on_rack_dropped(self, model: str) -> None:
-        assert self.layout_doc is not None
-        self.command_requested.emit(add_rack(self.layout_doc, model))
-        self.refresh()
-
-    def _on_floor_rack_added(self, model: str, x_m: float, y_m: float) -> None:
-        assert self.layout_doc is not None
-        self.command_requested.emit(add_rack(self.layout_doc, model, (x_m, y_m)))
-        self.refresh()  # the floor tab is shown: the plan is rebuilt too
-
-    def _on_units_moved(self, moves: dict) -> None:
-        assert self.layout_doc is not None
-        placements = {unit: (rack, u, self.scene.face) for unit, (rack, u) in moves.items()}
-        self.command_requested.emit(mount(self.layout_doc, placements, self.scene.index))
-        self.flush()  # the units that moved and their racks, not a rebuild
-
-    def set_face_of(self, unit_ids: list[str], face: str) -> bool:
-        """Move units to the other face of their rack (same U), or out of it (face "")."""
-        index = self.scene.index
-        assert self.layout_doc is not None and index is not None
-        placements = {}
-        for unit_id in unit_ids:
-            unit = index.units[unit_id]
-            if not face:
-                placements[unit_id] = (None, None, "front")
-                continue
-            why = index.check_slot(unit.height_u, unit.rack or "", unit.u or 1, face,
-                                   ignore=unit_ids)
-            if why is not None:
-                self.message.emit(f"Cannot mount {unit.label} at the {face}: {why}")
-                return False
-            placements[unit_id] = (unit.rack, unit.u, face)
-        self.command_requested.emit(mount(self.layout_doc, placements, index))
-        self.flush()
-        return True
-
-    def _on_racks_dropped(self, moves: dict) -> None:
-        assert self.layout_doc is not None
-        self.command_requested.emit(move_racks_on_floor(self.layout_doc, moves))
-        self.refresh()
-
-    def place_unracked(self, racks: list[str]) -> str:
-        """Fill `racks` first-fit with the unracked units; returns the report."""
-        assert self.layout_doc is not None
-        command, report = place_unracked(self.layout_doc, racks)
-        if command is not None:
-            self.command_requested.emit(command)
-            self.refresh()
-        lines = report.splitlines()
-        where = "; ".join(line.strip() for line in lines[1:4] if "→" in line)
-        self.message.emit("Place unracked: " + lines[0].rstrip(":")
-                          + (f" ({where}{'; …' if len(lines) > 4 else ''})" if where else ""))
-        return report
-
-    def place_unracked_dialog(self) -> str | None:
-        from PySide6.QtWidgets import QMessageBox
-
-        index = self.scene.index
-        if index is None or not index.unracked():
-            self.message.emit("Nothing to place: every unit has a rack slot")
-            return None
-        racks = sorted(index.racks, key=natural_key)
-        selected = {i.rack_id for i in self.scene.selectedItems() if isinstance(i, RackItem)}
-        dialog = PlaceDialog([(r, index.rack_label(r)) for r in racks], self, selected or None)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        report = self.place_unracked(dialog.chosen())
-        QMessageBox.information(self, "Place unracked", plain(report))
-        return report
-
     # ---- selection --------------------------------------------------------------------------
     def selected_ids(self) -> list[str]:
         out = []
@@ -471,3 +321,5 @@ class RacksPanel(QWidget):
         finally:
             self._syncing = False
 
+
+__all__ = ["PlaceDialog", "RacksPanel"]
