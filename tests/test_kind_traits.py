@@ -164,7 +164,7 @@ PACKAGE = Path(rackdesigner.__file__).resolve().parent
 #: comparisons with a word that is a device kind's name but means something else there; each
 #: is (module, the comparison as `ast.unparse` writes it) -> why it is not a kind's name
 NOT_KIND_NAMES = {
-    ("model/rules.py", "g.kind == 'rack'"):
+    ("model/rules_racks.py", "g.kind == 'rack'"):
         "a group's kind (model.items.GROUP_KINDS: node, tray, rack…), not a device kind",
     ("interop/units.py", "u.kind == 'switch'"):
         "an export unit's role (host, switch, frame…), set from its devices' traits",

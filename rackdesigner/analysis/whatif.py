@@ -15,149 +15,56 @@ the degraded design: step time, tokens/s and energy per token against the intact
 
 `each(kind)` simulates one object per symmetry class (analysis/symmetry.py) and reports the
 class as one row with its size: 48 switches of a 4-SU SuperPOD are 3 simulations, not 48.
+
+The compared figures and a scenario's result are `whatif_figures.py`, the live panel's marked
+failures `whatif_marked.py`; this module asks the questions. Every name is still imported from
+here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from rackdesigner.analysis.symmetry import classes
+from rackdesigner.analysis.whatif_figures import (
+    _TOL,
+    DEFAULT_SIZE,
+    FIGURE_LABELS,
+    FIGURES,
+    ClassImpact,
+    Impact,
+    _alike,
+    deltas,
+    figures,
+    gpu_capacity,
+)
 from rackdesigner.analysis.whatif_job import (
-    WORKLOAD_FIGURES,
     JobOutcome,
     job_deltas,
-    job_loss,
     job_outcome,
 )
+from rackdesigner.analysis.whatif_marked import IntactFigures, MarkedImpact, marked_impact
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.model.failures import closure, degraded, restored
 from rackdesigner.simulation import SimulationResult, simulate
 from rackdesigner.simulation.topology import Topology
 from rackdesigner.workload.jobfile import JobSpec
 
+__all__ = ["DEFAULT_SIZE", "FIGURES", "FIGURE_LABELS", "SCHEMA", "TARGETS", "ClassImpact",
+           "Impact", "IntactFigures", "MarkedImpact", "Progress", "WhatIf", "WhatIfError",
+           "deltas", "each_doc", "figures", "gpu_capacity", "marked_impact", "scenario_doc"]
+
 SCHEMA = "rackdesigner.whatif/1"
 #: What `--each` fails in turn (failure targets: words of this analysis, not device kinds —
 #: a device's part in them is read from its kind's traits).
 TARGETS = ("switch", "leaf", "spine", "nvswitch", "tray", "node", "rack", "link")
-#: The figures compared, in the order the panel and the CLI list them (power last: it falls).
-FIGURES = ("largest_nvlink_domain", "per_gpu_scale_up_GBps", "per_gpu_scale_out_GBps",
-           "bisection_GBps", "all_reduce_busbw_GBps", "all_to_all_busbw_GBps", "power_max_w")
-FIGURE_LABELS = {
-    "largest_nvlink_domain": "largest NVLink domain",
-    "per_gpu_scale_up_GBps": "scale-up per GPU",
-    "per_gpu_scale_out_GBps": "scale-out per GPU",
-    "bisection_GBps": "bisection",
-    "all_reduce_busbw_GBps": "all_reduce busbw",
-    "all_to_all_busbw_GBps": "all_to_all busbw",
-    "power_max_w": "power (max)",
-}
-DEFAULT_SIZE = 2**30
-_TOL = 1e-9
 
 Progress = Callable[[int, int], None]
 
 
 class WhatIfError(ValueError):
     """An id or kind the design does not have (the message names it)."""
-
-
-def figures(result: SimulationResult, size: int = DEFAULT_SIZE) -> dict[str, float | None]:
-    """The compared figures of one simulation; collectives at `size` bytes (None: unavailable)."""
-    out: dict[str, float | None] = {
-        "largest_nvlink_domain": float(result.scope.largest_nvlink_domain),
-        "per_gpu_scale_up_GBps": result.bandwidth.per_gpu_scale_up_GBps,
-        "per_gpu_scale_out_GBps": result.bandwidth.per_gpu_scale_out_GBps,
-        "bisection_GBps": result.bandwidth.bisection_GBps,
-    }
-    for name in ("all_reduce", "all_to_all"):
-        point = result.point_at(name, size)
-        out[f"{name}_busbw_GBps"] = None if point is None else point.busbw_GBps
-    out["power_max_w"] = result.power.total_max_w
-    return out
-
-
-def deltas(intact: dict[str, float | None], after: dict[str, float | None]
-           ) -> dict[str, float | None]:
-    """Relative change per figure (-0.0625 = 1/16 less); an unavailable figure counts as 0."""
-    out: dict[str, float | None] = {}
-    for key in FIGURES:
-        a, b = intact.get(key), after.get(key)
-        if a is None or a == 0:
-            out[key] = None
-            continue
-        out[key] = round(((b or 0.0) - a) / a, 6)
-    return out
-
-
-def gpu_capacity(topo: Topology, known: tuple[Topology, dict] | None = None
-                 ) -> dict[str, tuple[float, float]]:
-    """Per GPU: (NVLink GB/s, NIC GB/s to the fabric), the figures a lost NVLink or NIC lowers.
-
-    `known` is (a topology, its capacities): when `topo` is a failure's delta on that one
-    (`Topology.delta`), the GPUs outside the islands that lost something take theirs."""
-    out = {}
-    delta = topo.delta
-    if known is not None and delta is not None and delta[0] is known[0]:
-        redo, earlier = delta[1], known[1]
-        for gpu in topo.gpus:
-            out[gpu] = _capacity_of(topo, gpu) if gpu in redo else earlier[gpu]
-        return out
-    for gpu in topo.gpus:
-        out[gpu] = _capacity_of(topo, gpu)
-    return out
-
-
-def _capacity_of(topo: Topology, gpu: str) -> tuple[float, float]:
-    up = sum(topo.nvl_sw_raw.get(gpu, {}).values()) + sum(
-        topo.nvl_peer_raw.get(gpu, {}).values())
-    net = sum(min(p.raw, sum(topo.nic_up.get(p.nic, {}).values()))
-              for p in topo.gpu_nics.get(gpu, ()))
-    return up, net
-
-
-@dataclass(frozen=True)
-class Impact:
-    """One scenario against the intact design."""
-
-    failed: tuple[str, ...]
-    failed_gpus: int
-    stranded_gpus: int
-    degraded_gpus: int
-    partitioned: bool
-    intact: dict[str, float | None]
-    after: dict[str, float | None]
-    delta: dict[str, float | None]
-    result: SimulationResult | None = field(default=None, compare=False, repr=False)
-    #: with a training job (`WhatIf(job=...)`): its figures on both designs and the change
-    job_intact: JobOutcome | None = None
-    job_after: JobOutcome | None = None
-    job_delta: dict[str, float | None] | None = None
-
-    def worst(self) -> float:
-        """The largest relative loss among the figures and the job's tokens/s (0 when nothing
-        drops; power ignored)."""
-        losses = [-v for k, v in self.delta.items() if v is not None and k != "power_max_w"]
-        return max([0.0, job_loss(self.job_delta), *losses])
-
-    def severity(self) -> tuple:
-        """Sort key, larger is worse: GPUs lost (failed or stranded), then the largest relative
-        loss of a figure, then GPUs degraded."""
-        return (self.stranded_gpus + self.failed_gpus, round(self.worst(), 6),
-                self.degraded_gpus)
-
-
-@dataclass(frozen=True)
-class ClassImpact:
-    """One row of an N-1 table: every member of `members` fails the same way."""
-
-    members: tuple[str, ...]
-    impact: Impact
-
-    @property
-    def count(self) -> int:
-        return len(self.members)
 
 
 class WhatIf:
@@ -303,20 +210,6 @@ class WhatIf:
         return tuple(reversed(chain))
 
 
-def _alike(a: Impact, b: Impact) -> bool:
-    if (a.stranded_gpus, a.degraded_gpus, a.failed_gpus) != (
-            b.stranded_gpus, b.degraded_gpus, b.failed_gpus):
-        return False
-    pairs = [(a.delta.get(k), b.delta.get(k)) for k in FIGURES]
-    pairs += [((a.job_delta or {}).get(k), (b.job_delta or {}).get(k)) for k in WORKLOAD_FIGURES]
-    for x, y in pairs:
-        if x is None or y is None:
-            if (x is None) != (y is None):
-                return False
-        elif abs(x - y) > 1e-3:
-            return False
-    return True
-
 
 def scenario_doc(impact: Impact, intact: SimulationResult) -> dict[str, Any]:
     """The `--fail` JSON document (schema rackdesigner.whatif/1)."""
@@ -346,68 +239,3 @@ def each_doc(kind: str, rows: Sequence[ClassImpact]) -> dict[str, Any]:
                 row["workload"]["error"] = r.impact.job_after.error
         scenarios.append(row)
     return {"schema": SCHEMA, "kind": kind, "scenarios": scenarios}
-
-
-@dataclass(frozen=True)
-class MarkedImpact:
-    """What the failures marked in a document cost, for the live panel."""
-
-    marked: tuple[str, ...]
-    intact: SimulationResult
-    failed_gpus: int
-    stranded_gpus: int
-    degraded_gpus: int
-
-    @property
-    def partitioned(self) -> bool:
-        return self.stranded_gpus > 0
-
-
-class IntactFigures:
-    """The intact design's simulation (and, on first use, each GPU's capacity) kept across
-    Fail / Restore / Undo by the live panel: `layout` is held so that the degraded designs'
-    index and topology can be derived from the intact one's (`model/index_delta.py`)."""
-
-    def __init__(self, result: SimulationResult, layout: Layout, extra: Any = None) -> None:
-        self.result = result
-        self.layout = layout
-        self.extra = extra  # what the caller keeps beside (the panel: its rack split)
-        self._capacity: dict[str, tuple[float, float]] | None = None
-        # held: a state keeps its derived index weakly, and each degraded design's index is
-        # derived from this one (its link columns and carried links made once, not per Fail)
-        self.index = layout.index()
-
-    def capacity(self) -> dict[str, tuple[float, float]]:
-        if self._capacity is None:
-            self._capacity = gpu_capacity(Topology.of(self.layout))
-        return self._capacity
-
-
-def marked_impact(layout: Layout, result: SimulationResult,
-                  simulate_intact: Callable[[Layout], SimulationResult],
-                  cache: dict | None = None, cache_key: object = None) -> MarkedImpact | None:
-    """Compare `result` (the simulation of `layout`, failures left out) with the intact design.
-
-    `simulate_intact` runs the simulation with the same scope and options; `cache` keeps the
-    intact figures (`IntactFigures`) under `cache_key` (the document's revision ignoring
-    status changes), so toggling failures costs one simulation, not two. None when nothing is
-    marked failed.
-    """
-    down = closure(layout)
-    if not down:
-        return None
-    hit = cache.get(cache_key) if cache is not None and cache_key is not None else None
-    if hit is None:
-        intact_layout = restored(layout)
-        hit = IntactFigures(simulate_intact(intact_layout), intact_layout)
-        if cache is not None and cache_key is not None:
-            cache.clear()
-            cache[cache_key] = hit
-    capacity = hit.capacity()
-    cap = gpu_capacity(Topology.of(degraded(layout, down)),
-                       (Topology.of(hit.layout), capacity))
-    worse = sum(1 for g, (up, net) in cap.items() if g in capacity
-                and (up < capacity[g][0] - _TOL or net < capacity[g][1] - _TOL))
-    failed_gpus = sum(1 for g in capacity if g in down.devices)
-    return MarkedImpact(down.marked, hit.result, failed_gpus, result.scope.unreachable_gpus,
-                        worse)

@@ -16,105 +16,48 @@ workers asking for the same facet at once from computing it twice.
 
 A link *carries* a protocol when both ends name existing port groups of known models with that
 same protocol; a link with mismatched or unknown ends carries nothing (rules report it).
+
+`DesignIndex` is made of parts by what they hold: who reaches whom (`index_reach.IndexReach`),
+what the design holds counted and where it sits in racks (`index_counts.IndexCounts`), and the
+values it hands out (`index_values.py`); this module keeps the specs, traits, ports and carried
+links. Every name is still imported from here.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import Counter, defaultdict, deque
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
-from rackdesigner.model.items import Device, Link
-from rackdesigner.vocabulary import Traits, joins_compute
+from rackdesigner.model.index_counts import IndexCounts
+from rackdesigner.model.index_reach import IndexReach
+from rackdesigner.model.index_values import (
+    HOST_PROTOCOLS,
+    NETWORK_PROTOCOLS,
+    NVLINK,
+    CarriedLink,
+    Connectivity,
+    Reachability,
+    UnionFind,
+)
+from rackdesigner.model.items import Link
+from rackdesigner.vocabulary import Traits
 
 if TYPE_CHECKING:
     from rackdesigner.model.linktable import LinkTable
     from rackdesigner.model.state import DesignState
 
-NVLINK = "nvlink"
-HOST_PROTOCOLS = vocabulary.protocols_of("host")
-NETWORK_PROTOCOLS = vocabulary.protocols_of("network")
+__all__ = ["HOST_PROTOCOLS", "NETWORK_PROTOCOLS", "NVLINK", "CarriedLink", "Connectivity",
+           "DesignIndex", "Reachability", "UnionFind", "traits_evolved"]
+
 #: `model/linktable.ARRAY_MIN_LINKS` (repeated: that module imports NumPy)
 _ARRAY_MIN_LINKS = 40_000
 
 
-class UnionFind:
-    """Disjoint sets of device ids (islands, NVLink domains, components)."""
-
-
-    def __init__(self) -> None:
-        self.parent: dict[str, str] = {}
-
-    def find(self, x: str) -> str:
-        parent = self.parent
-        root = x
-        while (p := parent.get(root, root)) != root:
-            root = p
-        while x != root:  # path compression
-            x, parent[x] = parent.get(x, x), root
-        return root
-
-    def union(self, a: str, b: str) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
-
-
-class CarriedLink(NamedTuple):
-    """A link whose two ends agree on a protocol, with both port groups."""
-
-    link: Link
-    a: PortGroup
-    b: PortGroup
-    protocol: str
-
-
-@dataclass(frozen=True)
-class Connectivity:
-    """Who is joined to whom. Roots are device ids (stable within one index)."""
-
-    island_of: dict[str, str]  # device -> island root (NVLink + host links: a node, a rack)
-    nvlink_domain_of: dict[str, str]  # device -> NVLink root
-    component_of: dict[str, str]  # device -> connected component (islands + network links)
-    gpus: tuple[str, ...]  # GPU ids in natural order (gpu-2 before gpu-10)
-
-
-@dataclass(frozen=True)
-class Reachability:
-    """GPUs split into groups that cannot reach each other; `reachable` is the largest group."""
-
-    gpus: tuple[str, ...]
-    groups: int
-    reachable: tuple[str, ...]
-    unreachable: tuple[str, ...]
-    #: fabrics that carry no collectives (storage, management) over which some unreachable
-    #: GPUs are joined to the reachable ones: the design looks connected but is not
-    side_fabrics: tuple[str, ...] = ()
-
-    @property
-    def partitioned(self) -> bool:
-        return self.groups > 1
-
-    def headline(self) -> str:
-        """The sentence's short form, for the status bar: "8 of 16 GPUs cannot reach the
-        others"."""
-        return f"{len(self.unreachable)} of {len(self.gpus)} GPUs cannot reach the others"
-
-    def describe(self) -> str:
-        """The one sentence Problems, the status bar's tip and the panel all show."""
-        side = ""
-        if self.side_fabrics:
-            side = (f"; they are joined only over the {' and '.join(self.side_fabrics)} "
-                    f"fabric, which carries no collectives")
-        return (f"{self.headline()} ({self.groups} disconnected groups{side}; check NIC and "
-                f"switch links)")
-
-
-class DesignIndex:
+class DesignIndex(IndexReach, IndexCounts):
     """Derived facts of one immutable state (see the module docstring)."""
 
     #: What an index holds that no device position changes: a state made from another by
@@ -410,242 +353,6 @@ class DesignIndex:
         link, the end whose group does not exist) or ("protocol-mismatch", link, (a, b))."""
         self.carried()
         return self._rejected
-
-    def connectivity(self) -> Connectivity:
-        with self._lock:
-            if self._connectivity is None and self._minus is not None:
-                from rackdesigner.model.index_delta import connectivity_without
-
-                source: DesignIndex = self._minus[0]
-                failed = self._minus[1]
-                if source._connectivity is not None:
-                    self._connectivity = connectivity_without(self, source, failed)
-            evolving = self._evolving("_connectivity") if self._connectivity is None else None
-            if evolving is not None:
-                from rackdesigner.model.index_evolve import connectivity_evolved
-
-                self._connectivity = connectivity_evolved(self, *evolving)
-            if self._connectivity is None:
-                self._connectivity = self._connect()
-            return self._connectivity
-
-    def _connect(self) -> Connectivity:
-        table = self.link_table()
-        if table is not None:
-            return table.connect()
-        island, nvl, conn = UnionFind(), UnionFind(), UnionFind()
-        network: list[tuple[str, str]] = []
-        island_parent, nvl_parent = island.parent, nvl.parent
-
-        def join(parent: dict[str, str], a: str, b: str) -> None:
-            # UnionFind.union inlined (the hot loop of a large design): b's root becomes the
-            # root of a's, so the roots are the ones UnionFind gives
-            ra = a
-            while (p := parent.get(ra, ra)) != ra:
-                ra = p
-            rb = b
-            while (p := parent.get(rb, rb)) != rb:
-                rb = p
-            if ra != rb:
-                parent[ra] = rb
-            if a != ra:  # path compression
-                parent[a] = rb
-            if b != rb:
-                parent[b] = rb
-
-        traits = self.traits()
-        for c in self.carried():
-            a, b = c.link.a.device, c.link.b.device
-            protocol = c.protocol
-            if protocol == NVLINK:
-                join(island_parent, a, b)
-                join(nvl_parent, a, b)
-            elif protocol in HOST_PROTOCOLS:
-                join(island_parent, a, b)
-            elif protocol in NETWORK_PROTOCOLS and joins_compute(traits[a], traits[b]):
-                network.append((a, b))
-        find = island.find
-        for a, b in network:
-            conn.union(find(a), find(b))
-        island_of: dict[str, str] = {}
-        nvlink_of: dict[str, str] = {}
-        component_of: dict[str, str] = {}
-        gpus: list[str] = []
-        spec_of = self.all_specs()
-        island_parent, nvl_parent, conn_parent = island.parent, nvl.parent, conn.parent
-        nvl_find, conn_find = nvl.find, conn.find
-        for device_id in self.state.device_order:
-            spec = spec_of.get(device_id)
-            if spec is None:
-                continue
-            # a device no link joined is its own root in every set (most of a design's NICs
-            # and switches in the island and NVLink sets): no call for those
-            root = find(device_id) if device_id in island_parent else device_id
-            island_of[device_id] = root
-            nvlink_of[device_id] = nvl_find(device_id) if device_id in nvl_parent else device_id
-            component_of[device_id] = conn_find(root) if root in conn_parent else root
-            if traits[device_id].computes:
-                gpus.append(device_id)
-        from rackdesigner.model.layout import natural_key
-
-        gpus.sort(key=natural_key)
-        return Connectivity(island_of, nvlink_of, component_of, tuple(gpus))
-
-    def nvlink_domains(self) -> list[set[str]]:
-        """GPU sets joined by NVLink (directly or through NVSwitches), largest first."""
-        conn = self.connectivity()
-        domains: dict[str, set[str]] = {}
-        for gpu in conn.gpus:
-            domains.setdefault(conn.nvlink_domain_of[gpu], set()).add(gpu)
-        return sorted(domains.values(), key=len, reverse=True)
-
-    def nic_reach(self) -> frozenset[str]:
-        """Devices with a host-link (PCIe, C2C) path from a NIC or DPU that does not pass
-        through a GPU (the GPUs in it can send to the network through that NIC)."""
-        with self._lock:
-            evolving = self._evolving("_nic_reach") if self._nic_reach is None else None
-            if evolving is not None:
-                prior: DesignIndex = evolving[0]
-                if prior._connectivity is not None:
-                    from rackdesigner.model.index_evolve import nic_reach_evolved
-
-                    self._nic_reach = nic_reach_evolved(self, *evolving)
-            table = self.link_table() if self._nic_reach is None else None
-            if table is not None:
-                self._nic_reach = table.nic_reach()
-            if self._nic_reach is None:
-                host: dict[str, list[str]] = defaultdict(list)
-                for c in self.carried():
-                    if c.protocol in HOST_PROTOCOLS:
-                        host[c.link.a.device].append(c.link.b.device)
-                        host[c.link.b.device].append(c.link.a.device)
-                traits = self.traits()
-                reached = {d for d, t in traits.items() if t.endpoint}
-                queue = deque(reached)
-                while queue:
-                    node = queue.popleft()
-                    t = traits.get(node)
-                    if t is not None and t.computes:
-                        continue
-                    for nbr in host.get(node, ()):
-                        if nbr not in reached:
-                            reached.add(nbr)
-                            queue.append(nbr)
-                self._nic_reach = frozenset(reached)
-            return self._nic_reach
-
-    def rack_occupancy(self) -> dict[str, list[tuple[int, int, str]]]:
-        """Rack id -> (lowest U, top U, device id) of the devices placed in it, sorted; only
-        devices with a U position, a known height and a rack that is a known rack model."""
-        with self._lock:
-            evolving = self._evolving("_racks") if self._racks is None else None
-            if evolving is not None:
-                from rackdesigner.model.index_evolve import racks_evolved
-
-                self._racks = racks_evolved(self, *evolving)
-            if self._racks is None:
-                racks: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-                for device in self.state.iter_devices():
-                    span = self.rack_span(device)
-                    if span is not None and device.rack is not None:
-                        racks[device.rack].append(span)
-                for spans in racks.values():
-                    spans.sort()
-                self._racks = dict(racks)
-            return self._racks
-
-    def rack_span(self, device: Device) -> tuple[int, int, str] | None:
-        """(lowest U, top U, id) of a device placed in a known rack with a known height."""
-        if device.rack is None or device.u is None:
-            return None
-        rack_spec, spec = self.spec(device.rack), self.spec(device.id)
-        if rack_spec is None or rack_spec.rack is None or spec is None:
-            return None
-        height = round(spec.u_height or 0)
-        return (device.u, device.u + height - 1, device.id) if height > 0 else None
-
-    def counts(self) -> tuple[Counter[str], int]:
-        """Devices per kind ("?" for unknown models) and the number of links (bundles count
-        each of their links): what the status bar shows."""
-        # Without the index's lock: the GUI thread asks this while a worker holds the lock for
-        # seconds (connectivity at 32k GPUs); two threads computing it both get equal values.
-        counts = self._counts
-        if counts is None:  # per model, then per kind: 0.05 s at 16k GPUs, not 0.5
-            kinds: Counter[str] = Counter()
-            for model, n in self.models().items():
-                spec = self.catalog.get(model) if model in self.catalog else None
-                kinds[spec.kind if spec is not None else "?"] += n
-            links = None
-            evolving = self._evolving("_counts")
-            if evolving is not None:
-                from rackdesigner.model.index_evolve import links_evolved
-
-                links = links_evolved(self, *evolving)
-            if links is None:
-                links = sum(lk.count for lk in self.state.links.values())
-            counts = self._counts = (kinds, links)
-        return counts
-
-    def models(self) -> Counter[str]:
-        """Devices per model id (unknown models included: opening names them)."""
-        models = self._models  # lock-free as `counts`
-        evolving = self._evolving("_models") if models is None else None
-        if evolving is not None:
-            from rackdesigner.model.index_evolve import models_evolved
-
-            models = self._models = models_evolved(self, *evolving)
-        if models is None:
-            models = self._models = Counter(d.model for d in self.state.devices.values())
-        return models
-
-    def reachability(self, gpus: Iterable[str] | None = None) -> Reachability:
-        """Which GPUs (all, or the given ones in the given order) can reach each other; the
-        largest group wins, ties to the group whose first GPU comes first."""
-        if gpus is None:
-            with self._lock:
-                if self._reach is None:
-                    self._reach = self._reachability(self.connectivity().gpus)
-                return self._reach
-        return self._reachability(tuple(gpus))
-
-    def _reachability(self, gpus: tuple[str, ...]) -> Reachability:
-        component_of = self.connectivity().component_of
-        comps = Counter(component_of[g] for g in gpus)
-        if len(comps) <= 1:
-            return Reachability(gpus, len(comps), gpus, ())
-        first: dict[str, int] = {}
-        for g in gpus:
-            first.setdefault(component_of[g], len(first))
-        best = max(comps, key=lambda c: (comps[c], -first[c]))
-        reachable = tuple(g for g in gpus if component_of[g] == best)
-        unreachable = tuple(g for g in gpus if component_of[g] != best)
-        return Reachability(gpus, len(comps), reachable, unreachable,
-                            self._side_fabrics(best, {component_of[g] for g in unreachable}))
-
-    def _side_fabrics(self, best: str, others: set[str]) -> tuple[str, ...]:
-        """The side fabrics (`vocabulary.SIDE_FABRICS`) whose network links join any of the
-        components `others` to component `best`: asked only of a partitioned design, over the
-        links of its storage and management devices alone (a few, at any size)."""
-        component_of, traits = self.connectivity().component_of, self.traits()
-        state = self.state
-        joined = UnionFind()
-        side: list[tuple[str, str]] = []  # (a component a side link touches, its fabric)
-        for device, t in traits.items():
-            if not t.side_fabric:
-                continue
-            for link_id in state.link_ids_of(device):
-                link = state.links[link_id]
-                other = link.b.device if link.a.device == device else link.a.device
-                if other == device or other not in component_of:
-                    continue
-                if self.protocol(link) in NETWORK_PROTOCOLS:
-                    joined.union(component_of[device], component_of[other])
-                    side.append((component_of[device], t.fabric or ""))
-        root = joined.find(best)
-        if not any(joined.find(c) == root for c in others):
-            return ()
-        found = {fabric for c, fabric in side if joined.find(c) == root}
-        return tuple(f for f in vocabulary.SIDE_FABRICS if f in found)
 
 
 def traits_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]

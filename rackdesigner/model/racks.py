@@ -11,142 +11,40 @@ of a system share the system's `rack`, `u` and `face`; moving a unit moves all i
 Faces: a unit is mounted at the `front` (default) or the `rear` (device key `face: rear`, e.g.
 a rear-mounted switch or a PDU). RackDesigner has no depth figures, so the two faces are
 checked separately for overlaps (a model assumption, stated in docs/designer.md).
+
+The values a rack holds are `rack_units.py`, placing unracked units `rack_placement.py`; this
+module keeps `RackIndex`. Every name is still imported from here.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import DeviceSpec
-from rackdesigner.model.items import Device, Group
+from rackdesigner.model.items import Device
 from rackdesigner.model.layout import Layout, natural_key
-from rackdesigner.model.power import RackBudget, RackPower, device_draw, over_budget, rack_budget
+from rackdesigner.model.power import RackPower, device_draw, rack_budget
+from rackdesigner.model.rack_placement import PlacementPlan, plan_unracked
+from rackdesigner.model.rack_units import (
+    BTU_PER_W,
+    FACE_PROP,
+    FACES,
+    SIDES,
+    RackSummary,
+    SideDevice,
+    Unit,
+    _role,
+    face_of,
+    side_mounted,
+    unit_label,
+    with_face,
+)
 
-FACE_PROP = "face"
-FACES = ("front", "rear")
-#: 1 W dissipated = 3.412142 BTU/h (definition of the British thermal unit per hour).
-BTU_PER_W = 3.412142
-#: the side channels of a rack, as the rear elevation shows them, filled in turn
-SIDES = ("right", "left")
-
-
-def side_mounted(spec: DeviceSpec | None) -> bool:
-    """A 0U model of a kind that goes in a rack's side channel (a vertical PDU): its kind's
-    `side_mount`, read from the table when asked (a kind a plugin registered included)."""
-    if spec is None or (spec.u_height or 0) > 0:
-        return False
-    entry = vocabulary.KINDS.get(spec.kind)
-    return entry is not None and entry.side_mount
-
-
-@dataclass(frozen=True, slots=True)
-class SideDevice:
-    """A 0U device in a rack's side channel (a vertical PDU): it takes no rack unit; the
-    rack's devices of a side-mounted kind fill the channels in turn, right then left (as
-    seen at the rear), one lane further out each round."""
-
-    id: str
-    label: str
-    model: str
-    model_name: str
-    kind: str
-    rack: str
-    side: str  # one of SIDES
-    lane: int  # 0 next to the rails, 1 outside it...
-    figures: str  # the kind's figures of the model: "22 kW"
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One mountable thing: a system instance (group) or a standalone device."""
-
-    id: str  # group id for a system, device id otherwise
-    label: str
-    model: str  # catalog id of the system or device
-    model_name: str
-    role: str  # "compute", "switch", "storage"... for colouring: see `_role`
-    height_u: int
-    members: tuple[str, ...]  # device ids that move with the unit
-    rack: str | None
-    u: int | None
-    face: str
-    cooling: str  # "liquid" or "air"
-    weight_kg: float | None
-    max_w: float
-    is_group: bool
-    #: True when some part has a power figure, or a system's published maximum covers it
-    power_known: bool = True
-
-    @property
-    def top(self) -> int:
-        return (self.u or 1) + self.height_u - 1
-
-    @property
-    def placed(self) -> bool:
-        return self.rack is not None and self.u is not None
-
-
-@dataclass(frozen=True, slots=True)
-class RackSummary:
-    """What one rack carries, as the racks view's header shows it."""
-
-    id: str
-    label: str
-    model: str
-    height_u: int
-    cooling: str
-    units: tuple[Unit, ...]
-    used_u: dict[str, int]  # face -> U occupied on that face
-    budget: RackBudget
-    typical_w: float
-    max_w: float
-    weight_kg: float  # of the units with a published weight
-    weight_missing: int  # units without a published weight
-    static_load_kg: float | None
-    power_missing: int = 0  # units none of whose parts has a published power figure
-
-    @property
-    def free_u(self) -> int:
-        return self.height_u - self.used_u.get("front", 0)
-
-    @property
-    def heat_btu_h(self) -> tuple[float, float]:
-        return self.typical_w * BTU_PER_W, self.max_w * BTU_PER_W
-
-    def power_state(self) -> str:
-        """"ok", "high" (max above 80 % of the budget) or "over" (max above the budget)."""
-        budget = self.budget.watts
-        if not budget:
-            return "ok"
-        if over_budget(self.max_w, budget):
-            return "over"
-        return "high" if self.max_w > 0.8 * budget else "ok"
-
-
-def face_of(device: Device) -> str:
-    for key, value in device.props:
-        if key == FACE_PROP and value in FACES:
-            return str(value)
-    return "front"
-
-
-def with_face(props: tuple, face: str) -> tuple:
-    """`props` with the face set (front is the default and is not stored)."""
-    kept = [(k, v) for k, v in props if k != FACE_PROP]
-    if face != "front":
-        kept.append((FACE_PROP, face))
-    return tuple(sorted(kept))
-
-
-def unit_label(group: Group) -> str:
-    """A system's unit label: its group's, or "tray 9" for an unnamed part of a system."""
-    if not group.name and "." in group.id:
-        return re.sub(r"(\D)(\d+)$", r"\1 \2", group.id.rsplit(".", 1)[1].replace("_", " "))
-    return group.label
+__all__ = ["BTU_PER_W", "FACES", "FACE_PROP", "SIDES", "PlacementPlan", "RackIndex",
+           "RackSummary", "SideDevice", "Unit", "face_of", "plan_unracked", "side_mounted",
+           "unit_label", "with_face"]
 
 
 class RackIndex:
@@ -405,103 +303,3 @@ class RackIndex:
                 rack_budget(self.layout.device(rack_id), spec), typical, peak, weight, missing,
                 spec.rack.static_load_kg, sum(1 for u in units if not u.power_known))
         return out
-
-
-def _role(spec: DeviceSpec, lookup) -> str:
-    """What a unit is for colouring: a system that computes (has GPUs, in it or in a system it
-    holds) "compute", one of NVLink switches alone "nvswitch", one with a fabric switch
-    "switch", any other its catalog kind (so is any unit not a system)."""
-    if spec.traits.contains == "parts" and spec.system is not None:
-        parts = [s for part in spec.system.parts if (s := lookup(part.model)) is not None]
-        if any(s.traits.computes or (s.traits.contains == "parts"
-                                     and _role(s, lookup) == "compute") for s in parts):
-            return "compute"
-        if all(s.traits.nvlink_switch for s in parts):
-            return "nvswitch"
-        if any(s.traits.fabric_switch for s in parts):
-            return "switch"
-    return spec.kind
-
-
-# ---- placing unracked units ---------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class PlacementPlan:
-    moves: dict[str, tuple[str, int]]  # unit id -> (rack, u)
-    not_fitted: dict[str, str]  # unit id -> why
-
-    def describe(self, index: RackIndex) -> str:
-        units = "unit" if len(self.moves) == 1 else "units"
-        lines = [f"{len(self.moves)} {units} placed" + (":" if self.moves else "")]
-        for unit_id, (rack, u) in list(self.moves.items())[:12]:  # where each went
-            unit = index.units[unit_id]
-            top = u + max(unit.height_u, 1) - 1
-            where = f"U{u}" if top == u else f"U{u}–{top}"
-            lines.append(f"  {unit.label} → {index.rack_label(rack)}, {where}")
-        if len(self.moves) > 12:
-            lines.append(f"  … and {len(self.moves) - 12} more")
-        if self.not_fitted:
-            lines.append(f"{len(self.not_fitted)} did not fit:")
-            for unit_id, why in list(self.not_fitted.items())[:12]:
-                lines.append(f"  {index.units[unit_id].label}: {why}")
-            if len(self.not_fitted) > 12:
-                lines.append(f"  … and {len(self.not_fitted) - 12} more")
-        return "\n".join(lines)
-
-
-def plan_unracked(layout: Layout, racks: Iterable[str], units: Iterable[str] | None = None,
-                  index: RackIndex | None = None) -> PlacementPlan:
-    """First-fit from the bottom: each unracked unit (a whole system, never split) goes at the
-    lowest free front slot of the first chosen rack with room for its height and its maximum
-    power within the rack's budget (the rack's drawn maximum from `RackPower` plus the maxima
-    of the units placed so far). Units are taken in id order so a system's siblings stay
-    together; liquid-cooled units only go to liquid-cooled racks."""
-    index = index or RackIndex(layout)
-    chosen = [r for r in racks if r in index.racks]
-    todo = [index.units[u] for u in units] if units is not None else index.unracked()
-    summaries = index.summaries()
-    extra: dict[str, float] = defaultdict(float)
-    added: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    moves: dict[str, tuple[str, int]] = {}
-    missed: dict[str, str] = {}
-    for unit in todo:
-        reasons = []
-        for rack_id in chosen:
-            s = summaries[rack_id]
-            if unit.cooling == "liquid" and s.cooling != "liquid":
-                reasons.append(f"{s.label}: air-cooled")
-                continue
-            budget = s.budget.watts
-            if over_budget(s.max_w + extra[rack_id] + unit.max_w, budget):
-                reasons.append(f"{s.label}: power budget")
-                continue
-            u = _first_fit(index, rack_id, unit.height_u, added[rack_id])
-            if u is None:
-                reasons.append(f"{s.label}: no {unit.height_u}U gap")
-                continue
-            moves[unit.id] = (rack_id, u)
-            added[rack_id].append((u, u + unit.height_u - 1))
-            extra[rack_id] += unit.max_w
-            break
-        else:
-            missed[unit.id] = ("no rack chosen" if not chosen
-                               else "; ".join(_dedupe(reasons)))
-    return PlacementPlan(moves, missed)
-
-
-def _dedupe(reasons: list[str]) -> list[str]:
-    kinds = Counter(r.split(": ", 1)[1] for r in reasons)
-    if len(reasons) > 3:
-        return [f"{n} racks: {why}" for why, n in kinds.items()]
-    return reasons
-
-
-def _first_fit(index: RackIndex, rack_id: str, height: int,
-               taken: list[tuple[int, int]]) -> int | None:
-    spans = sorted([(u.u or 0, u.top) for u in index.occupied(rack_id, "front")] + taken)
-    u = 1
-    for low, top in spans:
-        if low - u >= height:
-            break
-        u = max(u, top + 1)
-    return u if u + height - 1 <= index.rack_height(rack_id) else None

@@ -16,49 +16,45 @@ the live entries.
 The derived facts readers share (port usage, NVLink domains, NIC reach, rack occupancy,
 reachability) hang off a state as `state.index` (`rackdesigner.model.index`), computed once per
 state on first use, so every reader of one state sees the same answer.
+
+This module makes new states (`_evolve` and the `with_*` / `without_*` methods); reading one is
+`state_reading.StateReading`, its derived values and hints `state_memo.StateMemo`, the maps kept
+beside its objects `state_sets`. Every name is still imported from here.
 """
 
 from __future__ import annotations
 
-import threading
 import weakref
-from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from immutables import Map
 
 from rackdesigner.model.items import Device, Group, Link, Meta
 from rackdesigner.model.order import AnyMap, DictMap, Order, bulk_update
+from rackdesigner.model.state_memo import EDIT_BASES, GROUP_PROOF, HINTED, MAX_EDITS, StateMemo
+from rackdesigner.model.state_reading import StateReading
+from rackdesigner.model.state_sets import (
+    _mark,
+    _merge_use,
+    _set_drop,
+    _set_move,
+    _sets_add,
+    _use,
+)
 
-if TYPE_CHECKING:
-    import networkx as nx
-
-    from rackdesigner.catalog import Catalog
-    from rackdesigner.model.index import DesignIndex
+__all__ = ["EDIT_BASES", "GROUP_PROOF", "HINTED", "MAX_EDITS", "DesignState"]
 
 _EMPTY: Map = Map()
 _KEEP: Any = object()  # "leave this field as it is" in `DesignState._evolve`
-#: Derived values a state may take over from one that differs by positions and statuses
-#: (the design rules' findings too: no rule reads a position or a status), and those it may
-#: take from one that differs by groups as well (no index or topology reads a group).
-HINTED = ("index", "topology", "findings", "racks")
-GROUP_PROOF = ("index", "topology")
-#: Values a later state may be derived from by what changed since (`DesignState._pass_edit`).
-EDIT_BASES = ("index", "findings", "racks")
-MAX_EDITS = 20_000  # past this many changed objects deriving is no cheaper than computing
-_DERIVE_LOCK = threading.RLock()
 
 
-class DesignState:
+class DesignState(StateReading, StateMemo):
     """One immutable version of a design; build new ones with the `with_*` methods (fields are
 never assigned after `_evolve` returns)."""
 
     __slots__ = (
         "__weakref__",
-        "_group_members",
-        "_links_by_device",
-        "_port_use",
         "device_order",
         "devices",
         "failed",
@@ -135,272 +131,6 @@ never assigned after `_evolve` returns)."""
             self._pass_edit(new, edit)
         return new
 
-    # ---- derived maps (made on first use for a state read from a file) -------------------
-    @property
-    def links_by_device(self) -> AnyMap:
-        """Device id -> the ids of its links, in creation order."""
-        found = self._links_by_device
-        if found is None:
-            by_device: dict[str, list[str]] = {}
-            for link in self.link_list():
-                a, b, lid = link.a.device, link.b.device, link.id
-                (by_device.get(a) or by_device.setdefault(a, [])).append(lid)
-                if b != a:
-                    (by_device.get(b) or by_device.setdefault(b, [])).append(lid)
-            found = self._links_by_device = DictMap({d: tuple(ids) for d, ids in
-                                                     by_device.items()})
-        return found
-
-    @property
-    def port_use(self) -> AnyMap:
-        """Device id -> ((port group, ports in use), ...): the counts of its links' ends."""
-        found = self._port_use
-        if found is None:
-            use: dict[str, dict[str, int]] = {}
-            for link in self.link_list():
-                n = link.count
-                for end in (link.a, link.b):
-                    groups_of = use.get(end.device)
-                    if groups_of is None:
-                        use[end.device] = {end.group: n}
-                    else:
-                        groups_of[end.group] = groups_of.get(end.group, 0) + n
-            found = self._port_use = DictMap({d: tuple(added.items()) for d, added in
-                                              use.items()})
-        return found
-
-    @property
-    def group_members(self) -> AnyMap:
-        """Group id -> Map(device id -> None) of the devices directly in it."""
-        found = self._group_members
-        if found is None:
-            members: dict[str, list[str]] = {}
-            for device in self.device_list():
-                if device.group is not None:
-                    members.setdefault(device.group, []).append(device.id)
-            found = self._group_members = _sets_add(_EMPTY, members)
-        return found
-
-    def port_use_if_made(self) -> AnyMap | None:
-        """`port_use` if this state has it (kept by edits, or made once asked), else None."""
-        return self._port_use
-
-    def _derive(self) -> tuple[AnyMap, ...]:
-        return self.links_by_device, self.port_use, self.group_members
-
-    def settle(self) -> None:
-        """Make now what a state read from a file leaves for first use (its derived maps, the
-        tries of its dict-backed maps), so that the first edit does not: the designer asks this
-        on the worker that opened the file. A cache only: the content does not change."""
-        for found in (*self._derive(), self.devices, self.links, self.groups):
-            if isinstance(found, DictMap):
-                found.as_map()
-
-    # ---- what changed since a state whose derived values are known -------------------------
-    def _pass_edit(self, new: DesignState, edit: Any) -> None:
-        """Remember in `new` which objects differ from the nearest earlier state that had
-        derived values (its index or findings) when `new` was made: ("edit", (that state,
-        touched)), `touched` a linked list of (kind, id) — kind "d" device, "l" link,
-        "g" group, "u" unresolved link, "m" meta — so that `new`'s values can be derived
-        from that state's by the objects that changed (`model/index_evolve.py`,
-        `model/findings.py`) instead of from nothing. A bulk edit is one entry of ids."""
-        size = len(edit[1]) if edit[0] == "bulk" else 1
-        if any(self.alive_memo(key) is not None for key in EDIT_BASES):
-            new.memo["edit"] = (weakref.ref(self), (edit, None, size))
-            return
-        hint = self.memo.get("edit")
-        if hint is not None and hint[1][2] + size <= MAX_EDITS:
-            base, touched = hint
-            new.memo["edit"] = (base, (edit, touched, touched[2] + size))
-
-    def take_edit_hint(self, other: DesignState, touched: list[tuple[str, Any]]) -> None:
-        """This state differs from `other` in the `touched` objects only (an undo or redo ends
-        on a recorded state: its missing values may be derived from the state it left)."""
-        if all(self.alive_memo(key) is not None for key in EDIT_BASES):
-            return
-        if any(other.alive_memo(key) is not None for key in EDIT_BASES):
-            node: Any = None
-            for n, item in enumerate(touched, 1):
-                node = (item, node, n)
-            if node is not None and node[2] <= MAX_EDITS:
-                self.memo["edit"] = (weakref.ref(other), node)
-
-    def edit_base(self, key: str) -> tuple[Any, dict[str, set]] | None:
-        """(the alive `key` value of the nearest earlier state that has one, the ids touched
-        since, by kind) — see `_pass_edit` — or None. The chain goes from base to base: a
-        state whose index was derived on the way (the canvas asks for it) is the base of the
-        next edits, and its own base may be the one whose rack index is known."""
-        touched: dict[str, set] = {"d": set(), "l": set(), "g": set(), "u": set(), "m": set()}
-        state: DesignState = self
-        size = 0
-        seen = {id(self)}  # an undo's hint points forward: never around in a circle
-        while True:
-            hint = state.memo.get("edit")
-            if hint is None:
-                return None
-            node = hint[1]
-            size += node[2] if node is not None else 0
-            if size > MAX_EDITS:
-                return None
-            while node is not None:
-                kind, ids = node[0]
-                if kind == "bulk":
-                    for k, i in ids:
-                        touched[k].add(i)
-                else:
-                    touched[kind].add(ids)
-                node = node[1]
-            base: DesignState | None = hint[0]()
-            if base is None or id(base) in seen:
-                return None
-            value = base.alive_memo(key)
-            if value is not None:
-                return value, touched
-            seen.add(id(base))
-            state = base
-
-    # ---- reading ---------------------------------------------------------------------------
-    def has_id(self, item_id: str) -> bool:
-        return (item_id in self.devices or item_id in self.links or item_id in self.groups
-                or item_id in self.unresolved)
-
-    def iter_devices(self) -> Iterator[Device]:
-        return iter(self.device_list())
-
-    def device_list(self) -> tuple[Device, ...]:
-        """All devices in insertion order (materialised once per state, as `link_list`: the
-        design rules and the simulation each walk every device several times)."""
-        return self._listed("devices", self.devices, self.device_order)
-
-    def link_list(self) -> tuple[Link, ...]:
-        """All resolved links in creation order (materialised once per state; from an
-        earlier state's list and the links changed since when there is one: reading 300,000
-        links through the order's tombstones after a cable was removed took 0.4 s)."""
-        cached = self.memo.get("links")
-        if cached is None:
-            cached = self._links_by_edits()
-            if cached is not None:
-                self.memo["links"] = cached
-        return cached if cached is not None else self._listed("links", self.links,
-                                                              self.link_order)
-
-    def _listed(self, key: str, items: AnyMap, order: Order) -> tuple[Any, ...]:
-        cached = self.memo.get(key)
-        if cached is None:
-            cached = self.memo[key] = tuple(map(items.__getitem__, order))
-        return cached
-
-    def _links_by_edits(self) -> tuple[Link, ...] | None:
-        """The link list from the nearest earlier state that has one, through the links
-        added (at the end of the order), removed and changed (in place) since."""
-        steps: list[tuple[DesignState, DesignState, str | None]] = []
-        state = self
-        base = None
-        while len(steps) < MAX_EDITS:
-            hint = state.memo.get("links_from")
-            if hint is None:
-                return None
-            prev = hint[0]()
-            if prev is None:
-                return None
-            steps.append((prev, state, hint[1]))
-            base = prev.memo.get("links")
-            if base is not None:
-                break
-            state = prev
-        if base is None:
-            return None
-        removed: set[str] = set()
-        replaced: dict[str, Link] = {}
-        appended: dict[str, Link] = {}
-        for prev, now, link_id in reversed(steps):
-            if link_id is None:
-                continue
-            a, b = prev.links.get(link_id), now.links.get(link_id)
-            if a is None and b is not None:
-                appended[link_id] = b
-            elif a is not None and b is None:
-                if link_id in appended:
-                    del appended[link_id]
-                else:
-                    removed.add(link_id)
-                    replaced.pop(link_id, None)
-            elif a is not None and b is not None:
-                if link_id in appended:
-                    appended[link_id] = b
-                else:
-                    replaced[link_id] = b
-        if removed or replaced:
-            base = tuple(replaced.get(lk.id, lk) for lk in base if lk.id not in removed)
-        return base + tuple(appended.values()) if appended else base
-
-    def iter_groups(self) -> Iterator[Group]:
-        groups = self.groups
-        return (groups[i] for i in self.group_order)
-
-    def iter_unresolved(self) -> Iterator[Link]:
-        unresolved = self.unresolved
-        return (unresolved[i] for i in self.unresolved_order)
-
-    def link_ids_of(self, device_id: str) -> tuple[str, ...]:
-        return self.links_by_device.get(device_id, ())
-
-    def index(self, catalog: Catalog) -> DesignIndex:
-        """The derived facts of this state (computed on first use, then shared).
-
-        The state keeps only a weak reference: whoever reads the index (the Layout showing
-        this state, a worker's snapshot) keeps it alive, while the states kept by the undo
-        history do not keep a derived index each (100k+ objects at 4k GPUs)."""
-        index = self.alive_memo("index")
-        if index is not None and index.catalog is catalog:
-            return index
-        from rackdesigner.model.index import DesignIndex
-
-        with _DERIVE_LOCK:
-            index = self.alive_memo("index")
-            if index is not None and index.catalog is catalog:
-                return index
-            like_ref = self.memo.get("index_like")  # differs by moves and statuses only
-            like = like_ref() if like_ref is not None else None
-            if like is not None and like.catalog is not catalog:
-                like = None
-            minus = None  # this state is another with failed objects left out (`degraded`)
-            if like is None and "minus" in self.memo:
-                source_ref, failed = self.memo["minus"]
-                source: DesignState | None = source_ref()
-                ref = source.memo_ref("index") if source is not None else None
-                of = ref() if ref is not None else None
-                if of is not None and of.catalog is catalog:
-                    minus = (of, failed)
-            evolve = None  # made by edits from a state whose index is known
-            if minus is not None:  # the failed objects are what changed, for other facets
-                failed = minus[1]
-                evolve = (minus[0], {"d": set(failed.devices), "l": set(failed.links),
-                                     "g": set(), "u": set(), "m": set()})
-            elif like is None:
-                found = self.edit_base("index")
-                if found is not None and found[0].catalog is catalog:
-                    evolve = found
-            index = DesignIndex(self, catalog, like=like, minus=minus, evolve=evolve)
-            self.memo["index"] = weakref.ref(index)
-        return index
-
-    def graph(self) -> nx.MultiGraph:
-        """A frozen networkx MultiGraph of this state (built on first use, then shared while
-        someone holds it: the state keeps only a weak reference, like the index's)."""
-        ref = self.memo.get("graph")
-        graph = ref() if ref is not None else None
-        if graph is None:
-            import networkx as nx
-
-            graph = nx.MultiGraph()
-            graph.add_nodes_from((d.id, {"device": d}) for d in self.iter_devices())
-            graph.add_edges_from((lk.a.device, lk.b.device, lk.id, {"link": lk})
-                                 for lk in self.link_list())
-            graph = nx.freeze(graph)
-            self.memo["graph"] = weakref.ref(graph)
-        return graph
-
     # ---- new states ------------------------------------------------------------------------
     def with_device(self, device: Device, old: Device | None = None) -> DesignState:
         """`device` added (old None) or replacing `old` (same id, order kept)."""
@@ -422,59 +152,6 @@ never assigned after `_evolve` returns)."""
             # from this one's (`index`, `derived`)
             new.take_index_hint(self)
         return new
-
-    def take_index_hint(self, other: DesignState, keys: tuple[str, ...] = HINTED) -> None:
-        """`other` differs from this state by device positions and statuses only (or by
-        groups, which the values in `GROUP_PROOF` do not read): unless this state has them
-        already, its derived index may start from `other`'s and it may share `other`'s
-        topology and findings (a cache hint, not a change)."""
-        for key in keys:
-            if self.alive_memo(key) is not None:
-                continue
-            ref = other.memo_ref(key)
-            if ref is not None:
-                self.memo[key + "_like"] = ref
-
-    def memo_ref(self, key: str) -> weakref.ref | None:
-        """A live weak reference to this state's `key` value, or to the one it may share."""
-        for name in (key, key + "_like"):
-            ref = self.memo.get(name)
-            if ref is not None and ref() is not None:
-                return ref
-        return None
-
-    def alive_memo(self, key: str) -> Any:
-        ref = self.memo.get(key)
-        return ref() if ref is not None else None
-
-    def derived(self, key: str, build: Callable[[DesignState, Any], Any]) -> Any:
-        """A value derived from this state (the simulation's topology), built on first use by
-        `build(state, hint)` and then shared while someone holds it: the state keeps only a
-        weak reference, like the index's. `hint` is what the state may start from: a value
-        of a state that differs by positions and statuses only (share it as is) as
-        ("like", value), or ("minus", value of the state this one is with failed objects
-        left out, that `FailedSet`, that state) — see `model.failures.degraded` — or None."""
-        value = self.alive_memo(key)
-        if value is not None:
-            return value
-        with _DERIVE_LOCK:  # two workers asking at once build it once
-            value = self.alive_memo(key)
-            if value is not None:
-                return value
-            hint: Any = None
-            like = self.memo_ref(key)
-            if like is not None:
-                hint = ("like", like())
-            else:
-                minus = self.memo.get("minus")
-                source: DesignState | None = minus[0]() if minus is not None else None
-                ref = source.memo_ref(key) if source is not None else None
-                value_of = ref() if ref is not None else None
-                if value_of is not None and minus is not None:
-                    hint = ("minus", value_of, minus[1], source)
-            value = build(self, hint)
-            self.memo[key] = weakref.ref(value)
-            return value
 
     def without_device(self, device: Device) -> DesignState:
         changes: dict[str, Any] = {"devices": self.devices.delete(device.id),
@@ -671,80 +348,3 @@ never assigned after `_evolve` returns)."""
 
     def with_meta(self, meta: Meta) -> DesignState:
         return self._evolve(meta=meta, edit=("m", None))
-
-    def content(self) -> tuple[Meta, dict[str, Device], dict[str, Link], dict[str, Group]]:
-        links = {link.id: link for link in self.link_list()}
-        links.update((link.id, link) for link in self.iter_unresolved())
-        return (self.meta, {d.id: d for d in self.iter_devices()}, links,
-                {g.id: g for g in self.iter_groups()})
-
-
-def _bump(pairs: tuple[tuple[str, int], ...], group: str, delta: int) -> tuple:
-    """Port usage pairs of one device with `delta` ports added to `group` (zeros dropped)."""
-    out, found = [], False
-    for name, count in pairs:
-        if name == group:
-            found = True
-            count += delta
-        if count:
-            out.append((name, count))
-    if not found and delta:
-        out.append((group, delta))
-    return tuple(out)
-
-
-def _merge_use(pairs: tuple[tuple[str, int], ...], added: dict[str, int]) -> tuple:
-    """`_bump` of every (group, count) in `added`, in order, at once."""
-    out = []
-    for name, count in pairs:
-        count += added.get(name, 0)
-        if count:
-            out.append((name, count))
-    have = {name for name, _ in pairs}
-    out.extend((name, n) for name, n in added.items() if name not in have and n)
-    return tuple(out)
-
-
-def _sets_add(sets: AnyMap, added: dict[str, list[str]]) -> AnyMap:
-    """`_set_add` of every member of `added` (key -> members), at once."""
-    if not added:
-        return sets
-    return bulk_update(sets, ((key, bulk_update(sets.get(key, _EMPTY),
-                                                ((m, None) for m in members)))
-                              for key, members in added.items()))
-
-
-def _use(port_use: AnyMap, link: Link, sign: int) -> AnyMap:
-    """Port usage with `link`'s ends added (sign +1) or taken away (-1)."""
-    for end in (link.a, link.b):
-        port_use = port_use.set(end.device, _bump(port_use.get(end.device, ()), end.group,
-                                                  sign * link.count))
-    return port_use
-
-
-def _mark(failed: AnyMap, new: Any, old: Any) -> AnyMap:
-    """The failed-id set after `old` (or nothing) became `new` (or nothing)."""
-    was = old is not None and old.status != "active"
-    now = new is not None and new.status != "active"
-    if was == now:
-        return failed
-    return failed.set(new.id, None) if now else failed.delete(old.id)
-
-
-def _set_add(sets: AnyMap, key: str, member: str) -> AnyMap:
-    return sets.set(key, sets.get(key, _EMPTY).set(member, None))
-
-
-def _set_move(sets: AnyMap, old: str | None, new: str | None, member: str) -> AnyMap:
-    """`member` filed under `new` instead of `old` (either may be None: not filed)."""
-    if old is not None:
-        sets = _set_drop(sets, old, member)
-    return _set_add(sets, new, member) if new is not None else sets
-
-
-def _set_drop(sets: AnyMap, key: str, member: str) -> AnyMap:
-    current = sets.get(key)
-    if current is None or member not in current:
-        return sets
-    rest = current.delete(member)
-    return sets.set(key, rest) if len(rest) else sets.delete(key)

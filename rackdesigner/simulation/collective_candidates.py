@@ -22,6 +22,8 @@ Every network rate takes the per-NIC share of the fabric's transport family unde
 fabric tuning (transport.py), except in-network reduction, whose traffic ends at the first
 switch and does not take NCCL's net_ib settings; an older NCCL (`nccl_release.py`) runs without
 the algorithms it lacks.
+
+The NVLS channel and busbw figures are `collective_nvls.NvlsFigures`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from typing import ClassVar
 from rackdesigner import vocabulary
 from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport as T
+from rackdesigner.simulation.collective_nvls import NvlsFigures
 from rackdesigner.simulation.collective_parts import (
     _channel_share,
     _fill,
@@ -41,7 +44,6 @@ from rackdesigner.simulation.collective_parts import (
     _tree_net,
     nvls_chunk_bytes,
     nvls_domain_fill_waves,
-    nvls_gpu_share,
     nvls_tree_chunk_bytes,
     tree_levels,
 )
@@ -67,7 +69,7 @@ class Candidate:
     share: Callable[[int], float] | None = None
 
 
-class CandidateModel:
+class CandidateModel(NvlsFigures):
     """One scope's figures NCCL's cost model reads, and its candidates per algorithm."""
 
     def __init__(self, scope: ScopeModel, latency_inter_us: float, cpu_vendor: str,
@@ -219,33 +221,6 @@ class CandidateModel:
                                   fill=self._net_fill(ch, p),
                                   share=_channel_share(ch, p, C.THREAD_THRESHOLD[p])))
         return out
-
-    def _nvls_channels(self) -> int:
-        """Channels of NCCL's NVLS graph: one per head GPU, min(NVLS_MAX_ARITY, local GPUs);
-        0 when NVLS cannot run (no NVLS switch, pre-Hopper GPUs, 2 GPUs or fewer)."""
-        s = self.s
-        if not s.islands or not all(i.nvls for i in s.islands):
-            return 0
-        local = min(i.k for i in s.islands)
-        if local <= 2:
-            return 0  # transport/nvls.cc ncclNvlsInit: no NVLS for 2 GPUs or fewer
-        return min(self.nvls_arity, local)
-
-    def _nvls_busbw(self, passes: int) -> tuple[int, float]:
-        """(channels, NVLS busBw inside the islands): the slowest GPU's NVLink rate (hardware,
-        per direction) x the architecture's measured NVLS busbw per GB/s of NVLink
-        (constants.NVLS_BUSBW_PER_NVLINK, from published AllReduce runs: both passes);
-        proportional to the links a GPU actually has. One pass (AllGather/ReduceScatter):
-        half, x (ppn - 1) / ppn, as nvls.cc."""
-        n_ch = self._nvls_channels()
-        ratio = C.NVLS_BUSBW_PER_NVLINK.get(self.s.arch, 0.0)
-        if n_ch == 0 or ratio <= 0:
-            return 0, 0.0
-        bus = ratio * min(i.nvlink_raw_min for i in self.s.islands)
-        ppn = min(i.k for i in self.s.islands)
-        if passes == 2:
-            return n_ch, bus * nvls_gpu_share(ppn)
-        return n_ch, bus / 2.0 * (ppn - 1) / ppn
 
     def _nvls(self, ring: vocabulary.Ring) -> list[Candidate]:
         s = self.s
