@@ -22,6 +22,7 @@ from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, point_at
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
+from rackdesigner.simulation.gpu_bandwidth import nic_share, nvlink_raw, p2p_eff, p2p_nics
 from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
 from rackdesigner.simulation.loads import NetworkLinks
 from rackdesigner.simulation.nccl_release import NcclVersionError, parse_version
@@ -170,15 +171,15 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         a, b = reachable[0], reachable[-1]
     else:
         a = b = None
-    routed = route_scope(topo, model, placement, _p2p_nics(topo, a, b))
+    routed = route_scope(topo, model, placement, p2p_nics(topo, a, b))
     info = _scope_info(layout, topo, gpus, model, label, len(gpus) - len(reachable))
     p2p_raw = 0.0
     if a is not None and b is not None and topo.component_of[a] == topo.component_of[b]:
         p2p_raw = p2p_max_flow(topo, a, b)
     classes, missing = latency_classes(topo, model)
     lat_inter = slowest_network_step_us(classes)
-    p2p_eff, same_island = _p2p_eff(topo, model, a, b)
-    coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p_eff, same_island, algorithm,
+    pair_eff, same_island = p2p_eff(topo, model, a, b)
+    coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, pair_eff, same_island, algorithm,
                            tuning, release)
     if not partitioned:
         reason = coll.unavailable(algorithm)  # judged on the first collective it runs
@@ -245,8 +246,8 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     send_recv = curves.get("send_recv", ())
     pair_GBps = send_recv[-1].busbw_GBps if send_recv else 0.0
     bandwidth = BandwidthInfo(
-        per_gpu_scale_up_GBps=min((_nvlink_raw(topo, g) for g in gpus), default=0.0),
-        per_gpu_scale_out_GBps=min((_nic_share(topo, g)[0] for g in gpus), default=0.0),
+        per_gpu_scale_up_GBps=min((nvlink_raw(topo, g) for g in gpus), default=0.0),
+        per_gpu_scale_out_GBps=min((nic_share(topo, g)[0] for g in gpus), default=0.0),
         bisection_GBps=bis,
         oversubscription=MappingProxyType(over),
         oversubscription_worst=MappingProxyType(worst),
@@ -282,24 +283,6 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
                             tuple(m.text for m in messages), algorithm, tuple(messages),
                             sharp=sharp_on, placement=placement, link_loads=link_loads,
                             fabric_tuning=tuning, nccl_version=release.text)
-
-
-def _p2p_nics(topo: Topology, a: str | None, b: str | None) -> tuple[str | None, str | None]:
-    """NICs of a send/recv pair: a's own rail NIC, and b's NIC on the same rail (PXN moves the
-    data to b's node on a's rail)."""
-    if a is None or b is None:
-        return None, None
-    na = topo.primary_nic.get(a)
-    if na is None:
-        return None, None
-    island_b = topo.islands.get(topo.island_of[b], [])
-    rails_b = list(dict.fromkeys(topo.primary_nic[g] for g in island_b if g in topo.primary_nic))
-    island_a = topo.islands.get(topo.island_of[a], [])
-    rails_a = list(dict.fromkeys(topo.primary_nic[g] for g in island_a if g in topo.primary_nic))
-    if not rails_b:
-        return na, None
-    r = rails_a.index(na) if na in rails_a else 0
-    return na, rails_b[r % len(rails_b)]
 
 
 def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
@@ -381,35 +364,3 @@ def _scope_info(layout: Layout, topo: Topology, gpus: list[str], model: ScopeMod
                      # a transport the NICs name (EFA); the fabric's protocol is not recorded
                      transport=model.transport if model.transport in vocabulary.TRANSPORTS
                      else None)
-
-
-def _nvlink_raw(topo: Topology, gpu: str) -> float:
-    return sum(topo.nvl_sw_raw.get(gpu, {}).values()) + sum(
-        topo.nvl_peer_raw.get(gpu, {}).values())
-
-
-def _nic_share(topo: Topology, gpu: str) -> tuple[float, float]:
-    """(raw, NCCL-effective) NIC bandwidth of a GPU: its NICs, shared with their other users."""
-    raw = eff = 0.0
-    for path in topo.gpu_nics.get(gpu, ()):
-        users = len(topo.nic_users.get(path.nic, ())) or 1
-        net = topo.nic_raw(path.nic)
-        raw += min(net, path.raw) / users
-        eff += min(net * C.NET_EFFICIENCY, path.eff) / users
-    return raw, eff
-
-
-def _p2p_eff(topo: Topology, model: ScopeModel, a, b) -> tuple[float, bool]:
-    if a is None or b is None or a == b:
-        return 0.0, True
-    if topo.island_of[a] == topo.island_of[b]:
-        sa, sb = topo.nvl_sw_eff.get(a, {}), topo.nvl_sw_eff.get(b, {})
-        cap = sum(min(v, sb[s]) for s, v in sa.items() if s in sb)
-        cap += topo.nvl_peer_eff.get(a, {}).get(b, 0.0)
-        if cap <= 0:
-            cap = min(topo.gpu_host_eff.get(a, 0.0), topo.gpu_host_eff.get(b, 0.0))
-        return cap, True
-    if topo.component_of[a] != topo.component_of[b]:
-        return 0.0, False
-    ea, eb = _nic_share(topo, a)[1], _nic_share(topo, b)[1]
-    return min(ea, eb) * model.p2p_factor, False
