@@ -12,11 +12,11 @@ from rackdesigner.generators import generate
 pytest.importorskip("pytestqt")
 
 
-@pytest.fixture
-def fitted(qtbot, tmp_path, catalog):
+@pytest.fixture(params=[(2560, 1600), (1920, 1050)], ids=["2560x1600", "1920x1050"])
+def fitted(qtbot, tmp_path, catalog, request):
     layout = generate("superpod", catalog=catalog, system="gb200-nvl72", racks=14)
     window = large_design_window(qtbot, tmp_path, layout)
-    window.resize(2560, 1600)  # a large screen: fitted, the overview (not the far blocks)
+    window.resize(*request.param)  # large screens: fitted, the overview (not the far blocks)
     window.view.fit()
     window.flush()
     return window
@@ -43,7 +43,7 @@ def test_each_rack_is_a_readable_named_tile_at_fit(fitted):
         box = screen_rect(view, item.frame_rect())
         assert box.width() >= 15 and box.height() >= 100, (gid, box)
         name = layout.group(gid).label
-        forms = (name, *short_forms(name))
+        forms = (name, *short_forms(name), name.split()[-1])  # its number, packed in
         named = [rect for rect, text, _k in labels if text.splitlines()[0] in forms
                  and rect.intersects(box.adjusted(-4, -4, 4, 4))]
         assert named, f"{name} has no name on screen"

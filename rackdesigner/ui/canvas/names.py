@@ -244,6 +244,14 @@ def _box_label(placer: LabelPlacer, item, box: QRect) -> Label | None:
                                m.horizontalAdvance(text) + 2 * LABEL_PAD, m.height() + 2)
                 if placer.free(run_on, box):
                     return Label(run_on, [text], item.kind, small=is_small)
+        # packed against its neighbour (no canvas beside it): its number, inside its own top
+        number = item.label.split()[-1]
+        if number != item.label and any(c.isdigit() for c in number):
+            for m, is_small in ((metrics, False), (small, True)):
+                inside = QRect(box.left() + 1, max(box.top() + 2, 2),
+                               m.horizontalAdvance(number) + 2 * LABEL_PAD, m.height() + 2)
+                if inside.right() <= box.right() and placer.free(inside, box):
+                    return Label(inside, [number], item.kind, small=is_small)
     if box.width() >= MIN_LABEL_PX and box.height() >= line // 2:  # a speck names nothing
         below = QRect(box.left(), box.bottom() + 2, full, line)
         if placer.free(below, box):
@@ -283,14 +291,16 @@ def _frame_label(placer: LabelPlacer, item, box: QRect, outermost: bool) -> Labe
             rect = placer.corner(box, metrics.horizontalAdvance(short) + 2 * LABEL_PAD, line)
             if rect is not None and placer.clear(rect, box):
                 return Label(rect, [short], item.kind)
-    above = QRect(max(box.left(), 2), box.top() - line - 1, full, line)  # over its top edge
-    for _ in range(2):  # after a name already there (the pod's, over its first SU's edge)
-        if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
-            return Label(above, [item.label], item.kind)
-        taken = placer.hit(above)
-        if taken is None or taken.right() + 8 + full > box.right():
-            break
-        above.moveLeft(taken.right() + 8)
+    for text in (item.label, *short_forms(item.label)):  # over its top edge, then shorter
+        wide = metrics.horizontalAdvance(text) + 2 * LABEL_PAD
+        above = QRect(max(box.left(), 2), box.top() - line - 1, wide, line)
+        for _ in range(2):  # after a name already there (the pod's, over its first SU's edge)
+            if above.top() >= 0 and placer.free(above, box) and placer.clear(above, box):
+                return Label(above, [text], item.kind)
+            taken = placer.hit(above)
+            if taken is None:  # past the frame's right edge only over free canvas (`free`)
+                break
+            above.moveLeft(taken.right() + 8)
     return None
 
 
