@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from rackdesigner.model.items import ACTIVE, FAILED
 from rackdesigner.model.layout import Layout
-from rackdesigner.model.state_cut import cut
 
 _DEGRADED_LOCK = threading.Lock()
 
@@ -111,12 +110,13 @@ def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:
         kept = source.memo.get("degraded")
         if kept is not None and kept[0] == key:
             return layout.copy(kept[1])
-    # one new state without them all (`state_cut.cut`), equal to removing them one at a time
-    # (2,240 links and 945 devices for an SU of the 32k SuperPOD: one state each cost 0.5 s);
+    # one new state without them all (`DesignState.without_all`), equal to removing them one
+    # at a time (2,240 links and 945 devices for an SU of the 32k SuperPOD: a state each cost
+    # 0.5 s);
     # its devices and links are listed once, from the source's lists (order kept): reading
     # them through the order's tombstones cost several times as much, for every pass
     link_ids = [i for i in failed.links if i in source.links]
-    state = cut(source, failed.devices, link_ids)
+    state = source.without_all(failed.devices, link_ids)
     out = layout.copy(state)
     out.revision += len(link_ids) + len(failed.devices)  # as many as the removals' events
     state.memo["minus"] = (weakref.ref(source), failed)
