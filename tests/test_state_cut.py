@@ -101,3 +101,14 @@ def test_the_bulk_degraded_copy_simulates_as_removing_one_at_a_time(name):
         bulk = degraded(layout, closure(layout, ids))
         assert bulk.state is not layout.state  # something was taken down
         assert simulate(bulk).to_dict() == simulate(_one_at_a_time(layout, ids)).to_dict()
+
+
+def test_a_device_left_out_with_a_link_kept_is_refused_as_remove_device_refuses_it():
+    from rackdesigner.model.refusals import LayoutError
+
+    layout = DESIGNS["superpod-2"]()
+    link = next(iter(layout.links()))
+    with pytest.raises(LayoutError, match="still has links"):
+        layout.remove_device(link.a.device)
+    with pytest.raises(LayoutError, match="still has links"):
+        layout.state.without_all([link.a.device], [])

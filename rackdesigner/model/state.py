@@ -34,6 +34,7 @@ from immutables import Map
 from rackdesigner.model import state_cut
 from rackdesigner.model.items import Device, Group, Link, Meta
 from rackdesigner.model.order import AnyMap, DictMap, Order, bulk_update
+from rackdesigner.model.refusals import LayoutError
 from rackdesigner.model.state_memo import EDIT_BASES, GROUP_PROOF, HINTED, MAX_EDITS, StateMemo
 from rackdesigner.model.state_reading import StateReading
 from rackdesigner.model.state_sets import (
@@ -227,6 +228,9 @@ never assigned after `_evolve` returns)."""
         new.memo = {"links": tuple(lk for lk in (listed if listed is not None
                                                  else self.link_list())
                                    if lk.id not in gone_links)}
+        if gone_devices and any(lk.a.device in gone_devices or lk.b.device in gone_devices
+                                for lk in new.memo["links"]):  # as `Layout.remove_device`
+            raise LayoutError("a device left out still has links; leave them out too")
         edits = [*(("l", i) for i in link_ids), *(("d", i) for i in device_ids)]
         if edits and len(edits) <= MAX_EDITS:
             self._pass_edit(new, ("bulk", edits))  # what changed: as the removals would say
