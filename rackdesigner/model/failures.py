@@ -110,20 +110,16 @@ def degraded(layout: Layout, failed: FailedSet | None = None) -> Layout:
         kept = source.memo.get("degraded")
         if kept is not None and kept[0] == key:
             return layout.copy(kept[1])
-    out = layout.copy()
-    for link_id in failed.links:
-        if out.has_link(link_id):
-            out.remove_link(link_id)
-    for device_id in failed.devices:
-        out.remove_device(device_id)
-    state = out.state
+    # one new state without them all (`DesignState.without_all`), equal to removing them one
+    # at a time (2,240 links and 945 devices for an SU of the 32k SuperPOD: a state each cost
+    # 0.5 s);
+    # its devices and links are listed once, from the source's lists (order kept): reading
+    # them through the order's tombstones cost several times as much, for every pass
+    link_ids = [i for i in failed.links if i in source.links]
+    state = source.without_all(failed.devices, link_ids)
+    out = layout.copy(state)
+    out.revision += len(link_ids) + len(failed.devices)  # as many as the removals' events
     state.memo["minus"] = (weakref.ref(source), failed)
-    # its devices and links listed once, from the source's lists (order kept): reading them
-    # through the order's tombstones cost several times as much, for every pass over them
-    listed = source.memo.get("links")
-    if listed is not None:
-        gone = failed.links
-        state.memo["links"] = tuple(lk for lk in listed if lk.id not in gone)
     gone = failed.devices
     state.memo["devices"] = tuple(d for d in source.iter_devices() if d.id not in gone)
     with _DEGRADED_LOCK:

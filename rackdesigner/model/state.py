@@ -25,13 +25,16 @@ beside its objects `state_sets`. Every name is still imported from here.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
 from immutables import Map
 
+from rackdesigner.model import state_cut
 from rackdesigner.model.items import Device, Group, Link, Meta
 from rackdesigner.model.order import AnyMap, DictMap, Order, bulk_update
+from rackdesigner.model.refusals import LayoutError
 from rackdesigner.model.state_memo import EDIT_BASES, GROUP_PROOF, HINTED, MAX_EDITS, StateMemo
 from rackdesigner.model.state_reading import StateReading
 from rackdesigner.model.state_sets import (
@@ -195,6 +198,43 @@ never assigned after `_evolve` returns)."""
                             link_order=self.link_order.remove(link.id),
                             links_by_device=by_device, port_use=_use(self.port_use, link, -1),
                             failed=_mark(self.failed, None, link), edit=("l", link.id))
+
+    def without_all(self, device_ids: Collection[str], link_ids: Collection[str]) -> DesignState:
+        """Without the links `link_ids`, then the devices `device_ids` (all present; every link
+        of those devices among `link_ids`), as one new state equal to removing them one at a
+        time (`model/state_cut.py`: a what-if's degraded copy)."""
+        links = [self.links[i] for i in link_ids]
+        gone_links, gone_devices = set(link_ids), set(device_ids)
+        new: DesignState = DesignState.__new__(DesignState)
+        new.meta, new.groups, new.group_kids = self.meta, self.groups, self.group_kids
+        new.group_order, new.unresolved = self.group_order, self.unresolved
+        new.unresolved_order = self.unresolved_order
+        new.devices = state_cut.without(self.devices, gone_devices)
+        new.links = state_cut.without(self.links, gone_links)
+        new.device_order = Order.of([i for i in self.device_order if i not in gone_devices])
+        new.link_order = Order.of([i for i in self.link_order if i not in gone_links])
+        new.failed = state_cut.without(self.failed, [i for i in (*link_ids, *device_ids)
+                                                     if i in self.failed])
+        new._links_by_device = state_cut.links_by_device(self._links_by_device, links,
+                                                         gone_devices)
+        new._port_use = state_cut.port_use(self._port_use, links, gone_devices)
+        members = self._group_members
+        if members is not None:
+            for device_id in device_ids:
+                if (group := self.devices[device_id].group) is not None:
+                    members = _set_drop(members, group, device_id)
+        new._group_members = members
+        listed = self.memo.get("links")
+        new.memo = {"links": tuple(lk for lk in (listed if listed is not None
+                                                 else self.link_list())
+                                   if lk.id not in gone_links)}
+        if gone_devices and any(lk.a.device in gone_devices or lk.b.device in gone_devices
+                                for lk in new.memo["links"]):  # as `Layout.remove_device`
+            raise LayoutError("a device left out still has links; leave them out too")
+        edits = [*(("l", i) for i in link_ids), *(("d", i) for i in device_ids)]
+        if edits and len(edits) <= MAX_EDITS:
+            self._pass_edit(new, ("bulk", edits))  # what changed: as the removals would say
+        return new
 
     def with_unresolved(self, link: Link) -> DesignState:
         order = self.unresolved_order

@@ -135,12 +135,13 @@ class CollectiveModel(CandidateModel):
         # a transport whose NCCL tuner plugin picks the algorithm (aws-ofi-nccl on EFA): its
         # region for the size, when it has one for this shape (uniform ranks per node)
         s = self.s
+        k = s.k  # a property over every island: once, not once per island (4,095 at 32k)
         plugin = (forced == "auto" and s.n_islands > 1
-                  and all(i.k == s.k for i in s.islands))
+                  and all(i.k == k for i in s.islands))
         pairs = {(c.algorithm, c.protocol) for c in cands}
         out = []
         for size in sizes:
-            pick = (plugin_tuner.choice(s.transport, coll, s.k, s.n, size, pairs)
+            pick = (plugin_tuner.choice(s.transport, coll, k, s.n, size, pairs)
                     if plugin else None)
             pool = [c for c in cands if (c.algorithm, c.protocol) == pick] if pick else cands
             # each candidate's time as published runs show it: NCCL's cost model (latency +
