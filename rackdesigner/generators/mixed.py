@@ -119,12 +119,7 @@ def build_mixed(catalog: Catalog, systems: str, switch: str | None = None,
             su_no += 1
             su = b.group(f"su-{su_no}", f"Scalable unit {su_no} ({part.system})", "su", top)
             net = SwitchRacks(b, row, 0, su, f"SU{su_no} network rack")
-            su_leaves = []
-            for k in range(part.leaves_per_su):
-                leaf = f"leaf-{len(leaves) + k + 1}"
-                net.place(leaf, sw_spec.id, f"SU{su_no} rail {k % part.rails} leaf "
-                          f"{k // part.rails + 1}")
-                su_leaves.append(leaf)
+            su_leaves = place_su_leaves(net, sw_spec.id, su_no, part, len(leaves))
             leaves.extend(su_leaves)
             first = s * (part.nodes_per_su if part.system != NVL72 else NVL72_RACKS_PER_SU)
             if part.system == NVL72:
@@ -191,3 +186,15 @@ def _dgx_su(b: DesignBuilder, catalog: Catalog, part: _Part, su: str, su_leaves:
                 b.devices[nic] = dataclasses.replace(b.devices[nic], model=nic_model)
             b.connect(PortRef(nic, nic_port, None if single else 0),
                       PortRef(su_leaves[r], sw_port, j))
+
+
+def place_su_leaves(net: SwitchRacks, switch: str, su_no: int, part: _Part,
+                    start: int) -> list[str]:
+    """One SU's leaves in its network rack, rail by rail, numbered on from `start` (the
+    leaves placed so far); `mixed` and `pods` place them alike."""
+    out = []
+    for k in range(part.leaves_per_su):
+        leaf = f"leaf-{start + k + 1}"
+        net.place(leaf, switch, f"SU{su_no} rail {k % part.rails} leaf {k // part.rails + 1}")
+        out.append(leaf)
+    return out

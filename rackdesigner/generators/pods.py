@@ -35,6 +35,7 @@ from rackdesigner.generators.mixed import (
     _nvl72_su,
     _plan_part,
     parse_systems,
+    place_su_leaves,
 )
 from rackdesigner.generators.systems import NVL72
 from rackdesigner.model import Layout, PortRef
@@ -102,12 +103,7 @@ def build_pods(catalog: Catalog, pods: str, switch: str | None = None,
                 su = b.group(f"su-{su_no}", f"Scalable unit {su_no} ({system})", "su",
                              pod_group)
                 net = SwitchRacks(b, row, 0, su, f"SU{su_no} network rack")
-                su_leaves = []
-                for k in range(part.leaves_per_su):
-                    leaf = f"leaf-{len(leaves) + k + 1}"
-                    net.place(leaf, sw_spec.id, f"SU{su_no} rail {k % part.rails} leaf "
-                              f"{k // part.rails + 1}")
-                    su_leaves.append(leaf)
+                su_leaves = place_su_leaves(net, sw_spec.id, su_no, part, len(leaves))
                 leaves.extend(su_leaves)
                 pod_leaves.extend(su_leaves)
                 first = first0 + s * per_su
