@@ -140,6 +140,8 @@ _SYSTEM_DOC = {
 SUPERPOD_SYSTEMS = ("dgx-a100", "dgx-b200", "dgx-h100", "dgx-h200", "gb200-nvl72", "gb300-nvl72")
 
 #: Every liquid rack given its CDU (commands/cooling.py), 1 yes, 0 no.
+OVERSUBSCRIPTION = Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)",
+                          default=1.0)
 CDUS = Option("cdus", int, "1: give every liquid rack its CDU (sized to its liquid heat)",
               default=0, choices=(0, 1))
 #: The CDU model of `cdus` (an in-row model shares one CDU among racks of a row).
@@ -175,7 +177,7 @@ TEMPLATES["mixed"] = Template(
     (Option("systems", str, "system:count pairs, e.g. gb200-nvl72:8,dgx-b200:32 (NVL72 in "
             "racks, DGX systems in nodes)", required=True),
      Option("switch", str, "fabric switch (default qm9700)"),
-     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
+     OVERSUBSCRIPTION,
      CDUS, CDU),
     _mixed)
 TEMPLATES["pods"] = Template(
@@ -184,7 +186,7 @@ TEMPLATES["pods"] = Template(
     (Option("pods", str, "pods separated by '/', each system:count pairs, e.g. "
             "gb200-nvl72:8/dgx-b200:32", required=True),
      Option("switch", str, "fabric switch of every tier (default qm9700)"),
-     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
+     OVERSUBSCRIPTION,
      Option("core", float, "pods: spine down:up ratio R toward the core (R:1, default 1)",
             default=1.0),
      CDUS, CDU),
@@ -194,7 +196,7 @@ TEMPLATES["fat-tree"] = Template(
     (Option("switch", str, "switch model, e.g. qm9700", required=True),
      Option("levels", int, "switch levels", required=True, choices=(2, 3)),
      Option("endpoints", int, "endpoints (default: the full capacity, k²/2 or k³/4)"),
-     Option("oversubscription", float, "leaf down:up ratio R (R:1, default 1)", default=1.0),
+     OVERSUBSCRIPTION,
      Option("endpoint", str, "endpoint NIC model (default: the adapter matching the switch)")),
     _fat_tree)
 TEMPLATES["rail-optimized"] = Template(
