@@ -57,3 +57,20 @@ def test_site_pue_wins_over_the_cooling_mix_in_both(book, nvl72):
 def test_users_pue_wins_in_both(book, nvl72):
     assert simulate(nvl72, pue=1.5).power.pue == pytest.approx(1.5)
     assert design_cost(nvl72, book, Assumptions(pue=1.5)).assumptions.pue == pytest.approx(1.5)
+
+
+def test_the_kept_cooling_mix_pue_follows_an_edit_of_the_same_layout(nvl72):
+    # design_pue keeps its figure per design state: asking twice gives the kept one; an edit
+    # that takes liquid heat away (one rack's GPUs removed) gives the new mix's, not the kept one
+    first = design_pue(nvl72)
+    assert design_pue(nvl72) == first
+    gpus = [d.id for d in nvl72.devices()
+            if nvl72.catalog.get(d.model).traits.computes][:72]
+    for device_id in gpus:
+        for link_id in list(nvl72.state.link_ids_of(device_id)):
+            nvl72.remove_link(link_id)
+        nvl72.remove_device(device_id)
+    after = design_pue(nvl72)
+    c = cooling_report(nvl72)
+    assert after[0] == pytest.approx(pue_for_cooling(c.liquid_w, c.air_w)[0])
+    assert after[0] > first[0]  # less heat to liquid: nearer the air PUE

@@ -19,10 +19,22 @@ def design_pue(layout: Layout, cooling: CoolingReport | None = None) -> tuple[fl
     """(PUE, why) for `layout`: its site's stated PUE, else its cooling mix's. `cooling` is the
     design's `cooling_report` when the caller has it."""
     from rackdesigner.model.cooling import cooling_report
-    from rackdesigner.model.site import site_pue
+    from rackdesigner.model.site import pue_for_cooling, site_pue
 
-    c = cooling if cooling is not None else cooling_report(layout)
-    return site_pue(layout.meta.site, c.liquid_w, c.air_w)
+    site = layout.meta.site
+    if cooling is not None or site.pue is not None:  # a stated PUE needs no cooling report
+        return site_pue(site, cooling.liquid_w if cooling else 0.0,
+                        cooling.air_w if cooling else 0.0)
+    # the cooling mix's, once per state and catalog (as `RackPower.draws`): the panel's
+    # simulation and the Cost tab both ask after every edit, a whole-design pass each
+    state = layout.state
+    kept = state.memo.get("pue")
+    if kept is not None and kept[0] is layout.catalog:
+        return kept[1]
+    c = cooling_report(layout)
+    found = pue_for_cooling(c.liquid_w, c.air_w)
+    state.memo["pue"] = (layout.catalog, found)
+    return found
 
 
 __all__ = ["design_pue"]
