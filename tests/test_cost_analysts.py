@@ -60,10 +60,10 @@ def test_network_share_is_below_published_splits_only_by_what_the_design_leaves_
         # may only lie below, or within the band
         assert r.published.scope and r.published.full_ra
         assert r.tool < r.published.value * (1 + BAND)
-    # with the storage fabric and the OOB access layer drawn, the DGX H100 and H200 SuperPODs
-    # and the NVL72 pod land within the band of the published split (the systems' NICs counted
-    # as network, as the AMCompute figure counts them)
-    for d in ("h100", "h200", "gb200"):
+    # with the storage fabric and the OOB access layer drawn, the DGX H100, H200 and B200
+    # SuperPODs and the NVL72 pod land within the band of the published split (the systems'
+    # NICs counted as network, as the AMCompute figure counts them)
+    for d in ("h100", "h200", "b200", "gb200"):
         assert all(r.within for r in shares if r.published.designs == (d,)
                    and r.published.metric == "network_share"), d
 

@@ -28,6 +28,12 @@ REFERENCE_DESIGNS = [
     ("single-leaf", {"system": "dgx-h100", "nodes": 4, "switch": "qm9700"}),
     ("nvl72", {}),
     ("dgx-h200", {}),
+    # the full reference architectures: storage appliances and out-of-band switches priced
+    ("superpod", {"system": "dgx-h100", "sus": 4, "fabrics": "compute,storage,oob"}),
+    ("superpod", {"system": "dgx-h200", "sus": 1, "fabrics": "compute,storage,oob"}),
+    # liquid racks with their CDUs, in-rack and in-row
+    ("nvl72", {"cdus": 1}),
+    ("mixed", {"systems": "gb200-nvl72:8", "cdus": 1, "cdu": "vertiv-xdu1350"}),
 ]
 
 
@@ -84,3 +90,25 @@ def test_headline_says_how_much_is_derived(book):
     whole = report.to_json()
     assert whole["derived_share"] == pytest.approx(report.derived_share, abs=1e-4)
     assert whole["derived_capex"] <= whole["capex"]
+
+
+@pytest.mark.parametrize("cdu", ["supermicro-inrack-cdu", "vertiv-xdu1350"])
+def test_a_cdu_is_counted_once_with_a_built_hall(book, cdu):
+    """A built liquid-cooled hall's premium pays for its CDUs: pricing the CDUs in the bill
+    lowers the building by as much (never below the air-cooled hall), so the total capex with
+    the building stays what it was without CDUs, while colocation (no building) gains them."""
+    from rackdesigner.cost import Assumptions
+
+    bare = generate("nvl72", default_catalog())
+    cooled = generate("nvl72", default_catalog(), cdus=1, cdu=cdu)
+    built = [design_cost(x, book, Assumptions(facility="build")) for x in (bare, cooled)]
+    cdus = sum(line.total for line in built[1].capex.lines if line.model == cdu)
+    assert cdus > 0
+    air_hall = built[0].facility.it_kw * book.facility.build_air.unit / 1000
+    premium = built[0].facility.capex - air_hall
+    assert built[1].facility.cdus_deducted == pytest.approx(min(cdus, premium))
+    whole = [r.capex.total + r.facility.capex for r in built]
+    assert whole[1] >= whole[0] - 1e-6  # never cheaper for adding a part
+    assert whole[1] - whole[0] <= cdus * 1.2  # spares on the CDU only, not the CDU twice
+    rented = [design_cost(x, book, Assumptions(facility="colocation")) for x in (bare, cooled)]
+    assert rented[1].capex.total > rented[0].capex.total + cdus * 0.99

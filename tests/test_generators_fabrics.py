@@ -52,7 +52,8 @@ def test_default_and_compute_only_draw_the_same_design(pair):
     assert "storage" not in _kinds(base) and "storage_switch" not in _kinds(base)
 
 
-@pytest.mark.parametrize("system,sus", [("dgx-h100", 1), ("dgx-h100", 4), ("dgx-h200", 1)])
+@pytest.mark.parametrize("system,sus", [("dgx-h100", 1), ("dgx-h100", 4), ("dgx-h200", 1),
+                                        ("dgx-b200", 1), ("dgx-b200", 2)])
 def test_every_storage_port_reaches_a_storage_leaf_and_appliances_hang_on_spines(system, sus):
     layout = _design(system, sus, "storage")
     assert not has_errors(check_layout(layout))
@@ -62,7 +63,8 @@ def test_every_storage_port_reaches_a_storage_leaf_and_appliances_hang_on_spines
     ports = 2 * nodes  # one port of each of a DGX's two storage cards
     leaves = [d.id for d in layout.devices() if d.id.startswith("storage-leaf-")]
     assert len(leaves) == math.ceil(ports / 32)
-    to_leaf = [k for k in layout.links() if k.b.device in leaves and ".storage_nic" in k.a.device]
+    to_leaf = [k for k in layout.links() if k.b.device in leaves
+                   and (".storage_nic" in k.a.device or ".dpu" in k.a.device)]
     assert len(to_leaf) == ports
     for link in layout.links():
         port = layout.catalog.get(layout.device(link.a.device).model).port(link.a.group)
@@ -105,15 +107,20 @@ def test_simulated_compute_figures_are_unchanged_by_the_storage_fabric(pair, tmp
     assert b["power"]["total_max_w"] > a["power"]["total_max_w"]
 
 
-def test_every_line_is_priced_but_the_appliance_without_a_public_price(pair):
+def test_every_line_is_priced_and_a_book_without_the_appliance_says_so(pair):
     base, full = pair
     book = read_price_book(example_book_path(), CAT)
     report = design_cost(full, book)
-    missing = {line.model for line in report.capex.lines if line.unit is None}
-    assert missing == {"ai400x2"}  # no public price found: left unpriced, never guessed
-    priced = dataclasses.replace(book, prices={**book.prices, "ai400x2": Price(
-        "ai400x2", unit=1.0, source="test", date="2026-12", basis="list")})
-    assert design_cost(full, priced).capex.complete
+    assert report.capex.complete  # the appliance too (derived: its method in the book)
+    unpriced = dataclasses.replace(book, prices={k: v for k, v in book.prices.items()
+                                                 if k != "ai400x2"})
+    missing = design_cost(full, unpriced).capex
+    assert not missing.complete  # a book without it: a lower bound, never a guess
+    assert {line.model for line in missing.lines if line.unit is None} == {"ai400x2"}
+    dear = dataclasses.replace(book, prices={**book.prices, "ai400x2": Price(
+        "ai400x2", unit=2 * book.price("ai400x2").unit, source="test", date="2026-12",
+        basis="list")})
+    assert design_cost(full, dear).capex.total > report.capex.total
     # the storage fabric is network: its share of capex rises over the compute-only design
     before = design_cost(base, book).capex
     after = report.capex
@@ -164,7 +171,6 @@ def test_every_storage_leaf_reaches_every_spine_and_no_port_is_used_twice(sus):
     ({"system": "dgx-h100", "sus": 1, "fabrics": "compute,bogus"}, "unknown fabric bogus"),
     ({"system": "gb200-nvl72", "racks": 8, "fabrics": "storage"}, "DGX SuperPODs only"),
     ({"system": "gb200-nvl72", "racks": 8, "fabrics": "oob"}, "no tray BMC port"),
-    ({"system": "dgx-b200", "sus": 1, "fabrics": "storage"}, "ethernet"),
     ({"system": "dgx-h100", "sus": 32, "fabrics": "storage"}, "more than two levels"),
 ])
 def test_fabrics_it_cannot_draw_are_refused_with_the_reason(opts, message):
@@ -198,10 +204,32 @@ def test_oob_cables_every_bmc_to_an_sn2201_in_its_own_rack(system):
     assert not sw.traits.fabric_switch and sw.traits.side_fabric
 
 
-def test_the_full_ra_design_of_a_dgx_superpod_is_priced_but_for_the_appliance():
-    layout = _design("dgx-h100", 4, "compute,storage,oob")
+@pytest.mark.parametrize("system,sus", [("dgx-h100", 4), ("dgx-b200", 1)])
+def test_the_full_ra_design_of_a_dgx_superpod_is_completely_priced(system, sus):
+    layout = _design(system, sus, "compute,storage,oob")
     book = read_price_book(example_book_path(), CAT)
-    report = design_cost(layout, book)
-    assert {line.model for line in report.capex.lines if line.unit is None} == {"ai400x2"}
-    oob_only = design_cost(_design("dgx-b200", 1, "oob"), book)
-    assert oob_only.capex.complete  # the OOB network adds nothing without a price
+    report = design_cost(layout, book).to_json()
+    assert report["complete"] is True, report["unpriced"]
+    assert report["by_category"]["storage"]["capex"] > 0  # the appliances, priced (derived)
+    appliance = book.price("ai400x2")
+    assert appliance.basis == "derived" and appliance.method
+
+
+def test_the_dgx_b200_storage_fabric_is_infiniband_on_its_bluefield_ports():
+    """The DGX SuperPOD B200 RA's storage fabric is InfiniBand: each DGX B200's two
+    BlueField-3 give one NDR storage port each to the storage leaves (QM9700), the other port
+    stays for in-band management (not drawn)."""
+    layout = _design("dgx-b200", 1, "storage")
+    dpus = [d for d in layout.devices() if d.model == "bluefield-3-vpi"]
+    nodes = sum(1 for g in layout.groups() if g.kind == "node" and g.template)
+    assert len(dpus) == 2 * nodes
+    to_leaf = [k for k in layout.links() if k.a.device in {d.id for d in dpus}
+               or k.b.device in {d.id for d in dpus}]
+    storage = [k for k in to_leaf if "storage-leaf-" in (k.a.device + k.b.device)]
+    assert len(storage) == len(dpus)  # one storage port per card, the in-band one left
+    card = layout.catalog.get("bluefield-3-vpi")
+    ids = {d.id for d in dpus}
+    ends = [end for k in storage for end in (k.a, k.b) if end.device in ids]
+    assert len(ends) == len(dpus)
+    assert {card.port(end.group).protocol for end in ends} == {"infiniband"}
+    assert not has_errors(check_layout(layout))

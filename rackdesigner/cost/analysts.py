@@ -29,7 +29,7 @@ DESIGNS: dict[str, tuple[str, str, dict[str, Any]]] = {
 #: --fabrics`, generators/sidefabrics.py): what the network-share rows compare, since the
 #: published splits count every network of the cluster
 FULL_RA: dict[str, str] = {"h100": "compute,storage,oob", "h200": "compute,storage,oob",
-                           "b200": "compute,oob", "gb200": "compute"}
+                           "b200": "compute,storage,oob", "gb200": "compute"}
 
 @dataclass(frozen=True, slots=True)
 class Published:
@@ -57,18 +57,19 @@ SEMIANALYSIS = ("SemiAnalysis, 'H100 vs GB200 NVL72 Training Benchmarks', 2025-0
                 "GB200 NVL72 needs 1.6x the H100's performance to break even on TCO",
                 "https://newsletter.semianalysis.com/p/h100-vs-gb200-nvl72-training-benchmarks")
 EPOCH = ("Epoch AI, training-cost-trends: CLUSTER_INTERCONNECT_COST_FRACTION = 0.19 of the "
-         "total cluster cost (read 2026-04)",
+         "total cluster cost, applied as servers' acquisition price x 1/(1 - 0.19) "
+         "(cost_estimation.py; read 2026-04 and 2026-12)",
          "https://github.com/epoch-research/training-cost-trends")
 AMCOMPUTE = ("AMCompute, 'GPU Cluster Networking 101' (2026): networking runs ~20 % of total "
              "cluster cost, from bills of materials of 16- to 24,576-GPU clusters, training, "
              "storage and management networks together", "https://amcompute.com/blog/gpu-cluster-networking")
 
 _FABRICS = ("the network-share rows are taken on the designs with every fabric the generator "
-            "can draw (`superpod --fabrics`: storage and out-of-band access layer on DGX H100 and "
-            "H200, out-of-band on DGX B200, the compute fabric alone on GB200 NVL72); the in-band "
-            "management network, management servers, the out-of-band core, the B200 and GB200 "
-            "storage fabrics are still not drawn, and the storage appliances have no public "
-            "price (left out of the total, which lifts the share a little)")
+            "can draw (`superpod --fabrics`: storage fabric and out-of-band access layer on DGX "
+            "H100, H200 and B200, the compute fabric alone on GB200 NVL72); the in-band "
+            "management network, management servers, the out-of-band core and the GB200 "
+            "storage and in-band Ethernet fabric are still not drawn; the storage appliances "
+            "are priced (derived, at a model-assumption capacity) and in the total")
 
 PUBLISHED: tuple[Published, ...] = (
     Published("usd_per_gpu_hour", ("h100",), 2.3, *NESOV,
@@ -88,9 +89,11 @@ PUBLISHED: tuple[Published, ...] = (
               "SemiAnalysis 2025-08-20 (GB200/H100 1.6) over aiinframap (B200/H100 1.34)",
               SEMIANALYSIS[1], "a ratio of the two published ratios"),
     *(Published("network_share_beyond_systems", (d,), 0.19, *EPOCH,
-                "the cluster interconnect over the whole cluster's hardware, the servers "
-                "priced with their own NICs (so set beside the network beyond the systems); "
-                "what the 19 % is made of is not published", scope=_FABRICS, full_ra=True)
+                "the cluster interconnect over servers plus interconnect: Epoch's code adds it "
+                "as a markup of 1/(1 - 0.19) on the servers' price (their NICs inside), with "
+                "no storage, racks or building, so set beside the network beyond the systems "
+                "over systems plus that network; what the 19 % is made of is not published",
+                scope=_FABRICS, full_ra=True)
       for d in DESIGNS),
     *(Published("network_share", (d,), 0.20, *AMCOMPUTE,
                 "every network of the cluster (NICs, switches, optics, cables) over its "
@@ -144,9 +147,9 @@ def rows(book: Any) -> list[Row]:
         elif p.metric == "network_share":
             cap = reports[p.designs[0]].capex
             tool = cap.network_with_system_nics() / cap.total
-        else:
-            cap = reports[p.designs[0]].capex
-            tool = cap.by_category()["network"] / cap.total
+        else:  # Epoch's definition: interconnect over servers + interconnect
+            by = reports[p.designs[0]].capex.by_category()
+            tool = by["network"] / (by["compute"] + by["network"])
         out.append(Row(p, tool))
     return out
 
@@ -177,8 +180,9 @@ def markdown(table: list[Row]) -> str:
             ("network_share", "The network's share of hardware capex (JSON "
              "`network_with_system_nics.share`: the systems' own NICs and DPUs counted as "
              "network)", "{:.1%}"),
-            ("network_share_beyond_systems", "The network beyond the systems' own NICs (JSON "
-             "`by_category.network.share`)", "{:.1%}")):
+            ("network_share_beyond_systems", "The network beyond the systems' own NICs over "
+             "systems plus that network, Epoch's definition (JSON `by_category`: network / "
+             "(compute + network))", "{:.1%}")):
         out += [f"**{title}**", "", "| design | tool | published | difference | what the "
                 "published figure counts [source] |", "|---|---|---|---|---|"]
         for r in (r for r in table if r.published.metric == metric):

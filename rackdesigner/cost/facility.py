@@ -65,6 +65,8 @@ class Facility:
     source: str = ""
     price_basis: str = ""  # the price's basis (analyst, derived, ...)
     method: str = ""
+    #: build: what the building's liquid premium gave up for the CDUs priced in the bill
+    cdus_deducted: float = 0.0
 
     def charged(self, years: float, rate: float | None) -> float:
         """What the TCO over `years` carries: the rent, or the years' share of the building."""
@@ -97,15 +99,20 @@ class Facility:
         else:
             out.update(usd_per_mw_it=round(self.usd_per_mw_it or 0.0, 2),
                        capex=round(self.capex, 2), life_years=FACILITY_LIFE_YEARS)
+            if self.cdus_deducted:
+                out["cdus_deducted"] = round(self.cdus_deducted, 2)
         if self.method:
             out["method"] = self.method
         return out
 
 
 def facility_cost(book: PriceBook, choice: str | None, liquid_w: float, air_w: float,
-                  it_max_w: float) -> Facility | None:
+                  it_max_w: float, cdu_capex: float = 0.0) -> Facility | None:
     """The facility of a design from `book` (None when the book prices none, or `choice` is
-    "none"); `choice` None follows the book's `facility.basis`."""
+    "none"); `choice` None follows the book's `facility.basis`. `cdu_capex`: the CDUs the
+    bill of materials prices; a built hall's liquid premium (the liquid-cooled figure above the
+    air-cooled one, for the liquid share) pays for its CDUs too, so it is lowered by them, at
+    most to nothing: each CDU is counted once."""
     prices = book.facility
     if prices is None or choice == "none":
         return None
@@ -133,9 +140,15 @@ def facility_cost(book: PriceBook, choice: str | None, liquid_w: float, air_w: f
         method = (f"blend by the heat to liquid ({100 * f:.0f} %) of the air- and liquid-cooled "
                   f"figures" + (f"; {method}" if method else ""))
         basis_of = "derived"
-    return Facility("build", kind, f, kw, usd_per_mw_it=per_mw, capex=per_mw * kw / 1000.0,
+    premium = max(0.0, f * (liquid.unit - air.unit) * kw / 1000.0)
+    deducted = min(max(cdu_capex, 0.0), premium)
+    if deducted:
+        method = (f"the liquid premium less the CDUs priced in the bill "
+                  f"({deducted:,.0f}, counted once)" + (f"; {method}" if method else ""))
+    return Facility("build", kind, f, kw, usd_per_mw_it=per_mw,
+                    capex=per_mw * kw / 1000.0 - deducted,
                     source="; ".join(dict.fromkeys(_src(book, p) for p in used)),
-                    price_basis=basis_of, method=method)
+                    price_basis=basis_of, method=method, cdus_deducted=deducted)
 
 
 def _src(book: PriceBook, price: Price) -> str:

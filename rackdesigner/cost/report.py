@@ -282,8 +282,11 @@ def design_cost(layout: Layout, book: PriceBook, assumptions: Assumptions | None
     assert a.pue is not None
     power = design_power(layout, a.pue)
     it = power.total_typical_w if a.power_basis == "typical" else power.total_max_w
+    from rackdesigner.vocabulary import traits_of
+
+    cdus = sum(line.total for line in capex.lines if traits_of(line.kind).cools)
     facility = facility_cost(book, a.facility, cooling.liquid_w, cooling.air_w,
-                             power.total_max_w)
+                             power.total_max_w, cdus)
     notes = []
     if not power.complete:
         notes.append(f"energy is a lower bound: power {power.headline}")

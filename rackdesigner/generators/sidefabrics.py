@@ -7,7 +7,9 @@ in-band management and storage ports provide parallel pathways into the system")
 fabric is drawn by `rail` / `nvl72pod`; this module adds, when asked:
 
 - `storage`: port 0 of each of a system's storage cards (the DGX H100/H200's two dual-port
-  ConnectX-7: the other port is the in-band one) to storage leaves, the leaves to storage spines,
+  ConnectX-7, the DGX B200's two BlueField-3 run as its SuperPOD RA runs them, `bluefield-3-vpi`:
+  an NDR InfiniBand storage port, the RA's "InfiniBand Storage Fabric"; the other port is the
+  in-band one) to storage leaves, the leaves to storage spines,
   the spines to the storage appliances. The switch is the QM9700 under the storage-switch kind
   (`qm9700-storage`: the simulation and reachability keep it apart from the compute fabric), the
   appliance the DDN AI400X2 (8 HDR ports).
@@ -28,8 +30,9 @@ stated in docs/generators.md):
   the management ports of switches, appliances and PDUs, are not drawn (the catalog gives those
   devices no management port).
 
-Storage ports that run Ethernet (the BlueField-3 of DGX B200 and GB200 trays) have no storage
-switch in the catalog yet: the generator says so instead of drawing a wrong fabric. In-band
+Storage ports that run Ethernet (the BlueField-3 of GB200 trays: the GB200 RA's "Storage and
+In-band Ethernet Fabric") have no storage switch in the catalog yet: the generator says so
+instead of drawing a wrong fabric. In-band
 management (the other port of each storage card, SN4600C switches in the RA) is not drawn:
 the catalog has no SN4600C.
 """

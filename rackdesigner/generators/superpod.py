@@ -121,7 +121,7 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
     if system in NVL72_SYSTEMS:
         if drawn != {"compute"}:
             raise GeneratorError("the storage and out-of-band fabrics are generated for the DGX "
-                                 "SuperPODs only (storage: DGX H100/H200): the NVL72 trays' "
+                                 "SuperPODs only (storage: DGX H100/H200/B200): the NVL72 trays' "
                                  "storage ports are BlueField-3 Ethernet, and the catalog has no "
                                  "Ethernet storage switch and no tray BMC port yet", "fabrics")
         if nodes is not None:
