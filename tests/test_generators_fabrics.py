@@ -233,3 +233,19 @@ def test_the_dgx_b200_storage_fabric_is_infiniband_on_its_bluefield_ports():
     assert len(ends) == len(dpus)
     assert {card.port(end.group).protocol for end in ends} == {"infiniband"}
     assert not has_errors(check_layout(layout))
+
+
+def test_the_oob_switches_draw_a_labelled_estimate_not_nothing():
+    """#36: the SN2201 had no power figure; it now carries a third-party ~100 W labelled
+    an estimate, so an OOB network adds power and the report names it among its estimates."""
+    from rackdesigner.cost.report import design_power
+
+    base = design_power(_design("dgx-b200", 1), 1.0)
+    oob = design_power(_design("dgx-b200", 1, "oob"), 1.0)
+    switches = sum(1 for d in _design("dgx-b200", 1, "oob").devices() if d.model == "sn2201")
+    assert "sn2201" not in oob.to_dict()["models_without_power"]
+    assert "sn2201" in oob.to_dict()["models_with_estimates"]
+    spec = CAT.get("sn2201").power
+    assert spec.basis == "estimate" and spec.note
+    added = oob.total_max_w - base.total_max_w
+    assert added >= switches * spec.max_w  # the switches, plus what their cables draw (none)
