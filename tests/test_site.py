@@ -150,7 +150,7 @@ BAD = [
     ("site: {pue: 0.9}", 2, "'pue' must be between 1 and 5"),
     ("site:\n  power:\n  - {id: f, level: feed, capacity_kw: 100, parent: f}", 4, "feeds itself"),
     ("site:\n  power:\n  - {id: p, level: pdu, capacity_kw: 10, racks: [r]}", 4,
-     "its racks would be on no feed"),
+     "rack r would be on no feed"),
     ("site:\n  power:\n  - {id: f, level: feed, capacity_kw: 0}", 4, "'capacity_kw' must be a "
      "positive number"),
     ("site:\n  power:\n  - {id: f, level: feed, capacity_kw: 10}\n"

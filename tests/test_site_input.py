@@ -57,6 +57,7 @@ def test_a_design_whose_site_names_a_feed_that_does_not_exist_is_exit_2_at_the_k
     assert run.returncode == 2 and "Traceback" not in out
     assert f"{path}:{_line(path, 'parent: feed-x')}:" in out
     assert "'parent' 'feed-x' is not a power node of the site" in out
+    assert "rack r would be on no feed" in out  # the rack the site names, said by name
     assert "feeds: feed-a" in out
 
 
@@ -69,6 +70,22 @@ def test_a_site_file_whose_pdu_hangs_from_no_feed_is_exit_2_for_fit(tmp_path):
     out = run.stdout + run.stderr
     assert run.returncode == 2 and "Traceback" not in out
     assert f"{site}:4:" in out and "its racks would be on no feed" in out
+
+
+def test_a_rack_a_site_file_names_below_a_node_on_no_feed_is_exit_2_naming_it(tmp_path):
+    """A rack the site file itself places in its hierarchy, under a switchboard that hangs from
+    nothing: bad input, refused at the switchboard's line with the racks it leaves unfed —
+    unlike a design rack no PDU lists (a finding, exit 1, below)."""
+    site = tmp_path / "SITE.yaml"
+    site.write_text("facility_power_kw: 2000\npower:\n"
+                    "- {id: feed-a, level: feed, capacity_kw: 2500}\n"
+                    "- {id: sb-1, level: switchboard, capacity_kw: 800}\n"
+                    "- {id: pdu-1, level: pdu, capacity_kw: 50, parent: sb-1, racks: [r1, r2]}\n")
+    run = _run("fit", "--site", str(site), "--job", "docs/jobs/dense-llama3-70b.yaml")
+    out = run.stdout + run.stderr
+    assert run.returncode == 2 and "Traceback" not in out
+    assert f"{site}:4:" in out
+    assert "power node sb-1 (switchboard) has no parent: racks r1, r2 would be on no feed" in out
 
 
 def _tree(racks):

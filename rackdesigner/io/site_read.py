@@ -104,13 +104,14 @@ def _power(nodes: Any, fail: Fail, line: int | None) -> tuple[PowerNode, ...]:
         if node.parent is None:
             if node.level != "feed":
                 raise fail(at, f"site: power node {node.id} ({node.level}) has no parent: "
-                           "its racks would be on no feed (give 'parent', a node above it)")
+                           f"{_unfed(node, out)} would be on no feed (give 'parent', a node "
+                           "above it)")
             continue
         if node.parent not in by_id:
             feeds = [n.id for n in out if n.level == "feed"]
             raise fail(parent_at.get(node.id, at), f"site: power node {node.id}: 'parent' "
-                       f"{node.parent!r} is not a power node of the site (its racks would be "
-                       f"on no feed; feeds: {', '.join(feeds) or 'none'}; nodes: "
+                       f"{node.parent!r} is not a power node of the site ({_unfed(node, out)} "
+                       f"would be on no feed; feeds: {', '.join(feeds) or 'none'}; nodes: "
                        f"{', '.join(by_id)})")
         above = by_id[node.parent]
         if POWER_LEVELS.index(_rank(above.level)) >= POWER_LEVELS.index(_rank(node.level)):
@@ -132,6 +133,23 @@ def _power(nodes: Any, fail: Fail, line: int | None) -> tuple[PowerNode, ...]:
                            f"{node.id}; list a rack on one PDU")
             racks[rack] = node.id
     return tuple(out)
+
+
+def _unfed(node: PowerNode, nodes: list[PowerNode]) -> str:
+    """The racks below `node` (its own and its children's, down the hierarchy) named for an
+    error: "its racks" when none is listed yet."""
+    below, todo, seen = [], [node], {node.id}
+    while todo:
+        here = todo.pop()
+        below += here.racks
+        for child in nodes:
+            if child.parent == here.id and child.id not in seen:
+                seen.add(child.id)
+                todo.append(child)
+    if not below:
+        return "its racks"
+    shown = ", ".join(below[:8]) + (f" and {len(below) - 8} more" if len(below) > 8 else "")
+    return f"rack{'s' if len(below) > 1 else ''} {shown}"
 
 
 def _rank(level: str) -> str:
