@@ -169,7 +169,6 @@ def test_every_storage_leaf_reaches_every_spine_and_no_port_is_used_twice(sus):
 
 @pytest.mark.parametrize("opts,message", [
     ({"system": "dgx-h100", "sus": 1, "fabrics": "compute,bogus"}, "unknown fabric bogus"),
-    ({"system": "gb200-nvl72", "racks": 8, "fabrics": "storage"}, "DGX SuperPODs only"),
     ({"system": "gb200-nvl72", "racks": 8, "fabrics": "oob"}, "no tray BMC port"),
     ({"system": "dgx-h100", "sus": 32, "fabrics": "storage"}, "more than two levels"),
 ])
@@ -249,3 +248,26 @@ def test_the_oob_switches_draw_a_labelled_estimate_not_nothing():
     assert spec.basis == "estimate" and spec.note
     added = oob.total_max_w - base.total_max_w
     assert added >= switches * spec.max_w  # the switches, plus what their cables draw (none)
+
+
+def test_the_gb200_storage_fabric_is_ethernet_on_the_trays_bluefield_ports():
+    """The GB200 RA carries storage on a "Storage and In-band Ethernet Fabric": port 0 of each
+    tray's two BlueField-3 (400GbE) to Ethernet storage leaves, appliances with Ethernet ports,
+    one appliance per 128 GPUs as for the DGX SuperPODs; the compute fabric is unchanged."""
+    from rackdesigner.generators.sidefabrics import BY_PROTOCOL
+
+    base = generate("superpod", CAT, system="gb200-nvl72", racks=8)
+    full = generate("superpod", CAT, system="gb200-nvl72", racks=8, fabrics="compute,storage")
+    assert not has_errors(check_layout(full))
+    switch, appliance = BY_PROTOCOL["ethernet"]
+    dpus = {d.id for d in full.devices() if d.model == "bluefield-3"}
+    assert len(dpus) == 8 * 18 * 2
+    leaves = {d.id for d in full.devices() if d.id.startswith("storage-leaf-")}
+    assert {d.model for d in full.devices() if d.id in leaves} == {switch}
+    to_leaf = [k for k in full.links() if {k.a.device, k.b.device} & dpus
+               and {k.a.device, k.b.device} & leaves]
+    assert len(to_leaf) == len(dpus)
+    stores = [d for d in full.devices() if d.model == appliance]
+    assert len(stores) == math.ceil(576 / (8 * NODES_PER_APPLIANCE))
+    compute = {k.id for k in base.links()}
+    assert compute <= {k.id for k in full.links()}  # drawn beside the compute fabric

@@ -62,10 +62,12 @@ SOURCE = ("DGX SuperPOD GB200 reference architecture (SU = 8 DGX GB200 racks, ND
 
 
 def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None,
-                         system: str = NVL72) -> Layout:
+                         system: str = NVL72, storage: bool = False) -> Layout:
     """`racks` NVL72 racks (GB200 or GB300) on a rail-optimized, non-blocking compute
     fabric: NDR InfiniBand for GB200's ConnectX-7, XDR (Quantum-X800) for GB300's ConnectX-8
-    (DGX SuperPOD GB300 reference architecture)."""
+    (DGX SuperPOD GB300 reference architecture). `storage`: the storage fabric too, on the
+    trays' BlueField-3 ports (`sidefabrics.add_storage_fabric`: Ethernet, as the GB200 RA's
+    "Storage and In-band Ethernet Fabric")."""
     if racks < 1:
         raise GeneratorError("at least 1 rack is needed", "racks")
     own_nic = nvl72_compute_nic(catalog, system)
@@ -104,7 +106,11 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
     description = (f"Compute {fabric} fabric after the {SOURCE}: rail-optimized, non-blocking, "
                    f"4 rails, {clos.levels} switch levels of {sw_spec.id}"
                    + (f", compute NICs {nic_model} (Spectrum-X)" if ethernet else "")
-                   + ". Storage and management fabrics are not included.")
+                   + (". With an Ethernet storage fabric on the trays' BlueField-3 ports "
+                      "(storage leaves, spines and appliances; counts a model assumption, "
+                      "generators/sidefabrics.py); the in-band and out-of-band management "
+                      "networks are not included." if storage else
+                      ". Storage and management fabrics are not included."))
     b = DesignBuilder(catalog, title, description)
     top = b.group("fabric", title, "pod")
     net_racks = racks_needed(b, switch, leaves_per_su)
@@ -153,4 +159,9 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
         first = max(0, (per_row * (su_cols + 1) - n_racks) // 2)
         build_upper_tiers(b, clos, all_leaves, switch, SwitchRacks(b, spine_row, first, tier,
                                                                     "Spine rack"))
+    if storage:
+        from rackdesigner.generators.sidefabrics import add_storage_fabric
+
+        # appliances at the DGX SuperPODs' per-GPU ratio: systems counted as 8-GPU equivalents
+        add_storage_fabric(b, max(1, gpus // 8))
     return b.build()

@@ -31,8 +31,10 @@ stated in docs/generators.md):
   devices no management port).
 
 Storage ports that run Ethernet (the BlueField-3 of GB200 trays: the GB200 RA's "Storage and
-In-band Ethernet Fabric") have no storage switch in the catalog yet: the generator says so
-instead of drawing a wrong fabric. In-band
+In-band Ethernet Fabric") get the same fabric in Ethernet: `sn5600-storage` leaves and spines
+(the SN5600 split to 128 x 400GbE; which switch the RA uses was not readable here, a model
+assumption) and the appliance with its ports as 200GbE (`ai400x2-eth`). A protocol without a
+storage switch in `BY_PROTOCOL` is refused with the reason. In-band
 management (the other port of each storage card, SN4600C switches in the RA) is not drawn:
 the catalog has no SN4600C.
 """
@@ -53,6 +55,9 @@ OOB_SWITCH = "sn2201"
 BMC_PORT = "bmc"
 STORAGE_SWITCH = "qm9700-storage"
 STORAGE_APPLIANCE = "ai400x2"
+#: The storage switch and appliance for storage ports of each protocol.
+BY_PROTOCOL = {"infiniband": (STORAGE_SWITCH, STORAGE_APPLIANCE),
+               "ethernet": ("sn5600-storage", "ai400x2-eth")}
 #: Model assumption: one storage appliance per this many systems (docs/generators.md).
 NODES_PER_APPLIANCE = 16
 #: Cabled network protocols (InfiniBand, Ethernet...), from the vocabulary.
@@ -100,19 +105,20 @@ def add_storage_fabric(b: DesignBuilder, systems: int) -> int:
     ports = storage_ports(b)
     if not ports:
         raise GeneratorError("the systems have no storage ports to cable", "fabrics")
-    sw = b.catalog.get(STORAGE_SWITCH)
+    protocols = {b.catalog.get(b.devices[ref.device].model).port(ref.group).protocol
+                 for ref in ports}
+    protocol = min(protocols)
+    if len(protocols) > 1 or protocol not in BY_PROTOCOL:
+        raise GeneratorError(f"the storage ports run {', '.join(sorted(protocols))}; a storage "
+                             f"fabric is generated for {' or '.join(BY_PROTOCOL)} ports, one "
+                             "protocol at a time", "fabrics")
+    switch_id, appliance_id = BY_PROTOCOL[protocol]
+    sw = b.catalog.get(switch_id)
     sw_port = sw.ports[0]
-    for ref in ports:
-        protocol = b.catalog.get(b.devices[ref.device].model).port(ref.group).protocol
-        if protocol != sw_port.protocol:
-            raise GeneratorError(f"the storage ports ({b.devices[ref.device].model}) run "
-                                 f"{protocol}; the catalog's storage switch ({STORAGE_SWITCH}) "
-                                 f"is {sw_port.protocol}: an {protocol} storage fabric is not "
-                                 "generated yet", "fabrics")
     radix = sw_port.count
     down = radix // 2
     leaves = math.ceil(len(ports) / down)
-    appliance = b.catalog.get(STORAGE_APPLIANCE)
+    appliance = b.catalog.get(appliance_id)
     app_port = appliance.ports[0]
     appliances = max(1, math.ceil(systems / NODES_PER_APPLIANCE))
     app_links = appliances * app_port.count
@@ -200,6 +206,6 @@ def add_oob_fabric(b: DesignBuilder) -> int:
     return switches
 
 
-__all__ = ["BMC_PORT", "FABRICS", "NODES_PER_APPLIANCE", "OOB_SWITCH", "STORAGE_APPLIANCE",
-           "STORAGE_SWITCH", "add_oob_fabric", "add_storage_fabric", "parse_fabrics",
-           "storage_ports"]
+__all__ = ["BMC_PORT", "BY_PROTOCOL", "FABRICS", "NODES_PER_APPLIANCE", "OOB_SWITCH",
+           "STORAGE_APPLIANCE", "STORAGE_SWITCH", "add_oob_fabric", "add_storage_fabric",
+           "parse_fabrics", "storage_ports"]

@@ -119,11 +119,10 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
 
     drawn = parse_fabrics(fabrics)
     if system in NVL72_SYSTEMS:
-        if drawn != {"compute"}:
-            raise GeneratorError("the storage and out-of-band fabrics are generated for the DGX "
-                                 "SuperPODs only (storage: DGX H100/H200/B200): the NVL72 trays' "
-                                 "storage ports are BlueField-3 Ethernet, and the catalog has no "
-                                 "Ethernet storage switch and no tray BMC port yet", "fabrics")
+        if "oob" in drawn:
+            raise GeneratorError("the out-of-band fabric is generated for the DGX SuperPODs "
+                                 "only: the catalog has no tray BMC port for an NVL72 rack yet "
+                                 "(its storage fabric is: --fabrics compute,storage)", "fabrics")
         if nodes is not None:
             raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give {racks} "
                                  "(or {sus}, 8 racks each)")
@@ -132,7 +131,7 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
         if sus is not None and sus < 1:
             raise GeneratorError("at least 1 scalable unit is needed", "sus")
         return build_nvl72_superpod(catalog, racks if racks is not None else 8 * (sus or 0),
-                                    switch, system)
+                                    switch, system, storage="storage" in drawn)
     if racks is not None:
         raise GeneratorError("{racks} is for the gb200-nvl72 system; DGX SuperPODs take {sus} "
                              "or {nodes}")
