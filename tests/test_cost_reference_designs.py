@@ -29,6 +29,7 @@ REFERENCE_DESIGNS = [
     ("nvl72", {}),
     ("dgx-h200", {}),
     # the full reference architectures: storage appliances and out-of-band switches priced
+    ("superpod", {"system": "dgx-a100", "sus": 1, "fabrics": "compute,storage,oob"}),
     ("superpod", {"system": "dgx-h100", "sus": 4, "fabrics": "compute,storage,oob"}),
     ("superpod", {"system": "dgx-h200", "sus": 1, "fabrics": "compute,storage,oob"}),
     ("superpod", {"system": "dgx-b200", "sus": 1, "fabrics": "compute,storage,oob"}),

@@ -184,7 +184,7 @@ def test_cli_refuses_an_unknown_fabric_with_exit_2(capsys, tmp_path):
     assert not (tmp_path / "x.yaml").exists()
 
 
-@pytest.mark.parametrize("system", ["dgx-h100", "dgx-b200"])
+@pytest.mark.parametrize("system", ["dgx-a100", "dgx-h100", "dgx-b200"])
 def test_oob_cables_every_bmc_to_an_sn2201_in_its_own_rack(system):
     layout = _design(system, 1, "oob")
     assert not has_errors(check_layout(layout))
