@@ -138,7 +138,8 @@ def _power(nodes: Any, fail: Fail, line: int | None) -> tuple[PowerNode, ...]:
 def _unfed(node: PowerNode, nodes: list[PowerNode]) -> str:
     """The racks below `node` (its own and its children's, down the hierarchy) named for an
     error: "its racks" when none is listed yet."""
-    below, todo, seen = [], [node], {node.id}
+    below: list[str] = []
+    todo, seen = [node], {node.id}
     while todo:
         here = todo.pop()
         below += here.racks
