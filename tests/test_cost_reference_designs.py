@@ -110,6 +110,8 @@ def test_a_cdu_is_counted_once_with_a_built_hall(book, cdu):
     air_hall = built[0].facility.it_kw * book.facility.build_air.unit / 1000
     premium = built[0].facility.capex - air_hall
     assert built[1].facility.cdus_deducted == pytest.approx(min(cdus, premium))
+    assert "less the CDUs in the bill" in built[1].facility.describe()  # the text says so
+    assert "less the CDUs" not in built[0].facility.describe()
     whole = [r.capex.total + r.facility.capex for r in built]
     assert whole[1] >= whole[0] - 1e-6  # never cheaper for adding a part
     assert whole[1] - whole[0] <= cdus * 1.2  # spares on the CDU only, not the CDU twice

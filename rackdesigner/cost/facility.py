@@ -84,8 +84,11 @@ class Facility:
         if self.basis == "colocation":
             return (f"colocation {symbol}{self.usd_per_kw_month:,.2f}/kW-month x "
                     f"{self.it_kw:,.0f} kW = {format_money(self.per_year, symbol)}/year")
+        less = (f" less the CDUs in the bill ({format_money(self.cdus_deducted, symbol)})"
+                if self.cdus_deducted else "")
         return (f"build, {self.cooling}-cooled, {format_money(self.usd_per_mw_it or 0, symbol)}"
-                f"/MW of IT x {self.it_kw / 1000:,.2f} MW = {format_money(self.capex, symbol)}"
+                f"/MW of IT x {self.it_kw / 1000:,.2f} MW{less} = "
+                f"{format_money(self.capex, symbol)}"
                 f" (charged over a {FACILITY_LIFE_YEARS:g}-year life)")
 
     def to_dict(self, years: float, rate: float | None) -> dict[str, Any]:
