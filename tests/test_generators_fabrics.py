@@ -107,6 +107,20 @@ def test_simulated_compute_figures_are_unchanged_by_the_storage_fabric(pair, tmp
     assert b["power"]["total_max_w"] > a["power"]["total_max_w"]
 
 
+@pytest.mark.parametrize("opts", [{"system": "dgx-b200", "sus": 1},
+                                  {"system": "gb200-nvl72", "racks": 8}])
+def test_the_new_storage_fabrics_leave_the_compute_figures_alone(opts, tmp_path, capsys):
+    """The DGX B200's InfiniBand and the NVL72's Ethernet storage fabrics are kept apart from
+    the compute fabric by the simulation, as the DGX H100's is."""
+    base = generate("superpod", CAT, **opts)
+    full = generate("superpod", CAT, **opts, fabrics="compute,storage")
+    a = _simulate(base, tmp_path, "base", capsys)
+    b = _simulate(full, tmp_path, "full", capsys)
+    for key in ("scope", "bandwidth", "collectives", "latency", "placement", "link_loads"):
+        assert a[key] == b[key], key
+    assert b["power"]["total_max_w"] > a["power"]["total_max_w"]
+
+
 def test_every_line_is_priced_and_a_book_without_the_appliance_says_so(pair):
     base, full = pair
     book = read_price_book(example_book_path(), CAT)
