@@ -168,8 +168,9 @@ TEMPLATES["superpod"] = Template(
      Option("switch", str, "fabric switch instead of the RA's (q3400: XDR, beyond 65,536 "
             "endpoints; sn5600: Spectrum-X Ethernet)"),
      Option("fabrics", str, "fabrics to draw, comma-separated: compute (default, always), "
-            "storage (DGX H100/H200: storage leaves, spines and appliances) and oob (DGX: an "
-            "SN2201 per rack, every BMC cabled)")),
+            "storage (storage leaves, spines and appliances: InfiniBand on DGX A100/H100/H200/"
+            "B200, Ethernet on NVL72 racks) and oob (DGX: an SN2201 per rack, every BMC "
+            "cabled)")),
     _superpod)
 TEMPLATES["mixed"] = Template(
     "mixed", "several system types on one compute fabric (NVL72 racks and DGX nodes under one "
