@@ -32,11 +32,11 @@ stated in docs/generators.md):
 
 Storage ports that run Ethernet (the BlueField-3 of GB200 trays: the GB200 RA's "Storage and
 In-band Ethernet Fabric") get the same fabric in Ethernet: `sn5600-storage` leaves and spines
-(the SN5600, the in-band Ethernet switch of NVIDIA's GB200 north-south network guide, split to
-128 x 400GbE as its manual allows; the counts are model assumptions) and the appliance with its ports
-as 200GbE (`ai400x2-eth`). A protocol without a storage switch in `BY_PROTOCOL` is refused with
-the reason. In-band management (the other port of each storage card, SN4600C switches in the
-H100 RA) is not drawn: the catalog has no SN4600C.
+(the SN5600, the in-band Ethernet switch of NVIDIA's GB200 north-south network guide, split
+to 128 x 400GbE as its manual allows; the counts are model assumptions) and the appliance with
+its ports as 200GbE (`ai400x2-eth`). A protocol without a storage switch in `BY_PROTOCOL` is
+refused with the reason. In-band management (the other port of each storage card, SN4600C
+switches in the H100 RA) is not drawn: the catalog has no SN4600C.
 """
 
 from __future__ import annotations
