@@ -1,7 +1,7 @@
 """A degraded design's index and topology derived from the whole design's equal a full build.
 
 The what-if path (`model.failures.degraded`) derives the degraded state's carried links,
-islands, components (`model/index_delta.py`) and topology (`simulation/topology_delta.py`)
+islands, components (`model/facets/connectivity.py`) and topology (`simulation/topology_delta.py`)
 from the intact design's. Here random failure sets — SUs, racks, nodes, switches of every tier,
 NVSwitches, NICs, PCIe switches, GPUs, single links of every protocol, and mixes — on several
 generated designs are built both ways and compared field by field, and simulated both ways.
@@ -113,11 +113,11 @@ def _count(monkeypatch, module, name: str) -> list:
 
 @pytest.mark.parametrize("name", sorted(DESIGNS))
 def test_degraded_index_and_topology_equal_a_full_build(name, monkeypatch):
-    from rackdesigner.model import index_delta
+    from rackdesigner.model.facets import connectivity as connectivity_facet
     from rackdesigner.simulation import topology_delta
 
     topologies = _count(monkeypatch, topology_delta, "_without")
-    connectivities = _count(monkeypatch, index_delta, "connectivity_without")
+    connectivities = _count(monkeypatch, connectivity_facet, "connectivity_without")
     layout = DESIGNS[name]()
     rng = random.Random(f"delta-{name}")
     intact = layout.copy()
