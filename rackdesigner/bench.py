@@ -7,7 +7,7 @@ leaves and 32 spines), above that pods joined by a core tier (k = 64 three-tier 
 
 Layouts come from `rackdesigner.generators` (`superpod`, DGX H100) when available, else from
 `build_cluster`. For each size the benchmark reports: build (generating the layout), save and
-load (YAML through `rackdesigner.io`), graph build (`Topology.build`, the structure `simulate`
+load (YAML through `rackdesigner.io`), graph build (`stages.build_anew`, the structure `simulate`
 derives; it is also part of the simulate time), the full `simulate` (all collectives x 32 sizes,
 fabric, latency, power, and the per-link loads of all_reduce at 1 GiB; best of `--repeat`, as
 wall-clock and as this process's CPU time, which a busy shared machine disturbs less; and the
@@ -148,7 +148,7 @@ def run(sizes: list[int], repeat: int = 3, source: str = "auto") -> list[dict]:
     import resource
 
     from rackdesigner.simulation import simulate
-    from rackdesigner.simulation.topology import Topology
+    from rackdesigner.simulation.stages import build_anew
 
     rows = []
     catalog = default_catalog()
@@ -164,7 +164,7 @@ def run(sizes: list[int], repeat: int = 3, source: str = "auto") -> list[dict]:
                 path = os.path.join(tmp, "cluster.yaml")
                 _, t_save = _time(lambda p=path, lay=layout: save_layout(lay, p))
                 layout, t_load = _time(lambda p=path: load_layout(p, catalog))
-        _, t_graph = _time(lambda lay=layout: Topology.build(lay))
+        _, t_graph = _time(lambda lay=layout: build_anew(lay))
         times, cpu_times = [], []
         result = None
 

@@ -2,8 +2,8 @@
 
 The random designer (tests/random_edits.py) adds systems, wires, removes, moves, re-racks,
 regroups, pastes, undoes and redoes; after every step the document's index — derived from the
-index of the state before by what changed (`model/index_evolve.py`) — is compared with an
-index of the same state computed from nothing, facet by facet.
+index of the state before by what changed (each facet's `evolved` form, `model/facets/`) — is
+compared with an index of the same state computed from nothing, facet by facet.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from random_edits import RandomDesigner
 
-from rackdesigner.model import index_evolve
+from rackdesigner.model.facets import connectivity as connectivity_facet
 from rackdesigner.model.index import DesignIndex
 
 pytestmark = pytest.mark.slow  # large designs or many random edits
@@ -44,13 +44,13 @@ def _facets(index: DesignIndex) -> dict:
 @pytest.mark.parametrize("seed", [3, 11])
 def test_an_evolved_index_equals_one_derived_from_nothing(catalog, seed, monkeypatch):
     evolved = []
-    real = index_evolve.connectivity_evolved
+    real = connectivity_facet.connectivity_evolved
 
     def counted(*args):
         evolved.append(1)
         return real(*args)
 
-    monkeypatch.setattr(index_evolve, "connectivity_evolved", counted)
+    monkeypatch.setattr(connectivity_facet, "connectivity_evolved", counted)
     designer = RandomDesigner(catalog, seed, check_every=40, max_devices=150)
     layout = designer.layout
     for _ in range(160):

@@ -1,7 +1,7 @@
 """A degraded design's index and topology derived from the whole design's equal a full build.
 
 The what-if path (`model.failures.degraded`) derives the degraded state's carried links,
-islands, components (`model/index_delta.py`) and topology (`simulation/topology_delta.py`)
+islands, components (`model/facets/connectivity.py`) and topology (`simulation/topology_delta.py`)
 from the intact design's. Here random failure sets — SUs, racks, nodes, switches of every tier,
 NVSwitches, NICs, PCIe switches, GPUs, single links of every protocol, and mixes — on several
 generated designs are built both ways and compared field by field, and simulated both ways.
@@ -14,11 +14,11 @@ from dataclasses import fields
 
 import pytest
 
-from rackdesigner.analysis.whatif import gpu_capacity
 from rackdesigner.generators import generate
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import simulate
+from rackdesigner.simulation.stages import gpu_capacity
 from rackdesigner.simulation.topology import Topology
 from rackdesigner.simulation.topology_delta import DEVICE_FIELDS
 
@@ -113,16 +113,17 @@ def _count(monkeypatch, module, name: str) -> list:
 
 @pytest.mark.parametrize("name", sorted(DESIGNS))
 def test_degraded_index_and_topology_equal_a_full_build(name, monkeypatch):
-    from rackdesigner.model import index_delta
+    from rackdesigner.model.facets import connectivity as connectivity_facet
     from rackdesigner.simulation import topology_delta
 
     topologies = _count(monkeypatch, topology_delta, "_without")
-    connectivities = _count(monkeypatch, index_delta, "connectivity_without")
+    connectivities = _count(monkeypatch, connectivity_facet, "connectivity_without")
     layout = DESIGNS[name]()
     rng = random.Random(f"delta-{name}")
     intact = layout.copy()
     whole = Topology.of(intact)  # the whole design's topology and index: a delta starts there
-    capacity = gpu_capacity(whole)
+    capacity = gpu_capacity(intact)
+    assert capacity.source is whole
     distinct = set()
     for ids in _failure_sets(layout, rng, 12):
         down = closure(intact, ids)
@@ -135,14 +136,16 @@ def test_degraded_index_and_topology_equal_a_full_build(name, monkeypatch):
         _assert_same(delta, full)
         assert delta.delta is not None and delta.delta[0] is whole
         # the GPUs outside the islands that lost something keep the whole design's figures
-        assert gpu_capacity(delta, (whole, capacity)) == gpu_capacity(full)
+        via_delta = gpu_capacity(broken, capacity)
+        assert via_delta.source is delta
+        assert dict(via_delta.per_gpu) == dict(gpu_capacity(fresh).per_gpu)
         a, b = broken.index().connectivity(), fresh.index().connectivity()
         assert _groups(a.island_of) == _groups(b.island_of)
         assert _groups(a.nvlink_domain_of) == _groups(b.nvlink_domain_of)
         assert _groups(a.component_of) == _groups(b.component_of)
         assert a.gpus == b.gpus
         assert broken.index().carried() == fresh.index().carried()
-        del delta, full, fresh, broken, a, b  # nothing of this one is kept for the next
+        del delta, full, fresh, broken, a, b, via_delta  # nothing of this one is kept for the next
     # every one derived from the whole design's, none built from nothing
     assert len(topologies) == len(connectivities) == 12 and len(distinct) > 6
 

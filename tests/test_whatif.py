@@ -69,7 +69,7 @@ def test_failed_leaf_strands_no_gpu_on_a_rail_optimized_fabric_but_degrades_its_
     assert impact.degraded_gpus > 0
     assert impact.delta["per_gpu_scale_out_GBps"] < 0
     # the rest of the fabric is untouched: far fewer GPUs are degraded than the design has
-    assert impact.degraded_gpus <= 2 * len(whatif._capacity) // len(leaves)
+    assert impact.degraded_gpus <= 2 * len(whatif._capacity.per_gpu) // len(leaves)
 
 
 @pytest.mark.slow

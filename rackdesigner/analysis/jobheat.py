@@ -43,7 +43,7 @@ from rackdesigner.model import Layout
 from rackdesigner.simulation.families import family_traffic, islands_of
 from rackdesigner.simulation.loads import FabricIndex, LinkLoad, route
 from rackdesigner.simulation.routing import pattern_share
-from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.stages import nvlink_ports
 from rackdesigner.workload import Estimate, EstimateError, Estimator, ModelFileError
 from rackdesigner.workload.jobfile import JobSpec
 
@@ -231,10 +231,11 @@ def _nvlink_rate(collective: str, busbw: float, n: int, k: int, islands: int) ->
     return busbw * (k - 1) / k
 
 
-def _nvlink_loads(topo: Topology, members: list[list[str]], collective: str,
+def _nvlink_loads(topo: Any, members: list[list[str]], collective: str,
                   busbw: float) -> list[LinkLoad]:
     """Per NVLink link, the busier direction's load of the exchange (every group at once)."""
     out: dict[str, LinkLoad] = {}
+    ports = nvlink_ports(topo).of
     for gpus in members:
         islands = islands_of(topo, gpus)
         for isl in islands:
@@ -243,8 +244,8 @@ def _nvlink_loads(topo: Topology, members: list[list[str]], collective: str,
                 continue
             inside = set(isl)
             for g in isl:
-                usable = [(lid, other, cap) for lid, other, cap in topo.nvl_link_ids.get(g, ())
-                          if not topo.does(other).computes or other in inside]
+                usable = [(lid, other, cap) for lid, other, cap, computes in ports.get(g, ())
+                          if not computes or other in inside]
                 total = sum(c for _, _, c in usable)
                 if total <= 0:
                     continue

@@ -37,7 +37,6 @@ from rackdesigner.analysis.whatif_figures import (
     _alike,
     deltas,
     figures,
-    gpu_capacity,
 )
 from rackdesigner.analysis.whatif_job import (
     JobOutcome,
@@ -48,7 +47,7 @@ from rackdesigner.analysis.whatif_marked import IntactFigures, MarkedImpact, mar
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.model.failures import closure, degraded, restored
 from rackdesigner.simulation import SimulationResult, simulate
-from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.stages import fabric_shape, gpu_capacity
 from rackdesigner.workload.jobfile import JobSpec
 
 __all__ = ["DEFAULT_SIZE", "FIGURES", "FIGURE_LABELS", "SCHEMA", "TARGETS", "ClassImpact",
@@ -84,7 +83,7 @@ class WhatIf:
                                   f"{self.job_intact.error}")
         self.intact_result = simulate(self.layout, **self.sim)
         self.intact = figures(self.intact_result, size)
-        self._capacity = gpu_capacity(Topology.of(self.layout))
+        self._capacity = gpu_capacity(self.layout)
 
     def scenario(self, failed_ids: Iterable[str]) -> Impact:
         """The design with `failed_ids` (devices, links, groups; what they contain goes too)."""
@@ -96,11 +95,12 @@ class WhatIf:
         broken = degraded(self.layout, down)
         result = simulate(broken, **self.sim)
         after = figures(result, self.size)
-        cap = gpu_capacity(Topology.of(broken), (Topology.of(self.layout), self._capacity))
-        failed_gpus = sum(1 for g in self._capacity if g in down.devices)
-        degraded_gpus = sum(1 for g, (up, net) in cap.items()
-                            if up < self._capacity[g][0] - _TOL
-                            or net < self._capacity[g][1] - _TOL)
+        cap = gpu_capacity(broken, self._capacity)
+        whole = self._capacity.per_gpu
+        failed_gpus = sum(1 for g in whole if g in down.devices)
+        degraded_gpus = sum(1 for g, (up, net) in cap.per_gpu.items()
+                            if up < whole[g][0] - _TOL
+                            or net < whole[g][1] - _TOL)
         stranded = result.scope.unreachable_gpus
         job_after = job_delta = None
         if self.job is not None and self.job_intact is not None:
@@ -132,7 +132,7 @@ class WhatIf:
             if target == "switch":
                 ids = switches
             else:
-                tier = Topology.of(layout).tier
+                tier = fabric_shape(layout).tier
                 want = (lambda t: t == 1) if target == "leaf" else (lambda t: t >= 2)
                 ids = [s for s in switches if tier.get(s) is not None and want(tier[s])]
         return sorted(ids, key=natural_key)

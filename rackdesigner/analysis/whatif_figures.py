@@ -1,6 +1,7 @@
 """What a what-if scenario compares: the figures of one simulation (`figures`), their relative
-change (`deltas`), each GPU's NVLink and NIC capacity (`gpu_capacity`, for the degraded-GPU
-count), and one scenario's result (`Impact`, `ClassImpact` for a row of an N-1 table). Read by
+change (`deltas`), and one scenario's result (`Impact`, `ClassImpact` for a row of an N-1
+table); each GPU's NVLink and NIC capacity (for the degraded-GPU count) is the simulation's
+stage value (`simulation.stages.gpu_capacity`). Read by
 `whatif.py` and the live panel."""
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from rackdesigner.analysis.whatif_job import (
     job_loss,
 )
 from rackdesigner.simulation import SimulationResult
-from rackdesigner.simulation.topology import Topology
 
 #: The figures compared, in the order the panel and the CLI list them (power last: it falls).
 FIGURES = ("largest_nvlink_domain", "per_gpu_scale_up_GBps", "per_gpu_scale_out_GBps",
@@ -57,32 +57,6 @@ def deltas(intact: dict[str, float | None], after: dict[str, float | None]
             continue
         out[key] = round(((b or 0.0) - a) / a, 6)
     return out
-
-
-def gpu_capacity(topo: Topology, known: tuple[Topology, dict] | None = None
-                 ) -> dict[str, tuple[float, float]]:
-    """Per GPU: (NVLink GB/s, NIC GB/s to the fabric), the figures a lost NVLink or NIC lowers.
-
-    `known` is (a topology, its capacities): when `topo` is a failure's delta on that one
-    (`Topology.delta`), the GPUs outside the islands that lost something take theirs."""
-    out = {}
-    delta = topo.delta
-    if known is not None and delta is not None and delta[0] is known[0]:
-        redo, earlier = delta[1], known[1]
-        for gpu in topo.gpus:
-            out[gpu] = _capacity_of(topo, gpu) if gpu in redo else earlier[gpu]
-        return out
-    for gpu in topo.gpus:
-        out[gpu] = _capacity_of(topo, gpu)
-    return out
-
-
-def _capacity_of(topo: Topology, gpu: str) -> tuple[float, float]:
-    up = sum(topo.nvl_sw_raw.get(gpu, {}).values()) + sum(
-        topo.nvl_peer_raw.get(gpu, {}).values())
-    net = sum(min(p.raw, sum(topo.nic_up.get(p.nic, {}).values()))
-              for p in topo.gpu_nics.get(gpu, ()))
-    return up, net
 
 
 @dataclass(frozen=True)

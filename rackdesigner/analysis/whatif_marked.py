@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rackdesigner.analysis.whatif_figures import _TOL, gpu_capacity
+from rackdesigner.analysis.whatif_figures import _TOL
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded, restored
 from rackdesigner.simulation import SimulationResult
-from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.stages import GpuCapacity, gpu_capacity
 
 
 @dataclass(frozen=True)
@@ -39,14 +39,14 @@ class IntactFigures:
         self.result = result
         self.layout = layout
         self.extra = extra  # what the caller keeps beside (the panel: its rack split)
-        self._capacity: dict[str, tuple[float, float]] | None = None
+        self._capacity: GpuCapacity | None = None
         # held: a state keeps its derived index weakly, and each degraded design's index is
         # derived from this one (its link columns and carried links made once, not per Fail)
         self.index = layout.index()
 
-    def capacity(self) -> dict[str, tuple[float, float]]:
+    def capacity(self) -> GpuCapacity:
         if self._capacity is None:
-            self._capacity = gpu_capacity(Topology.of(self.layout))
+            self._capacity = gpu_capacity(self.layout)
         return self._capacity
 
 
@@ -70,9 +70,9 @@ def marked_impact(layout: Layout, result: SimulationResult,
         if cache is not None and cache_key is not None:
             cache.clear()
             cache[cache_key] = hit
-    capacity = hit.capacity()
-    cap = gpu_capacity(Topology.of(degraded(layout, down)),
-                       (Topology.of(hit.layout), capacity))
+    known = hit.capacity()
+    capacity = known.per_gpu
+    cap = gpu_capacity(degraded(layout, down), known).per_gpu
     worse = sum(1 for g, (up, net) in cap.items() if g in capacity
                 and (up < capacity[g][0] - _TOL or net < capacity[g][1] - _TOL))
     failed_gpus = sum(1 for g in capacity if g in down.devices)

@@ -9,11 +9,7 @@ cannot open.
 
 from __future__ import annotations
 
-import re
-
 from rackdesigner.model import Layout
-
-_LINE_PREFIX = re.compile(r"^<[^>]*>:\d+(?::\d+)?: ")
 
 
 def unreadable_reason(layout: Layout) -> str | None:

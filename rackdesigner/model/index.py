@@ -17,10 +17,12 @@ workers asking for the same facet at once from computing it twice.
 A link *carries* a protocol when both ends name existing port groups of known models with that
 same protocol; a link with mismatched or unknown ends carries nothing (rules report it).
 
-`DesignIndex` is made of parts by what they hold: who reaches whom (`index_reach.IndexReach`),
-what the design holds counted and where it sits in racks (`index_counts.IndexCounts`), and the
-values it hands out (`index_values.py`); this module keeps the specs, traits, ports and carried
-links. Every name is still imported from here.
+Each facet — its plain, NumPy, incremental and degraded forms — is one module of
+`model/facets/` behind one protocol (`facets.protocol.Facet`); `DesignIndex` keeps one value
+per facet and state and picks the form. It is made of parts by what they hold: who reaches
+whom (`index_reach.IndexReach`), what the design holds counted and where it sits in racks
+(`index_counts.IndexCounts`), and the values it hands out (`index_values.py`); this module
+keeps the specs, traits, ports and carried links. Every name is still imported from here.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from rackdesigner import vocabulary
 from rackdesigner.catalog import Catalog, DeviceSpec, PortGroup
+from rackdesigner.model.facets.carried import CARRIED
+from rackdesigner.model.facets.ports import EXHAUSTED
+from rackdesigner.model.facets.traits import TRAITS, traits_evolved
 from rackdesigner.model.index_counts import IndexCounts
 from rackdesigner.model.index_reach import IndexReach
 from rackdesigner.model.index_values import (
@@ -187,6 +192,12 @@ class DesignIndex(IndexReach, IndexCounts):
             out.append(by_model[model])
         return out
 
+    @property
+    def group_cache(self) -> dict[tuple[str, str], PortGroup | None]:
+        """(spec id, group name) -> its port group, as looked up so far (`spec_port_group`):
+        the facets' hot loops read it directly. Read only."""
+        return self._groups
+
     def spec_port_group(self, spec: DeviceSpec, name: str) -> PortGroup | None:
         """The port group `name` of a spec (None: it has none), looked up once per pair."""
         key = (spec.id, name)
@@ -222,14 +233,12 @@ class DesignIndex(IndexReach, IndexCounts):
         with self._lock:
             if self._traits is None and self._minus is not None:
                 source, failed = self._minus
-                gone = failed.devices
-                self._traits = {d: t for d, t in source.traits().items() if d not in gone}
+                self._traits = TRAITS.without(self, source, failed)
             evolving = self._evolving("_traits") if self._traits is None else None
             if evolving is not None:
-                self._traits = traits_evolved(self, *evolving)
+                self._traits = TRAITS.evolved(self, *evolving)
             if self._traits is None:
-                self._traits = {d: spec.traits for d, spec in self.all_specs().items()
-                                if spec is not None}
+                self._traits = TRAITS.plain(self)
             return self._traits
 
     def device_traits(self, device_id: str) -> Traits:
@@ -262,25 +271,9 @@ class DesignIndex(IndexReach, IndexCounts):
         with self._lock:
             table = self.link_table() if self._exhausted is None else None
             if table is not None:
-                use = self.state.port_use_if_made()  # kept by edits: its order of groups
-                self._exhausted = table.exhausted(
-                    None if use is None else (lambda d: [g for g, _ in use.get(d, ())]))
+                self._exhausted = EXHAUSTED.arrays(self, table)
             if self._exhausted is None:
-                out = []
-                spec_of, groups = self.all_specs(), self._groups
-                for device_id, usage in self.state.port_use.items():
-                    spec = spec_of.get(device_id)
-                    if spec is None:
-                        continue
-                    for name, used in usage:  # (group, ports in use) pairs, one per group
-                        key = (spec.id, name)
-                        group = groups[key] if key in groups else self.port_group(device_id,
-                                                                                   name)
-                        if group is not None and used > group.count:
-                            out.append((device_id, name, used, group.count))
-                order = {d: i for i, d in enumerate(self.state.device_order)} if out else {}
-                out.sort(key=lambda e: order.get(e[0], len(order)))
-                self._exhausted = tuple(out)
+                self._exhausted = EXHAUSTED.plain(self)
             return self._exhausted
 
     def carried(self) -> tuple[CarriedLink, ...]:
@@ -290,54 +283,20 @@ class DesignIndex(IndexReach, IndexCounts):
                 like: DesignIndex = self._like
                 self._carried, self._rejected = like.carried(), like._rejected
             if self._carried is None and self._minus is not None:
-                from rackdesigner.model.index_delta import carried_without
-
                 source, failed = self._minus
-                self._carried, self._rejected = carried_without(source, failed.links)
+                self._carried, self._rejected = CARRIED.without(self, source, failed)
             if self._carried is None and self._evolve is not None:
                 base: DesignIndex = self._evolve[0]
                 if base._carried is None and base._table is not None:
                     base.carried()  # from its columns: cheaper than this state's own columns
             evolving = self._evolving("_carried") if self._carried is None else None
             if evolving is not None:
-                from rackdesigner.model.index_evolve import carried_evolved
-
-                self._carried, self._rejected = carried_evolved(self, *evolving)
+                self._carried, self._rejected = CARRIED.evolved(self, *evolving)
             if self._carried is None:
                 table = self.link_table()
-                out, rejected = (table.classify() if table is not None
-                                 else self.classify(self.state.link_list()))
-                self._carried, self._rejected = tuple(out), tuple(rejected)
+                self._carried, self._rejected = (CARRIED.arrays(self, table) if table is not None
+                                                 else CARRIED.plain(self))
             return self._carried
-
-    def classify(self, links: Iterable[Link]
-                  ) -> tuple[list[CarriedLink], list[tuple[str, Link, Any]]]:
-        """`links` (in order) split into the carried and the rejected (see `rejected`)."""
-        out: list[CarriedLink] = []
-        rejected: list[tuple[str, Link, Any]] = []
-        spec_of = self.all_specs()
-        groups = self._groups
-        append = out.append
-        for link in links:  # the hot loop of a 700,000-link design
-            a, b = link.a, link.b
-            if a.device == b.device:
-                continue
-            sa, sb = spec_of.get(a.device), spec_of.get(b.device)
-            if sa is None or sb is None:
-                continue
-            key = (sa.id, a.group)
-            ga = groups[key] if key in groups else self.port_group(a.device, a.group)
-            key = (sb.id, b.group)
-            gb = groups[key] if key in groups else self.port_group(b.device, b.group)
-            if ga is not None and gb is not None:
-                if ga.protocol == gb.protocol:
-                    append(CarriedLink(link, ga, gb, ga.protocol))
-                else:
-                    rejected.append(("protocol-mismatch", link,
-                                     (ga.protocol, gb.protocol)))
-            else:
-                rejected.append(("missing-port", link, a if ga is None else b))
-        return out, rejected
 
     def failed(self, compute: Callable[[], Any]) -> Any:
         """The state's failure closure (`model.failures.closure`: what its failed objects take
@@ -354,20 +313,3 @@ class DesignIndex(IndexReach, IndexCounts):
         self.carried()
         return self._rejected
 
-
-def traits_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, set]
-                   ) -> dict[str, Traits]:
-    """`index`'s trait column from `base`'s: the changed devices read again."""
-    earlier = base.traits()
-    changed = touched["d"]
-    if not changed:
-        return earlier
-    out = dict(earlier)
-    spec = index.spec
-    for device_id in changed:
-        s = spec(device_id)
-        if s is None:
-            out.pop(device_id, None)
-        else:
-            out[device_id] = s.traits
-    return out

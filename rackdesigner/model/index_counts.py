@@ -1,14 +1,17 @@
 """What a design holds, counted: devices per rack position (rack occupancy and a device's
 span), devices per kind and model, and the number of links — what the Racks view, the rack
-rules and the status bar read. A part of `DesignIndex` (`index.py`)."""
+rules and the status bar read. A part of `DesignIndex` (`index.py`); the facets' forms are
+`model/facets/occupancy.py` and `model/facets/counts.py`, asked here which form applies."""
 
 from __future__ import annotations
 
 import threading
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import TYPE_CHECKING, cast
 
 from rackdesigner.catalog import Catalog, DeviceSpec
+from rackdesigner.model.facets.counts import LINK_COUNT, MODELS
+from rackdesigner.model.facets.occupancy import OCCUPANCY
 from rackdesigner.model.items import Device
 
 if TYPE_CHECKING:
@@ -36,18 +39,9 @@ class IndexCounts:
         with self._lock:
             evolving = self._evolving("_racks") if self._racks is None else None
             if evolving is not None:
-                from rackdesigner.model.index_evolve import racks_evolved
-
-                self._racks = racks_evolved(cast("DesignIndex", self), *evolving)
+                self._racks = OCCUPANCY.evolved(cast("DesignIndex", self), *evolving)
             if self._racks is None:
-                racks: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-                for device in self.state.iter_devices():
-                    span = self.rack_span(device)
-                    if span is not None and device.rack is not None:
-                        racks[device.rack].append(span)
-                for spans in racks.values():
-                    spans.sort()
-                self._racks = dict(racks)
+                self._racks = OCCUPANCY.plain(cast("DesignIndex", self))
             return self._racks
 
     def rack_span(self, device: Device) -> tuple[int, int, str] | None:
@@ -74,11 +68,9 @@ class IndexCounts:
             links = None
             evolving = self._evolving("_counts")
             if evolving is not None:
-                from rackdesigner.model.index_evolve import links_evolved
-
-                links = links_evolved(cast("DesignIndex", self), *evolving)
+                links = LINK_COUNT.evolved(cast("DesignIndex", self), *evolving)
             if links is None:
-                links = sum(lk.count for lk in self.state.links.values())
+                links = LINK_COUNT.plain(cast("DesignIndex", self))
             counts = self._counts = (kinds, links)
         return counts
 
@@ -87,9 +79,7 @@ class IndexCounts:
         models = self._models  # lock-free as `counts`
         evolving = self._evolving("_models") if models is None else None
         if evolving is not None:
-            from rackdesigner.model.index_evolve import models_evolved
-
-            models = self._models = models_evolved(cast("DesignIndex", self), *evolving)
+            models = self._models = MODELS.evolved(cast("DesignIndex", self), *evolving)
         if models is None:
-            models = self._models = Counter(d.model for d in self.state.devices.values())
+            models = self._models = MODELS.plain(cast("DesignIndex", self))
         return models

@@ -22,8 +22,6 @@ _SELECTOR = re.compile(r"^(?P<name>[A-Za-z_][\w-]*)(\[(?P<index>\*|\d+(-\d+)?)\]
 CELL_W = 170.0
 CELL_H = 120.0
 
-_GROUP_KIND = {"rack": "rack"}
-
 
 @dataclass
 class Parts:

@@ -8,8 +8,11 @@ read once into columns (device rows of both ends, port-group codes, port indexes
 each facet is array arithmetic over them; only what a reader needs as objects (the carried
 links, a finding's text) is made in Python, for the links it concerns.
 
-Every facet equals the one the plain passes in `model/index.py` and `model/rules.py` give, item
-for item and in the same order (tests/test_linktable.py compares them on generated and broken
+The facets' NumPy forms live with each facet (`model/facets/`: `carried.classify_arrays`,
+`connectivity.connect_arrays`, `nic_reach.nic_reach_arrays`, `ports.exhausted_arrays`) and read
+these columns; the rules' per-link sift is `link_checks` here. Every facet equals the one the
+plain passes in `model/facets/` and `model/rules.py` give, item for item and in the same order
+(tests/test_linktable.py and tests/test_facets.py compare them on generated and broken
 designs), but for the names of sets: here each island, NVLink domain and component is named by
 its first device in device order, there by whichever root the unions left (no reader depends
 on which member names a set). Designs below `ARRAY_MIN_LINKS` links take the plain passes:
@@ -28,7 +31,7 @@ from rackdesigner import vocabulary
 
 if TYPE_CHECKING:
     from rackdesigner.catalog import DeviceSpec, PortGroup
-    from rackdesigner.model.index import CarriedLink, Connectivity, DesignIndex
+    from rackdesigner.model.index import DesignIndex
     from rackdesigner.model.items import Link
 
 #: Designs with fewer links take the plain passes (no NumPy import).
@@ -155,35 +158,8 @@ class LinkTable:
                                   & (self.proto_a == self.proto_b))
         return self._carried_mask
 
-    def classify(self) -> tuple[list[CarriedLink], list[tuple[str, Link, Any]]]:
-        """`DesignIndex.classify` of every link: the carried links and the rejected ones."""
-        from rackdesigner.model.index import CarriedLink
-
-        carried = self.carried_mask()
-        at = np.flatnonzero(carried).tolist()
-        groups, protocols = self.port_groups, self.protocols
-        picked = pick(self.links, at)
-        out = list(map(CarriedLink, picked, pick(groups, self.pga[carried].tolist()),
-                       pick(groups, self.pgb[carried].tolist()),
-                       pick(protocols, self.proto_a[carried].tolist())))
-        return out, self.rejected()
-
-    def rejected(self) -> list[tuple[str, Link, Any]]:
-        """`DesignIndex.rejected`: links between distinct known devices that carry nothing."""
-        links, groups = self.links, self.port_groups
-        both = (self.a != self.b) & self.known[self.a] & self.known[self.b]
-        rejected: list[tuple[str, Link, Any]] = []
-        for i in np.flatnonzero(both & ~self.carried_mask()).tolist():
-            link, ga, gb = links[i], int(self.pga[i]), int(self.pgb[i])
-            if ga >= 0 and gb >= 0:
-                rejected.append(("protocol-mismatch", link,
-                                 (groups[ga].protocol, groups[gb].protocol)))
-            else:
-                rejected.append(("missing-port", link, link.a if ga < 0 else link.b))
-        return rejected
-
     # ---- who is joined to whom -----------------------------------------------------------------
-    def _edges(self, protocols: tuple[str, ...] | str, joining: bool = False
+    def edges(self, protocols: tuple[str, ...] | str, joining: bool = False
                ) -> tuple[np.ndarray, np.ndarray]:
         """The carried links of `protocols` (`joining`: only those of the compute fabric,
         `vocabulary.joins_compute`: an endpoint to a fabric switch, or two fabric switches)."""
@@ -193,80 +169,7 @@ class LinkTable:
             mask &= (sw[a] & (sw[b] | nic[b])) | (nic[a] & sw[b])
         return self.a[mask], self.b[mask]
 
-    def connect(self) -> Connectivity:
-        """`DesignIndex._connect`: islands (NVLink and host links), NVLink domains and
-        components (islands joined by network links), each set named by its first device."""
-        from rackdesigner.model.index import Connectivity
-        from rackdesigner.model.layout import natural_key
-
-        n = len(self.ids)
-        nvl = self._edges(NVLINK)
-        host = self._edges(HOST_PROTOCOLS)
-        net_a, net_b = self._edges(NETWORK_PROTOCOLS, joining=True)
-        island = components(n, np.concatenate((nvl[0], host[0])),
-                            np.concatenate((nvl[1], host[1])))
-        nvlink = components(n, *nvl)
-        component = components(n, island[net_a], island[net_b], start=island)
-        ids = self.ids
-        known = np.flatnonzero(self.known).tolist()
-        keys = ids if len(known) == n else pick(ids, known)
-
-        def named(label: np.ndarray) -> dict[str, str]:
-            roots = label.tolist() if len(known) == n else label[self.known].tolist()
-            return dict(zip(keys, pick(ids, roots), strict=True))
-
-        gpus = pick(ids, np.flatnonzero(self.is_gpu & self.known).tolist())
-        gpus.sort(key=natural_key)
-        return Connectivity(named(island), named(nvlink), named(component), tuple(gpus))
-
-    def nic_reach(self) -> frozenset[str]:
-        """`DesignIndex.nic_reach`: devices a NIC reaches over host links, not through GPUs."""
-        ha, hb = self._edges(HOST_PROTOCOLS)
-        src, dst = np.concatenate((ha, hb)), np.concatenate((hb, ha))
-        reached = self.is_nic & self.known
-        frontier = reached & ~self.is_gpu
-        while src.size:
-            step = frontier[src] & ~reached[dst]
-            new = dst[step]
-            if not new.size:
-                break
-            reached[new] = True
-            frontier = np.zeros_like(reached)
-            frontier[new] = True
-            frontier &= ~self.is_gpu
-        return frozenset(pick(self.ids, np.flatnonzero(reached).tolist()))
-
     # ---- ports ---------------------------------------------------------------------------------
-    def exhausted(self, order: Any = None) -> tuple[tuple[str, str, int, int], ...]:
-        """`DesignIndex.exhausted_ports`: port groups wired beyond their port count, in device
-        order, a device's groups in the order `order(device)` lists them (the state's port
-        use, when it has it) or else in the order its links first name them."""
-        width = max(len(self.group_names), 1)
-        # link ends in order (a before b): (device, group) as one number, ports it takes
-        keys = np.stack((self.a * width + self.ga, self.b * width + self.gb), axis=1).ravel()
-        counts = np.repeat(self.count, 2)
-        size = len(self.ids) * width
-        used = np.bincount(keys, weights=counts, minlength=size).astype(np.int64)
-        # each (device, group)'s port group: the same at every end naming it
-        group_of = np.full(size, -1, dtype=np.int64)
-        group_of[keys] = np.stack((self.pga, self.pgb), axis=1).ravel()
-        over = np.flatnonzero((group_of >= 0) & (used > self.pg_count[group_of]))
-        if over.size:  # where its links first name it: the order of a device's groups
-            ends = np.flatnonzero(np.isin(keys, over))
-            first = dict(zip(keys[ends].tolist()[::-1], ends.tolist()[::-1], strict=True))
-        found = sorted((int(k) // width, first[k], k) for k in over.tolist())
-        out = [(self.ids[r], self.group_names[k % width], int(used[k]),
-                int(self.pg_count[group_of[k]])) for r, _, k in found]
-        if order is not None and out:  # a device's groups as the state's port use lists them
-            by_device: dict[str, list[tuple[str, str, int, int]]] = {}
-            for entry in out:  # in device order
-                by_device.setdefault(entry[0], []).append(entry)
-            out = []
-            for device, entries in by_device.items():
-                rank = {name: i for i, name in enumerate(order(device))}
-                out += sorted(entries, key=lambda e: rank.get(e[1], len(rank)))
-        return tuple(out)
-
     def link_checks(self) -> tuple[list[int], dict[tuple[str, str, int], tuple[int, str]]]:
         """What the rules' per-link checks need to look at: the links (in order) that have a
         finding (a self-link, an end naming no port group of its model, a port beyond its

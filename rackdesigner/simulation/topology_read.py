@@ -108,10 +108,11 @@ class TopologyReading:
         from the design's derived index, the same facts the design rules read."""
         index = layout.index()
         if table is not None:
+            from rackdesigner.model.facets.carried import rejected_arrays
             from rackdesigner.simulation.topology_columns import read_carried
 
             read_carried(cast("Topology", self), table)
-            self.read_rejected(table.rejected())
+            self.read_rejected(rejected_arrays(table))
         else:
             self.read_carried(index.carried())
             self.read_rejected(index.rejected())

@@ -3,7 +3,7 @@
 Qt's tooltips, message boxes and labels left at `Qt.AutoText` guess: text whose first line
 looks like HTML (`Qt.mightBeRichText`) is rendered as rich text, so a device named
 `<img src="/dev/zero">` makes Qt load that path (a FIFO hangs the GUI thread, /dev/zero
-exhausts memory). Widgets that show user text either use `Qt.PlainText` (`plain_label`) or get
+exhausts memory). Widgets that show user text either use `Qt.PlainText` (`setTextFormat`) or get
 their text through `plain`, which hands Qt's guess text it cannot misread: unchanged when Qt
 would show it as it is, otherwise escaped rich text that renders to the same characters (spaces
 and line breaks kept). Text RackDesigner marks up itself (a summary with `<b>`) escapes each
@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import QLabel
 
 
 def plain(text: str) -> str:
@@ -34,11 +32,4 @@ def markup(text: str) -> str:
     return "<p style='white-space:pre-wrap'>" + html.escape(text, quote=False) + "</p>"
 
 
-def plain_label(text: str = "", parent=None) -> QLabel:
-    """A QLabel that shows its text as typed, whatever it contains."""
-    label = QLabel(text, parent)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    return label
-
-
-__all__ = ["markup", "plain", "plain_label"]
+__all__ = ["markup", "plain"]

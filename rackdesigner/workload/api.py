@@ -7,7 +7,7 @@ another batch) reuse them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
@@ -15,6 +15,7 @@ from pathlib import Path
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation.groups import GroupError
+from rackdesigner.simulation.stages import shape_of
 from rackdesigner.vocabulary import FABRIC_TUNINGS
 from rackdesigner.vocabulary.wording import SettingError
 from rackdesigner.workload import hardware as H
@@ -36,7 +37,7 @@ class EstimateError(SettingError):
 
 
 def _connected(ids: list[str], gpus: int | None, label: str,
-               component_of: dict[str, str]) -> tuple[list[str], str]:
+               component_of: Mapping[str, str]) -> tuple[list[str], str]:
     """The GPUs a job runs on and their label: the first `gpus` of `ids` (all without `gpus`),
     all of them on one connected fabric. A job's TP, PP and DP groups together join every
     rank, so GPUs in two parts of a cut fabric cannot run one job: when the first ones are
@@ -96,7 +97,7 @@ class Estimator:
         if gpus is not None and (gpus < 1 or gpus > len(ids)):
             raise EstimateError(f"{gpus:,} GPUs asked for, but {label} has "
                                 f"{len(ids):,}", option="gpus")
-        ids, label = _connected(ids, gpus, label, groups.topo.component_of)
+        ids, label = _connected(ids, gpus, label, shape_of(groups.topo).component_of)
         self.label = label
         self.comm = CommModel(layout, ids, pue, groups=groups, power_devices=power_devices)
         try:

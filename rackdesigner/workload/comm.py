@@ -39,6 +39,7 @@ from rackdesigner.simulation.loads import FabricIndex
 from rackdesigner.simulation.power import PowerReport, over_budget_warnings, power_report
 from rackdesigner.simulation.routing import pattern_share
 from rackdesigner.simulation.scope import ScopeModel
+from rackdesigner.simulation.stages import shape_of, wiring_kinds
 from rackdesigner.workload.designcache import design_groups, power_cache, scope_cache
 
 
@@ -88,7 +89,7 @@ class CommModel:
         from rackdesigner.model.scope import ScopeError, group_gpus, is_gpu
 
         if group is None and groups is not None:
-            return list(groups.topo.gpus)
+            return list(shape_of(groups.topo).gpus)
         if group is None:
             return sorted((d.id for d in layout.devices() if is_gpu(layout, d.id)),
                           key=natural_key)
@@ -126,8 +127,8 @@ class CommModel:
 
     def nvlink_domain(self) -> int:
         """GPUs of the scope's largest NVLink domain."""
-        topo = self.groups.topo
-        domains = Counter(topo.nvlink_domain_of[g] for g in self.gpus)
+        domain_of = shape_of(self.groups.topo).nvlink_domain_of
+        domains = Counter(domain_of[g] for g in self.gpus)
         return max(1, max(domains.values(), default=0))
 
     def power(self) -> PowerReport:
@@ -165,9 +166,10 @@ class CommModel:
             return self._warnings
         topo = self.groups.topo
         out: list[tuple[str, str]] = []
-        if topo.unknown_models:
+        unknown = shape_of(topo).unknown_models
+        if unknown:
             out.append(("unknown_models", "devices of unknown models are left out: "
-                        + ", ".join(sorted(topo.unknown_models))))
+                        + ", ".join(sorted(unknown))))
         out += design_rule_warnings(topo)
         p = self.power()
         if not p.complete:
@@ -265,45 +267,11 @@ class CommModel:
 
     def _wiring_kinds(self) -> list[int]:
         """Per rank, a small number naming its GPU's wiring signature (equal numbers: wired
-        alike): its NIC paths with each NIC's uplink and leaf-uplink capacity, its NVLink
-        capacity, its island's size."""
+        alike; `simulation.stages.wiring_kinds`)."""
         kinds = self._store.get("kinds")
         if kinds is not None:
             return kinds
-        topo = self.groups.topo
-        nic_sig: dict[str, tuple] = {}
-
-        def nic(path) -> tuple:
-            v = nic_sig.get(path.nic)
-            if v is None:
-                v = nic_sig[path.nic] = (  # `nic_raw`: the sum routing reads again
-                    round(topo.nic_raw(path.nic), 3),
-                    round(topo.up_cap.get(topo.leaf_of(path.nic) or "", 0.0), 3))
-            return (round(path.raw, 3), *v)
-
-        numbers: dict[tuple, int] = {}
-        kinds = []
-        # GPUs behind one PCIe switch share their NIC paths (the same objects: one search
-        # in `Topology.find_nics`), so their part of the signature is made once, and stands
-        # in the signature as its number (distinct parts, distinct numbers: the same kinds)
-        by_paths: dict[tuple[int, ...], int] = {}
-        parts: dict[tuple, int] = {}
-        gpu_nics, sw_raw, peer_raw = topo.gpu_nics, topo.nvl_sw_raw, topo.nvl_peer_raw
-        islands, island_of = topo.islands, topo.island_of
-        empty: dict[str, float] = {}
-        for g in self.gpus:
-            paths = gpu_nics.get(g, ())
-            key = tuple(map(id, paths))
-            part = by_paths.get(key)
-            if part is None:
-                whole = tuple(sorted(nic(p) for p in paths))
-                part = by_paths[key] = parts.setdefault(whole, len(parts))
-            sig = (part,
-                   round(sum(sw_raw.get(g, empty).values())
-                         + sum(peer_raw.get(g, empty).values()), 3),
-                   len(islands.get(island_of.get(g, ""), ())))
-            kinds.append(numbers.setdefault(sig, len(numbers)))
-        self._store["kinds"] = kinds
+        kinds = self._store["kinds"] = wiring_kinds(self.groups.topo, self.gpus)
         return kinds
 
     def _member_point(self, collective: str, shape: GroupShape, size: int

@@ -3,7 +3,7 @@
 figures, wiring signatures and contention peaks of the estimates made on it. The engine's
 figures depend on the fabric tuning the cluster runs (`vocabulary.FABRIC_TUNINGS`), so each
 tuning has its own `GroupCollectives` and its own scopes; the topology under them is the
-state's one (`Topology.of`).
+state's one (`simulation.stages`: the engine structure is built once per state).
 
 A design state is immutable (model/state.py), so everything derived from it stays valid while
 it lives: a second estimate on the same design — another batch in the Workload tab, the next

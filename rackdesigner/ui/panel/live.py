@@ -37,7 +37,7 @@ from rackdesigner.analysis.whatif import IntactFigures, MarkedImpact, marked_imp
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import SimulationInputError, SimulationResult, simulate
-from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.stages import prepare
 from rackdesigner.ui.jobs import BackgroundJob, JobResult
 from rackdesigner.ui.panel.figures import rack_power_by_category
 from rackdesigner.vocabulary import DEFAULT_FABRIC_TUNING
@@ -132,7 +132,7 @@ def _simulate(snapshot: Layout | None, params: LiveParams) -> LiveRun:
     # comparison share its derived index and topology
     broken = degraded(snapshot, down)
     if down:
-        Topology.of(broken)
+        prepare(broken)
     try:
         if heat is not None:  # the heat map's traffic: its per-link list built here, off the GUI
             result = simulate(snapshot, scope, algorithm=algorithm, pue=pue,
