@@ -85,3 +85,21 @@ def test_sync_free_dispatch_removes_the_moe_host_wait_and_nothing_else():
     assert (estimate(design, "llama3-8b", profile="nemo-2026", **dense).step_time_s
             == pytest.approx(estimate(design, "llama3-8b", profile="nemo-2025",
                                       **dense).step_time_s))
+
+
+# ---- W5: dense TP 8 on GB200 under a general Megatron-Bridge recipe ---------------------------
+def test_a_general_recipe_exposes_the_tp_collectives_the_performance_scripts_hide():
+    """Megatron-Bridge's general recipes pass no communication-overlap config: on a TP-8 job of
+    one NVL72 rack the sequence-parallel all-gathers and reduce-scatters run exposed, so the TP
+    exposure and the step grow against the performance stack's, and the GEMMs are untouched."""
+    design = generate("nvl72")
+    job = dict(gpus=64, tp=8, pp=4, gbs=64, mbs=2)
+    perf = estimate(design, "llama3-70b", profile="nemo-2025", **job)
+    general = estimate(design, "llama3-70b", profile="megatron-bridge-2026", **job)
+    assert general.breakdown["tp_exposed_s"] > 3 * perf.breakdown["tp_exposed_s"] > 0
+    assert general.step_time_s > perf.step_time_s
+    assert general.gemms == perf.gemms
+    # no TP: nothing to expose, and only the unfused RoPE / cross-entropy kernels differ
+    alone = dict(gpus=8, gbs=16, mbs=2)
+    assert (estimate(design, "llama3-8b", profile="megatron-bridge-2026", **alone)
+            .breakdown["tp_exposed_s"] == 0.0)

@@ -10,7 +10,7 @@ import pytest
 
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload import resolve_model
-from rackdesigner.workload.job import Job
+from rackdesigner.workload.job import Job, JobError
 from rackdesigner.workload.memory import memory_per_gpu, weight_bytes
 from rackdesigner.workload.profile import resolve_profile
 from rackdesigner.workload.stages import accounted, candidates, inflight_layers, stages
@@ -55,6 +55,20 @@ def test_405b_on_pp16_vp4_accounts_the_embedding_and_the_loss_as_nemo_does():
     assert set(candidates(model, job)) == {(8.0, False), (7.0, True)}
     even = _job(resolve_model("llama3-70b"), 64, tp=4, pp=8, vp=5, gbs=256)
     assert not accounted(resolve_model("llama3-70b"), even)
+
+
+def test_one_layer_per_chunk_with_the_embedding_and_the_loss_in_chunks_of_their_own():
+    """NeMo 26.02's NVFP4 405B on 256 GB200 runs PP 16 x VP 8 = 128 model chunks for 126
+    layers: the embedding and the loss take the two extra, every other chunk one layer. Beyond
+    layers + 2 there is no such split, and the job is refused."""
+    model = resolve_model("llama3.1-405b")
+    job = _job(model, 256, tp=4, pp=16, vp=8, gbs=1536, precision="fp8")
+    assert accounted(model, job)
+    first, _, last = stages(model, job)
+    assert first.chunks == (0,) + (1,) * 7 and last.chunks == (1,) * 7 + (0,)
+    assert set(candidates(model, job)) == {(8.0, False), (7.0, True)}
+    with pytest.raises(JobError, match="exceeds the model's 126 layers"):
+        _job(model, 512, tp=2, pp=32, vp=8, gbs=1536)
 
 
 def test_the_published_405b_gb200_layout_fits():

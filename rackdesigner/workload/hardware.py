@@ -46,8 +46,11 @@ class GpuCompute:
 
     def gemm_efficiency(self, precision: str) -> float:
         """Share of the dense peak a training step's GEMM of whole waves of whole tiles
-        sustains: `gemm_ceiling` times the share fitted for its precision (FP4 takes FP8's)."""
-        low = precision in ("fp8", "fp4") and bool(self.peak_tflops(precision))
+        sustains: `gemm_ceiling` times the share fitted for its precision (FP4's derived from
+        FP8's by its halved K loop, `GEMM_SUSTAINED_FP4`)."""
+        if precision == "fp4" and self.peak_tflops("fp4"):
+            return self.gemm_ceiling(precision) * GEMM_SUSTAINED_FP4
+        low = precision == "fp8" and bool(self.peak_tflops(precision))
         return self.gemm_ceiling(precision) * (GEMM_SUSTAINED_FP8 if low else GEMM_SUSTAINED)
 
     @property
@@ -132,12 +135,33 @@ GEMM_SUSTAINED = 0.82
 #: on the validation set's FP8 runs. The FP8 casts themselves are memory-bound kernels priced
 #: by their bytes (profile `ops.fp8_cast`), and the output layer stays BF16 (compute.py).
 GEMM_SUSTAINED_FP8 = 0.70
+
+
+def halved_k_loop_share(share: float) -> float:
+    """The share a GEMM sustains when its K loop takes half as long at the same shape (the
+    next lower precision's tensor cores, twice the peak) and what each tile costs besides the
+    loop (the first K blocks' loads, the epilogue that scales and writes the output) does not
+    change: with the loop L and the rest R, share = L / (L + R), so R / L = (1 - share) / share
+    and the halved loop sustains (L/2) / (L/2 + R). The mechanism behind the FP8 share (above):
+    from the BF16 share it gives 0.695, the FP8 share fitted apart on the calibration runs is
+    0.70."""
+    return 0.5 * share / (0.5 * share + 1.0 - share)
+
+
+#: The same share for NVFP4 GEMMs (Blackwell FP4 tensor cores, twice the FP8 peak): DERIVED,
+#: not fitted — FP8's fitted share with the K loop halved again (`halved_k_loop_share`): 0.54.
+#: NVFP4 adds to that an FP8 (E4M3) scale per 16 elements and a second-level fp32 scale per
+#: tensor (NVIDIA, "Pretraining Large Language Models with NVFP4", arXiv:2509.25149), whose
+#: loads and scaling belong to the per-tile work that does not shrink. Checked on NeMo 26.02's
+#: NVFP4 rows (validation; issue 33, NVFP4 training).
+GEMM_SUSTAINED_FP4 = halved_k_loop_share(GEMM_SUSTAINED_FP8)
 GEMM_SOURCE = ("GEMM ceiling: the GPU's measured maximum achievable matmul throughput per "
                "precision (stas00/ml-engineering MAMF table: A100 0.87, H100 0.80 BF16 / 0.71 FP8, "
                "B200 0.78 / 0.76, GB200 0.73 / 0.72 of peak; 0.80 where none is measured) x the "
                "share a training step sustains (GEMM_SUSTAINED 0.82 for BF16, "
                "GEMM_SUSTAINED_FP8 0.70 for FP8, each fitted on the calibration runs of its "
-               "precision; the output layer stays BF16), "
+               "precision; NVFP4 0.54, derived from FP8's with its K loop halved again; the "
+               "output layer stays BF16), "
                "reached by GEMMs whose 256x128 output tiles fill whole waves of the GPU's SMs; "
                "partial tiles and waves cost whole ones (NVIDIA Matrix Multiplication Background "
                "User's Guide; the tile shape is a model assumption) and no GEMM runs faster than "

@@ -129,8 +129,11 @@ class Job:
         if self.vp > 1:
             if self.pp == 1:
                 raise JobError("virtual stages ({vp}) need pipeline parallelism ({pp} > 1)")
-            if self.pp * self.vp > model.layers:
-                raise JobError(f"PP x VP = {self.pp * self.vp} exceeds the model's "
+            # one layer per model chunk, the embedding and the loss taking a chunk each
+            # (Megatron-Core's accounted split, workload/stages.py) is the most there can be
+            slots = self.pp * self.vp
+            if slots > model.layers and slots != model.layers + 2:
+                raise JobError(f"PP x VP = {slots} exceeds the model's "
                                f"{model.layers} layers")
         if seq % self.cp or (self.cp > 1 and seq % (2 * self.cp)):
             raise JobError(f"2 x CP = {2 * self.cp} does not divide the sequence length {seq} "
