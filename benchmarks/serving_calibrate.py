@@ -40,10 +40,12 @@ def error(rows: list, stack_id: str, values: dict) -> float:
     S.stacks.cache_clear()
     original = S.stacks
     S.stacks = lambda: patched  # type: ignore[assignment]
+    V._serve.cache_clear()  # its curves were served with the previous constants
     try:
         errs = [abs(math.log(max(1e-9, V.predict(r)) / r.measured_per_gpu)) for r in rows]
     finally:
         S.stacks = original  # type: ignore[assignment]
+        V._serve.cache_clear()
     return sum(errs) / len(errs)
 
 
