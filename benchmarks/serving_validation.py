@@ -31,6 +31,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from rackdesigner.generators import generate  # noqa: E402
 from rackdesigner.serving import serve  # noqa: E402
+from rackdesigner.serving.api import speed_at  # noqa: E402
 from rackdesigner.serving.frontier import throughput_at  # noqa: E402
 
 RUNS_FILE = HERE / "serving_runs.yaml"
@@ -59,11 +60,13 @@ class Row:
     measured: float  # tokens/s of the instance (of one GPU with `per_gpu`)
     source: str
     point: str = "max_load"  # or "interactivity": at `interactivity` tokens/s per user; or
-    #                          "min_latency": tokens/s per user of one sequence (batch 1)
+    #                          "min_latency": tokens/s per user of one sequence (batch 1); or
+    #                          "speed": tokens/s per user of the pinned layout at `batch`
     interactivity: float | None = None
     mode: str = "aggregated"
     mtp: int = 0
     per_gpu: bool = False
+    batch: int = 0  # sequences per decode instance of a "speed" point
     #: "output" tokens/s, or "total" (input + output over every GPU of the deployment, prefill
     #: and decode: InferenceX's tput_per_gpu, utils/process_result.py)
     tokens: str = "output"
@@ -112,6 +115,10 @@ def _serve(system: str, model: str, precision: str, isl: int, osl: int, gpus: in
 
 
 def predict(row: Row) -> float:
+    if row.point == "speed":  # tokens/s per user of one layout at one batch and draft depth
+        return speed_at(design(row.system), row.model, row.config, row.batch,
+                        precision=row.precision, isl=row.isl, osl=row.osl, gpus=row.gpus,
+                        mtp=row.mtp, stack=row.engine)
     r = _serve(row.system, row.model, row.precision, row.isl, row.osl, row.gpus, row.mode,
                row.engine, tuple(sorted((row.config or {}).items())), row.mtp)
     # every point of the model carries input and output tokens in the ratio of the shape

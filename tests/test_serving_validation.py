@@ -87,6 +87,31 @@ def test_interactivity_points_are_compared_on_the_curve(results):
         assert points[("nvl72", x)] > points[("dgx-b200-x9-roce", x)]
 
 
+def _speed_rows(results, attention_dp: bool):
+    return [(r, e) for r, _, e in results
+            if r.point == "speed" and r.config["attention_dp"] is attention_dp]
+
+
+def test_small_tep8_decode_matches_inferencex_per_point(results):
+    # InferenceX's own layout, batch and MTP depth (benchmarks/serving_runs.yaml, point speed):
+    # TEP8 inside one node's NVLink at 1-9 sequences, on both systems, within 10 % of the
+    # published tok/s/user — the step the curve's most interactive end is made of
+    rows = [(r, e) for r, e in _speed_rows(results, False) if r.batch <= 9]
+    assert {r.system for r, _ in rows} == {"nvl72", "dgx-b200-x9-roce"} and len(rows) >= 8
+    assert all(abs(e) < 0.10 for _, e in rows), [(r.name, round(e, 3)) for r, e in rows]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "at InferenceX's own wide-EP layouts (DEP4-DEP32, attention DP), batches and MTP depths the "
+    "model's decode is 23-52 % faster than published on both systems; the dispatch/combine "
+    "all-to-all is not it (priced about as TensorRT-LLM's measured NVLinkOneSided kernels); "
+    "the missing per-layer cost is not found: docs/serving.md"))
+def test_wide_ep_decode_matches_inferencex_per_point(results):
+    rows = _speed_rows(results, True)
+    assert len(rows) >= 8
+    assert all(abs(e) <= 0.25 for _, e in rows), [(r.name, round(e, 3)) for r, e in rows]
+
+
 def test_dense_models_are_close_everywhere(results):
     dense = [e for r, _, e in results if r.model.startswith("llama")]
     assert max(abs(e) for e in dense) < 0.35

@@ -213,6 +213,24 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
     return replace(result, served_as=alias)
 
 
+def speed_at(layout: Layout, model: str | ModelSpec, pin: dict[str, int | bool], batch: int,
+             *, precision: str = "fp8", isl: int = 1024, osl: int = 1024,
+             gpus: int | None = None, mtp: int = 0, stack: str | None = None) -> float:
+    """Tokens/s one user of a decode instance gets (1 / TPOT) in the layout `pin` names (it must
+    name one: gpus, attention_dp, pp) at `batch` sequences with `mtp` draft tokens, mid-way
+    through its output — the figure a published per-point table gives beside its layout and
+    concurrency (benchmarks/serving_validation.py, point "speed")."""
+    spec = served_model(model)
+    est = Estimator(layout, spec, gpus=gpus)
+    run = _Run(est, spec, est.gpu, precision, isl, osl, resolve_stack(stack), mtp)
+    found = configs(spec, est.gpus, pin)
+    if len(found) != 1:
+        raise ServeError(f"{{model}} has {len(found)} layouts matching {pin} on {est.gpus} GPUs",
+                         option="model")
+    step = run.instance(found[0]).decode_step(batch, isl + osl / 2.0, mtp)
+    return tokens_per_step(mtp) / step
+
+
 class _Run:
     def __init__(self, est: Estimator, model: ModelSpec, gpu: H.GpuCompute, precision: str,
                  isl: int, osl: int, stack: Stack, mtp: int = 0) -> None:
@@ -307,4 +325,5 @@ class _Run:
                 f"{self.stack.activation_GB:g} GB of activations; not timed")
 
 
-__all__ = ["SCHEMA", "ServeError", "ServeResult", "configs", "draft_depths", "serve"]
+__all__ = ["SCHEMA", "ServeError", "ServeResult", "configs", "draft_depths", "serve",
+           "speed_at"]
