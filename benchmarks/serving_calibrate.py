@@ -27,10 +27,11 @@ import serving_validation as V  # noqa: E402
 from rackdesigner.serving import stacks as S  # noqa: E402
 
 GRID = {"decode_hbm_share": (0.85, 0.9, 0.95),
-        "step_overhead_us": (0.0, 250.0, 500.0),
+        "step_overhead_us": (0.0, 250.0),
         "seq_overhead_us": (5.0, 10.0, 15.0, 20.0),
-        "gemm_share": (0.72, 0.8, 0.88, 1.0),
-        "fp4_gemm_share": (0.6, 0.7, 0.8)}
+        "gemm_share": (0.88, 1.0),
+        "fp4_gemm_share": (0.6, 0.7, 0.8),
+        "expert_gemm_share": (0.3, 0.4, 0.5, 0.65, 0.8, 1.0)}
 
 
 def error(rows: list, stack_id: str, values: dict) -> float:

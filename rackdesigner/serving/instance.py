@@ -45,16 +45,6 @@ ATTENTION_SHARE = 0.55
 #: low-latency dispatch sends FP8; TensorRT-LLM's NVFP4 all-to-all sends FP4), bf16 otherwise;
 #: the combine returns bf16 (model assumption from those kernels' documented formats).
 DISPATCH_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": 1.0}
-#: Share of the HBM bandwidth peak the routed experts' grouped GEMMs stream their weights at:
-#: 2,064 GB/s of an H800's 3.35 TB/s (62 %) for DeepGEMM's masked-layout grouped GEMM — the
-#: decode kernel fed by DeepEP's low-latency dispatch — on DeepSeek-V3's expert shapes (4
-#: groups x 256 tokens, N 4,096, K 7,168: deepseek-ai/DeepGEMM README, performance table
-#: "Grouped GEMMs for MoE models (masked layout)"; the same table's largest group reaches 1,233
-#: of 1,979 FP8 TFLOPS, also 62 %). Dense GEMMs keep the stack's `decode_hbm_share`: each expert
-#: is a small problem of its own (one expert's weights, a few tokens), whose tiles cannot stream
-#: at a dense GEMM's rate (a published kernel figure used for every GPU: an assumption beyond
-#: Hopper).
-EXPERT_HBM_SHARE = 0.62
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +98,10 @@ class Instance:
         self.attn_flops = attn_peak * 1e12 * ATTENTION_SHARE
         self.hbm = gpu.hbm_TBps * 1e12 * stack.decode_hbm_share
         self.dev = G.Device(gpu.sms, self.flops, self.hbm, costs.w)
-        self.expert_dev = replace(self.dev, bytes_per_s=min(
-            self.hbm, gpu.hbm_TBps * 1e12 * EXPERT_HBM_SHARE))
+        # the routed experts' grouped GEMMs: each expert a small problem of its own (one
+        # expert's weights, a few tokens) at the stack's fitted share of the dense rates
+        self.expert_dev = replace(self.dev, flops_per_s=self.flops * stack.expert_gemm_share,
+                                  bytes_per_s=self.hbm * stack.expert_gemm_share)
         self.ops = default_profile()
         self.weights = weights_per_gpu(costs, self.attn_split, self.mlp_split, s, config.pp)
 
@@ -304,4 +296,4 @@ class Instance:
         return self.prefill_cached(chunk, isl) / self.cfg.pp * isl / chunk
 
 
-__all__ = ["ATTENTION_SHARE", "DISPATCH_BYTES", "EXPERT_HBM_SHARE", "Config", "Instance"]
+__all__ = ["ATTENTION_SHARE", "DISPATCH_BYTES", "Config", "Instance"]

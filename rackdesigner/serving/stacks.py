@@ -36,11 +36,14 @@ class Stack:
     gemm_share: float
     layer_kernels: int
     kernel_gap_us: float
+    #: the routed experts' grouped GEMMs' share of the dense GEMM rates (bandwidth and math)
+    expert_gemm_share: float = 1.0
     sources: tuple[str, ...] = ()
 
 
 _INTS = ("max_batch", "max_num_tokens", "layer_kernels")
 _NUMBERS = tuple(f.name for f in fields(Stack) if f.name not in ("id", "name", "sources"))
+_OPTIONAL = ("expert_gemm_share",)  # keys with a default (1.0: experts at the dense rates)
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +63,8 @@ def stacks() -> dict[str, Stack]:
                 values[name] = (int if name in _INTS else float)(d[name])
             elif base is not None:
                 values[name] = getattr(base, name)
+            elif name in _OPTIONAL:
+                continue
             else:
                 raise KeyError(f"{path}: stack {key!r} lacks {name!r}")
         out[key] = Stack(key, str(d["name"]), sources=tuple(d.get("sources", ())), **values)
