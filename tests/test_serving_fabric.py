@@ -68,6 +68,8 @@ def test_dense_tp_inside_a_node_does_not_see_the_fabric(model):
 def test_two_micro_batches_hide_wide_ep_traffic_behind_compute_and_never_cost_time():
     # DeepSeek-V3-style decode overlap: on nodes joined by RoCE a wide-EP step runs two
     # halves, one's all-to-all behind the other's compute; it is taken only when it helps
+    # (SGLang's two-batch overlap over DeepEP, whose all-to-all crosses nodes; TensorRT-LLM's
+    # default all-gathers there instead)
     from rackdesigner.serving.api import _Run
     from rackdesigner.serving.instance import Config
     from rackdesigner.serving.shapes import served_model
@@ -77,7 +79,7 @@ def test_two_micro_batches_hide_wide_ep_traffic_behind_compute_and_never_cost_ti
     roce = generate("rail-optimized", system="dgx-b200", nodes=4, switch="sn5600")
     spec = served_model("deepseek-r1")
     est = Estimator(roce, spec)
-    run = _Run(est, spec, est.gpu, "fp4", 1024, 1024, resolve_stack(None))
+    run = _Run(est, spec, est.gpu, "fp4", 1024, 1024, resolve_stack("sglang"))
     overlapped = run.instance(Config(32, True, 1))
     serial = run.instance(Config(32, True, 1))
     serial.overlaps = lambda seqs: False  # type: ignore[method-assign]

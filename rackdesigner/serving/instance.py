@@ -256,10 +256,28 @@ class Instance:
         if not m.moe:
             return 0.0
         share = m.moe_layers / m.layers
+        if not self.alltoall:  # every rank gathers every token, then reduce-scatters outputs
+            dispatch = self.links.time("all_gather", tokens * h * DISPATCH_BYTES[
+                self.c.precision], s)
+            combine = self.links.time("reduce_scatter", tokens * h * H.ACT_BYTES, s)
+            return share * (dispatch + combine)
         per_gpu = tokens / s * m.moe.top_k * h
         dispatch = self.links.time("all_to_all", per_gpu * DISPATCH_BYTES[self.c.precision], s)
         combine = self.links.time("all_to_all", per_gpu * H.ACT_BYTES, s)
         return share * (dispatch + combine)
+
+    @property
+    def alltoall(self) -> bool:
+        """Whether this wide-EP instance's MoE layers exchange tokens with an all-to-all (else
+        all-gather and reduce-scatter): always with a stack whose kernels cross nodes (DeepEP);
+        with TensorRT-LLM's default ("nvlink") only for an EP group wider than top-k inside
+        one NVLink domain — its WideEPMoE.select_alltoall_method_type picks no all-to-all when
+        EP <= top-k (nothing to save) and, without multi-node NVLink memory, only DeepEP on an
+        opt-in (TRTLLM_CAN_USE_DEEP_EP), else falls back to all-gather/reduce-scatter."""
+        m = self.c.model
+        if self.stack.moe_alltoall == "any" or m.moe is None:
+            return True
+        return self.cfg.stage > m.moe.top_k and self.links.in_domain
 
     # ---- prefill -----------------------------------------------------------------------------
     def prefill_chunk(self, tokens: float, isl: float) -> float:

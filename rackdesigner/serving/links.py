@@ -58,7 +58,10 @@ class Links:
     def __init__(self, comm: CommModel, instance_gpus: int) -> None:
         self.comm = comm
         self.instance_gpus = instance_gpus
-        self.starts = aligned_starts(domain_runs(comm), instance_gpus) or [0]
+        runs = domain_runs(comm)
+        self.starts = aligned_starts(runs, instance_gpus) or [0]
+        #: whether an instance fits inside one NVLink domain (else it spans several)
+        self.in_domain = instance_gpus <= max(runs, default=0)
         self.instances = len(self.starts)
         self._cache: dict[tuple, float] = {}
 

@@ -38,11 +38,18 @@ class Stack:
     kernel_gap_us: float
     #: the routed experts' grouped GEMMs' share of the dense GEMM rates (bandwidth and math)
     expert_gemm_share: float = 1.0
+    #: where a wide-EP (attention-DP) instance sends tokens to their experts with an all-to-all:
+    #: "any" layout (DeepEP's intra- and inter-node kernels), or "nvlink" — only an EP group
+    #: wider than top-k inside one NVLink domain; every other one all-gathers the tokens and
+    #: reduce-scatters the outputs (TensorRT-LLM's default)
+    moe_alltoall: str = "any"
     sources: tuple[str, ...] = ()
 
 
 _INTS = ("max_batch", "max_num_tokens", "layer_kernels")
-_NUMBERS = tuple(f.name for f in fields(Stack) if f.name not in ("id", "name", "sources"))
+_WORDS = {"moe_alltoall": ("any", "nvlink")}  # keys whose values are words, and the words
+_NUMBERS = tuple(f.name for f in fields(Stack)
+                 if f.name not in ("id", "name", "sources", *_WORDS))
 _OPTIONAL = ("expert_gemm_share",)  # keys with a default (1.0: experts at the dense rates)
 
 
@@ -67,6 +74,13 @@ def stacks() -> dict[str, Stack]:
                 continue
             else:
                 raise KeyError(f"{path}: stack {key!r} lacks {name!r}")
+        for name, allowed in _WORDS.items():
+            value = d.get(name, getattr(base, name) if base is not None else None)
+            if value is not None:
+                if value not in allowed:
+                    raise KeyError(f"{path}: stack {key!r}: {name} must be one of "
+                                   f"{', '.join(allowed)}, got {value!r}")
+                values[name] = value
         out[key] = Stack(key, str(d["name"]), sources=tuple(d.get("sources", ())), **values)
         return out[key]
 
