@@ -20,7 +20,7 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -114,7 +114,14 @@ def _serve(system: str, model: str, precision: str, isl: int, osl: int, gpus: in
                  mode=mode, stack=engine, pin=dict(pin) or None, mtp=mtp)
 
 
+#: a stack profile every row is run on instead of its published engine (`--stack`): to report
+#: how another profile of the same engine (resources/serving/stacks.yaml) compares
+STACK_OVERRIDE: dict[str, str] = {}
+
+
 def predict(row: Row) -> float:
+    engine = STACK_OVERRIDE.get(row.engine, row.engine)
+    row = replace(row, engine=engine) if engine != row.engine else row
     if row.point == "speed":  # tokens/s per user of one layout at one batch and draft depth
         return speed_at(design(row.system), row.model, row.config, row.batch,
                         precision=row.precision, isl=row.isl, osl=row.osl, gpus=row.gpus,
@@ -151,7 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", choices=("calibration", "validation", "all"), default="all")
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--stack", metavar="ID", help="run the trtllm rows on this stack profile "
+                    "instead (e.g. trtllm-kernels: the per-kernel latency model)")
     args = ap.parse_args(argv)
+    STACK_OVERRIDE.clear()
+    if args.stack:
+        STACK_OVERRIDE["trtllm"] = args.stack
     rows = [r for r in load_rows() if args.set in ("all", r.set)]
     t0 = time.perf_counter()
     results = compare(rows)

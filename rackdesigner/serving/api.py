@@ -237,7 +237,8 @@ class _Run:
         self.est, self.model, self.gpu = est, model, gpu
         self.mtp = mtp
         self.precision, self.isl, self.osl, self.stack = precision, isl, osl, stack
-        self.costs = token_costs(model, precision)
+        self.costs = token_costs(model, precision,
+                                 bf16_attention=stack.fp4_attention == "bf16")
         self.n = est.gpus
         self._links: dict[int, Links] = {}
 

@@ -38,19 +38,26 @@ class Stack:
     kernel_gap_us: float
     #: the routed experts' grouped GEMMs' share of the dense GEMM rates (bandwidth and math)
     expert_gemm_share: float = 1.0
+    #: the shortest a decode kernel takes under CUDA graphs (launch, grid start, drain), µs;
+    #: 0: the decode step is priced by its work plus `layer_kernels` gaps instead
+    kernel_floor_us: float = 0.0
     #: where a wide-EP (attention-DP) instance sends tokens to their experts with an all-to-all:
     #: "any" layout (DeepEP's intra- and inter-node kernels), or "nvlink" — only an EP group
     #: wider than top-k inside one NVLink domain; every other one all-gathers the tokens and
     #: reduce-scatters the outputs (TensorRT-LLM's default)
     moe_alltoall: str = "any"
+    #: attention projections of an NVFP4 latent-attention checkpoint: "fp4" (quantized like the
+    #: rest) or "bf16" (left unquantized, with the MTP layer: NVIDIA's ModelOpt checkpoints)
+    fp4_attention: str = "fp4"
     sources: tuple[str, ...] = ()
 
 
 _INTS = ("max_batch", "max_num_tokens", "layer_kernels")
-_WORDS = {"moe_alltoall": ("any", "nvlink")}  # keys whose values are words, and the words
+#: keys whose values are words, and the words
+_WORDS = {"moe_alltoall": ("any", "nvlink"), "fp4_attention": ("fp4", "bf16")}
 _NUMBERS = tuple(f.name for f in fields(Stack)
                  if f.name not in ("id", "name", "sources", *_WORDS))
-_OPTIONAL = ("expert_gemm_share",)  # keys with a default (1.0: experts at the dense rates)
+_OPTIONAL = ("expert_gemm_share", "kernel_floor_us")  # keys with a default
 
 
 @lru_cache(maxsize=1)
