@@ -53,8 +53,14 @@ def error(rows: list, stack_id: str, values: dict) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stack", default="trtllm")
+    ap.add_argument("--rows-of", metavar="ENGINE", help="fit a profile on another engine's "
+                    "calibration rows (a profile of the same engine, e.g. trtllm-kernels on "
+                    "trtllm's rows)")
     args = ap.parse_args(argv)
-    rows = [r for r in V.load_rows() if r.set == "calibration" and r.engine == args.stack]
+    engine = args.rows_of or args.stack
+    rows = [r for r in V.load_rows() if r.set == "calibration" and r.engine == engine]
+    if engine != args.stack:
+        V.STACK_OVERRIDE[engine] = args.stack
     best = None
     for combo in itertools.product(*GRID.values()):
         values = dict(zip(GRID, combo, strict=True))
