@@ -108,7 +108,9 @@ def test_small_tep8_decode_matches_inferencex_per_point(results):
     "at InferenceX's own wide-EP layouts (DEP4-DEP32, attention DP), batches and MTP depths the "
     "model's decode is 7-40 % faster than published on both systems, most on the rack's "
     "DEP16/DEP32; the dispatch/combine all-to-all is not it (priced about as TensorRT-LLM's "
-    "measured NVLinkOneSided kernels); the missing per-layer cost is not found: "
+    "measured NVLinkOneSided kernels); the missing per-layer cost is the bf16 attention of "
+    "NVIDIA's NVFP4 checkpoint and per-kernel floors, which only the experimental "
+    "trtllm-kernels profile prices (tests/test_serving_kernels.py): "
     "docs/serving.md"))
 def test_wide_ep_decode_matches_inferencex_per_point(results):
     rows = _speed_rows(results, True)
