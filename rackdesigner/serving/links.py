@@ -83,15 +83,15 @@ class Links:
         #: among the scope's GPUs: a TP group no wider stays on one host's CUDA IPC memory
         self.host_gpus = max(host_runs(comm), default=1)
         self._cache: dict[tuple, float] = {}
-        self._nvlink_Bps: float | None = None
+        self._nvlink_Bps: dict[int, float] = {}
 
     def nvlink_Bps(self, group: int) -> float:
         """Bytes per second one GPU of a `group`-rank instance group moves over its NVLink
         (the engine's all-gather bus bandwidth at 64 MiB on the drawn links)."""
-        if self._nvlink_Bps is None:
+        if group not in self._nvlink_Bps:
             bw = self.comm.busbw_GBps("all_gather", GroupShape(1, group, 0), 64 * 2 ** 20)
-            self._nvlink_Bps = max(bw, 1.0) * 1e9
-        return self._nvlink_Bps
+            self._nvlink_Bps[group] = max(bw, 1.0) * 1e9
+        return self._nvlink_Bps[group]
 
     def _exact(self, collective: str, shape: GroupShape, size: float) -> float:
         key = (collective, shape, size)
