@@ -27,10 +27,11 @@ import serving_validation as V  # noqa: E402
 from rackdesigner.serving import stacks as S  # noqa: E402
 
 GRID = {"decode_hbm_share": (0.85, 0.9, 0.95),
-        "step_overhead_us": (0.0, 250.0, 500.0),
+        "step_overhead_us": (0.0, 250.0),
         "seq_overhead_us": (5.0, 10.0, 15.0, 20.0),
-        "gemm_share": (0.72, 0.8, 0.88, 1.0),
-        "fp4_gemm_share": (0.6, 0.7, 0.8)}
+        "gemm_share": (0.88, 1.0),
+        "fp4_gemm_share": (0.6, 0.7, 0.8),
+        "expert_gemm_share": (0.3, 0.4, 0.5, 0.65, 0.8, 1.0)}
 
 
 def error(rows: list, stack_id: str, values: dict) -> float:
@@ -40,18 +41,26 @@ def error(rows: list, stack_id: str, values: dict) -> float:
     S.stacks.cache_clear()
     original = S.stacks
     S.stacks = lambda: patched  # type: ignore[assignment]
+    V._serve.cache_clear()  # its curves were served with the previous constants
     try:
         errs = [abs(math.log(max(1e-9, V.predict(r)) / r.measured_per_gpu)) for r in rows]
     finally:
         S.stacks = original  # type: ignore[assignment]
+        V._serve.cache_clear()
     return sum(errs) / len(errs)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stack", default="trtllm")
+    ap.add_argument("--rows-of", metavar="ENGINE", help="fit a profile on another engine's "
+                    "calibration rows (a profile of the same engine, e.g. trtllm-kernels on "
+                    "trtllm's rows)")
     args = ap.parse_args(argv)
-    rows = [r for r in V.load_rows() if r.set == "calibration" and r.engine == args.stack]
+    engine = args.rows_of or args.stack
+    rows = [r for r in V.load_rows() if r.set == "calibration" and r.engine == engine]
+    if engine != args.stack:
+        V.STACK_OVERRIDE[engine] = args.stack
     best = None
     for combo in itertools.product(*GRID.values()):
         values = dict(zip(GRID, combo, strict=True))

@@ -20,7 +20,7 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -31,9 +31,13 @@ sys.path.insert(0, str(HERE.parent))
 
 from rackdesigner.generators import generate  # noqa: E402
 from rackdesigner.serving import serve  # noqa: E402
+from rackdesigner.serving.api import speed_at  # noqa: E402
 from rackdesigner.serving.frontier import throughput_at  # noqa: E402
 
 RUNS_FILE = HERE / "serving_runs.yaml"
+#: The kinds of published point the CI gate covers (tests/test_serving_validation.py):
+#: saturation throughput and the speed of one sequence; curve points are reported only.
+GATED = ("max_load", "min_latency")
 SYSTEMS = {"dgx-h100": ("dgx-h100", {}), "dgx-h200": ("dgx-h200", {}),
            "dgx-b200": ("dgx-b200", {}), "nvl72": ("nvl72", {}),
            # nine DGX B200 on one Spectrum-X SN5600 leaf (ConnectX-7, RoCEv2): 72 GPUs
@@ -56,11 +60,16 @@ class Row:
     measured: float  # tokens/s of the instance (of one GPU with `per_gpu`)
     source: str
     point: str = "max_load"  # or "interactivity": at `interactivity` tokens/s per user; or
-    #                          "min_latency": tokens/s per user of one sequence (batch 1)
+    #                          "min_latency": tokens/s per user of one sequence (batch 1); or
+    #                          "speed": tokens/s per user of the pinned layout at `batch`
     interactivity: float | None = None
     mode: str = "aggregated"
     mtp: int = 0
     per_gpu: bool = False
+    batch: int = 0  # sequences per decode instance of a "speed" point
+    #: "output" tokens/s, or "total" (input + output over every GPU of the deployment, prefill
+    #: and decode: InferenceX's tput_per_gpu, utils/process_result.py)
+    tokens: str = "output"
 
     @property
     def measured_per_gpu(self) -> float:
@@ -97,17 +106,37 @@ def design(system: str):
     return generate(template, **options)
 
 
+@cache
+def _serve(system: str, model: str, precision: str, isl: int, osl: int, gpus: int, mode: str,
+           engine: str, pin: tuple, mtp: int):
+    """One curve per deployment (several rows read points off the same curve)."""
+    return serve(design(system), model, precision=precision, isl=isl, osl=osl, gpus=gpus,
+                 mode=mode, stack=engine, pin=dict(pin) or None, mtp=mtp)
+
+
+#: a stack profile every row is run on instead of its published engine (`--stack`): to report
+#: how another profile of the same engine (resources/serving/stacks.yaml) compares
+STACK_OVERRIDE: dict[str, str] = {}
+
+
 def predict(row: Row) -> float:
-    r = serve(design(row.system), row.model, precision=row.precision, isl=row.isl,
-              osl=row.osl, gpus=row.gpus, mode=row.mode, stack=row.engine,
-              pin=row.config or None, mtp=row.mtp)
+    engine = STACK_OVERRIDE.get(row.engine, row.engine)
+    row = replace(row, engine=engine) if engine != row.engine else row
+    if row.point == "speed":  # tokens/s per user of one layout at one batch and draft depth
+        return speed_at(design(row.system), row.model, row.config, row.batch,
+                        precision=row.precision, isl=row.isl, osl=row.osl, gpus=row.gpus,
+                        mtp=row.mtp, stack=row.engine)
+    r = _serve(row.system, row.model, row.precision, row.isl, row.osl, row.gpus, row.mode,
+               row.engine, tuple(sorted((row.config or {}).items())), row.mtp)
+    # every point of the model carries input and output tokens in the ratio of the shape
+    scale = (row.isl + row.osl) / row.osl if row.tokens == "total" else 1.0
     if row.point == "interactivity":
         assert row.interactivity is not None, row.name
-        return throughput_at(list(r.pareto), row.interactivity) or 0.0
+        return scale * (throughput_at(list(r.pareto), row.interactivity) or 0.0)
     if row.point == "min_latency":
         single = [p for p in r.pareto if p.concurrency == 1]
         return max((p.per_user for p in single), default=0.0)
-    return 0.0 if r.max_load is None else r.max_load.output_per_gpu
+    return 0.0 if r.max_load is None else scale * r.max_load.output_per_gpu
 
 
 def compare(rows: list[Row]) -> list[tuple[Row, float, float]]:
@@ -129,7 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", choices=("calibration", "validation", "all"), default="all")
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--stack", metavar="ID", help="run the trtllm rows on this stack profile "
+                    "instead (e.g. trtllm-kernels: the per-kernel latency model)")
     args = ap.parse_args(argv)
+    STACK_OVERRIDE.clear()
+    if args.stack:
+        STACK_OVERRIDE["trtllm"] = args.stack
     rows = [r for r in load_rows() if args.set in ("all", r.set)]
     t0 = time.perf_counter()
     results = compare(rows)
@@ -140,7 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for key in ("set", "source", "point", "gpu", "model", "regime"):
         groups: dict[str, list] = {}
-        for res in results:
+        # by GPU, model and regime: the gated kinds of point only (the curve points of one
+        # source, reported above by source and point, would swamp each class they fall in)
+        for res in (results if key in ("set", "source", "point")
+                    else [x for x in results if x[0].point in GATED]):
             row = res[0]
             k = {"set": row.set, "source": row.source, "point": row.point,
                  "gpu": row.name.split()[-3], "model": row.model, "regime": row.regime}[key]
@@ -149,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
             s = summary(group)
             print(f"{key:7} {k:18} rows {s['rows']:3}  mean |error| {s['mean_abs_error']:6.1%}  "
                   f"within 25 % {s['within_25']:6.1%}  mean signed {s['mean_signed_error']:+6.1%}")
+    gated = summary([x for x in results if x[0].set == "validation" and x[0].point in GATED])
+    print(f"gated   {'validation':18} rows {gated['rows']:3}  mean |error| "
+          f"{gated['mean_abs_error']:6.1%}  within 25 % {gated['within_25']:6.1%}  mean signed "
+          f"{gated['mean_signed_error']:+6.1%}  (max load and batch 1: the CI gate)")
     total = summary(results)
     print(f"\nall: {total['rows']} rows, mean |error| {total['mean_abs_error']:.1%}, within 25 %: "
           f"{total['within_25']:.0%} ({time.perf_counter() - t0:.1f} s)")

@@ -12,6 +12,7 @@ from rackdesigner.cli import main
 from rackdesigner.generators import generate
 from rackdesigner.io import save_layout
 from rackdesigner.serving import ServeError, serve
+from rackdesigner.serving.api import speed_at
 from rackdesigner.serving.frontier import ACCEPTED
 from rackdesigner.serving.instance import Config, Instance
 from rackdesigner.serving.links import Links
@@ -233,3 +234,27 @@ def test_speculative_tokens_speed_a_user_up_at_small_batches(b200):
     assert 1.5 < spec.pareto[0].per_user / plain.pareto[0].per_user < ACCEPTED[2]
     with pytest.raises(ServeError):
         serve(b200, "llama3.3-70b", mtp=4, **kw)
+
+
+def test_more_draft_depths_never_make_the_curve_worse(b200):
+    # --mtp N tries every depth from 1 to N per configuration: a deeper allowance only adds
+    # points, and at the most throughput the search keeps a shallow depth (the Dynamo recipes'
+    # MTP1 at large batches), at one sequence the deepest
+    kw = dict(precision="fp4", isl=1024, osl=1024, mode="aggregated", pin={"tp": 8, "pp": 1})
+    one = serve(b200, "deepseek-r1", mtp=1, **kw)
+    three = serve(b200, "deepseek-r1", mtp=3, **kw)
+    for p in one.pareto:  # every point of the shallower curve is matched or beaten
+        assert any(q.per_user >= p.per_user * (1 - 1e-9)
+                   and q.output_per_gpu >= p.output_per_gpu * (1 - 1e-9) for q in three.pareto)
+    assert three.max_load.config["mtp"] < 3 and three.pareto[0].config["mtp"] == 3
+
+
+def test_the_speed_of_a_pinned_layout_is_one_user_of_its_decode(b200):
+    # 1 / TPOT of the layout named, at the batch given: one sequence is fastest, and a pin
+    # naming no single layout is a located error
+    pin = {"gpus": 8, "attention_dp": False, "pp": 1}
+    one = speed_at(b200, "deepseek-r1", pin, 1, precision="fp4", mtp=3)
+    many = speed_at(b200, "deepseek-r1", pin, 32, precision="fp4", mtp=3)
+    assert one > many > 0
+    with pytest.raises(ServeError):
+        speed_at(b200, "deepseek-r1", {"pp": 1}, 1, precision="fp4")

@@ -68,6 +68,8 @@ def test_dense_tp_inside_a_node_does_not_see_the_fabric(model):
 def test_two_micro_batches_hide_wide_ep_traffic_behind_compute_and_never_cost_time():
     # DeepSeek-V3-style decode overlap: on nodes joined by RoCE a wide-EP step runs two
     # halves, one's all-to-all behind the other's compute; it is taken only when it helps
+    # (SGLang's two-batch overlap over DeepEP, whose all-to-all crosses nodes; TensorRT-LLM's
+    # default all-gathers there instead)
     from rackdesigner.serving.api import _Run
     from rackdesigner.serving.instance import Config
     from rackdesigner.serving.shapes import served_model
@@ -77,7 +79,7 @@ def test_two_micro_batches_hide_wide_ep_traffic_behind_compute_and_never_cost_ti
     roce = generate("rail-optimized", system="dgx-b200", nodes=4, switch="sn5600")
     spec = served_model("deepseek-r1")
     est = Estimator(roce, spec)
-    run = _Run(est, spec, est.gpu, "fp4", 1024, 1024, resolve_stack(None))
+    run = _Run(est, spec, est.gpu, "fp4", 1024, 1024, resolve_stack("sglang"))
     overlapped = run.instance(Config(32, True, 1))
     serial = run.instance(Config(32, True, 1))
     serial.overlaps = lambda seqs: False  # type: ignore[method-assign]
@@ -124,3 +126,27 @@ def test_a_second_rack_serves_twice_the_users_at_the_same_speed_per_gpu():
     for batch in shared:
         assert b[batch].output_per_gpu == pytest.approx(a[batch].output_per_gpu, rel=0.02)
         assert b[batch].concurrency == 2 * a[batch].concurrency
+
+
+def test_tensorrt_llm_all_gathers_wide_ep_it_cannot_all_to_all():
+    # TensorRT-LLM (WideEPMoE.select_alltoall_method_type): an all-to-all only for EP wider
+    # than top-k inside one NVLink domain; SGLang's DeepEP all-to-alls across nodes too
+    from rackdesigner.serving.api import _Run
+    from rackdesigner.serving.instance import Config
+    from rackdesigner.serving.shapes import served_model
+    from rackdesigner.serving.stacks import resolve_stack
+    from rackdesigner.workload.api import Estimator
+
+    spec = served_model("deepseek-r1")  # top-8 routing
+
+    def exchange(layout, stack: str, gpus: int) -> bool:
+        est = Estimator(layout, spec)
+        run = _Run(est, spec, est.gpu, "fp4", 1024, 1024, resolve_stack(stack))
+        return run.instance(Config(gpus, True, 1)).alltoall
+
+    nodes = generate("rail-optimized", system="dgx-b200", nodes=4, switch="sn5600")
+    rack = generate("nvl72")
+    assert exchange(rack, "trtllm", 32) and exchange(rack, "trtllm", 16)
+    assert not exchange(rack, "trtllm", 8)  # EP <= top-k: nothing for an all-to-all to save
+    assert not exchange(nodes, "trtllm", 16) and not exchange(nodes, "trtllm", 32)
+    assert exchange(nodes, "sglang", 32) and exchange(nodes, "vllm", 16)

@@ -56,11 +56,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--ttft", type=_positive, metavar="S",
                    help="keep only points whose time to first token is at most S seconds")
     p.add_argument("--mtp", type=int, default=0, choices=range(4), metavar="N",
-                   help="speculative draft tokens per decode step, 0-3 (MTP / EAGLE-style "
-                   "one-layer draft head; 1.92, 2.58, 2.82 tokens per step for 1, 2, 3: "
-                   "DeepSeek-R1's published MTP acceptance; default 0)")
+                   help="speculative draft tokens per decode step, up to 0-3 (MTP / "
+                   "EAGLE-style one-layer draft head; each configuration takes the best depth "
+                   "from 1 to N; 1.92, 2.58, 2.82 tokens per step for 1, 2, 3: DeepSeek-R1's "
+                   "published MTP acceptance; default 0)")
     p.add_argument("--stack", metavar="ID",
-                   help="serving software stack profile: trtllm (default), vllm, sglang")
+                   help="serving software stack profile: trtllm (default), trtllm-kernels "
+                   "(per-kernel latency model, experimental), vllm, sglang")
     p.add_argument("--prices", metavar="FILE",
                    help="price book for $/GPU-hour (default: as `rackdesigner cost`)")
     p.add_argument("--pue", type=float, metavar="X", help="PUE (default: "

@@ -149,6 +149,15 @@ def configs(model: ModelSpec, n_gpus: int, pin: dict[str, int | bool] | None = N
     return out
 
 
+def draft_depths(mtp: int) -> tuple[int, ...]:
+    """Speculative draft depths the search tries with `--mtp N`: 1 to N (none without it). A
+    deployment sets the depth per configuration — the Dynamo TensorRT-LLM recipes behind
+    InferenceX's DeepSeek-R1 runs use 3 draft tokens at batch 1-16 and 1 at 64-768 sequences
+    per GPU (SemiAnalysisAI/InferenceX configs, dsr1-fp4-*-dynamo-trt) — since at a large
+    batch the rejected draft tokens cost compute a smaller depth does not spend."""
+    return tuple(range(1, mtp + 1)) or (0,)
+
+
 def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision: str = "fp8",
           isl: int = 1024, osl: int = 1024, gpus: int | None = None, group: str | None = None,
           gpu_ids: Sequence[str] | None = None,
@@ -204,13 +213,32 @@ def serve(layout: Layout | str | PathLike, model: str | ModelSpec, *, precision:
     return replace(result, served_as=alias)
 
 
+def speed_at(layout: Layout, model: str | ModelSpec, pin: dict[str, int | bool], batch: int,
+             *, precision: str = "fp8", isl: int = 1024, osl: int = 1024,
+             gpus: int | None = None, mtp: int = 0, stack: str | None = None) -> float:
+    """Tokens/s one user of a decode instance gets (1 / TPOT) in the layout `pin` names (it must
+    name one: gpus, attention_dp, pp) at `batch` sequences with `mtp` draft tokens, mid-way
+    through its output — the figure a published per-point table gives beside its layout and
+    concurrency (benchmarks/serving_validation.py, point "speed")."""
+    spec = served_model(model)
+    est = Estimator(layout, spec, gpus=gpus)
+    run = _Run(est, spec, est.gpu, precision, isl, osl, resolve_stack(stack), mtp)
+    found = configs(spec, est.gpus, pin)
+    if len(found) != 1:
+        raise ServeError(f"{{model}} has {len(found)} layouts matching {pin} on {est.gpus} GPUs",
+                         option="model")
+    step = run.instance(found[0]).decode_step(batch, isl + osl / 2.0, mtp)
+    return tokens_per_step(mtp) / step
+
+
 class _Run:
     def __init__(self, est: Estimator, model: ModelSpec, gpu: H.GpuCompute, precision: str,
                  isl: int, osl: int, stack: Stack, mtp: int = 0) -> None:
         self.est, self.model, self.gpu = est, model, gpu
         self.mtp = mtp
         self.precision, self.isl, self.osl, self.stack = precision, isl, osl, stack
-        self.costs = token_costs(model, precision)
+        self.costs = token_costs(model, precision,
+                                 bf16_attention=stack.fp4_attention == "bf16")
         self.n = est.gpus
         self._links: dict[int, Links] = {}
 
@@ -237,14 +265,18 @@ class _Run:
         fitting = [i for i in cands if i.max_sequences(self.isl + self.osl) >= 1]
         points: list[Point] = []
         try:
-            if mode in ("aggregated", "best"):
-                for inst in fitting:
-                    points.extend(aggregated(inst, self.isl, self.osl, self.n, self.mtp))
-            if mode in ("disaggregated", "best") and self.n >= 2:
-                prefills = [i for i in fitting if i.cfg.pp == 1]
-                for inst in fitting:
-                    points.extend(disaggregated(prefills, inst, self.isl, self.osl, self.n,
-                                                self.transfer, self.mtp))
+            # draft depths tried: up to --mtp, as serving recipes pick per configuration (the
+            # Dynamo TensorRT-LLM recipes InferenceX ran: 3 at small batches, 1 at the most
+            # throughput; docs/serving.md)
+            for draft in draft_depths(self.mtp):
+                if mode in ("aggregated", "best"):
+                    for inst in fitting:
+                        points.extend(aggregated(inst, self.isl, self.osl, self.n, draft))
+                if mode in ("disaggregated", "best") and self.n >= 2:
+                    prefills = [i for i in fitting if i.cfg.pp == 1]
+                    for inst in fitting:
+                        points.extend(disaggregated(prefills, inst, self.isl, self.osl, self.n,
+                                                    self.transfer, draft))
         except CommError as exc:
             raise ServeError(str(exc)) from None
         if not fitting:
@@ -271,9 +303,10 @@ class _Run:
                   "weights_GB_per_gpu": round(cfg.weights / 1e9, 2)}
         notes += [text for _, text in self.est.comm.warnings()]
         notes.append("model assumptions: balanced experts, " + (
-            f"{counted(self.mtp, 'speculative token')} per step, "
-            f"{tokens_per_step(self.mtp):g} tokens "
-            "gained per step (DeepSeek-R1's published MTP acceptance)"
+            f"up to {counted(self.mtp, 'speculative token')} per step (the depth chosen "
+            "per configuration), " + ", ".join(f"{tokens_per_step(d):g}" for d in
+                                               draft_depths(self.mtp))
+            + " tokens gained per step (DeepSeek-R1's published MTP acceptance)"
             if self.mtp else "no speculative decoding") + ", no queueing delay, no prefix "
             "caching; docs/serving.md")
         _, facility = self.est.comm.power_w()
@@ -293,4 +326,5 @@ class _Run:
                 f"{self.stack.activation_GB:g} GB of activations; not timed")
 
 
-__all__ = ["SCHEMA", "ServeError", "ServeResult", "configs", "serve"]
+__all__ = ["SCHEMA", "ServeError", "ServeResult", "configs", "draft_depths", "serve",
+           "speed_at"]

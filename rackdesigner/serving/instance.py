@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 
+from rackdesigner.serving import kernels as K
 from rackdesigner.serving.links import Links
 from rackdesigner.serving.shapes import TokenCosts, weights_per_gpu
 from rackdesigner.serving.stacks import Stack
@@ -98,6 +99,20 @@ class Instance:
         self.attn_flops = attn_peak * 1e12 * ATTENTION_SHARE
         self.hbm = gpu.hbm_TBps * 1e12 * stack.decode_hbm_share
         self.dev = G.Device(gpu.sms, self.flops, self.hbm, costs.w)
+        # attention projections at their checkpoint precision (bf16 in NVFP4 MLA checkpoints:
+        # shapes.TokenCosts.attn_w), at the bf16 GEMM rate when they are bf16
+        bf16 = replace(self.dev, in_bytes=2.0, flops_per_s=gpu.bf16_tflops * 1e12
+                       * gpu.gemm_ceiling("bf16") * stack.gemm_share)
+        self.attn_dev = self.dev if costs.attn_w == costs.w else bf16
+        # the routed experts' grouped GEMMs: each expert a small problem of its own (one
+        # expert's weights, a few tokens) at the stack's fitted share of the dense rates
+        self.expert_dev = self._experts(self.dev)
+        self.devs = (self.dev, self.attn_dev, self.expert_dev)
+        #: the draft head's devices: an NVFP4 MLA checkpoint leaves its MTP layer unquantized
+        #: (TensorRT-LLM modeling_deepseekv3.py `_get_decoder_layer_quant_config`: "The MTP
+        #: layer in the nvfp4 checkpoint is unquantized"; tech blog 1: MTP layers bf16)
+        self.draft_devs = (bf16, bf16, self._experts(bf16)) if costs.attn_w != costs.w \
+            else self.devs
         self.ops = default_profile()
         self.weights = weights_per_gpu(costs, self.attn_split, self.mlp_split, s, config.pp)
 
@@ -126,6 +141,11 @@ class Instance:
                                                       else 1)))
 
     # ---- GEMMs --------------------------------------------------------------------------------
+    def _experts(self, dev: G.Device) -> G.Device:
+        share = self.stack.expert_gemm_share
+        return replace(dev, flops_per_s=dev.flops_per_s * share,
+                       bytes_per_s=dev.bytes_per_s * share)
+
     def layer_gemms(self, tokens: float) -> tuple[list[G.Gemm], list[G.Gemm], float]:
         """(GEMMs of every layer, GEMMs of the MoE layers only, share of MoE layers) one GPU
         runs for `tokens` tokens of its stage; `tokens` is the stage's micro-batch (decode) or
@@ -156,11 +176,14 @@ class Instance:
                               G.Gemm("shared.fc2", local, h, fs)]
         return every, moe_gemms, moe
 
-    def gemm_s(self, tokens: float) -> float:
-        """Seconds of an average layer's GEMMs (wave-quantized, HBM-bounded: workload/gemm.py)."""
+    def gemm_s(self, tokens: float, devs: tuple[G.Device, ...] | None = None) -> float:
+        """Seconds of an average layer's GEMMs (wave-quantized, HBM-bounded: workload/gemm.py)
+        on `devs` (dense, attention, experts; default the checkpoint's own)."""
+        dense, attn, experts = devs or self.devs
         every, moe_gemms, moe = self.layer_gemms(tokens)
-        return (sum(G.gemm_time_s(g, self.dev) for g in every)
-                + moe * sum(G.gemm_time_s(g, self.dev) for g in moe_gemms))
+        return (sum(G.gemm_time_s(g, attn if g.name == "attn" else dense) for g in every)
+                + moe * sum(G.gemm_time_s(g, experts if g.name.startswith("expert")
+                                          else dense) for g in moe_gemms))
 
     def elementwise_s(self, tokens: float) -> float:
         """Seconds of an average layer's memory-bound kernels for `tokens` tokens of the stage:
@@ -202,9 +225,13 @@ class Instance:
         kv = seqs_kv * c.kv_bytes(context) / L / (1.0 if cfg.attn_dp else c.kv_shards(s))
         core = max(kv / self.hbm,
                    q * bm * c.attn_core_flops(c.kv_tokens(context)) / s / self.attn_flops)
-        gaps = self.stack.layer_kernels * self.stack.kernel_gap_us * 1e-6
-        work = self.gemm_s(q * bm) + self.elementwise_s(q * bm) + core
-        layer = work + self._layer_comm(q * bm) + gaps
+        if self.stack.kernel_floor_us > 0:  # the per-kernel latency model (kernels.py)
+            gaps = 0.0
+            layer = self._kernel_layer(q * bm, core)
+        else:
+            gaps = self.stack.layer_kernels * self.stack.kernel_gap_us * 1e-6
+            work = self.gemm_s(q * bm) + self.elementwise_s(q * bm) + core
+            layer = work + self._layer_comm(q * bm) + gaps
         if self.overlaps(bm):
             layer = min(layer, self._overlapped(q * bm, core) + gaps)
         local = bm / s if cfg.attn_dp else bm
@@ -217,10 +244,61 @@ class Instance:
         step = (cfg.pp * stage + vocab_t + (cfg.pp - 1) * send
                 + (self.stack.step_overhead_us + self.stack.seq_overhead_us * scheduled) * 1e-6)
         if draft:  # the draft head: one average layer and the logits per draft token
-            head = self.gemm_s(bm) + self.elementwise_s(bm) + self._layer_comm(bm) + gaps \
-                + G.gemm_time_s(replace(logits, m=local), replace(self.dev, in_bytes=2.0))
+            if self.stack.kernel_floor_us > 0:
+                body = self._kernel_layer(bm, 0.0, self.draft_devs)
+            else:
+                body = self.gemm_s(bm, self.draft_devs) + self.elementwise_s(bm) \
+                    + self._layer_comm(bm) + gaps
+            head = body + G.gemm_time_s(replace(logits, m=local), replace(self.dev, in_bytes=2.0))
             step += draft * head
         return step
+
+    def _kernel_layer(self, tokens: float, core: float,
+                      devs: tuple[G.Device, ...] | None = None) -> float:
+        """Seconds of an average decode layer as the kernels the engine launches, each at
+        least the stack's floor (serving/kernels.py): the attention projections, the
+        attention kernel, the memory-bound kernels, routing and the routed experts' grouped
+        GEMMs (the shared expert on its own stream beside them), and the layer's collectives
+        — a TP group's all-reduces as the kernel its host gives it."""
+        m, cfg = self.c.model, self.cfg
+        fl = self.stack.kernel_floor_us * 1e-6
+        dense, attn, experts = devs or self.devs
+        every, moe_gemms, moe = self.layer_gemms(tokens)
+        mla = m.mla is not None
+        t = 0.0
+        for g in every:
+            n = K.ATTN_GEMM_KERNELS[mla] if g.name == "attn" else g.count
+            t += K.floored(G.gemm_time_s(g, attn if g.name == "attn" else dense), n, fl)
+        routed = sum(G.gemm_time_s(g, experts) for g in moe_gemms
+                     if g.name.startswith("expert"))
+        shared = sum(G.gemm_time_s(g, dense) for g in moe_gemms
+                     if g.name.startswith("shared"))
+        if m.moe:
+            t += moe * max(K.floored(routed, K.EXPERT_KERNELS, fl), shared)
+        split = self.cfg.stage > 1 and not cfg.attn_dp
+        # memory-bound kernels: the attention's own, routing, and the norms a fused all-reduce
+        # does not carry (attention DP: the post-attention and next-layer RMSNorm)
+        kernels = K.ATTN_ELEMENTWISE_KERNELS[mla] + (0 if split else 2) \
+            + (moe * K.ROUTER_KERNELS if m.moe else 0)
+        t += K.floored(self.elementwise_s(tokens), kernels, fl) + max(core, fl)
+        return t + self._kernel_comm(tokens, fl, moe if m.moe else 0.0)
+
+    def _kernel_comm(self, tokens: float, fl: float, moe: float) -> float:
+        """Collective seconds of an average layer under the per-kernel model: a TP group's two
+        all-reduces as TensorRT-LLM's custom kernels inside an NVLink domain (one host: IPC,
+        with the MoE's local reduction fused in; several hosts: MNNVL, with a separate
+        finalize kernel) or NCCL across NICs; wide-EP exchanges as the engine times them."""
+        s = self.cfg.stage
+        if s <= 1:
+            return 0.0
+        if self.cfg.attn_dp:
+            return self._layer_comm(tokens)
+        size = tokens * self.c.model.hidden * H.ACT_BYTES
+        if not self.links.in_domain:
+            return 2.0 * max(fl, self.links.time("all_reduce", size, s))
+        ar = K.custom_all_reduce_s(size, s, self.links.nvlink_Bps(s), fl)
+        finalize = moe * fl if s > self.links.host_gpus else 0.0
+        return 2.0 * ar + finalize
 
     def overlaps(self, seqs: float) -> bool:
         """Whether a decode step of `seqs` sequences per micro-batch can run as two halves
@@ -251,10 +329,28 @@ class Instance:
         if not m.moe:
             return 0.0
         share = m.moe_layers / m.layers
+        if not self.alltoall:  # every rank gathers every token, then reduce-scatters outputs
+            dispatch = self.links.time("all_gather", tokens * h * DISPATCH_BYTES[
+                self.c.precision], s)
+            combine = self.links.time("reduce_scatter", tokens * h * H.ACT_BYTES, s)
+            return share * (dispatch + combine)
         per_gpu = tokens / s * m.moe.top_k * h
         dispatch = self.links.time("all_to_all", per_gpu * DISPATCH_BYTES[self.c.precision], s)
         combine = self.links.time("all_to_all", per_gpu * H.ACT_BYTES, s)
         return share * (dispatch + combine)
+
+    @property
+    def alltoall(self) -> bool:
+        """Whether this wide-EP instance's MoE layers exchange tokens with an all-to-all (else
+        all-gather and reduce-scatter): always with a stack whose kernels cross nodes (DeepEP);
+        with TensorRT-LLM's default ("nvlink") only for an EP group wider than top-k inside
+        one NVLink domain — its WideEPMoE.select_alltoall_method_type picks no all-to-all when
+        EP <= top-k (nothing to save) and, without multi-node NVLink memory, only DeepEP on an
+        opt-in (TRTLLM_CAN_USE_DEEP_EP), else falls back to all-gather/reduce-scatter."""
+        m = self.c.model
+        if self.stack.moe_alltoall == "any" or m.moe is None:
+            return True
+        return self.cfg.stage > m.moe.top_k and self.links.in_domain
 
     # ---- prefill -----------------------------------------------------------------------------
     def prefill_chunk(self, tokens: float, isl: float) -> float:

@@ -40,6 +40,22 @@ def domain_runs(comm: CommModel) -> list[int]:
     return runs
 
 
+def host_runs(comm: CommModel) -> list[int]:
+    """Sizes of the scope's hosts in rank order (consecutive ranks of one device group: the
+    GPUs of one DGX/HGX node or one GB200 compute tray)."""
+    layout = comm.layout
+    runs: list[int] = []
+    last: object = object()
+    for g in comm.gpus:
+        host = layout.device(g).group or g
+        if runs and host == last:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+        last = host
+    return runs
+
+
 def aligned_starts(runs: list[int], size: int) -> list[int]:
     """First ranks of the instances of `size` GPUs on domains of `runs` GPUs (in rank order):
     as many as fit inside each domain when one fits in the largest domain, else rank-order
@@ -59,9 +75,24 @@ class Links:
     def __init__(self, comm: CommModel, instance_gpus: int) -> None:
         self.comm = comm
         self.instance_gpus = instance_gpus
-        self.starts = aligned_starts(domain_runs(comm), instance_gpus) or [0]
+        runs = domain_runs(comm)
+        self.starts = aligned_starts(runs, instance_gpus) or [0]
+        #: whether an instance fits inside one NVLink domain (else it spans several)
+        self.in_domain = instance_gpus <= max(runs, default=0)
         self.instances = len(self.starts)
+        #: GPUs of the largest host (a device group: a DGX/HGX baseboard, a GB200 compute tray)
+        #: among the scope's GPUs: a TP group no wider stays on one host's CUDA IPC memory
+        self.host_gpus = max(host_runs(comm), default=1)
         self._cache: dict[tuple, float] = {}
+        self._nvlink_Bps: dict[int, float] = {}
+
+    def nvlink_Bps(self, group: int) -> float:
+        """Bytes per second one GPU of a `group`-rank instance group moves over its NVLink
+        (the engine's all-gather bus bandwidth at 64 MiB on the drawn links)."""
+        if group not in self._nvlink_Bps:
+            bw = self.comm.busbw_GBps("all_gather", GroupShape(1, group, 0), 64 * 2 ** 20)
+            self._nvlink_Bps[group] = max(bw, 1.0) * 1e9
+        return self._nvlink_Bps[group]
 
     def _exact(self, collective: str, shape: GroupShape, size: float) -> float:
         key = (collective, shape, size)
@@ -90,4 +121,4 @@ class Links:
         return t_lo + (t_hi - t_lo) * (size - lo) / (hi - lo)
 
 
-__all__ = ["Links", "aligned_starts", "domain_runs"]
+__all__ = ["Links", "aligned_starts", "domain_runs", "host_runs"]

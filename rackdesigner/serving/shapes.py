@@ -32,6 +32,8 @@ WEIGHT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": H.INPUT_BYTES["fp4"]}
 #: KV-cache bytes per element by the serving precision (model assumption: FP8 KV cache with FP8
 #: and FP4 weights, as NVIDIA's ModelOpt checkpoints ship it; bf16 otherwise).
 KV_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp4": 1.0}
+#: Attention projections left unquantized (bf16) by an NVFP4 checkpoint (`TokenCosts.attn_w`)
+BF16_ATTENTION_BYTES = 2.0
 
 
 def served_model(ref: str | ModelSpec) -> ModelSpec:
@@ -48,10 +50,23 @@ class TokenCosts:
     model: ModelSpec
     precision: str
     kv_dtype_bytes: float
+    #: whether an NVFP4 checkpoint of a latent-attention model keeps its attention projections
+    #: (and its MTP draft layer) in bf16, as NVIDIA's ModelOpt checkpoints do (`attn_w`)
+    bf16_attention: bool = False
 
     @property
     def w(self) -> float:
         return WEIGHT_BYTES[self.precision]
+
+    @property
+    def attn_w(self) -> float:
+        """Bytes per attention-projection weight: bf16 in an NVFP4 checkpoint of a
+        latent-attention model (NVIDIA's DeepSeek-R1-0528-NVFP4 hf_quant_config.json, ModelOpt
+        0.31: `exclude_modules` lm_head and every layer's `self_attn*`; TensorRT-LLM tech blog
+        1, precision table: attention modules bf16), else the serving precision's."""
+        if self.bf16_attention and self.precision == "fp4" and self.model.mla:
+            return BF16_ATTENTION_BYTES
+        return self.w
 
     # ---- KV cache ----------------------------------------------------------------------------
     def kv_values_per_layer(self) -> float:
@@ -87,7 +102,7 @@ class TokenCosts:
 
     # ---- weights -----------------------------------------------------------------------------
     def attn_weight_bytes(self) -> float:
-        return self.model.attn_params * self.w
+        return self.model.attn_params * self.attn_w
 
     def dense_mlp_bytes(self) -> float:
         return self.model.mlp_params(self.model.ffn_hidden) * self.w
@@ -115,8 +130,10 @@ class TokenCosts:
         return 2.0 * m.heads * (m.qk_dim + m.v_dim) * keys
 
 
-def token_costs(model: ModelSpec, precision: str, kv_bytes: float | None = None) -> TokenCosts:
-    return TokenCosts(model, precision, KV_BYTES[precision] if kv_bytes is None else kv_bytes)
+def token_costs(model: ModelSpec, precision: str, kv_bytes: float | None = None,
+                bf16_attention: bool = False) -> TokenCosts:
+    return TokenCosts(model, precision, KV_BYTES[precision] if kv_bytes is None else kv_bytes,
+                      bf16_attention)
 
 
 def weights_per_gpu(c: TokenCosts, attn_split: int, mlp_split: int, experts_split: int,

@@ -36,11 +36,28 @@ class Stack:
     gemm_share: float
     layer_kernels: int
     kernel_gap_us: float
+    #: the routed experts' grouped GEMMs' share of the dense GEMM rates (bandwidth and math)
+    expert_gemm_share: float = 1.0
+    #: the shortest a decode kernel takes under CUDA graphs (launch, grid start, drain), µs;
+    #: 0: the decode step is priced by its work plus `layer_kernels` gaps instead
+    kernel_floor_us: float = 0.0
+    #: where a wide-EP (attention-DP) instance sends tokens to their experts with an all-to-all:
+    #: "any" layout (DeepEP's intra- and inter-node kernels), or "nvlink" — only an EP group
+    #: wider than top-k inside one NVLink domain; every other one all-gathers the tokens and
+    #: reduce-scatters the outputs (TensorRT-LLM's default)
+    moe_alltoall: str = "any"
+    #: attention projections of an NVFP4 latent-attention checkpoint: "fp4" (quantized like the
+    #: rest) or "bf16" (left unquantized, with the MTP layer: NVIDIA's ModelOpt checkpoints)
+    fp4_attention: str = "fp4"
     sources: tuple[str, ...] = ()
 
 
 _INTS = ("max_batch", "max_num_tokens", "layer_kernels")
-_NUMBERS = tuple(f.name for f in fields(Stack) if f.name not in ("id", "name", "sources"))
+#: keys whose values are words, and the words
+_WORDS = {"moe_alltoall": ("any", "nvlink"), "fp4_attention": ("fp4", "bf16")}
+_NUMBERS = tuple(f.name for f in fields(Stack)
+                 if f.name not in ("id", "name", "sources", *_WORDS))
+_OPTIONAL = ("expert_gemm_share", "kernel_floor_us")  # keys with a default
 
 
 @lru_cache(maxsize=1)
@@ -60,8 +77,17 @@ def stacks() -> dict[str, Stack]:
                 values[name] = (int if name in _INTS else float)(d[name])
             elif base is not None:
                 values[name] = getattr(base, name)
+            elif name in _OPTIONAL:
+                continue
             else:
                 raise KeyError(f"{path}: stack {key!r} lacks {name!r}")
+        for name, allowed in _WORDS.items():
+            value = d.get(name, getattr(base, name) if base is not None else None)
+            if value is not None:
+                if value not in allowed:
+                    raise KeyError(f"{path}: stack {key!r}: {name} must be one of "
+                                   f"{', '.join(allowed)}, got {value!r}")
+                values[name] = value
         out[key] = Stack(key, str(d["name"]), sources=tuple(d.get("sources", ())), **values)
         return out[key]
 
