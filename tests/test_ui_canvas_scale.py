@@ -218,3 +218,36 @@ def test_deleting_a_whole_su_and_undoing_it_brings_its_block_back(window):
     fresh.request_area(window.view.visible_scene_rect(), window.view.zoom())
     fresh.set_layout(doc.layout)
     assert _bundles(fresh) == _bundles(scene)
+
+
+def _drawn_between(scene, link) -> frozenset[str] | None:
+    """The bundle a link is drawn in, from its two ends as the scene shows them: each end's
+    visible endpoint, and a wire to a closed block ending at the other end's block."""
+    a, b = scene._endpoint(link.a.device), scene._endpoint(link.b.device)
+    if a == b:
+        return None
+    ca, cb = scene._cell_of(link.a.device), scene._cell_of(link.b.device)
+    if ca != cb:
+        if a == ca and cb is not None:
+            b = cb
+        elif b == cb and ca is not None:
+            a = ca
+    return frozenset((a, b))
+
+
+@pytest.mark.parametrize("zoom", [FAR_ZOOM * 0.9, 0.1, 1.0])
+def test_opening_files_every_link_in_the_bundle_its_own_ends_give(window, zoom):
+    """The open files all links in one pass (ends worked out once per group); each link sits
+    in the bundle its two ends give, and every bundle is indexed under both its endpoints."""
+    scene = window.scene
+    window.view.set_zoom(zoom)
+    window.flush()
+    scene.set_layout(window.document.layout)  # a fresh filing at this level
+    links = list(scene.layout.links())
+    assert any(scene._link_key.get(lk.id) for lk in links)
+    for lk in links:
+        assert scene._link_key.get(lk.id) == _drawn_between(scene, lk), lk.id
+    for key, ids in scene._bundle_links.items():
+        assert ids, key
+        assert all(key in scene._endpoint_bundles[end] for end in key)
+        assert set(scene.bundles[key].link_ids) == ids
