@@ -251,3 +251,26 @@ def test_opening_files_every_link_in_the_bundle_its_own_ends_give(window, zoom):
         assert ids, key
         assert all(key in scene._endpoint_bundles[end] for end in key)
         assert set(scene.bundles[key].link_ids) == ids
+
+
+def test_a_blocks_area_and_counts_are_its_members_boxes_and_figures(window):
+    """A block's rectangle covers exactly its members' boxes and its counts are their sums
+    (worked out once per model: a block of thousands of devices has a few models)."""
+    from PySide6.QtCore import QRectF
+
+    from rackdesigner.ui.canvas.cells import block_stats, members_rect
+    from rackdesigner.ui.canvas.items import device_size
+
+    layout = window.document.layout
+    members = layout.group_devices("su-1")
+    boxes = QRectF()
+    for d in members:
+        x, y = layout.device(d).pos
+        boxes = boxes.united(QRectF(x, y, *device_size(layout.spec(d))))
+    assert members_rect(layout, members) == boxes
+    failed = set(members[:3])
+    stats = block_stats(layout, members, failed)
+    assert stats.gpus == _gpus(layout, "su-1") > 0
+    assert stats.failed == 3
+    assert stats.power_w == pytest.approx(sum(layout.spec(d).power.max_w or 0.0
+                                              for d in members if layout.spec(d)))
