@@ -251,6 +251,13 @@ def test_opening_files_every_link_in_the_bundle_its_own_ends_give(window, zoom):
         assert ids, key
         assert all(key in scene._endpoint_bundles[end] for end in key)
         assert set(scene.bundles[key].link_ids) == ids
+        layout = scene.layout
+        rates = []  # each link's rate: the slower of its two ends' port groups
+        for link_id in ids:
+            lk = layout.link(link_id)
+            ends = [layout.spec(e.device).port(e.group) for e in (lk.a, lk.b)]
+            rates.append(lk.count * min(g.rate_gbps for g in ends))
+        assert scene.bundles[key].bandwidth_gbps == pytest.approx(sum(rates))
 
 
 def test_a_blocks_area_and_counts_are_its_members_boxes_and_figures(window):

@@ -138,14 +138,27 @@ class BundleIndex:
     def _info(self, link: Link) -> tuple[str | None, float]:
         info = self._link_info.get(link.id)
         if info is None:
-            ends = []
-            for end in (link.a, link.b):
-                spec = self.layout.spec(end.device)
-                ends.append(spec.port(end.group) if spec and spec.has_port(end.group) else None)
-            protocols = {g.protocol for g in ends if g is not None}
-            rates = [g.rate_gbps for g in ends if g is not None]
-            protocol = protocols.pop() if len(protocols) == 1 else None
-            info = self._link_info[link.id] = (protocol, min(rates) if rates else 0.0)
+            layout = self.layout
+            a, b = link.a, link.b
+            # the same for every link between the same two models' port groups: a 32k-GPU
+            # design's 303,046 links have a few dozen such pairs (kept while the layout is)
+            pair = (layout.device(a.device).model, a.group, layout.device(b.device).model,
+                    b.group)
+            if self._pair_catalog is not layout.catalog:  # another catalog, other figures
+                self._pair_info.clear()
+                self._pair_catalog = layout.catalog
+            info = self._pair_info.get(pair)
+            if info is None:
+                ends = []
+                for end in (a, b):
+                    spec = layout.spec(end.device)
+                    ends.append(spec.port(end.group) if spec and spec.has_port(end.group)
+                                else None)
+                protocols = {g.protocol for g in ends if g is not None}
+                rates = [g.rate_gbps for g in ends if g is not None]
+                protocol = protocols.pop() if len(protocols) == 1 else None
+                info = self._pair_info[pair] = (protocol, min(rates) if rates else 0.0)
+            self._link_info[link.id] = info
         return info
 
     def _refresh_bundle(self, key: frozenset[str]) -> None:
