@@ -104,3 +104,28 @@ def test_a_verb_keeps_numpy_to_one_thread_unless_told(preset, monkeypatch):
     assert setting == (preset or "1")
     if preset is None:
         assert int(threads) == 1
+
+
+@pytest.mark.slow
+def test_estimate_imports_neither_the_gui_nor_the_exporters_nor_graph_tools(tmp_path: Path,
+                                                                            monkeypatch):
+    """`estimate` (issue 38 item 19): the engine and the workload model only — no Qt, no
+    exporters or importers, no sweeps, no graph library or numpy; YAML only for the model and
+    profile files (read as YAML nodes, for errors located by line), the design without it."""
+    from rackdesigner.generators import generate
+    from rackdesigner.io import save_layout
+
+    monkeypatch.setenv("RACKDESIGNER_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "pod.yaml"
+    save_layout(generate("superpod", system="dgx-h100", sus=1), path)
+    argv = ["estimate", str(path), "--model", "llama3-70b", "--tp", "8", "--pp", "4",
+            "--gbs", "256", "--json"]
+    _imported_by(_after_main(argv))  # the first start fills the cache
+    assert _imported_by(_after_main(argv)) == ["yaml"]
+    probe = (_after_main(argv) + "\nimport json, sys\nprint(json.dumps(sorted(m for m in "
+             "sys.modules if m.startswith(('rackdesigner.ui', 'rackdesigner.interop', "
+             "'rackdesigner.sweep', 'rackdesigner.generators', 'rackdesigner.analysis')))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

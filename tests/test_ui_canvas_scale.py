@@ -218,3 +218,66 @@ def test_deleting_a_whole_su_and_undoing_it_brings_its_block_back(window):
     fresh.request_area(window.view.visible_scene_rect(), window.view.zoom())
     fresh.set_layout(doc.layout)
     assert _bundles(fresh) == _bundles(scene)
+
+
+def _drawn_between(scene, link) -> frozenset[str] | None:
+    """The bundle a link is drawn in, from its two ends as the scene shows them: each end's
+    visible endpoint, and a wire to a closed block ending at the other end's block."""
+    a, b = scene._endpoint(link.a.device), scene._endpoint(link.b.device)
+    if a == b:
+        return None
+    ca, cb = scene._cell_of(link.a.device), scene._cell_of(link.b.device)
+    if ca != cb:
+        if a == ca and cb is not None:
+            b = cb
+        elif b == cb and ca is not None:
+            a = ca
+    return frozenset((a, b))
+
+
+@pytest.mark.parametrize("zoom", [FAR_ZOOM * 0.9, 0.1, 1.0])
+def test_opening_files_every_link_in_the_bundle_its_own_ends_give(window, zoom):
+    """The open files all links in one pass (ends worked out once per group); each link sits
+    in the bundle its two ends give, and every bundle is indexed under both its endpoints."""
+    scene = window.scene
+    window.view.set_zoom(zoom)
+    window.flush()
+    scene.set_layout(window.document.layout)  # a fresh filing at this level
+    links = list(scene.layout.links())
+    assert any(scene._link_key.get(lk.id) for lk in links)
+    for lk in links:
+        assert scene._link_key.get(lk.id) == _drawn_between(scene, lk), lk.id
+    for key, ids in scene._bundle_links.items():
+        assert ids, key
+        assert all(key in scene._endpoint_bundles[end] for end in key)
+        assert set(scene.bundles[key].link_ids) == ids
+        layout = scene.layout
+        rates = []  # each link's rate: the slower of its two ends' port groups
+        for link_id in ids:
+            lk = layout.link(link_id)
+            ends = [layout.spec(e.device).port(e.group) for e in (lk.a, lk.b)]
+            rates.append(lk.count * min(g.rate_gbps for g in ends))
+        assert scene.bundles[key].bandwidth_gbps == pytest.approx(sum(rates))
+
+
+def test_a_blocks_area_and_counts_are_its_members_boxes_and_figures(window):
+    """A block's rectangle covers exactly its members' boxes and its counts are their sums
+    (worked out once per model: a block of thousands of devices has a few models)."""
+    from PySide6.QtCore import QRectF
+
+    from rackdesigner.ui.canvas.cells import block_stats, members_rect
+    from rackdesigner.ui.canvas.items import device_size
+
+    layout = window.document.layout
+    members = layout.group_devices("su-1")
+    boxes = QRectF()
+    for d in members:
+        x, y = layout.device(d).pos
+        boxes = boxes.united(QRectF(x, y, *device_size(layout.spec(d))))
+    assert members_rect(layout, members) == boxes
+    failed = set(members[:3])
+    stats = block_stats(layout, members, failed)
+    assert stats.gpus == _gpus(layout, "su-1") > 0
+    assert stats.failed == 3
+    assert stats.power_w == pytest.approx(sum(layout.spec(d).power.max_w or 0.0
+                                              for d in members if layout.spec(d)))

@@ -20,21 +20,41 @@ from rackdesigner.ui.canvas.far_wires import set_batched
 
 class BundleIndex:
     def _key(self, link: Link) -> frozenset[str] | None:
+        return self._key_of(self._end_of(link.a.device), self._end_of(link.b.device))
+
+    def _end_of(self, device_id: str, groups: dict | None = None
+                ) -> tuple[str, str | None] | None:
+        """(what a device is drawn as, its cell or None), or None when it is not in the
+        layout: the two facts a link's bundle key reads of each end. Both follow from the
+        device's group alone; `groups` keeps them per group across a batch."""
         layout = self.layout
-        if not (layout.has_device(link.a.device) and layout.has_device(link.b.device)):
+        if not layout.has_device(device_id):
             return None
-        a, b = self._endpoint(link.a.device), self._endpoint(link.b.device)
+        gid = layout.device(device_id).group
+        if gid is None:
+            return device_id, None
+        found = None if groups is None else groups.get(gid)
+        if found is None:
+            found = (self._group_endpoint(gid), self._group_cell(gid) if self._cells else None)
+            if groups is not None:
+                groups[gid] = found
+        return found[0] or device_id, found[1]
+
+    @staticmethod
+    def _key_of(a_end: tuple[str, str | None] | None,
+                b_end: tuple[str, str | None] | None) -> frozenset[str] | None:
+        if a_end is None or b_end is None:
+            return None
+        (a, ca), (b, cb) = a_end, b_end
         if a == b:
             return None
-        if self._cells:
-            # a wire to a closed block (off screen, or far out) leaves the other end's cell as
-            # a whole: opening a cell does not split its wires to every block off screen
-            ca, cb = self._cell_of(link.a.device), self._cell_of(link.b.device)
-            if ca != cb:
-                if a == ca and cb is not None:
-                    b = cb
-                elif b == cb and ca is not None:
-                    a = ca
+        # a wire to a closed block (off screen, or far out) leaves the other end's cell as a
+        # whole: opening a cell does not split its wires to every block off screen
+        if ca != cb:
+            if a == ca and cb is not None:
+                b = cb
+            elif b == cb and ca is not None:
+                a = ca
         return frozenset((a, b))
 
     def _file_link(self, link_id: str, key: frozenset[str]) -> None:
@@ -67,23 +87,37 @@ class BundleIndex:
         """Re-file many links, then refresh each bundle that gained or lost one, once."""
         touched: set[frozenset[str]] = set()
         self.blocks_revision += 1
+        # each device's end facts once, not once per link end: a new 32k-GPU design files
+        # 303,046 links between ~100,000 devices before its first paint (the endpoints' index
+        # of bundles is filed once per touched bundle below, not once per link)
+        ends: dict[str, tuple[str, str | None] | None] = {}
+        groups: dict[str, tuple[str | None, str | None]] = {}
+        end_of, key_of = self._end_of, self._key_of
+        link_key, bundle_links = self._link_key, self._bundle_links
         for link in links:
-            old = self._link_key.get(link.id)
-            key = self._key(link)
+            lid = link.id
+            old = link_key.get(lid)
+            a_id, b_id = link.a.device, link.b.device
+            a = ends[a_id] if a_id in ends else ends.setdefault(a_id, end_of(a_id, groups))
+            b = ends[b_id] if b_id in ends else ends.setdefault(b_id, end_of(b_id, groups))
+            key = key_of(a, b)
             if old == key:
                 continue
             if old is not None:
-                self._link_key.pop(link.id, None)
-                self._bundle_links[old].discard(link.id)
+                del link_key[lid]
+                bundle_links[old].discard(lid)
                 touched.add(old)
             if key is not None:
-                self._file_link(link.id, key)
+                link_key[lid] = key
+                bundle_links[key].add(lid)
                 touched.add(key)
         for key in touched:
-            if self._bundle_links.get(key):
+            if bundle_links.get(key):
+                for endpoint in key:
+                    self._endpoint_bundles[endpoint].add(key)
                 self._refresh_bundle(key)
                 continue
-            self._bundle_links.pop(key, None)
+            bundle_links.pop(key, None)
             for endpoint in key:
                 self._endpoint_bundles[endpoint].discard(key)
             item = self.bundles.pop(key, None)
@@ -91,6 +125,7 @@ class BundleIndex:
                 self.forget_item(item)
                 self.removeItem(item)
         if touched:
+            self.blocks_revision += 1
             self._labels_timer.start()
 
     def _rekey(self, link: Link) -> None:
@@ -103,14 +138,27 @@ class BundleIndex:
     def _info(self, link: Link) -> tuple[str | None, float]:
         info = self._link_info.get(link.id)
         if info is None:
-            ends = []
-            for end in (link.a, link.b):
-                spec = self.layout.spec(end.device)
-                ends.append(spec.port(end.group) if spec and spec.has_port(end.group) else None)
-            protocols = {g.protocol for g in ends if g is not None}
-            rates = [g.rate_gbps for g in ends if g is not None]
-            protocol = protocols.pop() if len(protocols) == 1 else None
-            info = self._link_info[link.id] = (protocol, min(rates) if rates else 0.0)
+            layout = self.layout
+            a, b = link.a, link.b
+            # the same for every link between the same two models' port groups: a 32k-GPU
+            # design's 303,046 links have a few dozen such pairs (kept while the layout is)
+            pair = (layout.device(a.device).model, a.group, layout.device(b.device).model,
+                    b.group)
+            if self._pair_catalog is not layout.catalog:  # another catalog, other figures
+                self._pair_info.clear()
+                self._pair_catalog = layout.catalog
+            info = self._pair_info.get(pair)
+            if info is None:
+                ends = []
+                for end in (a, b):
+                    spec = layout.spec(end.device)
+                    ends.append(spec.port(end.group) if spec and spec.has_port(end.group)
+                                else None)
+                protocols = {g.protocol for g in ends if g is not None}
+                rates = [g.rate_gbps for g in ends if g is not None]
+                protocol = protocols.pop() if len(protocols) == 1 else None
+                info = self._pair_info[pair] = (protocol, min(rates) if rates else 0.0)
+            self._link_info[link.id] = info
         return info
 
     def _refresh_bundle(self, key: frozenset[str]) -> None:

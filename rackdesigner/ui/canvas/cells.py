@@ -108,11 +108,17 @@ def find_cells(layout: Layout) -> set[str]:
 def block_stats(layout: Layout, members: list[str], failed: frozenset[str] | set[str]
                 ) -> BlockStats:
     gpus, down, power = 0, 0, 0.0
+    per_model: dict[str, tuple[int, float]] = {}  # a block's thousands of devices, few models
+    device = layout.device
     for device_id in members:
-        spec = layout.spec(device_id)
-        if spec is not None:
-            gpus += spec.traits.computes
-            power += spec.power.max_w or 0.0
+        model = device(device_id).model
+        figures = per_model.get(model)
+        if figures is None:
+            spec = layout.spec(device_id)
+            figures = per_model[model] = ((spec.traits.computes, spec.power.max_w or 0.0)
+                                          if spec is not None else (0, 0.0))
+        gpus += figures[0]
+        power += figures[1]
         down += device_id in failed
     return BlockStats(len(members), gpus, down, power)
 
@@ -121,11 +127,22 @@ def members_rect(layout: Layout, members: list[str]) -> QRectF:
     """The scene rectangle the members' boxes cover (from the document, without items)."""
     x0 = y0 = float("inf")
     x1 = y1 = float("-inf")
+    sizes: dict[str, tuple[float, float]] = {}  # a box's size is its model's (device_size)
+    device = layout.device
     for device_id in members:
-        x, y = layout.device(device_id).pos
-        w, h = device_size(layout.spec(device_id))
-        x0, y0 = min(x0, x), min(y0, y)
-        x1, y1 = max(x1, x + w), max(y1, y + h)
+        d = device(device_id)
+        x, y = d.pos
+        size = sizes.get(d.model)
+        if size is None:
+            size = sizes[d.model] = device_size(layout.spec(device_id))
+        if x < x0:
+            x0 = x
+        if y < y0:
+            y0 = y
+        if x + size[0] > x1:
+            x1 = x + size[0]
+        if y + size[1] > y1:
+            y1 = y + size[1]
     if x0 > x1:
         return QRectF()
     return QRectF(x0, y0, x1 - x0, y1 - y0)

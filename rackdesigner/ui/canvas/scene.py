@@ -64,6 +64,9 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self._link_key: dict[str, frozenset[str]] = {}
         self._endpoint_bundles: dict[str, set[frozenset[str]]] = defaultdict(set)
         self._link_info: dict[str, tuple[str | None, float]] = {}
+        #: the same by (model, port group) of each end: a catalog's figures, kept per layout
+        self._pair_info: dict[tuple[str, str, str, str], tuple[str | None, float]] = {}
+        self._pair_catalog: object = None
         self._chains: dict[str, tuple[str, ...]] = {}  # group -> it and its ancestors
         self._endpoints: dict[str, str | None] = {}  # group -> outermost collapsed around it
         self._device_endpoints: dict[str, str] = {}  # device -> what it is drawn as
@@ -163,6 +166,7 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self._link_key.clear()
         self._endpoint_bundles.clear()
         self._link_info.clear()
+        self._pair_info.clear()
         self._chains.clear()
         self._forget_endpoints()
         self._collapsed.clear()

@@ -106,18 +106,21 @@ class GroupStructure:
         if found is not None:
             return found
         gid = self.layout.device(device_id).group
-        endpoint = None
-        if gid is not None:
-            endpoint = self._endpoints.get(gid, "")
-            if endpoint == "":
-                endpoint = None
-                for outer in self._group_chain(gid):
-                    if self.is_collapsed(outer):
-                        endpoint = outer
-                        break
-                self._endpoints[gid] = endpoint
+        endpoint = None if gid is None else self._group_endpoint(gid)
         found = self._device_endpoints[device_id] = endpoint or device_id
         return found
+
+    def _group_endpoint(self, gid: str) -> str | None:
+        """The outermost collapsed group around a group's devices (None: they show)."""
+        endpoint = self._endpoints.get(gid, "")
+        if endpoint == "":
+            endpoint = None
+            for outer in self._group_chain(gid):
+                if self.is_collapsed(outer):
+                    endpoint = outer
+                    break
+            self._endpoints[gid] = endpoint
+        return endpoint
 
     def _forget_endpoints(self, *device_ids: str) -> None:
         """Drop cached endpoints: of these devices, or (none given) of everything."""
@@ -130,7 +133,12 @@ class GroupStructure:
 
     def _cell_of(self, device_id: str) -> str | None:
         """The cell (`canvas.cells`) holding a device, if any."""
-        for gid in self._chain(device_id):
+        gid = self.layout.device(device_id).group
+        return None if gid is None else self._group_cell(gid)
+
+    def _group_cell(self, group_id: str) -> str | None:
+        """The cell holding a group (or the group itself when it is one), if any."""
+        for gid in self._group_chain(group_id):
             if gid in self._cells:
                 return gid
         return None
