@@ -1,0 +1,71 @@
+"""The design's cooling mix without a whole cooling report (issue 38 item 19): `simulate`'s
+default PUE reads only the heat to water and to air, which `model.pue.cooling_mix` works out
+once per (model, system) pair; it must equal the report's, to the last bit, on every kind of
+design (generated SuperPODs air- and liquid-cooled, mixed ones with CDUs, the bundled examples,
+a device whose model the catalog lacks, and a rear door, where the report is made)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rackdesigner.generators import generate
+from rackdesigner.io import load_layout
+from rackdesigner.model import Device
+from rackdesigner.model.cooling import cooling_report
+from rackdesigner.model.pue import cooling_mix, design_pue
+from rackdesigner.model.site import pue_for_cooling
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "resources" / "examples")
+                  .glob("*.yaml"))
+GENERATED = [
+    ("superpod", {"system": "dgx-h100", "sus": 2}),
+    ("superpod", {"system": "gb200-nvl72", "racks": 3}),
+    ("mixed", {"systems": "gb200-nvl72:4,dgx-b200:8", "cdus": 1,
+               "cdu": "vertiv-xdu1350"}),
+    ("rail-optimized", {"system": "dgx-b200", "nodes": 64, "switch": "q3400"}),
+    ("fat-tree", {"switch": "qm9700", "levels": 2, "endpoints": 64}),
+]
+
+
+def _same_as_report(layout) -> None:
+    report = cooling_report(layout)
+    mix = cooling_mix(layout)
+    assert mix is not None
+    assert mix == (report.liquid_w, report.air_w)  # bit for bit: the PUE is printed
+    assert design_pue(layout) == pue_for_cooling(report.liquid_w, report.air_w)
+
+
+@pytest.mark.parametrize(("name", "options"), GENERATED, ids=[g[0] for g in GENERATED])
+def test_the_mix_of_a_generated_design_is_its_reports(name, options):
+    _same_as_report(generate(name, **options))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_mix_of_each_example_is_its_reports(path):
+    _same_as_report(load_layout(path))
+
+
+def test_a_device_of_an_unknown_model_and_a_failed_su_keep_the_mix_the_reports():
+    from rackdesigner.model.failures import closure, degraded
+
+    layout = generate("superpod", system="gb200-nvl72", racks=2)
+    broken = degraded(layout, closure(layout, ("su-1",) if layout.has_id("su-1")
+                                      else (next(iter(layout.devices())).id,)))
+    _same_as_report(broken)
+    layout.add_device(Device("mystery-1", "no-such-model"))
+    _same_as_report(layout)
+
+
+def test_a_rear_door_leaves_the_mix_to_the_report():
+    layout = generate("dgx-b200")
+    rack = next(d.id for d in layout.devices() if d.model.startswith("rack"))
+    before = design_pue(layout)
+    layout.add_device(Device("rdhx-1", "ibm-rdhx", props=(("serves", (rack,)),)))
+    assert cooling_mix(layout) is None
+    report = cooling_report(layout)
+    assert report.door_w > 0
+    # the door moves air heat into water: the design's PUE is the report's, and not higher
+    assert design_pue(layout) == pue_for_cooling(report.liquid_w, report.air_w)
+    assert design_pue(layout)[0] <= before[0]
