@@ -69,3 +69,41 @@ def test_a_rear_door_leaves_the_mix_to_the_report():
     # the door moves air heat into water: the design's PUE is the report's, and not higher
     assert design_pue(layout) == pue_for_cooling(report.liquid_w, report.air_w)
     assert design_pue(layout)[0] <= before[0]
+
+
+def _per_device(layout):
+    """The report's heat to liquid per rack and the design's, device by device (no table)."""
+    from collections import defaultdict
+
+    from rackdesigner.model.cooling import _Splitter
+    from rackdesigner.model.power import device_draw
+
+    split = _Splitter(layout)
+    per_rack: dict[str, float] = defaultdict(float)
+    liquid = 0.0
+    for device in layout.devices():
+        spec = split.spec(device.model)
+        if spec is None or spec.rack is not None or not spec.traits.draws_power:
+            continue
+        peak = device_draw(spec)[1]
+        if peak:
+            share = split.fraction(device, spec) * peak
+            liquid += share
+            if share and device.rack is not None:
+                per_rack[device.rack] += share
+    return liquid, per_rack
+
+
+@pytest.mark.parametrize(("name", "options"), GENERATED[1:3], ids=["nvl72", "mixed"])
+def test_the_reports_per_model_table_gives_each_devices_own_heat(name, options):
+    """`cooling_report` reads each device's heat from a table per (model, system): the same
+    sums as reading every device on its own, per rack and in all."""
+    layout = generate(name, **options)
+    liquid, per_rack = _per_device(layout)
+    report = cooling_report(layout)
+    assert liquid > 0 and report.liquid_w == liquid
+    from rackdesigner.model.power import RackPower
+
+    by_rack = RackPower(layout).draws().by_rack
+    for rack, heat in report.racks.items():  # a rack's liquid heat is at most its draw
+        assert heat.liquid_w == min(per_rack.get(rack, 0.0), by_rack.get(rack, (0, 0))[1])

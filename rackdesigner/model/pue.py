@@ -47,34 +47,26 @@ def cooling_mix(layout: Layout) -> tuple[float, float] | None:
     exchanger (its heat to water depends on its rack's heat: the caller makes the report).
 
     Each device's (draw, heat to liquid) depends only on its model and the system around it,
-    so it is worked out once per (model, group) pair: the per-device work of the report
-    (spec, traits, door and split lookups) was 0.8 s of `simulate` at 100k GPUs."""
-    from rackdesigner.model.cooling import _Splitter, door_capacity_w
-    from rackdesigner.model.power import RackPower, device_draw
+    so it is worked out once per (model, system) pair (`fact_table`): the per-device work of
+    the report (spec, traits, door and split lookups) was 0.8 s of `simulate` at 100k GPUs."""
+    from rackdesigner.model.cooling import _Splitter, fact_table
+    from rackdesigner.model.power import RackPower
 
-    split = _Splitter(layout)
-    per: dict[tuple[str, str | None], tuple[float, float] | None] = {}
+    facts_of = fact_table(_Splitter(layout))  # as `cooling_report` reads them
     liquid = 0.0
     device_total = 0.0
     for device in layout.devices():
-        key = (device.model, device.group)
-        if key in per:
-            drawn = per[key]
-        else:
-            spec = split.spec(device.model)
-            if spec is not None and spec.rack is None and door_capacity_w(spec):
-                return None
-            if spec is None or spec.rack is not None or not spec.traits.draws_power:
-                drawn = None
-            else:
-                peak = device_draw(spec)[1]
-                drawn = (peak, split.fraction(device, spec) * peak if peak else 0.0)
-            per[key] = drawn
-        if drawn is None:
+        found = facts_of(device)
+        if found is None or found[0].rack is not None:
             continue
-        device_total += drawn[0]
-        if drawn[0]:
-            liquid += drawn[1]
+        if found[2]:  # a rear door
+            return None
+        peak = found[3]
+        if peak is None:
+            continue
+        device_total += peak
+        if peak:
+            liquid += found[4]
     ends = RackPower(layout).draws().link_ends
     total = device_total + sum(m for _, _, m in ends.values())
     return liquid, max(0.0, total - liquid)
