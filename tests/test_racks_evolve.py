@@ -1,5 +1,6 @@
 """A state's RackIndex evolved from the previous state's (`model/facets/rack_index.py`, the
-rack-index facet; `model/racks_evolve.py` is its old import path) equals one built from nothing: units, their racks, and every rack's power to the last bit."""
+rack-index facet; `model/racks_evolve.py` is its old import path) equals one built from
+nothing: units, their racks, and every rack's power to the last bit."""
 
 from __future__ import annotations
 
