@@ -18,6 +18,7 @@ import pytest
 from rackdesigner.generators import generate
 from rackdesigner.model import Device, Layout, Link, PortRef
 from rackdesigner.model.facets import FACETS, Facet, PlainFacet
+from rackdesigner.model.facets.rack_index import RACK_INDEX
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.model.index import DesignIndex
 from rackdesigner.model.linktable import LinkTable
@@ -112,6 +113,25 @@ def test_the_degraded_form_equals_the_plain_one(catalog, design, facet):
     broken = degraded(layout, failed)
     got = facet.without(DesignIndex(broken.state, catalog), source, failed)
     _same(facet, got, facet.plain(DesignIndex(broken.state, catalog)))
+
+
+@pytest.mark.parametrize("design", sorted(DESIGNS))
+def test_the_rack_index_evolved_form_equals_the_plain_one(catalog, design):
+    """The rack index (a layout-level facet: its source is a layout snapshot) after the same
+    real edits: units, racks, every rack's power and members, evolved as built anew."""
+    from rackdesigner.model.racks_evolve import rack_index  # the old import path
+
+    layout = DESIGNS[design](catalog)
+    base = layout.snapshot()
+    held = rack_index(base)
+    held.power_by_rack()  # summed: the evolved form sums again only the racks touched
+    _edit(layout, random.Random(f"{design}-racks"))
+    found = layout.state.edit_base("racks")
+    assert found is not None and found[0] is held  # the edits are known: a real evolution
+    got = RACK_INDEX.evolved(layout.snapshot(), base, found[1])
+    _same(RACK_INDEX, got, RACK_INDEX.plain(layout.snapshot()))
+    assert got is not held and RACK_INDEX.plain(base).units == held.units
+    assert RACK_INDEX.arrays(base, None) is None  # type: ignore[arg-type]
 
 
 def test_every_facet_has_a_plain_form_and_one_other():

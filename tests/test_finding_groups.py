@@ -96,3 +96,26 @@ def test_problems_shows_a_finding_on_many_objects_as_one_row_that_opens(qtbot, s
     with qtbot.waitSignal(widget.objects_activated) as seen:
         tree.itemClicked.emit(row.child(5), 1)
     assert seen.args[0] == tuple(row.child(5).data(0, 256))
+
+
+def test_a_design_read_from_a_file_and_one_edited_since_group_alike(slow_nics, tmp_path):
+    """The id test reads the state's maps directly: plain dicts for a file just read, tries
+    once edited; both must take out the same names (and a removed device's name no longer)."""
+    from rackdesigner.io import load_layout
+
+    path = tmp_path / "d.yaml"
+    save_layout(slow_nics, path)
+    read = load_layout(path)
+    found = check_layout(read)
+    shapes = [[g.first.message for g in group_findings(lay, found)]
+              for lay in (slow_nics, read)]
+    assert shapes[0] == shapes[1]
+    device = next(f.objects[0] for f in found if f.code == "rate-mismatch")
+    link = read.link(device)
+    message = f"link {link.id}: {link.a.device}:x runs at 1 Gb/s"
+    before = message_shape(read, message)
+    for lid in list(read.state.link_ids_of(link.a.device)):
+        read.remove_link(lid)  # the first edit: the state's maps become tries
+    read.remove_device(link.a.device)
+    after = message_shape(read, message)
+    assert link.a.device not in before and link.a.device in after

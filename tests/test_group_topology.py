@@ -10,7 +10,7 @@ from __future__ import annotations
 from rackdesigner.generators import generate
 from rackdesigner.model import failures
 from rackdesigner.simulation import GroupCollectives, simulate
-from rackdesigner.simulation.topology import Topology
+from rackdesigner.simulation.stages import fabric_shape
 
 GiB = 2**30
 
@@ -22,9 +22,9 @@ def _gpus(layout) -> list[str]:
 def test_groups_share_the_topology_simulate_built(catalog):
     layout = generate("superpod", system="dgx-h100", nodes=8, catalog=catalog)
     simulate(layout)
-    built = Topology.of(layout)
-    assert GroupCollectives(layout).topo is built
-    assert GroupCollectives(layout).topo is built  # and again: nothing rebuilt
+    built = fabric_shape(layout)  # made once per topology: the same one, the same value
+    assert GroupCollectives(layout).shape() is built
+    assert GroupCollectives(layout).shape() is built  # and again: nothing rebuilt
 
 
 def test_an_edit_gives_the_groups_a_topology_that_shows_it(catalog):
@@ -35,8 +35,8 @@ def test_an_edit_gives_the_groups_a_topology_that_shows_it(catalog):
         layout.remove_link(link.id)
     layout.remove_device(spine)
     after = GroupCollectives(layout)
-    assert after.topo is not before.topo
-    assert spine in before.topo.sw_adj and spine not in after.topo.sw_adj
+    assert after.shape() is not before.shape()
+    assert spine in before.shape().tier and spine not in after.shape().tier
     gpus = _gpus(layout)
     # a spine fewer never makes the whole-design all_reduce faster
     assert (after.point(gpus, "all_reduce", GiB).time_us
@@ -49,8 +49,9 @@ def test_a_failed_part_gives_the_figures_of_a_topology_built_from_nothing(catalo
     leaf = next(d.id for d in layout.devices() if d.id.startswith("leaf"))
     down = failures.degraded(layout, failures.closure(layout, [leaf]))
     shared = GroupCollectives(down)
-    fresh = GroupCollectives(down)
-    fresh.topo = Topology.build(down)
+    # the same failure on a twin never simulated intact: its topology built from nothing
+    twin = generate("superpod", system="dgx-h100", nodes=8, catalog=catalog)
+    fresh = GroupCollectives(failures.degraded(twin, failures.closure(twin, [leaf])))
     gpus = _gpus(down)
     for collective in ("all_reduce", "all_gather", "all_to_all"):
         assert (shared.point(gpus, collective, GiB)

@@ -1,12 +1,13 @@
-"""A state's RackIndex evolved from the previous state's (`model/racks_evolve.py`) equals one
-built from nothing: units, their racks, and every rack's power to the last bit."""
+"""A state's RackIndex evolved from the previous state's (`model/facets/rack_index.py`, the
+rack-index facet; `model/racks_evolve.py` is its old import path) equals one built from
+nothing: units, their racks, and every rack's power to the last bit."""
 
 from __future__ import annotations
 
 import pytest
 from random_edits import RandomDesigner
 
-from rackdesigner.model import racks_evolve
+from rackdesigner.model.facets import rack_index as racks_evolve
 from rackdesigner.model.racks import RackIndex
 from rackdesigner.model.racks_evolve import rack_index
 

@@ -40,10 +40,8 @@ from typing import Any
 from rackdesigner import vocabulary
 from rackdesigner.analysis.heat import HeatMap
 from rackdesigner.model import Layout
-from rackdesigner.simulation.families import family_traffic, islands_of
-from rackdesigner.simulation.loads import FabricIndex, LinkLoad, route
-from rackdesigner.simulation.routing import pattern_share
-from rackdesigner.simulation.stages import nvlink_ports
+from rackdesigner.simulation import GroupCollectives
+from rackdesigner.simulation.loads import LinkLoad
 from rackdesigner.workload import Estimate, EstimateError, Estimator, ModelFileError
 from rackdesigner.workload.jobfile import JobSpec
 
@@ -117,8 +115,6 @@ def job_heat(estimator: Estimator, estimate: Estimate,
     ranks = comm.gpus
     n = len(ranks)
     groups = comm.groups
-    topo = groups.topo
-    index = FabricIndex.of(topo)
     best: dict[str, tuple[float, LinkLoad, str]] = {}
     summaries: list[ExchangeHeat] = []
     shapes = job.groups()
@@ -137,17 +133,15 @@ def job_heat(estimator: Estimator, estimate: Estimate,
         members = [m for phase in phases for m in phase]
         pattern, share = None, 0.0
         if scope is not None and scope.n_islands > 1:
-            pattern, share = pattern_share(topo, scope, collective, point)
+            pattern, share = groups.pattern_share(scope, collective, point)
         merged: dict[str, LinkLoad] = {}
         net_ids: set[str] = set()
         for part in phases:
             if pattern is not None and share > 0:
-                traffic = family_traffic(topo, part, pattern)
-                routed = route(topo, index, traffic).scaled(min(1.0, share))
-                for load in routed.entries(topo, index):
+                for load in groups.network_loads(part, pattern, min(1.0, share)):
                     net_ids.add(load.link)
                     _keep_busier(merged, load)
-            for load in _nvlink_loads(topo, part, collective, point.busbw_GBps):
+            for load in _nvlink_loads(groups, part, collective, point.busbw_GBps):
                 _keep_busier(merged, load)
         loads = list(merged.values())
         net_count = len(net_ids)
@@ -231,13 +225,13 @@ def _nvlink_rate(collective: str, busbw: float, n: int, k: int, islands: int) ->
     return busbw * (k - 1) / k
 
 
-def _nvlink_loads(topo: Any, members: list[list[str]], collective: str,
+def _nvlink_loads(groups: GroupCollectives, members: list[list[str]], collective: str,
                   busbw: float) -> list[LinkLoad]:
     """Per NVLink link, the busier direction's load of the exchange (every group at once)."""
     out: dict[str, LinkLoad] = {}
-    ports = nvlink_ports(topo).of
+    ports = groups.nvlink_ports().of
     for gpus in members:
-        islands = islands_of(topo, gpus)
+        islands = groups.islands_of(gpus)
         for isl in islands:
             rate = _nvlink_rate(collective, busbw, len(gpus), len(isl), len(islands))
             if rate <= 0:

@@ -81,10 +81,29 @@ def _closure(layout: Layout, ids: tuple[str, ...]) -> FailedSet:
         racks = {d for d in devices if _is_rack(layout, d)}
         if racks:  # a failed rack takes down what is mounted in it
             devices.update(d.id for d in layout.devices() if d.rack in racks)
-        link_ids_of = layout.state.link_ids_of  # incident links, kept by the state
-        for dev in devices:
-            links.update(link_ids_of(dev))
+        links.update(_incident_links(layout, devices))
     return FailedSet(ids, frozenset(devices), frozenset(links))
+
+
+def _incident_links(layout: Layout, devices: set[str]) -> Iterable[str]:
+    """The ids of the links with an end on one of `devices` (in no particular order): from
+    the state's device -> links map when it is made (an N-1 walk asks again and again), else
+    from the link table's columns when the design's index has made them (a what-if after the
+    intact simulation: one vectorised test, where making the map was a pass over every link,
+    0.2 s of a 32k-GPU SU failure), else from the map, made for it."""
+    state = layout.state
+    table = None
+    if state._links_by_device is None:  # the map's slot (model package): not made yet
+        table = layout.index().made_link_table()
+    if table is None:
+        link_ids_of = state.link_ids_of  # incident links, kept by the state
+        return [i for dev in devices for i in link_ids_of(dev)]
+    import numpy as np
+
+    hit = np.fromiter(map(devices.__contains__, table.ids), dtype=bool, count=len(table.ids))
+    rows = np.flatnonzero(hit[table.a] | hit[table.b]).tolist()
+    links = table.links
+    return [links[r].id for r in rows]
 
 
 def _is_rack(layout: Layout, device_id: str) -> bool:

@@ -15,9 +15,11 @@ becomes a placeholder. Figures, model names and everything else in the message m
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rackdesigner.model.layout import Layout
+from rackdesigner.model.order import DictMap
 from rackdesigner.model.rules import Finding
 
 #: a group of this many findings or more is one line (fewer are listed one by one)
@@ -74,42 +76,75 @@ def message_shape(layout: Layout, message: str, memo: dict[str, str] | None = No
 
     `memo` keeps each word's shape between calls on the same layout (a rule's 102,400 messages
     share most of their words; with the split on plain spaces: 1.6 s → 0.6 s at 100k)."""
-    shapes: dict[str, str] = {} if memo is None else memo
-
-    def shape(word: str) -> str:
-        known = shapes.get(word)
-        if known is None:
-            known = shapes[word] = _word_shape(layout, word)
-        return known
-
-    if _OTHER_SPACE.search(message) is None:  # words between single spaces: the fast split
-        get = shapes.get
-        return " ".join([get(w) or shape(w) for w in message.split(" ")])
-    pieces = _SPACES.split(message)  # words at even places, the spaces between at odd ones
-    for i in range(0, len(pieces), 2):
-        pieces[i] = shape(pieces[i])
-    return "".join(pieces)
+    return _Shaper(layout, memo).shape(message)
 
 
-def _word_shape(layout: Layout, text: str) -> str:
-    """One word of a message: a placeholder for a design id (and its port's numbers)."""
-    core = text.rstrip(_TRAILING)
-    end = text[len(core):]
-    if core.endswith(":") or core.endswith("."):
-        end = core[-1] + end
-        core = core[:-1]
-    head, colon, port = core.partition(":")
-    if head and layout.has_id(head):
-        return "\0" + colon + _DIGITS.sub("#", port) + end
-    return text
+class _Shaper:
+    """`message_shape` for many messages of one layout: each word's shape is kept (`memo`),
+    the id test reads the state's maps directly and a port's shape is kept per port text (at
+    100k GPUs, 307,200 words are ids of links and ports, each seen once: 0.86 → 0.4 s)."""
+
+    __slots__ = ("has_id", "ports", "shapes")
+
+    def __init__(self, layout: Layout, memo: dict[str, str] | None = None) -> None:
+        self.shapes: dict[str, str] = {} if memo is None else memo
+        self.ports: dict[str, str] = {}
+        self.has_id = _id_test(layout)
+
+    def shape(self, message: str) -> str:
+        shapes = self.shapes
+        if _OTHER_SPACE.search(message) is None:  # words between single spaces: the fast split
+            get, word = shapes.get, self.word
+            return " ".join([get(w) or word(w) for w in message.split(" ")])
+        pieces = _SPACES.split(message)  # words at even places, the spaces between at odd ones
+        for i in range(0, len(pieces), 2):
+            known = shapes.get(pieces[i])
+            pieces[i] = self.word(pieces[i]) if known is None else known
+        return "".join(pieces)
+
+    def word(self, text: str) -> str:
+        """One word of a message (kept): a placeholder for a design id (and its port's
+        numbers)."""
+        core = text.rstrip(_TRAILING)
+        end = text[len(core):]
+        if core.endswith(":") or core.endswith("."):
+            end = core[-1] + end
+            core = core[:-1]
+        head, colon, port = core.partition(":")
+        if head and self.has_id(head):
+            shaped = self.ports.get(port)
+            if shaped is None:
+                shaped = self.ports[port] = _DIGITS.sub("#", port)
+            found = "\0" + colon + shaped + end
+        else:
+            found = text
+        self.shapes[text] = found
+        return found
+
+
+def _id_test(layout: Layout) -> Callable[[str], bool]:
+    """`layout.has_id`, asking the state's maps directly (their key views where the state
+    holds plain dicts: a membership test at C speed, not a method call per map)."""
+    state = getattr(layout, "state", None)
+    maps = [getattr(state, name, None) for name in ("devices", "links", "groups", "unresolved")]
+    if any(m is None for m in maps):
+        return layout.has_id
+    devices, links, groups, unresolved = (m.keys() if isinstance(m, DictMap) else m
+                                          for m in maps)
+
+    def has_id(item_id: str) -> bool:
+        return (item_id in devices or item_id in links or item_id in groups
+                or item_id in unresolved)
+
+    return has_id
 
 
 def group_findings(layout: Layout, findings: list[Finding]) -> list[FindingGroup]:
     """Findings grouped by what they say, groups in the order of their first finding."""
     groups: dict[tuple[str, str, str], list[Finding]] = {}
-    memo: dict[str, str] = {}
+    shape = _Shaper(layout).shape
     for finding in findings:
-        key = (finding.severity, finding.code, message_shape(layout, finding.message, memo))
+        key = (finding.severity, finding.code, shape(finding.message))
         groups.setdefault(key, []).append(finding)
     return [FindingGroup(tuple(members)) for members in groups.values()]
 

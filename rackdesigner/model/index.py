@@ -219,6 +219,10 @@ class DesignIndex(IndexReach, IndexCounts):
                 self._table = LinkTable(self)
             return self._table
 
+    def made_link_table(self) -> LinkTable | None:
+        """The link table if it has been made (None otherwise; nothing is made here)."""
+        return self._table
+
     def kind(self, device_id: str) -> str | None:
         spec = self.spec(device_id)
         return spec.kind if spec is not None else None

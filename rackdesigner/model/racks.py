@@ -140,12 +140,21 @@ class RackIndex:
                   is_group: bool) -> Unit:
         """The unit `unit_id` (a mounted group, or a device mounted on its own) of `devices`
         with `spec` (the group's template, or the device's own)."""
-        racks = Counter(d.rack for d in devices if d.rack is not None)
-        rack = racks.most_common(1)[0][0] if racks else None
+        # the most common rack and face; a system's parts all in one rack, none with a face
+        # set, is the common case, answered without counting (100k GPUs: 16,528 units)
+        in_racks = {d.rack for d in devices}
+        in_racks.discard(None)
+        if len(in_racks) <= 1:
+            rack = next(iter(in_racks), None)
+        else:
+            rack = Counter(d.rack for d in devices if d.rack is not None).most_common(1)[0][0]
         us = [d.u for d in devices if d.rack == rack and d.u is not None]
         u = min(us) if us else None
-        faces = Counter(face_of(d) for d in devices)
-        face = faces.most_common(1)[0][0] if faces else "front"
+        if not any(d.props for d in devices):
+            face = "front"
+        else:
+            faces = Counter(face_of(d) for d in devices)
+            face = faces.most_common(1)[0][0] if faces else "front"
         cooling = spec.cooling or ""
         peak = 0.0
         for d in devices:

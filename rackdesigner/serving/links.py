@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-from rackdesigner.simulation.stages import shape_of
 from rackdesigner.workload.comm import CommModel, GroupShape
 
 #: Sizes the engine is asked for: powers of 4 bytes (times in between interpolated linearly: a
@@ -27,7 +26,7 @@ GRID = 4.0
 def domain_runs(comm: CommModel) -> list[int]:
     """Sizes of the scope's NVLink domains in rank order (consecutive ranks of one domain; a
     GPU in no domain is a domain of one)."""
-    domain_of = shape_of(comm.groups.topo).nvlink_domain_of
+    domain_of = comm.groups.shape().nvlink_domain_of
     runs: list[int] = []
     last: object = object()
     for g in comm.gpus:

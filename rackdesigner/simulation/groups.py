@@ -18,6 +18,7 @@ from rackdesigner import vocabulary
 from rackdesigner.model import Layout, natural_key
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, Point
 from rackdesigner.simulation.engine import SimulationInputError
+from rackdesigner.simulation.group_reads import GroupReads
 from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
 from rackdesigner.simulation.routing import route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
@@ -28,12 +29,13 @@ class GroupError(SimulationInputError):
     """GPUs that are not GPUs of the design, cannot reach each other, or an unknown choice."""
 
 
-class GroupCollectives:
-    """Predicted collective time/bandwidth over GPU groups of one design (see module doc)."""
+class GroupCollectives(GroupReads):
+    """Predicted collective time/bandwidth over GPU groups of one design (see module doc);
+    the design-wide facts of its structure through `GroupReads`."""
 
     def __init__(self, layout: Layout, *, sharp: bool | None = None,
                  placement: str = "contiguous", fabric_tuning: str | None = None) -> None:
-        self.topo = Topology.of(layout)
+        self._topo = Topology.of(layout)
         self.sharp = bool(layout.meta.sharp) if sharp is None else bool(sharp)
         self.placement = placement
         self.fabric_tuning = fabric_tuning or vocabulary.DEFAULT_FABRIC_TUNING
@@ -54,7 +56,7 @@ class GroupCollectives:
             raise GroupError(f"unknown collective {collective!r}")
         if algorithm not in ALGORITHM_CHOICES:
             raise GroupError(f"unknown algorithm {algorithm!r}")
-        topo = self.topo
+        topo = self._topo
         ids = sorted(dict.fromkeys(gpus), key=natural_key)
         for g in ids:
             if not topo.does(g).computes:

@@ -15,9 +15,10 @@ code too. They now read these values instead, each made once per topology and ne
 
 The maps are read-only views (`types.MappingProxyType`) of the engine's: no copy, and a reader
 cannot change what every later run reads. Everything else a reader needs of the engine it
-asks through the simulation's functions, passing the engine's structure along unread (a
-`GroupCollectives.topo`). tests/test_contracts.py checks that no module outside `simulation/`
-imports `Topology` or reads its fields.
+asks the group figures that hold the structure (`GroupCollectives`: its `GroupReads` methods,
+`group_reads.py`), so no module outside `simulation/` holds a `Topology` at all
+(tests/test_stage_boundary.py: no import of it, no signature of a simulation function read
+outside naming it, and no value a reader keeps reaching one).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from rackdesigner.model import Layout
 from rackdesigner.simulation.topology import Topology
@@ -74,11 +74,20 @@ def build_anew(layout: Layout) -> None:
 @dataclass(frozen=True)
 class GpuCapacity:
     """Per GPU: (NVLink GB/s, NIC GB/s to the fabric), the figures a lost NVLink or NIC
-    lowers. `source` is the topology it was read from (opaque: it lets a failure's capacity
-    start from this one)."""
+    lowers. `source` names the topology it was read from (an opaque token, not the topology:
+    it lets a failure's capacity start from this one)."""
 
     per_gpu: Mapping[str, tuple[float, float]]
-    source: Any = field(default=None, compare=False, repr=False)
+    source: object = field(default=None, compare=False, repr=False)
+
+
+def _token(topo: Topology) -> object:
+    """A token naming `topo` (made once per topology, kept in its memo): what a
+    `GpuCapacity` holds instead of the topology."""
+    token = topo.memo.get("stage-token")
+    if token is None:
+        token = topo.memo["stage-token"] = object()
+    return token
 
 
 def gpu_capacity(layout: Layout, known: GpuCapacity | None = None) -> GpuCapacity:
@@ -88,14 +97,15 @@ def gpu_capacity(layout: Layout, known: GpuCapacity | None = None) -> GpuCapacit
     topo = Topology.of(layout)
     out = {}
     delta = topo.delta
-    if known is not None and delta is not None and delta[0] is known.source:
+    if (known is not None and delta is not None and known.source is not None
+            and delta[0].memo.get("stage-token") is known.source):
         redo, earlier = delta[1], known.per_gpu
         for gpu in topo.gpus:
             out[gpu] = _capacity_of(topo, gpu) if gpu in redo else earlier[gpu]
-        return GpuCapacity(MappingProxyType(out), topo)
+        return GpuCapacity(MappingProxyType(out), _token(topo))
     for gpu in topo.gpus:
         out[gpu] = _capacity_of(topo, gpu)
-    return GpuCapacity(MappingProxyType(out), topo)
+    return GpuCapacity(MappingProxyType(out), _token(topo))
 
 
 def _capacity_of(topo: Topology, gpu: str) -> tuple[float, float]:

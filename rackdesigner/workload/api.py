@@ -15,7 +15,6 @@ from pathlib import Path
 from rackdesigner.model import Layout
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation.groups import GroupError
-from rackdesigner.simulation.stages import shape_of
 from rackdesigner.vocabulary import FABRIC_TUNINGS
 from rackdesigner.vocabulary.wording import SettingError
 from rackdesigner.workload import hardware as H
@@ -97,7 +96,7 @@ class Estimator:
         if gpus is not None and (gpus < 1 or gpus > len(ids)):
             raise EstimateError(f"{gpus:,} GPUs asked for, but {label} has "
                                 f"{len(ids):,}", option="gpus")
-        ids, label = _connected(ids, gpus, label, shape_of(groups.topo).component_of)
+        ids, label = _connected(ids, gpus, label, groups.shape().component_of)
         self.label = label
         self.comm = CommModel(layout, ids, pue, groups=groups, power_devices=power_devices)
         try:

@@ -33,13 +33,8 @@ from rackdesigner.simulation import (
     SimulationResult,
     simulate,
 )
-from rackdesigner.simulation.engine import design_rule_warnings
-from rackdesigner.simulation.families import peak_utilisation
-from rackdesigner.simulation.loads import FabricIndex
-from rackdesigner.simulation.power import PowerReport, over_budget_warnings, power_report
-from rackdesigner.simulation.routing import pattern_share
+from rackdesigner.simulation.power import PowerReport, over_budget_warnings
 from rackdesigner.simulation.scope import ScopeModel
-from rackdesigner.simulation.stages import shape_of, wiring_kinds
 from rackdesigner.workload.designcache import design_groups, power_cache, scope_cache
 
 
@@ -77,7 +72,6 @@ class CommModel:
         self._distinct: dict[GroupShape, list[GroupShape]] = store.setdefault("distinct", {})
         self._unit_peaks: dict[tuple, tuple[float, str | None]] = store.setdefault("peaks", {})
         self._store = store
-        self._fabric: FabricIndex | None = None
         self.simulations = 0  # engine evaluations (distinct group shape, collective and size)
 
     # ---- scope facts -------------------------------------------------------------------------
@@ -89,7 +83,7 @@ class CommModel:
         from rackdesigner.model.scope import ScopeError, group_gpus, is_gpu
 
         if group is None and groups is not None:
-            return list(shape_of(groups.topo).gpus)
+            return list(groups.shape().gpus)
         if group is None:
             return sorted((d.id for d in layout.devices() if is_gpu(layout, d.id)),
                           key=natural_key)
@@ -127,7 +121,7 @@ class CommModel:
 
     def nvlink_domain(self) -> int:
         """GPUs of the scope's largest NVLink domain."""
-        domain_of = shape_of(self.groups.topo).nvlink_domain_of
+        domain_of = self.groups.shape().nvlink_domain_of
         domains = Counter(domain_of[g] for g in self.gpus)
         return max(1, max(domains.values(), default=0))
 
@@ -146,8 +140,8 @@ class CommModel:
             key = (None if self._power_devices is None else frozenset(self._power_devices), pue)
             report = cache.get(key)
             if report is None:
-                report = cache[key] = power_report(self.layout, self.groups.topo,
-                                                   self._power_devices, pue)
+                report = cache[key] = self.groups.power(self.layout, self._power_devices,
+                                                        pue)
             self._power = report
         return self._power
 
@@ -164,13 +158,13 @@ class CommModel:
         budget (the same texts `simulate` gives)."""
         if self._warnings is not None:
             return self._warnings
-        topo = self.groups.topo
+        groups = self.groups
         out: list[tuple[str, str]] = []
-        unknown = shape_of(topo).unknown_models
+        unknown = groups.shape().unknown_models
         if unknown:
             out.append(("unknown_models", "devices of unknown models are left out: "
                         + ", ".join(sorted(unknown))))
-        out += design_rule_warnings(topo)
+        out += groups.design_warnings()
         p = self.power()
         if not p.complete:
             out.append(("power_incomplete", f"power total is a lower bound ({p.headline}): no "
@@ -224,20 +218,18 @@ class CommModel:
         point, scope = self.representative(collective, shape, size_bytes)
         if scope is None or scope.n_islands < 2:
             return 1.0, None
-        topo = self.groups.topo
-        pattern, share = pattern_share(topo, scope, collective, point)
+        groups = self.groups
+        pattern, share = groups.pattern_share(scope, collective, point)
         if pattern is None or share <= 0:
             return 1.0, None
         key = (pattern, shape, tuple(tuple(p) for p in phases))
         unit = self._unit_peaks.get(key)
         if unit is None:
-            if self._fabric is None:
-                self._fabric = FabricIndex.of(topo)
             unit = (0.0, None)
             for phase in phases:
                 members = [[self.gpus[s + i * shape.stride] for i in range(shape.size)]
                            for s in phase if s + shape.stride * (shape.size - 1) < len(self.gpus)]
-                peak = peak_utilisation(topo, self._fabric, members, pattern)
+                peak = groups.peak_utilisation(members, pattern)
                 if peak[0] > unit[0]:
                     unit = peak
             self._unit_peaks[key] = unit
@@ -271,7 +263,7 @@ class CommModel:
         kinds = self._store.get("kinds")
         if kinds is not None:
             return kinds
-        kinds = self._store["kinds"] = wiring_kinds(self.groups.topo, self.gpus)
+        kinds = self._store["kinds"] = self.groups.wiring_kinds(self.gpus)
         return kinds
 
     def _member_point(self, collective: str, shape: GroupShape, size: int

@@ -12,6 +12,12 @@ equivalence test compares).
 | rack occupancy   | `occupancy.py`    | yes   | -     | yes     | -        |
 | counts           | `counts.py`       | yes   | -     | yes     | -        |
 | reachability     | `reachability.py` | yes   | (from connectivity's forms)  |
+| rack index       | `rack_index.py`   | (`RackIndex`) | - | yes     | -        |
+
+The rack index is a facet of a layout snapshot, not of the derived index (`Facet[Layout,
+RackIndex]`): `rack_index.RACK_INDEX`, kept per state by `rack_index.rack_index`, not in
+`FACETS` (which `DesignIndex` answers) and not imported here (it reads `model/racks.py`, which
+the derived index's modules come before).
 
 Port usage per device is kept by the state itself, link by link (`DesignState.port_use`), and
 what changed between two states is `changes.py`. `DesignIndex` (`model/index.py`) holds one

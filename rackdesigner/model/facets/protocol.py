@@ -28,30 +28,32 @@ if TYPE_CHECKING:
     from rackdesigner.model.index import DesignIndex
     from rackdesigner.model.linktable import LinkTable
 
+#: what a facet is derived from: the state's `DesignIndex` (every facet the index keeps), or a
+#: layout snapshot of the state (the rack index, `rack_index.py`: a layout-level value)
+S = TypeVar("S", contravariant=True)
 T = TypeVar("T")
 
 
-class Facet(Protocol[T]):
+class Facet(Protocol[S, T]):
     """One derived fact of a state, in its plain, NumPy, incremental and degraded forms."""
 
     #: what the facet is called (the `DesignIndex` method that answers it)
     name: str
 
-    def plain(self, index: DesignIndex) -> T:
+    def plain(self, index: S) -> T:
         """The facet of `index`'s state, derived from nothing."""
         ...
 
-    def arrays(self, index: DesignIndex, table: LinkTable) -> T | None:
+    def arrays(self, index: S, table: LinkTable) -> T | None:
         """The facet from the state's link columns (None: no NumPy form)."""
         ...
 
-    def evolved(self, index: DesignIndex, base: DesignIndex, touched: dict[str, set]
-                ) -> T | None:
+    def evolved(self, index: S, base: S, touched: dict[str, set]) -> T | None:
         """The facet from `base`'s, `touched` ({"d": device ids, "l": link ids, ...}) having
         changed since (None: no incremental form)."""
         ...
 
-    def without(self, index: DesignIndex, source: DesignIndex, failed: Any) -> T | None:
+    def without(self, index: S, source: S, failed: Any) -> T | None:
         """The facet of a degraded state (`source`'s without `failed.devices` and
         `failed.links`) from `source`'s (None: no such form)."""
         ...

@@ -77,7 +77,7 @@ def selection_rects(view: QGraphicsView) -> list[QRectF]:
     """Scene rectangles to outline: each selected item's, or one around all when there are
     more than `MAX_OUTLINES`. Kept on the view until the selection or the scene changes
     (`forget_selection`): panning and zooming a select-all SuperPOD reuses it."""
-    cached = getattr(view, "_selection_rects", None)
+    cached = getattr(view, "selection_outlines", None)
     if cached is not None:
         return cached
     selected = [item for item in view.scene().selectedItems() if item.isVisible()]
@@ -88,12 +88,12 @@ def selection_rects(view: QGraphicsView) -> list[QRectF]:
         rects = [bounds]
     else:
         rects = [item.sceneBoundingRect() for item in selected]
-    view._selection_rects = rects
+    view.selection_outlines = rects
     return rects
 
 
 def forget_selection(view: QGraphicsView) -> None:
-    view._selection_rects = None
+    view.selection_outlines = None
 
 
 def _paint_selection(view: QGraphicsView, painter: QPainter) -> None:

@@ -73,7 +73,7 @@ class RackView(ViewZoom, QGraphicsView):
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self._fit_if_kept)
         self.minimap = MiniMap(self)
-        self._selection_rects = None  # the overlay's outlines, until the selection changes
+        self.selection_outlines = None  # the overlay's outlines, until the selection changes
         self.far_lines = FarLines()  # lines between blocks, routed along the gutters
         scene.lazy = True  # only the blocks on screen get items (canvas.cells)
         scene.selectionChanged.connect(self._on_scene_selection_changed)
