@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rackdesigner.model.layout import Layout
 from rackdesigner.model.order import DictMap
@@ -126,7 +127,8 @@ def _id_test(layout: Layout) -> Callable[[str], bool]:
     """`layout.has_id`, asking the state's maps directly (their key views where the state
     holds plain dicts: a membership test at C speed, not a method call per map)."""
     state = getattr(layout, "state", None)
-    maps = [getattr(state, name, None) for name in ("devices", "links", "groups", "unresolved")]
+    maps: list[Any] = [getattr(state, name, None)
+                       for name in ("devices", "links", "groups", "unresolved")]
     if any(m is None for m in maps):
         return layout.has_id
     devices, links, groups, unresolved = (m.keys() if isinstance(m, DictMap) else m
