@@ -177,5 +177,8 @@ def test_the_other_new_kinds_drop_from_the_palette_into_a_slot(qtbot, tmp_path, 
     assert role_color(spec.kind) == style.KIND_COLORS[spec.kind] != style.UNKNOWN_COLOR
     header = panel.scene.item_for_rack["rack-2"].summary
     assert header.used_u["front"] == height
-    assert header.power_missing == 1  # no published draw: counted as a unit without a figure
-    assert "without a figure" in power_text(header)
+    if spec.power.typical_or_max_w:  # a published or labelled-estimate draw counts in the rack
+        assert header.power_missing == 0 and header.max_w >= spec.power.typical_or_max_w
+    else:  # no figure: counted as a unit without a figure, never as 0 W
+        assert header.power_missing == 1
+        assert "without a figure" in power_text(header)
