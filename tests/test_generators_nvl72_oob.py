@@ -176,3 +176,12 @@ def test_a_lone_rack_refuses_a_storage_fabric_with_the_reason(capsys, tmp_path):
     assert main(["generate", "nvl72", "--fabrics", "storage", "-o", str(out)]) == 2
     assert "no compute fabric" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_description_says_which_management_networks_are_left_out():
+    storage = _pod(1, "compute,storage").meta.description
+    full = _pod(1, "compute,storage,oob").meta.description
+    assert "the in-band and out-of-band management networks are not included" in storage
+    assert "two SN2201 per rack" in full
+    assert "the in-band management network is not included" in full
+    assert "SN2201" in generate("nvl72", CAT, fabrics="oob").meta.description

@@ -182,5 +182,6 @@ def side_note(storage: bool, oob: bool) -> str:
     if oob:
         parts.append("the out-of-band network's access layer (two SN2201 per rack: the trays' "
                      "BMCs on one, the switch trays' COM Express ports on the other)")
-    return ("With " + " and ".join(parts) + " (generators/sidefabrics.py); the in-band "
-            "management network is not included.")
+    left = ("the in-band management network is" if oob else
+            "the in-band and out-of-band management networks are")
+    return "With " + " and ".join(parts) + f" (generators/sidefabrics.py); {left} not included."
