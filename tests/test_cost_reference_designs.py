@@ -34,6 +34,8 @@ REFERENCE_DESIGNS = [
     ("superpod", {"system": "dgx-h200", "sus": 1, "fabrics": "compute,storage,oob"}),
     ("superpod", {"system": "dgx-b200", "sus": 1, "fabrics": "compute,storage,oob"}),
     ("superpod", {"system": "gb200-nvl72", "racks": 8, "fabrics": "compute,storage"}),
+    ("superpod", {"system": "gb200-nvl72", "racks": 8, "fabrics": "compute,storage,oob"}),
+    ("nvl72", {"fabrics": "oob"}),
     # liquid racks with their CDUs, in-rack and in-row
     ("nvl72", {"cdus": 1}),
     ("mixed", {"systems": "gb200-nvl72:8", "cdus": 1, "cdu": "vertiv-xdu1350"}),

@@ -29,7 +29,7 @@ DESIGNS: dict[str, tuple[str, str, dict[str, Any]]] = {
 #: --fabrics`, generators/sidefabrics.py): what the network-share rows compare, since the
 #: published splits count every network of the cluster
 FULL_RA: dict[str, str] = {"h100": "compute,storage,oob", "h200": "compute,storage,oob",
-                           "b200": "compute,storage,oob", "gb200": "compute,storage"}
+                           "b200": "compute,storage,oob", "gb200": "compute,storage,oob"}
 
 @dataclass(frozen=True, slots=True)
 class Published:
@@ -66,10 +66,11 @@ AMCOMPUTE = ("AMCompute, 'GPU Cluster Networking 101' (2026): networking runs ~2
 
 _FABRICS = ("the network-share rows are taken on the designs with every fabric the generator "
             "can draw (`superpod --fabrics`: storage fabric and out-of-band access layer on DGX "
-            "H100, H200 and B200, the Ethernet storage fabric on GB200 NVL72); the in-band "
-            "management network, management servers, the out-of-band core and the NVL72's "
-            "out-of-band network are still not drawn; the storage appliances are priced "
-            "(derived, at a model-assumption capacity) and in the total")
+            "H100, H200 and B200; on GB200 NVL72 the Ethernet storage fabric and two SN2201 "
+            "per rack for the trays' BMC and the switch trays' COM Express ports); the in-band "
+            "management network, management servers and the out-of-band core are still not "
+            "drawn; the storage appliances are priced (derived, at a model-assumption "
+            "capacity) and in the total")
 
 PUBLISHED: tuple[Published, ...] = (
     Published("usd_per_gpu_hour", ("h100",), 2.3, *NESOV,

@@ -51,10 +51,10 @@ def _system(model: str) -> Callable[..., Layout]:
 
 
 def _nvl72(catalog: Catalog, system: str = "gb200-nvl72", cdus: int = 0,
-           cdu: str | None = None) -> Layout:
+           cdu: str | None = None, fabrics: str | None = None) -> Layout:
     from rackdesigner.generators.systems import build_nvl72
 
-    return _with_cdus(build_nvl72(catalog, system), cdus, cdu)
+    return _with_cdus(build_nvl72(catalog, system, fabrics), cdus, cdu)
 
 
 def _with_cdus(layout: Layout, cdus: int, cdu: str | None = None) -> Layout:
@@ -154,7 +154,10 @@ TEMPLATES["nvl72"] = Template(
     "nvl72", "a GB200 NVL72 rack: 18 compute trays, 9 NVLink switch trays, every GPU on each "
     "of the 18 switch chips, 4 ConnectX-7 per compute tray (GB300: 4 ConnectX-8)",
     (Option("system", str, "gb200-nvl72 (default) or gb300-nvl72", default="gb200-nvl72"),
-     CDUS, CDU),
+     CDUS, CDU,
+     Option("fabrics", str, "fabrics to draw, comma-separated: compute (default, always) "
+            "and oob (two SN2201 in the rack, every tray BMC and switch-tray COM Express "
+            "port cabled); the storage fabric is superpod's")),
     _nvl72)
 TEMPLATES["superpod"] = Template(
     "superpod", "a DGX SuperPOD compute fabric as its reference architecture publishes it "
@@ -169,8 +172,8 @@ TEMPLATES["superpod"] = Template(
             "endpoints; sn5600: Spectrum-X Ethernet)"),
      Option("fabrics", str, "fabrics to draw, comma-separated: compute (default, always), "
             "storage (storage leaves, spines and appliances: InfiniBand on DGX A100/H100/H200/"
-            "B200, Ethernet on NVL72 racks) and oob (DGX: an SN2201 per rack, every BMC "
-            "cabled)")),
+            "B200, Ethernet on NVL72 racks) and oob (an SN2201 per rack, every BMC cabled; "
+            "NVL72: two, the switch trays' COM Express ports too)")),
     _superpod)
 TEMPLATES["mixed"] = Template(
     "mixed", "several system types on one compute fabric (NVL72 racks and DGX nodes under one "

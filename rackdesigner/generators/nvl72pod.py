@@ -19,8 +19,10 @@ Where this deviates or derives (the RA's per-SU switch table was not readable to
   SU; the trays' NDR NICs run at 400 Gb/s on 800 Gb/s ports (a rate warning per link, as the
   design rules report any rate mismatch); `--switch sn5600` is the Spectrum-X Ethernet variant
   (`ethernet.py`);
-- storage, in-band and out-of-band management fabrics, the UFM appliances and the power
-  shelves are left out.
+- the storage fabric (`storage`) and the out-of-band network (`oob`: two SN2201 per rack
+  for the trays' BMC and the switch trays' COM Express ports) are drawn only when asked
+  (`sidefabrics`); the in-band management network, the UFM appliances and the power shelves
+  are left out.
 """
 
 from __future__ import annotations
@@ -62,12 +64,14 @@ SOURCE = ("DGX SuperPOD GB200 reference architecture (SU = 8 DGX GB200 racks, ND
 
 
 def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None,
-                         system: str = NVL72, storage: bool = False) -> Layout:
+                         system: str = NVL72, storage: bool = False,
+                         oob: bool = False) -> Layout:
     """`racks` NVL72 racks (GB200 or GB300) on a rail-optimized, non-blocking compute
     fabric: NDR InfiniBand for GB200's ConnectX-7, XDR (Quantum-X800) for GB300's ConnectX-8
     (DGX SuperPOD GB300 reference architecture). `storage`: the storage fabric too, on the
     trays' BlueField-3 ports (`sidefabrics.add_storage_fabric`: Ethernet, as the GB200 RA's
-    "Storage and In-band Ethernet Fabric")."""
+    "Storage and In-band Ethernet Fabric"). `oob`: the out-of-band network's access layer
+    (`sidefabrics.add_oob_fabric`)."""
     if racks < 1:
         raise GeneratorError("at least 1 rack is needed", "racks")
     own_nic = nvl72_compute_nic(catalog, system)
@@ -106,11 +110,7 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
     description = (f"Compute {fabric} fabric after the {SOURCE}: rail-optimized, non-blocking, "
                    f"4 rails, {clos.levels} switch levels of {sw_spec.id}"
                    + (f", compute NICs {nic_model} (Spectrum-X)" if ethernet else "")
-                   + (". With an Ethernet storage fabric on the trays' BlueField-3 ports "
-                      "(storage leaves, spines and appliances; counts a model assumption, "
-                      "generators/sidefabrics.py); the in-band and out-of-band management "
-                      "networks are not included." if storage else
-                      ". Storage and management fabrics are not included."))
+                   + ". " + side_note(storage, oob))
     b = DesignBuilder(catalog, title, description)
     top = b.group("fabric", title, "pod")
     net_racks = racks_needed(b, switch, leaves_per_su)
@@ -164,4 +164,24 @@ def build_nvl72_superpod(catalog: Catalog, racks: int, switch: str | None = None
 
         # appliances at the DGX SuperPODs' per-GPU ratio: systems counted as 8-GPU equivalents
         add_storage_fabric(b, max(1, gpus // 8))
+    if oob:
+        from rackdesigner.generators.sidefabrics import add_oob_fabric
+
+        add_oob_fabric(b)
     return b.build()
+
+
+def side_note(storage: bool, oob: bool) -> str:
+    """What an NVL72 design's description says of the fabrics beside the compute fabric."""
+    if not storage and not oob:
+        return "Storage and management fabrics are not included."
+    parts = []
+    if storage:
+        parts.append("an Ethernet storage fabric on the trays' BlueField-3 ports (storage "
+                     "leaves, spines and appliances; counts a model assumption)")
+    if oob:
+        parts.append("the out-of-band network's access layer (two SN2201 per rack: the trays' "
+                     "BMCs on one, the switch trays' COM Express ports on the other)")
+    left = ("the in-band management network is" if oob else
+            "the in-band and out-of-band management networks are")
+    return "With " + " and ".join(parts) + f" (generators/sidefabrics.py); {left} not included."

@@ -26,8 +26,13 @@ stated in docs/generators.md):
 
 - `oob`: the out-of-band management network's access layer: an SN2201 in every rack that holds
   systems, each system's BMC port (its chassis entry's `bmc`: the RA's "OOB port ... used for
-  BMC access") to it over a Cat6 patch cord. The SN2201s' uplinks to the management core, and
-  the management ports of switches, appliances and PDUs, are not drawn (the catalog gives those
+  BMC access") to it over a Cat6 patch cord. An NVL72 rack's frames are its trays'
+  (`chassis-nvl72-compute-tray`, `chassis-nvlink-switch-tray`): NVIDIA's DGX GB200 user guide
+  gives each rack "2x TOR switches for management", its GB200 north-south guide cables an
+  NVLink Switch tray's BMC to the SN2201 at RU 44 and its two COM Express ports to the one at
+  RU 45, so each rack gets one SN2201 for the 27 tray BMCs and one for the 18 ComE ports.
+  The SN2201s' uplinks to the management core, the power shelves (not catalog items) and the
+  management ports of switches, appliances and PDUs are not drawn (the catalog gives those
   devices no management port).
 
 Storage ports that run Ethernet (the BlueField-3 of GB200 trays: the GB200 RA's "Storage and
@@ -53,6 +58,10 @@ FABRICS = ("compute", "storage", "oob")
 OOB_SWITCH = "sn2201"
 #: The port of a system's frame (its chassis entry) that the out-of-band network cables.
 BMC_PORT = "bmc"
+#: The management ports of frames the out-of-band network cables, each name on its own
+#: SN2201s per rack: the BMC, and an NVLink Switch tray's COM Express host ports (NVIDIA's GB200
+#: north-south guide: switch-tray BMC to the SN2201 at RU 44, ComE1/ComE2 to the one at RU 45).
+MGMT_PORTS = (BMC_PORT, "come")
 STORAGE_SWITCH = "qm9700-storage"
 STORAGE_APPLIANCE = "ai400x2"
 #: The storage switch and appliance for storage ports of each protocol.
@@ -180,32 +189,49 @@ def add_storage_fabric(b: DesignBuilder, systems: int) -> int:
 
 
 def add_oob_fabric(b: DesignBuilder) -> int:
-    """An SN2201 in every rack holding a system frame with a BMC port, each BMC cabled to it
-    (module docstring); the number of management switches drawn."""
+    """SN2201s in every rack holding a frame with a management port (`MGMT_PORTS`), each such
+    port cabled to one of them (module docstring): per rack and port name its own switches, 48
+    ports each (a DGX rack: one for the BMCs; an NVL72 rack: one for the 27 tray BMCs, one for
+    the switch trays' 18 COM Express ports, as NVIDIA's GB200 guide cables them); the number
+    of management switches drawn."""
     spec = b.catalog.get(OOB_SWITCH)
     port = next(p for p in spec.ports if p.rate_gbps == min(q.rate_gbps for q in spec.ports))
-    bmcs: dict[str, list[str]] = {}
+    ends: dict[str, dict[str, list[PortRef]]] = {}
     for dev in b.devices.values():
         if dev.rack is None:
             continue
         frame = b.catalog.get(dev.model)
-        if frame.traits.contains == "frame" and any(p.name == BMC_PORT for p in frame.ports):
-            bmcs.setdefault(dev.rack, []).append(dev.id)
-    if not bmcs:
+        if frame.traits.contains != "frame":
+            continue
+        for p in frame.ports:
+            if p.name in MGMT_PORTS:
+                refs = ends.setdefault(dev.rack, {}).setdefault(p.name, [])
+                refs.extend(PortRef(dev.id, p.name, None if p.count == 1 else i)
+                            for i in range(p.count))
+    if not ends:
         raise GeneratorError("the systems have no BMC port in the catalog (their chassis "
                              "entry's `bmc`): no out-of-band network to draw", "fabrics")
+    systems = {g.id for g in b.groups
+               if g.template and b.catalog.get(g.template).system is not None}
+    own: str | None = None  # a group of their own when the rack's group is a system's
     switches = 0
-    for rack_id, frames in bmcs.items():
+    for rack_id, by_name in ends.items():
         rack = b.racks[rack_id]
-        for first in range(0, len(frames), port.count):
-            switches += 1
-            sw = f"oob-{switches}"
-            b.device(sw, spec.id, rack, f"OOB switch {switches}")
-            for i, frame_id in enumerate(frames[first:first + port.count]):
-                b.connect(PortRef(frame_id, BMC_PORT), PortRef(sw, port.name, i))
+        group = rack.group
+        if group in systems:  # an NVL72 rack is its system: a switch in it is not its part
+            own = own or b.group("oob-fabric", "Out-of-band network", "fabric")
+            group = own
+        for name in MGMT_PORTS:
+            refs = by_name.get(name, [])
+            for first in range(0, len(refs), port.count):
+                switches += 1
+                sw = f"oob-{switches}"
+                b.device(sw, spec.id, rack, f"OOB switch {switches}", group)
+                for i, ref in enumerate(refs[first:first + port.count]):
+                    b.connect(ref, PortRef(sw, port.name, i))
     return switches
 
 
-__all__ = ["BMC_PORT", "BY_PROTOCOL", "FABRICS", "NODES_PER_APPLIANCE", "OOB_SWITCH",
-           "STORAGE_APPLIANCE", "STORAGE_SWITCH", "add_oob_fabric", "add_storage_fabric",
-           "parse_fabrics", "storage_ports"]
+__all__ = ["BMC_PORT", "BY_PROTOCOL", "FABRICS", "MGMT_PORTS", "NODES_PER_APPLIANCE",
+           "OOB_SWITCH", "STORAGE_APPLIANCE", "STORAGE_SWITCH", "add_oob_fabric",
+           "add_storage_fabric", "parse_fabrics", "storage_ports"]

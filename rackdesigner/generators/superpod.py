@@ -119,10 +119,6 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
 
     drawn = parse_fabrics(fabrics)
     if system in NVL72_SYSTEMS:
-        if "oob" in drawn:
-            raise GeneratorError("the out-of-band fabric is generated for the DGX SuperPODs "
-                                 "only: the catalog has no tray BMC port for an NVL72 rack yet "
-                                 "(its storage fabric is: --fabrics compute,storage)", "fabrics")
         if nodes is not None:
             raise GeneratorError("a GB200 NVL72 SuperPOD is sized in racks: give {racks} "
                                  "(or {sus}, 8 racks each)")
@@ -131,7 +127,8 @@ def build_superpod(catalog: Catalog, system: str, sus: int | None = None,
         if sus is not None and sus < 1:
             raise GeneratorError("at least 1 scalable unit is needed", "sus")
         return build_nvl72_superpod(catalog, racks if racks is not None else 8 * (sus or 0),
-                                    switch, system, storage="storage" in drawn)
+                                    switch, system, storage="storage" in drawn,
+                                    oob="oob" in drawn)
     if racks is not None:
         raise GeneratorError("{racks} is for the gb200-nvl72 system; DGX SuperPODs take {sus} "
                              "or {nodes}")

@@ -84,19 +84,33 @@ def build_system(catalog: Catalog, model: str) -> Layout:
     return b.build()
 
 
-def build_nvl72(catalog: Catalog, system: str = NVL72) -> Layout:
+def build_nvl72(catalog: Catalog, system: str = NVL72, fabrics: str | None = None) -> Layout:
     """An NVL72 rack (GB200 or GB300): 18 compute trays and 9 NVLink switch trays in a 48U
-    rack."""
+    rack; `fabrics` ("compute,oob") adds the out-of-band network (`sidefabrics`)."""
+    from rackdesigner.generators.nvl72pod import side_note
+    from rackdesigner.generators.sidefabrics import add_oob_fabric, parse_fabrics
+
     if system not in NVL72_SYSTEMS:
         raise GeneratorError(f"no NVL72 rack {system!r} (choose one of: "
                              f"{', '.join(NVL72_SYSTEMS)})", "system")
+    drawn = parse_fabrics(fabrics)
+    if "storage" in drawn:  # its compute NICs are not cabled: nothing tells the storage ports
+        raise GeneratorError("a lone NVL72 rack has no compute fabric, so its storage ports "
+                             "cannot be told from its compute NICs: the storage fabric of "
+                             "NVL72 racks is drawn by superpod --system "
+                             f"{system} --racks N --fabrics compute,storage", "fabrics")
     spec = catalog.get(system)
-    b = DesignBuilder(catalog, spec.model, f"One {spec.model}: {spec.description}")
+    description = f"One {spec.model}: {spec.description}"
+    if drawn != {"compute"}:
+        description += " " + side_note("storage" in drawn, "oob" in drawn)
+    b = DesignBuilder(catalog, spec.model, description)
     root = "nvl72-1"
     rack = b.rack(NVL72_RACK, 0, 0, None, "NVL72 rack 1", rack_group=root)
     parts = instantiate(catalog, system, root, rack=rack.id, u=1,
                         name=f"{rack_name(system)} 1")
     add_nvl72_parts(b, parts, rack)
+    if "oob" in drawn:
+        add_oob_fabric(b)
     return b.build()
 
 
