@@ -10,6 +10,7 @@ searched again inside them; the search follows host links, which never leave an 
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from rackdesigner.model.facets.changes import dirty_devices, wiring
@@ -32,17 +33,23 @@ def nic_reach(index: DesignIndex) -> frozenset[str]:
             host[c.link.b.device].append(c.link.a.device)
     traits = index.traits()
     reached = {d for d, t in traits.items() if t.endpoint}
-    queue = deque(reached)
+    _spread(list(reached), reached, host,
+            lambda node: (t := traits.get(node)) is not None and t.computes)
+    return frozenset(reached)
+
+
+def _spread(start: Iterable[str], reached: set[str], host: Mapping[str, list[str]],
+            computes: Callable[[str], bool]) -> None:
+    """Add to `reached` what `start` reaches over `host` links, never through a GPU."""
+    queue = deque(start)
     while queue:
         node = queue.popleft()
-        t = traits.get(node)
-        if t is not None and t.computes:
+        if computes(node):
             continue
         for nbr in host.get(node, ()):
             if nbr not in reached:
                 reached.add(nbr)
                 queue.append(nbr)
-    return frozenset(reached)
 
 
 def nic_reach_arrays(table: LinkTable) -> frozenset[str]:
@@ -92,15 +99,7 @@ def nic_reach_evolved(index: DesignIndex, base: DesignIndex, touched: dict[str, 
                 host.setdefault(device, []).append(other)
     start = {d for d in redo if traits(d).endpoint}
     reached |= start
-    queue = deque(start)
-    while queue:
-        node = queue.popleft()
-        if traits(node).computes:
-            continue
-        for nbr in host.get(node, ()):
-            if nbr not in reached:
-                reached.add(nbr)
-                queue.append(nbr)
+    _spread(start, reached, host, lambda node: traits(node).computes)
     return frozenset(reached)
 
 
