@@ -19,6 +19,7 @@ from rackdesigner.catalog.loader import CatalogError
 from rackdesigner.cli import main
 from rackdesigner.generators import generate
 from rackdesigner.io import dump_layout_text, parse_layout_text
+from rackdesigner.simulation import two_cores
 
 pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                                 reason="the parallel path forks")
@@ -33,10 +34,10 @@ def design(tmp_path_factory):
 
 def _run(monkeypatch, capsys, argv, *, parallel):
     if parallel:
-        monkeypatch.setenv(whatif_parallel.THRESHOLD_ENV, "1")
-        monkeypatch.delenv(whatif_parallel.WORKERS_ENV, raising=False)
+        monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
+        monkeypatch.delenv(two_cores.WORKERS_ENV, raising=False)
     else:
-        monkeypatch.setenv(whatif_parallel.WORKERS_ENV, "1")
+        monkeypatch.setenv(two_cores.WORKERS_ENV, "1")
     calls = []
     real = whatif_parallel.scenario_in_two
 
@@ -54,14 +55,14 @@ def _run(monkeypatch, capsys, argv, *, parallel):
 
 def test_threshold_and_the_serial_switch(design, monkeypatch):
     layout = parse_layout_text(design.read_text())
-    monkeypatch.delenv(whatif_parallel.WORKERS_ENV, raising=False)
-    monkeypatch.setenv(whatif_parallel.THRESHOLD_ENV, "1")
-    assert whatif_parallel.parallel_wanted(layout) == ((os.cpu_count() or 1) >= 2)
-    monkeypatch.setenv(whatif_parallel.WORKERS_ENV, "1")
-    assert not whatif_parallel.parallel_wanted(layout)
-    monkeypatch.delenv(whatif_parallel.WORKERS_ENV)
-    monkeypatch.delenv(whatif_parallel.THRESHOLD_ENV)
-    assert not whatif_parallel.parallel_wanted(layout)  # 256 GPUs: below the default
+    monkeypatch.delenv(two_cores.WORKERS_ENV, raising=False)
+    monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
+    assert two_cores.wanted(layout) == ((os.cpu_count() or 1) >= 2)
+    monkeypatch.setenv(two_cores.WORKERS_ENV, "1")
+    assert not two_cores.wanted(layout)
+    monkeypatch.delenv(two_cores.WORKERS_ENV)
+    monkeypatch.delenv(two_cores.THRESHOLD_ENV)
+    assert not two_cores.wanted(layout)  # 256 GPUs: below the default
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: always serial")

@@ -55,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
     job = load_job_arg(args.job) if args.job is not None else None
     layout = load_layout_arg(args.file)
     if args.fail is not None and job is None:
-        from rackdesigner.analysis.whatif_parallel import parallel_wanted
+        from rackdesigner.simulation.two_cores import wanted
 
-        if parallel_wanted(layout):
+        if wanted(layout):
             return _fail_in_two(args, layout, size)
     try:
         whatif = WhatIf(layout, size=size, job=job)
