@@ -12,8 +12,9 @@ serial path does, so the output is the same, or the same exception is raised fro
 call. The child is always joined before `result()` returns; nothing is left running.
 
 `wanted(layout)`: whether forking pays — the platform has the fork start method (Linux,
-macOS), the machine more than one core, `RACKDESIGNER_WORKERS` is not 1 (the documented
-switch to the serial path), and the design has at least `PARALLEL_FROM_GPUS` GPUs
+macOS), the machine more than one core, the process one thread (a fork copies other
+threads' locks, not the threads), `RACKDESIGNER_WORKERS` is not 1 (the documented switch to
+the serial path), and the design has at least `PARALLEL_FROM_GPUS` GPUs
 (`RACKDESIGNER_PARALLEL_FROM_GPUS` moves the threshold: the tests use it on small designs).
 The designer does not use this (its workers already run on snapshots in threads).
 """
@@ -24,6 +25,7 @@ import multiprocessing
 import os
 import pickle
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -61,6 +63,8 @@ def wanted(layout: Layout) -> bool:
     if workers < 2 or (os.cpu_count() or 1) < 2:
         return False
     if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    if threading.active_count() > 1:  # a library caller with threads: no fork (its locks)
         return False
     return gpu_count(layout) >= threshold
 
