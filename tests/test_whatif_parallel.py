@@ -42,9 +42,9 @@ def design(tmp_path_factory):
 
 
 def _run(monkeypatch, capsys, argv, *, parallel):
-    if parallel:
+    if parallel:  # RACKDESIGNER_WORKERS=2: forks whatever the machine's load
         monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
-        monkeypatch.delenv(two_cores.WORKERS_ENV, raising=False)
+        monkeypatch.setenv(two_cores.WORKERS_ENV, "2")
     else:
         monkeypatch.setenv(two_cores.WORKERS_ENV, "1")
     calls = []
@@ -64,12 +64,16 @@ def _run(monkeypatch, capsys, argv, *, parallel):
 
 def test_threshold_and_the_serial_switch(design, monkeypatch):
     layout = parse_layout_text(design.read_text())
-    monkeypatch.delenv(two_cores.WORKERS_ENV, raising=False)
+    monkeypatch.setenv(two_cores.WORKERS_ENV, "2")
     monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
     assert two_cores.wanted(layout)
     monkeypatch.setenv(two_cores.WORKERS_ENV, "1")
     assert not two_cores.wanted(layout)
     monkeypatch.delenv(two_cores.WORKERS_ENV)
+    cores = os.cpu_count() or 1
+    for load, forks in ((cores + 0.5, False), (cores - 1.0, True)):  # busy cores: serial
+        monkeypatch.setattr(two_cores.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert two_cores.wanted(layout) == forks
     monkeypatch.delenv(two_cores.THRESHOLD_ENV)
     assert not two_cores.wanted(layout)  # 256 GPUs: below the default
 

@@ -14,8 +14,10 @@ call. The child is always joined before `result()` returns; nothing is left runn
 `wanted(layout)`: whether forking pays — the platform has the fork start method (Linux,
 macOS), the machine more than one core, the process one thread (a fork copies other
 threads' locks, not the threads), `RACKDESIGNER_WORKERS` is not 1 (the documented switch to
-the serial path), and the design has at least `PARALLEL_FROM_GPUS` GPUs
-(`RACKDESIGNER_PARALLEL_FROM_GPUS` moves the threshold: the tests use it on small designs).
+the serial path; unset, the last minute's load average must also be below the number of
+cores, else the second core is busy and a fork only adds CPU; 2 forks regardless), and the
+design has at least `PARALLEL_FROM_GPUS` GPUs (`RACKDESIGNER_PARALLEL_FROM_GPUS` moves the
+threshold: the tests use it on small designs).
 The designer does not use this (its workers already run on snapshots in threads).
 """
 
@@ -55,18 +57,32 @@ def gpu_count(layout: Layout) -> int:
 
 def wanted(layout: Layout) -> bool:
     """Whether a command should fork for `layout` (see the module docstring)."""
+    asked = os.environ.get(WORKERS_ENV, "")
     try:
-        workers = int(os.environ.get(WORKERS_ENV, "") or 2)
+        workers = int(asked or 2)
         threshold = int(os.environ.get(THRESHOLD_ENV, "") or PARALLEL_FROM_GPUS)
     except ValueError:
         return False
-    if workers < 2 or (os.cpu_count() or 1) < 2:
+    cores = os.cpu_count() or 1
+    if workers < 2 or cores < 2:
+        return False
+    if not asked and _busy(cores):
         return False
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
     if threading.active_count() > 1:  # a library caller with threads: no fork (its locks)
         return False
     return gpu_count(layout) >= threshold
+
+
+def _busy(cores: int) -> bool:
+    """Whether every core already has work (the last minute's load average at least the
+    number of cores): a second process then only adds its CPU (measured: docs/large-designs.md
+    "Round three, two cores"). `RACKDESIGNER_WORKERS=2` forks regardless."""
+    try:
+        return os.getloadavg()[0] >= cores
+    except OSError:  # no load average on this platform
+        return False
 
 
 def _child(conn: Any, fn: Callable[..., Any], args: tuple) -> None:
