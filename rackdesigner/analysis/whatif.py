@@ -52,7 +52,8 @@ from rackdesigner.workload.jobfile import JobSpec
 
 __all__ = ["DEFAULT_SIZE", "FIGURES", "FIGURE_LABELS", "SCHEMA", "TARGETS", "ClassImpact",
            "Impact", "IntactFigures", "MarkedImpact", "Progress", "WhatIf", "WhatIfError",
-           "deltas", "each_doc", "figures", "gpu_capacity", "marked_impact", "scenario_doc"]
+           "deltas", "each_doc", "figures", "gpu_capacity", "marked_impact", "scenario_doc",
+           "scenario_doc_of"]
 
 SCHEMA = "rackdesigner.whatif/1"
 #: What `--each` fails in turn (failure targets: words of this analysis, not device kinds —
@@ -214,10 +215,15 @@ class WhatIf:
 def scenario_doc(impact: Impact, intact: SimulationResult) -> dict[str, Any]:
     """The `--fail` JSON document (schema rackdesigner.whatif/1)."""
     assert impact.result is not None
+    return scenario_doc_of(impact, intact.to_dict(), impact.result.to_dict())
+
+
+def scenario_doc_of(impact: Impact, intact: dict[str, Any],
+                    after: dict[str, Any]) -> dict[str, Any]:
+    """`scenario_doc` from the two simulations' dicts (`SimulationResult.to_dict()`)."""
     doc = {"schema": SCHEMA, "failed": list(impact.failed),
            "stranded_gpus": impact.stranded_gpus, "degraded_gpus": impact.degraded_gpus,
-           "partitioned": impact.partitioned, "intact": intact.to_dict(),
-           "degraded": impact.result.to_dict()}
+           "partitioned": impact.partitioned, "intact": intact, "degraded": after}
     if impact.job_intact is not None and impact.job_after is not None:
         doc["workload"] = {"job": impact.job_intact.label,
                            "intact": impact.job_intact.to_dict(),

@@ -54,14 +54,17 @@ def run(args: argparse.Namespace) -> int:
     size = _size(args.size)
     job = load_job_arg(args.job) if args.job is not None else None
     layout = load_layout_arg(args.file)
+    if args.fail is not None and job is None:
+        from rackdesigner.simulation.two_cores import wanted
+
+        if wanted(layout):
+            return _fail_in_two(args, layout, size)
     try:
         whatif = WhatIf(layout, size=size, job=job)
     except WhatIfError as exc:
         raise UsageError(f"{args.job}: {exc}") from None
     if args.fail is not None:
-        ids = [i.strip() for i in args.fail.split(",") if i.strip()]
-        if not ids:
-            raise UsageError("--fail needs at least one id")
+        ids = _fail_ids(args)
         try:
             impact = whatif.scenario(ids)
         except WhatIfError as exc:
@@ -79,6 +82,32 @@ def run(args: argparse.Namespace) -> int:
         _dump(each_doc(args.each, shown))
     else:
         sys.stdout.write(each_report(args.each, rows, args.file, len(shown)))
+    return 0
+
+
+def _fail_ids(args: argparse.Namespace) -> list[str]:
+    ids = [i.strip() for i in args.fail.split(",") if i.strip()]
+    if not ids:
+        raise UsageError("--fail needs at least one id")
+    return ids
+
+
+def _fail_in_two(args: argparse.Namespace, layout, size: int) -> int:
+    """`--fail` with the degraded design simulated in a forked worker (two cores: see
+    analysis/whatif_parallel.py); the output is the serial path's."""
+    from rackdesigner.analysis.whatif import WhatIfError, scenario_doc_of
+    from rackdesigner.analysis.whatif_parallel import scenario_in_two
+
+    ids = _fail_ids(args)
+    try:
+        impact, intact, after = scenario_in_two(layout, ids, size, want_doc=args.json)
+    except WhatIfError as exc:
+        raise UsageError(f"--fail: {exc}") from None
+    if args.json:
+        assert intact is not None and after is not None
+        _dump(scenario_doc_of(impact, intact, after))
+    else:
+        sys.stdout.write(scenario_report(impact, args.file))
     return 0
 
 
