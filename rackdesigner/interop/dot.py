@@ -4,8 +4,9 @@ A whole design's 30,000 NVLink and PCIe links make an unreadable drawing, so the
 physical one: one node per unit (a DGX, a switch, a compute tray) labelled with its model, one
 edge per pair of units labelled (`xlabel`) with the cable count and type; units in a rack are
 drawn in a `cluster_` subgraph named after the rack. `level="devices"` gives one node per device
-and one edge per link instead; `level="racks"` one node per rack (dot_racks.py). Syntax: the DOT language (graphviz.org/doc/info/lang.html); every ID
-is a double-quoted string with `"` and `\\` escaped.
+and one edge per link instead; `level="racks"` one node per rack (dot_racks.py). Syntax: the
+DOT language (graphviz.org/doc/info/lang.html); every ID is a double-quoted string with `"` and
+`\\` escaped.
 """
 
 from __future__ import annotations
