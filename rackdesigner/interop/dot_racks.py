@@ -18,8 +18,10 @@ row.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from collections.abc import Callable
+
+import networkx as nx
 
 from rackdesigner.interop.units import Inventory, cables
 from rackdesigner.model import Layout, natural_key
@@ -129,20 +131,11 @@ def _clusters(layout: Layout, racks: list[str]) -> dict[str, str]:
 def _hops_from_gpus(inv: Inventory, racks: list[str],
                     pairs: dict[tuple[str, str], Counter]) -> dict[str, int]:
     """Cabled hops from the nearest rack holding GPUs (racks no cable reaches: a large number)."""
-    near: dict[str, list[str]] = defaultdict(list)
-    for a, b in pairs:
-        near[a].append(b)
-        near[b].append(a)
+    graph = nx.Graph(list(pairs))
+    graph.add_nodes_from(racks)
     with_gpus = {u.rack or UNRACKED for u in inv.units.values() if u.gpus}
-    hops = {r: 0 for r in racks if r in with_gpus}
-    todo = deque(hops)
-    while todo:
-        r = todo.popleft()
-        for s in near[r]:
-            if s not in hops:
-                hops[s] = hops[r] + 1
-                todo.append(s)
-    return {r: hops.get(r, len(racks)) for r in racks}
+    hops = nx.multi_source_dijkstra_path_length(graph, with_gpus) if with_gpus else {}
+    return {r: int(hops.get(r, len(racks))) for r in racks}
 
 
 def _spread(racks: list[str], pairs: dict[tuple[str, str], Counter],
