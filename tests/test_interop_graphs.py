@@ -202,11 +202,13 @@ def test_export_cli_takes_every_dot_level(level, tmp_path, capsys):
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
-def test_dot_racks_level_draws_a_4_su_superpod_on_one_page(tmp_path):
+@pytest.mark.parametrize("fabrics", ["compute", "compute,storage,oob"])
+def test_dot_racks_level_draws_a_4_su_superpod_on_one_page(fabrics, tmp_path):
     """The unit view of a 1,016-GPU SuperPOD is one row 10,500 pt wide; its racks view is
     under a third of that, no more than 6 times as wide as tall, laid out within 30 s, with
-    the spine rack above the leaf racks above the compute racks."""
-    layout = generate("superpod", system="dgx-h100", sus=4)
+    the spine rack above the leaf racks above the compute racks (also when one storage rack
+    has cables to every compute rack: they still stack under their own leaf rack)."""
+    layout = generate("superpod", system="dgx-h100", sus=4, fabrics=fabrics)
     _, _, _, nodes, _ = _racks_view(layout, tmp_path)
     out = tmp_path / "racks.dot"
     svg = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, text=True,

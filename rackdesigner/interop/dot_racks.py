@@ -140,18 +140,20 @@ def _hops_from_gpus(inv: Inventory, racks: list[str],
 
 def _spread(racks: list[str], pairs: dict[tuple[str, str], Counter],
             hops: dict[str, int]) -> dict[tuple[str, str], int]:
-    """`minlen` of the edges from a rack to the GPU racks whose only cabled rack one hop up
-    it is (a leaf rack's compute racks): they stack in rows, the k-th at rank k // per_rank + 1
-    below it, `per_rank` chosen to keep the whole picture about twice as wide as tall."""
-    up: dict[str, list[str]] = defaultdict(list)
-    for a, b in pairs:
+    """`minlen` of the edges from a rack one hop from the GPUs to the GPU racks it carries
+    the most cables of (a leaf rack's compute racks, not the storage rack every compute rack
+    has a few cables to): they stack in rows, the k-th at rank k // per_rank + 1 below it,
+    `per_rank` chosen to keep the whole picture about twice as wide as tall."""
+    up: dict[str, tuple[int, str]] = {}
+    for (a, b), counts in sorted(pairs.items()):
         for low, high in ((a, b), (b, a)):
             if hops[low] == 0 and hops[high] == 1:
-                up[low].append(high)
+                best = up.get(low)
+                if best is None or sum(counts.values()) > best[0]:
+                    up[low] = (sum(counts.values()), high)
     below: dict[str, list[str]] = defaultdict(list)
-    for low, highs in up.items():
-        if len(highs) == 1:
-            below[highs[0]].append(low)
+    for low, (_, high) in up.items():
+        below[high].append(low)
     out: dict[tuple[str, str], int] = {}
     stacked = sum(len(lows) for lows in below.values())
     if not stacked:
