@@ -25,6 +25,7 @@ from interop_helpers import parse_dot, parse_topology_conf
 
 from rackdesigner.generators import generate
 from rackdesigner.interop import EXPORTERS, ExportError, export
+from rackdesigner.interop.dot import LEVELS
 from rackdesigner.interop.sanitize import FORMULA_START
 
 NAMES = (
@@ -140,14 +141,19 @@ CHECKERS: dict[str, Callable[[Path], None]] = {
     ".gv": _check_dot, ".txt": _check_lines,
 }
 TARGETS = [(name, suffix) for name, e in EXPORTERS.items() for suffix in e.suffixes]
+#: the options that make an exporter draw something else: each is run too
+VARIANTS: dict[str, list[dict]] = {"dot": [{"level": level} for level in LEVELS[1:]]}
+RUNS = [(name, suffix, {}) for name, suffix in TARGETS] + [
+    (name, suffix, options) for name, suffix in TARGETS for options in VARIANTS.get(name, ())]
 
 
-@pytest.mark.parametrize("fmt,suffix", TARGETS, ids=[f"{n}{s or '/'}" for n, s in TARGETS])
-def test_every_export_survives_hostile_names(design, fmt, suffix, tmp_path):
+@pytest.mark.parametrize("fmt,suffix,options", RUNS, ids=[
+    f"{n}{s or '/'}" + "".join(f"-{v}" for v in o.values()) for n, s, o in RUNS])
+def test_every_export_survives_hostile_names(design, fmt, suffix, options, tmp_path):
     out = tmp_path / "out" / f"export{suffix}"
     out.parent.mkdir()
     try:
-        export(design, fmt, out)
+        export(design, fmt, out, **options)
     except ExportError:  # a refusal is allowed; a traceback or a half-written file is not
         assert not out.exists() or (out.is_dir() and not any(out.iterdir()))
         return

@@ -15,7 +15,8 @@ from interop_helpers import parse_dot
 from rackdesigner.cli import main
 from rackdesigner.generators import generate
 from rackdesigner.interop import ExportError, export
-from rackdesigner.interop.units import inventory
+from rackdesigner.interop.dot import LEVELS
+from rackdesigner.interop.units import cables, inventory
 from rackdesigner.io import load_layout, save_layout
 from rackdesigner.model import nvlink_domains
 
@@ -125,6 +126,112 @@ def test_dot_device_level_quotes_every_id(tmp_path):
     export(layout, "dot", out, level="devices")
     _, nodes, edges = parse_dot(out.read_text())
     assert len(nodes) == layout.device_count() and len(edges) == layout.link_count()
+
+
+def _dot_clusters(text: str) -> dict[str, set[str]]:
+    """cluster label -> the node ids written inside that `cluster_` subgraph."""
+    out = {}
+    for body in re.findall(r'subgraph "cluster_\d+" \{\n(.*?)\n  \}', text, re.S):
+        label = re.search(r'^\s*label="((?:[^"\\]|\\.)*)";', body, re.M).group(1)
+        out[label] = set(re.findall(r'^\s*"((?:[^"\\]|\\.)*)" \[label=', body, re.M))
+    return out
+
+
+def _racks_view(layout, tmp_path):
+    out = tmp_path / "racks.dot"
+    report = export(layout, "dot", out, level="racks")
+    text = out.read_text()
+    return report, text, *parse_dot(text)
+
+
+def _cable_counts(xlabel: str) -> int:
+    return sum(int(n) for n in re.findall(r"^(\d+) x ", xlabel, re.M))
+
+
+def test_dot_racks_level_draws_one_node_per_rack_and_every_inter_rack_cable(superpod, tmp_path):
+    """Issue 38 item 16: a large design on one page needs one box per rack. Every cable between
+    two racks is on the edge of that pair; cables inside a rack are counted in its label."""
+    report, text, kind, nodes, edges = _racks_view(superpod, tmp_path)
+    inv = inventory(superpod)
+    assert kind == "graph" and nodes == set(inv.racks) and "racks" in report.summary
+    pairs = [frozenset((a, b)) for a, b, _ in edges]
+    assert len(pairs) == len(set(pairs)) and all(len(p) == 2 for p in pairs)
+    # cables counted from the links themselves: a link of count n between devices of two racks
+    rack_of = {d.id: d.rack for d in superpod.devices()}
+    between = sum(k.count for k in superpod.links()
+                  if rack_of[k.a.device] and rack_of[k.b.device]
+                  and rack_of[k.a.device] != rack_of[k.b.device])
+    assert between > 0
+    assert sum(_cable_counts(attrs["xlabel"]) for _, _, attrs in edges) == between
+    inside = sum(int(n) for n in re.findall(r"\\n(\d+) cables inside", text))
+    assert inside + between == len(cables(inv))
+    # the label is the Racks view's header: name, GPUs, power against the budget
+    labels = dict(re.findall(r'^\s*"([^"]+)" \[label="([^"]*)"\];', text, re.M))
+    hosts = [u for u in inv.units.values() if u.kind == "host"]
+    assert sum(int(re.search(r"\\n(\d+) GPUs", lab).group(1)) for lab in labels.values()) == \
+        sum(u.gpus for u in hosts) > 0
+    rack = hosts[0].rack
+    assert labels[rack].startswith(inv.racks[rack] + "\\n") and " max kW of " in labels[rack]
+    # racks are drawn in their scalable unit's cluster; the one SU holds its compute racks
+    clusters = _dot_clusters(text)
+    assert {r for members in clusters.values() for r in members} <= nodes
+    assert any(rack in members and len(members) > 1 for members in clusters.values())
+
+
+def test_dot_racks_level_puts_unracked_units_in_one_node(tmp_path):
+    layout = generate("superpod", system="dgx-h100", sus=1)
+    inv = inventory(layout)
+    spine_rack = next(u.rack for u in inv.units.values() if u.id == "spine-1")
+    moved = [d.id for d in layout.devices() if d.rack == spine_rack and d.id != spine_rack]
+    for device in moved:
+        layout.update_device(device, rack=None, u=None)
+    _, text, _, nodes, edges = _racks_view(layout, tmp_path)
+    assert "(unracked)" in nodes and spine_rack in nodes
+    assert any("(unracked)" in (a, b) for a, b, _ in edges)
+    assert re.search(r'"\(unracked\)" \[label="unracked\\n0 GPUs', text)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_export_cli_takes_every_dot_level(level, tmp_path, capsys):
+    src = tmp_path / "two.yaml"
+    save_layout(generate("dgx-h100"), src)
+    out = tmp_path / "two.dot"
+    assert main(["export", str(src), "-f", "dot", "--level", level, "-o", str(out)]) == 0
+    assert f"(DOT, {level})" in capsys.readouterr().out
+    assert parse_dot(out.read_text())[1]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+@pytest.mark.parametrize("fabrics", ["compute", "compute,storage,oob"])
+def test_dot_racks_level_draws_a_4_su_superpod_on_one_page(fabrics, tmp_path):
+    """The unit view of a 1,016-GPU SuperPOD is one row 10,500 pt wide; its racks view is
+    under a third of that, no more than 6 times as wide as tall, laid out within 30 s, with
+    the spine rack above the leaf racks above the compute racks (also when one storage rack
+    has cables to every compute rack: they still stack under their own leaf rack)."""
+    layout = generate("superpod", system="dgx-h100", sus=4, fabrics=fabrics)
+    _, _, _, nodes, _ = _racks_view(layout, tmp_path)
+    out = tmp_path / "racks.dot"
+    svg = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    m = re.search(r'<svg width="([0-9.]+)pt" height="([0-9.]+)pt"', svg)
+    width, height = float(m.group(1)), float(m.group(2))
+    assert width < 3500 and width < 6 * height
+    plain = subprocess.run(["dot", "-Tplain", str(out)], capture_output=True, text=True,
+                           timeout=30, check=True).stdout
+    y = {}  # node -> centre height (inches, up is larger)
+    for line in plain.splitlines():
+        parts = line.split()
+        if parts[0] == "node":
+            y[parts[1].strip('"')] = float(parts[3])
+    assert set(y) == nodes
+    inv = inventory(layout)
+    rack_of = {u.id: u.rack for u in inv.units.values()}
+    spine = {rack_of[u] for u in rack_of if u.startswith("spine-")}
+    leaf = {rack_of[u] for u in rack_of if u.startswith("leaf-")} - spine
+    compute = {rack_of[u.id] for u in inv.units.values() if u.gpus}
+    assert spine and leaf and compute
+    assert min(y[r] for r in spine) > max(y[r] for r in leaf)
+    assert min(y[r] for r in leaf) > max(y[r] for r in compute)
 
 
 # ---- ASTRA-sim ---------------------------------------------------------------------------

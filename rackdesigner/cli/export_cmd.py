@@ -26,8 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="slurm-*: file of 'design-name host-name' lines naming the Slurm "
                         "nodes (default: the design's ids, e.g. dgx-1)")
     parser.add_argument("--site", help="netbox: the site's name (default: the design's name)")
-    parser.add_argument("--level", choices=("units", "devices"), default="units",
-                        help="dot: one node per system/switch (default) or per device")
+    # the names of rackdesigner.interop.dot.LEVELS (not imported here: start-up time)
+    parser.add_argument("--level", choices=("units", "devices", "racks"), default="units",
+                        help="dot: one node per system/switch (default), per device, or per "
+                        "rack (a large design on one page)")
     parser.set_defaults(run=run)
 
 

@@ -4,8 +4,9 @@ A whole design's 30,000 NVLink and PCIe links make an unreadable drawing, so the
 physical one: one node per unit (a DGX, a switch, a compute tray) labelled with its model, one
 edge per pair of units labelled (`xlabel`) with the cable count and type; units in a rack are
 drawn in a `cluster_` subgraph named after the rack. `level="devices"` gives one node per device
-and one edge per link instead. Syntax: the DOT language (graphviz.org/doc/info/lang.html); every ID
-is a double-quoted string with `"` and `\\` escaped.
+and one edge per link instead; `level="racks"` one node per rack (dot_racks.py). Syntax: the
+DOT language (graphviz.org/doc/info/lang.html); every ID is a double-quoted string with `"` and
+`\\` escaped.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from rackdesigner.interop.sanitize import one_line
 from rackdesigner.interop.units import cables, inventory
 from rackdesigner.model import Layout, natural_key
 
+#: the drawings `write` makes: one node per unit (the default), per device, per rack
+LEVELS = ("units", "devices", "racks")
 SHAPES = {"host": "box3d", "switch": "box", "nvswitch-tray": "box", "other": "ellipse"}
 
 
@@ -34,6 +37,10 @@ def write(layout: Layout, path: Path, *, level: str = "units") -> ExportReport:
              "  node [fontname=Helvetica, fontsize=10];"]
     if level == "devices":
         nodes, edges = _devices(layout, lines)
+    elif level == "racks":
+        from rackdesigner.interop.dot_racks import write_racks
+
+        nodes, edges = write_racks(layout, inventory(layout), lines, quote)
     else:
         nodes, edges = _units(layout, lines)
     lines.append("}")

@@ -149,3 +149,19 @@ def _role(spec: DeviceSpec, lookup) -> str:
         if any(s.traits.fabric_switch for s in parts):
             return "switch"
     return spec.kind
+
+
+def kw_text(watts: float) -> str:
+    """Watts as kW with one decimal ("40.8"), as the Racks view and the DOT racks view show it."""
+    return f"{watts / 1000:.1f}"
+
+
+def power_text(s: RackSummary) -> str:
+    """"40.8 typ / 40.8 max kW of 69.0 kW": a rack's power against its budget (the Racks view's
+    header line; the DOT export's rack label)."""
+    budget = s.budget.watts
+    of = f" of {kw_text(budget)} kW" if budget else " (no budget)"
+    text = f"{kw_text(s.typical_w)} typ / {kw_text(s.max_w)} max kW{of}"
+    if s.power_missing:
+        text = "≥ " + text + f", {s.power_missing} without a figure"
+    return text

@@ -15,6 +15,8 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
 from rackdesigner.model.cooling import RackHeat
+from rackdesigner.model.rack_units import kw_text as _kw
+from rackdesigner.model.rack_units import power_text
 from rackdesigner.model.racks import RackSummary, SideDevice, Unit
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
@@ -47,19 +49,6 @@ FRAME = QColor("#2c3e50")
 
 def role_color(role: str) -> QColor:
     return ROLE_COLORS.get(role, style.UNKNOWN_COLOR)
-
-
-def _kw(watts: float) -> str:
-    return f"{watts / 1000:.1f}"
-
-
-def power_text(s: RackSummary) -> str:
-    budget = s.budget.watts
-    of = f" of {_kw(budget)} kW" if budget else " (no budget)"
-    text = f"{_kw(s.typical_w)} typ / {_kw(s.max_w)} max kW{of}"
-    if s.power_missing:
-        text = "≥ " + text + f", {s.power_missing} without a figure"
-    return text
 
 
 def heat_text(h: RackHeat | None) -> str:
