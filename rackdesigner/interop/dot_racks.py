@@ -25,8 +25,8 @@ import networkx as nx
 
 from rackdesigner.interop.units import Inventory, cables
 from rackdesigner.model import Layout, natural_key
+from rackdesigner.model.facets.rack_index import rack_index
 from rackdesigner.model.rack_units import power_text
-from rackdesigner.model.racks import RackIndex
 
 #: the node of the units in no rack (not a valid device id, so never a rack's)
 UNRACKED = "(unracked)"
@@ -83,12 +83,12 @@ def write_racks(layout: Layout, inv: Inventory, lines: list[str],
 def _labels(layout: Layout, inv: Inventory, racks: list[str], rack_of: dict[str, str],
             inside: Counter) -> dict[str, str]:
     """A rack's label: the Racks view's figures (`RackSummary`) and its cables inside."""
-    summaries = RackIndex(layout).summaries()
+    summaries = rack_index(layout).summaries()  # the state's, built once
     gpus: Counter = Counter()
     units: Counter = Counter()
     for u in inv.units.values():
         gpus[rack_of[u.id]] += u.gpus
-        if u.kind != "frame":
+        if not u.is_frame:
             units[rack_of[u.id]] += 1
     out = {}
     for rack in racks:

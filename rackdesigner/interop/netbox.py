@@ -150,7 +150,7 @@ def _device_types(inv: Inventory, report: ExportReport) -> dict[str, dict]:
         if power is None and spec.stated is not None:
             power = spec.stated.values.get("max_w")
         # a rack-scale system's frame (an NVL72) is a 0U device: its trays take the units
-        height = 0 if unit.kind == "frame" else unit.u_height or 1
+        height = 0 if unit.is_frame else unit.u_height or 1
         types[key] = device_type_yaml(spec, interfaces,
                                       int(height) if float(height).is_integer() else height,
                                       power)

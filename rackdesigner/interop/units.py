@@ -36,6 +36,11 @@ class Unit:
     kind: str = "other"  # host (has GPUs), switch (IB/Ethernet), nvswitch-tray, frame, other
     root: str = ""  # id of the outermost system group (or the unit id)
 
+    @property
+    def is_frame(self) -> bool:
+        """A rack-scale system's frame (an NVL72): 0U, its trays are the units."""
+        return self.kind == "frame"
+
 
 @dataclass(frozen=True)
 class Cable:
