@@ -46,6 +46,7 @@ from rackdesigner.simulation.collective_parts import (
     nvls_domain_fill_waves,
     nvls_tree_chunk_bytes,
     tree_levels,
+    tree_network_share,
 )
 from rackdesigner.simulation.nccl_release import NcclRelease, parse_version
 from rackdesigner.simulation.scope import INF, ScopeModel, log2i
@@ -185,16 +186,23 @@ class CandidateModel(NvlsFigures):
         # channel's SM receives, reduces and forwards for a parent and two children, and
         # NCCL's perChMaxTreeBw (24 GB/s per channel on Blackwell beyond two nodes) is that
         # limit; eight channels x 24 = 192 is the 190-196 GB/s published B200 trees hold from
-        # 4 to 64 nodes on two clusters whose rings differ by a quarter (docs/simulation.md)
+        # 4 to 64 nodes on two clusters whose rings differ by a quarter (docs/simulation.md).
+        # Where the NICs bind, the busiest domain of the double binary tree sets the rate:
+        # busBw = 2 x algbw = 2 x tree_network_share x the NICs' rate (2x on two domains, 4/3
+        # on three, 1x from four on: collective_parts.tree_busiest_links), so on nodes with
+        # half as many NICs as GPUs a three-domain tree beats the ring (issue 33, C1)
         net = self.tree_net * s.tree_factor * self.node_eff
+        share = tree_network_share(nodes)
         ch, ai, i2 = s.channels, s.arch_index, self.index2
         tree_ch = self._tree_channels()
         if any(i.k > C.HOST_MAX_GPUS and i.has_nvswitch for i in s.islands):
             # a multi-node NVLink domain: how many tree channels NCCL builds there is not
             # known; its network share (MNNVL_TREE_NET_NICS) is derived with the double tree
-            # moving each byte twice beyond two domains, so that stays (docs: residuals)
-            net *= 1.0 if nodes == 2 else 0.5
+            # moving each byte twice beyond two domains (the 4-domain share of the double
+            # tree), so it takes the share alone (docs: residuals)
+            share /= 2.0
             tree_ch = ch
+        net *= 2.0 * share
         base = self.b_intra if nodes <= 1 else min(self.b_intra, net)
         out = []
         for proto, p in _P.items():
@@ -261,9 +269,10 @@ class CandidateModel(NvlsFigures):
             return []
         n = s.n
         # NVLS-tree pushes its NICs at full rate (one NVLS head per NIC): the per-NIC share of
-        # the transport family across this many domains applies
+        # the transport family across this many domains applies, and the busiest domain of
+        # the double binary tree across the domains (the same trees as `_tree`) sets the share
         net = (self.tree_net * self.node_eff * s.tree_factor
-               * (1.0 if s.n_islands == 2 else 0.5))
+               * tree_network_share(s.n_islands))
         cap = C.PER_CH_MAX_NVLS_TREE_BW[s.arch_index][self.index2] * n_ch
         algbw = min(bus, cap) * n / (2 * (n - 1))
         algbw = min(algbw, net)

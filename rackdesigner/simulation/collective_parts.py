@@ -94,6 +94,32 @@ def nvls_gpu_share(gpus: int) -> float:
     return min(1.0, link_bound(gpus) / link_bound(C.NVLS_REFERENCE_GPUS))
 
 
+def tree_busiest_links(domains: int) -> int:
+    """Tree edges at the busiest domain of NCCL's double binary tree over `domains` domains
+    (issue 33, C1): the number of NICs' worth of S/2 its network carries in each direction.
+
+    NCCL builds two binary trees over the nodes (trees.cc `ncclGetDtree`: the second mirrors
+    the first for an even count, shifts it by one for an odd one); half the tree channels run
+    each (connect.cc `connectTrees`, channels c and c + nChannels), so each tree moves S/2 and
+    every edge carries S/2 each way (the reduce up, the broadcast down). A domain's network
+    load is its parent and children over both trees. Enumerating NCCL's construction gives 2
+    for two domains (one edge each way in both trees), 3 for three (the root of one tree is a
+    leaf of the other) and 4 from four on (the busiest domain is inside one tree and a leaf
+    of the other; never inside both): min(domains, 4). The ring moves 2 S (n-1)/n per domain
+    whatever the count, so where the NICs bind a tree's busbw is 4/busiest of the ring's: 2x
+    on two domains, 4/3 on three, equal from four on (tests/test_collective_tree.py holds
+    the closed form to the enumeration)."""
+    return 0 if domains <= 1 else min(domains, 4)
+
+
+def tree_network_share(domains: int) -> float:
+    """The algbw share of a domain's network rate a tree (or NVLS-tree) reaches where its
+    NICs bind: 2 / `tree_busiest_links` (1 on two domains, 2/3 on three, 1/2 from four on;
+    the halving beyond two domains this replaces was the four-domain case of it)."""
+    links = tree_busiest_links(domains)
+    return 2.0 / links if links else 1.0
+
+
 def tree_levels(domains: int) -> int:
     """Levels of NCCL's (double binary) tree over `domains` NVLink domains: ceil(log2 N)."""
     return max(0, (domains - 1).bit_length()) if domains > 1 else 0
