@@ -3,7 +3,8 @@
     python3 benchmarks/serving_calibrate.py [--stack trtllm]
 
 Grid search over the constants `resources/serving/stacks.yaml` marks FITTED
-(decode_hbm_share, step_overhead_us, seq_overhead_us, gemm_share, fp4_gemm_share), minimising
+(decode_hbm_share, step_overhead_us, seq_overhead_us, gemm_share, fp4_gemm_share,
+expert_gemm_share; `--scan kernel_floor_us=8,9,9.5,10,11` searches named keys alone), minimising
 the mean absolute log error of tokens/s per GPU on the rows of `benchmarks/serving_runs.yaml`
 with `set: calibration`. The validation rows are never read. Prints the best values and their
 calibration error; copying them into stacks.yaml is a deliberate, reviewed edit.
@@ -54,17 +55,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--stack", default="trtllm")
     ap.add_argument("--rows-of", metavar="ENGINE", help="fit a profile on another engine's "
-                    "calibration rows (a profile of the same engine, e.g. trtllm-kernels on "
-                    "trtllm's rows)")
+                    "calibration rows (a profile of the same engine on its rows)")
+    ap.add_argument("--scan", metavar="KEY=V1,V2", action="append", default=[],
+                    help="search only these keys over these values, the other constants as "
+                    "in stacks.yaml (e.g. kernel_floor_us=8,9,9.5,10,11); repeatable")
     args = ap.parse_args(argv)
     engine = args.rows_of or args.stack
     rows = [r for r in V.load_rows() if r.set == "calibration" and r.engine == engine]
     if engine != args.stack:
         V.STACK_OVERRIDE[engine] = args.stack
+    grid = GRID
+    if args.scan:
+        grid = {}
+        for item in args.scan:
+            key, _, values = item.partition("=")
+            grid[key] = tuple(float(v) for v in values.split(","))
     best = None
-    for combo in itertools.product(*GRID.values()):
-        values = dict(zip(GRID, combo, strict=True))
+    for combo in itertools.product(*grid.values()):
+        values = dict(zip(grid, combo, strict=True))
         e = error(rows, args.stack, values)
+        if args.scan:
+            print(f"  {values}: mean |log error| {e:.4f}")
         if best is None or e < best[0]:
             best = (e, values)
     assert best is not None

@@ -70,6 +70,11 @@ class Row:
     #: "output" tokens/s, or "total" (input + output over every GPU of the deployment, prefill
     #: and decode: InferenceX's tput_per_gpu, utils/process_result.py)
     tokens: str = "output"
+    #: a per-point ("speed") row's deployment: decode instances, prefill GPUs, and its published
+    #: tok/s/GPU (total tokens over every GPU of the deployment): the recipe curve below
+    instances: int = 0
+    prefill_gpus: int = 0
+    tput: float = 0.0
 
     @property
     def measured_per_gpu(self) -> float:
@@ -154,12 +159,82 @@ def summary(results: list[tuple[Row, float, float]]) -> dict:
             "mean_signed_error": statistics.fmean(e for _, _, e in results) if errs else 0.0}
 
 
+def monotone_at(points: list[tuple[float, float]], x: float) -> float | None:
+    """y at `x` on the monotone cubic (Fritsch-Carlson) interpolant through `points` (x, y) —
+    InferenceX's dashboard reads its iso-interactivity figures off its Pareto points so ("the
+    dashboard's monotone-cubic-Hermite Pareto interpolation", the blog's FAQ); None outside."""
+    xs, ys = zip(*sorted(points), strict=True) if points else ((), ())
+    if len(xs) < 2 or not xs[0] <= x <= xs[-1]:
+        return None
+    d = [(ys[i + 1] - ys[i]) / (xs[i + 1] - xs[i]) for i in range(len(xs) - 1)]
+    m = [d[0]] + [0.0 if d[i - 1] * d[i] <= 0 else 2.0 / (1.0 / d[i - 1] + 1.0 / d[i])
+                  for i in range(1, len(d))] + [d[-1]]
+    i = max(k for k in range(len(xs) - 1) if xs[k] <= x)
+    h = xs[i + 1] - xs[i]
+    t = (x - xs[i]) / h
+    return ((2 * t ** 3 - 3 * t ** 2 + 1) * ys[i] + (t ** 3 - 2 * t ** 2 + t) * h * m[i]
+            + (-2 * t ** 3 + 3 * t ** 2) * ys[i + 1] + (t ** 3 - t ** 2) * h * m[i + 1])
+
+
+def recipe_points(results: list[tuple[Row, float, float]], system: str, modelled: bool
+                  ) -> list[tuple[float, float]]:
+    """(tok/s/user, total tok/s/GPU) of each deployment InferenceX ran on `system` (its
+    per-point rows): the decode slots (instances x sequences per instance) each at the point's
+    speed — published, or the model's at that layout, batch and depth — over its prefill and
+    decode GPUs, reduced to the Pareto points (none beaten on both)."""
+    pts = []
+    for row, pred, _ in results:
+        if row.point == "speed" and row.system == system and row.instances:
+            speed = pred if modelled else row.measured
+            gpus = row.instances * int(row.config["gpus"]) + row.prefill_gpus
+            pts.append((speed, row.instances * row.batch * speed * (row.isl + row.osl)
+                        / row.osl / gpus))
+    return [p for p in pts if not any(q[0] >= p[0] and q[1] > p[1] for q in pts)]
+
+
+def recipe_curve(results: list[tuple[Row, float, float]]) -> list[tuple[Row, float | None,
+                                                                        float | None]]:
+    """Each iso-interactivity row read off InferenceX's own recipe points, interpolated as its
+    dashboard does: (row, from the published points, from the model's speeds at those points)."""
+    out = []
+    for row, _, _ in results:
+        if row.point == "interactivity" and row.interactivity is not None:
+            x = row.interactivity
+            out.append((row, monotone_at(recipe_points(results, row.system, False), x),
+                        monotone_at(recipe_points(results, row.system, True), x)))
+    return out
+
+
+def _print_recipe_curve(results: list[tuple[Row, float, float]]) -> None:
+    print("\nrecipe curve: the iso-interactivity rows on InferenceX's own deployments (per-point "
+          "rows), monotone cubic as its dashboard; the free search above is the model's own "
+          "envelope")
+    print(f"{'row':48} {'published':>10} {'pub. pts':>9} {'model pts':>10} {'error':>7}")
+    errs = []
+    for row, pub, mod in recipe_curve(results):
+        err = None if mod is None else mod / row.measured_per_gpu - 1.0
+        errs.append(abs(err) if err is not None else 1.0)
+        print(f"{row.name:48} {row.measured_per_gpu:10,.0f} "
+              + (f"{pub:9,.0f}" if pub is not None else f"{'-':>9}")
+              + (f" {mod:10,.0f} {err:+7.1%}" if mod is not None and err is not None
+                 else f" {'-':>10} {'-':>7}"))
+    for row, pred, _ in results:
+        if row.point == "speed" and row.tput:
+            gpus = row.instances * int(row.config["gpus"]) + row.prefill_gpus
+            mod = row.instances * row.batch * pred * (row.isl + row.osl) / row.osl / gpus
+            print(f"  deployment {row.name[12:46]:34} tok/s/GPU published {row.tput:8,.0f} "
+                  f"model {mod:8,.0f} {mod / row.tput - 1.0:+7.1%}")
+    if errs:
+        print(f"recipe curve: {len(errs)} rows, mean |error| {statistics.fmean(errs):.1%}, "
+              f"within 25 %: {sum(e <= 0.25 for e in errs) / len(errs):.0%}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", choices=("calibration", "validation", "all"), default="all")
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--stack", metavar="ID", help="run the trtllm rows on this stack profile "
-                    "instead (e.g. trtllm-kernels: the per-kernel latency model)")
+                    "instead (e.g. vllm: its memory and batch limits, all-to-all across nodes)")
     args = ap.parse_args(argv)
     STACK_OVERRIDE.clear()
     if args.stack:
@@ -190,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gated   {'validation':18} rows {gated['rows']:3}  mean |error| "
           f"{gated['mean_abs_error']:6.1%}  within 25 % {gated['within_25']:6.1%}  mean signed "
           f"{gated['mean_signed_error']:+6.1%}  (max load and batch 1: the CI gate)")
+    _print_recipe_curve(results)
     total = summary(results)
     print(f"\nall: {total['rows']} rows, mean |error| {total['mean_abs_error']:.1%}, within 25 %: "
           f"{total['within_25']:.0%} ({time.perf_counter() - t0:.1f} s)")

@@ -61,8 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "from 1 to N; 1.92, 2.58, 2.82 tokens per step for 1, 2, 3: DeepSeek-R1's "
                    "published MTP acceptance; default 0)")
     p.add_argument("--stack", metavar="ID",
-                   help="serving software stack profile: trtllm (default), trtllm-kernels "
-                   "(per-kernel latency model, experimental), vllm, sglang")
+                   help="serving software stack profile: trtllm (default), vllm, sglang")
     p.add_argument("--prices", metavar="FILE",
                    help="price book for $/GPU-hour (default: as `rackdesigner cost`)")
     p.add_argument("--pue", type=float, metavar="X", help="PUE (default: "
