@@ -344,9 +344,10 @@ def fast_maker(cls: type) -> Any:
     names = [f.name for f in fields(cls)]
     if any(f.default_factory is not MISSING for f in fields(cls)):
         raise TypeError(f"{cls.__name__}: fields with a default_factory are not supported")
-    twin = type(f"_{cls.__name__}Twin", (), {"__slots__": cls.__slots__})
+    made = type(f"_{cls.__name__}Twin", (), {"__slots__": cls.__dict__["__slots__"]})
+    twin: type | None = made
     try:
-        probe = object.__new__(twin)
+        probe: Any = object.__new__(made)
         probe.__class__ = cls
     except TypeError:
         twin = None
