@@ -28,3 +28,23 @@ def test_the_same_object_as_the_dataclass_makes(cls, args):
         setattr(made, first, "other")
     minimal = args[: sum(f.default is dataclasses.MISSING for f in dataclasses.fields(cls))]
     assert make(*minimal) == cls(*minimal)  # every default taken from the dataclass
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Base:
+    x: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Child(_Base):
+    y: int = 0
+
+
+def test_a_class_the_quick_twin_cannot_become_still_gets_its_objects():
+    """The maker fills a twin of the class and turns it into one; a class of another layout
+    (slots split over a base) cannot be turned into, and still gets the same objects."""
+    make = fast_maker(_Child)
+    made = make(1, 2)
+    assert made == _Child(1, 2) and type(made) is _Child and make(3) == _Child(3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.y = 5  # type: ignore[misc]
