@@ -138,6 +138,28 @@ def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot
     assert set(item.data(0, Qt.ItemDataRole.UserRole + 1)) <= set(links)
     # the document itself is untouched: nothing is marked failed
     assert not any(k.status == "failed" for k in layout.links())
+
+
+@pytest.mark.slow
+def test_single_failures_name_what_failed_as_the_canvas_does(window, qtbot):
+    """Round-4 walk: rows read "rack-69.group  (PARTITIONS)", "any of 64: rack-1.group …",
+    the ids, where the canvas names the racks ("Spine rack 1")."""
+    from PySide6.QtCore import Qt
+
+    window.actions_.single_failures_action.trigger()
+    dialog = window.single_failures_dialog
+    dialog.kind_combo.setCurrentText("node")
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000):
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    layout = window.document.layout
+    for i in range(dialog.table.topLevelItemCount()):
+        item = dialog.table.topLevelItem(i)
+        members = item.data(0, Qt.ItemDataRole.UserRole + 1)
+        names = [layout.group(m).label if layout.has_group(m) else layout.device(m).label
+                 for m in (members[0], members[-1])]
+        assert names[0] in item.text(0) and names[-1] in item.text(0), item.text(0)
+        assert all(n != m for n, m in zip(names, (members[0], members[-1]), strict=True))
+    dialog.close()
     dialog.close()
 
 

@@ -179,8 +179,8 @@ class SingleFailuresDialog(QDialog):
                                 "costs it.")))
         for rank, r in enumerate(rows):
             i = r.impact
-            name = r.members[0] if r.count == 1 else (
-                f"any of {r.count}: {r.members[0]} … {r.members[-1]}")
+            first, last = self._named(r.members[0]), self._named(r.members[-1])
+            name = first if r.count == 1 else f"any of {r.count}: {first} … {last}"
             if i.partitioned:
                 name += "  (PARTITIONS)"
             values: list[tuple[str, float]] = [(name, float(rank)), (str(r.count), r.count),
@@ -205,6 +205,16 @@ class SingleFailuresDialog(QDialog):
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnToContents(0)  # what failed tells rows apart: never cut it
         self.finished_rows.emit(len(rows))
+
+    def _named(self, member: str) -> str:
+        """What the canvas calls a failed object ("Spine rack 1"), not its id
+        ("rack-69.group"); a link (or anything unnamed) by its id."""
+        layout = self.layout_ref
+        if layout.has_group(member):
+            return layout.group(member).label
+        if layout.has_device(member):
+            return layout.device(member).label
+        return member
 
     def _on_table_selection_changed(self) -> None:
         ids: list[str] = []
