@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1] / "rackdesigner"
 #: warnings and reports (a log line for developers is not checked)
 SCANNED = ("ui", "interop", "cli", "model", "reliability", "simulation", "serving", "catalog",
            "cost", "generators", "workload", "vocabulary")
-PLURAL_S = re.compile(r"[A-Za-z]\(s\)")
+PLURAL_S = re.compile(r"[A-Za-z]\((e?s)\)")  # "device(s)", "switch(es)" (round 4)
 
 
 def _strings(path: Path):

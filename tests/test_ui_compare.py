@@ -119,3 +119,28 @@ def test_compare_with_the_workload_tabs_job_lays_it_out_on_each_design(window, t
     assert comparison is not None, dialog.status.text()
     row = next(r for r in comparison.rows if r.key == "tokens_per_s")
     assert all(v and v > 0 for v in row.values), dialog.status.text()
+    # round-4 walk: the rows alone hid the job they ran and that a design may run it on
+    # fewer of its GPUs (a batch that does not spread over all of them): the note says so
+    note = dialog.notes.text().splitlines()[0]
+    assert note.startswith("job: llama3-70b, a batch of 256 sequences, 15T tokens; each "
+                           "design's fastest layout: "), note
+    training = [d.cost.training for d in _designs_of(window, dialog, smaller)]
+    for label, t, gpus in zip(comparison.designs, training, (1024, 1008), strict=True):
+        said = (f"{label} on all {gpus:,} GPUs" if t.gpus == gpus
+                else f"{label} on {t.gpus:,} of its {gpus:,} GPUs")
+        assert said in note, note
+
+
+def _designs_of(window, dialog, other):
+    """The figures the dialog's worker computed, computed again here (the same inputs)."""
+    from rackdesigner.cost import find_price_book
+    from rackdesigner.cost.compare import figures
+    from rackdesigner.io import load_layout
+
+    panel = window.simulation_panel
+    job, _why = panel.workload.job_spec()
+    out = []
+    for layout in (window.document.layout, load_layout(other)):
+        book = find_price_book(layout, panel.cost_tab.live.book_path)
+        out.append(figures("x", layout, book, panel.cost_tab.assumptions(), job=job))
+    return out

@@ -79,6 +79,42 @@ def test_save_as_of_an_untitled_design_starts_in_the_last_folder(qtbot, tmp_path
     assert asked and asked[0].startswith(str(projects))
 
 
+@pytest.mark.slow
+def test_the_workload_tabs_job_dialogs_start_beside_the_design_then_the_last_job(
+        qtbot, tmp_path, monkeypatch):
+    """Item 12, found again in the round-4 walk: Save Job… and Load Job… opened in the working
+    directory the app was started from, not the design's folder; after a job is saved they
+    start where it went."""
+    from designer_fixtures import make_window, small_layout
+
+    from rackdesigner.io import save_layout
+    from rackdesigner.ui.panel import workload_jobfile
+
+    window = make_window(qtbot, tmp_path, show=False)
+    projects, jobs = tmp_path / "projects", tmp_path / "jobs"
+    projects.mkdir()
+    jobs.mkdir()
+    save_layout(small_layout(), projects / "earlier.yaml")
+    assert window.open_file(projects / "earlier.yaml", ask=False)
+    window.document.set_layout(small_layout(), None)  # a new, untitled design
+    tab = window.simulation_panel.workload
+    tab.layout_combo.setCurrentText("manual")
+    asked: list[str] = []
+
+    def dialog(parent, caption, start, filters):
+        asked.append(start)
+        return str(jobs / "mine.yaml") if "Save" in caption else "", ""
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", dialog)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", dialog)
+    assert workload_jobfile.save_job_dialog(tab)
+    assert (jobs / "mine.yaml").is_file()
+    workload_jobfile.load_job_dialog(tab)
+    assert asked[0] == str(projects / "job.yaml")
+    assert asked[1] == str(jobs)
+
+
 def test_every_user_guide_the_help_menu_names_exists():
     from pathlib import Path
 

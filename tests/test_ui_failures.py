@@ -138,6 +138,28 @@ def test_single_failures_dialog_runs_on_the_worker_and_rows_select(window, qtbot
     assert set(item.data(0, Qt.ItemDataRole.UserRole + 1)) <= set(links)
     # the document itself is untouched: nothing is marked failed
     assert not any(k.status == "failed" for k in layout.links())
+
+
+@pytest.mark.slow
+def test_single_failures_name_what_failed_as_the_canvas_does(window, qtbot):
+    """Round-4 walk: rows read "rack-69.group  (PARTITIONS)", "any of 64: rack-1.group …",
+    the ids, where the canvas names the racks ("Spine rack 1")."""
+    from PySide6.QtCore import Qt
+
+    window.actions_.single_failures_action.trigger()
+    dialog = window.single_failures_dialog
+    dialog.kind_combo.setCurrentText("node")
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000):
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    layout = window.document.layout
+    for i in range(dialog.table.topLevelItemCount()):
+        item = dialog.table.topLevelItem(i)
+        members = item.data(0, Qt.ItemDataRole.UserRole + 1)
+        names = [layout.group(m).label if layout.has_group(m) else layout.device(m).label
+                 for m in (members[0], members[-1])]
+        assert names[0] in item.text(0) and names[-1] in item.text(0), item.text(0)
+        assert all(n != m for n, m in zip(names, (members[0], members[-1]), strict=True))
+    dialog.close()
     dialog.close()
 
 
@@ -313,3 +335,31 @@ def test_fail_costs_one_simulation_and_undo_or_restore_none(qtbot, monkeypatch):
     history.push(toggle_failed(layout, [leaf]))  # Restore: a new command, the same design
     restored = panel.flush()
     assert restored.impact is None and restored.result.to_dict() == intact
+
+
+@pytest.mark.slow
+def test_single_failures_run_when_the_workload_tabs_job_does_not_fit_the_design(window, qtbot):
+    """Issue 38 item 4: Single Failures refused to run while the Workload tab still held the
+    previous design's job (sized for 1,024 GPUs on a 1,008-GPU design). It runs: without the
+    job's columns, saying why, or with the job laid out again."""
+    from PySide6.QtCore import Qt
+
+    gpus = window.document.layout.index().counts()[0]["gpu"]
+    workload = window.simulation_panel.workload
+    workload.layout_combo.setCurrentText("manual")
+    workload.tp.setValue(8)
+    workload.pp.setValue(2 * gpus // 8)  # twice the design's GPUs: another design's job
+    workload.gbs.setValue(64)
+    window.simulation_panel.flush()
+    window.actions_.single_failures_action.trigger()
+    dialog = window.single_failures_dialog
+    dialog.kind_combo.setCurrentText("node")
+    with qtbot.waitSignal(dialog.finished_rows, timeout=60_000) as done:
+        qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert done.args[0] == len(dialog.rows) > 0, dialog.status.text()
+    header = dialog.table.headerItem()
+    labels = [header.text(i) for i in range(header.columnCount())]
+    assert "job tokens/s" not in labels  # left out, and the dialog says why
+    assert "The Workload tab's job is left out: " in dialog.status.text()
+    assert "does not divide the 16 GPUs" in dialog.status.text()
+    dialog.close()

@@ -84,3 +84,36 @@ def test_each_su_is_named_too(fitted):
     shown = {text.splitlines()[0] for _r, text, _k in group_labels(fitted.view)}
     for su in (g for g in layout.groups() if g.kind == "su"):
         assert shown & {su.label, *short_forms(su.label)}, f"{su.label} is not named"
+
+
+def test_a_design_opened_over_another_is_named_as_when_opened_alone(qtbot, tmp_path, catalog):
+    """Opened over the NVL72 SuperPOD (same group ids, "rack-1.group"…), the 128-node DGX B200
+    SuperPOD had its racks' names placed over the NVL72 racks' blocks: "SU 1" over SCR 1, a
+    stray "SCR 1" in SU 1, "SCR 16 / 16 GPUs" over SU 4's SCR 5 (the far lines kept the
+    previous design's route plan while its blocks were opening)."""
+    from PySide6.QtCore import QSettings
+
+    from rackdesigner.io import save_layout
+    from rackdesigner.ui import MainWindow
+    from rackdesigner.ui.canvas.overlay import group_labels
+
+    nvl72, b200 = tmp_path / "nvl72.yaml", tmp_path / "b200.yaml"
+    save_layout(generate("superpod", catalog=catalog, system="gb200-nvl72", racks=14), nvl72)
+    save_layout(generate("superpod", catalog=catalog, system="dgx-b200", nodes=128), b200)
+
+    def names_after(*paths):
+        settings = QSettings(str(tmp_path / f"s{len(paths)}.ini"), QSettings.Format.IniFormat)
+        window = MainWindow(catalog=catalog, settings=settings)
+        qtbot.addWidget(window)
+        window.resize(1920, 1020)
+        window.show()
+        qtbot.waitExposed(window)
+        for path in paths:
+            assert window.files.open_file(str(path))
+            window.flush()
+            qtbot.wait(300)
+        return sorted((r.getRect(), text) for r, text, _k in group_labels(window.view))
+
+    alone = names_after(b200)
+    assert any(text == "SCR 16" for _r, text in alone)
+    assert names_after(nvl72, b200) == alone

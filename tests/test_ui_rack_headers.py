@@ -77,3 +77,45 @@ def test_the_elevation_pdf_is_written(qapp, tmp_path):
 
     out = render_racks(generate("superpod", system="dgx-b200", sus=1), tmp_path / "e.pdf")
     assert out.read_bytes().startswith(b"%PDF")
+
+
+def test_far_out_a_rack_is_named_by_its_label_never_its_id(qapp):
+    """Round-4 walk: far out, a label longer than 10 characters was replaced by the rack's id,
+    and on the 8-rack GB300 SuperPOD "rack-1" named the network rack between "NVL72 rack 4"
+    ("rack-5") and "NVL72 rack 5" ("rack-6"). Now the label, its short form as the canvas
+    writes it, or its number."""
+    from rackdesigner.ui.canvas.name_forms import short_forms
+    from rackdesigner.ui.racks.header_text import far_name
+    from rackdesigner.ui.racks.items import RACK_W, SCALE_W
+
+    width = RACK_W + SCALE_W + 20
+    assert far_name("NVL72 rack 1", 1.0, width) == "NVL72 rack 1"
+    for lod in (0.45, 0.3, 0.2, 0.1, 0.05):
+        for label in ("NVL72 rack 5", "SU1 network rack 1", "Spine rack 1"):
+            name = far_name(label, lod, width)
+            assert name in (label, *short_forms(label)) or label.endswith(" " + name), (lod, name)
+            assert not name.startswith("rack-")
+    assert far_name("SU1 network rack 1", 0.2, width) == "SNR 1"  # as the canvas names it
+    assert far_name("NVL72 rack 5", 0.05, width) == "5"  # only its number reads
+
+
+def test_the_far_racks_view_paints_the_labels(qapp):
+    from PySide6.QtGui import QImage, QPainter, QTransform
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
+
+    from rackdesigner.generators import generate
+    from rackdesigner.ui.racks.scene import RacksScene
+
+    layout = generate("superpod", system="gb300-nvl72", racks=8)
+    scene = RacksScene(per_row=9)
+    scene.set_layout(layout)
+    painted = []
+    for rack in scene.rack_order:
+        image = QImage(400, 400, QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        painter.setWorldTransform(QTransform.fromScale(0.44, 0.44))
+        painter.drawText = lambda *args, out=painted: out.append(args[-1])
+        scene.item_for_rack[rack].paint(painter, QStyleOptionGraphicsItem())
+        painter.end()
+    assert "NVL72 rack 1" in painted or "NR 1" in painted, painted
+    assert not any(str(t).startswith("rack-") for t in painted), painted

@@ -114,8 +114,10 @@ def tree_entries(inv: Inventory, names: dict[str, str], report: ExportReport) ->
                 queue.append(n)
     stray = sorted(switch_ids - set(tier), key=natural_key)
     if stray:
-        report.messages.append(f"{len(stray)} switch(es) connect to no node's leaf and are left "
-                               f"out: {', '.join(stray[:5])}")
+        one = len(stray) == 1
+        report.messages.append(f"{counted(len(stray), 'switch', 'switches')} "
+                               f"connect{'s' * one} to no node's leaf and "
+                               f"{'is' if one else 'are'} left out: {', '.join(stray[:5])}")
     # rail groups: leaves with the same node set become one Slurm switch
     by_nodes: dict[frozenset, list[str]] = defaultdict(list)
     for leaf in leaves:
@@ -155,9 +157,10 @@ def tree_entries(inv: Inventory, names: dict[str, str], report: ExportReport) ->
             entries.append((s, "switches", compress(children), ""))
     if idle:
         report.messages.append(
-            f"{len(idle)} switch(es) above the tree reach no node that a switch below them "
-            f"does not already reach (leaves serving no node?) and are left out: "
-            f"{compress(idle)}")
+            f"{counted(len(idle), 'switch', 'switches')} above the tree "
+            f"reach{'es' * (len(idle) == 1)} no node that a switch below them does not already "
+            f"reach (leaves serving no node?) and {'is' if len(idle) == 1 else 'are'} left "
+            f"out: {compress(idle)}")
     return entries
 
 

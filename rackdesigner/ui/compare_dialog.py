@@ -10,6 +10,7 @@ CSV or JSON.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,31 @@ def _compare(snapshot: Layout | None, params: tuple) -> Any:
             return f"{name}: {exc}"
     if len(designs) < 2:
         return "add at least one saved design to compare with"
-    return compare(designs)
+    comparison = compare(designs)
+    if job is not None:
+        comparison = replace(comparison, notes=(job_note(job, designs), *comparison.notes))
+    return comparison
+
+
+def job_note(job: Any, designs: list) -> str:
+    """What the training rows ran: the job (model, batch, tokens) and, for each design, on
+    how many of its GPUs (a search job may leave some idle when that is faster: a batch that
+    does not spread over all of them). The rows alone hid why a design trained slower."""
+    from rackdesigner.cost.text import format_count
+    from rackdesigner.vocabulary.wording import counted
+
+    head = (f"job: {job.model}, a batch of {counted(job.job.gbs, 'sequence')}, "
+            f"{format_count(job.tokens)} tokens; ")
+    runs = []
+    for d in designs:
+        t = d.cost.training
+        if t is None:
+            continue
+        runs.append(f"{d.label} on {'all ' if t.gpus == d.gpus else ''}{t.gpus:,}"
+                    + (f" of its {d.gpus:,}" if t.gpus != d.gpus else "") + " GPUs")
+    how = ("each design's fastest layout: " if job.search
+           else "the same degrees on every design: ")
+    return head + how + ", ".join(runs)
 
 
 def _names(sources: list[str]) -> list[str]:

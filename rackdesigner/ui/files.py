@@ -134,8 +134,9 @@ class FileController(QObject):
             self.status_message(f"Opened {Path(path).name}")
         return True
 
-    def _last_folder(self) -> Path | None:
-        """The folder of the open design, or of the design opened or saved last."""
+    def last_folder(self) -> Path | None:
+        """The folder of the open design, or of the design opened or saved last (where the
+        window's file dialogs start: the Workload tab's job files too)."""
         if self.document.path is not None:
             return self.document.path.parent
         recent = self.settings.recent_files()
@@ -144,7 +145,7 @@ class FileController(QObject):
     def _beside_design(self, name: str) -> str:
         """A file dialog's start: `name` next to the open design (or the last opened one),
         not the working directory the app was started from."""
-        return str((self._last_folder() or Path.home()) / name)
+        return str((self.last_folder() or Path.home()) / name)
 
     def _open_failed(self, path: str | Path, message: str) -> bool:
         log.info("cannot open %s: %s", path, message)
@@ -294,7 +295,7 @@ class FileController(QObject):
 
     def save_as(self) -> bool:
         start = str(self.document.path or untitled.suggested_save_path(
-            self.document.suggested_name or "layout", self._last_folder()))
+            self.document.suggested_name or "layout", self.last_folder()))
         path, _ = QFileDialog.getSaveFileName(self.owner, "Save layout as", start, YAML_FILTER)
         if not path:
             return False

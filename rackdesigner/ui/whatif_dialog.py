@@ -125,15 +125,27 @@ class SingleFailuresDialog(QDialog):
         self.status.setText(plain(f"Simulating every single {kind} failure…"))
         relay, cancel, worker = self._relay, self._cancel, self._worker
 
+        def each(job_spec) -> object:
+            whatif = WhatIf(snapshot, job=job_spec)
+            if not whatif.candidates(kind):
+                return f"This design has no object of kind {kind}."
+            return whatif.each(kind, progress=lambda d, t: relay.progress.emit(d, t),
+                               cancelled=cancel.is_set)
+
         def analyse() -> object:
             try:
-                whatif = WhatIf(snapshot, job=spec)
-                if not whatif.candidates(kind):
-                    return f"This design has no object of kind {kind}."
-                return whatif.each(kind, progress=lambda d, t: relay.progress.emit(d, t),
-                                   cancelled=cancel.is_set)
-            except WhatIfError as exc:  # the Workload tab's job cannot run on this design
-                return f"The Workload tab's job: {exc}"
+                try:
+                    return each(spec)
+                except WhatIfError as exc:
+                    if spec is None:
+                        raise
+                    # the Workload tab's job cannot run on this design (another design's
+                    # degrees, issue 38 item 4): the failures without it, saying why
+                    rows = each(None)
+                    return (rows, f"The Workload tab's job is left out: {exc}.") if isinstance(
+                        rows, list) else rows
+            except WhatIfError as exc:
+                return f"{exc}"
             except Exception as exc:  # say it; never take the designer down
                 log.exception("single-failure analysis failed")
                 return f"The analysis failed: {type(exc).__name__}: {exc}"
@@ -157,6 +169,9 @@ class SingleFailuresDialog(QDialog):
         self.progress.setValue(done)
 
     def _on_relay_finished(self, rows) -> None:
+        note = ""
+        if isinstance(rows, tuple):  # run without the tab's job: (rows, why)
+            rows, note = rows
         self.run_button.setEnabled(True)
         self.progress.setVisible(False)
         self.table.setSortingEnabled(False)
@@ -175,12 +190,12 @@ class SingleFailuresDialog(QDialog):
                                   f"class{'es' * (len(rows) != 1)}, worst first. Click a row "
                                   "to select its objects on the canvas. " + (
                                 f"Training job (Workload tab): {job.label}." if job is not None
-                                else "Set a job in the Workload tab to see what each failure "
-                                "costs it.")))
+                                else note or "Set a job in the Workload tab to see what each "
+                                "failure costs it.")))
         for rank, r in enumerate(rows):
             i = r.impact
-            name = r.members[0] if r.count == 1 else (
-                f"any of {r.count}: {r.members[0]} … {r.members[-1]}")
+            first, last = self._named(r.members[0]), self._named(r.members[-1])
+            name = first if r.count == 1 else f"any of {r.count}: {first} … {last}"
             if i.partitioned:
                 name += "  (PARTITIONS)"
             values: list[tuple[str, float]] = [(name, float(rank)), (str(r.count), r.count),
@@ -205,6 +220,16 @@ class SingleFailuresDialog(QDialog):
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnToContents(0)  # what failed tells rows apart: never cut it
         self.finished_rows.emit(len(rows))
+
+    def _named(self, member: str) -> str:
+        """What the canvas calls a failed object ("Spine rack 1"), not its id
+        ("rack-69.group"); a link (or anything unnamed) by its id."""
+        layout = self.layout_ref
+        if layout.has_group(member):
+            return layout.group(member).label
+        if layout.has_device(member):
+            return layout.device(member).label
+        return member
 
     def _on_table_selection_changed(self) -> None:
         ids: list[str] = []

@@ -52,10 +52,13 @@ class FarLines:
             return None
         revision = (scene.blocks_revision, id(scene.layout))
         if (revision != self._revision and self.plan is not None
+                and self._revision is not None and revision[1] == self._revision[1]
                 and getattr(scene, "_area_pending", False)):
             # blocks are opening a few per turn while the view moves: the routes of the
             # previous turn stand (those whose bundle is gone are not drawn) until they
-            # are all open, instead of re-planning every turn
+            # are all open, instead of re-planning every turn — on the same design only: a
+            # design opened over another shares its group ids ("rack-1.group"), and its
+            # names were placed over the other design's blocks
             bundles = scene.bundles
             scene.routed_keys = frozenset(k for k in self.plan.routes if k in bundles)
             revision = self._revision

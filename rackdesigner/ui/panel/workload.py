@@ -123,6 +123,7 @@ class WorkloadTab(WorkloadResults, QWidget):
             combo.currentIndexChanged.connect(self._on_option_changed)
         self.layout_combo.currentIndexChanged.connect(self._on_layout_combo_changed)
         self._gbs_chosen = False  # the user set the batch: a design opened keeps it
+        self.job_folder = ""  # the folder of the job file loaded or saved last
         self.gbs.valueChanged.connect(self._on_gbs_changed)
         for box in (self.tp, self.pp, self.vp, self.cp, self.ep, self.gbs, self.mbs,
                     self.tokens, self.gpus):
@@ -308,7 +309,8 @@ class WorkloadTab(WorkloadResults, QWidget):
 
     def _on_model_combo_activated(self, index: int) -> None:
         if self.model_combo.itemText(index) == LOAD_FILE:
-            path, _ = QFileDialog.getOpenFileName(self, "Load a model file", "",
+            path, _ = QFileDialog.getOpenFileName(self, "Load a model file",
+                                                  jobfile_ui.job_folder(self),
                                                   "Model files (*.yaml *.yml)")
             self.load_model_file(path) if path else self.model_combo.setCurrentIndex(0)
             return

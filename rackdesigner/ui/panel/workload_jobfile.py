@@ -8,6 +8,7 @@ that cannot be used is refused with its line, and the tab keeps its job.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSignalBlocker
@@ -51,8 +52,21 @@ def apply_job(tab: WorkloadTab, spec: JobSpec) -> None:
 
 
 def load_job_dialog(tab: WorkloadTab) -> bool:
-    path, _ = QFileDialog.getOpenFileName(tab, "Load a training job", "", JOB_FILTER)
+    path, _ = QFileDialog.getOpenFileName(tab, "Load a training job", job_folder(tab),
+                                          JOB_FILTER)
     return load_job_file(tab, path) if path else False
+
+
+def job_folder(tab: WorkloadTab, name: str = "") -> str:
+    """Where the tab's file dialogs start: the folder of the job file loaded or saved last,
+    else the open design's (or the last opened design's) folder, else home — never the
+    working directory the app was started from."""
+    folder = tab.job_folder
+    if not folder:
+        files = getattr(tab.window(), "files", None)  # the main window's (None standalone)
+        last = files.last_folder() if files is not None else None
+        folder = str(last) if last is not None else str(Path.home())
+    return str(Path(folder) / name) if name else folder
 
 
 def load_job_file(tab: WorkloadTab, path: str) -> bool:
@@ -62,11 +76,13 @@ def load_job_file(tab: WorkloadTab, path: str) -> bool:
         _warn(tab, "Cannot load the job", str(exc))
         return False
     apply_job(tab, spec)
+    tab.job_folder = str(Path(path).parent)
     return True
 
 
 def save_job_dialog(tab: WorkloadTab) -> bool:
-    path, _ = QFileDialog.getSaveFileName(tab, "Save the training job", "job.yaml", JOB_FILTER)
+    path, _ = QFileDialog.getSaveFileName(tab, "Save the training job",
+                                          job_folder(tab, "job.yaml"), JOB_FILTER)
     return save_job_file(tab, path) if path else False
 
 
@@ -84,6 +100,7 @@ def save_job_file(tab: WorkloadTab, path: str) -> bool:
     except OSError as exc:
         _warn(tab, "Cannot save the job", f"{path}: {exc.strerror or exc}")
         return False
+    tab.job_folder = str(Path(path).parent)
     return True
 
 
@@ -94,4 +111,5 @@ def _warn(tab: WorkloadTab, title: str, text: str) -> None:
     tab.job_file_box = box
 
 
-__all__ = ["apply_job", "load_job_dialog", "load_job_file", "save_job_dialog", "save_job_file"]
+__all__ = ["apply_job", "job_folder", "load_job_dialog", "load_job_file", "save_job_dialog",
+           "save_job_file"]

@@ -11,12 +11,14 @@ tooltip).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPaintDevice
 
 from rackdesigner.ui import style
+from rackdesigner.ui.canvas.name_forms import short_forms
 
 NAME_PX = 11  # the rack's name (8 pt at 96 dpi, as drawn before)
 LINE_PX = 9  # the figures' lines (6.5 pt at 96 dpi)
@@ -75,4 +77,21 @@ def header_lines(name: str, lines: list[str], width: float, top: float,
     return out
 
 
-__all__ = ["EXTRA_W", "HeaderLine", "fit", "header_lines", "pixel_font", "scene_font"]
+def far_size(text: str, lod: float, width: float) -> float:
+    """The pixel size of a rack's name far out: 8 px on screen, at most 48, within `width`."""
+    return min(48.0, 8.0 / max(lod, 0.05), width / (0.62 * max(1, len(text))))
+
+
+def far_name(label: str, lod: float, width: float) -> str:
+    """A rack's name far out: the label, else its first short form (as the canvas writes it)
+    readable at `lod` (7 px on screen), else its number, else its shortest form."""
+    forms = [label, *short_forms(label)]
+    readable = next((t for t in forms if far_size(t, lod, width) * lod >= 7), None)
+    if readable is not None:
+        return readable
+    digits = re.search(r"\d+$", label)
+    return digits.group() if digits is not None else min(forms, key=len)
+
+
+__all__ = ["EXTRA_W", "HeaderLine", "far_name", "far_size", "fit", "header_lines", "pixel_font",
+           "scene_font"]

@@ -8,8 +8,6 @@ the rack's name, in a font that grows as the view shrinks, and its power bar: la
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
@@ -21,7 +19,14 @@ from rackdesigner.model.racks import RackSummary, SideDevice, Unit
 from rackdesigner.ui import style
 from rackdesigner.ui.canvas.failure_marks import paint_failed
 from rackdesigner.ui.plain_text import plain
-from rackdesigner.ui.racks.header_text import EXTRA_W, HeaderLine, header_lines, scene_font
+from rackdesigner.ui.racks.header_text import (
+    EXTRA_W,
+    HeaderLine,
+    far_name,
+    far_size,
+    header_lines,
+    scene_font,
+)
 
 U_PX = 14.0
 RACK_W = round(482.6 / 44.45 * U_PX)  # true proportions of the 19-inch mounting width
@@ -178,15 +183,13 @@ class RackItem(QGraphicsItem):
         if not far and self.heat is not None:
             self._paint_heat(painter, budget)
         if far:
-            # the name (or id) sized to the column; when that is too small to read on screen,
-            # only its number (racks of a row are read left to right)
-            text = s.label if len(s.label) <= 10 else s.id
+            # the name sized to the column, or its short form as the canvas writes it
+            # ("SNR 1"); when none reads on screen, only its number (racks of a row are read
+            # left to right). Never the id: "rack-1" named the network rack between "NVL72
+            # rack 4" and "NVL72 rack 5", which were "rack-5" and "rack-6".
             width = RACK_W + SCALE_W + 20
-            size = min(48.0, 8.0 / max(lod, 0.05), width / (0.62 * max(1, len(text))))
-            digits = re.search(r"\d+$", text)
-            if size * lod < 7 and digits is not None:
-                text = digits.group()
-                size = min(48.0, 8.0 / max(lod, 0.05), width / (0.62 * len(text)))
+            text = far_name(s.label, lod, width)
+            size = far_size(text, lod, width)
             painter.setPen(style.TEXT if state != "over" else POWER_COLORS["over"])
             f = style.font(8, True)
             f.setPixelSize(max(1, int(size)))
