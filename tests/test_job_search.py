@@ -91,3 +91,42 @@ def test_compare_takes_one_search_job_on_designs_of_different_gpu_counts(tmp_pat
     # the same job with fixed degrees is refused on the design it does not divide
     assert main(["compare", *paths, "--job", str(fixed), "--json"]) == 2
     assert "is not the 24 GPUs" in capsys.readouterr().err
+
+
+def test_counts_tried_put_those_the_batch_divides_over_first():
+    """1,008 B200 GPUs and a batch of 256: no layout uses them all without a deep pipeline;
+    the counts tried include 768 (32 replicas of 8 GPUs), not only evenly spread ones."""
+    counts = gpu_counts(1008, 8, 256)
+    assert 768 in counts and counts[0] == 1008 and len(counts) <= MAX_COUNTS
+    assert counts == sorted(set(counts), reverse=True)
+    assert all(c % 8 == 0 and c >= 1008 * MIN_SHARE for c in counts[1:])
+    # a batch that divides nothing better falls back to the even spread
+    assert gpu_counts(1008, 8, 1) == gpu_counts(1008, 8)
+
+
+@pytest.mark.slow
+def test_a_search_job_on_a_cut_fabric_runs_on_the_largest_part_and_a_lost_rack_costs_less():
+    """Issue 38 item 3: a failure's job impact is the best layout on what survives. A cut
+    fabric runs the search job on its largest connected part (never 'cannot run' while a
+    part can hold it); one DGX B200 rack of 64 lost leaves a count the batch divides over."""
+    from rackdesigner.analysis.whatif_job import job_deltas, job_outcome
+    from rackdesigner.workload.jobfile import parse_job
+
+    spec = parse_job("model: llama3-70b\nlayout: search\ngbs: 256\ntokens: 15T\n", "job.yaml")
+    layout = generate("superpod", system="dgx-b200", nodes=128)
+    intact = job_outcome(layout, spec)
+    assert intact.ran
+    one_rack = generate("superpod", system="dgx-b200", nodes=128)
+    one_rack.update_group("rack-1.group", status="failed")  # SU1 compute rack 1: 16 GPUs
+    after = job_outcome(one_rack, spec)
+    assert after.ran, after.error
+    loss = -job_deltas(intact, after)["tokens_per_s"]
+    assert 0 < loss < 0.45, after.label  # was -64.7 % on a 63-stage pipeline
+    # every spine failed: the four SUs fall apart, the job runs on one of them
+    cut = generate("superpod", system="dgx-b200", nodes=128)
+    for device in list(cut.devices()):
+        if device.name.startswith("Spine "):
+            cut.update_device(device.id, status="failed")
+    parted = job_outcome(cut, spec)
+    assert parted.ran, parted.error
+    assert parted.figures["tokens_per_s"] < intact.figures["tokens_per_s"]

@@ -36,12 +36,15 @@ class EstimateError(SettingError):
 
 
 def _connected(ids: list[str], gpus: int | None, label: str,
-               component_of: Mapping[str, str]) -> tuple[list[str], str]:
+               component_of: Mapping[str, str],
+               largest_part: bool = False) -> tuple[list[str], str]:
     """The GPUs a job runs on and their label: the first `gpus` of `ids` (all without `gpus`),
     all of them on one connected fabric. A job's TP, PP and DP groups together join every
     rank, so GPUs in two parts of a cut fabric cannot run one job: when the first ones are
     cut apart, the job takes the first `gpus` of the largest part that holds them (a failure's
-    job impact is the job on what survives), and `EstimateError` when no part does."""
+    job impact is the job on what survives), and `EstimateError` when no part does. With
+    `largest_part` and no `gpus` (a search job, which lays itself out on what it is given), a
+    cut fabric gives the largest part whole."""
     parts: dict[str | None, list[str]] = {}
     for g in ids:
         parts.setdefault(component_of.get(g), []).append(g)
@@ -50,6 +53,9 @@ def _connected(ids: list[str], gpus: int | None, label: str,
     if len(parts) == 1 or len({component_of.get(g) for g in chosen}) == 1:
         return chosen, label if gpus is None else f"the first {gpus:,} GPUs of {label}"
     largest = max(parts.values(), key=len)
+    if gpus is None and largest_part:
+        return largest, (f"the largest connected part of {label} ({len(largest):,} of its "
+                         f"{len(ids):,} GPUs)")
     if gpus is not None and len(largest) >= gpus:
         return largest[:gpus], (f"the first {gpus:,} GPUs of the largest connected part of "
                                 f"{label} ({len(largest):,} GPUs)")
@@ -62,7 +68,8 @@ def _connected(ids: list[str], gpus: int | None, label: str,
 class Estimator:
     def __init__(self, layout: Layout, model: str | ModelSpec, *, gpus: int | None = None,
                  group: str | None = None, gpu_ids: Sequence[str] | None = None,
-                 pue: float | None = None, fabric_tuning: str | None = None) -> None:
+                 pue: float | None = None, fabric_tuning: str | None = None,
+                 largest_part: bool = False) -> None:
         failed = closure(layout)
         if failed:  # failed parts are left out, as in `simulate` (model/failures.py)
             layout = degraded(layout, failed)
@@ -96,7 +103,7 @@ class Estimator:
         if gpus is not None and (gpus < 1 or gpus > len(ids)):
             raise EstimateError(f"{gpus:,} GPUs asked for, but {label} has "
                                 f"{len(ids):,}", option="gpus")
-        ids, label = _connected(ids, gpus, label, groups.shape().component_of)
+        ids, label = _connected(ids, gpus, label, groups.shape().component_of, largest_part)
         self.label = label
         self.comm = CommModel(layout, ids, pue, groups=groups, power_devices=power_devices)
         try:

@@ -6,8 +6,10 @@ find pipelines with a 22 % bubble, where 864 GPUs lose ~14 %. A *search* job (`l
 in a job file, or the Workload tab's "best" layout) names the model, the batch, the precision
 and the tokens; each design gets the fastest layout the search finds on all of its GPUs **or on
 fewer**: whole NVLink domains at a time, down to `MIN_SHARE` of them (at most `MAX_COUNTS`
-counts tried, evenly spread). The winner is the highest tokens/s; the estimate's label says when
-it leaves GPUs idle, and how many.
+counts tried: first those on which the batch spreads furthest over data-parallel replicas of a
+domain each, then evenly spread). The winner is the highest tokens/s; the estimate's label says
+when it leaves GPUs idle, and how many. On a cut fabric the job runs on the largest connected
+part (a failure's job impact is the best layout on what survives).
 
 Compare, `cost --job`, `whatif --job`, sweeps and the Workload tab all call `estimate_spec`, so a
 job file means the same thing everywhere.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from math import gcd
 
 from rackdesigner.model import Layout
 from rackdesigner.workload.api import EstimateError, Estimator
@@ -41,18 +44,28 @@ class Found:
     idle_gpus: int
 
 
-def gpu_counts(gpus: int, domain: int) -> list[int]:
+def gpu_counts(gpus: int, domain: int, gbs: int | None = None) -> list[int]:
     """The GPU counts a search job tries: all `gpus`, then whole `domain`s fewer, down to
-    `MIN_SHARE` of them, at most `MAX_COUNTS` in all (evenly spread, largest first)."""
+    `MIN_SHARE` of them, at most `MAX_COUNTS` in all, largest first. With the global batch
+    `gbs`, the counts on which it divides over the most replicas of one domain each come first
+    (`gcd(count / domain, gbs)`: 1,008 B200 GPUs and a batch of 256 have no layout that uses
+    them all without a deep pipeline, 768 have 32 replicas of TP 8), then evenly spread ones."""
     if domain < 2 or gpus <= domain:
         return [gpus]
     top = gpus // domain * domain
     low = max(domain, -(-int(gpus * MIN_SHARE) // domain) * domain)
     fewer = [c for c in range(top, low - 1, -domain) if c != gpus]
-    if len(fewer) >= MAX_COUNTS:
-        step = (len(fewer) - 1) / (MAX_COUNTS - 2)
-        fewer = [fewer[round(i * step)] for i in range(MAX_COUNTS - 1)]
-    return [gpus, *fewer]
+    if len(fewer) < MAX_COUNTS:
+        return [gpus, *fewer]
+    chosen: list[int] = []
+    if gbs is not None and gbs > 0:
+        by_batch = sorted(fewer, key=lambda c: (gcd(c // domain, gbs), c), reverse=True)
+        chosen = [c for c in by_batch[:MAX_COUNTS - 2] if gcd(c // domain, gbs) > 1]
+    step = (len(fewer) - 1) / (MAX_COUNTS - 2)
+    for c in (fewer[round(i * step)] for i in range(MAX_COUNTS - 1)):
+        if len(chosen) < MAX_COUNTS - 1 and c not in chosen:
+            chosen.append(c)
+    return [gpus, *sorted(chosen, reverse=True)]
 
 
 def best_layout(layout: Layout, model: str, base: Job, *, gpus: int | None = None,
@@ -64,16 +77,16 @@ def best_layout(layout: Layout, model: str, base: Job, *, gpus: int | None = Non
     or fewer: `gpu_counts`, or the caller's `counts`, largest first); `EstimateError` when no
     count has one that fits."""
     whole = Estimator(layout, model, gpus=gpus, group=group, gpu_ids=gpu_ids, pue=pue,
-                      fabric_tuning=fabric_tuning)
+                      fabric_tuning=fabric_tuning, largest_part=True)
     if counts is None:
-        counts = gpu_counts(whole.gpus, whole.comm.nvlink_domain())
+        counts = gpu_counts(whole.gpus, whole.comm.nvlink_domain(), base.gbs)
     best: Found | None = None
     errors: list[str] = []
     considered = 0
     for count in counts:
         est = whole if count == whole.gpus else Estimator(
             layout, model, gpus=count, group=group, gpu_ids=gpu_ids, pue=pue,
-            fabric_tuning=fabric_tuning)
+            fabric_tuning=fabric_tuning, largest_part=True)
         try:
             found = search(est, base, top=1, tokens=tokens)
         except EstimateError as exc:
