@@ -103,14 +103,19 @@ def run(args: argparse.Namespace) -> int:
     if args.classes is not None and args.job is None:
         raise UsageError("--classes needs --job FILE")
     spec = load_job_arg(args.job) if args.job is not None else None
+    beside = _power_beside(layout) if scope is None and args.pue is None else None
     try:
         result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
                           p2p=tuple(args.p2p) if args.p2p else None,
                           sharp=None if args.sharp is None else args.sharp == "on",
                           placement=args.placement, loads_for=(args.collective, size),
-                          fabric_tuning=args.fabric_tuning, nccl_version=args.nccl_version)
+                          fabric_tuning=args.fabric_tuning, nccl_version=args.nccl_version,
+                          beside=beside)
     except SimulationInputError as exc:  # the CLI names the settings its own way: --sharp
         raise UsageError(exc.for_cli()) from None
+    finally:
+        if beside is not None:
+            beside.stop()  # read already, or the simulation raised: nothing left running
     job_loads = None
     if spec is not None:
         from rackdesigner.analysis.jobheat import JobHeatError, heat_doc, parse_workload
@@ -138,6 +143,18 @@ def run(args: argparse.Namespace) -> int:
     elif args.link_loads:
         sys.stdout.write(loads_report(result))
     return 0
+
+
+def _power_beside(layout):
+    """The design's PUE and power report worked out on a second core while the simulation
+    builds the topology (`simulation/power_beside.py`), when forking pays; else None."""
+    from rackdesigner.cli.validate_parallel import forks
+
+    if not forks(layout):
+        return None
+    from rackdesigner.simulation.power_beside import PowerBeside
+
+    return PowerBeside(layout)
 
 
 def job_loads_report(heat, estimate) -> str:

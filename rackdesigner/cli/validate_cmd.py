@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{exc}", file=sys.stderr)
             status = 2
             continue
-        findings = check_layout(layout)
+        findings = _check(layout)
         if args.quiet:
             findings = [f for f in findings if f.severity == ERROR]
         errors = sum(1 for f in findings if f.severity == ERROR)
@@ -88,6 +88,17 @@ def run(args: argparse.Namespace) -> int:
 
         print(json_text({"schema": "rackdesigner.validate/1", "files": reports}, indent=1))
     return status
+
+
+def _check(layout: Layout) -> list:
+    """`check_layout`, on two cores when forking pays (`cli/validate_parallel.py`)."""
+    from rackdesigner.cli.validate_parallel import forks
+
+    if forks(layout):
+        from rackdesigner.cli.validate_parallel import check_layout_in_two
+
+        return check_layout_in_two(layout)
+    return check_layout(layout)
 
 
 def _where(path: str, layout: Layout, finding) -> str:
