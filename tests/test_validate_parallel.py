@@ -1,5 +1,6 @@
-"""`validate` with the rack and cooling rules checked in a forked child (validate_parallel.py),
-and `simulate` with the design's PUE and power report worked out in one (power_beside.py).
+"""`validate` with the rack and cooling rules checked by a child that reads the design file
+too (cli/validate_parallel.py), and `simulate` with the design's PUE and power report worked out
+by one (simulation/power_beside.py).
 
 RACKDESIGNER_PARALLEL_FROM_GPUS=1 and RACKDESIGNER_WORKERS=2 make a small generated design take
 the parallel path; RACKDESIGNER_WORKERS=1 forces the serial one. Both must print the same bytes
@@ -37,7 +38,7 @@ FRESH = "RACKDESIGNER_TEST_FRESH_PROCESS"
 @pytest.fixture(autouse=True)
 def _one_thread(request):
     if request.node.name in ("test_every_case_in_a_fresh_process",
-                             "test_small_designs_do_not_fork"):
+                             "test_small_files_do_not_fork"):
         return
     if threading.active_count() > 1:  # threads left by earlier tests: the CLI would not fork
         if os.environ.get(FRESH):
@@ -132,10 +133,34 @@ def test_the_broken_design_has_findings_of_both_halves(designs):
     from rackdesigner.io import load_layout
 
     layout = load_layout(designs["broken"])
-    plain = check_layout(layout)
-    racks, _cooling = validate_parallel._rack_part(load_layout(designs["broken"]))
+    racks, _cooling = validate_parallel.rack_part(layout)
     assert {f.code for f in racks} >= {"rack-power", "bad-rack"}
-    assert validate_parallel.check_layout_in_two(load_layout(designs["broken"])) == plain
+    assert {f.code for f in check_layout(layout)} - {f.code for f in racks} >= {
+        "unknown-model", "port-reused"}
+
+
+def test_a_file_changed_while_read_is_checked_here(designs, monkeypatch, capsys, tmp_path):
+    """The child read the file before it changed: its findings are not taken, the command
+    checks the file as it read it."""
+    path = tmp_path / "changing.yaml"
+    path.write_text(designs["broken"].read_text())
+    argv = ["validate", str(path)]
+    from rackdesigner.io import load_layout
+
+    real = load_layout
+    parent = os.getpid()
+
+    def clean_in_parent(source, *args, **kwargs):
+        if os.getpid() == parent:  # the child has read the broken file by now, or will
+            path.write_text(designs["clean"].read_text())
+        return real(source, *args, **kwargs)
+
+    want = _run(monkeypatch, capsys, ["validate", str(designs["clean"])], parallel=False)
+    monkeypatch.setattr("rackdesigner.io.load_layout", clean_in_parent)
+    monkeypatch.setattr("rackdesigner.cli.validate_cmd.load_layout", clean_in_parent)
+    got = _run(monkeypatch, capsys, argv, parallel=True)
+    assert got[0] == want[0] == 0
+    assert got[1] == want[1].replace(str(designs["clean"]), str(path))
 
 
 def test_a_child_that_dies_changes_nothing(designs, monkeypatch, capsys):
@@ -153,8 +178,8 @@ def test_a_child_that_dies_changes_nothing(designs, monkeypatch, capsys):
     for verb in (["validate"], ["simulate", "--json"]):
         argv = [*verb, str(designs["broken"])]
         serial = _run(monkeypatch, capsys, argv, parallel=False)
-        monkeypatch.setattr(validate_parallel, "_rack_part", dying(validate_parallel._rack_part))
-        monkeypatch.setattr(power_beside, "_power_part", dying(power_beside._power_part))
+        monkeypatch.setattr(validate_parallel, "rack_part", dying(validate_parallel.rack_part))
+        monkeypatch.setattr(power_beside, "power_part", dying(power_beside.power_part))
         assert _run(monkeypatch, capsys, argv, parallel=True) == serial
         monkeypatch.undo()
 
@@ -171,18 +196,17 @@ def test_a_pue_given_or_a_scope_does_not_fork(designs, monkeypatch, capsys):
     assert multiprocessing.active_children() == []
 
 
-def test_small_designs_do_not_fork(designs, monkeypatch):
-    """Below the threshold no fork, and `validate` of a small design does not even import the
+def test_small_files_do_not_fork(designs, monkeypatch):
+    """Below `FORK_FROM_BYTES` no fork, and `validate` of a small file does not even import the
     fork's module (the simulation package)."""
-    from rackdesigner.io import load_layout
-
     monkeypatch.delenv(two_cores.THRESHOLD_ENV, raising=False)
     monkeypatch.setenv(two_cores.WORKERS_ENV, "2")
-    assert not validate_parallel.forks(load_layout(designs["clean"]))  # 504 GPUs
+    small = str(designs["clean"])  # 504 GPUs, 0.5 MB
+    assert os.path.getsize(small) < validate_parallel.FORK_FROM_BYTES
+    assert validate_parallel.beside(small, validate_parallel.rack_part) is None
     assert validate_parallel.THRESHOLD_ENV == two_cores.THRESHOLD_ENV
-    assert validate_parallel.FORK_FROM_DEVICES <= two_cores.PARALLEL_FROM_GPUS
     code = ("import sys; from rackdesigner.cli import main; main(['validate', '-q', "
-            f"{str(designs['clean'])!r}]); print('rackdesigner.simulation' in sys.modules)")
+            f"{small!r}]); print('rackdesigner.simulation' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if k != two_cores.THRESHOLD_ENV}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, cwd=Path(__file__).resolve().parents[1], timeout=120)

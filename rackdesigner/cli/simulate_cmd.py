@@ -88,6 +88,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    child = None
+    if args.group is None and args.gpus is None and args.pue is None:  # the whole design's
+        from rackdesigner.cli.validate_parallel import beside
+        from rackdesigner.simulation.power_beside import power_part
+
+        child = beside(args.file, power_part)  # a large file: its power on the second core
+    try:
+        return _run(args, child)
+    finally:
+        if child is not None:
+            child.stop()  # read already, or the command failed: nothing left running
+
+
+def _run(args: argparse.Namespace, child: Any) -> int:
     from rackdesigner.io.jsonout import json_text
     from rackdesigner.simulation import SimulationInputError, simulate
 
@@ -103,7 +117,11 @@ def run(args: argparse.Namespace) -> int:
     if args.classes is not None and args.job is None:
         raise UsageError("--classes needs --job FILE")
     spec = load_job_arg(args.job) if args.job is not None else None
-    beside = _power_beside(layout) if scope is None and args.pue is None else None
+    beside = None
+    if child is not None:
+        from rackdesigner.simulation.power_beside import PowerBeside
+
+        beside = PowerBeside(child)
     try:
         result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
                           p2p=tuple(args.p2p) if args.p2p else None,
@@ -113,9 +131,6 @@ def run(args: argparse.Namespace) -> int:
                           beside=beside)
     except SimulationInputError as exc:  # the CLI names the settings its own way: --sharp
         raise UsageError(exc.for_cli()) from None
-    finally:
-        if beside is not None:
-            beside.stop()  # read already, or the simulation raised: nothing left running
     job_loads = None
     if spec is not None:
         from rackdesigner.analysis.jobheat import JobHeatError, heat_doc, parse_workload
@@ -143,18 +158,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.link_loads:
         sys.stdout.write(loads_report(result))
     return 0
-
-
-def _power_beside(layout):
-    """The design's PUE and power report worked out on a second core while the simulation
-    builds the topology (`simulation/power_beside.py`), when forking pays; else None."""
-    from rackdesigner.cli.validate_parallel import forks
-
-    if not forks(layout):
-        return None
-    from rackdesigner.simulation.power_beside import PowerBeside
-
-    return PowerBeside(layout)
 
 
 def job_loads_report(heat, estimate) -> str:

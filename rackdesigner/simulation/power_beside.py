@@ -1,38 +1,32 @@
-"""`simulate` of a large design on two cores: its PUE and power report in a forked child.
+"""`simulate` of a large design on two cores: its PUE and power report from a child.
 
 The power stage reads the design, never its topology (`power.power_of` takes a spec per device,
 which `power.design_specs` gives without one), and the PUE the simulation uses when none is
-given is the design's cooling mix (`model.pue.design_pue`). At 102,400 GPUs the two are about
-1.5 s of CPU, while the topology the rest of the simulation needs takes about 5 s: so when
-forking pays (`two_cores.wanted`) the command starts a child for them before building the
-topology, and `simulate(..., beside=PowerBeside(layout))` takes the child's figures.
+given is the design's cooling mix (`model.pue.design_pue`): at 102,400 GPUs the two are about
+1.2 s of CPU, while the rest of the simulation needs the topology first. So when a second core
+pays, the command starts a child that reads the design file itself and works out
+`power_part` (`cli/validate_parallel.py` says why the child reads the file rather than being
+forked after the read), and `simulate(..., beside=PowerBeside(child))` takes its figures.
 
 The child returns plain values (the PUE, the report's fields without their read-only views),
 never the design. Whatever the child does, the result is the serial path's: a child that
 raises, dies or outlives its bound is joined or killed and the simulation asks both questions
-itself (tests/test_power_beside.py compares both ways on generated and broken designs).
+itself (tests/test_validate_parallel.py compares both ways on generated and broken designs).
 Only a whole-design simulation with no PUE given takes it (the CLI checks).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
-
-from rackdesigner.simulation.two_cores import Forked
 
 if TYPE_CHECKING:
     from rackdesigner.model import Layout
     from rackdesigner.simulation.power import PowerReport
 
-#: The simulation waits for the child at most this many times the time since the fork, plus a
-#: minute (it asks for the child's figures once its topology is built, a longer task).
-_WAIT_FACTOR = 10.0
 
-
-def _power_part(layout: Layout) -> tuple[float, list[Any] | None]:
+def power_part(layout: Layout) -> tuple[float, list[Any] | None]:
     """(the design's PUE, the fields of its power report as plain values), as `simulate`
     computes them: the PUE of the design as given, the report over what has not failed; no
     report when the PUE is one `simulate` refuses."""
@@ -76,18 +70,17 @@ def _report(values: list[Any]) -> PowerReport:
 
 
 class PowerBeside:
-    """The design's PUE and power report, worked out in a child forked now."""
+    """The design's PUE and power report from a child working out `power_part` (the CLI's
+    `FileBeside`, whose child reads the design file itself): `result()` gives its value or
+    None, `stop()` ends it."""
 
-    def __init__(self, layout: Layout) -> None:
-        self._child: Forked | None = Forked(_power_part, layout)
+    def __init__(self, child: Any) -> None:
+        self._child = child
 
     def result(self) -> tuple[float, PowerReport | None] | None:
         """(PUE, power report) from the child: the report is None when the PUE is refused;
         None when the child gave nothing (the caller asks both questions itself)."""
-        child, self._child = self._child, None
-        if child is None:
-            return None
-        got = child.result(60.0 + _WAIT_FACTOR * (time.monotonic() - child.started))
+        got = self._child.result()
         if got is None:
             return None
         pue, values = got
@@ -95,6 +88,4 @@ class PowerBeside:
 
     def stop(self) -> None:
         """End the child unread (the simulation raised)."""
-        child, self._child = self._child, None
-        if child is not None:
-            child.kill()
+        self._child.stop()
