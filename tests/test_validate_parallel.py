@@ -1,11 +1,10 @@
 """`validate` with the rack and cooling rules checked by a child that reads the design file
-too (cli/validate_parallel.py), and `simulate` with the design's PUE and power report worked out
-by one (simulation/power_beside.py).
+too (cli/validate_parallel.py).
 
 RACKDESIGNER_PARALLEL_FROM_GPUS=1 and RACKDESIGNER_WORKERS=2 make a small generated design take
 the parallel path; RACKDESIGNER_WORKERS=1 forces the serial one. Both must print the same bytes
 and exit the same way, on clean designs and on designs broken in the ways the rack, cooling and
-power passes know (bad racks, racks over their budget, unknown models, reused ports, failed
+link rules know (bad racks, racks over their budget, unknown models, reused ports, failed
 parts, a stated site PUE), also when the child dies; and leave no process behind.
 """
 
@@ -24,7 +23,7 @@ from rackdesigner.cli import main, validate_parallel
 from rackdesigner.generators import generate
 from rackdesigner.io import dump_layout_text
 from rackdesigner.model import Device, Link, PortRef, check_layout
-from rackdesigner.simulation import power_beside, two_cores
+from rackdesigner.simulation import two_cores
 
 pytestmark = [
     pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
@@ -63,7 +62,7 @@ def test_every_case_in_a_fresh_process():
 
 
 def _broken():
-    """A 2-SU SuperPOD broken in the ways the rack, cooling, power and link rules know."""
+    """A 2-SU SuperPOD broken in the ways the rack, cooling and link rules know."""
     layout = generate("superpod", system="dgx-h100", sus=2)
     devices = list(layout.devices())
     racks = [d for d in devices if d.model.startswith("rack-")]
@@ -116,7 +115,7 @@ def _run(monkeypatch, capsys, argv, *, parallel):
 
 @pytest.mark.parametrize("name", ["clean", "broken", "rail"])
 @pytest.mark.parametrize("verb", [["validate"], ["validate", "--json"], ["validate", "--all"],
-                                  ["simulate", "--json"], ["simulate"]])
+                                  ["validate", "-q"]])
 def test_two_cores_print_what_one_prints(designs, monkeypatch, capsys, name, verb):
     argv = [*verb, str(designs[name])]
     serial = _run(monkeypatch, capsys, argv, parallel=False)
@@ -175,25 +174,10 @@ def test_a_child_that_dies_changes_nothing(designs, monkeypatch, capsys):
             return real(*args)
         return part
 
-    for verb in (["validate"], ["simulate", "--json"]):
-        argv = [*verb, str(designs["broken"])]
-        serial = _run(monkeypatch, capsys, argv, parallel=False)
-        monkeypatch.setattr(validate_parallel, "rack_part", dying(validate_parallel.rack_part))
-        monkeypatch.setattr(power_beside, "power_part", dying(power_beside.power_part))
-        assert _run(monkeypatch, capsys, argv, parallel=True) == serial
-        monkeypatch.undo()
-
-
-def test_a_pue_given_or_a_scope_does_not_fork(designs, monkeypatch, capsys):
-    """The child's report is the whole design's at the design's PUE: `--pue` and `--group`
-    simulate as before, on one core."""
-    argv = ["simulate", "--json", "--pue", "1.3", str(designs["clean"])]
+    argv = ["validate", str(designs["broken"])]
     serial = _run(monkeypatch, capsys, argv, parallel=False)
-    monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
-    monkeypatch.setenv(two_cores.WORKERS_ENV, "2")
-    assert main(argv) == serial[0]
-    assert capsys.readouterr().out == serial[1]
-    assert multiprocessing.active_children() == []
+    monkeypatch.setattr(validate_parallel, "rack_part", dying(validate_parallel.rack_part))
+    assert _run(monkeypatch, capsys, argv, parallel=True) == serial
 
 
 def test_small_files_do_not_fork(designs, monkeypatch):

@@ -88,20 +88,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    child = None
-    if args.group is None and args.gpus is None and args.pue is None:  # the whole design's
-        from rackdesigner.cli.validate_parallel import beside
-        from rackdesigner.simulation.power_beside import power_part
-
-        child = beside(args.file, power_part)  # a large file: its power on the second core
-    try:
-        return _run(args, child)
-    finally:
-        if child is not None:
-            child.stop()  # read already, or the command failed: nothing left running
-
-
-def _run(args: argparse.Namespace, child: Any) -> int:
     from rackdesigner.io.jsonout import json_text
     from rackdesigner.simulation import SimulationInputError, simulate
 
@@ -117,18 +103,12 @@ def _run(args: argparse.Namespace, child: Any) -> int:
     if args.classes is not None and args.job is None:
         raise UsageError("--classes needs --job FILE")
     spec = load_job_arg(args.job) if args.job is not None else None
-    beside = None
-    if child is not None:
-        from rackdesigner.simulation.power_beside import PowerBeside
-
-        beside = PowerBeside(child)
     try:
         result = simulate(layout, scope, algorithm=args.algorithm, pue=args.pue,
                           p2p=tuple(args.p2p) if args.p2p else None,
                           sharp=None if args.sharp is None else args.sharp == "on",
                           placement=args.placement, loads_for=(args.collective, size),
-                          fabric_tuning=args.fabric_tuning, nccl_version=args.nccl_version,
-                          beside=beside)
+                          fabric_tuning=args.fabric_tuning, nccl_version=args.nccl_version)
     except SimulationInputError as exc:  # the CLI names the settings its own way: --sharp
         raise UsageError(exc.for_cli()) from None
     job_loads = None

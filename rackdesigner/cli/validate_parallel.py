@@ -1,20 +1,21 @@
-"""`validate` and `simulate` of a large design file on two cores: a child that reads the file too.
+"""`validate` of a large design file on two cores: a child that reads the file too.
 
 The rule families are independent passes over one design (`model/rules.py` `check_parts`):
 the link, port, model, NIC-reach and reachability rules read the index's link table, the rack
-and cooling rules the rack index and the power draws (about 2 s of 6 at 102,400 GPUs). The
-simulation's PUE and power report read the design, never its topology (`simulation/
-power_beside.py`: about 1.2 s of the 13 after the load). Forked after the design is read, a
-child costs the command about as much as it saves: the command then touches every object of a
-gigabyte-sized design, and each page it writes is copied out of the child's (measured in round
-three and again in round four, docs/large-designs.md). So the child is forked before the file
-is read and reads it itself, on the second core, while the command reads it on the first:
-no page is shared, and the child's part is off the command's path. It costs the CPU and the
-memory of a second read, so it is taken only when forking pays (`two_cores.may_fork`: a
-platform that forks, two cores not both busy, not `RACKDESIGNER_WORKERS=1`) and the file is
-large (`FORK_FROM_BYTES`; `RACKDESIGNER_PARALLEL_FROM_GPUS` set forks for any file: the tests).
+and cooling rules the rack index and the power draws (about 2 s of 6 at 102,400 GPUs).
+Forked after the design is read, a child's saving is partly eaten by copy-on-write faults:
+the command then touches every object of a gigabyte-sized design, and each page it writes is
+copied out of the child's (measured in round three and again in round four,
+docs/large-designs.md). So the child is forked before the file is read and reads it itself,
+on the second core, while the command reads it on the first: no page is shared, and the
+child's part is off the command's path. It costs the CPU and the memory of a second read, so
+it is taken only when forking pays (`two_cores.may_fork`: a
+platform that forks, two cores, not `RACKDESIGNER_WORKERS=1`), a core is idle (the last
+minute's load average below the number of cores less one, or `RACKDESIGNER_WORKERS=2`) and
+the file is large (`FORK_FROM_BYTES`; `RACKDESIGNER_PARALLEL_FROM_GPUS` set forks for any
+file: the tests).
 
-The child returns plain values (findings, power figures) with the file's size, time and inode
+The child returns plain values (its findings) with the file's size, time and inode
 as it read them; the command takes them only when its own read saw the same file. Otherwise,
 or when the child raised, died or outlived its bound (it is then killed), the command asks the
 questions itself, as the serial path does: the output is the same either way
@@ -97,9 +98,24 @@ def beside(path: str, part: Callable[[Layout], Any]) -> FileBeside | None:
         return None
     if size < FORK_FROM_BYTES and THRESHOLD_ENV not in os.environ:
         return None
-    from rackdesigner.simulation.two_cores import may_fork
+    from rackdesigner.simulation.two_cores import WORKERS_ENV, may_fork
 
-    return FileBeside(path, part) if may_fork() else None
+    if not may_fork():
+        return None
+    if not os.environ.get(WORKERS_ENV) and _no_idle_core():
+        return None  # a second read only pays on a core nothing else uses
+    return FileBeside(path, part)
+
+
+def _no_idle_core() -> bool:
+    """Whether the last minute's load average leaves no core idle (at least the number of
+    cores less one): measured at a load average of 1 to 1.5 on two cores, the second read
+    competed with the other work and the command was no faster (docs/large-designs.md, round
+    four). `RACKDESIGNER_WORKERS=2` reads beside regardless."""
+    try:
+        return os.getloadavg()[0] >= (os.cpu_count() or 1) - 1
+    except OSError:  # no load average on this platform
+        return False
 
 
 def rack_part(layout: Layout) -> tuple[list[Finding], list[Finding]]:

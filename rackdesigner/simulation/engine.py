@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from rackdesigner import vocabulary
 from rackdesigner.model import Layout
@@ -44,9 +43,6 @@ from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
 from rackdesigner.vocabulary.wording import SettingError, counted
 
-if TYPE_CHECKING:
-    from rackdesigner.simulation.power_beside import PowerBeside
-
 NODE_GROUP_KINDS = ("node", "tray")
 #: The per-link loads a result lists unless asked otherwise: all_reduce at 1 GiB.
 LOADS_COLLECTIVE = "all_reduce"
@@ -75,8 +71,7 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
              placement: str = "contiguous",
              loads_for: tuple[str, int] | None = (LOADS_COLLECTIVE, LOADS_SIZE),
              fabric_tuning: str | None = None,
-             nccl_version: str | None = None,
-             beside: PowerBeside | None = None) -> SimulationResult:
+             nccl_version: str | None = None) -> SimulationResult:
     """Predict bandwidth, collectives, latency and power of `layout` (see docs/simulation.md).
 
     `sharp`: allow in-network reduction (NVLS across nodes, CollNet/SHARP); None takes the
@@ -87,8 +82,6 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     None: "vendor-tuned", the level the vendor publishes for its reference architecture).
     `nccl_version`: the NCCL the cluster runs ("2.19.3"; None: the version of the engine's
     constants, `nccl_release.DEFAULT_VERSION`): which algorithms it has (nccl_release.py).
-    `beside`: the design's PUE and power report being worked out in a forked child
-    (`power_beside.py`; only for the whole design with no `pue` given): the same figures.
 
     A pass over the whole design: on a large one, callers that can afford it hold the garbage
     collector off meanwhile (`model/gcpause.py`; the CLI, the designer's workers, sweep tasks).
@@ -96,14 +89,13 @@ def simulate(layout: Layout, scope: str | Iterable[str] | None = None, *,
     return _simulate(layout, scope, algorithm=algorithm, pue=pue, p2p=p2p, sharp=sharp,
                      placement=placement, loads_for=loads_for,
                      tuning=fabric_tuning or vocabulary.DEFAULT_FABRIC_TUNING,
-                     nccl_version=nccl_version, beside=beside)
+                     nccl_version=nccl_version)
 
 
 def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: str,
               pue: float | None, p2p: tuple[str, str] | None, sharp: bool | None,
               placement: str, loads_for: tuple[str, int] | None,
-              tuning: str, nccl_version: str | None = None,
-              beside: PowerBeside | None = None) -> SimulationResult:
+              tuning: str, nccl_version: str | None = None) -> SimulationResult:
     try:
         release = parse_version(nccl_version)
     except NcclVersionError as exc:
@@ -119,10 +111,13 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
                                    f"(choose from {', '.join(PLACEMENTS)})")
     if loads_for is not None and loads_for[0] not in vocabulary.collective_names():
         raise SimulationInputError(f"unknown collective {loads_for[0]!r} for the link loads")
-    if beside is not None and (pue is not None or scope is not None):
-        raise ValueError("beside: the whole design's power, with the design's PUE, only")
-    whole = layout
-    facility_pue = _checked_pue(whole, pue) if beside is None else 0.0  # the child's below
+    if pue is None:  # the site's stated PUE, else the cooling mix's: the cost model's too
+        from rackdesigner.model.pue import design_pue
+
+        pue = design_pue(layout)[0]
+    pue = float(pue)
+    if not (pue >= 1.0 and pue < 10.0):
+        raise SimulationInputError(f"PUE must be between 1 and 10, got {pue:g}")
     sharp_on = bool(layout.meta.sharp) if sharp is None else bool(sharp)
     failed = closure(layout)
     if failed:  # failed objects stay in the document but not in the figures
@@ -130,11 +125,6 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
         if scope is not None and not isinstance(scope, str):
             scope = [g for g in scope if g not in failed.devices]
     topo = Topology.of(layout)  # once per state, shared (what-if, the panel)
-    power = None
-    if beside is not None:  # the child's PUE and report, else asked here as serial asks
-        got = beside.result()
-        facility_pue = _checked_pue(whole, None if got is None else got[0])
-        power = None if got is None else got[1]
     messages: list[Message] = []
 
     def warn(code: str, text: str) -> None:  # the design has a problem / a part is left out
@@ -279,8 +269,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
             {name: pts[0].time_us for name, pts in curves.items() if pts}),
         missing_data=tuple(sorted(missing)),
     )
-    if power is None:
-        power = power_report(layout, topo, power_devices, facility_pue)
+    power = power_report(layout, topo, power_devices, pue)
     if not power.complete:
         warn("power_incomplete", f"power total is a lower bound ({power.headline}): no power "
              f"figure in the catalog for {', '.join(power.without_power)}")
@@ -294,19 +283,6 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
                             tuple(m.text for m in messages), algorithm, tuple(messages),
                             sharp=sharp_on, placement=placement, link_loads=link_loads,
                             fabric_tuning=tuning, nccl_version=release.text)
-
-
-def _checked_pue(layout: Layout, pue: float | None) -> float:
-    """The PUE given, else the site's stated PUE, else the cooling mix's (the cost model's
-    too); a PUE outside [1, 10) is refused."""
-    if pue is None:
-        from rackdesigner.model.pue import design_pue
-
-        pue = design_pue(layout)[0]
-    pue = float(pue)
-    if not (pue >= 1.0 and pue < 10.0):
-        raise SimulationInputError(f"PUE must be between 1 and 10, got {pue:g}")
-    return pue
 
 
 def _link_loads(topo: Topology, model: ScopeModel, routed: Routed, curves: dict,
