@@ -49,19 +49,24 @@ def finding_line(layout: Layout, objects: tuple[str, ...], key: str = "") -> int
 
 
 def run(args: argparse.Namespace) -> int:
+    from rackdesigner.cli.validate_parallel import beside, check_layout_beside, rack_part
     from rackdesigner.io.sanitize import shown
     from rackdesigner.model.finding_groups import GROUP_FROM, group_findings
 
     status = 0
     reports = []
     for path in args.files:
+        child = beside(path, rack_part)  # a large file: its rack rules on the second core
         try:
             layout = load_layout(path)
         except LayoutFileError as exc:
+            if child is not None:
+                child.stop()
             print(f"{exc}", file=sys.stderr)
             status = 2
             continue
-        findings = check_layout(layout)
+        findings = (check_layout(layout) if child is None
+                    else check_layout_beside(layout, child))
         if args.quiet:
             findings = [f for f in findings if f.severity == ERROR]
         errors = sum(1 for f in findings if f.severity == ERROR)

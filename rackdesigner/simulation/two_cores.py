@@ -57,10 +57,19 @@ def gpu_count(layout: Layout) -> int:
 
 def wanted(layout: Layout) -> bool:
     """Whether a command should fork for `layout` (see the module docstring)."""
+    try:
+        threshold = int(os.environ.get(THRESHOLD_ENV, "") or PARALLEL_FROM_GPUS)
+    except ValueError:
+        return False
+    return may_fork() and gpu_count(layout) >= threshold
+
+
+def may_fork() -> bool:
+    """`wanted` without the design's size: the platform, the cores, their load, the switch."""
     asked = os.environ.get(WORKERS_ENV, "")
     try:
         workers = int(asked or 2)
-        threshold = int(os.environ.get(THRESHOLD_ENV, "") or PARALLEL_FROM_GPUS)
+        int(os.environ.get(THRESHOLD_ENV, "") or PARALLEL_FROM_GPUS)
     except ValueError:
         return False
     cores = os.cpu_count() or 1
@@ -70,9 +79,7 @@ def wanted(layout: Layout) -> bool:
         return False
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
-    if threading.active_count() > 1:  # a library caller with threads: no fork (its locks)
-        return False
-    return gpu_count(layout) >= threshold
+    return threading.active_count() <= 1  # a library caller with threads: no fork (its locks)
 
 
 def _busy(cores: int) -> bool:
