@@ -10,12 +10,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import subprocess
-import sys
-import threading
-from pathlib import Path
 
 import pytest
+from fresh_process import fresh_process_test, one_thread_fixture
 
 from rackdesigner.analysis import whatif as whatif_mod
 from rackdesigner.analysis import whatif_parallel
@@ -31,34 +28,8 @@ pytestmark = [
     pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: always serial")]
 
 
-#: set in the fresh process `test_every_case_in_a_fresh_process` starts
-FRESH = "RACKDESIGNER_TEST_FRESH_PROCESS"
-
-
-@pytest.fixture(autouse=True)
-def _one_thread(request):
-    if request.node.name == "test_every_case_in_a_fresh_process":
-        return
-    if threading.active_count() > 1:  # threads left by earlier tests: the CLI would not fork
-        if os.environ.get(FRESH):
-            pytest.fail("a fresh process runs other threads: the parallel path is not taken")
-        pytest.skip("this process runs other threads: test_every_case_in_a_fresh_process "
-                    "runs the cases again where it has none")
-
-
-@pytest.mark.slow
-def test_every_case_in_a_fresh_process():
-    """The cases below skip in a process that earlier tests left with threads (the whole
-    suite's); here they run in a process of their own, so CI always takes the parallel path."""
-    if os.environ.get(FRESH):
-        pytest.skip("already the fresh process")
-    env = {**os.environ, FRESH: "1", "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "-rs",
-         str(Path(__file__))], cwd=Path(__file__).resolve().parents[1], env=env,
-        capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert " passed" in done.stdout and "skipped" not in done.stdout, done.stdout[-3000:]
+_one_thread = one_thread_fixture()
+test_every_case_in_a_fresh_process = fresh_process_test(__file__, timeout=600)
 
 
 @pytest.fixture(scope="module")
