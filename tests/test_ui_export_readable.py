@@ -87,7 +87,7 @@ def test_a_small_design_is_drawn_at_a_legible_scale(qtbot, tmp_path):
     layout = generate("dgx-b200")
     assert image_level(layout, "detail") == "detail"  # small enough to draw device by device
     out = render_layout(layout, tmp_path / "node.png", scale=0.5)
-    image, drawing = _drawing(out, layout)
+    _image, drawing = _drawing(out, layout)
     source = design_rect(image_scene(layout, "detail"))
     scale = drawing.width() / source.width()
     assert scale == pytest.approx(legible_scale(), rel=0.01)  # raised from 0.5

@@ -127,8 +127,9 @@ def _labels(scene: RackScene, source: QRectF, target: QRectF, scale: float):
 def image_level(layout: Layout, level: str) -> str:
     """`level` ("detail" or "overview"), or "far" when the design drawn device by device at a
     legible scale would pass MAX_PIXELS and it has three or more scalable units or tiers to
-    draw as blocks: a 1,008-GPU NVL72 SuperPOD was 8,000 px of 8-px boxes on mostly empty areas; as blocks it
-    fills the frame with a readable name and counts on each (issue 38 item 9)."""
+    draw as blocks: a 1,008-GPU NVL72 SuperPOD was 8,000 px of 8-px boxes on mostly empty
+    areas; as blocks it fills the frame with a readable name and counts on each (issue 38
+    item 9)."""
     if level == "far":
         return level
     xs = [d.pos[0] for d in layout.devices()]
