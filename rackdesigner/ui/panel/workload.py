@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtCore import QSignalBlocker, QSize, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -31,6 +31,7 @@ from rackdesigner.model import Layout
 from rackdesigner.ui.panel import workload_jobfile as jobfile_ui
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.forms import option_grid, status_label
+from rackdesigner.ui.panel.scroll import wrapped_minimum
 from rackdesigner.ui.panel.theme import TEXT_DIM, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.ui.panel.workload_results import FIGURES, PARTS, WorkloadResults
@@ -363,6 +364,16 @@ class WorkloadTab(WorkloadResults, QWidget):
 
     def flush(self) -> WorkloadOutcome | None:
         return self.live.flush()
+
+    def minimumSizeHint(self) -> QSize:  # Qt override
+        """Tall enough for the notes wrapped at this width: the option rows (Train's digits)
+        are never squeezed below their own height in a short dock (issue 38 item 4)."""
+        return wrapped_minimum(self, super().minimumSizeHint())
+
+    def resizeEvent(self, event) -> None:  # Qt override
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # the wrapped notes' height, so the minimum, changed
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
