@@ -128,3 +128,27 @@ def test_unsaved_changes_to_an_example_name_the_example(qtbot, tmp_path, monkeyp
     assert not window.files.maybe_save()  # cancelled: the design stays
     assert asked == [f"Save your changes to {window.document.untitled_title}?"]
     assert "example" in asked[0]
+
+
+def test_a_batch_changed_for_the_design_says_so_next_to_the_field(qtbot):
+    """Issue 38 item 3: the Workload tab's batch went from 256 to 378 when the 14-rack NVL72
+    SuperPOD opened, unseen, and Compare ran that batch. The tab now says why, beside the
+    field; a batch the user set is kept and needs no note."""
+    from rackdesigner.generators import generate
+    from rackdesigner.ui.panel import SimulationPanel
+
+    panel = SimulationPanel(debounce_ms=0)
+    qtbot.addWidget(panel)
+    panel.show()
+    tab = panel.workload
+    panel.set_layout(generate("dgx-b200"), "one.yaml")
+    assert tab.gbs.value() == 256 and tab.batch_note.isHidden()
+    panel.set_layout(generate("superpod", system="gb200-nvl72", racks=14), "nvl72.yaml")
+    assert tab.gbs.value() == 378
+    assert not tab.batch_note.isHidden()
+    note = tab.batch_note.text()
+    assert "378" in note and "was 256" in note and "126 nodes" in note and "Compare" in note
+    tab.gbs.setValue(512)  # the user's own batch: kept on the next design, no note
+    assert tab.batch_note.isHidden()
+    panel.set_layout(generate("dgx-b200"), "one.yaml")
+    assert tab.gbs.value() == 512 and tab.batch_note.isHidden()

@@ -22,6 +22,7 @@ from rackdesigner.io.atomic import write_bytes
 from rackdesigner.io.sanitize import xml_document
 from rackdesigner.ui.canvas.scene import RackScene
 from rackdesigner.ui.export_banner import banner_for, banner_height, paint_banner
+from rackdesigner.ui.export_labels import block_labels, legible_scale, paint_block_labels
 
 if TYPE_CHECKING:
     from rackdesigner.model import Layout
@@ -53,7 +54,9 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0,
                  titled: bool = True) -> Path:
     """Write the whole design to `path` (.png or .svg); returns the path. `titled`: a band on
     top with the design's name, GPU count and a legend of its device kinds and link types
-    (`export_banner.py`)."""
+    (`export_banner.py`). A PNG is drawn at least at `legible_scale` (the canvas's labels
+    12 px tall) when that fits under MAX_PIXELS; blocks and collapsed boxes get their names
+    and counts written on them at a readable size (`export_labels.py`)."""
     path = Path(path)
     layout = getattr(scene, "layout", None)
     banner = banner_for(layout) if titled and layout is not None else None
@@ -78,13 +81,16 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0,
         painter = QPainter(generator)
         if banner is not None:
             paint_banner(painter, banner, QRectF(0, 0, source.width(), band))
-        scene.render(painter, QRectF(0, band, source.width(), source.height()), source)
+        target = QRectF(0, band, source.width(), source.height())
+        scene.render(painter, target, source)
+        paint_block_labels(painter, _labels(scene, source, target, 1.0))
         painter.end()
         # Qt writes a name's control characters raw: mapped, the drawing stays well-formed XML
         write_bytes(path, xml_document(bytes(data.data())))
         return path
     if suffix != ".png":
         raise ValueError(f"cannot export {path.name}: use .png or .svg")
+    scale = max(scale, legible_scale())
     longest = max(source.width(), source.height()) * scale
     if longest > MAX_PIXELS:
         scale *= MAX_PIXELS / longest
@@ -98,13 +104,47 @@ def export_image(scene: RackScene, path: str | Path, scale: float = 1.0,
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     if banner is not None:
         paint_banner(painter, banner, QRectF(0, 0, size.width(), band))
-    scene.render(painter, QRectF(0, band, size.width(), size.height()), source,
-                 Qt.AspectRatioMode.KeepAspectRatio)
+    target = QRectF(0, band, size.width(), size.height())
+    scene.render(painter, target, source, Qt.AspectRatioMode.KeepAspectRatio)
+    paint_block_labels(painter, _labels(scene, source, target, scale))
     painter.end()
     if not image.save(buffer, "PNG"):
         raise OSError(f"cannot encode {path.name} as PNG")
     write_bytes(path, bytes(data.data()))
     return path
+
+
+def _labels(scene: RackScene, source: QRectF, target: QRectF, scale: float):
+    """The labels an image adds: on every block (the view writes those on the canvas), and on
+    collapsed boxes too when the scene's own text is drawn too small to read."""
+    items = [item for item in scene.items() if item.parentItem() is None]
+    if scale < legible_scale():
+        return block_labels(items, source, target)
+    return block_labels([item for item in items if getattr(item, "block", False)], source,
+                        target)
+
+
+def image_level(layout: Layout, level: str) -> str:
+    """`level` ("detail" or "overview"), or "far" when the design drawn device by device at a
+    legible scale would pass MAX_PIXELS and it has three or more scalable units or tiers to
+    draw as blocks: a 1,008-GPU NVL72 SuperPOD was 8,000 px of 8-px boxes on mostly empty
+    areas; as blocks it fills the frame with a readable name and counts on each (issue 38
+    item 9)."""
+    if level == "far":
+        return level
+    xs = [d.pos[0] for d in layout.devices()]
+    ys = [d.pos[1] for d in layout.devices()]
+    if not xs:
+        return level
+    from rackdesigner.ui import style
+
+    extent = max(max(xs) - min(xs) + style.DEVICE_WIDTH, max(ys) - min(ys))
+    if extent * legible_scale() <= MAX_PIXELS:
+        return level
+    from rackdesigner.ui.canvas.cells import find_cells
+
+    # one scalable unit (and its spine) as two blocks would say nothing: drawn device by device
+    return "far" if len(find_cells(layout)) >= 3 else level
 
 
 def drawn_level(layout: Layout, overview: bool = False) -> str:
@@ -133,11 +173,13 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
                   overview: bool = False, heat: tuple[str, int] | HeatMap | None = None,
                   level: str | None = None) -> Path:
     """Draw `layout` to a PNG or SVG file without a window (the `render` verb), at `level`
-    (default: `drawn_level`, so a large design is drawn as blocks and fits in memory).
+    (default: `drawn_level`, so a large design is drawn as blocks and fits in memory; a
+    design too large to draw legibly device by device is drawn as blocks too: `image_level`).
 
     Uses the running QApplication or makes one; without a display, Qt's offscreen platform.
     """
     level = drawn_level(layout, overview) if level is None else level
+    level = image_level(layout, level)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     global _APP
@@ -148,6 +190,12 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
         where = f"{layout.source_path}:{line}: " if layout.source_path and line else ""
         raise ValueError(f"{where}device {far.id} is at {list(far.pos)}, too far away to draw "
                          f"(the image may span at most {MAX_EXTENT:.0e} canvas units)")
+    return export_image(image_scene(layout, level, heat), path, scale=scale)
+
+
+def image_scene(layout: Layout, level: str, heat: tuple[str, int] | HeatMap | None = None
+                ) -> RackScene:
+    """A scene of `layout` drawn at `level` ("detail", "overview" or "far"), for an image."""
     scene = RackScene()
     if level == "far":  # set before the layout: no device item is ever made inside a block
         scene.lazy = True
@@ -161,8 +209,7 @@ def render_layout(layout: Layout, path: str | Path, scale: float = 1.0,
         scene.flush()
         scene.legend_in_scene = True
         scene.set_heat(heat if isinstance(heat, HeatMap) else heat_map(layout, heat[0], heat[1]))
-    return export_image(scene, path, scale=scale)
-
+    return scene
 
 
 def _farthest_device(layout: Layout):

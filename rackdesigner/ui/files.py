@@ -319,7 +319,7 @@ class FileController(QObject):
 
     # ---- export -------------------------------------------------------------------------------
     def export_image_dialog(self) -> bool:
-        from rackdesigner.ui.export import export_image
+        from rackdesigner.ui.export import export_image, image_level, render_layout
 
         stem = self.document.path.stem if self.document.path else "layout"
         path, _ = QFileDialog.getSaveFileName(self.owner, "Export image",
@@ -328,7 +328,13 @@ class FileController(QObject):
         if not path:
             return False
         try:
-            export_image(self.scene, path, scale=2.0)
+            layout = self.document.layout
+            if (self.scene.level != "far" and not self.scene.failed_set.devices
+                    and image_level(layout, "detail") == "far"):
+                # too large to read device by device: the far zoom's blocks, named and counted
+                render_layout(layout, path, scale=2.0, heat=self.scene.heat, level="far")
+            else:
+                export_image(self.scene, path, scale=2.0)
         except (OSError, ValueError) as exc:
             QMessageBox.critical(self.owner, "Cannot export", plain(str(exc)))
             return False

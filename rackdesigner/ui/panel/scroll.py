@@ -7,6 +7,31 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QTabWidget, QWidget
 
 
+def wrapped_minimum(widget: QWidget, hint: QSize) -> QSize:
+    """`hint` (a vertical box's minimum) made tall enough for its word-wrapped labels at the
+    widget's width: the box's own minimum takes one line per wrapped label, and a box forced to
+    that height squeezes its other rows below their minimum (values cut in half, a spin box's
+    digits clipped at the bottom). Each fixed part counts its height for this width; only the
+    stretching parts may shrink to their own minimum."""
+    box = widget.layout()
+    if box is None:
+        return hint
+    margins = box.contentsMargins()
+    width = max(widget.width(), hint.width()) - margins.left() - margins.right()
+    total, shown = margins.top() + margins.bottom(), 0
+    for i in range(box.count()):
+        item = box.itemAt(i)
+        if item.isEmpty():
+            continue
+        height = item.minimumSize().height()
+        if item.hasHeightForWidth() and box.stretch(i) == 0:
+            height = max(height, item.heightForWidth(width))
+        total += height
+        shown += 1
+    total += box.spacing() * max(shown - 1, 0)
+    return QSize(hint.width(), max(hint.height(), total))
+
+
 class ScrollContent(QWidget):
     """Fills the scroll area's viewport down to its minimum height, then scrolls.
 
@@ -25,24 +50,7 @@ class ScrollContent(QWidget):
         return -1
 
     def minimumSizeHint(self) -> QSize:  # Qt override
-        hint = super().minimumSizeHint()
-        box = self.layout()
-        if box is None:
-            return hint
-        margins = box.contentsMargins()
-        width = max(self.width(), hint.width()) - margins.left() - margins.right()
-        total, shown = margins.top() + margins.bottom(), 0
-        for i in range(box.count()):
-            item = box.itemAt(i)
-            if item.isEmpty():
-                continue
-            height = item.minimumSize().height()
-            if item.hasHeightForWidth() and box.stretch(i) == 0:
-                height = max(height, item.heightForWidth(width))
-            total += height
-            shown += 1
-        total += box.spacing() * max(shown - 1, 0)
-        return QSize(hint.width(), max(hint.height(), total))
+        return wrapped_minimum(self, super().minimumSizeHint())
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
@@ -89,4 +97,4 @@ class PlotTabs(QTabWidget):
         return False
 
 
-__all__ = ["FigureScroll", "PlotTabs", "ScrollContent"]
+__all__ = ["FigureScroll", "PlotTabs", "ScrollContent", "wrapped_minimum"]

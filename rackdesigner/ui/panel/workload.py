@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtCore import QSignalBlocker, QSize, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -31,10 +31,12 @@ from rackdesigner.model import Layout
 from rackdesigner.ui.panel import workload_jobfile as jobfile_ui
 from rackdesigner.ui.panel.axes import CategoryAxisItem, styled_plot
 from rackdesigner.ui.panel.forms import option_grid, status_label
+from rackdesigner.ui.panel.scroll import wrapped_minimum
 from rackdesigner.ui.panel.theme import TEXT_DIM, pg
 from rackdesigner.ui.panel.workload_live import LiveEstimate, WorkloadOutcome, WorkloadRequest
 from rackdesigner.ui.panel.workload_results import FIGURES, PARTS, WorkloadResults
 from rackdesigner.ui.plain_text import plain
+from rackdesigner.vocabulary.wording import counted
 from rackdesigner.workload import Estimate, Job, bundled_ids
 from rackdesigner.workload.jobfile import JobSpec
 from rackdesigner.workload.profile import DEFAULT_PROFILE, bundled_profile_ids
@@ -54,11 +56,20 @@ NO_JOB = ("No workload set: in the Workload tab choose a model and \"manual\" de
           "it find the best layout (open the tab); the heat map then draws that job's traffic.")
 
 
-def default_batch(gpus: int, least: int = 256) -> int:
-    """The smallest multiple of the design's node count (GPUs / 8, or the GPUs when they do
-    not come in eights) of at least `least` sequences: TP 8 inside each node leaves one
-    data-parallel rank per node, which then gets whole micro-batches."""
-    unit = gpus // 8 if gpus >= 8 and gpus % 8 == 0 else max(gpus, 1)
+#: the batch a design's default is rounded up from (sequences per step)
+DEFAULT_BATCH = 256
+
+
+def batch_unit(gpus: int) -> int:
+    """The design's node count (GPUs / 8), or its GPUs when they do not come in eights."""
+    return gpus // 8 if gpus >= 8 and gpus % 8 == 0 else max(gpus, 1)
+
+
+def default_batch(gpus: int, least: int = DEFAULT_BATCH) -> int:
+    """The smallest multiple of the design's node count (`batch_unit`) of at least `least`
+    sequences: TP 8 inside each node leaves one data-parallel rank per node, which then gets
+    whole micro-batches."""
+    unit = batch_unit(gpus)
     return max(unit, -(-least // unit) * unit)
 
 
@@ -107,7 +118,7 @@ class WorkloadTab(WorkloadResults, QWidget):
         self.ep = _spin(1, 512, 1, "expert-parallel degree (MoE models)")
         self.gpus = _spin(0, 1_000_000, 0, "use the first N GPUs of the design (0: all)")
         self.gpus.setSpecialValueText("all")
-        self.gbs = _spin(1, 1_000_000, 256, "global batch (sequences per step)")
+        self.gbs = _spin(1, 1_000_000, DEFAULT_BATCH, "global batch (sequences per step)")
         self.mbs = _spin(1, 64, 1, "micro-batch (sequences)")
         self.tokens = QDoubleSpinBox(self)
         self.tokens.setRange(0.001, 1000.0)
@@ -150,6 +161,8 @@ class WorkloadTab(WorkloadResults, QWidget):
             ("TP", self.tp), ("PP", self.pp), ("VP", self.vp), ("CP", self.cp),
             ("EP", self.ep), ("GPUs", self.gpus), ("Batch", self.gbs), ("Micro", self.mbs),
             ("Train", self.tokens), ("Stack", self.profile_combo)))
+        self.batch_note = status_label(self)  # why the batch is not the one last shown
+        self.batch_note.setVisible(False)
         self.status = status_label(self)
         self.figure_labels: dict[str, QLabel] = {}
         figures = QGridLayout()
@@ -186,6 +199,7 @@ class WorkloadTab(WorkloadResults, QWidget):
         box.setContentsMargins(2, 2, 2, 2)
         box.setSpacing(4)
         box.addLayout(grid)
+        box.addWidget(self.batch_note)
         box.addWidget(self.status)
         box.addLayout(figures)
         box.addLayout(buttons)
@@ -200,9 +214,12 @@ class WorkloadTab(WorkloadResults, QWidget):
         tab opened on "Cannot estimate" (issue 26)."""
         self._scope = None
         if layout is not None and not self._gbs_chosen:
+            gpus = layout.index().counts()[0]["gpu"]
+            before, batch = self.gbs.value(), default_batch(gpus)
             blocker = QSignalBlocker(self.gbs)
-            self.gbs.setValue(default_batch(layout.index().counts()[0]["gpu"]))
+            self.gbs.setValue(batch)
             del blocker
+            self._note_batch(before, batch, gpus)
         self.live.set_request(self.request())
         self.live.set_layout(layout)
 
@@ -238,12 +255,32 @@ class WorkloadTab(WorkloadResults, QWidget):
         self._fabric_tuning = tuning
         self._on_option_changed()
 
+    def _note_batch(self, before: int, batch: int, gpus: int) -> None:
+        """Say next to the field why the batch is not 256 (or not what the last design had):
+        Compare, Single Failures and a saved job all run this batch (issue 38 item 3: 256 on
+        one design became 378 on the next, unseen, and the comparison's job with it)."""
+        if batch == DEFAULT_BATCH and before == batch:
+            self.batch_note.setVisible(False)
+            return
+        unit = batch_unit(gpus)
+        of = (f"this design's {counted(unit, 'node')} ({counted(gpus, 'GPU')} / 8)"
+              if unit != gpus else f"this design's {counted(gpus, 'GPU')}")
+        was = f" (was {before:,})" if before != batch else ""
+        self.batch_note.setText(plain(
+            f"Batch {batch:,}{was}: the smallest multiple of {of} of at least "
+            f"{DEFAULT_BATCH:,} sequences, so every data-parallel rank gets whole sequences. "
+            "Compare and Single Failures run this batch; set the batch to keep yours on every "
+            "design."))
+        self.batch_note.setVisible(True)
+
     def _on_gbs_changed(self, _value: int) -> None:
         self._gbs_chosen = True
+        self.batch_note.setVisible(False)  # the user's batch: kept, nothing to explain
 
     def mark_batch_chosen(self) -> None:
         """The batch was set by the user (a loaded job): a design opened keeps it."""
         self._gbs_chosen = True
+        self.batch_note.setVisible(False)
 
     def refresh_request(self) -> None:
         """Fields were set with their signals blocked (a loaded job): estimate once now."""
@@ -327,6 +364,16 @@ class WorkloadTab(WorkloadResults, QWidget):
 
     def flush(self) -> WorkloadOutcome | None:
         return self.live.flush()
+
+    def minimumSizeHint(self) -> QSize:  # Qt override
+        """Tall enough for the notes wrapped at this width: the option rows (Train's digits)
+        are never squeezed below their own height in a short dock (issue 38 item 4)."""
+        return wrapped_minimum(self, super().minimumSizeHint())
+
+    def resizeEvent(self, event) -> None:  # Qt override
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # the wrapped notes' height, so the minimum, changed
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
