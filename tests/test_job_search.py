@@ -130,3 +130,16 @@ def test_a_search_job_on_a_cut_fabric_runs_on_the_largest_part_and_a_lost_rack_c
     parted = job_outcome(cut, spec)
     assert parted.ran, parted.error
     assert parted.figures["tokens_per_s"] < intact.figures["tokens_per_s"]
+
+
+def test_a_job_on_some_of_a_degraded_designs_gpus_says_of_how_many_working_ones():
+    """After a rack failure the label counts the survivors, not the design's whole count."""
+    from rackdesigner.workload import Estimator
+
+    layout = generate("superpod", system="dgx-h100", nodes=32)
+    layout.update_group("rack-1.group", status="failed")
+    working = 256 - 8 * sum(1 for g in layout.groups() if g.kind == "node"
+                            and g.parent == "rack-1.group")
+    assert working < 256
+    assert Estimator(layout, "llama3-8b", gpus=64).label == (
+        f"the first 64 of the {working:,} working GPUs of the design")

@@ -51,7 +51,9 @@ def _connected(ids: list[str], gpus: int | None, label: str,
     want = len(ids) if gpus is None else gpus
     chosen = ids[:want]
     if len(parts) == 1 or len({component_of.get(g) for g in chosen}) == 1:
-        return chosen, label if gpus is None else f"the first {gpus:,} GPUs of {label}"
+        if gpus is None:
+            return chosen, label
+        return chosen, f"the first {gpus:,} of the {len(ids):,} working GPUs of {label}"
     largest = max(parts.values(), key=len)
     if gpus is None and largest_part:
         return largest, (f"the largest connected part of {label} ({len(largest):,} of its "
