@@ -40,6 +40,18 @@ def one_thread_fixture(*exempt: str) -> Any:
     return _one_thread
 
 
+def set_workers(monkeypatch: Any, *, parallel: bool) -> None:
+    """Force the forked path (RACKDESIGNER_WORKERS=2, any design size, whatever the machine's
+    load) or the serial one (=1)."""
+    from rackdesigner.simulation import two_cores
+
+    if parallel:
+        monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
+        monkeypatch.setenv(two_cores.WORKERS_ENV, "2")
+    else:
+        monkeypatch.setenv(two_cores.WORKERS_ENV, "1")
+
+
 def fresh_process_test(test_file: str, timeout: int) -> Callable[[], None]:
     """The slow test that runs every case of `test_file` again in a process of its own."""
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fresh_process import fresh_process_test, one_thread_fixture
+from fresh_process import fresh_process_test, one_thread_fixture, set_workers
 
 from rackdesigner.cli import main, validate_parallel
 from rackdesigner.generators import generate
@@ -66,11 +66,7 @@ def designs(tmp_path_factory):
 
 
 def _run(monkeypatch, capsys, argv, *, parallel):
-    if parallel:  # RACKDESIGNER_WORKERS=2: forks whatever the machine's load
-        monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
-        monkeypatch.setenv(two_cores.WORKERS_ENV, "2")
-    else:
-        monkeypatch.setenv(two_cores.WORKERS_ENV, "1")
+    set_workers(monkeypatch, parallel=parallel)
     calls = []
     real = two_cores.Forked.__init__
 

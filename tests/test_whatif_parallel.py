@@ -12,7 +12,7 @@ import os
 import signal
 
 import pytest
-from fresh_process import fresh_process_test, one_thread_fixture
+from fresh_process import fresh_process_test, one_thread_fixture, set_workers
 
 from rackdesigner.analysis import whatif as whatif_mod
 from rackdesigner.analysis import whatif_parallel
@@ -40,11 +40,7 @@ def design(tmp_path_factory):
 
 
 def _run(monkeypatch, capsys, argv, *, parallel):
-    if parallel:  # RACKDESIGNER_WORKERS=2: forks whatever the machine's load
-        monkeypatch.setenv(two_cores.THRESHOLD_ENV, "1")
-        monkeypatch.setenv(two_cores.WORKERS_ENV, "2")
-    else:
-        monkeypatch.setenv(two_cores.WORKERS_ENV, "1")
+    set_workers(monkeypatch, parallel=parallel)
     calls = []
     real = whatif_parallel.scenario_in_two
 
