@@ -16,7 +16,14 @@ from rackdesigner.generators import generate
 from rackdesigner.serving import serve
 from rackdesigner.serving.api import speed_at
 from rackdesigner.serving.instance import Config, Instance
-from rackdesigner.serving.kernels import NVLINK_HOP_US, ONE_SHOT_MAX_BYTES, custom_all_reduce_s
+from rackdesigner.serving.kernels import (
+    IMBALANCE_EP,
+    IMBALANCE_SLOTS,
+    NVLINK_HOP_US,
+    ONE_SHOT_MAX_BYTES,
+    custom_all_reduce_s,
+    hot_rank,
+)
 from rackdesigner.serving.links import Links
 from rackdesigner.serving.shapes import token_costs
 from rackdesigner.serving.stacks import resolve_stack
@@ -108,3 +115,27 @@ def test_b200_nodes_win_one_sequence_with_the_kernel_model(rack, nodes):
     b200 = serve(nodes, "deepseek-r1", precision="fp4", isl=1024, osl=1024, gpus=72, mtp=3,
                  stack=KERNELS)
     assert b200.pareto[0].per_user > nvl.pareto[0].per_user
+
+
+def test_routing_imbalance_slows_large_wide_ep_batches_as_measured(rack):
+    # TensorRT-LLM tech blog 4, Table 1: DeepSeek-R1 at EP 32 with the EP load balancer (9 expert
+    # slots per rank): the hottest rank receives 1.109x the mean routed tokens
+    assert hot_rank(0.109, IMBALANCE_EP, IMBALANCE_SLOTS) == pytest.approx(1.109)
+    # more experts per rank average the hot ones out; one rank has nobody to wait for
+    assert 1.0 < hot_rank(0.109, 4, 64) < hot_rank(0.109, 8, 32) < hot_rank(0.109, 32, 8)
+    assert hot_rank(0.109, 1, 256) == 1.0
+    # the step waits for the hottest rank: DEP16 at 256 sequences per GPU (compute-bound
+    # experts, InferenceX's max-load decode) is slower than with balanced routing, DEP32 at 4
+    # per GPU (weight-bound: every local expert is read either way) hardly moves
+    comm = CommModel(rack, CommModel.layout_gpus(rack))
+    gpu = H.gpu_compute(comm.gpu_model())
+    base = resolve_stack(KERNELS)
+    costs = token_costs(resolve_model("deepseek-v3"), "fp4", bf16_attention=True)
+
+    def step(ep: int, per_gpu: int, draft: int, imbalance: float) -> float:
+        inst = Instance(costs, gpu, replace(base, expert_imbalance=imbalance),
+                        Config(ep, attn_dp=True), Links(comm, ep))
+        return inst.decode_step(ep * per_gpu, 1536, draft)
+
+    assert step(16, 256, 1, 0.109) > 1.05 * step(16, 256, 1, 0.0)
+    assert step(32, 4, 3, 0.109) < 1.01 * step(32, 4, 3, 0.0)

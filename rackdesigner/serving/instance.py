@@ -107,6 +107,8 @@ class Instance:
         # the routed experts' grouped GEMMs: each expert a small problem of its own (one
         # expert's weights, a few tokens) at the stack's fitted share of the dense rates
         self.expert_dev = self._experts(self.dev)
+        #: routed tokens on the hottest expert rank over the mean (kernels.hot_rank)
+        self.hot = K.hot_rank(stack.expert_imbalance, s, m.moe.experts / s) if m.moe else 1.0
         self.devs = (self.dev, self.attn_dev, self.expert_dev)
         #: the draft head's devices: an NVFP4 MLA checkpoint leaves its MTP layer unquantized
         #: (TensorRT-LLM modeling_deepseekv3.py `_get_decoder_layer_quant_config`: "The MTP
@@ -167,7 +169,7 @@ class Instance:
             k, e, f = m.moe.top_k, m.moe.experts, m.moe.expert_ffn_hidden
             hit = 1.0 - (1.0 - k / e) ** max(tokens, 0.0)  # experts some token picks
             groups = max(1, round(e / s * hit))
-            routed = tokens * k / s  # token-expert pairs landing on this GPU
+            routed = tokens * k / s * self.hot  # token-expert pairs on the hottest GPU
             moe_gemms = [G.Gemm("expert.fc1", routed / groups, up * f, h, groups),
                          G.Gemm("expert.fc2", routed / groups, h, f, groups)]
             if m.moe.shared_experts:
@@ -203,7 +205,7 @@ class Instance:
         elems = local * width + dense * local * act * m.ffn_hidden / self.mlp_split
         if m.moe:
             k = m.moe.top_k
-            routed = tokens * k / s
+            routed = tokens * k / s * self.hot
             elems += moe * (routed * act * m.moe.expert_ffn_hidden
                             + routed * h * op("moe_permute").bytes_fwd
                             + local * m.moe.experts * op("moe_router").bytes_fwd)
@@ -334,7 +336,7 @@ class Instance:
                 self.c.precision], s)
             combine = self.links.time("reduce_scatter", tokens * h * H.ACT_BYTES, s)
             return share * (dispatch + combine)
-        per_gpu = tokens / s * m.moe.top_k * h
+        per_gpu = tokens / s * m.moe.top_k * h * self.hot  # what the hottest rank receives
         dispatch = self.links.time("all_to_all", per_gpu * DISPATCH_BYTES[self.c.precision], s)
         combine = self.links.time("all_to_all", per_gpu * H.ACT_BYTES, s)
         return share * (dispatch + combine)

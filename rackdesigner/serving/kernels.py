@@ -30,6 +30,8 @@ an all-gather phase: two hops, each GPU moving twice its share; MNNVLAllReduce's
 
 from __future__ import annotations
 
+import math
+
 from rackdesigner.simulation import constants as C
 
 #: one-shot below this many bytes over the whole group (tokens x hidden x ranks x 2 bytes),
@@ -67,6 +69,24 @@ def custom_all_reduce_s(size: float, ranks: int, nvlink_Bps: float, floor_s: flo
     return floor_s + 2 * hop + 2.0 * size * (ranks - 1) / ranks / nvlink_Bps
 
 
+#: where the stack's `expert_imbalance` was measured: DeepSeek-R1 on 32 GB200, EP 32 with 288
+#: expert slots (9 per rank) placed by the EP load balancer (TensorRT-LLM tech blog 4, Table 1:
+#: imbalance ratio (max - mean) / mean by rank 0.109, averaged over layers and iterations; 1.564
+#: without the balancer, 8 slots per rank)
+IMBALANCE_EP, IMBALANCE_SLOTS = 32, 9.0
+
+
+def hot_rank(imbalance: float, ep: int, experts_per_rank: float) -> float:
+    """Routed tokens on the hottest of `ep` expert-parallel ranks over the mean: 1 + the
+    measured `imbalance` carried to this EP size as the maximum of independent loads would
+    (model assumption): the spread of a rank's load shrinks as the square root of the experts
+    it holds, the maximum over `ep` ranks grows as sqrt(2 ln ep) standard deviations."""
+    if ep <= 1 or imbalance <= 0:
+        return 1.0
+    spread = math.sqrt(IMBALANCE_SLOTS / max(experts_per_rank, 1.0))
+    return 1.0 + imbalance * spread * math.sqrt(math.log(ep) / math.log(IMBALANCE_EP))
+
+
 __all__ = ["ATTN_ELEMENTWISE_KERNELS", "ATTN_GEMM_KERNELS", "EXPERT_KERNELS",
-           "NVLINK_HOP_US", "ONE_SHOT_MAX_BYTES", "ROUTER_KERNELS", "custom_all_reduce_s",
-           "floored"]
+           "IMBALANCE_EP", "IMBALANCE_SLOTS", "NVLINK_HOP_US", "ONE_SHOT_MAX_BYTES",
+           "ROUTER_KERNELS", "custom_all_reduce_s", "floored", "hot_rank"]

@@ -41,6 +41,9 @@ class Stack:
     #: the shortest a decode kernel takes under CUDA graphs (launch, grid start, drain), µs;
     #: 0: the decode step is priced by its work plus `layer_kernels` gaps instead
     kernel_floor_us: float = 0.0
+    #: routing imbalance: the hottest EP rank's routed tokens over the mean, less one, as
+    #: measured at EP 32 with 9 expert slots per rank (serving/kernels.hot_rank); 0: balanced
+    expert_imbalance: float = 0.0
     #: where a wide-EP (attention-DP) instance sends tokens to their experts with an all-to-all:
     #: "any" layout (DeepEP's intra- and inter-node kernels), or "nvlink" — only an EP group
     #: wider than top-k inside one NVLink domain; every other one all-gathers the tokens and
@@ -57,7 +60,7 @@ _INTS = ("max_batch", "max_num_tokens", "layer_kernels")
 _WORDS = {"moe_alltoall": ("any", "nvlink"), "fp4_attention": ("fp4", "bf16")}
 _NUMBERS = tuple(f.name for f in fields(Stack)
                  if f.name not in ("id", "name", "sources", *_WORDS))
-_OPTIONAL = ("expert_gemm_share", "kernel_floor_us")  # keys with a default
+_OPTIONAL = ("expert_gemm_share", "kernel_floor_us", "expert_imbalance")  # keys with a default
 
 
 @lru_cache(maxsize=1)
