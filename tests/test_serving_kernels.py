@@ -139,3 +139,20 @@ def test_routing_imbalance_slows_large_wide_ep_batches_as_measured(rack):
 
     assert step(16, 256, 1, 0.109) > 1.05 * step(16, 256, 1, 0.0)
     assert step(32, 4, 3, 0.109) < 1.01 * step(32, 4, 3, 0.0)
+
+
+def test_only_stacks_that_document_a_two_batch_decode_overlap_run_one(rack):
+    # SGLang (enable_two_batch_overlap) and vLLM (--enable-dbo) hide one micro-batch's
+    # dispatch and combine behind the other's compute; TensorRT-LLM documents no such mode: the
+    # same wide-EP layout at a large batch is slower on it, and equal where a step cannot split
+    assert resolve_stack("trtllm").decode_overlap == "none"
+    assert resolve_stack("sglang").decode_overlap == resolve_stack("vllm").decode_overlap \
+        == "two_batch"
+    pin = {"gpus": 16, "attention_dp": True, "pp": 1}
+
+    def speed(stack: str, batch: int) -> float:
+        return speed_at(rack, "deepseek-r1", pin, batch, precision="fp4", isl=1024, osl=1024,
+                        gpus=72, mtp=1, stack=stack)
+
+    assert speed("trtllm", 8192) < 0.95 * speed("sglang", 8192)
+    assert speed("trtllm", 16) == pytest.approx(speed("sglang", 16))

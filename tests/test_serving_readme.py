@@ -53,4 +53,4 @@ def test_the_readme_serving_comparison_is_reproduced_by_its_commands(tmp_path, c
     assert nodes["max_load"]["output_tokens_per_s_per_gpu"] == pytest.approx(
         _number(r"\([\d,]+ and ([\d,]+)\)", para), rel=0.005)
     # the rack runs wide EP on its NVLink; the B200 nodes keep each instance in one node
-    assert rack["at"]["config"]["ep"] == 32 and nodes["at"]["config"]["gpus"] <= 8
+    assert rack["at"]["config"]["ep"] > 8 and nodes["at"]["config"]["gpus"] <= 8

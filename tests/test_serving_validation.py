@@ -225,7 +225,7 @@ def test_r1_ratio_in_the_middle_is_several_fold(r1_curves):
     "its recipes (DEP32 at 4 sequences per GPU with 3 draft tokens, 164 tok/s/user, and at 64 "
     "with 1, 91); the model, with every one of those recipes' speeds within 25 %, searches the "
     "batches between them (DEP32 at 16-64 per GPU with 3 draft tokens), at the speeds those two "
-    "published steps imply (test below), and puts the rack 9.4x ahead; the published steps "
+    "published steps imply (test below), and puts the rack 7.7x ahead; the published steps "
     "themselves allow ~8.0x (benchmarks/serving_middle.py): docs/serving.md, round 5"))
 def test_r1_ratio_at_the_published_middle_point(r1_curves):
     # the issue's band at the middle, at the published point itself (not the model's peak)
@@ -250,10 +250,13 @@ def middle():
 
 def test_r1_rack_middle_batches_run_at_the_published_dep32_steps(middle):
     # InferenceX's DEP32 steps (17.2 ms at 16 tokens per GPU, 21.1 ms at 128) imply the speed
-    # of the batches its recipes skipped (8-64 sequences per GPU with 3 draft tokens); the
-    # model's speeds of those layouts are within 10 % of them: its middle is not a cost it
-    # forgets but batches InferenceX did not run
-    for e in middle.envelope():
+    # of the batches its recipes skipped (8-32 sequences per GPU with 3 draft tokens: 32-128
+    # tokens, between the two); the model's speeds of those layouts are within 10 % of them:
+    # its middle is not a cost it forgets but batches InferenceX did not run (64 per GPU, 256
+    # tokens, lies beyond the published steps: reported, not asserted)
+    inside = [e for e in middle.envelope() if e["tokens"] <= 128]
+    assert len(inside) == 3
+    for e in inside:
         assert e["model_speed"] == pytest.approx(e["speed"], rel=0.10), e
 
 

@@ -307,7 +307,8 @@ class Instance:
         overlapping each other's expert all-to-all (wide EP with attention DP, at least two
         sequences per rank)."""
         s = self.cfg.stage
-        return bool(self.moe and self.cfg.attn_dp and s > 1 and seqs >= 2 * s)
+        return bool(self.stack.decode_overlap == "two_batch" and self.moe and self.cfg.attn_dp
+                    and s > 1 and seqs >= 2 * s)
 
     def _overlapped(self, tokens: float, core: float) -> float:
         """An average layer run as two micro-batches of half the tokens, one's dispatch and

@@ -52,12 +52,17 @@ class Stack:
     #: attention projections of an NVFP4 latent-attention checkpoint: "fp4" (quantized like the
     #: rest) or "bf16" (left unquantized, with the MTP layer: NVIDIA's ModelOpt checkpoints)
     fp4_attention: str = "fp4"
+    #: whether a wide-EP decode step may run as two micro-batches, one's dispatch and combine
+    #: behind the other's compute: "two_batch" (SGLang's two-batch overlap, vLLM's dual-batch
+    #: overlap) or "none" (an engine that documents no such mode)
+    decode_overlap: str = "two_batch"
     sources: tuple[str, ...] = ()
 
 
 _INTS = ("max_batch", "max_num_tokens", "layer_kernels")
 #: keys whose values are words, and the words
-_WORDS = {"moe_alltoall": ("any", "nvlink"), "fp4_attention": ("fp4", "bf16")}
+_WORDS = {"moe_alltoall": ("any", "nvlink"), "fp4_attention": ("fp4", "bf16"),
+          "decode_overlap": ("two_batch", "none")}
 _NUMBERS = tuple(f.name for f in fields(Stack)
                  if f.name not in ("id", "name", "sources", *_WORDS))
 _OPTIONAL = ("expert_gemm_share", "kernel_floor_us", "expert_imbalance")  # keys with a default
