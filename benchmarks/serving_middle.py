@@ -19,7 +19,7 @@ what makes its middle fast.
    decode and prefill GPUs), with prefill GPUs in 4-GPU workers at the request rate the
    published 64-per-GPU deployment's prefill pool carried. Interpolated with the published
    points as the dashboard interpolates (monotone cubic), it says what the published steps
-   allow at 125 and 150 tok/s/user, next to InferenceX's table and the model's curve.
+   allow at 100, 125 and 150 tok/s/user, next to InferenceX's table and the model's curve.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ ALLTOALL_FILE = HERE / "published" / "trtllm_moe_alltoall.yaml"
 #: the sequences per GPU (3 draft tokens) the envelope prices on DEP32
 ENVELOPE_PER_GPU = (8, 16, 32, 64)
 #: the iso-interactivity points the envelope is read at
-MIDDLE = (125.0, 150.0)
+MIDDLE = (100.0, 125.0, 150.0)
 DEP32 = {"gpus": 32, "attention_dp": True, "pp": 1}
 
 

@@ -261,13 +261,13 @@ def test_r1_rack_middle_batches_run_at_the_published_dep32_steps(middle):
 
 
 def test_r1_rack_middle_is_what_the_published_steps_allow(middle, r1_curves):
-    # the rack's curve at 125 and 150 tok/s/user (total tokens, as InferenceX counts) within
-    # 25 % of what the published points plus those batches give — above InferenceX's table,
-    # which interpolates across the recipe gap (4,130 and 1,922)
+    # the rack's curve at 100, 125 and 150 tok/s/user (total tokens, as InferenceX counts)
+    # within 25 % of what the published points plus those batches give — above InferenceX's
+    # table, which interpolates across the recipe gap (6,781, 4,130 and 1,922)
     for m in middle.middle():
         model = 2.0 * throughput_at(r1_curves[0], m["x"])  # 1k/1k: input + output
         assert model == pytest.approx(m["allowed"], rel=0.25), m
-        assert m["allowed"] > 1.5 * m["table_rack"]
+        assert m["allowed"] > 1.3 * m["table_rack"]
 
 
 def test_r1_wide_ep_exchange_is_not_cheaper_than_tensorrt_llm_kernels(middle):
