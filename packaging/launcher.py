@@ -1,6 +1,6 @@
-"""Entry script of the bundled application: `rackdesigner.cli.main`, plus a smoke-test switch.
+"""Entry script of the bundled application: `rackdesigner.cli.program`, plus a smoke-test switch.
 
-The bundle runs exactly what `pip install` gives (`rackdesigner.cli:main`). One addition, active
+The bundle runs exactly what `pip install` gives (`rackdesigner.cli:program`). One addition, active
 only when the environment asks for it, lets a check start the GUI unattended and measure it:
 
 ``RACKDESIGNER_SMOKE_TEST=1``
@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import sys
 import time
+from typing import NoReturn
 
 SMOKE_PREFIX = "rackdesigner-smoke:"
 
@@ -107,7 +108,7 @@ def _install_smoke_test() -> None:
     QtWidgets.QApplication = SmokeTestApplication
 
 
-def main() -> int:
+def main() -> NoReturn:
     # `sweep` runs its points on worker processes (Dask's local process pool): a frozen
     # executable is its own Python, so a worker (or multiprocessing's resource tracker) starts
     # as this program with multiprocessing's arguments; this hands those to multiprocessing
@@ -115,10 +116,10 @@ def main() -> int:
     multiprocessing.freeze_support()
     if os.environ.get("RACKDESIGNER_SMOKE_TEST") == "1":
         _install_smoke_test()
-    from rackdesigner.cli import main as cli_main
+    from rackdesigner.cli import program
 
-    return cli_main()
+    program()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,5 +1,3 @@
-import sys
+from rackdesigner.cli import program
 
-from rackdesigner.cli import main
-
-sys.exit(main())
+program()

@@ -120,14 +120,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rackdesigner.cli import UsageError, load_layout_arg
+    from rackdesigner.cli import UsageError, keep_until_exit, load_layout_arg
     from rackdesigner.io.jsonout import json_text
     from rackdesigner.workload import EstimateError, Estimator, Job, ModelFileError
-    from rackdesigner.workload.search import search
 
     if args.gbs is None:
         raise UsageError("--gbs (global batch in sequences) is required")
     layout = load_layout_arg(args.file)
+    keep_until_exit(layout)  # freed by the process's end, not object by object
     job = Job(tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, vp=args.vp, dp=args.dp,
               gbs=args.gbs, mbs=args.mbs, seq=args.seq, precision=args.precision,
               recompute=args.recompute, sharding=args.sharding, profile=args.profile,
@@ -136,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         est = Estimator(layout, args.model, gpus=args.gpus, group=args.group, pue=args.pue,
                         fabric_tuning=args.fabric_tuning)
+        keep_until_exit(est)
         if args.search:
+            from rackdesigner.workload.search import search
+
             def progress(done: int, total: int) -> None:
                 if sys.stderr.isatty():
                     sys.stderr.write(f"\rsearching layouts: {done:,}/{total:,}")
