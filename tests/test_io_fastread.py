@@ -234,15 +234,19 @@ def test_a_few_lookups_find_lines_without_filing_every_id_and_many_file_them(tmp
     layout, filed = load_layout(path), load_layout(path).source_lines
     expected = dict(filed.items())  # every id filed
     lines = layout.source_lines
-    first_link = next(iter(layout.links())).id
+    first_link, last_device = next(iter(layout.links())).id, list(layout.devices())[-1].id
     assert lines.get(first_link) == expected[first_link] and lines[first_link] > 0
-    assert "no-such-id" not in lines and lines.get("no-such-id", -1) == -1
-    with pytest.raises(KeyError):
-        lines["no-such-id"]
+    assert last_device in lines and lines[last_device] == expected[last_device]
     assert lines._bulk, "a few lookups filed every id"
     for item_id in [*expected][::7]:  # many: filed once the scans have walked enough
         assert lines[item_id] == expected[item_id] and item_id in lines
     assert not lines._bulk and lines == expected
+    missing = load_layout(path).source_lines
+    assert "no-such-id" not in missing and missing._bulk  # one miss walks the lists
+    assert missing.get("no-such-id", -1) == -1 and not missing._bulk  # the next files them
+    with pytest.raises(KeyError):
+        missing["no-such-id"]
+    assert missing[first_link] == expected[first_link]
 
 
 def _broken(layout: Layout) -> Layout:

@@ -25,7 +25,8 @@ class SourceLines(dict):
     Lookups of one id (`get`, `in`, `[]`) scan those lists instead until the scans have
     walked `SCAN_BUDGET` times the ids there are to file (then they are filed): the 100k
     design's `validate` names the line of one finding of 102,400 alike, and filed every id
-    for it; a caller asking for every finding's line pays a few walks more."""
+    for it; a caller asking for every finding's line pays a few walks more, one asking for
+    an id that is not there one walk."""
 
     __slots__ = ("_bulk", "_scanned")
 
@@ -61,20 +62,23 @@ class SourceLines(dict):
 
     def _line(self, key: Any) -> Any:
         """`key`'s line, or `_MISSING`: from the dict, or within the scans' budget from the
-        sections not filed yet (their ids are unique, and none of them is in the dict)."""
+        sections not filed yet (their ids are unique, and none of them is in the dict). An id
+        not there walks every list, so it spends the whole budget: the reader's own checks
+        of new ids (a section read entry by entry after one read whole) file them next."""
         found = dict.get(self, key, _MISSING)
         if found is not _MISSING or not self._bulk:
             return found
-        if self._scanned >= SCAN_BUDGET * sum(len(ids) for ids, _ in self._bulk):
+        budget = SCAN_BUDGET * sum(len(ids) for ids, _ in self._bulk)
+        if self._scanned >= budget:
             return dict.get(self._settled(), key, _MISSING)
         for ids, lines in self._bulk:
             try:
                 at = ids.index(key)
             except ValueError:
-                self._scanned += len(ids)
                 continue
             self._scanned += at + 1
             return lines[at]
+        self._scanned = budget
         return _MISSING
 
     def __contains__(self, key: object) -> bool:
