@@ -141,6 +141,24 @@ def test_own_saves_are_not_reported_as_changes(qtbot, tmp_path, design):
     assert window.file_prompt is None
 
 
+def test_the_digest_taken_beside_the_reading_is_the_file_as_followed(qtbot, tmp_path, design):
+    """Opening takes the file's digest on a thread beside the reading (`prefetch`); a file
+    that changed between that and the window following it is taken as it is then, so neither
+    a change is missed nor a stale one reported."""
+    window = _window(qtbot, tmp_path)
+    watch = window.file_watch
+    assert window.open_file(design, ask=False)
+    assert not watch.changed_since_known()
+    design.write_bytes(design.read_bytes().replace(b"DGX", b"DGx", 1))
+    assert watch.changed_since_known()  # a change after the open is seen
+    watch.prefetch(design)
+    design.write_bytes(design.read_bytes() + b"# later\n")  # changed after the prefetch
+    watch.follow(design)
+    assert not watch.changed_since_known()  # the known version is the file as followed
+    design.write_bytes(design.read_bytes()[:-8])
+    assert watch.changed_since_known()
+
+
 # ---- issue 12 item 3, issue 13 item 1: read-only files and folders --------------------------
 
 @pytest.mark.slow

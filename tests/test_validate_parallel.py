@@ -164,3 +164,24 @@ def test_small_files_do_not_fork(designs, monkeypatch):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert done.stdout.strip().splitlines()[-1] == "False", done.stdout + done.stderr
+
+
+def test_a_core_idle_now_takes_the_second_read_whatever_the_last_minute_was(monkeypatch):
+    """The second read is taken when a core is idle now: no other task runnable beside this
+    process (the least of a few looks at /proc/loadavg), even when the load average still
+    counts the user's previous large command; a task busy at every look keeps it serial, and
+    where the count cannot be read the load average decides, as before."""
+    import io
+
+    monkeypatch.setattr(validate_parallel.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(validate_parallel.os, "getloadavg", lambda: (1.4, 1.2, 0.9))
+    looks = iter(["1.40 1.20 0.90 2/120 999\n", "1.40 1.20 0.90 1/120 999\n",
+                  "1.40 1.20 0.90 3/120 999\n"])
+    monkeypatch.setattr(validate_parallel, "open",
+                        lambda *a, **k: io.StringIO(next(looks)), raising=False)
+    assert validate_parallel._others_running() == 0  # runnable once: only this process
+    for others, load, busy in ((0, 1.4, False), (1, 0.2, True), (None, 1.4, True),
+                               (None, 0.5, False)):
+        monkeypatch.setattr(validate_parallel, "_others_running", lambda o=others: o)
+        monkeypatch.setattr(validate_parallel.os, "getloadavg", lambda x=load: (x, x, x))
+        assert validate_parallel._no_idle_core() is busy, (others, load)

@@ -10,8 +10,8 @@ docs/large-designs.md). So the child is forked before the file is read and reads
 on the second core, while the command reads it on the first: no page is shared, and the
 child's part is off the command's path. It costs the CPU and the memory of a second read, so
 it is taken only when forking pays (`two_cores.may_fork`: a
-platform that forks, two cores, not `RACKDESIGNER_WORKERS=1`), a core is idle (the last
-minute's load average below the number of cores less one, or `RACKDESIGNER_WORKERS=2`) and
+platform that forks, two cores, not `RACKDESIGNER_WORKERS=1`), a core is idle now (fewer
+other tasks runnable than cores less one, `_no_idle_core`, or `RACKDESIGNER_WORKERS=2`) and
 the file is large (`FORK_FROM_BYTES`; `RACKDESIGNER_PARALLEL_FROM_GPUS` set forks for any
 file: the tests).
 
@@ -108,14 +108,43 @@ def beside(path: str, part: Callable[[Layout], Any]) -> FileBeside | None:
 
 
 def _no_idle_core() -> bool:
-    """Whether the last minute's load average leaves no core idle (at least the number of
-    cores less one): measured at a load average of 1 to 1.5 on two cores, the second read
-    competed with the other work and the command was no faster (docs/large-designs.md, round
-    four). `RACKDESIGNER_WORKERS=2` reads beside regardless."""
+    """Whether no core is idle: the other tasks runnable now (Linux's count in /proc/loadavg,
+    this process left out, the least of a few looks a millisecond apart) keep every other
+    core busy; where that count cannot be read, the last minute's load average at least the
+    number of cores less one. Measured at a load average of 1 to 1.5 on two cores from other
+    engineers' work, the second read competed with it and the command was no faster
+    (docs/large-designs.md, round four); but the load average lags a minute, so a user's (or
+    a benchmark's) previous large command kept the second core from the next one while it
+    stood idle (round five). `RACKDESIGNER_WORKERS=2` reads beside regardless."""
+    cores = os.cpu_count() or 1
+    others = _others_running()
+    if others is not None:
+        return others >= cores - 1
     try:
-        return os.getloadavg()[0] >= (os.cpu_count() or 1) - 1
+        return os.getloadavg()[0] >= cores - 1
     except OSError:  # no load average on this platform
         return False
+
+
+#: How many times the runnable tasks are counted, a millisecond apart: a task that is
+#: runnable each time is busy, one that showed up once is not counted.
+_LOOKS = 3
+
+
+def _others_running() -> int | None:
+    """The fewest tasks, this process not counted, that /proc/loadavg said were runnable
+    (its fourth field: runnable/all) over `_LOOKS` looks; None where it cannot be read."""
+    fewest: int | None = None
+    for look in range(_LOOKS):
+        if look:
+            time.sleep(0.001)
+        try:
+            with open("/proc/loadavg", encoding="ascii") as f:
+                runnable = int(f.read().split()[3].split("/")[0]) - 1  # less this process
+        except (OSError, ValueError, IndexError):
+            return None
+        fewest = runnable if fewest is None else min(fewest, runnable)
+    return fewest
 
 
 def rack_part(layout: Layout) -> tuple[list[Finding], list[Finding]]:

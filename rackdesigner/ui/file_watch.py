@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
@@ -61,6 +62,32 @@ class FileWatch(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(SETTLE_MS)
         self._timer.timeout.connect(self.check)
+        self._prefetched: tuple[Path, threading.Thread, list] | None = None
+
+    def prefetch(self, path: str | Path) -> None:
+        """Take `path`'s signature and digest on a thread of their own, for the `follow` of
+        the open that is starting: reading and hashing release the GIL, so they run beside
+        the design's reading instead of between it and the first paint (40 MB: 0.05-0.1 s)."""
+        target = Path(path)
+        known: list[tuple] = []
+
+        def run() -> None:
+            signature = _signature(target)  # first: a file changed while hashed differs
+            known.append((signature, _digest(target)))
+
+        thread = threading.Thread(target=run, name="digest-opened-file", daemon=True)
+        thread.start()
+        self._prefetched = (target, thread, known)
+
+    def _known_now(self, path: Path) -> tuple:
+        """`path`'s signature and digest: the prefetched ones while the file is unchanged."""
+        prefetched, self._prefetched = self._prefetched, None
+        signature = _signature(path)
+        if prefetched is not None and prefetched[0] == path:
+            prefetched[1].join()
+            if prefetched[2] and signature is not None and prefetched[2][0][0] == signature:
+                return prefetched[2][0]
+        return signature, _digest(path)
 
     def follow(self, path: str | Path | None) -> None:
         """Watch `path` (None: nothing), taking what is on disk now as the known version."""
@@ -73,7 +100,7 @@ class FileWatch(QObject):
         if self.path is None:
             self._signature = self._digest = None
             return
-        self._signature, self._digest = _signature(self.path), _digest(self.path)
+        self._signature, self._digest = self._known_now(self.path)
         clean_stale_temps(real_target(self.path))  # a crashed save's leftovers, not a live one's
         self._watch()
 

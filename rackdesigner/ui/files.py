@@ -83,6 +83,7 @@ class FileController(QObject):
         if ask and not self.maybe_save():
             return False
         # a large file is read on a worker while a dialog shows the stage (open_progress.py)
+        self.file_watch.prefetch(path)  # the known version's digest, beside the reading
         progress = self.open_progress = OpenProgress(self.owner, path)
         with progress:
             try:
