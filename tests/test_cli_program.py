@@ -58,3 +58,24 @@ def test_a_bad_file_is_still_a_located_error_and_exit_2(tmp_path, capsys):
     status, err = _program(args, tmp_path / "out.txt")
     assert (status, err) == _in_process(args, capsys)[::2]
     assert status == 2 and str(broken) in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("verb", [
+    ["validate"], ["validate", "--json"], ["validate", "--all"],
+], ids=" ".join)
+def test_other_verbs_that_keep_their_design_print_what_main_prints(verb, tmp_path, capsys):
+    # a design with findings (exit 1: a port used twice) and a clean one, as a user runs them
+    broken = tmp_path / "reused.yaml"
+    text = Path(EXAMPLE).read_text().splitlines(keepends=True)
+    links = [i for i, line in enumerate(text) if line.startswith("- {id: ") and ", a: " in line]
+    first, second = text[links[0]], text[links[1]]
+    a_of = first.split(", a: ")[1].split(",")[0]
+    b_of = second.split(", a: ")[1].split(",")[0]
+    text[links[1]] = second.replace(f", a: {b_of},", f", a: {a_of},")
+    broken.write_text("".join(text))
+    for path in (EXAMPLE, str(broken)):
+        want = _in_process([*verb[:1], path, *verb[1:]], capsys)
+        got_status, got_err = _program([*verb[:1], path, *verb[1:]], tmp_path / "out.txt")
+        assert (got_status, (tmp_path / "out.txt").read_text(), got_err) == want
+    assert want[0] == 1  # the broken one: the reused port is an error

@@ -49,6 +49,7 @@ def finding_line(layout: Layout, objects: tuple[str, ...], key: str = "") -> int
 
 
 def run(args: argparse.Namespace) -> int:
+    from rackdesigner.cli import keep_until_exit
     from rackdesigner.cli.validate_parallel import beside, check_layout_beside, rack_part
     from rackdesigner.io.sanitize import shown
     from rackdesigner.model.finding_groups import GROUP_FROM, group_findings
@@ -65,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{exc}", file=sys.stderr)
             status = 2
             continue
+        if path is args.files[-1]:
+            keep_until_exit(layout)  # freed by the process's end, not object by object
         findings = (check_layout(layout) if child is None
                     else check_layout_beside(layout, child))
         if args.quiet:
