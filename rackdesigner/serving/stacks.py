@@ -41,6 +41,9 @@ class Stack:
     #: the shortest a decode kernel takes under CUDA graphs (launch, grid start, drain), µs;
     #: 0: the decode step is priced by its work plus `layer_kernels` gaps instead
     kernel_floor_us: float = 0.0
+    #: GPU time per token-expert pair routed to a GPU, per MoE layer, ns (fitted; model
+    #: assumption: what the pair costs beyond its GEMM FLOPs and the bytes priced for it)
+    routed_pair_ns: float = 0.0
     #: where a wide-EP (attention-DP) instance sends tokens to their experts with an all-to-all:
     #: "any" layout (DeepEP's intra- and inter-node kernels), or "nvlink" — only an EP group
     #: wider than top-k inside one NVLink domain; every other one all-gathers the tokens and
@@ -57,7 +60,7 @@ _INTS = ("max_batch", "max_num_tokens", "layer_kernels")
 _WORDS = {"moe_alltoall": ("any", "nvlink"), "fp4_attention": ("fp4", "bf16")}
 _NUMBERS = tuple(f.name for f in fields(Stack)
                  if f.name not in ("id", "name", "sources", *_WORDS))
-_OPTIONAL = ("expert_gemm_share", "kernel_floor_us")  # keys with a default
+_OPTIONAL = ("expert_gemm_share", "kernel_floor_us", "routed_pair_ns")  # have defaults
 
 
 @lru_cache(maxsize=1)
