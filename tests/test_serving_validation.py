@@ -195,7 +195,7 @@ def test_dense_models_are_close_everywhere(results):
 
 def test_moe_models_on_one_gpu_and_on_tep8_are_both_in_the_band(results):
     # one set of constants for both Qwen3 MoE models of TensorRT-LLM's table (docs/serving.md):
-    # Qwen3-235B's TEP8 decode at thousands of sequences (-48 to -51 % on B200's decode-heavy
+    # Qwen3-235B's TEP8 decode at thousands of sequences (-30 to -51 % on B200's decode-heavy
     # shapes while 15 us of host time per sequence stood for what the pairs cost) and
     # Qwen3-30B's prefill on one GPU (+54 / +44 / +19 % at 2048/128, 5000/500, 20000/2000):
     # each GPU pays for the token-expert pairs routed to it, eight per token on the 30B's one
