@@ -4,7 +4,8 @@
 
 Grid search over the constants `resources/serving/stacks.yaml` marks FITTED
 (decode_hbm_share, step_overhead_us, seq_overhead_us, gemm_share, fp4_gemm_share,
-expert_gemm_share; `--scan kernel_floor_us=8,9,9.5,10,11` searches named keys alone), minimising
+expert_gemm_share, routed_pair_ns; `--scan kernel_floor_us=8,9,9.5,10,11` searches named keys
+alone), minimising
 the mean absolute log error of tokens/s per GPU on the rows of `benchmarks/serving_runs.yaml`
 with `set: calibration`. The validation rows are never read. Prints the best values and their
 calibration error; copying them into stacks.yaml is a deliberate, reviewed edit.
@@ -29,10 +30,11 @@ from rackdesigner.serving import stacks as S  # noqa: E402
 
 GRID = {"decode_hbm_share": (0.85, 0.9, 0.95),
         "step_overhead_us": (0.0, 250.0),
-        "seq_overhead_us": (5.0, 10.0, 15.0, 20.0),
+        "seq_overhead_us": (1.25, 2.5, 5.0, 10.0, 15.0),
         "gemm_share": (0.88, 1.0),
         "fp4_gemm_share": (0.6, 0.7, 0.8),
-        "expert_gemm_share": (0.3, 0.4, 0.5, 0.65, 0.8, 1.0)}
+        "expert_gemm_share": (0.3, 0.4, 0.5, 0.65, 0.8, 1.0),
+        "routed_pair_ns": (0.0, 10.0, 22.5)}
 
 
 def error(rows: list, stack_id: str, values: dict) -> float:

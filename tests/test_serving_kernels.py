@@ -25,7 +25,7 @@ from rackdesigner.serving.kernels import (
     hot_rank,
 )
 from rackdesigner.serving.links import Links
-from rackdesigner.serving.shapes import token_costs
+from rackdesigner.serving.shapes import served_model, token_costs
 from rackdesigner.serving.stacks import resolve_stack
 from rackdesigner.workload import hardware as H
 from rackdesigner.workload.comm import CommModel
@@ -156,3 +156,27 @@ def test_only_stacks_that_document_a_two_batch_decode_overlap_run_one(rack):
 
     assert speed("trtllm", 8192) < 0.95 * speed("sglang", 8192)
     assert speed("trtllm", 16) == pytest.approx(speed("sglang", 16))
+
+
+def test_each_gpu_pays_for_the_token_expert_pairs_routed_to_it(nodes):
+    # the stack's fitted cost per routed pair (docs/serving.md, "Stacks"): one GPU running
+    # Qwen3-30B-A3B takes all 8 pairs of a token in each of its 48 MoE layers, each of
+    # Qwen3-235B-A22B's eight TEP8 ranks one pair of its 8 in each of 94; a dense model none
+    comm = CommModel(nodes, CommModel.layout_gpus(nodes)[:8])
+    gpu = H.gpu_compute(comm.gpu_model())
+    base = resolve_stack(KERNELS)
+    assert base.routed_pair_ns > 0
+
+    def added(model: str, cfg: Config) -> float:
+        chunks = [Instance(token_costs(served_model(model), "fp4"), gpu,
+                           replace(base, routed_pair_ns=ns), cfg, Links(comm, cfg.gpus))
+                  .prefill_chunk(8192.0, 2048.0) for ns in (0.0, base.routed_pair_ns)]
+        return chunks[1] - chunks[0]
+
+    pair_s = base.routed_pair_ns * 1e-9
+    assert added("qwen3-30b-a3b", Config(1)) == pytest.approx(8192 * 8 * 48 * pair_s)
+    # ... on the hottest of the eight ranks (16 experts each): the step waits for it
+    hot = hot_rank(base.expert_imbalance, 8, 128 // 8)
+    assert hot > 1.0
+    assert added("qwen3-235b-a22b", Config(8)) == pytest.approx(8192 * 1 * 94 * pair_s * hot)
+    assert added("llama3.1-8b", Config(1)) == 0.0

@@ -191,7 +191,8 @@ class Instance:
         """Seconds of an average layer's memory-bound kernels for `tokens` tokens of the stage:
         norms, residual adds, RoPE, the MLP activation, MoE router and token permutation, by
         the forward HBM bytes per element of the default efficiency profile (the same fused
-        kernels serve inference: workload/profile.py, nemo-2025)."""
+        kernels serve inference: workload/profile.py, nemo-2025), plus the stack's fitted time
+        per routed token-expert pair (`routed_pair_ns`: a model assumption, docs/serving.md)."""
         m, cfg = self.c.model, self.cfg
         s, h = cfg.stage, m.hidden
         local = tokens / s if cfg.attn_dp else tokens
@@ -203,13 +204,12 @@ class Instance:
         act = op(m.ffn).bytes_fwd
         dense, moe = m.dense_layers / m.layers, m.moe_layers / m.layers
         elems = local * width + dense * local * act * m.ffn_hidden / self.mlp_split
+        pairs = 0.0  # token-expert pairs routed to this GPU
         if m.moe:
-            k = m.moe.top_k
-            routed = tokens * k / s * self.hot
-            elems += moe * (routed * act * m.moe.expert_ffn_hidden
-                            + routed * h * op("moe_permute").bytes_fwd
-                            + local * m.moe.experts * op("moe_router").bytes_fwd)
-        return elems / self.hbm
+            pairs = moe * tokens * m.moe.top_k / s * self.hot  # on the hottest GPU
+            elems += (pairs * act * m.moe.expert_ffn_hidden + pairs * h * op("moe_permute")
+                      .bytes_fwd + moe * local * m.moe.experts * op("moe_router").bytes_fwd)
+        return elems / self.hbm + pairs * self.stack.routed_pair_ns * 1e-9
 
     # ---- decode ------------------------------------------------------------------------------
     def decode_step(self, batch: int, context: float, draft: int = 0) -> float:

@@ -44,6 +44,9 @@ class Stack:
     #: routing imbalance: the hottest EP rank's routed tokens over the mean, less one, as
     #: measured at EP 32 with 9 expert slots per rank (serving/kernels.hot_rank); 0: balanced
     expert_imbalance: float = 0.0
+    #: GPU time per token-expert pair routed to a GPU, per MoE layer, ns (fitted; model
+    #: assumption: what the pair costs beyond its GEMM FLOPs and the bytes priced for it)
+    routed_pair_ns: float = 0.0
     #: where a wide-EP (attention-DP) instance sends tokens to their experts with an all-to-all:
     #: "any" layout (DeepEP's intra- and inter-node kernels), or "nvlink" — only an EP group
     #: wider than top-k inside one NVLink domain; every other one all-gathers the tokens and
@@ -65,7 +68,8 @@ _WORDS = {"moe_alltoall": ("any", "nvlink"), "fp4_attention": ("fp4", "bf16"),
           "decode_overlap": ("two_batch", "none")}
 _NUMBERS = tuple(f.name for f in fields(Stack)
                  if f.name not in ("id", "name", "sources", *_WORDS))
-_OPTIONAL = ("expert_gemm_share", "kernel_floor_us", "expert_imbalance")  # keys with a default
+_OPTIONAL = ("expert_gemm_share", "kernel_floor_us", "expert_imbalance",
+             "routed_pair_ns")  # keys with a default
 
 
 @lru_cache(maxsize=1)
