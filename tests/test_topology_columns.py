@@ -15,11 +15,11 @@ from rackdesigner.simulation.topology import Topology
 from tests.test_linktable import _broken, _fresh
 
 #: the maps the link pass fills, and what is derived from them without naming sets
-FIELDS = ("specs", "kind", "gpus", "nvl_sw_raw", "nvl_sw_eff", "nvl_peer_raw", "nvl_peer_eff",
+FIELDS = ("specs", "gpus", "nvl_sw_raw", "nvl_sw_eff", "nvl_peer_raw", "nvl_peer_eff",
           "nvl_links", "nvl_link_ids", "host_adj", "gpu_host_raw", "gpu_host_eff", "nic_up",
           "sw_adj", "sw_nics", "link_lengths", "link_prop_ns_per_m", "net_links", "bad_links",
           "gpus_near_nic", "gpu_nics", "nic_users", "primary_nic", "tier", "up_cap",
-          "down_cap", "unknown_models", "cpu_vendor", "rack_of")
+          "down_cap", "unknown_models", "cpu_vendor")
 
 
 def _ordered(value):
