@@ -157,17 +157,17 @@ class TopologyReading:
         island_of, component_of, domain_of = (conn.island_of, conn.component_of,
                                               conn.nvlink_domain_of)
         islands, my_island, my_component = self.islands, self.island_of, self.component_of
-        my_domain = self.nvlink_domain_of
-        for gpu in self.gpus:
-            root = island_of[gpu]
-            my_island[gpu] = root
+        gpus = self.gpus
+        roots = list(map(island_of.__getitem__, gpus))
+        my_island.update(zip(gpus, roots, strict=True))
+        my_component.update(zip(gpus, map(component_of.__getitem__, gpus), strict=True))
+        self.nvlink_domain_of.update(zip(gpus, map(domain_of.__getitem__, gpus), strict=True))
+        for gpu, root in zip(gpus, roots, strict=True):
             members = islands.get(root)
             if members is None:
                 islands[root] = [gpu]
             else:
                 members.append(gpu)
-            my_component[gpu] = component_of[gpu]
-            my_domain[gpu] = domain_of[gpu]
         nvswitches_of = self.nvswitches_of
         for device, t in traits.items():
             if t.nvlink_switch:
