@@ -22,12 +22,7 @@ from rackdesigner.simulation import constants as C
 from rackdesigner.simulation import transport
 from rackdesigner.simulation.collectives import ALGORITHM_CHOICES, CollectiveModel, point_at
 from rackdesigner.simulation.fabric import bisection_cut, oversubscription, p2p_max_flow
-from rackdesigner.simulation.gpu_bandwidth import (
-    least_nic_share,
-    nvlink_raw,
-    p2p_eff,
-    p2p_nics,
-)
+from rackdesigner.simulation.gpu_bandwidth import nic_share, nvlink_raw, p2p_eff, p2p_nics
 from rackdesigner.simulation.latency import latency_classes, slowest_network_step_us
 from rackdesigner.simulation.loads import NetworkLinks
 from rackdesigner.simulation.nccl_release import NcclVersionError, parse_version
@@ -252,7 +247,7 @@ def _simulate(layout: Layout, scope: str | Iterable[str] | None, *, algorithm: s
     pair_GBps = send_recv[-1].busbw_GBps if send_recv else 0.0
     bandwidth = BandwidthInfo(
         per_gpu_scale_up_GBps=min((nvlink_raw(topo, g) for g in gpus), default=0.0),
-        per_gpu_scale_out_GBps=least_nic_share(topo, gpus),
+        per_gpu_scale_out_GBps=min((nic_share(topo, g)[0] for g in gpus), default=0.0),
         bisection_GBps=bis,
         oversubscription=MappingProxyType(over),
         oversubscription_worst=MappingProxyType(worst),

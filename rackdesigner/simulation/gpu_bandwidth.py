@@ -43,24 +43,6 @@ def nic_share(topo: Topology, gpu: str) -> tuple[float, float]:
     return raw, eff
 
 
-def least_nic_share(topo: Topology, gpus: list[str]) -> float:
-    """The smallest raw `nic_share` of `gpus` (0.0 for none). GPUs behind one PCIe switch
-    share their NIC paths (`TopologyPaths.find_nics` files the same path objects for them),
-    so each distinct set of paths is summed once: the same sum, in the same order."""
-    seen: dict[tuple[int, ...], float] = {}
-    gpu_nics = topo.gpu_nics
-    best: float | None = None
-    for g in gpus:
-        paths = gpu_nics.get(g, ())
-        key = tuple(map(id, paths))
-        raw = seen.get(key)
-        if raw is None:
-            raw = seen[key] = nic_share(topo, g)[0]
-        if best is None or raw < best:
-            best = raw
-    return 0.0 if best is None else best
-
-
 def p2p_eff(topo: Topology, model: ScopeModel, a, b) -> tuple[float, bool]:
     if a is None or b is None or a == b:
         return 0.0, True
