@@ -15,13 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.power import device_draw
 
-#: Designs with at least this many devices of known models take the per-model pass.
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Designs with at least this many devices of known models take the per-model pass (below it
+#: NumPy is not imported: a small design's `simulate` stays free of it, tests/test_cli_imports).
 ARRAY_MIN_DEVICES = 5_000
 
 
@@ -46,6 +49,8 @@ class DeviceSums:
 
 def _running(values: np.ndarray) -> float:
     """0.0 + values[0] + values[1] + ..., added in order (the plain pass's running sum)."""
+    import numpy as np
+
     if not values.size:
         return 0.0
     return float(np.cumsum(np.concatenate(([0.0], values)))[-1])
@@ -57,6 +62,8 @@ def device_sums(specs: Mapping[str, DeviceSpec], covered: Callable[[str], bool]
     plain pass should run instead (a small design, or two spec objects of one model id)."""
     if len(specs) < ARRAY_MIN_DEVICES:
         return None
+    import numpy as np
+
     ids = list(specs)
     values = list(specs.values())
     ident = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
