@@ -133,7 +133,7 @@ def test_the_topology_reads_a_large_designs_devices_as_the_plain_pass(catalog, s
         built[arrays] = topo
         assert (layout.copy().index().link_table() is not None) == arrays
     plain, arrays_topo = built[False], built[True]
-    for name in ("specs", "kind", "rack_of", "gpus", "cpu_vendor", "unknown_models",
+    for name in ("specs", "gpus", "cpu_vendor", "unknown_models",
                  "gpu_nics", "primary_nic", "tier"):
         got, want = getattr(arrays_topo, name), getattr(plain, name)
         assert got == want, name

@@ -9,17 +9,19 @@ from __future__ import annotations
 import pytest
 
 from rackdesigner.generators import generate
+from rackdesigner.model import Link, PortRef
 from rackdesigner.model import index as index_module
 from rackdesigner.model.index import DesignIndex
+from rackdesigner.simulation import topology_columns
 from rackdesigner.simulation.topology import Topology
 from tests.test_linktable import _broken, _fresh
 
 #: the maps the link pass fills, and what is derived from them without naming sets
-FIELDS = ("specs", "kind", "gpus", "nvl_sw_raw", "nvl_sw_eff", "nvl_peer_raw", "nvl_peer_eff",
+FIELDS = ("specs", "gpus", "nvl_sw_raw", "nvl_sw_eff", "nvl_peer_raw", "nvl_peer_eff",
           "nvl_links", "nvl_link_ids", "host_adj", "gpu_host_raw", "gpu_host_eff", "nic_up",
           "sw_adj", "sw_nics", "link_lengths", "link_prop_ns_per_m", "net_links", "bad_links",
           "gpus_near_nic", "gpu_nics", "nic_users", "primary_nic", "tier", "up_cap",
-          "down_cap", "unknown_models", "cpu_vendor", "rack_of")
+          "down_cap", "unknown_models", "cpu_vendor")
 
 
 def _ordered(value):
@@ -76,3 +78,46 @@ def test_a_failed_link_is_read_by_neither(catalog, monkeypatch):
     assert link.id not in ids
     assert sum(map(len, after.net_links.values())) == sum(map(len, before.net_links.values())) - 1
     assert _ordered(after.net_links) == _ordered(plain.net_links)
+
+
+def _rail_with(catalog, change: str):
+    """A rail-optimized design (one cable per device pair), changed so that the one-link-per-
+    pair filing must not be taken: a second cable between a leaf and a spine, a NIC with a
+    second uplink (and a spine cabled to itself, which no pass reads)."""
+    layout = generate("rail-optimized", system="dgx-b200", nodes=8, switch="q3400", catalog=catalog)
+    nets = [lk for lk in layout.links() if lk.a.group not in ("nvlink", "pcie")
+            and lk.b.group not in ("nvlink", "pcie")]
+    if change == "parallel":
+        lk = next(lk for lk in nets if "spine" in lk.a.device or "spine" in lk.b.device)
+        layout.add_link(Link("extra-1", PortRef(lk.a.device, lk.a.group, 60),
+                             PortRef(lk.b.device, lk.b.group, 60), 1))
+    elif change == "second-uplink":
+        lk = next(lk for lk in nets if "leaf" in lk.b.device and "nic" in lk.a.device)
+        other = next(k for k in nets if "leaf" in k.b.device and k.b.device != lk.b.device)
+        layout.add_link(Link("extra-1", PortRef(lk.a.device, lk.a.group, 1),
+                             PortRef(other.b.device, other.b.group, 61), 1))
+    elif change == "self":
+        lk = next(lk for lk in nets if "spine" in lk.b.device)
+        layout.add_link(Link("extra-1", PortRef(lk.b.device, lk.b.group, 62),
+                             PortRef(lk.b.device, lk.b.group, 63), 1))
+    return layout
+
+
+@pytest.mark.parametrize("change", ["none", "parallel", "second-uplink", "self"])
+def test_one_link_per_pair_filing_is_taken_only_when_it_holds(change, catalog, monkeypatch):
+    """`_network_unique` files a fabric of one cable per device pair in bulk and declines
+    anything else; either way the maps are the plain pass's."""
+    taken: list[bool] = []
+    original = topology_columns._network_unique
+
+    def spy(*args):
+        taken.append(original(*args))
+        return taken[-1]
+
+    monkeypatch.setattr(topology_columns, "_network_unique", spy)
+    layout = _rail_with(catalog, change)
+    columns = _topology(layout, True, monkeypatch)
+    plain = _topology(layout, False, monkeypatch)
+    assert taken == [change in ("none", "self")]  # a link to itself is never carried
+    for name in FIELDS:
+        assert _ordered(getattr(columns, name)) == _ordered(getattr(plain, name)), name

@@ -200,6 +200,9 @@ class RackPower:
 
     def covered(self, device_id: str) -> bool:
         """True when the device sits inside a system with a published maximum power."""
+        if self._dev is None:  # its group is enough: no table of every device for a few
+            device = self.layout.state.devices.get(device_id)
+            return device is not None and self._group_covered(device.group)
         entry = self.device_table().get(device_id)
         return entry is not None and self._group_covered(entry[2])
 

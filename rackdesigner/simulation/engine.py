@@ -347,15 +347,21 @@ def _scope_info(layout: Layout, topo: Topology, gpus: list[str], model: ScopeMod
                 label: str, unreachable: int = 0) -> ScopeInfo:
     domains = Counter(topo.nvlink_domain_of[g] for g in gpus)
     nodes = set()
+    node_of: dict[str | None, str | None] = {None: None}  # a GPU's group -> its node, once
     for g in gpus:
-        node = None
-        group_id = layout.device(g).group
-        while group_id is not None:
-            group = layout.group(group_id)
-            if group.kind in NODE_GROUP_KINDS:
-                node = group_id
-                break
-            group_id = group.parent
+        start = layout.device(g).group
+        if start in node_of:
+            node = node_of[start]
+        else:
+            node = None
+            group_id = start
+            while group_id is not None:
+                group = layout.group(group_id)
+                if group.kind in NODE_GROUP_KINDS:
+                    node = group_id
+                    break
+                group_id = group.parent
+            node_of[start] = node
         nodes.add(node or topo.island_of[g])
     return ScopeInfo(gpus=len(gpus), nodes=len(nodes), nvlink_domains=len(domains),
                      largest_nvlink_domain=max(domains.values(), default=0),

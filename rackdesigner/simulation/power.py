@@ -33,6 +33,7 @@ from rackdesigner.model.power import (
     over_budget,
     rack_budget,
 )
+from rackdesigner.simulation.power_sums import device_sums
 from rackdesigner.simulation.topology import Topology
 
 rack_budget_none = RackBudget(None, "none", "no budget")
@@ -201,7 +202,17 @@ def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[
         totals[1] += peak
 
     total_t = total_m = 0.0
-    for device_id, spec in specs.items():  # `add` written out: 356,000 devices at 100k
+    fast = device_sums(specs, rp.covered) if chosen is None else None
+    if fast is not None:  # a whole large design: per model (power_sums.py), the same sums
+        gpus, racks_in_scope, estimated = fast.gpus, fast.racks, fast.estimated
+        without, missing, total_t, total_m = fast.without, fast.missing, fast.total_t, fast.total_m
+        counts.update(fast.counts)
+        model_t.update(fast.model_t)
+        model_m.update(fast.model_m)
+        by_kind.update(fast.by_kind)
+        by_kind_t.update(fast.by_kind_t)
+    plain: Mapping[str, DeviceSpec] = specs if fast is None else {}
+    for device_id, spec in plain.items():  # `add` written out
         if chosen is not None and device_id not in chosen:
             continue
         kind, does = spec.kind, spec.traits

@@ -42,7 +42,6 @@ class Topology(TopologyReading, TopologyPaths):
     `Topology.of`)."""
 
     specs: dict[str, DeviceSpec] = field(default_factory=dict)
-    kind: dict[str, str] = field(default_factory=dict)  # names, for what is shown
     #: what each known device does: the design index's trait column (`DesignIndex.traits`),
     #: what every model here reads (never `kind`)
     traits: dict[str, Traits] = field(default_factory=dict)
@@ -98,7 +97,6 @@ class Topology(TopologyReading, TopologyPaths):
     _leaf: dict[str, str | None] = field(default_factory=dict)
     _nic_raw: dict[str, float] = field(default_factory=dict)  # asked after the build only
     _nic_split: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # likewise
-    rack_of: dict[str, str] = field(default_factory=dict)
     #: island figures per island (its GPUs in scope, in order) -> `scope.Island`: a pure
     #: function of the topology, kept so that every simulation of one topology computes each
     #: island once and a degraded design's (`topology_delta.py`) keeps its untouched islands'
@@ -156,9 +154,9 @@ class Topology(TopologyReading, TopologyPaths):
             topo.build_tiers()
             return topo
         topo.traits = layout.index().traits()
-        # per model, once: (spec, kind, CPU vendor); a SuperPOD has 61k devices of ~20 models
-        by_model: dict[str, tuple[DeviceSpec | None, str, str]] = {}
-        specs, kinds, rack_of, gpus = topo.specs, topo.kind, topo.rack_of, topo.gpus
+        # per model, once: (spec, CPU vendor); a SuperPOD has 61k devices of ~20 models
+        by_model: dict[str, tuple[DeviceSpec | None, str]] = {}
+        specs, gpus = topo.specs, topo.gpus
         vendor = topo.cpu_vendor
         for device in layout.devices():
             model = device.model
@@ -169,16 +167,13 @@ class Topology(TopologyReading, TopologyPaths):
                 if spec is not None and spec.traits.hosts:
                     maker = spec.manufacturer.lower()
                     cpu = "amd" if "amd" in maker else "intel" if "intel" in maker else ""
-                entry = by_model[model] = (spec, spec.kind if spec is not None else "", cpu)
-            spec, kind, cpu = entry
+                entry = by_model[model] = (spec, cpu)
+            spec, cpu = entry
             if spec is None:
                 topo.unknown_models.add(model)
                 continue
             did = device.id
             specs[did] = spec
-            kinds[did] = kind
-            if device.rack is not None:
-                rack_of[did] = device.rack
             if spec.traits.computes:
                 gpus.append(did)
             elif cpu == "amd":

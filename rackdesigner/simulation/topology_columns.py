@@ -119,6 +119,8 @@ def _network(topo: Topology, table: LinkTable, at: np.ndarray, a: np.ndarray, b:
         cable = topo.cable_spec(model)  # type: ignore[arg-type]
         per_m[model] = (cable.cable.latency_ns_per_m
                         if cable is not None and cable.cable is not None else None)
+    if _network_unique(topo, ids, a, b, raw, to_nic, links, per_m):
+        return
     for lid, x, y, r, up, length, cable in zip(
             map(_ID, links), pick(ids, a.tolist()), pick(ids, b.tolist()), raw.tolist(),
             to_nic.tolist(), map(_LENGTH, links), map(_CABLE, links), strict=True):
@@ -139,3 +141,42 @@ def _network(topo: Topology, table: LinkTable, at: np.ndarray, a: np.ndarray, b:
             ns = per_m[cable]
             if ns is not None:
                 prop[key] = ns
+
+
+def _network_unique(topo: Topology, ids: list[str], a: np.ndarray, b: np.ndarray,
+                    raw: np.ndarray, to_nic: np.ndarray, links: list,
+                    per_m: dict[str | None, float | None]) -> bool:
+    """`_network`'s filing when no two network links join the same two devices and no NIC has
+    two uplinks (a generated fabric: one cable per pair, `count` carrying bundles), each map in
+    one pass of its own: every key then takes one link, so a sum is the link's own rate
+    (0.0 + r is r) and a list its one entry, in link order as the per-link pass files them.
+    False (nothing filed) otherwise."""
+    if not a.size:  # (a device cabled to itself is never carried: `model/facets/carried.py`)
+        return False
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    width = int(hi.max()) + 1
+    if np.unique(lo * width + hi).size != a.size:
+        return False
+    if np.unique(b[to_nic]).size != int(to_nic.sum()):
+        return False
+    xs, ys = pick(ids, a.tolist()), pick(ids, b.tolist())
+    ups = to_nic.tolist()
+    rates = raw.tolist()
+    keys = [(y, x) if up else ((x, y) if x < y else (y, x))
+            for x, y, up in zip(xs, ys, ups, strict=True)]
+    nic_up, sw_nics, sw_adj = topo.nic_up, topo.sw_nics, topo.sw_adj
+    for x, y, r, up in zip(xs, ys, rates, ups, strict=True):
+        if up:
+            nic_up[y] = {x: r}
+            sw_nics[x].append(y)
+        else:
+            sw_adj[x][y] = r
+            sw_adj[y][x] = r
+    topo.net_links.update(zip(keys, [[(lid, r)] for lid, r in zip(
+        map(_ID, links), rates, strict=True)], strict=True))
+    topo.link_lengths.update((key, [length]) for key, length in zip(
+        keys, map(_LENGTH, links), strict=True) if length is not None)
+    topo.link_prop_ns_per_m.update((key, ns) for key, cable in zip(
+        keys, map(_CABLE, links), strict=True) if cable is not None
+        and (ns := per_m[cable]) is not None)
+    return True

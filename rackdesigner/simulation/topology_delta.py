@@ -5,7 +5,7 @@ paid again for every Fail, Restore and N-1 scenario although a failed SU, spine 
 changes a few percent of it. `topology_without(source, degraded, failed, state)` builds the
 same `Topology` as `Topology.build(degraded)` from `source` (the whole design's):
 
-- devices (specs, kinds, racks, GPUs): `source`'s without the failed devices, order kept;
+- devices (specs, GPUs): `source`'s without the failed devices, order kept;
 - NVLink and host-link capacities are per device: a device none of whose links failed keeps
   its entries (shared with `source`: a topology is never changed once built), the others are
   read again from their surviving links, in link order, by `Topology.read_carried` itself;
@@ -57,9 +57,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
     index = layout.index()
     topo = Topology(catalog=source.catalog)
     topo.specs = _minus(source.specs, gone)
-    topo.kind = _minus(source.kind, gone)
     topo.traits = index.traits()
-    topo.rack_of = _minus(source.rack_of, gone)
     topo.gpus = [g for g in source.gpus if g not in gone]
     topo.unknown_models = set(source.unknown_models)
     if any(d not in source.specs for d in gone):  # an unknown device went: is its model left?
@@ -98,7 +96,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
                 net_links.append(carried)
         elif redo and carried.link.id in redo:
             host_links.append(carried)
-    again = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind,
+    again = Topology(catalog=source.catalog, specs=topo.specs,
                      traits=topo.traits)
     again.take_cable_specs(topo, copy=False)
     again.read_carried(host_links)
@@ -114,7 +112,7 @@ def _without(source: Topology, layout: Layout, failed: Any,
                 ours.pop(device, None)
         setattr(topo, name, ours)
     if network_lost:
-        net = Topology(catalog=source.catalog, specs=topo.specs, kind=topo.kind,
+        net = Topology(catalog=source.catalog, specs=topo.specs,
                        traits=topo.traits)
         net.take_cable_specs(topo, copy=False)
         net.read_carried(net_links)

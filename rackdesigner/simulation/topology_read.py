@@ -1,4 +1,4 @@
-"""Reading a design into a `Topology`: its devices (specs, kinds, racks, GPUs, CPU vendor),
+"""Reading a design into a `Topology`: its devices (specs, GPUs, CPU vendor),
 the capacities of the links the index says carry a protocol (NVLink toward switches and peers,
 host links, network links with their lengths and cable delays), rejected links, the design
 rules' facts and who is joined to whom. A part of `Topology` (`topology.py`), which builds."""
@@ -36,7 +36,6 @@ class TopologyReading:
     """The reading half of `Topology`."""
 
     specs: dict[str, DeviceSpec]
-    kind: dict[str, str]
     traits: dict[str, Traits]
     gpus: list[str]
     nvl_sw_raw: dict[str, dict[str, float]]
@@ -65,14 +64,13 @@ class TopologyReading:
     unknown_models: set[str]
     cpu_vendor: str
     _cables: dict[str, DeviceSpec | None]
-    rack_of: dict[str, str]
 
     if TYPE_CHECKING:
         def cable_spec(self, model: str) -> DeviceSpec | None: ...
 
     def _read_devices(self, layout: Layout, table: LinkTable) -> None:
         """`_build`'s pass over the devices, from the index's columns (`model/linktable.py`):
-        the same specs, kinds, racks, GPUs in natural order, CPU vendor and unknown models,
+        the same specs, GPUs in natural order, CPU vendor and unknown models,
         made per model rather than per device."""
         from rackdesigner.model.linktable import pick
 
@@ -86,11 +84,7 @@ class TopologyReading:
         models = table.model_of.tolist() if len(rows) == len(ids) else table.model_of[
             rows].tolist()
         self.specs.update(zip(device_ids, pick(specs, models), strict=True))
-        kinds = [spec.kind if spec is not None else "" for spec in specs]
-        self.kind.update(zip(device_ids, pick(kinds, models), strict=True))
         self.traits = layout.index().traits()
-        devices = table.devices if len(rows) == len(ids) else pick(table.devices, rows)
-        self.rack_of.update((d.id, d.rack) for d in devices if d.rack is not None)
         self.gpus.extend(layout.index().connectivity().gpus)  # known GPUs, natural order
         vendor = self.cpu_vendor
         for m in known:  # as the per-device pass: AMD over Intel over other, by model
@@ -163,17 +157,17 @@ class TopologyReading:
         island_of, component_of, domain_of = (conn.island_of, conn.component_of,
                                               conn.nvlink_domain_of)
         islands, my_island, my_component = self.islands, self.island_of, self.component_of
-        my_domain = self.nvlink_domain_of
-        for gpu in self.gpus:
-            root = island_of[gpu]
-            my_island[gpu] = root
+        gpus = self.gpus
+        roots = list(map(island_of.__getitem__, gpus))
+        my_island.update(zip(gpus, roots, strict=True))
+        my_component.update(zip(gpus, map(component_of.__getitem__, gpus), strict=True))
+        self.nvlink_domain_of.update(zip(gpus, map(domain_of.__getitem__, gpus), strict=True))
+        for gpu, root in zip(gpus, roots, strict=True):
             members = islands.get(root)
             if members is None:
                 islands[root] = [gpu]
             else:
                 members.append(gpu)
-            my_component[gpu] = component_of[gpu]
-            my_domain[gpu] = domain_of[gpu]
         nvswitches_of = self.nvswitches_of
         for device, t in traits.items():
             if t.nvlink_switch:
