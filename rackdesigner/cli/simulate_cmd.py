@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from rackdesigner import vocabulary
-from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
+from rackdesigner.cli import UsageError, keep_until_exit, load_job_arg, load_layout_arg
 from rackdesigner.vocabulary.wording import counted
 
 if TYPE_CHECKING:
@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from rackdesigner.simulation import SimulationInputError, simulate
 
     layout = load_layout_arg(args.file)
+    keep_until_exit(layout)  # freed by the process's end, not object by object
     scope = args.group
     if args.gpus is not None:
         scope = [g.strip() for g in args.gpus.split(",") if g.strip()]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rackdesigner.cli import UsageError, load_job_arg, load_layout_arg
+from rackdesigner.cli import UsageError, keep_until_exit, load_job_arg, load_layout_arg
 from rackdesigner.cli.simulate_cmd import _size
 
 _PLURAL = {"switch": "switches", "leaf": "leaves", "spine": "spines", "nvswitch": "NVSwitches",
@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     size = _size(args.size)
     job = load_job_arg(args.job) if args.job is not None else None
     layout = load_layout_arg(args.file)
+    keep_until_exit(layout)  # freed by the process's end, not object by object
     if args.fail is not None and job is None:
         from rackdesigner.simulation.two_cores import wanted
 
