@@ -24,15 +24,18 @@ from rackdesigner.serving.frontier import throughput_at
 #: 82.8 % within 25 %, mean 15.2 %; then (serve6) the Qwen3-235B rows pinned to the table's TP8
 #: and trtllm-bench's 4096-sequence cap: 84.3 % and 14.9 %; then (serve8) a fitted GPU cost per
 #: routed token-expert pair, with the host per-sequence constant refitted: 87.3 % and 13.1 %
-#: (every validation row: 82.3 % and 17.5 %). The gate sits below
-#: so that a merge moving training's GEMM constants by a hair does not fail it; a real
-#: regression does. Points on the curve (tokens/s per GPU at a tokens/s per user) are
-#: reported by the script and asserted below, not gated: the model misses them widely.
-WITHIN_25_BOUND = 0.78
+#: (every validation row: 82.3 % and 17.5 %); round 5 merged (serve7's routing imbalance,
+#: serve10's refit of the pair cost around it): 86.6 % and 13.2 %, every validation row 83.4 %
+#: and 16.5 %. The gate sits a few rows below so that a merge moving training's GEMM constants
+#: by a hair does not fail it; a real regression does.
+WITHIN_25_BOUND = 0.84
 #: The kinds of published point the gate covers: saturation throughput and the speed of one
 #: sequence. Curve points in between (InferenceX at 125 tok/s/user) are reported, not gated.
 GATED_POINTS = ("max_load", "min_latency")
-VALIDATION_MEAN_BOUND = 0.22
+VALIDATION_MEAN_BOUND = 0.15
+#: Every validation row, curve points included (InferenceX's iso-interactivity and per-point
+#: rows): issue 32's own bar, >= 80 % within 25 % and a mean |error| <= 20 %.
+ALL_WITHIN_25_BOUND, ALL_MEAN_BOUND = 0.80, 0.20
 CALIBRATION_MEAN_BOUND = 0.16  # 10.9 % over 19 rows since serve10 (12.8 % before the pair cost)
 
 
@@ -79,6 +82,9 @@ def test_validation_rows_are_within_the_gate(validation, results):
                               and x[0].point in GATED_POINTS])
     assert val["within_25"] >= WITHIN_25_BOUND, val
     assert val["mean_abs_error"] <= VALIDATION_MEAN_BOUND, val
+    every = validation.summary([x for x in results if x[0].set == "validation"])
+    assert every["within_25"] >= ALL_WITHIN_25_BOUND, every
+    assert every["mean_abs_error"] <= ALL_MEAN_BOUND, every
     cal = validation.summary([x for x in results if x[0].set == "calibration"])
     assert cal["mean_abs_error"] <= CALIBRATION_MEAN_BOUND, cal
 
