@@ -108,10 +108,11 @@ class ProblemsWidget(QWidget):
         return self.job.layout
 
     def set_layout(self, layout: Layout) -> None:
-        """Follow another design: start a run at once (no debounce for a file just opened)."""
+        """Follow another design: start a run at once (no debounce for a file just opened),
+        once the views have painted it (`BackgroundJob.request(idle=True)`)."""
         self.job.set_layout(layout)
         self.job.set_params(FRESH)
-        self.job.request(immediate=True)
+        self.job.request(immediate=True, idle=True)
 
     def schedule(self, event: object = None) -> None:
         """A model change happened: recompute after the debounce delay (an edit that cannot
