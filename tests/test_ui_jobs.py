@@ -256,3 +256,17 @@ def test_the_window_shows_problems_before_the_panel_runs_after_an_edit(qtbot, tm
     doc.undo_stack.setClean()  # closing asks nothing
     qtbot.waitUntil(lambda: bool(seen) and not live.busy and not problems.busy, timeout=20_000)
     assert seen == [True] and problems.shown_revision == doc.layout.revision
+
+
+def test_an_idle_request_is_busy_at_once_and_runs_when_the_event_loop_turns(qtbot):
+    """A design just opened: its run waits for the event loop (the views' first paint comes
+    first) on the state it then finds, and says busy meanwhile."""
+    layout = small_layout()
+    job = BackgroundJob(lambda snapshot, params: snapshot.device_count(), debounce_ms=10_000)
+    job.set_layout(layout)
+    job.request(immediate=True, idle=True)
+    assert job.busy and job.runs == 0 and not job.in_flight
+    with qtbot.waitSignal(job.result_ready, timeout=5000) as got:
+        pass  # long before the 10 s debounce
+    assert job.runs == 1 and got.args[0].value == layout.device_count() and not job.busy
+    job.close()

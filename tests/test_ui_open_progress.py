@@ -165,3 +165,57 @@ def test_a_small_file_is_not_settled_on_a_worker(qtbot, tmp_path, catalog):
     qtbot.addWidget(win)
     assert win.open_file(path, ask=False)
     assert not win.files.open_progress.read_in_worker and win.files.settling is None
+
+
+@pytest.mark.slow
+def test_the_analyses_of_an_opened_design_start_after_its_first_paint(qtbot, window, two_files):
+    """Problems, the live panel and the Cost tab start their runs of a design just opened from
+    the event loop, once the canvas has painted it (a run holds the interpreter lock the paint
+    needs); meanwhile they say they are busy, and the Problems list is then the whole check."""
+    from rackdesigner.model import check_layout
+
+    _, second = two_files
+    problems, live = window.problems, window.simulation_panel.live
+    cost = window.simulation_panel.cost_tab.live
+    qtbot.waitUntil(lambda: not (problems.busy or live.busy or cost.job.busy), timeout=20_000)
+    runs = (problems.runs, live.job.runs, cost.job.runs)
+    assert window.open_file(second, ask=False)
+    window.view.viewport().repaint()  # the first paint: nothing of the new design runs yet
+    assert (problems.runs, live.job.runs, cost.job.runs) == runs
+    assert problems.busy and live.busy and cost.job.busy  # but each says it will
+    qtbot.waitUntil(lambda: not (problems.busy or live.busy or cost.job.busy), timeout=60_000)
+    assert (problems.runs, live.job.runs, cost.job.runs) == tuple(n + 1 for n in runs)
+    layout = window.document.layout
+    assert problems.shown_revision == layout.revision
+    assert sorted(map(str, problems.findings)) == sorted(map(str, check_layout(layout)))
+    assert live.layout is layout and window.simulation_panel.current is not None
+
+
+@pytest.mark.slow
+def test_opened_from_the_event_loop_the_canvas_paints_before_any_analysis_runs(
+        qtbot, window, two_files, monkeypatch):
+    """As File ▸ Open runs it (from the event loop, which then paints): the canvas's first
+    paint of the new design comes before the first run of Problems, the panel or the Cost tab."""
+    from rackdesigner.ui.canvas import view as view_module
+
+    _, second = two_files
+    problems, live = window.problems, window.simulation_panel.live
+    cost = window.simulation_panel.cost_tab.live
+    qtbot.waitUntil(lambda: not (problems.busy or live.busy or cost.job.busy), timeout=20_000)
+    seen: list[str] = []
+    paint = view_module.paint_overlay
+
+    def painting(view, painter) -> None:
+        paint(view, painter)
+        if window.document.path == second:
+            seen.append("paint")
+
+    monkeypatch.setattr(view_module, "paint_overlay", painting)
+    for job in (problems.job, live.job, cost.job):
+        work = job.work
+        job.work = lambda snapshot, params, work=work: seen.append("run") or work(snapshot,
+                                                                                   params)
+    QTimer.singleShot(0, lambda: window.open_file(second, ask=False))
+    qtbot.waitUntil(lambda: seen.count("run") == 3 and not (problems.busy or live.busy
+                                                           or cost.job.busy), timeout=60_000)
+    assert "paint" in seen and seen.index("paint") < seen.index("run")

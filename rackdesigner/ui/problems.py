@@ -98,20 +98,22 @@ class ProblemsWidget(QWidget):
 
     # ---- inputs -----------------------------------------------------------------------------
     def follow_document(self, document) -> None:
-        """Follow a `Document`: its changes reschedule, a replaced design is checked at once."""
+        """Follow a `Document`: its changes reschedule, a replaced design is checked at once
+        (from the event loop: once the views have painted it)."""
         document.changed.connect(self.schedule)
-        document.replaced.connect(self.set_layout)
+        document.replaced.connect(lambda layout: self.set_layout(layout, idle=True))
         self.set_layout(document.layout)
 
     @property
     def layout_(self) -> Layout | None:
         return self.job.layout
 
-    def set_layout(self, layout: Layout) -> None:
-        """Follow another design: start a run at once (no debounce for a file just opened)."""
+    def set_layout(self, layout: Layout, *, idle: bool = False) -> None:
+        """Follow another design: start a run at once (no debounce for a file just opened);
+        `idle`: from the event loop, once the views have painted it (`BackgroundJob.request`)."""
         self.job.set_layout(layout)
         self.job.set_params(FRESH)
-        self.job.request(immediate=True)
+        self.job.request(immediate=True, idle=idle)
 
     def schedule(self, event: object = None) -> None:
         """A model change happened: recompute after the debounce delay (an edit that cannot

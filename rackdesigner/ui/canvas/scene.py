@@ -198,10 +198,11 @@ class RackScene(EventMirror, GroupStructure, CellIndex, HeatMarks, FailureMarks,
         self._chains.clear()
         self._forget_endpoints()
         self._collapsed = {g.id: self._compute_collapsed(g.id) for g in self.layout.groups()}
-        self._sync_items([d.id for d in self.layout.devices()])
+        ends = self._ends_of_all()  # what each device is drawn as, in one walk
+        self._sync_items(list(ends))
         for device_id in [d for d in self.item_for_device if not self.layout.has_device(d)]:
             self._drop_device_item(device_id)
-        self._rekey_many(self.layout.links())
+        self._rekey_many(self.layout.links(), ends)
         self._dirty_groups.update(self.item_for_group)
         self.refresh_failures(everything=True)
         self.flush()

@@ -76,7 +76,7 @@ class CostLive(QObject):
 
     def set_layout(self, layout: Layout | None) -> None:
         self.job.set_layout(layout)
-        self.request(immediate=True)
+        self.request(immediate=True, idle=True)  # after the views' first paint
 
     def set_inputs(self, *, book_path: Any = ..., assumptions: Assumptions | None = None,
                    training: Any = ...) -> None:
@@ -93,9 +93,9 @@ class CostLive(QObject):
         """A design edit: recompute (a move changes no cost but a cable length may)."""
         self.request()
 
-    def request(self, *, immediate: bool = False) -> None:
+    def request(self, *, immediate: bool = False, idle: bool = False) -> None:
         self.job.set_params((self.book_path, self.assumptions, self.training))
-        self.job.request(immediate=immediate)
+        self.job.request(immediate=immediate, idle=idle)
 
     def _on_job_result_ready(self, job: JobResult) -> None:
         if job.error:

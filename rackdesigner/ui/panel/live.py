@@ -259,7 +259,7 @@ class LiveSimulation(QObject):
         self._structure += 1
         if layout is not None and subscribe:
             self._unsubscribe = layout.subscribe(self.on_event)
-        self.request(immediate=True)
+        self.request(immediate=True, idle=True)  # after the views' first paint
 
     def set_scope(self, scope: Scope) -> None:
         if isinstance(scope, list):
@@ -305,13 +305,14 @@ class LiveSimulation(QObject):
             # its run starts once the command is whole, without the debounce
             self.request(soon=status)
 
-    def request(self, *, immediate: bool = False, soon: bool = False) -> None:
+    def request(self, *, immediate: bool = False, soon: bool = False,
+                idle: bool = False) -> None:
         """Ask for a run reflecting the current state (trailing debounce unless `immediate`
-        or `soon`: see `BackgroundJob.request`)."""
+        or `soon`; `idle`: see `BackgroundJob.request`)."""
         self.job.set_params(LiveParams(self._scope, self._algorithm, self._pue,
                                        self._placement, self._heat, self._structure,
                                        self._intact_cache, self._fabric_tuning))
-        self.job.request(immediate=immediate, soon=soon)
+        self.job.request(immediate=immediate, soon=soon, idle=idle)
 
     # ---- results ----------------------------------------------------------------------------
     def _on_job_result_ready(self, job: JobResult) -> None:
