@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from rackdesigner.generators import generate
 from rackdesigner.io import save_layout
 from rackdesigner.ui import MainWindow, open_progress
+from rackdesigner.ui.problems import CHECKING
 
 
 @pytest.fixture
@@ -183,7 +184,10 @@ def test_the_analyses_of_an_opened_design_start_after_its_first_paint(qtbot, win
     window.view.viewport().repaint()  # the first paint: nothing of the new design runs yet
     assert (problems.runs, live.job.runs, cost.job.runs) == runs
     assert problems.busy and live.busy and cost.job.busy  # but each says it will
+    # and the Problems list does not show the previous design's verdict meanwhile
+    assert problems.summary.text() == CHECKING and problems.tree.topLevelItemCount() == 0
     qtbot.waitUntil(lambda: not (problems.busy or live.busy or cost.job.busy), timeout=60_000)
+    assert problems.summary.text() != CHECKING
     assert (problems.runs, live.job.runs, cost.job.runs) == tuple(n + 1 for n in runs)
     layout = window.document.layout
     assert problems.shown_revision == layout.revision

@@ -68,6 +68,10 @@ def _keeps_findings(event: object) -> bool:
             and old.status != new.status and replace(old, status=new.status) == new)
 
 
+#: what the list says while a design just set is being checked (the list is empty until then)
+CHECKING = "Checking the design rules…"
+
+
 class ProblemsWidget(QWidget):
     objects_activated = Signal(object)  # tuple of ids
     findings_changed = Signal(int, int)  # errors, warnings
@@ -114,6 +118,9 @@ class ProblemsWidget(QWidget):
         self.job.set_layout(layout)
         self.job.set_params(FRESH)
         self.job.request(immediate=True, idle=idle)
+        if self.job.busy:  # the list shown is another design's until this run ends
+            self.tree.clear()
+            self.summary.setText(CHECKING)
 
     def schedule(self, event: object = None) -> None:
         """A model change happened: recompute after the debounce delay (an edit that cannot
