@@ -186,8 +186,10 @@ def test_the_analyses_of_an_opened_design_start_after_its_first_paint(qtbot, win
     assert problems.busy and live.busy and cost.job.busy  # but each says it will
     # and the Problems list does not show the previous design's verdict meanwhile
     assert problems.summary.text() == CHECKING and problems.tree.topLevelItemCount() == 0
+    assert window.problems_label.text() == "checking…"  # nor does the status bar
     qtbot.waitUntil(lambda: not (problems.busy or live.busy or cost.job.busy), timeout=60_000)
     assert problems.summary.text() != CHECKING
+    assert window.problems_label.text() == "no problems"  # a clean 2-SU SuperPOD, said again
     assert (problems.runs, live.job.runs, cost.job.runs) == tuple(n + 1 for n in runs)
     layout = window.document.layout
     assert problems.shown_revision == layout.revision

@@ -235,6 +235,7 @@ class MainWindow(WindowEvents, WindowStatus, QMainWindow):
         self.palette.model_activated.connect(self.editor.add_at_center)
         self.problems.objects_activated.connect(self.editor.select_ids)
         self.problems.findings_changed.connect(self._on_problems_findings_changed)
+        self.problems.checking.connect(self.problems_label.set_checking)
         self.view.zoom_changed.connect(self._on_view_zoom_changed)
         # the Racks tab: same document, undo stack and selection
         doc.changed.connect(self.racks_panel.on_model_event)

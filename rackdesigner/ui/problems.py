@@ -75,6 +75,7 @@ CHECKING = "Checking the design rules…"
 class ProblemsWidget(QWidget):
     objects_activated = Signal(object)  # tuple of ids
     findings_changed = Signal(int, int)  # errors, warnings
+    checking = Signal()  # a design just set is being checked: the counts shown are not its own
     result_dropped = Signal(object)  # JobResult that arrived after a newer request or edit
 
     def __init__(self, parent: QWidget | None = None, *, debounce_ms: int = DEBOUNCE_MS) -> None:
@@ -121,6 +122,7 @@ class ProblemsWidget(QWidget):
         if self.job.busy:  # the list shown is another design's until this run ends
             self.tree.clear()
             self.summary.setText(CHECKING)
+            self.checking.emit()
 
     def schedule(self, event: object = None) -> None:
         """A model change happened: recompute after the debounce delay (an edit that cannot

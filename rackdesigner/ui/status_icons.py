@@ -88,9 +88,22 @@ class ProblemsStatus(QWidget):
         for w in (self.error_icon, self.error_count, self.warning_icon, self.warning_count):
             w.setVisible(problems)
         self.ok_icon.setVisible(not problems)
+        self.ok_text.setText("no problems")
         self.ok_text.setVisible(not problems)
         self.setToolTip(plain(f"{errors} error{'s' * (errors != 1)}, {warnings} "
                               f"warning{'s' * (warnings != 1)} (the Problems dock lists them)"))
+        self.setVisible(True)
+
+    def set_checking(self) -> None:
+        """"checking…": a design just opened is being checked (until `set_counts` says how it
+        went; the previous design's counts are not shown meanwhile)."""
+        for w in (self.error_icon, self.error_count, self.warning_icon, self.warning_count,
+                  self.ok_icon):
+            w.setVisible(False)
+        self.ok_text.setText("checking…")
+        self.ok_text.setVisible(True)
+        self.partition.setVisible(False)
+        self.setToolTip("The design rules are being checked (the Problems dock lists the result)")
         self.setVisible(True)
 
     def set_partition(self, text: str, detail: str = "") -> None:
@@ -101,6 +114,8 @@ class ProblemsStatus(QWidget):
 
     def text(self) -> str:
         """What the icons say, as text (tests, accessibility)."""
+        if self.ok_text.isVisibleTo(self) and self.ok_text.text() != "no problems":
+            return self.ok_text.text()
         said = (f"{counted(self.errors, 'error')}, {counted(self.warnings, 'warning')}"
                 if self.errors or self.warnings else "no problems")
         return f"{said} · {self.partition.text()}" if self.partition.text() else said
