@@ -65,7 +65,7 @@ def test_the_problems_status_says_one_error(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     status = window.findChild(ProblemsStatus)
     assert status is not None
-    status.errors, status.warnings = 1, 1
+    status.set_counts(1, 1)
     assert status.text().startswith("1 error, 1 warning")
-    status.errors, status.warnings = 2, 0
+    status.set_counts(2, 0)
     assert status.text().startswith("2 errors, 0 warnings")

@@ -77,11 +77,13 @@ class ProblemsStatus(QWidget):
                   self.ok_icon, self.ok_text, self.partition):
             box.addWidget(w)
         self.errors = self.warnings = 0
+        self.checking = False  # a design just set is being checked (`set_checking`)
         self.set_counts(0, 0)
         self.setVisible(False)
 
     def set_counts(self, errors: int, warnings: int) -> None:
         self.errors, self.warnings = errors, warnings
+        self.checking = False
         self.error_count.setText(str(errors))
         self.warning_count.setText(str(warnings))
         problems = bool(errors or warnings)
@@ -97,6 +99,7 @@ class ProblemsStatus(QWidget):
     def set_checking(self) -> None:
         """"checking…": a design just opened is being checked (until `set_counts` says how it
         went; the previous design's counts are not shown meanwhile)."""
+        self.checking = True
         for w in (self.error_icon, self.error_count, self.warning_icon, self.warning_count,
                   self.ok_icon):
             w.setVisible(False)
@@ -114,8 +117,8 @@ class ProblemsStatus(QWidget):
 
     def text(self) -> str:
         """What the icons say, as text (tests, accessibility)."""
-        if self.ok_text.isVisibleTo(self) and self.ok_text.text() != "no problems":
-            return self.ok_text.text()
+        if self.checking:
+            return "checking…"
         said = (f"{counted(self.errors, 'error')}, {counted(self.warnings, 'warning')}"
                 if self.errors or self.warnings else "no problems")
         return f"{said} · {self.partition.text()}" if self.partition.text() else said
