@@ -34,7 +34,6 @@ class DeviceSums:
 
     gpus: int = 0
     racks: set[str] = field(default_factory=set)
-    draw: dict[str, tuple[float, float]] = field(default_factory=dict)
     estimated: set[str] = field(default_factory=set)
     without: set[str] = field(default_factory=set)
     missing: int = 0
@@ -87,7 +86,7 @@ def device_sums(specs: Mapping[str, DeviceSpec], covered: Callable[[str], bool]
         elif not does.draws_power:
             continue
         drawing[c] = True
-        typical_of[c], peak_of[c] = out.draw[spec.id] = device_draw(spec)
+        typical_of[c], peak_of[c] = device_draw(spec)
     # in order of each model's first device, as the plain pass meets them
     order = sorted(np.flatnonzero(drawing).tolist(), key=lambda c: first[c])
     for c in order:

@@ -53,6 +53,10 @@ def severity_pixmap(kind: str, size: int = 14, ratio: float = 1.0) -> QPixmap:
     return pixmap
 
 
+#: what the status bar says while a design just opened is being checked
+CHECKING = "checking…"
+
+
 class ProblemsStatus(QWidget):
     """"[error icon] 2  [warning icon] 1" or "[tick] no problems" in the status bar."""
 
@@ -103,7 +107,7 @@ class ProblemsStatus(QWidget):
         for w in (self.error_icon, self.error_count, self.warning_icon, self.warning_count,
                   self.ok_icon):
             w.setVisible(False)
-        self.ok_text.setText("checking…")
+        self.ok_text.setText(CHECKING)
         self.ok_text.setVisible(True)
         self.partition.setVisible(False)
         self.setToolTip("The design rules are being checked (the Problems dock lists the result)")
@@ -118,7 +122,7 @@ class ProblemsStatus(QWidget):
     def text(self) -> str:
         """What the icons say, as text (tests, accessibility)."""
         if self.checking:
-            return "checking…"
+            return CHECKING
         said = (f"{counted(self.errors, 'error')}, {counted(self.warnings, 'warning')}"
                 if self.errors or self.warnings else "no problems")
         return f"{said} · {self.partition.text()}" if self.partition.text() else said

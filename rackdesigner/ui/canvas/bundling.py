@@ -35,17 +35,20 @@ class BundleIndex:
             return device_id, None
         found = None if groups is None else groups.get(gid)
         if found is None:
-            found = (self._group_endpoint(gid), self._group_cell(gid) if self._cells else None)
-            if groups is not None:
-                groups[gid] = found
+            found = self._group_facts(gid, {} if groups is None else groups)
         return found[0] or device_id, found[1]
+
+    def _group_facts(self, gid: str, groups: dict) -> tuple[str | None, str | None]:
+        """(what group `gid`'s devices are drawn as, its cell or None), filed in `groups`."""
+        found = groups[gid] = (self._group_endpoint(gid),
+                               self._group_cell(gid) if self._cells else None)
+        return found
 
     def _ends_of_all(self) -> dict[str, tuple[str, str | None]]:
         """`_end_of` of every device, in one walk of the design's device list (each group's
         facts once), which also files what each device is drawn as (`_endpoint`): a new
         32k-GPU design asks both of ~100,000 devices before its first paint, and looking each
         one up again by id cost 0.15 s of the GUI thread."""
-        cells = bool(self._cells)
         groups: dict[str, tuple[str | None, str | None]] = {}
         ends: dict[str, tuple[str, str | None]] = {}
         endpoints = self._device_endpoints
@@ -54,10 +57,7 @@ class BundleIndex:
             if gid is None:
                 end: tuple[str, str | None] = (device_id, None)
             else:
-                found = groups.get(gid)
-                if found is None:
-                    found = groups[gid] = (self._group_endpoint(gid),
-                                           self._group_cell(gid) if cells else None)
+                found = groups.get(gid) or self._group_facts(gid, groups)
                 end = (found[0] or device_id, found[1])
             ends[device_id] = end
             endpoints[device_id] = end[0]
