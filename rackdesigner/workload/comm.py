@@ -226,9 +226,12 @@ class CommModel:
         unit = self._unit_peaks.get(key)
         if unit is None:
             unit = (0.0, None)
+            gpus, step, span = self.gpus, shape.stride, shape.stride * (shape.size - 1)
             for phase in phases:
-                members = [[self.gpus[s + i * shape.stride] for i in range(shape.size)]
-                           for s in phase if s + shape.stride * (shape.size - 1) < len(self.gpus)]
+                # each group's GPUs as a slice (C speed: 16,384 GPUs a phase at 16k)
+                members = [gpus[s:s + span + 1:step] if step > 0
+                           else [gpus[s + i * step] for i in range(shape.size)]
+                           for s in phase if s + span < len(gpus)]
                 peak = groups.peak_utilisation(members, pattern)
                 if peak[0] > unit[0]:
                     unit = peak
