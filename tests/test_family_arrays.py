@@ -13,7 +13,7 @@ from rackdesigner.generators import generate
 from rackdesigner.model import Link, PortRef
 from rackdesigner.model.failures import closure, degraded
 from rackdesigner.simulation import families
-from rackdesigner.simulation.families import family_traffic, peak_utilisation
+from rackdesigner.simulation.families import StridedGroups, family_traffic, peak_utilisation
 from rackdesigner.simulation.family_arrays import FamilyTables, peak_arrays, peak_of_flows
 from rackdesigner.simulation.loads import FabricIndex, route
 from rackdesigner.simulation.topology import Topology
@@ -71,6 +71,10 @@ def _families(gpus):
     out.append([gpus[i:i + 8] for i in range(0, n, 8)])  # inside an island: no network
     out.append([gpus[:5], gpus[40:41], gpus[3:200:7], [], gpus[::-9]])  # any sizes and orders
     out.append([[gpus[i], gpus[(i + n // 2) % n]] for i in range(n)])  # send/recv pairs
+    # by ranks: over the topology's GPU list (no lookups), over another order of it
+    out.append(StridedGroups(gpus, tuple(range(8)), 8, n // 8))
+    out.append(StridedGroups(gpus, tuple(range(0, n - 8, 16)), 8, 2))
+    out.append(StridedGroups(gpus[::-1], (0, 5, 2), 3, n // 3 - 2))
     return out
 
 
@@ -88,6 +92,8 @@ def test_the_arrays_give_the_plain_peak_bit_for_bit(design, pattern):
         plain = route(topo, index, family_traffic(topo, members, pattern)).peak(topo, index)
         fast = peak_arrays(topo, index, members, pattern)
         assert fast == plain
+        if isinstance(members, StridedGroups):  # the same groups, listed
+            assert peak_arrays(topo, index, [list(g) for g in members], pattern) == plain
         assert fast is None or type(fast[0]) is float
         busy += plain[1] is not None
     assert busy  # some family crosses the network on every design

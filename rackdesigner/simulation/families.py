@@ -9,12 +9,17 @@ multiplied by the share of NIC rate an exchange actually pushes (`routing.patter
 value above 1 means the concurrent groups need more than the link carries.
 
 Used by the job heat map (analysis/jobheat.py) and by the workload estimator, which stretches an
-exchange by that excess (workload/comm.py).
+exchange by that excess (workload/comm.py). A family of `ARRAY_MIN_GPUS` GPUs or more takes the
+same stages as NumPy arrays (`family_arrays.py`: the same figure and link to the last bit; 0.38 s
+of the 16k estimate's contention became about 0.07 s), and the estimator names its families by
+ranks (`StridedGroups`), so no group's GPU list is made at all there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import overload
 
 from rackdesigner.simulation.loads import FabricIndex, route
 from rackdesigner.simulation.topology import Topology
@@ -30,6 +35,42 @@ from rackdesigner.simulation.traffic import (
 #: Families of fewer GPUs take the plain stages (no NumPy import: a small design's estimate
 #: does not load it; at 16,384 GPUs the arrays take 0.03 s where the stages took 0.38 s).
 ARRAY_MIN_GPUS = 4096
+
+
+@dataclass(frozen=True)
+class StridedGroups(Sequence[list[str]]):
+    """A family whose groups are `size` GPUs of `gpus` each, `stride` apart, starting at each
+    of `starts` (a job's TP, DP or PP groups): each group's list is made only when read; the
+    array path reads the ranks themselves (`family_arrays.peak_arrays`)."""
+
+    gpus: Sequence[str]
+    starts: tuple[int, ...]
+    stride: int
+    size: int
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, i: int) -> list[str]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[list[str]]: ...
+
+    def __getitem__(self, i: int | slice) -> list[str] | list[list[str]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(len(self.starts))[i]]
+        s = self.starts[i]
+        return [self.gpus[s + k * self.stride] for k in range(self.size)]
+
+    def __iter__(self) -> Iterator[list[str]]:
+        return map(self.__getitem__, range(len(self.starts)))
+
+
+def _gpu_count(members: Sequence[Sequence[str]]) -> int:
+    if isinstance(members, StridedGroups):
+        return len(members.starts) * members.size
+    return sum(map(len, members))
 
 
 def islands_of(topo: Topology, gpus: Sequence[str]) -> list[list[str]]:
@@ -80,7 +121,7 @@ def peak_utilisation(topo: Topology, index: FabricIndex, members: Sequence[Seque
     network traffic. A family of `ARRAY_MIN_GPUS` GPUs or more is routed as arrays
     (`family_arrays.peak_arrays`: the same figure and link, bit for bit)."""
     found = None
-    if sum(map(len, members)) >= ARRAY_MIN_GPUS:
+    if _gpu_count(members) >= ARRAY_MIN_GPUS:
         from rackdesigner.simulation.family_arrays import peak_arrays
 
         found = peak_arrays(topo, index, members, pattern)
@@ -90,4 +131,4 @@ def peak_utilisation(topo: Topology, index: FabricIndex, members: Sequence[Seque
     return peak, (None if link is None else f"{link[0]} ({link[1]} – {link[2]})")
 
 
-__all__ = ["family_traffic", "islands_of", "peak_utilisation"]
+__all__ = ["StridedGroups", "family_traffic", "islands_of", "peak_utilisation"]

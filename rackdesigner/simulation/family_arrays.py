@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rackdesigner.simulation.families import StridedGroups
 from rackdesigner.simulation.traffic import tree_edges
 
 if TYPE_CHECKING:
@@ -44,12 +45,12 @@ class FamilyTables:
     def __init__(self, topo: Topology, index: FabricIndex) -> None:
         nic_up, primary = topo.nic_up, topo.primary_nic
         cabled = list(nic_up)
-        nics = list(dict.fromkeys([*cabled, *primary.values()]))
+        nics = cabled + sorted(set(primary.values()).difference(nic_up))  # (uncabled: no rows)
         nic_row: dict[str | None, int] = dict(zip(nics, range(len(nics)), strict=True))
         nic_row[None] = -1  # a GPU of no NIC
         self.nics, self.n_nic = nics, len(nics)
-        gpus = topo.gpus
-        self.gpu_row = dict(zip(gpus, range(len(gpus)), strict=True))
+        gpus = self.gpus = topo.gpus
+        self._gpu_row: dict[str, int] | None = None
         islands = list(map(topo.island_of.get, gpus))
         codes = {name: i for i, name in enumerate(dict.fromkeys(islands))}
         codes[None] = -1  # a GPU of no island
@@ -134,6 +135,14 @@ class FamilyTables:
         self.row_at, self.row_visit = keep, visit
         self._flat, self._ends = flat, ends
 
+    @property
+    def gpu_row(self) -> dict[str, int]:
+        """GPU id -> row (made when a family is given as GPU ids, not as ranks of the
+        topology's GPU list)."""
+        if self._gpu_row is None:
+            self._gpu_row = dict(zip(self.gpus, range(len(self.gpus)), strict=True))
+        return self._gpu_row
+
     def label(self, row: int) -> tuple[str, str, str]:
         """(link id, end, end) of a row."""
         end = self._ends[int(self.row_visit[row])]
@@ -171,14 +180,31 @@ def _tree(n: int) -> tuple[np.ndarray, np.ndarray]:
     return edges[:, 0], edges[:, 1]
 
 
+def _rows(t: FamilyTables, members: Sequence[Sequence[str]]
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """The family's GPUs as the tables' rows (-1: not a GPU of the topology), and each
+    group's size; a `StridedGroups` by its ranks (over the topology's own GPU list, as an
+    estimate's scope of the whole design is, without a lookup per GPU)."""
+    if isinstance(members, StridedGroups):
+        gpus = members.gpus
+        if gpus is t.gpus or (len(gpus) == len(t.gpus) and list(gpus) == t.gpus):
+            base = np.arange(len(gpus), dtype=_I)
+        else:
+            base = np.fromiter(map(t.gpu_row.get, gpus, repeat(-1)), _I, count=len(gpus))
+        ranks = (np.array(members.starts, dtype=_I)[:, None]
+                 + members.stride * np.arange(members.size, dtype=_I))
+        return base[ranks.reshape(-1)], np.full(len(members.starts), members.size, dtype=_I)
+    sizes = np.fromiter(map(len, members), _I, count=len(members))
+    return np.fromiter(map(t.gpu_row.get, chain.from_iterable(members), repeat(-1)), _I,
+                       count=int(sizes.sum())), sizes
+
+
 def _islands(t: FamilyTables, members: Sequence[Sequence[str]]
              ) -> tuple[np.ndarray, ...] | None:
     """(the family's GPU rows, each one's island slot — a group's islands numbered in rank
     order, group after group —, each group's island count, its first slot and its size);
     None when a GPU is not one of the topology's or has no island (the plain path answers)."""
-    sizes = np.fromiter(map(len, members), _I, count=len(members))
-    rows = np.fromiter(map(t.gpu_row.get, chain.from_iterable(members), repeat(-1)), _I,
-                       count=int(sizes.sum()))
+    rows, sizes = _rows(t, members)
     if (rows < 0).any():
         return None
     island = t.gpu_island[rows]
@@ -337,8 +363,9 @@ def peak_of_flows(t: FamilyTables, src: np.ndarray, dst: np.ndarray, w: np.ndarr
     return best, t.label(int(tied[np.argmin(rank[t.row_src[tied]])]))
 
 
-def peak_arrays(topo: Topology, index: FabricIndex, members: Sequence[Sequence[str]],
-                pattern: str) -> tuple[float, tuple[str, str, str] | None] | None:
+def peak_arrays(topo: Topology, index: FabricIndex,
+                members: Sequence[Sequence[str]], pattern: str
+                ) -> tuple[float, tuple[str, str, str] | None] | None:
     """`route(topo, index, family_traffic(topo, members, pattern)).peak(topo, index)` by
     arrays; None where the plain path must answer (all-to-all traffic, unknown GPUs, a link
     list the plain code would divide by zero over)."""
