@@ -33,7 +33,6 @@ from rackdesigner.simulation import (
     SimulationResult,
     simulate,
 )
-from rackdesigner.simulation.families import StridedGroups
 from rackdesigner.simulation.power import PowerReport, over_budget_warnings
 from rackdesigner.simulation.scope import ScopeModel
 from rackdesigner.workload.designcache import design_groups, power_cache, scope_cache
@@ -226,6 +225,8 @@ class CommModel:
         key = (pattern, shape, tuple(tuple(p) for p in phases))
         unit = self._unit_peaks.get(key)
         if unit is None:
+            from rackdesigner.simulation.families import StridedGroups  # (the groups by rank)
+
             unit = (0.0, None)
             span = shape.stride * (shape.size - 1)
             for phase in phases:
