@@ -19,7 +19,7 @@ chassis entry carries them. Figures labelled estimates in the catalog are listed
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -168,6 +168,27 @@ def design_specs(layout: Layout) -> dict[str, DeviceSpec]:
     return {d.id: s for d in layout.devices() if (s := index.spec(d.id)) is not None}
 
 
+def _covered(power: RackPower, specs: Mapping[str, DeviceSpec]
+             ) -> Callable[[Any], Any]:
+    """Whether the devices at some places of `specs` are covered by their system's published
+    maximum (`RackPower.covered`): from the link table's columns when `specs` is the whole
+    design's, else asked of each."""
+    found: list = []
+
+    def at(places: Any) -> Any:
+        if not found:
+            from rackdesigner.model.power_columns import known_covered
+
+            found.append(list(specs))
+            found.append(known_covered(power, found[0]))
+        ids, flags = found
+        if flags is not None:
+            return flags[places]
+        return [power.covered(ids[i]) for i in places.tolist()]
+
+    return at
+
+
 def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[str] | None,
              pue: float) -> PowerReport:
     """Power of `devices` (all when None) and of the cables between two of them; `specs`
@@ -202,7 +223,7 @@ def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[
         totals[1] += peak
 
     total_t = total_m = 0.0
-    fast = device_sums(specs, rp.covered) if chosen is None else None
+    fast = device_sums(specs, _covered(rp, specs)) if chosen is None else None
     if fast is not None:  # a whole large design: per model (power_sums.py), the same sums
         gpus, racks_in_scope, estimated = fast.gpus, fast.racks, fast.estimated
         without, missing, total_t, total_m = fast.without, fast.missing, fast.total_t, fast.total_m
