@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from rackdesigner.generators import generate
-from rackdesigner.model import Device, Layout, Link, PortRef
+from rackdesigner.model import Device, Group, Layout, Link, PortRef
 from rackdesigner.model import index as index_module
 from rackdesigner.model.power import RackPower
-from rackdesigner.model.power_columns import known_covered, table_draws
+from rackdesigner.model.power_columns import inherited, known_covered, table_draws
 from rackdesigner.model.pue import cooling_mix
 from rackdesigner.simulation import power_sums
 from rackdesigner.simulation.power import power_of
@@ -50,6 +50,15 @@ def _odd(catalog, seed: int) -> Layout:
     return layout
 
 
+def _deep(catalog) -> Layout:
+    """A SuperPOD with a node moved 300 groups deep (the group walks answer for it)."""
+    layout = generate("superpod", system="dgx-h100", nodes=16, catalog=catalog)
+    chain = _chain(layout, 300, {0: "dgx-h100"})
+    node = next(g for g in layout.state.groups.values() if g.template == "dgx-h100")
+    layout.update_group(node.id, parent=chain[-1])
+    return layout
+
+
 DESIGNS = [
     lambda c: generate("superpod", system="dgx-h100", nodes=64, catalog=c),  # a 2-SU SuperPOD
     lambda c: generate("rail-optimized", system="dgx-b200", nodes=16, switch="q3400", catalog=c),
@@ -57,6 +66,7 @@ DESIGNS = [
     lambda c: _broken(c, 2),
     lambda c: _odd(c, 1),
     lambda c: _odd(c, 2),
+    _deep,
 ]
 
 
@@ -136,3 +146,43 @@ def test_add_at_adds_in_the_order_given():
         plain[k] += v
     assert out.tolist() == plain
     assert sorted(values) != values and sum(sorted(values)) != sum(values)  # order matters
+
+
+def _walk(layout: Layout, group, own):
+    while group is not None:
+        g = layout.group(group)
+        if own(g.template) is not None:
+            return own(g.template)
+        group = g.parent if layout.has_group(g.parent or "") else None
+    return None
+
+
+def _chain(layout: Layout, depth: int, templates: dict[int, str]) -> list[str]:
+    ids = []
+    for i in range(depth):
+        ids.append(f"chain-{depth}-{i}")
+        layout.add_group(Group(ids[-1], parent=ids[-2] if i else None,
+                               template=templates.get(i)))
+    return ids
+
+
+def test_inherited_is_the_group_walk(catalog):
+    layout = generate("superpod", system="dgx-h100", nodes=16, catalog=catalog)
+    chain = _chain(layout, 40, {3: "dgx-h100", 30: "gb200-nvl72"})
+    names = [None, *(g.id for g in layout.state.groups.values()), *chain[::-1]]
+    for decides in ({"dgx-h100"}, {"gb200-nvl72"}, {"dgx-h100", "gb200-nvl72"}, set()):
+        def own(template, decides=decides):
+            return ("decided", template) if template in decides else None
+        assert inherited(layout.state, names, own) == [_walk(layout, n, own) for n in names]
+    power = RackPower(layout)
+    found = inherited(layout.state, names, lambda t: power.states_max(t) or None)
+    assert [bool(f) for f in found] == [power.group_covered(n) for n in names]
+    assert any(found) and not all(found)
+
+
+def test_inherited_leaves_chains_past_256_groups_to_the_walks(catalog):
+    layout = generate("superpod", system="dgx-h100", nodes=8, catalog=catalog)
+    chain = _chain(layout, 200, {0: "dgx-h100"})
+    assert inherited(layout.state, chain, lambda t: t) == ["dgx-h100"] * 200
+    chain = _chain(layout, 300, {0: "dgx-h100"})
+    assert inherited(layout.state, chain, lambda t: t) is None

@@ -172,15 +172,19 @@ class RackPower:
                 break
             trail.append(group)
             g = self.layout.group(group)
-            spec = self.spec(g.template) if g.template else None
-            if (spec is not None and spec.stated is not None
-                    and spec.stated.values.get("max_w") is not None):
+            if self.states_max(g.template):
                 result = True
                 break
             group = g.parent if self.layout.has_group(g.parent or "") else None
         for group_id in trail:
             self._covered_group[group_id] = result
         return result
+
+    def states_max(self, template: str | None) -> bool:
+        """True when a system of model `template` has a published maximum power."""
+        spec = self.spec(template) if template else None
+        return (spec is not None and spec.stated is not None
+                and spec.stated.values.get("max_w") is not None)
 
     def covered(self, device_id: str) -> bool:
         """True when the device sits inside a system with a published maximum power."""

@@ -32,6 +32,9 @@ import numpy as np
 
 from rackdesigner.model.linktable import pick
 
+#: `_Splitter.system` of a device in no system that says how it is cooled
+NO_SYSTEM = ("none", None, "")
+
 if TYPE_CHECKING:
     from rackdesigner.model.cooling import Facts, _Splitter
     from rackdesigner.model.linktable import LinkTable
@@ -83,6 +86,46 @@ def _matches(table: LinkTable, state: DesignState) -> bool:
         state.link_list())
 
 
+def inherited(state: DesignState, names: list, own: Callable[[str | None], object]
+              ) -> list | None:
+    """For each group id of `names` (None: no group), the nearest decision up its chain of
+    parents — `own(template)` of the group itself, else of its parent, and so on; None
+    where `own` decides nothing (returns None) along the whole chain — as the group walks of
+    `RackPower.group_covered` and `_Splitter.system` find it; a missing parent ends a chain.
+    Worked out for every group at once by pointer jumping (a few NumPy rounds instead of a
+    Python walk per group); None when some chain is longer than 256 groups (the walks' own
+    limit: the caller asks them)."""
+    groups = list(state.groups.values())
+    number = {g.id: i for i, g in enumerate(groups)}
+    decided: dict[str | None, object] = {}
+    values: list = []
+    codes: dict[object, int] = {}
+    dec = np.full(len(groups) + 1, -1, dtype=np.int64)  # [-1]: no group
+    up = np.full(len(groups) + 1, -1, dtype=np.int64)
+    for i, g in enumerate(groups):
+        template = g.template
+        if template not in decided:
+            decided[template] = own(template)
+        found = decided[template]
+        if found is not None:
+            if found not in codes:
+                codes[found] = len(values)
+                values.append(found)
+            dec[i] = codes[found]
+        up[i] = number.get(g.parent, -1) if g.parent is not None else -1
+    for _ in range(8):  # each round doubles the length of chain looked along
+        live = (dec < 0) & (up >= 0)
+        if not live.any():
+            break
+        dec = np.where(live, dec[up], dec)
+        up = np.where(up >= 0, up[up], -1)
+    else:
+        if ((dec < 0) & (up >= 0)).any():
+            return None
+    of_name = dec[[number[n] if n is not None else -1 for n in names]].tolist()
+    return [values[c] if c >= 0 else None for c in of_name]
+
+
 def _covered_groups(power: RackPower) -> np.ndarray:
     """`RackPower.group_covered` of each group of `device_columns`, once per state and
     catalog (the draws and the power report's devices without a figure both ask)."""
@@ -90,8 +133,10 @@ def _covered_groups(power: RackPower) -> np.ndarray:
     kept = state.memo.get("power_covered")
     if kept is None or kept[0] is not power.catalog:
         names = device_columns(state)[1]
-        kept = state.memo["power_covered"] = (power.catalog, np.fromiter(
-            map(power.group_covered, names), dtype=bool, count=len(names)))
+        found = inherited(state, names, lambda template: power.states_max(template) or None)
+        flags = [bool(f) for f in found] if found is not None else list(
+            map(power.group_covered, names))
+        kept = state.memo["power_covered"] = (power.catalog, np.array(flags, dtype=bool))
     return kept[1]
 
 
@@ -118,12 +163,12 @@ def _sums(keys: np.ndarray, values: np.ndarray, size: int) -> list[float]:
     return out.tolist()
 
 
-def _first_seen(keys: np.ndarray) -> list[int]:
-    """The distinct keys in the order of their first occurrence."""
-    if not keys.size:
-        return []
-    _, first = np.unique(keys, return_index=True)
-    return keys[np.sort(first)].tolist()
+def _first_seen(keys: np.ndarray, size: int) -> list[int]:
+    """The distinct keys (each below `size`) in the order of their first occurrence."""
+    first = np.full(size, keys.size, dtype=np.int64)
+    np.minimum.at(first, keys, np.arange(keys.size))
+    seen = np.flatnonzero(first < keys.size)
+    return seen[np.argsort(first[seen], kind="stable")].tolist()
 
 
 def table_draws(power: RackPower, table: LinkTable) -> Draws | None:
@@ -203,7 +248,7 @@ def table_draws(power: RackPower, table: LinkTable) -> Draws | None:
     keys = list(dict.fromkeys(k for k in key_of if k is not None))
     key_code = np.array([keys.index(k) if k is not None else -1 for k in key_of],
                         dtype=np.int64)[cable]
-    order = _first_seen(key_code)
+    order = _first_seen(key_code, len(keys))
     n_units = np.zeros(len(keys), dtype=np.int64)
     np.add.at(n_units, key_code, counts[ends_in])
     sum_t, sum_m = _sums(key_code, t, len(keys)), _sums(key_code, m, len(keys))
@@ -217,7 +262,7 @@ def table_draws(power: RackPower, table: LinkTable) -> Draws | None:
     every = np.concatenate(rack_keys)
     by_t = _sums(every, np.concatenate(rack_t), len(rack_names))
     by_m = _sums(every, np.concatenate(rack_m), len(rack_names))
-    by_rack = {rack_names[r]: (by_t[r], by_m[r]) for r in _first_seen(every)}
+    by_rack = {rack_names[r]: (by_t[r], by_m[r]) for r in _first_seen(every, len(rack_names))}
     return Draws(by_rack, link_ends, covered_units, unpowered)
 
 
@@ -230,7 +275,9 @@ def table_mix(table: LinkTable, state: DesignState, split: _Splitter,
         return None
     devices = state.device_list()
     groups, group_names, _, _ = device_columns(state)
-    systems, system_names = _codes(map(split.system, group_names), len(group_names))
+    found = inherited(state, group_names, split.decided)
+    systems, system_names = _codes(map(split.system, group_names) if found is None else (
+        NO_SYSTEM if f is None else f for f in found), len(group_names))
     n_systems = max(len(system_names), 1)
     pair = table.model_of * n_systems + systems[groups]
     # each (model, system) pair's first device, to ask its facts of
@@ -256,4 +303,4 @@ def table_mix(table: LinkTable, state: DesignState, split: _Splitter,
     return False, total, liquid
 
 
-__all__ = ["device_columns", "known_covered", "running", "table_draws", "table_mix"]
+__all__ = ["device_columns", "inherited", "known_covered", "running", "table_draws", "table_mix"]
