@@ -25,6 +25,7 @@ cables without a figure, twin-port transceivers, racks over budget).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from rackdesigner.model.state import DesignState
 
 _GROUP, _RACK, _CABLE = attrgetter("group"), attrgetter("rack"), attrgetter("cable")
+_ID, _PARENT, _TEMPLATE = attrgetter("id"), attrgetter("parent"), attrgetter("template")
 
 
 def running(values: np.ndarray) -> float:
@@ -86,6 +88,21 @@ def _matches(table: LinkTable, state: DesignState) -> bool:
         state.link_list())
 
 
+def _chains(state: DesignState) -> tuple[dict, np.ndarray, np.ndarray, list]:
+    """(group id -> row, each row's parent row or -1, each row's template code, the
+    templates) of the state's groups, with a last row -1 for "no group"; made once."""
+    kept = state.memo.get("group_chains")
+    if kept is None:
+        groups = list(state.groups.values())
+        n = len(groups)
+        number = dict(zip(map(_ID, groups), range(n), strict=True))
+        template_of, templates = _codes(map(_TEMPLATE, groups), n)
+        up = np.fromiter(map(number.get, map(_PARENT, groups), repeat(-1)), np.int64, count=n)
+        kept = state.memo["group_chains"] = (number, np.append(up, -1), np.append(
+            template_of, len(templates)), templates)
+    return kept
+
+
 def inherited(state: DesignState, names: list, own: Callable[[str | None], object]
               ) -> list | None:
     """For each group id of `names` (None: no group), the nearest decision up its chain of
@@ -95,24 +112,17 @@ def inherited(state: DesignState, names: list, own: Callable[[str | None], objec
     Worked out for every group at once by pointer jumping (a few NumPy rounds instead of a
     Python walk per group); None when some chain is longer than 256 groups (the walks' own
     limit: the caller asks them)."""
-    groups = list(state.groups.values())
-    number = {g.id: i for i, g in enumerate(groups)}
-    decided: dict[str | None, object] = {}
+    number, up, template_of, templates = _chains(state)
     values: list = []
     codes: dict[object, int] = {}
-    dec = np.full(len(groups) + 1, -1, dtype=np.int64)  # [-1]: no group
-    up = np.full(len(groups) + 1, -1, dtype=np.int64)
-    for i, g in enumerate(groups):
-        template = g.template
-        if template not in decided:
-            decided[template] = own(template)
-        found = decided[template]
-        if found is not None:
-            if found not in codes:
-                codes[found] = len(values)
-                values.append(found)
-            dec[i] = codes[found]
-        up[i] = number.get(g.parent, -1) if g.parent is not None else -1
+    decision = []
+    for template in templates:  # a few models
+        found = own(template)
+        if found is not None and found not in codes:
+            codes[found] = len(values)
+            values.append(found)
+        decision.append(-1 if found is None else codes[found])
+    dec = np.array([*decision, -1], dtype=np.int64)[template_of]  # [-1]: no group
     for _ in range(8):  # each round doubles the length of chain looked along
         live = (dec < 0) & (up >= 0)
         if not live.any():

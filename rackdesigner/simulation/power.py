@@ -29,6 +29,7 @@ from rackdesigner.model import Layout, natural_key
 from rackdesigner.model.power import (
     RackBudget,
     RackPower,
+    budget_prop,
     device_draw,
     over_budget,
     rack_budget,
@@ -269,12 +270,18 @@ def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[
         add(kind, model, units, typical, peak)
     total_t, total_m = totals
     racks: dict[str, RackDraw] = {}
+    made: dict[tuple, RackDraw] = {}  # racks alike (draw, model, budget set) share one
+    on_file = layout.state.devices
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
-        rack_spec = specs.get(rack)
-        b = (rack_budget(layout.device(rack), rack_spec) if layout.has_device(rack)
-             else rack_budget_none)
+        device, rack_spec = on_file.get(rack), specs.get(rack)
         typical, peak = rack_draw.get(rack, (0.0, 0.0))
-        racks[rack] = RackDraw.of(typical, peak, b)
+        key = (typical, peak, id(rack_spec), device is None,
+               None if device is None else budget_prop(device))
+        found = made.get(key)
+        if found is None:
+            b = rack_budget(device, rack_spec) if device is not None else rack_budget_none
+            found = made[key] = RackDraw.of(typical, peak, b)
+        racks[rack] = found
     by_model = {}
     for model in sorted(counts):
         n = counts[model]
