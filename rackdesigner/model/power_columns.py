@@ -285,9 +285,9 @@ def table_mix(table: LinkTable, state: DesignState, split: _Splitter,
         return None
     devices = state.device_list()
     groups, group_names, _, _ = device_columns(state)
-    found = inherited(state, group_names, split.decided)
-    systems, system_names = _codes(map(split.system, group_names) if found is None else (
-        NO_SYSTEM if f is None else f for f in found), len(group_names))
+    decided = inherited(state, group_names, split.decided)
+    systems, system_names = _codes(map(split.system, group_names) if decided is None else (
+        NO_SYSTEM if f is None else f for f in decided), len(group_names))
     n_systems = max(len(system_names), 1)
     pair = table.model_of * n_systems + systems[groups]
     # each (model, system) pair's first device, to ask its facts of
