@@ -53,7 +53,7 @@ def running(values: np.ndarray) -> float:
     return float(np.cumsum(np.concatenate(([0.0], values)))[-1])
 
 
-class _Numbers(dict):
+class Numbers(dict):
     """Each key's number, given in the order keys are first asked for."""
 
     def __missing__(self, key: object) -> int:
@@ -64,7 +64,7 @@ class _Numbers(dict):
 def _codes(values: Iterable, size: int) -> tuple[np.ndarray, list]:
     """Each of `size` values' number among the distinct values (in first-seen order) and
     those values."""
-    number = _Numbers()
+    number = Numbers()
     codes = np.fromiter(map(number.__getitem__, values), dtype=np.int64, count=size)
     return codes, list(number)
 
@@ -313,4 +313,5 @@ def table_mix(table: LinkTable, state: DesignState, split: _Splitter,
     return False, total, liquid
 
 
-__all__ = ["device_columns", "inherited", "known_covered", "running", "table_draws", "table_mix"]
+__all__ = ["Numbers", "device_columns", "inherited", "known_covered", "running", "table_draws",
+           "table_mix"]

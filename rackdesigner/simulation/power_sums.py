@@ -67,9 +67,13 @@ def device_sums(specs: Mapping[str, DeviceSpec],
 
     ids = list(specs)
     values = list(specs.values())
-    ident = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    _, first, codes = np.unique(ident, return_index=True, return_inverse=True)
-    codes = codes.reshape(-1)
+    from rackdesigner.model.power_columns import Numbers
+
+    number = Numbers()  # each spec object's number, in order of its first device
+    codes = np.fromiter(map(number.__getitem__, map(id, values)), dtype=np.int64,
+                        count=len(values))
+    first = np.full(len(number), len(values), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(values)))
     models = [values[i] for i in first.tolist()]
     if len({spec.id for spec in models}) != len(models):
         return None
