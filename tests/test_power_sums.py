@@ -46,7 +46,7 @@ def test_per_model_sums_are_the_plain_pass(number, catalog, monkeypatch):
     layout = DESIGNS[number](catalog)
     specs = Topology.build(layout).specs
     monkeypatch.setattr(power_sums, "ARRAY_MIN_DEVICES", 0)
-    assert device_sums(specs, lambda d: False) is not None  # the per-model pass is taken
+    assert device_sums(specs, lambda at: [False] * len(at)) is not None  # the per-model pass
     _same(layout, specs, monkeypatch)
 
 
@@ -80,14 +80,14 @@ def test_two_spec_objects_of_one_model_keep_the_plain_pass(catalog, monkeypatch)
     specs = dict(Topology.build(layout).specs)
     device, spec = next(iter(specs.items()))
     specs[device] = dataclasses.replace(spec)  # equal, but another object of the same id
-    assert device_sums(specs, lambda d: False) is None
+    assert device_sums(specs, lambda at: [False] * len(at)) is None
 
 
 def test_a_scoped_report_and_a_small_design_keep_the_plain_pass(catalog, monkeypatch):
     layout = generate("superpod", system="dgx-h100", nodes=8, catalog=catalog)
     specs = Topology.build(layout).specs
     monkeypatch.setattr(power_sums, "ARRAY_MIN_DEVICES", len(specs) + 1)
-    assert device_sums(specs, lambda d: False) is None
+    assert device_sums(specs, lambda at: [False] * len(at)) is None
     some = [d for d in specs][: len(specs) // 3]
     _same(layout, specs, monkeypatch, devices=some)
 

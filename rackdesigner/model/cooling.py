@@ -197,17 +197,23 @@ class _Splitter:
             if not self.layout.has_group(g):
                 break
             grp = self.layout.group(g)
-            spec = self.spec(grp.template)
-            if spec is not None and spec.heat is not None:
-                found = ("published", spec.heat.liquid_fraction, spec.id)
-                break
-            if spec is not None and spec.cooling == "liquid":
-                found = ("liquid", None, spec.id)
+            decided = self.decided(grp.template)
+            if decided is not None:
+                found = decided
                 break
             g = grp.parent
         for t in trail:
             self._group[t] = found
         return found
+
+    def decided(self, template: str | None) -> tuple[str, float | None, str] | None:
+        """("published", fraction, model) / ("liquid", None, model) of a system of model
+        `template`, None when it says nothing (its parent may: `system`)."""
+        spec = self.spec(template)
+        if spec is None or (spec.heat is None and spec.cooling != "liquid"):
+            return None
+        return ("published", spec.heat.liquid_fraction, spec.id) if spec.heat is not None \
+            else ("liquid", None, spec.id)
 
     def fraction(self, device: Device, spec: DeviceSpec) -> float:
         if spec.heat is not None:

@@ -102,19 +102,6 @@ def device_draw(spec: DeviceSpec) -> tuple[float, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class EndDraw:
-    """What one end of a link draws (already multiplied by lanes and twin-port sharing)."""
-
-    device: str
-    kind: str  # the kind of what draws: a transceiver, or a cable that draws at its ends
-    model: str
-    typical_w: float
-    max_w: float
-    units: int  # transceivers or cable ends at this end (link.count)
-    covered: bool  # inside a system whose published maximum already includes it
-
-
-@dataclass(frozen=True, slots=True)
 class Draws:
     """Result of `RackPower.draws`."""
 
@@ -175,7 +162,8 @@ class RackPower:
                                 d.group) for d in self.layout.devices()}
         return self._dev
 
-    def _group_covered(self, group: str | None) -> bool:
+    def group_covered(self, group: str | None) -> bool:
+        """True when devices of `group` sit inside a system with a published maximum."""
         trail = []
         result = False
         while group is not None:
@@ -184,9 +172,7 @@ class RackPower:
                 break
             trail.append(group)
             g = self.layout.group(group)
-            spec = self.spec(g.template) if g.template else None
-            if (spec is not None and spec.stated is not None
-                    and spec.stated.values.get("max_w") is not None):
+            if self.states_max(g.template):
                 result = True
                 break
             group = g.parent if self.layout.has_group(g.parent or "") else None
@@ -194,17 +180,19 @@ class RackPower:
             self._covered_group[group_id] = result
         return result
 
-    def _max_has_optics(self, device_id: str) -> bool:
-        entry = self.device_table().get(device_id)
-        return entry is not None and entry[0] is not None and entry[0].power.max_includes_optics
+    def states_max(self, template: str | None) -> bool:
+        """True when a system of model `template` has a published maximum power."""
+        spec = self.spec(template) if template else None
+        return (spec is not None and spec.stated is not None
+                and spec.stated.values.get("max_w") is not None)
 
     def covered(self, device_id: str) -> bool:
         """True when the device sits inside a system with a published maximum power."""
         if self._dev is None:  # its group is enough: no table of every device for a few
             device = self.layout.state.devices.get(device_id)
-            return device is not None and self._group_covered(device.group)
+            return device is not None and self.group_covered(device.group)
         entry = self.device_table().get(device_id)
-        return entry is not None and self._group_covered(entry[2])
+        return entry is not None and self.group_covered(entry[2])
 
     def _ports_per_connector(self, end: PortRef) -> int:
         entry = self.device_table().get(end.device)
@@ -217,7 +205,7 @@ class RackPower:
             self._ppc[key] = max(1, port.ports_per_connector) if port is not None else 1
         return self._ppc[key]
 
-    def _cable_unit(self, model: str) -> tuple[str, str, float, float] | None:
+    def cable_unit(self, model: str) -> tuple[str, str, float, float] | None:
         """(kind, model, typical, max) W drawn at ONE end of one lane of a link's cable."""
         if model in self._cable:
             return self._cable[model]
@@ -236,25 +224,6 @@ class RackPower:
         return out
 
     # ---- draws --------------------------------------------------------------------------------
-    def link_ends(self, link: Link) -> list[EndDraw]:
-        """What each end of `link` draws (empty when its cable has no power figure)."""
-        if link.cable is None:
-            return []
-        unit = self._cable_unit(link.cable)
-        if unit is None:
-            return []
-        kind, model, typical, peak = unit
-        optics = _optics(kind)
-        out = []
-        for end in (link.a, link.b):
-            share = 1.0 / self._ports_per_connector(end) if optics else 1.0
-            covered = self.covered(end.device)
-            t = 0.0 if covered else typical * share * link.count
-            m = 0.0 if covered or (optics and self._max_has_optics(end.device)) \
-                else peak * share * link.count
-            out.append(EndDraw(end.device, kind, model, t, m, link.count, covered))
-        return out
-
     def rack_sums(self, racks: set[str], devices: Iterable[str], links: Iterable[Link]
                   ) -> dict[str, tuple[float, float]]:
         """(typical, max) W of `racks`, added up as `draws` adds them: first `devices` (those
@@ -271,10 +240,10 @@ class RackPower:
             t, m = device_draw(spec)
             typ[rack] += t
             peak[rack] += m
-        # `link_ends` of each link, inlined (the same products in the same order: a switch
-        # rack's 25,000 link ends at 32k GPUs took 0.5 s through it)
-        cable_unit, ppc, covered_group = self._cable_unit, self._ports_per_connector, \
-            self._group_covered
+        # each link end's draw, as `_draws` works it out (the same products in the same
+        # order; a switch rack's 25,000 link ends at 32k GPUs took 0.5 s through objects)
+        cable_unit, ppc, covered_group = self.cable_unit, self._ports_per_connector, \
+            self.group_covered
         known = self._ppc
         for link in links:
             cable = link.cable
@@ -320,7 +289,14 @@ class RackPower:
         kept = state.memo.get("draws")
         if kept is not None and kept[0] is self.catalog:
             return kept[1]
-        drawn = self._draws(None)
+        table = self.layout.index().made_link_table()  # a large design's columns, when made
+        drawn = None
+        if table is not None:
+            from rackdesigner.model.power_columns import table_draws
+
+            drawn = table_draws(self, table)
+        if drawn is None:
+            drawn = self._draws(None)
         state.memo["draws"] = (self.catalog, drawn)
         return drawn
 
@@ -347,7 +323,7 @@ class RackPower:
             cable = link.cable
             if cable is None:
                 continue
-            unit = self._cable_unit(cable)
+            unit = self.cable_unit(cable)
             if chosen is not None and (link.a.device not in chosen
                                        or link.b.device not in chosen):
                 continue
@@ -357,7 +333,7 @@ class RackPower:
                     for end in (link.a, link.b):  # a known cable without a power figure
                         entry = index.get(end.device)
                         if entry is not None and entry[0] is not None and not (
-                                self._group_covered(entry[2])):
+                                self.group_covered(entry[2])):
                             unpowered[cable_spec.id] = unpowered.get(cable_spec.id, 0) \
                                 + link.count
                 continue
@@ -371,7 +347,7 @@ class RackPower:
                 spec, rack, group = entry
                 assert spec is not None  # checked above
                 covered = (covered_group[group] if group in covered_group
-                           else self._group_covered(group))
+                           else self.group_covered(group))
                 if covered:
                     covered_units += count
                     continue

@@ -52,10 +52,21 @@ def cooling_mix(layout: Layout) -> tuple[float, float] | None:
     from rackdesigner.model.cooling import _Splitter, fact_table
     from rackdesigner.model.power import RackPower
 
-    facts_of = fact_table(_Splitter(layout))  # as `cooling_report` reads them
+    split = _Splitter(layout)
+    facts_of = fact_table(split)  # as `cooling_report` reads them
     liquid = 0.0
     device_total = 0.0
-    for device in layout.devices():
+    table = layout.index().made_link_table()
+    fast = None
+    if table is not None:  # a large design: per (model, system), summed in NumPy
+        from rackdesigner.model.power_columns import table_mix
+
+        fast = table_mix(table, layout.state, split, facts_of)
+    if fast is not None:
+        door, device_total, liquid = fast
+        if door:
+            return None
+    for device in () if fast is not None else layout.devices():
         found = facts_of(device)
         if found is None or found[0].rack is not None:
             continue

@@ -19,7 +19,7 @@ chassis entry carries them. Figures labelled estimates in the catalog are listed
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -29,6 +29,7 @@ from rackdesigner.model import Layout, natural_key
 from rackdesigner.model.power import (
     RackBudget,
     RackPower,
+    budget_prop,
     device_draw,
     over_budget,
     rack_budget,
@@ -168,6 +169,27 @@ def design_specs(layout: Layout) -> dict[str, DeviceSpec]:
     return {d.id: s for d in layout.devices() if (s := index.spec(d.id)) is not None}
 
 
+def _covered(power: RackPower, specs: Mapping[str, DeviceSpec]
+             ) -> Callable[[Any], Any]:
+    """Whether the devices at some places of `specs` are covered by their system's published
+    maximum (`RackPower.covered`): from the link table's columns when `specs` is the whole
+    design's, else asked of each."""
+    found: list = []
+
+    def at(places: Any) -> Any:
+        if not found:
+            from rackdesigner.model.power_columns import known_covered
+
+            found.append(list(specs))
+            found.append(known_covered(power, found[0]))
+        ids, flags = found
+        if flags is not None:
+            return flags[places]
+        return [power.covered(ids[i]) for i in places.tolist()]
+
+    return at
+
+
 def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[str] | None,
              pue: float) -> PowerReport:
     """Power of `devices` (all when None) and of the cables between two of them; `specs`
@@ -202,7 +224,7 @@ def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[
         totals[1] += peak
 
     total_t = total_m = 0.0
-    fast = device_sums(specs, rp.covered) if chosen is None else None
+    fast = device_sums(specs, _covered(rp, specs)) if chosen is None else None
     if fast is not None:  # a whole large design: per model (power_sums.py), the same sums
         gpus, racks_in_scope, estimated = fast.gpus, fast.racks, fast.estimated
         without, missing, total_t, total_m = fast.without, fast.missing, fast.total_t, fast.total_m
@@ -248,12 +270,18 @@ def power_of(layout: Layout, specs: Mapping[str, DeviceSpec], devices: Iterable[
         add(kind, model, units, typical, peak)
     total_t, total_m = totals
     racks: dict[str, RackDraw] = {}
+    made: dict[tuple, RackDraw] = {}  # racks alike (draw, model, budget set) share one
+    on_file = layout.state.devices
     for rack in sorted(racks_in_scope | set(rack_draw), key=natural_key):
-        rack_spec = specs.get(rack)
-        b = (rack_budget(layout.device(rack), rack_spec) if layout.has_device(rack)
-             else rack_budget_none)
+        device, rack_spec = on_file.get(rack), specs.get(rack)
         typical, peak = rack_draw.get(rack, (0.0, 0.0))
-        racks[rack] = RackDraw.of(typical, peak, b)
+        key = (typical, peak, id(rack_spec), device is None,
+               None if device is None else budget_prop(device))
+        found = made.get(key)
+        if found is None:
+            b = rack_budget(device, rack_spec) if device is not None else rack_budget_none
+            found = made[key] = RackDraw.of(typical, peak, b)
+        racks[rack] = found
     by_model = {}
     for model in sorted(counts):
         n = counts[model]

@@ -7,15 +7,15 @@ kind, the totals) adds the same values in the same device order, as NumPy's cumu
 (`np.cumsum` adds one element after the other, unlike `np.sum`'s pairwise reduction), starting
 from 0.0 as the plain pass's dictionaries do (tests/test_power_sums.py). What needs a device's
 place in the design — whether a device of a model with no power figure is covered by its
-system's published maximum (`RackPower.covered`) — is still asked per device, of those devices
-only.
+system's published maximum — is asked of those devices only (`power_of` answers from the link
+table's columns when it has them, `model/power_columns.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rackdesigner.catalog import DeviceSpec
 from rackdesigner.model.power import device_draw
@@ -55,19 +55,25 @@ def _running(values: np.ndarray) -> float:
     return float(np.cumsum(np.concatenate(([0.0], values)))[-1])
 
 
-def device_sums(specs: Mapping[str, DeviceSpec], covered: Callable[[str], bool]
-                ) -> DeviceSums | None:
+def device_sums(specs: Mapping[str, DeviceSpec],
+                covered: Callable[[np.ndarray], Any]) -> DeviceSums | None:
     """The device pass of `power_of` over every device of `specs`, per model; None when the
-    plain pass should run instead (a small design, or two spec objects of one model id)."""
+    plain pass should run instead (a small design, or two spec objects of one model id).
+    `covered` says of the devices at some places of `specs` (their numbers in its order)
+    whether their system's published maximum covers each."""
     if len(specs) < ARRAY_MIN_DEVICES:
         return None
     import numpy as np
 
     ids = list(specs)
     values = list(specs.values())
-    ident = np.fromiter(map(id, values), dtype=np.int64, count=len(values))
-    _, first, codes = np.unique(ident, return_index=True, return_inverse=True)
-    codes = codes.reshape(-1)
+    from rackdesigner.model.power_columns import Numbers
+
+    number = Numbers()  # each spec object's number, in order of its first device
+    codes = np.fromiter(map(number.__getitem__, map(id, values)), dtype=np.int64,
+                        count=len(values))
+    first = np.full(len(number), len(values), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(values)))
     models = [values[i] for i in first.tolist()]
     if len({spec.id for spec in models}) != len(models):
         return None
@@ -95,10 +101,11 @@ def device_sums(specs: Mapping[str, DeviceSpec], covered: Callable[[str], bool]
         if spec.power.basis == "estimate":
             out.estimated.add(model)
         if spec.power.typical_w is None and spec.power.max_w is None:
-            for i in np.flatnonzero(codes == c).tolist():
-                if not covered(ids[i]):
-                    out.without.add(model)
-                    out.missing += 1
+            flags = covered(np.flatnonzero(codes == c))
+            bare = len(flags) - int(np.count_nonzero(flags))
+            if bare:
+                out.without.add(model)
+                out.missing += bare
         out.counts[model] = n[c]
         out.model_t[model] = _running(np.full(n[c], typical_of[c]))
         out.model_m[model] = _running(np.full(n[c], peak_of[c]))
