@@ -6,8 +6,10 @@ design's state, `Topology.of`: the one `simulate` of the same state built, if it
 designer's panel before its Workload tab, a sweep point's simulation before its estimate);
 `point(gpus, collective, size)`
 then runs only the stages that depend on the group — its islands, placement, routed traffic and
-NCCL's cost model — for one size. Islands wired alike share their ring computation, so a
-symmetric group of thousands of GPUs costs milliseconds, and nothing enumerates GPU pairs.
+NCCL's cost model — for one size; the group's part (all but NCCL's cost model) once per group,
+for every collective and size asked of it. Islands wired alike share their ring computation,
+so a symmetric group of thousands of GPUs costs milliseconds, and nothing enumerates GPU
+pairs.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from rackdesigner.simulation.latency import latency_classes, slowest_network_ste
 from rackdesigner.simulation.routing import route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
-
 
 #: Groups whose scope models one `GroupCollectives` keeps (a layout search asks a few
 #: hundred; each is a few kilobytes per island)

@@ -213,10 +213,9 @@ def _propagation_by_level(topo: Topology) -> tuple[dict[int, float], dict[int, f
 def _propagation(topo: Topology) -> tuple[dict[int, float], dict[int, float]]:
     # ~40,000 network links at 16k GPUs, each a few dict reads: what each link costs is the
     # whole cost (50 ms of a 16k estimate), so each is read once, in the same order, with the
-    # same sums: a link's level asks the traits of its first end once per traits value
-    # (a few kinds), and its cable's delay per metre comes from the map filed with the
-    # lengths, in step, when the two have the same keys in the same order (every link has a
-    # length and a cable model: a generated design), without hashing 40,000 end pairs
+    # same sums; a link's cable's delay per metre comes from the map filed with the lengths,
+    # in step, when the two have the same keys in the same order (every link has a length
+    # and a cable model: a generated design), without hashing 40,000 end pairs again
     sums: dict[int, float] = {}
     counts: dict[int, int] = {}
     longest: dict[int, float] = {}
@@ -227,14 +226,13 @@ def _propagation(topo: Topology) -> tuple[dict[int, float], dict[int, float]]:
         per_ms = per_m_of.values()
     else:
         per_ms = map(per_m_of.get, lengths, repeat(C.DEFAULT_PROPAGATION_NS_PER_M))
-    ends: dict[int, bool] = {}  # id of a traits value -> whether it is a NIC's
-    for ((u, v), values), per_m in zip(lengths.items(), per_ms):
+    last, end = None, False  # the last traits value read, and whether it is a NIC's
+    for ((u, v), values), per_m in zip(lengths.items(), per_ms, strict=True):
         if not values:
             continue
         kind = traits(u, NO_TRAITS)  # `topo.does(u)`
-        end = ends.get(id(kind))
-        if end is None:
-            end = ends[id(kind)] = kind.endpoint
+        if kind is not last:
+            last, end = kind, kind.endpoint
         if end:
             level = 0
         else:

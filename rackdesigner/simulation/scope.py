@@ -318,7 +318,9 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
         t += 1
     scope.involved = involved
     network = protocols_of("network")
-    protocols = {p.protocol for s in leaves for p in topo.specs[s].ports if p.protocol in network}
+    specs = {id(spec): spec for spec in map(topo.specs.__getitem__, leaves)}  # a few models
+    protocols = {p.protocol for spec in specs.values() for p in spec.ports
+                 if p.protocol in network}
     if len(protocols) == 1:  # a mixed fabric keeps NCCL's default transport
         scope.transport = protocols.pop()
         named = {i.nic_transport for i in scope.islands}

@@ -165,14 +165,22 @@ def wiring_kinds(topo: Topology, gpus: Sequence[str]) -> list[int]:
                                                           repeat(empty))))))
     rounded = {v: round(v, 3) for v in set(up)}
     varying.append(list(map(rounded.__getitem__, up)) if len(rounded) > 1 else [])
-    sizes = {root: len(members) for root, members in topo.islands.items()}
-    varying.append(list(map(sizes.get, map(topo.island_of.get, gpus, repeat("")),
-                            repeat(0))))
+    islands = topo.islands
+    if list(chain.from_iterable(islands.values())) == gpus:
+        # the scope is the design's GPUs island by island (the whole design, in order):
+        # each GPU's island size read once per island
+        sizes = list(map(len, islands.values()))
+        if len(set(sizes)) > 1:
+            varying.append(list(chain.from_iterable(map(repeat, sizes, sizes))))
+    else:
+        size_of = {root: len(members) for root, members in islands.items()}
+        varying.append(list(map(size_of.get, map(topo.island_of.get, gpus, repeat("")),
+                                repeat(0))))
     varying = [column for column in varying if len(set(column)) > 1]
     if not varying:
         return [0] * len(gpus)
     numbers: dict[tuple, int] = {}
-    return [numbers.setdefault(sig, len(numbers)) for sig in zip(*varying)]
+    return [numbers.setdefault(sig, len(numbers)) for sig in zip(*varying, strict=True)]
 
 
 def _nic_paths_alike(topo: Topology, paths_of: list) -> bool:
