@@ -327,9 +327,9 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
         if len(named) == 1 and None not in named:  # the NICs' own transport (EFA over Ethernet)
             scope.transport = named.pop()
     switches = set().union(*involved.values()) if involved else set()
-    scope.sharp_capable = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
-    scope.sharp_missing = tuple(sorted({topo.specs[s].id for s in switches
-                                        if not topo.specs[s].supports_sharp}))
+    models = {id(spec): spec for spec in map(topo.specs.__getitem__, switches)}.values()
+    scope.sharp_capable = bool(switches) and all(spec.supports_sharp for spec in models)
+    scope.sharp_missing = tuple(sorted({spec.id for spec in models if not spec.supports_sharp}))
 
 
 def log2i(x: float) -> int:
