@@ -150,8 +150,9 @@ def wiring_kinds(topo: Topology, gpus: Sequence[str]) -> list[int]:
     capacity, and every path of `gpus` has the same rate, each path of each GPU has the same
     (path, NIC, leaf) figures — a GPU's part is that triple once per path, so GPUs differ
     there by their number of paths alone, and the check reads the uplinks once per NIC and
-    the leaves once per leaf. Otherwise (a failed leaf or spine, a NIC of another rate) the
-    signatures are made GPU by GPU (`_kinds_by_gpu`), as ever."""
+    the leaves once per leaf. Otherwise (a NIC cabled to two switches or at another rate, a
+    leaf that lost some of its uplinks, a faster PCIe path) the signatures are made GPU by
+    GPU (`_kinds_by_gpu`), as ever."""
     gpus = list(gpus)
     paths_of = list(map(topo.gpu_nics.get, gpus, repeat(())))
     if not _nic_paths_alike(topo, paths_of):

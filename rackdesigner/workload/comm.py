@@ -266,11 +266,11 @@ class CommModel:
     def _wiring_kinds(self) -> tuple[list[int], bool]:
         """Per rank, a small number naming its GPU's wiring signature (equal numbers: wired
         alike; `simulation.stages.wiring_kinds`), and whether every rank has the same one."""
-        found = self._store.get("kinds")
-        if found is None:
-            kinds = self.groups.wiring_kinds(self.gpus)
-            found = self._store["kinds"] = (kinds, len(set(kinds)) <= 1)
-        return found
+        kinds = self._store.get("kinds")
+        if kinds is None:
+            kinds = self._store["kinds"] = self.groups.wiring_kinds(self.gpus)
+            self._store["alike"] = len(set(kinds)) <= 1
+        return kinds, self._store["alike"]
 
     def _member_point(self, collective: str, shape: GroupShape, size: int
                       ) -> tuple[Point, ScopeModel | None]:
