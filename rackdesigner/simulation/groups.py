@@ -6,8 +6,10 @@ design's state, `Topology.of`: the one `simulate` of the same state built, if it
 designer's panel before its Workload tab, a sweep point's simulation before its estimate);
 `point(gpus, collective, size)`
 then runs only the stages that depend on the group — its islands, placement, routed traffic and
-NCCL's cost model — for one size. Islands wired alike share their ring computation, so a
-symmetric group of thousands of GPUs costs milliseconds, and nothing enumerates GPU pairs.
+NCCL's cost model — for one size; the group's part (all but NCCL's cost model) once per group,
+for every collective and size asked of it. Islands wired alike share their ring computation,
+so a symmetric group of thousands of GPUs costs milliseconds, and nothing enumerates GPU
+pairs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from rackdesigner.simulation.latency import latency_classes, slowest_network_ste
 from rackdesigner.simulation.routing import route_scope
 from rackdesigner.simulation.scope import ScopeModel, analyse
 from rackdesigner.simulation.topology import Topology
+
+#: Groups whose scope models one `GroupCollectives` keeps (a layout search asks a few
+#: hundred; each is a few kilobytes per island)
+SCOPES_KEPT = 256
 
 
 class GroupError(SimulationInputError):
@@ -41,6 +47,7 @@ class GroupCollectives(GroupReads):
         self.fabric_tuning = fabric_tuning or vocabulary.DEFAULT_FABRIC_TUNING
         if self.fabric_tuning not in vocabulary.FABRIC_TUNINGS:
             raise GroupError(f"unknown fabric tuning {self.fabric_tuning!r}")
+        self._scopes: dict[tuple, tuple[ScopeModel, float, bool, float]] = {}
 
     def point(self, gpus: Iterable[str], collective: str, size: int,
               algorithm: str = "auto") -> Point:
@@ -63,6 +70,28 @@ class GroupCollectives(GroupReads):
                 raise GroupError(f"{g!r} is not a GPU of this design")
         if len(ids) < 2:
             return Point(int(size), 0.0, float("inf"), float("inf"), "none", "none"), None
+        model, lat_inter, same, p2p = self._scope(ids)
+        coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm,
+                               self.fabric_tuning)
+        reason = coll.unavailable(algorithm, collective)
+        if reason is not None:
+            raise GroupError(f"algorithm {algorithm} cannot run {collective} here: {reason}")
+        points = coll.sweep(collective, (int(size),))
+        if not points:
+            raise GroupError(f"{collective} does not apply to these GPUs")
+        return points[0], model
+
+    def _scope(self, ids: list[str]) -> tuple[ScopeModel, float, bool, float]:
+        """The scope model of `ids` (two or more GPUs, in order) with its islands placed and
+        its traffic routed, its slowest network step (µs), whether its ends share an island,
+        and its point-to-point rate: what every collective and size over these GPUs reads
+        (nothing of it depends on either, and nothing changes a scope model once made), so
+        it is made once per group — an estimate asks two or three collectives of each."""
+        key = (self.sharp, self.placement, *ids)
+        found = self._scopes.get(key)
+        if found is not None:
+            return found
+        topo = self._topo
         if len({topo.component_of[g] for g in ids}) > 1:
             raise GroupError(f"the {len(ids)} GPUs cannot all reach each other")
         model = analyse(topo, ids)
@@ -74,12 +103,7 @@ class GroupCollectives(GroupReads):
         lat_inter = slowest_network_step_us(classes)
         same = topo.island_of[a] == topo.island_of[b]
         p2p = model.islands[0].intra_eff if same else min(i.net_eff for i in model.islands)
-        coll = CollectiveModel(model, lat_inter, topo.cpu_vendor, p2p, same, algorithm,
-                               self.fabric_tuning)
-        reason = coll.unavailable(algorithm, collective)
-        if reason is not None:
-            raise GroupError(f"algorithm {algorithm} cannot run {collective} here: {reason}")
-        points = coll.sweep(collective, (int(size),))
-        if not points:
-            raise GroupError(f"{collective} does not apply to these GPUs")
-        return points[0], model
+        if len(self._scopes) >= SCOPES_KEPT:
+            self._scopes.clear()
+        found = self._scopes[key] = (model, lat_inter, same, p2p)
+        return found

@@ -318,16 +318,18 @@ def _fabric_factors(topo: Topology, scope: ScopeModel) -> None:
         t += 1
     scope.involved = involved
     network = protocols_of("network")
-    protocols = {p.protocol for s in leaves for p in topo.specs[s].ports if p.protocol in network}
+    specs = {id(spec): spec for spec in map(topo.specs.__getitem__, leaves)}  # a few models
+    protocols = {p.protocol for spec in specs.values() for p in spec.ports
+                 if p.protocol in network}
     if len(protocols) == 1:  # a mixed fabric keeps NCCL's default transport
         scope.transport = protocols.pop()
         named = {i.nic_transport for i in scope.islands}
         if len(named) == 1 and None not in named:  # the NICs' own transport (EFA over Ethernet)
             scope.transport = named.pop()
     switches = set().union(*involved.values()) if involved else set()
-    scope.sharp_capable = bool(switches) and all(topo.specs[s].supports_sharp for s in switches)
-    scope.sharp_missing = tuple(sorted({topo.specs[s].id for s in switches
-                                        if not topo.specs[s].supports_sharp}))
+    models = {id(spec): spec for spec in map(topo.specs.__getitem__, switches)}.values()
+    scope.sharp_capable = bool(switches) and all(spec.supports_sharp for spec in models)
+    scope.sharp_missing = tuple(sorted({spec.id for spec in models if not spec.supports_sharp}))
 
 
 def log2i(x: float) -> int:

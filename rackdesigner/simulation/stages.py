@@ -25,10 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, repeat
+from operator import add, attrgetter, methodcaller
 from types import MappingProxyType
 
 from rackdesigner.model import Layout
 from rackdesigner.simulation.topology import Topology
+
+_RAW, _VALUES = attrgetter("raw"), methodcaller("values")
 
 
 @dataclass(frozen=True)
@@ -136,8 +140,67 @@ def nvlink_ports(topo: Topology) -> NvlinkPorts:
 
 def wiring_kinds(topo: Topology, gpus: Sequence[str]) -> list[int]:
     """Per GPU of `gpus`, a small number naming its wiring signature (equal numbers: wired
-    alike): its NIC paths with each NIC's uplink and leaf-uplink capacity, its NVLink
-    capacity, its island's size."""
+    alike, numbered in order of first appearance): its NIC paths with each NIC's uplink and
+    leaf-uplink capacity, its NVLink capacity, its island's size (each rounded to 3 places).
+
+    Only which GPUs share a signature matters, so the signature is read a part at a time,
+    and a part every GPU shares drops out. The NIC part is where the work was (a path, a
+    NIC, its uplinks and its leaf per GPU: 0.15 s of a 16k-GPU estimate): when every NIC a
+    GPU of the design uses has one uplink with the same rate to leaves of the same uplink
+    capacity, and every path of `gpus` has the same rate, each path of each GPU has the same
+    (path, NIC, leaf) figures — a GPU's part is that triple once per path, so GPUs differ
+    there by their number of paths alone, and the check reads the uplinks once per NIC and
+    the leaves once per leaf. Otherwise (a NIC cabled to two switches or at another rate, a
+    leaf that lost some of its uplinks, a faster PCIe path) the signatures are made GPU by
+    GPU (`_kinds_by_gpu`), as ever."""
+    gpus = list(gpus)
+    paths_of = list(map(topo.gpu_nics.get, gpus, repeat(())))
+    if not _nic_paths_alike(topo, paths_of):
+        return _kinds_by_gpu(topo, gpus)
+    empty: dict[str, float] = {}
+    varying = [list(map(len, paths_of))]
+    up = list(map(sum, map(_VALUES, map(topo.nvl_sw_raw.get, gpus, repeat(empty)))))
+    peer_raw = topo.nvl_peer_raw
+    if any(peer_raw.values()):  # else every GPU adds sum(()) = 0, which changes no sum
+        up = list(map(add, up, map(sum, map(_VALUES, map(peer_raw.get, gpus,
+                                                          repeat(empty))))))
+    rounded = {v: round(v, 3) for v in set(up)}
+    varying.append(list(map(rounded.__getitem__, up)) if len(rounded) > 1 else [])
+    islands = topo.islands
+    if list(chain.from_iterable(islands.values())) == gpus:
+        # the scope is the design's GPUs island by island (the whole design, in order):
+        # each GPU's island size read once per island
+        sizes = list(map(len, islands.values()))
+        if len(set(sizes)) > 1:
+            varying.append(list(chain.from_iterable(map(repeat, sizes, sizes))))
+    else:
+        size_of = {root: len(members) for root, members in islands.items()}
+        varying.append(list(map(size_of.get, map(topo.island_of.get, gpus, repeat("")),
+                                repeat(0))))
+    varying = [column for column in varying if len(set(column)) > 1]
+    if not varying:
+        return [0] * len(gpus)
+    numbers: dict[tuple, int] = {}
+    return [numbers.setdefault(sig, len(numbers)) for sig in zip(*varying, strict=True)]
+
+
+def _nic_paths_alike(topo: Topology, paths_of: list) -> bool:
+    """Whether every path of `paths_of` has the same rounded (path rate, NIC rate, leaf
+    uplink capacity): every NIC any GPU uses (`nic_users`, a superset of these paths' NICs)
+    has one uplink, all at one rate, to leaves of one uplink capacity, and the paths share
+    one rate (`wiring_kinds`)."""
+    ups = list(map(topo.nic_up.get, topo.nic_users, repeat({})))
+    if not ups or set(map(len, ups)) != {1}:
+        return not any(paths_of)  # no NIC paths at all: every part is empty, alike
+    rates = set(chain.from_iterable(map(_VALUES, ups)))
+    caps = set(map(topo.up_cap.get, set(chain.from_iterable(ups)), repeat(0.0)))
+    raws = set(map(_RAW, chain.from_iterable(paths_of)))
+    # one NIC's sum is its one rate (0 + r: `nic_raw` gives the same rounded figure)
+    return all(len({round(v, 3) for v in values}) <= 1 for values in (rates, caps, raws))
+
+
+def _kinds_by_gpu(topo: Topology, gpus: Sequence[str]) -> list[int]:
+    """`wiring_kinds` read GPU by GPU, for any design."""
     nic_sig: dict[str, tuple] = {}
 
     def nic(path) -> tuple:

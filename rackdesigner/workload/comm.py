@@ -20,8 +20,9 @@ falls short: the estimator stretches that exchange by the excess.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from rackdesigner.model import Layout, natural_key
@@ -246,13 +247,18 @@ class CommModel:
         cached = self._distinct.get(shape)
         if cached is not None:
             return cached
-        kinds = self._wiring_kinds()
+        kinds, alike = self._wiring_kinds()
         s_, k, n = shape.stride, shape.size, len(self.gpus)
         block = s_ * k
         span = s_ * (k - 1) + 1
         seen: dict[tuple, GroupShape] = {}
-        starts = [shape.start] + [b * block + r for b in range(n // block if block else 0)
-                                  for r in range(s_)]
+        starts: Iterator[int] = itertools.chain((shape.start,), (b * block + r for b in range(
+            n // block if block else 0) for r in range(s_)))
+        if alike:
+            # every GPU wired alike: every group has the same signature, so the first group
+            # that fits stands for them all (what the loop below keeps)
+            first = next((start for start in starts if start + span <= n), None)
+            starts = iter(() if first is None else (first,))
         for start in starts:
             if start + span > n:
                 continue
@@ -261,14 +267,14 @@ class CommModel:
         self._distinct[shape] = result
         return result
 
-    def _wiring_kinds(self) -> list[int]:
+    def _wiring_kinds(self) -> tuple[list[int], bool]:
         """Per rank, a small number naming its GPU's wiring signature (equal numbers: wired
-        alike; `simulation.stages.wiring_kinds`)."""
+        alike; `simulation.stages.wiring_kinds`), and whether every rank has the same one."""
         kinds = self._store.get("kinds")
-        if kinds is not None:
-            return kinds
-        kinds = self._store["kinds"] = self.groups.wiring_kinds(self.gpus)
-        return kinds
+        if kinds is None:
+            kinds = self._store["kinds"] = self.groups.wiring_kinds(self.gpus)
+            self._store["alike"] = len(set(kinds)) <= 1
+        return kinds, self._store["alike"]
 
     def _member_point(self, collective: str, shape: GroupShape, size: int
                       ) -> tuple[Point, ScopeModel | None]:
