@@ -1,6 +1,7 @@
-"""Canonical device and link lines straight to model objects, skipping the entry mapping the
-reader would check key by key: one line at a time (`direct_device`, `direct_link`) or a whole
-piece of a section at once (`BULK`), for `fastread.read_canonical`.
+"""Canonical group, device and link lines straight to model objects, skipping the entry mapping
+the reader would check key by key: one line at a time (`direct_group`, `direct_device`,
+`direct_link`) or a whole piece of a section at once (`Whole.readers`), for
+`fastread.read_canonical`.
 
 Devices without extension keys and links, ~97 % of a generated design's lines, take this way
 (16k GPUs: 5.3 -> about 2 s of CPU when it came): one regular expression per line takes exactly
