@@ -254,7 +254,7 @@ def test_a_compact_instance_cannot_place_its_devices_past_the_models_bound(catal
     assert parse_layout_text(near, catalog=catalog).device("dgx-1.cpu1").pos[0] == 1e150 + 170
 
 
-#: Lines at the edges of what the fast line reader takes whole (fastread.direct_*): the
+#: Lines at the edges of what the fast line reader takes whole (direct.direct_*): the
 #: longest numbers its patterns match, the model's bounds and just past them.
 _EDGE_DEVICES = [
     "- {id: d-1, model: m, pos: [99999999999999999999, -99999999999999999999]}",
@@ -278,12 +278,12 @@ _EDGE_LINKS = [
 def test_what_the_fast_line_reader_builds_the_model_takes(line):
     """The reader's fast path builds model objects without the entry checks: whatever it
     builds must pass the model's own (a bound changed in model/items.py fails here)."""
-    from rackdesigner.io import fastread
+    from rackdesigner.io import direct
     from rackdesigner.model.items import device_problem, link_problem
 
     device = "model:" in line
-    built = (fastread.direct_device if device else fastread.direct_link)(line)
+    built = (direct.direct_device if device else direct.direct_link)(line)
     if built is not None:
         assert (device_problem if device else link_problem)(built) is None, built
-    assert any(fastread.direct_device(t) is not None for t in _EDGE_DEVICES)
-    assert any(fastread.direct_link(t) is not None for t in _EDGE_LINKS)
+    assert any(direct.direct_device(t) is not None for t in _EDGE_DEVICES)
+    assert any(direct.direct_link(t) is not None for t in _EDGE_LINKS)

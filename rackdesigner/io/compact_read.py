@@ -15,7 +15,7 @@ from dataclasses import fields
 from typing import Any, cast
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.io import endcheck, fastread
+from rackdesigner.io import direct, endcheck, fastread
 from rackdesigner.io.compact import (
     COMPACT_SECTIONS,
     FORM,
@@ -36,7 +36,7 @@ from rackdesigner.model.items import (
     position,
 )
 
-_DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
+_DIRECT = {"devices": direct.direct_device, "links": direct.direct_link}
 #: the keys of the compact form's head (the plain form's top keys less its sections)
 HEAD_KEYS = ("schema_version", "name", "description", "sharp", "site")
 

@@ -102,10 +102,10 @@ class EntryObjects(EntryValues):
         if not isinstance(value, list):
             raise self.fail(doc.line_of(key), f"'{key}' must be a list of mappings (one "
                             f"'- {{id: ...}}' per entry), got {value_kind(value)}")
-        if all(issubclass(kind, dict | Device | Link) for kind in set(map(type, value))):
-            return value  # objects: fastread.direct_*; entries: mappings
+        if all(issubclass(kind, dict | Group | Device | Link) for kind in set(map(type, value))):
+            return value  # objects: direct.direct_*; entries: mappings
         for index, item in enumerate(value):
-            if not isinstance(item, dict | Device | Link):
+            if not isinstance(item, dict | Group | Device | Link):
                 lines = getattr(value, "item_lines", [doc.line] * len(value))
                 raise self.fail(lines[index], f"each entry of '{key}' must be a "
                                 f"mapping like {{id: ...}}, got {value_kind(item)}: {_short(item)}")

@@ -9,12 +9,12 @@ unambiguous are accepted here). An entry line with anything else (quotes, nested
 words) is handed to the safe YAML loader on its own; any other line shape makes the whole file
 take the general path. Both paths feed the same builder, so they accept and refuse the same files.
 
-Devices without extension keys and links, ~97 % of a generated design's lines, go one step
-further (`direct_device` / `direct_link`): one regular expression per line takes exactly the
-writer's key order and value forms and builds the model object itself, skipping the mapping
-the builder would check key by key (16k GPUs: 5.3 -> about 2 s of CPU). Whatever such a line
-holds beyond that narrow form (a quoted escape, a YAML special word, a number out of range, a
-key in another order) makes it take the entry path above, so errors keep their words and lines.
+Groups, devices and links in the writer's narrow form, ~99 % of a generated design's lines,
+go one step further (`direct.py`): their objects are made straight from the text, a piece of
+a section (about 64 kB of whole lines) at a time, skipping the mapping the builder would check
+key by key; the first line of a piece not in that form is read as an entry, alone, and the
+rest of the piece goes on being made whole. So every line the narrow form does not take goes
+exactly the way it went line by line, errors and their lines included.
 """
 
 from __future__ import annotations
@@ -22,20 +22,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
-
-from rackdesigner.model.items import (
-    ID_CHARS,
-    MAX_COORD,
-    MAX_LINK_COUNT,
-    Device,
-    Link,
-    PortRef,
-    fast_maker,
-)
-
-_MAKE_DEVICE = fast_maker(Device)
-_MAKE_LINK = fast_maker(Link)
-_MAKE_PORT = fast_maker(PortRef)
 
 _SECTIONS = ("groups", "devices", "links")
 _KEY = re.compile(r"[A-Za-z_][\w-]*")
@@ -60,6 +46,9 @@ class ReadCancelled(Exception):
 #: Called now and then while reading: (what is being done, fraction done 0..1).
 Progress = Callable[[str, float], None]
 _PROGRESS_EVERY = 16384  # lines between progress calls (a few per second at worst)
+_PIECE = 1 << 16  # characters of a section a `bulk` reader takes at once
+#: A section's whole-piece reader (`fastbulk`): the rows of a piece, the objects of the rows.
+Bulk = tuple[Callable[[str, int, int], list], Callable[[list, int], list]]
 
 
 _SCALARS: dict[str, Any] = {}  # model ids, kinds, cables, lengths, counts repeat thousands of times
@@ -192,43 +181,63 @@ def split_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
         start = end + 1
 
 
+def _pieces(text: str, size: int = _PIECE) -> Iterator[tuple[int, int]]:
+    """`text` as (start, stop) pieces of about `size` characters: whole lines, each piece
+    ending just after a newline, then the last line (no newline; it may be empty)."""
+    start, n = 0, len(text)
+    while start + size < n:
+        stop = text.find("\n", start + size) + 1
+        if not stop:
+            break
+        yield start, stop
+        start = stop
+    last = text.rfind("\n", start) + 1
+    if last > start:
+        yield start, last
+        start = last
+    yield start, n
+
+
 def read_canonical(text: str, entry_cls: type, seq_cls: type,
                    parse_line: Callable[[str, int], Any | None],
                    max_entries: int,
                    direct: Mapping[str, Callable[[str], Any | None]] | None = None,
-                   direct_version: int = 1, progress: Progress | None = None) -> Any | None:
+                   direct_version: int = 1, progress: Progress | None = None,
+                   bulk: Mapping[str, Bulk] | None = None) -> Any | None:
     """The document as `entry_cls`/`seq_cls` containers with lines, or None if not canonical.
 
     `parse_line(line_text, line_number)` parses one line with the safe YAML loader (returning
     None when it may not be handled alone); it is used for lines the fast scan does not take.
     `direct` maps a section name to a parser returning a finished model object for a line (or
     None: the line becomes an entry); it is used only below `schema_version: direct_version`
-    (older files are migrated as mappings first). `progress` is called every few thousand
-    lines with the fraction read.
+    (older files are migrated as mappings first). `bulk` does the same for a piece of lines
+    at once (`fastbulk`): the objects of its lines up to the first one it does not take, which
+    is then read as above. `progress` is called every few thousand lines with the fraction
+    read.
     """
     doc = entry_cls()
     doc.line = 1
     doc.key_lines = {}
     section: Any = None
     make: Callable[[str], Any] | None = None
+    many: Bulk | None = None
     entries = 0
-    total = text.count("\n") + 1
+    total = text.count("\n") + 1 if progress is not None else 1
     if progress is not None:
         progress("reading", 0.0)
-    for number, line in enumerate(split_lines(text), start=1):
-        if progress is not None and number % _PROGRESS_EVERY == 0:
-            progress("reading", number / total)
+
+    def read_line(number: int, line: str) -> bool:
+        """One line as the per-line reader reads it; False: the file is not canonical."""
+        nonlocal section, make, many, entries
         if not line or line.startswith("#") or line.isspace():
-            continue
+            return True
         if make is not None and section is not None:
             made = make(line)
             if made is not None:
                 section.append(made)
                 section.item_lines.append(number)
                 entries += 1
-                if entries > max_entries:
-                    return None
-                continue
+                return entries <= max_entries
         if line.startswith("- {") and line.endswith("}") and section is not None:
             entry = entry_cls()
             entry.line = number
@@ -241,118 +250,100 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
             except NotFast:
                 parsed = parse_line(line, number)
                 if not isinstance(parsed, list) or len(parsed) != 1:
-                    return None
+                    return False
                 entry = parsed[0]
             section.append(entry)
             section.item_lines.append(number)
             entries += 1
-            if entries > max_entries:
-                return None  # the general path refuses it with a located message
-            continue
+            return entries <= max_entries  # else the general path refuses it, located
         key, sep, rest = line.partition(":")
         if key in _SECTIONS and sep and not rest.strip():
             if key in doc:
-                return None
+                return False
             section = seq_cls()
             section.line = number
             section.item_lines = []
             doc[key] = section
             doc.key_lines[key] = number
             version = doc.get("schema_version")
-            make = (direct.get(key) if direct and type(version) is int
-                    and version == direct_version else None)
-            continue
+            fits = type(version) is int and version == direct_version
+            make = direct.get(key) if direct and fits else None
+            many = bulk.get(key) if bulk and fits else None
+            return True
         if line[0] in " -\t" or not sep:
-            return None
-        section = make = None
+            return False
+        section = make = many = None
         pair = top_pair(line)
         if pair is None:
             parsed = parse_line(line, number)
             if not isinstance(parsed, dict) or len(parsed) != 1:
-                return None
+                return False
             pair = next(iter(parsed.items()))
         top_key, value = pair
         if top_key in doc or top_key in _SECTIONS:
-            return None
+            return False
         doc[top_key] = value
         doc.key_lines[top_key] = number
+        return True
+
+    def tick(first: int, last: int) -> None:
+        """Progress for the lines `first`..`last` (each `_PROGRESS_EVERY`th line number)."""
+        if progress is not None:
+            for number in range(-(-first // _PROGRESS_EVERY) * _PROGRESS_EVERY, last + 1,
+                                _PROGRESS_EVERY):
+                progress("reading", number / total)
+
+    pending = list(_pieces(text, _PIECE))
+    pending.reverse()
+    number = 1  # the first line of the next piece
+    before: Bulk | None
+    while pending:
+        start, stop = pending.pop()
+        lines: list[str] = []
+        ends_line = text.endswith("\n", start, stop)  # every piece but the last
+        if many is not None and section is not None and ends_line:
+            rows = many[0](text, start, stop)  # one per line (`direct`)
+            count, taken = len(rows), 0
+            while taken < count:
+                made = many[1](rows, taken)
+                if made:
+                    if entries + len(made) > max_entries:
+                        tick(number + taken, number + taken + max_entries - entries)
+                        return None
+                    tick(number + taken, number + taken + len(made) - 1)
+                    section.extend(made)
+                    section.item_lines.extend(range(number + taken,
+                                                    number + taken + len(made)))
+                    entries += len(made)
+                    taken += len(made)
+                    if taken == count:
+                        break
+                lines = lines or text[start:stop].split("\n")
+                before = many
+                tick(number + taken, number + taken)
+                if not read_line(number + taken, lines[taken]):
+                    return None
+                taken += 1
+                if many is not before:  # another section: its own rows from the next line
+                    break
+            if taken < count:
+                pending.append((start + sum(map(len, lines[:taken])) + taken, stop))
+            number += taken
+            continue
+        lines = text[start:stop].split("\n")
+        if ends_line:
+            lines.pop()  # the piece ends with its last line's newline
+        for i, line in enumerate(lines):
+            if progress is not None and (number + i) % _PROGRESS_EVERY == 0:
+                progress("reading", (number + i) / total)
+            before = many
+            if not read_line(number + i, line):
+                return None
+            if many is not before and many is not None and i + 1 < len(lines):
+                pending.append((start + sum(map(len, lines[:i + 1])) + i + 1, stop))
+                break  # a section read a piece at a time from its next line
+        number += i + 1
     if not doc:
         return None
     doc.line = min(doc.key_lines.values())
     return doc
-
-
-# ---- whole lines straight to model objects ----------------------------------------------------
-# Plain scalars that YAML reads as text (letters first: never a number, date or null), numbers
-# in the two forms `_INT` / `_FLOAT` accept, and double-quoted text without escapes.
-_ID = rf"[A-Za-z][{ID_CHARS}]*"  # an id (model/items.py) YAML reads as text
-_NUM = r"-?[0-9]{1,20}(?:\.[0-9]{0,20}(?:[eE][-+][0-9]{1,3})?)?"
-_DEVICE_LINE = re.compile(
-    rf"- \{{id: ({_ID}), model: ({_ID})(?:, name: (?:\"([^\"\\]*)\"|({_ID})))?"
-    rf"(?:, pos: \[({_NUM}), ({_NUM})\])?(?:, rack: ({_ID}))?(?:, u: ([1-9][0-9]{{0,3}}))?"
-    rf"(?:, group: ({_ID}))?(?:, status: (active|failed))?\}}")
-_PORT = rf"({_ID}):([A-Za-z][A-Za-z0-9_\-]*)(?:\.([0-9]{{1,9}}))?"
-_LINK_LINE = re.compile(
-    rf"- \{{id: ({_ID}), a: {_PORT}, b: {_PORT}(?:, count: ([1-9][0-9]{{0,6}}))?"
-    rf"(?:, cable: ({_ID}))?(?:, length_m: ({_NUM}))?(?:, status: (active|failed))?\}}")
-
-
-#: The words YAML 1.1 reads as booleans or null, in the spellings it accepts (lower, Title,
-#: UPPER); other mixtures ("yEs") are text there and here.
-_SPECIAL_SPELLINGS = frozenset(v for w in _SPECIAL_WORDS for v in (w, w.title(), w.upper()))
-
-
-def _special(*words: str | None) -> bool:
-    """Any of `words` a YAML 1.1 boolean or null (read as such, not as text)?"""
-    return not _SPECIAL_SPELLINGS.isdisjoint(words)
-
-
-def _number(text: str) -> int | float:
-    if "." in text:
-        value = float(text)
-        if value != value or not -MAX_COORD <= value <= MAX_COORD:  # NaN, infinities, too far
-            raise NotFast
-        return value
-    if text.startswith(("0", "-0")) and len(text.lstrip("-")) > 1:  # YAML 1.1 octal
-        raise NotFast
-    return int(text)
-
-
-def direct_device(line: str) -> Any | None:
-    """The `Device` of a canonical device line, or None (the line is read as an entry)."""
-    m = _DEVICE_LINE.fullmatch(line)
-    if m is None:
-        return None
-    did, model, quoted, plain, x, y, rack, u, group, status = m.groups()
-    if _special(did, model, plain, rack, group) or (quoted is not None
-                                                     and not quoted.isprintable()):
-        return None
-    try:
-        pos = (0.0, 0.0) if x is None else (float(_number(x)), float(_number(y)))
-    except NotFast:
-        return None
-    return _MAKE_DEVICE(did, model, quoted if quoted is not None else (plain or ""), pos,
-                        rack, None if u is None else int(u), group, (), status or "active")
-
-
-def direct_link(line: str) -> Any | None:
-    """The `Link` of a canonical link line, or None (the line is read as an entry)."""
-    m = _LINK_LINE.fullmatch(line)
-    if m is None:
-        return None
-    lid, ad, ag, ai, bd, bg, bi, count, cable, length, status = m.groups()
-    if lid in _SPECIAL_SPELLINGS or cable in _SPECIAL_SPELLINGS:
-        return None
-    n = 1 if count is None else int(count)
-    if n > MAX_LINK_COUNT:
-        return None
-    if length is not None:
-        try:
-            length = _number(length)
-        except NotFast:
-            return None
-        if length < 0:
-            return None
-    return _MAKE_LINK(lid, _MAKE_PORT(ad, ag, None if ai is None else int(ai)),
-                      _MAKE_PORT(bd, bg, None if bi is None else int(bi)), n, cable, length,
-                      status or "active")

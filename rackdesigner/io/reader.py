@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any, cast
 
 from rackdesigner.catalog import Catalog
-from rackdesigner.io import endcheck, fastread, safety
+from rackdesigner.io import direct, endcheck, fastread, safety
 from rackdesigner.io.entry_objects import EntryObjects
 from rackdesigner.io.entry_values import _short, extensions, value_kind
 from rackdesigner.io.errors import LayoutFileError
@@ -73,10 +73,11 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
 
     if compact.is_compact(text):  # node templates placed N times (io/compact.py)
         return compact.parse_compact(text, path, catalog, end, progress)
+    whole = direct.Whole()
     doc = fastread.read_canonical(text, Entry, Seq, parse_line, safety.MAX_NODES,
-                                  _DIRECT, CURRENT_VERSION, progress)
+                                  _DIRECT, CURRENT_VERSION, progress, whole.readers)
     if doc is not None:
-        return EntryReader(path, catalog, progress).build(doc, end)
+        return EntryReader(path, catalog, progress).build(doc, end, whole)
     if len(data) > safety.MAX_BYTES:
         raise LayoutFileError(path, f"file is {len(data) / 2**20:.0f} MiB; hand-formatted "
                               f"layouts larger than {safety.MAX_BYTES // 2**20} MiB are refused "
@@ -97,7 +98,8 @@ def _parse_text(raw: str | bytes, path: str, catalog: Catalog | None,
     return EntryReader(path, catalog, progress).build(doc, end)
 
 
-_DIRECT = {"devices": fastread.direct_device, "links": fastread.direct_link}
+_DIRECT = {"groups": direct.direct_group, "devices": direct.direct_device,
+           "links": direct.direct_link}
 
 
 class EntryReader(EntryObjects):
@@ -125,8 +127,10 @@ class EntryReader(EntryObjects):
     def fail(self, line: int | None, message: str) -> LayoutFileError:
         return LayoutFileError(self.path, message, line)
 
-    def build(self, doc: Any, end: endcheck.EndMark | None = None) -> Layout:
-        """The Layout of a plain-form document (`Entry` containers with lines)."""
+    def build(self, doc: Any, end: endcheck.EndMark | None = None,
+              whole: direct.Whole | None = None) -> Layout:
+        """The Layout of a plain-form document (`Entry` containers with lines); `whole`: the
+        readers that made its objects from whole pieces of the file (`direct.Whole`)."""
         if doc is None:
             raise self.fail(None, "the file is empty; expected a layout mapping starting with "
                             f"'schema_version: {CURRENT_VERSION}'")
@@ -141,11 +145,12 @@ class EntryReader(EntryObjects):
         if end is not None:
             self.check_end(end, (len(entries[0]), len(entries[1]), len(entries[2])))
         self.report("checking", 0.0)
-        groups = [self.group(e) for e in entries[0]]
+        groups = self.items(entries[0], Group, self.group)
         devices = self.items(entries[1], Device, self.device)
         self.report("checking", 0.3)
         links = self.items(entries[2], Link, self.link)
-        return self.assemble(catalog, meta, groups, devices, links)
+        known = whole is not None and whole.ends_resolved(len(links))
+        return self.assemble(catalog, meta, groups, devices, links, ends_resolved=known)
 
     # ---- the head and the whole -----------------------------------------------------------
     def schema_version(self, doc: Entry) -> int:
@@ -179,7 +184,8 @@ class EntryReader(EntryObjects):
             raise self.fail(end.line, problem)
 
     def assemble(self, catalog: Catalog | None, meta: Meta, groups: list[Group],
-                 devices: list[Device], links: list[Link]) -> Layout:
+                 devices: list[Device], links: list[Link], *,
+                 ends_resolved: bool = False) -> Layout:
         """One Layout of the objects read (each id taken through this reader): groups parents
         first, a device's group defined, links whose ends are missing kept as unresolved (the
         design rules report them; saving keeps them), all in one new state."""
@@ -189,7 +195,7 @@ class EntryReader(EntryObjects):
         group_ids = {g.id for g in ordered}
         if not set(map(_GROUP_OF, devices)) <= {None, *group_ids}:
             self._group_missing(layout, ordered, devices, group_ids)
-        resolved = _resolved_links(layout, devices, links)
+        resolved = links if ends_resolved else _resolved_links(layout, devices, links)
         device_map, link_map = self.by_id.get(Device), self.by_id.get(Link)
         by_id = None
         if (device_map is not None and link_map is not None and len(device_map) == len(devices)
