@@ -121,3 +121,38 @@ def test_one_link_per_pair_filing_is_taken_only_when_it_holds(change, catalog, m
     assert taken == [change in ("none", "self")]  # a link to itself is never carried
     for name in FIELDS:
         assert _ordered(getattr(columns, name)) == _ordered(getattr(plain, name)), name
+
+
+def _domains_by_union_find(topo: Topology) -> list[dict[str, str]]:
+    """The domains per tier as `build_tiers` made them with `UnionFind` (the reference)."""
+    from rackdesigner.model.index import UnionFind
+
+    tier = topo.tier
+    top = max(tier.values(), default=0)
+    uf = UnionFind()
+    out = []
+    for t in range(1, top + 1):
+        for s in [s for s, ts in tier.items() if ts == t]:
+            for nbr in topo.sw_adj.get(s, ()):
+                if tier.get(nbr, top + 1) <= t:
+                    uf.union(s, nbr)
+        out.append({leaf: uf.find(leaf) for leaf in topo.sw_nics})
+    return out
+
+
+@pytest.mark.parametrize("number", range(len(DESIGNS) + 2))
+def test_domains_are_the_union_finds(number, catalog, monkeypatch):
+    """`build_tiers` joins switches with its own inlined union-find: every tier's domain of
+    every leaf is named as `UnionFind` names it (the same joins, in the same order), on
+    generated, broken and three-tier designs and a fabric with a parallel spine cable."""
+    if number < len(DESIGNS):
+        layout = DESIGNS[number](catalog)
+    elif number == len(DESIGNS):
+        layout = generate("fat-tree", switch="qm9700", levels=3, endpoints=256, catalog=catalog)
+    else:
+        layout = _rail_with(catalog, "parallel")
+    for columns in (False, True):
+        topo = _topology(layout, columns, monkeypatch)
+        assert topo.domains == _domains_by_union_find(topo)
+        if topo.sw_nics and max(topo.tier.values()) > 1:  # some leaves share a domain
+            assert len(set(topo.domains[-1].values())) < len(topo.sw_nics)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from rackdesigner import vocabulary
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["HOST_PROTOCOLS", "NETWORK_PROTOCOLS", "NVLINK", "CarriedLink", "Connectivity",
            "DesignIndex", "Reachability", "UnionFind", "traits_evolved"]
 
+_ID, _MODEL = attrgetter("id"), attrgetter("model")
 #: `model/linktable.ARRAY_MIN_LINKS` (repeated: that module imports NumPy)
 _ARRAY_MIN_LINKS = 40_000
 
@@ -242,8 +244,24 @@ class DesignIndex(IndexReach, IndexCounts):
             if evolving is not None:
                 self._traits = TRAITS.evolved(self, *evolving)
             if self._traits is None:
-                self._traits = TRAITS.plain(self)
+                self._traits = TRAITS.plain(self) if self._spec_of else self._traits_by_model()
             return self._traits
+
+    def _traits_by_model(self) -> dict[str, Traits]:
+        """The plain trait column (`TRAITS.plain`) read per model: a spec's traits once per
+        model, then every device's in one pass at C speed (at 16k GPUs 61,580 devices of 9
+        models: the plain pass asks each device's spec for them). Its order is the plain
+        pass's — the state's devices — only while no device's spec has been asked one by one
+        (`spec` files it first), which `traits` checks."""
+        devices = list(self.state.devices.values())
+        models = self.models()
+        of_model = {m: s.traits for m, s in zip(models, self.model_specs(models), strict=True)
+                    if s is not None}
+        found = list(map(of_model.get, map(_MODEL, devices)))
+        ids = map(_ID, devices)
+        if len(of_model) == len(models):  # every model known
+            return dict(zip(ids, found, strict=True))
+        return {d: t for d, t in zip(ids, found, strict=True) if t is not None}
 
     def device_traits(self, device_id: str) -> Traits:
         """What one device does (`Traits()`, nothing, for an unknown model or a missing
