@@ -22,6 +22,7 @@ from rackdesigner.simulation import power_sums
 from rackdesigner.simulation.power import power_of
 from rackdesigner.simulation.topology import Topology
 from tests.test_linktable import _broken
+from tests.test_power_sums import GENERATED
 
 #: a cable drawing 0 W, an unknown one, a DAC, one with no power figure (and its alias)
 CABLES = ["cat6-1g", "no-such-cable", "dac-ndr", "aoc-hdr", "aoc"]
@@ -54,15 +55,14 @@ def _deep(catalog) -> Layout:
     """A SuperPOD with a node moved 300 groups deep (the group walks answer for it)."""
     layout = generate("superpod", system="dgx-h100", nodes=16, catalog=catalog)
     chain = _chain(layout, 300, {0: "dgx-h100"})
-    node = next(g for g in layout.state.groups.values() if g.template == "dgx-h100")
+    node = next(g for g in layout.state.groups.values()  # (a map: its order is the hash's)
+                if g.template == "dgx-h100" and g.id not in chain)
     layout.update_group(node.id, parent=chain[-1])
     return layout
 
 
 DESIGNS = [
-    lambda c: generate("superpod", system="dgx-h100", nodes=64, catalog=c),  # a 2-SU SuperPOD
-    lambda c: generate("rail-optimized", system="dgx-b200", nodes=16, switch="q3400", catalog=c),
-    lambda c: generate("nvl72", catalog=c),
+    *GENERATED,  # a 2-SU SuperPOD, a rail-optimized B200 fabric, an NVL72 rack
     lambda c: _broken(c, 2),
     lambda c: _odd(c, 1),
     lambda c: _odd(c, 2),

@@ -19,10 +19,14 @@ from rackdesigner.simulation.power_sums import _running, device_sums
 from rackdesigner.simulation.topology import Topology
 from tests.test_linktable import _broken
 
-DESIGNS = [
+#: generated designs the power tests share (tests/test_power_columns.py too)
+GENERATED = [
     lambda c: generate("superpod", system="dgx-h100", nodes=64, catalog=c),  # a 2-SU SuperPOD
     lambda c: generate("rail-optimized", system="dgx-b200", nodes=16, switch="q3400", catalog=c),
     lambda c: generate("nvl72", catalog=c),
+]
+DESIGNS = [
+    *GENERATED,
     lambda c: _broken(c, 0),
     lambda c: _broken(c, 3),
 ]

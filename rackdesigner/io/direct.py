@@ -173,31 +173,29 @@ _DEVICE_TAILS = _Memo(_device_tail)
 _LINK_TAILS = _Memo(_link_tail)
 
 
-def direct_device(line: str) -> Any | None:
-    """The `Device` of a canonical device line, or None (the line is read as an entry)."""
-    m = _DEVICE_LINE.fullmatch(line)
+def _one(pattern: re.Pattern[str], made_from: Callable[[list[tuple[str, ...]], int], list[Any]],
+         line: str) -> Any | None:
+    """What `made_from` makes of one line matched by `pattern` (as a piece's row), or None."""
+    m = pattern.fullmatch(line)
     if m is None:
         return None
-    made = devices_from([(*m.groups(""), "")], 0)
+    made = made_from([(*m.groups(""), "")], 0)
     return made[0] if made else None
+
+
+def direct_device(line: str) -> Any | None:
+    """The `Device` of a canonical device line, or None (the line is read as an entry)."""
+    return _one(_DEVICE_LINE, devices_from, line)
 
 
 def direct_link(line: str) -> Any | None:
     """The `Link` of a canonical link line, or None (the line is read as an entry)."""
-    m = _LINK_LINE.fullmatch(line)
-    if m is None:
-        return None
-    made = links_from([(*m.groups(""), "")], 0)
-    return made[0] if made else None
+    return _one(_LINK_LINE, links_from, line)
 
 
 def direct_group(line: str) -> Any | None:
     """The `Group` of a canonical group line, or None (the line is read as an entry)."""
-    m = _GROUP_LINE.fullmatch(line)
-    if m is None:
-        return None
-    made = groups_from([(*m.groups(""), "")], 0)
-    return made[0] if made else None
+    return _one(_GROUP_LINE, groups_from, line)
 
 
 def group_rows(text: str, start: int, stop: int) -> list[tuple[str, ...]]:
