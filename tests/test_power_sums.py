@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from rackdesigner.generators import generate
+from rackdesigner.model.power_columns import running
 from rackdesigner.simulation import power_sums
 from rackdesigner.simulation.power import power_of
-from rackdesigner.simulation.power_sums import _running, device_sums
+from rackdesigner.simulation.power_sums import device_sums
 from rackdesigner.simulation.topology import Topology
 from tests.test_linktable import _broken
 
@@ -105,5 +106,5 @@ def test_running_sums_add_in_order_as_python_does():
         total = 0.0
         for v in values.tolist():
             total += v
-        assert _running(values) == total
-    assert _running(np.zeros(0)) == 0.0
+        assert running(values) == total
+    assert running(np.zeros(0)) == 0.0

@@ -46,15 +46,6 @@ class DeviceSums:
     total_m: float = 0.0
 
 
-def _running(values: np.ndarray) -> float:
-    """0.0 + values[0] + values[1] + ..., added in order (the plain pass's running sum)."""
-    import numpy as np
-
-    if not values.size:
-        return 0.0
-    return float(np.cumsum(np.concatenate(([0.0], values)))[-1])
-
-
 def device_sums(specs: Mapping[str, DeviceSpec],
                 covered: Callable[[np.ndarray], Any]) -> DeviceSums | None:
     """The device pass of `power_of` over every device of `specs`, per model; None when the
@@ -67,7 +58,7 @@ def device_sums(specs: Mapping[str, DeviceSpec],
 
     ids = list(specs)
     values = list(specs.values())
-    from rackdesigner.model.power_columns import Numbers
+    from rackdesigner.model.power_columns import Numbers, running
 
     number = Numbers()  # each spec object's number, in order of its first device
     codes = np.fromiter(map(number.__getitem__, map(id, values)), dtype=np.int64,
@@ -107,16 +98,16 @@ def device_sums(specs: Mapping[str, DeviceSpec],
                 out.without.add(model)
                 out.missing += bare
         out.counts[model] = n[c]
-        out.model_t[model] = _running(np.full(n[c], typical_of[c]))
-        out.model_m[model] = _running(np.full(n[c], peak_of[c]))
+        out.model_t[model] = running(np.full(n[c], typical_of[c]))
+        out.model_m[model] = running(np.full(n[c], peak_of[c]))
     on = drawing[codes]
     typical, peak = typical_of[codes][on], peak_of[codes][on]
-    out.total_t, out.total_m = _running(typical), _running(peak)
+    out.total_t, out.total_m = running(typical), running(peak)
     kinds = list(dict.fromkeys(models[c].kind for c in order))
     kind_code = np.array([kinds.index(spec.kind) if drawing[c] else -1
                           for c, spec in enumerate(models)])[codes][on]
     for k, kind in enumerate(kinds):
         chosen = kind_code == k
-        out.by_kind[kind] = _running(peak[chosen])
-        out.by_kind_t[kind] = _running(typical[chosen])
+        out.by_kind[kind] = running(peak[chosen])
+        out.by_kind_t[kind] = running(typical[chosen])
     return out
