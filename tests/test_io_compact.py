@@ -218,3 +218,12 @@ def test_a_compact_file_cut_short_is_refused(superpod):
     with pytest.raises(LayoutFileError) as info:
         parse_layout_text("".join(lines[:first] + lines[first + 1:]), "c.yaml")
     assert str(info.value).startswith(f"c.yaml:{len(lines) - 1}: end check failed")
+
+
+def test_a_compact_read_links_the_devices_own_id_strings(superpod, catalog):
+    """Memory: a node's link ends hold its devices' own id strings, not copies per end."""
+    back = parse_layout_text(dump_compact_text(superpod), "c.yaml", catalog)
+    ids = {d.id: d.id for d in back.devices()}
+    inside = [k for k in back.links() if k.id.startswith("dgx-")]  # the nodes' own links
+    assert len(inside) > 1000
+    assert all(k.a.device is ids[k.a.device] and k.b.device is ids[k.b.device] for k in inside)

@@ -82,14 +82,17 @@ _Copier = Callable[..., Any]
 
 class _Template:
     """A node written once: its kind and catalog template, and its groups, devices and links
-    (each with its `du` and its `_Copier`s)."""
+    (each with its `du`, or a link with where its ends are in `ends`, and its `_Copier`s)."""
 
-    __slots__ = ("devices", "extent", "groups", "id", "kind", "links", "template")
+    __slots__ = ("devices", "extent", "groups", "id", "kind", "links", "outside", "template")
     devices: list[tuple[Device, int | None, _Copier]]
     groups: list[tuple[Group, None, _Copier]]
     id: str
     kind: str
-    links: list[tuple[Link, None, tuple[_Copier, _Copier, _Copier]]]
+    links: list[tuple[Link, tuple[int, int], tuple[_Copier, _Copier, _Copier]]]
+    #: the ids links' ends name that are not the template's devices (an instance's id is put
+    #: before them too): `ends` of an instance are its devices' ids, then these
+    outside: list[str]
     template: str | None
     extent: tuple[float, float, float, float] | None
 
@@ -120,10 +123,11 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
             raise head.fail(e.line_of("kind"), f"template {t.id}: kind {t.kind!r} is not one "
                             f"of {', '.join(GROUP_KINDS)}")
         t.template = head.opt_ref(e, "template", f"template {t.id}")
-        t.groups, t.devices, t.links = [], [], []
+        t.groups, t.devices, t.links, t.outside = [], [], [], []
         t.extent = None
         templates[t.id] = t
     members: dict[str, EntryReader] = {}
+    where: dict[str, dict[str, int]] = {}  # per template (`_end`)
     for section, attr in (("template-groups", "groups"), ("template-devices", "devices"),
                           ("template-links", "links")):
         for e in doc.get(section, ()):
@@ -141,10 +145,25 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
             if attr == "links":
                 copy: Any = (_copier(item, ("id", "a", "b")), _copier(item.a, ("device",)),
                              _copier(item.b, ("device",)))
+                t = templates[owner]
+                if owner not in where:
+                    where[owner] = {d.id: i for i, (d, _, _) in enumerate(t.devices)}
+                du = (_end(t, where[owner], item.a.device), _end(t, where[owner], item.b.device))
             else:
                 copy = _copier(item, _PLACED[attr])
             getattr(templates[owner], attr).append((item, du, copy))
     return templates
+
+
+def _end(t: _Template, where: dict[str, int], device_id: str) -> int:
+    """Where a link end naming `device_id` finds its id in an instance's `ends`, so that it
+    holds its device's own id string; `where`: the template's device ids -> their places
+    (its devices are all read before its links), and the outside ids found so far."""
+    found = where.get(device_id)
+    if found is None:
+        found = where[device_id] = len(t.devices) + len(t.outside)
+        t.outside.append(device_id)
+    return found
 
 
 #: the fields an instance sets on a template's group and device (links: id and ends' devices)
@@ -204,6 +223,7 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
         _refuse_position(reader, t, root, (x0, y0), line)
     claim, lines = reader.claim, reader.lines
     has = lines.has()  # membership at C speed (nothing is filed in bulk meanwhile)
+    ends: list[str] = []  # the ids links' ends name (`_Template.outside`)
     for g, _, copy in t.groups:
         gid = prefix + g.id
         claim(gid, line)
@@ -213,17 +233,19 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
         if has(did):
             claim(did, line)  # says where it was first
         lines[did] = line
+        ends.append(did)
         du_u = None if du is None else (u or 0) + du
         if du_u is not None and not 0 < du_u <= MAX_U:
             raise reader.fail(line, f"{what}: device {d.id} would be at U{du_u}")
         devices.append(copy(did, (x0 + d.pos[0], y0 + d.pos[1]), rack, du_u,
                             root if d.group is None else prefix + d.group))
-    for k, _, (copy, copy_a, copy_b) in t.links:
+    ends += [prefix + device_id for device_id in t.outside]
+    for k, (ia, ib), (copy, copy_a, copy_b) in t.links:
         lid = prefix + k.id
         if has(lid):
             claim(lid, line)
         lines[lid] = line
-        links.append(copy(lid, copy_a(prefix + k.a.device), copy_b(prefix + k.b.device)))
+        links.append(copy(lid, copy_a(ends[ia]), copy_b(ends[ib])))
 
 
 def _refuse_position(reader: EntryReader, t: _Template, root: str, xy: tuple[float, float],
