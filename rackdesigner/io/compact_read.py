@@ -1,7 +1,8 @@
 """Reading the compact layout form (see `compact` for the format and why it exists).
 
-The file is split into sections line by line (each entry a one-line flow mapping, read by the
-plain form's fast scalar reader, YAML only for lines it does not take); templates are checked
+The file is split into sections by the plain form's reader (`fastread.read_canonical`, in its
+strict form: each entry a one-line flow mapping, YAML only for lines it does not take, the
+plain sections' devices and links made a piece at a time as there); templates are checked
 once with the plain reader's own entry checks, then every instance is expanded into the groups,
 devices and links the plain form would list, each reported at its instance's line. The end
 check counts the expanded design.
@@ -10,6 +11,7 @@ check counts the expanded design.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, cast
@@ -37,6 +39,9 @@ from rackdesigner.model.items import (
 )
 
 _DIRECT = {"devices": direct.direct_device, "links": direct.direct_link}
+#: the plain sections' objects made a piece at a time (`direct`; groups stay entries)
+_WHOLE: dict[str, fastread.Bulk] = {"devices": (direct.device_rows, direct.devices_from),
+                                    "links": (direct.link_rows, direct.links_from)}
 #: the keys of the compact form's head (the plain form's top keys less its sections)
 HEAD_KEYS = ("schema_version", "name", "description", "sharp", "site")
 
@@ -261,69 +266,30 @@ def _refuse_position(reader: EntryReader, t: _Template, root: str, xy: tuple[flo
 
 def _read_sections(text: str, path: str,
                    progress: fastread.Progress | None = None) -> dict[str, list]:
-    """Section name -> entries (with lines); "" -> the top-level scalar keys."""
+    """Section name -> entries (with lines); "" -> the top-level scalar keys. The plain
+    form's reader (`fastread.read_canonical`), plain sections a piece at a time as there,
+    in its strict form: where the plain form would try the general path, a located error."""
     top = Entry()
     top.line = 1
     top.key_lines = {}
-    doc: dict[str, Any] = {"": top}
-    section: Seq | None = None
-    make: Any = None  # the plain sections' whole-line reader (fastread.direct_*), if any
     known = (*COMPACT_SECTIONS, *PLAIN_SECTIONS)
-    total = text.count("\n") + 1
-    for number, line in enumerate(fastread.split_lines(text), start=1):
-        if progress is not None and number % 16384 == 0:
-            progress("reading", number / total)
-        if not line or line.startswith("#") or line.isspace():
-            continue
-        if make is not None and section is not None:
-            made = make(line)
-            if made is not None:
-                section.append(made)
-                section.item_lines.append(number)
-                continue
-        if line.startswith("- {") and line.endswith("}") and section is not None:
-            entry = Entry()
-            entry.line = number
-            entry.key_lines = {}
-            try:
-                for key, value in fastread.flow_pairs(line[3:-1]):
-                    if key in entry:
-                        raise fastread.NotFast
-                    entry[key] = value
-            except fastread.NotFast:
-                parsed = parse_line(line, number)
-                if not isinstance(parsed, list) or len(parsed) != 1 or not isinstance(
-                        parsed[0], dict):
-                    raise LayoutFileError(path, "expected one '- {key: value, ...}' entry on "
-                                          "this line (the compact form keeps each entry on "
-                                          "one line)", number) from None
-                entry = cast(Entry, parsed[0])  # the line loader's mappings are entries
-            section.append(entry)
-            section.item_lines.append(number)
-            continue
-        key, sep, rest = line.partition(":")
-        if key in known and sep and not rest.strip():
-            if key in doc:
-                raise LayoutFileError(path, f"section '{key}' appears twice", number)
-            section = doc[key] = Seq()
-            section.line = number
-            section.item_lines = []
-            version = top.get("schema_version")
-            make = _DIRECT.get(key) if type(version) is int and version == CURRENT_VERSION else None
-            continue
-        if line[0] in " -\t" or not sep:
-            raise LayoutFileError(path, "expected 'key: value', a section name "
-                                  f"({', '.join(known)}) or a '- {{...}}' entry", number)
-        section = make = None
-        pair = fastread.top_pair(line)
-        if pair is None:
-            parsed = parse_line(line, number)
-            if not isinstance(parsed, dict) or len(parsed) != 1:
-                raise LayoutFileError(path, "expected 'key: value' on one line", number)
-            pair = next(iter(parsed.items()))
-        name, value = pair
-        if name in top:
-            raise LayoutFileError(path, f"key {name!r} appears twice", number)
-        top[name] = value
-        top.key_lines[name] = number
-    return doc
+
+    def refuse(why: str, number: int, name: str) -> None:
+        raise LayoutFileError(path, _REFUSALS[why].format(name=name, known=", ".join(known)),
+                              number)
+
+    doc = fastread.read_canonical(text, Entry, Seq, parse_line, sys.maxsize, _DIRECT,
+                                  CURRENT_VERSION, progress, _WHOLE, sections=known, head=top,
+                                  refuse=refuse)
+    return {"": top, **(doc or {})}
+
+
+#: `_read_sections`' errors, by `read_canonical`'s reason (`name`: the key or section)
+_REFUSALS = {
+    "entry": "expected one '- {{key: value, ...}}' entry on this line (the compact form keeps "
+             "each entry on one line)",
+    "section": "section '{name}' appears twice",
+    "line": "expected 'key: value', a section name ({known}) or a '- {{...}}' entry",
+    "top": "expected 'key: value' on one line",
+    "twice": "key {name!r} appears twice",
+}
