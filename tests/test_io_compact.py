@@ -218,3 +218,42 @@ def test_a_compact_file_cut_short_is_refused(superpod):
     with pytest.raises(LayoutFileError) as info:
         parse_layout_text("".join(lines[:first] + lines[first + 1:]), "c.yaml")
     assert str(info.value).startswith(f"c.yaml:{len(lines) - 1}: end check failed")
+
+
+def test_a_compact_read_links_the_devices_own_id_strings(superpod, catalog):
+    """Memory: a node's link ends hold its devices' own id strings, not copies per end."""
+    back = parse_layout_text(dump_compact_text(superpod), "c.yaml", catalog)
+    ids = {d.id: d.id for d in back.devices()}
+    inside = [k for k in back.links() if k.id.startswith("dgx-")]  # the nodes' own links
+    assert len(inside) > 1000
+    assert all(k.a.device is ids[k.a.device] and k.b.device is ids[k.b.device] for k in inside)
+
+
+@pytest.mark.parametrize(("section", "edit", "message"), [
+    ("links:", lambda t: t[:-1] + ", count: 0}", "'count' must be a whole number >= 1, got 0"),
+    ("links:", lambda t: t[:-1] + ", a: {b}}", "expected one '- {key: value, ...}' entry on "
+     "this line (the compact form keeps each entry on one line)"),
+    ("devices:", lambda t: t[:-1] + ", u: 0}", "'u' must be a whole number of rack units"),
+    ("devices:", lambda t: "  " + t, "expected 'key: value', a section name (templates, "),
+])
+def test_the_plain_sections_are_read_a_piece_at_a_time_and_refuse_a_bad_line_at_it(
+        superpod, monkeypatch, section, edit, message):
+    """The compact form's groups, devices and links are read by the plain form's reader
+    (whole pieces of lines at once), in its strict form: a bad line is refused at its line
+    in the compact form's words."""
+    from rackdesigner.io import fastread
+
+    calls = []
+    real = fastread.read_canonical
+    monkeypatch.setattr(fastread, "read_canonical",
+                        lambda *a, **k: calls.append(sorted(a[8])) or real(*a, **k))
+    text = dump_compact_text(superpod)
+    assert parse_layout_text(text, "c.yaml") == superpod
+    assert calls == [["devices", "links"]]  # the whole-piece readers
+    lines = text.split("\n")
+    number = lines.index(section) + 12
+    lines[number] = edit(lines[number])
+    with pytest.raises(LayoutFileError) as info:
+        parse_layout_text("\n".join(lines), "c.yaml")
+    assert str(info.value).startswith(f"c.yaml:{number + 1}: "), str(info.value)
+    assert message in str(info.value)

@@ -197,3 +197,17 @@ def test_link_ends_are_looked_up_unless_every_link_joins_devices_read_whole(cata
         assert layout == parse_layout_text(text.replace("\n", "\r\n"), "<t>", catalog)
         assert len(layout.unresolved_links) == (0 if text != _text(groups, devices, stray)
                                                   else 1)
+
+
+def test_a_read_design_holds_one_string_per_name(catalog):
+    """Memory: each link end holds its device's own id string and each model id, port-group
+    name and cable is one object, not a copy per line (a 16k design: 23 MB less)."""
+    text = _text(_filler("groups", 7), _filler("devices", 80), _filler("links", 80))
+    layout = parse_layout_text(text, "<t>", catalog)
+    ids = {d.id: d.id for d in layout.devices()}
+    links = list(layout.links())
+    assert len(links) == 80
+    assert all(k.a.device is ids[k.a.device] and k.b.device is ids[k.b.device] for k in links)
+    for names in ([d.model for d in layout.devices()], [k.cable for k in links],
+                  [end.group for k in links for end in (k.a, k.b)]):
+        assert len(set(map(id, names))) == len(set(names))

@@ -1,7 +1,8 @@
 """Reading the compact layout form (see `compact` for the format and why it exists).
 
-The file is split into sections line by line (each entry a one-line flow mapping, read by the
-plain form's fast scalar reader, YAML only for lines it does not take); templates are checked
+The file is split into sections by the plain form's reader (`fastread.read_canonical`, in its
+strict form: each entry a one-line flow mapping, YAML only for lines it does not take, the
+plain sections' devices and links made a piece at a time as there); templates are checked
 once with the plain reader's own entry checks, then every instance is expanded into the groups,
 devices and links the plain form would list, each reported at its instance's line. The end
 check counts the expanded design.
@@ -10,6 +11,7 @@ check counts the expanded design.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, cast
@@ -37,6 +39,9 @@ from rackdesigner.model.items import (
 )
 
 _DIRECT = {"devices": direct.direct_device, "links": direct.direct_link}
+#: the plain sections' objects made a piece at a time (`direct`; groups stay entries)
+_WHOLE: dict[str, fastread.Bulk] = {"devices": (direct.device_rows, direct.devices_from),
+                                    "links": (direct.link_rows, direct.links_from)}
 #: the keys of the compact form's head (the plain form's top keys less its sections)
 HEAD_KEYS = ("schema_version", "name", "description", "sharp", "site")
 
@@ -82,14 +87,17 @@ _Copier = Callable[..., Any]
 
 class _Template:
     """A node written once: its kind and catalog template, and its groups, devices and links
-    (each with its `du` and its `_Copier`s)."""
+    (each with its `du`, or a link with where its ends are in `ends`, and its `_Copier`s)."""
 
-    __slots__ = ("devices", "extent", "groups", "id", "kind", "links", "template")
+    __slots__ = ("devices", "extent", "groups", "id", "kind", "links", "outside", "template")
     devices: list[tuple[Device, int | None, _Copier]]
     groups: list[tuple[Group, None, _Copier]]
     id: str
     kind: str
-    links: list[tuple[Link, None, tuple[_Copier, _Copier, _Copier]]]
+    links: list[tuple[Link, tuple[int, int], tuple[_Copier, _Copier, _Copier]]]
+    #: the ids links' ends name that are not the template's devices (an instance's id is put
+    #: before them too): `ends` of an instance are its devices' ids, then these
+    outside: list[str]
     template: str | None
     extent: tuple[float, float, float, float] | None
 
@@ -120,10 +128,11 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
             raise head.fail(e.line_of("kind"), f"template {t.id}: kind {t.kind!r} is not one "
                             f"of {', '.join(GROUP_KINDS)}")
         t.template = head.opt_ref(e, "template", f"template {t.id}")
-        t.groups, t.devices, t.links = [], [], []
+        t.groups, t.devices, t.links, t.outside = [], [], [], []
         t.extent = None
         templates[t.id] = t
     members: dict[str, EntryReader] = {}
+    where: dict[str, dict[str, int]] = {}  # per template (`_end`)
     for section, attr in (("template-groups", "groups"), ("template-devices", "devices"),
                           ("template-links", "links")):
         for e in doc.get(section, ()):
@@ -141,10 +150,25 @@ def _read_templates(doc: dict, path: str, catalog: Catalog | None) -> dict[str, 
             if attr == "links":
                 copy: Any = (_copier(item, ("id", "a", "b")), _copier(item.a, ("device",)),
                              _copier(item.b, ("device",)))
+                t = templates[owner]
+                if owner not in where:
+                    where[owner] = {d.id: i for i, (d, _, _) in enumerate(t.devices)}
+                du = (_end(t, where[owner], item.a.device), _end(t, where[owner], item.b.device))
             else:
                 copy = _copier(item, _PLACED[attr])
             getattr(templates[owner], attr).append((item, du, copy))
     return templates
+
+
+def _end(t: _Template, where: dict[str, int], device_id: str) -> int:
+    """Where a link end naming `device_id` finds its id in an instance's `ends`, so that it
+    holds its device's own id string; `where`: the template's device ids -> their places
+    (its devices are all read before its links), and the outside ids found so far."""
+    found = where.get(device_id)
+    if found is None:
+        found = where[device_id] = len(t.devices) + len(t.outside)
+        t.outside.append(device_id)
+    return found
 
 
 #: the fields an instance sets on a template's group and device (links: id and ends' devices)
@@ -204,6 +228,7 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
         _refuse_position(reader, t, root, (x0, y0), line)
     claim, lines = reader.claim, reader.lines
     has = lines.has()  # membership at C speed (nothing is filed in bulk meanwhile)
+    ends: list[str] = []  # the ids links' ends name (`_Template.outside`)
     for g, _, copy in t.groups:
         gid = prefix + g.id
         claim(gid, line)
@@ -213,17 +238,19 @@ def _expand(entry: Entry, templates: dict[str, Any], reader: EntryReader, groups
         if has(did):
             claim(did, line)  # says where it was first
         lines[did] = line
+        ends.append(did)
         du_u = None if du is None else (u or 0) + du
         if du_u is not None and not 0 < du_u <= MAX_U:
             raise reader.fail(line, f"{what}: device {d.id} would be at U{du_u}")
         devices.append(copy(did, (x0 + d.pos[0], y0 + d.pos[1]), rack, du_u,
                             root if d.group is None else prefix + d.group))
-    for k, _, (copy, copy_a, copy_b) in t.links:
+    ends += [prefix + device_id for device_id in t.outside]
+    for k, (ia, ib), (copy, copy_a, copy_b) in t.links:
         lid = prefix + k.id
         if has(lid):
             claim(lid, line)
         lines[lid] = line
-        links.append(copy(lid, copy_a(prefix + k.a.device), copy_b(prefix + k.b.device)))
+        links.append(copy(lid, copy_a(ends[ia]), copy_b(ends[ib])))
 
 
 def _refuse_position(reader: EntryReader, t: _Template, root: str, xy: tuple[float, float],
@@ -239,69 +266,30 @@ def _refuse_position(reader: EntryReader, t: _Template, root: str, xy: tuple[flo
 
 def _read_sections(text: str, path: str,
                    progress: fastread.Progress | None = None) -> dict[str, list]:
-    """Section name -> entries (with lines); "" -> the top-level scalar keys."""
+    """Section name -> entries (with lines); "" -> the top-level scalar keys. The plain
+    form's reader (`fastread.read_canonical`), plain sections a piece at a time as there,
+    in its strict form: where the plain form would try the general path, a located error."""
     top = Entry()
     top.line = 1
     top.key_lines = {}
-    doc: dict[str, Any] = {"": top}
-    section: Seq | None = None
-    make: Any = None  # the plain sections' whole-line reader (fastread.direct_*), if any
     known = (*COMPACT_SECTIONS, *PLAIN_SECTIONS)
-    total = text.count("\n") + 1
-    for number, line in enumerate(fastread.split_lines(text), start=1):
-        if progress is not None and number % 16384 == 0:
-            progress("reading", number / total)
-        if not line or line.startswith("#") or line.isspace():
-            continue
-        if make is not None and section is not None:
-            made = make(line)
-            if made is not None:
-                section.append(made)
-                section.item_lines.append(number)
-                continue
-        if line.startswith("- {") and line.endswith("}") and section is not None:
-            entry = Entry()
-            entry.line = number
-            entry.key_lines = {}
-            try:
-                for key, value in fastread.flow_pairs(line[3:-1]):
-                    if key in entry:
-                        raise fastread.NotFast
-                    entry[key] = value
-            except fastread.NotFast:
-                parsed = parse_line(line, number)
-                if not isinstance(parsed, list) or len(parsed) != 1 or not isinstance(
-                        parsed[0], dict):
-                    raise LayoutFileError(path, "expected one '- {key: value, ...}' entry on "
-                                          "this line (the compact form keeps each entry on "
-                                          "one line)", number) from None
-                entry = cast(Entry, parsed[0])  # the line loader's mappings are entries
-            section.append(entry)
-            section.item_lines.append(number)
-            continue
-        key, sep, rest = line.partition(":")
-        if key in known and sep and not rest.strip():
-            if key in doc:
-                raise LayoutFileError(path, f"section '{key}' appears twice", number)
-            section = doc[key] = Seq()
-            section.line = number
-            section.item_lines = []
-            version = top.get("schema_version")
-            make = _DIRECT.get(key) if type(version) is int and version == CURRENT_VERSION else None
-            continue
-        if line[0] in " -\t" or not sep:
-            raise LayoutFileError(path, "expected 'key: value', a section name "
-                                  f"({', '.join(known)}) or a '- {{...}}' entry", number)
-        section = make = None
-        pair = fastread.top_pair(line)
-        if pair is None:
-            parsed = parse_line(line, number)
-            if not isinstance(parsed, dict) or len(parsed) != 1:
-                raise LayoutFileError(path, "expected 'key: value' on one line", number)
-            pair = next(iter(parsed.items()))
-        name, value = pair
-        if name in top:
-            raise LayoutFileError(path, f"key {name!r} appears twice", number)
-        top[name] = value
-        top.key_lines[name] = number
-    return doc
+
+    def refuse(why: str, number: int, name: str) -> None:
+        raise LayoutFileError(path, _REFUSALS[why].format(name=name, known=", ".join(known)),
+                              number)
+
+    doc = fastread.read_canonical(text, Entry, Seq, parse_line, sys.maxsize, _DIRECT,
+                                  CURRENT_VERSION, progress, _WHOLE, sections=known, head=top,
+                                  refuse=refuse)
+    return {"": top, **(doc or {})}
+
+
+#: `_read_sections`' errors, by `read_canonical`'s reason (`name`: the key or section)
+_REFUSALS = {
+    "entry": "expected one '- {{key: value, ...}}' entry on this line (the compact form keeps "
+             "each entry on one line)",
+    "section": "section '{name}' appears twice",
+    "line": "expected 'key: value', a section name ({known}) or a '- {{...}}' entry",
+    "top": "expected 'key: value' on one line",
+    "twice": "key {name!r} appears twice",
+}

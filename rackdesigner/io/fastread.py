@@ -49,6 +49,8 @@ _PROGRESS_EVERY = 16384  # lines between progress calls (a few per second at wor
 _PIECE = 1 << 16  # characters of a section a `bulk` reader takes at once
 #: A section's whole-piece reader (`fastbulk`): the rows of a piece, the objects of the rows.
 Bulk = tuple[Callable[[str, int, int], list], Callable[[list, int], list]]
+#: `read_canonical`'s strict form: (why, line number, name) -> raises a located error.
+Refuse = Callable[[str, int, str], None]
 
 
 _SCALARS: dict[str, Any] = {}  # model ids, kinds, cables, lengths, counts repeat thousands of times
@@ -203,7 +205,9 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
                    max_entries: int,
                    direct: Mapping[str, Callable[[str], Any | None]] | None = None,
                    direct_version: int = 1, progress: Progress | None = None,
-                   bulk: Mapping[str, Bulk] | None = None) -> Any | None:
+                   bulk: Mapping[str, Bulk] | None = None, *,
+                   sections: tuple[str, ...] = _SECTIONS, head: Any = None,
+                   refuse: Refuse | None = None) -> Any | None:
     """The document as `entry_cls`/`seq_cls` containers with lines, or None if not canonical.
 
     `parse_line(line_text, line_number)` parses one line with the safe YAML loader (returning
@@ -214,10 +218,18 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
     at once (`fastbulk`): the objects of its lines up to the first one it does not take, which
     is then read as above. `progress` is called every few thousand lines with the fraction
     read.
+
+    The compact form (`compact_read`) reads its own `sections` with the same loop: its
+    top-level keys go to `head` (a key may then share a section's name), and where this
+    reader would give up, `refuse(why, line number, name)` raises its located error (`why`:
+    "entry" for an entry line YAML does not read as one mapping, "section" for a section
+    read twice, "line" for a line of no known shape, "top" for a top-level line YAML does not
+    read as one pair, "twice" for a top-level key given twice).
     """
     doc = entry_cls()
     doc.line = 1
     doc.key_lines = {}
+    head = doc if head is None else head
     section: Any = None
     make: Callable[[str], Any] | None = None
     many: Bulk | None = None
@@ -225,6 +237,11 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
     total = text.count("\n") + 1 if progress is not None else 1
     if progress is not None:
         progress("reading", 0.0)
+
+    def bad(why: str, number: int, name: str = "") -> bool:
+        if refuse is not None:
+            refuse(why, number, name)
+        return False
 
     def read_line(number: int, line: str) -> bool:
         """One line as the per-line reader reads it; False: the file is not canonical."""
@@ -249,41 +266,42 @@ def read_canonical(text: str, entry_cls: type, seq_cls: type,
                     entry[key] = value
             except NotFast:
                 parsed = parse_line(line, number)
-                if not isinstance(parsed, list) or len(parsed) != 1:
-                    return False
+                if not isinstance(parsed, list) or len(parsed) != 1 or (
+                        refuse is not None and not isinstance(parsed[0], dict)):
+                    return bad("entry", number)
                 entry = parsed[0]
             section.append(entry)
             section.item_lines.append(number)
             entries += 1
             return entries <= max_entries  # else the general path refuses it, located
         key, sep, rest = line.partition(":")
-        if key in _SECTIONS and sep and not rest.strip():
+        if key in sections and sep and not rest.strip():
             if key in doc:
-                return False
+                return bad("section", number, key)
             section = seq_cls()
             section.line = number
             section.item_lines = []
             doc[key] = section
             doc.key_lines[key] = number
-            version = doc.get("schema_version")
+            version = head.get("schema_version")
             fits = type(version) is int and version == direct_version
             make = direct.get(key) if direct and fits else None
             many = bulk.get(key) if bulk and fits else None
             return True
         if line[0] in " -\t" or not sep:
-            return False
+            return bad("line", number)
         section = make = many = None
         pair = top_pair(line)
         if pair is None:
             parsed = parse_line(line, number)
             if not isinstance(parsed, dict) or len(parsed) != 1:
-                return False
+                return bad("top", number)
             pair = next(iter(parsed.items()))
         top_key, value = pair
-        if top_key in doc or top_key in _SECTIONS:
-            return False
-        doc[top_key] = value
-        doc.key_lines[top_key] = number
+        if top_key in head or (head is doc and top_key in sections):
+            return bad("twice", number, top_key)
+        head[top_key] = value
+        head.key_lines[top_key] = number
         return True
 
     def tick(first: int, last: int) -> None:
