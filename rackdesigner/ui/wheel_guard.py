@@ -1,14 +1,13 @@
 """The mouse wheel scrolls a scroll area; a control inside it takes the wheel only when focused.
 
-Qt gives the wheel to whatever widget is under the pointer: scrolling down the Simulation dock,
-the tab bar or a drop-down that passed under the pointer changed (Workload became Bandwidth, the
-Heat traffic changed) instead of the panel scrolling (issue 26). `guard_wheel` installs one
-event filter on the value-changing controls of a widget tree (drop-downs, spin boxes, sliders,
-tab bars): while such a control has no keyboard focus, its wheel events go to the vertical
-scroll bar of the nearest enclosing scroll area that can still scroll that way (a tab page that
-fits its tab, or is at its end, passes the wheel on to the panel's); once the user clicks or
-tabs into it, the wheel changes it as usual. The controls' focus policy drops `WheelFocus`, so
-the wheel alone never focuses them. Controls outside any scroll area are left alone.
+Qt gives the wheel to whatever widget is under the pointer: scrolling down the Simulation
+dock, the tab bar or a drop-down that passed under the pointer changed (Workload became
+Bandwidth, the Heat traffic changed) instead of the panel scrolling (issue 26). `guard_wheel`
+installs one event filter on the value-changing controls of a widget tree (drop-downs, spin
+boxes, sliders, tab bars): while such a control has no keyboard focus, its wheel events go to
+the nearest enclosing scroll area's vertical scroll bar; once the user clicks or tabs into
+it, the wheel changes it as usual. The controls' focus policy drops `WheelFocus`, so the
+wheel alone never focuses them. Controls outside any scroll area are left alone.
 """
 
 from __future__ import annotations
@@ -37,18 +36,6 @@ def scroll_area_of(widget: QWidget) -> QAbstractScrollArea | None:
     return None
 
 
-def wheel_area_of(widget: QWidget, down: bool) -> QAbstractScrollArea | None:
-    """The nearest scroll area around `widget` that can still scroll `down` (or up): a tab
-    page's own area while the page has more to show, else the panel's; or the nearest one."""
-    nearest = area = scroll_area_of(widget)
-    while area is not None:
-        bar = area.verticalScrollBar()
-        if bar.value() < bar.maximum() if down else bar.value() > bar.minimum():
-            return area
-        area = scroll_area_of(area)
-    return nearest
-
-
 class WheelGuard(QObject):
     """Event filter: an unfocused control passes the wheel to its scroll area (or to
     `fallback`, the area its panel scrolls, for controls that stay put above it)."""
@@ -63,7 +50,7 @@ class WheelGuard(QObject):
             return False
         if watched.hasFocus():
             return False
-        area = wheel_area_of(watched, event.angleDelta().y() < 0) or self.fallback
+        area = scroll_area_of(watched) or self.fallback
         if area is None:
             return False
         QCoreApplication.sendEvent(area.verticalScrollBar(), event)
@@ -82,4 +69,4 @@ def guard_wheel(root: QWidget, fallback: QAbstractScrollArea | None = None) -> W
     return guard
 
 
-__all__ = ["WheelGuard", "guard_wheel", "scroll_area_of", "wheel_area_of"]
+__all__ = ["WheelGuard", "guard_wheel", "scroll_area_of"]

@@ -4,10 +4,8 @@ A first run (nothing saved) sizes the window from the screen it opens on: 85 % o
 area, at least 1280 x 800 where the screen has room for it, centred. The Palette takes a narrow
 column on the left, the Inspector above the Simulation panel a wider one on the right (both full
 height: the bottom-left and bottom-right corners belong to the side areas), and Problems/History
-a short strip under the canvas, so the canvas gets most of the window. The Simulation panel gets
-the larger part of its column: its headline tiles and a tab page are on screen at once. The dock
-sizes are applied once the window is shown, because `resizeDocks` needs the laid-out window to
-share space out.
+a short strip under the canvas, so the canvas gets most of the window. The dock sizes are applied
+once the window is shown, because `resizeDocks` needs the laid-out window to share space out.
 
 The docks then keep their geometry: the Inspector does not grow or shrink with what is selected
 (it scrolls instead), so the Simulation panel below it never jumps and the next click lands
@@ -30,11 +28,9 @@ SCREEN_SHARE = 0.85
 MIN_SIZE = QSize(1280, 800)
 FRAME = QSize(16, 48)  # what a window manager adds around the client area (title bar, borders)
 PALETTE_WIDTH = 260
-SIDE_WIDTH = 460  # the live panel's three columns of figures, even beside its scroll bar
+SIDE_WIDTH = 440  # the live panel's three columns of figures without clipping
 BOTTOM_HEIGHT = 150
-#: a device's or a link's properties (they scroll); the Simulation panel gets the rest: at
-#: 1920 x 1050 its tiles in three columns and a tab page of ~180 px (270 left it 110 px)
-INSPECTOR_HEIGHT = 200
+INSPECTOR_HEIGHT = 270  # a device's or a link's properties; the Simulation panel gets the rest
 #: the canvas (and Racks) tabs' least size: the window's minimum size follows from it and the
 #: docks' (at 737 x 389 the canvas was 181 x 123 px, issue 38 item 12)
 CANVAS_MIN = QSize(400, 300)

@@ -3,11 +3,6 @@
 Three columns where they fit, two below that (`HeadlineWidget` reflows on resize): the panel's
 minimum width is the two-column one, so on a small screen the user can narrow the dock and
 give the canvas the room, and the figures stay readable instead of clipped.
-
-Its height follows from the width (`heightForWidth`: four rows of twelve tiles in three
-columns, six in two), so the panel can tell, before it lays out, whether the tiles and a tab
-page fit at the full width or it must scroll (and narrow by its scroll bar): asked at its
-current arrangement, a panel that once scrolled in two columns stayed so (issue 38).
 """
 
 from __future__ import annotations
@@ -63,27 +58,12 @@ class FigureTile(QFrame):
         self.delta.setVisible(comparing and change is not None)
 
 
-class TileGrid(QGridLayout):
-    """The tiles' grid: its height for a width is that of the arrangement the width gets (a
-    layout answers for its widget: Qt asks the layout, not the widget, for the height)."""
-
-    def __init__(self, headline: HeadlineWidget) -> None:
-        super().__init__(headline)
-        self.headline = headline
-
-    def hasHeightForWidth(self) -> bool:  # Qt override
-        return bool(getattr(self.headline, "tiles", None))
-
-    def heightForWidth(self, width: int) -> int:  # Qt override
-        return self.headline.height_for(self.headline.columns_at(width))
-
-
 class HeadlineWidget(QWidget):
     """Shows `Figure`s; with a baseline, each tile also shows its delta."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.grid = TileGrid(self)
+        self.grid = QGridLayout(self)
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setSpacing(4)
         self.tiles: dict[str, FigureTile] = {}
@@ -108,7 +88,6 @@ class HeadlineWidget(QWidget):
                 self.deltas[figure.key] = change.text
             tile.show_figure(figure, change, baseline is not None, against)
         self._reflow(self.width())
-        self.updateGeometry()  # the texts changed the tiles' sizes: the height for a width
 
     def width_for(self, columns: int) -> int:
         """The narrowest width at which the tiles fit in `columns` columns."""
@@ -119,31 +98,16 @@ class HeadlineWidget(QWidget):
         return (sum(widths) + self.grid.horizontalSpacing() * (columns - 1) + margins.left()
                 + margins.right())
 
-    def columns_at(self, width: int) -> int:
-        """How many columns the tiles take at `width`."""
-        return COLUMNS if width >= self.width_for(COLUMNS) else NARROW_COLUMNS
-
-    def height_for(self, columns: int) -> int:
-        """The tiles' height in `columns` columns (each row as tall as its tallest tile)."""
-        tiles = list(self.tiles.values())
-        rows = [tiles[i:i + columns] for i in range(0, len(tiles), columns)]
-        margins = self.grid.contentsMargins()
-        return (sum(max(t.minimumSizeHint().height() for t in row) for row in rows)
-                + self.grid.verticalSpacing() * max(len(rows) - 1, 0)
-                + margins.top() + margins.bottom())
-
     def minimumSizeHint(self) -> QSize:  # Qt override: the narrow arrangement is the minimum
-        """As narrow as two columns, as low as three (the height for a width is exact)."""
         hint = super().minimumSizeHint()
-        return (QSize(self.width_for(NARROW_COLUMNS), self.height_for(COLUMNS)) if self.tiles
-                else hint)
+        return QSize(self.width_for(NARROW_COLUMNS), hint.height()) if self.tiles else hint
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         self._reflow(event.size().width())
 
     def _reflow(self, width: int) -> None:
-        columns = self.columns_at(width)
+        columns = COLUMNS if width >= self.width_for(COLUMNS) else NARROW_COLUMNS
         if columns == self.columns:
             return
         self.columns = columns
